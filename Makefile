@@ -1,0 +1,32 @@
+# Everyday targets. `make test` is the command README and .ci/run use.
+GO ?= go
+PKGS := ./...
+FUZZTIME ?= 20s
+
+.PHONY: test lint bench fuzz golden build cover
+
+build:
+	CGO_ENABLED=0 $(GO) build -o bin/pyramid ./cmd/pyramid
+
+test:
+	CGO_ENABLED=1 $(GO) test -race -count=1 $(PKGS)
+
+lint:
+	@test -z "$$(gofmt -l .)" || (echo "gofmt needed:"; gofmt -l .; exit 1)
+	$(GO) vet $(PKGS)
+	$(GO) mod tidy -diff
+	@v=$$($(GO) list -m -f '{{.Version}}' golang.org/x/crypto); \
+	  printf '%s\n%s\n' v0.59.0 $$v | sort -C -V || (echo "golang.org/x/crypto $$v is older than v0.59.0"; exit 1)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+fuzz:
+	@for pkg in $$($(GO) list $(PKGS)); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+golden:
+	$(GO) test -count=1 $(PKGS) -args -update

@@ -1,0 +1,3 @@
+module pyramid
+
+go 1.26.0
