@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"pyramid/engine"
+)
+
+// runDeal prints a deal in deal text.
+func runDeal(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("deal", "--rules SPEC (--seed N | --daily YYYY-MM-DD)", stderr)
+	spec := fs.String("rules", "classic", "rule `SPEC` (only the deck count matters for the deal)")
+	seed := fs.String("seed", "", "deal `N`umber")
+	daily := fs.String("daily", "", "the daily deal of a UTC `date` (YYYY-MM-DD)")
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	r, err := engine.ParseRules(*spec)
+	if err != nil {
+		fmt.Fprintln(stderr, "pyramid deal:", err)
+		return 2
+	}
+	var n uint64
+	switch {
+	case *seed != "" && *daily != "":
+		err = fmt.Errorf("give either --seed or --daily, not both")
+	case *seed != "":
+		n, err = parseSeed(*seed)
+	case *daily != "":
+		var day time.Time
+		day, err = time.Parse(time.DateOnly, *daily)
+		if err != nil {
+			err = fmt.Errorf("bad date %q: want YYYY-MM-DD", *daily)
+		}
+		n = engine.DailyNumber(day)
+	default:
+		err = fmt.Errorf("give --seed N or --daily YYYY-MM-DD")
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "pyramid deal:", err)
+		return 2
+	}
+	fmt.Fprint(stdout, engine.NewDeal(n, r.Decks).Text())
+	return 0
+}
