@@ -1,0 +1,256 @@
+package keys
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+	"golang.org/x/text/unicode/norm"
+)
+
+// MaxNameWidth is the widest a display name may be, in terminal cells.
+const MaxNameWidth = 16
+
+// maxNameBytes bounds the input that name validation normalises. A name of
+// 16 narrow cells with a couple of combining marks each fits easily; anything
+// longer is refused before it costs any work.
+const maxNameBytes = 256
+
+// maxMarks is how many combining marks may follow one base character.
+// Precomposed forms absorb most marks under NFC; a few scripts (Vietnamese)
+// need two. A long run of marks is "Zalgo" text that smears over neighbouring
+// cells on most terminals.
+const maxMarks = 2
+
+// Reasons a display name is refused. ValidateName returns them wrapped in a
+// *NameError, so callers test them with errors.Is.
+var (
+	ErrNameEmpty      = errors.New("name is empty")
+	ErrNameTooLong    = fmt.Errorf("name is longer than %d cells", MaxNameWidth)
+	ErrNameEncoding   = errors.New("name is not valid UTF-8")
+	ErrNameEscape     = errors.New("name contains a terminal escape sequence")
+	ErrNameControl    = errors.New("name contains a control character")
+	ErrNameFormat     = errors.New("name contains an invisible formatting or bidi control character")
+	ErrNamePrivateUse = errors.New("name contains a private-use or surrogate code point")
+	ErrNameSeparator  = errors.New("name contains a line or paragraph separator")
+	ErrNameCombining  = errors.New("name contains a combining mark that is not attached to a letter or digit")
+	ErrNameMarks      = fmt.Errorf("name has more than %d combining marks on one character", maxMarks)
+	ErrNameWide       = errors.New("name contains a character wider than one cell")
+	ErrNameChar       = errors.New("name contains a character that is not allowed (use letters, digits, _ . -)")
+	ErrNameNoAlnum    = errors.New("name has no letter or digit")
+	ErrNameReserved   = errors.New("name is reserved")
+)
+
+// reservedNames are refused as display names because they would let a player
+// pass for the server or its staff. Compared after lower-casing.
+var reservedNames = map[string]bool{
+	"admin": true, "administrator": true, "root": true, "system": true,
+	"server": true, "moderator": true, "mod": true, "operator": true,
+	"sysop": true, "staff": true, "guest": true, "pyramid": true,
+}
+
+// NameError says why a display name was refused and, when one character is
+// to blame, which one and where (1-based, counted in characters).
+type NameError struct {
+	Err  error // one of the ErrName… sentinels
+	Rune rune  // the offending character, when Pos > 0
+	Pos  int   // its position, 0 when the whole name is at fault
+}
+
+// Error implements error.
+func (e *NameError) Error() string {
+	if e.Pos == 0 {
+		return "invalid name: " + e.Err.Error()
+	}
+	return fmt.Sprintf("invalid name: %v: U+%04X at character %d", e.Err, e.Rune, e.Pos)
+}
+
+// Unwrap returns the sentinel, for errors.Is.
+func (e *NameError) Unwrap() error { return e.Err }
+
+// ValidateName reports whether s is an acceptable display name: 1 to
+// MaxNameWidth cells of width-one letters and digits plus '_', '.' and '-',
+// with combining marks only on a letter or digit, after NFC normalisation.
+// Control, format (bidi overrides, zero-width joiners), private-use and
+// separator characters and terminal escape sequences are refused, each with
+// its own reason. Store the NFC form that NormalizeName returns.
+func ValidateName(s string) error {
+	_, err := NormalizeName(s)
+	return err
+}
+
+// NormalizeName validates s like ValidateName and returns its NFC form, the
+// form to store and compare.
+func NormalizeName(s string) (string, error) {
+	if s == "" {
+		return "", &NameError{Err: ErrNameEmpty}
+	}
+	if !utf8.ValidString(s) {
+		return "", &NameError{Err: ErrNameEncoding}
+	}
+	// The hazards are looked for over the whole input first, so that a
+	// hostile name is refused for what it is rather than merely for its
+	// length.
+	if err := scanHazards(s); err != nil {
+		return "", err
+	}
+	if len(s) > maxNameBytes {
+		return "", &NameError{Err: ErrNameTooLong}
+	}
+	n := norm.NFC.String(s)
+	if err := checkNameRunes(n); err != nil {
+		return "", err
+	}
+	if ansi.StringWidth(n) > MaxNameWidth {
+		return "", &NameError{Err: ErrNameTooLong}
+	}
+	if reservedNames[strings.ToLower(n)] {
+		return "", &NameError{Err: ErrNameReserved}
+	}
+	return n, nil
+}
+
+// scanHazards refuses the characters that are dangerous on a terminal, and
+// runs of combining marks, anywhere in s.
+func scanHazards(s string) error {
+	pos, marks := 0, 0
+	for _, r := range s {
+		pos++
+		if err := hazard(r); err != nil {
+			return &NameError{Err: err, Rune: r, Pos: pos}
+		}
+		if unicode.Is(unicode.M, r) {
+			marks++
+			if marks > maxMarks {
+				return &NameError{Err: ErrNameMarks, Rune: r, Pos: pos}
+			}
+		} else {
+			marks = 0
+		}
+	}
+	return nil
+}
+
+// hazard classifies a character that may never appear in a name, or returns
+// nil.
+func hazard(r rune) error {
+	switch {
+	case isEscapeIntroducer(r):
+		return ErrNameEscape
+	case unicode.Is(unicode.Cc, r):
+		return ErrNameControl
+	case unicode.Is(unicode.Cf, r), isInvisibleLetter(r):
+		return ErrNameFormat
+	case unicode.Is(unicode.Co, r), unicode.Is(unicode.Cs, r), r == utf8.RuneError:
+		return ErrNamePrivateUse
+	case unicode.Is(unicode.Zl, r), unicode.Is(unicode.Zp, r):
+		return ErrNameSeparator
+	}
+	return nil
+}
+
+// checkNameRunes applies the allowlist to an NFC-normalised name.
+func checkNameRunes(n string) error {
+	pos, alnum := 0, false
+	var prevBase bool // the previous character is a letter, digit or mark on one
+	for _, r := range n {
+		pos++
+		switch {
+		case unicode.Is(unicode.M, r):
+			if !prevBase {
+				return &NameError{Err: ErrNameCombining, Rune: r, Pos: pos}
+			}
+			continue
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if ansi.StringWidth(string(r)) != 1 {
+				return &NameError{Err: ErrNameWide, Rune: r, Pos: pos}
+			}
+			alnum, prevBase = true, true
+		case r == '_' || r == '.' || r == '-':
+			prevBase = false
+		default:
+			return &NameError{Err: ErrNameChar, Rune: r, Pos: pos}
+		}
+	}
+	if !alnum {
+		return &NameError{Err: ErrNameNoAlnum}
+	}
+	return nil
+}
+
+// isEscapeIntroducer reports ESC and the C1 controls that start or end a
+// terminal control string (CSI, OSC, DCS, SOS, PM, APC, ST).
+func isEscapeIntroducer(r rune) bool {
+	switch r {
+	case 0x1b, 0x9b, 0x9d, 0x90, 0x98, 0x9e, 0x9f, 0x9c:
+		return true
+	}
+	return false
+}
+
+// isInvisibleLetter reports the Hangul fillers: letters by category that
+// render as blank space and so can make a name look empty or forged.
+func isInvisibleLetter(r rune) bool {
+	switch r {
+	case 0x115f, 0x1160, 0x3164, 0xffa0:
+		return true
+	}
+	return false
+}
+
+// NameFromUser derives a default display name from an SSH user name, which
+// is untrusted input. It removes escape sequences and every character a name
+// may not hold, turns spaces into '_', cuts the result to MaxNameWidth cells
+// and returns it with true when what is left is a valid name. Generic account
+// names such as "root" are reserved and yield false.
+func NameFromUser(user string) (string, bool) {
+	// An SSH user name can be up to a packet long; nothing past the first
+	// few hundred bytes could end up in a 16-cell name anyway.
+	if len(user) > 4*maxNameBytes {
+		user = user[:4*maxNameBytes]
+	}
+	user = strings.ToValidUTF8(user, "")
+	user = norm.NFC.String(ansi.Strip(user))
+
+	var b strings.Builder
+	width, marks, prevBase := 0, 0, false
+	for _, r := range user {
+		if r == ' ' {
+			r = '_'
+		}
+		switch {
+		case hazard(r) != nil:
+			prevBase = false
+		case unicode.Is(unicode.M, r):
+			// A mark stays only on a character that was kept.
+			if prevBase && marks < maxMarks {
+				marks++
+				b.WriteRune(r)
+			}
+		case width == MaxNameWidth:
+			// Full: only marks on the last character may still follow.
+			prevBase = false
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			prevBase = ansi.StringWidth(string(r)) == 1
+			if prevBase {
+				marks = 0
+				width++
+				b.WriteRune(r)
+			}
+		case r == '_' || r == '.' || r == '-':
+			prevBase = false
+			width++
+			b.WriteRune(r)
+		default:
+			prevBase = false
+		}
+	}
+	name, err := NormalizeName(b.String())
+	if err != nil {
+		return "", false
+	}
+	return name, true
+}

@@ -1,0 +1,125 @@
+package keys
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestValidateName(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want error // nil: valid
+	}{
+		{"ascii", "alice", nil},
+		{"digits and punctuation", "bob_42.x-y", nil},
+		{"sixteen cells", "abcdefghijklmnop", nil},
+		{"latin accents", "Zoë", nil},
+		{"decomposed accent", "Zoe\u0308", nil},
+		{"greek", "Αλέξης", nil},
+		{"cyrillic", "Дмитрий", nil},
+		{"vietnamese two marks", "Nguyê\u0303n", nil},
+		{"single digit", "7", nil},
+		{"empty", "", ErrNameEmpty},
+		{"seventeen cells", "abcdefghijklmnopq", ErrNameTooLong},
+		{"ten thousand characters", strings.Repeat("a", 10000), ErrNameTooLong},
+		{"thousand combining marks", "a" + strings.Repeat("\u0301", 1000), ErrNameMarks},
+		{"three marks", "a\u0301\u0302\u0303", ErrNameMarks},
+		{"clear screen", "\x1b[2Jbob", ErrNameEscape},
+		{"osc 52 clipboard", "\x1b]52;c;ZWNobyBoaQ==\x07", ErrNameEscape},
+		{"osc 8 link", "\x1b]8;;http://x\x1b\\bob\x1b]8;;\x1b\\", ErrNameEscape},
+		{"bel", "bob\x07", ErrNameControl},
+		{"c1 csi", "bob\u009b2J", ErrNameEscape},
+		{"c1 nel", "bob\u0085", ErrNameControl},
+		{"del", "bob\x7f", ErrNameControl},
+		{"newline", "bob\nalice", ErrNameControl},
+		{"rtl override", "bob\u202Egnp.exe", ErrNameFormat},
+		{"rtl isolate", "\u2067bob", ErrNameFormat},
+		{"zero width joiner", "bo\u200db", ErrNameFormat},
+		{"zero width space", "bo\u200bb", ErrNameFormat},
+		{"bom", "\ufeffbob", ErrNameFormat},
+		{"hangul filler", "\u3164", ErrNameFormat},
+		{"halfwidth hangul filler", "a\uffa0b", ErrNameFormat},
+		{"private use", "bob\ue000", ErrNamePrivateUse},
+		{"line separator", "bob\u2028", ErrNameSeparator},
+		{"paragraph separator", "bob\u2029", ErrNameSeparator},
+		{"invalid utf8", "bob\xff", ErrNameEncoding},
+		{"standalone mark", "\u0301bob", ErrNameCombining},
+		{"mark after dash", "bob-\u0301", ErrNameCombining},
+		{"space", "bob smith", ErrNameChar},
+		{"at sign", "bob@home", ErrNameChar},
+		{"emoji", "bob🎉", ErrNameChar},
+		{"wide letter", "山田", ErrNameWide},
+		{"fullwidth letter", "ｂｏｂ", ErrNameWide},
+		{"only punctuation", "._-", ErrNameNoAlnum},
+		{"reserved", "Admin", ErrNameReserved},
+		{"reserved root", "root", ErrNameReserved},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := ValidateName(tt.in)
+			if !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
+				t.Fatalf("ValidateName(%q) = %v, want %v", tt.in, err, tt.want)
+			}
+			if err != nil && !strings.HasPrefix(err.Error(), "invalid name: ") {
+				t.Errorf("error %q does not say what is invalid", err)
+			}
+		})
+	}
+}
+
+func TestNameErrorNamesTheCharacter(t *testing.T) {
+	err := ValidateName("ab\u202Ec")
+	want := "invalid name: name contains an invisible formatting or bidi control character: U+202E at character 3"
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+}
+
+func TestNormalizeNameNFC(t *testing.T) {
+	got, err := NormalizeName("Zoe\u0308")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Zo\u00eb"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestNameFromUser(t *testing.T) {
+	tests := []struct {
+		in     string
+		want   string
+		wantOK bool
+	}{
+		{"alice", "alice", true},
+		{"Alice Smith", "Alice_Smith", true},
+		{"\x1b[2Jbob", "bob", true},
+		{"\x1b]52;c;ZWNobw==\x07eve", "eve", true},
+		{"bob\u202Egnp", "bobgnp", true},
+		{"mallory\u009b31m", "mallory31m", true},
+		{"a_very_long_user_name_indeed", "a_very_long_user", true},
+		{"zoe\u0308", "zoë", true},
+		{"bob@example.com", "bobexample.com", true},
+		{"山田taro", "taro", true},
+		{"root", "", false},
+		{"", "", false},
+		{"\x1b[2J", "", false},
+		{"🎉🎉", "", false},
+		{"...", "", false},
+		{strings.Repeat("x", 100000), strings.Repeat("x", 16), true},
+		{"a" + strings.Repeat("\u0301", 1000), "á\u0301\u0301", true},
+	}
+	for _, tt := range tests {
+		got, ok := NameFromUser(tt.in)
+		if got != tt.want || ok != tt.wantOK {
+			t.Errorf("NameFromUser(%q) = %q, %v, want %q, %v", Clean(tt.in, 40), got, ok, tt.want, tt.wantOK)
+		}
+		if ok {
+			if err := ValidateName(got); err != nil {
+				t.Errorf("NameFromUser(%q) = %q, which is invalid: %v", Clean(tt.in, 40), got, err)
+			}
+		}
+	}
+}
