@@ -480,12 +480,7 @@ func (g *Game) Check(m Move) error {
 // Apply makes a move. An illegal move changes nothing and returns an error
 // wrapping one of the Err… reasons. A legal move clears the redo stack.
 func (g *Game) Apply(m Move) error {
-	if m.Kind == RemovePair {
-		m = PairMove(m.A, m.B)
-	}
-	if m.Kind == RemoveKing || m.Kind == RemovePair {
-		m.A, m.B = g.canonical(m.A), g.canonical(m.B)
-	}
+	m = g.canonicalMove(m)
 	gone, err := g.check(m)
 	if err != nil {
 		return err
@@ -493,6 +488,22 @@ func (g *Game) Apply(m Move) error {
 	g.history = append(g.history, g.do(m, gone))
 	g.redo = g.redo[:0]
 	return nil
+}
+
+// canonicalMove spells a move as Legal does: unused places cleared, a
+// pair's places in order, w1 as w in a one-pile game.
+func (g *Game) canonicalMove(m Move) Move {
+	switch m.Kind {
+	case RemoveKing:
+		return KingMove(g.canonical(m.A))
+	case RemovePair:
+		return PairMove(g.canonical(m.A), g.canonical(m.B))
+	case Draw:
+		return DrawMove
+	case Redeal:
+		return RedealMove
+	}
+	return m
 }
 
 // canonical spells a place as Legal does: w1 is w in a one-pile game.
