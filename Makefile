@@ -29,4 +29,4 @@ fuzz:
 	done
 
 golden:
-	$(GO) test -count=1 $(PKGS) -args -update
+	$(GO) test -count=1 ./engine/ -args -update
