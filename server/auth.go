@@ -1,0 +1,84 @@
+package server
+
+import (
+	"github.com/charmbracelet/ssh"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// Algorithm lists offered by the server: nothing with SHA-1, no CBC, no
+// encrypt-and-MAC. x/crypto adds the strict key exchange marker
+// (kex-strict-s-v00@openssh.com, the Terrapin counter-measure) on its own.
+// They are functions so that every connection gets fresh slices.
+
+func kexAlgorithms() []string {
+	return []string{
+		gossh.KeyExchangeMLKEM768X25519,
+		gossh.KeyExchangeCurve25519,
+		gossh.KeyExchangeDH16SHA512,
+	}
+}
+
+func cipherAlgorithms() []string {
+	return []string{
+		gossh.CipherAES256GCM,
+		gossh.CipherAES128GCM,
+		gossh.CipherChaCha20Poly1305,
+		gossh.CipherAES256CTR,
+		gossh.CipherAES128CTR,
+	}
+}
+
+func macAlgorithms() []string {
+	return []string{gossh.HMACSHA256ETM, gossh.HMACSHA512ETM}
+}
+
+// maxAuthTries is how many authentication attempts one connection gets.
+const maxAuthTries = 6
+
+// guestRefusal is shown to a client that offers no acceptable key when guests
+// are not allowed.
+const guestRefusal = "This server identifies players by their SSH key, and you offered none it accepts.\n" +
+	"Make one with: ssh-keygen -t ed25519\n" +
+	"then connect again (ssh -i ~/.ssh/id_ed25519 -o IdentitiesOnly=yes ...)."
+
+// serverConfig builds the x/crypto configuration of one connection.
+func (s *Server) serverConfig(ssh.Context) *gossh.ServerConfig {
+	return &gossh.ServerConfig{
+		Config: gossh.Config{
+			KeyExchanges: kexAlgorithms(),
+			Ciphers:      cipherAlgorithms(),
+			MACs:         macAlgorithms(),
+		},
+		// The default list still has ssh-rsa (SHA-1) and ssh-dss.
+		PublicKeyAuthAlgorithms: gossh.SupportedAlgorithms().PublicKeyAuths,
+		MaxAuthTries:            maxAuthTries,
+	}
+}
+
+// publicKeyAuth only says yes or no. It may be called for keys the client
+// never proves it holds (CVE-2024-45337), so it records nothing: the session
+// reads the proven key from s.PublicKey().
+func (s *Server) publicKeyAuth(_ ssh.Context, key ssh.PublicKey) (ok bool) {
+	if s.cfg.AllowKey == nil {
+		return true
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("AllowKey panicked; key refused", "panic", r)
+			ok = false
+		}
+	}()
+	return s.cfg.AllowKey(key)
+}
+
+// keyboardInteractiveAuth is how a client without a key gets in: when guests
+// are allowed it asks nothing and says yes; otherwise it shows why the client
+// is refused and says no. Either way the session has no public key, so a
+// guest can never pass for a key holder.
+func (s *Server) keyboardInteractiveAuth(_ ssh.Context, challenge gossh.KeyboardInteractiveChallenge) bool {
+	if s.cfg.Guests {
+		return true
+	}
+	_, _ = challenge("", guestRefusal, nil, nil) // the client may hang up instead of answering
+	return false
+}

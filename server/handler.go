@@ -1,0 +1,113 @@
+package server
+
+import (
+	"fmt"
+	"io"
+	"runtime/debug"
+	"time"
+
+	"github.com/charmbracelet/ssh"
+	"github.com/charmbracelet/wish"
+)
+
+// middleware is the whole session pipeline as one Wish middleware, in the
+// order of DESIGN.md: recover ▸ logging ▸ limits ▸ identity ▸ PTY/resize ▸
+// exec ▸ Bubble Tea. The stages share per-session state, which Wish's
+// connection-wide context cannot carry, so they are steps of one handler
+// rather than separate middlewares.
+func (s *Server) middleware() wish.Middleware {
+	return func(ssh.Handler) ssh.Handler { return s.handle }
+}
+
+// handle runs one session: shell or exec, with or without a PTY.
+func (s *Server) handle(sess ssh.Session) {
+	st := sessionOf(sess)
+	if st == nil { // not opened through sessionChannel: cannot happen
+		_ = sess.Exit(1)
+		return
+	}
+	status := 1
+	defer func() { _ = sess.Exit(status) }() // exit-status, then close; the client may be gone
+	defer st.finish()
+	st.cs.sessionStarted()
+	defer st.cs.sessionEnded()
+	defer s.recoverSession(sess, st, &status) // first to run: the defers above still run after a panic
+
+	if !s.addSession(st) {
+		writeLine(sess.Stderr(), shuttingDown.message(s.cfg))
+		return
+	}
+	defer s.removeSession(st)
+	st.startTimers()
+
+	info := newSession(sess, st)
+	if info.Guest() && !s.cfg.Guests { // keyboard-interactive refuses guests; belt and braces
+		writeLine(sess.Stderr(), guestRefusal)
+		return
+	}
+	start := s.now()
+	s.log.Info(fmt.Sprintf("session start user=%q client=%q term=%q args=%q", info.User, info.ClientVersion, info.Term, info.Args),
+		"session", st.id, "remote", st.cs.remote, "identity", identityForLog(info), "pty", info.PTY, "size", fmt.Sprintf("%dx%d", info.Width, info.Height))
+
+	if info.PTY {
+		status = s.runProgram(sess, st, info)
+	} else {
+		status = s.runExec(sess, st, info)
+	}
+	reason := st.endedBy()
+	if msg := reason.message(s.cfg); msg != "" && reason != clientClosed {
+		writeLine(sess.Stderr(), msg)
+	}
+	s.log.Info("session end", "session", st.id, "remote", st.cs.remote, "status", status,
+		"reason", reason.String(), "duration", s.now().Sub(start).Round(time.Millisecond))
+}
+
+// identityForLog is the identity as logged: the fingerprint, or "guest".
+func identityForLog(s *Session) string {
+	if s.Guest() {
+		return "guest"
+	}
+	return s.Identity
+}
+
+// recoverSession turns a panic in the session (the App's Model or Exec, or
+// our own code) into a logged error and exit status 1 instead of a crash of
+// the whole server.
+func (s *Server) recoverSession(sess ssh.Session, st *sessionState, status *int) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	s.log.Error("session panicked", "session", st.id, "remote", st.cs.remote, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+	writeLine(sess.Stderr(), "Internal error; the session was closed. Sorry!")
+	*status = 1
+}
+
+// recoverTo is deferred at the top of every callback and goroutine the
+// server runs: a panic there is logged and then handled by onPanic (which
+// may be nil) instead of killing the process.
+func (s *Server) recoverTo(what string, onPanic func()) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	s.log.Error("recovered panic in "+what, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+	if onPanic != nil {
+		onPanic()
+	}
+}
+
+// goSafe runs f in a goroutine guarded by recoverTo.
+func (s *Server) goSafe(what string, f func()) {
+	go func() {
+		defer s.recoverTo(what, nil)
+		f()
+	}()
+}
+
+// writeLine writes msg on a line of its own. On a PTY session the library's
+// emulated terminal turns "\n" into "\r\n". Errors are ignored: it is only
+// ever a last word to a client that may be gone.
+func writeLine(w io.Writer, msg string) {
+	_, _ = io.WriteString(w, "\n"+msg+"\n")
+}

@@ -1,0 +1,97 @@
+package server
+
+import (
+	"errors"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/ssh"
+)
+
+// resizeInterval is the minimum time between two window sizes delivered to a
+// program: at most 20 redraws a second for a client that resizes in a loop.
+const resizeInterval = 50 * time.Millisecond
+
+// runProgram runs the App's Bubble Tea program on a PTY session. This
+// replaces wish's bubbletea middleware, whose resize goroutine leaks or spins
+// (see filterRequests): sizes come from the session's resize box, clamped and
+// debounced; the program ends when the session's context does (client gone,
+// timeouts, forced shutdown); and nothing here ever waits on another
+// session.
+func (s *Server) runProgram(sess ssh.Session, st *sessionState, info *Session) int {
+	model := s.app.Model(info)
+	if model == nil {
+		writeLine(sess.Stderr(), "Nothing to play here, sorry.")
+		return 1
+	}
+	p := tea.NewProgram(model,
+		tea.WithInput(&inputReader{r: sess, st: st}),
+		tea.WithOutput(sess),
+		tea.WithContext(st.ctx),
+		tea.WithEnvironment(envList(info.Env)),
+		tea.WithoutSignalHandler(), // signals belong to the server, not to a session
+		tea.WithAltScreen(),
+		tea.WithMouseCellMotion(),
+		tea.WithFilter(filterProgramMsg),
+	)
+	st.setProgram(p)
+	s.goSafe("resize watcher", func() { s.watchResizes(st, p) })
+
+	_, err := p.Run()
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, tea.ErrProgramPanic):
+		s.log.Error("program panicked", "session", st.id, "remote", st.cs.remote, "err", err)
+		writeLine(sess.Stderr(), "Internal error; the session was closed. Sorry!")
+		return 1
+	case errors.Is(err, tea.ErrProgramKilled) && st.endedBy() != notEnded:
+		return 0 // ended by the server or the client; the reason is logged by handle
+	default:
+		s.log.Warn("program ended with an error", "session", st.id, "remote", st.cs.remote, "err", err)
+		return 1
+	}
+}
+
+// filterProgramMsg drops messages a session must never act on: tea.Suspend
+// would stop the whole server process (SIGTSTP to its process group).
+func filterProgramMsg(_ tea.Model, msg tea.Msg) tea.Msg {
+	if _, ok := msg.(tea.SuspendMsg); ok {
+		return nil
+	}
+	return msg
+}
+
+// watchResizes delivers the session's window sizes to its program: the
+// initial size at once, then the newest size at most once per
+// resizeInterval, always ending with the last size the client sent. It
+// returns when the session ends. p.Send blocks while the program is busy;
+// that only delays this session's resizes, while the request filter keeps
+// overwriting the box.
+func (s *Server) watchResizes(st *sessionState, p *tea.Program) {
+	sent := st.resize.get()
+	p.Send(tea.WindowSizeMsg{Width: sent.Width, Height: sent.Height})
+	last := s.now()
+	var wait <-chan time.Time
+	for {
+		select {
+		case <-st.ctx.Done():
+			return
+		case <-st.resize.notify:
+			if wait != nil {
+				continue // a delivery is already scheduled and will take the newest size
+			}
+			if d := resizeInterval - s.now().Sub(last); d > 0 {
+				wait = time.After(d)
+				continue
+			}
+		case <-wait:
+			wait = nil
+		}
+		if size := st.resize.get(); size != sent {
+			sent = size
+			p.Send(tea.WindowSizeMsg{Width: size.Width, Height: size.Height})
+		}
+		last = s.now()
+	}
+}

@@ -1,0 +1,222 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/ssh"
+)
+
+// endReason says why the server ended a session.
+type endReason int
+
+const (
+	notEnded     endReason = iota
+	clientClosed           // the client closed the channel or the connection
+	idle                   // no input for IdleTimeout
+	timeLimit              // MaxSessionTime reached
+	shuttingDown           // the server is going down
+)
+
+// String names the reason for logs.
+func (r endReason) String() string {
+	return [...]string{"", "client closed", "idle timeout", "session time limit", "server shutdown"}[r]
+}
+
+// message is what the player reads after the server ended the session.
+func (r endReason) message(cfg Config) string {
+	switch r {
+	case idle:
+		return fmt.Sprintf("Disconnected after %s without input.", cfg.IdleTimeout)
+	case timeLimit:
+		return fmt.Sprintf("Disconnected: sessions last at most %s.", cfg.MaxSessionTime)
+	case shuttingDown:
+		return "The server is restarting; please connect again in a minute."
+	}
+	return ""
+}
+
+// sessionState is the server's side of one session channel, from the channel
+// open to its close.
+type sessionState struct {
+	srv    *Server
+	cs     *connState
+	id     uint64
+	ctx    context.Context // ends when the session is ended or the connection closes
+	cancel context.CancelFunc
+	resize *resizeBox
+
+	// clientDone is closed when the client's request stream ends: the
+	// client closed the channel or the connection went away.
+	clientDone chan struct{}
+	// lastInput is the time of the last byte of input, in UnixNano.
+	lastInput atomic.Int64
+
+	// Fields of the request filter goroutine only.
+	pty      bool
+	started  bool
+	envCount int
+
+	mu       sync.Mutex
+	reason   endReason
+	finished bool         // the handler has returned
+	program  *tea.Program // nil for exec sessions and before the program exists
+	notified bool         // ShutdownMsg handed to the program
+	timers   []*time.Timer
+}
+
+func newSessionState(s *Server, cs *connState, parent context.Context) *sessionState {
+	ctx, cancel := context.WithCancel(parent)
+	st := &sessionState{
+		srv:        s,
+		cs:         cs,
+		id:         s.nextID.Add(1),
+		ctx:        ctx,
+		cancel:     cancel,
+		resize:     newResizeBox(),
+		clientDone: make(chan struct{}),
+	}
+	st.lastInput.Store(s.now().UnixNano())
+	return st
+}
+
+// startTimers arms the idle timer, the session time limit and the watcher of
+// the client's channel. They run until finish.
+func (st *sessionState) startTimers() {
+	cfg := st.srv.cfg
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.timers = append(st.timers,
+		time.AfterFunc(cfg.IdleTimeout, st.checkIdle),
+		time.AfterFunc(time.Until(st.cs.deadline()), func() { st.end(timeLimit) }),
+	)
+	st.srv.goSafe("channel watcher", func() {
+		select {
+		case <-st.clientDone:
+			st.end(clientClosed)
+		case <-st.ctx.Done():
+		}
+	})
+}
+
+// checkIdle ends the session if no input came for IdleTimeout, and otherwise
+// sleeps until the earliest moment that can be the case. One timer per
+// session, re-armed at most once per IdleTimeout, however fast the player
+// types.
+func (st *sessionState) checkIdle() {
+	defer st.srv.recoverTo("idle timer", nil)
+	last := time.Unix(0, st.lastInput.Load())
+	quiet := st.srv.now().Sub(last)
+	if quiet >= st.srv.cfg.IdleTimeout {
+		st.end(idle)
+		return
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.finished {
+		st.timers[0].Reset(st.srv.cfg.IdleTimeout - quiet)
+	}
+}
+
+// end ends the session for reason: the program and Exec see their context
+// cancelled. If the handler has not returned endGrace later (its client
+// stopped reading, so even the goodbye cannot be written), the connection is
+// closed, which unblocks every write.
+func (st *sessionState) end(reason endReason) {
+	defer st.srv.recoverTo("end session", nil)
+	st.mu.Lock()
+	if st.reason != notEnded || st.finished {
+		st.mu.Unlock()
+		return
+	}
+	st.reason = reason
+	st.timers = append(st.timers, time.AfterFunc(st.srv.endGrace, func() {
+		st.srv.log.Warn("closing stuck session's connection", "session", st.id, "remote", st.cs.remote, "reason", reason.String())
+		_ = st.cs.conn.Close()
+	}))
+	st.mu.Unlock()
+	st.cancel()
+}
+
+// endedBy returns why the session was ended from outside, if it was: by the
+// server, or by the client (its channel or connection closed, which cancels
+// the session's context without a word).
+func (st *sessionState) endedBy() endReason {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.reason == notEnded && st.ctx.Err() != nil {
+		return clientClosed
+	}
+	return st.reason
+}
+
+// finish stops the session's timers once its handler returns.
+func (st *sessionState) finish() {
+	st.mu.Lock()
+	st.finished = true
+	timers := st.timers
+	st.timers = nil
+	st.mu.Unlock()
+	for _, t := range timers {
+		t.Stop()
+	}
+	st.cancel()
+}
+
+// setProgram records the session's program so Shutdown can reach it. If the
+// server is already shutting down the program is told at once.
+func (st *sessionState) setProgram(p *tea.Program) {
+	st.mu.Lock()
+	st.program = p
+	st.mu.Unlock()
+	if st.srv.isClosing() {
+		st.notifyShutdown()
+	}
+}
+
+// notifyShutdown tells the session the server is going down: a program gets
+// ShutdownMsg (from its own goroutine: Send blocks while the program is busy
+// or its client is stuck, and must never hold up the shutdown of the
+// others); an exec session, or one whose program does not exist yet, is
+// ended.
+func (st *sessionState) notifyShutdown() {
+	st.mu.Lock()
+	p, already := st.program, st.notified
+	st.notified = true
+	st.mu.Unlock()
+	if already {
+		return
+	}
+	if p == nil {
+		st.end(shuttingDown)
+		return
+	}
+	st.srv.goSafe("shutdown notice", func() { p.Send(ShutdownMsg{}) })
+}
+
+// inputReader is the program's input: it marks the time of every read that
+// returned bytes, which is what the idle timer measures.
+type inputReader struct {
+	r  io.Reader
+	st *sessionState
+}
+
+// Read reads client input and records that there was some.
+func (in *inputReader) Read(p []byte) (int, error) {
+	n, err := in.r.Read(p)
+	if n > 0 {
+		in.st.lastInput.Store(in.st.srv.now().UnixNano())
+	}
+	return n, err //nolint:wrapcheck // Bubble Tea checks io.EOF
+}
+
+// sessionOf returns the session state of sess, or nil if the session did not
+// come through sessionChannel.
+func sessionOf(sess ssh.Session) *sessionState {
+	return stateOf(sess.Context())
+}
