@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,9 +36,10 @@ func TestMain(m *testing.M) {
 //	flood        redraws the whole window with new text every frame
 //	panic-model  Model panics
 type testApp struct {
-	models   atomic.Int64
-	execs    atomic.Int64
-	sizeMsgs atomic.Int64
+	models    atomic.Int64
+	execs     atomic.Int64
+	sizeMsgs  atomic.Int64
+	shutdowns atomic.Int64
 }
 
 func (a *testApp) Model(s *Session) tea.Model {
@@ -68,6 +70,17 @@ func (a *testApp) Exec(ctx context.Context, s *Session, stdout, stderr io.Writer
 			id = "guest"
 		}
 		fmt.Fprintf(stdout, "%s %q %q\n", id, s.User, s.Args)
+		return 0
+	case "env":
+		keys := make([]string, 0, len(s.Env))
+		for k := range s.Env {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(stdout, "%s=%s\n", k, s.Env[k])
+		}
+		fmt.Fprintf(stdout, "utf8=%v profile=%d\n", s.UTF8, s.ColorProfile)
 		return 0
 	case "sleep":
 		<-ctx.Done()
@@ -123,6 +136,7 @@ func (m *testModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.app.sizeMsgs.Add(1)
 	case ShutdownMsg:
 		m.shutdown = true
+		m.app.shutdowns.Add(1)
 		if m.mode != "stubborn" && m.mode != "flood" {
 			return m, tea.Tick(100*time.Millisecond, func(time.Time) tea.Msg { return tea.Quit() })
 		}

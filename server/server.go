@@ -39,6 +39,7 @@ type Server struct {
 	mu        sync.Mutex
 	closing   bool
 	listeners []net.Listener
+	addr      net.Addr // of the first listener
 	conns     map[*connState]struct{}
 	sessions  map[*sessionState]struct{}
 	drained   chan struct{} // closed when closing and no session is left
@@ -124,6 +125,9 @@ func (s *Server) Serve(l net.Listener) error {
 		return ErrServerClosed
 	}
 	s.listeners = append(s.listeners, l)
+	if s.addr == nil {
+		s.addr = l.Addr()
+	}
 	s.mu.Unlock()
 	s.log.Info("listening", "addr", l.Addr().String(), "host_key", s.fingerprint)
 	err := s.ssh.Serve(l)
@@ -138,10 +142,7 @@ func (s *Server) Serve(l net.Listener) error {
 func (s *Server) Addr() net.Addr {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.listeners) == 0 {
-		return nil
-	}
-	return s.listeners[0].Addr()
+	return s.addr
 }
 
 // connectionFailed logs a failed handshake. The client version is the

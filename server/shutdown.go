@@ -85,14 +85,16 @@ func (s *Server) beginClose() ([]*sessionState, <-chan struct{}) {
 		}
 	}
 	drained := s.drained
+	listeners := s.listeners
+	s.listeners = nil
 	s.mu.Unlock()
+	// Closing the listeners makes Serve return. The library's own Shutdown
+	// is not used: it waits on a WaitGroup that connections finishing their
+	// handshake still Add to, a data race.
+	for _, l := range listeners {
+		_ = l.Close()
+	}
 	sessions := s.runningSessions()
-
-	// An already-cancelled context makes the library close its listeners
-	// (so Serve returns ErrServerClosed) without waiting for anything.
-	done, cancel := context.WithCancel(context.Background())
-	cancel()
-	_ = s.ssh.Shutdown(done) //nolint:contextcheck // deliberately not the caller's context
 	return sessions, drained
 }
 
