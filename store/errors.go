@@ -1,0 +1,33 @@
+package store
+
+import "errors"
+
+// Sentinel errors. Implementations wrap them with context
+// ("store: save game 12: %w"); callers test them with errors.Is.
+var (
+	// ErrNotFound: no such player, key, game or link code.
+	ErrNotFound = errors.New("not found")
+	// ErrNameTaken: another player has this display name (compared
+	// case-insensitively).
+	ErrNameTaken = errors.New("name is taken")
+	// ErrConflict: the game is owned by another session now (it was claimed
+	// from somewhere else), so this session's write was refused.
+	ErrConflict = errors.New("the game was taken over by another session")
+	// ErrBanned: the player is banned.
+	ErrBanned = errors.New("player is banned")
+	// ErrExpired: the link code expired.
+	ErrExpired = errors.New("link code expired")
+	// ErrInProgress: the player already has an unfinished game with these
+	// rules; finish or abandon it first.
+	ErrInProgress = errors.New("an unfinished game with these rules exists")
+	// ErrFinished: the game is over and can no longer be changed or claimed.
+	ErrFinished = errors.New("the game is finished")
+	// ErrKeyInUse: the key already belongs to a player with games, results
+	// or other keys, so it cannot be linked to another.
+	ErrKeyInUse = errors.New("key belongs to another player")
+	// ErrLastKey: a player's only key cannot be unlinked.
+	ErrLastKey = errors.New("cannot unlink a player's last key")
+	// ErrInvalid: the request itself is malformed (an empty ID, an unknown
+	// status, a move log over the size limit, …).
+	ErrInvalid = errors.New("invalid request")
+)

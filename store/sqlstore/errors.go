@@ -1,0 +1,137 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"pyramid/store"
+)
+
+// This file is the one place where driver errors become store errors, and
+// where transient ones are retried.
+
+// mapErr turns a driver error into one that wraps the matching store
+// sentinel (keeping the driver error in the chain), or returns it as is.
+func mapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%w (%w)", store.ErrNotFound, err)
+	}
+	if sentinel := uniqueViolation(err); sentinel != nil {
+		return fmt.Errorf("%w (%w)", sentinel, err)
+	}
+	return err
+}
+
+// uniqueViolation returns the sentinel for a unique-constraint violation we
+// know, or nil.
+func uniqueViolation(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "23505" {
+		switch pe.ConstraintName {
+		case "players_name_key_key":
+			return store.ErrNameTaken
+		case "games_one_playing":
+			return store.ErrInProgress
+		}
+		return nil
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CONSTRAINT {
+		switch msg := se.Error(); {
+		case strings.Contains(msg, "players.name_key"):
+			return store.ErrNameTaken
+		case strings.Contains(msg, "games.player_id, games.rules_id"):
+			return store.ErrInProgress
+		}
+	}
+	return nil
+}
+
+// errTransient is returned by a transaction that met a concurrent change
+// (on PostgreSQL, between two of its statements) and should simply run
+// again.
+var errTransient = errors.New("concurrent change, try again")
+
+// retryable reports a transient failure worth running the whole
+// transaction again for: SQLITE_BUSY/SQLITE_LOCKED (another process held the
+// lock past busy_timeout), PostgreSQL serialization failure (40001) and
+// deadlock (40P01).
+func retryable(err error) bool {
+	if errors.Is(err, errTransient) {
+		return true
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code == "40001" || pe.Code == "40P01"
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		c := se.Code() & 0xff
+		return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
+	}
+	return false
+}
+
+// maxAttempts bounds the tries of one operation.
+const maxAttempts = 5
+
+// retry runs fn until it succeeds, fails for good, or maxAttempts ran out,
+// giving each attempt its own timeout and waiting a little, with jitter,
+// between attempts.
+func (s *Store) retry(ctx context.Context, fn func(ctx context.Context) error) error {
+	backoff := 5 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		err := s.attempt(ctx, fn)
+		if err == nil || !retryable(err) || attempt == maxAttempts {
+			return mapErr(err)
+		}
+		wait := backoff/2 + rand.N(backoff)
+		backoff *= 2
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return errors.Join(mapErr(err), ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+func (s *Store) attempt(ctx context.Context, fn func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	return fn(ctx)
+}
+
+// inTx runs fn in a write transaction (BEGIN IMMEDIATE on SQLite), retried
+// as a whole on transient failures.
+func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	return s.retry(ctx, func(ctx context.Context) error {
+		tx, err := s.w.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if err := fn(ctx, tx); err != nil {
+			tx.Rollback()
+			return err
+		}
+		return tx.Commit()
+	})
+}
+
+// read runs fn against the read pool, with a timeout.
+func (s *Store) read(ctx context.Context, fn func(ctx context.Context, db *sql.DB) error) error {
+	return s.retry(ctx, func(ctx context.Context) error { return fn(ctx, s.r) })
+}

@@ -1,0 +1,319 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"pyramid/store"
+)
+
+// encodeMoves joins moves in notation with single spaces.
+func encodeMoves(moves []string) string { return strings.Join(moves, " ") }
+
+// decodeMoves splits a stored move log.
+func decodeMoves(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, " ")
+}
+
+// checkMoves refuses a move list the notation could not have produced:
+// too long, or with a move that is empty, too long or not printable ASCII
+// without spaces.
+func checkMoves(what string, moves []string) error {
+	if len(moves) > store.MaxMoves {
+		return fmt.Errorf("%w: %s has %d moves, at most %d", store.ErrInvalid, what, len(moves), store.MaxMoves)
+	}
+	for i, m := range moves {
+		if m == "" || len(m) > store.MaxMoveLen {
+			return fmt.Errorf("%w: %s move %d is %d bytes long", store.ErrInvalid, what, i+1, len(m))
+		}
+		for j := 0; j < len(m); j++ {
+			if m[j] <= ' ' || m[j] > '~' {
+				return fmt.Errorf("%w: %s move %d %q has a byte 0x%02x", store.ErrInvalid, what, i+1, m, m[j])
+			}
+		}
+	}
+	return nil
+}
+
+func checkState(st store.State) error {
+	if !st.Status.Valid() {
+		return fmt.Errorf("%w: unknown status %q", store.ErrInvalid, st.Status)
+	}
+	if st.Removed < 0 || st.Elapsed < 0 {
+		return fmt.Errorf("%w: negative removed or elapsed", store.ErrInvalid)
+	}
+	if err := checkMoves("move log", st.Moves); err != nil {
+		return err
+	}
+	return checkMoves("redo stack", st.Redo)
+}
+
+func checkDaily(daily string) error {
+	if daily == "" {
+		return nil
+	}
+	if _, err := time.Parse(store.DateFormat, daily); err != nil {
+		return fmt.Errorf("%w: daily date %q is not YYYY-MM-DD", store.ErrInvalid, daily)
+	}
+	return nil
+}
+
+const gameCols = `id, player_id, rules_id, deal_number, deal_text, daily, moves, redo, status,
+	removed, elapsed_ms, started_at, updated_at, finished_at, version, owner`
+
+func scanGame(row interface{ Scan(...any) error }) (store.Game, error) {
+	var (
+		g                          store.Game
+		deal, elapsed, started, up int64
+		finished                   sql.NullInt64
+		moves, redo, status        string
+	)
+	err := row.Scan(&g.ID, &g.PlayerID, &g.RulesID, &deal, &g.DealText, &g.Daily, &moves, &redo, &status,
+		&g.Removed, &elapsed, &started, &up, &finished, &g.Version, &g.Owner)
+	if err != nil {
+		return store.Game{}, err
+	}
+	g.DealNumber = uint64(deal)
+	g.Moves, g.Redo = decodeMoves(moves), decodeMoves(redo)
+	g.Status = store.Status(status)
+	g.Elapsed = time.Duration(elapsed) * time.Millisecond
+	g.Started, g.Updated = fromMS(started), fromMS(up)
+	if finished.Valid {
+		g.Finished = fromMS(finished.Int64)
+	}
+	return g, nil
+}
+
+func scanGames(rows *sql.Rows, err error) ([]store.Game, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var games []store.Game
+	for rows.Next() {
+		g, err := scanGame(rows)
+		if err != nil {
+			return nil, err
+		}
+		games = append(games, g)
+	}
+	return games, rows.Err()
+}
+
+// CreateGame implements store.Games.
+func (s *Store) CreateGame(ctx context.Context, ng store.NewGame) (store.Game, error) {
+	err := errors.Join(checkID("player ID", ng.PlayerID), checkID("rules ID", ng.RulesID),
+		checkID("owner", ng.Owner), checkDaily(ng.Daily))
+	if len(ng.DealText) > store.MaxDealText {
+		err = errors.Join(err, fmt.Errorf("%w: deal text over %d bytes", store.ErrInvalid, store.MaxDealText))
+	}
+	if err != nil {
+		return store.Game{}, fmt.Errorf("store: create game: %w", err)
+	}
+	now := s.now()
+	g := store.Game{
+		PlayerID: ng.PlayerID, RulesID: ng.RulesID, DealNumber: ng.DealNumber, DealText: ng.DealText,
+		Daily: ng.Daily, State: store.State{Status: store.StatusPlaying},
+		Started: fromMS(ms(now)), Updated: fromMS(ms(now)), Version: 1, Owner: ng.Owner,
+	}
+	err = s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		p, err := playerByID(ctx, tx, ng.PlayerID)
+		if err != nil {
+			return err
+		}
+		if p.Banned {
+			return store.ErrBanned
+		}
+		// uniqueViolation maps a second unfinished game with these rules
+		// to ErrInProgress.
+		return tx.QueryRowContext(ctx,
+			`INSERT INTO games (player_id, rules_id, deal_number, deal_text, daily, status, started_at, updated_at, version, owner)
+			 VALUES ($1, $2, $3, $4, $5, 'playing', $6, $6, 1, $7) RETURNING id`,
+			ng.PlayerID, ng.RulesID, int64(ng.DealNumber), ng.DealText, ng.Daily, ms(now), ng.Owner).Scan(&g.ID)
+	})
+	if err != nil {
+		return store.Game{}, fmt.Errorf("store: create game for player %s (%s): %w", ng.PlayerID, ng.RulesID, err)
+	}
+	return g, nil
+}
+
+// Game implements store.Games.
+func (s *Store) Game(ctx context.Context, id int64) (store.Game, error) {
+	var g store.Game
+	err := s.read(ctx, func(ctx context.Context, db *sql.DB) (err error) {
+		g, err = scanGame(db.QueryRowContext(ctx, `SELECT `+gameCols+` FROM games WHERE id = $1`, id))
+		return err
+	})
+	if err != nil {
+		return store.Game{}, fmt.Errorf("store: game %d: %w", id, err)
+	}
+	return g, nil
+}
+
+// UnfinishedGame implements store.Games.
+func (s *Store) UnfinishedGame(ctx context.Context, playerID, rulesID string, dealNumber uint64, dealText string) (store.Game, error) {
+	var g store.Game
+	err := s.read(ctx, func(ctx context.Context, db *sql.DB) (err error) {
+		g, err = scanGame(db.QueryRowContext(ctx, `SELECT `+gameCols+` FROM games
+			WHERE player_id = $1 AND rules_id = $2 AND status = 'playing' AND deal_number = $3 AND deal_text = $4`,
+			playerID, rulesID, int64(dealNumber), dealText))
+		return err
+	})
+	if err != nil {
+		return store.Game{}, fmt.Errorf("store: unfinished %s game of player %s: %w", rulesID, playerID, err)
+	}
+	return g, nil
+}
+
+// LatestUnfinishedGame implements store.Games.
+func (s *Store) LatestUnfinishedGame(ctx context.Context, playerID string) (store.Game, error) {
+	var g store.Game
+	err := s.read(ctx, func(ctx context.Context, db *sql.DB) (err error) {
+		g, err = scanGame(db.QueryRowContext(ctx, `SELECT `+gameCols+` FROM games
+			WHERE player_id = $1 AND status = 'playing' ORDER BY updated_at DESC, id DESC LIMIT 1`, playerID))
+		return err
+	})
+	if err != nil {
+		return store.Game{}, fmt.Errorf("store: latest unfinished game of player %s: %w", playerID, err)
+	}
+	return g, nil
+}
+
+// ListGames implements store.Games.
+func (s *Store) ListGames(ctx context.Context, playerID string, page store.Page) ([]store.Game, error) {
+	limit := page.Limit
+	if limit <= 0 || limit > store.MaxListLimit {
+		limit = store.MaxListLimit
+	}
+	before := page.Before
+	if before <= 0 {
+		before = math.MaxInt64
+	}
+	var games []store.Game
+	err := s.read(ctx, func(ctx context.Context, db *sql.DB) (err error) {
+		games, err = scanGames(db.QueryContext(ctx, `SELECT `+gameCols+` FROM games
+			WHERE player_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3`, playerID, before, limit))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: games of player %s: %w", playerID, err)
+	}
+	return games, nil
+}
+
+// ClaimGame implements store.Games.
+func (s *Store) ClaimGame(ctx context.Context, gameID int64, playerID, owner string) (store.Game, error) {
+	if err := checkID("owner", owner); err != nil {
+		return store.Game{}, fmt.Errorf("store: claim game %d: %w", gameID, err)
+	}
+	var g store.Game
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE games SET owner = $1, version = version + 1, updated_at = $2
+			WHERE id = $3 AND player_id = $4 AND status = 'playing'`, owner, ms(s.now()), gameID, playerID)
+		if err := oneRow(res, err); errors.Is(err, sql.ErrNoRows) {
+			return whyNot(ctx, tx, gameID, playerID, owner)
+		} else if err != nil {
+			return err
+		}
+		g, err = scanGame(tx.QueryRowContext(ctx, `SELECT `+gameCols+` FROM games WHERE id = $1`, gameID))
+		return err
+	})
+	if err != nil {
+		return store.Game{}, fmt.Errorf("store: claim game %d: %w", gameID, err)
+	}
+	return g, nil
+}
+
+// whyNot explains why a conditional write to a game changed nothing:
+// ErrNotFound (no such game, or not this player's when playerID is set),
+// ErrFinished, or ErrConflict (another session owns it).
+func whyNot(ctx context.Context, q querier, gameID int64, playerID, owner string) error {
+	var player, status, current string
+	err := q.QueryRowContext(ctx, `SELECT player_id, status, owner FROM games WHERE id = $1`, gameID).Scan(&player, &status, &current)
+	switch {
+	case err != nil:
+		return err
+	case playerID != "" && player != playerID:
+		return store.ErrNotFound
+	case store.Status(status) != store.StatusPlaying:
+		return store.ErrFinished
+	case current != owner:
+		return store.ErrConflict
+	}
+	// It changed back between the two statements; say so rather than
+	// claim success.
+	return store.ErrConflict
+}
+
+// saveSQL is the one statement that stores a move. It is conditioned on
+// the owner, so a session whose game was claimed elsewhere cannot write.
+const saveSQL = `UPDATE games SET moves = $1, redo = $2, status = $3, removed = $4, elapsed_ms = $5,
+	updated_at = $6, finished_at = $7, version = version + 1
+	WHERE id = $8 AND owner = $9 AND status = 'playing'`
+
+func saveArgs(gameID int64, owner string, st store.State, now time.Time) []any {
+	var finished sql.NullInt64
+	if st.Status.Finished() {
+		finished = sql.NullInt64{Int64: ms(now), Valid: true}
+	}
+	return []any{encodeMoves(st.Moves), encodeMoves(st.Redo), string(st.Status), st.Removed,
+		st.Elapsed.Milliseconds(), ms(now), finished, gameID, owner}
+}
+
+// SaveGame implements store.Games. It is a single UPDATE in autocommit
+// mode; on SQLite that statement takes the write lock when it starts (as
+// BEGIN IMMEDIATE would) and, with synchronous=FULL, the WAL is synced
+// before it returns.
+func (s *Store) SaveGame(ctx context.Context, gameID int64, owner string, st store.State) error {
+	if err := checkState(st); err != nil {
+		return fmt.Errorf("store: save game %d: %w", gameID, err)
+	}
+	err := s.retry(ctx, func(ctx context.Context) error {
+		res, err := s.w.ExecContext(ctx, saveSQL, saveArgs(gameID, owner, st, s.now())...)
+		if err := oneRow(res, err); errors.Is(err, sql.ErrNoRows) {
+			return whyNot(ctx, s.r, gameID, "", owner)
+		} else if err != nil {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: save game %d: %w", gameID, err)
+	}
+	return nil
+}
+
+// FinishGame implements store.Games.
+func (s *Store) FinishGame(ctx context.Context, gameID int64, owner string, st store.State, res *store.Result) error {
+	err := checkState(st)
+	if err == nil && !st.Status.Finished() {
+		err = fmt.Errorf("%w: status %q is not final", store.ErrInvalid, st.Status)
+	}
+	if err == nil && res != nil {
+		err = checkResult(gameID, st.Status, res)
+	}
+	if err != nil {
+		return fmt.Errorf("store: finish game %d: %w", gameID, err)
+	}
+	err = s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, saveSQL, saveArgs(gameID, owner, st, s.now())...)
+		if err := oneRow(r, err); errors.Is(err, sql.ErrNoRows) {
+			return whyNot(ctx, tx, gameID, "", owner)
+		} else if err != nil || res == nil {
+			return err
+		}
+		return insertResult(ctx, tx, *res)
+	})
+	if err != nil {
+		return fmt.Errorf("store: finish game %d: %w", gameID, err)
+	}
+	return nil
+}

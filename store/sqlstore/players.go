@@ -1,0 +1,323 @@
+package sqlstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+
+	"pyramid/store"
+)
+
+// maxNameBytes is a sanity bound on stored names; package keys enforces the
+// real rules.
+const maxNameBytes = 256
+
+// nameKey is the form under which names are unique: case-folded (so "Zoë",
+// "ZOË" and "zoë" are one name) and NFC-normalised.
+func nameKey(name string) string {
+	// A Caser is stateful, hence one per call.
+	return norm.NFC.String(cases.Fold().String(norm.NFC.String(name)))
+}
+
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
+
+func checkID(what, id string) error {
+	if id == "" || len(id) > store.MaxIDLen {
+		return fmt.Errorf("%w: %s must be 1 to %d bytes", store.ErrInvalid, what, store.MaxIDLen)
+	}
+	return nil
+}
+
+func checkName(name string) error {
+	if name == "" || len(name) > maxNameBytes {
+		return fmt.Errorf("%w: name must be 1 to %d bytes", store.ErrInvalid, maxNameBytes)
+	}
+	return nil
+}
+
+// querier is what *sql.DB and *sql.Tx have in common.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+const playerCols = `p.id, p.name, p.created_at, p.banned`
+
+func scanPlayer(row interface{ Scan(...any) error }) (store.Player, error) {
+	var p store.Player
+	var created int64
+	if err := row.Scan(&p.ID, &p.Name, &created, &p.Banned); err != nil {
+		return store.Player{}, err
+	}
+	p.Created = fromMS(created)
+	return p, nil
+}
+
+func playerByKey(ctx context.Context, q querier, fingerprint string) (store.Player, error) {
+	return scanPlayer(q.QueryRowContext(ctx,
+		`SELECT `+playerCols+` FROM player_keys k JOIN players p ON p.id = k.player_id WHERE k.fingerprint = $1`,
+		fingerprint))
+}
+
+func playerByID(ctx context.Context, q querier, id string) (store.Player, error) {
+	return scanPlayer(q.QueryRowContext(ctx, `SELECT `+playerCols+` FROM players p WHERE p.id = $1`, id))
+}
+
+// fallbackNames are the names tried for a new player whose wanted name is
+// taken: "player-" and 4, 6, … 16 hex digits of a hash of the fingerprint,
+// so the same key gets the same fallback name on every server.
+func fallbackNames(fingerprint string) []string {
+	sum := sha256.Sum256([]byte(fingerprint))
+	h := hex.EncodeToString(sum[:])
+	var names []string
+	for n := 4; n <= 16; n += 2 {
+		names = append(names, "player-"+h[:n])
+	}
+	return names
+}
+
+// GetOrCreatePlayer implements store.Players.
+func (s *Store) GetOrCreatePlayer(ctx context.Context, fingerprint, defaultName string) (store.Player, bool, error) {
+	if err := checkID("fingerprint", fingerprint); err != nil {
+		return store.Player{}, false, fmt.Errorf("store: get or create player: %w", err)
+	}
+	var p store.Player
+	err := s.read(ctx, func(ctx context.Context, db *sql.DB) (err error) {
+		p, err = playerByKey(ctx, db, fingerprint)
+		return err
+	})
+	if err == nil {
+		return p, false, nil
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return store.Player{}, false, fmt.Errorf("store: get player by key %s: %w", fingerprint, err)
+	}
+
+	var created bool
+	err = s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) (err error) {
+		created = false
+		p, err = playerByKey(ctx, tx, fingerprint)
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err // found (err == nil) or failed
+		}
+		p, created, err = s.createPlayer(ctx, tx, fingerprint, defaultName)
+		return err
+	})
+	if err != nil {
+		return store.Player{}, false, fmt.Errorf("store: create player for %s: %w", fingerprint, err)
+	}
+	return p, created, nil
+}
+
+// createPlayer creates a player for a key no player has, within tx.
+func (s *Store) createPlayer(ctx context.Context, tx *sql.Tx, fingerprint, defaultName string) (store.Player, bool, error) {
+	// The ID is the fingerprint, unless a player already has that ID
+	// because this key was unlinked from it: then fingerprint~2, ~3, ….
+	id := fingerprint
+	for n := 2; ; n++ {
+		var exists int
+		err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM players WHERE id = $1`, id).Scan(&exists)
+		if err != nil {
+			return store.Player{}, false, err
+		}
+		if exists == 0 {
+			break
+		}
+		id = fmt.Sprintf("%s~%d", fingerprint, n)
+	}
+	names := fallbackNames(fingerprint)
+	if defaultName != "" && len(defaultName) <= maxNameBytes {
+		names = append([]string{defaultName}, names...)
+	}
+	now := ms(s.now())
+	for _, name := range names {
+		// ON CONFLICT DO NOTHING rather than catching the violation:
+		// on PostgreSQL an error would abort the transaction.
+		res, err := tx.ExecContext(ctx,
+			`INSERT INTO players (id, name, name_key, created_at, banned) VALUES ($1, $2, $3, $4, FALSE)
+			 ON CONFLICT DO NOTHING`,
+			id, name, nameKey(name), now)
+		if err != nil {
+			return store.Player{}, false, err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return store.Player{}, false, err
+		} else if n == 0 {
+			// Either the name is taken, or (PostgreSQL) another session
+			// created this very player meanwhile and committed.
+			if p, err := playerByKey(ctx, tx, fingerprint); err == nil {
+				return p, false, nil
+			}
+			continue
+		}
+		res, err = tx.ExecContext(ctx,
+			`INSERT INTO player_keys (fingerprint, player_id, added_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+			fingerprint, id, now)
+		if err != nil {
+			return store.Player{}, false, err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return store.Player{}, false, err
+		} else if n == 0 {
+			// The key was linked elsewhere meanwhile: undo and look again.
+			return store.Player{}, false, errTransient
+		}
+		return store.Player{ID: id, Name: name, Created: fromMS(now)}, true, nil
+	}
+	return store.Player{}, false, fmt.Errorf("no free name for a new player: %w", store.ErrNameTaken)
+}
+
+// Player implements store.Players.
+func (s *Store) Player(ctx context.Context, id string) (store.Player, error) {
+	var p store.Player
+	err := s.read(ctx, func(ctx context.Context, db *sql.DB) (err error) {
+		p, err = playerByID(ctx, db, id)
+		return err
+	})
+	if err != nil {
+		return store.Player{}, fmt.Errorf("store: player %s: %w", id, err)
+	}
+	return p, nil
+}
+
+// PlayerByKey implements store.Players.
+func (s *Store) PlayerByKey(ctx context.Context, fingerprint string) (store.Player, error) {
+	var p store.Player
+	err := s.read(ctx, func(ctx context.Context, db *sql.DB) (err error) {
+		p, err = playerByKey(ctx, db, fingerprint)
+		return err
+	})
+	if err != nil {
+		return store.Player{}, fmt.Errorf("store: player by key %s: %w", fingerprint, err)
+	}
+	return p, nil
+}
+
+// PlayerByName implements store.Players.
+func (s *Store) PlayerByName(ctx context.Context, name string) (store.Player, error) {
+	var p store.Player
+	err := s.read(ctx, func(ctx context.Context, db *sql.DB) (err error) {
+		p, err = scanPlayer(db.QueryRowContext(ctx,
+			`SELECT `+playerCols+` FROM players p WHERE p.name_key = $1`, nameKey(name)))
+		return err
+	})
+	if err != nil {
+		return store.Player{}, fmt.Errorf("store: player named %q: %w", name, err)
+	}
+	return p, nil
+}
+
+// RenamePlayer implements store.Players.
+func (s *Store) RenamePlayer(ctx context.Context, id, name string) error {
+	if err := checkName(name); err != nil {
+		return fmt.Errorf("store: rename player %s: %w", id, err)
+	}
+	err := s.retry(ctx, func(ctx context.Context) error {
+		res, err := s.w.ExecContext(ctx, `UPDATE players SET name = $1, name_key = $2 WHERE id = $3`, name, nameKey(name), id)
+		return oneRow(res, err)
+	})
+	if err != nil {
+		return fmt.Errorf("store: rename player %s to %q: %w", id, name, err)
+	}
+	return nil
+}
+
+// SetBanned implements store.Players.
+func (s *Store) SetBanned(ctx context.Context, id string, banned bool) error {
+	err := s.retry(ctx, func(ctx context.Context) error {
+		res, err := s.w.ExecContext(ctx, `UPDATE players SET banned = $1 WHERE id = $2`, banned, id)
+		return oneRow(res, err)
+	})
+	if err != nil {
+		return fmt.Errorf("store: set banned=%v for player %s: %w", banned, id, err)
+	}
+	return nil
+}
+
+// oneRow turns "no row changed" into sql.ErrNoRows (so ErrNotFound).
+func oneRow(res sql.Result, err error) error {
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return sql.ErrNoRows
+	}
+	return nil
+}
+
+// Keys implements store.Players.
+func (s *Store) Keys(ctx context.Context, playerID string) ([]store.Key, error) {
+	var keys []store.Key
+	err := s.read(ctx, func(ctx context.Context, db *sql.DB) error {
+		var err error
+		keys, err = listKeys(ctx, db, playerID)
+		return err
+	})
+	if err == nil && len(keys) == 0 {
+		err = store.ErrNotFound // every player has a key
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: keys of player %s: %w", playerID, err)
+	}
+	return keys, nil
+}
+
+func listKeys(ctx context.Context, q querier, playerID string) ([]store.Key, error) {
+	rows, err := q.QueryContext(ctx,
+		`SELECT fingerprint, player_id, added_at FROM player_keys WHERE player_id = $1 ORDER BY added_at, fingerprint`, playerID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var keys []store.Key
+	for rows.Next() {
+		var k store.Key
+		var added int64
+		if err := rows.Scan(&k.Fingerprint, &k.PlayerID, &added); err != nil {
+			return nil, err
+		}
+		k.Added = fromMS(added)
+		keys = append(keys, k)
+	}
+	return keys, rows.Err()
+}
+
+// UnlinkKey implements store.Players.
+func (s *Store) UnlinkKey(ctx context.Context, playerID, fingerprint string) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		keys, err := listKeys(ctx, tx, playerID)
+		if err != nil {
+			return err
+		}
+		found := false
+		for _, k := range keys {
+			found = found || k.Fingerprint == fingerprint
+		}
+		switch {
+		case !found:
+			return store.ErrNotFound
+		case len(keys) == 1:
+			return store.ErrLastKey
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM player_keys WHERE fingerprint = $1 AND player_id = $2`, fingerprint, playerID)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: unlink key %s from player %s: %w", fingerprint, playerID, err)
+	}
+	return nil
+}

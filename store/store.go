@@ -1,0 +1,288 @@
+// Package store declares how the arcade keeps players, their keys, games and
+// results, as small interfaces split by domain with sentinel errors. The
+// database/sql implementation for SQLite and PostgreSQL lives in
+// store/sqlstore; store/storetest holds the suite every implementation must
+// pass.
+//
+// The store only stores. Names are validated by package keys, and a game's
+// result is computed by replaying its moves in the engine, before they get
+// here.
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Player is a person, identified by their keys.
+type Player struct {
+	// ID is the fingerprint of the first key the player was seen with. It
+	// never changes, even if that key is later unlinked.
+	ID      string
+	Name    string // display name, unique case-insensitively
+	Created time.Time
+	Banned  bool
+}
+
+// Key is a public key of a player, by fingerprint.
+type Key struct {
+	Fingerprint string
+	PlayerID    string
+	Added       time.Time
+}
+
+// Players keeps players and their keys.
+type Players interface {
+	// GetOrCreatePlayer returns the player the key with this fingerprint
+	// belongs to, creating one (with ID = fingerprint) for a key not seen
+	// before. A new player is named defaultName when that is free, else
+	// "player-" and a few hex digits derived from the fingerprint. created
+	// reports whether the player was created by this call. A banned player is
+	// returned as such (Banned set), not as an error.
+	GetOrCreatePlayer(ctx context.Context, fingerprint, defaultName string) (p Player, created bool, err error)
+	// Player returns the player with this ID.
+	Player(ctx context.Context, id string) (Player, error)
+	// PlayerByKey returns the player the key with this fingerprint belongs to.
+	PlayerByKey(ctx context.Context, fingerprint string) (Player, error)
+	// PlayerByName returns the player with this display name, compared
+	// case-insensitively.
+	PlayerByName(ctx context.Context, name string) (Player, error)
+	// RenamePlayer sets a player's display name (ErrNameTaken if another
+	// player has it). The name must already be valid (keys.NormalizeName).
+	RenamePlayer(ctx context.Context, id, name string) error
+	// SetBanned bans or unbans a player.
+	SetBanned(ctx context.Context, id string, banned bool) error
+	// Keys lists a player's keys, oldest first.
+	Keys(ctx context.Context, playerID string) ([]Key, error)
+	// UnlinkKey removes a key from a player (ErrLastKey for the only one).
+	UnlinkKey(ctx context.Context, playerID, fingerprint string) error
+}
+
+// Links keeps the one-time codes that link a new key to a player.
+type Links interface {
+	// CreateLinkCode stores a code (canonical form, keys.NormalizeLinkCode)
+	// for the player, valid until expires. Expired codes are swept.
+	CreateLinkCode(ctx context.Context, playerID, code string, expires time.Time) error
+	// RedeemLinkCode uses a code: the key with this fingerprint now belongs
+	// to the code's player, which is returned. A code works once
+	// (ErrNotFound after that) and not after it expired (ErrExpired). A key
+	// already in use by another player is moved only if that player has
+	// nothing else: no other key, no game, no result; otherwise ErrKeyInUse.
+	// A banned player's code yields ErrBanned.
+	RedeemLinkCode(ctx context.Context, code, fingerprint string) (Player, error)
+}
+
+// Status is where a game stands.
+type Status string
+
+// The statuses of a game. Only StatusPlaying is unfinished.
+const (
+	StatusPlaying   Status = "playing"
+	StatusWon       Status = "won"
+	StatusLost      Status = "lost"
+	StatusAbandoned Status = "abandoned"
+)
+
+// Valid reports whether s is one of the four statuses.
+func (s Status) Valid() bool {
+	switch s {
+	case StatusPlaying, StatusWon, StatusLost, StatusAbandoned:
+		return true
+	}
+	return false
+}
+
+// Finished reports whether s is a final status.
+func (s Status) Finished() bool { return s.Valid() && s != StatusPlaying }
+
+// Limits on what a game may hold, far above any real game and well below
+// what would hurt the database.
+const (
+	MaxMoves      = 4096 // entries in the move log, and in the redo stack
+	MaxMoveLen    = 16   // bytes in one move in notation
+	MaxDealText   = 4096 // bytes of deal text
+	MaxIDLen      = 128  // bytes of a rules ID, owner token or player ID
+	MaxListLimit  = 100  // games per page of ListGames
+	MaxBoardLimit = 100  // entries of a leaderboard
+)
+
+// DateFormat is the layout of a daily deal's date: its UTC calendar day.
+const DateFormat = "2006-01-02"
+
+// Game is a game as stored: where it came from, every move made, the redo
+// stack, and where it stands.
+type Game struct {
+	ID         int64
+	PlayerID   string
+	RulesID    string // the engine's canonical rules ID
+	DealNumber uint64 // the deal, when DealText is empty
+	DealText   string // a custom deal in deal text format, or empty
+	Daily      string // the UTC date (DateFormat) of the daily deal this is, or empty
+	State             // moves, redo, status, removed, elapsed
+	Started    time.Time
+	Updated    time.Time
+	Finished   time.Time // zero while playing
+	// Version counts the writes to the game; it goes up by one with each.
+	Version int64
+	// Owner is the token of the session that may write the game.
+	Owner string
+}
+
+// State is the part of a game that changes as it is played, written in one
+// statement by SaveGame.
+type State struct {
+	Moves   []string // the move log, in notation
+	Redo    []string // the redo stack, in notation, most recent undo last
+	Status  Status
+	Removed int           // pyramid cards removed
+	Elapsed time.Duration // play time
+}
+
+// NewGame is what it takes to start a game.
+type NewGame struct {
+	PlayerID   string
+	RulesID    string
+	DealNumber uint64
+	DealText   string
+	Daily      string // the UTC date (DateFormat) for the daily deal, or empty
+	Owner      string // the session token of the session starting it
+}
+
+// Page selects a page of a list, newest first: at most Limit items
+// (MaxListLimit when 0 or more) with IDs below Before (no bound when 0).
+type Page struct {
+	Limit  int
+	Before int64
+}
+
+// Games keeps games. A player has at most one unfinished game per rules ID.
+type Games interface {
+	// CreateGame starts a game owned by ng.Owner (ErrInProgress if the
+	// player has an unfinished game with these rules; ErrBanned for a banned
+	// player).
+	CreateGame(ctx context.Context, ng NewGame) (Game, error)
+	// Game returns a game.
+	Game(ctx context.Context, id int64) (Game, error)
+	// UnfinishedGame returns the player's unfinished game with these rules
+	// and this deal (ErrNotFound if none).
+	UnfinishedGame(ctx context.Context, playerID, rulesID string, dealNumber uint64, dealText string) (Game, error)
+	// LatestUnfinishedGame returns the player's most recently played
+	// unfinished game (ErrNotFound if none).
+	LatestUnfinishedGame(ctx context.Context, playerID string) (Game, error)
+	// ListGames lists the player's games, newest first.
+	ListGames(ctx context.Context, playerID string, page Page) ([]Game, error)
+	// ClaimGame makes owner the game's owner and returns the game as it now
+	// is; the previous owner's writes fail with ErrConflict from then on.
+	// ErrNotFound if the game is not the player's, ErrFinished if it is over.
+	ClaimGame(ctx context.Context, gameID int64, playerID, owner string) (Game, error)
+	// SaveGame writes the game's state in one statement, provided owner
+	// still owns it (ErrConflict otherwise) and it is unfinished
+	// (ErrFinished). A final status finishes the game. The write is durable
+	// when SaveGame returns nil.
+	SaveGame(ctx context.Context, gameID int64, owner string, st State) error
+	// FinishGame writes the final state of a game (the status must be a
+	// final one) and, when res is not nil, its result, in one transaction.
+	FinishGame(ctx context.Context, gameID int64, owner string, st State, res *Result) error
+}
+
+// Result is the outcome of a finished game, computed by the caller by
+// replaying the game's moves in the engine.
+type Result struct {
+	GameID  int64
+	Won     bool
+	Removed int // pyramid cards removed
+	Moves   int
+	Elapsed time.Duration
+}
+
+// Stats are a player's figures for one rules ID, derived from their results.
+type Stats struct {
+	RulesID       string
+	Played        int
+	Won           int
+	CurrentStreak int // wins since the last game not won
+	BestStreak    int
+	BestTime      time.Duration // fastest win; 0 when none
+	FewestMoves   int           // among wins; 0 when none
+	// AvgRemoved is the mean number of pyramid cards removed per game.
+	AvgRemoved float64
+	// DailyPlayed is the number of days whose daily deal the player
+	// finished; only the first finished attempt of a day counts.
+	DailyPlayed int
+	// BestDailyRemoved and BestDailyTime are the best counted daily
+	// attempt: most cards removed, then least time.
+	BestDailyRemoved int
+	BestDailyTime    time.Duration
+}
+
+// WinRate is the share of games won, 0 when none was played.
+func (s Stats) WinRate() float64 {
+	if s.Played == 0 {
+		return 0
+	}
+	return float64(s.Won) / float64(s.Played)
+}
+
+// DailyEntry is a line of a daily leaderboard.
+type DailyEntry struct {
+	Rank       int // equal for equal scores
+	PlayerID   string
+	PlayerName string
+	GameID     int64
+	Won        bool
+	Removed    int
+	Moves      int
+	Elapsed    time.Duration
+	Finished   time.Time
+}
+
+// TopOrder says how a top list is ranked.
+type TopOrder int
+
+// The orders of a top list.
+const (
+	// TopWins ranks by wins, then fewer games played, then best time.
+	TopWins TopOrder = iota
+	// TopTime ranks players with a win by their fastest win.
+	TopTime
+)
+
+// TopEntry is a line of a top list.
+type TopEntry struct {
+	Rank       int
+	PlayerID   string
+	PlayerName string
+	Won        int
+	Played     int
+	BestTime   time.Duration // 0 when no win
+}
+
+// Results keeps the results of finished games and derives statistics and
+// leaderboards from them. Banned players are left off leaderboards.
+type Results interface {
+	// RecordResult stores the result of a finished game. Recording a game's
+	// result again is a no-op, so a retry after a lost reply is safe.
+	RecordResult(ctx context.Context, res Result) error
+	// Stats returns the player's figures for the rules ID (zero figures if
+	// none).
+	Stats(ctx context.Context, playerID, rulesID string) (Stats, error)
+	// AllStats returns the player's figures for every rules ID they played,
+	// ordered by rules ID.
+	AllStats(ctx context.Context, playerID string) ([]Stats, error)
+	// Leaderboard ranks the first finished attempt of each player at the
+	// daily deal of date (DateFormat) with these rules: most pyramid cards
+	// removed, then least time.
+	Leaderboard(ctx context.Context, rulesID, date string, limit int) ([]DailyEntry, error)
+	// Top ranks the players of a rules ID over all their results.
+	Top(ctx context.Context, rulesID string, order TopOrder, limit int) ([]TopEntry, error)
+}
+
+// Store is everything the arcade keeps.
+type Store interface {
+	Players
+	Links
+	Games
+	Results
+	// Close releases the database.
+	Close() error
+}

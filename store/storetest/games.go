@@ -1,0 +1,330 @@
+package storetest
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"pyramid/store"
+)
+
+func testGameCreate(t *testing.T, e *env) {
+	p := e.player("alice")
+	g, err := e.s.CreateGame(e.ctx, store.NewGame{
+		PlayerID: p.ID, RulesID: "classic", DealNumber: math.MaxUint64, Daily: "2026-03-14", Owner: "session-A",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := store.Game{
+		ID: g.ID, PlayerID: p.ID, RulesID: "classic", DealNumber: math.MaxUint64, Daily: "2026-03-14",
+		State:   store.State{Status: store.StatusPlaying},
+		Started: start, Updated: start, Version: 1, Owner: "session-A",
+	}
+	if !reflect.DeepEqual(g, want) {
+		t.Errorf("CreateGame = %+v, want %+v", g, want)
+	}
+	got, err := e.s.Game(e.ctx, g.ID)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Game = %+v, %v, want %+v", got, err, want)
+	}
+	_, err = e.s.Game(e.ctx, g.ID+1000)
+	wantErr(t, "Game(unknown)", err, store.ErrNotFound)
+
+	custom, err := e.s.CreateGame(e.ctx, store.NewGame{PlayerID: p.ID, RulesID: "double", DealText: "AS 2S # …", Owner: "s"})
+	if err != nil || custom.DealText != "AS 2S # …" {
+		t.Errorf("custom deal game = %+v, %v", custom, err)
+	}
+
+	for _, bad := range []store.NewGame{
+		{PlayerID: p.ID, RulesID: "", Owner: "s"},
+		{PlayerID: p.ID, RulesID: "x", Owner: ""},
+		{PlayerID: p.ID, RulesID: "x", Owner: "s", Daily: "14/03/2026"},
+		{PlayerID: p.ID, RulesID: "x", Owner: "s", DealText: strings.Repeat("A", store.MaxDealText+1)},
+	} {
+		_, err := e.s.CreateGame(e.ctx, bad)
+		wantErr(t, fmt.Sprintf("CreateGame(%+v)", bad), err, store.ErrInvalid)
+	}
+	_, err = e.s.CreateGame(e.ctx, store.NewGame{PlayerID: "SHA256:nobody", RulesID: "x", Owner: "s"})
+	wantErr(t, "CreateGame(unknown player)", err, store.ErrNotFound)
+}
+
+func testGameOneUnfinishedPerRules(t *testing.T, e *env) {
+	p, q := e.player("alice"), e.player("bob")
+	g := e.game(p, "classic", 42)
+	_, err := e.s.CreateGame(e.ctx, store.NewGame{PlayerID: p.ID, RulesID: "classic", DealNumber: 7, Owner: "s"})
+	wantErr(t, "second unfinished classic game", err, store.ErrInProgress)
+	// Other rules, and other players, are fine.
+	e.clock.Advance(time.Second)
+	d := e.game(p, "double", 42)
+	e.game(q, "classic", 42)
+
+	got, err := e.s.UnfinishedGame(e.ctx, p.ID, "classic", 42, "")
+	if err != nil || got.ID != g.ID {
+		t.Errorf("UnfinishedGame(classic, 42) = %d, %v, want %d", got.ID, err, g.ID)
+	}
+	_, err = e.s.UnfinishedGame(e.ctx, p.ID, "classic", 43, "")
+	wantErr(t, "UnfinishedGame(other deal)", err, store.ErrNotFound)
+	latest, err := e.s.LatestUnfinishedGame(e.ctx, p.ID)
+	if err != nil || latest.ID != d.ID {
+		t.Errorf("LatestUnfinishedGame = %d, %v, want %d", latest.ID, err, d.ID)
+	}
+	// Playing the classic game makes it the latest.
+	e.clock.Advance(time.Second)
+	if err := e.s.SaveGame(e.ctx, g.ID, "session-A", store.State{Moves: []string{"d"}, Status: store.StatusPlaying}); err != nil {
+		t.Fatal(err)
+	}
+	if latest, _ := e.s.LatestUnfinishedGame(e.ctx, p.ID); latest.ID != g.ID {
+		t.Errorf("LatestUnfinishedGame = %d, want %d", latest.ID, g.ID)
+	}
+	// Once it is over a new one may start.
+	if err := e.s.SaveGame(e.ctx, g.ID, "session-A", store.State{Status: store.StatusAbandoned}); err != nil {
+		t.Fatal(err)
+	}
+	e.game(p, "classic", 7)
+	_, err = e.s.LatestUnfinishedGame(e.ctx, "SHA256:nobody")
+	wantErr(t, "LatestUnfinishedGame(nobody)", err, store.ErrNotFound)
+}
+
+func testGameSaveAndLoad(t *testing.T, e *env) {
+	p := e.player("alice")
+	g := e.game(p, "classic", 42)
+	st := store.State{
+		Moves:   []string{"d", "7.1+7.2", "w+6.1", "r", "1.1"},
+		Redo:    []string{"d", "7.3+w"},
+		Status:  store.StatusPlaying,
+		Removed: 5,
+		Elapsed: 83*time.Second + 250*time.Millisecond,
+	}
+	e.clock.Advance(time.Minute)
+	if err := e.s.SaveGame(e.ctx, g.ID, "session-A", st); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.s.Game(e.ctx, g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.State, st) {
+		t.Errorf("state = %+v, want %+v", got.State, st)
+	}
+	if got.Version != 2 || !got.Updated.Equal(start.Add(time.Minute)) || !got.Finished.IsZero() {
+		t.Errorf("version %d updated %v finished %v, want 2, +1m, zero", got.Version, got.Updated, got.Finished)
+	}
+	// Undo everything: empty lists come back empty.
+	if err := e.s.SaveGame(e.ctx, g.ID, "session-A", store.State{Status: store.StatusPlaying}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := e.s.Game(e.ctx, g.ID); len(got.Moves) != 0 || len(got.Redo) != 0 || got.Version != 3 {
+		t.Errorf("after undoing all: %+v", got)
+	}
+	err = e.s.SaveGame(e.ctx, g.ID+1000, "session-A", st)
+	wantErr(t, "SaveGame(unknown)", err, store.ErrNotFound)
+}
+
+func testGameSaveInvalid(t *testing.T, e *env) {
+	p := e.player("alice")
+	g := e.game(p, "classic", 42)
+	long := make([]string, store.MaxMoves+1)
+	for i := range long {
+		long[i] = "d"
+	}
+	for name, st := range map[string]store.State{
+		"space in move":  {Moves: []string{"d r"}, Status: store.StatusPlaying},
+		"empty move":     {Moves: []string{""}, Status: store.StatusPlaying},
+		"escape in move": {Moves: []string{"\x1b[2J"}, Status: store.StatusPlaying},
+		"long move":      {Moves: []string{strings.Repeat("1", store.MaxMoveLen+1)}, Status: store.StatusPlaying},
+		"too many moves": {Moves: long, Status: store.StatusPlaying},
+		"bad redo":       {Redo: []string{"a\nb"}, Status: store.StatusPlaying},
+		"bad status":     {Status: "paused"},
+		"negative":       {Status: store.StatusPlaying, Removed: -1},
+	} {
+		wantErr(t, name, e.s.SaveGame(e.ctx, g.ID, "session-A", st), store.ErrInvalid)
+	}
+}
+
+func testGameClaim(t *testing.T, e *env) {
+	p, q := e.player("alice"), e.player("bob")
+	g := e.game(p, "classic", 42)
+	one := store.State{Moves: []string{"d"}, Status: store.StatusPlaying}
+	if err := e.s.SaveGame(e.ctx, g.ID, "session-A", one); err != nil {
+		t.Fatal(err)
+	}
+	// Alice connects again from elsewhere: the new session takes over.
+	claimed, err := e.s.ClaimGame(e.ctx, g.ID, p.ID, "session-B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if claimed.Owner != "session-B" || !reflect.DeepEqual(claimed.Moves, one.Moves) || claimed.Version != 3 {
+		t.Errorf("claimed = %+v", claimed)
+	}
+	two := store.State{Moves: []string{"d", "d"}, Status: store.StatusPlaying}
+	wantErr(t, "old owner saves", e.s.SaveGame(e.ctx, g.ID, "session-A", two), store.ErrConflict)
+	wantErr(t, "old owner finishes", e.s.FinishGame(e.ctx, g.ID, "session-A", store.State{Status: store.StatusAbandoned}, nil), store.ErrConflict)
+	wantErr(t, "new owner saves", e.s.SaveGame(e.ctx, g.ID, "session-B", two), nil)
+	if got, _ := e.s.Game(e.ctx, g.ID); !reflect.DeepEqual(got.Moves, two.Moves) {
+		t.Errorf("moves = %v, want %v", got.Moves, two.Moves)
+	}
+	_, err = e.s.ClaimGame(e.ctx, g.ID, q.ID, "session-C")
+	wantErr(t, "bob claims alice's game", err, store.ErrNotFound)
+	_, err = e.s.ClaimGame(e.ctx, g.ID+1000, p.ID, "session-C")
+	wantErr(t, "claim unknown game", err, store.ErrNotFound)
+	if err := e.s.SaveGame(e.ctx, g.ID, "session-B", store.State{Status: store.StatusLost}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.s.ClaimGame(e.ctx, g.ID, p.ID, "session-C")
+	wantErr(t, "claim finished game", err, store.ErrFinished)
+}
+
+func testGameClaimRace(t *testing.T, e *env) {
+	// Two sessions claim the same game at once, then both save: exactly
+	// one save lands, the other is told it lost the game.
+	p := e.player("alice")
+	g := e.game(p, "classic", 42)
+	for round := range 10 {
+		owners := []string{fmt.Sprintf("r%d-x", round), fmt.Sprintf("r%d-y", round)}
+		var wg sync.WaitGroup
+		claimErrs := make([]error, 2)
+		for i, o := range owners {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, claimErrs[i] = e.s.ClaimGame(e.ctx, g.ID, p.ID, o)
+			}()
+		}
+		wg.Wait()
+		for _, err := range claimErrs {
+			wantErr(t, "claim", err, nil)
+		}
+		saveErrs := make([]error, 2)
+		for i, o := range owners {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				saveErrs[i] = e.s.SaveGame(e.ctx, g.ID, o, store.State{Moves: []string{"d"}, Status: store.StatusPlaying})
+			}()
+		}
+		wg.Wait()
+		ok, conflict := 0, 0
+		for _, err := range saveErrs {
+			switch {
+			case err == nil:
+				ok++
+			case errors.Is(err, store.ErrConflict):
+				conflict++
+			default:
+				t.Fatalf("save: %v", err)
+			}
+		}
+		if ok != 1 || conflict != 1 {
+			t.Fatalf("round %d: %d saves landed and %d conflicted, want 1 and 1", round, ok, conflict)
+		}
+	}
+}
+
+func testGameFinish(t *testing.T, e *env) {
+	p := e.player("alice")
+	g := e.game(p, "classic", 42)
+	e.clock.Advance(3 * time.Minute)
+	final := store.State{Moves: []string{"7.1+7.2", "d"}, Status: store.StatusWon, Removed: 28, Elapsed: 3 * time.Minute}
+	wantErr(t, "finish as playing", e.s.FinishGame(e.ctx, g.ID, "session-A", store.State{Status: store.StatusPlaying}, nil), store.ErrInvalid)
+	wantErr(t, "finish with a lost result for a won game",
+		e.s.FinishGame(e.ctx, g.ID, "session-A", final, &store.Result{GameID: g.ID, Won: false}), store.ErrInvalid)
+	res := &store.Result{GameID: g.ID, Won: true, Removed: 28, Moves: 2, Elapsed: 3 * time.Minute}
+	if err := e.s.FinishGame(e.ctx, g.ID, "session-A", final, res); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.s.Game(e.ctx, g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != store.StatusWon || !got.Finished.Equal(start.Add(3*time.Minute)) || got.Removed != 28 {
+		t.Errorf("finished game = %+v", got)
+	}
+	wantErr(t, "save after finish", e.s.SaveGame(e.ctx, g.ID, "session-A", final), store.ErrFinished)
+	wantErr(t, "finish twice", e.s.FinishGame(e.ctx, g.ID, "session-A", final, res), store.ErrFinished)
+	st, err := e.s.Stats(e.ctx, p.ID, "classic")
+	if err != nil || st.Played != 1 || st.Won != 1 {
+		t.Errorf("Stats = %+v, %v, want 1 played 1 won", st, err)
+	}
+	_, err = e.s.UnfinishedGame(e.ctx, p.ID, "classic", 42, "")
+	wantErr(t, "UnfinishedGame after finish", err, store.ErrNotFound)
+}
+
+func testGameList(t *testing.T, e *env) {
+	p, q := e.player("alice"), e.player("bob")
+	var ids []int64
+	for i := range 5 {
+		g := e.game(p, "classic", uint64(i))
+		if err := e.s.SaveGame(e.ctx, g.ID, "session-A", store.State{Status: store.StatusLost}); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, g.ID)
+		e.game(q, fmt.Sprintf("rules-%d", i), 0)
+	}
+	page1, err := e.s.ListGames(e.ctx, p.ID, store.Page{Limit: 3})
+	if err != nil || len(page1) != 3 {
+		t.Fatalf("page 1 = %d games, %v", len(page1), err)
+	}
+	page2, err := e.s.ListGames(e.ctx, p.ID, store.Page{Limit: 3, Before: page1[2].ID})
+	if err != nil || len(page2) != 2 {
+		t.Fatalf("page 2 = %d games, %v", len(page2), err)
+	}
+	var got []int64
+	for _, g := range append(page1, page2...) {
+		if g.PlayerID != p.ID {
+			t.Errorf("game %d of %s listed for alice", g.ID, g.PlayerID)
+		}
+		got = append(got, g.ID)
+	}
+	want := []int64{ids[4], ids[3], ids[2], ids[1], ids[0]}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got games %v, want %v (newest first)", got, want)
+	}
+	none, err := e.s.ListGames(e.ctx, "SHA256:nobody", store.Page{})
+	if err != nil || len(none) != 0 {
+		t.Errorf("ListGames(nobody) = %v, %v", none, err)
+	}
+}
+
+func testGameConcurrentSaves(t *testing.T, e *env) {
+	// Many sessions, each saving moves of its own game, all at once: every
+	// save lands and nobody sees "database is locked".
+	const players, moves = 32, 10
+	games := make([]store.Game, players)
+	for i := range games {
+		games[i] = e.game(e.player(fmt.Sprintf("p%02d", i)), "classic", uint64(i))
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, players*moves)
+	for _, g := range games {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var st store.State
+			st.Status = store.StatusPlaying
+			for range moves {
+				st.Moves = append(st.Moves, "d")
+				if err := e.s.SaveGame(e.ctx, g.ID, "session-A", st); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("save: %v", err)
+	}
+	for _, g := range games {
+		got, err := e.s.Game(e.ctx, g.ID)
+		if err != nil || len(got.Moves) != moves || got.Version != moves+1 {
+			t.Errorf("game %d: %d moves, version %d, %v", g.ID, len(got.Moves), got.Version, err)
+		}
+	}
+}
