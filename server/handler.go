@@ -26,18 +26,22 @@ func (s *Server) handle(sess ssh.Session) {
 		_ = sess.Exit(1)
 		return
 	}
+	st.cs.sessionStarted()
+	defer st.cs.sessionEnded()
+	if !s.addSession(st) {
+		writeLine(sess.Stderr(), shuttingDown.message(s.cfg))
+		_ = sess.Exit(1)
+		st.finish()
+		return
+	}
+	// Deferred in this order so that they run: recover, stop the timers,
+	// send the exit status, and only then let Shutdown see the session gone
+	// (it closes the connection then, which would swallow the status).
+	defer s.removeSession(st)
 	status := 1
 	defer func() { _ = sess.Exit(status) }() // exit-status, then close; the client may be gone
 	defer st.finish()
-	st.cs.sessionStarted()
-	defer st.cs.sessionEnded()
-	defer s.recoverSession(sess, st, &status) // first to run: the defers above still run after a panic
-
-	if !s.addSession(st) {
-		writeLine(sess.Stderr(), shuttingDown.message(s.cfg))
-		return
-	}
-	defer s.removeSession(st)
+	defer s.recoverSession(sess, st, &status)
 	st.startTimers()
 
 	info := newSession(sess, st)

@@ -316,7 +316,7 @@ func TestIdleTimeoutIsDrivenByInput(t *testing.T) {
 
 	deadline := time.Now().Add(3 * cfg.IdleTimeout)
 	for i := 0; time.Now().Before(deadline); i++ {
-		key := string(rune('a' + i%26))
+		key := typingKeys[i%len(typingKeys)]
 		if err := typing.Type(key); err != nil {
 			t.Fatalf("typing session ended early: %v", err)
 		}

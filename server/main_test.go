@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 // what it knows of the session; its commands are help, whoami, sleep and
 // panic. The first command word selects a model mode:
 //
-//	stubborn     ignores ShutdownMsg
+//	stubborn     ignores ShutdownMsg (other modes quit 100 ms after it)
 //	tick         redraws every 20 ms by itself (output without input)
 //	flood        redraws the whole window with new text every frame
 //	panic-model  Model panics
@@ -40,6 +40,7 @@ type testApp struct {
 	execs     atomic.Int64
 	sizeMsgs  atomic.Int64
 	shutdowns atomic.Int64
+	floods    atomic.Int64 // frames computed by flood models
 }
 
 func (a *testApp) Model(s *Session) tea.Model {
@@ -93,6 +94,10 @@ func (a *testApp) Exec(ctx context.Context, s *Session, stdout, stderr io.Writer
 	return 1
 }
 
+// typingKeys are keys the test model shows without acting on them (q quits,
+// P panics).
+var typingKeys = strings.Split("abcdefghijklmnoprstuvwxyz0123456789", "")
+
 type tickMsg struct{}
 
 func tick() tea.Cmd {
@@ -137,12 +142,13 @@ func (m *testModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case ShutdownMsg:
 		m.shutdown = true
 		m.app.shutdowns.Add(1)
-		if m.mode != "stubborn" && m.mode != "flood" {
+		if m.mode != "stubborn" {
 			return m, tea.Tick(100*time.Millisecond, func(time.Time) tea.Msg { return tea.Quit() })
 		}
 	case tickMsg:
 		m.ticks++
 		if m.mode == "flood" {
+			m.app.floods.Add(1)
 			return m, tea.Tick(time.Millisecond, func(time.Time) tea.Msg { return tickMsg{} })
 		}
 		return m, tick()

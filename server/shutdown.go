@@ -17,8 +17,9 @@ var ErrForcedShutdown = errors.New("server: sessions closed at the shutdown dead
 // shortly before the deadline — the earlier of ctx's deadline and
 // Config.ShutdownGrace from now — are closed, along with every connection,
 // so Shutdown returns by the deadline even when clients are stuck. It
-// returns nil if every session ended by itself, ErrForcedShutdown (wrapped)
-// if some had to be closed, or ctx's error if ctx ended first.
+// returns nil if every session ended by itself and ErrForcedShutdown
+// (wrapped) if some had to be closed. If ctx is cancelled before the
+// deadline, the sessions are closed at once and ctx's error is returned.
 func (s *Server) Shutdown(ctx context.Context) error {
 	start := s.now()
 	deadline := start.Add(s.cfg.ShutdownGrace)
@@ -44,6 +45,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-force.C:
 	case <-ctx.Done():
 	}
+	cancelled := ctx.Err() != nil && s.now().Before(deadline.Add(-reserve))
 
 	left := s.runningSessions()
 	s.log.Warn("closing sessions still running at the shutdown deadline", "sessions", len(left))
@@ -56,10 +58,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	select {
 	case <-drained:
 	case <-wait.C:
-	case <-ctx.Done():
 	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("server: shutdown: %w", err)
+	if cancelled {
+		return fmt.Errorf("server: shutdown: %w", ctx.Err())
 	}
 	return fmt.Errorf("%w (%d sessions)", ErrForcedShutdown, len(left))
 }
