@@ -1,0 +1,59 @@
+// Command loadgen measures an SSH game server under load: N concurrent PTY
+// sessions (golang.org/x/crypto/ssh clients) each press a key every X ms,
+// and it reports keystroke → first byte of redraw latency (p50/p99), bytes
+// per keystroke and, given the server's pid, its RSS per session.
+//
+// It can also be the server under test, so runs are comparable:
+//
+//	loadgen -serve -addr 127.0.0.1:23300            # package server + a one-line demo App
+//	loadgen -baseline-server -addr 127.0.0.1:23301  # bare Wish + stock bubbletea middleware
+//	loadgen -addr 127.0.0.1:23300 -n 500 -every 500ms -duration 60s -pid PID
+//
+// Only point it at servers on this machine.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+func main() {
+	var (
+		serve    = flag.Bool("serve", false, "run package server with a one-line demo App on -addr")
+		baseline = flag.Bool("baseline-server", false, "run a bare Wish + stock Bubble Tea middleware server on -addr")
+		addr     = flag.String("addr", "127.0.0.1:23300", "server address")
+		n        = flag.Int("n", 100, "concurrent sessions")
+		every    = flag.Duration("every", 500*time.Millisecond, "time between key presses of one session")
+		duration = flag.Duration("duration", 30*time.Second, "how long to press keys once all sessions are up")
+		dialers  = flag.Int("dialers", 20, "sessions connecting at once")
+		pid      = flag.Int("pid", 0, "server process id, to report its RSS (Linux)")
+		width    = flag.Int("width", 80, "terminal width")
+		height   = flag.Int("height", 24, "terminal height")
+		key      = flag.String("key", "l", "key to press")
+	)
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	switch {
+	case *serve:
+		err = runServer(ctx, *addr)
+	case *baseline:
+		err = runBaseline(ctx, *addr)
+	default:
+		err = runLoad(ctx, loadConfig{
+			addr: *addr, sessions: *n, every: *every, duration: *duration, dialers: *dialers,
+			pid: *pid, width: *width, height: *height, key: *key,
+		})
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen:", err)
+		os.Exit(1)
+	}
+}
