@@ -1,0 +1,91 @@
+package tui
+
+import "pyramid/engine"
+
+// glyphs are the characters a session draws with: Unicode or plain ASCII.
+type glyphs struct {
+	unicode bool
+	// faces[c] is card c's face as three cells: rank right-aligned in two,
+	// then the suit (" 9♠", "10♥" or " 9S", "10H").
+	faces [52][3]rune
+	// back fills a face-down card.
+	back rune
+	// box and panel are the corners and lines of a card and of the
+	// end-of-game panel: top-left, top-right, bottom-left, bottom-right,
+	// horizontal, vertical.
+	box, panel [6]rune
+	// marks around a compact card tell its state without colour:
+	// covered, available, cursor, selected, hinted. They are ASCII in both
+	// modes: the Unicode candidates (▶ «) are ambiguous-width and break
+	// alignment in East Asian terminals.
+	markCov, markAv, markCur, markSel, markHint [2]rune
+	// sep separates header items; inf is the unlimited pass count.
+	sep, inf, ell string
+	// arrows for the help bar.
+	arrows string
+}
+
+// newGlyphs builds the glyphs of a session.
+func newGlyphs(unicode bool) *glyphs {
+	g := &glyphs{unicode: unicode}
+	for c := range engine.Card(52) {
+		rank := c.RankString()
+		var face [3]rune
+		if len(rank) == 2 {
+			face[0], face[1] = rune(rank[0]), rune(rank[1])
+		} else {
+			face[0], face[1] = ' ', rune(rank[0])
+		}
+		if unicode {
+			face[2] = []rune(c.Suit().Symbol())[0]
+		} else {
+			face[2] = rune(c.Suit().Letter())
+		}
+		g.faces[c] = face
+	}
+	g.markCov = [2]rune{' ', ' '}
+	g.markAv = [2]rune{'[', ']'}
+	g.markCur = [2]rune{'>', '<'}
+	g.markSel = [2]rune{'*', '*'}
+	g.markHint = [2]rune{'+', '+'}
+	if unicode {
+		g.back = '▒'
+		g.box = [6]rune{'┌', '┐', '└', '┘', '─', '│'}
+		g.panel = [6]rune{'╔', '╗', '╚', '╝', '═', '║'}
+		g.sep, g.inf, g.ell = " · ", "∞", "…"
+		g.arrows = "←↓↑→"
+	} else {
+		g.back = '#'
+		g.box = [6]rune{'+', '+', '+', '+', '-', '|'}
+		g.panel = g.box
+		g.sep, g.inf, g.ell = " - ", "inf", "..."
+		g.arrows = "arrows"
+	}
+	return g
+}
+
+// cardName is a card as messages name it: "9♠", "10♥" or "9S".
+func (g *glyphs) cardName(c engine.Card) string {
+	f := g.faces[c]
+	if f[0] == ' ' {
+		return string(f[1:])
+	}
+	return string(f[:])
+}
+
+// rankName is the rank that pairs up to 13 with r, as players read it.
+func partnerRank(r int) string {
+	if r >= 13 || r < 1 {
+		return ""
+	}
+	return engine.NewCard(13-r, engine.Spades).RankString()
+}
+
+// cardStyle returns the style of a card shown in state base (a black card
+// style) for a card of suit colour red.
+func cardStyle(base styleID, c engine.Card) styleID {
+	if c.Suit().Red() {
+		return base + 1
+	}
+	return base
+}

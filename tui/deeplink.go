@@ -1,0 +1,89 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"pyramid/engine"
+)
+
+// dealSpec is a request for a game: rules and which deal.
+type dealSpec struct {
+	rules engine.Rules
+	// number is the deal number when hasNumber; otherwise a new number
+	// is drawn from the clock (or the solver's next winnable deal).
+	number    uint64
+	hasNumber bool
+	// daily asks for the day's deal of rules.
+	daily bool
+}
+
+// maxArgs bounds the deep link's words.
+const maxArgs = 2
+
+// parseLink reads a deep link: RULES [DEAL] or "daily". RULES is any rule
+// spec (a preset name, optionally followed by ",knob=value"); a bare
+// number is a Classic deal.
+func parseLink(args []string) (dealSpec, error) {
+	if len(args) == 0 {
+		return dealSpec{}, errors.New("no rule set given")
+	}
+	if len(args) > maxArgs {
+		return dealSpec{}, fmt.Errorf("too many words (%d): want a rule set and an optional deal number, e.g. classic 42", len(args))
+	}
+	first := strings.TrimSpace(args[0])
+	if n, err := strconv.ParseUint(first, 10, 64); err == nil && len(args) == 1 {
+		return dealSpec{rules: engine.Classic(), number: n, hasNumber: true}, nil
+	}
+	r, err := engine.ParseRules(first)
+	if err != nil {
+		return dealSpec{}, err
+	}
+	spec := dealSpec{rules: r, daily: r.Daily}
+	if len(args) == 2 {
+		if spec.daily {
+			return dealSpec{}, errors.New("the daily deal takes no deal number: it is today's deal for everyone")
+		}
+		n, err := parseDealNumber(args[1])
+		if err != nil {
+			return dealSpec{}, err
+		}
+		spec.number, spec.hasNumber = n, true
+	}
+	return spec, nil
+}
+
+// parseDealNumber reads a deal number.
+func parseDealNumber(s string) (uint64, error) {
+	s = strings.TrimSpace(s)
+	n, err := strconv.ParseUint(strings.TrimPrefix(s, "#"), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("deal number %q: want a whole number such as 42", s)
+	}
+	return n, nil
+}
+
+// dealFromClock turns a time into a new deal number between 1 and 999999:
+// short enough to read out and share ("try deal 4711"). It runs in a
+// tea.Cmd, never in Update.
+func dealFromClock(t time.Time) uint64 {
+	z := uint64(t.UnixNano()) + 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	z ^= z >> 31
+	return z%999999 + 1
+}
+
+// titleOf is the header's title of a game: rule set and deal.
+func titleOf(r engine.Rules, d engine.Deal, day, sep string) string {
+	if r.Daily && day != "" {
+		return r.Title() + sep + day
+	}
+	if !d.Numbered {
+		return r.Title() + sep + "deal from text"
+	}
+	return r.Title() + sep + "deal " + strconv.FormatUint(d.Number, 10)
+}

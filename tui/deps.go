@@ -1,0 +1,160 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"pyramid/engine"
+)
+
+// Player is who plays a session, as the server identified them.
+type Player struct {
+	// ID is the SHA256 fingerprint of the player's key ("SHA256:…"), empty
+	// for a guest.
+	ID string
+	// Name is the display name, already cleaned by the keys package. The
+	// tui still cuts it and replaces control characters where it shows it.
+	Name string
+	// Guest is true for a client without a key: nothing is stored for it.
+	Guest bool
+}
+
+// Deps is what one session's model needs from the world. Only Renderer is
+// required; every other field has a working zero value.
+type Deps struct {
+	// Renderer is the session's lipgloss renderer (bubbletea.MakeRenderer
+	// on the server), whose colour profile decides how cards are coloured.
+	// Nil means a renderer with no colour at all.
+	Renderer *lipgloss.Renderer
+	// Player is who plays.
+	Player Player
+	// Args is the deep link: the words after the host name in
+	// `ssh -t host classic 42` (["classic", "42"]). The first word is any
+	// rule spec or "daily", the optional second a deal number. Bad args
+	// open the menu with a message saying what was wrong.
+	Args []string
+	// Unicode allows suit symbols and box-drawing glyphs; false draws
+	// suits as S H D C and cards without boxes.
+	Unicode bool
+	// Now is the clock. The model calls it only inside tea.Cmds, never in
+	// Update. Nil means time.Now.
+	Now func() time.Time
+	// Solver, when not nil, enables "winnable deals only", solver-backed
+	// hints and the solver's daily deal.
+	Solver Solver
+	// Games, when not nil, keeps the player's games: the model loads the
+	// unfinished ones at start and saves the game after every move. Nil
+	// keeps games in memory only. Guests are never saved.
+	Games Games
+	// Context is the session's context; calls to Solver and Games derive
+	// from it, so they stop when the session ends. Nil means Background.
+	Context context.Context
+	// Width and Height are the window size at the start; 80×24 when zero.
+	Width, Height int
+}
+
+// Verdict is what the solver knows about a position.
+type Verdict uint8
+
+const (
+	// VerdictUnknown: the solver ran out of budget or time.
+	VerdictUnknown Verdict = iota
+	// VerdictWinnable: some line of play still wins.
+	VerdictWinnable
+	// VerdictUnwinnable: no line of play wins any more.
+	VerdictUnwinnable
+)
+
+// Solver is the part of the engine's solver the tui uses. Every method may
+// take long and is only ever called from a tea.Cmd, with a game the model
+// no longer touches (a clone).
+type Solver interface {
+	// Hint returns a move that keeps g winnable and VerdictWinnable, or
+	// the verdict without a move (Kind 0) when no winning line is known.
+	Hint(ctx context.Context, g *engine.Game) (engine.Move, Verdict, error)
+	// NextWinnable returns the first deal number at or after start whose
+	// deal the solver proves winnable under r.
+	NextWinnable(ctx context.Context, r engine.Rules, start uint64) (uint64, error)
+	// DailyDeal returns the daily deal number of r for the UTC date of day.
+	DailyDeal(ctx context.Context, r engine.Rules, day time.Time) (uint64, error)
+}
+
+// Game statuses as SavedGame.Status spells them.
+const (
+	StatusPlaying   = "playing"
+	StatusWon       = "won"
+	StatusLost      = "lost"
+	StatusAbandoned = "abandoned"
+)
+
+// SavedGame is one game as the store keeps it.
+type SavedGame struct {
+	// ID is the store's key for the game, empty until its first Save.
+	ID string
+	// Record is the game: rule set ID, deal, moves and redo stack.
+	Record engine.Record
+	// Status is StatusPlaying, StatusWon, StatusLost or StatusAbandoned.
+	// The store should derive results by replaying Record, not trust it.
+	Status string
+	// Daily is the UTC date (2006-01-02) of the daily deal this game
+	// plays, or empty.
+	Daily string
+	// Removed is the number of pyramid cards removed, for lists; the store
+	// should derive results by replaying Record.
+	Removed int
+	// Started is when the game was first dealt.
+	Started time.Time
+	// Played is the time spent in the game so far, over all sessions.
+	Played time.Duration
+	// Saved is when this version was written (from Deps.Now).
+	Saved time.Time
+}
+
+// Games keeps a player's games. The model calls it only from tea.Cmds and
+// never has two saves of one session in flight at once, so a store sees a
+// session's saves in order. A store with owners and versions (the store
+// package) fits behind it with a thin adapter: Resume claims the game for
+// the session, and a save refused because another session claimed it since
+// returns an error wrapping ErrTakenOver.
+type Games interface {
+	// Unfinished returns the player's games still being played (status
+	// StatusPlaying), the most recently saved first.
+	Unfinished(ctx context.Context, player string) ([]SavedGame, error)
+	// Resume takes over the unfinished game id for this session (saves of
+	// it from other sessions fail from now on) and returns it as stored.
+	Resume(ctx context.Context, player, id string) (SavedGame, error)
+	// Save stores g for player: a new game when g.ID is empty, otherwise
+	// it replaces the stored version of g.ID. It returns the game's ID.
+	// A status other than StatusPlaying finishes the game.
+	Save(ctx context.Context, player string, g SavedGame) (id string, err error)
+}
+
+// ErrTakenOver is what Games.Save returns (wrapped) when another session
+// of the player took the game over: the model drops the game and returns
+// to the menu, as for GameTakenMsg.
+var ErrTakenOver = errors.New("the game continues in another session")
+
+// NoticeMsg is a line the server shows a player, such as "server restarts
+// in 10 s". Send it with Program.Send.
+type NoticeMsg struct {
+	// Text is shown on the message line, cleaned and cut to fit.
+	Text string
+}
+
+// ShutdownMsg asks the model to save its game and quit, telling the player
+// why. The program quits once the last save has returned.
+type ShutdownMsg struct {
+	// Text says why, e.g. "the server is restarting".
+	Text string
+}
+
+// GameTakenMsg tells a session that another session of the same player
+// took over its game: the model drops the game without saving it and
+// returns to the menu.
+type GameTakenMsg struct {
+	// ID is the stored game's ID; a message about another game is ignored.
+	ID string
+}

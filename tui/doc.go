@@ -1,0 +1,16 @@
+// Package tui is the game as a player sees it over SSH: one Bubble Tea
+// model per session (New), with a menu, the table, help, confirmations and
+// the end-of-game screens.
+//
+// The model is built from Deps: the session's lipgloss renderer (styles are
+// never global), the player, the deep link, the clock, and optional
+// Solver and Games interfaces that the server wires to the engine's solver
+// and the store. Update is pure: the clock, the solver and the store are
+// reached only in tea.Cmds.
+//
+// Rendering is most of a TUI server's CPU, so a session computes its styles
+// once, keeps the derived state of the game between frames, draws the board
+// into a reused cell grid and writes each line with as few escape sequences
+// as the colour profile allows. A cursor move changes only the lines of the
+// two cards involved, which is what Bubble Tea v1's line renderer sends.
+package tui

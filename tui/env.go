@@ -1,0 +1,52 @@
+package tui
+
+import (
+	"context"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// env is what every screen of a session shares and never changes: the
+// dependencies and the session's drawing tools. It is built once by New.
+type env struct {
+	now    func() time.Time
+	ctx    context.Context
+	solver Solver
+	games  Games
+	player Player
+	pal    *palette
+	gl     *glyphs
+}
+
+// Time limits of the calls made in tea.Cmds.
+const (
+	saveTimeout  = 10 * time.Second
+	loadTimeout  = 10 * time.Second
+	hintTimeout  = 3 * time.Second
+	dealTimeout  = 10 * time.Second
+	dailyTimeout = 10 * time.Second
+)
+
+// persist reports whether games are stored for this session.
+func (e *env) persist() bool { return e.games != nil && !e.player.Guest && e.player.ID != "" }
+
+// clockMsg carries the time, read in a tea.Cmd, to whoever asked for it.
+type clockMsg struct {
+	token int
+	what  clockWhat
+	now   time.Time
+}
+
+// clockWhat says why the time was read.
+type clockWhat uint8
+
+const (
+	clockStart clockWhat = iota // a game's play starts now
+	clockWon                    // the game was just won
+)
+
+// readClock returns a command that reads the clock.
+func (e *env) readClock(token int, what clockWhat) tea.Cmd {
+	return func() tea.Msg { return clockMsg{token: token, what: what, now: e.now()} }
+}

@@ -1,0 +1,181 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/lipgloss"
+)
+
+// KeyScheme is a set of movement keys.
+type KeyScheme uint8
+
+const (
+	// SchemeVi moves with the arrows and h j k l; d draws.
+	SchemeVi KeyScheme = iota
+	// SchemeWASD moves with the arrows, h j k l and w a s d; x draws,
+	// since d moves right.
+	SchemeWASD
+)
+
+// String names the scheme for the menu.
+func (s KeyScheme) String() string {
+	if s == SchemeWASD {
+		return "arrows, hjkl and wasd move · x draws"
+	}
+	return "arrows and hjkl move · d draws"
+}
+
+// TableKeyMap is the key map of the table. Bindings that do not apply to
+// the position (undo with nothing to undo, draw with nothing to draw, …)
+// are disabled, so the help bar shows what can be done now.
+type TableKeyMap struct {
+	Up, Down, Left, Right key.Binding
+	// Move is the four directions as one entry of the help bar.
+	Move   key.Binding
+	Select key.Binding
+	Cancel key.Binding
+	Draw   key.Binding
+	Undo   key.Binding
+	Redo   key.Binding
+	Hint   key.Binding
+	Prompt key.Binding
+	New    key.Binding
+	Help   key.Binding
+	Back   key.Binding
+	Quit   key.Binding
+	Redraw key.Binding
+}
+
+// NewTableKeyMap returns the table's keys in a movement scheme.
+func NewTableKeyMap(s KeyScheme, g *glyphs) TableKeyMap {
+	up, down, left, right := []string{"up", "k"}, []string{"down", "j"}, []string{"left", "h"}, []string{"right", "l"}
+	draw, moveHelp := "d", g.arrows
+	if s == SchemeWASD {
+		up, down, left, right = append(up, "w"), append(down, "s"), append(left, "a"), append(right, "d")
+		draw, moveHelp = "x", g.arrows
+	}
+	return TableKeyMap{
+		Up:     key.NewBinding(key.WithKeys(up...), key.WithHelp(strings.Join(up, "/"), "up")),
+		Down:   key.NewBinding(key.WithKeys(down...), key.WithHelp(strings.Join(down, "/"), "down")),
+		Left:   key.NewBinding(key.WithKeys(left...), key.WithHelp(strings.Join(left, "/"), "left")),
+		Right:  key.NewBinding(key.WithKeys(right...), key.WithHelp(strings.Join(right, "/"), "right")),
+		Move:   key.NewBinding(key.WithKeys(append(append(append(up, down...), left...), right...)...), key.WithHelp(moveHelp, "move")),
+		Select: key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "select")),
+		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "unselect")),
+		Draw:   key.NewBinding(key.WithKeys(draw), key.WithHelp(draw, "draw")),
+		Undo:   key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo")),
+		Redo:   key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "redo")),
+		Hint:   key.NewBinding(key.WithKeys("H"), key.WithHelp("H", "hint")),
+		Prompt: key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "moves")),
+		New:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new")),
+		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Back:   key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "menu")),
+		Quit:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		Redraw: key.NewBinding(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "redraw")),
+	}
+}
+
+// ShortHelp is the help bar: the keys of a turn.
+func (k TableKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Move, k.Select, k.Draw, k.Undo, k.Redo, k.Hint, k.Prompt, k.Help, k.New, k.Back}
+}
+
+// FullHelp is every key, in columns.
+func (k TableKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.Left, k.Right, k.Select, k.Cancel},
+		{k.Draw, k.Undo, k.Redo, k.Hint, k.Prompt},
+		{k.New, k.Help, k.Back, k.Redraw, k.Quit},
+	}
+}
+
+// MenuKeyMap is the key map of the menu and its forms.
+type MenuKeyMap struct {
+	Up, Down, Left, Right key.Binding
+	Select                key.Binding
+	Back                  key.Binding
+	Help                  key.Binding
+	Quit                  key.Binding
+	Redraw                key.Binding
+}
+
+// NewMenuKeyMap returns the menu's keys.
+func NewMenuKeyMap(g *glyphs) MenuKeyMap {
+	upDown := "↑/↓"
+	if !g.unicode {
+		upDown = "up/down"
+	}
+	return MenuKeyMap{
+		Up:     key.NewBinding(key.WithKeys("up", "k", "w"), key.WithHelp(upDown, "choose")),
+		Down:   key.NewBinding(key.WithKeys("down", "j", "s", "tab"), key.WithHelp(upDown, "choose")),
+		Left:   key.NewBinding(key.WithKeys("left", "h", "a"), key.WithHelp("←/→", "change"), key.WithDisabled()),
+		Right:  key.NewBinding(key.WithKeys("right", "l", "d"), key.WithHelp("←/→", "change"), key.WithDisabled()),
+		Select: key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "open")),
+		Back:   key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "quit")),
+		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		Redraw: key.NewBinding(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "redraw")),
+	}
+}
+
+// ShortHelp is the menu's help bar.
+func (k MenuKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Left, k.Select, k.Help, k.Back}
+}
+
+// FullHelp is every menu key.
+func (k MenuKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.Left, k.Right}, {k.Select, k.Back, k.Help, k.Quit}}
+}
+
+// helpBar renders a key map's short help with the session's styles and
+// keeps the last result: the bar only changes when a binding is enabled or
+// disabled or the width changes, so most frames reuse it.
+type helpBar struct {
+	model help.Model
+	key   string
+	out   string
+}
+
+// newHelpBar builds the help renderer from the session's palette.
+func newHelpBar(p *palette, g *glyphs) *helpBar {
+	m := help.New()
+	r := p.renderer
+	keyStyle := r.NewStyle().Bold(true)
+	desc := r.NewStyle().Foreground(lipgloss.Color("8"))
+	m.Styles = help.Styles{
+		Ellipsis:       desc,
+		ShortKey:       keyStyle,
+		ShortDesc:      desc,
+		ShortSeparator: desc,
+		FullKey:        keyStyle,
+		FullDesc:       desc,
+		FullSeparator:  desc,
+	}
+	m.ShortSeparator = g.sep
+	m.Ellipsis = g.ell
+	return &helpBar{model: m}
+}
+
+// view returns the help bar of bindings for a width.
+func (h *helpBar) view(bindings []key.Binding, width int) string {
+	var kb strings.Builder
+	kb.Grow(64)
+	for _, b := range bindings {
+		if b.Enabled() {
+			kb.WriteString(b.Help().Key)
+			kb.WriteByte(0)
+			kb.WriteString(b.Help().Desc)
+		}
+		kb.WriteByte(1)
+	}
+	kb.WriteByte(byte(width))
+	kb.WriteByte(byte(width >> 8))
+	if k := kb.String(); k != h.key || h.out == "" {
+		h.model.Width = width - 1
+		h.key, h.out = k, " "+h.model.ShortHelpView(bindings)
+	}
+	return h.out
+}

@@ -1,0 +1,383 @@
+package tui
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pyramid/engine"
+)
+
+// Messages the menu sends its owner.
+type (
+	// menuPlayMsg: start a game.
+	menuPlayMsg struct{ spec dealSpec }
+	// menuContinueMsg: go back to the game in progress.
+	menuContinueMsg struct{}
+	// menuSettingsMsg: a setting (winnable deals, keys) changed.
+	menuSettingsMsg struct{}
+)
+
+// itemKind is what a menu item does.
+type itemKind uint8
+
+const (
+	itemContinue itemKind = iota
+	itemPreset
+	itemCustom
+	itemNumber
+	itemWinnable
+	itemKeys
+	itemHelp
+	itemQuit
+)
+
+// menuItem is one line of the menu.
+type menuItem struct {
+	kind   itemKind
+	preset string
+	label  string
+}
+
+// menuMode is which form the menu shows.
+type menuMode uint8
+
+const (
+	modeList menuMode = iota
+	modeCustom
+	modeNumber
+)
+
+// presetNotes are the short notes beside the rule sets in the menu.
+func presetNote(name string) string {
+	switch name {
+	case "classic":
+		return "1 deck · 3 passes"
+	case "relaxed":
+		return "unlimited passes"
+	case "open-stock":
+		return "the stock's top card plays too"
+	case "one-pass":
+		return "a single pass through the stock"
+	case "easy":
+		return "2 passes"
+	case "draw-three":
+		return "three waste piles · 1 pass"
+	case "double":
+		return "2 decks · 9 rows · pairs need a pyramid card"
+	case "daily":
+		return "today's deal, the same for everyone"
+	}
+	return ""
+}
+
+// Menu is the first screen: continue, the rule sets, custom rules, a deal
+// by number, settings, help and quit. It also holds the custom rules form
+// and the deal number form.
+type Menu struct {
+	// Keys is the menu's key map.
+	Keys MenuKeyMap
+	// Winnable asks for deals the solver proves winnable.
+	Winnable bool
+	// Scheme is the table's movement keys.
+	Scheme KeyScheme
+
+	env   *env
+	bar   *helpBar
+	items []menuItem
+	cur   int
+	mode  menuMode
+	// cont describes the game Continue goes back to; empty hides it.
+	cont string
+	// rules are those of the last game, for custom rules and deals by
+	// number.
+	rules   engine.Rules
+	custom  engine.Rules
+	knobCur int
+	number  Prompt
+	msg     string
+	msgSt   styleID
+	w, h    int
+}
+
+// newMenu builds the menu.
+func newMenu(e *env, w, h int) Menu {
+	m := Menu{
+		Keys:   NewMenuKeyMap(e.gl),
+		env:    e,
+		bar:    newHelpBar(e.pal, e.gl),
+		rules:  engine.Classic(),
+		number: Prompt{Label: "deal: "},
+		w:      w,
+		h:      h,
+	}
+	m.build()
+	return m
+}
+
+// build lists the items.
+func (m *Menu) build() {
+	var items []menuItem
+	if m.cont != "" {
+		items = append(items, menuItem{kind: itemContinue, label: "Continue"})
+	}
+	for _, name := range engine.PresetNames() {
+		r, _ := engine.Preset(name)
+		items = append(items, menuItem{kind: itemPreset, preset: name, label: r.Title()})
+	}
+	items = append(items,
+		menuItem{kind: itemCustom, label: "Custom rules…"},
+		menuItem{kind: itemNumber, label: "Deal by number…"})
+	if m.env.solver != nil {
+		items = append(items, menuItem{kind: itemWinnable, label: "Winnable deals only"})
+	}
+	items = append(items,
+		menuItem{kind: itemKeys, label: "Keys"},
+		menuItem{kind: itemHelp, label: "Help"},
+		menuItem{kind: itemQuit, label: "Quit"})
+	m.items = items
+	m.cur = min(m.cur, len(items)-1)
+}
+
+// SetContinue sets what Continue returns to ("" removes the item) and
+// puts the cursor on it.
+func (m Menu) SetContinue(desc string) Menu {
+	had := m.cont != ""
+	m.cont = desc
+	m.build()
+	if desc != "" && !had {
+		m.cur = 0
+	} else if desc == "" && had && m.cur > 0 {
+		m.cur--
+	}
+	return m
+}
+
+// SetRules sets the rules forms start from.
+func (m Menu) SetRules(r engine.Rules) Menu {
+	m.rules = r
+	return m
+}
+
+// SetSize sets the window size.
+func (m Menu) SetSize(w, h int) Menu {
+	m.w, m.h = w, h
+	return m
+}
+
+// Say sets the menu's message line.
+func (m Menu) Say(st styleID, s string) Menu {
+	m.msg, m.msgSt = s, st
+	return m
+}
+
+// Update handles keys and clicks.
+func (m Menu) Update(msg tea.Msg) (Menu, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		switch {
+		case key.Matches(msg, m.Keys.Quit):
+			return m, tea.Quit
+		case key.Matches(msg, m.Keys.Redraw):
+			return m, tea.ClearScreen
+		}
+		switch m.mode {
+		case modeCustom:
+			return m.updateCustom(msg)
+		case modeNumber:
+			return m.updateNumber(msg)
+		}
+		return m.updateList(msg)
+	case tea.MouseMsg:
+		if msg.Action == tea.MouseActionPress && msg.Button == tea.MouseButtonLeft && m.mode == modeList {
+			first, _ := m.window()
+			i := first + msg.Y - menuTop
+			if msg.Y >= menuTop && i >= first && i < len(m.items) && i-first < m.visible() {
+				m.cur = i
+				return m.choose()
+			}
+		}
+	}
+	return m, nil
+}
+
+// updateList handles a key in the list of items.
+func (m Menu) updateList(k tea.KeyMsg) (Menu, tea.Cmd) {
+	switch {
+	case key.Matches(k, m.Keys.Up):
+		m.cur = (m.cur + len(m.items) - 1) % len(m.items)
+	case key.Matches(k, m.Keys.Down):
+		m.cur = (m.cur + 1) % len(m.items)
+	case key.Matches(k, m.Keys.Select):
+		return m.choose()
+	case key.Matches(k, m.Keys.Help):
+		return m, send(helpMsg{})
+	case key.Matches(k, m.Keys.Back):
+		return m, tea.Quit
+	}
+	return m, nil
+}
+
+// choose acts on the highlighted item.
+func (m Menu) choose() (Menu, tea.Cmd) {
+	m.msg = ""
+	it := m.items[m.cur]
+	switch it.kind {
+	case itemContinue:
+		return m, send(menuContinueMsg{})
+	case itemPreset:
+		r, _ := engine.Preset(it.preset)
+		return m, send(menuPlayMsg{spec: dealSpec{rules: r, daily: r.Daily}})
+	case itemCustom:
+		m.mode, m.custom, m.knobCur = modeCustom, m.rules, 0
+		m.custom.Daily = false
+		m.updateKeys()
+	case itemNumber:
+		m.mode = modeNumber
+		m.number = m.number.Reset()
+		m.updateKeys()
+	case itemWinnable:
+		m.Winnable = !m.Winnable
+		return m, send(menuSettingsMsg{})
+	case itemKeys:
+		m.Scheme = (m.Scheme + 1) % 2
+		return m, send(menuSettingsMsg{})
+	case itemHelp:
+		return m, send(helpMsg{})
+	case itemQuit:
+		return m, tea.Quit
+	}
+	return m, nil
+}
+
+// updateCustom handles a key in the custom rules form: one line per knob,
+// then "Play" and "Back".
+func (m Menu) updateCustom(k tea.KeyMsg) (Menu, tea.Cmd) {
+	knobs := engine.KnobNames()
+	lines := len(knobs) + 2
+	switch {
+	case key.Matches(k, m.Keys.Up):
+		m.knobCur = (m.knobCur + lines - 1) % lines
+	case key.Matches(k, m.Keys.Down):
+		m.knobCur = (m.knobCur + 1) % lines
+	case key.Matches(k, m.Keys.Left), key.Matches(k, m.Keys.Right):
+		if m.knobCur < len(knobs) {
+			step := 1
+			if key.Matches(k, m.Keys.Left) {
+				step = -1
+			}
+			m.custom = cycleKnob(m.custom, knobs[m.knobCur], step)
+		}
+	case key.Matches(k, m.Keys.Select):
+		switch {
+		case m.knobCur < len(knobs):
+			m.custom = cycleKnob(m.custom, knobs[m.knobCur], 1)
+		case m.knobCur == len(knobs):
+			m.mode = modeList
+			m.rules = m.custom
+			m.updateKeys()
+			return m, send(menuPlayMsg{spec: dealSpec{rules: m.custom}})
+		default:
+			m.mode = modeList
+			m.updateKeys()
+		}
+	case key.Matches(k, m.Keys.Back):
+		m.mode = modeList
+		m.updateKeys()
+	}
+	return m, nil
+}
+
+// cycleKnob moves knob name of r to its next (step 1) or previous value.
+func cycleKnob(r engine.Rules, name string, step int) engine.Rules {
+	vals := engine.KnobValues(name)
+	cur := r.Knob(name)
+	i := 0
+	for j, v := range vals {
+		if v == cur {
+			i = j
+		}
+	}
+	i = (i + step + len(vals)) % len(vals)
+	_ = r.SetKnob(name, vals[i]) // a value from KnobValues is always valid
+	return r
+}
+
+// updateNumber handles a key in the deal number form.
+func (m Menu) updateNumber(k tea.KeyMsg) (Menu, tea.Cmd) {
+	switch k.Type {
+	case tea.KeyEsc:
+		m.mode = modeList
+		m.updateKeys()
+		return m, nil
+	case tea.KeyEnter:
+		line := strings.TrimSpace(m.number.Value())
+		words := strings.Fields(line)
+		var spec dealSpec
+		var err error
+		switch len(words) {
+		case 0:
+			return m, nil
+		case 1:
+			spec.rules = m.rules
+			spec.rules.Daily = false
+			spec.number, err = parseDealNumber(words[0])
+			spec.hasNumber = err == nil
+		default:
+			spec, err = parseLink(words)
+			if err == nil && !spec.hasNumber && !spec.daily {
+				err = errors.New("type a deal number after the rule set, e.g. double 42")
+			}
+		}
+		if err != nil {
+			m.msg, m.msgSt = clean(err.Error(), 200), sErr
+			return m, nil
+		}
+		m.mode = modeList
+		m.msg = ""
+		m.updateKeys()
+		return m, send(menuPlayMsg{spec: spec})
+	}
+	var cmd tea.Cmd
+	m.number, cmd = m.number.Update(k)
+	return m, cmd
+}
+
+// updateKeys enables the bindings of the current form.
+func (m *Menu) updateKeys() {
+	custom := m.mode == modeCustom
+	m.Keys.Left.SetEnabled(custom)
+	m.Keys.Right.SetEnabled(custom)
+	m.Keys.Help.SetEnabled(m.mode == modeList)
+	if m.mode == modeList {
+		m.Keys.Back.SetHelp("q", "quit")
+		m.Keys.Select.SetHelp("enter", "open")
+	} else {
+		m.Keys.Back.SetHelp("esc", "back")
+		m.Keys.Select.SetHelp("enter", "choose")
+	}
+	if m.mode == modeNumber {
+		m.Keys.Up.SetEnabled(false)
+		m.Keys.Select.SetHelp("enter", "deal")
+	} else {
+		m.Keys.Up.SetEnabled(true)
+	}
+}
+
+// menuTop is the screen line of the first item.
+const menuTop = 3
+
+// visible is how many items fit the window.
+func (m *Menu) visible() int { return max(1, m.h-menuTop-5) }
+
+// window is the range of items shown, scrolled to keep the cursor in it.
+func (m *Menu) window() (first, n int) {
+	n = min(len(m.items), m.visible())
+	first = 0
+	if m.cur >= n {
+		first = m.cur - n + 1
+	}
+	return first, n
+}

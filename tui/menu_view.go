@@ -1,0 +1,219 @@
+package tui
+
+import (
+	"strings"
+
+	"pyramid/engine"
+)
+
+// lines writes a screen line by line and knows how many it wrote, so
+// that a screen fills the window exactly.
+type lines struct {
+	b *strings.Builder
+	n int
+}
+
+// add writes one line (the caller cut it to the width).
+func (l *lines) add(s string) {
+	if l.n > 0 {
+		l.b.WriteByte('\n')
+	}
+	l.b.WriteString(s)
+	l.n++
+}
+
+// fill adds blank lines until n lines are written.
+func (l *lines) fill(n int) {
+	for l.n < n {
+		l.add("")
+	}
+}
+
+// identity is the menu's line about the player.
+func (m *Menu) identity() string {
+	p := m.env.player
+	if p.Guest || p.ID == "" {
+		return "guest " + dash(m.env.gl) + " add an SSH key to keep your stats (ssh-keygen -t ed25519)"
+	}
+	fp := p.ID
+	if strings.HasPrefix(fp, "SHA256:") && len(fp) > 7+12 {
+		fp = fp[:7+12] + m.env.gl.ell
+	}
+	name := clean(p.Name, 16)
+	if name == "" {
+		return "playing as " + clean(fp, 40)
+	}
+	return "playing as " + name + m.env.gl.sep + clean(fp, 40)
+}
+
+// dash is an em dash, or "-" in ASCII.
+func dash(g *glyphs) string {
+	if g.unicode {
+		return "—"
+	}
+	return "-"
+}
+
+// View draws the menu or its form, exactly h lines.
+func (m Menu) View() string {
+	var b strings.Builder
+	b.Grow(m.w * m.h)
+	pal := m.env.pal
+	out := lines{b: &b}
+	title := "Pyramid Solitaire"
+	switch m.mode {
+	case modeCustom:
+		title += m.env.gl.sep + "custom rules"
+	case modeNumber:
+		title += m.env.gl.sep + "deal by number"
+	}
+	out.add(" " + pal.style(sTitle, cut(title, m.w-2, m.env.gl.ell)))
+	out.add(" " + pal.style(sDim, cut(m.identity(), m.w-2, m.env.gl.ell)))
+	out.add("")
+	desc := ""
+	switch m.mode {
+	case modeList:
+		desc = m.viewList(&out)
+	case modeCustom:
+		desc = m.viewCustom(&out)
+	case modeNumber:
+		desc = m.viewNumber(&out)
+	}
+	d1, d2 := wrap2(desc, m.w-2)
+	out.fill(m.h - 4)
+	out.add(" " + pal.style(sDim, d1))
+	out.add(" " + pal.style(sDim, cut(d2, m.w-2, m.env.gl.ell)))
+	out.add(" " + pal.style(m.msgSt, cut(m.msg, m.w-2, m.env.gl.ell)))
+	b.WriteByte('\n')
+	b.WriteString(m.bar.view(m.Keys.ShortHelp(), m.w))
+	return b.String()
+}
+
+// item writes one line of a list: a marker and the label, highlighted
+// under the cursor, then a dim note.
+func (m *Menu) item(out *lines, cur bool, label, note string, labelW int) {
+	pal := m.env.pal
+	label = cut(label, m.w-6, m.env.gl.ell)
+	padded := label + strings.Repeat(" ", max(0, labelW-cells(label)))
+	var b strings.Builder
+	if cur {
+		b.WriteString("  > ")
+		b.WriteString(pal.style(sMenuCur, padded))
+	} else {
+		b.WriteString("    ")
+		b.WriteString(padded)
+	}
+	if room := m.w - 4 - cells(padded) - 3; room > 3 && note != "" {
+		b.WriteString("  ")
+		b.WriteString(pal.style(sDim, cut(note, room, m.env.gl.ell)))
+	}
+	out.add(b.String())
+}
+
+// viewList writes the items and returns the description of the
+// highlighted one.
+func (m *Menu) viewList(out *lines) string {
+	first, n := m.window()
+	for i := first; i < first+n; i++ {
+		it := m.items[i]
+		m.item(out, i == m.cur, it.label, m.note(it), 20)
+	}
+	it := m.items[m.cur]
+	switch it.kind {
+	case itemPreset:
+		r, _ := engine.Preset(it.preset)
+		return r.Describe()
+	case itemContinue:
+		return "back to your game"
+	case itemCustom:
+		return "set every rule knob yourself; records are kept per rule set"
+	case itemNumber:
+		return "play a deal by its number: the same number is the same deal for everyone"
+	case itemWinnable:
+		return "new deals are ones the solver proves can be won"
+	case itemKeys:
+		return "enter switches the movement keys"
+	}
+	return ""
+}
+
+// note is the dim text beside an item.
+func (m *Menu) note(it menuItem) string {
+	switch it.kind {
+	case itemContinue:
+		return m.cont
+	case itemPreset:
+		return presetNote(it.preset)
+	case itemCustom:
+		return "every knob of the rule model"
+	case itemNumber:
+		return m.rules.Title() + " or any rule set"
+	case itemWinnable:
+		if m.Winnable {
+			return "[x] on"
+		}
+		return "[ ] off"
+	case itemKeys:
+		return m.Scheme.String()
+	}
+	return ""
+}
+
+// viewCustom writes the custom rules form: every knob with its values,
+// the current one in brackets.
+func (m *Menu) viewCustom(out *lines) string {
+	pal := m.env.pal
+	knobs := engine.KnobNames()
+	for i, name := range knobs {
+		var vals strings.Builder
+		cur := m.custom.Knob(name)
+		for j, v := range engine.KnobValues(name) {
+			if j > 0 {
+				vals.WriteString("  ")
+			}
+			if v == cur {
+				vals.WriteString(pal.style(sBold, "["+v+"]"))
+			} else {
+				vals.WriteString(" " + v + " ")
+			}
+		}
+		marker := "    "
+		label := name + strings.Repeat(" ", max(0, 8-len(name)))
+		if i == m.knobCur {
+			marker = "  > "
+			label = pal.style(sMenuCur, label)
+		}
+		out.add(marker + label + "  " + vals.String())
+	}
+	out.add("")
+	m.item(out, m.knobCur == len(knobs), "Play these rules", m.custom.Title(), 20)
+	m.item(out, m.knobCur == len(knobs)+1, "Back", "", 20)
+	return m.custom.Describe()
+}
+
+// viewNumber writes the deal number form.
+func (m *Menu) viewNumber(out *lines) string {
+	out.add("    Type a deal number for " + m.rules.Title() + ",")
+	out.add("    or a rule set and a number (double 42, classic,passes=2 7).")
+	out.add("")
+	out.add("    " + m.number.view(m.env.pal, m.w-5))
+	return "deal numbers are the same for everyone: share one to play the same cards"
+}
+
+// wrap2 splits text into two lines of at most w cells at a space; the
+// second may still be too long for the caller to cut.
+func wrap2(s string, w int) (string, string) {
+	if cells(s) <= w {
+		return s, ""
+	}
+	cutAt := -1
+	for i, r := range s {
+		if r == ' ' && cells(s[:i]) <= w {
+			cutAt = i
+		}
+	}
+	if cutAt <= 0 {
+		return cut(s, w, ""), ""
+	}
+	return s[:cutAt], strings.TrimLeft(s[cutAt:], " ")
+}

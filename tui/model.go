@@ -1,0 +1,629 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pyramid/engine"
+)
+
+// screen is which screen the model shows.
+type screen uint8
+
+const (
+	screenMenu screen = iota
+	screenTable
+	screenHelp
+	screenConfirm
+	screenDealing
+)
+
+// Replies of the model's commands.
+type (
+	// dealtMsg brings a new deal's number, read from the clock or the
+	// solver in a tea.Cmd.
+	dealtMsg struct {
+		req    int
+		spec   dealSpec
+		number uint64
+		day    string
+		now    time.Time
+		note   string
+	}
+	// unfinishedMsg brings the player's unfinished games from the store.
+	unfinishedMsg struct {
+		games []SavedGame
+		err   error
+	}
+	// savedMsg is the store's answer to a save.
+	savedMsg struct {
+		token int
+		id    string
+		err   error
+	}
+)
+
+// pendingSave is a save waiting for its turn: a session has at most one
+// call to Games.Save in flight, so the store sees its saves in order.
+type pendingSave struct {
+	token int
+	game  SavedGame
+	// played is the time played before since; the command adds the time
+	// from since to its clock reading.
+	played time.Duration
+	since  time.Time
+}
+
+// Model is the root model of one session: it owns the screens, starts
+// games, and saves them through Deps.Games. Update does no I/O and reads
+// no clock: time, the store and the solver are reached in tea.Cmds only.
+type Model struct {
+	env    *env
+	w, h   int
+	screen screen
+	back   screen // where help and confirmation return to
+
+	menu    Menu
+	table   Table
+	playing bool // a game is on the table
+	help    HelpScreen
+	confirm Confirm
+
+	// The game on the table.
+	token   int       // of the table's game; every game gets a new one
+	started time.Time // when the game was first dealt
+	day     string    // the daily deal's date
+	saved   int       // table version last queued for saving
+
+	// resume is the stored game Continue opens when nothing is on the
+	// table yet; unfinished are all the stored games loaded at the start.
+	resume     *SavedGame
+	unfinished []SavedGame
+
+	// Deals asked of a command: only the latest request counts.
+	dealReq  int
+	dealNote string
+
+	// Saving.
+	ids      map[int]string // stored game ID by game token
+	inFlight bool
+	queue    []pendingSave
+
+	// link is a deep link waiting for the unfinished games to load.
+	link     *dealSpec
+	loading  bool
+	quitting bool
+}
+
+// New returns the model of one session.
+func New(d Deps) Model {
+	e := &env{
+		now:    d.Now,
+		ctx:    d.Context,
+		solver: d.Solver,
+		games:  d.Games,
+		player: d.Player,
+		pal:    newPalette(d.Renderer),
+		gl:     newGlyphs(d.Unicode),
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if e.ctx == nil {
+		e.ctx = context.Background()
+	}
+	w, h := d.Width, d.Height
+	if w <= 0 || h <= 0 {
+		w, h = 80, 24
+	}
+	m := Model{env: e, w: w, h: h, ids: map[int]string{}}
+	m.menu = newMenu(e, w, h)
+	if len(d.Args) > 0 {
+		spec, err := parseLink(d.Args)
+		if err != nil {
+			m.menu = m.menu.Say(sErr, clean(err.Error(), 300))
+		} else {
+			m.link = &spec
+		}
+	}
+	m.loading = e.persist()
+	if m.link != nil && !m.loading && m.link.hasNumber {
+		// A deal by number needs nothing from outside: deal it now, so
+		// the first frame is already the table.
+		m, _ = m.start(*m.link)
+		m.link = nil
+	}
+	return m
+}
+
+// Init loads the player's unfinished games, starts the deep-linked game
+// and reads the clock for a game dealt in New.
+func (m Model) Init() tea.Cmd {
+	var cmds []tea.Cmd
+	if m.loading {
+		games, player, ctx := m.env.games, m.env.player.ID, m.env.ctx
+		cmds = append(cmds, func() tea.Msg {
+			ctx, cancel := context.WithTimeout(ctx, loadTimeout)
+			defer cancel()
+			gs, err := games.Unfinished(ctx, player)
+			return unfinishedMsg{games: gs, err: err}
+		})
+	} else if m.link != nil {
+		cmds = append(cmds, send(linkMsg{}))
+	}
+	if m.playing {
+		cmds = append(cmds, m.env.readClock(m.token, clockStart))
+	}
+	return tea.Batch(cmds...)
+}
+
+// linkMsg starts the deep link that needs a command (a new or daily deal).
+type linkMsg struct{}
+
+// Update handles a message. It is pure: no clock, no I/O.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m2, cmd := m.update(msg)
+	if m2.playing && m2.table.Version() != m2.saved {
+		m2.saved = m2.table.Version()
+		cmd = tea.Batch(cmd, m2.queueSave(StatusOf(m2.table.Status())))
+	}
+	return m2, cmd
+}
+
+// StatusOf spells a game status as SavedGame.Status does.
+func StatusOf(s engine.Status) string {
+	switch s {
+	case engine.Won:
+		return StatusWon
+	case engine.Lost:
+		return StatusLost
+	}
+	return StatusPlaying
+}
+
+func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		return m.resize(msg.Width, msg.Height), nil
+	case tea.KeyMsg:
+		if m.tooSmall() {
+			switch msg.Type {
+			case tea.KeyCtrlC:
+				return m, tea.Quit
+			case tea.KeyCtrlL:
+				return m, tea.ClearScreen
+			}
+			return m, nil // keys are ignored while the screen is unreadable
+		}
+		if msg.Type == tea.KeyCtrlZ {
+			return m, nil // never suspend a server-side program
+		}
+	case tea.MouseMsg:
+		if m.tooSmall() {
+			return m, nil
+		}
+	case linkMsg:
+		if m.link != nil {
+			spec := *m.link
+			m.link = nil
+			return m.start(spec)
+		}
+		return m, nil
+	case unfinishedMsg:
+		return m.loaded(msg)
+	case dealtMsg:
+		return m.dealt(msg)
+	case resumedMsg:
+		return m.resumed(msg)
+	case savedMsg:
+		return m.savedReply(msg)
+	case clockMsg:
+		if msg.token == m.token && msg.what == clockStart && m.started.IsZero() {
+			m.started = msg.now
+		}
+	case NoticeMsg:
+		text := clean(msg.Text, 200)
+		if m.screen == screenTable {
+			m.table.say(sWarn, "%s", text)
+		} else {
+			m.menu = m.menu.Say(sWarn, text)
+		}
+		return m, nil
+	case ShutdownMsg:
+		m.quitting = true
+		text := clean(msg.Text, 200)
+		if text == "" {
+			text = "the server is shutting down"
+		}
+		m.table.say(sWarn, "%s", text)
+		m.menu = m.menu.Say(sWarn, text)
+		if !m.inFlight && len(m.queue) == 0 {
+			return m, tea.Quit
+		}
+		return m, nil
+	case GameTakenMsg:
+		if m.playing && msg.ID != "" && m.ids[m.token] == msg.ID {
+			m = m.dropGame()
+		}
+		return m, nil
+	case backMsg:
+		m.screen = screenMenu
+		m.menu = m.menu.SetContinue(m.continueNote())
+		return m, nil
+	case newDealMsg:
+		if !m.playing {
+			return m, nil
+		}
+		spec := dealSpec{rules: m.table.Game().Rules()}
+		spec.daily = spec.rules.Daily
+		return m.askStart(spec)
+	case helpMsg:
+		m.back = m.screen
+		var rules *engine.Rules
+		if m.playing {
+			r := m.table.Game().Rules()
+			rules = &r
+		}
+		km := NewTableKeyMap(m.menu.Scheme, m.env.gl)
+		m.help = newHelpScreen(m.env, km, rules, m.w, m.h)
+		m.screen = screenHelp
+		return m, nil
+	case helpDoneMsg:
+		m.screen = m.back
+		return m, nil
+	case confirmMsg:
+		m.screen = m.back
+		if msg.yes {
+			return m.start(m.confirm.spec)
+		}
+		return m, nil
+	case menuPlayMsg:
+		return m.askStart(msg.spec)
+	case menuContinueMsg:
+		return m.resumeGame()
+	case menuSettingsMsg:
+		if m.playing {
+			m.table = m.table.SetScheme(m.menu.Scheme)
+		}
+		return m, nil
+	}
+	var cmd tea.Cmd
+	switch m.screen {
+	case screenMenu:
+		m.menu, cmd = m.menu.Update(msg)
+	case screenTable:
+		m.table, cmd = m.table.Update(msg)
+	case screenHelp:
+		m.help, cmd = m.help.Update(msg)
+	case screenConfirm:
+		m.confirm, cmd = m.confirm.Update(msg)
+	case screenDealing:
+		if k, ok := msg.(tea.KeyMsg); ok && (k.Type == tea.KeyCtrlC) {
+			return m, tea.Quit
+		}
+		if k, ok := msg.(tea.KeyMsg); ok && (k.String() == "q" || k.Type == tea.KeyEsc) {
+			m.dealReq++ // the answer, when it comes, is ignored
+			m.screen = screenMenu
+		}
+	}
+	if m.playing {
+		// The table's messages (hints, clock) reach it whatever the screen.
+		switch msg.(type) {
+		case hintMsg, clockMsg:
+			if m.screen != screenTable {
+				m.table, _ = m.table.Update(msg)
+			}
+		}
+	}
+	return m, cmd
+}
+
+// resize lays every screen out for a new window size.
+func (m Model) resize(w, h int) Model {
+	m.w, m.h = max(1, w), max(1, h)
+	m.menu = m.menu.SetSize(m.w, m.h)
+	if m.playing {
+		m.table = m.table.SetSize(m.w, m.h)
+	}
+	m.help = m.help.SetSize(m.w, m.h)
+	m.confirm = m.confirm.SetSize(m.w, m.h)
+	return m
+}
+
+// needs is the smallest window the current screen is readable in.
+func (m *Model) needs() (w, h int) {
+	if m.screen == screenTable && m.playing {
+		return m.table.Needs()
+	}
+	return minTableWidth, 16
+}
+
+// tooSmall reports whether the window is below what the screen needs.
+func (m *Model) tooSmall() bool {
+	w, h := m.needs()
+	return m.w < w || m.h < h
+}
+
+// View draws the current screen. Without Unicode, the few non-ASCII
+// characters of shared texts (the engine's rule descriptions, labels) are
+// replaced by ASCII of the same width.
+func (m Model) View() string {
+	v := m.view()
+	if !m.env.gl.unicode {
+		v = asciiReplacer.Replace(v)
+	}
+	return v
+}
+
+func (m Model) view() string {
+	if m.tooSmall() {
+		w, h := m.needs()
+		return tooSmall(m.w, m.h, w, h, m.env.gl)
+	}
+	switch m.screen {
+	case screenTable:
+		return m.table.View()
+	case screenHelp:
+		return m.help.View()
+	case screenConfirm:
+		return m.confirm.View()
+	case screenDealing:
+		msg := "Dealing" + m.env.gl.ell
+		if m.resume != nil {
+			msg = "Fetching your game" + m.env.gl.ell
+		} else if m.menu.Winnable && m.env.solver != nil {
+			msg = "Finding a deal the solver can win" + m.env.gl.ell
+		}
+		return centered(m.w, m.h, msg, "q: back to the menu")
+	}
+	return m.menu.View()
+}
+
+// centered draws a message in the middle of an otherwise empty screen,
+// with a footer line.
+func centered(w, h int, msg, foot string) string {
+	var b strings.Builder
+	out := lines{b: &b}
+	msg = cut(msg, w, "")
+	out.fill(max(0, h/2-1))
+	out.add(strings.Repeat(" ", max(0, (w-cells(msg))/2)) + msg)
+	out.fill(h - 1)
+	out.add(cut(" "+foot, w, ""))
+	return b.String()
+}
+
+// continueNote describes the game Continue returns to, or "".
+func (m *Model) continueNote() string {
+	switch {
+	case m.playing && m.table.Status() != engine.Won:
+		g := m.table.Game()
+		return fmt.Sprintf("%s%s%d %s", m.table.title, m.env.gl.sep, g.MovesMade(), plural(g.MovesMade(), "move", "moves"))
+	case m.resume != nil:
+		return m.storedTitle(*m.resume)
+	}
+	return ""
+}
+
+// storedTitle describes a stored game: rule set, deal and moves.
+func (m *Model) storedTitle(sg SavedGame) string {
+	r, err := engine.ParseRules(sg.Record.Rules)
+	if err != nil {
+		return ""
+	}
+	d := engine.Deal{Number: sg.Record.Deal, Numbered: sg.Record.DealText == ""}
+	n := len(sg.Record.Moves)
+	return fmt.Sprintf("%s%s%d %s", titleOf(r, d, sg.Daily, m.env.gl.sep), m.env.gl.sep, n, plural(n, "move", "moves"))
+}
+
+// askStart starts spec, after a confirmation when it would abandon a game
+// in progress (changing rule set mid-game asks first, as the seeds do).
+func (m Model) askStart(spec dealSpec) (Model, tea.Cmd) {
+	var detail string
+	switch {
+	case m.playing && m.table.Status() != engine.Won && m.table.Game().MovesMade() > 0:
+		g := m.table.Game()
+		detail = fmt.Sprintf("The game in progress (%s, %d %s) will be abandoned.", m.table.title, g.MovesMade(), plural(g.MovesMade(), "move", "moves"))
+	case !m.playing && m.resume != nil && m.resume.Record.Rules == spec.rules.ID() && !spec.daily:
+		detail = "Your unfinished game (" + m.storedTitle(*m.resume) + ") will be abandoned; Continue in the menu goes back to it."
+	default:
+		return m.start(spec)
+	}
+	q := "Start a new " + spec.rules.Title() + " game?"
+	if m.playing && m.table.Game().Rules().ID() == spec.rules.ID() {
+		q = "Start a new deal?"
+	}
+	m.back = m.screen
+	m.confirm = newConfirm(m.env, q, detail, spec, m.w, m.h)
+	m.screen = screenConfirm
+	return m, nil
+}
+
+// start deals spec: at once for a deal number, through a command for a
+// new or daily deal (the clock and the solver live outside Update).
+func (m Model) start(spec dealSpec) (Model, tea.Cmd) {
+	var cmds []tea.Cmd
+	if m.playing && m.table.Status() != engine.Won && m.table.Game().MovesMade() > 0 {
+		cmds = append(cmds, m.queueSave(StatusAbandoned))
+	}
+	if !m.playing && m.resume != nil && m.resume.Record.Rules == spec.rules.ID() && !spec.daily {
+		cmds = append(cmds, m.abandonStored(*m.resume))
+		m.resume = nil
+	}
+	m.menu = m.menu.SetRules(spec.rules)
+	if spec.hasNumber {
+		g, err := engine.NewNumbered(spec.rules, spec.number)
+		if err != nil {
+			m.menu = m.menu.Say(sErr, clean(err.Error(), 200))
+			m.screen = screenMenu
+			return m, tea.Batch(cmds...)
+		}
+		m = m.seat(g, "", time.Time{}, 0, "")
+		return m, tea.Batch(append(cmds, m.env.readClock(m.token, clockStart))...)
+	}
+	m.dealReq++
+	req := m.dealReq
+	m.screen = screenDealing
+	e := m.env
+	winnable := m.menu.Winnable && e.solver != nil
+	cmds = append(cmds, func() tea.Msg {
+		now := e.now()
+		msg := dealtMsg{req: req, spec: spec, now: now}
+		switch {
+		case spec.daily:
+			msg.day = now.UTC().Format("2006-01-02")
+			msg.number = engine.DailyNumber(now)
+			if e.solver != nil {
+				ctx, cancel := context.WithTimeout(e.ctx, dailyTimeout)
+				defer cancel()
+				if n, err := e.solver.DailyDeal(ctx, spec.rules, now); err == nil {
+					msg.number = n
+				}
+			}
+		case winnable:
+			start := dealFromClock(now)
+			msg.number = start
+			ctx, cancel := context.WithTimeout(e.ctx, dealTimeout)
+			defer cancel()
+			n, err := e.solver.NextWinnable(ctx, spec.rules, start)
+			if err != nil {
+				msg.note = "the solver found no winnable deal in time: this one may not be winnable"
+			} else {
+				msg.number = n
+				msg.note = "the solver can win this deal"
+			}
+		default:
+			msg.number = dealFromClock(now)
+		}
+		return msg
+	})
+	return m, tea.Batch(cmds...)
+}
+
+// dealt seats the deal a command found.
+func (m Model) dealt(msg dealtMsg) (Model, tea.Cmd) {
+	if msg.req != m.dealReq || m.screen != screenDealing {
+		return m, nil
+	}
+	if msg.spec.daily {
+		for _, sg := range m.unfinished {
+			if sg.Daily == msg.day && sg.Record.Rules == msg.spec.rules.ID() {
+				m.resume = &sg
+				return m.resumeGame()
+			}
+		}
+	}
+	g, err := engine.NewNumbered(msg.spec.rules, msg.number)
+	if err != nil {
+		m.screen = screenMenu
+		m.menu = m.menu.Say(sErr, clean(err.Error(), 200))
+		return m, nil
+	}
+	m = m.seat(g, msg.day, msg.now, 0, "")
+	m.table.since = msg.now
+	if msg.note != "" {
+		m.table.say(sInfo, "%s", msg.note)
+	}
+	return m, nil
+}
+
+// seat puts a game on the table and shows it.
+func (m Model) seat(g *engine.Game, day string, started time.Time, played time.Duration, id string) Model {
+	m.token++
+	m.day = day
+	m.started = started
+	if id != "" {
+		m.ids[m.token] = id
+	}
+	title := titleOf(g.Rules(), g.Deal(), day, m.env.gl.sep)
+	m.table = newTable(m.env, m.menu.Scheme, g, m.token, title, played, m.w, m.h)
+	m.saved = m.table.Version()
+	m.playing = true
+	m.resume = nil
+	m.screen = screenTable
+	m.menu = m.menu.SetRules(g.Rules())
+	return m
+}
+
+// loaded takes the player's unfinished games: the newest becomes the
+// menu's Continue, and a deep link to one of them continues it.
+func (m Model) loaded(msg unfinishedMsg) (Model, tea.Cmd) {
+	m.loading = false
+	m.unfinished = msg.games
+	if msg.err != nil {
+		m.menu = m.menu.Say(sWarn, clean("could not load your games: "+msg.err.Error(), 200))
+	}
+	if m.link != nil {
+		spec := *m.link
+		m.link = nil
+		for _, sg := range msg.games {
+			if sg.Record.Rules == spec.rules.ID() && spec.hasNumber && sg.Record.Deal == spec.number && sg.Record.DealText == "" {
+				m.resume = &sg
+				return m.resumeGame()
+			}
+		}
+		if len(msg.games) > 0 && !m.playing {
+			m.resume = &msg.games[0]
+		}
+		return m.start(spec)
+	}
+	if len(msg.games) > 0 && !m.playing {
+		m.resume = &msg.games[0]
+		m.menu = m.menu.SetContinue(m.continueNote())
+	}
+	return m, nil
+}
+
+// resumedMsg brings a stored game the session took over.
+type resumedMsg struct {
+	req  int
+	game SavedGame
+	err  error
+}
+
+// resumeGame goes back to the game on the table, or takes the stored one
+// over (through a command) and seats it.
+func (m Model) resumeGame() (Model, tea.Cmd) {
+	if m.playing {
+		m.screen = screenTable
+		return m, nil
+	}
+	if m.resume == nil || !m.env.persist() {
+		return m, nil
+	}
+	m.dealReq++
+	req, id := m.dealReq, m.resume.ID
+	games, player, ctx := m.env.games, m.env.player.ID, m.env.ctx
+	m.screen = screenDealing
+	return m, func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
+		defer cancel()
+		sg, err := games.Resume(ctx, player, id)
+		return resumedMsg{req: req, game: sg, err: err}
+	}
+}
+
+// resumed seats a stored game the session took over.
+func (m Model) resumed(msg resumedMsg) (Model, tea.Cmd) {
+	if msg.req != m.dealReq || m.screen != screenDealing {
+		return m, nil
+	}
+	m.resume = nil
+	var g *engine.Game
+	err := msg.err
+	if err == nil {
+		g, err = engine.Replay(msg.game.Record)
+	}
+	if err != nil {
+		m.screen = screenMenu
+		m.menu = m.menu.SetContinue("").Say(sErr, clean("could not restore your game: "+err.Error(), 200))
+		return m, nil
+	}
+	sg := msg.game
+	m = m.seat(g, sg.Daily, sg.Started, sg.Played, sg.ID)
+	m.table.say(sInfo, "welcome back: your game is as you left it (undo goes back to the start)")
+	return m, m.env.readClock(m.token, clockStart)
+}

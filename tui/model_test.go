@@ -1,0 +1,564 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+
+	"pyramid/engine"
+)
+
+var testPlayer = Player{ID: "SHA256:Xy3k9Qa1b2c3d4e5f6g7h8i9j0kLmNoPqRsTuVwXyZ012", Name: "alice"}
+
+func TestScreensGolden(t *testing.T) {
+	sizes := []struct {
+		name string
+		w, h int
+	}{{"80x24", 80, 24}, {"120x40", 120, 40}, {"small", 40, 12}}
+	cases := []struct {
+		name  string
+		deps  Deps
+		setup func(h *harness)
+	}{
+		{"menu", Deps{Player: testPlayer, Unicode: true}, nil},
+		{"menu_guest_ascii", Deps{Player: Player{Guest: true}}, nil},
+		{"classic", Deps{Args: []string{"classic", "42"}, Unicode: true}, nil},
+		{"double", Deps{Args: []string{"double", "7"}, Unicode: true}, nil},
+		{"classic_ascii", Deps{Args: []string{"classic", "42"}}, nil},
+		{"double_ascii", Deps{Args: []string{"double", "7"}}, nil},
+		{"selected", Deps{Args: []string{"classic", "42"}, Unicode: true}, func(h *harness) { h.keys("enter", "l") }},
+		{"prompt", Deps{Args: []string{"classic", "42"}, Unicode: true}, func(h *harness) { h.keys(":"); h.typeText("7.1+7.5 d") }},
+		{"help", Deps{Args: []string{"classic", "42"}, Unicode: true}, func(h *harness) { h.keys("?") }},
+		{"custom", Deps{Player: testPlayer, Unicode: true}, func(h *harness) {
+			h.keys("down", "down", "down", "down", "down", "down", "down", "down", "enter", "down", "right")
+		}},
+		{"number", Deps{Player: testPlayer, Unicode: true}, func(h *harness) {
+			h.keys("up", "up", "up", "up", "up", "enter")
+			h.typeText("4711")
+		}},
+		{"confirm", Deps{Args: []string{"classic", "42"}, Unicode: true}, func(h *harness) { h.keys("d", "q", "down", "enter") }},
+	}
+	for _, c := range cases {
+		for _, sz := range sizes {
+			t.Run(c.name+"_"+sz.name, func(t *testing.T) {
+				d := c.deps
+				d.Width, d.Height = sz.w, sz.h
+				h := newHarness(t, d)
+				h.resize(80, 24) // drive the forms at a readable size,
+				if c.setup != nil {
+					c.setup(h)
+				}
+				h.resize(sz.w, sz.h) // then look at the size under test
+				view := h.m.View()
+				checkShape(t, view, sz.w, sz.h)
+				golden(t, c.name+"_"+sz.name, ansi.Strip(view))
+			})
+		}
+	}
+}
+
+func TestDeepLinks(t *testing.T) {
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"classic", "42"}, []string{"Classic · deal 42"}},
+		{[]string{"42"}, []string{"Classic · deal 42"}},
+		{[]string{"double", "7"}, []string{"Double · deal 7", "0/45 removed"}},
+		{[]string{"CLASSIC,passes=2", "9"}, []string{"Easy · deal 9", "pass 1/2"}},
+		{[]string{"classic,cover=overlap", "9"}, []string{"Custom · deal 9", "pass 1/3"}},
+		{[]string{"relaxed", "9"}, []string{"Relaxed · deal 9", "pass 1/∞"}},
+		{[]string{"double"}, []string{fmt.Sprintf("Double · deal %d", dealFromClock(epoch))}},
+		{[]string{"daily"}, []string{"Daily · 2026-03-01"}},
+		{[]string{"bogus"}, []string{"Pyramid Solitaire", `unknown rule set "bogus"`}},
+		{[]string{"classic", "x"}, []string{`deal number "x": want a whole number`}},
+		{[]string{"daily", "3"}, []string{"the daily deal takes no deal number"}},
+		{[]string{"classic", "1", "2"}, []string{"too many words (3)"}},
+		{[]string{"classic,passes=7"}, []string{`bad value "7" for passes`}},
+		{[]string{"\x1b]52;c;aGk=\x07evil"}, []string{"rules: unknown"}},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, "_"), func(t *testing.T) {
+			h := newHarness(t, Deps{Args: c.args, Unicode: true})
+			h.wantScreen(c.want...)
+			if v := h.m.View(); strings.Contains(v, "\x07") || strings.Contains(v, "\x1b]") {
+				t.Errorf("a raw control sequence from the args reached the screen: %q", v)
+			}
+		})
+	}
+	// The daily deal is the engine's deal of the day.
+	h := newHarness(t, Deps{Args: []string{"daily"}, Unicode: true})
+	if got, want := h.game().Deal().Number, engine.DailyNumber(epoch); got != want {
+		t.Errorf("daily deal %d, want %d", got, want)
+	}
+}
+
+func TestResizeTooSmallAndBack(t *testing.T) {
+	h := newHarness(t, Deps{Args: []string{"double", "7"}, Unicode: true})
+	h.keys("d", "d")
+	h.resize(50, 12)
+	h.wantScreen("make the window", "larger (need 60×16, now 50×12)")
+	checkShape(t, h.m.View(), 50, 12)
+	h.keys("d", "enter") // ignored while too small
+	if h.game().MovesMade() != 2 {
+		t.Errorf("keys played while the window was too small")
+	}
+	x, y := 10, 5
+	h.click(x, y)
+	h.resize(80, 24)
+	h.wantScreen("Double · deal 7", "2 moves")
+	h.resize(200, 60)
+	h.wantScreen("Double · deal 7", "2 moves")
+	checkShape(t, h.m.View(), 200, 60)
+	h.resize(1, 1)
+	checkShape(t, h.m.View(), 1, 1)
+	h.resize(0, 0)
+	if v := h.m.View(); v == "" {
+		t.Error("empty view at 0×0")
+	}
+}
+
+func TestMenuFlow(t *testing.T) {
+	h := newHarness(t, Deps{Player: testPlayer, Unicode: true})
+	h.wantScreen("playing as alice · SHA256:Xy3k9Qa1b2c3…")
+	h.wantNotScreen("Continue", "Winnable deals only")
+	h.keys("enter") // Classic, a new deal from the clock
+	want := fmt.Sprintf("Classic · deal %d", dealFromClock(epoch))
+	h.wantScreen(want)
+	h.keys("d", "q")
+	h.wantScreen("Continue", "Classic · deal")
+	h.keys("enter")
+	h.wantScreen(want, "1 move")
+	// Changing rule set mid-game asks first; no keeps the game.
+	h.keys("q", "down", "down", "enter")
+	h.wantScreen("Start a new Relaxed game?", "will be abandoned")
+	h.keys("n")
+	h.wantScreen("Pyramid Solitaire")
+	h.keys("up", "up", "enter")
+	h.wantScreen(want, "1 move")
+	// n asks too, and y deals anew.
+	h.clock.advance(time.Second)
+	h.keys("n")
+	h.wantScreen("Start a new deal?")
+	h.keys("y")
+	h.wantScreen(fmt.Sprintf("Classic · deal %d", dealFromClock(epoch.Add(time.Second))), "0 moves")
+	// Deal by number, with another rule set.
+	h.keys("q")
+	for h.m.menu.items[h.m.menu.cur].kind != itemNumber {
+		h.keys("down")
+	}
+	h.keys("enter")
+	h.typeText("double 12")
+	h.keys("enter")
+	h.wantScreen("Double · deal 12")
+	// A bad number stays in the form and says why.
+	h.keys("q")
+	h.keys("enter")
+	h.typeText("x1")
+	h.keys("enter")
+	h.wantScreen(`deal number "x1"`)
+	h.keys("esc")
+	// Custom rules: two decks, one pass.
+	h.keys("up")
+	for h.m.menu.items[h.m.menu.cur].kind != itemCustom {
+		h.keys("up")
+	}
+	h.keys("enter", "down", "left", "left")
+	for h.m.menu.knobCur != len(engine.KnobNames()) {
+		h.keys("down")
+	}
+	h.keys("enter") // no question: the Double game had no move yet
+	h.wantScreen("Custom · deal", "pass 1/1", "0/45 removed")
+	// q from the menu quits.
+	h.keys("q", "q")
+	if !h.quit {
+		t.Error("q in the menu did not quit")
+	}
+}
+
+func TestMenuClick(t *testing.T) {
+	h := newHarness(t, Deps{Player: testPlayer, Unicode: true})
+	// Line menuTop+6 is Double.
+	h.click(6, menuTop+6)
+	h.wantScreen("Double · deal")
+}
+
+func TestNeverSuspends(t *testing.T) {
+	h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true})
+	_, cmd := h.m.Update(keyMsg("ctrl+z"))
+	if cmd != nil {
+		if _, ok := cmd().(tea.SuspendMsg); ok {
+			t.Fatal("ctrl+z suspends")
+		}
+	}
+	h.keys("ctrl+l")
+	h.wantScreen("Classic · deal 42")
+}
+
+func TestProfiles(t *testing.T) {
+	var texts []string
+	names := map[termenv.Profile]string{termenv.Ascii: "ascii", termenv.ANSI: "16", termenv.ANSI256: "256", termenv.TrueColor: "true colour"}
+	for _, p := range []termenv.Profile{termenv.Ascii, termenv.ANSI, termenv.ANSI256, termenv.TrueColor} {
+		h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true, Renderer: renderer(p)})
+		h.keys("enter", "l", "H")
+		v := h.m.View()
+		texts = append(texts, ansi.Strip(v))
+		colour := strings.Contains(v, "\x1b[1;91m") || strings.Contains(v, "91m")
+		if p == termenv.Ascii {
+			if colour || strings.Contains(v, "38;") || strings.Contains(v, "48;") {
+				t.Errorf("colour sequences in the Ascii profile: %q", v)
+			}
+			if strings.Contains(v, "\x1b[") {
+				t.Error("escape sequences in the Ascii profile")
+			}
+			if !strings.Contains(v, "*") || !strings.Contains(v, ">") {
+				t.Error("no marks for the cursor and the selection in the Ascii profile")
+			}
+		} else if !colour {
+			t.Errorf("profile %s: no red cards", names[p])
+		}
+	}
+	for i := 1; i < len(texts); i++ {
+		if texts[i] != texts[0] {
+			t.Errorf("profile %d draws other text than the Ascii profile", i)
+		}
+	}
+}
+
+func TestHostileName(t *testing.T) {
+	evil := "bob\x1b]52;c;aGk=\x07\u202e\x9b31m" + strings.Repeat("x", 100)
+	h := newHarness(t, Deps{Player: Player{ID: "SHA256:abc", Name: evil}, Unicode: true})
+	v := h.m.View()
+	for _, bad := range []string{"\x07", "\u202e", "\x9b", "]52;"} {
+		if strings.Contains(v, bad) {
+			t.Errorf("view holds %q", bad)
+		}
+	}
+	h.send(NoticeMsg{Text: "restart\x1b[2J in 10 s"})
+	if v := h.m.View(); strings.Contains(v, "\x1b[2J") {
+		t.Error("a notice's escape sequence reached the screen")
+	}
+	h.wantScreen("restart in 10 s")
+}
+
+// cursorBytes estimates what Bubble Tea v1's line renderer sends between
+// two frames: every changed line in full, plus a line break and an erase.
+func cursorBytes(before, after string) int {
+	a, b := strings.Split(before, "\n"), strings.Split(after, "\n")
+	n := 0
+	for i := range b {
+		if i >= len(a) || a[i] != b[i] {
+			n += len(b[i]) + len(ansi.EraseLineRight) + 2
+		} else {
+			n++
+		}
+	}
+	return n + len(ansi.CursorPosition(0, len(b)))
+}
+
+func TestCursorMoveIsCheap(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		w, h int
+	}{{[]string{"classic", "42"}, 80, 24}, {[]string{"double", "7"}, 80, 24}, {[]string{"double", "7"}, 160, 50}} {
+		for _, p := range []termenv.Profile{termenv.ANSI, termenv.TrueColor} {
+			names := map[termenv.Profile]string{termenv.ANSI: "16", termenv.TrueColor: "true colour"}
+			h := newHarness(t, Deps{Args: c.args, Unicode: true, Width: c.w, Height: c.h, Renderer: renderer(p)})
+			worst, total, moves := 0, 0, 0
+			prev := h.m.View()
+			for _, k := range []string{"l", "l", "l", "l", "h", "h", "j", "k", "l", "l", "h"} {
+				h.keys(k)
+				v := h.m.View()
+				n := cursorBytes(prev, v)
+				worst, total, moves = max(worst, n), total+n, moves+1
+				prev = v
+			}
+			t.Logf("%v %dx%d profile %s: worst %d B, mean %d B per cursor move", c.args, c.w, c.h, names[p], worst, total/moves)
+			// The aim is 300 bytes at 80×24; large boxed cards in a wide
+			// window cost more (long lines, wide margins).
+			limit := 300
+			if c.w > 80 {
+				limit = 400
+			}
+			if total/moves > limit {
+				t.Errorf("%v %dx%d: %d bytes per cursor move on average, want < %d", c.args, c.w, c.h, total/moves, limit)
+			}
+		}
+	}
+}
+
+// fakeGames is a Games in memory that records the calls.
+type fakeGames struct {
+	mu     sync.Mutex
+	games  map[string]SavedGame
+	saves  []SavedGame
+	fail   error
+	nextID int
+	claims int
+}
+
+func (f *fakeGames) Unfinished(ctx context.Context, player string) ([]SavedGame, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []SavedGame
+	for _, g := range f.games {
+		if g.Status == StatusPlaying || g.Status == StatusLost {
+			out = append(out, g)
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeGames) Resume(ctx context.Context, player, id string) (SavedGame, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	g, ok := f.games[id]
+	if !ok {
+		return SavedGame{}, errors.New("no such game")
+	}
+	f.claims++
+	return g, nil
+}
+
+func (f *fakeGames) Save(ctx context.Context, player string, g SavedGame) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.fail != nil {
+		return "", f.fail
+	}
+	if g.ID == "" {
+		f.nextID++
+		g.ID = fmt.Sprintf("g%d", f.nextID)
+	}
+	if f.games == nil {
+		f.games = map[string]SavedGame{}
+	}
+	f.games[g.ID] = g
+	f.saves = append(f.saves, g)
+	return g.ID, nil
+}
+
+func TestSavesEveryMove(t *testing.T) {
+	store := &fakeGames{}
+	h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true, Player: testPlayer, Games: store})
+	h.clock.advance(30 * time.Second)
+	h.keys("enter", "l", "l", "l", "l", "enter", "d", "u")
+	if len(store.saves) != 3 {
+		t.Fatalf("%d saves, want 3 (pair, draw, undo)", len(store.saves))
+	}
+	last := store.saves[2]
+	if last.ID != "g1" || store.saves[0].ID != "g1" {
+		t.Errorf("saves went to %q and %q, want one game g1", store.saves[0].ID, last.ID)
+	}
+	if got := strings.Join(last.Record.Moves, " "); got != "7.1+7.5" {
+		t.Errorf("saved moves %q, want 7.1+7.5", got)
+	}
+	if got := strings.Join(last.Record.Redo, " "); got != "d" {
+		t.Errorf("saved redo %q, want d", got)
+	}
+	if last.Status != StatusPlaying || last.Record.Rules != "classic" || last.Record.Deal != 42 {
+		t.Errorf("saved %+v", last)
+	}
+	if last.Played != 30*time.Second || !last.Started.Equal(epoch) {
+		t.Errorf("played %v started %v, want 30s from %v", last.Played, last.Started, epoch)
+	}
+	// A failed save says so and loses nothing; the next move saves all.
+	store.fail = errors.New("disk full")
+	h.keys("r")
+	h.wantScreen("not saved: disk full")
+	if h.game().MovesMade() != 2 {
+		t.Error("a failed save undid the move")
+	}
+	store.fail = nil
+	h.keys("d")
+	if got := strings.Join(store.games["g1"].Record.Moves, " "); got != "7.1+7.5 d d" {
+		t.Errorf("stored moves %q after the failure, want all three", got)
+	}
+	// A guest is never saved.
+	guestStore := &fakeGames{}
+	g := newHarness(t, Deps{Args: []string{"classic", "42"}, Player: Player{Guest: true}, Games: guestStore})
+	g.keys("d", "d")
+	if len(guestStore.saves) != 0 {
+		t.Error("a guest's game was saved")
+	}
+}
+
+func TestOneSaveInFlight(t *testing.T) {
+	store := &fakeGames{}
+	h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true, Player: testPlayer, Games: store})
+	var held []tea.Msg
+	h.skip = func(msg tea.Msg) bool {
+		if _, ok := msg.(savedMsg); ok {
+			held = append(held, msg)
+			return true
+		}
+		return false
+	}
+	h.keys("d", "d", "d")
+	if len(store.saves) != 1 {
+		t.Fatalf("%d saves in flight, want 1", len(store.saves))
+	}
+	h.skip = nil
+	for len(held) > 0 {
+		msg := held[0]
+		held = held[1:]
+		h.send(msg)
+	}
+	if len(store.saves) != 2 {
+		t.Fatalf("%d saves, want 2: the first and one with the three draws", len(store.saves))
+	}
+	if got := len(store.saves[1].Record.Moves); got != 3 || store.saves[1].ID != "g1" {
+		t.Errorf("second save has %d moves, id %q", got, store.saves[1].ID)
+	}
+	// Abandoning a game saves it as abandoned before the new one.
+	h.keys("n", "y")
+	if s := store.games["g1"].Status; s != StatusAbandoned {
+		t.Errorf("abandoned game stored as %q", s)
+	}
+	// A shutdown waits for nothing when no save is in flight.
+	h.send(ShutdownMsg{Text: "restarting"})
+	if !h.quit {
+		t.Error("shutdown did not quit")
+	}
+}
+
+func TestResume(t *testing.T) {
+	store := &fakeGames{}
+	h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true, Player: testPlayer, Games: store})
+	h.keys("enter", "l", "l", "l", "l", "enter", "d", "d", "u")
+	// A new session of the same player: Continue brings the game back.
+	h2 := newHarness(t, Deps{Unicode: true, Player: testPlayer, Games: store})
+	h2.wantScreen("Continue", "Classic · deal 42 · 2 moves")
+	h2.keys("enter")
+	h2.wantScreen("Classic · deal 42", "2/28 removed", "welcome back")
+	g := h2.game()
+	if g.MovesMade() != 2 || !g.CanRedo() {
+		t.Fatalf("resumed with %d moves, redo %v", g.MovesMade(), g.CanRedo())
+	}
+	h2.keys("u", "u")
+	if g.MovesMade() != 0 {
+		t.Error("undo does not reach the start of the resumed game")
+	}
+	h2.keys("r", "r", "r")
+	if g.MovesMade() != 3 {
+		t.Error("redo does not walk forward through the resumed game")
+	}
+	if len(store.games) != 1 {
+		t.Errorf("%d stored games, want the one resumed", len(store.games))
+	}
+	// A deep link to the same deal continues it too.
+	h3 := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true, Player: testPlayer, Games: store})
+	h3.wantScreen("3 moves", "welcome back")
+	if store.claims != 2 {
+		t.Errorf("%d claims, want one per resume", store.claims)
+	}
+	// Another session took the game over: back to the menu.
+	h3.send(GameTakenMsg{ID: "g1"})
+	h3.wantScreen("your game continues in another session")
+	h3.wantNotScreen("Continue")
+	// The store refuses a save because another session took over.
+	store.fail = fmt.Errorf("save: %w", ErrTakenOver)
+	h2.keys("d")
+	h2.wantScreen("your game continues in another session")
+	if h2.m.playing {
+		t.Error("the game stayed on the table after it was taken over")
+	}
+	store.fail = nil
+	// Choosing the stored game's rule set asks before abandoning it.
+	h4 := newHarness(t, Deps{Unicode: true, Player: testPlayer, Games: store})
+	h4.wantScreen("Continue")
+	h4.keys("down", "enter")
+	h4.wantScreen("Start a new Classic game?", "Your unfinished game (Classic · deal 42")
+	h4.keys("y")
+	if s := store.games["g1"].Status; s != StatusAbandoned {
+		t.Errorf("the stored game is %q after a confirmed new game, want abandoned", s)
+	}
+}
+
+func TestDailyResumesToday(t *testing.T) {
+	store := &fakeGames{}
+	h := newHarness(t, Deps{Args: []string{"daily"}, Unicode: true, Player: testPlayer, Games: store})
+	h.keys("d", "d")
+	if sg := store.games["g1"]; sg.Daily != "2026-03-01" || sg.Record.Rules != "daily" {
+		t.Fatalf("daily game stored as %+v", sg)
+	}
+	h2 := newHarness(t, Deps{Args: []string{"daily"}, Unicode: true, Player: testPlayer, Games: store})
+	h2.wantScreen("Daily · 2026-03-01", "2 moves", "welcome back")
+}
+
+// fakeSolver answers with the heuristic's move and counts the calls.
+type fakeSolver struct {
+	mu                      sync.Mutex
+	hints, winnable, dailys int
+	verdict                 Verdict
+}
+
+func (f *fakeSolver) Hint(ctx context.Context, g *engine.Game) (engine.Move, Verdict, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.hints++
+	if f.verdict != VerdictWinnable {
+		return engine.Move{}, f.verdict, nil
+	}
+	m := g.Legal()
+	return m[len(m)-1], VerdictWinnable, nil
+}
+
+func (f *fakeSolver) NextWinnable(ctx context.Context, r engine.Rules, start uint64) (uint64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.winnable++
+	return start + 1000000, nil
+}
+
+func (f *fakeSolver) DailyDeal(ctx context.Context, r engine.Rules, day time.Time) (uint64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.dailys++
+	return 77, nil
+}
+
+func TestSolver(t *testing.T) {
+	s := &fakeSolver{verdict: VerdictWinnable}
+	h := newHarness(t, Deps{Player: testPlayer, Unicode: true, Solver: s})
+	h.wantScreen("Winnable deals only", "[ ] off")
+	for h.m.menu.items[h.m.menu.cur].kind != itemWinnable {
+		h.keys("down")
+	}
+	h.keys("enter")
+	h.wantScreen("[x] on")
+	h.keys("up")
+	for h.m.menu.items[h.m.menu.cur].kind != itemPreset || h.m.menu.items[h.m.menu.cur].preset != "classic" {
+		h.keys("up")
+	}
+	h.keys("enter")
+	h.wantScreen(fmt.Sprintf("Classic · deal %d", dealFromClock(epoch)+1000000), "the solver can win this deal")
+	h.keys("H")
+	if s.hints != 1 {
+		t.Fatalf("%d solver hints, want 1", s.hints)
+	}
+	legal := h.game().Legal()
+	if h.m.table.hint != legal[len(legal)-1] {
+		t.Errorf("hint %v is not the solver's", h.m.table.hint)
+	}
+	h.wantScreen("keeps the deal winnable")
+	s.verdict = VerdictUnwinnable
+	h.keys("H")
+	h.wantScreen("the deal can no longer be won")
+	// A reply for an older position is dropped.
+	h.send(hintMsg{token: h.m.token, version: h.m.table.Version() - 1, move: engine.DrawMove, verdict: VerdictWinnable})
+	h.wantNotScreen("keeps the deal winnable")
+	// The daily deal comes from the solver.
+	h2 := newHarness(t, Deps{Args: []string{"daily"}, Unicode: true, Solver: s})
+	if got := h2.game().Deal().Number; got != 77 {
+		t.Errorf("daily deal %d, want the solver's 77", got)
+	}
+}

@@ -1,0 +1,133 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// queueSave queues a save of the table's game with a status and returns
+// the command that sends it, if nothing else is in flight. Saves of one
+// game waiting in the queue are merged: only the newest version matters.
+func (m *Model) queueSave(status string) tea.Cmd {
+	if !m.env.persist() || !m.playing {
+		return nil
+	}
+	t := &m.table
+	g := t.Game()
+	ps := pendingSave{
+		token: m.token,
+		game: SavedGame{
+			Record:  g.Record(),
+			Status:  status,
+			Daily:   m.day,
+			Removed: g.Removed(),
+			Started: m.started,
+		},
+		played: t.played,
+		since:  t.since,
+	}
+	if t.wonKnown {
+		ps.played, ps.since = t.wonIn, time.Time{}
+	}
+	if n := len(m.queue); n > 0 && m.queue[n-1].token == ps.token {
+		m.queue[n-1] = ps
+	} else {
+		m.queue = append(m.queue, ps)
+	}
+	return m.nextSave()
+}
+
+// nextSave sends the first queued save when none is in flight.
+func (m *Model) nextSave() tea.Cmd {
+	if m.inFlight || len(m.queue) == 0 {
+		return nil
+	}
+	ps := m.queue[0]
+	m.queue = append(m.queue[:0], m.queue[1:]...)
+	m.inFlight = true
+	if ps.game.ID == "" {
+		ps.game.ID = m.ids[ps.token]
+	}
+	games, player, e := m.env.games, m.env.player.ID, m.env
+	return func() tea.Msg {
+		now := e.now()
+		sg := ps.game
+		sg.Saved = now
+		if sg.Started.IsZero() {
+			sg.Started = now
+		}
+		sg.Played = ps.played
+		if !ps.since.IsZero() {
+			sg.Played += now.Sub(ps.since)
+		}
+		ctx, cancel := context.WithTimeout(e.ctx, saveTimeout)
+		defer cancel()
+		id, err := games.Save(ctx, player, sg)
+		return savedMsg{token: ps.token, id: id, err: err}
+	}
+}
+
+// savedReply takes the store's answer and sends the next save. A failed
+// save loses nothing: the game stays in memory and the next move saves
+// it all again.
+func (m Model) savedReply(msg savedMsg) (Model, tea.Cmd) {
+	m.inFlight = false
+	if errors.Is(msg.err, ErrTakenOver) {
+		m.dropSaves(msg.token)
+		if msg.token == m.token && m.playing {
+			m = m.dropGame()
+		}
+		return m, m.nextSave()
+	}
+	if msg.err != nil {
+		text := clean("not saved: "+msg.err.Error()+" (your game goes on; the next move saves again)", 200)
+		if msg.token == m.token && m.screen == screenTable {
+			m.table.say(sWarn, "%s", text)
+		} else {
+			m.menu = m.menu.Say(sWarn, text)
+		}
+	} else if msg.id != "" {
+		m.ids[msg.token] = msg.id
+	}
+	cmd := m.nextSave()
+	if cmd == nil && m.quitting {
+		return m, tea.Quit
+	}
+	return m, cmd
+}
+
+// dropSaves forgets the queued saves of a game.
+func (m *Model) dropSaves(token int) {
+	q := m.queue[:0]
+	for _, ps := range m.queue {
+		if ps.token != token {
+			q = append(q, ps)
+		}
+	}
+	m.queue = q
+}
+
+// dropGame takes the game off the table without saving it: another
+// session of the player goes on with it.
+func (m Model) dropGame() Model {
+	m.dropSaves(m.token)
+	m.playing = false
+	m.saved = 0
+	m.screen = screenMenu
+	m.menu = m.menu.SetContinue("").Say(sWarn, "your game continues in another session")
+	return m
+}
+
+// abandonStored queues the save that abandons a stored game the player
+// chose not to continue.
+func (m *Model) abandonStored(sg SavedGame) tea.Cmd {
+	if !m.env.persist() || sg.ID == "" {
+		return nil
+	}
+	sg.Status = StatusAbandoned
+	m.queue = append(m.queue, pendingSave{token: -1, game: sg, played: sg.Played})
+	return m.nextSave()
+}

@@ -1,0 +1,239 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pyramid/engine"
+)
+
+// helpDoneMsg: the player leaves the help screen.
+type helpDoneMsg struct{}
+
+// HelpScreen is the full help: how to play, these rules, every key and
+// the move notation. It scrolls when the window is short.
+type HelpScreen struct {
+	env   *env
+	text  []string
+	top   int
+	w, h  int
+	up    key.Binding
+	down  key.Binding
+	close key.Binding
+	bar   *helpBar
+}
+
+// newHelpScreen writes the help for the table's keys and, when there is a
+// game, its rules.
+func newHelpScreen(e *env, km TableKeyMap, rules *engine.Rules, w, h int) HelpScreen {
+	gl := e.gl
+	hk := func(b key.Binding) string { return b.Help().Key }
+	row := func(k, desc string) string { return "  " + k + strings.Repeat(" ", max(1, 14-cells(k))) + desc }
+	text := []string{
+		"How to play",
+		"  Remove two available cards that add up to 13: A+Q 2+J 3+10 4+9 5+8 6+7.",
+		"  A King is removed alone. A card is available when no card lies on it.",
+		"  Draw from the stock onto the waste; the waste's top card plays too.",
+		"  When the stock is empty the waste turns over, while passes are left",
+		"  (pass 2/3 is the second of three). Clear the pyramid to win.",
+		"  Undo and redo have no limit.",
+	}
+	if rules != nil {
+		text = append(text, "  These rules: "+rules.Describe()+".")
+	}
+	text = append(text, "",
+		"Keys",
+		row(hk(km.Move), "move between the available cards and the piles"),
+		row("enter space", "select a card; a second card that makes 13 removes both"),
+		row("", "a King goes at once; select a card again or press esc to unselect"),
+		row("click", "select with the mouse; a click on the stock draws"),
+		row(hk(km.Draw), "draw; when the stock is empty, turn the waste over"),
+		row(hk(km.Undo)+" / "+hk(km.Redo), "undo / redo"),
+		row(hk(km.Hint), "hint: highlights a move"),
+		row(hk(km.Prompt), "type moves in notation, e.g. 7.1+7.4 d 6.2+w"),
+		row(hk(km.New), "new deal"),
+		row(hk(km.Back), "back to the menu (the game waits there)"),
+		row(hk(km.Help), "this help"),
+		row(hk(km.Redraw), "redraw the screen"),
+		row(hk(km.Quit), "quit"),
+		"",
+		"Move notation",
+		"  R.C is the card in row R (1 is the top) and column C; w is the waste's",
+		"  top card (w1 w2 w3 with three piles) and s the stock's when it plays.",
+		"  X+Y removes a pair, X a King, d draws and r turns the waste over.",
+		"  Moves are separated by spaces; the first that cannot be played stops",
+		"  the line and says why.",
+		"",
+		"Cards",
+		"  [ 9"+string(gl.faces[engine.NewCard(9, engine.Spades)][2])+"] is available, a card without brackets is covered,",
+		"  > < marks the cursor, * * the selected card, + + a hinted move.",
+	)
+	up := key.NewBinding(key.WithKeys("up", "k", "w", "pgup"), key.WithHelp("↑/↓", "scroll"))
+	if !gl.unicode {
+		up.SetHelp("up/down", "scroll")
+	}
+	return HelpScreen{
+		env:   e,
+		text:  text,
+		w:     w,
+		h:     h,
+		up:    up,
+		down:  key.NewBinding(key.WithKeys("down", "j", "s", "pgdown", " ")),
+		close: key.NewBinding(key.WithKeys("q", "esc", "?", "enter"), key.WithHelp("q", "back")),
+		bar:   newHelpBar(e.pal, gl),
+	}
+}
+
+// SetSize sets the window size.
+func (h HelpScreen) SetSize(w, ht int) HelpScreen {
+	h.w, h.h = w, ht
+	h.top = min(h.top, h.maxTop())
+	return h
+}
+
+func (h *HelpScreen) rows() int   { return max(1, h.h-2) }
+func (h *HelpScreen) maxTop() int { return max(0, len(h.text)-h.rows()) }
+
+// Update scrolls or closes the help.
+func (h HelpScreen) Update(msg tea.Msg) (HelpScreen, tea.Cmd) {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return h, nil
+	}
+	switch {
+	case k.Type == tea.KeyCtrlC:
+		return h, tea.Quit
+	case k.Type == tea.KeyCtrlL:
+		return h, tea.ClearScreen
+	case key.Matches(k, h.up):
+		h.top = max(0, h.top-1)
+	case key.Matches(k, h.down):
+		h.top = min(h.maxTop(), h.top+1)
+	case key.Matches(k, h.close):
+		return h, send(helpDoneMsg{})
+	}
+	return h, nil
+}
+
+// View draws the help, exactly h lines.
+func (h HelpScreen) View() string {
+	var b strings.Builder
+	out := lines{b: &b}
+	pal := h.env.pal
+	for i := h.top; i < len(h.text) && out.n < h.rows(); i++ {
+		s := cut(h.text[i], h.w-2, h.env.gl.ell)
+		if s != "" && s[0] != ' ' {
+			s = pal.style(sBold, s)
+		}
+		out.add(" " + s)
+	}
+	out.fill(h.h - 1)
+	b.WriteByte('\n')
+	h.up.SetEnabled(h.maxTop() > 0)
+	b.WriteString(h.bar.view([]key.Binding{h.up, h.close}, h.w))
+	return b.String()
+}
+
+// confirmMsg is the answer of the confirmation.
+type confirmMsg struct{ yes bool }
+
+// Confirm asks whether to abandon the game in progress for another.
+type Confirm struct {
+	env      *env
+	question string
+	detail   string
+	spec     dealSpec
+	w, h     int
+	yes, no  key.Binding
+	bar      *helpBar
+}
+
+// newConfirm builds the confirmation for starting spec.
+func newConfirm(e *env, question, detail string, spec dealSpec, w, h int) Confirm {
+	return Confirm{
+		env: e, question: question, detail: detail, spec: spec, w: w, h: h,
+		yes: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes, new game")),
+		no:  key.NewBinding(key.WithKeys("n", "N", "esc", "q"), key.WithHelp("n", "no, keep playing")),
+		bar: newHelpBar(e.pal, e.gl),
+	}
+}
+
+// SetSize sets the window size.
+func (c Confirm) SetSize(w, h int) Confirm {
+	c.w, c.h = w, h
+	return c
+}
+
+// Update answers on y or n.
+func (c Confirm) Update(msg tea.Msg) (Confirm, tea.Cmd) {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return c, nil
+	}
+	switch {
+	case k.Type == tea.KeyCtrlC:
+		return c, tea.Quit
+	case key.Matches(k, c.yes):
+		return c, send(confirmMsg{yes: true})
+	case key.Matches(k, c.no):
+		return c, send(confirmMsg{yes: false})
+	}
+	return c, nil
+}
+
+// View draws the question in the middle of the window.
+func (c Confirm) View() string {
+	var b strings.Builder
+	out := lines{b: &b}
+	pal := c.env.pal
+	body := []string{pal.style(sWarn, cut(c.question, c.w-4, c.env.gl.ell)), "", cut(c.detail, c.w-4, c.env.gl.ell), "",
+		pal.style(sBold, "y") + ": yes" + c.env.gl.sep + pal.style(sBold, "n") + ": no"}
+	out.fill(max(0, (c.h-len(body))/2-1))
+	for _, s := range body {
+		out.add("  " + s)
+	}
+	out.fill(c.h - 1)
+	b.WriteByte('\n')
+	b.WriteString(c.bar.view([]key.Binding{c.yes, c.no}, c.w))
+	return b.String()
+}
+
+// tooSmall is the screen shown when the window is smaller than a screen
+// needs: what size it needs, and what it is now. The game waits.
+func tooSmall(w, h, needW, needH int, g *glyphs) string {
+	x := "×"
+	if !g.unicode {
+		x = "x"
+	}
+	msg := "make the window larger (need " + strconv.Itoa(needW) + x + strconv.Itoa(needH) +
+		", now " + strconv.Itoa(w) + x + strconv.Itoa(h) + ")"
+	var b strings.Builder
+	out := lines{b: &b}
+	words := strings.Fields(msg)
+	var line strings.Builder
+	var wrapped []string
+	for _, wd := range words {
+		if line.Len() > 0 && cells(line.String())+1+cells(wd) > w {
+			wrapped = append(wrapped, line.String())
+			line.Reset()
+		}
+		if line.Len() > 0 {
+			line.WriteByte(' ')
+		}
+		line.WriteString(wd)
+	}
+	wrapped = append(wrapped, line.String())
+	out.fill(max(0, (h-len(wrapped))/2))
+	for _, s := range wrapped {
+		if out.n >= h {
+			break
+		}
+		s = cut(s, w, "")
+		out.add(strings.Repeat(" ", max(0, (w-cells(s))/2)) + s)
+	}
+	out.fill(h)
+	return b.String()
+}

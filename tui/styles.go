@@ -1,0 +1,182 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+)
+
+// styleID names one of the session's styles. Screens are drawn as cells
+// tagged with a styleID and turned into text by a palette, which knows the
+// escape sequence of each style for this session's colour profile.
+type styleID uint8
+
+// The styles. Card styles come in pairs, black then red, so that
+// cardStyle can add 1 for a red suit.
+const (
+	sPlain    styleID = iota
+	sDim              // labels, separators, rules text
+	sBold             // titles
+	sCovBlack         // a covered card
+	sCovRed
+	sAvBlack // an available card
+	sAvRed
+	sCurBlack // the card under the cursor
+	sCurRed
+	sSelBlack // the selected card
+	sSelRed
+	sHintBlack // a card of the hinted move
+	sHintRed
+	sSelCurBlack // the selected card under the cursor
+	sSelCurRed
+	sBack     // a face-down stock card
+	sCurBack  // the face-down stock under the cursor
+	sHintBack // the stock when the hint is to draw
+	sErr      // a message saying why not
+	sOK       // a message saying what happened
+	sWarn     // game lost, save failed
+	sInfo     // neutral messages, hints
+	sKey      // a key in the help bar
+	sDesc     // a key's description in the help bar
+	sMenuCur  // the highlighted menu item
+	sTitle    // the arcade's title
+	nStyles
+)
+
+// palette holds what a session needs to colour text: the SGR parameters of
+// every style for the session's colour profile, computed once per session
+// from its lipgloss renderer (never the global one) and reused for every
+// frame.
+type palette struct {
+	// params is each style's SGR parameter list, e.g. "1;91"; empty for
+	// a style that sets nothing in this profile.
+	params [nStyles]string
+	// onSpace says whether a style shows on a blank cell (reverse video,
+	// background, underline); other styles may be skipped over blanks.
+	onSpace [nStyles]bool
+	// open is "\x1b[" + params + "m", or "" for none.
+	open [nStyles]string
+	// renderer is the session's renderer, for the few lipgloss uses left
+	// (the help bar).
+	renderer *lipgloss.Renderer
+}
+
+// newPalette builds the styles from the session's renderer. Card colours
+// are the 16 basic ANSI colours in every profile: their escape sequences
+// are the shortest (bytes per move matter over SSH) and they follow the
+// player's terminal theme. Highlights use CompleteColor so that 256-colour
+// and true-colour terminals get softer shades.
+func newPalette(r *lipgloss.Renderer) *palette {
+	if r == nil {
+		r = lipgloss.NewRenderer(nil)
+		r.SetColorProfile(termenv.Ascii)
+	}
+	ns := r.NewStyle
+	black := lipgloss.Color("0")
+	red := lipgloss.Color("9")
+	darkRed := lipgloss.Color("1")
+	grey := lipgloss.Color("8")
+	selBg := lipgloss.CompleteColor{TrueColor: "#ffd75f", ANSI256: "221", ANSI: "11"}
+	hintBg := lipgloss.CompleteColor{TrueColor: "#5fd7ff", ANSI256: "81", ANSI: "14"}
+	defs := [nStyles]lipgloss.Style{
+		sPlain:       ns(),
+		sDim:         ns().Foreground(grey),
+		sBold:        ns().Bold(true),
+		sCovBlack:    ns().Foreground(grey),
+		sCovRed:      ns().Foreground(darkRed).Faint(true),
+		sAvBlack:     ns(),
+		sAvRed:       ns().Foreground(red),
+		sCurBlack:    ns().Bold(true).Reverse(true),
+		sCurRed:      ns().Bold(true).Reverse(true).Foreground(red),
+		sSelBlack:    ns().Bold(true).Foreground(black).Background(selBg),
+		sSelRed:      ns().Bold(true).Foreground(darkRed).Background(selBg),
+		sHintBlack:   ns().Bold(true).Foreground(black).Background(hintBg),
+		sHintRed:     ns().Bold(true).Foreground(darkRed).Background(hintBg),
+		sSelCurBlack: ns().Bold(true).Underline(true).Foreground(black).Background(selBg),
+		sSelCurRed:   ns().Bold(true).Underline(true).Foreground(darkRed).Background(selBg),
+		sBack:        ns().Foreground(lipgloss.Color("4")),
+		sCurBack:     ns().Reverse(true).Foreground(lipgloss.Color("4")),
+		sHintBack:    ns().Foreground(black).Background(hintBg),
+		sErr:         ns().Foreground(red),
+		sOK:          ns().Foreground(lipgloss.Color("10")),
+		sWarn:        ns().Bold(true).Foreground(lipgloss.Color("11")),
+		sInfo:        ns().Foreground(lipgloss.Color("14")),
+		sKey:         ns().Bold(true),
+		sDesc:        ns().Foreground(grey),
+		sMenuCur:     ns().Reverse(true).Bold(true),
+		sTitle:       ns().Bold(true).Foreground(lipgloss.Color("11")),
+	}
+	p := &palette{renderer: r}
+	for id, st := range defs {
+		out := st.Render("x")
+		open := out[:strings.IndexByte(out, 'x')]
+		if strings.HasPrefix(open, "\x1b[") && strings.HasSuffix(open, "m") && !strings.Contains(open[1:], "\x1b") {
+			p.params[id] = open[2 : len(open)-1]
+			p.open[id] = open
+		}
+		p.onSpace[id] = p.open[id] != "" && (st.GetReverse() || st.GetUnderline() || st.GetBackground() != lipgloss.NoColor{})
+	}
+	return p
+}
+
+// style returns s wrapped in the escape sequences of style id.
+func (p *palette) style(id styleID, s string) string {
+	if p.open[id] == "" || s == "" {
+		return s
+	}
+	return p.open[id] + s + "\x1b[m"
+}
+
+// styleWriter appends styled runs to a builder, sending an escape sequence
+// only where the style changes and skipping blanks in a style that does not
+// show on them, so that a line costs few bytes.
+type styleWriter struct {
+	p   *palette
+	b   *strings.Builder
+	cur styleID
+}
+
+// set switches to style id.
+func (w *styleWriter) set(id styleID) {
+	if w.p.params[id] == w.p.params[w.cur] {
+		w.cur = id
+		return
+	}
+	switch {
+	case w.p.params[w.cur] == "":
+		w.b.WriteString(w.p.open[id])
+	case w.p.params[id] == "":
+		w.b.WriteString("\x1b[m")
+	default:
+		w.b.WriteString("\x1b[0;")
+		w.b.WriteString(w.p.params[id])
+		w.b.WriteByte('m')
+	}
+	w.cur = id
+}
+
+// text writes s in style id. Blanks keep whatever style is current when
+// neither shows on a blank.
+func (w *styleWriter) text(id styleID, s string) {
+	if s == "" {
+		return
+	}
+	if id != w.cur && !(blank(s) && !w.p.onSpace[id] && !w.p.onSpace[w.cur]) {
+		w.set(id)
+	}
+	w.b.WriteString(s)
+}
+
+// end closes the current style.
+func (w *styleWriter) end() { w.set(sPlain) }
+
+// blank reports whether s holds only spaces.
+func blank(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] != ' ' {
+			return false
+		}
+	}
+	return true
+}

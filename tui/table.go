@@ -1,0 +1,825 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pyramid/engine"
+)
+
+// Messages the table sends its owner through tea.Cmds.
+type (
+	// backMsg: the player leaves the table for the menu.
+	backMsg struct{}
+	// newDealMsg: the player asks for a new deal of the same rules.
+	newDealMsg struct{}
+	// helpMsg: the player asks for the help screen.
+	helpMsg struct{}
+	// hintMsg is the solver's answer to a hint request.
+	hintMsg struct {
+		token   int
+		version int
+		move    engine.Move
+		verdict Verdict
+		err     error
+	}
+)
+
+// send returns a command that delivers msg.
+func send(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+
+// maxSlots is the most pyramid slots of any rule set.
+const maxSlots = 45
+
+// target is a place the cursor can stop at, with its board position and
+// level (pyramid row, or rows+1 for the piles) for 2-D navigation.
+type target struct {
+	p     engine.Place
+	x     int
+	level int
+}
+
+// derived is what the table shows of the game, computed once after every
+// change of the game rather than in every frame.
+type derived struct {
+	status     engine.Status
+	present    [maxSlots]bool
+	free       [maxSlots]bool
+	target     [maxSlots]bool
+	stockN     int
+	stockTop   engine.Card
+	stockHas   bool
+	waste      [3]engine.Card
+	wasteHas   [3]bool
+	canDraw    bool
+	canRedeal  bool
+	canRemove  bool
+	removed    int
+	targets    []target
+	legalMoves []engine.Move
+}
+
+// Table is the game screen: the pyramid, the piles, the header, the
+// message line or the ":" prompt, and the help bar. It owns the game.
+type Table struct {
+	// Keys is the table's key map.
+	Keys TableKeyMap
+
+	env  *env
+	bar  *helpBar
+	grid *grid
+
+	game  *engine.Game
+	token int // identifies this game in replies to commands
+	title string
+	w, h  int
+	lay   layout
+
+	cursor engine.Place
+	sel    engine.Place
+	hint   engine.Move
+	msg    string
+	msgSt  styleID
+
+	prompt     Prompt
+	promptOpen bool
+
+	d       derived
+	version int // counts changes of the game
+
+	played   time.Duration // time played in earlier sessions
+	since    time.Time     // when play began in this session; zero until known
+	wonIn    time.Duration
+	wonKnown bool
+	hintBusy bool
+}
+
+// newTable sets a game on the table. token must differ from that of any
+// earlier game of the session.
+func newTable(e *env, scheme KeyScheme, g *engine.Game, token int, title string, played time.Duration, w, h int) Table {
+	t := Table{
+		Keys:   NewTableKeyMap(scheme, e.gl),
+		env:    e,
+		bar:    newHelpBar(e.pal, e.gl),
+		grid:   &grid{},
+		game:   g,
+		token:  token,
+		title:  title,
+		played: played,
+		sel:    engine.NoPlace,
+		prompt: Prompt{Label: ": "},
+	}
+	t.lay = newLayout(w, h, g.Rows(), g.Piles(), e.gl.unicode)
+	t.w, t.h = w, h
+	t.refresh()
+	t.cursor = t.firstTarget()
+	return t
+}
+
+// Game returns the table's game.
+func (t Table) Game() *engine.Game { return t.game }
+
+// Version counts the changes made to the game on this table.
+func (t Table) Version() int { return t.version }
+
+// Status is the game's status.
+func (t Table) Status() engine.Status { return t.d.status }
+
+// Played is the time spent in the game, as of now.
+func (t Table) Played(now time.Time) time.Duration {
+	if t.wonKnown {
+		return t.wonIn
+	}
+	if t.since.IsZero() {
+		return t.played
+	}
+	return t.played + now.Sub(t.since)
+}
+
+// SetSize lays the table out for a window size.
+func (t Table) SetSize(w, h int) Table {
+	t.w, t.h = w, h
+	t.lay = newLayout(w, h, t.game.Rows(), t.game.Piles(), t.env.gl.unicode)
+	t.refreshTargets()
+	return t
+}
+
+// Needs is the smallest window the table fits.
+func (t Table) Needs() (w, h int) { return tableNeeds(t.game.Rows(), t.game.Piles()) }
+
+// SetScheme changes the movement keys.
+func (t Table) SetScheme(s KeyScheme) Table {
+	t.Keys = NewTableKeyMap(s, t.env.gl)
+	t.updateKeys()
+	return t
+}
+
+// say sets the message line.
+func (t *Table) say(st styleID, format string, args ...any) {
+	if len(args) == 0 {
+		t.msg = format
+	} else {
+		t.msg = fmt.Sprintf(format, args...)
+	}
+	t.msgSt = st
+}
+
+// Update handles keys, mouse clicks and the replies of the table's
+// commands.
+func (t Table) Update(msg tea.Msg) (Table, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		if t.promptOpen {
+			return t.updatePrompt(msg)
+		}
+		return t.updateKey(msg)
+	case tea.MouseMsg:
+		if msg.Action == tea.MouseActionPress && msg.Button == tea.MouseButtonLeft && !t.promptOpen {
+			return t.click(msg.X, msg.Y)
+		}
+	case clockMsg:
+		if msg.token != t.token {
+			return t, nil
+		}
+		switch msg.what {
+		case clockStart:
+			if t.since.IsZero() {
+				t.since = msg.now
+			}
+		case clockWon:
+			if !t.since.IsZero() {
+				t.wonIn = t.played + msg.now.Sub(t.since)
+			} else {
+				t.wonIn = t.played
+			}
+			t.wonKnown = true
+		}
+	case hintMsg:
+		if msg.token == t.token && msg.version == t.version {
+			t.hintBusy = false
+			t.solverHint(msg)
+		}
+	}
+	return t, nil
+}
+
+// updateKey handles a key while the prompt is closed.
+func (t Table) updateKey(k tea.KeyMsg) (Table, tea.Cmd) {
+	km := t.Keys
+	switch {
+	case key.Matches(k, km.Quit):
+		return t, tea.Quit
+	case key.Matches(k, km.Redraw):
+		return t, tea.ClearScreen
+	case key.Matches(k, km.Help):
+		return t, send(helpMsg{})
+	case key.Matches(k, km.Back):
+		return t, send(backMsg{})
+	case bound(k, km.New) && !t.promptOpen:
+		return t, send(newDealMsg{})
+	}
+	if t.d.status == engine.Won {
+		if key.Matches(k, km.Select) {
+			return t, send(newDealMsg{})
+		}
+		return t, nil
+	}
+	switch {
+	case key.Matches(k, km.Up):
+		t.move(0, -1)
+	case key.Matches(k, km.Down):
+		t.move(0, 1)
+	case key.Matches(k, km.Left):
+		t.move(-1, 0)
+	case key.Matches(k, km.Right):
+		t.move(1, 0)
+	case key.Matches(k, km.Select):
+		return t.activate(t.cursor)
+	case key.Matches(k, km.Cancel):
+		t.sel, t.hint, t.msg = engine.NoPlace, engine.Move{}, ""
+	case bound(k, km.Draw):
+		return t.draw()
+	case bound(k, km.Undo):
+		return t.undo()
+	case bound(k, km.Redo):
+		return t.redo()
+	case key.Matches(k, km.Hint):
+		return t.askHint()
+	case key.Matches(k, km.Prompt):
+		t.promptOpen = true
+		t.prompt = t.prompt.Reset()
+		t.updateKeys()
+	}
+	return t, nil
+}
+
+// updatePrompt handles a key while the ":" prompt is open.
+func (t Table) updatePrompt(k tea.KeyMsg) (Table, tea.Cmd) {
+	switch k.Type {
+	case tea.KeyCtrlC:
+		return t, tea.Quit
+	case tea.KeyEsc:
+		t.promptOpen = false
+		t.updateKeys()
+		return t, nil
+	case tea.KeyEnter:
+		line := t.prompt.Value()
+		t.prompt = t.prompt.Remember(strings.TrimSpace(line)).Reset()
+		t.promptOpen = false
+		return t.playLine(line)
+	}
+	var cmd tea.Cmd
+	t.prompt, cmd = t.prompt.Update(k)
+	return t, cmd
+}
+
+// playLine applies moves typed in notation, in order, stopping at the
+// first that cannot be read or played and saying why.
+func (t Table) playLine(line string) (Table, tea.Cmd) {
+	moves, perr := engine.ParseMoves(line)
+	applied := 0
+	var err error
+	for i, m := range moves {
+		if e := t.game.Apply(m); e != nil {
+			err = fmt.Errorf("move %d (%s): %w", i+1, m, e)
+			break
+		}
+		applied++
+	}
+	if err == nil {
+		err = perr
+	}
+	var cmd tea.Cmd
+	if applied > 0 {
+		t.sel = engine.NoPlace
+		cmd = t.changed()
+	}
+	switch {
+	case err != nil && applied > 0:
+		t.say(sErr, "played %d, then %s", applied, err)
+	case err != nil:
+		t.say(sErr, "%s", err)
+	case applied == 0:
+		t.say(sInfo, "no moves typed: e.g. 7.1+7.4 d 6.2+w (d draw, r redeal, w waste, s stock)")
+	case t.d.status == engine.Playing:
+		t.say(sOK, "played %d %s", applied, plural(applied, "move", "moves"))
+	}
+	return t, cmd
+}
+
+// move steps the cursor to the nearest target in a direction.
+func (t *Table) move(dx, dl int) {
+	cx, cl := t.placeXL(t.cursor)
+	best, bestScore := -1, 0
+	for i, tg := range t.d.targets {
+		if tg.p == t.cursor {
+			continue
+		}
+		ddx, ddl := tg.x-cx, tg.level-cl
+		var score int
+		switch {
+		case dx != 0 && tg.p.IsPyramid() != t.cursor.IsPyramid():
+			continue // left and right stay in the pyramid or in the piles
+		case dx < 0 && ddx < 0:
+			score = abs(ddl)*1000 - ddx
+		case dx > 0 && ddx > 0:
+			score = abs(ddl)*1000 + ddx
+		case dl < 0 && ddl < 0:
+			score = -ddl*1000 + abs(ddx)
+		case dl > 0 && ddl > 0:
+			score = ddl*1000 + abs(ddx)
+		default:
+			continue
+		}
+		if best < 0 || score < bestScore {
+			best, bestScore = i, score
+		}
+	}
+	if best >= 0 {
+		t.cursor = t.d.targets[best].p
+	}
+}
+
+// placeXL is a place's navigation position: the column of its card's
+// centre and its level.
+func (t *Table) placeXL(p engine.Place) (x, level int) {
+	x, _ = t.lay.placePos(p)
+	x += t.lay.geo.cardW / 2
+	if p.IsPyramid() {
+		r, _ := p.RowCol()
+		return x, r
+	}
+	return x, t.lay.rows + 1
+}
+
+// activate is enter, space or a click on place p.
+func (t Table) activate(p engine.Place) (Table, tea.Cmd) {
+	if t.d.status == engine.Won {
+		return t, nil
+	}
+	if p == engine.Stock && (!t.game.Rules().StockOpen || !t.d.stockHas) {
+		return t.draw()
+	}
+	c, ok := t.cardAt(p)
+	if !ok {
+		return t, nil
+	}
+	if !t.isTarget(p) {
+		t.say(sErr, "%s %s", t.env.gl.cardName(c), t.whyNot(p))
+		return t, nil
+	}
+	if c.Rank() == 13 {
+		if t.sel == p {
+			t.sel = engine.NoPlace
+		}
+		return t.play(engine.KingMove(p), "removed "+t.env.gl.cardName(c))
+	}
+	switch t.sel {
+	case engine.NoPlace:
+		t.sel = p
+		t.say(sInfo, "%s selected: pick a %s to make 13 (esc unselects)", t.env.gl.cardName(c), partnerRank(c.Rank()))
+	case p:
+		t.sel = engine.NoPlace
+		t.msg = ""
+	default:
+		first, _ := t.cardAt(t.sel)
+		m := engine.PairMove(t.sel, p)
+		if err := t.game.Check(m); err != nil {
+			t.say(sErr, "%s and %s: %s", t.env.gl.cardName(first), t.env.gl.cardName(c), err)
+			return t, nil
+		}
+		t.sel = engine.NoPlace
+		return t.play(m, "removed "+t.env.gl.cardName(first)+" + "+t.env.gl.cardName(c))
+	}
+	return t, nil
+}
+
+// whyNot says why the card at p cannot be taken, with the engine's reason.
+func (t *Table) whyNot(p engine.Place) string {
+	err := t.game.Check(engine.KingMove(p))
+	if err == nil || errors.Is(err, engine.ErrNotKing) {
+		return "is not available"
+	}
+	return err.Error()
+}
+
+// click selects the card drawn at screen cell (x, y).
+func (t Table) click(x, y int) (Table, tea.Cmd) {
+	if t.d.status == engine.Won {
+		return t, nil
+	}
+	p, ok := t.lay.hit(x, y, func(p engine.Place) bool { return t.d.present[p] },
+		func(p engine.Place) bool { return t.covered(p) })
+	if !ok {
+		return t, nil
+	}
+	if t.isTarget(p) {
+		t.cursor = p
+	}
+	return t.activate(p)
+}
+
+// covered reports whether both cards covering pyramid slot p are there.
+func (t *Table) covered(p engine.Place) bool {
+	r, c := p.RowCol()
+	if r == t.game.Rows() {
+		return false
+	}
+	return t.d.present[engine.Slot(r+1, c)] && t.d.present[engine.Slot(r+1, c+1)]
+}
+
+// draw draws from the stock, or turns the waste over when the stock is
+// empty and a pass is left.
+func (t Table) draw() (Table, tea.Cmd) {
+	switch {
+	case t.d.canDraw:
+		return t.play(engine.DrawMove, "")
+	case t.d.canRedeal:
+		return t.play(engine.RedealMove, fmt.Sprintf("pass %d%s: the waste is the stock again", t.game.Pass()+1, t.passesOf()))
+	}
+	err := t.game.Check(engine.RedealMove)
+	if errors.Is(err, engine.ErrStockNotEmpty) || err == nil {
+		err = t.game.Check(engine.DrawMove)
+	}
+	t.say(sErr, "%s", err)
+	return t, nil
+}
+
+// play applies a move and reports it.
+func (t Table) play(m engine.Move, done string) (Table, tea.Cmd) {
+	if err := t.game.Apply(m); err != nil {
+		t.say(sErr, "%s: %s", m, err)
+		return t, nil
+	}
+	if m.Kind == engine.Draw || m.Kind == engine.Redeal {
+		if t.sel != engine.NoPlace && !t.sel.IsPyramid() {
+			t.sel = engine.NoPlace
+		}
+	}
+	cmd := t.changed()
+	if t.d.status == engine.Playing {
+		t.say(sOK, "%s", done)
+	}
+	return t, cmd
+}
+
+// undo takes back the last move.
+func (t Table) undo() (Table, tea.Cmd) {
+	moves := t.game.Moves()
+	if err := t.game.Undo(); err != nil {
+		t.say(sErr, "%s", err)
+		return t, nil
+	}
+	t.sel = engine.NoPlace
+	cmd := t.changed()
+	if t.d.status != engine.Lost {
+		t.say(sOK, "undid %s", moves[len(moves)-1])
+	}
+	return t, cmd
+}
+
+// redo makes the last undone move again.
+func (t Table) redo() (Table, tea.Cmd) {
+	next := t.game.RedoMoves()
+	if err := t.game.Redo(); err != nil {
+		t.say(sErr, "%s", err)
+		return t, nil
+	}
+	t.sel = engine.NoPlace
+	cmd := t.changed()
+	if t.d.status == engine.Playing {
+		t.say(sOK, "redid %s", next[0])
+	}
+	return t, cmd
+}
+
+// askHint shows the heuristic's hint at once and, with a solver, asks it
+// for a move that keeps the deal winnable.
+func (t Table) askHint() (Table, tea.Cmd) {
+	if t.d.status != engine.Playing {
+		return t, nil
+	}
+	m, ok := t.game.Hint()
+	if !ok {
+		return t, nil
+	}
+	t.showHint(m, "")
+	if t.env.solver == nil {
+		return t, nil
+	}
+	t.hintBusy = true
+	t.say(sInfo, "%s (asking the solver…)", t.msg)
+	g, solver, ctx := t.game.Clone(), t.env.solver, t.env.ctx
+	token, version := t.token, t.version
+	return t, func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, hintTimeout)
+		defer cancel()
+		m, v, err := solver.Hint(ctx, g)
+		return hintMsg{token: token, version: version, move: m, verdict: v, err: err}
+	}
+}
+
+// solverHint shows the solver's answer.
+func (t *Table) solverHint(h hintMsg) {
+	switch {
+	case h.err == nil && h.verdict == VerdictWinnable && h.move.Kind != 0 && t.game.Check(h.move) == nil:
+		t.showHint(h.move, "keeps the deal winnable")
+	case h.err == nil && h.verdict == VerdictUnwinnable:
+		t.showHint(t.hint, "")
+		t.say(sWarn, "%s · the deal can no longer be won: undo to find a winning line", t.msg)
+	default:
+		t.showHint(t.hint, "the solver does not know better in time")
+	}
+}
+
+// showHint highlights a move and describes it.
+func (t *Table) showHint(m engine.Move, note string) {
+	t.hint = m
+	var what string
+	switch m.Kind {
+	case engine.Draw:
+		what = "draw"
+		t.cursor = engine.Stock
+	case engine.Redeal:
+		what = "turn the waste over (" + t.Keys.Draw.Help().Key + ")"
+		t.cursor = engine.Stock
+	case engine.RemoveKing:
+		c, _ := t.cardAt(m.A)
+		what = "remove " + t.env.gl.cardName(c) + " (" + m.String() + ")"
+		t.cursor = m.A
+	case engine.RemovePair:
+		a, _ := t.cardAt(m.A)
+		b, _ := t.cardAt(m.B)
+		what = "pair " + t.env.gl.cardName(a) + " + " + t.env.gl.cardName(b) + " (" + m.String() + ")"
+		t.cursor = m.A
+	default:
+		return
+	}
+	if note != "" {
+		what += ": " + note
+	}
+	t.say(sInfo, "hint: %s", what)
+}
+
+// changed recomputes what the table shows after the game changed, and
+// returns the command the change needs (reading the clock on a win).
+func (t *Table) changed() tea.Cmd {
+	before := t.d.status
+	t.version++
+	t.hint = engine.Move{}
+	t.hintBusy = false
+	t.refresh()
+	if t.sel != engine.NoPlace && !t.isTarget(t.sel) {
+		t.sel = engine.NoPlace
+	}
+	t.fixCursor()
+	switch t.d.status {
+	case engine.Won:
+		t.sel = engine.NoPlace
+		t.msg = ""
+		if before != engine.Won {
+			t.wonKnown = false
+			return t.env.readClock(t.token, clockWon)
+		}
+	case engine.Lost:
+		t.say(sWarn, "no moves left: undo (u) or start a new deal (n)")
+	}
+	if before == engine.Won {
+		t.wonKnown = false
+	}
+	return nil
+}
+
+// refresh recomputes the derived state from the game.
+func (t *Table) refresh() {
+	g := t.game
+	d := &t.d
+	d.status = g.Status()
+	n := g.Rules().PyramidSize()
+	d.removed = g.Removed()
+	if g.Rules().Goal == engine.GoalAll {
+		d.removed = g.RemovedAll()
+	}
+	for s := range n {
+		_, d.present[s] = g.PyramidCard(engine.Place(s))
+	}
+	for s := range n {
+		p := engine.Place(s)
+		d.free[s] = d.present[s] && !t.halfCovered(p)
+	}
+	overlap := g.Rules().Cover == engine.CoverOverlap
+	for s := range n {
+		p := engine.Place(s)
+		d.target[s] = d.free[s]
+		if overlap && d.present[s] && !d.free[s] && t.halfCovered(p) && !t.covered(p) {
+			// Under the overlap rule a card may pair with the one card
+			// still covering it, when that card is free; it is a stop
+			// for the cursor only when they make 13.
+			r, c := p.RowCol()
+			single := engine.Slot(r+1, c)
+			if !d.present[single] {
+				single = engine.Slot(r+1, c+1)
+			}
+			a, _ := g.PyramidCard(p)
+			b, _ := g.PyramidCard(single)
+			d.target[s] = d.free[single] && a.Rank()+b.Rank() == 13
+		}
+	}
+	d.stockN = g.StockCount()
+	d.stockTop, d.stockHas = g.StockTop()
+	for i := range g.Piles() {
+		d.waste[i], d.wasteHas[i] = g.WasteTop(i)
+	}
+	d.legalMoves = g.AppendLegal(d.legalMoves[:0])
+	d.canDraw, d.canRedeal, d.canRemove = false, false, false
+	for _, m := range d.legalMoves {
+		switch m.Kind {
+		case engine.Draw:
+			d.canDraw = true
+		case engine.Redeal:
+			d.canRedeal = true
+		default:
+			d.canRemove = true
+		}
+	}
+	t.refreshTargets()
+	t.updateKeys()
+}
+
+// halfCovered reports whether any card covering pyramid slot p is there.
+func (t *Table) halfCovered(p engine.Place) bool {
+	r, c := p.RowCol()
+	if r == t.game.Rows() {
+		return false
+	}
+	return t.d.present[engine.Slot(r+1, c)] || t.d.present[engine.Slot(r+1, c+1)]
+}
+
+// refreshTargets lists the places the cursor may stop at, with their
+// positions in the current layout.
+func (t *Table) refreshTargets() {
+	d := &t.d
+	d.targets = d.targets[:0]
+	n := t.game.Rules().PyramidSize()
+	for s := range n {
+		if d.target[s] {
+			x, l := t.placeXL(engine.Place(s))
+			d.targets = append(d.targets, target{p: engine.Place(s), x: x, level: l})
+		}
+	}
+	for _, p := range t.lay.pilePlaces() {
+		if p != engine.Stock {
+			if _, ok := t.game.WasteTop(pileIndex(p)); !ok {
+				continue
+			}
+		}
+		x, l := t.placeXL(p)
+		d.targets = append(d.targets, target{p: p, x: x, level: l})
+	}
+}
+
+// pileIndex is the index (0–2) of a waste place.
+func pileIndex(p engine.Place) int {
+	if p == engine.Waste {
+		return 0
+	}
+	return int(p - engine.Waste1)
+}
+
+// isTarget reports whether the cursor may stop at p.
+func (t *Table) isTarget(p engine.Place) bool {
+	for _, tg := range t.d.targets {
+		if tg.p == p {
+			return true
+		}
+	}
+	return false
+}
+
+// firstTarget is where the cursor starts: the leftmost card of the lowest
+// row that has one.
+func (t *Table) firstTarget() engine.Place {
+	best := -1
+	for i, tg := range t.d.targets {
+		if !tg.p.IsPyramid() {
+			continue
+		}
+		if best < 0 || tg.level > t.d.targets[best].level ||
+			(tg.level == t.d.targets[best].level && tg.x < t.d.targets[best].x) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return engine.Stock
+	}
+	return t.d.targets[best].p
+}
+
+// fixCursor moves the cursor to the nearest target when its card went.
+func (t *Table) fixCursor() {
+	if t.isTarget(t.cursor) {
+		return
+	}
+	cx, cl := t.placeXL(t.cursor)
+	best, bestScore := engine.Stock, -1
+	for _, tg := range t.d.targets {
+		score := abs(tg.x-cx) + 4*abs(tg.level-cl)
+		if tg.level < cl {
+			score -= 2 // a card freed above is the likely next play
+		}
+		if bestScore < 0 || score < bestScore {
+			best, bestScore = tg.p, score
+		}
+	}
+	t.cursor = best
+}
+
+// cardAt returns the card shown at a place.
+func (t *Table) cardAt(p engine.Place) (engine.Card, bool) {
+	switch {
+	case p.IsPyramid():
+		return t.game.PyramidCard(p)
+	case p == engine.Stock:
+		if !t.game.Rules().StockOpen {
+			return 0, false
+		}
+		return t.d.stockTop, t.d.stockHas
+	case p.IsWaste():
+		i := pileIndex(p)
+		return t.d.waste[i], t.d.wasteHas[i]
+	}
+	return 0, false
+}
+
+// updateKeys enables the bindings that apply now.
+func (t *Table) updateKeys() {
+	k := &t.Keys
+	playing := t.d.status == engine.Playing && !t.promptOpen
+	won := t.d.status == engine.Won
+	k.Up.SetEnabled(playing)
+	k.Down.SetEnabled(playing)
+	k.Left.SetEnabled(playing)
+	k.Right.SetEnabled(playing)
+	k.Move.SetEnabled(playing)
+	k.Select.SetEnabled(!t.promptOpen && t.d.status != engine.Lost)
+	if won {
+		k.Select.SetHelp("enter", "new deal")
+	} else {
+		k.Select.SetHelp("enter", "select")
+	}
+	k.Cancel.SetEnabled(playing)
+	k.Draw.SetEnabled(playing && (t.d.canDraw || t.d.canRedeal))
+	if t.d.canRedeal && !t.d.canDraw {
+		k.Draw.SetHelp(k.Draw.Help().Key, "redeal")
+	} else {
+		k.Draw.SetHelp(k.Draw.Help().Key, "draw")
+	}
+	k.Undo.SetEnabled(!won && !t.promptOpen && t.game.CanUndo())
+	k.Redo.SetEnabled(!won && !t.promptOpen && t.game.CanRedo())
+	k.Hint.SetEnabled(playing)
+	k.Prompt.SetEnabled(!won && !t.promptOpen)
+	k.New.SetEnabled(!t.promptOpen && !won) // after a win, enter says it
+	k.Help.SetEnabled(!t.promptOpen)
+	k.Back.SetEnabled(!t.promptOpen)
+}
+
+// passesOf is "/3", or "/∞" for unlimited passes.
+func (t *Table) passesOf() string {
+	if n := t.game.Passes(); n > 0 {
+		return "/" + strconv.Itoa(n)
+	}
+	return "/" + t.env.gl.inf
+}
+
+// bound reports whether k is one of b's keys, enabled or not: a disabled
+// draw, undo or redo still answers with the reason it cannot be done.
+func bound(k tea.KeyMsg, b key.Binding) bool {
+	s := k.String()
+	for _, bk := range b.Keys() {
+		if s == bk {
+			return true
+		}
+	}
+	return false
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
