@@ -301,6 +301,8 @@ func percentiles(d []time.Duration) (p50, p99, maxd time.Duration) {
 	}
 	s := append([]time.Duration(nil), d...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	at := func(q float64) time.Duration { return s[min(len(s)-1, int(q*float64(len(s))))].Round(100 * time.Microsecond) }
+	at := func(q float64) time.Duration {
+		return s[min(len(s)-1, int(q*float64(len(s))))].Round(100 * time.Microsecond)
+	}
 	return at(0.50), at(0.99), s[len(s)-1].Round(100 * time.Microsecond)
 }
