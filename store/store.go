@@ -17,7 +17,9 @@ import (
 // Player is a person, identified by their keys.
 type Player struct {
 	// ID is the fingerprint of the first key the player was seen with. It
-	// never changes, even if that key is later unlinked.
+	// never changes, even if that key is later unlinked. (Should an
+	// unlinked key come back as a new player, that player's ID is the
+	// fingerprint with a "~2", "~3", … suffix, the plain one being taken.)
 	ID      string
 	Name    string // display name, unique case-insensitively
 	Created time.Time

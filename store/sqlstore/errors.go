@@ -88,12 +88,12 @@ func retryable(err error) bool {
 const maxAttempts = 5
 
 // retry runs fn until it succeeds, fails for good, or maxAttempts ran out,
-// giving each attempt its own timeout and waiting a little, with jitter,
-// between attempts.
-func (s *Store) retry(ctx context.Context, fn func(ctx context.Context) error) error {
+// giving each attempt its own timeout (within which a writer also waits its
+// turn at the gate) and waiting a little, with jitter, between attempts.
+func (s *Store) retry(ctx context.Context, write bool, fn func(ctx context.Context) error) error {
 	backoff := 5 * time.Millisecond
 	for attempt := 1; ; attempt++ {
-		err := s.attempt(ctx, fn)
+		err := s.attempt(ctx, write, fn)
 		if err == nil || !retryable(err) || attempt == maxAttempts {
 			return mapErr(err)
 		}
@@ -109,16 +109,30 @@ func (s *Store) retry(ctx context.Context, fn func(ctx context.Context) error) e
 	}
 }
 
-func (s *Store) attempt(ctx context.Context, fn func(ctx context.Context) error) error {
+func (s *Store) attempt(ctx context.Context, write bool, fn func(ctx context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
+	if write && s.gate != nil {
+		select {
+		case s.gate <- struct{}{}:
+			defer func() { <-s.gate }()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	return fn(ctx)
+}
+
+// write runs fn, which writes through s.w outside a transaction, with
+// retries.
+func (s *Store) write(ctx context.Context, fn func(ctx context.Context) error) error {
+	return s.retry(ctx, true, fn)
 }
 
 // inTx runs fn in a write transaction (BEGIN IMMEDIATE on SQLite), retried
 // as a whole on transient failures.
 func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
-	return s.retry(ctx, func(ctx context.Context) error {
+	return s.write(ctx, func(ctx context.Context) error {
 		tx, err := s.w.BeginTx(ctx, nil)
 		if err != nil {
 			return err
@@ -133,5 +147,5 @@ func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, tx *sql.T
 
 // read runs fn against the read pool, with a timeout.
 func (s *Store) read(ctx context.Context, fn func(ctx context.Context, db *sql.DB) error) error {
-	return s.retry(ctx, func(ctx context.Context) error { return fn(ctx, s.r) })
+	return s.retry(ctx, false, func(ctx context.Context) error { return fn(ctx, s.r) })
 }

@@ -276,7 +276,7 @@ func (s *Store) SaveGame(ctx context.Context, gameID int64, owner string, st sto
 	if err := checkState(st); err != nil {
 		return fmt.Errorf("store: save game %d: %w", gameID, err)
 	}
-	err := s.retry(ctx, func(ctx context.Context) error {
+	err := s.write(ctx, func(ctx context.Context) error {
 		res, err := s.w.ExecContext(ctx, saveSQL, saveArgs(gameID, owner, st, s.now())...)
 		if err := oneRow(res, err); errors.Is(err, sql.ErrNoRows) {
 			return whyNot(ctx, s.r, gameID, "", owner)

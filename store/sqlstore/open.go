@@ -87,6 +87,11 @@ type Store struct {
 	dialect dialect
 	w       *sql.DB // writes; SQLite: a single connection
 	r       *sql.DB // reads; SQLite: a read-only pool, PostgreSQL: w
+	// gate queues SQLite writers first come, first served (a channel's
+	// blocked senders are served in order). Without it database/sql hands
+	// the one writer connection to a random waiter, and under load the
+	// unlucky ones wait far longer than their turn. nil on PostgreSQL.
+	gate    chan struct{}
 	now     func() time.Time
 	timeout time.Duration
 }
@@ -179,6 +184,7 @@ func (s *Store) openSQLite(ctx context.Context, cfg Config) error {
 	s.w = w
 	// One writer: SQLite takes one write lock anyway, and queueing in Go
 	// is cheaper and fairer than in the busy handler.
+	s.gate = make(chan struct{}, 1)
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)

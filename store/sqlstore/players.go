@@ -222,7 +222,7 @@ func (s *Store) RenamePlayer(ctx context.Context, id, name string) error {
 	if err := checkName(name); err != nil {
 		return fmt.Errorf("store: rename player %s: %w", id, err)
 	}
-	err := s.retry(ctx, func(ctx context.Context) error {
+	err := s.write(ctx, func(ctx context.Context) error {
 		res, err := s.w.ExecContext(ctx, `UPDATE players SET name = $1, name_key = $2 WHERE id = $3`, name, nameKey(name), id)
 		return oneRow(res, err)
 	})
@@ -234,7 +234,7 @@ func (s *Store) RenamePlayer(ctx context.Context, id, name string) error {
 
 // SetBanned implements store.Players.
 func (s *Store) SetBanned(ctx context.Context, id string, banned bool) error {
-	err := s.retry(ctx, func(ctx context.Context) error {
+	err := s.write(ctx, func(ctx context.Context) error {
 		res, err := s.w.ExecContext(ctx, `UPDATE players SET banned = $1 WHERE id = $2`, banned, id)
 		return oneRow(res, err)
 	})

@@ -191,6 +191,9 @@ LIMIT $3`
 
 // Leaderboard implements store.Results.
 func (s *Store) Leaderboard(ctx context.Context, rulesID, date string, limit int) ([]store.DailyEntry, error) {
+	if err := checkDaily(date); date == "" || err != nil {
+		return nil, fmt.Errorf("store: %s daily leaderboard: %w: date %q is not YYYY-MM-DD", rulesID, store.ErrInvalid, date)
+	}
 	var board []store.DailyEntry
 	err := s.read(ctx, func(ctx context.Context, db *sql.DB) error {
 		rows, err := db.QueryContext(ctx, leaderboardSQL, rulesID, date, boardLimit(limit))

@@ -151,6 +151,10 @@ func testDailyLeaderboard(t *testing.T, e *env) {
 	if none, err := e.s.Leaderboard(e.ctx, "classic", "2020-01-01", 10); err != nil || len(none) != 0 {
 		t.Errorf("empty day = %v, %v", none, err)
 	}
+	// Games that were not a daily deal have no board.
+	e.play(bob, "classic", "", true, 28, 10, time.Second)
+	_, err = e.s.Leaderboard(e.ctx, "classic", "", 10)
+	wantErr(t, "leaderboard without a date", err, store.ErrInvalid)
 
 	st, err := e.s.Stats(e.ctx, bob.ID, "classic")
 	if err != nil || st.DailyPlayed != 2 || st.BestDailyRemoved != 28 || st.BestDailyTime != 5*time.Minute {
