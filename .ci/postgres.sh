@@ -44,8 +44,10 @@ as_owner() {
 if [ "${1:-}" = stop ]; then
 	: "${PYRAMID_TEST_PGDATA:?PYRAMID_TEST_PGDATA is not set (eval the output of .ci/postgres.sh first)}"
 	bin=$(bindir)
-	owner=$(stat -c %U "$PYRAMID_TEST_PGDATA")
-	as_owner "$bin/pg_ctl" -D "$PYRAMID_TEST_PGDATA" -m fast -w stop >&2 || true
+	owner=$(stat -c %U "$PYRAMID_TEST_PGDATA/db")
+	# Keep the files of a server that would not stop, rather than delete
+	# them from under it.
+	as_owner "$bin/pg_ctl" -D "$PYRAMID_TEST_PGDATA/db" -m fast -w stop >&2
 	rm -rf "$PYRAMID_TEST_PGDATA"
 	exit 0
 fi
