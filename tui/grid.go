@@ -1,9 +1,6 @@
 package tui
 
-import (
-	"strings"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // cell is one character cell of the board.
 type cell struct {
@@ -18,10 +15,37 @@ type cell struct {
 type grid struct {
 	w, h  int
 	cells []cell
+	// Lines that change rarely are kept between frames with the state
+	// they were drawn from: measuring text is the dearest part of a frame.
+	headerKey headerKey
+	header    string
+	msgKey    msgKey
+	msgLine   string
+	// out is the frame's buffer, reused from frame to frame.
+	out []byte
+	// prev holds the cells of the last frame and lines their text, so a
+	// line whose cells did not change is not written again.
+	prev  []cell
+	lines [][]byte
+}
+
+// headerKey is what the header lines depend on.
+type headerKey struct {
+	version, w int
+}
+
+// msgKey is what the message line depends on.
+type msgKey struct {
+	msg string
+	st  styleID
+	w   int
 }
 
 // reset clears the grid to w×h blanks.
 func (g *grid) reset(w, h int) {
+	if w != g.w || h != g.h {
+		g.prev, g.lines = nil, nil
+	}
 	g.w, g.h = w, h
 	if cap(g.cells) < w*h {
 		g.cells = make([]cell, w*h)
@@ -59,26 +83,51 @@ func (g *grid) fill(x, y, w, h int, r rune, st styleID) {
 	}
 }
 
-// appendLine writes line y of the grid to b, with its styles, trailing
-// blanks dropped.
-func (g *grid) appendLine(b *strings.Builder, p *palette, y int) {
+// appendLine appends line y of the grid to buf, with its styles, trailing
+// blanks dropped: an escape sequence only where the style changes, and
+// blanks kept in the current style when neither shows on a blank.
+func (g *grid) appendLine(buf []byte, p *palette, y int) []byte {
 	row := g.cells[y*g.w : (y+1)*g.w]
 	end := len(row)
 	for end > 0 && row[end-1].r == ' ' && !p.onSpace[row[end-1].s] {
 		end--
 	}
-	w := styleWriter{p: p, b: b}
-	var buf [utf8.UTFMax]byte
+	cur := sPlain
 	for _, c := range row[:end] {
-		if c.s != w.cur && !(c.r == ' ' && !p.onSpace[c.s] && !p.onSpace[w.cur]) {
-			w.set(c.s)
+		if c.s != cur && !(c.r == ' ' && !p.onSpace[c.s] && !p.onSpace[cur]) {
+			buf = p.appendStyle(buf, cur, c.s)
+			cur = c.s
 		}
 		if c.r < utf8.RuneSelf {
-			b.WriteByte(byte(c.r))
+			buf = append(buf, byte(c.r))
 		} else {
-			n := utf8.EncodeRune(buf[:], c.r)
-			b.Write(buf[:n])
+			buf = utf8.AppendRune(buf, c.r)
 		}
 	}
-	w.end()
+	return p.appendStyle(buf, cur, sPlain)
+}
+
+// line returns line y's text with its styles, reusing the last frame's
+// text when the line's cells did not change.
+func (g *grid) line(p *palette, y int) []byte {
+	if len(g.lines) != g.h || len(g.prev) != len(g.cells) {
+		g.lines = make([][]byte, g.h)
+		g.prev = make([]cell, len(g.cells))
+		for i := range g.prev {
+			g.prev[i].r = -1 // matches no cell
+		}
+	}
+	row, prev := g.cells[y*g.w:(y+1)*g.w], g.prev[y*g.w:(y+1)*g.w]
+	same := true
+	for i := range row {
+		if row[i] != prev[i] {
+			same = false
+			break
+		}
+	}
+	if !same {
+		copy(prev, row)
+		g.lines[y] = g.appendLine(g.lines[y][:0], p, y)
+	}
+	return g.lines[y]
 }

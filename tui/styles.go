@@ -128,48 +128,22 @@ func (p *palette) style(id styleID, s string) string {
 	return p.open[id] + s + "\x1b[m"
 }
 
-// styleWriter appends styled runs to a builder, sending an escape sequence
-// only where the style changes and skipping blanks in a style that does not
-// show on them, so that a line costs few bytes.
-type styleWriter struct {
-	p   *palette
-	b   *strings.Builder
-	cur styleID
-}
-
-// set switches to style id.
-func (w *styleWriter) set(id styleID) {
-	if w.p.params[id] == w.p.params[w.cur] {
-		w.cur = id
-		return
-	}
+// appendStyle appends the escape sequence that switches from style cur
+// to style id, as short as it can be, and returns the buffer.
+func (p *palette) appendStyle(buf []byte, cur, id styleID) []byte {
 	switch {
-	case w.p.params[w.cur] == "":
-		w.b.WriteString(w.p.open[id])
-	case w.p.params[id] == "":
-		w.b.WriteString("\x1b[m")
+	case p.params[id] == p.params[cur]:
+	case p.params[cur] == "":
+		buf = append(buf, p.open[id]...)
+	case p.params[id] == "":
+		buf = append(buf, "\x1b[m"...)
 	default:
-		w.b.WriteString("\x1b[0;")
-		w.b.WriteString(w.p.params[id])
-		w.b.WriteByte('m')
+		buf = append(buf, "\x1b[0;"...)
+		buf = append(buf, p.params[id]...)
+		buf = append(buf, 'm')
 	}
-	w.cur = id
+	return buf
 }
-
-// text writes s in style id. Blanks keep whatever style is current when
-// neither shows on a blank.
-func (w *styleWriter) text(id styleID, s string) {
-	if s == "" {
-		return
-	}
-	if id != w.cur && !(blank(s) && !w.p.onSpace[id] && !w.p.onSpace[w.cur]) {
-		w.set(id)
-	}
-	w.b.WriteString(s)
-}
-
-// end closes the current style.
-func (w *styleWriter) end() { w.set(sPlain) }
 
 // blank reports whether s holds only spaces.
 func blank(s string) bool {

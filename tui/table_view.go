@@ -13,33 +13,43 @@ import (
 // of the two cards involved, so the line renderer sends little.
 func (t Table) View() string {
 	l := &t.lay
+	gr := t.grid
 	t.drawBoard()
-	var b strings.Builder
-	b.Grow(l.boardH*(l.boardX+l.boardW*3) + 6*t.w)
-	t.writeHeader(&b)
+	if k := (headerKey{t.version, t.w}); k != gr.headerKey || gr.header == "" {
+		var hb strings.Builder
+		t.writeHeader(&hb)
+		gr.headerKey, gr.header = k, hb.String()
+	}
+	buf := append(gr.out[:0], gr.header...)
 	y := chromeTop
 	for ; y < l.boardY; y++ {
-		b.WriteByte('\n')
+		buf = append(buf, '\n')
 	}
 	for j := 0; j < l.boardH && y < t.h-chromeBottom; j, y = j+1, y+1 {
-		pad(&b, l.boardX)
-		t.grid.appendLine(&b, t.env.pal, j)
-		b.WriteByte('\n')
+		if line := gr.line(t.env.pal, j); len(line) > 0 { // a blank line needs no margin
+			buf = appendBlanks(buf, l.boardX)
+			buf = append(buf, line...)
+		}
+		buf = append(buf, '\n')
 	}
 	for ; y < t.h-chromeBottom; y++ {
-		b.WriteByte('\n')
+		buf = append(buf, '\n')
 	}
 	switch {
 	case t.promptOpen:
-		b.WriteByte(' ')
-		b.WriteString(t.prompt.view(t.env.pal, t.w-1))
+		buf = append(buf, ' ')
+		buf = append(buf, t.prompt.view(t.env.pal, t.w-1)...)
 	case t.msg != "":
-		b.WriteByte(' ')
-		b.WriteString(t.env.pal.style(t.msgSt, cut(t.msg, t.w-2, t.env.gl.ell)))
+		if k := (msgKey{t.msg, t.msgSt, t.w}); k != gr.msgKey || gr.msgLine == "" {
+			gr.msgKey = k
+			gr.msgLine = " " + t.env.pal.style(t.msgSt, cut(t.msg, t.w-2, t.env.gl.ell))
+		}
+		buf = append(buf, gr.msgLine...)
 	}
-	b.WriteByte('\n')
-	b.WriteString(t.bar.view(t.Keys.ShortHelp(), t.w))
-	return b.String()
+	buf = append(buf, '\n')
+	buf = append(buf, t.bar.view(t.Keys.ShortHelp(), t.w)...)
+	gr.out = buf
+	return string(buf)
 }
 
 // writeHeader writes the two header lines: the rule set and deal on the
@@ -372,4 +382,14 @@ func pad(b *strings.Builder, n int) {
 		b.WriteString(blanks[:k])
 		n -= k
 	}
+}
+
+// appendBlanks appends n spaces.
+func appendBlanks(buf []byte, n int) []byte {
+	for n > 0 {
+		k := min(n, len(blanks))
+		buf = append(buf, blanks[:k]...)
+		n -= k
+	}
+	return buf
 }
