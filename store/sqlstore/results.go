@@ -221,17 +221,22 @@ func (s *Store) Leaderboard(ctx context.Context, rulesID, date string, limit int
 	return board, nil
 }
 
-// topSQL aggregates each player's results for a rules ID; the order is
-// appended per TopOrder.
-const topSQL = `SELECT r.player_id, p.name,
-       SUM(CASE WHEN r.won THEN 1 ELSE 0 END) AS wins,
-       COUNT(*) AS played,
-       MIN(CASE WHEN r.won THEN r.elapsed_ms END) AS best
-FROM results r JOIN players p ON p.id = r.player_id
-WHERE r.rules_id = $1 AND NOT p.banned
-GROUP BY r.player_id, p.name
-HAVING SUM(CASE WHEN r.won THEN 1 ELSE 0 END) > 0
-ORDER BY `
+// topSQL aggregates each player's results for a rules ID and ranks them;
+// %[1]s is the ranking order. Equal figures share a rank.
+const topSQL = `WITH t AS (
+	SELECT r.player_id, p.name,
+	       SUM(CASE WHEN r.won THEN 1 ELSE 0 END) AS wins,
+	       COUNT(*) AS played,
+	       MIN(CASE WHEN r.won THEN r.elapsed_ms END) AS best
+	FROM results r JOIN players p ON p.id = r.player_id
+	WHERE r.rules_id = $1 AND NOT p.banned
+	GROUP BY r.player_id, p.name
+	HAVING SUM(CASE WHEN r.won THEN 1 ELSE 0 END) > 0
+)
+SELECT RANK() OVER (ORDER BY %[1]s) AS place, player_id, name, wins, played, best
+FROM t
+ORDER BY %[1]s, player_id
+LIMIT $2`
 
 // Top implements store.Results. Only players with at least one win are
 // listed.
@@ -239,9 +244,9 @@ func (s *Store) Top(ctx context.Context, rulesID string, order store.TopOrder, l
 	var q string
 	switch order {
 	case store.TopWins:
-		q = topSQL + `wins DESC, played ASC, best ASC, r.player_id LIMIT $2`
+		q = fmt.Sprintf(topSQL, "wins DESC, played ASC, best ASC")
 	case store.TopTime:
-		q = topSQL + `best ASC, wins DESC, r.player_id LIMIT $2`
+		q = fmt.Sprintf(topSQL, "best ASC, wins DESC")
 	default:
 		return nil, fmt.Errorf("store: %s top list: %w: unknown order %d", rulesID, store.ErrInvalid, order)
 	}
@@ -256,15 +261,10 @@ func (s *Store) Top(ctx context.Context, rulesID string, order store.TopOrder, l
 		for rows.Next() {
 			var e store.TopEntry
 			var best int64
-			if err := rows.Scan(&e.PlayerID, &e.PlayerName, &e.Won, &e.Played, &best); err != nil {
+			if err := rows.Scan(&e.Rank, &e.PlayerID, &e.PlayerName, &e.Won, &e.Played, &best); err != nil {
 				return err
 			}
 			e.BestTime = time.Duration(best) * time.Millisecond
-			// Equal figures share a rank.
-			e.Rank = len(top) + 1
-			if n := len(top); n > 0 && sameTopRank(order, top[n-1], e) {
-				e.Rank = top[n-1].Rank
-			}
 			top = append(top, e)
 		}
 		return rows.Err()
@@ -273,11 +273,4 @@ func (s *Store) Top(ctx context.Context, rulesID string, order store.TopOrder, l
 		return nil, fmt.Errorf("store: %s top list: %w", rulesID, err)
 	}
 	return top, nil
-}
-
-func sameTopRank(order store.TopOrder, a, b store.TopEntry) bool {
-	if order == store.TopTime {
-		return a.BestTime == b.BestTime && a.Won == b.Won
-	}
-	return a.Won == b.Won && a.Played == b.Played && a.BestTime == b.BestTime
 }
