@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
 	"pyramid/engine"
@@ -54,6 +55,10 @@ type Deps struct {
 	Context context.Context
 	// Width and Height are the window size at the start; 80×24 when zero.
 	Width, Height int
+	// Translate, when not nil, maps each message from outside before the
+	// model sees it, e.g. the server's own shutdown message to ShutdownMsg.
+	// It must be pure and fast: it runs inside Update.
+	Translate func(tea.Msg) tea.Msg
 }
 
 // Verdict is what the solver knows about a position.

@@ -17,6 +17,8 @@ type env struct {
 	player Player
 	pal    *palette
 	gl     *glyphs
+	// translate maps messages from outside (Deps.Translate), or is nil.
+	translate func(tea.Msg) tea.Msg
 }
 
 // Time limits of the calls made in tea.Cmds.

@@ -94,7 +94,10 @@ func (m Menu) View() string {
 func (m *Menu) item(out *lines, cur bool, label, note string, labelW int) {
 	pal := m.env.pal
 	label = cut(label, m.w-6, m.env.gl.ell)
-	padded := label + strings.Repeat(" ", max(0, labelW-cells(label)))
+	padded := label
+	if note != "" || cur {
+		padded += strings.Repeat(" ", max(0, labelW-cells(label)))
+	}
 	var b strings.Builder
 	if cur {
 		b.WriteString("  > ")

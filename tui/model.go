@@ -109,6 +109,8 @@ func New(d Deps) Model {
 		player: d.Player,
 		pal:    newPalette(d.Renderer),
 		gl:     newGlyphs(d.Unicode),
+
+		translate: d.Translate,
 	}
 	if e.now == nil {
 		e.now = time.Now
@@ -166,6 +168,9 @@ type linkMsg struct{}
 
 // Update handles a message. It is pure: no clock, no I/O.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if m.env.translate != nil {
+		msg = m.env.translate(msg)
+	}
 	m2, cmd := m.update(msg)
 	if m2.playing && m2.table.Version() != m2.saved {
 		m2.saved = m2.table.Version()

@@ -208,7 +208,7 @@ func TestProfiles(t *testing.T) {
 	names := map[termenv.Profile]string{termenv.Ascii: "ascii", termenv.ANSI: "16", termenv.ANSI256: "256", termenv.TrueColor: "true colour"}
 	for _, p := range []termenv.Profile{termenv.Ascii, termenv.ANSI, termenv.ANSI256, termenv.TrueColor} {
 		h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true, Renderer: renderer(p)})
-		h.keys("enter", "l", "H")
+		h.keys("H", "enter", "l", "l") // hint, select its first card, move past the second
 		v := h.m.View()
 		texts = append(texts, ansi.Strip(v))
 		colour := strings.Contains(v, "\x1b[1;91m") || strings.Contains(v, "91m")
@@ -219,8 +219,10 @@ func TestProfiles(t *testing.T) {
 			if strings.Contains(v, "\x1b[") {
 				t.Error("escape sequences in the Ascii profile")
 			}
-			if !strings.Contains(v, "*") || !strings.Contains(v, ">") {
-				t.Error("no marks for the cursor and the selection in the Ascii profile")
+			for _, mark := range []string{"*", ">", "+"} {
+				if !strings.Contains(v, mark) {
+					t.Errorf("no %q mark in the Ascii profile:\n%s", mark, v)
+				}
 			}
 		} else if !colour {
 			t.Errorf("profile %s: no red cards", names[p])
@@ -428,6 +430,18 @@ func TestOneSaveInFlight(t *testing.T) {
 	if !h.quit {
 		t.Error("shutdown did not quit")
 	}
+	// The server's own shutdown message, translated.
+	type serverShutdown struct{}
+	h = newHarness(t, Deps{Args: []string{"classic", "42"}, Translate: func(msg tea.Msg) tea.Msg {
+		if _, ok := msg.(serverShutdown); ok {
+			return ShutdownMsg{Text: "the server is restarting"}
+		}
+		return msg
+	}})
+	h.send(serverShutdown{})
+	if !h.quit {
+		t.Error("shutdown did not quit")
+	}
 }
 
 func TestResume(t *testing.T) {
@@ -560,5 +574,92 @@ func TestSolver(t *testing.T) {
 	h2 := newHarness(t, Deps{Args: []string{"daily"}, Unicode: true, Solver: s})
 	if got := h2.game().Deal().Number; got != 77 {
 		t.Errorf("daily deal %d, want the solver's 77", got)
+	}
+}
+
+func TestASCIIOnly(t *testing.T) {
+	// A client whose locale is not UTF-8 gets nothing but ASCII, on every
+	// screen.
+	views := map[string]func(h *harness){
+		"menu":    func(h *harness) {},
+		"custom":  func(h *harness) { h.keys("up", "up", "up", "up", "up", "up", "enter") },
+		"number":  func(h *harness) { h.keys("up", "up", "up", "up", "up", "enter") },
+		"help":    func(h *harness) { h.keys("?") },
+		"table":   func(h *harness) { h.keys("enter", "enter", "l", "H") },
+		"double":  func(h *harness) { h.keys("down", "down", "down", "down", "down", "down", "enter") },
+		"confirm": func(h *harness) { h.keys("enter", "d", "n") },
+		"prompt":  func(h *harness) { h.keys("enter", ":"); h.typeText("7.1+7.4") },
+		"small":   func(h *harness) { h.keys("enter"); h.resize(30, 10) },
+	}
+	for name, setup := range views {
+		for _, size := range [][2]int{{80, 24}, {120, 40}} {
+			h := newHarness(t, Deps{Player: testPlayer, Width: size[0], Height: size[1]})
+			setup(h)
+			s := h.screen()
+			for i, r := range s {
+				if r >= 0x80 {
+					t.Errorf("%s at %dx%d: non-ASCII %q at byte %d:\n%s", name, size[0], size[1], r, i, s)
+					break
+				}
+			}
+		}
+	}
+}
+
+func TestHelpScrollsAndKeysToggle(t *testing.T) {
+	h := newHarness(t, Deps{Player: testPlayer, Unicode: true})
+	h.keys("?")
+	h.wantScreen("How to play", "arrows and hjkl"[:0])
+	first := h.screen()
+	h.keys("down", "down")
+	if h.screen() == first {
+		t.Error("down does not scroll the help at 80x24")
+	}
+	h.wantNotScreen("How to play")
+	for range 50 {
+		h.keys("down")
+	}
+	h.wantScreen("the line and says why")
+	h.keys("q")
+	h.wantScreen("Pyramid Solitaire")
+	for h.m.menu.items[h.m.menu.cur].kind != itemKeys {
+		h.keys("down")
+	}
+	h.keys("enter")
+	h.wantScreen("arrows, hjkl and wasd move · x draws")
+	h.keys("up", "up", "up", "up", "up", "up", "enter") // a rule set
+	h.wantScreen("x draw")
+	h.keys("?")
+	h.wantScreen("x             draw; when the stock is empty")
+}
+
+func TestShutdownWaitsForTheSave(t *testing.T) {
+	store := &fakeGames{}
+	h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true, Player: testPlayer, Games: store})
+	var held []tea.Msg
+	h.skip = func(msg tea.Msg) bool {
+		if _, ok := msg.(savedMsg); ok {
+			held = append(held, msg)
+			return true
+		}
+		return false
+	}
+	h.keys("d", "d")
+	h.send(ShutdownMsg{Text: "the server is restarting"})
+	if h.quit {
+		t.Fatal("quit with a save in flight")
+	}
+	h.wantScreen("the server is restarting")
+	h.skip = nil
+	for len(held) > 0 {
+		msg := held[0]
+		held = held[1:]
+		h.send(msg)
+	}
+	if !h.quit {
+		t.Error("did not quit once the saves were done")
+	}
+	if got := len(store.games["g1"].Record.Moves); got != 2 {
+		t.Errorf("stored %d moves before quitting, want 2", got)
 	}
 }

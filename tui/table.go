@@ -98,7 +98,6 @@ type Table struct {
 	since    time.Time     // when play began in this session; zero until known
 	wonIn    time.Duration
 	wonKnown bool
-	hintBusy bool
 }
 
 // newTable sets a game on the table. token must differ from that of any
@@ -203,7 +202,6 @@ func (t Table) Update(msg tea.Msg) (Table, tea.Cmd) {
 		}
 	case hintMsg:
 		if msg.token == t.token && msg.version == t.version {
-			t.hintBusy = false
 			t.solverHint(msg)
 		}
 	}
@@ -514,7 +512,6 @@ func (t Table) askHint() (Table, tea.Cmd) {
 	if t.env.solver == nil {
 		return t, nil
 	}
-	t.hintBusy = true
 	t.say(sInfo, "%s (asking the solver…)", t.msg)
 	g, solver, ctx := t.game.Clone(), t.env.solver, t.env.ctx
 	token, version := t.token, t.version
@@ -539,9 +536,14 @@ func (t *Table) solverHint(h hintMsg) {
 	}
 }
 
-// showHint highlights a move and describes it.
+// showHint highlights a move and describes it. A selection that is not
+// part of the move is dropped, so that enter on the hinted card starts the
+// hinted move.
 func (t *Table) showHint(m engine.Move, note string) {
 	t.hint = m
+	if t.sel != m.A && t.sel != m.B {
+		t.sel = engine.NoPlace
+	}
 	var what string
 	switch m.Kind {
 	case engine.Draw:
@@ -574,7 +576,6 @@ func (t *Table) changed() tea.Cmd {
 	before := t.d.status
 	t.version++
 	t.hint = engine.Move{}
-	t.hintBusy = false
 	t.refresh()
 	if t.sel != engine.NoPlace && !t.isTarget(t.sel) {
 		t.sel = engine.NoPlace
