@@ -663,3 +663,17 @@ func TestShutdownWaitsForTheSave(t *testing.T) {
 		t.Errorf("stored %d moves before quitting, want 2", got)
 	}
 }
+
+func TestZeroDeps(t *testing.T) {
+	m := New(Deps{})
+	v := m.View()
+	checkShape(t, v, 80, 24)
+	if strings.Contains(v, "\x1b[") {
+		t.Error("escape sequences without a renderer")
+	}
+	next, cmd := m.Update(keyMsg("enter"))
+	next, _ = next.Update(cmd()) // the menu's choice
+	if s := ansi.Strip(next.(Model).View()); !strings.Contains(s, "Dealing") {
+		t.Errorf("enter on Classic does not deal:\n%s", s)
+	}
+}

@@ -46,7 +46,7 @@ func newHelpScreen(e *env, km TableKeyMap, rules *engine.Rules, w, h int) HelpSc
 	}
 	text = append(text, "",
 		"Keys",
-		row(hk(km.Move), "move between the available cards and the piles"),
+		row(moveKeys(km), "move between the available cards and the piles"),
 		row("enter space", "select a card; a second card that makes 13 removes both"),
 		row("", "a King goes at once; select a card again or press esc to unselect"),
 		row("click", "select with the mouse; a click on the stock draws"),
@@ -68,8 +68,9 @@ func newHelpScreen(e *env, km TableKeyMap, rules *engine.Rules, w, h int) HelpSc
 		"  the line and says why.",
 		"",
 		"Cards",
-		"  [ 9"+string(gl.faces[engine.NewCard(9, engine.Spades)][2])+"] is available, a card without brackets is covered,",
-		"  > < marks the cursor, * * the selected card, + + a hinted move.",
+		"  Available cards are bright, covered ones dim; in the one-line layout an",
+		"  available card has brackets: [ 9"+string(gl.faces[engine.NewCard(9, engine.Spades)][2])+"]. > < marks the cursor, * * the",
+		"  selected card and + + the cards of a hint.",
 	)
 	up := key.NewBinding(key.WithKeys("up", "k", "w", "pgup"), key.WithHelp("↑/↓", "scroll"))
 	if !gl.unicode {
@@ -85,6 +86,19 @@ func newHelpScreen(e *env, km TableKeyMap, rules *engine.Rules, w, h int) HelpSc
 		close: key.NewBinding(key.WithKeys("q", "esc", "?", "enter"), key.WithHelp("q", "back")),
 		bar:   newHelpBar(e.pal, gl),
 	}
+}
+
+// moveKeys lists the movement keys for the help: the arrows and letters.
+func moveKeys(km TableKeyMap) string {
+	letters := ""
+	for _, b := range []key.Binding{km.Left, km.Down, km.Up, km.Right} {
+		for _, k := range b.Keys() {
+			if len(k) == 1 {
+				letters += k
+			}
+		}
+	}
+	return km.Move.Help().Key + " " + letters
 }
 
 // SetSize sets the window size.
