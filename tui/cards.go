@@ -73,7 +73,7 @@ func (g *glyphs) cardName(c engine.Card) string {
 	return string(f[:])
 }
 
-// rankName is the rank that pairs up to 13 with r, as players read it.
+// partnerRank is the rank that makes 13 with rank r, as players read it.
 func partnerRank(r int) string {
 	if r >= 13 || r < 1 {
 		return ""

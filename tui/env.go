@@ -46,6 +46,7 @@ type clockWhat uint8
 const (
 	clockStart clockWhat = iota // a game's play starts now
 	clockWon                    // the game was just won
+	clockSeed                   // the session's seed for new deal numbers
 )
 
 // readClock returns a command that reads the clock.

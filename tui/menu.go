@@ -84,8 +84,12 @@ type Menu struct {
 	// Scheme is the table's movement keys.
 	Scheme KeyScheme
 
-	env   *env
-	bar   *helpBar
+	env *env
+	bar *helpBar
+	// event is what the menu asks of its owner after an Update; the owner
+	// takes it at once, so keys typed right after are not lost to a round
+	// trip through a command.
+	event tea.Msg
 	items []menuItem
 	cur   int
 	mode  menuMode
@@ -213,7 +217,8 @@ func (m Menu) updateList(k tea.KeyMsg) (Menu, tea.Cmd) {
 	case key.Matches(k, m.Keys.Select):
 		return m.choose()
 	case key.Matches(k, m.Keys.Help):
-		return m, send(helpMsg{})
+		m.event = helpMsg{}
+		return m, nil
 	case key.Matches(k, m.Keys.Back):
 		return m, tea.Quit
 	}
@@ -226,10 +231,12 @@ func (m Menu) choose() (Menu, tea.Cmd) {
 	it := m.items[m.cur]
 	switch it.kind {
 	case itemContinue:
-		return m, send(menuContinueMsg{})
+		m.event = menuContinueMsg{}
+		return m, nil
 	case itemPreset:
 		r, _ := engine.Preset(it.preset)
-		return m, send(menuPlayMsg{spec: dealSpec{rules: r, daily: r.Daily}})
+		m.event = menuPlayMsg{spec: dealSpec{rules: r, daily: r.Daily}}
+		return m, nil
 	case itemCustom:
 		m.mode, m.custom, m.knobCur = modeCustom, m.rules, 0
 		m.custom.Daily = false
@@ -240,12 +247,15 @@ func (m Menu) choose() (Menu, tea.Cmd) {
 		m.updateKeys()
 	case itemWinnable:
 		m.Winnable = !m.Winnable
-		return m, send(menuSettingsMsg{})
+		m.event = menuSettingsMsg{}
+		return m, nil
 	case itemKeys:
 		m.Scheme = (m.Scheme + 1) % 2
-		return m, send(menuSettingsMsg{})
+		m.event = menuSettingsMsg{}
+		return m, nil
 	case itemHelp:
-		return m, send(helpMsg{})
+		m.event = helpMsg{}
+		return m, nil
 	case itemQuit:
 		return m, tea.Quit
 	}
@@ -278,7 +288,8 @@ func (m Menu) updateCustom(k tea.KeyMsg) (Menu, tea.Cmd) {
 			m.mode = modeList
 			m.rules = m.custom
 			m.updateKeys()
-			return m, send(menuPlayMsg{spec: dealSpec{rules: m.custom}})
+			m.event = menuPlayMsg{spec: dealSpec{rules: m.custom}}
+			return m, nil
 		default:
 			m.mode = modeList
 			m.updateKeys()
@@ -338,7 +349,8 @@ func (m Menu) updateNumber(k tea.KeyMsg) (Menu, tea.Cmd) {
 		m.mode = modeList
 		m.msg = ""
 		m.updateKeys()
-		return m, send(menuPlayMsg{spec: spec})
+		m.event = menuPlayMsg{spec: spec}
+		return m, nil
 	}
 	var cmd tea.Cmd
 	m.number, cmd = m.number.Update(k)

@@ -85,8 +85,12 @@ type Model struct {
 	unfinished []SavedGame
 
 	// Deals asked of a command: only the latest request counts.
-	dealReq  int
-	dealNote string
+	dealReq int
+	// seed is a clock reading taken at the start of the session: new deal
+	// numbers derive from it and a counter, so a new deal needs no round
+	// trip through a command (keys typed meanwhile would be lost).
+	seed      time.Time
+	dealCount int
 
 	// Saving.
 	ids      map[int]string // stored game ID by game token
@@ -145,7 +149,7 @@ func New(d Deps) Model {
 // Init loads the player's unfinished games, starts the deep-linked game
 // and reads the clock for a game dealt in New.
 func (m Model) Init() tea.Cmd {
-	var cmds []tea.Cmd
+	cmds := []tea.Cmd{m.env.readClock(0, clockSeed)}
 	if m.loading {
 		games, player, ctx := m.env.games, m.env.player.ID, m.env.ctx
 		cmds = append(cmds, func() tea.Msg {
@@ -155,7 +159,7 @@ func (m Model) Init() tea.Cmd {
 			return unfinishedMsg{games: gs, err: err}
 		})
 	} else if m.link != nil {
-		cmds = append(cmds, send(linkMsg{}))
+		cmds = append(cmds, func() tea.Msg { return linkMsg{} })
 	}
 	if m.playing {
 		cmds = append(cmds, m.env.readClock(m.token, clockStart))
@@ -170,6 +174,17 @@ type linkMsg struct{}
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.env.translate != nil {
 		msg = m.env.translate(msg)
+	}
+	if k, ok := msg.(tea.KeyMsg); ok && k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste {
+		// Keys that arrive in one read (fast typing, or several keys in
+		// one SSH packet) come as one message: play them one by one.
+		var cmds []tea.Cmd
+		for _, r := range k.Runes {
+			next, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt})
+			m = next.(Model)
+			cmds = append(cmds, cmd)
+		}
+		return m, tea.Batch(cmds...)
 	}
 	m2, cmd := m.update(msg)
 	if m2.playing && m2.table.Version() != m2.saved {
@@ -227,6 +242,12 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case savedMsg:
 		return m.savedReply(msg)
 	case clockMsg:
+		if msg.what == clockSeed {
+			if m.seed.IsZero() {
+				m.seed = msg.now
+			}
+			return m, nil
+		}
 		if msg.token == m.token && msg.what == clockStart && m.started.IsZero() {
 			m.started = msg.now
 		}
@@ -297,15 +318,20 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	var cmd tea.Cmd
+	var event tea.Msg
 	switch m.screen {
 	case screenMenu:
 		m.menu, cmd = m.menu.Update(msg)
+		event, m.menu.event = m.menu.event, nil
 	case screenTable:
 		m.table, cmd = m.table.Update(msg)
+		event, m.table.event = m.table.event, nil
 	case screenHelp:
 		m.help, cmd = m.help.Update(msg)
+		event, m.help.event = m.help.event, nil
 	case screenConfirm:
 		m.confirm, cmd = m.confirm.Update(msg)
+		event, m.confirm.event = m.confirm.event, nil
 	case screenDealing:
 		if k, ok := msg.(tea.KeyMsg); ok && (k.Type == tea.KeyCtrlC) {
 			return m, tea.Quit
@@ -314,6 +340,13 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			m.dealReq++ // the answer, when it comes, is ignored
 			m.screen = screenMenu
 		}
+	}
+	if event != nil {
+		// A screen's request is handled now, not through a command, so
+		// that the next key already meets the screen it leads to.
+		var cmd2 tea.Cmd
+		m, cmd2 = m.update(event)
+		return m, tea.Batch(cmd, cmd2)
 	}
 	if m.playing {
 		// The table's messages (hints, clock) reach it whatever the screen.
@@ -459,6 +492,11 @@ func (m Model) start(spec dealSpec) (Model, tea.Cmd) {
 		m.resume = nil
 	}
 	m.menu = m.menu.SetRules(spec.rules)
+	winnable := m.menu.Winnable && m.env.solver != nil
+	if !spec.hasNumber && !spec.daily && !winnable && !m.seed.IsZero() {
+		spec.number, spec.hasNumber = dealFromClock(m.seed.Add(time.Duration(m.dealCount))), true
+		m.dealCount++
+	}
 	if spec.hasNumber {
 		g, err := engine.NewNumbered(spec.rules, spec.number)
 		if err != nil {
@@ -473,7 +511,6 @@ func (m Model) start(spec dealSpec) (Model, tea.Cmd) {
 	req := m.dealReq
 	m.screen = screenDealing
 	e := m.env
-	winnable := m.menu.Winnable && e.solver != nil
 	cmds = append(cmds, func() tea.Msg {
 		now := e.now()
 		msg := dealtMsg{req: req, spec: spec, now: now}

@@ -144,12 +144,12 @@ func TestMenuFlow(t *testing.T) {
 	h.wantScreen("Pyramid Solitaire")
 	h.keys("up", "up", "enter")
 	h.wantScreen(want, "1 move")
-	// n asks too, and y deals anew.
-	h.clock.advance(time.Second)
+	// n asks too, and y deals anew, at once: new deal numbers come from
+	// the session's seed and a counter, without a round trip.
 	h.keys("n")
 	h.wantScreen("Start a new deal?")
-	h.keys("y")
-	h.wantScreen(fmt.Sprintf("Classic · deal %d", dealFromClock(epoch.Add(time.Second))), "0 moves")
+	h.send(keyMsg("y"))
+	h.wantScreen(fmt.Sprintf("Classic · deal %d", dealFromClock(epoch.Add(1))), "0 moves")
 	// Deal by number, with another rule set.
 	h.keys("q")
 	for h.m.menu.items[h.m.menu.cur].kind != itemNumber {
@@ -671,9 +671,42 @@ func TestZeroDeps(t *testing.T) {
 	if strings.Contains(v, "\x1b[") {
 		t.Error("escape sequences without a renderer")
 	}
+	// Without the seed (Init was not run) a new deal needs the clock,
+	// read by a command.
 	next, cmd := m.Update(keyMsg("enter"))
-	next, _ = next.Update(cmd()) // the menu's choice
 	if s := ansi.Strip(next.(Model).View()); !strings.Contains(s, "Dealing") {
 		t.Errorf("enter on Classic does not deal:\n%s", s)
 	}
+	next, _ = next.Update(cmd())
+	if s := ansi.Strip(next.(Model).View()); !strings.Contains(s, "Classic · deal") && !strings.Contains(s, "Classic - deal") {
+		t.Errorf("the dealt game is not on the table:\n%s", s)
+	}
+}
+
+func TestKeysRightAfterAChoice(t *testing.T) {
+	// Keys typed right after a menu choice meet the table, even before
+	// any command has run: the choice is handled within Update.
+	h := newHarness(t, Deps{Args: []string{"classic", "3"}, Unicode: true})
+	h.keys("q")
+	m := h.m
+	for _, k := range []string{"enter", "l", "enter"} { // Continue, then the King at 7.2
+		next, _ := m.Update(keyMsg(k))
+		m = next.(Model)
+	}
+	if !m.playing || m.table.Game().Removed() != 1 {
+		t.Errorf("keys after a choice were lost:\n%s", ansi.Strip(m.View()))
+	}
+}
+
+func TestKeysInOneRead(t *testing.T) {
+	// Several keys read at once arrive as one KeyMsg; each still counts.
+	h := newHarness(t, Deps{Args: []string{"classic", "3"}, Unicode: true})
+	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("ll")})
+	if got := h.m.table.cursor; got != engine.Slot(7, 3) {
+		t.Errorf("cursor at %s after \"ll\", want 7.3", got)
+	}
+	// A paste into the prompt stays one piece of text.
+	h.keys(":")
+	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("7.2 d"), Paste: true})
+	h.wantScreen(": 7.2 d")
 }

@@ -17,6 +17,7 @@ type helpDoneMsg struct{}
 // the move notation. It scrolls when the window is short.
 type HelpScreen struct {
 	env   *env
+	event tea.Msg // helpDoneMsg, for the owner
 	text  []string
 	top   int
 	w, h  int
@@ -127,7 +128,8 @@ func (h HelpScreen) Update(msg tea.Msg) (HelpScreen, tea.Cmd) {
 	case key.Matches(k, h.down):
 		h.top = min(h.maxTop(), h.top+1)
 	case key.Matches(k, h.close):
-		return h, send(helpDoneMsg{})
+		h.event = helpDoneMsg{}
+		return h, nil
 	}
 	return h, nil
 }
@@ -157,6 +159,7 @@ type confirmMsg struct{ yes bool }
 // Confirm asks whether to abandon the game in progress for another.
 type Confirm struct {
 	env      *env
+	event    tea.Msg // confirmMsg, for the owner
 	question string
 	detail   string
 	spec     dealSpec
@@ -191,9 +194,11 @@ func (c Confirm) Update(msg tea.Msg) (Confirm, tea.Cmd) {
 	case k.Type == tea.KeyCtrlC:
 		return c, tea.Quit
 	case key.Matches(k, c.yes):
-		return c, send(confirmMsg{yes: true})
+		c.event = confirmMsg{yes: true}
+		return c, nil
 	case key.Matches(k, c.no):
-		return c, send(confirmMsg{yes: false})
+		c.event = confirmMsg{yes: false}
+		return c, nil
 	}
 	return c, nil
 }

@@ -14,7 +14,7 @@ import (
 	"pyramid/engine"
 )
 
-// Messages the table sends its owner through tea.Cmds.
+// Events the table raises for its owner, and replies of its commands.
 type (
 	// backMsg: the player leaves the table for the menu.
 	backMsg struct{}
@@ -31,9 +31,6 @@ type (
 		err     error
 	}
 )
-
-// send returns a command that delivers msg.
-func send(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
 
 // maxSlots is the most pyramid slots of any rule set.
 const maxSlots = 45
@@ -75,6 +72,9 @@ type Table struct {
 	env  *env
 	bar  *helpBar
 	grid *grid
+	// event is what the table asks of its owner after an Update (the
+	// menu, help, a new deal); the owner takes it at once.
+	event tea.Msg
 
 	game  *engine.Game
 	token int // identifies this game in replies to commands
@@ -217,15 +217,19 @@ func (t Table) updateKey(k tea.KeyMsg) (Table, tea.Cmd) {
 	case key.Matches(k, km.Redraw):
 		return t, tea.ClearScreen
 	case key.Matches(k, km.Help):
-		return t, send(helpMsg{})
+		t.event = helpMsg{}
+		return t, nil
 	case key.Matches(k, km.Back):
-		return t, send(backMsg{})
+		t.event = backMsg{}
+		return t, nil
 	case bound(k, km.New) && !t.promptOpen:
-		return t, send(newDealMsg{})
+		t.event = newDealMsg{}
+		return t, nil
 	}
 	if t.d.status == engine.Won {
 		if key.Matches(k, km.Select) {
-			return t, send(newDealMsg{})
+			t.event = newDealMsg{}
+			return t, nil
 		}
 		return t, nil
 	}
@@ -382,7 +386,12 @@ func (t Table) activate(p engine.Place) (Table, tea.Cmd) {
 	switch t.sel {
 	case engine.NoPlace:
 		t.sel = p
-		t.say(sInfo, "%s selected: pick a %s to make 13 (esc unselects)", t.env.gl.cardName(c), partnerRank(c.Rank()))
+		want := partnerRank(c.Rank())
+		article := "a"
+		if want == "A" || want == "8" {
+			article = "an"
+		}
+		t.say(sInfo, "%s selected: pick %s %s to make 13 (esc unselects)", t.env.gl.cardName(c), article, want)
 	case p:
 		t.sel = engine.NoPlace
 		t.msg = ""
