@@ -83,6 +83,7 @@ func (s *Server) onConnect(ctx ssh.Context, nc net.Conn) (out net.Conn) {
 		// Sessions are told to end at cs.deadline(); this is the backstop
 		// for one that cannot be told because its client stopped reading.
 		cs.hardStop = time.AfterFunc(s.cfg.MaxSessionTime+s.endGrace, func() {
+			defer s.recoverTo("connection time limit", nil)
 			s.log.Info("closing connection: session time limit", "remote", remote)
 			_ = cs.conn.Close()
 		})

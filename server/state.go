@@ -25,7 +25,7 @@ const (
 
 // String names the reason for logs.
 func (r endReason) String() string {
-	return [...]string{"", "client closed", "idle timeout", "session time limit", "server shutdown"}[r]
+	return [...]string{"app finished", "client closed", "idle timeout", "session time limit", "server shutdown"}[r]
 }
 
 // message is what the player reads after the server ended the session.
@@ -93,7 +93,7 @@ func (st *sessionState) startTimers() {
 	defer st.mu.Unlock()
 	st.timers = append(st.timers,
 		time.AfterFunc(cfg.IdleTimeout, st.checkIdle),
-		time.AfterFunc(time.Until(st.cs.deadline()), func() { st.end(timeLimit) }),
+		time.AfterFunc(time.Until(st.cs.deadline()), func() { st.end(timeLimit) }), // end recovers
 	)
 	st.srv.goSafe("channel watcher", func() {
 		select {
@@ -136,6 +136,7 @@ func (st *sessionState) end(reason endReason) {
 	}
 	st.reason = reason
 	st.timers = append(st.timers, time.AfterFunc(st.srv.endGrace, func() {
+		defer st.srv.recoverTo("session watchdog", nil)
 		st.srv.log.Warn("closing stuck session's connection", "session", st.id, "remote", st.cs.remote, "reason", reason.String())
 		_ = st.cs.conn.Close()
 	}))
