@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,6 +45,18 @@ func postgresURL(t testing.TB) string {
 // that tests never see each other's rows.
 func openPostgres(t testing.TB, now func() time.Time) *Store {
 	t.Helper()
+	s, err := OpenConfig(context.Background(), Config{DatabaseURL: postgresSchemaURL(t), Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// postgresSchemaURL makes a fresh schema, dropped when t ends, and returns
+// the test database's URL with that schema as the search path.
+func postgresSchemaURL(t testing.TB) string {
+	t.Helper()
 	base := postgresURL(t)
 	ctx := context.Background()
 	admin, err := sql.Open("pgx", base)
@@ -75,12 +88,7 @@ func openPostgres(t testing.TB, now func() time.Time) *Store {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	s, err := OpenConfig(ctx, Config{DatabaseURL: u.String(), Now: now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return u.String()
 }
 
 func TestSQLite(t *testing.T) {
@@ -90,6 +98,55 @@ func TestSQLite(t *testing.T) {
 func TestPostgres(t *testing.T) {
 	postgresURL(t)
 	storetest.Run(t, func(t *testing.T, now func() time.Time) store.Store { return openPostgres(t, now) })
+}
+
+// TestConcurrentOpen starts several instances on one empty database at
+// once, as a cluster restarting would: each migration is applied once.
+func TestConcurrentOpen(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name string
+		cfg  func(t *testing.T) Config
+	}{
+		{"sqlite", func(*testing.T) Config { return Config{DataDir: dir} }},
+		{"postgres", func(t *testing.T) Config { return Config{DatabaseURL: postgresSchemaURL(t)} }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := tt.cfg(t)
+			const n = 4
+			stores := make([]*Store, n)
+			errs := make([]error, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					stores[i], errs[i] = OpenConfig(context.Background(), cfg)
+				}()
+			}
+			wg.Wait()
+			for i := range n {
+				if errs[i] != nil {
+					t.Fatalf("open %d: %v", i, errs[i])
+				}
+				defer stores[i].Close()
+			}
+			var count int
+			if err := stores[0].r.QueryRow("SELECT COUNT(*) FROM schema_migrations").Scan(&count); err != nil {
+				t.Fatal(err)
+			}
+			if want := len(must(migrations(stores[0].dialect))); count != want {
+				t.Errorf("schema_migrations has %d rows, want %d", count, want)
+			}
+		})
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 func TestOpenUnsupportedURL(t *testing.T) {
