@@ -15,10 +15,11 @@ type glyphs struct {
 	// horizontal, vertical.
 	box, panel [6]rune
 	// marks around a compact card tell its state without colour:
-	// covered, available, cursor, selected, hinted. They are ASCII in both
+	// covered, available, cursor, selected, selected under the cursor,
+	// hinted. They are ASCII in both
 	// modes: the Unicode candidates (▶ «) are ambiguous-width and break
 	// alignment in East Asian terminals.
-	markCov, markAv, markCur, markSel, markHint [2]rune
+	markCov, markAv, markCur, markSel, markSelCur, markHint [2]rune
 	// sep separates header items; inf is the unlimited pass count.
 	sep, inf, ell string
 	// arrows for the help bar.
@@ -47,6 +48,7 @@ func newGlyphs(unicode bool) *glyphs {
 	g.markAv = [2]rune{'[', ']'}
 	g.markCur = [2]rune{'>', '<'}
 	g.markSel = [2]rune{'*', '*'}
+	g.markSelCur = [2]rune{'>', '*'}
 	g.markHint = [2]rune{'+', '+'}
 	if unicode {
 		g.back = '▒'

@@ -71,7 +71,7 @@ func newHelpScreen(e *env, km TableKeyMap, rules *engine.Rules, w, h int) HelpSc
 		"Cards",
 		"  Available cards are bright, covered ones dim; in the one-line layout an",
 		"  available card has brackets: [ 9"+string(gl.faces[engine.NewCard(9, engine.Spades)][2])+"]. > < marks the cursor, * * the",
-		"  selected card and + + the cards of a hint.",
+		"  selected card (> * when the cursor is on it) and + + a hint's cards.",
 	)
 	up := key.NewBinding(key.WithKeys("up", "k", "w", "pgup"), key.WithHelp("↑/↓", "scroll"))
 	if !gl.unicode {

@@ -46,7 +46,7 @@ func TestSelectPairByKeys(t *testing.T) {
 		t.Fatalf("cursor starts at %s, want 7.1", got)
 	}
 	h.keys("enter")
-	h.wantScreen("8♣ selected: pick a 5 to make 13")
+	h.wantScreen("8♣ selected: pick a 5 to make 13", "> 8♣*")
 	h.keys("l", "l", "right", "right") // to 5♠ at 7.5
 	if got := h.m.table.cursor; got != engine.Slot(7, 5) {
 		t.Fatalf("cursor at %s, want 7.5", got)

@@ -153,7 +153,7 @@ func (t *Table) look(p engine.Place, avail bool) (styleID, [2]rune) {
 		(p == engine.Stock && (t.hint.Kind == engine.Draw || t.hint.Kind == engine.Redeal)))
 	switch {
 	case sel && cur:
-		return sSelCurBlack, gl.markCur
+		return sSelCurBlack, gl.markSelCur
 	case cur:
 		return sCurBlack, gl.markCur
 	case sel:
