@@ -87,11 +87,17 @@ type Solver interface {
 	DailyDeal(ctx context.Context, r engine.Rules, day time.Time) (uint64, error)
 }
 
-// Game statuses as SavedGame.Status spells them.
+// Game statuses as SavedGame.Status spells them (the store's spelling).
 const (
-	StatusPlaying   = "playing"
-	StatusWon       = "won"
-	StatusLost      = "lost"
+	// StatusPlaying: the game goes on.
+	StatusPlaying = "playing"
+	// StatusWon: the goal was reached.
+	StatusWon = "won"
+	// StatusLost: no move was left and the player dealt anew. (While the
+	// player looks at a lost position, which undo can leave, the game is
+	// saved as StatusPlaying.)
+	StatusLost = "lost"
+	// StatusAbandoned: the player started another game instead.
 	StatusAbandoned = "abandoned"
 )
 

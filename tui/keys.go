@@ -31,20 +31,31 @@ func (s KeyScheme) String() string {
 // the position (undo with nothing to undo, draw with nothing to draw, …)
 // are disabled, so the help bar shows what can be done now.
 type TableKeyMap struct {
+	// Up, Down, Left and Right move the cursor.
 	Up, Down, Left, Right key.Binding
 	// Move is the four directions as one entry of the help bar.
-	Move   key.Binding
+	Move key.Binding
+	// Select takes the card under the cursor (enter, space).
 	Select key.Binding
+	// Cancel drops the selection and the hint.
 	Cancel key.Binding
-	Draw   key.Binding
-	Undo   key.Binding
-	Redo   key.Binding
-	Hint   key.Binding
+	// Draw draws, or turns the waste over when the stock is empty.
+	Draw key.Binding
+	// Undo and Redo walk the game's history.
+	Undo, Redo key.Binding
+	// Hint shows a move.
+	Hint key.Binding
+	// Prompt opens the ":" line for moves in notation.
 	Prompt key.Binding
-	New    key.Binding
-	Help   key.Binding
-	Back   key.Binding
-	Quit   key.Binding
+	// New deals a new game of the same rules.
+	New key.Binding
+	// Help opens the full help.
+	Help key.Binding
+	// Back returns to the menu.
+	Back key.Binding
+	// Quit ends the session.
+	Quit key.Binding
+	// Redraw repaints the whole screen.
 	Redraw key.Binding
 }
 
@@ -93,12 +104,18 @@ func (k TableKeyMap) FullHelp() [][]key.Binding {
 
 // MenuKeyMap is the key map of the menu and its forms.
 type MenuKeyMap struct {
+	// Up and Down choose an item; Left and Right change a rule knob.
 	Up, Down, Left, Right key.Binding
-	Select                key.Binding
-	Back                  key.Binding
-	Help                  key.Binding
-	Quit                  key.Binding
-	Redraw                key.Binding
+	// Select opens the item.
+	Select key.Binding
+	// Back leaves a form, or quits from the list.
+	Back key.Binding
+	// Help opens the full help.
+	Help key.Binding
+	// Quit ends the session.
+	Quit key.Binding
+	// Redraw repaints the whole screen.
+	Redraw key.Binding
 }
 
 // NewMenuKeyMap returns the menu's keys.

@@ -171,8 +171,8 @@ func (m Menu) SetSize(w, h int) Menu {
 	return m
 }
 
-// Say sets the menu's message line.
-func (m Menu) Say(st styleID, s string) Menu {
+// say sets the menu's message line.
+func (m Menu) say(st styleID, s string) Menu {
 	m.msg, m.msgSt = s, st
 	return m
 }

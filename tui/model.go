@@ -131,7 +131,7 @@ func New(d Deps) Model {
 	if len(d.Args) > 0 {
 		spec, err := parseLink(d.Args)
 		if err != nil {
-			m.menu = m.menu.Say(sErr, clean(err.Error(), 300))
+			m.menu = m.menu.say(sErr, clean(err.Error(), 300))
 		} else {
 			m.link = &spec
 		}
@@ -189,7 +189,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m2, cmd := m.update(msg)
 	if m2.playing && m2.table.Version() != m2.saved {
 		m2.saved = m2.table.Version()
-		cmd = tea.Batch(cmd, m2.queueSave(StatusOf(m2.table.Status())))
+		// A lost position is stored as playing: the player may still
+		// undo. It becomes lost for good when the player deals anew.
+		st := StatusOf(m2.table.Status())
+		if st == StatusLost {
+			st = StatusPlaying
+		}
+		cmd = tea.Batch(cmd, m2.queueSave(st))
 	}
 	return m2, cmd
 }
@@ -256,7 +262,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		if m.screen == screenTable {
 			m.table.say(sWarn, "%s", text)
 		} else {
-			m.menu = m.menu.Say(sWarn, text)
+			m.menu = m.menu.say(sWarn, text)
 		}
 		return m, nil
 	case ShutdownMsg:
@@ -266,7 +272,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			text = "the server is shutting down"
 		}
 		m.table.say(sWarn, "%s", text)
-		m.menu = m.menu.Say(sWarn, text)
+		m.menu = m.menu.say(sWarn, text)
 		if !m.inFlight && len(m.queue) == 0 {
 			return m, tea.Quit
 		}
@@ -462,7 +468,7 @@ func (m *Model) storedTitle(sg SavedGame) string {
 func (m Model) askStart(spec dealSpec) (Model, tea.Cmd) {
 	var detail string
 	switch {
-	case m.playing && m.table.Status() != engine.Won && m.table.Game().MovesMade() > 0:
+	case m.playing && m.table.Status() == engine.Playing && m.table.Game().MovesMade() > 0:
 		g := m.table.Game()
 		detail = fmt.Sprintf("The game in progress (%s, %d %s) will be abandoned.", m.table.title, g.MovesMade(), plural(g.MovesMade(), "move", "moves"))
 	case !m.playing && m.resume != nil && m.resume.Record.Rules == spec.rules.ID() && !spec.daily:
@@ -485,7 +491,11 @@ func (m Model) askStart(spec dealSpec) (Model, tea.Cmd) {
 func (m Model) start(spec dealSpec) (Model, tea.Cmd) {
 	var cmds []tea.Cmd
 	if m.playing && m.table.Status() != engine.Won && m.table.Game().MovesMade() > 0 {
-		cmds = append(cmds, m.queueSave(StatusAbandoned))
+		st := StatusAbandoned
+		if m.table.Status() == engine.Lost {
+			st = StatusLost
+		}
+		cmds = append(cmds, m.queueSave(st))
 	}
 	if !m.playing && m.resume != nil && m.resume.Record.Rules == spec.rules.ID() && !spec.daily {
 		cmds = append(cmds, m.abandonStored(*m.resume))
@@ -500,7 +510,7 @@ func (m Model) start(spec dealSpec) (Model, tea.Cmd) {
 	if spec.hasNumber {
 		g, err := engine.NewNumbered(spec.rules, spec.number)
 		if err != nil {
-			m.menu = m.menu.Say(sErr, clean(err.Error(), 200))
+			m.menu = m.menu.say(sErr, clean(err.Error(), 200))
 			m.screen = screenMenu
 			return m, tea.Batch(cmds...)
 		}
@@ -561,7 +571,7 @@ func (m Model) dealt(msg dealtMsg) (Model, tea.Cmd) {
 	g, err := engine.NewNumbered(msg.spec.rules, msg.number)
 	if err != nil {
 		m.screen = screenMenu
-		m.menu = m.menu.Say(sErr, clean(err.Error(), 200))
+		m.menu = m.menu.say(sErr, clean(err.Error(), 200))
 		return m, nil
 	}
 	m = m.seat(g, msg.day, msg.now, 0, "")
@@ -596,7 +606,7 @@ func (m Model) loaded(msg unfinishedMsg) (Model, tea.Cmd) {
 	m.loading = false
 	m.unfinished = msg.games
 	if msg.err != nil {
-		m.menu = m.menu.Say(sWarn, clean("could not load your games: "+msg.err.Error(), 200))
+		m.menu = m.menu.say(sWarn, clean("could not load your games: "+msg.err.Error(), 200))
 	}
 	if m.link != nil {
 		spec := *m.link
@@ -661,7 +671,7 @@ func (m Model) resumed(msg resumedMsg) (Model, tea.Cmd) {
 	}
 	if err != nil {
 		m.screen = screenMenu
-		m.menu = m.menu.SetContinue("").Say(sErr, clean("could not restore your game: "+err.Error(), 200))
+		m.menu = m.menu.SetContinue("").say(sErr, clean("could not restore your game: "+err.Error(), 200))
 		return m, nil
 	}
 	sg := msg.game

@@ -312,7 +312,7 @@ func (f *fakeGames) Unfinished(ctx context.Context, player string) ([]SavedGame,
 	defer f.mu.Unlock()
 	var out []SavedGame
 	for _, g := range f.games {
-		if g.Status == StatusPlaying || g.Status == StatusLost {
+		if g.Status == StatusPlaying {
 			out = append(out, g)
 		}
 	}
@@ -709,4 +709,24 @@ func TestKeysInOneRead(t *testing.T) {
 	h.keys(":")
 	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("7.2 d"), Paste: true})
 	h.wantScreen(": 7.2 d")
+}
+
+func TestLostIsStoredWhenThePlayerMovesOn(t *testing.T) {
+	moves, status := heuristicLine(t, "one-pass", 1)
+	if status != engine.Lost {
+		t.Fatalf("one-pass 1 is not lost by the heuristic any more")
+	}
+	store := &fakeGames{}
+	h := newHarness(t, Deps{Args: []string{"one-pass", "1"}, Unicode: true, Player: testPlayer, Games: store})
+	h.keys(":")
+	h.typeText(strings.Join(moves, " "))
+	h.keys("enter")
+	if s := store.games["g1"].Status; s != StatusPlaying {
+		t.Errorf("a lost position is stored as %q, want playing (undo may leave it)", s)
+	}
+	h.keys("n") // no question: the game is over
+	h.wantScreen("One pass · deal", "0 moves")
+	if s := store.games["g1"].Status; s != StatusLost {
+		t.Errorf("the lost game is stored as %q after a new deal, want lost", s)
+	}
 }

@@ -87,7 +87,7 @@ func (m Model) savedReply(msg savedMsg) (Model, tea.Cmd) {
 		if msg.token == m.token && m.screen == screenTable {
 			m.table.say(sWarn, "%s", text)
 		} else {
-			m.menu = m.menu.Say(sWarn, text)
+			m.menu = m.menu.say(sWarn, text)
 		}
 	} else if msg.id != "" {
 		m.ids[msg.token] = msg.id
@@ -117,7 +117,7 @@ func (m Model) dropGame() Model {
 	m.playing = false
 	m.saved = 0
 	m.screen = screenMenu
-	m.menu = m.menu.SetContinue("").Say(sWarn, "your game continues in another session")
+	m.menu = m.menu.SetContinue("").say(sWarn, "your game continues in another session")
 	return m
 }
 
