@@ -41,6 +41,14 @@ const guestRefusal = "This server identifies players by their SSH key, and you o
 	"Make one with: ssh-keygen -t ed25519\n" +
 	"then connect again (ssh -i ~/.ssh/id_ed25519 -o IdentitiesOnly=yes ...)."
 
+// refusal is the message for a client that cannot log in.
+func (s *Server) refusal() string {
+	if s.cfg.Refusal != "" {
+		return s.cfg.Refusal
+	}
+	return guestRefusal
+}
+
 // serverConfig builds the x/crypto configuration of one connection.
 func (s *Server) serverConfig(ssh.Context) *gossh.ServerConfig {
 	return &gossh.ServerConfig{
@@ -79,6 +87,6 @@ func (s *Server) keyboardInteractiveAuth(_ ssh.Context, challenge gossh.Keyboard
 	if s.cfg.Guests {
 		return true
 	}
-	_, _ = challenge("", guestRefusal, nil, nil) // the client may hang up instead of answering
+	_, _ = challenge("", s.refusal(), nil, nil) // the client may hang up instead of answering
 	return false
 }

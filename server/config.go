@@ -48,6 +48,11 @@ type Config struct {
 	// session always comes from the key the client proved, read inside the
 	// session. It must be quick and must not block.
 	AllowKey func(key gossh.PublicKey) bool
+	// Refusal is what a client is told when it offers no key the server
+	// accepts and guests are not allowed. Empty means a message telling
+	// them how to make a key; a club server with an allowlist says how to
+	// get on it.
+	Refusal string
 
 	// HandshakeTimeout bounds the time from accepting a connection (or from
 	// the end of its last session) to the start of a shell or command.

@@ -46,7 +46,7 @@ func (s *Server) handle(sess ssh.Session) {
 
 	info := newSession(sess, st)
 	if info.Guest() && !s.cfg.Guests { // keyboard-interactive refuses guests; belt and braces
-		writeLine(sess.Stderr(), guestRefusal)
+		writeLine(sess.Stderr(), s.refusal())
 		return
 	}
 	start := s.now()

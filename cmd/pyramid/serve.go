@@ -1,12 +1,125 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/charmbracelet/log"
+	gossh "golang.org/x/crypto/ssh"
+
+	"pyramid/arcade"
+	"pyramid/keys"
+	"pyramid/server"
+	"pyramid/store/sqlstore"
 )
 
-// runServe will start the SSH server; until it lands it prints usage.
-func runServe(args []string, _ io.Reader, _, stderr io.Writer) int {
-	fmt.Fprint(stderr, usage)
-	return 2
+// runServe serves the arcade until SIGINT or SIGTERM.
+func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("serve", "[flags]  (flags win over PYRAMID_* variables, which win over --config)", stderr)
+	var cfg serveConfig
+	cfg.register(fs)
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	if err := cfg.resolve(fs, os.Getenv); err != nil {
+		fmt.Fprintln(stderr, "pyramid serve:", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := serve(ctx, cfg, stdout, stderr, nil); err != nil {
+		fmt.Fprintln(stderr, "pyramid serve:", err)
+		return 1
+	}
+	return 0
+}
+
+// serve runs the server until ctx ends, then shuts it down gracefully:
+// stop accepting, tell every player, give sessions time to save, close the
+// store. ready, when set, receives the listening address.
+func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready func(net.Addr)) error {
+	logger := log.NewWithOptions(stderr, log.Options{ReportTimestamp: true, Prefix: "pyramid"})
+	if err := os.MkdirAll(cfg.data, 0o700); err != nil {
+		return fmt.Errorf("data directory: %w", err)
+	}
+	st, err := sqlstore.Open(ctx, cfg.data, cfg.databaseURL)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	var allowKey func(key gossh.PublicKey) bool
+	refusal := ""
+	if cfg.allowlist != "" {
+		al, err := keys.LoadAllowlist(cfg.allowlist, keys.AllowlistOptions{Logf: func(f string, a ...any) { logger.Warn(fmt.Sprintf(f, a...)) }})
+		if err != nil {
+			return err
+		}
+		logger.Info("club mode: only keys on the allowlist may play", "file", cfg.allowlist, "keys", al.Len())
+		allowKey = al.Allowed
+		cfg.guests = false // the allowlist decides who plays
+		refusal = "This is a club server: only keys on its allowlist may play, and yours is not on it.\n" +
+			"Ask the club's admin to add your public key (the line in ~/.ssh/id_ed25519.pub)."
+	}
+	admins, err := keys.ParseAdmins(cfg.admins)
+	if err != nil {
+		return err
+	}
+	_, port, _ := net.SplitHostPort(cfg.listen)
+	if cfg.connect == "" {
+		host, _ := os.Hostname()
+		cfg.connect = fmt.Sprintf("ssh -p %s %s", port, host)
+	}
+	app := arcade.New(arcade.Config{
+		Store:   st,
+		Admins:  admins,
+		Solver:  newSolver(cfg.solverBudget),
+		Logger:  logger,
+		Connect: cfg.connect,
+	})
+	srv, err := server.New(server.Config{
+		Listen:         cfg.listen,
+		HostKeyPath:    filepath.Join(cfg.data, server.DefaultHostKeyFile),
+		Guests:         cfg.guests,
+		AllowKey:       allowKey,
+		Refusal:        refusal,
+		MaxConns:       cfg.maxConns,
+		MaxConnsPerIP:  cfg.maxConnsPerIP,
+		IdleTimeout:    cfg.idleTimeout,
+		MaxSessionTime: cfg.maxSessionTime,
+		Logger:         logger,
+	}, app)
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	fmt.Fprintf(stdout, "Pyramid arcade on %s\nhost key %s\nplay: %s\n", l.Addr(), srv.Fingerprint(), cfg.connect)
+	if ready != nil {
+		ready(l.Addr())
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: telling players, saving games")
+	sctx, cancel := context.WithTimeout(context.Background(), server.DefaultShutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, server.ErrForcedShutdown) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	<-served
+	return nil
 }

@@ -1,0 +1,168 @@
+package arcade
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/log"
+
+	"pyramid/keys"
+	"pyramid/server"
+	"pyramid/store"
+	"pyramid/tui"
+)
+
+// Config is what the arcade needs from the world.
+type Config struct {
+	// Store keeps players, games and results; nil keeps nothing (every
+	// player plays as if a guest).
+	Store store.Store
+	// Admins are the keys that may rename and ban players; nil means none.
+	Admins *keys.Admins
+	// Solver, when set, enables winnable deals, solver hints and the
+	// solver's daily deal.
+	Solver tui.Solver
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Logger receives session events; nil means log.Default().
+	Logger *log.Logger
+	// Connect is the command players connect with, for the hints the
+	// arcade prints, e.g. "ssh -p 23234 games.example.org".
+	Connect string
+}
+
+// App implements server.App.
+type App struct {
+	cfg Config
+}
+
+var _ server.App = (*App)(nil)
+
+// storeTimeout bounds the store calls made while a session starts.
+const storeTimeout = 5 * time.Second
+
+// New returns the arcade.
+func New(cfg Config) *App {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = log.Default()
+	}
+	if cfg.Connect == "" {
+		cfg.Connect = "ssh -p 23234 HOST"
+	}
+	return &App{cfg: cfg}
+}
+
+// errBanned is what a banned player is told.
+var errBanned = errors.New("this key's player is banned from this server")
+
+// player resolves who plays a session: a guest; the player the session's
+// key belongs to in the store (created on first sight, named after the SSH
+// user name when that is a valid, free name); or, without a store or when
+// it fails, the key's fingerprint unsaved. note says what the player should
+// know about it.
+func (a *App) player(ctx context.Context, s *server.Session) (p tui.Player, saved bool, note string, err error) {
+	if s.Guest() {
+		return tui.Player{Name: "guest", Guest: true}, false, "", nil
+	}
+	name, ok := keys.NameFromUser(s.User)
+	if !ok {
+		name = ""
+	}
+	if a.cfg.Store == nil {
+		if name == "" {
+			name = "player"
+		}
+		return tui.Player{ID: s.Identity, Name: name}, false, "", nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, storeTimeout)
+	defer cancel()
+	sp, created, err := a.cfg.Store.GetOrCreatePlayer(ctx, s.Identity, name)
+	if err != nil {
+		a.cfg.Logger.Error("player lookup failed: playing unsaved", "key", s.Identity, "err", err)
+		return tui.Player{ID: s.Identity, Name: "player"}, false,
+			"the server cannot reach its database: this game is not saved", nil
+	}
+	if sp.Banned {
+		return tui.Player{}, false, "", errBanned
+	}
+	if created {
+		a.cfg.Logger.Info("new player", "id", sp.ID, "name", sp.Name)
+	}
+	return tui.Player{ID: sp.ID, Name: keys.Clean(sp.Name, keys.MaxNameWidth)}, true, "", nil
+}
+
+// Model builds the Bubble Tea model of an interactive session.
+func (a *App) Model(s *server.Session) tea.Model {
+	p, saved, note, err := a.player(s.Context(), s)
+	if err != nil {
+		return messageModel{text: "pyramid: " + err.Error() + "\n"}
+	}
+	deps := tui.Deps{
+		Renderer:  s.Renderer,
+		Player:    p,
+		Args:      s.Args,
+		Unicode:   s.UTF8,
+		Now:       a.cfg.Now,
+		Solver:    a.cfg.Solver,
+		Context:   s.Context(),
+		Width:     s.Width,
+		Height:    s.Height,
+		Translate: translate,
+	}
+	if saved {
+		deps.Games = &games{st: a.cfg.Store, owner: sessionToken()}
+	}
+	m := tui.New(deps)
+	if note != "" {
+		return noticeFirst{Model: m, note: note}
+	}
+	return m
+}
+
+// sessionToken returns a random token naming one session as the owner of
+// the games it writes.
+func sessionToken() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported systems
+	return hex.EncodeToString(b[:])
+}
+
+// translate maps the server's messages to the tui's.
+func translate(msg tea.Msg) tea.Msg {
+	if _, ok := msg.(server.ShutdownMsg); ok {
+		return tui.ShutdownMsg{Text: "the server is restarting: your game is saved, reconnect in a moment"}
+	}
+	return msg
+}
+
+// noticeFirst is the tui model with a notice shown at the start.
+type noticeFirst struct {
+	tui.Model
+	note string
+}
+
+// Init starts the model and shows the notice.
+func (n noticeFirst) Init() tea.Cmd {
+	note := n.note
+	return tea.Batch(n.Model.Init(), func() tea.Msg { return tui.NoticeMsg{Text: note} })
+}
+
+// messageModel shows one message and ends the session.
+type messageModel struct{ text string }
+
+func (m messageModel) Init() tea.Cmd                       { return tea.Quit }
+func (m messageModel) Update(tea.Msg) (tea.Model, tea.Cmd) { return m, tea.Quit }
+func (m messageModel) View() string                        { return m.text }
+
+// Exec runs a command of a session without a terminal.
+func (a *App) Exec(ctx context.Context, s *server.Session, stdout, stderr io.Writer) int {
+	return a.exec(ctx, s, stdout, stderr)
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// serveConfig is the server's configuration. Flags win over PYRAMID_*
+// environment variables, which win over the config file.
+type serveConfig struct {
+	listen         string
+	data           string
+	databaseURL    string
+	guests         bool
+	allowlist      string
+	admins         string
+	connect        string
+	maxConns       int
+	maxConnsPerIP  int
+	idleTimeout    time.Duration
+	maxSessionTime time.Duration
+	solverBudget   int
+	config         string
+}
+
+// register defines the serve flags, with their defaults.
+func (c *serveConfig) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.listen, "listen", ":23234", "TCP `address` to listen on (PYRAMID_LISTEN)")
+	fs.StringVar(&c.data, "data", "./data", "data `dir`ectory: host key host_ed25519, database pyramid.db (PYRAMID_DATA)")
+	fs.StringVar(&c.databaseURL, "database-url", "", "PostgreSQL `URL` (postgres://…); empty: SQLite in the data directory (PYRAMID_DATABASE_URL)")
+	fs.BoolVar(&c.guests, "guests", true, "let clients without an SSH key play as guests, keeping nothing (PYRAMID_GUESTS)")
+	fs.StringVar(&c.allowlist, "allowlist", "", "authorized_keys `file` of the keys allowed to play (a club server); empty: everyone (PYRAMID_ALLOWLIST)")
+	fs.StringVar(&c.admins, "admins", "", "admin keys: `fingerprints` (SHA256:…) or authorized_keys lines, comma separated (PYRAMID_ADMINS)")
+	fs.StringVar(&c.connect, "connect", "", "the `command` players connect with, shown in help (PYRAMID_CONNECT); empty: ssh -p PORT HOSTNAME")
+	fs.IntVar(&c.maxConns, "max-conns", 500, "most open connections (PYRAMID_MAX_CONNS)")
+	fs.IntVar(&c.maxConnsPerIP, "max-conns-per-ip", 8, "most open connections from one address, IPv6 by /64 (PYRAMID_MAX_CONNS_PER_IP)")
+	fs.DurationVar(&c.idleTimeout, "idle-timeout", 15*time.Minute, "end a session after this long without input (PYRAMID_IDLE_TIMEOUT)")
+	fs.DurationVar(&c.maxSessionTime, "max-session-time", 12*time.Hour, "end any session after this long (PYRAMID_MAX_SESSION_TIME)")
+	fs.IntVar(&c.solverBudget, "solver-budget", 2_000_000, "most positions one solver query may search (PYRAMID_SOLVER_BUDGET)")
+	fs.StringVar(&c.config, "config", "", "config `file`: lines of name = value, names as the flags (PYRAMID_CONFIG)")
+}
+
+// envName is the environment variable of a flag: PYRAMID_ and the name in
+// upper case with dashes as underscores.
+func envName(flagName string) string {
+	return "PYRAMID_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// resolve fills the flags not given on the command line from the
+// environment, then from the config file, and reports any bad value with
+// where it came from.
+func (c *serveConfig) resolve(fs *flag.FlagSet, getenv func(string) string) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if !given["config"] {
+		if v := getenv(envName("config")); v != "" {
+			c.config = v
+		}
+	}
+	file := map[string]string{}
+	if c.config != "" {
+		var err error
+		if file, err = readConfigFile(c.config, fs); err != nil {
+			return err
+		}
+	}
+	var errs []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if given[f.Name] || f.Name == "config" {
+			return
+		}
+		source, v := envName(f.Name), getenv(envName(f.Name))
+		if v == "" {
+			var ok bool
+			if v, ok = file[f.Name]; !ok {
+				return
+			}
+			source = c.config + ": " + f.Name
+		}
+		if err := fs.Set(f.Name, v); err != nil {
+			errs = append(errs, fmt.Sprintf("%s: bad value %q: %v", source, v, err))
+		}
+	})
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// readConfigFile reads "name = value" lines; "#" starts a comment.
+func readConfigFile(path string, fs *flag.FlagSet) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	defer f.Close()
+	values := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		name, value, ok := strings.Cut(line, "=")
+		name, value = strings.TrimSpace(name), strings.Trim(strings.TrimSpace(value), `"`)
+		if !ok || fs.Lookup(name) == nil || name == "config" {
+			return nil, fmt.Errorf("config %s line %d: want name = value with a name of the serve flags, got %q", path, n, line)
+		}
+		values[name] = value
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return values, nil
+}
