@@ -215,9 +215,9 @@ func (c *call) whoami() int {
 		fmt.Fprintln(c.stdout, "guest: no SSH key, so nothing is kept (make one with ssh-keygen -t ed25519)")
 		return 0
 	}
-	fmt.Fprintf(c.stdout, "name  %s\nid    %s\nkey   %s\n", rep.Name, rep.ID, rep.Key)
-	for _, k := range rep.Keys {
-		fmt.Fprintf(c.stdout, "linked key %s\n", k)
+	fmt.Fprintf(c.stdout, "name  %s\nid    %s\nkey   %s (this session)\n", rep.Name, rep.ID, rep.Key)
+	if len(rep.Keys) > 1 {
+		fmt.Fprintf(c.stdout, "keys  %s\n", strings.Join(rep.Keys, "\n      "))
 	}
 	if c.a.cfg.Store == nil {
 		fmt.Fprintln(c.stdout, "(this server keeps no records)")

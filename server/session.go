@@ -80,7 +80,12 @@ type Session struct {
 func (s *Session) Guest() bool { return s.PublicKey == nil }
 
 // Context returns a context that ends with the session.
-func (s *Session) Context() context.Context { return s.ctx }
+func (s *Session) Context() context.Context {
+	if s.ctx == nil {
+		return context.Background() // a Session built by hand, as in tests
+	}
+	return s.ctx
+}
 
 // newSession describes sess for the App. It must run inside the session
 // handler: the identity comes from sess.PublicKey(), which charmbracelet/ssh

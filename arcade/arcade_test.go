@@ -1,0 +1,280 @@
+package arcade
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/log"
+	gossh "golang.org/x/crypto/ssh"
+
+	"pyramid/engine"
+	"pyramid/keys"
+	"pyramid/server"
+	"pyramid/server/sshtest"
+	"pyramid/store"
+	"pyramid/store/sqlstore"
+	"pyramid/tui"
+)
+
+// fixture is an arcade over a fresh SQLite store.
+type fixture struct {
+	t     *testing.T
+	st    store.Store
+	app   *App
+	admin gossh.Signer
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	st, err := sqlstore.Open(context.Background(), t.TempDir(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	admin := sshtest.NewKey(t)
+	admins, err := keys.ParseAdmins(gossh.FingerprintSHA256(admin.PublicKey()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := New(Config{Store: st, Admins: admins, Logger: log.New(&bytes.Buffer{}), Connect: "ssh -p 23234 test"})
+	return &fixture{t: t, st: st, app: app, admin: admin}
+}
+
+// session is a session of a key (nil: a guest) with a user name and args.
+func session(key gossh.Signer, user string, args ...string) *server.Session {
+	s := &server.Session{User: user, Args: args}
+	if key != nil {
+		s.PublicKey = key.PublicKey()
+		s.Identity = gossh.FingerprintSHA256(key.PublicKey())
+	}
+	return s
+}
+
+// run runs a plain-text command and returns its exit status and output.
+func (f *fixture) run(s *server.Session) (int, string, string) {
+	var out, errOut bytes.Buffer
+	code := f.app.Exec(context.Background(), s, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestExecBasics(t *testing.T) {
+	f := newFixture(t)
+	alice := sshtest.NewKey(t)
+	code, out, _ := f.run(session(alice, "alice", "help"))
+	if code != 0 || !strings.Contains(out, "replay ID") || !strings.Contains(out, "ssh -p 23234 test") {
+		t.Fatalf("help: exit %d\n%s", code, out)
+	}
+	code, _, errOut := f.run(session(alice, "alice", "fly", "\x1b[2J"))
+	if code != 1 || !strings.Contains(errOut, `unknown command "fly"`) {
+		t.Fatalf("unknown command: exit %d, %q", code, errOut)
+	}
+	code, _, errOut = f.run(session(alice, "alice", "\x1b]52;c;aGk=\x07"))
+	if code != 1 || strings.ContainsAny(errOut, "\x1b\x07") {
+		t.Fatalf("hostile command echoed raw: %q", errOut)
+	}
+	code, _, errOut = f.run(session(alice, "alice", "double", "7"))
+	if code != 1 || !strings.Contains(errOut, "needs a terminal") {
+		t.Fatalf("deep link without a PTY: exit %d, %q", code, errOut)
+	}
+	code, _, errOut = f.run(session(alice, "alice"))
+	if code != 1 || !strings.Contains(errOut, "no terminal") {
+		t.Fatalf("no command, no PTY: exit %d, %q", code, errOut)
+	}
+	code, out, _ = f.run(session(alice, "alice", "whoami", "--json"))
+	var who whoamiReport
+	if err := json.Unmarshal([]byte(out), &who); code != 0 || err != nil || who.Name != "alice" || who.ID != gossh.FingerprintSHA256(alice.PublicKey()) || len(who.Keys) != 1 {
+		t.Fatalf("whoami --json: exit %d, %+v (%v)", code, who, err)
+	}
+	code, _, errOut = f.run(session(nil, "", "stats"))
+	if code != 1 || !strings.Contains(errOut, "guests have no records") {
+		t.Fatalf("guest stats: exit %d, %q", code, errOut)
+	}
+	code, _, errOut = f.run(session(alice, "alice", "stats", "--bogus\x1b[31m"))
+	if code != 2 || strings.Contains(errOut, "\x1b") {
+		t.Fatalf("bad flag: exit %d, %q", code, errOut)
+	}
+}
+
+// winningRecord returns the record of a classic game the heuristic wins.
+func winningRecord(t *testing.T) engine.Record {
+	t.Helper()
+	for seed := uint64(0); seed < 2000; seed++ {
+		g, _ := engine.NewNumbered(engine.Classic(), seed)
+		for g.Status() == engine.Playing {
+			m, ok := g.Hint()
+			if !ok || g.Apply(m) != nil {
+				break
+			}
+		}
+		if g.Status() == engine.Won {
+			return g.Record()
+		}
+	}
+	t.Fatal("no deal below 2000 won by the heuristic")
+	return engine.Record{}
+}
+
+func TestGamesAdapter(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	key := sshtest.NewKey(t)
+	p, _, err := f.st.GetOrCreatePlayer(ctx, gossh.FingerprintSHA256(key.PublicKey()), "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := &games{st: f.st, owner: "session-one"}
+	rec := engine.Record{Rules: "classic", Deal: 42, Moves: []string{"7.2+7.3", "d"}}
+	// The screen's figures are not trusted: Removed 99 is ignored.
+	id, err := one.Save(ctx, p.ID, tui.SavedGame{Record: rec, Status: tui.StatusPlaying, Removed: 99})
+	if err != nil || id == "" {
+		t.Fatalf("first save: %q, %v", id, err)
+	}
+	list, err := one.Unfinished(ctx, p.ID)
+	if err != nil || len(list) != 1 || list[0].Removed != 2 || strings.Join(list[0].Record.Moves, " ") != "7.2+7.3 d" {
+		t.Fatalf("unfinished: %+v, %v", list, err)
+	}
+	// An illegal record is refused, not stored.
+	bad := rec
+	bad.Moves = []string{"6.1"}
+	if _, err := one.Save(ctx, p.ID, tui.SavedGame{ID: id, Record: bad, Status: tui.StatusPlaying}); err == nil {
+		t.Fatal("illegal moves saved")
+	}
+	// A second session takes the game over; the first is told.
+	two := &games{st: f.st, owner: "session-two"}
+	if _, err := two.Resume(ctx, p.ID, id); err != nil {
+		t.Fatal(err)
+	}
+	rec.Moves = append(rec.Moves, "d")
+	if _, err := one.Save(ctx, p.ID, tui.SavedGame{ID: id, Record: rec, Status: tui.StatusPlaying}); !errors.Is(err, tui.ErrTakenOver) {
+		t.Fatalf("save after takeover: got %v, want %v", err, tui.ErrTakenOver)
+	}
+	// Starting another classic game abandons the unfinished one.
+	won := winningRecord(t)
+	wid, err := two.Save(ctx, p.ID, tui.SavedGame{Record: won, Status: tui.StatusPlaying, Played: 3 * time.Minute})
+	if err != nil {
+		t.Fatalf("save won game: %v", err)
+	}
+	list, _ = two.Unfinished(ctx, p.ID)
+	if len(list) != 0 {
+		t.Fatalf("after a won save: %d unfinished games, want 0", len(list))
+	}
+	stats, err := f.st.Stats(ctx, p.ID, "classic")
+	if err != nil || stats.Played != 2 || stats.Won != 1 || stats.BestTime != 3*time.Minute {
+		t.Fatalf("stats: %+v (%v); want 2 played (one abandoned), 1 won in 3m", stats, err)
+	}
+	code, out, _ := f.run(session(key, "ann", "games", "--json"))
+	var reps []gameReport
+	if err := json.Unmarshal([]byte(out), &reps); code != 0 || err != nil || len(reps) != 2 {
+		t.Fatalf("games --json: exit %d, %v\n%s", code, err, out)
+	}
+	if reps[0].Status != "won" || reps[1].Status != "abandoned" || reps[1].Deal != 42 || len(reps[1].Moves) != 2 {
+		t.Fatalf("games: %+v", reps)
+	}
+	code, out, _ = f.run(session(key, "ann", "replay", wid))
+	if code != 0 || !strings.Contains(out, "won") || !strings.Contains(out, "28/28 removed") {
+		t.Fatalf("replay: exit %d\n%s", code, out)
+	}
+	code, out, _ = f.run(session(key, "ann", "stats"))
+	if code != 0 || !strings.Contains(out, "classic") || !strings.Contains(out, "50.0") {
+		t.Fatalf("stats: exit %d\n%s", code, out)
+	}
+}
+
+func TestNamesLinksAndBans(t *testing.T) {
+	f := newFixture(t)
+	alice, bob, eve := sshtest.NewKey(t), sshtest.NewKey(t), sshtest.NewKey(t)
+	f.run(session(alice, "alice", "whoami"))
+	for _, hostile := range []string{"\x1b[2J", "a\x1b]52;c;aGk=\x07", "x\u009b31m", "evil\u202egnp", strings.Repeat("a", 10000), "e" + strings.Repeat("\u0301", 1000)} {
+		code, out, errOut := f.run(session(alice, "alice", "name", hostile))
+		if code != 1 || out != "" || strings.ContainsAny(errOut, "\x1b\x07\u009b\u202e") || len(errOut) > 300 {
+			t.Errorf("name %q: exit %d, stdout %q, stderr %q", hostile[:min(len(hostile), 12)], code, out, errOut)
+		}
+	}
+	if code, out, _ := f.run(session(alice, "alice", "name", "Ann.B")); code != 0 || !strings.Contains(out, "Ann.B") {
+		t.Fatalf("rename: exit %d, %q", code, out)
+	}
+	f.run(session(bob, "bob", "whoami"))
+	if code, _, errOut := f.run(session(bob, "bob", "name", "ann.b")); code != 1 || !strings.Contains(errOut, "taken") {
+		t.Fatalf("taken name: exit %d, %q", code, errOut)
+	}
+	// Link a second key to alice's player.
+	code, out, _ := f.run(session(alice, "alice", "link"))
+	fields := strings.Fields(out)
+	if code != 0 || len(fields) < 3 {
+		t.Fatalf("link: exit %d, %q", code, out)
+	}
+	linkCode := strings.TrimSuffix(fields[2], ",")
+	if code, out, errOut := f.run(session(eve, "eve", "link", strings.ToLower(linkCode))); code != 0 || !strings.Contains(out, "Ann.B") {
+		t.Fatalf("redeem: exit %d, %q %q", code, out, errOut)
+	}
+	if code, _, errOut := f.run(session(bob, "bob", "link", linkCode)); code != 1 || !strings.Contains(errOut, "no such link code") {
+		t.Fatalf("second redeem: exit %d, %q", code, errOut)
+	}
+	code, out, _ = f.run(session(eve, "eve", "whoami", "--json"))
+	var who whoamiReport
+	if err := json.Unmarshal([]byte(out), &who); code != 0 || err != nil || who.Name != "Ann.B" || len(who.Keys) != 2 {
+		t.Fatalf("whoami of the linked key: %+v (%v)", who, err)
+	}
+	// Only admins ban; a banned player is refused.
+	if code, _, errOut := f.run(session(bob, "bob", "ban", "Ann.B")); code != 1 || !strings.Contains(errOut, "admins") {
+		t.Fatalf("ban by a player: exit %d, %q", code, errOut)
+	}
+	if code, out, _ := f.run(session(f.admin, "root", "ban", "ann.b")); code != 0 || !strings.Contains(out, "banned") {
+		t.Fatalf("ban by an admin: exit %d, %q", code, out)
+	}
+	if code, _, errOut := f.run(session(alice, "alice", "stats")); code != 1 || !strings.Contains(errOut, "banned") {
+		t.Fatalf("banned player's command: exit %d, %q", code, errOut)
+	}
+	if m := f.app.Model(session(eve, "eve")); !strings.Contains(m.View(), "banned") {
+		t.Fatalf("banned player's session shows %q", m.View())
+	}
+	if code, _, _ := f.run(session(f.admin, "root", "unban", "Ann.B")); code != 0 {
+		t.Fatal("unban failed")
+	}
+	if code, _, _ := f.run(session(alice, "alice", "stats")); code != 0 {
+		t.Fatal("unbanned player still refused")
+	}
+	if code, out, _ := f.run(session(f.admin, "root", "rename", "bob", "Robert")); code != 0 || !strings.Contains(out, "Robert") {
+		t.Fatalf("admin rename: exit %d, %q", code, out)
+	}
+}
+
+func TestTopDaily(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	day := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	f.app.cfg.Now = func() time.Time { return day }
+	want := map[string]int{}
+	for i, name := range []string{"ann", "bob"} {
+		key := sshtest.NewKey(t)
+		p, _, _ := f.st.GetOrCreatePlayer(ctx, gossh.FingerprintSHA256(key.PublicKey()), name)
+		g := &games{st: f.st, owner: name}
+		dg, _ := engine.NewNumbered(engine.MustRules("daily"), engine.DailyNumber(day))
+		for range 5 + 15*i {
+			if m, ok := dg.Hint(); ok {
+				_ = dg.Apply(m)
+			}
+		}
+		moves := engine.Notations(dg.Moves())
+		want[name] = dg.Removed()
+		_, err := g.Save(ctx, p.ID, tui.SavedGame{Record: engine.Record{Rules: "daily", Deal: engine.DailyNumber(day), Moves: moves},
+			Status: tui.StatusAbandoned, Daily: "2026-11-30", Played: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, _ := f.run(session(sshtest.NewKey(t), "carl", "top", "daily", "--json"))
+	var board []boardReport
+	if err := json.Unmarshal([]byte(out), &board); code != 0 || err != nil || len(board) != 2 || board[0].Name != "bob" || board[0].Removed != want["bob"] || board[1].Removed != want["ann"] || want["bob"] <= want["ann"] {
+		t.Fatalf("top daily: exit %d, %+v (%v)\n%s", code, board, err, out)
+	}
+	code, _, errOut := f.run(session(sshtest.NewKey(t), "dan", "top", "daily", "--date", "30/11/2026"))
+	if code != 1 || !strings.Contains(errOut, "YYYY-MM-DD") {
+		t.Fatalf("bad date: exit %d, %q", code, errOut)
+	}
+}
