@@ -15,13 +15,13 @@ const keyMark = 1 << 63
 // little memory and a large one at most 8/3·limit·words·8 bytes (half as
 // much again while a growth copies).
 type stateSet struct {
-	words int      // words per key: 1, 2 or 3
-	slots []uint64 // len = capacity·words
-	mask  uint64   // capacity-1
-	n     int      // keys stored
-	grow  int      // grow when n reaches this
-	limit int      // most keys ever stored
-	maxCap int     // the capacity limit keys need
+	words  int      // words per key: 1, 2 or 3
+	slots  []uint64 // len = capacity·words
+	mask   uint64   // capacity-1
+	n      int      // keys stored
+	grow   int      // grow when n reaches this
+	limit  int      // most keys ever stored
+	maxCap int      // the capacity limit keys need
 }
 
 // newStateSet returns an empty set of keys of the given width holding at
