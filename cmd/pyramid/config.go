@@ -21,6 +21,7 @@ type serveConfig struct {
 	connect        string
 	maxConns       int
 	maxConnsPerIP  int
+	maxUnauthPerIP int
 	idleTimeout    time.Duration
 	maxSessionTime time.Duration
 	solverBudget   int
@@ -38,6 +39,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.connect, "connect", "", "the `command` players connect with, shown in help (PYRAMID_CONNECT); empty: ssh -p PORT HOSTNAME")
 	fs.IntVar(&c.maxConns, "max-conns", 500, "most open connections (PYRAMID_MAX_CONNS)")
 	fs.IntVar(&c.maxConnsPerIP, "max-conns-per-ip", 8, "most open connections from one address, IPv6 by /64 (PYRAMID_MAX_CONNS_PER_IP)")
+	fs.IntVar(&c.maxUnauthPerIP, "max-unauth-per-ip", 4, "most connections from one address still authenticating (PYRAMID_MAX_UNAUTH_PER_IP)")
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 15*time.Minute, "end a session after this long without input (PYRAMID_IDLE_TIMEOUT)")
 	fs.DurationVar(&c.maxSessionTime, "max-session-time", 12*time.Hour, "end any session after this long (PYRAMID_MAX_SESSION_TIME)")
 	fs.IntVar(&c.solverBudget, "solver-budget", 2_000_000, "most positions one solver query may search (PYRAMID_SOLVER_BUDGET)")

@@ -92,6 +92,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 		Refusal:        refusal,
 		MaxConns:       cfg.maxConns,
 		MaxConnsPerIP:  cfg.maxConnsPerIP,
+		MaxUnauthPerIP: cfg.maxUnauthPerIP,
 		IdleTimeout:    cfg.idleTimeout,
 		MaxSessionTime: cfg.maxSessionTime,
 		Logger:         logger,

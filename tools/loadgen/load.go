@@ -26,7 +26,9 @@ type loadConfig struct {
 	dialers       int
 	pid           int
 	width, height int
-	key           string
+	key           string // keys pressed in turn
+	command       string // run instead of a shell when set
+	ready         string // marks the first frame in the output
 }
 
 // queryAnswers lists the terminal queries a stock Wish server sends
@@ -40,6 +42,7 @@ func queryAnswers() []struct{ query, answer []byte } {
 
 // loadSession is one simulated player.
 type loadSession struct {
+	ready  string // marks the first frame
 	client *gossh.Client
 	sess   *gossh.Session
 	stdin  io.WriteCloser
@@ -192,7 +195,7 @@ func openSession(cfg loadConfig, measuring *atomic.Bool) (*loadSession, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dial: %w", err)
 	}
-	s := &loadSession{client: client, firstFrame: make(chan struct{}), ended: make(chan struct{}), measuring: measuring}
+	s := &loadSession{ready: cfg.ready, client: client, firstFrame: make(chan struct{}), ended: make(chan struct{}), measuring: measuring}
 	fail := func(err error) (*loadSession, error) {
 		_ = client.Close()
 		return nil, err
@@ -210,7 +213,12 @@ func openSession(cfg loadConfig, measuring *atomic.Bool) (*loadSession, error) {
 	if err != nil {
 		return fail(fmt.Errorf("stdout: %w", err))
 	}
-	if err := s.sess.Shell(); err != nil {
+	if cfg.command != "" {
+		err = s.sess.Start(cfg.command)
+	} else {
+		err = s.sess.Shell()
+	}
+	if err != nil {
 		return fail(fmt.Errorf("shell: %w", err))
 	}
 	go s.read(stdout)
@@ -241,7 +249,7 @@ func (s *loadSession) read(stdout io.Reader) {
 					_, _ = s.stdin.Write(qa.answer)
 				}
 			}
-			if !first && bytes.Contains(chunk, []byte("load test")) {
+			if !first && bytes.Contains(chunk, []byte(s.ready)) {
 				first = true
 				close(s.firstFrame)
 			}
@@ -273,15 +281,20 @@ func (s *loadSession) press(ctx context.Context, cfg loadConfig) {
 	}
 	tick := time.NewTicker(cfg.every)
 	defer tick.Stop()
+	keys := []rune(cfg.key)
+	if len(keys) == 0 {
+		keys = []rune{'l'}
+	}
 	for {
 		s.mu.Lock()
 		if !s.pending.IsZero() {
 			s.missed++
 		}
 		s.pending = time.Now()
+		k := keys[s.keys%len(keys)]
 		s.keys++
 		s.mu.Unlock()
-		if _, err := io.WriteString(s.stdin, cfg.key); err != nil {
+		if _, err := io.WriteString(s.stdin, string(k)); err != nil {
 			return
 		}
 		select {

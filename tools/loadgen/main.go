@@ -8,6 +8,7 @@
 //	loadgen -serve -addr 127.0.0.1:23300            # package server + a one-line demo App
 //	loadgen -baseline-server -addr 127.0.0.1:23301  # bare Wish + stock bubbletea middleware
 //	loadgen -addr 127.0.0.1:23300 -n 500 -every 500ms -duration 60s -pid PID
+//	loadgen -addr 127.0.0.1:23234 -cmd "classic 42" -ready "pass 1/3" -key lh -n 500 -pid PID  # the arcade
 //
 // Only point it at servers on this machine.
 package main
@@ -34,7 +35,9 @@ func main() {
 		pid      = flag.Int("pid", 0, "server process id, to report its RSS (Linux)")
 		width    = flag.Int("width", 80, "terminal width")
 		height   = flag.Int("height", 24, "terminal height")
-		key      = flag.String("key", "l", "key to press")
+		key      = flag.String("key", "l", "keys to press, one per press, in turn (e.g. \"lh\" walks right and left)")
+		command  = flag.String("cmd", "", "command to run in the PTY instead of a shell (e.g. \"classic 42\" for the arcade)")
+		ready    = flag.String("ready", "load test", "text in the output that marks the first frame")
 	)
 	flag.Parse()
 
@@ -49,7 +52,7 @@ func main() {
 	default:
 		err = runLoad(ctx, loadConfig{
 			addr: *addr, sessions: *n, every: *every, duration: *duration, dialers: *dialers,
-			pid: *pid, width: *width, height: *height, key: *key,
+			pid: *pid, width: *width, height: *height, key: *key, command: *command, ready: *ready,
 		})
 	}
 	if err != nil {
