@@ -72,8 +72,13 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 	if err != nil {
 		return err
 	}
-	_, port, _ := net.SplitHostPort(cfg.listen)
+	l, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	defer l.Close()
 	if cfg.connect == "" {
+		_, port, _ := net.SplitHostPort(l.Addr().String())
 		host, _ := os.Hostname()
 		cfg.connect = fmt.Sprintf("ssh -p %s %s", port, host)
 	}
@@ -99,10 +104,6 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 	}, app)
 	if err != nil {
 		return err
-	}
-	l, err := net.Listen("tcp", cfg.listen)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
 	}
 	fmt.Fprintf(stdout, "Pyramid arcade on %s\nhost key %s\nplay: %s\n", l.Addr(), srv.Fingerprint(), cfg.connect)
 	if ready != nil {
