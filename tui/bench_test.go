@@ -77,3 +77,31 @@ func BenchmarkPlay(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkPlayStored is a move of a stored game: the table as it was is
+// kept (a clone of the game) and shown until the store's answer, which
+// lets the new position show.
+func BenchmarkPlayStored(b *testing.B) {
+	m := New(Deps{Args: []string{"classic", "42"}, Unicode: true, Player: testPlayer, Games: &fakeGames{},
+		Renderer: renderer(termenv.ANSI256)})
+	next, _ := m.Update(unfinishedMsg{})
+	m = next.(Model)
+	if !m.playing {
+		b.Fatal("no game on the table")
+	}
+	keys := []tea.Msg{keyMsg("d"), keyMsg("u")}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		next, _ := m.Update(keys[i%len(keys)])
+		m = next.(Model)
+		_ = m.View()
+		next, _ = m.Update(savedMsg{token: m.token, id: "g1"})
+		m = next.(Model)
+		_ = m.View()
+		i++
+	}
+	if m.hold != nil {
+		b.Fatal("the table is still held")
+	}
+}

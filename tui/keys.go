@@ -191,8 +191,42 @@ func (h *helpBar) view(bindings []key.Binding, width int) string {
 	kb.WriteByte(byte(width))
 	kb.WriteByte(byte(width >> 8))
 	if k := kb.String(); k != h.key || h.out == "" {
-		h.model.Width = width - 1
-		h.key, h.out = k, " "+h.model.ShortHelpView(bindings)
+		h.key, h.out = k, " "+h.fit(bindings, width-1)
 	}
 	return h.out
+}
+
+// fit renders the enabled bindings that fit in width cells, followed by
+// the ellipsis when some did not. help.Model truncates by itself, but it
+// adds the item that overflows when the ellipsis would not fit after the
+// one before it; here items are dropped until the ellipsis fits.
+func (h *helpBar) fit(bindings []key.Binding, width int) string {
+	sepW, tailW := cells(h.model.ShortSeparator), 1+cells(h.model.Ellipsis)
+	shown := make([]key.Binding, 0, len(bindings))
+	widths := make([]int, 0, len(bindings))
+	total, cutShort := 0, false
+	for _, b := range bindings {
+		if !b.Enabled() {
+			continue
+		}
+		w := cells(b.Help().Key) + 1 + cells(b.Help().Desc)
+		if len(shown) > 0 {
+			w += sepW
+		}
+		if total+w > width {
+			cutShort = true
+			break
+		}
+		shown, widths, total = append(shown, b), append(widths, w), total+w
+	}
+	for cutShort && len(shown) > 0 && total+tailW > width {
+		total -= widths[len(widths)-1]
+		shown, widths = shown[:len(shown)-1], widths[:len(widths)-1]
+	}
+	h.model.Width = 0
+	out := h.model.ShortHelpView(shown)
+	if cutShort && total+tailW <= width {
+		out += h.model.Styles.Ellipsis.Inline(true).Render(" " + h.model.Ellipsis)
+	}
+	return out
 }

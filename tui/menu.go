@@ -183,7 +183,8 @@ func (m Menu) Update(msg tea.Msg) (Menu, tea.Cmd) {
 	case tea.KeyMsg:
 		switch {
 		case key.Matches(msg, m.Keys.Quit):
-			return m, tea.Quit
+			m.event = quitMsg{}
+			return m, nil
 		case key.Matches(msg, m.Keys.Redraw):
 			return m, tea.ClearScreen
 		}
@@ -220,7 +221,8 @@ func (m Menu) updateList(k tea.KeyMsg) (Menu, tea.Cmd) {
 		m.event = helpMsg{}
 		return m, nil
 	case key.Matches(k, m.Keys.Back):
-		return m, tea.Quit
+		m.event = quitMsg{}
+		return m, nil
 	}
 	return m, nil
 }
@@ -257,7 +259,8 @@ func (m Menu) choose() (Menu, tea.Cmd) {
 		m.event = helpMsg{}
 		return m, nil
 	case itemQuit:
-		return m, tea.Quit
+		m.event = quitMsg{}
+		return m, nil
 	}
 	return m, nil
 }

@@ -96,6 +96,12 @@ type Model struct {
 	ids      map[int]string // stored game ID by game token
 	inFlight bool
 	queue    []pendingSave
+	// hold is the table as it was before the first move the store has not
+	// acknowledged yet, or nil. While a save of the game on the table is
+	// queued or in flight, View draws hold instead of the live screen: no
+	// position reaches the player before it is stored, so a move whose
+	// redraw the player saw survives a crash of the server.
+	hold *Table
 
 	// link is a deep link waiting for the unfinished games to load.
 	link     *dealSpec
@@ -187,6 +193,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(cmds...)
 	}
 	m2, cmd := m.update(msg)
+	before := m2.table.before
+	m2.table.before = nil
 	if m2.playing && m2.table.Version() != m2.saved {
 		m2.saved = m2.table.Version()
 		// A lost position is stored as playing: the player may still
@@ -196,6 +204,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			st = StatusPlaying
 		}
 		cmd = tea.Batch(cmd, m2.queueSave(st))
+		if m2.hold == nil && before != nil && before.token == m2.token && m2.env.persist() {
+			m2.hold = before
+		}
 	}
 	return m2, cmd
 }
@@ -219,7 +230,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		if m.tooSmall() {
 			switch msg.Type {
 			case tea.KeyCtrlC:
-				return m, tea.Quit
+				return m.quit()
 			case tea.KeyCtrlL:
 				return m, tea.ClearScreen
 			}
@@ -264,19 +275,20 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		} else {
 			m.menu = m.menu.say(sWarn, text)
 		}
+		m.sayHeld(sWarn, text)
 		return m, nil
 	case ShutdownMsg:
-		m.quitting = true
 		text := clean(msg.Text, 200)
 		if text == "" {
 			text = "the server is shutting down"
 		}
 		m.table.say(sWarn, "%s", text)
 		m.menu = m.menu.say(sWarn, text)
-		if !m.inFlight && len(m.queue) == 0 {
-			return m, tea.Quit
-		}
-		return m, nil
+		m.sayHeld(sWarn, text)
+		m.quitting = true // the text says why; quit adds nothing to it
+		return m.quit()
+	case quitMsg:
+		return m.quit()
 	case GameTakenMsg:
 		if m.playing && msg.ID != "" && m.ids[m.token] == msg.ID {
 			m = m.dropGame()
@@ -330,7 +342,11 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		m.menu, cmd = m.menu.Update(msg)
 		event, m.menu.event = m.menu.event, nil
 	case screenTable:
+		// A stored game keeps the table as it was before a move, to show
+		// until the move is stored (see hold).
+		m.table.wantBefore = m.hold == nil && m.env.persist()
 		m.table, cmd = m.table.Update(msg)
+		m.table.wantBefore = false
 		event, m.table.event = m.table.event, nil
 	case screenHelp:
 		m.help, cmd = m.help.Update(msg)
@@ -340,7 +356,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		event, m.confirm.event = m.confirm.event, nil
 	case screenDealing:
 		if k, ok := msg.(tea.KeyMsg); ok && (k.Type == tea.KeyCtrlC) {
-			return m, tea.Quit
+			return m.quit()
 		}
 		if k, ok := msg.(tea.KeyMsg); ok && (k.String() == "q" || k.Type == tea.KeyEsc) {
 			m.dealReq++ // the answer, when it comes, is ignored
@@ -375,11 +391,48 @@ func (m Model) resize(w, h int) Model {
 	}
 	m.help = m.help.SetSize(m.w, m.h)
 	m.confirm = m.confirm.SetSize(m.w, m.h)
+	if m.hold != nil {
+		// The held table is laid out again for the new size: it shows
+		// the stored position, so drawing it anew reveals nothing the
+		// store does not have yet, and the layout stays whole.
+		held := m.hold.SetSize(m.w, m.h)
+		m.hold = &held
+	}
 	return m
+}
+
+// sayHeld sets the message line of the held table too, so that a notice
+// shows while a move is being stored.
+func (m *Model) sayHeld(st styleID, text string) {
+	if m.hold != nil {
+		held := *m.hold
+		held.say(st, "%s", text)
+		m.hold = &held
+	}
+}
+
+// quit ends the session once every queued save is stored: the session's
+// context ends with the program, and a save cut off by it would lose the
+// player's last moves. Keys still work meanwhile; their moves are saved
+// before the end too.
+func (m Model) quit() (Model, tea.Cmd) {
+	if !m.inFlight && len(m.queue) == 0 {
+		return m, tea.Quit
+	}
+	if !m.quitting {
+		m.quitting = true
+		m.table.say(sInfo, "saving your game%s", m.env.gl.ell)
+		m.menu = m.menu.say(sInfo, "saving your game"+m.env.gl.ell)
+		m.sayHeld(sInfo, "saving your game"+m.env.gl.ell)
+	}
+	return m, nil
 }
 
 // needs is the smallest window the current screen is readable in.
 func (m *Model) needs() (w, h int) {
+	if m.hold != nil {
+		return m.hold.Needs()
+	}
 	if m.screen == screenTable && m.playing {
 		return m.table.Needs()
 	}
@@ -407,6 +460,9 @@ func (m Model) view() string {
 	if m.tooSmall() {
 		w, h := m.needs()
 		return tooSmall(m.w, m.h, w, h, m.env.gl)
+	}
+	if m.hold != nil {
+		return m.hold.View()
 	}
 	switch m.screen {
 	case screenTable:
@@ -585,6 +641,7 @@ func (m Model) dealt(msg dealtMsg) (Model, tea.Cmd) {
 // seat puts a game on the table and shows it.
 func (m Model) seat(g *engine.Game, day string, started time.Time, played time.Duration, id string) Model {
 	m.token++
+	m.hold = nil // it showed the game that leaves the table
 	m.day = day
 	m.started = started
 	if id != "" {

@@ -73,6 +73,11 @@ func (m *Model) nextSave() tea.Cmd {
 // savedReply takes the store's answer and sends the next save. A failed
 // save loses nothing: the game stays in memory and the next move saves
 // it all again.
+//
+// The held table (see Model.hold) goes once the store has acknowledged
+// every move made so far, that is when no save of the game is left in
+// the queue; a failed save lets it go at once, with the warning, since
+// the game goes on in memory whatever the store does.
 func (m Model) savedReply(msg savedMsg) (Model, tea.Cmd) {
 	m.inFlight = false
 	if errors.Is(msg.err, ErrTakenOver) {
@@ -80,7 +85,10 @@ func (m Model) savedReply(msg savedMsg) (Model, tea.Cmd) {
 		if msg.token == m.token && m.playing {
 			m = m.dropGame()
 		}
-		return m, m.nextSave()
+		return m.afterSave()
+	}
+	if m.hold != nil && msg.token == m.hold.token && (msg.err != nil || !m.queued(msg.token)) {
+		m.hold = nil
 	}
 	if msg.err != nil {
 		text := clean("not saved: "+msg.err.Error()+" (your game goes on; the next move saves again)", 200)
@@ -92,11 +100,27 @@ func (m Model) savedReply(msg savedMsg) (Model, tea.Cmd) {
 	} else if msg.id != "" {
 		m.ids[msg.token] = msg.id
 	}
+	return m.afterSave()
+}
+
+// afterSave sends the next save, or ends a quitting session when none is
+// left.
+func (m Model) afterSave() (Model, tea.Cmd) {
 	cmd := m.nextSave()
 	if cmd == nil && m.quitting {
 		return m, tea.Quit
 	}
 	return m, cmd
+}
+
+// queued reports whether a save of the game token waits in the queue.
+func (m *Model) queued(token int) bool {
+	for _, ps := range m.queue {
+		if ps.token == token {
+			return true
+		}
+	}
+	return false
 }
 
 // dropSaves forgets the queued saves of a game.
@@ -114,6 +138,7 @@ func (m *Model) dropSaves(token int) {
 // session of the player goes on with it.
 func (m Model) dropGame() Model {
 	m.dropSaves(m.token)
+	m.hold = nil
 	m.playing = false
 	m.saved = 0
 	m.screen = screenMenu

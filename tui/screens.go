@@ -120,7 +120,8 @@ func (h HelpScreen) Update(msg tea.Msg) (HelpScreen, tea.Cmd) {
 	}
 	switch {
 	case k.Type == tea.KeyCtrlC:
-		return h, tea.Quit
+		h.event = quitMsg{}
+		return h, nil
 	case k.Type == tea.KeyCtrlL:
 		return h, tea.ClearScreen
 	case key.Matches(k, h.up):
@@ -192,7 +193,8 @@ func (c Confirm) Update(msg tea.Msg) (Confirm, tea.Cmd) {
 	}
 	switch {
 	case k.Type == tea.KeyCtrlC:
-		return c, tea.Quit
+		c.event = quitMsg{}
+		return c, nil
 	case key.Matches(k, c.yes):
 		c.event = confirmMsg{yes: true}
 		return c, nil

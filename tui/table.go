@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +23,9 @@ type (
 	newDealMsg struct{}
 	// helpMsg: the player asks for the help screen.
 	helpMsg struct{}
+	// quitMsg: the player ends the session. The owner quits once the
+	// last save is stored.
+	quitMsg struct{}
 	// hintMsg is the solver's answer to a hint request.
 	hintMsg struct {
 		token   int
@@ -98,6 +102,12 @@ type Table struct {
 	since    time.Time     // when play began in this session; zero until known
 	wonIn    time.Duration
 	wonKnown bool
+
+	// wantBefore asks the table to keep a copy of itself as it is right
+	// before the game changes (before), for its owner: a stored game
+	// shows that copy until the store has the change.
+	wantBefore bool
+	before     *Table
 }
 
 // newTable sets a game on the table. token must differ from that of any
@@ -140,6 +150,29 @@ func (t Table) Played(now time.Time) time.Duration {
 		return t.played
 	}
 	return t.played + now.Sub(t.since)
+}
+
+// keepBefore keeps a frozen copy of the table as it is now, before the
+// game changes, when the owner asked for one. It is called right before
+// every change of the game; the owner takes the copy after the Update.
+func (t *Table) keepBefore() {
+	if t.wantBefore && t.before == nil {
+		f := t.frozen()
+		t.before = &f
+	}
+}
+
+// frozen returns a copy of the table that later changes of the game leave
+// as it is: its own game and its own copies of the slices the table
+// reuses. It shares the grid, which only ever draws one table at a time
+// and caches nothing that is not checked against what it draws.
+func (t Table) frozen() Table {
+	t.game = t.game.Clone()
+	t.d.targets = slices.Clone(t.d.targets)
+	t.d.legalMoves = slices.Clone(t.d.legalMoves)
+	t.prompt.value = slices.Clone(t.prompt.value)
+	t.wantBefore, t.before, t.event = false, nil, nil
+	return t
 }
 
 // SetSize lays the table out for a window size.
@@ -213,7 +246,8 @@ func (t Table) updateKey(k tea.KeyMsg) (Table, tea.Cmd) {
 	km := t.Keys
 	switch {
 	case key.Matches(k, km.Quit):
-		return t, tea.Quit
+		t.event = quitMsg{}
+		return t, nil
 	case key.Matches(k, km.Redraw):
 		return t, tea.ClearScreen
 	case key.Matches(k, km.Help):
@@ -266,7 +300,8 @@ func (t Table) updateKey(k tea.KeyMsg) (Table, tea.Cmd) {
 func (t Table) updatePrompt(k tea.KeyMsg) (Table, tea.Cmd) {
 	switch k.Type {
 	case tea.KeyCtrlC:
-		return t, tea.Quit
+		t.event = quitMsg{}
+		return t, nil
 	case tea.KeyEsc:
 		t.promptOpen = false
 		t.updateKeys()
@@ -288,6 +323,9 @@ func (t Table) playLine(line string) (Table, tea.Cmd) {
 	moves, perr := engine.ParseMoves(line)
 	applied := 0
 	var err error
+	if len(moves) > 0 {
+		t.keepBefore()
+	}
 	for i, m := range moves {
 		if e := t.game.Apply(m); e != nil {
 			err = fmt.Errorf("move %d (%s): %w", i+1, m, e)
@@ -461,6 +499,7 @@ func (t Table) draw() (Table, tea.Cmd) {
 
 // play applies a move and reports it.
 func (t Table) play(m engine.Move, done string) (Table, tea.Cmd) {
+	t.keepBefore()
 	if err := t.game.Apply(m); err != nil {
 		t.say(sErr, "%s: %s", m, err)
 		return t, nil
@@ -480,6 +519,9 @@ func (t Table) play(m engine.Move, done string) (Table, tea.Cmd) {
 // undo takes back the last move.
 func (t Table) undo() (Table, tea.Cmd) {
 	moves := t.game.Moves()
+	if t.game.CanUndo() {
+		t.keepBefore()
+	}
 	if err := t.game.Undo(); err != nil {
 		t.say(sErr, "%s", err)
 		return t, nil
@@ -495,6 +537,9 @@ func (t Table) undo() (Table, tea.Cmd) {
 // redo makes the last undone move again.
 func (t Table) redo() (Table, tea.Cmd) {
 	next := t.game.RedoMoves()
+	if t.game.CanRedo() {
+		t.keepBefore()
+	}
 	if err := t.game.Redo(); err != nil {
 		t.say(sErr, "%s", err)
 		return t, nil

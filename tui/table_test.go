@@ -137,6 +137,7 @@ func TestDrawRedealUndoRedo(t *testing.T) {
 	h.wantScreen("pass 2/3", "pass 2/3: the waste is the stock again")
 	h.keys("u")
 	h.wantScreen("pass 1/3", "undid r", "r redo")
+	checkShape(t, h.m.View(), 80, 24) // the help bar with undo and redo fits
 	h.keys("r")
 	h.wantScreen("pass 2/3", "redid r")
 	for range 25 {
