@@ -207,3 +207,6 @@ func (s *Server) counts() (conns, sessions int) {
 	defer s.mu.Unlock()
 	return len(s.conns), len(s.sessions)
 }
+
+// Counts reports the open connections and running sessions, for metrics.
+func (s *Server) Counts() (conns, sessions int) { return s.counts() }

@@ -109,6 +109,11 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 	if ready != nil {
 		ready(l.Addr())
 	}
+	if cfg.metrics != "" {
+		if err := serveMetrics(ctx, cfg.metrics, metricsHandler(srv, st), logger); err != nil {
+			return err
+		}
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	select {

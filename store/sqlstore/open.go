@@ -285,3 +285,12 @@ func (s *Store) Close() error {
 	}
 	return err
 }
+
+// Ping checks that the database answers a query, for health checks.
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	if err := s.r.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+		return fmt.Errorf("store: ping: %w", err)
+	}
+	return nil
+}
