@@ -1,0 +1,74 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestServeConfigPrecedence: flags win over PYRAMID_* variables, which win
+// over the config file, which wins over the defaults.
+func TestServeConfigPrecedence(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "pyramid.conf")
+	conf := "# club server\nlisten = :4000\ndata = /srv/from-file\nguests = false\nidle-timeout = 5m\nmax-conns = 50\n"
+	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"PYRAMID_CONFIG": file, "PYRAMID_DATA": "/srv/from-env", "PYRAMID_MAX_CONNS": "60"}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var c serveConfig
+	c.register(fs)
+	if err := fs.Parse([]string{"--max-conns", "70"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.resolve(fs, func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
+	}
+	if c.listen != ":4000" || c.data != "/srv/from-env" || c.guests || c.idleTimeout != 5*time.Minute || c.maxConns != 70 || c.databaseURL != "" {
+		t.Fatalf("got %+v", c)
+	}
+}
+
+func TestServeConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	for name, tt := range map[string]struct {
+		file, env, want string
+	}{
+		"bad env value":    {"", "PYRAMID_MAX_CONNS=lots", `PYRAMID_MAX_CONNS: bad value "lots"`},
+		"unknown name":     {"colour = red\n", "", "line 1: want name = value"},
+		"no equals":        {"listen :22\n", "", "line 1"},
+		"bad file value":   {"guests = maybe\n", "", `guests: bad value "maybe"`},
+		"missing file":     {"-", "", "config: open"},
+		"config in config": {"config = other\n", "", "line 1"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			env := map[string]string{}
+			if tt.env != "" {
+				k, v, _ := strings.Cut(tt.env, "=")
+				env[k] = v
+			}
+			path := filepath.Join(dir, strings.ReplaceAll(name, " ", "_"))
+			if tt.file != "-" && tt.file != "" {
+				if err := os.WriteFile(path, []byte(tt.file), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.file != "" {
+				env["PYRAMID_CONFIG"] = path
+			}
+			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+			var c serveConfig
+			c.register(fs)
+			_ = fs.Parse(nil)
+			err := c.resolve(fs, func(k string) string { return env[k] })
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
