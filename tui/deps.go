@@ -59,6 +59,14 @@ type Deps struct {
 	// model sees it, e.g. the server's own shutdown message to ShutdownMsg.
 	// It must be pure and fast: it runs inside Update.
 	Translate func(tea.Msg) tea.Msg
+	// Account, when not nil, gives a player with a key (not a guest) the
+	// menu's Stats, Daily board, Change name and Link another key. Nil
+	// hides them.
+	Account Account
+	// Connect is the command players connect with, e.g.
+	// "ssh -p 23234 games.example.org": the link screen shows it with
+	// "link CODE" after it. Empty shows "ssh HOST".
+	Connect string
 }
 
 // Verdict is what the solver knows about a position.
@@ -168,4 +176,57 @@ type ShutdownMsg struct {
 type GameTakenMsg struct {
 	// ID is the stored game's ID; a message about another game is ignored.
 	ID string
+}
+
+// Account is the player's account on the server: records, the daily board, the display name and linking keys.
+type Account interface {
+	// Stats returns the player's figures for every rule set they finished a game of, most played first.
+	Stats(ctx context.Context, player string) ([]RulesStats, error)
+	// Board returns the daily board of a rule set for a UTC date (2006-01-02), best first.
+	Board(ctx context.Context, rulesID, date string, limit int) ([]BoardEntry, error)
+	// Rename changes the player's display name and returns it as stored; the error says why a name is refused (taken, bad characters…) in words fit for the player.
+	Rename(ctx context.Context, player, name string) (string, error)
+	// LinkCode returns a one-time code that links another SSH key to this player when that key connects and enters it (`ssh -p PORT host link CODE`), and when it expires.
+	LinkCode(ctx context.Context, player string) (code string, expires time.Time, err error)
+}
+
+// RulesStats is a player's record under one rule set, derived by the
+// server from the stored games.
+type RulesStats struct {
+	// RulesID is the rule set's ID; Title its name for people (the tui
+	// cleans and cuts it).
+	RulesID, Title string
+	// Played and Won count finished games.
+	Played, Won int
+	// CurrentStreak and BestStreak count games won in a row.
+	CurrentStreak, BestStreak int
+	// BestTime is the fastest win.
+	BestTime time.Duration // 0 = none
+	// FewestMoves is the shortest win.
+	FewestMoves int // 0 = none
+	// AvgRemoved is the mean of pyramid cards removed per finished game.
+	AvgRemoved float64 // pyramid cards removed per game
+	// DailyPlayed counts the daily deals played (the first finished
+	// attempt of each day).
+	DailyPlayed int
+	// BestDaily and BestDailyTime are the best daily result: pyramid
+	// cards removed and the time taken.
+	BestDaily     int // most pyramid cards removed in a daily deal, -1 = none
+	BestDailyTime time.Duration
+}
+
+// BoardEntry is one line of a daily board.
+type BoardEntry struct {
+	// Rank is the place on the board, 1 for the best; equal results
+	// share a rank.
+	Rank int
+	// Name is the player's display name.
+	Name string // already cleaned by the server; still never print control characters
+	// Removed is the number of pyramid cards removed, Time the time
+	// taken and Won whether the game was won.
+	Removed int
+	Time    time.Duration
+	Won     bool
+	// You is true for the asking player's own entry.
+	You bool // this entry is the asking player
 }

@@ -19,6 +19,10 @@ type env struct {
 	gl     *glyphs
 	// translate maps messages from outside (Deps.Translate), or is nil.
 	translate func(tea.Msg) tea.Msg
+	// account is the player's account (Deps.Account), or nil.
+	account Account
+	// connect is how players connect (Deps.Connect).
+	connect string
 }
 
 // Time limits of the calls made in tea.Cmds.
@@ -29,6 +33,12 @@ const (
 	dealTimeout  = 10 * time.Second
 	dailyTimeout = 10 * time.Second
 )
+
+// accounts reports whether the session shows the player's account:
+// stats, the daily board, the name and linking keys.
+func (e *env) accounts() bool {
+	return e.account != nil && !e.player.Guest && e.player.ID != ""
+}
 
 // persist reports whether games are stored for this session.
 func (e *env) persist() bool { return e.games != nil && !e.player.Guest && e.player.ID != "" }

@@ -18,6 +18,9 @@ type (
 	menuContinueMsg struct{}
 	// menuSettingsMsg: a setting (winnable deals, keys) changed.
 	menuSettingsMsg struct{}
+	// menuAccountMsg: open a screen of the player's account (itemStats,
+	// itemBoard, itemName or itemLink).
+	menuAccountMsg struct{ kind itemKind }
 )
 
 // itemKind is what a menu item does.
@@ -28,6 +31,10 @@ const (
 	itemPreset
 	itemCustom
 	itemNumber
+	itemStats
+	itemBoard
+	itemName
+	itemLink
 	itemWinnable
 	itemKeys
 	itemHelp
@@ -95,6 +102,8 @@ type Menu struct {
 	mode  menuMode
 	// cont describes the game Continue goes back to; empty hides it.
 	cont string
+	// name is the player's display name as the menu shows it.
+	name string
 	// rules are those of the last game, for custom rules and deals by
 	// number.
 	rules   engine.Rules
@@ -114,6 +123,7 @@ func newMenu(e *env, w, h int) Menu {
 		bar:    newHelpBar(e.pal, e.gl),
 		rules:  engine.Classic(),
 		number: Prompt{Label: "deal: "},
+		name:   e.player.Name,
 		w:      w,
 		h:      h,
 	}
@@ -134,6 +144,13 @@ func (m *Menu) build() {
 	items = append(items,
 		menuItem{kind: itemCustom, label: "Custom rules…"},
 		menuItem{kind: itemNumber, label: "Deal by number…"})
+	if m.env.accounts() {
+		items = append(items,
+			menuItem{kind: itemStats, label: "Stats"},
+			menuItem{kind: itemBoard, label: "Daily board"},
+			menuItem{kind: itemName, label: "Change name…"},
+			menuItem{kind: itemLink, label: "Link another key…"})
+	}
 	if m.env.solver != nil {
 		items = append(items, menuItem{kind: itemWinnable, label: "Winnable deals only"})
 	}
@@ -156,6 +173,12 @@ func (m Menu) SetContinue(desc string) Menu {
 	} else if desc == "" && had && m.cur > 0 {
 		m.cur--
 	}
+	return m
+}
+
+// SetName sets the player's display name the menu shows.
+func (m Menu) SetName(name string) Menu {
+	m.name = name
 	return m
 }
 
@@ -254,6 +277,9 @@ func (m Menu) choose() (Menu, tea.Cmd) {
 	case itemKeys:
 		m.Scheme = (m.Scheme + 1) % 2
 		m.event = menuSettingsMsg{}
+		return m, nil
+	case itemStats, itemBoard, itemName, itemLink:
+		m.event = menuAccountMsg{kind: it.kind}
 		return m, nil
 	case itemHelp:
 		m.event = helpMsg{}

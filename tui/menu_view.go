@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strconv"
 	"strings"
 
 	"pyramid/engine"
@@ -30,20 +31,25 @@ func (l *lines) fill(n int) {
 }
 
 // identity is the menu's line about the player.
-func (m *Menu) identity() string {
-	p := m.env.player
+func (m *Menu) identity() string { return identity(m.env, m.name) }
+
+// identity is the line about the player under a screen's title: the
+// display name and the start of the key's fingerprint, or, for a guest,
+// how to keep stats.
+func identity(e *env, name string) string {
+	p := e.player
 	if p.Guest || p.ID == "" {
-		return "guest " + dash(m.env.gl) + " add an SSH key to keep your stats (ssh-keygen -t ed25519)"
+		return "guest " + dash(e.gl) + " add an SSH key to keep your stats (ssh-keygen -t ed25519)"
 	}
 	fp := p.ID
 	if strings.HasPrefix(fp, "SHA256:") && len(fp) > 7+12 {
-		fp = fp[:7+12] + m.env.gl.ell
+		fp = fp[:7+12] + e.gl.ell
 	}
-	name := clean(p.Name, 16)
+	name = clean(name, 16)
 	if name == "" {
 		return "playing as " + clean(fp, 40)
 	}
-	return "playing as " + name + m.env.gl.sep + clean(fp, 40)
+	return "playing as " + name + e.gl.sep + clean(fp, 40)
 }
 
 // dash is an em dash, or "-" in ASCII.
@@ -69,7 +75,13 @@ func (m Menu) View() string {
 	}
 	out.add(" " + pal.style(sTitle, cut(title, m.w-2, m.env.gl.ell)))
 	out.add(" " + pal.style(sDim, cut(m.identity(), m.w-2, m.env.gl.ell)))
-	out.add("")
+	first, n := m.window()
+	if m.mode == modeList && first > 0 {
+		// The list scrolled: a mark says there are more items above.
+		out.add("    " + pal.style(sDim, m.more(first, "↑")))
+	} else {
+		out.add("")
+	}
 	desc := ""
 	switch m.mode {
 	case modeList:
@@ -79,6 +91,9 @@ func (m Menu) View() string {
 	case modeNumber:
 		desc = m.viewNumber(&out)
 	}
+	if below := len(m.items) - first - n; m.mode == modeList && below > 0 && out.n < m.h-4 {
+		out.add("    " + pal.style(sDim, m.more(below, "↓")))
+	}
 	d1, d2 := wrap2(desc, m.w-2)
 	out.fill(m.h - 4)
 	out.add(" " + pal.style(sDim, d1))
@@ -87,6 +102,14 @@ func (m Menu) View() string {
 	b.WriteByte('\n')
 	b.WriteString(m.bar.view(m.Keys.ShortHelp(), m.w))
 	return b.String()
+}
+
+// more says how many items a scrolled list hides on one side.
+func (m *Menu) more(n int, arrow string) string {
+	if !m.env.gl.unicode {
+		arrow = map[string]string{"↑": "^", "↓": "v"}[arrow]
+	}
+	return arrow + " " + strconv.Itoa(n) + " more"
 }
 
 // item writes one line of a list: a marker and the label, highlighted
@@ -136,6 +159,14 @@ func (m *Menu) viewList(out *lines) string {
 		return "new deals are ones the solver proves can be won"
 	case itemKeys:
 		return "enter switches the movement keys"
+	case itemStats:
+		return "your records for every rule set you finished a game of, derived from your stored games"
+	case itemBoard:
+		return "the daily deal's board: pyramid cards removed, then time; your first finished game of the day counts"
+	case itemName:
+		return "the name others see on the boards: 1 to 16 letters, digits, _ . or -"
+	case itemLink:
+		return "a one-time code that lets another SSH key play as you, with the same stats and games"
 	}
 	return ""
 }
@@ -158,6 +189,14 @@ func (m *Menu) note(it menuItem) string {
 		return "[ ] off"
 	case itemKeys:
 		return m.Scheme.String()
+	case itemStats:
+		return "played, won, streaks, best times"
+	case itemBoard:
+		return "today's ranking of the daily deal"
+	case itemName:
+		return clean(m.name, 16)
+	case itemLink:
+		return "play as you from another machine"
 	}
 	return ""
 }

@@ -20,6 +20,10 @@ const (
 	screenHelp
 	screenConfirm
 	screenDealing
+	screenStats
+	screenBoard
+	screenName
+	screenLink
 )
 
 // Replies of the model's commands.
@@ -73,6 +77,12 @@ type Model struct {
 	help    HelpScreen
 	confirm Confirm
 
+	// The screens of the player's account (Deps.Account).
+	stats   StatsScreen
+	board   BoardScreen
+	rename  NameForm
+	linking LinkScreen
+
 	// The game on the table.
 	token   int       // of the table's game; every game gets a new one
 	started time.Time // when the game was first dealt
@@ -121,6 +131,8 @@ func New(d Deps) Model {
 		gl:     newGlyphs(d.Unicode),
 
 		translate: d.Translate,
+		account:   d.Account,
+		connect:   d.Connect,
 	}
 	if e.now == nil {
 		e.now = time.Now
@@ -134,6 +146,12 @@ func New(d Deps) Model {
 	}
 	m := Model{env: e, w: w, h: h, ids: map[int]string{}}
 	m.menu = newMenu(e, w, h)
+	if e.accounts() {
+		m.stats = newStatsScreen(e, w, h)
+		m.board = newBoardScreen(e, w, h)
+		m.rename = newNameForm(e, w, h)
+		m.linking = newLinkScreen(e, w, h)
+	}
 	if len(d.Args) > 0 {
 		spec, err := parseLink(d.Args)
 		if err != nil {
@@ -270,11 +288,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 	case NoticeMsg:
 		text := clean(msg.Text, 200)
-		if m.screen == screenTable {
-			m.table.say(sWarn, "%s", text)
-		} else {
-			m.menu = m.menu.say(sWarn, text)
-		}
+		m = m.say(sWarn, text)
 		m.sayHeld(sWarn, text)
 		return m, nil
 	case ShutdownMsg:
@@ -284,6 +298,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		m.table.say(sWarn, "%s", text)
 		m.menu = m.menu.say(sWarn, text)
+		m = m.say(sWarn, text)
 		m.sayHeld(sWarn, text)
 		m.quitting = true // the text says why; quit adds nothing to it
 		return m.quit()
@@ -334,6 +349,19 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			m.table = m.table.SetScheme(m.menu.Scheme)
 		}
 		return m, nil
+	case menuAccountMsg:
+		return m.openAccount(msg.kind)
+	case statsMsg:
+		m.stats = m.stats.loaded(msg)
+		return m, nil
+	case boardMsg:
+		m.board = m.board.loaded(msg)
+		return m, nil
+	case linkCodeMsg:
+		m.linking = m.linking.loaded(msg)
+		return m, nil
+	case renamedMsg:
+		return m.renamed(msg), nil
 	}
 	var cmd tea.Cmd
 	var event tea.Msg
@@ -354,6 +382,18 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case screenConfirm:
 		m.confirm, cmd = m.confirm.Update(msg)
 		event, m.confirm.event = m.confirm.event, nil
+	case screenStats:
+		m.stats, cmd = m.stats.Update(msg)
+		event, m.stats.event = m.stats.event, nil
+	case screenBoard:
+		m.board, cmd = m.board.Update(msg)
+		event, m.board.event = m.board.event, nil
+	case screenName:
+		m.rename, cmd = m.rename.Update(msg)
+		event, m.rename.event = m.rename.event, nil
+	case screenLink:
+		m.linking, cmd = m.linking.Update(msg)
+		event, m.linking.event = m.linking.event, nil
 	case screenDealing:
 		if k, ok := msg.(tea.KeyMsg); ok && (k.Type == tea.KeyCtrlC) {
 			return m.quit()
@@ -391,6 +431,12 @@ func (m Model) resize(w, h int) Model {
 	}
 	m.help = m.help.SetSize(m.w, m.h)
 	m.confirm = m.confirm.SetSize(m.w, m.h)
+	if m.env.accounts() {
+		m.stats = m.stats.SetSize(m.w, m.h)
+		m.board = m.board.SetSize(m.w, m.h)
+		m.rename = m.rename.SetSize(m.w, m.h)
+		m.linking = m.linking.SetSize(m.w, m.h)
+	}
 	if m.hold != nil {
 		// The held table is laid out again for the new size: it shows
 		// the stored position, so drawing it anew reveals nothing the
@@ -471,6 +517,14 @@ func (m Model) view() string {
 		return m.help.View()
 	case screenConfirm:
 		return m.confirm.View()
+	case screenStats:
+		return m.stats.View()
+	case screenBoard:
+		return m.board.View()
+	case screenName:
+		return m.rename.View()
+	case screenLink:
+		return m.linking.View()
 	case screenDealing:
 		msg := "Dealing" + m.env.gl.ell
 		if m.resume != nil {

@@ -1,0 +1,382 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// hostileName is a name that tries to clear the screen and turn the
+// text around; the screen must show neither.
+const hostileName = "\x1b[2Jmallory\u202e"
+
+// fakeAccount is an Account in memory that records the calls.
+type fakeAccount struct {
+	mu       sync.Mutex
+	stats    []RulesStats
+	boards   map[string][]BoardEntry // by date
+	statsErr error
+	boardErr error
+	taken    map[string]bool
+	name     string
+	dates    []string // the dates Board was asked for
+	limits   []int
+	codes    int
+	statsN   int
+}
+
+func newFakeAccount() *fakeAccount {
+	today := []BoardEntry{
+		{Rank: 1, Name: "bob", Removed: 28, Time: 3*time.Minute + 5*time.Second, Won: true},
+		{Rank: 2, Name: hostileName, Removed: 28, Time: 3*time.Minute + 40*time.Second, Won: true},
+		{Rank: 3, Name: "alice", Removed: 24, Time: 4*time.Minute + 12*time.Second, You: true},
+	}
+	for i := 4; i <= 20; i++ {
+		today = append(today, BoardEntry{Rank: i, Name: fmt.Sprintf("player%02d", i), Removed: 24 - i/2, Time: time.Duration(250+10*i) * time.Second})
+	}
+	return &fakeAccount{
+		stats: []RulesStats{
+			{RulesID: "classic", Title: "Classic", Played: 12, Won: 5, CurrentStreak: 2, BestStreak: 4,
+				BestTime: 4*time.Minute + 12*time.Second, FewestMoves: 61, AvgRemoved: 17.4, BestDaily: -1},
+			{RulesID: "daily", Title: "Daily", Played: 3, Won: 1, CurrentStreak: 1, BestStreak: 1,
+				BestTime: 5*time.Minute + 1*time.Second, FewestMoves: 70, AvgRemoved: 20, DailyPlayed: 3,
+				BestDaily: 28, BestDailyTime: 5*time.Minute + 1*time.Second},
+			{RulesID: "double", Title: "Double", Played: 2, AvgRemoved: 21.5, BestDaily: -1},
+			{RulesID: "classic,cover=overlap", Title: "Custom\x1b[2J\u202e", Played: 1, Won: 1, CurrentStreak: 1, BestStreak: 1,
+				BestTime: 9*time.Minute + 59*time.Second, FewestMoves: 80, AvgRemoved: 28, BestDaily: -1},
+		},
+		boards: map[string][]BoardEntry{
+			"2026-03-01": today,
+			"2026-02-28": {
+				{Rank: 1, Name: "carol", Removed: 26, Time: 7 * time.Minute},
+				{Rank: 2, Name: "alice", Removed: 20, Time: 8 * time.Minute, You: true},
+			},
+		},
+		taken: map[string]bool{"bob": true},
+		name:  "alice",
+	}
+}
+
+func (f *fakeAccount) Stats(ctx context.Context, player string) ([]RulesStats, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.statsN++
+	return f.stats, f.statsErr
+}
+
+func (f *fakeAccount) Board(ctx context.Context, rulesID, date string, limit int) ([]BoardEntry, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.dates = append(f.dates, date)
+	f.limits = append(f.limits, limit)
+	if rulesID != "daily" {
+		return nil, fmt.Errorf("no board for %q", rulesID)
+	}
+	b := f.boards[date]
+	return b[:min(len(b), limit)], f.boardErr
+}
+
+func (f *fakeAccount) Rename(ctx context.Context, player, name string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.taken[strings.ToLower(name)] {
+		return "", errors.New("that name is taken: pick another")
+	}
+	for _, r := range name {
+		if !(r == '_' || r == '.' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return "", fmt.Errorf("%q cannot be in a name: use letters, digits, _ . or -", r)
+		}
+	}
+	f.name = name
+	return name, nil
+}
+
+func (f *fakeAccount) LinkCode(ctx context.Context, player string) (string, time.Time, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.codes++
+	return fmt.Sprintf("ABCDEFG%d", f.codes), epoch.Add(15 * time.Minute), nil
+}
+
+// accountDeps are the deps of a player with an account.
+func accountDeps(acc Account) Deps {
+	return Deps{Player: testPlayer, Unicode: true, Account: acc, Connect: "ssh -p 23234 games.example.org"}
+}
+
+// menuTo moves the menu's cursor to the first item of a kind.
+func (h *harness) menuTo(kind itemKind) {
+	h.t.Helper()
+	for range len(h.m.menu.items) {
+		if h.m.menu.items[h.m.menu.cur].kind == kind {
+			return
+		}
+		h.keys("down")
+	}
+	h.t.Fatalf("no menu item of kind %d:\n%s", kind, h.screen())
+}
+
+// open opens the menu item of a kind.
+func (h *harness) open(kind itemKind) {
+	h.t.Helper()
+	h.menuTo(kind)
+	h.keys("enter")
+}
+
+// wantClean fails when a raw escape sequence or bidi control from the
+// hostile strings reaches the view.
+func wantClean(t *testing.T, view string) {
+	t.Helper()
+	for _, bad := range []string{"\x1b[2J", "\u202e"} {
+		if strings.Contains(view, bad) {
+			t.Errorf("the view holds %q", bad)
+		}
+	}
+}
+
+func TestAccountGolden(t *testing.T) {
+	sizes := []struct {
+		name string
+		w, h int
+	}{{"80x24", 80, 24}, {"120x40", 120, 40}, {"small", 40, 12}}
+	cases := []struct {
+		name  string
+		acc   func() *fakeAccount
+		setup func(h *harness)
+	}{
+		{"menu_account", newFakeAccount, func(h *harness) {}},
+		{"menu_account_scrolled", newFakeAccount, func(h *harness) { h.menuTo(itemQuit) }},
+		{"stats", newFakeAccount, func(h *harness) { h.open(itemStats); h.keys("down") }},
+		{"stats_empty", func() *fakeAccount { a := newFakeAccount(); a.stats = nil; return a }, func(h *harness) { h.open(itemStats) }},
+		{"board", newFakeAccount, func(h *harness) { h.open(itemBoard) }},
+		{"board_yesterday", newFakeAccount, func(h *harness) { h.open(itemBoard); h.keys("left") }},
+		{"name", newFakeAccount, func(h *harness) {
+			h.open(itemName)
+			h.send(tea.KeyMsg{Type: tea.KeyCtrlU})
+			h.typeText("bob")
+			h.keys("enter")
+		}},
+		{"link", newFakeAccount, func(h *harness) { h.open(itemLink) }},
+	}
+	for _, c := range cases {
+		for _, sz := range sizes {
+			t.Run(c.name+"_"+sz.name, func(t *testing.T) {
+				d := accountDeps(c.acc())
+				d.Width, d.Height = sz.w, sz.h
+				h := newHarness(t, d)
+				h.resize(80, 24)
+				c.setup(h)
+				h.resize(sz.w, sz.h)
+				view := h.m.View()
+				checkShape(t, view, sz.w, sz.h)
+				wantClean(t, view)
+				golden(t, c.name+"_"+sz.name, ansi.Strip(view))
+			})
+		}
+	}
+}
+
+func TestAccountHidden(t *testing.T) {
+	items := []string{"Stats", "Daily board", "Change name", "Link another key"}
+	// A guest sees none of the account's items, only how to get a key.
+	h := newHarness(t, Deps{Player: Player{Guest: true}, Unicode: true, Account: newFakeAccount()})
+	h.wantNotScreen(items...)
+	h.wantScreen("add an SSH key to keep your stats (ssh-keygen -t ed25519)")
+	// Without an account, a player sees none either.
+	h = newHarness(t, Deps{Player: testPlayer, Unicode: true, Width: 120, Height: 40})
+	h.wantNotScreen(items...)
+	// With one, all four.
+	h = newHarness(t, Deps{Player: testPlayer, Unicode: true, Width: 120, Height: 40, Account: newFakeAccount()})
+	h.wantScreen(items...)
+}
+
+func TestStatsScreen(t *testing.T) {
+	acc := newFakeAccount()
+	h := newHarness(t, accountDeps(acc))
+	h.open(itemStats)
+	h.wantScreen("your stats", "Classic", "12", "42%", "2/4", "4:12", "Classic: 12 played, 5 won (42%)")
+	h.keys("down")
+	h.wantScreen("Daily: 3 played", "daily deals: 3 played, best 28 removed in 5:01")
+	// The columns that do not fit at 80 cells show at 120.
+	h.wantNotScreen("best daily")
+	h.resize(120, 40)
+	h.wantScreen("best daily", "28 in 5:01")
+	// Up from the first wraps to the last.
+	h.keys("up", "up")
+	h.wantScreen("Custom?: 1 played")
+	// r reloads; q goes back to the menu.
+	h.keys("r")
+	if acc.statsN != 2 {
+		t.Errorf("%d loads, want 2", acc.statsN)
+	}
+	h.keys("q")
+	h.wantScreen("Pyramid Solitaire", "Stats")
+	// An error shows as a message and the screen stays usable.
+	acc.statsErr = errors.New("database is locked\x1b[2J")
+	h.open(itemStats)
+	h.wantScreen("could not load your stats: database is locked")
+	wantClean(t, h.m.View())
+	h.keys("esc")
+	h.wantScreen("Continue"[:0], "Quit")
+}
+
+func TestBoardScreen(t *testing.T) {
+	acc := newFakeAccount()
+	h := newHarness(t, accountDeps(acc))
+	h.open(itemBoard) // the harness's clock fails the test if Update reads it
+	h.wantScreen("daily board · Sun 2026-03-01 (today)", "bob", "28/28", "3:05", "won", "> ", "alice")
+	if got := acc.dates; len(got) != 1 || got[0] != "2026-03-01" || acc.limits[0] != 20 {
+		t.Fatalf("asked for %v (limit %v), want today's top 20", got, acc.limits)
+	}
+	wantClean(t, h.m.View())
+	h.wantScreen("mallory?")
+	// The day after today is not there to see.
+	h.wantNotScreen("day after")
+	h.keys("right")
+	if len(acc.dates) != 1 {
+		t.Errorf("right on today's board asked for %v", acc.dates[1:])
+	}
+	// Left goes to the day before, right back, t to today.
+	h.keys("left")
+	h.wantScreen("Sat 2026-02-28 (yesterday)", "carol", "26/28")
+	h.keys("left")
+	h.wantScreen("Fri 2026-02-27", "nobody finished the daily deal of that day")
+	h.keys("right")
+	h.wantScreen("carol", "→ day after", "t today")
+	h.keys("t")
+	h.wantScreen("(today)", "bob")
+	// A short window scrolls to the player's line.
+	h.resize(70, 16)
+	h.keys("q")
+	h.open(itemBoard)
+	h.wantScreen("alice", "↑/↓ scroll")
+	for range 30 {
+		h.keys("down")
+	}
+	h.wantScreen("player20")
+	// An error shows as a message.
+	acc.boardErr = errors.New("timeout")
+	h.keys("r")
+	h.wantScreen("could not load the board: timeout")
+}
+
+func TestChangeName(t *testing.T) {
+	acc := newFakeAccount()
+	h := newHarness(t, accountDeps(acc))
+	h.open(itemName)
+	h.wantScreen("change name", "name: alice")
+	// q types, it does not leave the form.
+	h.send(tea.KeyMsg{Type: tea.KeyCtrlU})
+	h.typeText("quentin")
+	h.wantScreen("name: quentin")
+	// The server's reason for a refusal shows; the form stays.
+	h.send(tea.KeyMsg{Type: tea.KeyCtrlU})
+	h.typeText("bob")
+	h.keys("enter")
+	h.wantScreen("that name is taken: pick another", "name: bob")
+	h.typeText("!")
+	h.keys("enter")
+	h.wantScreen(`'!' cannot be in a name`)
+	// At most 16 cells: a wide character takes two.
+	h.send(tea.KeyMsg{Type: tea.KeyCtrlU})
+	h.typeText(strings.Repeat("x", 20))
+	if got := h.m.rename.input.Value(); got != strings.Repeat("x", 16) {
+		t.Errorf("the input took %q, want 16 x", got)
+	}
+	h.send(tea.KeyMsg{Type: tea.KeyCtrlU})
+	h.typeText(strings.Repeat("名", 9))
+	if got := h.m.rename.input.Value(); got != strings.Repeat("名", 8) {
+		t.Errorf("the input took %q, want 8 wide characters", got)
+	}
+	// A paste with a bidi control is refused whole; escape sequences
+	// never reach the input.
+	h.send(tea.KeyMsg{Type: tea.KeyCtrlU})
+	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("ev\u202eil"), Paste: true})
+	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a\x1b[2J"), Paste: true})
+	if v := h.m.rename.input.Value(); strings.ContainsAny(v, "\u202e\x1b") {
+		t.Errorf("the input holds %q", v)
+	}
+	wantClean(t, h.m.View())
+	// ctrl+v would read the server's clipboard: it does nothing.
+	_, cmd := h.m.Update(tea.KeyMsg{Type: tea.KeyCtrlV})
+	if cmd != nil {
+		if msg := cmd(); msg != nil {
+			t.Errorf("ctrl+v ran a command: %T", msg)
+		}
+	}
+	// Esc leaves without a change.
+	h.keys("esc")
+	h.wantScreen("playing as alice")
+	// A good name: back to the menu, which shows it.
+	h.open(itemName)
+	h.send(tea.KeyMsg{Type: tea.KeyCtrlU})
+	h.typeText("alice_2")
+	h.keys("enter")
+	h.wantScreen("you are alice_2 now", "playing as alice_2")
+	if acc.name != "alice_2" {
+		t.Errorf("the account has %q", acc.name)
+	}
+	h.menuTo(itemName)
+	h.wantScreen("Change name…          alice_2")
+}
+
+func TestLinkScreen(t *testing.T) {
+	acc := newFakeAccount()
+	h := newHarness(t, accountDeps(acc))
+	h.open(itemLink)
+	h.wantScreen("Your link code:  ABCD-EFG1", "until 12:15 UTC (15 minutes from now)",
+		"ssh -p 23234 games.example.org link ABCD-EFG1", "plays as alice")
+	h.keys("n")
+	h.wantScreen("ABCD-EFG2")
+	// A narrow window wraps the command rather than cutting it.
+	h.resize(60, 20)
+	h.wantScreen("ssh -p 23234 games.example.org link", "ABCD-EFG2")
+	checkShape(t, h.m.View(), 60, 20)
+	// Without Connect, a placeholder says where the host goes.
+	d := accountDeps(acc)
+	d.Connect = ""
+	h = newHarness(t, d)
+	h.open(itemLink)
+	h.wantScreen("ssh HOST link ABCD-EFG3")
+}
+
+func TestAccountScreensASCII(t *testing.T) {
+	for _, kind := range []itemKind{itemStats, itemBoard, itemName, itemLink} {
+		for _, size := range [][2]int{{80, 24}, {120, 40}} {
+			d := accountDeps(newFakeAccount())
+			d.Unicode = false
+			d.Width, d.Height = size[0], size[1]
+			h := newHarness(t, d)
+			h.open(kind)
+			s := h.screen()
+			for i, r := range s {
+				if r >= 0x80 {
+					t.Errorf("item %d at %dx%d: non-ASCII %q at byte %d:\n%s", kind, size[0], size[1], r, i, s)
+					break
+				}
+			}
+		}
+	}
+}
+
+func TestAccountNoticesAndQuit(t *testing.T) {
+	h := newHarness(t, accountDeps(newFakeAccount()))
+	for _, kind := range []itemKind{itemStats, itemBoard, itemName, itemLink} {
+		h.open(kind)
+		h.send(NoticeMsg{Text: "server restarts\x1b[2J in 10 s"})
+		h.wantScreen("server restarts in 10 s")
+		wantClean(t, h.m.View())
+		h.keys("esc")
+	}
+	h.open(itemBoard)
+	h.keys("ctrl+c")
+	if !h.quit {
+		t.Error("ctrl+c on the board did not quit")
+	}
+}
