@@ -47,8 +47,11 @@ type Deps struct {
 	// hints and the solver's daily deal.
 	Solver Solver
 	// Games, when not nil, keeps the player's games: the model loads the
-	// unfinished ones at start and saves the game after every move. Nil
-	// keeps games in memory only. Guests are never saved.
+	// unfinished ones at start and saves the game after every move, and
+	// shows a move only once the store has acknowledged it (the screen
+	// keeps the position before it meanwhile; a failed save shows it with
+	// a warning). Nil keeps games in memory only, shown at once. Guests
+	// are never saved.
 	Games Games
 	// Context is the session's context; calls to Solver and Games derive
 	// from it, so they stop when the session ends. Nil means Background.
@@ -209,9 +212,9 @@ type RulesStats struct {
 	// DailyPlayed counts the daily deals played (the first finished
 	// attempt of each day).
 	DailyPlayed int
-	// BestDaily and BestDailyTime are the best daily result: pyramid
-	// cards removed and the time taken.
-	BestDaily     int // most pyramid cards removed in a daily deal, -1 = none
+	// BestDaily is the best daily result, in pyramid cards removed.
+	BestDaily int // most pyramid cards removed in a daily deal, -1 = none
+	// BestDailyTime is the time the best daily result took.
 	BestDailyTime time.Duration
 }
 
@@ -222,11 +225,12 @@ type BoardEntry struct {
 	Rank int
 	// Name is the player's display name.
 	Name string // already cleaned by the server; still never print control characters
-	// Removed is the number of pyramid cards removed, Time the time
-	// taken and Won whether the game was won.
+	// Removed is the number of pyramid cards removed.
 	Removed int
-	Time    time.Duration
-	Won     bool
+	// Time is the time the game took.
+	Time time.Duration
+	// Won is true for a game won.
+	Won bool
 	// You is true for the asking player's own entry.
 	You bool // this entry is the asking player
 }

@@ -1,12 +1,18 @@
 // Package tui is the game as a player sees it over SSH: one Bubble Tea
-// model per session (New), with a menu, the table, help, confirmations and
-// the end-of-game screens.
+// model per session (New), with a menu, the table, help, confirmations,
+// the end-of-game screens and, for a player with a key, the screens of the
+// account: stats, the daily board, the display name and linking keys.
 //
 // The model is built from Deps: the session's lipgloss renderer (styles are
 // never global), the player, the deep link, the clock, and optional
-// Solver and Games interfaces that the server wires to the engine's solver
-// and the store. Update is pure: the clock, the solver and the store are
-// reached only in tea.Cmds.
+// Solver, Games and Account interfaces that the server wires to the
+// engine's solver and the store. Update is pure: the clock, the solver and
+// the store are reached only in tea.Cmds.
+//
+// A stored game never shows a position the store does not have: after a
+// move the screen keeps the position before it until the save of every
+// move made so far returns, so whatever the player saw survives a crash
+// of the server. The session ends only after its last save.
 //
 // Rendering is most of a TUI server's CPU, so a session computes its styles
 // once, keeps the derived state of the game between frames, draws the board
