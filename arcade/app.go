@@ -116,9 +116,11 @@ func (a *App) Model(s *server.Session) tea.Model {
 		Width:     s.Width,
 		Height:    s.Height,
 		Translate: translate,
+		Connect:   a.cfg.Connect,
 	}
 	if saved {
 		deps.Games = &games{st: a.cfg.Store, owner: sessionToken()}
+		deps.Account = &account{st: a.cfg.Store, now: a.cfg.Now, player: p.ID}
 	}
 	m := tui.New(deps)
 	if note != "" {

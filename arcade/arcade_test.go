@@ -278,3 +278,46 @@ func TestTopDaily(t *testing.T) {
 		t.Fatalf("bad date: exit %d, %q", code, errOut)
 	}
 }
+
+func TestAccountAdapter(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	key, other := sshtest.NewKey(t), sshtest.NewKey(t)
+	p, _, _ := f.st.GetOrCreatePlayer(ctx, gossh.FingerprintSHA256(key.PublicKey()), "ann")
+	q, _, _ := f.st.GetOrCreatePlayer(ctx, gossh.FingerprintSHA256(other.PublicKey()), "bob")
+	day := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	acc := &account{st: f.st, now: func() time.Time { return day }, player: p.ID}
+	for _, pl := range []store.Player{p, q} {
+		g := &games{st: f.st, owner: pl.Name}
+		rec := engine.Record{Rules: "daily", Deal: engine.DailyNumber(day), Moves: []string{"d"}}
+		if _, err := g.Save(ctx, pl.ID, tui.SavedGame{Record: rec, Status: tui.StatusAbandoned, Daily: "2026-11-30", Played: time.Minute}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stats, err := acc.Stats(ctx, p.ID)
+	if err != nil || len(stats) != 1 || stats[0].Title != "Daily" || stats[0].Played != 1 || stats[0].BestDaily != 0 || stats[0].DailyPlayed != 1 {
+		t.Fatalf("stats: %+v (%v)", stats, err)
+	}
+	board, err := acc.Board(ctx, "daily", "2026-11-30", 20)
+	if err != nil || len(board) != 2 {
+		t.Fatalf("board: %+v (%v)", board, err)
+	}
+	for _, e := range board {
+		if e.You != (e.Name == "ann") {
+			t.Fatalf("board marks the wrong line: %+v", board)
+		}
+	}
+	if _, err := acc.Rename(ctx, p.ID, "bob"); err == nil || !strings.Contains(err.Error(), "taken") {
+		t.Fatalf("rename to a taken name: %v", err)
+	}
+	if _, err := acc.Rename(ctx, p.ID, "x\u202ey"); err == nil || !strings.Contains(err.Error(), "bidi") {
+		t.Fatalf("rename to a bidi name: %v", err)
+	}
+	if got, err := acc.Rename(ctx, p.ID, "Annie"); err != nil || got != "Annie" {
+		t.Fatalf("rename: %q, %v", got, err)
+	}
+	code, expires, err := acc.LinkCode(ctx, p.ID)
+	if err != nil || len(code) != 9 || !expires.Equal(day.Add(linkValidity)) {
+		t.Fatalf("link code: %q %v %v", code, expires, err)
+	}
+}
