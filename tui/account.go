@@ -61,7 +61,7 @@ type NameForm struct {
 // is off: ctrl+v would read the clipboard of the server, not the
 // player's. A terminal's own paste still types into it.
 func newNameForm(e *env, w, h int) NameForm {
-	r := e.pal.renderer
+	r := e.renderer
 	in := textinput.New()
 	in.Prompt = "name: "
 	in.CharLimit = maxNameCells
@@ -81,7 +81,7 @@ func newNameForm(e *env, w, h int) NameForm {
 		h:     h,
 		save:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "save")),
 		back:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		bar:   newHelpBar(e.pal, e.gl),
+		bar:   newHelpBar(),
 	}
 }
 
@@ -218,7 +218,7 @@ func newLinkScreen(e *env, w, h int) LinkScreen {
 		h:     h,
 		renew: key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new code")),
 		back:  key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "menu")),
-		bar:   newHelpBar(e.pal, e.gl),
+		bar:   newHelpBar(),
 	}
 }
 
@@ -363,7 +363,7 @@ func drawPage(e *env, w, h int, title, sub string, body []string, msg string, ms
 	out.fill(h - 2)
 	out.add(" " + pal.style(msgSt, cut(msg, w-2, e.gl.ell)))
 	b.WriteByte('\n')
-	b.WriteString(bar.view(keys, w))
+	b.WriteString(bar.view(e, keys, w))
 	return b.String()
 }
 

@@ -79,7 +79,7 @@ func newBoardScreen(e *env, w, h int) BoardScreen {
 		down:    key.NewBinding(key.WithKeys("down", "j", "s", "pgdown", " ")),
 		reload:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
 		back:    key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "menu")),
-		bar:     newHelpBar(e.pal, e.gl),
+		bar:     newHelpBar(),
 	}
 }
 

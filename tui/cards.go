@@ -26,7 +26,19 @@ type glyphs struct {
 	arrows string
 }
 
-// newGlyphs builds the glyphs of a session.
+// glyphSets are the two sets of glyphs, ASCII then Unicode. They are
+// read-only once built: every session shares them.
+var glyphSets = [2]*glyphs{newGlyphs(false), newGlyphs(true)}
+
+// glyphsFor returns the shared glyphs of a session.
+func glyphsFor(unicode bool) *glyphs {
+	if unicode {
+		return glyphSets[1]
+	}
+	return glyphSets[0]
+}
+
+// newGlyphs builds a set of glyphs.
 func newGlyphs(unicode bool) *glyphs {
 	g := &glyphs{unicode: unicode}
 	for c := range engine.Card(52) {

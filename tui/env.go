@@ -5,6 +5,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 )
 
 // env is what every screen of a session shares and never changes: the
@@ -15,8 +16,13 @@ type env struct {
 	solver Solver
 	games  Games
 	player Player
-	pal    *palette
-	gl     *glyphs
+	// renderer is the session's lipgloss renderer, for the few lipgloss
+	// styles left (the help bar, the name form's text input).
+	renderer *lipgloss.Renderer
+	// pal and gl are shared with every session of the same colour
+	// profile and character set: they are read-only.
+	pal *palette
+	gl  *glyphs
 	// translate maps messages from outside (Deps.Translate), or is nil.
 	translate func(tea.Msg) tea.Msg
 	// account is the player's account (Deps.Account), or nil.

@@ -149,59 +149,65 @@ func (k MenuKeyMap) FullHelp() [][]key.Binding {
 
 // helpBar renders a key map's short help with the session's styles and
 // keeps the last result: the bar only changes when a binding is enabled or
-// disabled or the width changes, so most frames reuse it.
+// disabled or the width changes, so most frames reuse it. It keeps nothing
+// else between frames: the help.Model that renders it (some 4 KB of
+// styles) is built only when the bar changes.
 type helpBar struct {
-	model help.Model
-	key   string
-	out   string
+	key string
+	out string
 }
 
-// newHelpBar builds the help renderer from the session's palette.
-func newHelpBar(p *palette, g *glyphs) *helpBar {
-	m := help.New()
-	r := p.renderer
-	keyStyle := r.NewStyle().Bold(true)
-	desc := r.NewStyle().Foreground(lipgloss.Color("8"))
-	m.Styles = help.Styles{
-		Ellipsis:       desc,
-		ShortKey:       keyStyle,
-		ShortDesc:      desc,
-		ShortSeparator: desc,
-		FullKey:        keyStyle,
-		FullDesc:       desc,
-		FullSeparator:  desc,
-	}
-	m.ShortSeparator = g.sep
-	m.Ellipsis = g.ell
-	return &helpBar{model: m}
-}
+// newHelpBar returns an empty help bar.
+func newHelpBar() *helpBar { return &helpBar{} }
 
-// view returns the help bar of bindings for a width.
-func (h *helpBar) view(bindings []key.Binding, width int) string {
-	var kb strings.Builder
-	kb.Grow(64)
+// view returns the help bar of bindings for a width, drawn with the
+// session's renderer and glyphs.
+func (h *helpBar) view(e *env, bindings []key.Binding, width int) string {
+	// The key is built on the stack: comparing it with the last one
+	// allocates nothing, so a frame whose bar did not change costs no
+	// garbage.
+	var scratch [256]byte
+	kb := scratch[:0]
 	for _, b := range bindings {
 		if b.Enabled() {
-			kb.WriteString(b.Help().Key)
-			kb.WriteByte(0)
-			kb.WriteString(b.Help().Desc)
+			kb = append(kb, b.Help().Key...)
+			kb = append(kb, 0)
+			kb = append(kb, b.Help().Desc...)
 		}
-		kb.WriteByte(1)
+		kb = append(kb, 1)
 	}
-	kb.WriteByte(byte(width))
-	kb.WriteByte(byte(width >> 8))
-	if k := kb.String(); k != h.key || h.out == "" {
-		h.key, h.out = k, " "+h.fit(bindings, width-1)
+	kb = append(kb, byte(width), byte(width>>8))
+	if string(kb) != h.key || h.out == "" {
+		h.key, h.out = string(kb), " "+fit(newHelpModel(e), bindings, width-1)
 	}
 	return h.out
+}
+
+// newHelpModel builds the help renderer from the session's renderer and
+// glyphs. Only the short help's styles are set: the bar never shows the
+// full help.
+func newHelpModel(e *env) help.Model {
+	r := e.renderer
+	keyStyle := r.NewStyle().Bold(true)
+	desc := r.NewStyle().Foreground(lipgloss.Color("8"))
+	return help.Model{
+		ShortSeparator: e.gl.sep,
+		Ellipsis:       e.gl.ell,
+		Styles: help.Styles{
+			Ellipsis:       desc,
+			ShortKey:       keyStyle,
+			ShortDesc:      desc,
+			ShortSeparator: desc,
+		},
+	}
 }
 
 // fit renders the enabled bindings that fit in width cells, followed by
 // the ellipsis when some did not. help.Model truncates by itself, but it
 // adds the item that overflows when the ellipsis would not fit after the
 // one before it; here items are dropped until the ellipsis fits.
-func (h *helpBar) fit(bindings []key.Binding, width int) string {
-	sepW, tailW := cells(h.model.ShortSeparator), 1+cells(h.model.Ellipsis)
+func fit(m help.Model, bindings []key.Binding, width int) string {
+	sepW, tailW := cells(m.ShortSeparator), 1+cells(m.Ellipsis)
 	shown := make([]key.Binding, 0, len(bindings))
 	widths := make([]int, 0, len(bindings))
 	total, cutShort := 0, false
@@ -223,10 +229,10 @@ func (h *helpBar) fit(bindings []key.Binding, width int) string {
 		total -= widths[len(widths)-1]
 		shown, widths = shown[:len(shown)-1], widths[:len(widths)-1]
 	}
-	h.model.Width = 0
-	out := h.model.ShortHelpView(shown)
+	m.Width = 0
+	out := m.ShortHelpView(shown)
 	if cutShort && total+tailW <= width {
-		out += h.model.Styles.Ellipsis.Inline(true).Render(" " + h.model.Ellipsis)
+		out += m.Styles.Ellipsis.Inline(true).Render(" " + m.Ellipsis)
 	}
 	return out
 }

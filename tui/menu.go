@@ -120,7 +120,7 @@ func newMenu(e *env, w, h int) Menu {
 	m := Menu{
 		Keys:   NewMenuKeyMap(e.gl),
 		env:    e,
-		bar:    newHelpBar(e.pal, e.gl),
+		bar:    newHelpBar(),
 		rules:  engine.Classic(),
 		number: Prompt{Label: "deal: "},
 		name:   e.player.Name,

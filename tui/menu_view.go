@@ -100,7 +100,7 @@ func (m Menu) View() string {
 	out.add(" " + pal.style(sDim, cut(d2, m.w-2, m.env.gl.ell)))
 	out.add(" " + pal.style(m.msgSt, cut(m.msg, m.w-2, m.env.gl.ell)))
 	b.WriteByte('\n')
-	b.WriteString(m.bar.view(m.Keys.ShortHelp(), m.w))
+	b.WriteString(m.bar.view(m.env, m.Keys.ShortHelp(), m.w))
 	return b.String()
 }
 

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 
 	"pyramid/engine"
 )
@@ -121,14 +123,20 @@ type Model struct {
 
 // New returns the model of one session.
 func New(d Deps) Model {
+	r := d.Renderer
+	if r == nil {
+		r = lipgloss.NewRenderer(nil)
+		r.SetColorProfile(termenv.Ascii)
+	}
 	e := &env{
-		now:    d.Now,
-		ctx:    d.Context,
-		solver: d.Solver,
-		games:  d.Games,
-		player: d.Player,
-		pal:    newPalette(d.Renderer),
-		gl:     newGlyphs(d.Unicode),
+		now:      d.Now,
+		ctx:      d.Context,
+		solver:   d.Solver,
+		games:    d.Games,
+		player:   d.Player,
+		renderer: r,
+		pal:      paletteFor(r),
+		gl:       glyphsFor(d.Unicode),
 
 		translate: d.Translate,
 		account:   d.Account,

@@ -85,7 +85,7 @@ func newHelpScreen(e *env, km TableKeyMap, rules *engine.Rules, w, h int) HelpSc
 		up:    up,
 		down:  key.NewBinding(key.WithKeys("down", "j", "s", "pgdown", " ")),
 		close: key.NewBinding(key.WithKeys("q", "esc", "?", "enter"), key.WithHelp("q", "back")),
-		bar:   newHelpBar(e.pal, gl),
+		bar:   newHelpBar(),
 	}
 }
 
@@ -150,7 +150,7 @@ func (h HelpScreen) View() string {
 	out.fill(h.h - 1)
 	b.WriteByte('\n')
 	h.up.SetEnabled(h.maxTop() > 0)
-	b.WriteString(h.bar.view([]key.Binding{h.up, h.close}, h.w))
+	b.WriteString(h.bar.view(h.env, []key.Binding{h.up, h.close}, h.w))
 	return b.String()
 }
 
@@ -175,7 +175,7 @@ func newConfirm(e *env, question, detail string, spec dealSpec, w, h int) Confir
 		env: e, question: question, detail: detail, spec: spec, w: w, h: h,
 		yes: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes, new game")),
 		no:  key.NewBinding(key.WithKeys("n", "N", "esc", "q"), key.WithHelp("n", "no, keep playing")),
-		bar: newHelpBar(e.pal, e.gl),
+		bar: newHelpBar(),
 	}
 }
 
@@ -218,7 +218,7 @@ func (c Confirm) View() string {
 	}
 	out.fill(c.h - 1)
 	b.WriteByte('\n')
-	b.WriteString(c.bar.view([]key.Binding{c.yes, c.no}, c.w))
+	b.WriteString(c.bar.view(c.env, []key.Binding{c.yes, c.no}, c.w))
 	return b.String()
 }
 

@@ -52,7 +52,7 @@ func newStatsScreen(e *env, w, h int) StatsScreen {
 		down:   key.NewBinding(key.WithKeys("down", "j", "s", "tab")),
 		reload: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
 		back:   key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "menu")),
-		bar:    newHelpBar(e.pal, e.gl),
+		bar:    newHelpBar(),
 	}
 }
 

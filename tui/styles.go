@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
@@ -45,9 +46,9 @@ const (
 )
 
 // palette holds what a session needs to colour text: the SGR parameters of
-// every style for the session's colour profile, computed once per session
-// from its lipgloss renderer (never the global one) and reused for every
-// frame.
+// every style for the session's colour profile. It depends on nothing but
+// the profile and never changes once built, so the sessions of a profile
+// share one (paletteFor).
 type palette struct {
 	// params is each style's SGR parameter list, e.g. "1;91"; empty for
 	// a style that sets nothing in this profile.
@@ -57,21 +58,37 @@ type palette struct {
 	onSpace [nStyles]bool
 	// open is "\x1b[" + params + "m", or "" for none.
 	open [nStyles]string
-	// renderer is the session's renderer, for the few lipgloss uses left
-	// (the help bar).
-	renderer *lipgloss.Renderer
 }
 
-// newPalette builds the styles from the session's renderer. Card colours
-// are the 16 basic ANSI colours in every profile: their escape sequences
-// are the shortest (bytes per move matter over SSH) and they follow the
-// player's terminal theme. Highlights use CompleteColor so that 256-colour
-// and true-colour terminals get softer shades.
-func newPalette(r *lipgloss.Renderer) *palette {
-	if r == nil {
-		r = lipgloss.NewRenderer(nil)
-		r.SetColorProfile(termenv.Ascii)
+// palettes are the palettes of the colour profiles, each built the first
+// time a session of its profile starts. Building one is deterministic and
+// the result is read-only, so sharing it is safe and saves every session
+// its own copy (about a kilobyte and a half).
+var palettes = [...]func() *palette{
+	termenv.TrueColor: sync.OnceValue(func() *palette { return newPalette(termenv.TrueColor) }),
+	termenv.ANSI256:   sync.OnceValue(func() *palette { return newPalette(termenv.ANSI256) }),
+	termenv.ANSI:      sync.OnceValue(func() *palette { return newPalette(termenv.ANSI) }),
+	termenv.Ascii:     sync.OnceValue(func() *palette { return newPalette(termenv.Ascii) }),
+}
+
+// paletteFor returns the shared palette of a renderer's colour profile.
+func paletteFor(r *lipgloss.Renderer) *palette {
+	p := r.ColorProfile()
+	if p < 0 || int(p) >= len(palettes) {
+		return newPalette(p)
 	}
+	return palettes[p]()
+}
+
+// newPalette builds the styles of a colour profile. Card colours are the
+// 16 basic ANSI colours in every profile: their escape sequences are the
+// shortest (bytes per move matter over SSH) and they follow the player's
+// terminal theme. Highlights use CompleteColor so that 256-colour and
+// true-colour terminals get softer shades. No style depends on the
+// terminal's background, only on the profile.
+func newPalette(profile termenv.Profile) *palette {
+	r := lipgloss.NewRenderer(nil)
+	r.SetColorProfile(profile)
 	ns := r.NewStyle
 	black := lipgloss.Color("0")
 	red := lipgloss.Color("9")
@@ -107,7 +124,7 @@ func newPalette(r *lipgloss.Renderer) *palette {
 		sMenuCur:     ns().Reverse(true).Bold(true),
 		sTitle:       ns().Bold(true).Foreground(lipgloss.Color("11")),
 	}
-	p := &palette{renderer: r}
+	p := &palette{}
 	for id, st := range defs {
 		out := st.Render("x")
 		open := out[:strings.IndexByte(out, 'x')]

@@ -116,7 +116,7 @@ func newTable(e *env, scheme KeyScheme, g *engine.Game, token int, title string,
 	t := Table{
 		Keys:   NewTableKeyMap(scheme, e.gl),
 		env:    e,
-		bar:    newHelpBar(e.pal, e.gl),
+		bar:    newHelpBar(),
 		grid:   &grid{},
 		game:   g,
 		token:  token,

@@ -47,7 +47,7 @@ func (t Table) View() string {
 		buf = append(buf, gr.msgLine...)
 	}
 	buf = append(buf, '\n')
-	buf = append(buf, t.bar.view(t.Keys.ShortHelp(), t.w)...)
+	buf = append(buf, t.bar.view(t.env, t.Keys.ShortHelp(), t.w)...)
 	gr.out = buf
 	return string(buf)
 }
