@@ -1,0 +1,383 @@
+package engine
+
+import "math/bits"
+
+// The search is a depth-first search over layers. A layer is a set of
+// removed cards; its positions differ only in where the stock stands (the
+// boundary, the pass and, with three piles, the pass's piles), and moving
+// between them takes only draws and redeals. Every removal leads to a
+// bigger layer, so layers form an acyclic graph, and within a layer play
+// can only walk forward along the stock. search walks a layer from the
+// position it was entered at, trying every removal at every position, and
+// the table remembers for each layer the earliest position it was walked
+// from: every later position is lost (a win from it would be a win from
+// the earlier one, which walked through it), so an entry at or after it is
+// lost at once, and an earlier entry walks only up to it.
+//
+// Positions of a layer, in the order play reaches them:
+//
+//   - One waste pile, limited passes: the passes in order, in each the
+//     boundary from the stock's first card to the empty stock; ordinal
+//     pass·(nStk+1)+boundary.
+//   - One waste pile, unlimited passes: drawing and redealing reach every
+//     position from every other, so they are all one; macroSearch searches
+//     the removed sets alone.
+//   - Three piles: a draw deals three cards, so from the stock top with r
+//     remaining cards before it play reaches the tops with r+3, r+6, … and
+//     the empty stock: three chains per pass. While no stock card has gone
+//     since the pass began (pst = stk) a pass starts from r = 0, so every
+//     position lies on one chain, ordered by pass then boundary as with
+//     one pile (with unlimited passes it is a cycle, walked once). After a
+//     stock card goes, the rest of the pass is a segment keyed by the
+//     pass's piles and the chain, ordered by boundary; its end redeals into
+//     the layer's first kind of positions.
+//
+// A King that kingSafe lets go at once is the only move searched at its
+// position, and it ends the walk: every later position is reached through
+// it, and it is lost when the King's removal is. A state on the current
+// path is never met again (removals only add cards, walks only go forward,
+// the one cycle is walked once), so the table entry made on entering a
+// layer is final at once.
+
+// noStop is the stop of a layer walked from nowhere yet.
+const noStop = 256
+
+// search searches from p, a position just entered by a removal (or the
+// root), and reports whether the goal can be reached; on a win s.path
+// holds the moves from the root. It returns false with s.cut set when the
+// budget or the context stops it.
+func (s *solver) search(p pos) bool {
+	if s.won(&p) {
+		return true
+	}
+	base := len(s.path)
+	if s.layer(&p) {
+		return true
+	}
+	s.path = s.path[:base]
+	return false
+}
+
+// layer walks p's layer from p.
+func (s *solver) layer(p *pos) bool {
+	if s.draw == 3 && p.pst != p.stk {
+		chain := bits.OnesCount64(s.fullStk&^p.stk&(1<<p.b-1)) % 3
+		k := s.segmentKey(p, chain)
+		stop, prev, ok := s.enter(&k, uint8(p.b))
+		if !ok {
+			return false
+		}
+		defer s.release(k, prev)
+		for first := true; int(p.b) < stop; first = false {
+			if win, forced := s.position(p, first); win || forced || s.cut {
+				return win
+			}
+			if int(p.b) == s.nStk {
+				break
+			}
+			s.advance(p, drawSmove)
+		}
+		if stop != noStop || !s.canRedeal(p) {
+			return false // what follows was searched before, or nothing does
+		}
+		s.advance(p, redealSmove)
+	}
+	k := s.layerKey(p)
+	if s.passes == 0 { // three piles: the stock cycles
+		_, prev, ok := s.enter(&k, 0)
+		if !ok {
+			return false
+		}
+		defer s.release(k, prev)
+		start := p.b
+		for first := true; ; first = false {
+			if win, forced := s.position(p, first); win || forced || s.cut {
+				return win
+			}
+			switch {
+			case int(p.b) < s.nStk:
+				s.advance(p, drawSmove)
+			case s.canRedeal(p):
+				s.advance(p, redealSmove)
+			default:
+				return false
+			}
+			if p.b == start {
+				return false
+			}
+		}
+	}
+	stop, prev, ok := s.enter(&k, s.ordinal(p))
+	if !ok {
+		return false
+	}
+	defer s.release(k, prev)
+	for first := true; int(s.ordinal(p)) < stop; first = false {
+		if win, forced := s.position(p, first); win || forced || s.cut {
+			return win
+		}
+		switch {
+		case int(p.b) < s.nStk:
+			s.advance(p, drawSmove)
+		case s.canRedeal(p):
+			s.advance(p, redealSmove)
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// ordinal orders the positions of a layer by pass, then boundary.
+func (s *solver) ordinal(p *pos) uint8 {
+	return uint8(int(p.pass)*(s.nStk+1) + int(p.b))
+}
+
+// unwalked is the table value of a layer no finished walk has covered.
+const unwalked = 255
+
+// enter records in the table that a layer (or segment) is walked from the
+// position of ordinal v. It returns the ordinal at which to stop, where an
+// earlier walk began (noStop if none), the value to restore if this walk
+// is cut short (see release), and false when the walk is not needed (an
+// earlier walk began at or before v) or the table is full.
+func (s *solver) enter(k *stateKey, v uint8) (stop int, prev uint8, ok bool) {
+	old, found, full := s.table.lower(k, v)
+	switch {
+	case full:
+		s.cut, s.full = true, true
+		return 0, 0, false
+	case !found || old == unwalked:
+		return noStop, unwalked, true
+	case old <= v:
+		return 0, 0, false
+	}
+	return int(old), old, true
+}
+
+// release undoes enter when the walk was cut short: its claim that every
+// later position is lost was never established, and a later run of the
+// search (see Solve) must not rely on it.
+func (s *solver) release(k stateKey, prev uint8) {
+	if s.cut {
+		s.table.set(&k, prev)
+	}
+}
+
+// advance makes a draw or a redeal on p and adds it to the line.
+func (s *solver) advance(p *pos, m smove) {
+	s.apply(p, &m)
+	s.path = append(s.path, m)
+}
+
+// tick counts a searched position and reports whether the search may go
+// on: it stops when the run's share of the budget is spent or the context
+// is done (checked every 4096 positions).
+func (s *solver) tick() bool {
+	s.states++
+	if s.states > s.limit || (s.states&4095 == 0 && s.ctx.Err() != nil) {
+		s.cut = true
+		return false
+	}
+	return true
+}
+
+// position tries the removals at p (see removals for first). forced
+// reports that no later position of the walk needs searching: a King was
+// removed at once, or p is lost by the bound on buried cards, which later
+// positions of the walk only make worse.
+func (s *solver) position(p *pos, first bool) (win, forced bool) {
+	if !s.tick() {
+		return false, false
+	}
+	if b := s.buried(p); b != 0 {
+		for lo := 1; lo <= 6; lo++ {
+			if b&s.classStk[lo] != 0 && !s.classOK(p, lo, b) {
+				return false, true
+			}
+		}
+	}
+	var buf [64]smove
+	ms, forced := s.removals(p, first, buf[:0])
+	s.reorder(ms)
+	for i := range ms {
+		c := *p
+		if !s.apply(&c, &ms[i]) {
+			continue
+		}
+		s.path = append(s.path, ms[i])
+		if s.search(c) {
+			return true, forced
+		}
+		s.path = s.path[:len(s.path)-1]
+		if s.cut {
+			break
+		}
+	}
+	return false, forced
+}
+
+// reorder shuffles moves in the runs after the first (see Solve), so
+// that each run tries the moves in another order.
+func (s *solver) reorder(ms []smove) {
+	if !s.shuffle {
+		return
+	}
+	for i := len(ms) - 1; i > 0; i-- {
+		j := s.rng.below(uint64(i + 1))
+		ms[i], ms[j] = ms[j], ms[i]
+	}
+}
+
+// macroMoves appends the removals worth searching from p in a game with
+// unlimited passes and one waste pile, where every remaining stock card can
+// be brought to the waste top, and, when the stock is open, two cards next
+// to each other in the remaining stock can be the waste top and the stock
+// top together. Kings go at once, as in removals.
+func (s *solver) macroMoves(p *pos, out []smove) []smove {
+	if k := p.free & s.pyrRank[13]; k != 0 {
+		return append(out, smove{kind: RemoveKing, a: int8(bits.TrailingZeros64(k)), b: -1})
+	}
+	if k := s.stkRank[13] &^ p.stk; k != 0 {
+		return append(out, smove{kind: RemoveKing, a: int8(s.nPyr + bits.TrailingZeros64(k)), b: -1})
+	}
+	for f := p.free; f != 0; f &= f - 1 {
+		x := bits.TrailingZeros64(f)
+		for q := p.free & s.pyrRank[13-s.rank[x]] &^ (1<<(x+1) - 1); q != 0; q &= q - 1 {
+			out = append(out, smove{kind: RemovePair, a: int8(x), b: int8(bits.TrailingZeros64(q))})
+		}
+	}
+	if s.overlap {
+		for _, o := range s.overlaps {
+			if p.pyr&(1<<o.s) == 0 && p.free&(1<<o.c) != 0 && p.pyr&(1<<o.other) != 0 {
+				out = append(out, smove{kind: RemovePair, a: o.s, b: o.c})
+			}
+		}
+	}
+	for f := p.free; f != 0; f &= f - 1 {
+		x := bits.TrailingZeros64(f)
+		for q := s.stkRank[13-s.rank[x]] &^ p.stk; q != 0; q &= q - 1 {
+			out = append(out, smove{kind: RemovePair, a: int8(x), b: int8(s.nPyr + bits.TrailingZeros64(q))})
+		}
+	}
+	if s.open && !s.pyrPairs {
+		rest := s.fullStk &^ p.stk
+		for rest != 0 {
+			j := bits.TrailingZeros64(rest)
+			rest &= rest - 1
+			if rest == 0 {
+				break
+			}
+			k := bits.TrailingZeros64(rest)
+			if s.rank[s.nPyr+j]+s.rank[s.nPyr+k] == 13 {
+				out = append(out, smove{kind: RemovePair, a: int8(s.nPyr + j), b: int8(s.nPyr + k)})
+			}
+		}
+	}
+	return out
+}
+
+// macroSearch searches p's removed set (unlimited passes, one waste pile)
+// and reports whether the goal can be reached; s.path holds the removals.
+func (s *solver) macroSearch(p pos) bool {
+	if s.won(&p) {
+		return true
+	}
+	k := s.layerKey(&p)
+	_, prev, ok := s.enter(&k, 0)
+	if !ok {
+		return false
+	}
+	defer s.release(k, prev)
+	if !s.tick() {
+		return false
+	}
+	var buf [64]smove
+	ms := s.macroMoves(&p, buf[:0])
+	s.reorder(ms)
+	for i := range ms {
+		c := p
+		if !s.apply(&c, &ms[i]) {
+			continue
+		}
+		s.path = append(s.path, ms[i])
+		if s.macroSearch(c) {
+			return true
+		}
+		s.path = s.path[:len(s.path)-1]
+		if s.cut {
+			break
+		}
+	}
+	return false
+}
+
+// realize turns macro removals into moves from p: before each removal of a
+// stock card it draws (and redeals) until the card is the waste top, or the
+// stock top when that is nearer and the stock is open.
+func (s *solver) realize(p pos, path []smove) []Move {
+	out := []Move{}
+	for _, m := range path {
+		a, b := int(m.a), int(m.b)
+		pa, pb := Place(a), NoPlace
+		if b >= 0 {
+			pb = Place(b)
+		}
+		switch {
+		case a >= s.nPyr && b >= s.nPyr: // neighbours in the remaining stock, a first
+			out = s.navigate(&p, int32(b-s.nPyr), out)
+			pa, pb = Waste, Stock
+		case a >= s.nPyr || b >= s.nPyr:
+			if a < s.nPyr {
+				pa, pb = pb, pa
+				a, b = b, a // a is the stock card
+			}
+			j := int32(a - s.nPyr)
+			target, place := s.next(p.stk, int(j)+1), Waste
+			if s.open && s.steps(&p, j) < s.steps(&p, target) {
+				target, place = j, Stock
+			}
+			out = s.navigate(&p, target, out)
+			pa = place
+		}
+		if m.kind == RemoveKing {
+			out = append(out, KingMove(pa))
+		} else {
+			out = append(out, PairMove(pa, pb))
+		}
+		s.removeCard(&p, a)
+		if b >= 0 {
+			s.removeCard(&p, b)
+		}
+	}
+	return out
+}
+
+// steps counts the draws and redeals that bring p's boundary to target (a
+// remaining stock index, or nStk for the empty stock).
+func (s *solver) steps(p *pos, target int32) int {
+	rest := s.fullStk &^ p.stk
+	between := func(from, to int32) int { // remaining cards in [from, to)
+		return bits.OnesCount64(rest & (1<<to - 1) &^ (1<<from - 1))
+	}
+	if target >= p.b {
+		return between(p.b, target)
+	}
+	return between(p.b, int32(s.nStk)) + 1 + between(0, target)
+}
+
+// navigate appends the draws and redeals that bring p's boundary to
+// target, making them on p.
+func (s *solver) navigate(p *pos, target int32, out []Move) []Move {
+	for p.b != target {
+		if int(p.b) < s.nStk {
+			out = append(out, DrawMove)
+			p.b = s.next(p.stk, int(p.b)+1)
+		} else {
+			out = append(out, RedealMove)
+			p.pass++
+			p.b = s.next(p.stk, 0)
+		}
+	}
+	return out
+}
