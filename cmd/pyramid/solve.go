@@ -1,12 +1,118 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
+	"time"
+
+	"pyramid/engine"
 )
 
-// runSolve is filled in by the solver work.
-func runSolve(args []string, _ io.Reader, _, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "pyramid solve: not built yet")
-	return 2
+// solveReport is the --json output of solve.
+type solveReport struct {
+	Verdict string   `json:"verdict"`
+	Moves   []string `json:"moves"`
+	States  int      `json:"states"`
+	MS      float64  `json:"ms"`
+}
+
+// runSolve solves a deal from its start and prints the verdict and a
+// winning line.
+func runSolve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("solve", "--rules SPEC (--seed N | --deal FILE|-) [--json] [--budget STATES] [--timeout DURATION]", stderr)
+	var df dealFlags
+	df.register(fs)
+	asJSON := fs.Bool("json", false, "print one JSON object: verdict, moves, states, ms")
+	budget := fs.Int("budget", engine.DefaultBudget, "search at most `STATES` positions, then answer unknown")
+	timeout := fs.Duration("timeout", 0, "give up after `DURATION` (e.g. 10s) and answer unknown; 0 for none")
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	if *budget <= 0 {
+		fmt.Fprintf(stderr, "pyramid solve: bad --budget %d: want a positive number of positions\n", *budget)
+		return 2
+	}
+	if *timeout < 0 {
+		fmt.Fprintf(stderr, "pyramid solve: bad --timeout %v: want a positive duration, or 0 for none\n", *timeout)
+		return 2
+	}
+	g, err := df.load(stdin)
+	if err != nil {
+		fmt.Fprintln(stderr, "pyramid solve:", err)
+		return 2
+	}
+	ctx := context.Background()
+	if *timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *timeout)
+		defer cancel()
+	}
+	start := time.Now()
+	sol := engine.Solve(ctx, g, *budget)
+	took := time.Since(start)
+
+	moves := engine.Notations(sol.Moves)
+	if *asJSON {
+		rep := solveReport{Verdict: sol.Verdict.String(), Moves: moves, States: sol.States,
+			MS: float64(took.Microseconds()) / 1000}
+		if err := json.NewEncoder(stdout).Encode(rep); err != nil {
+			fmt.Fprintln(stderr, "pyramid solve:", err)
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprintf(stdout, "%s under %s: %s (%d positions, %s)\n", dealName(g), g.Rules().ID(), sol.Verdict, sol.States, roundDuration(took))
+	switch sol.Verdict {
+	case engine.Winnable:
+		fmt.Fprintf(stdout, "winning line, %d moves:\n%s\n", len(moves), wrapMoves(moves, 72))
+	case engine.Unknown:
+		fmt.Fprintln(stdout, "the search stopped first: raise --budget or --timeout")
+	}
+	return 0
+}
+
+// dealName is "deal N", or "the deal" for one read from text.
+func dealName(g *engine.Game) string {
+	if d := g.Deal(); d.Numbered {
+		return fmt.Sprintf("deal %d", d.Number)
+	}
+	return "the deal"
+}
+
+// wrapMoves joins moves with spaces in lines of at most width bytes.
+func wrapMoves(moves []string, width int) string {
+	var b strings.Builder
+	line := 0
+	for i, m := range moves {
+		switch {
+		case i == 0:
+		case line+1+len(m) > width:
+			b.WriteByte('\n')
+			line = 0
+		default:
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(m)
+		line += len(m)
+	}
+	return b.String()
+}
+
+// roundDuration rounds a duration for people: 3 significant digits.
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d >= 10*time.Second:
+		return d.Round(100 * time.Millisecond)
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond)
+	case d >= 10*time.Millisecond:
+		return d.Round(100 * time.Microsecond)
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond)
+	}
+	return d.Round(time.Microsecond)
 }
