@@ -9,12 +9,15 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"syscall"
+	"time"
 
 	"github.com/charmbracelet/log"
 	gossh "golang.org/x/crypto/ssh"
 
 	"pyramid/arcade"
+	"pyramid/engine"
 	"pyramid/keys"
 	"pyramid/server"
 	"pyramid/store/sqlstore"
@@ -82,10 +85,14 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 		host, _ := os.Hostname()
 		cfg.connect = fmt.Sprintf("ssh -p %s %s", port, host)
 	}
+	solver := arcade.NewSolver(cfg.solverBudget, runtime.GOMAXPROCS(0))
+	go func() { // work out today's daily deal before the first player asks
+		_, _ = solver.DailyDeal(ctx, engine.MustRules("daily"), time.Now())
+	}()
 	app := arcade.New(arcade.Config{
 		Store:   st,
 		Admins:  admins,
-		Solver:  newSolver(cfg.solverBudget),
+		Solver:  solver,
 		Logger:  logger,
 		Connect: cfg.connect,
 	})

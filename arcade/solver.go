@@ -1,0 +1,141 @@
+package arcade
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"pyramid/engine"
+	"pyramid/tui"
+)
+
+// DailyBudget is the solver budget that picks daily deals. It is fixed, not
+// configurable, so that every server (and every version that keeps it)
+// picks the same daily deal for a date.
+const DailyBudget = engine.DefaultBudget
+
+// Solver is the engine's solver as the sessions use it: tui.Solver with a
+// budget per query, a bound on the solves running at once (each holds
+// memory in proportion to its budget, so a crowd pressing hint cannot take
+// the server down), and the daily deals worked out once per rule set and
+// day for everybody.
+type Solver struct {
+	budget int
+	slots  chan struct{}
+
+	mu    sync.Mutex
+	daily map[dailyKey]*dailyDeal
+}
+
+var _ tui.Solver = (*Solver)(nil)
+
+// dailyKey names a daily deal: a rule set and a UTC date.
+type dailyKey struct{ rules, date string }
+
+// dailyDeal is a daily deal being worked out or known.
+type dailyDeal struct {
+	done   chan struct{}
+	number uint64
+	err    error
+}
+
+// NewSolver returns a solver that searches at most budget positions per
+// query (engine.DefaultBudget when zero or less) and runs at most
+// concurrent queries at once (1 when less).
+func NewSolver(budget, concurrent int) *Solver {
+	if budget <= 0 {
+		budget = engine.DefaultBudget
+	}
+	return &Solver{budget: budget, slots: make(chan struct{}, max(concurrent, 1)), daily: map[dailyKey]*dailyDeal{}}
+}
+
+// acquire waits for a free solve slot; release gives it back.
+func (s *Solver) acquire(ctx context.Context) error {
+	select {
+	case s.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("solver busy: %w", ctx.Err())
+	}
+}
+
+func (s *Solver) release() { <-s.slots }
+
+// Hint returns a move that keeps g winnable, or the verdict without a move.
+func (s *Solver) Hint(ctx context.Context, g *engine.Game) (engine.Move, tui.Verdict, error) {
+	if err := s.acquire(ctx); err != nil {
+		return engine.Move{}, tui.VerdictUnknown, err
+	}
+	defer s.release()
+	h := engine.SolveHint(ctx, g, s.budget)
+	switch h.Verdict {
+	case engine.Winnable:
+		if !h.OK {
+			return engine.Move{}, tui.VerdictWinnable, nil
+		}
+		return h.Move, tui.VerdictWinnable, nil
+	case engine.Unwinnable:
+		return engine.Move{}, tui.VerdictUnwinnable, nil
+	}
+	return engine.Move{}, tui.VerdictUnknown, nil
+}
+
+// NextWinnable returns the first deal at or after start that the solver
+// proves winnable under r.
+func (s *Solver) NextWinnable(ctx context.Context, r engine.Rules, start uint64) (uint64, error) {
+	if err := s.acquire(ctx); err != nil {
+		return 0, err
+	}
+	defer s.release()
+	n, _, err := engine.NextWinnable(ctx, r, start, s.budget)
+	return n, err
+}
+
+// DailyDeal returns the daily deal of r for day's UTC date: the first deal
+// at or after the date's number the solver proves winnable. It is worked
+// out once per rule set and date, whoever asks first, and the work goes on
+// when that asker gives up, so that everybody gets the same deal.
+func (s *Solver) DailyDeal(ctx context.Context, r engine.Rules, day time.Time) (uint64, error) {
+	key := dailyKey{r.ID(), day.UTC().Format("2006-01-02")}
+	s.mu.Lock()
+	d, ok := s.daily[key]
+	if !ok {
+		d = &dailyDeal{done: make(chan struct{})}
+		s.daily[key] = d
+		s.forgetOldDays(key.date)
+		go func() {
+			defer close(d.done)
+			defer func() {
+				if p := recover(); p != nil {
+					d.err = fmt.Errorf("daily deal: solver panicked: %v", p)
+				}
+			}()
+			// Not the asker's context: the deal must be found even if
+			// the first asker leaves.
+			d.number, d.err = engine.DailyDeal(context.Background(), r, day, DailyBudget)
+		}()
+	}
+	s.mu.Unlock()
+	select {
+	case <-d.done:
+		return d.number, d.err
+	case <-ctx.Done():
+		return 0, fmt.Errorf("daily deal: %w", ctx.Err())
+	}
+}
+
+// forgetOldDays drops daily deals of dates before the day before date, so
+// the cache stays small. The caller holds s.mu.
+func (s *Solver) forgetOldDays(date string) {
+	t, err := time.Parse("2006-01-02", date)
+	if err != nil {
+		return
+	}
+	cutoff := t.AddDate(0, 0, -1).Format("2006-01-02")
+	for k := range s.daily {
+		if k.date < cutoff {
+			delete(s.daily, k)
+		}
+	}
+}
