@@ -366,10 +366,32 @@ func isMenu(s string) bool {
 	return strings.Contains(s, "Pyramid Solitaire") && strings.Contains(s, "Deal by number")
 }
 
-// runOK runs a command without a PTY and fails unless it exits 0.
-func runOK(t *testing.T, c *gossh.Client, cmd string) string {
+// user runs commands as `ssh HOST CMD` does: a connection per command,
+// with a key (nil: as a guest).
+type user struct {
+	addr string
+	key  gossh.Signer
+}
+
+// user returns the user of key on ts.
+func (ts *testServer) user(key gossh.Signer) user { return user{addr: ts.addr, key: key} }
+
+// exec runs cmd without a PTY on a connection of its own and returns what
+// it wrote and its exit status (-1 if none).
+func (u user) exec(t *testing.T, cmd string) (stdout, stderr string, status int) {
 	t.Helper()
-	out, errOut, status := sshtest.Exec(t, c, cmd)
+	c, err := gossh.Dial("tcp", u.addr, sshtest.ClientConfig("player", u.key))
+	if err != nil {
+		t.Fatalf("dial %s: %v", u.addr, err)
+	}
+	defer c.Close()
+	return sshtest.Exec(t, c, cmd)
+}
+
+// runOK runs a command and fails unless it exits 0.
+func runOK(t *testing.T, u user, cmd string) string {
+	t.Helper()
+	out, errOut, status := u.exec(t, cmd)
 	if status != 0 {
 		t.Fatalf("%q: exit status %d, want 0; stderr %q", cmd, status, errOut)
 	}
@@ -377,9 +399,9 @@ func runOK(t *testing.T, c *gossh.Client, cmd string) string {
 }
 
 // runJSON runs a --json command and decodes its output into v.
-func runJSON(t *testing.T, c *gossh.Client, cmd string, v any) {
+func runJSON(t *testing.T, u user, cmd string, v any) {
 	t.Helper()
-	out := runOK(t, c, cmd)
+	out := runOK(t, u, cmd)
 	if err := json.Unmarshal([]byte(out), v); err != nil {
 		t.Fatalf("%q: %v; output:\n%s", cmd, err, out)
 	}
@@ -397,20 +419,20 @@ type gameJSON struct {
 }
 
 // games lists the player's games with games --json.
-func games(t *testing.T, c *gossh.Client) []gameJSON {
+func games(t *testing.T, u user) []gameJSON {
 	t.Helper()
 	var gs []gameJSON
-	runJSON(t, c, "games --json", &gs)
+	runJSON(t, u, "games --json", &gs)
 	return gs
 }
 
 // waitStored waits until the store holds the moves for the player's game
 // of rules and deal, and returns that game.
-func waitStored(t *testing.T, c *gossh.Client, rules string, deal uint64, moves []string) gameJSON {
+func waitStored(t *testing.T, u user, rules string, deal uint64, moves []string) gameJSON {
 	t.Helper()
 	var last []gameJSON
 	for deadline := time.Now().Add(wait); ; {
-		last = games(t, c)
+		last = games(t, u)
 		for _, g := range last {
 			if g.Rules == rules && g.Deal == deal && slicesEqual(g.Moves, moves) {
 				return g
@@ -549,7 +571,7 @@ func TestE2EDeepLinkPlay(t *testing.T) {
 		if st := term.ExitStatus(wait); st != 0 {
 			t.Fatalf("quit: exit status %d, want 0; screen:\n%s", st, term.Screen())
 		}
-		waitStored(t, ts.dial(t, key), "classic", 42, []string{"7.2+7.3", "7.1+7.5", "d"})
+		waitStored(t, ts.user(key), "classic", 42, []string{"7.2+7.3", "7.1+7.5", "d"})
 	})
 }
 
@@ -645,11 +667,11 @@ func TestE2EReconnect(t *testing.T) {
 		if got, want := g.Record().Moves, moves; !slicesEqual(got, want) {
 			t.Fatalf("redo all the way: got moves %q, want %q (the redo stack survived the drop)", got, want)
 		}
-		waitStored(t, ts.dial(t, key), "classic", 42, moves)
+		waitStored(t, ts.user(key), "classic", 42, moves)
 
 		// Another key: no games, no Continue.
 		otherKey := sshtest.NewKey(t)
-		if gs := games(t, ts.dial(t, otherKey)); len(gs) != 0 {
+		if gs := games(t, ts.user(otherKey)); len(gs) != 0 {
 			t.Fatalf("another key's games --json: got %+v, want []", gs)
 		}
 		oterm := sshtest.OpenTerm(t, ts.dial(t, otherKey), sshtest.TermOptions{})
@@ -671,12 +693,12 @@ func TestE2EGuest(t *testing.T) {
 		typeKeys(t, term, ":7.2+7.3 d"+sshtest.KeyEnter)
 		play(t, g, "7.2+7.3 d")
 		waitPosition(t, term, g)
-		gc := ts.dial(t, nil)
-		out := runOK(t, gc, "whoami")
+		gu := ts.user(nil)
+		out := runOK(t, gu, "whoami")
 		if !strings.HasPrefix(out, "guest") {
 			t.Fatalf("guest whoami: got %q, want it to say guest", out)
 		}
-		_, errOut, status := sshtest.Exec(t, gc, "games --json")
+		_, errOut, status := gu.exec(t, "games --json")
 		if status != 1 || !strings.Contains(errOut, "guests have no records") {
 			t.Fatalf("guest games --json: exit %d, stderr %q; want 1 and that guests have no records", status, errOut)
 		}
@@ -712,7 +734,7 @@ func TestE2ETakeOver(t *testing.T) {
 		typeKeys(t, a, ":7.2+7.3 d"+sshtest.KeyEnter)
 		play(t, g, "7.2+7.3 d")
 		waitPosition(t, a, g)
-		cmds := ts.dial(t, key) // commands, on a connection without a terminal
+		cmds := ts.user(key)
 		waitStored(t, cmds, "classic", 42, g.Record().Moves)
 
 		b := sshtest.OpenTerm(t, ts.dial(t, key), sshtest.TermOptions{Command: "classic 42"})
@@ -775,7 +797,7 @@ func TestE2ECommands(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ts := startServer(t, be.url(t))
 		key := sshtest.NewKey(t)
-		c := ts.dial(t, key)
+		c := ts.user(key)
 
 		out := runOK(t, c, "help")
 		for _, cmd := range []string{"whoami", "stats", "games", "top", "replay", "name", "classic 42"} {
@@ -789,7 +811,7 @@ func TestE2ECommands(t *testing.T) {
 			{"replay 999", "not found"},
 			{"top nope", "nope"},
 		} {
-			out, errOut, status := sshtest.Exec(t, c, tt.cmd)
+			out, errOut, status := c.exec(t, tt.cmd)
 			if status != 1 || !strings.Contains(errOut, tt.want) || out != "" {
 				t.Errorf("%q: exit %d, stdout %q, stderr %q; want 1, nothing on stdout and an error saying %q", tt.cmd, status, out, errOut, tt.want)
 			}
@@ -955,11 +977,10 @@ func rawControls(s string) string {
 func TestE2EHostileNames(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ts := startServer(t, be.url(t))
-		key := sshtest.NewKey(t)
-		c := ts.dial(t, key)
+		c := ts.user(sshtest.NewKey(t))
 		for _, h := range hostile {
 			t.Run(h.name, func(t *testing.T) {
-				out, errOut, status := sshtest.Exec(t, c, "name '"+h.s+"'")
+				out, errOut, status := c.exec(t, "name '"+h.s+"'")
 				if status != 1 || out != "" || !strings.Contains(errOut, "invalid name") {
 					t.Errorf("name %.40q: exit %d, stdout %.80q, stderr %.200q; want 1 and an invalid-name message", h.s, status, out, errOut)
 				}
@@ -971,7 +992,7 @@ func TestE2EHostileNames(t *testing.T) {
 		// A command of 10,000 characters is refused before it runs: the
 		// server takes exec commands of at most 1 KiB.
 		long := "name " + strings.Repeat("a", 10000)
-		if out, errOut, status := sshtest.Exec(t, c, long); status == 0 || out != "" || errOut != "" {
+		if out, errOut, status := c.exec(t, long); status == 0 || out != "" || errOut != "" {
 			t.Errorf("name of 10,000 characters: exit %d, stdout %.80q, stderr %.80q; want the exec request refused", status, out, errOut)
 		}
 		var who struct{ Name string }
