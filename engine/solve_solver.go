@@ -431,6 +431,9 @@ func (w *keyWriter) put(v uint64, width int) {
 
 // layerKey is the key of p's removed set.
 func (s *solver) layerKey(p *pos) stateKey {
+	if s.nPyr+s.nStk <= 63 { // one deck: one word
+		return stateKey{p.pyr | p.stk<<s.nPyr}
+	}
 	var w keyWriter
 	w.put(p.pyr, s.nPyr)
 	w.put(p.stk, s.nStk)

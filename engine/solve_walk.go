@@ -190,7 +190,9 @@ func (s *solver) position(p *pos, first bool) (win, forced bool) {
 	if !s.tick() {
 		return false, false
 	}
-	if b := s.buried(p); b != 0 {
+	if s.passes == 0 || int(p.pass) < s.passes {
+		// Not the last pass: no card is buried for good.
+	} else if b := s.buried(p); b != 0 {
 		for lo := 1; lo <= 6; lo++ {
 			if b&s.classStk[lo] != 0 && !s.classOK(p, lo, b) {
 				return false, true
