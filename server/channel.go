@@ -26,9 +26,11 @@ func (s *Server) sessionChannel(srv *ssh.Server, conn *gossh.ServerConn, nc goss
 		_ = nc.Reject(gossh.ResourceShortage, errTooManyInConn.Error())
 		return
 	}
-	defer cs.closeChannel()
+	release := sync.OnceFunc(cs.closeChannel)
+	defer release()
 
 	st := newSessionState(s, cs, ctx)
+	st.releaseSlot = release
 	defer st.cancel()
 	sctx := &sessionContext{Context: ctx, ctx: st.ctx, values: map[any]any{stateKey{}: st}}
 	ssh.DefaultSessionHandler(srv, conn, &filteredChannel{NewChannel: nc, st: st}, sctx)

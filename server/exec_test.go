@@ -40,9 +40,12 @@ func TestExec(t *testing.T) {
 	if got := app.execs.Load(); got != int64(len(tests)) {
 		t.Errorf("App.Exec called %d times, want %d", got, len(tests))
 	}
-	stdout, _, _ := sshtest.Exec(t, client, strings.Repeat("x", maxCommandLen+1))
+	stdout, stderr, status := sshtest.Exec(t, client, strings.Repeat("x", maxCommandLen+1))
 	if stdout != "" || app.execs.Load() != int64(len(tests)) {
 		t.Errorf("an oversized command reached the App (stdout %q)", stdout)
+	}
+	if status != 1 || !strings.Contains(stderr, "command too long") {
+		t.Errorf("oversized command: exit %d, stderr %q; want 1 and why", status, stderr)
 	}
 }
 
@@ -103,5 +106,25 @@ func TestLogQuotesClientText(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("log lacks %s:\n%s", want, got)
 		}
+	}
+}
+
+// Sessions opened one after another on one connection are never refused as
+// too many: a session's slot is free before its client sees the exit
+// status (OpenSSH ControlMaster clients do exactly this).
+func TestSequentialSessionsOnOneConnection(t *testing.T) {
+	cfg, _ := testConfig(t)
+	_, addr := startServer(t, cfg, &testApp{})
+	client := sshtest.Dial(t, addr, sshtest.NewKey(t))
+	defer client.Close()
+	for i := range 100 {
+		sess, err := client.NewSession()
+		if err != nil {
+			t.Fatalf("session %d refused: %v", i+1, err)
+		}
+		if _, err := sess.Output("help"); err != nil {
+			t.Fatalf("session %d: %v", i+1, err)
+		}
+		_ = sess.Close()
 	}
 }

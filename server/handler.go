@@ -40,6 +40,7 @@ func (s *Server) handle(sess ssh.Session) {
 	defer s.removeSession(st)
 	status := 1
 	defer func() { _ = sess.Exit(status) }() // exit-status, then close; the client may be gone
+	defer st.releaseSlot()
 	defer st.finish()
 	defer s.recoverSession(sess, st, &status)
 	st.startTimers()
@@ -50,7 +51,7 @@ func (s *Server) handle(sess ssh.Session) {
 		return
 	}
 	start := s.now()
-	s.log.Info(fmt.Sprintf("session start user=%q client=%q term=%q args=%q", info.User, info.ClientVersion, info.Term, info.Args),
+	s.log.Info(fmt.Sprintf("session start user=%q client=%q term=%q args=%q", cut(info.User), cut(info.ClientVersion), cut(info.Term), cutAll(info.Args)),
 		"session", st.id, "remote", st.cs.remote, "identity", identityForLog(info), "pty", info.PTY, "size", fmt.Sprintf("%dx%d", info.Width, info.Height))
 
 	if info.PTY {
@@ -114,4 +115,27 @@ func (s *Server) goSafe(what string, f func()) {
 // ever a last word to a client that may be gone.
 func writeLine(w io.Writer, msg string) {
 	_, _ = io.WriteString(w, "\n"+msg+"\n")
+}
+
+// maxLogString bounds each client-given string in a log line.
+const maxLogString = 64
+
+// cut shortens a client-given string for a log line; %q escapes it.
+func cut(s string) string {
+	if len(s) <= maxLogString {
+		return s
+	}
+	return s[:maxLogString] + "…"
+}
+
+// cutAll shortens client-given words for a log line.
+func cutAll(words []string) []string {
+	if len(words) > 8 {
+		words = append(words[:8:8], "…")
+	}
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = cut(w)
+	}
+	return out
 }

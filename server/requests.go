@@ -94,8 +94,14 @@ func (st *sessionState) decide(req *gossh.Request) verdict {
 		return forward
 	case "exec":
 		var cmd struct{ Command string }
-		if st.started || gossh.Unmarshal(req.Payload, &cmd) != nil || len(cmd.Command) > maxCommandLen {
+		if st.started || gossh.Unmarshal(req.Payload, &cmd) != nil {
 			return refuse
+		}
+		if len(cmd.Command) > maxCommandLen {
+			// Run it as an empty command that tells the client why, rather
+			// than refuse the request without a word.
+			st.commandTooLong.Store(true)
+			req.Payload = gossh.Marshal(struct{ Command string }{""})
 		}
 		st.started = true
 		return forward

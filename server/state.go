@@ -50,6 +50,14 @@ type sessionState struct {
 	ctx    context.Context // ends when the session is ended or the connection closes
 	cancel context.CancelFunc
 	resize *resizeBox
+	// releaseSlot gives the connection's session slot back, once: when the
+	// handler ends (before the client sees the exit status, so a client
+	// opening its next session at once is not refused) or when the channel
+	// closes without a handler.
+	releaseSlot func()
+	// commandTooLong is set by the request filter for an exec command over
+	// maxCommandLen bytes, which is then run as a refusal.
+	commandTooLong atomic.Bool
 
 	// clientDone is closed when the client's request stream ends: the
 	// client closed the channel or the connection went away.
@@ -73,13 +81,14 @@ type sessionState struct {
 func newSessionState(s *Server, cs *connState, parent context.Context) *sessionState {
 	ctx, cancel := context.WithCancel(parent)
 	st := &sessionState{
-		srv:        s,
-		cs:         cs,
-		id:         s.nextID.Add(1),
-		ctx:        ctx,
-		cancel:     cancel,
-		resize:     newResizeBox(),
-		clientDone: make(chan struct{}),
+		srv:         s,
+		cs:          cs,
+		id:          s.nextID.Add(1),
+		ctx:         ctx,
+		cancel:      cancel,
+		resize:      newResizeBox(),
+		clientDone:  make(chan struct{}),
+		releaseSlot: func() {},
 	}
 	st.lastInput.Store(s.now().UnixNano())
 	return st
