@@ -3,7 +3,7 @@ GO ?= go
 PKGS := ./...
 FUZZTIME ?= 20s
 
-.PHONY: test lint bench fuzz golden build cover
+.PHONY: test lint bench fuzz golden build
 
 build:
 	CGO_ENABLED=0 $(GO) build -o bin/pyramid ./cmd/pyramid
@@ -30,3 +30,9 @@ fuzz:
 
 golden:
 	$(GO) test -count=1 ./engine/ -args -update
+
+.PHONY: crash
+# crash: SIGKILL the real server mid-game, 40 times per database (PostgreSQL
+# too when PYRAMID_TEST_DATABASE_URL is set); more: CRASHFLAGS='-crash.kills=200 -crash.seed=N'
+crash:
+	$(GO) test -count=1 -run '^TestCrashSafety$$' -v ./cmd/pyramid/ $(CRASHFLAGS)
