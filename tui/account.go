@@ -433,38 +433,52 @@ func (m Model) openAccount(kind itemKind) (Model, tea.Cmd) {
 		return m, nil
 	}
 	var cmd tea.Cmd
+	e, w, h := m.env, m.w, m.h
 	switch kind {
 	case itemStats:
-		m.stats, cmd = m.stats.open(m.menu.name)
-		m.screen = screenStats
+		s := valueOr(m.stats, func() StatsScreen { return newStatsScreen(e, w, h) })
+		s, cmd = s.open(m.menu.name)
+		m.stats, m.screen = &s, screenStats
 	case itemBoard:
-		m.board, cmd = m.board.open()
-		m.screen = screenBoard
+		b := valueOr(m.board, func() BoardScreen { return newBoardScreen(e, w, h) })
+		b, cmd = b.open()
+		m.board, m.screen = &b, screenBoard
 	case itemName:
-		m.rename = m.rename.open(m.menu.name)
-		m.screen = screenName
+		f := valueOr(m.rename, func() NameForm { return newNameForm(e, w, h) })
+		m.rename, m.screen = ref(f.open(m.menu.name)), screenName
 	case itemLink:
-		m.linking, cmd = m.linking.open(m.menu.name)
-		m.screen = screenLink
+		l := valueOr(m.linking, func() LinkScreen { return newLinkScreen(e, w, h) })
+		l, cmd = l.open(m.menu.name)
+		m.linking, m.screen = &l, screenLink
 	}
 	return m, cmd
+}
+
+// valueOr returns *p, or a new value when p is nil.
+func valueOr[T any](p *T, build func() T) T {
+	if p == nil {
+		return build()
+	}
+	return *p
 }
 
 // renamed takes the account's answer to a new name: the menu shows the
 // name as stored, even when the player left the form meanwhile; a
 // refusal stays in the form with its reason.
 func (m Model) renamed(msg renamedMsg) Model {
-	if msg.req != m.rename.req {
+	if m.rename == nil || msg.req != m.rename.req {
 		return m
 	}
 	if msg.err != nil {
-		m.rename = m.rename.refused(msg)
+		m.rename = ref(m.rename.refused(msg))
 		if m.screen != screenName {
 			m.menu = m.menu.say(sErr, clean("name not changed: "+msg.err.Error(), 200))
 		}
 		return m
 	}
-	m.rename.pending = false
+	f := *m.rename
+	f.pending = false
+	m.rename = &f
 	name := clean(msg.name, maxNameCells)
 	m.menu = m.menu.SetName(name).say(sOK, "you are "+name+" now")
 	if m.screen == screenName {
@@ -480,13 +494,13 @@ func (m Model) say(st styleID, text string) Model {
 	case screenTable:
 		m.table.say(st, "%s", text)
 	case screenStats:
-		m.stats = m.stats.say(st, text)
+		m.stats = ref(m.stats.say(st, text))
 	case screenBoard:
-		m.board = m.board.say(st, text)
+		m.board = ref(m.board.say(st, text))
 	case screenName:
-		m.rename = m.rename.say(st, text)
+		m.rename = ref(m.rename.say(st, text))
 	case screenLink:
-		m.linking = m.linking.say(st, text)
+		m.linking = ref(m.linking.say(st, text))
 	default:
 		m.menu = m.menu.say(st, text)
 	}

@@ -14,9 +14,13 @@
 // move made so far returns, so whatever the player saw survives a crash
 // of the server. The session ends only after its last save.
 //
-// Rendering is most of a TUI server's CPU, so a session computes its styles
-// once, keeps the derived state of the game between frames, draws the board
-// into a reused cell grid and writes each line with as few escape sequences
-// as the colour profile allows. A cursor move changes only the lines of the
-// two cards involved, which is what Bubble Tea v1's line renderer sends.
+// Rendering is most of a TUI server's CPU and its sessions most of its
+// memory. Styles are computed once per colour profile and shared by the
+// sessions of that profile. A session keeps the derived state of the game
+// between frames but no drawing: each frame draws the board into a cell
+// grid borrowed from a pool all sessions share, and writes each line with
+// as few escape sequences as the colour profile allows. The screens a
+// session seldom shows are built when they show. A cursor move changes
+// only the lines of the two cards involved, which is what Bubble Tea v1's
+// line renderer sends.
 package tui

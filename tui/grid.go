@@ -1,33 +1,74 @@
 package tui
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"slices"
+	"sync"
+	"unicode/utf8"
+)
 
-// cell is one character cell of the board.
+// cell is one character cell of the board. The zero cell is a blank in
+// the plain style, so that clearing a grid is a memory clear; set stores
+// a blank as rune 0.
 type cell struct {
 	r rune
 	s styleID
 }
 
 // grid is the board as cells, drawn in board coordinates and turned into
-// lines by a palette. Every glyph drawn into it is one cell wide. A session
-// keeps one grid and reuses it for every frame; it covers the board only,
-// not the window, so its size is bounded whatever the window size.
+// lines by a palette. Every glyph drawn into it is one cell wide. A grid
+// and the frame's text are scratch for one View: they are borrowed from
+// gridPool and given back when the frame is written, so a session keeps
+// no board between frames (idle sessions are the most, and each would
+// otherwise hold some 20 KB of cells and lines).
 type grid struct {
 	w, h  int
 	cells []cell
-	// Lines that change rarely are kept between frames with the state
-	// they were drawn from: measuring text is the dearest part of a frame.
+	// spans are the columns of each line that were drawn on: the cells
+	// outside a line's span are blanks, which appendLine need not look at.
+	spans []span
+	// out is the frame's text.
+	out []byte
+}
+
+// gridPool holds the grids of the frames being drawn, shared by every
+// session. Its grids hold nothing from one frame to the next: every View
+// resets the cells it draws.
+var gridPool = sync.Pool{New: func() any { return new(grid) }}
+
+// maxPooledFrame is the largest frame buffer given back to gridPool; a
+// huge window's frame is left to the collector rather than kept.
+const maxPooledFrame = 64 << 10
+
+// getGrid borrows a grid cleared to w×h blanks.
+func getGrid(w, h int) *grid {
+	g := gridPool.Get().(*grid)
+	g.reset(w, h)
+	return g
+}
+
+// putGrid gives a grid back once its frame is written.
+func putGrid(g *grid) {
+	if cap(g.out) > maxPooledFrame {
+		g.out = nil
+	}
+	g.out = g.out[:0]
+	gridPool.Put(g)
+}
+
+// viewCache keeps the lines of the table that change rarely, with the
+// state they were drawn from: measuring text is the dearest part of a
+// frame. It is shared by the copies of a table and checked against what
+// is drawn, so a stale line is never shown.
+type viewCache struct {
 	headerKey headerKey
 	header    string
 	msgKey    msgKey
 	msgLine   string
-	// out is the frame's buffer, reused from frame to frame.
-	out []byte
-	// prev holds the cells of the last frame and lines their text, so a
-	// line whose cells did not change is not written again.
-	prev  []cell
-	lines [][]byte
 }
+
+// span is a range [lo, hi) of columns; empty when hi <= lo.
+type span struct{ lo, hi int32 }
 
 // headerKey is what the header lines depend on.
 type headerKey struct {
@@ -43,25 +84,53 @@ type msgKey struct {
 
 // reset clears the grid to w×h blanks.
 func (g *grid) reset(w, h int) {
-	if w != g.w || h != g.h {
-		g.prev, g.lines = nil, nil
-	}
 	g.w, g.h = w, h
 	if cap(g.cells) < w*h {
 		g.cells = make([]cell, w*h)
 	}
 	g.cells = g.cells[:w*h]
-	for i := range g.cells {
-		g.cells[i] = cell{' ', sPlain}
+	clear(g.cells)
+	if cap(g.spans) < h {
+		g.spans = make([]span, h)
+	}
+	g.spans = g.spans[:h]
+	for i := range g.spans {
+		g.spans[i] = span{lo: int32(w)}
 	}
 }
 
 // set puts r in style s at (x, y); cells outside the grid are ignored.
 func (g *grid) set(x, y int, r rune, s styleID) {
-	if x < 0 || y < 0 || x >= g.w || y >= g.h {
+	if uint(x) >= uint(g.w) || uint(y) >= uint(g.h) {
 		return
 	}
+	if r == ' ' {
+		r = 0
+	}
 	g.cells[y*g.w+x] = cell{r, s}
+	sp := &g.spans[y]
+	sp.lo, sp.hi = min(sp.lo, int32(x)), max(sp.hi, int32(x+1))
+}
+
+// hline sets n cells from (x, y) rightwards to r in style s, clipped to
+// the grid.
+func (g *grid) hline(x, y, n int, r rune, s styleID) {
+	if uint(y) >= uint(g.h) {
+		return
+	}
+	lo, hi := max(x, 0), min(x+n, g.w)
+	if lo >= hi {
+		return
+	}
+	if r == ' ' {
+		r = 0
+	}
+	row := g.cells[y*g.w+lo : y*g.w+hi]
+	for i := range row {
+		row[i] = cell{r, s}
+	}
+	sp := &g.spans[y]
+	sp.lo, sp.hi = min(sp.lo, int32(lo)), max(sp.hi, int32(hi))
 }
 
 // text writes s from (x, y) in style st, one cell per rune, and returns
@@ -77,57 +146,56 @@ func (g *grid) text(x, y int, s string, st styleID) int {
 // fill sets the w×h rectangle at (x, y) to r in style st.
 func (g *grid) fill(x, y, w, h int, r rune, st styleID) {
 	for j := y; j < y+h; j++ {
-		for i := x; i < x+w; i++ {
-			g.set(i, j, r, st)
-		}
+		g.hline(x, j, w, r, st)
 	}
 }
 
 // appendLine appends line y of the grid to buf, with its styles, trailing
 // blanks dropped: an escape sequence only where the style changes, and
-// blanks kept in the current style when neither shows on a blank.
+// blanks kept in the current style when neither shows on a blank. Every
+// frame writes every line, so the loop is written for speed: it looks at
+// the line's span only, and encodes UTF-8 itself into room made for four
+// bytes a cell (the board's runes are ASCII or box drawing; the library's
+// encoder is a call per rune).
 func (g *grid) appendLine(buf []byte, p *palette, y int) []byte {
 	row := g.cells[y*g.w : (y+1)*g.w]
-	end := len(row)
-	for end > 0 && row[end-1].r == ' ' && !p.onSpace[row[end-1].s] {
+	lo, end := int(g.spans[y].lo), int(g.spans[y].hi)
+	for end > lo && row[end-1].r == 0 && !p.onSpace[row[end-1].s] {
 		end--
 	}
+	if end <= lo {
+		return buf // nothing but blanks
+	}
+	// The blanks before the span are plain: no style changes there.
+	buf = appendBlanks(buf, lo)
 	cur := sPlain
-	for _, c := range row[:end] {
-		if c.s != cur && !(c.r == ' ' && !p.onSpace[c.s] && !p.onSpace[cur]) {
-			buf = p.appendStyle(buf, cur, c.s)
+	n := len(buf)
+	b := slices.Grow(buf, 4*(end-lo))[:n+4*(end-lo)]
+	for i, c := range row[lo:end] {
+		if c.s != cur && (c.r != 0 || p.onSpace[c.s] || p.onSpace[cur]) {
+			b = p.appendStyle(b[:n], cur, c.s)
 			cur = c.s
+			n = len(b)
+			left := 4 * (end - lo - i)
+			b = slices.Grow(b, left)[:n+left]
 		}
-		if c.r < utf8.RuneSelf {
-			buf = append(buf, byte(c.r))
-		} else {
-			buf = utf8.AppendRune(buf, c.r)
-		}
-	}
-	return p.appendStyle(buf, cur, sPlain)
-}
-
-// line returns line y's text with its styles, reusing the last frame's
-// text when the line's cells did not change.
-func (g *grid) line(p *palette, y int) []byte {
-	if len(g.lines) != g.h || len(g.prev) != len(g.cells) {
-		g.lines = make([][]byte, g.h)
-		g.prev = make([]cell, len(g.cells))
-		for i := range g.prev {
-			g.prev[i].r = -1 // matches no cell
-		}
-	}
-	row, prev := g.cells[y*g.w:(y+1)*g.w], g.prev[y*g.w:(y+1)*g.w]
-	same := true
-	for i := range row {
-		if row[i] != prev[i] {
-			same = false
-			break
+		// Four bytes are free at b[n:]: one store writes the rune.
+		switch r := uint32(c.r); {
+		case r == 0:
+			b[n] = ' '
+			n++
+		case r < 0x80:
+			b[n] = byte(r)
+			n++
+		case r < 0x800:
+			binary.LittleEndian.PutUint32(b[n:n+4], 0x80c0|r>>6|(r&0x3f)<<8)
+			n += 2
+		case r < 0xd800 || r >= 0xe000 && r < 0x10000:
+			binary.LittleEndian.PutUint32(b[n:n+4], 0x8080e0|r>>12|(r>>6&0x3f)<<8|(r&0x3f)<<16)
+			n += 3
+		default:
+			n = len(utf8.AppendRune(b[:n], c.r))
 		}
 	}
-	if !same {
-		copy(prev, row)
-		g.lines[y] = g.appendLine(g.lines[y][:0], p, y)
-	}
-	return g.lines[y]
+	return p.appendStyle(b[:n], cur, sPlain)
 }

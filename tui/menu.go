@@ -97,6 +97,8 @@ type Menu struct {
 	// takes it at once, so keys typed right after are not lost to a round
 	// trip through a command.
 	event tea.Msg
+	// items are the lines of the list, nil while the menu does not show
+	// (see shown).
 	items []menuItem
 	cur   int
 	mode  menuMode
@@ -162,6 +164,18 @@ func (m *Menu) build() {
 	m.cur = min(m.cur, len(items)-1)
 }
 
+// shown lists the items when the menu shows and lets go of them when it
+// does not: a session at the table keeps no menu lines.
+func (m Menu) shown(showing bool) Menu {
+	switch {
+	case showing && m.items == nil:
+		m.build()
+	case !showing:
+		m.items = nil
+	}
+	return m
+}
+
 // SetContinue sets what Continue returns to ("" removes the item) and
 // puts the cursor on it.
 func (m Menu) SetContinue(desc string) Menu {
@@ -202,6 +216,7 @@ func (m Menu) say(st styleID, s string) Menu {
 
 // Update handles keys and clicks.
 func (m Menu) Update(msg tea.Msg) (Menu, tea.Cmd) {
+	m = m.shown(true)
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		switch {

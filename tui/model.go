@@ -76,14 +76,18 @@ type Model struct {
 	menu    Menu
 	table   Table
 	playing bool // a game is on the table
-	help    HelpScreen
-	confirm Confirm
+	// help and confirm are nil unless they show: they are built afresh
+	// each time.
+	help    *HelpScreen
+	confirm *Confirm
 
-	// The screens of the player's account (Deps.Account).
-	stats   StatsScreen
-	board   BoardScreen
-	rename  NameForm
-	linking LinkScreen
+	// The screens of the player's account (Deps.Account), nil until the
+	// player first opens them. They are kept once opened: their request
+	// counters tell late answers from current ones.
+	stats   *StatsScreen
+	board   *BoardScreen
+	rename  *NameForm
+	linking *LinkScreen
 
 	// The game on the table.
 	token   int       // of the table's game; every game gets a new one
@@ -154,12 +158,6 @@ func New(d Deps) Model {
 	}
 	m := Model{env: e, w: w, h: h, ids: map[int]string{}}
 	m.menu = newMenu(e, w, h)
-	if e.accounts() {
-		m.stats = newStatsScreen(e, w, h)
-		m.board = newBoardScreen(e, w, h)
-		m.rename = newNameForm(e, w, h)
-		m.linking = newLinkScreen(e, w, h)
-	}
 	if len(d.Args) > 0 {
 		spec, err := parseLink(d.Args)
 		if err != nil {
@@ -175,6 +173,7 @@ func New(d Deps) Model {
 		m, _ = m.start(*m.link)
 		m.link = nil
 	}
+	m.dropHidden()
 	return m
 }
 
@@ -219,6 +218,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(cmds...)
 	}
 	m2, cmd := m.update(msg)
+	m2.dropHidden()
 	before := m2.table.before
 	m2.table.before = nil
 	if m2.playing && m2.table.Version() != m2.saved {
@@ -336,7 +336,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			rules = &r
 		}
 		km := NewTableKeyMap(m.menu.Scheme, m.env.gl)
-		m.help = newHelpScreen(m.env, km, rules, m.w, m.h)
+		m.help = ref(newHelpScreen(m.env, km, rules, m.w, m.h))
 		m.screen = screenHelp
 		return m, nil
 	case helpDoneMsg:
@@ -360,13 +360,19 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case menuAccountMsg:
 		return m.openAccount(msg.kind)
 	case statsMsg:
-		m.stats = m.stats.loaded(msg)
+		if m.stats != nil {
+			m.stats = ref(m.stats.loaded(msg))
+		}
 		return m, nil
 	case boardMsg:
-		m.board = m.board.loaded(msg)
+		if m.board != nil {
+			m.board = ref(m.board.loaded(msg))
+		}
 		return m, nil
 	case linkCodeMsg:
-		m.linking = m.linking.loaded(msg)
+		if m.linking != nil {
+			m.linking = ref(m.linking.loaded(msg))
+		}
 		return m, nil
 	case renamedMsg:
 		return m.renamed(msg), nil
@@ -385,23 +391,29 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		m.table.wantBefore = false
 		event, m.table.event = m.table.event, nil
 	case screenHelp:
-		m.help, cmd = m.help.Update(msg)
-		event, m.help.event = m.help.event, nil
+		h, c := m.help.Update(msg)
+		event, h.event = h.event, nil
+		m.help, cmd = &h, c
 	case screenConfirm:
-		m.confirm, cmd = m.confirm.Update(msg)
-		event, m.confirm.event = m.confirm.event, nil
+		f, c := m.confirm.Update(msg)
+		event, f.event = f.event, nil
+		m.confirm, cmd = &f, c
 	case screenStats:
-		m.stats, cmd = m.stats.Update(msg)
-		event, m.stats.event = m.stats.event, nil
+		s, c := m.stats.Update(msg)
+		event, s.event = s.event, nil
+		m.stats, cmd = &s, c
 	case screenBoard:
-		m.board, cmd = m.board.Update(msg)
-		event, m.board.event = m.board.event, nil
+		b, c := m.board.Update(msg)
+		event, b.event = b.event, nil
+		m.board, cmd = &b, c
 	case screenName:
-		m.rename, cmd = m.rename.Update(msg)
-		event, m.rename.event = m.rename.event, nil
+		f, c := m.rename.Update(msg)
+		event, f.event = f.event, nil
+		m.rename, cmd = &f, c
 	case screenLink:
-		m.linking, cmd = m.linking.Update(msg)
-		event, m.linking.event = m.linking.event, nil
+		l, c := m.linking.Update(msg)
+		event, l.event = l.event, nil
+		m.linking, cmd = &l, c
 	case screenDealing:
 		if k, ok := msg.(tea.KeyMsg); ok && (k.Type == tea.KeyCtrlC) {
 			return m.quit()
@@ -437,13 +449,23 @@ func (m Model) resize(w, h int) Model {
 	if m.playing {
 		m.table = m.table.SetSize(m.w, m.h)
 	}
-	m.help = m.help.SetSize(m.w, m.h)
-	m.confirm = m.confirm.SetSize(m.w, m.h)
-	if m.env.accounts() {
-		m.stats = m.stats.SetSize(m.w, m.h)
-		m.board = m.board.SetSize(m.w, m.h)
-		m.rename = m.rename.SetSize(m.w, m.h)
-		m.linking = m.linking.SetSize(m.w, m.h)
+	if m.help != nil {
+		m.help = ref(m.help.SetSize(m.w, m.h))
+	}
+	if m.confirm != nil {
+		m.confirm = ref(m.confirm.SetSize(m.w, m.h))
+	}
+	if m.stats != nil {
+		m.stats = ref(m.stats.SetSize(m.w, m.h))
+	}
+	if m.board != nil {
+		m.board = ref(m.board.SetSize(m.w, m.h))
+	}
+	if m.rename != nil {
+		m.rename = ref(m.rename.SetSize(m.w, m.h))
+	}
+	if m.linking != nil {
+		m.linking = ref(m.linking.SetSize(m.w, m.h))
 	}
 	if m.hold != nil {
 		// The held table is laid out again for the new size: it shows
@@ -454,6 +476,28 @@ func (m Model) resize(w, h int) Model {
 	}
 	return m
 }
+
+// dropHidden lets go of what only a screen that is not showing needs:
+// the help and the confirmation, built anew each time they show, and the
+// menu's items, listed again when the menu shows. A session spends most
+// of its life at the table and keeps none of them there.
+func (m *Model) dropHidden() {
+	if m.screen != screenHelp {
+		m.help = nil
+	}
+	if m.screen != screenConfirm {
+		m.confirm = nil
+	}
+	if showing := m.screen == screenMenu; showing != (m.menu.items != nil) {
+		m.menu = m.menu.shown(showing)
+	}
+}
+
+// ref returns a pointer to a copy of v. The model keeps the screens it
+// seldom shows behind pointers and replaces such a screen rather than
+// changing it, so that a Model keeps the value semantics Bubble Tea
+// expects while its copies (one per Update) stay small.
+func ref[T any](v T) *T { return &v }
 
 // sayHeld sets the message line of the held table too, so that a notice
 // shows while a move is being stored.
@@ -599,7 +643,7 @@ func (m Model) askStart(spec dealSpec) (Model, tea.Cmd) {
 		q = "Start a new deal?"
 	}
 	m.back = m.screen
-	m.confirm = newConfirm(m.env, q, detail, spec, m.w, m.h)
+	m.confirm = ref(newConfirm(m.env, q, detail, spec, m.w, m.h))
 	m.screen = screenConfirm
 	return m, nil
 }

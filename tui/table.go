@@ -73,8 +73,11 @@ type Table struct {
 	// Keys is the table's key map.
 	Keys TableKeyMap
 
-	env  *env
-	bar  *helpBar
+	env   *env
+	bar   *helpBar
+	cache *viewCache
+	// grid is the grid a frame is drawn in, set in View's copy of the
+	// table for the time of the frame; nil otherwise.
 	grid *grid
 	// event is what the table asks of its owner after an Update (the
 	// menu, help, a new deal); the owner takes it at once.
@@ -117,7 +120,7 @@ func newTable(e *env, scheme KeyScheme, g *engine.Game, token int, title string,
 		Keys:   NewTableKeyMap(scheme, e.gl),
 		env:    e,
 		bar:    newHelpBar(),
-		grid:   &grid{},
+		cache:  &viewCache{},
 		game:   g,
 		token:  token,
 		title:  title,
@@ -164,8 +167,8 @@ func (t *Table) keepBefore() {
 
 // frozen returns a copy of the table that later changes of the game leave
 // as it is: its own game and its own copies of the slices the table
-// reuses. It shares the grid, which only ever draws one table at a time
-// and caches nothing that is not checked against what it draws.
+// reuses. It shares the view cache, which checks every line it keeps
+// against what it draws.
 func (t Table) frozen() Table {
 	t.game = t.game.Clone()
 	t.d.targets = slices.Clone(t.d.targets)

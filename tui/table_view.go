@@ -13,22 +13,26 @@ import (
 // of the two cards involved, so the line renderer sends little.
 func (t Table) View() string {
 	l := &t.lay
-	gr := t.grid
+	gr := getGrid(l.boardW, l.boardH)
+	t.grid = gr // this copy's, for the frame only
 	t.drawBoard()
-	if k := (headerKey{t.version, t.w}); k != gr.headerKey || gr.header == "" {
+	vc := t.cache
+	if k := (headerKey{t.version, t.w}); k != vc.headerKey || vc.header == "" {
 		var hb strings.Builder
 		t.writeHeader(&hb)
-		gr.headerKey, gr.header = k, hb.String()
+		vc.headerKey, vc.header = k, hb.String()
 	}
-	buf := append(gr.out[:0], gr.header...)
+	buf := append(gr.out[:0], vc.header...)
 	y := chromeTop
 	for ; y < l.boardY; y++ {
 		buf = append(buf, '\n')
 	}
 	for j := 0; j < l.boardH && y < t.h-chromeBottom; j, y = j+1, y+1 {
-		if line := gr.line(t.env.pal, j); len(line) > 0 { // a blank line needs no margin
-			buf = appendBlanks(buf, l.boardX)
-			buf = append(buf, line...)
+		start := len(buf)
+		buf = appendBlanks(buf, l.boardX)
+		margin := len(buf)
+		if buf = gr.appendLine(buf, t.env.pal, j); len(buf) == margin {
+			buf = buf[:start] // a blank line needs no margin
 		}
 		buf = append(buf, '\n')
 	}
@@ -40,16 +44,18 @@ func (t Table) View() string {
 		buf = append(buf, ' ')
 		buf = append(buf, t.prompt.view(t.env.pal, t.w-1)...)
 	case t.msg != "":
-		if k := (msgKey{t.msg, t.msgSt, t.w}); k != gr.msgKey || gr.msgLine == "" {
-			gr.msgKey = k
-			gr.msgLine = " " + t.env.pal.style(t.msgSt, cut(t.msg, t.w-2, t.env.gl.ell))
+		if k := (msgKey{t.msg, t.msgSt, t.w}); k != vc.msgKey || vc.msgLine == "" {
+			vc.msgKey = k
+			vc.msgLine = " " + t.env.pal.style(t.msgSt, cut(t.msg, t.w-2, t.env.gl.ell))
 		}
-		buf = append(buf, gr.msgLine...)
+		buf = append(buf, vc.msgLine...)
 	}
 	buf = append(buf, '\n')
 	buf = append(buf, t.bar.view(t.env, t.Keys.ShortHelp(), t.w)...)
+	frame := string(buf)
 	gr.out = buf
-	return string(buf)
+	putGrid(gr)
+	return frame
 }
 
 // writeHeader writes the two header lines: the rule set and deal on the
@@ -101,7 +107,6 @@ func (t *Table) drawBoard() {
 	l := &t.lay
 	d := &t.d
 	gr := t.grid
-	gr.reset(l.boardW, l.boardH)
 	n := t.game.Rules().PyramidSize()
 	for s := range n {
 		if !d.present[s] {
@@ -261,15 +266,11 @@ func (t *Table) drawBox(x, y, rows int, box [6]rune, frame, inner styleID) {
 				l, r = box[2], box[3]
 			}
 			gr.set(x, y+j, l, frame)
-			for i := 1; i < w-1; i++ {
-				gr.set(x+i, y+j, box[4], frame)
-			}
+			gr.hline(x+1, y+j, w-2, box[4], frame)
 			gr.set(x+w-1, y+j, r, frame)
 		default:
 			gr.set(x, y+j, box[5], frame)
-			for i := 1; i < w-1; i++ {
-				gr.set(x+i, y+j, ' ', inner)
-			}
+			gr.hline(x+1, y+j, w-2, ' ', inner)
 			gr.set(x+w-1, y+j, box[5], frame)
 		}
 	}
