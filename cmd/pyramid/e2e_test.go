@@ -989,11 +989,11 @@ func TestE2EHostileNames(t *testing.T) {
 				}
 			})
 		}
-		// A command of 10,000 characters is refused before it runs: the
-		// server takes exec commands of at most 1 KiB.
+		// A command of 10,000 characters is refused before it runs, with
+		// the reason: the server takes exec commands of at most 1 KiB.
 		long := "name " + strings.Repeat("a", 10000)
-		if out, errOut, status := c.exec(t, long); status == 0 || out != "" || errOut != "" {
-			t.Errorf("name of 10,000 characters: exit %d, stdout %.80q, stderr %.80q; want the exec request refused", status, out, errOut)
+		if out, errOut, status := c.exec(t, long); status != 1 || out != "" || !strings.Contains(errOut, "command too long") {
+			t.Errorf("name of 10,000 characters: exit %d, stdout %.80q, stderr %.80q; want 1 and why", status, out, errOut)
 		}
 		var who struct{ Name string }
 		runJSON(t, c, "whoami --json", &who)
