@@ -138,17 +138,28 @@ func (s *solver) boundOK(p *pos, buried uint64) bool {
 // buried returns, in the last pass, the waste cards that can never be
 // taken again: those under a card that can never leave its pile. Without
 // a redeal a pile only shrinks from its top, so a card that pairs with
-// nothing left in play (no partner rank in the pyramid and, where two
-// pile cards may pair, none among the other stock cards) stays for good,
-// and so does every card under it on its pile. More draws only bury more.
+// nothing left in play (no partner in the pyramid and none among the pile
+// cards it can ever meet) stays for good, and so does every card under it
+// on its pile. More draws only bury more.
 func (s *solver) buried(p *pos) uint64 {
 	if s.passes == 0 || int(p.pass) < s.passes {
 		return 0
 	}
 	waste := s.fullStk & (1<<p.b - 1) &^ p.stk
+	// The pile cards a waste card may still pair with: none when pairs
+	// need a pyramid card; with one pile only the stock top, so a card
+	// still to come, and only when the stock is open; with three piles any.
+	var partners uint64
+	switch {
+	case s.pyrPairs:
+	case s.draw == 3:
+		partners = s.fullStk &^ p.stk
+	case s.open:
+		partners = s.fullStk &^ p.stk &^ (1<<p.b - 1)
+	}
 	var dead uint64
 	for r := 1; r <= 12; r++ {
-		if s.pyrRank[13-r]&^p.pyr == 0 && (s.pyrPairs || s.stkRank[13-r]&^p.stk == 0) {
+		if s.pyrRank[13-r]&^p.pyr == 0 && s.stkRank[13-r]&partners == 0 {
 			dead |= s.stkRank[r]
 		}
 	}

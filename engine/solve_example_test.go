@@ -32,7 +32,7 @@ func ExampleSolve_budget() {
 	sol := engine.Solve(context.Background(), g, 1000)
 	fmt.Println(sol.Verdict, sol.States)
 	// Output:
-	// unknown 1001
+	// unknown 1000
 }
 
 func ExampleSolveHint() {

@@ -34,10 +34,14 @@ import "math/bits"
 //
 // A King that kingSafe lets go at once is the only move searched at its
 // position, and it ends the walk: every later position is reached through
-// it, and it is lost when the King's removal is. A state on the current
-// path is never met again (removals only add cards, walks only go forward,
-// the one cycle is walked once), so the table entry made on entering a
-// layer is final at once.
+// it, and it is lost when the King's removal is. The bound on buried cards
+// ends a walk too, since later positions only bury more. Removals of two
+// pyramid cards are tried at the first position of a walk only (see
+// removals). A state on the current path is never met again (removals only
+// add cards, walks only go forward, the one cycle is walked once), so the
+// table entry made on entering a layer holds as soon as the walk ends; a
+// walk cut short by the budget takes its entry back (release), so that a
+// later run (see Solve) never trusts a claim nobody proved.
 
 // noStop is the stop of a layer walked from nowhere yet.
 const noStop = 256
@@ -174,11 +178,11 @@ func (s *solver) advance(p *pos, m smove) {
 // on: it stops when the run's share of the budget is spent or the context
 // is done (checked every 4096 positions).
 func (s *solver) tick() bool {
-	s.states++
-	if s.states > s.limit || (s.states&4095 == 0 && s.ctx.Err() != nil) {
+	if s.states >= s.limit || (s.states&4095 == 4095 && s.ctx.Err() != nil) {
 		s.cut = true
 		return false
 	}
+	s.states++
 	return true
 }
 
