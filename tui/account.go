@@ -428,9 +428,9 @@ func padLeft(s string, w int) string {
 
 // openAccount shows a screen of the player's account and starts its
 // load.
-func (m Model) openAccount(kind itemKind) (Model, tea.Cmd) {
+func (m *Model) openAccount(kind itemKind) tea.Cmd {
 	if !m.env.accounts() {
-		return m, nil
+		return nil
 	}
 	var cmd tea.Cmd
 	e, w, h := m.env, m.w, m.h
@@ -451,7 +451,7 @@ func (m Model) openAccount(kind itemKind) (Model, tea.Cmd) {
 		l, cmd = l.open(m.menu.name)
 		m.linking, m.screen = &l, screenLink
 	}
-	return m, cmd
+	return cmd
 }
 
 // valueOr returns *p, or a new value when p is nil.
@@ -465,16 +465,16 @@ func valueOr[T any](p *T, build func() T) T {
 // renamed takes the account's answer to a new name: the menu shows the
 // name as stored, even when the player left the form meanwhile; a
 // refusal stays in the form with its reason.
-func (m Model) renamed(msg renamedMsg) Model {
+func (m *Model) renamed(msg renamedMsg) {
 	if m.rename == nil || msg.req != m.rename.req {
-		return m
+		return
 	}
 	if msg.err != nil {
 		m.rename = ref(m.rename.refused(msg))
 		if m.screen != screenName {
 			m.menu = m.menu.say(sErr, clean("name not changed: "+msg.err.Error(), 200))
 		}
-		return m
+		return
 	}
 	f := *m.rename
 	f.pending = false
@@ -484,12 +484,11 @@ func (m Model) renamed(msg renamedMsg) Model {
 	if m.screen == screenName {
 		m.screen = screenMenu
 	}
-	return m
 }
 
 // say shows a line from outside (a notice, a shutdown) on the current
 // screen's message line.
-func (m Model) say(st styleID, text string) Model {
+func (m *Model) say(st styleID, text string) {
 	switch m.screen {
 	case screenTable:
 		m.table.say(st, "%s", text)
@@ -504,5 +503,4 @@ func (m Model) say(st styleID, text string) Model {
 	default:
 		m.menu = m.menu.say(st, text)
 	}
-	return m
 }

@@ -3,7 +3,6 @@ package tui
 import (
 	"strings"
 
-	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 )
@@ -59,8 +58,27 @@ type TableKeyMap struct {
 	Redraw key.Binding
 }
 
+// tableKeyMaps are the table's key maps by scheme and character set
+// (ASCII, Unicode), built once. A key map is a value: a session's copy
+// shares the key lists and texts of these, which nothing changes in
+// place (key.Binding's setters replace them), so it costs no allocation.
+var tableKeyMaps = [2][2]TableKeyMap{
+	{newTableKeyMap(SchemeVi, glyphSets[0]), newTableKeyMap(SchemeVi, glyphSets[1])},
+	{newTableKeyMap(SchemeWASD, glyphSets[0]), newTableKeyMap(SchemeWASD, glyphSets[1])},
+}
+
 // NewTableKeyMap returns the table's keys in a movement scheme.
 func NewTableKeyMap(s KeyScheme, g *glyphs) TableKeyMap {
+	for u, set := range glyphSets {
+		if g == set && int(s) < len(tableKeyMaps) {
+			return tableKeyMaps[s][u]
+		}
+	}
+	return newTableKeyMap(s, g)
+}
+
+// newTableKeyMap builds the table's keys in a movement scheme.
+func newTableKeyMap(s KeyScheme, g *glyphs) TableKeyMap {
 	up, down, left, right := []string{"up", "k"}, []string{"down", "j"}, []string{"left", "h"}, []string{"right", "l"}
 	draw, moveHelp := "d", g.arrows
 	if s == SchemeWASD {
@@ -118,8 +136,22 @@ type MenuKeyMap struct {
 	Redraw key.Binding
 }
 
+// menuKeyMaps are the menu's key maps by character set (ASCII,
+// Unicode), built once and shared as tableKeyMaps are.
+var menuKeyMaps = [2]MenuKeyMap{newMenuKeyMap(glyphSets[0]), newMenuKeyMap(glyphSets[1])}
+
 // NewMenuKeyMap returns the menu's keys.
 func NewMenuKeyMap(g *glyphs) MenuKeyMap {
+	for u, set := range glyphSets {
+		if g == set {
+			return menuKeyMaps[u]
+		}
+	}
+	return newMenuKeyMap(g)
+}
+
+// newMenuKeyMap builds the menu's keys.
+func newMenuKeyMap(g *glyphs) MenuKeyMap {
 	upDown := "↑/↓"
 	if !g.unicode {
 		upDown = "up/down"
@@ -150,8 +182,7 @@ func (k MenuKeyMap) FullHelp() [][]key.Binding {
 // helpBar renders a key map's short help with the session's styles and
 // keeps the last result: the bar only changes when a binding is enabled or
 // disabled or the width changes, so most frames reuse it. It keeps nothing
-// else between frames: the help.Model that renders it (some 4 KB of
-// styles) is built only when the bar changes.
+// else between frames.
 type helpBar struct {
 	key string
 	out string
@@ -159,6 +190,10 @@ type helpBar struct {
 
 // newHelpBar returns an empty help bar.
 func newHelpBar() *helpBar { return &helpBar{} }
+
+// forget drops the last rendering, for a screen that stops showing. The
+// bar is a cache: every copy of its screen may drop it.
+func (h *helpBar) forget() { h.key, h.out = "", "" }
 
 // view returns the help bar of bindings for a width, drawn with the
 // session's renderer and glyphs.
@@ -178,36 +213,22 @@ func (h *helpBar) view(e *env, bindings []key.Binding, width int) string {
 	}
 	kb = append(kb, byte(width), byte(width>>8))
 	if string(kb) != h.key || h.out == "" {
-		h.key, h.out = string(kb), " "+fit(newHelpModel(e), bindings, width-1)
+		h.key, h.out = string(kb), " "+fit(e, bindings, width-1)
 	}
 	return h.out
 }
 
-// newHelpModel builds the help renderer from the session's renderer and
-// glyphs. Only the short help's styles are set: the bar never shows the
-// full help.
-func newHelpModel(e *env) help.Model {
-	r := e.renderer
-	keyStyle := r.NewStyle().Bold(true)
-	desc := r.NewStyle().Foreground(lipgloss.Color("8"))
-	return help.Model{
-		ShortSeparator: e.gl.sep,
-		Ellipsis:       e.gl.ell,
-		Styles: help.Styles{
-			Ellipsis:       desc,
-			ShortKey:       keyStyle,
-			ShortDesc:      desc,
-			ShortSeparator: desc,
-		},
-	}
-}
-
 // fit renders the enabled bindings that fit in width cells, followed by
-// the ellipsis when some did not. help.Model truncates by itself, but it
-// adds the item that overflows when the ellipsis would not fit after the
-// one before it; here items are dropped until the ellipsis fits.
-func fit(m help.Model, bindings []key.Binding, width int) string {
-	sepW, tailW := cells(m.ShortSeparator), 1+cells(m.Ellipsis)
+// the ellipsis when some did not, as help.Model's short help does with
+// the session's styles: a bold key, then its description and the
+// separators in grey. help.Model truncates by itself, but it adds the
+// item that overflows when the ellipsis would not fit after the one
+// before it; here items are dropped until the ellipsis fits. It does
+// not build a help.Model: at 4 KB, copied by value three times on the
+// way, it made the deepest stack of a session's goroutine.
+func fit(e *env, bindings []key.Binding, width int) string {
+	sep, ell := e.gl.sep, e.gl.ell
+	sepW, tailW := cells(sep), 1+cells(ell)
 	shown := make([]key.Binding, 0, len(bindings))
 	widths := make([]int, 0, len(bindings))
 	total, cutShort := 0, false
@@ -229,10 +250,20 @@ func fit(m help.Model, bindings []key.Binding, width int) string {
 		total -= widths[len(widths)-1]
 		shown, widths = shown[:len(shown)-1], widths[:len(widths)-1]
 	}
-	m.Width = 0
-	out := m.ShortHelpView(shown)
-	if cutShort && total+tailW <= width {
-		out += m.Styles.Ellipsis.Inline(true).Render(" " + m.Ellipsis)
+	r := e.renderer
+	keyStyle := r.NewStyle().Bold(true).Inline(true)
+	desc := r.NewStyle().Foreground(lipgloss.Color("8")).Inline(true)
+	var b strings.Builder
+	for i, kb := range shown {
+		if i > 0 {
+			b.WriteString(desc.Render(sep))
+		}
+		b.WriteString(keyStyle.Render(kb.Help().Key))
+		b.WriteByte(' ')
+		b.WriteString(desc.Render(kb.Help().Desc))
 	}
-	return out
+	if cutShort && total+tailW <= width {
+		b.WriteString(desc.Render(" " + ell))
+	}
+	return b.String()
 }

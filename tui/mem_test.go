@@ -12,9 +12,13 @@ import (
 // who connects with a deep link ("classic 42" at 80×24, a store and an
 // account), runs it to the table and presses keys, viewing every frame
 // as Bubble Tea would.
-func sessionModel(tb testing.TB, games Games, acc Account, keys []tea.Msg) Model {
+//
+// It returns the model New made and the last one: Bubble Tea keeps both,
+// the first as its program's initial model.
+func sessionModel(tb testing.TB, games Games, acc Account, keys []tea.Msg) (first tea.Model, last Model) {
 	m := New(Deps{Args: []string{"classic", "42"}, Unicode: true, Width: 80, Height: 24,
 		Player: testPlayer, Games: games, Account: acc, Renderer: renderer(termenv.ANSI256)})
+	first = m
 	_ = m.View()
 	next, _ := m.Update(unfinishedMsg{})
 	m = next.(Model)
@@ -32,7 +36,7 @@ func sessionModel(tb testing.TB, games Games, acc Account, keys []tea.Msg) Model
 			_ = m.View()
 		}
 	}
-	return m
+	return first, m
 }
 
 // heapInUse is the live heap after a full collection.
@@ -63,12 +67,12 @@ func BenchmarkSessionMemory(b *testing.B) {
 			games, acc := &fakeGames{}, newFakeAccount()
 			var per float64
 			for b.Loop() {
-				// Bubble Tea keeps a session's model as a tea.Model: the
-				// boxed copy is part of what the session keeps.
-				models := make([]tea.Model, n)
+				// Bubble Tea keeps a session's models as tea.Models: the
+				// boxed copies are part of what the session keeps.
+				models := make([]tea.Model, 2*n)
 				before := heapInUse()
-				for i := range models {
-					models[i] = sessionModel(b, games, acc, c.keys)
+				for i := range n {
+					models[2*i], models[2*i+1] = sessionModel(b, games, acc, c.keys)
 				}
 				after := heapInUse()
 				per = float64(int64(after)-int64(before)) / n

@@ -129,7 +129,9 @@ func newMenu(e *env, w, h int) Menu {
 		w:      w,
 		h:      h,
 	}
-	m.build()
+	// The items are listed when the menu first shows (see shown): the
+	// model New returns, which Bubble Tea keeps for the whole session,
+	// then holds none.
 	return m
 }
 
@@ -172,6 +174,7 @@ func (m Menu) shown(showing bool) Menu {
 		m.build()
 	case !showing:
 		m.items = nil
+		m.bar.forget()
 	}
 	return m
 }

@@ -170,10 +170,9 @@ func New(d Deps) Model {
 	if m.link != nil && !m.loading && m.link.hasNumber {
 		// A deal by number needs nothing from outside: deal it now, so
 		// the first frame is already the table.
-		m, _ = m.start(*m.link)
+		m.start(*m.link)
 		m.link = nil
 	}
-	m.dropHidden()
 	return m
 }
 
@@ -203,6 +202,14 @@ type linkMsg struct{}
 
 // Update handles a message. It is pure: no clock, no I/O.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.handle(msg)
+	return m, cmd
+}
+
+// handle is Update on the model in place: Update's copy of the model. The
+// methods that handle a message change the model through a pointer
+// rather than return a new one, so that no call on the way copies it.
+func (m *Model) handle(msg tea.Msg) tea.Cmd {
 	if m.env.translate != nil {
 		msg = m.env.translate(msg)
 	}
@@ -211,30 +218,28 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// one SSH packet) come as one message: play them one by one.
 		var cmds []tea.Cmd
 		for _, r := range k.Runes {
-			next, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt})
-			m = next.(Model)
-			cmds = append(cmds, cmd)
+			cmds = append(cmds, m.handle(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}))
 		}
-		return m, tea.Batch(cmds...)
+		return tea.Batch(cmds...)
 	}
-	m2, cmd := m.update(msg)
-	m2.dropHidden()
-	before := m2.table.before
-	m2.table.before = nil
-	if m2.playing && m2.table.Version() != m2.saved {
-		m2.saved = m2.table.Version()
+	cmd := m.update(msg)
+	m.dropHidden()
+	before := m.table.before
+	m.table.before = nil
+	if m.playing && m.table.Version() != m.saved {
+		m.saved = m.table.Version()
 		// A lost position is stored as playing: the player may still
 		// undo. It becomes lost for good when the player deals anew.
-		st := StatusOf(m2.table.Status())
+		st := StatusOf(m.table.Status())
 		if st == StatusLost {
 			st = StatusPlaying
 		}
-		cmd = tea.Batch(cmd, m2.queueSave(st))
-		if m2.hold == nil && before != nil && before.token == m2.token && m2.env.persist() {
-			m2.hold = before
+		cmd = tea.Batch(cmd, m.queueSave(st))
+		if m.hold == nil && before != nil && before.token == m.token && m.env.persist() {
+			m.hold = before
 		}
 	}
-	return m2, cmd
+	return cmd
 }
 
 // StatusOf spells a game status as SavedGame.Status does.
@@ -248,26 +253,27 @@ func StatusOf(s engine.Status) string {
 	return StatusPlaying
 }
 
-func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		return m.resize(msg.Width, msg.Height), nil
+		m.resize(msg.Width, msg.Height)
+		return nil
 	case tea.KeyMsg:
 		if m.tooSmall() {
 			switch msg.Type {
 			case tea.KeyCtrlC:
 				return m.quit()
 			case tea.KeyCtrlL:
-				return m, tea.ClearScreen
+				return tea.ClearScreen
 			}
-			return m, nil // keys are ignored while the screen is unreadable
+			return nil // keys are ignored while the screen is unreadable
 		}
 		if msg.Type == tea.KeyCtrlZ {
-			return m, nil // never suspend a server-side program
+			return nil // never suspend a server-side program
 		}
 	case tea.MouseMsg:
 		if m.tooSmall() {
-			return m, nil
+			return nil
 		}
 	case linkMsg:
 		if m.link != nil {
@@ -275,7 +281,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			m.link = nil
 			return m.start(spec)
 		}
-		return m, nil
+		return nil
 	case unfinishedMsg:
 		return m.loaded(msg)
 	case dealtMsg:
@@ -289,16 +295,16 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			if m.seed.IsZero() {
 				m.seed = msg.now
 			}
-			return m, nil
+			return nil
 		}
 		if msg.token == m.token && msg.what == clockStart && m.started.IsZero() {
 			m.started = msg.now
 		}
 	case NoticeMsg:
 		text := clean(msg.Text, 200)
-		m = m.say(sWarn, text)
+		m.say(sWarn, text)
 		m.sayHeld(sWarn, text)
-		return m, nil
+		return nil
 	case ShutdownMsg:
 		text := clean(msg.Text, 200)
 		if text == "" {
@@ -306,7 +312,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		m.table.say(sWarn, "%s", text)
 		m.menu = m.menu.say(sWarn, text)
-		m = m.say(sWarn, text)
+		m.say(sWarn, text)
 		m.sayHeld(sWarn, text)
 		m.quitting = true // the text says why; quit adds nothing to it
 		return m.quit()
@@ -314,16 +320,16 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.quit()
 	case GameTakenMsg:
 		if m.playing && msg.ID != "" && m.ids[m.token] == msg.ID {
-			m = m.dropGame()
+			m.dropGame()
 		}
-		return m, nil
+		return nil
 	case backMsg:
 		m.screen = screenMenu
 		m.menu = m.menu.SetContinue(m.continueNote())
-		return m, nil
+		return nil
 	case newDealMsg:
 		if !m.playing {
-			return m, nil
+			return nil
 		}
 		spec := dealSpec{rules: m.table.Game().Rules()}
 		spec.daily = spec.rules.Daily
@@ -338,16 +344,16 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		km := NewTableKeyMap(m.menu.Scheme, m.env.gl)
 		m.help = ref(newHelpScreen(m.env, km, rules, m.w, m.h))
 		m.screen = screenHelp
-		return m, nil
+		return nil
 	case helpDoneMsg:
 		m.screen = m.back
-		return m, nil
+		return nil
 	case confirmMsg:
 		m.screen = m.back
 		if msg.yes {
 			return m.start(m.confirm.spec)
 		}
-		return m, nil
+		return nil
 	case menuPlayMsg:
 		return m.askStart(msg.spec)
 	case menuContinueMsg:
@@ -356,26 +362,27 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		if m.playing {
 			m.table = m.table.SetScheme(m.menu.Scheme)
 		}
-		return m, nil
+		return nil
 	case menuAccountMsg:
 		return m.openAccount(msg.kind)
 	case statsMsg:
 		if m.stats != nil {
 			m.stats = ref(m.stats.loaded(msg))
 		}
-		return m, nil
+		return nil
 	case boardMsg:
 		if m.board != nil {
 			m.board = ref(m.board.loaded(msg))
 		}
-		return m, nil
+		return nil
 	case linkCodeMsg:
 		if m.linking != nil {
 			m.linking = ref(m.linking.loaded(msg))
 		}
-		return m, nil
+		return nil
 	case renamedMsg:
-		return m.renamed(msg), nil
+		m.renamed(msg)
+		return nil
 	}
 	var cmd tea.Cmd
 	var event tea.Msg
@@ -387,9 +394,45 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		// A stored game keeps the table as it was before a move, to show
 		// until the move is stored (see hold).
 		m.table.wantBefore = m.hold == nil && m.env.persist()
-		m.table, cmd = m.table.Update(msg)
+		cmd = m.table.update(msg)
 		m.table.wantBefore = false
 		event, m.table.event = m.table.event, nil
+	case screenHelp, screenConfirm, screenStats, screenBoard, screenName, screenLink:
+		event, cmd = m.updateScreen(msg)
+	case screenDealing:
+		if k, ok := msg.(tea.KeyMsg); ok && (k.Type == tea.KeyCtrlC) {
+			return m.quit()
+		}
+		if k, ok := msg.(tea.KeyMsg); ok && (k.String() == "q" || k.Type == tea.KeyEsc) {
+			m.dealReq++ // the answer, when it comes, is ignored
+			m.screen = screenMenu
+		}
+	}
+	if event != nil {
+		// A screen's request is handled now, not through a command, so
+		// that the next key already meets the screen it leads to.
+		var cmd2 tea.Cmd
+		cmd2 = m.update(event)
+		return tea.Batch(cmd, cmd2)
+	}
+	if m.playing {
+		// The table's messages (hints, clock) reach it whatever the screen.
+		switch msg.(type) {
+		case hintMsg, clockMsg:
+			if m.screen != screenTable {
+				m.table.update(msg)
+			}
+		}
+	}
+	return cmd
+}
+
+// updateScreen passes a message to a screen the model keeps behind a
+// pointer, and returns what the screen asks of its owner. It is apart
+// from update so that the copies it makes of those screens (a name form
+// is 5 KB) are on the stack only while such a screen shows.
+func (m *Model) updateScreen(msg tea.Msg) (event tea.Msg, cmd tea.Cmd) {
+	switch m.screen {
 	case screenHelp:
 		h, c := m.help.Update(msg)
 		event, h.event = h.event, nil
@@ -414,36 +457,12 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		l, c := m.linking.Update(msg)
 		event, l.event = l.event, nil
 		m.linking, cmd = &l, c
-	case screenDealing:
-		if k, ok := msg.(tea.KeyMsg); ok && (k.Type == tea.KeyCtrlC) {
-			return m.quit()
-		}
-		if k, ok := msg.(tea.KeyMsg); ok && (k.String() == "q" || k.Type == tea.KeyEsc) {
-			m.dealReq++ // the answer, when it comes, is ignored
-			m.screen = screenMenu
-		}
 	}
-	if event != nil {
-		// A screen's request is handled now, not through a command, so
-		// that the next key already meets the screen it leads to.
-		var cmd2 tea.Cmd
-		m, cmd2 = m.update(event)
-		return m, tea.Batch(cmd, cmd2)
-	}
-	if m.playing {
-		// The table's messages (hints, clock) reach it whatever the screen.
-		switch msg.(type) {
-		case hintMsg, clockMsg:
-			if m.screen != screenTable {
-				m.table, _ = m.table.Update(msg)
-			}
-		}
-	}
-	return m, cmd
+	return event, cmd
 }
 
 // resize lays every screen out for a new window size.
-func (m Model) resize(w, h int) Model {
+func (m *Model) resize(w, h int) {
 	m.w, m.h = max(1, w), max(1, h)
 	m.menu = m.menu.SetSize(m.w, m.h)
 	if m.playing {
@@ -455,6 +474,22 @@ func (m Model) resize(w, h int) Model {
 	if m.confirm != nil {
 		m.confirm = ref(m.confirm.SetSize(m.w, m.h))
 	}
+	if m.stats != nil || m.board != nil || m.rename != nil || m.linking != nil {
+		m.resizeAccount()
+	}
+	if m.hold != nil {
+		// The held table is laid out again for the new size: it shows
+		// the stored position, so drawing it anew reveals nothing the
+		// store does not have yet, and the layout stays whole.
+		held := m.hold.SetSize(m.w, m.h)
+		m.hold = &held
+	}
+}
+
+// resizeAccount lays the account's screens out for the window size. It
+// is apart from resize so that the copies it makes are on the stack only
+// for a player who opened them.
+func (m *Model) resizeAccount() {
 	if m.stats != nil {
 		m.stats = ref(m.stats.SetSize(m.w, m.h))
 	}
@@ -467,14 +502,6 @@ func (m Model) resize(w, h int) Model {
 	if m.linking != nil {
 		m.linking = ref(m.linking.SetSize(m.w, m.h))
 	}
-	if m.hold != nil {
-		// The held table is laid out again for the new size: it shows
-		// the stored position, so drawing it anew reveals nothing the
-		// store does not have yet, and the layout stays whole.
-		held := m.hold.SetSize(m.w, m.h)
-		m.hold = &held
-	}
-	return m
 }
 
 // dropHidden lets go of what only a screen that is not showing needs:
@@ -488,7 +515,7 @@ func (m *Model) dropHidden() {
 	if m.screen != screenConfirm {
 		m.confirm = nil
 	}
-	if showing := m.screen == screenMenu; showing != (m.menu.items != nil) {
+	if showing := m.screen == screenMenu; showing != (m.menu.items != nil) || !showing && m.menu.bar.out != "" {
 		m.menu = m.menu.shown(showing)
 	}
 }
@@ -513,9 +540,9 @@ func (m *Model) sayHeld(st styleID, text string) {
 // context ends with the program, and a save cut off by it would lose the
 // player's last moves. Keys still work meanwhile; their moves are saved
 // before the end too.
-func (m Model) quit() (Model, tea.Cmd) {
+func (m *Model) quit() tea.Cmd {
 	if !m.inFlight && len(m.queue) == 0 {
-		return m, tea.Quit
+		return tea.Quit
 	}
 	if !m.quitting {
 		m.quitting = true
@@ -523,7 +550,7 @@ func (m Model) quit() (Model, tea.Cmd) {
 		m.menu = m.menu.say(sInfo, "saving your game"+m.env.gl.ell)
 		m.sayHeld(sInfo, "saving your game"+m.env.gl.ell)
 	}
-	return m, nil
+	return nil
 }
 
 // needs is the smallest window the current screen is readable in.
@@ -554,7 +581,7 @@ func (m Model) View() string {
 	return v
 }
 
-func (m Model) view() string {
+func (m *Model) view() string {
 	if m.tooSmall() {
 		w, h := m.needs()
 		return tooSmall(m.w, m.h, w, h, m.env.gl)
@@ -565,6 +592,24 @@ func (m Model) view() string {
 	switch m.screen {
 	case screenTable:
 		return m.table.View()
+	case screenHelp, screenConfirm, screenStats, screenBoard, screenName, screenLink:
+		return m.viewScreen()
+	case screenDealing:
+		msg := "Dealing" + m.env.gl.ell
+		if m.resume != nil {
+			msg = "Fetching your game" + m.env.gl.ell
+		} else if m.menu.Winnable && m.env.solver != nil {
+			msg = "Finding a deal the solver can win" + m.env.gl.ell
+		}
+		return centered(m.w, m.h, msg, "q: back to the menu")
+	}
+	return m.menu.View()
+}
+
+// viewScreen draws a screen the model keeps behind a pointer, apart from
+// view for the reason updateScreen is apart from update.
+func (m *Model) viewScreen() string {
+	switch m.screen {
 	case screenHelp:
 		return m.help.View()
 	case screenConfirm:
@@ -577,16 +622,8 @@ func (m Model) view() string {
 		return m.rename.View()
 	case screenLink:
 		return m.linking.View()
-	case screenDealing:
-		msg := "Dealing" + m.env.gl.ell
-		if m.resume != nil {
-			msg = "Fetching your game" + m.env.gl.ell
-		} else if m.menu.Winnable && m.env.solver != nil {
-			msg = "Finding a deal the solver can win" + m.env.gl.ell
-		}
-		return centered(m.w, m.h, msg, "q: back to the menu")
 	}
-	return m.menu.View()
+	return ""
 }
 
 // centered draws a message in the middle of an otherwise empty screen,
@@ -627,7 +664,7 @@ func (m *Model) storedTitle(sg SavedGame) string {
 
 // askStart starts spec, after a confirmation when it would abandon a game
 // in progress (changing rule set mid-game asks first, as the seeds do).
-func (m Model) askStart(spec dealSpec) (Model, tea.Cmd) {
+func (m *Model) askStart(spec dealSpec) tea.Cmd {
 	var detail string
 	switch {
 	case m.playing && m.table.Status() == engine.Playing && m.table.Game().MovesMade() > 0:
@@ -645,12 +682,12 @@ func (m Model) askStart(spec dealSpec) (Model, tea.Cmd) {
 	m.back = m.screen
 	m.confirm = ref(newConfirm(m.env, q, detail, spec, m.w, m.h))
 	m.screen = screenConfirm
-	return m, nil
+	return nil
 }
 
 // start deals spec: at once for a deal number, through a command for a
 // new or daily deal (the clock and the solver live outside Update).
-func (m Model) start(spec dealSpec) (Model, tea.Cmd) {
+func (m *Model) start(spec dealSpec) tea.Cmd {
 	var cmds []tea.Cmd
 	if m.playing && m.table.Status() != engine.Won && m.table.Game().MovesMade() > 0 {
 		st := StatusAbandoned
@@ -674,10 +711,10 @@ func (m Model) start(spec dealSpec) (Model, tea.Cmd) {
 		if err != nil {
 			m.menu = m.menu.say(sErr, clean(err.Error(), 200))
 			m.screen = screenMenu
-			return m, tea.Batch(cmds...)
+			return tea.Batch(cmds...)
 		}
-		m = m.seat(g, "", time.Time{}, 0, "")
-		return m, tea.Batch(append(cmds, m.env.readClock(m.token, clockStart))...)
+		m.seat(g, "", time.Time{}, 0, "")
+		return tea.Batch(append(cmds, m.env.readClock(m.token, clockStart))...)
 	}
 	m.dealReq++
 	req := m.dealReq
@@ -714,13 +751,13 @@ func (m Model) start(spec dealSpec) (Model, tea.Cmd) {
 		}
 		return msg
 	})
-	return m, tea.Batch(cmds...)
+	return tea.Batch(cmds...)
 }
 
 // dealt seats the deal a command found.
-func (m Model) dealt(msg dealtMsg) (Model, tea.Cmd) {
+func (m *Model) dealt(msg dealtMsg) tea.Cmd {
 	if msg.req != m.dealReq || m.screen != screenDealing {
-		return m, nil
+		return nil
 	}
 	if msg.spec.daily {
 		for _, sg := range m.unfinished {
@@ -734,18 +771,18 @@ func (m Model) dealt(msg dealtMsg) (Model, tea.Cmd) {
 	if err != nil {
 		m.screen = screenMenu
 		m.menu = m.menu.say(sErr, clean(err.Error(), 200))
-		return m, nil
+		return nil
 	}
-	m = m.seat(g, msg.day, msg.now, 0, "")
+	m.seat(g, msg.day, msg.now, 0, "")
 	m.table.since = msg.now
 	if msg.note != "" {
 		m.table.say(sInfo, "%s", msg.note)
 	}
-	return m, nil
+	return nil
 }
 
 // seat puts a game on the table and shows it.
-func (m Model) seat(g *engine.Game, day string, started time.Time, played time.Duration, id string) Model {
+func (m *Model) seat(g *engine.Game, day string, started time.Time, played time.Duration, id string) {
 	m.token++
 	m.hold = nil // it showed the game that leaves the table
 	m.day = day
@@ -760,12 +797,11 @@ func (m Model) seat(g *engine.Game, day string, started time.Time, played time.D
 	m.resume = nil
 	m.screen = screenTable
 	m.menu = m.menu.SetRules(g.Rules())
-	return m
 }
 
 // loaded takes the player's unfinished games: the newest becomes the
 // menu's Continue, and a deep link to one of them continues it.
-func (m Model) loaded(msg unfinishedMsg) (Model, tea.Cmd) {
+func (m *Model) loaded(msg unfinishedMsg) tea.Cmd {
 	m.loading = false
 	m.unfinished = msg.games
 	if msg.err != nil {
@@ -789,7 +825,7 @@ func (m Model) loaded(msg unfinishedMsg) (Model, tea.Cmd) {
 		m.resume = &msg.games[0]
 		m.menu = m.menu.SetContinue(m.continueNote())
 	}
-	return m, nil
+	return nil
 }
 
 // resumedMsg brings a stored game the session took over.
@@ -801,19 +837,19 @@ type resumedMsg struct {
 
 // resumeGame goes back to the game on the table, or takes the stored one
 // over (through a command) and seats it.
-func (m Model) resumeGame() (Model, tea.Cmd) {
+func (m *Model) resumeGame() tea.Cmd {
 	if m.playing {
 		m.screen = screenTable
-		return m, nil
+		return nil
 	}
 	if m.resume == nil || !m.env.persist() {
-		return m, nil
+		return nil
 	}
 	m.dealReq++
 	req, id := m.dealReq, m.resume.ID
 	games, player, ctx := m.env.games, m.env.player.ID, m.env.ctx
 	m.screen = screenDealing
-	return m, func() tea.Msg {
+	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
 		defer cancel()
 		sg, err := games.Resume(ctx, player, id)
@@ -822,9 +858,9 @@ func (m Model) resumeGame() (Model, tea.Cmd) {
 }
 
 // resumed seats a stored game the session took over.
-func (m Model) resumed(msg resumedMsg) (Model, tea.Cmd) {
+func (m *Model) resumed(msg resumedMsg) tea.Cmd {
 	if msg.req != m.dealReq || m.screen != screenDealing {
-		return m, nil
+		return nil
 	}
 	m.resume = nil
 	var g *engine.Game
@@ -835,10 +871,10 @@ func (m Model) resumed(msg resumedMsg) (Model, tea.Cmd) {
 	if err != nil {
 		m.screen = screenMenu
 		m.menu = m.menu.SetContinue("").say(sErr, clean("could not restore your game: "+err.Error(), 200))
-		return m, nil
+		return nil
 	}
 	sg := msg.game
-	m = m.seat(g, sg.Daily, sg.Started, sg.Played, sg.ID)
+	m.seat(g, sg.Daily, sg.Started, sg.Played, sg.ID)
 	m.table.say(sInfo, "welcome back: your game is as you left it (undo goes back to the start)")
-	return m, m.env.readClock(m.token, clockStart)
+	return m.env.readClock(m.token, clockStart)
 }

@@ -78,12 +78,12 @@ func (m *Model) nextSave() tea.Cmd {
 // every move made so far, that is when no save of the game is left in
 // the queue; a failed save lets it go at once, with the warning, since
 // the game goes on in memory whatever the store does.
-func (m Model) savedReply(msg savedMsg) (Model, tea.Cmd) {
+func (m *Model) savedReply(msg savedMsg) tea.Cmd {
 	m.inFlight = false
 	if errors.Is(msg.err, ErrTakenOver) {
 		m.dropSaves(msg.token)
 		if msg.token == m.token && m.playing {
-			m = m.dropGame()
+			m.dropGame()
 		}
 		return m.afterSave()
 	}
@@ -105,12 +105,12 @@ func (m Model) savedReply(msg savedMsg) (Model, tea.Cmd) {
 
 // afterSave sends the next save, or ends a quitting session when none is
 // left.
-func (m Model) afterSave() (Model, tea.Cmd) {
+func (m *Model) afterSave() tea.Cmd {
 	cmd := m.nextSave()
 	if cmd == nil && m.quitting {
-		return m, tea.Quit
+		return tea.Quit
 	}
-	return m, cmd
+	return cmd
 }
 
 // queued reports whether a save of the game token waits in the queue.
@@ -136,14 +136,13 @@ func (m *Model) dropSaves(token int) {
 
 // dropGame takes the game off the table without saving it: another
 // session of the player goes on with it.
-func (m Model) dropGame() Model {
+func (m *Model) dropGame() {
 	m.dropSaves(m.token)
 	m.hold = nil
 	m.playing = false
 	m.saved = 0
 	m.screen = screenMenu
 	m.menu = m.menu.SetContinue("").say(sWarn, "your game continues in another session")
-	return m
 }
 
 // abandonStored queues the save that abandons a stored game the player

@@ -209,6 +209,14 @@ func (t *Table) say(st styleID, format string, args ...any) {
 // Update handles keys, mouse clicks and the replies of the table's
 // commands.
 func (t Table) Update(msg tea.Msg) (Table, tea.Cmd) {
+	cmd := t.update(msg)
+	return t, cmd
+}
+
+// update is Update on the table in place: the table's methods that
+// handle a message change it through a pointer rather than return a new
+// table, so that no call on the way copies it (a table is 1.7 KB).
+func (t *Table) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		if t.promptOpen {
@@ -221,7 +229,7 @@ func (t Table) Update(msg tea.Msg) (Table, tea.Cmd) {
 		}
 	case clockMsg:
 		if msg.token != t.token {
-			return t, nil
+			return nil
 		}
 		switch msg.what {
 		case clockStart:
@@ -241,34 +249,34 @@ func (t Table) Update(msg tea.Msg) (Table, tea.Cmd) {
 			t.solverHint(msg)
 		}
 	}
-	return t, nil
+	return nil
 }
 
 // updateKey handles a key while the prompt is closed.
-func (t Table) updateKey(k tea.KeyMsg) (Table, tea.Cmd) {
+func (t *Table) updateKey(k tea.KeyMsg) tea.Cmd {
 	km := t.Keys
 	switch {
 	case key.Matches(k, km.Quit):
 		t.event = quitMsg{}
-		return t, nil
+		return nil
 	case key.Matches(k, km.Redraw):
-		return t, tea.ClearScreen
+		return tea.ClearScreen
 	case key.Matches(k, km.Help):
 		t.event = helpMsg{}
-		return t, nil
+		return nil
 	case key.Matches(k, km.Back):
 		t.event = backMsg{}
-		return t, nil
+		return nil
 	case bound(k, km.New) && !t.promptOpen:
 		t.event = newDealMsg{}
-		return t, nil
+		return nil
 	}
 	if t.d.status == engine.Won {
 		if key.Matches(k, km.Select) {
 			t.event = newDealMsg{}
-			return t, nil
+			return nil
 		}
-		return t, nil
+		return nil
 	}
 	switch {
 	case key.Matches(k, km.Up):
@@ -296,19 +304,19 @@ func (t Table) updateKey(k tea.KeyMsg) (Table, tea.Cmd) {
 		t.prompt = t.prompt.Reset()
 		t.updateKeys()
 	}
-	return t, nil
+	return nil
 }
 
 // updatePrompt handles a key while the ":" prompt is open.
-func (t Table) updatePrompt(k tea.KeyMsg) (Table, tea.Cmd) {
+func (t *Table) updatePrompt(k tea.KeyMsg) tea.Cmd {
 	switch k.Type {
 	case tea.KeyCtrlC:
 		t.event = quitMsg{}
-		return t, nil
+		return nil
 	case tea.KeyEsc:
 		t.promptOpen = false
 		t.updateKeys()
-		return t, nil
+		return nil
 	case tea.KeyEnter:
 		line := t.prompt.Value()
 		t.prompt = t.prompt.Remember(strings.TrimSpace(line)).Reset()
@@ -317,12 +325,12 @@ func (t Table) updatePrompt(k tea.KeyMsg) (Table, tea.Cmd) {
 	}
 	var cmd tea.Cmd
 	t.prompt, cmd = t.prompt.Update(k)
-	return t, cmd
+	return cmd
 }
 
 // playLine applies moves typed in notation, in order, stopping at the
 // first that cannot be read or played and saying why.
-func (t Table) playLine(line string) (Table, tea.Cmd) {
+func (t *Table) playLine(line string) tea.Cmd {
 	moves, perr := engine.ParseMoves(line)
 	applied := 0
 	var err error
@@ -354,7 +362,7 @@ func (t Table) playLine(line string) (Table, tea.Cmd) {
 	case t.d.status == engine.Playing:
 		t.say(sOK, "played %d %s", applied, plural(applied, "move", "moves"))
 	}
-	return t, cmd
+	return cmd
 }
 
 // move steps the cursor to the nearest target in a direction.
@@ -403,20 +411,20 @@ func (t *Table) placeXL(p engine.Place) (x, level int) {
 }
 
 // activate is enter, space or a click on place p.
-func (t Table) activate(p engine.Place) (Table, tea.Cmd) {
+func (t *Table) activate(p engine.Place) tea.Cmd {
 	if t.d.status == engine.Won {
-		return t, nil
+		return nil
 	}
 	if p == engine.Stock && (!t.game.Rules().StockOpen || !t.d.stockHas) {
 		return t.draw()
 	}
 	c, ok := t.cardAt(p)
 	if !ok {
-		return t, nil
+		return nil
 	}
 	if !t.isTarget(p) {
 		t.say(sErr, "%s %s", t.env.gl.cardName(c), t.whyNot(p))
-		return t, nil
+		return nil
 	}
 	if c.Rank() == 13 {
 		if t.sel == p {
@@ -441,12 +449,12 @@ func (t Table) activate(p engine.Place) (Table, tea.Cmd) {
 		m := engine.PairMove(t.sel, p)
 		if err := t.game.Check(m); err != nil {
 			t.say(sErr, "%s and %s: %s", t.env.gl.cardName(first), t.env.gl.cardName(c), err)
-			return t, nil
+			return nil
 		}
 		t.sel = engine.NoPlace
 		return t.play(m, "removed "+t.env.gl.cardName(first)+" + "+t.env.gl.cardName(c))
 	}
-	return t, nil
+	return nil
 }
 
 // whyNot says why the card at p cannot be taken, with the engine's reason.
@@ -459,14 +467,14 @@ func (t *Table) whyNot(p engine.Place) string {
 }
 
 // click selects the card drawn at screen cell (x, y).
-func (t Table) click(x, y int) (Table, tea.Cmd) {
+func (t *Table) click(x, y int) tea.Cmd {
 	if t.d.status == engine.Won {
-		return t, nil
+		return nil
 	}
 	p, ok := t.lay.hit(x, y, func(p engine.Place) bool { return t.d.present[p] },
 		func(p engine.Place) bool { return t.covered(p) })
 	if !ok {
-		return t, nil
+		return nil
 	}
 	if t.isTarget(p) {
 		t.cursor = p
@@ -485,7 +493,7 @@ func (t *Table) covered(p engine.Place) bool {
 
 // draw draws from the stock, or turns the waste over when the stock is
 // empty and a pass is left.
-func (t Table) draw() (Table, tea.Cmd) {
+func (t *Table) draw() tea.Cmd {
 	switch {
 	case t.d.canDraw:
 		return t.play(engine.DrawMove, "")
@@ -497,15 +505,15 @@ func (t Table) draw() (Table, tea.Cmd) {
 		err = t.game.Check(engine.DrawMove)
 	}
 	t.say(sErr, "%s", err)
-	return t, nil
+	return nil
 }
 
 // play applies a move and reports it.
-func (t Table) play(m engine.Move, done string) (Table, tea.Cmd) {
+func (t *Table) play(m engine.Move, done string) tea.Cmd {
 	t.keepBefore()
 	if err := t.game.Apply(m); err != nil {
 		t.say(sErr, "%s: %s", m, err)
-		return t, nil
+		return nil
 	}
 	if m.Kind == engine.Draw || m.Kind == engine.Redeal {
 		if t.sel != engine.NoPlace && !t.sel.IsPyramid() {
@@ -516,63 +524,63 @@ func (t Table) play(m engine.Move, done string) (Table, tea.Cmd) {
 	if t.d.status == engine.Playing {
 		t.say(sOK, "%s", done)
 	}
-	return t, cmd
+	return cmd
 }
 
 // undo takes back the last move.
-func (t Table) undo() (Table, tea.Cmd) {
+func (t *Table) undo() tea.Cmd {
 	moves := t.game.Moves()
 	if t.game.CanUndo() {
 		t.keepBefore()
 	}
 	if err := t.game.Undo(); err != nil {
 		t.say(sErr, "%s", err)
-		return t, nil
+		return nil
 	}
 	t.sel = engine.NoPlace
 	cmd := t.changed()
 	if t.d.status != engine.Lost {
 		t.say(sOK, "undid %s", moves[len(moves)-1])
 	}
-	return t, cmd
+	return cmd
 }
 
 // redo makes the last undone move again.
-func (t Table) redo() (Table, tea.Cmd) {
+func (t *Table) redo() tea.Cmd {
 	next := t.game.RedoMoves()
 	if t.game.CanRedo() {
 		t.keepBefore()
 	}
 	if err := t.game.Redo(); err != nil {
 		t.say(sErr, "%s", err)
-		return t, nil
+		return nil
 	}
 	t.sel = engine.NoPlace
 	cmd := t.changed()
 	if t.d.status == engine.Playing {
 		t.say(sOK, "redid %s", next[0])
 	}
-	return t, cmd
+	return cmd
 }
 
 // askHint shows the heuristic's hint at once and, with a solver, asks it
 // for a move that keeps the deal winnable.
-func (t Table) askHint() (Table, tea.Cmd) {
+func (t *Table) askHint() tea.Cmd {
 	if t.d.status != engine.Playing {
-		return t, nil
+		return nil
 	}
 	m, ok := t.game.Hint()
 	if !ok {
-		return t, nil
+		return nil
 	}
 	t.showHint(m, "")
 	if t.env.solver == nil {
-		return t, nil
+		return nil
 	}
 	t.say(sInfo, "%s (asking the solver…)", t.msg)
 	g, solver, ctx := t.game.Clone(), t.env.solver, t.env.ctx
 	token, version := t.token, t.version
-	return t, func() tea.Msg {
+	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, hintTimeout)
 		defer cancel()
 		m, v, err := solver.Hint(ctx, g)
