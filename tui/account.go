@@ -454,6 +454,24 @@ func (m *Model) openAccount(kind itemKind) tea.Cmd {
 	return cmd
 }
 
+// accountLoaded takes an answer of the account to the screen that asked.
+func (m *Model) accountLoaded(msg tea.Msg) {
+	switch msg := msg.(type) {
+	case statsMsg:
+		if m.stats != nil {
+			m.stats = ref(m.stats.loaded(msg))
+		}
+	case boardMsg:
+		if m.board != nil {
+			m.board = ref(m.board.loaded(msg))
+		}
+	case linkCodeMsg:
+		if m.linking != nil {
+			m.linking = ref(m.linking.loaded(msg))
+		}
+	}
+}
+
 // valueOr returns *p, or a new value when p is nil.
 func valueOr[T any](p *T, build func() T) T {
 	if p == nil {
@@ -472,7 +490,7 @@ func (m *Model) renamed(msg renamedMsg) {
 	if msg.err != nil {
 		m.rename = ref(m.rename.refused(msg))
 		if m.screen != screenName {
-			m.menu = m.menu.say(sErr, clean("name not changed: "+msg.err.Error(), 200))
+			m.editMenu().say(sErr, clean("name not changed: "+msg.err.Error(), 200))
 		}
 		return
 	}
@@ -480,7 +498,9 @@ func (m *Model) renamed(msg renamedMsg) {
 	f.pending = false
 	m.rename = &f
 	name := clean(msg.name, maxNameCells)
-	m.menu = m.menu.SetName(name).say(sOK, "you are "+name+" now")
+	mn := m.editMenu()
+	mn.name = name
+	mn.say(sOK, "you are "+name+" now")
 	if m.screen == screenName {
 		m.screen = screenMenu
 	}
@@ -491,7 +511,20 @@ func (m *Model) renamed(msg renamedMsg) {
 func (m *Model) say(st styleID, text string) {
 	switch m.screen {
 	case screenTable:
-		m.table.say(st, "%s", text)
+		if m.table != nil {
+			m.tbl().say(st, "%s", text)
+		}
+	case screenStats, screenBoard, screenName, screenLink:
+		m.sayAccount(st, text)
+	default:
+		m.editMenu().say(st, text)
+	}
+}
+
+// sayAccount is say on a screen of the account, apart from say for the
+// reason updateScreen is apart from update.
+func (m *Model) sayAccount(st styleID, text string) {
+	switch m.screen {
 	case screenStats:
 		m.stats = ref(m.stats.say(st, text))
 	case screenBoard:
@@ -500,7 +533,5 @@ func (m *Model) say(st styleID, text string) {
 		m.rename = ref(m.rename.say(st, text))
 	case screenLink:
 		m.linking = ref(m.linking.say(st, text))
-	default:
-		m.menu = m.menu.say(st, text)
 	}
 }

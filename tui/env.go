@@ -16,8 +16,8 @@ type env struct {
 	solver Solver
 	games  Games
 	player Player
-	// renderer is the session's lipgloss renderer, for the few lipgloss
-	// styles left (the help bar, the name form's text input).
+	// renderer is the session's lipgloss renderer, for the lipgloss
+	// styles left: the name form's text input.
 	renderer *lipgloss.Renderer
 	// pal and gl are shared with every session of the same colour
 	// profile and character set: they are read-only.

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/lipgloss"
 )
 
 // KeyScheme is a set of movement keys.
@@ -196,7 +195,7 @@ func newHelpBar() *helpBar { return &helpBar{} }
 func (h *helpBar) forget() { h.key, h.out = "", "" }
 
 // view returns the help bar of bindings for a width, drawn with the
-// session's renderer and glyphs.
+// session's palette and glyphs.
 func (h *helpBar) view(e *env, bindings []key.Binding, width int) string {
 	// The key is built on the stack: comparing it with the last one
 	// allocates nothing, so a frame whose bar did not change costs no
@@ -220,50 +219,69 @@ func (h *helpBar) view(e *env, bindings []key.Binding, width int) string {
 
 // fit renders the enabled bindings that fit in width cells, followed by
 // the ellipsis when some did not, as help.Model's short help does with
-// the session's styles: a bold key, then its description and the
-// separators in grey. help.Model truncates by itself, but it adds the
-// item that overflows when the ellipsis would not fit after the one
-// before it; here items are dropped until the ellipsis fits. It does
-// not build a help.Model: at 4 KB, copied by value three times on the
-// way, it made the deepest stack of a session's goroutine.
+// the styles the bar always had: a bold key, then its description and
+// the separators in grey. help.Model truncates by itself, but it adds
+// the item that overflows when the ellipsis would not fit after the one
+// before it; here items are dropped until the ellipsis fits.
+//
+// It writes the escape sequences from the palette rather than through
+// help.Model and lipgloss, which make the same bytes (lipgloss ends a
+// style with "\x1b[0m") but copy a 4 KB help.Model by value on the way
+// and allocate for every item: the bar changes with most moves.
 func fit(e *env, bindings []key.Binding, width int) string {
 	sep, ell := e.gl.sep, e.gl.ell
 	sepW, tailW := cells(sep), 1+cells(ell)
-	shown := make([]key.Binding, 0, len(bindings))
-	widths := make([]int, 0, len(bindings))
+	widths := make([]int, 0, len(bindings)) // of the enabled items that fit
 	total, cutShort := 0, false
-	for _, b := range bindings {
-		if !b.Enabled() {
+	for _, kb := range bindings {
+		if !kb.Enabled() {
 			continue
 		}
-		w := cells(b.Help().Key) + 1 + cells(b.Help().Desc)
-		if len(shown) > 0 {
+		w := cells(kb.Help().Key) + 1 + cells(kb.Help().Desc)
+		if len(widths) > 0 {
 			w += sepW
 		}
 		if total+w > width {
 			cutShort = true
 			break
 		}
-		shown, widths, total = append(shown, b), append(widths, w), total+w
+		widths, total = append(widths, w), total+w
 	}
-	for cutShort && len(shown) > 0 && total+tailW > width {
+	for cutShort && len(widths) > 0 && total+tailW > width {
 		total -= widths[len(widths)-1]
-		shown, widths = shown[:len(shown)-1], widths[:len(widths)-1]
+		widths = widths[:len(widths)-1]
 	}
-	r := e.renderer
-	keyStyle := r.NewStyle().Bold(true).Inline(true)
-	desc := r.NewStyle().Foreground(lipgloss.Color("8")).Inline(true)
 	var b strings.Builder
-	for i, kb := range shown {
-		if i > 0 {
-			b.WriteString(desc.Render(sep))
+	n := 0
+	for _, kb := range bindings {
+		if n == len(widths) {
+			break
 		}
-		b.WriteString(keyStyle.Render(kb.Help().Key))
+		if !kb.Enabled() {
+			continue
+		}
+		if n > 0 {
+			lipglossStyle(&b, e.pal, sDesc, sep)
+		}
+		lipglossStyle(&b, e.pal, sKey, kb.Help().Key)
 		b.WriteByte(' ')
-		b.WriteString(desc.Render(kb.Help().Desc))
+		lipglossStyle(&b, e.pal, sDesc, kb.Help().Desc)
+		n++
 	}
 	if cutShort && total+tailW <= width {
-		b.WriteString(desc.Render(" " + ell))
+		lipglossStyle(&b, e.pal, sDesc, " "+ell)
 	}
 	return b.String()
+}
+
+// lipglossStyle writes s in style id as lipgloss renders an inline
+// style: the style's sequence, s, and a full reset.
+func lipglossStyle(b *strings.Builder, p *palette, id styleID, s string) {
+	if p.open[id] == "" {
+		b.WriteString(s)
+		return
+	}
+	b.WriteString(p.open[id])
+	b.WriteString(s)
+	b.WriteString("\x1b[0m")
 }

@@ -166,9 +166,9 @@ func (m *Menu) build() {
 	m.cur = min(m.cur, len(items)-1)
 }
 
-// shown lists the items when the menu shows and lets go of them when it
+// show lists the items when the menu shows and lets go of them when it
 // does not: a session at the table keeps no menu lines.
-func (m Menu) shown(showing bool) Menu {
+func (m *Menu) show(showing bool) {
 	switch {
 	case showing && m.items == nil:
 		m.build()
@@ -176,12 +176,17 @@ func (m Menu) shown(showing bool) Menu {
 		m.items = nil
 		m.bar.forget()
 	}
-	return m
 }
 
 // SetContinue sets what Continue returns to ("" removes the item) and
 // puts the cursor on it.
 func (m Menu) SetContinue(desc string) Menu {
+	m.setContinue(desc)
+	return m
+}
+
+// setContinue is SetContinue in place.
+func (m *Menu) setContinue(desc string) {
 	had := m.cont != ""
 	m.cont = desc
 	m.build()
@@ -190,7 +195,6 @@ func (m Menu) SetContinue(desc string) Menu {
 	} else if desc == "" && had && m.cur > 0 {
 		m.cur--
 	}
-	return m
 }
 
 // SetName sets the player's display name the menu shows.
@@ -212,14 +216,13 @@ func (m Menu) SetSize(w, h int) Menu {
 }
 
 // say sets the menu's message line.
-func (m Menu) say(st styleID, s string) Menu {
+func (m *Menu) say(st styleID, s string) {
 	m.msg, m.msgSt = s, st
-	return m
 }
 
 // Update handles keys and clicks.
 func (m Menu) Update(msg tea.Msg) (Menu, tea.Cmd) {
-	m = m.shown(true)
+	m.show(true)
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		switch {

@@ -62,7 +62,7 @@ func dash(g *glyphs) string {
 
 // View draws the menu or its form, exactly h lines.
 func (m Menu) View() string {
-	m = m.shown(true)
+	m.show(true)
 	var b strings.Builder
 	b.Grow(m.w * m.h)
 	pal := m.env.pal

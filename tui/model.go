@@ -73,9 +73,14 @@ type Model struct {
 	screen screen
 	back   screen // where help and confirmation return to
 
-	menu    Menu
-	table   Table
-	playing bool // a game is on the table
+	// menu and table are kept behind pointers, so that the copy of the
+	// model that every Update makes and Bubble Tea keeps is small. The
+	// menu is replaced, never changed in place; the table is copied by
+	// the first change in an Update (see tbl).
+	menu     *Menu
+	table    *Table // nil until the first game
+	ownTable bool   // table is this Update's own copy
+	playing  bool   // a game is on the table
 	// help and confirm are nil unless they show: they are built afresh
 	// each time.
 	help    *HelpScreen
@@ -157,11 +162,11 @@ func New(d Deps) Model {
 		w, h = 80, 24
 	}
 	m := Model{env: e, w: w, h: h, ids: map[int]string{}}
-	m.menu = newMenu(e, w, h)
+	m.menu = ref(newMenu(e, w, h))
 	if len(d.Args) > 0 {
 		spec, err := parseLink(d.Args)
 		if err != nil {
-			m.menu = m.menu.say(sErr, clean(err.Error(), 300))
+			m.editMenu().say(sErr, clean(err.Error(), 300))
 		} else {
 			m.link = &spec
 		}
@@ -173,6 +178,7 @@ func New(d Deps) Model {
 		m.start(*m.link)
 		m.link = nil
 	}
+	m.ownTable = false // Bubble Tea keeps this model: its table is shared from now on
 	return m
 }
 
@@ -203,7 +209,20 @@ type linkMsg struct{}
 // Update handles a message. It is pure: no clock, no I/O.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.handle(msg)
+	m.ownTable = false // the model returned shares its table with the next copy
 	return m, cmd
+}
+
+// tbl returns the table for this Update to change. The models Bubble
+// Tea holds share their table, so the first change in an Update copies
+// it; later ones change that copy.
+func (m *Model) tbl() *Table {
+	if !m.ownTable {
+		t := new(Table)
+		*t = *m.table
+		m.table, m.ownTable = t, true
+	}
+	return m.table
 }
 
 // handle is Update on the model in place: Update's copy of the model. The
@@ -224,13 +243,16 @@ func (m *Model) handle(msg tea.Msg) tea.Cmd {
 	}
 	cmd := m.update(msg)
 	m.dropHidden()
-	before := m.table.before
-	m.table.before = nil
-	if m.playing && m.table.Version() != m.saved {
-		m.saved = m.table.Version()
+	var before *Table
+	if m.table != nil && m.table.before != nil {
+		before = m.table.before
+		m.tbl().before = nil
+	}
+	if m.playing && m.table.version != m.saved {
+		m.saved = m.table.version
 		// A lost position is stored as playing: the player may still
 		// undo. It becomes lost for good when the player deals anew.
-		st := StatusOf(m.table.Status())
+		st := StatusOf(m.table.d.status)
 		if st == StatusLost {
 			st = StatusPlaying
 		}
@@ -306,16 +328,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.sayHeld(sWarn, text)
 		return nil
 	case ShutdownMsg:
-		text := clean(msg.Text, 200)
-		if text == "" {
-			text = "the server is shutting down"
-		}
-		m.table.say(sWarn, "%s", text)
-		m.menu = m.menu.say(sWarn, text)
-		m.say(sWarn, text)
-		m.sayHeld(sWarn, text)
-		m.quitting = true // the text says why; quit adds nothing to it
-		return m.quit()
+		return m.shutdown(msg)
 	case quitMsg:
 		return m.quit()
 	case GameTakenMsg:
@@ -325,25 +338,17 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case backMsg:
 		m.screen = screenMenu
-		m.menu = m.menu.SetContinue(m.continueNote())
+		m.setContinue()
 		return nil
 	case newDealMsg:
 		if !m.playing {
 			return nil
 		}
-		spec := dealSpec{rules: m.table.Game().Rules()}
+		spec := dealSpec{rules: m.table.game.Rules()}
 		spec.daily = spec.rules.Daily
 		return m.askStart(spec)
 	case helpMsg:
-		m.back = m.screen
-		var rules *engine.Rules
-		if m.playing {
-			r := m.table.Game().Rules()
-			rules = &r
-		}
-		km := NewTableKeyMap(m.menu.Scheme, m.env.gl)
-		m.help = ref(newHelpScreen(m.env, km, rules, m.w, m.h))
-		m.screen = screenHelp
+		m.openHelp()
 		return nil
 	case helpDoneMsg:
 		m.screen = m.back
@@ -360,25 +365,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.resumeGame()
 	case menuSettingsMsg:
 		if m.playing {
-			m.table = m.table.SetScheme(m.menu.Scheme)
+			m.setScheme()
 		}
 		return nil
 	case menuAccountMsg:
 		return m.openAccount(msg.kind)
-	case statsMsg:
-		if m.stats != nil {
-			m.stats = ref(m.stats.loaded(msg))
-		}
-		return nil
-	case boardMsg:
-		if m.board != nil {
-			m.board = ref(m.board.loaded(msg))
-		}
-		return nil
-	case linkCodeMsg:
-		if m.linking != nil {
-			m.linking = ref(m.linking.loaded(msg))
-		}
+	case statsMsg, boardMsg, linkCodeMsg:
+		m.accountLoaded(msg)
 		return nil
 	case renamedMsg:
 		m.renamed(msg)
@@ -388,15 +381,18 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	var event tea.Msg
 	switch m.screen {
 	case screenMenu:
-		m.menu, cmd = m.menu.Update(msg)
-		event, m.menu.event = m.menu.event, nil
+		event, cmd = m.updateMenu(msg)
 	case screenTable:
 		// A stored game keeps the table as it was before a move, to show
 		// until the move is stored (see hold).
-		m.table.wantBefore = m.hold == nil && m.env.persist()
-		cmd = m.table.update(msg)
-		m.table.wantBefore = false
-		event, m.table.event = m.table.event, nil
+		if m.table == nil {
+			break
+		}
+		t := m.tbl()
+		t.wantBefore = m.hold == nil && m.env.persist()
+		cmd = t.update(msg)
+		t.wantBefore = false
+		event, t.event = t.event, nil
 	case screenHelp, screenConfirm, screenStats, screenBoard, screenName, screenLink:
 		event, cmd = m.updateScreen(msg)
 	case screenDealing:
@@ -420,11 +416,65 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		switch msg.(type) {
 		case hintMsg, clockMsg:
 			if m.screen != screenTable {
-				m.table.update(msg)
+				m.tbl().update(msg)
 			}
 		}
 	}
 	return cmd
+}
+
+// The functions below handle messages apart from update, so that the
+// copies they make of a screen are on the stack only when the message
+// comes, not under every key (update's frame is all its temporaries).
+
+// shutdown says why the session ends, on every screen, and quits once
+// the last save is stored.
+func (m *Model) shutdown(msg ShutdownMsg) tea.Cmd {
+	text := clean(msg.Text, 200)
+	if text == "" {
+		text = "the server is shutting down"
+	}
+	if m.table != nil {
+		m.tbl().say(sWarn, "%s", text)
+	}
+	m.editMenu().say(sWarn, text)
+	m.say(sWarn, text)
+	m.sayHeld(sWarn, text)
+	m.quitting = true // the text says why; quit adds nothing to it
+	return m.quit()
+}
+
+// setContinue has the menu's Continue describe the game to go back to.
+func (m *Model) setContinue() {
+	m.editMenu().setContinue(m.continueNote())
+}
+
+// openHelp shows the help for the table's keys and, with a game, its
+// rules.
+func (m *Model) openHelp() {
+	m.back = m.screen
+	var rules *engine.Rules
+	if m.playing {
+		r := m.table.game.Rules()
+		rules = &r
+	}
+	km := NewTableKeyMap(m.menu.Scheme, m.env.gl)
+	m.help = ref(newHelpScreen(m.env, km, rules, m.w, m.h))
+	m.screen = screenHelp
+}
+
+// setScheme gives the table the menu's movement keys.
+func (m *Model) setScheme() {
+	m.tbl().setScheme(m.menu.Scheme)
+}
+
+// updateMenu passes a message to the menu and returns what the menu asks
+// of its owner.
+func (m *Model) updateMenu(msg tea.Msg) (event tea.Msg, cmd tea.Cmd) {
+	mn, cmd := m.menu.Update(msg)
+	event, mn.event = mn.event, nil
+	m.menu = &mn
+	return event, cmd
 }
 
 // updateScreen passes a message to a screen the model keeps behind a
@@ -464,9 +514,12 @@ func (m *Model) updateScreen(msg tea.Msg) (event tea.Msg, cmd tea.Cmd) {
 // resize lays every screen out for a new window size.
 func (m *Model) resize(w, h int) {
 	m.w, m.h = max(1, w), max(1, h)
-	m.menu = m.menu.SetSize(m.w, m.h)
-	if m.playing {
-		m.table = m.table.SetSize(m.w, m.h)
+	if m.menu.w != m.w || m.menu.h != m.h {
+		mn := m.editMenu()
+		mn.w, mn.h = m.w, m.h
+	}
+	if m.playing && (m.table.w != m.w || m.table.h != m.h) {
+		m.tbl().setSize(m.w, m.h)
 	}
 	if m.help != nil {
 		m.help = ref(m.help.SetSize(m.w, m.h))
@@ -477,12 +530,14 @@ func (m *Model) resize(w, h int) {
 	if m.stats != nil || m.board != nil || m.rename != nil || m.linking != nil {
 		m.resizeAccount()
 	}
-	if m.hold != nil {
+	if m.hold != nil && (m.hold.w != m.w || m.hold.h != m.h) {
 		// The held table is laid out again for the new size: it shows
 		// the stored position, so drawing it anew reveals nothing the
 		// store does not have yet, and the layout stays whole.
-		held := m.hold.SetSize(m.w, m.h)
-		m.hold = &held
+		held := new(Table)
+		*held = *m.hold
+		held.setSize(m.w, m.h)
+		m.hold = held
 	}
 }
 
@@ -516,8 +571,18 @@ func (m *Model) dropHidden() {
 		m.confirm = nil
 	}
 	if showing := m.screen == screenMenu; showing != (m.menu.items != nil) || !showing && m.menu.bar.out != "" {
-		m.menu = m.menu.shown(showing)
+		m.editMenu().show(showing)
 	}
+}
+
+// editMenu replaces the menu with a copy made on the heap and returns it
+// to change: the models Bubble Tea holds share the menu, and keep it as
+// it was.
+func (m *Model) editMenu() *Menu {
+	c := new(Menu)
+	*c = *m.menu
+	m.menu = c
+	return c
 }
 
 // ref returns a pointer to a copy of v. The model keeps the screens it
@@ -546,8 +611,10 @@ func (m *Model) quit() tea.Cmd {
 	}
 	if !m.quitting {
 		m.quitting = true
-		m.table.say(sInfo, "saving your game%s", m.env.gl.ell)
-		m.menu = m.menu.say(sInfo, "saving your game"+m.env.gl.ell)
+		if m.table != nil {
+			m.tbl().say(sInfo, "saving your game%s", m.env.gl.ell)
+		}
+		m.editMenu().say(sInfo, "saving your game"+m.env.gl.ell)
 		m.sayHeld(sInfo, "saving your game"+m.env.gl.ell)
 	}
 	return nil
@@ -556,10 +623,10 @@ func (m *Model) quit() tea.Cmd {
 // needs is the smallest window the current screen is readable in.
 func (m *Model) needs() (w, h int) {
 	if m.hold != nil {
-		return m.hold.Needs()
+		return m.hold.needs()
 	}
 	if m.screen == screenTable && m.playing {
-		return m.table.Needs()
+		return m.table.needs()
 	}
 	return minTableWidth, 16
 }
@@ -587,11 +654,13 @@ func (m *Model) view() string {
 		return tooSmall(m.w, m.h, w, h, m.env.gl)
 	}
 	if m.hold != nil {
-		return m.hold.View()
+		return m.hold.view()
 	}
 	switch m.screen {
 	case screenTable:
-		return m.table.View()
+		if m.table != nil {
+			return m.table.view()
+		}
 	case screenHelp, screenConfirm, screenStats, screenBoard, screenName, screenLink:
 		return m.viewScreen()
 	case screenDealing:
@@ -642,8 +711,8 @@ func centered(w, h int, msg, foot string) string {
 // continueNote describes the game Continue returns to, or "".
 func (m *Model) continueNote() string {
 	switch {
-	case m.playing && m.table.Status() != engine.Won:
-		g := m.table.Game()
+	case m.playing && m.table.d.status != engine.Won:
+		g := m.table.game
 		return fmt.Sprintf("%s%s%d %s", m.table.title, m.env.gl.sep, g.MovesMade(), plural(g.MovesMade(), "move", "moves"))
 	case m.resume != nil:
 		return m.storedTitle(*m.resume)
@@ -667,8 +736,8 @@ func (m *Model) storedTitle(sg SavedGame) string {
 func (m *Model) askStart(spec dealSpec) tea.Cmd {
 	var detail string
 	switch {
-	case m.playing && m.table.Status() == engine.Playing && m.table.Game().MovesMade() > 0:
-		g := m.table.Game()
+	case m.playing && m.table.d.status == engine.Playing && m.table.game.MovesMade() > 0:
+		g := m.table.game
 		detail = fmt.Sprintf("The game in progress (%s, %d %s) will be abandoned.", m.table.title, g.MovesMade(), plural(g.MovesMade(), "move", "moves"))
 	case !m.playing && m.resume != nil && m.resume.Record.Rules == spec.rules.ID() && !spec.daily:
 		detail = "Your unfinished game (" + m.storedTitle(*m.resume) + ") will be abandoned; Continue in the menu goes back to it."
@@ -676,7 +745,7 @@ func (m *Model) askStart(spec dealSpec) tea.Cmd {
 		return m.start(spec)
 	}
 	q := "Start a new " + spec.rules.Title() + " game?"
-	if m.playing && m.table.Game().Rules().ID() == spec.rules.ID() {
+	if m.playing && m.table.game.Rules().ID() == spec.rules.ID() {
 		q = "Start a new deal?"
 	}
 	m.back = m.screen
@@ -689,9 +758,9 @@ func (m *Model) askStart(spec dealSpec) tea.Cmd {
 // new or daily deal (the clock and the solver live outside Update).
 func (m *Model) start(spec dealSpec) tea.Cmd {
 	var cmds []tea.Cmd
-	if m.playing && m.table.Status() != engine.Won && m.table.Game().MovesMade() > 0 {
+	if m.playing && m.table.d.status != engine.Won && m.table.game.MovesMade() > 0 {
 		st := StatusAbandoned
-		if m.table.Status() == engine.Lost {
+		if m.table.d.status == engine.Lost {
 			st = StatusLost
 		}
 		cmds = append(cmds, m.queueSave(st))
@@ -700,7 +769,9 @@ func (m *Model) start(spec dealSpec) tea.Cmd {
 		cmds = append(cmds, m.abandonStored(*m.resume))
 		m.resume = nil
 	}
-	m.menu = m.menu.SetRules(spec.rules)
+	if m.menu.rules != spec.rules {
+		m.editMenu().rules = spec.rules
+	}
 	winnable := m.menu.Winnable && m.env.solver != nil
 	if !spec.hasNumber && !spec.daily && !winnable && !m.seed.IsZero() {
 		spec.number, spec.hasNumber = dealFromClock(m.seed.Add(time.Duration(m.dealCount))), true
@@ -709,7 +780,7 @@ func (m *Model) start(spec dealSpec) tea.Cmd {
 	if spec.hasNumber {
 		g, err := engine.NewNumbered(spec.rules, spec.number)
 		if err != nil {
-			m.menu = m.menu.say(sErr, clean(err.Error(), 200))
+			m.editMenu().say(sErr, clean(err.Error(), 200))
 			m.screen = screenMenu
 			return tea.Batch(cmds...)
 		}
@@ -770,13 +841,14 @@ func (m *Model) dealt(msg dealtMsg) tea.Cmd {
 	g, err := engine.NewNumbered(msg.spec.rules, msg.number)
 	if err != nil {
 		m.screen = screenMenu
-		m.menu = m.menu.say(sErr, clean(err.Error(), 200))
+		m.editMenu().say(sErr, clean(err.Error(), 200))
 		return nil
 	}
 	m.seat(g, msg.day, msg.now, 0, "")
-	m.table.since = msg.now
+	t := m.tbl()
+	t.since = msg.now
 	if msg.note != "" {
-		m.table.say(sInfo, "%s", msg.note)
+		t.say(sInfo, "%s", msg.note)
 	}
 	return nil
 }
@@ -791,12 +863,14 @@ func (m *Model) seat(g *engine.Game, day string, started time.Time, played time.
 		m.ids[m.token] = id
 	}
 	title := titleOf(g.Rules(), g.Deal(), day, m.env.gl.sep)
-	m.table = newTable(m.env, m.menu.Scheme, g, m.token, title, played, m.w, m.h)
-	m.saved = m.table.Version()
+	m.table, m.ownTable = newTable(m.env, m.menu.Scheme, g, m.token, title, played, m.w, m.h), true
+	m.saved = m.table.version
 	m.playing = true
 	m.resume = nil
 	m.screen = screenTable
-	m.menu = m.menu.SetRules(g.Rules())
+	if m.menu.rules != g.Rules() {
+		m.editMenu().rules = g.Rules()
+	}
 }
 
 // loaded takes the player's unfinished games: the newest becomes the
@@ -805,7 +879,7 @@ func (m *Model) loaded(msg unfinishedMsg) tea.Cmd {
 	m.loading = false
 	m.unfinished = msg.games
 	if msg.err != nil {
-		m.menu = m.menu.say(sWarn, clean("could not load your games: "+msg.err.Error(), 200))
+		m.editMenu().say(sWarn, clean("could not load your games: "+msg.err.Error(), 200))
 	}
 	if m.link != nil {
 		spec := *m.link
@@ -823,7 +897,7 @@ func (m *Model) loaded(msg unfinishedMsg) tea.Cmd {
 	}
 	if len(msg.games) > 0 && !m.playing {
 		m.resume = &msg.games[0]
-		m.menu = m.menu.SetContinue(m.continueNote())
+		m.editMenu().setContinue(m.continueNote())
 	}
 	return nil
 }
@@ -870,11 +944,13 @@ func (m *Model) resumed(msg resumedMsg) tea.Cmd {
 	}
 	if err != nil {
 		m.screen = screenMenu
-		m.menu = m.menu.SetContinue("").say(sErr, clean("could not restore your game: "+err.Error(), 200))
+		mn := m.editMenu()
+		mn.setContinue("")
+		mn.say(sErr, clean("could not restore your game: "+err.Error(), 200))
 		return nil
 	}
 	sg := msg.game
 	m.seat(g, sg.Daily, sg.Started, sg.Played, sg.ID)
-	m.table.say(sInfo, "welcome back: your game is as you left it (undo goes back to the start)")
+	m.tbl().say(sInfo, "welcome back: your game is as you left it (undo goes back to the start)")
 	return m.env.readClock(m.token, clockStart)
 }

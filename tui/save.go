@@ -15,8 +15,8 @@ func (m *Model) queueSave(status string) tea.Cmd {
 	if !m.env.persist() || !m.playing {
 		return nil
 	}
-	t := &m.table
-	g := t.Game()
+	t := m.table
+	g := t.game
 	ps := pendingSave{
 		token: m.token,
 		game: SavedGame{
@@ -93,9 +93,9 @@ func (m *Model) savedReply(msg savedMsg) tea.Cmd {
 	if msg.err != nil {
 		text := clean("not saved: "+msg.err.Error()+" (your game goes on; the next move saves again)", 200)
 		if msg.token == m.token && m.screen == screenTable {
-			m.table.say(sWarn, "%s", text)
+			m.tbl().say(sWarn, "%s", text)
 		} else {
-			m.menu = m.menu.say(sWarn, text)
+			m.editMenu().say(sWarn, text)
 		}
 	} else if msg.id != "" {
 		m.ids[msg.token] = msg.id
@@ -142,7 +142,9 @@ func (m *Model) dropGame() {
 	m.playing = false
 	m.saved = 0
 	m.screen = screenMenu
-	m.menu = m.menu.SetContinue("").say(sWarn, "your game continues in another session")
+	mn := m.editMenu()
+	mn.setContinue("")
+	mn.say(sWarn, "your game continues in another session")
 }
 
 // abandonStored queues the save that abandons a stored game the player

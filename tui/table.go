@@ -76,9 +76,6 @@ type Table struct {
 	env   *env
 	bar   *helpBar
 	cache *viewCache
-	// grid is the grid a frame is drawn in, set in View's copy of the
-	// table for the time of the frame; nil otherwise.
-	grid *grid
 	// event is what the table asks of its owner after an Update (the
 	// menu, help, a new deal); the owner takes it at once.
 	event tea.Msg
@@ -114,9 +111,10 @@ type Table struct {
 }
 
 // newTable sets a game on the table. token must differ from that of any
-// earlier game of the session.
-func newTable(e *env, scheme KeyScheme, g *engine.Game, token int, title string, played time.Duration, w, h int) Table {
-	t := Table{
+// earlier game of the session. The table is made on the heap at once,
+// where its owner keeps it.
+func newTable(e *env, scheme KeyScheme, g *engine.Game, token int, title string, played time.Duration, w, h int) *Table {
+	t := &Table{
 		Keys:   NewTableKeyMap(scheme, e.gl),
 		env:    e,
 		bar:    newHelpBar(),
@@ -160,8 +158,7 @@ func (t Table) Played(now time.Time) time.Duration {
 // every change of the game; the owner takes the copy after the Update.
 func (t *Table) keepBefore() {
 	if t.wantBefore && t.before == nil {
-		f := t.frozen()
-		t.before = &f
+		t.before = t.frozen()
 	}
 }
 
@@ -169,31 +166,49 @@ func (t *Table) keepBefore() {
 // as it is: its own game and its own copies of the slices the table
 // reuses. It shares the view cache, which checks every line it keeps
 // against what it draws.
-func (t Table) frozen() Table {
-	t.game = t.game.Clone()
-	t.d.targets = slices.Clone(t.d.targets)
-	t.d.legalMoves = slices.Clone(t.d.legalMoves)
-	t.prompt.value = slices.Clone(t.prompt.value)
-	t.wantBefore, t.before, t.event = false, nil, nil
-	return t
+//
+// The copy is made on the heap at once: a Table is 1.7 KB, and copies
+// by value on the way would sit in the frame of every move.
+func (t *Table) frozen() *Table {
+	f := new(Table)
+	*f = *t
+	f.game = f.game.Clone()
+	f.d.targets = slices.Clone(f.d.targets)
+	f.d.legalMoves = slices.Clone(f.d.legalMoves)
+	f.prompt.value = slices.Clone(f.prompt.value)
+	f.wantBefore, f.before, f.event = false, nil, nil
+	return f
 }
 
 // SetSize lays the table out for a window size.
 func (t Table) SetSize(w, h int) Table {
-	t.w, t.h = w, h
-	t.lay = newLayout(w, h, t.game.Rows(), t.game.Piles(), t.env.gl.unicode)
-	t.refreshTargets()
+	t.setSize(w, h)
 	return t
 }
 
+// setSize is SetSize in place.
+func (t *Table) setSize(w, h int) {
+	t.w, t.h = w, h
+	t.lay = newLayout(w, h, t.game.Rows(), t.game.Piles(), t.env.gl.unicode)
+	t.refreshTargets()
+}
+
 // Needs is the smallest window the table fits.
-func (t Table) Needs() (w, h int) { return tableNeeds(t.game.Rows(), t.game.Piles()) }
+func (t Table) Needs() (w, h int) { return t.needs() }
+
+// needs is Needs without copying the table.
+func (t *Table) needs() (w, h int) { return tableNeeds(t.game.Rows(), t.game.Piles()) }
 
 // SetScheme changes the movement keys.
 func (t Table) SetScheme(s KeyScheme) Table {
+	t.setScheme(s)
+	return t
+}
+
+// setScheme is SetScheme in place.
+func (t *Table) setScheme(s KeyScheme) {
 	t.Keys = NewTableKeyMap(s, t.env.gl)
 	t.updateKeys()
-	return t
 }
 
 // say sets the message line.
@@ -254,7 +269,7 @@ func (t *Table) update(msg tea.Msg) tea.Cmd {
 
 // updateKey handles a key while the prompt is closed.
 func (t *Table) updateKey(k tea.KeyMsg) tea.Cmd {
-	km := t.Keys
+	km := &t.Keys
 	switch {
 	case key.Matches(k, km.Quit):
 		t.event = quitMsg{}

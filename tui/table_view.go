@@ -11,11 +11,13 @@ import (
 // View draws the table: header, board, message line and help bar, exactly
 // as many lines as the window is high. A cursor move changes only the lines
 // of the two cards involved, so the line renderer sends little.
-func (t Table) View() string {
+func (t Table) View() string { return t.view() }
+
+// view is View without copying the table.
+func (t *Table) view() string {
 	l := &t.lay
 	gr := getGrid(l.boardW, l.boardH)
-	t.grid = gr // this copy's, for the frame only
-	t.drawBoard()
+	t.drawBoard(gr)
 	vc := t.cache
 	if k := (headerKey{t.version, t.w}); k != vc.headerKey || vc.header == "" {
 		var hb strings.Builder
@@ -103,10 +105,9 @@ func (t *Table) writeHeader(b *strings.Builder) {
 }
 
 // drawBoard draws the pyramid, the piles and, after a win, the panel.
-func (t *Table) drawBoard() {
+func (t *Table) drawBoard(gr *grid) {
 	l := &t.lay
 	d := &t.d
-	gr := t.grid
 	n := t.game.Rules().PyramidSize()
 	for s := range n {
 		if !d.present[s] {
@@ -119,7 +120,7 @@ func (t *Table) drawBoard() {
 		if t.covered(p) {
 			rows = l.geo.rowStep
 		}
-		t.drawCard(x, y, c, true, p, d.target[s], rows)
+		t.drawCard(gr, x, y, c, true, p, d.target[s], rows)
 	}
 	pal := sDim
 	gr.text(l.stockLbl, l.labelLine, "stock", pal)
@@ -127,23 +128,23 @@ func (t *Table) drawBoard() {
 	gr.text(l.wasteLbl, l.labelLine, "waste", pal)
 	switch {
 	case t.game.Rules().StockOpen && d.stockHas:
-		t.drawCard(l.stockX, l.pileY, d.stockTop, true, engine.Stock, t.isTarget(engine.Stock), l.geo.cardH)
+		t.drawCard(gr, l.stockX, l.pileY, d.stockTop, true, engine.Stock, t.isTarget(engine.Stock), l.geo.cardH)
 	case d.stockN > 0:
-		t.drawCard(l.stockX, l.pileY, 0, false, engine.Stock, true, l.geo.cardH)
+		t.drawCard(gr, l.stockX, l.pileY, 0, false, engine.Stock, true, l.geo.cardH)
 	default:
-		t.drawEmpty(l.stockX, l.pileY, engine.Stock)
+		t.drawEmpty(gr, l.stockX, l.pileY, engine.Stock)
 	}
 	for i := range t.game.Piles() {
 		p := t.game.WastePlace(i)
 		x, y := l.placePos(p)
 		if d.wasteHas[i] {
-			t.drawCard(x, y, d.waste[i], true, p, true, l.geo.cardH)
+			t.drawCard(gr, x, y, d.waste[i], true, p, true, l.geo.cardH)
 		} else {
-			t.drawEmpty(x, y, p)
+			t.drawEmpty(gr, x, y, p)
 		}
 	}
 	if d.status == engine.Won {
-		t.drawWinPanel()
+		t.drawWinPanel(gr)
 	}
 }
 
@@ -173,8 +174,7 @@ func (t *Table) look(p engine.Place, avail bool) (styleID, [2]rune) {
 
 // drawCard draws a card face up or down at board position (x, y), its top
 // rows only when cards below hide the rest.
-func (t *Table) drawCard(x, y int, c engine.Card, faceUp bool, p engine.Place, avail bool, rows int) {
-	gr := t.grid
+func (t *Table) drawCard(gr *grid, x, y int, c engine.Card, faceUp bool, p engine.Place, avail bool, rows int) {
 	geo := t.lay.geo
 	base, marks := t.look(p, avail)
 	face := t.env.gl.faces[c]
@@ -207,7 +207,7 @@ func (t *Table) drawCard(x, y int, c engine.Card, faceUp bool, p engine.Place, a
 	if base == sCovBlack {
 		frame = sCovBlack
 	}
-	t.drawBox(x, y, rows, t.env.gl.box, frame, sPlain)
+	t.drawBox(gr, x, y, rows, t.env.gl.box, frame, sPlain)
 	if rows < 2 {
 		return
 	}
@@ -255,8 +255,7 @@ func (t *Table) drawCard(x, y int, c engine.Card, faceUp bool, p engine.Place, a
 
 // drawBox draws the frame of a boxed card (its first rows rows) and
 // blanks its inside.
-func (t *Table) drawBox(x, y, rows int, box [6]rune, frame, inner styleID) {
-	gr := t.grid
+func (t *Table) drawBox(gr *grid, x, y, rows int, box [6]rune, frame, inner styleID) {
 	w, h := t.lay.geo.cardW, t.lay.geo.cardH
 	for j := 0; j < rows && j < h; j++ {
 		switch j {
@@ -277,8 +276,7 @@ func (t *Table) drawBox(x, y, rows int, box [6]rune, frame, inner styleID) {
 }
 
 // drawEmpty draws an empty pile, marked when the cursor is on it.
-func (t *Table) drawEmpty(x, y int, p engine.Place) {
-	gr := t.grid
+func (t *Table) drawEmpty(gr *grid, x, y int, p engine.Place) {
 	geo := t.lay.geo
 	base, marks := t.look(p, true)
 	lit := base == sCurBlack || base == sHintBlack
@@ -293,7 +291,7 @@ func (t *Table) drawEmpty(x, y int, p engine.Place) {
 		gr.set(x+4, y, marks[1], st)
 		return
 	}
-	t.drawBox(x, y, geo.cardH, t.env.gl.box, sDim, sPlain)
+	t.drawBox(gr, x, y, geo.cardH, t.env.gl.box, sDim, sPlain)
 	if lit {
 		gr.fill(x, y+1, geo.cardW, 1, ' ', st)
 		gr.set(x, y+1, marks[0], st)
@@ -303,7 +301,7 @@ func (t *Table) drawEmpty(x, y int, p engine.Place) {
 
 // drawWinPanel draws the end-of-game panel over the empty pyramid: time,
 // moves, passes used, and how to go on.
-func (t *Table) drawWinPanel() {
+func (t *Table) drawWinPanel(gr *grid) {
 	l := &t.lay
 	g := t.game
 	gl := t.env.gl
@@ -331,9 +329,8 @@ func (t *Table) drawWinPanel() {
 	x := (l.boardW - w) / 2
 	pyrH := l.pileY - 1
 	y := max(0, (pyrH-h)/2)
-	t.grid.fill(x, y, w, h, ' ', sPlain)
+	gr.fill(x, y, w, h, ' ', sPlain)
 	box := gl.panel
-	gr := t.grid
 	gr.set(x, y, box[0], sTitle)
 	gr.set(x+w-1, y, box[1], sTitle)
 	gr.set(x, y+h-1, box[2], sTitle)
