@@ -49,10 +49,10 @@ func (m smove) move() Move {
 	return PairMove(m.pa, m.pb)
 }
 
-var (
-	drawSmove   = smove{kind: Draw, a: -1, b: -1, pa: NoPlace, pb: NoPlace}
-	redealSmove = smove{kind: Redeal, a: -1, b: -1, pa: NoPlace, pb: NoPlace}
-)
+// advanceMove returns the solver move of a draw or a redeal.
+func advanceMove(kind MoveKind) smove {
+	return smove{kind: kind, a: -1, b: -1, pa: NoPlace, pb: NoPlace}
+}
 
 // overlapPair is a pair the overlap rule may allow: slot s with its
 // coverer c, when other (s's other coverer) is gone and c is free.

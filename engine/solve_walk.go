@@ -79,12 +79,12 @@ func (s *solver) layer(p *pos) bool {
 			if int(p.b) == s.nStk {
 				break
 			}
-			s.advance(p, drawSmove)
+			s.advance(p, advanceMove(Draw))
 		}
 		if stop != noStop || !s.canRedeal(p) {
 			return false // what follows was searched before, or nothing does
 		}
-		s.advance(p, redealSmove)
+		s.advance(p, advanceMove(Redeal))
 	}
 	k := s.layerKey(p)
 	if s.passes == 0 { // three piles: the stock cycles
@@ -100,9 +100,9 @@ func (s *solver) layer(p *pos) bool {
 			}
 			switch {
 			case int(p.b) < s.nStk:
-				s.advance(p, drawSmove)
+				s.advance(p, advanceMove(Draw))
 			case s.canRedeal(p):
-				s.advance(p, redealSmove)
+				s.advance(p, advanceMove(Redeal))
 			default:
 				return false
 			}
@@ -122,9 +122,9 @@ func (s *solver) layer(p *pos) bool {
 		}
 		switch {
 		case int(p.b) < s.nStk:
-			s.advance(p, drawSmove)
+			s.advance(p, advanceMove(Draw))
 		case s.canRedeal(p):
-			s.advance(p, redealSmove)
+			s.advance(p, advanceMove(Redeal))
 		default:
 			return false
 		}
