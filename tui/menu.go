@@ -98,7 +98,7 @@ type Menu struct {
 	// trip through a command.
 	event tea.Msg
 	// items are the lines of the list, nil while the menu does not show
-	// (see shown).
+	// (see show).
 	items []menuItem
 	cur   int
 	mode  menuMode
@@ -129,7 +129,7 @@ func newMenu(e *env, w, h int) Menu {
 		w:      w,
 		h:      h,
 	}
-	// The items are listed when the menu first shows (see shown): the
+	// The items are listed when the menu first shows (see show): the
 	// model New returns, which Bubble Tea keeps for the whole session,
 	// then holds none.
 	return m
