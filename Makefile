@@ -36,3 +36,11 @@ golden:
 # too when PYRAMID_TEST_DATABASE_URL is set); more: CRASHFLAGS='-crash.kills=200 -crash.seed=N'
 crash:
 	$(GO) test -count=1 -run '^TestCrashSafety$$' -v ./cmd/pyramid/ $(CRASHFLAGS)
+
+.PHONY: solver-long bench-solver
+# solver-long: all 1,500 published deals, the six published win rates, 200
+# double deals and the long brute-force check (about 3 minutes).
+solver-long:
+	$(GO) test -count=1 -timeout 60m -run 'TestSolve(MSCAll|WinRates|Double|BruteForce)$$' ./engine/ -args -solver.long
+bench-solver:
+	$(GO) test -run '^$$' -bench 'Solve(MSC|Double)$$' -benchtime 1x -timeout 30m ./engine/

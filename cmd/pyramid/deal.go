@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"time"
@@ -13,7 +14,7 @@ func runDeal(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("deal", "--rules SPEC (--seed N | --daily YYYY-MM-DD)", stderr)
 	spec := fs.String("rules", "classic", "rule `SPEC` (only the deck count matters for the deal)")
 	seed := fs.String("seed", "", "deal `N`umber")
-	daily := fs.String("daily", "", "the daily deal of a UTC `date` (YYYY-MM-DD)")
+	daily := fs.String("daily", "", "the daily deal of a UTC `date` (YYYY-MM-DD): the first deal from the date's number the solver proves winnable")
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
@@ -33,8 +34,12 @@ func runDeal(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		day, err = time.Parse(time.DateOnly, *daily)
 		if err != nil {
 			err = fmt.Errorf("bad date %q: want YYYY-MM-DD", *daily)
+			break
 		}
-		n = engine.DailyNumber(day)
+		// The daily deal is the first deal at or after the date's number
+		// that the solver proves winnable, with the budget every server
+		// uses, so this prints the deal the arcade deals that day.
+		n, err = engine.DailyDeal(context.Background(), r, day, engine.DefaultBudget)
 	default:
 		err = fmt.Errorf("give --seed N or --daily YYYY-MM-DD")
 	}
