@@ -225,9 +225,10 @@ func (h *helpBar) view(e *env, bindings []key.Binding, width int) string {
 // before it; here items are dropped until the ellipsis fits.
 //
 // It writes the escape sequences from the palette rather than through
-// help.Model and lipgloss, which make the same bytes (lipgloss ends a
-// style with "\x1b[0m") but copy a 4 KB help.Model by value on the way
-// and allocate for every item: the bar changes with most moves.
+// help.Model and lipgloss, which make the same bytes for the bar's texts
+// (no tabs, no line breaks; lipgloss ends a style with "\x1b[0m") but
+// copy a 4 KB help.Model by value on the way and allocate for every
+// item: the bar changes with most moves.
 func fit(e *env, bindings []key.Binding, width int) string {
 	sep, ell := e.gl.sep, e.gl.ell
 	sepW, tailW := cells(sep), 1+cells(ell)
