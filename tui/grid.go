@@ -27,13 +27,34 @@ type grid struct {
 	// spans are the columns of each line that were drawn on: the cells
 	// outside a line's span are blanks, which appendLine need not look at.
 	spans []span
-	// out is the frame's text.
+	// out is the text of the frame being written, at says where each
+	// board line is in it, and pal is the palette it is written in.
 	out []byte
+	at  []lineAt
+	pal *palette
+
+	// The last frame drawn in this grid, whichever session drew it: its
+	// cells, its text and where its board lines are in it, its size and
+	// palette. A line's text depends on its cells and the palette alone,
+	// so a line whose cells are the same is copied from there rather
+	// than written again (a redraw of an unchanged board, the lines a
+	// cursor move leaves alone). A frame and the last one trade buffers,
+	// so keeping it costs no copy.
+	last         []cell
+	lastOut      []byte
+	lastAt       []lineAt
+	lastPal      *palette
+	lastW, lastH int
 }
 
+// lineAt is where a board line's text is in a frame's text; end < 0 for
+// a line the frame did not write.
+type lineAt struct{ start, end int }
+
 // gridPool holds the grids of the frames being drawn, shared by every
-// session. Its grids hold nothing from one frame to the next: every View
-// resets the cells it draws.
+// session. A grid keeps its last frame, whichever session drew it, only
+// to copy the lines that come out the same; every View resets the cells
+// it draws.
 var gridPool = sync.Pool{New: func() any { return new(grid) }}
 
 // maxPooledFrame is the largest frame buffer given back to gridPool; a
@@ -47,12 +68,16 @@ func getGrid(w, h int) *grid {
 	return g
 }
 
-// putGrid gives a grid back once its frame is written.
+// putGrid gives a grid back once its frame, out, is written: the frame
+// becomes the grid's last one.
 func putGrid(g *grid) {
-	if cap(g.out) > maxPooledFrame {
-		g.out = nil
+	g.cells, g.last = g.last, g.cells
+	g.out, g.lastOut = g.lastOut[:0], g.out
+	g.at, g.lastAt = g.lastAt, g.at
+	g.lastPal, g.lastW, g.lastH = g.pal, g.w, g.h
+	if cap(g.lastOut) > maxPooledFrame {
+		g.lastOut, g.lastPal = nil, nil
 	}
-	g.out = g.out[:0]
 	gridPool.Put(g)
 }
 
@@ -96,6 +121,10 @@ func (g *grid) reset(w, h int) {
 	g.spans = g.spans[:h]
 	for i := range g.spans {
 		g.spans[i] = span{lo: int32(w)}
+	}
+	g.at = slices.Grow(g.at[:0], h)[:h]
+	for i := range g.at {
+		g.at[i] = lineAt{end: -1}
 	}
 }
 
@@ -148,6 +177,24 @@ func (g *grid) fill(x, y, w, h int, r rune, st styleID) {
 	for j := y; j < y+h; j++ {
 		g.hline(x, j, w, r, st)
 	}
+}
+
+// line appends line y of the grid to buf in palette p, as appendLine
+// does, copying the last frame's text of the line when its cells were
+// the same. buf is the frame's text: the grid notes where the line is in
+// it, for the next frame.
+func (g *grid) line(buf []byte, p *palette, y int) []byte {
+	g.pal = p
+	start := len(buf)
+	row := g.cells[y*g.w : (y+1)*g.w]
+	if p == g.lastPal && g.w == g.lastW && g.h == g.lastH && g.lastAt[y].end >= 0 &&
+		slices.Equal(row, g.last[y*g.w:(y+1)*g.w]) {
+		buf = append(buf, g.lastOut[g.lastAt[y].start:g.lastAt[y].end]...)
+	} else {
+		buf = g.appendLine(buf, p, y)
+	}
+	g.at[y] = lineAt{start, len(buf)}
+	return buf
 }
 
 // appendLine appends line y of the grid to buf, with its styles, trailing

@@ -33,7 +33,7 @@ func (t *Table) view() string {
 		start := len(buf)
 		buf = appendBlanks(buf, l.boardX)
 		margin := len(buf)
-		if buf = gr.appendLine(buf, t.env.pal, j); len(buf) == margin {
+		if buf = gr.line(buf, t.env.pal, j); len(buf) == margin {
 			buf = buf[:start] // a blank line needs no margin
 		}
 		buf = append(buf, '\n')
