@@ -336,7 +336,9 @@ func (t *Table) updatePrompt(k tea.KeyMsg) tea.Cmd {
 		line := t.prompt.Value()
 		t.prompt = t.prompt.Remember(strings.TrimSpace(line)).Reset()
 		t.promptOpen = false
-		return t.playLine(line)
+		cmd := t.playLine(line)
+		t.updateKeys() // the keys the prompt disabled, whether or not a move was played
+		return cmd
 	}
 	var cmd tea.Cmd
 	t.prompt, cmd = t.prompt.Update(k)
