@@ -39,6 +39,7 @@ type Config struct {
 // App implements server.App.
 type App struct {
 	cfg Config
+	hub *hub
 }
 
 var _ server.App = (*App)(nil)
@@ -57,7 +58,7 @@ func New(cfg Config) *App {
 	if cfg.Connect == "" {
 		cfg.Connect = "ssh -p 23234 HOST"
 	}
-	return &App{cfg: cfg}
+	return &App{cfg: cfg, hub: newHub()}
 }
 
 // errBanned is what a banned player is told.
@@ -119,7 +120,13 @@ func (a *App) Model(s *server.Session) tea.Model {
 		Connect:   a.cfg.Connect,
 	}
 	if saved {
-		deps.Games = &games{st: a.cfg.Store, owner: sessionToken()}
+		in := a.hub.join(p.ID)
+		go func() {
+			<-s.Context().Done()
+			a.hub.leave(in)
+		}()
+		deps.Inbox = in.ch
+		deps.Games = &games{st: a.cfg.Store, owner: sessionToken(), hub: a.hub, self: in}
 		deps.Account = &account{st: a.cfg.Store, now: a.cfg.Now, player: p.ID}
 	}
 	m := tui.New(deps)

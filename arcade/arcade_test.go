@@ -321,3 +321,41 @@ func TestAccountAdapter(t *testing.T) {
 		t.Fatalf("link code: %q %v %v", code, expires, err)
 	}
 }
+
+// TestTakeoverTellsTheOtherSession: when a session resumes a game another
+// session of the player is playing, that session is told at once.
+func TestTakeoverTellsTheOtherSession(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	key := sshtest.NewKey(t)
+	p, _, _ := f.st.GetOrCreatePlayer(ctx, gossh.FingerprintSHA256(key.PublicKey()), "ann")
+	inA, inB := f.app.hub.join(p.ID), f.app.hub.join(p.ID)
+	a := &games{st: f.st, owner: "a", hub: f.app.hub, self: inA}
+	b := &games{st: f.st, owner: "b", hub: f.app.hub, self: inB}
+	id, err := a.Save(ctx, p.ID, tui.SavedGame{Record: engine.Record{Rules: "classic", Deal: 42, Moves: []string{"d"}}, Status: tui.StatusPlaying})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Resume(ctx, p.ID, id); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case msg := <-inA.ch:
+		if msg != (tui.GameTakenMsg{ID: id}) {
+			t.Fatalf("session A got %v", msg)
+		}
+	default:
+		t.Fatal("session A was not told that B took its game")
+	}
+	if len(inB.ch) != 0 {
+		t.Fatal("the session that took the game was told too")
+	}
+	// Starting another game of the same rules abandons the old one, and
+	// tells whoever still shows it.
+	if _, err := a.Save(ctx, p.ID, tui.SavedGame{Record: engine.Record{Rules: "classic", Deal: 7}, Status: tui.StatusPlaying}); err != nil {
+		t.Fatal(err)
+	}
+	if msg := <-inB.ch; msg != (tui.GameTakenMsg{ID: id}) {
+		t.Fatalf("session B got %v", msg)
+	}
+}

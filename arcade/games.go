@@ -17,6 +17,16 @@ import (
 type games struct {
 	st    store.Store
 	owner string // this session's token: the store refuses writes of games another session took over
+	hub   *hub   // to tell the player's other sessions when this one takes a game from them
+	self  *inbox // this session in the hub; nil: tell nobody
+}
+
+// taken tells the player's other sessions on this server that this
+// session took a game from them.
+func (g *games) taken(id int64) {
+	if g.hub != nil && g.self != nil {
+		g.hub.tell(g.self, tui.GameTakenMsg{ID: strconv.FormatInt(id, 10)})
+	}
 }
 
 var _ tui.Games = (*games)(nil)
@@ -46,6 +56,7 @@ func (g *games) Resume(ctx context.Context, player, id string) (tui.SavedGame, e
 	if err != nil {
 		return tui.SavedGame{}, fmt.Errorf("resume game %d: %w", n, err)
 	}
+	g.taken(n)
 	return savedGame(sg), nil
 }
 
@@ -121,6 +132,7 @@ func (g *games) abandon(ctx context.Context, player, rulesID string) error {
 		if err != nil {
 			return fmt.Errorf("abandon game %d: %w", old.ID, err)
 		}
+		g.taken(old.ID)
 		st := claimed.State
 		st.Status = store.StatusAbandoned
 		var res *store.Result

@@ -62,6 +62,10 @@ type Deps struct {
 	// model sees it, e.g. the server's own shutdown message to ShutdownMsg.
 	// It must be pure and fast: it runs inside Update.
 	Translate func(tea.Msg) tea.Msg
+	// Inbox, when not nil, carries messages from the server to this
+	// session (GameTakenMsg, NoticeMsg, …) without blocking the sender:
+	// the model reads it in a tea.Cmd until Context ends.
+	Inbox <-chan tea.Msg
 	// Account, when not nil, gives a player with a key (not a guest) the
 	// menu's Stats, Daily board, Change name and Link another key. Nil
 	// hides them.

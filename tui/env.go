@@ -29,6 +29,30 @@ type env struct {
 	account Account
 	// connect is how players connect (Deps.Connect).
 	connect string
+	// inbox carries messages from the server (Deps.Inbox), or is nil.
+	inbox <-chan tea.Msg
+}
+
+// inboxMsg is a message that came through the inbox.
+type inboxMsg struct{ msg tea.Msg }
+
+// waitInbox returns the command that waits for the next inbox message, or
+// nil without an inbox. It gives up when the session ends.
+func (e *env) waitInbox() tea.Cmd {
+	if e.inbox == nil {
+		return nil
+	}
+	in, ctx := e.inbox, e.ctx
+	return func() tea.Msg {
+		select {
+		case msg, ok := <-in:
+			if ok {
+				return inboxMsg{msg}
+			}
+		case <-ctx.Done():
+		}
+		return nil
+	}
 }
 
 // Time limits of the calls made in tea.Cmds.

@@ -150,6 +150,7 @@ func New(d Deps) Model {
 		translate: d.Translate,
 		account:   d.Account,
 		connect:   d.Connect,
+		inbox:     d.Inbox,
 	}
 	if e.now == nil {
 		e.now = time.Now
@@ -185,7 +186,7 @@ func New(d Deps) Model {
 // Init loads the player's unfinished games, starts the deep-linked game
 // and reads the clock for a game dealt in New.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.env.readClock(0, clockSeed)}
+	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.waitInbox()}
 	if m.loading {
 		games, player, ctx := m.env.games, m.env.player.ID, m.env.ctx
 		cmds = append(cmds, func() tea.Msg {
@@ -231,6 +232,9 @@ func (m *Model) tbl() *Table {
 func (m *Model) handle(msg tea.Msg) tea.Cmd {
 	if m.env.translate != nil {
 		msg = m.env.translate(msg)
+	}
+	if in, ok := msg.(inboxMsg); ok {
+		return tea.Batch(m.handle(in.msg), m.env.waitInbox())
 	}
 	if k, ok := msg.(tea.KeyMsg); ok && k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste {
 		// Keys that arrive in one read (fast typing, or several keys in

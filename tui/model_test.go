@@ -474,8 +474,9 @@ func TestResume(t *testing.T) {
 	if store.claims != 2 {
 		t.Errorf("%d claims, want one per resume", store.claims)
 	}
-	// Another session took the game over: back to the menu.
-	h3.send(GameTakenMsg{ID: "g1"})
+	// Another session took the game over (the server tells through the
+	// inbox): back to the menu.
+	h3.send(inboxMsg{GameTakenMsg{ID: "g1"}})
 	h3.wantScreen("your game continues in another session")
 	h3.wantNotScreen("Continue")
 	// The store refuses a save because another session took over.
@@ -728,5 +729,29 @@ func TestLostIsStoredWhenThePlayerMovesOn(t *testing.T) {
 	h.wantScreen("One pass · deal", "0 moves")
 	if s := store.games["g1"].Status; s != StatusLost {
 		t.Errorf("the lost game is stored as %q after a new deal, want lost", s)
+	}
+}
+
+// TestInbox: the inbox command delivers what the server sends, and stops
+// when the inbox closes or the session ends.
+func TestInbox(t *testing.T) {
+	if cmd := (&env{ctx: context.Background()}).waitInbox(); cmd != nil {
+		t.Fatal("a session without an inbox waits on one")
+	}
+	in := make(chan tea.Msg, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	e := &env{ctx: ctx, inbox: in}
+	in <- NoticeMsg{Text: "hello"}
+	if got := e.waitInbox()(); got != (inboxMsg{NoticeMsg{Text: "hello"}}) {
+		t.Fatalf("got %v, want the notice", got)
+	}
+	cancel()
+	if got := e.waitInbox()(); got != nil {
+		t.Fatalf("after the session ended: got %v, want nothing", got)
+	}
+	close(in)
+	e.ctx = context.Background()
+	if got := e.waitInbox()(); got != nil {
+		t.Fatalf("closed inbox: got %v, want nothing", got)
 	}
 }

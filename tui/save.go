@@ -63,7 +63,9 @@ func (m *Model) nextSave() tea.Cmd {
 		if !ps.since.IsZero() {
 			sg.Played += now.Sub(ps.since)
 		}
-		ctx, cancel := context.WithTimeout(e.ctx, saveTimeout)
+		// Not cancelled with the session: a move typed just before the
+		// connection dropped is still kept.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), saveTimeout)
 		defer cancel()
 		id, err := games.Save(ctx, player, sg)
 		return savedMsg{token: ps.token, id: id, err: err}

@@ -744,10 +744,7 @@ func TestE2ETakeOver(t *testing.T) {
 		play(t, g, "d")
 		waitPosition(t, b, g)
 
-		// The first session is told at the latest when it tries to move.
-		// (The arcade does not yet push tui.GameTakenMsg, so until then
-		// it is told at its next move.)
-		typeKeys(t, a, "d")
+		// The first session is told at once, without a key pressed.
 		screen := a.WaitScreen(t, wait, "the menu saying the game went on elsewhere", func(s string) bool {
 			return isMenu(s) && strings.Contains(s, "your game continues in another session")
 		})
