@@ -74,7 +74,7 @@ func (a *account) Rename(ctx context.Context, player, name string) (string, erro
 	case errors.Is(err, store.ErrNameTaken):
 		return "", fmt.Errorf("the name %s is taken", norm)
 	case err != nil:
-		return "", fmt.Errorf("the server could not rename you now, try again: %w", err)
+		return "", fmt.Errorf("the server could not change the name now, try again: %w", err)
 	}
 	return norm, nil
 }

@@ -523,19 +523,18 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// rename changes a player's name, telling why a name is refused.
+// account is the caller's account, shared with the menu's account screens.
+func (c *call) account() *account {
+	return &account{st: c.a.cfg.Store, now: c.a.cfg.Now, player: c.player}
+}
+
+// renameTo changes a player's name, telling why a name is refused.
 func (c *call) renameTo(id, name string) int {
-	norm, err := keys.NormalizeName(name)
-	if err != nil {
-		return c.fail(err.Error())
-	}
 	ctx, cancel := c.timeout()
 	defer cancel()
-	switch err := c.a.cfg.Store.RenamePlayer(ctx, id, norm); {
-	case errors.Is(err, store.ErrNameTaken):
-		return c.fail(fmt.Sprintf("the name %s is taken", norm))
-	case err != nil:
-		return c.storeErr("rename", err)
+	norm, err := c.account().Rename(ctx, id, name)
+	if err != nil {
+		return c.fail(err.Error())
 	}
 	fmt.Fprintf(c.stdout, "name: %s\n", norm)
 	return 0
@@ -557,15 +556,14 @@ func (c *call) link() int {
 	if _, ok := c.flags(0, func(*flag.FlagSet) {}); !ok {
 		return 2
 	}
-	code := keys.NewLinkCode(nil)
-	expires := c.a.cfg.Now().Add(linkValidity)
 	ctx, cancel := c.timeout()
 	defer cancel()
-	if err := c.a.cfg.Store.CreateLinkCode(ctx, c.player, code, expires); err != nil {
+	code, expires, err := c.account().LinkCode(ctx, c.player)
+	if err != nil {
 		return c.storeErr("link code", err)
 	}
 	fmt.Fprintf(c.stdout, "link code %s, valid until %s UTC.\nFrom the machine with the other key run:\n  %s link %s\n",
-		keys.FormatLinkCode(code), expires.UTC().Format("15:04"), c.a.cfg.Connect, keys.FormatLinkCode(code))
+		code, expires.UTC().Format("15:04"), c.a.cfg.Connect, code)
 	return 0
 }
 
