@@ -83,10 +83,18 @@ func (s *Server) publicKeyAuth(_ ssh.Context, key ssh.PublicKey) (ok bool) {
 // are allowed it asks nothing and says yes; otherwise it shows why the client
 // is refused and says no. Either way the session has no public key, so a
 // guest can never pass for a key holder.
-func (s *Server) keyboardInteractiveAuth(_ ssh.Context, challenge gossh.KeyboardInteractiveChallenge) bool {
+func (s *Server) keyboardInteractiveAuth(ctx ssh.Context, challenge gossh.KeyboardInteractiveChallenge) bool {
 	if s.cfg.Guests {
 		return true
 	}
-	_, _ = challenge("", s.refusal(), nil, nil) // the client may hang up instead of answering
+	// Clients try keyboard-interactive several times (OpenSSH three): tell
+	// them why once per connection. The mark decides nothing but that.
+	if ctx.Value(refusalShownKey{}) == nil {
+		ctx.SetValue(refusalShownKey{}, true)
+		_, _ = challenge("", s.refusal(), nil, nil) // the client may hang up instead of answering
+	}
 	return false
 }
+
+// refusalShownKey marks a connection that has been told why it is refused.
+type refusalShownKey struct{}
