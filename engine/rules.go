@@ -254,12 +254,6 @@ func (r Rules) Validate() error {
 	return nil
 }
 
-// knobsEqual compares every knob, ignoring the Daily mark.
-func (r Rules) knobsEqual(o Rules) bool {
-	r.Daily, o.Daily = false, false
-	return r == o
-}
-
 // ID is the rule set's canonical ID, under which records are kept: the
 // preset name when the knobs are exactly a preset's, otherwise every knob
 // in canonical order ("decks=1,passes=2,…"), after "daily," for a changed

@@ -197,14 +197,6 @@ func (s *solver) won(p *pos) bool {
 	return p.pyr == s.fullPyr && (!s.goalAll || p.stk == s.fullStk)
 }
 
-// removed reports whether the card at a deal slot is gone.
-func (s *solver) removed(p *pos, slot int) bool {
-	if slot < s.nPyr {
-		return p.pyr&(1<<slot) != 0
-	}
-	return p.stk&(1<<(slot-s.nPyr)) != 0
-}
-
 // wasteEmpty reports whether no remaining card lies before the boundary.
 func (s *solver) wasteEmpty(p *pos) bool {
 	return s.fullStk&(1<<p.b-1)&^p.stk == 0
