@@ -81,6 +81,28 @@ func (s *Solver) Hint(ctx context.Context, g *engine.Game) (engine.Move, tui.Ver
 	return engine.Move{}, tui.VerdictUnknown, nil
 }
 
+// Solve returns what the solver knows about g's position within the
+// budget and, when it is winnable, a line of moves that wins from it. It
+// fails only when no solve slot frees up before ctx is done, or when ctx
+// ends the search: a search cut by the budget is VerdictUnknown.
+func (s *Solver) Solve(ctx context.Context, g *engine.Game) (tui.Verdict, []engine.Move, error) {
+	if err := s.acquire(ctx); err != nil {
+		return tui.VerdictUnknown, nil, err
+	}
+	defer s.release()
+	sol := engine.Solve(ctx, g, s.budget)
+	switch sol.Verdict {
+	case engine.Winnable:
+		return tui.VerdictWinnable, sol.Moves, nil
+	case engine.Unwinnable:
+		return tui.VerdictUnwinnable, nil, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return tui.VerdictUnknown, nil, fmt.Errorf("solve: %w", err)
+	}
+	return tui.VerdictUnknown, nil, nil
+}
+
 // NextWinnable returns the first deal at or after start that the solver
 // proves winnable under r.
 func (s *Solver) NextWinnable(ctx context.Context, r engine.Rules, start uint64) (uint64, error) {

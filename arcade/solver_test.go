@@ -79,3 +79,49 @@ func TestSolverHint(t *testing.T) {
 	}
 	<-s.slots
 }
+
+func TestSolverSolve(t *testing.T) {
+	s := NewSolver(0, 1)
+	// Classic 3 is winnable: the line wins when replayed.
+	g, _ := engine.NewNumbered(engine.Classic(), 3)
+	v, line, err := s.Solve(context.Background(), g)
+	if err != nil || v != tui.VerdictWinnable || len(line) == 0 {
+		t.Fatalf("classic 3: %v, %d moves, %v; want winnable with a line", v, len(line), err)
+	}
+	if g.MovesMade() != 0 {
+		t.Fatal("Solve changed the game it was given")
+	}
+	for i, m := range line {
+		if err := g.Apply(m); err != nil {
+			t.Fatalf("move %d (%s): %v", i+1, m, err)
+		}
+	}
+	if g.Status() != engine.Won {
+		t.Fatalf("the line ends %s, want won", g.Status())
+	}
+	// One pass 1 is not.
+	g, _ = engine.NewNumbered(engine.MustRules("one-pass"), 1)
+	if v, line, err := s.Solve(context.Background(), g); err != nil || v != tui.VerdictUnwinnable || line != nil {
+		t.Fatalf("one-pass 1: %v, %v, %v; want unwinnable without a line", v, line, err)
+	}
+	// A budget too small to decide is unknown, not an error.
+	small := NewSolver(10, 1)
+	g, _ = engine.NewNumbered(engine.Classic(), 26)
+	if v, _, err := small.Solve(context.Background(), g); err != nil || v != tui.VerdictUnknown {
+		t.Fatalf("classic 26 in 10 positions: %v, %v; want unknown", v, err)
+	}
+	// A solve cut by its context says so.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if v, _, err := s.Solve(ctx, g); v != tui.VerdictUnknown || !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v, %v; want unknown and the context's error", v, err)
+	}
+	// With every slot taken, it waits for its context and gives up.
+	s.slots <- struct{}{}
+	ctx, cancel = context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, _, err := s.Solve(ctx, g); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("solve with no free slot: got %v, want a deadline error", err)
+	}
+	<-s.slots
+}

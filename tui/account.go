@@ -516,6 +516,10 @@ func (m *Model) say(st styleID, text string) {
 		}
 	case screenStats, screenBoard, screenName, screenLink:
 		m.sayAccount(st, text)
+	case screenWatch:
+		if m.watch != nil {
+			m.watch.board.say(st, "%s", text)
+		}
 	default:
 		m.editMenu().say(st, text)
 	}

@@ -44,7 +44,8 @@ type Deps struct {
 	// Update. Nil means time.Now.
 	Now func() time.Time
 	// Solver, when not nil, enables "winnable deals only", solver-backed
-	// hints and the solver's daily deal.
+	// hints, the solver's daily deal and, after a game, whether the deal
+	// could be won and a winning line to watch.
 	Solver Solver
 	// Games, when not nil, keeps the player's games: the model loads the
 	// unfinished ones at start and saves the game after every move, and
@@ -100,6 +101,12 @@ type Solver interface {
 	NextWinnable(ctx context.Context, r engine.Rules, start uint64) (uint64, error)
 	// DailyDeal returns the daily deal number of r for the UTC date of day.
 	DailyDeal(ctx context.Context, r engine.Rules, day time.Time) (uint64, error)
+	// Solve returns what the solver knows about g's position and, when it
+	// is VerdictWinnable, a line of moves that wins from it. The tui asks
+	// it about a fresh game of a deal once the deal's game has ended
+	// (whether it could be won from the start), and again for the line
+	// when the player asks to watch it.
+	Solve(ctx context.Context, g *engine.Game) (Verdict, []engine.Move, error)
 }
 
 // Game statuses as SavedGame.Status spells them (the store's spelling).

@@ -2,6 +2,9 @@
 // model per session (New), with a menu, the table, help, confirmations,
 // the end-of-game screens and, for a player with a key, the screens of the
 // account: stats, the daily board, the display name and linking keys.
+// With a solver, the end of a game says whether its deal could be won
+// from the start, and the watch screen steps through the solver's
+// winning line of it.
 //
 // The model is built from Deps: the session's lipgloss renderer (styles are
 // never global), the player, the deep link, the clock, and optional

@@ -31,6 +31,9 @@ type env struct {
 	connect string
 	// inbox carries messages from the server (Deps.Inbox), or is nil.
 	inbox <-chan tea.Msg
+	// watchStep is the time between two moves when the watch screen
+	// plays the solver's line by itself (watchStep; tests shorten it).
+	watchStep time.Duration
 }
 
 // inboxMsg is a message that came through the inbox.
@@ -62,7 +65,14 @@ const (
 	hintTimeout  = 3 * time.Second
 	dealTimeout  = 10 * time.Second
 	dailyTimeout = 10 * time.Second
+	// solveTimeout bounds the question whether a deal could be won, and
+	// the one for its winning line, asked when a game ends.
+	solveTimeout = 10 * time.Second
 )
+
+// watchStep is the time between two moves of the solver's line when the
+// watch screen plays it by itself.
+const watchStep = 600 * time.Millisecond
 
 // accounts reports whether the session shows the player's account:
 // stats, the daily board, the name and linking keys.

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -105,10 +106,106 @@ func newTableKeyMap(s KeyScheme, g *glyphs) TableKeyMap {
 	}
 }
 
-// ShortHelp is the help bar: the keys of a turn.
+// ShortHelp is the help bar: the keys of a turn. The table's bar also
+// shows w (watch the solver's line) after a game, when the solver knows
+// one; that binding is not part of the key map.
 func (k TableKeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Move, k.Select, k.Draw, k.Undo, k.Redo, k.Hint, k.Prompt, k.Help, k.New, k.Back}
 }
+
+// The table's help bar, item by item, in the order it shows them.
+const (
+	barMove = iota
+	barSelect
+	barDraw
+	barUndo
+	barRedo
+	barHint
+	barPrompt
+	barWatch
+	barHelp
+	barNew
+	barBack
+	barItems
+)
+
+// tableBarDrop is the order in which the table's help bar gives items up
+// when the window is too narrow for all of them: the keys the full help
+// explains first, the way back to the menu and the help itself last, so
+// that q and ? show at 80 columns whatever else does.
+var tableBarDrop = [barItems]uint8{barPrompt, barHint, barMove, barSelect, barRedo, barNew, barDraw, barUndo, barWatch, barHelp, barBack}
+
+// watchKeys is the table's w after a game: watch the solver's winning
+// line. It is kept apart from TableKeyMap, which every table carries, so
+// that a table does not grow by a binding it shows only at the end.
+var watchKeys = key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "watch"))
+
+// WatchKeyMap is the key map of the watch screen, which steps through
+// the solver's winning line of a deal.
+type WatchKeyMap struct {
+	// Next plays the next move of the line; Prev takes the last one back.
+	Next, Prev key.Binding
+	// Start and End jump to either end of the line.
+	Start, End key.Binding
+	// Auto plays the line on by itself, a move every watchStep, or
+	// pauses it.
+	Auto key.Binding
+	// Help opens the full help.
+	Help key.Binding
+	// Back returns to the end of the game the line is of.
+	Back key.Binding
+	// Quit ends the session.
+	Quit key.Binding
+	// Redraw repaints the whole screen.
+	Redraw key.Binding
+}
+
+// watchKeyMaps are the watch screen's key maps by character set (ASCII,
+// Unicode), built once and shared as tableKeyMaps are.
+var watchKeyMaps = [2]WatchKeyMap{newWatchKeyMap(glyphSets[0]), newWatchKeyMap(glyphSets[1])}
+
+// NewWatchKeyMap returns the watch screen's keys.
+func NewWatchKeyMap(g *glyphs) WatchKeyMap {
+	for u, set := range glyphSets {
+		if g == set {
+			return watchKeyMaps[u]
+		}
+	}
+	return newWatchKeyMap(g)
+}
+
+// newWatchKeyMap builds the watch screen's keys.
+func newWatchKeyMap(g *glyphs) WatchKeyMap {
+	next, prev := "→", "←"
+	if !g.unicode {
+		next, prev = "l", "h"
+	}
+	return WatchKeyMap{
+		Next:   key.NewBinding(key.WithKeys("right", "l", " ", "enter"), key.WithHelp(next, "next")),
+		Prev:   key.NewBinding(key.WithKeys("left", "h", "backspace"), key.WithHelp(prev, "previous")),
+		Start:  key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "start")),
+		End:    key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "end")),
+		Auto:   key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "auto-play")),
+		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Back:   key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "back")),
+		Quit:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		Redraw: key.NewBinding(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "redraw")),
+	}
+}
+
+// ShortHelp is the watch screen's help bar.
+func (k WatchKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Next, k.Prev, k.Auto, k.Start, k.End, k.Help, k.Back}
+}
+
+// FullHelp is every key of the watch screen.
+func (k WatchKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Next, k.Prev, k.Start, k.End, k.Auto}, {k.Help, k.Back, k.Redraw, k.Quit}}
+}
+
+// watchBarDrop is the order in which the watch screen's bar gives items
+// up when the window is narrow.
+var watchBarDrop = [...]uint8{3, 4, 2, 1, 0, 5, 6}
 
 // FullHelp is every key, in columns.
 func (k TableKeyMap) FullHelp() [][]key.Binding {
@@ -181,9 +278,10 @@ func (k MenuKeyMap) FullHelp() [][]key.Binding {
 // helpBar renders a key map's short help with the session's styles and
 // keeps the last result: the bar only changes when a binding is enabled or
 // disabled or the width changes, so most frames reuse it. It keeps nothing
-// else between frames.
+// else between frames but a 64-bit hash of what the bar was drawn from
+// (the text of that would be as long as the bar).
 type helpBar struct {
-	key string
+	key uint64
 	out string
 }
 
@@ -192,82 +290,137 @@ func newHelpBar() *helpBar { return &helpBar{} }
 
 // forget drops the last rendering, for a screen that stops showing. The
 // bar is a cache: every copy of its screen may drop it.
-func (h *helpBar) forget() { h.key, h.out = "", "" }
+func (h *helpBar) forget() { h.key, h.out = 0, "" }
 
 // view returns the help bar of bindings for a width, drawn with the
-// session's palette and glyphs.
+// session's palette and glyphs. When they do not all fit, the last ones
+// give way first.
 func (h *helpBar) view(e *env, bindings []key.Binding, width int) string {
-	// The key is built on the stack: comparing it with the last one
+	return h.viewDropping(e, bindings, nil, width)
+}
+
+// viewDropping is view with the order in which items give way when they
+// do not all fit: drop lists indexes of bindings, the first to go first;
+// items it does not list go before those it lists, the last first. Nil
+// means the last first.
+func (h *helpBar) viewDropping(e *env, bindings []key.Binding, drop []uint8, width int) string {
+	// The key hashes the texts of the enabled bindings, where the
+	// disabled ones are, and the width: computing and comparing it
 	// allocates nothing, so a frame whose bar did not change costs no
 	// garbage.
-	var scratch [256]byte
-	kb := scratch[:0]
+	k := uint64(fnvOffset)
 	for _, b := range bindings {
 		if b.Enabled() {
-			kb = append(kb, b.Help().Key...)
-			kb = append(kb, 0)
-			kb = append(kb, b.Help().Desc...)
+			k = fnv(k, b.Help().Key)
+			k = fnvByte(k, 0)
+			k = fnv(k, b.Help().Desc)
 		}
-		kb = append(kb, 1)
+		k = fnvByte(k, 1)
 	}
-	kb = append(kb, byte(width), byte(width>>8))
-	if string(kb) != h.key || h.out == "" {
-		h.key, h.out = string(kb), " "+fit(e, bindings, width-1)
+	k = fnvByte(fnvByte(k, byte(width)), byte(width>>8))
+	if k != h.key || h.out == "" {
+		h.key, h.out = k, " "+fit(e, bindings, drop, width-1)
 	}
 	return h.out
 }
 
-// fit renders the enabled bindings that fit in width cells, followed by
-// the ellipsis when some did not, as help.Model's short help does with
-// the styles the bar always had: a bold key, then its description and
-// the separators in grey. help.Model truncates by itself, but it adds
+// FNV-1a, 64 bits, for the help bar's key.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func fnv(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h = fnvByte(h, s[i])
+	}
+	return h
+}
+
+func fnvByte(h uint64, c byte) uint64 { return (h ^ uint64(c)) * fnvPrime }
+
+// maxBar is the most items a help bar has.
+const maxBar = 16
+
+// fit renders the enabled bindings that fit in width cells, in their
+// order, followed by the ellipsis when some were left out (the full help
+// has them). Items give way in the order of drop (see viewDropping) until
+// the rest and the ellipsis fit, as help.Model's short help does with the
+// styles the bar always had: a bold key, then its description and the
+// separators in grey. help.Model only cuts the end of the bar, and adds
 // the item that overflows when the ellipsis would not fit after the one
-// before it; here items are dropped until the ellipsis fits.
+// before it.
 //
 // It writes the escape sequences from the palette rather than through
 // help.Model and lipgloss, which make the same bytes for the bar's texts
 // (no tabs, no line breaks; lipgloss ends a style with "\x1b[0m") but
 // copy a 4 KB help.Model by value on the way and allocate for every
 // item: the bar changes with most moves.
-func fit(e *env, bindings []key.Binding, width int) string {
+func fit(e *env, bindings []key.Binding, drop []uint8, width int) string {
 	sep, ell := e.gl.sep, e.gl.ell
 	sepW, tailW := cells(sep), 1+cells(ell)
-	widths := make([]int, 0, len(bindings)) // of the enabled items that fit
-	total, cutShort := 0, false
-	for _, kb := range bindings {
-		if !kb.Enabled() {
-			continue
+	bindings = bindings[:min(len(bindings), maxBar)]
+	// shown says which items are on the bar; an item's width counts the
+	// separator before it, which every item but the first has.
+	var shown [maxBar]bool
+	var widths [maxBar]int
+	total, n := 0, 0
+	for i, kb := range bindings {
+		if kb.Enabled() {
+			shown[i] = true
+			widths[i] = cells(kb.Help().Key) + 1 + cells(kb.Help().Desc)
+			total += widths[i]
+			n++
 		}
-		w := cells(kb.Help().Key) + 1 + cells(kb.Help().Desc)
-		if len(widths) > 0 {
-			w += sepW
+	}
+	total += max(0, n-1) * sepW
+	// order is the order items give way in: those drop does not name,
+	// the last first, then those it names.
+	var order [maxBar]int
+	k := 0
+	for i := len(bindings) - 1; i >= 0; i-- {
+		if !slices.Contains(drop, uint8(i)) {
+			order[k] = i
+			k++
 		}
-		if total+w > width {
-			cutShort = true
+	}
+	for _, i := range drop {
+		if int(i) < len(bindings) {
+			order[k] = int(i)
+			k++
+		}
+	}
+	cutShort := false
+	for _, i := range order[:k] {
+		tail := 0
+		if cutShort {
+			tail = tailW
+		}
+		if total+tail <= width {
 			break
 		}
-		widths, total = append(widths, w), total+w
-	}
-	for cutShort && len(widths) > 0 && total+tailW > width {
-		total -= widths[len(widths)-1]
-		widths = widths[:len(widths)-1]
+		if !shown[i] {
+			continue
+		}
+		shown[i], cutShort = false, true
+		total -= widths[i]
+		if n--; n > 0 {
+			total -= sepW
+		}
 	}
 	var b strings.Builder
-	n := 0
-	for _, kb := range bindings {
-		if n == len(widths) {
-			break
-		}
-		if !kb.Enabled() {
+	first := true
+	for i, kb := range bindings {
+		if !shown[i] {
 			continue
 		}
-		if n > 0 {
+		if !first {
 			lipglossStyle(&b, e.pal, sDesc, sep)
 		}
+		first = false
 		lipglossStyle(&b, e.pal, sKey, kb.Help().Key)
 		b.WriteByte(' ')
 		lipglossStyle(&b, e.pal, sDesc, kb.Help().Desc)
-		n++
 	}
 	if cutShort && total+tailW <= width {
 		lipglossStyle(&b, e.pal, sDesc, " "+ell)

@@ -26,6 +26,7 @@ const (
 	screenBoard
 	screenName
 	screenLink
+	screenWatch
 )
 
 // Replies of the model's commands.
@@ -85,6 +86,9 @@ type Model struct {
 	// each time.
 	help    *HelpScreen
 	confirm *Confirm
+	// watch is the watch screen while it shows (or the help over it),
+	// else nil: the solver's line is held only while it is watched.
+	watch *Watch
 
 	// The screens of the player's account (Deps.Account), nil until the
 	// player first opens them. They are kept once opened: their request
@@ -151,6 +155,7 @@ func New(d Deps) Model {
 		account:   d.Account,
 		connect:   d.Connect,
 		inbox:     d.Inbox,
+		watchStep: watchStep,
 	}
 	if e.now == nil {
 		e.now = time.Now
@@ -380,6 +385,16 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case renamedMsg:
 		m.renamed(msg)
 		return nil
+	case solvedMsg:
+		m.solvedReply(msg)
+		return nil
+	case watchMsg:
+		return m.askLine()
+	case lineMsg:
+		return m.lineReply(msg)
+	case watchDoneMsg:
+		m.screen = screenTable
+		return nil
 	}
 	var cmd tea.Cmd
 	var event tea.Msg
@@ -399,6 +414,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		event, t.event = t.event, nil
 	case screenHelp, screenConfirm, screenStats, screenBoard, screenName, screenLink:
 		event, cmd = m.updateScreen(msg)
+	case screenWatch:
+		if m.watch != nil {
+			cmd = m.watch.update(msg)
+			event, m.watch.event = m.watch.event, nil
+		}
 	case screenDealing:
 		if k, ok := msg.(tea.KeyMsg); ok && (k.Type == tea.KeyCtrlC) {
 			return m.quit()
@@ -440,6 +460,9 @@ func (m *Model) shutdown(msg ShutdownMsg) tea.Cmd {
 	}
 	if m.table != nil {
 		m.tbl().say(sWarn, "%s", text)
+	}
+	if m.watch != nil {
+		m.watch.board.say(sWarn, "%s", text)
 	}
 	m.editMenu().say(sWarn, text)
 	m.say(sWarn, text)
@@ -534,6 +557,9 @@ func (m *Model) resize(w, h int) {
 	if m.stats != nil || m.board != nil || m.rename != nil || m.linking != nil {
 		m.resizeAccount()
 	}
+	if m.watch != nil {
+		m.watch.setSize(m.w, m.h)
+	}
 	if m.hold != nil && (m.hold.w != m.w || m.hold.h != m.h) {
 		// The held table is laid out again for the new size: it shows
 		// the stored position, so drawing it anew reveals nothing the
@@ -573,6 +599,9 @@ func (m *Model) dropHidden() {
 	}
 	if m.screen != screenConfirm {
 		m.confirm = nil
+	}
+	if m.watch != nil && m.screen != screenWatch && (m.screen != screenHelp || m.back != screenWatch) {
+		m.watch = nil
 	}
 	if showing := m.screen == screenMenu; showing != (m.menu.items != nil) || !showing && m.menu.bar.out != "" {
 		m.editMenu().show(showing)
@@ -618,6 +647,9 @@ func (m *Model) quit() tea.Cmd {
 		if m.table != nil {
 			m.tbl().say(sInfo, "saving your game%s", m.env.gl.ell)
 		}
+		if m.watch != nil {
+			m.watch.board.say(sInfo, "saving your game%s", m.env.gl.ell)
+		}
 		m.editMenu().say(sInfo, "saving your game"+m.env.gl.ell)
 		m.sayHeld(sInfo, "saving your game"+m.env.gl.ell)
 	}
@@ -626,6 +658,9 @@ func (m *Model) quit() tea.Cmd {
 
 // needs is the smallest window the current screen is readable in.
 func (m *Model) needs() (w, h int) {
+	if m.screen == screenWatch && m.watch != nil {
+		return m.watch.needs()
+	}
 	if m.hold != nil {
 		return m.hold.needs()
 	}
@@ -656,6 +691,12 @@ func (m *Model) view() string {
 	if m.tooSmall() {
 		w, h := m.needs()
 		return tooSmall(m.w, m.h, w, h, m.env.gl)
+	}
+	if m.screen == screenWatch && m.watch != nil {
+		// The solver's line, not the player's game: the held table,
+		// which keeps a move from showing before it is stored, is not
+		// what this screen shows.
+		return m.watch.view()
 	}
 	if m.hold != nil {
 		return m.hold.view()
@@ -857,8 +898,13 @@ func (m *Model) dealt(msg dealtMsg) tea.Cmd {
 	return nil
 }
 
-// seat puts a game on the table and shows it.
+// seat puts a game on the table and shows it. After a lost game, the
+// new table says what the solver found about the deal left behind.
 func (m *Model) seat(g *engine.Game, day string, started time.Time, played time.Duration, id string) {
+	var left *Table
+	if m.playing && m.table.d.status == engine.Lost && m.table.answer != answerNone {
+		left = m.table
+	}
 	m.token++
 	m.hold = nil // it showed the game that leaves the table
 	m.day = day
@@ -869,6 +915,13 @@ func (m *Model) seat(g *engine.Game, day string, started time.Time, played time.
 	title := titleOf(g.Rules(), g.Deal(), day, m.env.gl.sep)
 	m.table, m.ownTable = newTable(m.env, m.menu.Scheme, g, m.token, title, played, m.w, m.h), true
 	m.saved = m.table.version
+	if left != nil {
+		if left.answer.decided() {
+			m.table.say(sInfo, "%s", left.answer.afterNote())
+		} else {
+			m.table.after = left.token // the answer is on its way
+		}
+	}
 	m.playing = true
 	m.resume = nil
 	m.screen = screenTable
@@ -955,6 +1008,28 @@ func (m *Model) resumed(msg resumedMsg) tea.Cmd {
 	}
 	sg := msg.game
 	m.seat(g, sg.Daily, sg.Started, sg.Played, sg.ID)
-	m.tbl().say(sInfo, "welcome back: your game is as you left it (undo goes back to the start)")
-	return m.env.readClock(m.token, clockStart)
+	t := m.tbl()
+	t.say(sInfo, "welcome back: your game is as you left it (undo goes back to the start)")
+	// A game stored at a lost position ended there: ask about its deal
+	// as the lost screen does.
+	return tea.Batch(m.env.readClock(m.token, clockStart), t.askDeal())
+}
+
+// solvedReply takes the solver's answer about a deal: for the game on
+// the table, or for the lost game the player dealt anew from, which the
+// new table tells of.
+func (m *Model) solvedReply(msg solvedMsg) {
+	if !m.playing {
+		return
+	}
+	switch {
+	case msg.token == m.token:
+		m.tbl().solved(msg)
+	case msg.token == m.table.after && msg.token != 0:
+		t := m.tbl()
+		t.after = 0
+		if t.sel == engine.NoPlace && !t.promptOpen {
+			t.say(sInfo, "%s", answerOf(msg.verdict, msg.err).afterNote())
+		}
+	}
 }

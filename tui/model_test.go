@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -511,9 +512,27 @@ func TestDailyResumesToday(t *testing.T) {
 
 // fakeSolver answers with the heuristic's move and counts the calls.
 type fakeSolver struct {
-	mu                      sync.Mutex
-	hints, winnable, dailys int
-	verdict                 Verdict
+	mu                              sync.Mutex
+	hints, winnable, dailys, solves int
+	verdict                         Verdict
+	// deal is what Solve says of any position, with line as the winning
+	// line when it is VerdictWinnable, or err.
+	deal Verdict
+	line []engine.Move
+	err  error
+}
+
+func (f *fakeSolver) Solve(ctx context.Context, g *engine.Game) (Verdict, []engine.Move, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.solves++
+	if f.err != nil {
+		return VerdictUnknown, nil, f.err
+	}
+	if f.deal != VerdictWinnable {
+		return f.deal, nil, nil
+	}
+	return VerdictWinnable, slices.Clone(f.line), nil
 }
 
 func (f *fakeSolver) Hint(ctx context.Context, g *engine.Game) (engine.Move, Verdict, error) {

@@ -56,6 +56,13 @@ func newHelpScreen(e *env, km TableKeyMap, rules *engine.Rules, w, h int) HelpSc
 		row(hk(km.Hint), "hint: highlights a move"),
 		row(hk(km.Prompt), "type moves in notation, e.g. 7.1+7.4 d 6.2+w"),
 		row(hk(km.New), "new deal"),
+	)
+	if e.solver != nil {
+		text = append(text,
+			row("w", "after a game: watch the solver win the deal from its start,"),
+			row("", "move by move ("+watchKeysHelp(gl)+")"))
+	}
+	text = append(text,
 		row(hk(km.Back), "back to the menu (the game waits there)"),
 		row(hk(km.Help), "this help"),
 		row(hk(km.Redraw), "redraw the screen"),
@@ -87,6 +94,12 @@ func newHelpScreen(e *env, km TableKeyMap, rules *engine.Rules, w, h int) HelpSc
 		close: key.NewBinding(key.WithKeys("q", "esc", "?", "enter"), key.WithHelp("q", "back")),
 		bar:   newHelpBar(),
 	}
+}
+
+// watchKeysHelp lists the watch screen's keys for the help.
+func watchKeysHelp(gl *glyphs) string {
+	km := NewWatchKeyMap(gl)
+	return km.Next.Help().Key + " next, " + km.Prev.Help().Key + " previous, a auto-play, q back"
 }
 
 // moveKeys lists the movement keys for the help: the arrows and letters.

@@ -34,6 +34,16 @@ type (
 		verdict Verdict
 		err     error
 	}
+	// watchMsg: the player asks to watch the solver's winning line of
+	// the deal that just ended.
+	watchMsg struct{}
+	// solvedMsg is the solver's answer about the deal of game token from
+	// its start. The winning line it may have found is not kept.
+	solvedMsg struct {
+		token   int
+		verdict Verdict
+		err     error
+	}
 )
 
 // maxSlots is the most pyramid slots of any rule set.
@@ -108,6 +118,75 @@ type Table struct {
 	// shows that copy until the store has the change.
 	wantBefore bool
 	before     *Table
+
+	// answer is what the solver said of the deal from its start, asked
+	// once the game ends; fetching is true while the solver's winning
+	// line is asked for, to watch. The line itself is kept only by the
+	// watch screen, while it shows.
+	answer   answer
+	fetching bool
+	// watching makes the table the board of the watch screen: no cursor,
+	// no selection, the solver's end-of-game panel.
+	watching bool
+	// after is the token of the lost game this one was dealt after, or
+	// 0: the solver's answer about that deal shows here when it comes.
+	after int
+}
+
+// answer is what the solver said about a deal from its start.
+type answer uint8
+
+const (
+	answerNone       answer = iota // not asked (no solver, or the game goes on)
+	answerAsking                   // asked, no reply yet
+	answerWinnable                 // some line of play wins the deal
+	answerUnwinnable               // no line of play wins it
+	answerUnknown                  // the solver did not decide in time
+)
+
+// decided reports whether the solver has replied.
+func (a answer) decided() bool { return a >= answerWinnable }
+
+// sentence is the answer as the end of a game says it.
+func (a answer) sentence(gl *glyphs) string {
+	switch a {
+	case answerAsking:
+		return "asking the solver" + gl.ell
+	case answerWinnable:
+		return "This deal could be won: watch a winning line (w)"
+	case answerUnwinnable:
+		return "No line of play wins this deal: it was never winnable"
+	case answerUnknown:
+		return "The solver could not decide in time"
+	}
+	return ""
+}
+
+// afterNote is the answer about a lost deal, said on the table of the
+// deal the player went on to.
+func (a answer) afterNote() string {
+	switch a {
+	case answerWinnable:
+		return "the deal you left could have been won: the solver found a line"
+	case answerUnwinnable:
+		return "the deal you left could never have been won: no line of play wins it"
+	case answerUnknown:
+		return "the solver could not decide in time whether the deal you left could be won"
+	}
+	return ""
+}
+
+// answerOf turns the solver's reply into an answer.
+func answerOf(v Verdict, err error) answer {
+	switch {
+	case err != nil:
+		return answerUnknown
+	case v == VerdictWinnable:
+		return answerWinnable
+	case v == VerdictUnwinnable:
+		return answerUnwinnable
+	}
+	return answerUnknown
 }
 
 // newTable sets a game on the table. token must differ from that of any
@@ -188,6 +267,9 @@ func (t Table) SetSize(w, h int) Table {
 
 // setSize is SetSize in place.
 func (t *Table) setSize(w, h int) {
+	if t.d.status == engine.Lost && t.msg == t.lostNote(t.w) {
+		t.msg = t.lostNote(w) // the note says as much as the width allows
+	}
 	t.w, t.h = w, h
 	t.lay = newLayout(w, h, t.game.Rows(), t.game.Piles(), t.env.gl.unicode)
 	t.refreshTargets()
@@ -263,6 +345,10 @@ func (t *Table) update(msg tea.Msg) tea.Cmd {
 		if msg.token == t.token && msg.version == t.version {
 			t.solverHint(msg)
 		}
+	case solvedMsg:
+		if msg.token == t.token {
+			t.solved(msg)
+		}
 	}
 	return nil
 }
@@ -284,6 +370,9 @@ func (t *Table) updateKey(k tea.KeyMsg) tea.Cmd {
 		return nil
 	case bound(k, km.New) && !t.promptOpen:
 		t.event = newDealMsg{}
+		return nil
+	case t.canWatch() && key.Matches(k, watchKeys):
+		t.event = watchMsg{}
 		return nil
 	}
 	if t.d.status == engine.Won {
@@ -626,22 +715,14 @@ func (t *Table) showHint(m engine.Move, note string) {
 	if t.sel != m.A && t.sel != m.B {
 		t.sel = engine.NoPlace
 	}
-	var what string
+	what := t.describe(m)
 	switch m.Kind {
 	case engine.Draw:
-		what = "draw"
 		t.cursor = engine.Stock
 	case engine.Redeal:
-		what = "turn the waste over (" + t.Keys.Draw.Help().Key + ")"
+		what += " (" + t.Keys.Draw.Help().Key + ")"
 		t.cursor = engine.Stock
-	case engine.RemoveKing:
-		c, _ := t.cardAt(m.A)
-		what = "remove " + t.env.gl.cardName(c) + " (" + m.String() + ")"
-		t.cursor = m.A
-	case engine.RemovePair:
-		a, _ := t.cardAt(m.A)
-		b, _ := t.cardAt(m.B)
-		what = "pair " + t.env.gl.cardName(a) + " + " + t.env.gl.cardName(b) + " (" + m.String() + ")"
+	case engine.RemoveKing, engine.RemovePair:
 		t.cursor = m.A
 	default:
 		return
@@ -652,8 +733,96 @@ func (t *Table) showHint(m engine.Move, note string) {
 	t.say(sInfo, "hint: %s", what)
 }
 
+// describe says what a move does, with its cards and its notation.
+func (t *Table) describe(m engine.Move) string {
+	switch m.Kind {
+	case engine.Draw:
+		return "draw"
+	case engine.Redeal:
+		return "turn the waste over"
+	case engine.RemoveKing:
+		c, _ := t.cardAt(m.A)
+		return "remove " + t.env.gl.cardName(c) + " (" + m.String() + ")"
+	case engine.RemovePair:
+		a, _ := t.cardAt(m.A)
+		b, _ := t.cardAt(m.B)
+		return "pair " + t.env.gl.cardName(a) + " + " + t.env.gl.cardName(b) + " (" + m.String() + ")"
+	}
+	return ""
+}
+
+// askDeal asks the solver, once a game has ended, whether its deal could
+// be won from the start. It asks once per game and never blocks: the
+// answer comes as a solvedMsg, and the end of the game says "asking the
+// solver…" meanwhile.
+func (t *Table) askDeal() tea.Cmd {
+	if t.env.solver == nil || t.watching || t.answer != answerNone {
+		return nil
+	}
+	t.answer = answerAsking
+	solver, ctx, token := t.env.solver, t.env.ctx, t.token
+	r, d := t.game.Rules(), t.game.Deal()
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, solveTimeout)
+		defer cancel()
+		g, err := engine.NewGame(r, d)
+		if err != nil {
+			return solvedMsg{token: token, err: err}
+		}
+		v, _, err := solver.Solve(ctx, g)
+		return solvedMsg{token: token, verdict: v, err: err}
+	}
+}
+
+// solved takes the solver's answer about the deal.
+func (t *Table) solved(msg solvedMsg) {
+	if t.answer != answerAsking {
+		return
+	}
+	t.answer = answerOf(msg.verdict, msg.err)
+	if t.d.status == engine.Lost {
+		t.say(sWarn, "%s", t.lostNote(t.w))
+	}
+}
+
+// canWatch reports whether w shows the solver's winning line: the game
+// has ended and the solver said the deal could be won.
+func (t *Table) canWatch() bool {
+	return t.d.status != engine.Playing && t.answer == answerWinnable && !t.watching && !t.promptOpen
+}
+
+// lostNote is the message line of a lost position for a window w cells
+// wide: that no move is left and, with a solver, whether the deal could
+// have been won.
+func (t *Table) lostNote(w int) string {
+	const lost = "no moves left: undo (u) or start a new deal (n)"
+	switch t.answer {
+	case answerNone:
+		return lost
+	case answerAsking:
+		return lost + t.env.gl.sep + t.answer.sentence(t.env.gl)
+	}
+	s := t.answer.sentence(t.env.gl)
+	if long := "no moves left. " + s; cells(long) <= w-2 {
+		return long
+	}
+	return s
+}
+
+// endMessage sets the message line a game's end shows by itself: the
+// lost note, or nothing over the win panel.
+func (t *Table) endMessage() {
+	switch t.d.status {
+	case engine.Lost:
+		t.say(sWarn, "%s", t.lostNote(t.w))
+	case engine.Won:
+		t.msg = ""
+	}
+}
+
 // changed recomputes what the table shows after the game changed, and
-// returns the command the change needs (reading the clock on a win).
+// returns the command the change needs: reading the clock on a win, and
+// asking the solver about the deal when the game ends.
 func (t *Table) changed() tea.Cmd {
 	before := t.d.status
 	t.version++
@@ -663,21 +832,23 @@ func (t *Table) changed() tea.Cmd {
 		t.sel = engine.NoPlace
 	}
 	t.fixCursor()
+	var cmd tea.Cmd
 	switch t.d.status {
 	case engine.Won:
 		t.sel = engine.NoPlace
 		t.msg = ""
 		if before != engine.Won {
 			t.wonKnown = false
-			return t.env.readClock(t.token, clockWon)
+			cmd = tea.Batch(t.env.readClock(t.token, clockWon), t.askDeal())
 		}
 	case engine.Lost:
-		t.say(sWarn, "no moves left: undo (u) or start a new deal (n)")
+		cmd = t.askDeal()
+		t.say(sWarn, "%s", t.lostNote(t.w))
 	}
 	if before == engine.Won {
 		t.wonKnown = false
 	}
-	return nil
+	return cmd
 }
 
 // refresh recomputes the derived state from the game.

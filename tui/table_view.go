@@ -1,9 +1,12 @@
 package tui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/charmbracelet/bubbles/key"
 
 	"pyramid/engine"
 )
@@ -15,13 +18,34 @@ func (t Table) View() string { return t.view() }
 
 // view is View without copying the table.
 func (t *Table) view() string {
+	keys := t.barKeys()
+	return t.render("", keys[:], tableBarDrop[:])
+}
+
+// barKeys is the table's help bar: the key map's short help with w
+// (watch the solver's line) among it, enabled when it applies.
+func (t *Table) barKeys() [barItems]key.Binding {
+	k := &t.Keys
+	watch := watchKeys
+	watch.SetEnabled(t.canWatch() && !t.fetching)
+	return [barItems]key.Binding{
+		barMove: k.Move, barSelect: k.Select, barDraw: k.Draw, barUndo: k.Undo, barRedo: k.Redo,
+		barHint: k.Hint, barPrompt: k.Prompt, barWatch: watch, barHelp: k.Help, barNew: k.New, barBack: k.Back,
+	}
+}
+
+// render draws the table with a help bar of bars (dropping them in the
+// order of drop when they do not fit) and, when right is not empty, right
+// as the right side of the header in place of the game's figures: the
+// watch screen draws its board so.
+func (t *Table) render(right string, bar []key.Binding, drop []uint8) string {
 	l := &t.lay
 	gr := getGrid(l.boardW, l.boardH)
 	t.drawBoard(gr)
 	vc := t.cache
 	if k := (headerKey{t.version, t.w}); k != vc.headerKey || vc.header == "" {
 		var hb strings.Builder
-		t.writeHeader(&hb)
+		t.writeHeader(&hb, right)
 		vc.headerKey, vc.header = k, hb.String()
 	}
 	buf := append(gr.out[:0], vc.header...)
@@ -53,7 +77,7 @@ func (t *Table) view() string {
 		buf = append(buf, vc.msgLine...)
 	}
 	buf = append(buf, '\n')
-	buf = append(buf, t.bar.view(t.env, t.Keys.ShortHelp(), t.w)...)
+	buf = append(buf, t.bar.viewDropping(t.env, bar, drop, t.w)...)
 	frame := string(buf)
 	gr.out = buf
 	putGrid(gr)
@@ -62,8 +86,31 @@ func (t *Table) view() string {
 
 // writeHeader writes the two header lines: the rule set and deal on the
 // left, the pass, the cards removed and the moves on the right (on the
-// second line when the window is narrow).
-func (t *Table) writeHeader(b *strings.Builder) {
+// second line when the window is narrow), or right there when it is not
+// empty.
+func (t *Table) writeHeader(b *strings.Builder, right string) {
+	if right == "" {
+		right = t.figures()
+	}
+	left := cut(t.title, t.w-2, t.env.gl.ell)
+	lw, rw := cells(left), cells(right)
+	b.WriteByte(' ')
+	b.WriteString(t.env.pal.style(sBold, left))
+	if 1+lw+2+rw+1 <= t.w {
+		pad(b, t.w-1-lw-rw-1)
+		b.WriteString(right)
+		b.WriteString("\n\n")
+		return
+	}
+	b.WriteByte('\n')
+	pad(b, max(1, t.w-rw-1))
+	b.WriteString(right)
+	b.WriteByte('\n')
+}
+
+// figures is the header's right side: the pass, the cards removed, the
+// moves and how the game ended.
+func (t *Table) figures() string {
 	g := t.game
 	total := g.Rules().PyramidSize()
 	if g.Rules().Goal == engine.GoalAll {
@@ -87,21 +134,7 @@ func (t *Table) writeHeader(b *strings.Builder) {
 	case engine.Lost:
 		r.WriteString(t.env.gl.sep + "lost")
 	}
-	right := r.String()
-	left := cut(t.title, t.w-2, t.env.gl.ell)
-	lw, rw := cells(left), cells(right)
-	b.WriteByte(' ')
-	b.WriteString(t.env.pal.style(sBold, left))
-	if 1+lw+2+rw+1 <= t.w {
-		pad(b, t.w-1-lw-rw-1)
-		b.WriteString(right)
-		b.WriteString("\n\n")
-		return
-	}
-	b.WriteByte('\n')
-	pad(b, max(1, t.w-rw-1))
-	b.WriteString(right)
-	b.WriteByte('\n')
+	return r.String()
 }
 
 // drawBoard draws the pyramid, the piles and, after a win, the panel.
@@ -153,8 +186,8 @@ func (t *Table) drawBoard(gr *grid) {
 // the marks.
 func (t *Table) look(p engine.Place, avail bool) (styleID, [2]rune) {
 	gl := t.env.gl
-	cur := p == t.cursor && t.d.status != engine.Won
-	sel := p == t.sel
+	cur := p == t.cursor && t.d.status != engine.Won && !t.watching
+	sel := p == t.sel && !t.watching
 	hint := t.hint.Kind != 0 && (t.hint.A == p || t.hint.B == p ||
 		(p == engine.Stock && (t.hint.Kind == engine.Draw || t.hint.Kind == engine.Redeal)))
 	switch {
@@ -300,26 +333,51 @@ func (t *Table) drawEmpty(gr *grid, x, y int, p engine.Place) {
 }
 
 // drawWinPanel draws the end-of-game panel over the empty pyramid: time,
-// moves, passes used, and how to go on.
+// moves, passes used, the solver's answer about the deal, and how to go
+// on. On the watch screen it says the solver's line won.
 func (t *Table) drawWinPanel(gr *grid) {
 	l := &t.lay
 	g := t.game
 	gl := t.env.gl
-	title := "You cleared the pyramid!"
-	if g.Rules().Goal == engine.GoalAll {
-		title = "You removed every card!"
-	}
-	tm := gl.ell
-	if t.wonKnown {
-		tm = clock(t.wonIn)
-	}
 	passes := strconv.Itoa(g.Pass()) + plural(g.Pass(), " pass", " passes")
 	if g.Passes() > 0 {
 		passes = strconv.Itoa(g.Pass()) + " of " + strconv.Itoa(g.Passes()) + plural(g.Passes(), " pass", " passes")
 	}
-	stats := "time " + tm + gl.sep + strconv.Itoa(g.MovesMade()) + plural(g.MovesMade(), " move", " moves") + gl.sep + passes
-	keys := "enter or n: new deal" + gl.sep + "q: menu"
-	lines := []string{title, "", stats, "", keys}
+	moves := strconv.Itoa(g.MovesMade()) + plural(g.MovesMade(), " move", " moves")
+	var buf [10]string
+	lines := buf[:0]
+	if t.watching {
+		title := "The solver cleared the pyramid"
+		if g.Rules().Goal == engine.GoalAll {
+			title = "The solver removed every card"
+		}
+		prev := "h"
+		if gl.unicode {
+			prev = "←"
+		}
+		lines = append(lines, title, "", moves+gl.sep+passes, "", prev+": step back"+gl.sep+"q: back")
+	} else {
+		title := "You cleared the pyramid!"
+		if g.Rules().Goal == engine.GoalAll {
+			title = "You removed every card!"
+		}
+		tm := gl.ell
+		if t.wonKnown {
+			tm = clock(t.wonIn)
+		}
+		lines = append(lines, title, "", "time "+tm+gl.sep+moves+gl.sep+passes)
+		if s := t.answer.sentence(gl); s != "" {
+			lines = append(lines, "")
+			lines = appendWrapped(lines, s, l.boardW-4)
+		}
+		lines = append(lines, "", "enter or n: new deal"+gl.sep+"q: menu")
+	}
+	pyrH := l.pileY - 1
+	if len(lines)+2 > pyrH {
+		// A short board (one line per card) keeps the panel over the
+		// pyramid by leaving out the blank lines.
+		lines = slices.DeleteFunc(lines, func(s string) bool { return s == "" })
+	}
 	w := 0
 	for _, s := range lines {
 		w = max(w, cells(s))
@@ -327,7 +385,6 @@ func (t *Table) drawWinPanel(gr *grid) {
 	w += 4
 	h := len(lines) + 2
 	x := (l.boardW - w) / 2
-	pyrH := l.pileY - 1
 	y := max(0, (pyrH-h)/2)
 	gr.fill(x, y, w, h, ' ', sPlain)
 	box := gl.panel
@@ -350,6 +407,17 @@ func (t *Table) drawWinPanel(gr *grid) {
 		}
 		gr.text(x+(w-cells(s))/2, y+1+j, s, st)
 	}
+}
+
+// appendWrapped appends s to lines, broken after its colon when it is
+// wider than w cells, and cut when a part still is.
+func appendWrapped(lines []string, s string, w int) []string {
+	if cells(s) > w {
+		if a, b, ok := strings.Cut(s, ": "); ok {
+			return append(lines, cut(a+":", w, ""), cut(b, w, ""))
+		}
+	}
+	return append(lines, cut(s, w, ""))
 }
 
 // clock formats a duration as m:ss or h:mm:ss.
