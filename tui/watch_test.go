@@ -512,3 +512,46 @@ func TestHelpTellsOfWatch(t *testing.T) {
 	h2.keys("?")
 	h2.wantNotScreen("watch the solver")
 }
+
+func TestEndAndWatchASCII(t *testing.T) {
+	line := solverLine(t, "classic", 3)
+	h := newHarness(t, Deps{Args: []string{"classic", "3"}, Solver: &fakeSolver{deal: VerdictWinnable, line: line}})
+	endGame(t, h, "classic", 3, engine.Won)
+	screens := map[string]string{"win": h.screen()}
+	h.keys("w", "l")
+	screens["watch"] = h.screen()
+	h.keys("G")
+	screens["watch end"] = h.screen()
+	h.wantScreen("h: step back", "h previous")
+	for name, s := range screens {
+		for i, r := range s {
+			if r > 127 {
+				t.Errorf("%s: non-ASCII %q at byte %d:\n%s", name, r, i, s)
+				break
+			}
+		}
+	}
+	golden(t, "watch_ascii_80x24", screens["watch"])
+}
+
+func TestResumedLostAsks(t *testing.T) {
+	// A game stored at its lost position (stored as playing: undo may
+	// leave it) asks the solver when it is resumed, as the lost screen
+	// does when the game ends.
+	store := &fakeGames{}
+	h := newHarness(t, Deps{Args: []string{"one-pass", "1"}, Unicode: true, Player: testPlayer, Games: store})
+	endGame(t, h, "one-pass", 1, engine.Lost)
+	if sg := store.games["g1"]; sg.Status != StatusPlaying {
+		t.Fatalf("the lost game is stored as %q", sg.Status)
+	}
+	s := &fakeSolver{deal: VerdictUnwinnable}
+	h2 := newHarness(t, Deps{Args: []string{"one-pass", "1"}, Unicode: true, Player: testPlayer, Games: store, Solver: s})
+	if h2.game().Status() != engine.Lost {
+		t.Fatalf("resumed at %s", h2.game().Status())
+	}
+	if s.solves != 1 {
+		t.Errorf("%d solves on resuming a lost game, want 1", s.solves)
+	}
+	h2.keys("u", "r")
+	h2.wantScreen("no moves left. No line of play wins this deal: it was never winnable")
+}
