@@ -431,8 +431,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	if event != nil {
 		// A screen's request is handled now, not through a command, so
 		// that the next key already meets the screen it leads to.
-		var cmd2 tea.Cmd
-		cmd2 = m.update(event)
+		cmd2 := m.update(event)
 		return tea.Batch(cmd, cmd2)
 	}
 	if m.playing {

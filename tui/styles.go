@@ -161,13 +161,3 @@ func (p *palette) appendStyle(buf []byte, cur, id styleID) []byte {
 	}
 	return buf
 }
-
-// blank reports whether s holds only spaces.
-func blank(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] != ' ' {
-			return false
-		}
-	}
-	return true
-}

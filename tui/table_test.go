@@ -94,12 +94,17 @@ func TestKingByClick(t *testing.T) {
 
 func TestClickPairAndCovered(t *testing.T) {
 	h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true, Width: 120, Height: 40})
-	// A covered card says why.
+	// A covered card shows only its top edge. A click on its middle,
+	// which the row below hides, does not reach it; a click on its top
+	// edge says why it cannot be taken.
 	x, y := cellOf(h, engine.Slot(6, 2))
+	h.click(x, y)
+	if tb := h.m.table; tb.sel != engine.NoPlace || tb.msg != "" {
+		t.Errorf("a click on the hidden middle of 6.2: selection %s, message %q; want neither", tb.sel, tb.msg)
+	}
 	l := &h.m.table.lay
 	_, py := l.slotPos(engine.Slot(6, 2))
-	y = l.boardY + py // its visible top edge
-	h.click(x, y)
+	h.click(x, l.boardY+py)
 	h.wantScreen("card is covered: 6.2 lies under 7.2 and 7.3")
 	// A pair by two clicks.
 	x, y = cellOf(h, engine.Slot(7, 2))
