@@ -59,28 +59,38 @@ type BoardScreen struct {
 
 // newBoardScreen builds the screen; open shows and loads it.
 func newBoardScreen(e *env, w, h int) BoardScreen {
-	upDown, left, right := "↑/↓", "←", "→"
-	if !e.gl.unicode {
-		upDown, left, right = "up/down", "left", "right"
-	}
 	total := 28
 	if r, err := engine.ParseRules(boardRules); err == nil {
 		total = r.PyramidSize()
 	}
-	return BoardScreen{
-		env:     e,
+	b := BoardScreen{
 		total:   total,
 		w:       w,
 		h:       h,
-		prev:    key.NewBinding(key.WithKeys("left", "h", "a"), key.WithHelp(left, "day before")),
-		next:    key.NewBinding(key.WithKeys("right", "l", "d"), key.WithHelp(right, "day after")),
+		prev:    key.NewBinding(key.WithKeys("left", "h", "a")),
+		next:    key.NewBinding(key.WithKeys("right", "l", "d")),
 		toToday: key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "today")),
-		up:      key.NewBinding(key.WithKeys("up", "k", "w", "pgup"), key.WithHelp(upDown, "scroll")),
+		up:      key.NewBinding(key.WithKeys("up", "k", "w", "pgup")),
 		down:    key.NewBinding(key.WithKeys("down", "j", "s", "pgdown", " ")),
 		reload:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
 		back:    key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "menu")),
 		bar:     newHelpBar(),
 	}
+	b.setGlyphs(e)
+	return b
+}
+
+// setGlyphs draws the screen with the glyphs of e: the help bar names
+// the arrows with them.
+func (b *BoardScreen) setGlyphs(e *env) {
+	upDown, left, right := "↑/↓", "←", "→"
+	if !e.gl.unicode {
+		upDown, left, right = "up/down", "left", "right"
+	}
+	b.env = e
+	b.prev.SetHelp(left, "day before")
+	b.next.SetHelp(right, "day after")
+	b.up.SetHelp(upDown, "scroll")
 }
 
 // open shows today's board, loading it afresh.

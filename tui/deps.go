@@ -38,7 +38,9 @@ type Deps struct {
 	// open the menu with a message saying what was wrong.
 	Args []string
 	// Unicode allows suit symbols and box-drawing glyphs; false draws
-	// suits as S H D C and cards without boxes.
+	// suits as S H D C and cards without boxes, every screen in ASCII.
+	// With it, the menu's Cards item lets the player choose the letters
+	// (and back) for the whole session; without it there is no such item.
 	Unicode bool
 	// Now is the clock. The model calls it only inside tea.Cmds, never in
 	// Update. Nil means time.Now.

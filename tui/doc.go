@@ -7,7 +7,9 @@
 // winning line of it.
 //
 // The model is built from Deps: the session's lipgloss renderer (styles are
-// never global), the player, the deep link, the clock, and optional
+// never global), the player, the deep link, whether the client shows
+// Unicode (else suits are S H D C and every screen is ASCII, which a
+// player may also choose in the menu), the clock, and optional
 // Solver, Games and Account interfaces that the server wires to the
 // engine's solver and the store. Update is pure: the clock, the solver and
 // the store are reached only in tea.Cmds.

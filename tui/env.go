@@ -9,7 +9,9 @@ import (
 )
 
 // env is what every screen of a session shares and never changes: the
-// dependencies and the session's drawing tools. It is built once by New.
+// dependencies and the session's drawing tools. It is built by New, and
+// again by Model.setGlyphs when the player switches between suit
+// symbols and letters: the models Bubble Tea holds keep theirs.
 type env struct {
 	now    func() time.Time
 	ctx    context.Context

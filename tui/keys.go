@@ -305,10 +305,14 @@ func (h *helpBar) view(e *env, bindings []key.Binding, width int) string {
 // means the last first.
 func (h *helpBar) viewDropping(e *env, bindings []key.Binding, drop []uint8, width int) string {
 	// The key hashes the texts of the enabled bindings, where the
-	// disabled ones are, and the width: computing and comparing it
+	// disabled ones are, the width and the glyphs (the separators are
+	// theirs; the player may switch them): computing and comparing it
 	// allocates nothing, so a frame whose bar did not change costs no
 	// garbage.
 	k := uint64(fnvOffset)
+	if e.gl.unicode {
+		k = fnvByte(k, 2)
+	}
 	for _, b := range bindings {
 		if b.Enabled() {
 			k = fnv(k, b.Help().Key)

@@ -16,7 +16,7 @@ type (
 	menuPlayMsg struct{ spec dealSpec }
 	// menuContinueMsg: go back to the game in progress.
 	menuContinueMsg struct{}
-	// menuSettingsMsg: a setting (winnable deals, keys) changed.
+	// menuSettingsMsg: a setting (winnable deals, keys, cards) changed.
 	menuSettingsMsg struct{}
 	// menuAccountMsg: open a screen of the player's account (itemStats,
 	// itemBoard, itemName or itemLink).
@@ -37,6 +37,7 @@ const (
 	itemLink
 	itemWinnable
 	itemKeys
+	itemCards
 	itemHelp
 	itemQuit
 )
@@ -90,6 +91,14 @@ type Menu struct {
 	Winnable bool
 	// Scheme is the table's movement keys.
 	Scheme KeyScheme
+	// ASCII is the player's choice of suit letters (S H D C) over
+	// symbols: the session then draws every screen in ASCII, as it does
+	// for a client whose locale is not UTF-8. Such a client has no Cards
+	// item and keeps ASCII whatever this says (see unicode).
+	ASCII bool
+	// symbols is whether the client's terminal shows Unicode
+	// (Deps.Unicode): only then does the menu offer the Cards item.
+	symbols bool
 
 	env *env
 	bar *helpBar
@@ -128,6 +137,8 @@ func newMenu(e *env, w, h int) Menu {
 		name:   e.player.Name,
 		w:      w,
 		h:      h,
+		// New builds the menu with the glyphs Deps.Unicode chose.
+		symbols: e.gl.unicode,
 	}
 	// The items are listed when the menu first shows (see show): the
 	// model New returns, which Bubble Tea keeps for the whole session,
@@ -158,8 +169,11 @@ func (m *Menu) build() {
 	if m.env.solver != nil {
 		items = append(items, menuItem{kind: itemWinnable, label: "Winnable deals only"})
 	}
+	items = append(items, menuItem{kind: itemKeys, label: "Keys"})
+	if m.symbols {
+		items = append(items, menuItem{kind: itemCards, label: "Cards"})
+	}
 	items = append(items,
-		menuItem{kind: itemKeys, label: "Keys"},
 		menuItem{kind: itemHelp, label: "Help"},
 		menuItem{kind: itemQuit, label: "Quit"})
 	m.items = items
@@ -213,6 +227,18 @@ func (m Menu) SetRules(r engine.Rules) Menu {
 func (m Menu) SetSize(w, h int) Menu {
 	m.w, m.h = w, h
 	return m
+}
+
+// unicode reports whether the session is to draw with Unicode glyphs:
+// the terminal shows them and the player did not choose letters.
+func (m *Menu) unicode() bool { return m.symbols && !m.ASCII }
+
+// setGlyphs draws the menu with the glyphs of e, the session's env since
+// the player switched cards: its key map's help follows them.
+func (m *Menu) setGlyphs(e *env) {
+	m.env = e
+	m.Keys = NewMenuKeyMap(e.gl)
+	m.updateKeys()
 }
 
 // say sets the menu's message line.
@@ -298,6 +324,12 @@ func (m Menu) choose() (Menu, tea.Cmd) {
 	case itemKeys:
 		m.Scheme = (m.Scheme + 1) % 2
 		m.event = menuSettingsMsg{}
+		return m, nil
+	case itemCards:
+		if m.symbols {
+			m.ASCII = !m.ASCII
+			m.event = menuSettingsMsg{}
+		}
 		return m, nil
 	case itemStats, itemBoard, itemName, itemLink:
 		m.event = menuAccountMsg{kind: it.kind}

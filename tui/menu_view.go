@@ -160,6 +160,8 @@ func (m *Menu) viewList(out *lines) string {
 		return "new deals are ones the solver proves can be won"
 	case itemKeys:
 		return "enter switches the movement keys"
+	case itemCards:
+		return "enter switches the suits between symbols and letters; letters draw every screen in plain ASCII"
 	case itemStats:
 		return "your records for every rule set you finished a game of, derived from your stored games"
 	case itemBoard:
@@ -190,6 +192,11 @@ func (m *Menu) note(it menuItem) string {
 		return "[ ] off"
 	case itemKeys:
 		return m.Scheme.String()
+	case itemCards:
+		if m.ASCII {
+			return "S H D C letters"
+		}
+		return "♠ ♥ ♦ ♣ symbols"
 	case itemStats:
 		return "played, won, streaks, best times"
 	case itemBoard:

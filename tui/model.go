@@ -376,6 +376,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if m.playing {
 			m.setScheme()
 		}
+		if gl := glyphsFor(m.menu.unicode()); gl != m.env.gl {
+			m.setGlyphs(gl)
+		}
 		return nil
 	case menuAccountMsg:
 		return m.openAccount(msg.kind)
@@ -492,6 +495,69 @@ func (m *Model) openHelp() {
 // setScheme gives the table the menu's movement keys.
 func (m *Model) setScheme() {
 	m.tbl().setScheme(m.menu.Scheme)
+}
+
+// setGlyphs switches the session to another set of glyphs, the player's
+// choice in the menu (Cards): from the next frame every screen draws
+// with it, the table in the layout it allows (ASCII cards are one line)
+// and the key maps with its arrows in their help.
+//
+// The env is shared by the models Bubble Tea holds and never changes,
+// so the session gets a new one, and each screen it keeps a copy that
+// points at it. The help, the confirmation and the watch screen are not
+// among them: they are kept only while they show (dropHidden), and the
+// switch is made from the menu.
+func (m *Model) setGlyphs(gl *glyphs) {
+	e := new(env)
+	*e = *m.env
+	e.gl = gl
+	m.env = e
+	if m.table != nil {
+		// The held table is of the table's game: it has its title.
+		title := titleOf(m.table.game.Rules(), m.table.game.Deal(), m.day, gl.sep)
+		m.tbl().setGlyphs(e, m.menu.Scheme, title)
+		if m.hold != nil {
+			held := new(Table)
+			*held = *m.hold
+			held.setGlyphs(e, m.menu.Scheme, title)
+			m.hold = held
+		}
+	}
+	mn := m.editMenu()
+	mn.setGlyphs(e)
+	if mn.cont != "" {
+		mn.setContinue(m.continueNote()) // the note has the separator in it
+	}
+	if m.stats != nil || m.board != nil || m.rename != nil || m.linking != nil {
+		m.setAccountGlyphs()
+	}
+}
+
+// setAccountGlyphs has the account's screens draw with the session's
+// glyphs, apart from setGlyphs for the reason resizeAccount is apart
+// from resize.
+func (m *Model) setAccountGlyphs() {
+	e := m.env
+	if m.stats != nil {
+		s := *m.stats
+		s.setGlyphs(e)
+		m.stats = &s
+	}
+	if m.board != nil {
+		b := *m.board
+		b.setGlyphs(e)
+		m.board = &b
+	}
+	if m.rename != nil {
+		f := *m.rename
+		f.env = e
+		m.rename = &f
+	}
+	if m.linking != nil {
+		l := *m.linking
+		l.env = e
+		m.linking = &l
+	}
 }
 
 // updateMenu passes a message to the menu and returns what the menu asks

@@ -42,7 +42,7 @@ func TestScreensGolden(t *testing.T) {
 			h.keys("down", "down", "down", "down", "down", "down", "down", "down", "enter", "down", "right")
 		}},
 		{"number", Deps{Player: testPlayer, Unicode: true}, func(h *harness) {
-			h.keys("up", "up", "up", "up", "up", "enter")
+			h.open(itemNumber)
 			h.typeText("4711")
 		}},
 		{"confirm", Deps{Args: []string{"classic", "42"}, Unicode: true}, func(h *harness) { h.keys("d", "q", "down", "enter") }},
@@ -599,11 +599,11 @@ func TestSolver(t *testing.T) {
 
 func TestASCIIOnly(t *testing.T) {
 	// A client whose locale is not UTF-8 gets nothing but ASCII, on every
-	// screen.
+	// screen; so does a player who chose suit letters in the menu.
 	views := map[string]func(h *harness){
 		"menu":    func(h *harness) {},
-		"custom":  func(h *harness) { h.keys("up", "up", "up", "up", "up", "up", "enter") },
-		"number":  func(h *harness) { h.keys("up", "up", "up", "up", "up", "enter") },
+		"custom":  func(h *harness) { h.open(itemCustom) },
+		"number":  func(h *harness) { h.open(itemNumber) },
 		"help":    func(h *harness) { h.keys("?") },
 		"table":   func(h *harness) { h.keys("enter", "enter", "l", "H") },
 		"double":  func(h *harness) { h.keys("down", "down", "down", "down", "down", "down", "enter") },
@@ -611,16 +611,16 @@ func TestASCIIOnly(t *testing.T) {
 		"prompt":  func(h *harness) { h.keys("enter", ":"); h.typeText("7.1+7.4") },
 		"small":   func(h *harness) { h.keys("enter"); h.resize(30, 10) },
 	}
-	for name, setup := range views {
-		for _, size := range [][2]int{{80, 24}, {120, 40}} {
-			h := newHarness(t, Deps{Player: testPlayer, Width: size[0], Height: size[1]})
-			setup(h)
-			s := h.screen()
-			for i, r := range s {
-				if r >= 0x80 {
-					t.Errorf("%s at %dx%d: non-ASCII %q at byte %d:\n%s", name, size[0], size[1], r, i, s)
-					break
+	for _, chosen := range []bool{false, true} {
+		for name, setup := range views {
+			for _, size := range [][2]int{{80, 24}, {120, 40}} {
+				h := newHarness(t, Deps{Player: testPlayer, Unicode: chosen, Width: size[0], Height: size[1]})
+				if chosen {
+					h.open(itemCards)
+					h.menuTo(itemPreset) // Classic, where the views start
 				}
+				setup(h)
+				wantASCII(t, fmt.Sprintf("%s at %dx%d (letters chosen: %v)", name, size[0], size[1], chosen), h.screen())
 			}
 		}
 	}

@@ -40,20 +40,28 @@ type StatsScreen struct {
 
 // newStatsScreen builds the screen; open shows and loads it.
 func newStatsScreen(e *env, w, h int) StatsScreen {
-	upDown := "↑/↓"
-	if !e.gl.unicode {
-		upDown = "up/down"
-	}
-	return StatsScreen{
-		env:    e,
+	s := StatsScreen{
 		w:      w,
 		h:      h,
-		up:     key.NewBinding(key.WithKeys("up", "k", "w"), key.WithHelp(upDown, "rule set")),
+		up:     key.NewBinding(key.WithKeys("up", "k", "w")),
 		down:   key.NewBinding(key.WithKeys("down", "j", "s", "tab")),
 		reload: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
 		back:   key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "menu")),
 		bar:    newHelpBar(),
 	}
+	s.setGlyphs(e)
+	return s
+}
+
+// setGlyphs draws the screen with the glyphs of e: the help bar names
+// the arrows with them.
+func (s *StatsScreen) setGlyphs(e *env) {
+	upDown := "↑/↓"
+	if !e.gl.unicode {
+		upDown = "up/down"
+	}
+	s.env = e
+	s.up.SetHelp(upDown, "rule set")
 }
 
 // open shows the screen for the player called name and loads the

@@ -293,6 +293,23 @@ func (t *Table) setScheme(s KeyScheme) {
 	t.updateKeys()
 }
 
+// setGlyphs draws the table with the glyphs of e, the session's env
+// since the player switched cards: the title (title, with e's
+// separator), the key map's help (s is the movement keys), the layout
+// and the lost note. The view cache is the table's own from now on, for
+// the lines it keeps were drawn with the other glyphs. Other messages
+// stay as they were written: in ASCII, View turns their suit symbols
+// into letters.
+func (t *Table) setGlyphs(e *env, s KeyScheme, title string) {
+	lost := t.d.status == engine.Lost && t.msg == t.lostNote(t.w)
+	t.env, t.title, t.cache = e, title, &viewCache{}
+	t.setScheme(s)
+	t.setSize(t.w, t.h)
+	if lost {
+		t.msg = t.lostNote(t.w)
+	}
+}
+
 // say sets the message line.
 func (t *Table) say(st styleID, format string, args ...any) {
 	if len(args) == 0 {

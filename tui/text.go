@@ -45,6 +45,9 @@ func clean(s string, w int) string {
 }
 
 // asciiReplacer maps the non-ASCII characters of shared texts to ASCII of
-// the same width. It holds no state and is safe for concurrent use.
+// the same width. The suits are among them for the messages a session
+// wrote with symbols before the player chose letters ("8♣ selected").
+// It holds no state and is safe for concurrent use.
 var asciiReplacer = strings.NewReplacer("·", "-", "…", ".", "—", "-", "×", "x", "∞", "~",
-	"←/→", "<->", "↑/↓", "^/v", "←↓↑→", "keys", "✓", "v")
+	"←/→", "<->", "↑/↓", "^/v", "←↓↑→", "keys", "✓", "v",
+	"♠", "S", "♥", "H", "♦", "D", "♣", "C")
