@@ -14,6 +14,7 @@ test:
 lint:
 	@test -z "$$(gofmt -l .)" || (echo "gofmt needed:"; gofmt -l .; exit 1)
 	$(GO) vet $(PKGS)
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
 	$(GO) mod tidy -diff
 	@v=$$($(GO) list -m -f '{{.Version}}' golang.org/x/crypto); \
 	  printf '%s\n%s\n' v0.59.0 $$v | sort -C -V || (echo "golang.org/x/crypto $$v is older than v0.59.0"; exit 1)
