@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/charmbracelet/log"
+
 	"pyramid/engine"
 	"pyramid/keys"
 	"pyramid/store"
@@ -15,10 +17,20 @@ import (
 )
 
 // account is one session's player's account in the store: tui.Account.
+// The menu's account screens and the plain-text commands share it, and
+// with it the words a player is told.
 type account struct {
 	st     store.Store
 	now    func() time.Time
-	player string // the session's player, to mark their line on boards
+	log    *log.Logger // nil logs nothing
+	player string      // the session's player, to mark their line on boards; empty when not resolved
+	key    string      // the session's key fingerprint, which Redeem links
+}
+
+// account returns the account adapter of a session of key, played by
+// player.
+func (a *App) account(player, key string) *account {
+	return &account{st: a.cfg.Store, now: a.cfg.Now, log: a.cfg.Logger, player: player, key: key}
 }
 
 var _ tui.Account = (*account)(nil)
@@ -87,4 +99,67 @@ func (a *account) LinkCode(ctx context.Context, player string) (string, time.Tim
 		return "", time.Time{}, fmt.Errorf("link code: %w", err)
 	}
 	return keys.FormatLinkCode(code), expires, nil
+}
+
+// refusal is an error told to the player in words of its own; errors.Is
+// still finds its cause.
+type refusal struct {
+	words string
+	cause error
+}
+
+func (r *refusal) Error() string { return r.words }
+func (r *refusal) Unwrap() error { return r.cause }
+
+// Why a link code is refused, in the words the menu and the link command
+// both use.
+const (
+	notACode    = "that is not a link code: 8 letters and digits, like ABCD-EFGH"
+	noSuchCode  = "no such link code (a code works once): ask for a new one"
+	codeExpired = "that link code has expired: ask for a new one"
+	keyInUse    = "this key already belongs to a player with games of their own"
+	linkBanned  = "the player of that code, or of this key, is banned from this server"
+	linkFailed  = "the server could not link this key now, try again"
+	noKey       = "only a session with an SSH key can use a link code"
+)
+
+// Redeem links the session's key to the player of a link code, as typed
+// (keys.NormalizeLinkCode reads it), and returns that player's name. The
+// store moves a key that already has a player only when that player has
+// nothing else, and then drops it. A code of the session's own player
+// links nothing new and is refused, so that the menu does not end the
+// session for nothing.
+func (a *account) Redeem(ctx context.Context, code string) (string, error) {
+	if a.key == "" {
+		return "", &refusal{words: noKey}
+	}
+	norm, ok := keys.NormalizeLinkCode(code)
+	if !ok {
+		return "", &refusal{words: notACode}
+	}
+	p, err := a.st.RedeemLinkCode(ctx, norm, a.key)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return "", &refusal{words: noSuchCode, cause: err}
+	case errors.Is(err, store.ErrExpired):
+		return "", &refusal{words: codeExpired, cause: err}
+	case errors.Is(err, store.ErrKeyInUse):
+		return "", &refusal{words: keyInUse, cause: err}
+	case errors.Is(err, store.ErrBanned):
+		return "", &refusal{words: linkBanned, cause: err}
+	case err != nil:
+		// The store's words are for the log, not for the player.
+		if a.log != nil {
+			a.log.Error("link code failed", "key", a.key, "err", err)
+		}
+		return "", &refusal{words: linkFailed, cause: err}
+	}
+	name := keys.Clean(p.Name, keys.MaxNameWidth)
+	if a.player != "" && p.ID == a.player {
+		return "", &refusal{words: "that code is your own: this key plays as " + name + " already"}
+	}
+	if a.log != nil {
+		a.log.Info("key linked", "key", a.key, "player", p.ID)
+	}
+	return name, nil
 }

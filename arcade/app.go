@@ -127,7 +127,7 @@ func (a *App) Model(s *server.Session) tea.Model {
 		}()
 		deps.Inbox = in.ch
 		deps.Games = &games{st: a.cfg.Store, owner: sessionToken(), hub: a.hub, self: in}
-		deps.Account = &account{st: a.cfg.Store, now: a.cfg.Now, player: p.ID}
+		deps.Account = a.account(p.ID, s.Identity)
 	}
 	m := tui.New(deps)
 	if note != "" {

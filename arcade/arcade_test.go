@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -357,5 +358,179 @@ func TestTakeoverTellsTheOtherSession(t *testing.T) {
 	}
 	if msg := <-inB.ch; msg != (tui.GameTakenMsg{ID: id}) {
 		t.Fatalf("session B got %v", msg)
+	}
+}
+
+// TestRedeem: a code redeemed with another key moves that key to the
+// code's player: whoami from that key shows the other player.
+func TestRedeem(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	alice, nina := sshtest.NewKey(t), sshtest.NewKey(t)
+	f.run(session(alice, "alice", "whoami"))
+	f.run(session(nina, "nina", "whoami")) // nina's key has a player of its own, with nothing in it
+	aliceID := gossh.FingerprintSHA256(alice.PublicKey())
+	code, _, err := f.app.account(aliceID, aliceID).LinkCode(ctx, aliceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Lower case, and O for 0, I and L for 1, are read as the code.
+	typed := strings.NewReplacer("0", "o", "1", "l").Replace(strings.ToLower(code))
+	exit, out, errOut := f.run(session(nina, "nina", "link", typed))
+	if exit != 0 || !strings.Contains(out, "this key now plays as alice") || errOut != "" {
+		t.Fatalf("link %s: exit %d, %q %q", typed, exit, out, errOut)
+	}
+	_, out, _ = f.run(session(nina, "nina", "whoami", "--json"))
+	var who whoamiReport
+	if err := json.Unmarshal([]byte(out), &who); err != nil || who.Name != "alice" || who.ID != aliceID || len(who.Keys) != 2 {
+		t.Fatalf("whoami from the linked key: %+v (%v)", who, err)
+	}
+}
+
+// TestRedeemRefusals: every refusal says why, in the same words through
+// the adapter the menu uses and through the link command.
+func TestRedeemRefusals(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	fp := func(k gossh.Signer) string { return gossh.FingerprintSHA256(k.PublicKey()) }
+	alice, bob, carol, dan, erin := sshtest.NewKey(t), sshtest.NewKey(t), sshtest.NewKey(t), sshtest.NewKey(t), sshtest.NewKey(t)
+	for _, k := range []struct {
+		key  gossh.Signer
+		name string
+	}{{alice, "alice"}, {bob, "bob"}, {carol, "carol"}, {erin, "erin"}} {
+		f.run(session(k.key, k.name, "whoami"))
+	}
+	// bob has a game: his key is his.
+	g := &games{st: f.st, owner: "bob"}
+	if _, err := g.Save(ctx, fp(bob), tui.SavedGame{Record: engine.Record{Rules: "classic", Deal: 42, Moves: []string{"d"}}, Status: tui.StatusPlaying}); err != nil {
+		t.Fatal(err)
+	}
+	// A player has one code at a time: each case has a player of its own.
+	newCode := func(player string, expires time.Time) string {
+		t.Helper()
+		c := keys.NewLinkCode(nil)
+		if err := f.st.CreateLinkCode(ctx, player, c, expires); err != nil {
+			t.Fatal(err)
+		}
+		return keys.FormatLinkCode(c)
+	}
+	live := func(player string) string { return newCode(player, time.Now().Add(time.Hour)) }
+	banned := live(fp(carol))
+	if err := f.st.SetBanned(ctx, fp(carol), true); err != nil {
+		t.Fatal(err)
+	}
+	inUse := live(fp(alice))
+	// Making a code sweeps the expired ones: this one is made last.
+	expired := newCode(fp(erin), time.Now().Add(-time.Minute))
+	tests := []struct {
+		name  string
+		key   gossh.Signer
+		code  string
+		words string
+		cause error
+	}{
+		{"not a code", dan, "ABC-123", notACode, nil},
+		{"not a code: U", dan, "UUUU-UUUU", notACode, nil},
+		{"no such code", dan, "ZZZZ-ZZZZ", noSuchCode, store.ErrNotFound},
+		{"expired", dan, expired, codeExpired, store.ErrExpired},
+		{"key in use", bob, inUse, keyInUse, store.ErrKeyInUse},
+		{"banned", dan, banned, linkBanned, store.ErrBanned},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// The menu's adapter, as App.Model builds it for the key.
+			_, err := f.app.account(fp(tt.key), fp(tt.key)).Redeem(ctx, tt.code)
+			if err == nil || err.Error() != tt.words {
+				t.Errorf("Redeem: got %v, want %q", err, tt.words)
+			}
+			if tt.cause != nil && !errors.Is(err, tt.cause) {
+				t.Errorf("Redeem: %v is not %v", err, tt.cause)
+			}
+			// The link command says the same.
+			exit, out, errOut := f.run(session(tt.key, "x", "link", tt.code))
+			if want := "pyramid: " + tt.words + "\n"; exit != 1 || out != "" || errOut != want {
+				t.Errorf("link: exit %d, %q %q, want 1 and %q", exit, out, errOut, want)
+			}
+		})
+	}
+	// Nothing moved: bob is bob.
+	_, out, _ := f.run(session(bob, "bob", "whoami"))
+	if !strings.Contains(out, "name  bob") {
+		t.Errorf("whoami of bob after the refusals:\n%s", out)
+	}
+	// A player's own code links nothing: the menu does not end the
+	// session for it.
+	_, err := f.app.account(fp(alice), fp(alice)).Redeem(ctx, live(fp(alice)))
+	if err == nil || err.Error() != "that code is your own: this key plays as alice already" {
+		t.Errorf("own code: %v", err)
+	}
+	// A store that fails tells the player to try again, and the log why.
+	var logs bytes.Buffer
+	acc := &account{st: f.st, now: time.Now, log: log.New(&logs), player: fp(dan), key: fp(dan)}
+	code := live(fp(alice))
+	f.st.Close()
+	if _, err := acc.Redeem(ctx, code); err == nil || err.Error() != linkFailed {
+		t.Errorf("closed store: %v, want %q", err, linkFailed)
+	}
+	if !strings.Contains(logs.String(), "link code failed") {
+		t.Errorf("the log lacks the failure: %q", logs.String())
+	}
+}
+
+// TestRedeemFromTheMenu: a new key uses a code from the menu over SSH,
+// sees whose it now is, and its next session plays as that player.
+func TestRedeemFromTheMenu(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	alice, nina := sshtest.NewKey(t), sshtest.NewKey(t)
+	f.run(session(alice, "alice", "whoami"))
+	aliceID := gossh.FingerprintSHA256(alice.PublicKey())
+	code, _, err := f.app.account(aliceID, aliceID).LinkCode(ctx, aliceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Config{HostKeyPath: t.TempDir() + "/host_ed25519", Logger: log.New(&bytes.Buffer{})}, f.app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	t.Cleanup(func() {
+		_ = srv.Close()
+		<-served
+	})
+	term := sshtest.OpenTerm(t, sshtest.Dial(t, l.Addr().String(), nina), sshtest.TermOptions{})
+	term.WaitFor(t, "Use a link code", 5*time.Second)
+	for i := 0; !strings.Contains(term.Screen(), "> Use a link code"); i++ {
+		if i == 30 {
+			t.Fatalf("no Use a link code in the menu:\n%s", term.Screen())
+		}
+		before := term.Screen()
+		if err := term.Type(sshtest.KeyDown); err != nil {
+			t.Fatal(err)
+		}
+		term.WaitScreen(t, 5*time.Second, "the cursor move", func(s string) bool { return s != before })
+	}
+	if err := term.Type(sshtest.KeyEnter); err != nil {
+		t.Fatal(err)
+	}
+	term.WaitFor(t, "code:", 5*time.Second)
+	if err := term.Type(strings.ToLower(code) + sshtest.KeyEnter); err != nil {
+		t.Fatal(err)
+	}
+	term.WaitFor(t, "This key now plays as alice", 5*time.Second)
+	if err := term.Type("x"); err != nil {
+		t.Fatal(err)
+	}
+	if got := term.ExitStatus(5 * time.Second); got != 0 {
+		t.Errorf("exit status %d after the key press, want 0", got)
+	}
+	_, out, _ := f.run(session(nina, "player", "whoami"))
+	if !strings.Contains(out, "name  alice") {
+		t.Errorf("whoami from the linked key:\n%s", out)
 	}
 }

@@ -525,7 +525,7 @@ func yesNo(b bool) string {
 
 // account is the caller's account, shared with the menu's account screens.
 func (c *call) account() *account {
-	return &account{st: c.a.cfg.Store, now: c.a.cfg.Now, player: c.player}
+	return c.a.account(c.player, c.s.Identity)
 }
 
 // renameTo changes a player's name, telling why a name is refused.
@@ -562,37 +562,26 @@ func (c *call) link() int {
 	if err != nil {
 		return c.storeErr("link code", err)
 	}
-	fmt.Fprintf(c.stdout, "link code %s, valid until %s UTC.\nFrom the machine with the other key run:\n  %s link %s\n",
+	fmt.Fprintf(c.stdout, "link code %s, valid until %s UTC.\nFrom the machine with the other key run:\n  %s link %s\nor connect with that key and choose Use a link code in its menu.\n",
 		code, expires.UTC().Format("15:04"), c.a.cfg.Connect, code)
 	return 0
 }
 
-// redeem links this session's key to the player of a code.
+// redeem links this session's key to the player of a code, through the
+// account adapter the menu's Use a link code uses: one place for the
+// words.
 func (c *call) redeem() int {
 	args, ok := c.flags(1, func(*flag.FlagSet) {})
 	if !ok || len(args) != 1 {
 		return c.fail("usage: link CODE")
 	}
-	code, ok := keys.NormalizeLinkCode(args[0])
-	if !ok {
-		return c.fail("that is not a link code (8 letters and digits, like ABCD-EFGH)")
-	}
 	ctx, cancel := c.timeout()
 	defer cancel()
-	p, err := c.a.cfg.Store.RedeemLinkCode(ctx, code, c.s.Identity)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return c.fail("no such link code (codes work once; ask for a new one with: link)")
-	case errors.Is(err, store.ErrExpired):
-		return c.fail("that link code has expired; ask for a new one with: link")
-	case errors.Is(err, store.ErrKeyInUse):
-		return c.fail("this key already belongs to a player with games of their own")
-	case errors.Is(err, store.ErrBanned):
-		return c.fail(errBanned.Error())
-	case err != nil:
-		return c.storeErr("link", err)
+	name, err := c.account().Redeem(ctx, args[0])
+	if err != nil {
+		return c.fail(err.Error())
 	}
-	fmt.Fprintf(c.stdout, "this key now plays as %s\n", keys.Clean(p.Name, keys.MaxNameWidth))
+	fmt.Fprintf(c.stdout, "this key now plays as %s: connect with %s to play as %s\n", name, c.a.cfg.Connect, name)
 	return 0
 }
 

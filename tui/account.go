@@ -55,17 +55,16 @@ type NameForm struct {
 	bar     *helpBar
 }
 
-// newNameForm builds the form. The text input is styled with the
+// newTextInput builds the text input of a form: styled with the
 // session's renderer, its cursor does not blink (a blinking cursor would
 // redraw the session twice a second for nothing), and its clipboard key
 // is off: ctrl+v would read the clipboard of the server, not the
 // player's. A terminal's own paste still types into it.
-func newNameForm(e *env, w, h int) NameForm {
-	r := e.renderer
+func newTextInput(r *lipgloss.Renderer, prompt string, limit, width int) textinput.Model {
 	in := textinput.New()
-	in.Prompt = "name: "
-	in.CharLimit = maxNameCells
-	in.Width = maxNameCells + 1
+	in.Prompt = prompt
+	in.CharLimit = limit
+	in.Width = width
 	in.PromptStyle = r.NewStyle().Bold(true)
 	in.TextStyle = r.NewStyle()
 	in.PlaceholderStyle = r.NewStyle().Foreground(lipgloss.Color("8"))
@@ -74,9 +73,14 @@ func newNameForm(e *env, w, h int) NameForm {
 	in.Cursor.TextStyle = r.NewStyle()
 	in.Cursor.SetMode(cursor.CursorStatic)
 	in.KeyMap.Paste.SetEnabled(false)
+	return in
+}
+
+// newNameForm builds the form.
+func newNameForm(e *env, w, h int) NameForm {
 	return NameForm{
 		env:   e,
-		input: in,
+		input: newTextInput(e.renderer, "name: ", maxNameCells, maxNameCells+1),
 		w:     w,
 		h:     h,
 		save:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "save")),
@@ -298,9 +302,9 @@ func (l LinkScreen) Update(msg tea.Msg) (LinkScreen, tea.Cmd) {
 	return l, nil
 }
 
-// connect is the command that reaches this server.
-func (l *LinkScreen) connect() string {
-	c := clean(l.env.connect, 200)
+// connectCommand is the command that reaches this server.
+func connectCommand(e *env) string {
+	c := clean(e.connect, 200)
 	if c == "" {
 		c = "ssh HOST"
 	}
@@ -329,11 +333,12 @@ func (l LinkScreen) View() string {
 			"",
 			"    On the machine with the other SSH key, run:",
 			"")
-		for _, line := range wrapWords(l.connect()+" link "+l.code, l.w-7) {
+		for _, line := range wrapWords(connectCommand(e)+" link "+l.code, l.w-7) {
 			body = append(body, "      "+pal.style(sBold, line))
 		}
 		body = append(body,
 			"",
+			"    Or connect with that key and choose Use a link code in its menu.",
 			"    That key then plays as "+clean(l.name, maxNameCells)+", with the same stats and games.",
 			pal.style(sDim, "    Keep the code to yourself: whoever runs that command plays as you."))
 	}
@@ -450,6 +455,8 @@ func (m *Model) openAccount(kind itemKind) tea.Cmd {
 		l := valueOr(m.linking, func() LinkScreen { return newLinkScreen(e, w, h) })
 		l, cmd = l.open(m.menu.name)
 		m.linking, m.screen = &l, screenLink
+	case itemRedeem:
+		m.openRedeem()
 	}
 	return cmd
 }
@@ -514,7 +521,7 @@ func (m *Model) say(st styleID, text string) {
 		if m.table != nil {
 			m.tbl().say(st, "%s", text)
 		}
-	case screenStats, screenBoard, screenName, screenLink:
+	case screenStats, screenBoard, screenName, screenLink, screenRedeem:
 		m.sayAccount(st, text)
 	case screenWatch:
 		if m.watch != nil {
@@ -537,5 +544,7 @@ func (m *Model) sayAccount(st styleID, text string) {
 		m.rename = ref(m.rename.say(st, text))
 	case screenLink:
 		m.linking = ref(m.linking.say(st, text))
+	case screenRedeem:
+		m.redeem = ref(m.redeem.say(st, text))
 	}
 }

@@ -30,6 +30,11 @@ type fakeAccount struct {
 	limits   []int
 	codes    int
 	statsN   int
+	// redeemed are the codes Redeem was given; Redeem answers with
+	// redeemName, or redeemErr when it is set.
+	redeemed   []string
+	redeemName string
+	redeemErr  error
 }
 
 func newFakeAccount() *fakeAccount {
@@ -59,8 +64,9 @@ func newFakeAccount() *fakeAccount {
 				{Rank: 2, Name: "alice", Removed: 20, Time: 8 * time.Minute, You: true},
 			},
 		},
-		taken: map[string]bool{"bob": true},
-		name:  "alice",
+		taken:      map[string]bool{"bob": true},
+		name:       "alice",
+		redeemName: "bob",
 	}
 }
 
@@ -103,6 +109,16 @@ func (f *fakeAccount) LinkCode(ctx context.Context, player string) (string, time
 	defer f.mu.Unlock()
 	f.codes++
 	return fmt.Sprintf("ABCDEFG%d", f.codes), epoch.Add(15 * time.Minute), nil
+}
+
+func (f *fakeAccount) Redeem(ctx context.Context, code string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.redeemed = append(f.redeemed, code)
+	if f.redeemErr != nil {
+		return "", f.redeemErr
+	}
+	return f.redeemName, nil
 }
 
 // accountDeps are the deps of a player with an account.
@@ -163,6 +179,13 @@ func TestAccountGolden(t *testing.T) {
 			h.keys("enter")
 		}},
 		{"link", newFakeAccount, func(h *harness) { h.open(itemLink) }},
+		{"redeem", newFakeAccount, func(h *harness) { h.open(itemRedeem); h.typeText("abcd-efgh") }},
+		{"redeem_done", newFakeAccount, func(h *harness) { h.open(itemRedeem); h.typeText("abcd-efgh"); h.keys("enter") }},
+		{"redeem_refused", func() *fakeAccount {
+			a := newFakeAccount()
+			a.redeemErr = errors.New("that link code has expired: ask for a new one")
+			return a
+		}, func(h *harness) { h.open(itemRedeem); h.typeText("abcd-efgh"); h.keys("enter") }},
 	}
 	for _, c := range cases {
 		for _, sz := range sizes {
@@ -183,7 +206,7 @@ func TestAccountGolden(t *testing.T) {
 }
 
 func TestAccountHidden(t *testing.T) {
-	items := []string{"Stats", "Daily board", "Change name", "Link another key"}
+	items := []string{"Stats", "Daily board", "Change name", "Link another key", "Use a link code"}
 	// A guest sees none of the account's items, only how to get a key.
 	h := newHarness(t, Deps{Player: Player{Guest: true}, Unicode: true, Account: newFakeAccount()})
 	h.wantNotScreen(items...)
@@ -191,7 +214,7 @@ func TestAccountHidden(t *testing.T) {
 	// Without an account, a player sees none either.
 	h = newHarness(t, Deps{Player: testPlayer, Unicode: true, Width: 120, Height: 40})
 	h.wantNotScreen(items...)
-	// With one, all four.
+	// With one, all five.
 	h = newHarness(t, Deps{Player: testPlayer, Unicode: true, Width: 120, Height: 40, Account: newFakeAccount()})
 	h.wantScreen(items...)
 }
@@ -344,11 +367,13 @@ func TestLinkScreen(t *testing.T) {
 	h = newHarness(t, d)
 	h.open(itemLink)
 	h.wantScreen("ssh HOST link ABCD-EFG3")
+	// The other key may use the code from its own menu.
+	h.wantScreen("Or connect with that key and choose Use a link code in its menu.")
 }
 
 func TestAccountScreensASCII(t *testing.T) {
 	for _, chosen := range []bool{false, true} {
-		for _, kind := range []itemKind{itemStats, itemBoard, itemName, itemLink} {
+		for _, kind := range []itemKind{itemStats, itemBoard, itemName, itemLink, itemRedeem} {
 			for _, size := range [][2]int{{80, 24}, {120, 40}} {
 				d := accountDeps(newFakeAccount())
 				d.Unicode = chosen // letters chosen in the menu, or a client that is not UTF-8
@@ -366,7 +391,7 @@ func TestAccountScreensASCII(t *testing.T) {
 
 func TestAccountNoticesAndQuit(t *testing.T) {
 	h := newHarness(t, accountDeps(newFakeAccount()))
-	for _, kind := range []itemKind{itemStats, itemBoard, itemName, itemLink} {
+	for _, kind := range []itemKind{itemStats, itemBoard, itemName, itemLink, itemRedeem} {
 		h.open(kind)
 		h.send(NoticeMsg{Text: "server restarts\x1b[2J in 10 s"})
 		h.wantScreen("server restarts in 10 s")

@@ -70,8 +70,8 @@ type Deps struct {
 	// the model reads it in a tea.Cmd until Context ends.
 	Inbox <-chan tea.Msg
 	// Account, when not nil, gives a player with a key (not a guest) the
-	// menu's Stats, Daily board, Change name and Link another key. Nil
-	// hides them.
+	// menu's Stats, Daily board, Change name, Link another key and Use a
+	// link code. Nil hides them.
 	Account Account
 	// Connect is the command players connect with, e.g.
 	// "ssh -p 23234 games.example.org": the link screen shows it with
@@ -202,8 +202,10 @@ type Account interface {
 	Board(ctx context.Context, rulesID, date string, limit int) ([]BoardEntry, error)
 	// Rename changes the player's display name and returns it as stored; the error says why a name is refused (taken, bad characters…) in words fit for the player.
 	Rename(ctx context.Context, player, name string) (string, error)
-	// LinkCode returns a one-time code that links another SSH key to this player when that key connects and enters it (`ssh -p PORT host link CODE`), and when it expires.
+	// LinkCode returns a one-time code that links another SSH key to this player when that key connects and enters it (`ssh -p PORT host link CODE`, or the menu's Use a link code), and when it expires.
 	LinkCode(ctx context.Context, player string) (code string, expires time.Time, err error)
+	// Redeem uses a link code made by another player's LinkCode with the session's own key (the adapter knows it): from now on that key plays as the code's player, whose display name it returns. The code is as the player typed it; the account reads it as the server's link command does. The session itself still plays as the player it started as, so the tui ends it once the player has read the result. The error says why a code is refused (no such code, expired, the key has games of its own, banned) in words fit for the player.
+	Redeem(ctx context.Context, code string) (name string, err error)
 }
 
 // RulesStats is a player's record under one rule set, derived by the

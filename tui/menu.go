@@ -19,7 +19,7 @@ type (
 	// menuSettingsMsg: a setting (winnable deals, keys, cards) changed.
 	menuSettingsMsg struct{}
 	// menuAccountMsg: open a screen of the player's account (itemStats,
-	// itemBoard, itemName or itemLink).
+	// itemBoard, itemName, itemLink or itemRedeem).
 	menuAccountMsg struct{ kind itemKind }
 )
 
@@ -35,6 +35,7 @@ const (
 	itemBoard
 	itemName
 	itemLink
+	itemRedeem
 	itemWinnable
 	itemKeys
 	itemCards
@@ -164,7 +165,8 @@ func (m *Menu) build() {
 			menuItem{kind: itemStats, label: "Stats"},
 			menuItem{kind: itemBoard, label: "Daily board"},
 			menuItem{kind: itemName, label: "Change name…"},
-			menuItem{kind: itemLink, label: "Link another key…"})
+			menuItem{kind: itemLink, label: "Link another key…"},
+			menuItem{kind: itemRedeem, label: "Use a link code…"})
 	}
 	if m.env.solver != nil {
 		items = append(items, menuItem{kind: itemWinnable, label: "Winnable deals only"})
@@ -331,7 +333,7 @@ func (m Menu) choose() (Menu, tea.Cmd) {
 			m.event = menuSettingsMsg{}
 		}
 		return m, nil
-	case itemStats, itemBoard, itemName, itemLink:
+	case itemStats, itemBoard, itemName, itemLink, itemRedeem:
 		m.event = menuAccountMsg{kind: it.kind}
 		return m, nil
 	case itemHelp:

@@ -170,6 +170,8 @@ func (m *Menu) viewList(out *lines) string {
 		return "the name others see on the boards: 1 to 16 letters, digits, _ . or -"
 	case itemLink:
 		return "a one-time code that lets another SSH key play as you, with the same stats and games"
+	case itemRedeem:
+		return "a code from another player's Link another key: this SSH key then plays as them, with their stats and games"
 	}
 	return ""
 }
@@ -205,6 +207,8 @@ func (m *Menu) note(it menuItem) string {
 		return clean(m.name, 16)
 	case itemLink:
 		return "play as you from another machine"
+	case itemRedeem:
+		return "play as the player who gave you the code"
 	}
 	return ""
 }

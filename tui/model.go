@@ -27,6 +27,7 @@ const (
 	screenName
 	screenLink
 	screenWatch
+	screenRedeem
 )
 
 // Replies of the model's commands.
@@ -97,6 +98,10 @@ type Model struct {
 	board   *BoardScreen
 	rename  *NameForm
 	linking *LinkScreen
+	// redeem is the form that uses a link code while it shows, or while
+	// its code is being checked or has been accepted: it is built afresh
+	// each time (see keepRedeemed).
+	redeem *RedeemForm
 
 	// The game on the table.
 	token   int       // of the table's game; every game gets a new one
@@ -388,6 +393,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case renamedMsg:
 		m.renamed(msg)
 		return nil
+	case redeemedMsg:
+		m.redeemed(msg)
+		return nil
 	case solvedMsg:
 		m.solvedReply(msg)
 		return nil
@@ -415,7 +423,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		cmd = t.update(msg)
 		t.wantBefore = false
 		event, t.event = t.event, nil
-	case screenHelp, screenConfirm, screenStats, screenBoard, screenName, screenLink:
+	case screenHelp, screenConfirm, screenStats, screenBoard, screenName, screenLink, screenRedeem:
 		event, cmd = m.updateScreen(msg)
 	case screenWatch:
 		if m.watch != nil {
@@ -558,6 +566,11 @@ func (m *Model) setAccountGlyphs() {
 		l.env = e
 		m.linking = &l
 	}
+	if m.redeem != nil {
+		f := *m.redeem
+		f.env = e
+		m.redeem = &f
+	}
 }
 
 // updateMenu passes a message to the menu and returns what the menu asks
@@ -599,6 +612,10 @@ func (m *Model) updateScreen(msg tea.Msg) (event tea.Msg, cmd tea.Cmd) {
 		l, c := m.linking.Update(msg)
 		event, l.event = l.event, nil
 		m.linking, cmd = &l, c
+	case screenRedeem:
+		f, c := m.redeem.Update(msg)
+		event, f.event = f.event, nil
+		m.redeem, cmd = &f, c
 	}
 	return event, cmd
 }
@@ -619,7 +636,7 @@ func (m *Model) resize(w, h int) {
 	if m.confirm != nil {
 		m.confirm = ref(m.confirm.SetSize(m.w, m.h))
 	}
-	if m.stats != nil || m.board != nil || m.rename != nil || m.linking != nil {
+	if m.stats != nil || m.board != nil || m.rename != nil || m.linking != nil || m.redeem != nil {
 		m.resizeAccount()
 	}
 	if m.watch != nil {
@@ -652,6 +669,9 @@ func (m *Model) resizeAccount() {
 	if m.linking != nil {
 		m.linking = ref(m.linking.SetSize(m.w, m.h))
 	}
+	if m.redeem != nil {
+		m.redeem = ref(m.redeem.SetSize(m.w, m.h))
+	}
 }
 
 // dropHidden lets go of what only a screen that is not showing needs:
@@ -659,6 +679,7 @@ func (m *Model) resizeAccount() {
 // menu's items, listed again when the menu shows. A session spends most
 // of its life at the table and keeps none of them there.
 func (m *Model) dropHidden() {
+	m.keepRedeemed()
 	if m.screen != screenHelp {
 		m.help = nil
 	}
@@ -716,6 +737,7 @@ func (m *Model) quit() tea.Cmd {
 			m.watch.board.say(sInfo, "saving your game%s", m.env.gl.ell)
 		}
 		m.editMenu().say(sInfo, "saving your game"+m.env.gl.ell)
+		m.sayAccount(sInfo, "saving your game"+m.env.gl.ell)
 		m.sayHeld(sInfo, "saving your game"+m.env.gl.ell)
 	}
 	return nil
@@ -771,7 +793,7 @@ func (m *Model) view() string {
 		if m.table != nil {
 			return m.table.view()
 		}
-	case screenHelp, screenConfirm, screenStats, screenBoard, screenName, screenLink:
+	case screenHelp, screenConfirm, screenStats, screenBoard, screenName, screenLink, screenRedeem:
 		return m.viewScreen()
 	case screenDealing:
 		msg := "Dealing" + m.env.gl.ell
@@ -801,6 +823,8 @@ func (m *Model) viewScreen() string {
 		return m.rename.View()
 	case screenLink:
 		return m.linking.View()
+	case screenRedeem:
+		return m.redeem.View()
 	}
 	return ""
 }
