@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"pyramid/arcade"
 	"pyramid/engine"
 )
 
@@ -39,7 +40,7 @@ func runDeal(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		// The daily deal is the first deal at or after the date's number
 		// that the solver proves winnable, with the budget every server
 		// uses, so this prints the deal the arcade deals that day.
-		n, err = engine.DailyDeal(context.Background(), r, day, engine.DefaultBudget)
+		n, err = engine.DailyDeal(context.Background(), r, day, arcade.DailyBudget)
 	default:
 		err = fmt.Errorf("give --seed N or --daily YYYY-MM-DD")
 	}

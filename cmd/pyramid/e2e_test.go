@@ -10,15 +10,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
-	"net/url"
-	"os"
 	"regexp"
 	"runtime"
 	"runtime/pprof"
@@ -35,10 +31,8 @@ import (
 	"pyramid/engine"
 	"pyramid/server/sshtest"
 	"pyramid/store/sqlstore"
+	"pyramid/store/storetest"
 )
-
-// testDBEnv names the PostgreSQL database the PostgreSQL variants use.
-const testDBEnv = "PYRAMID_TEST_DATABASE_URL"
 
 // wait bounds every wait for a screen or a stored state. Waits end as soon
 // as their condition holds; this is only the point at which a test gives up
@@ -59,61 +53,7 @@ type backend struct {
 // is set.
 var backends = []backend{
 	{"sqlite", func(*testing.T) string { return "" }},
-	{"postgres", postgresSchemaURL},
-}
-
-// postgresURL returns the test database's URL, or skips the test saying how
-// to run it.
-func postgresURL(t testing.TB) string {
-	t.Helper()
-	u := os.Getenv(testDBEnv)
-	if u == "" {
-		t.Skip("PostgreSQL tests skipped: set " + testDBEnv +
-			"=postgres://user@host:port/db to run them (eval \"$(.ci/postgres.sh)\" starts a throwaway server and sets it)")
-	}
-	return u
-}
-
-// postgresSchemaURL makes a schema of its own for t, dropped when t ends
-// (after the servers t started, which stop first), and returns the test
-// database's URL with that schema as the search path.
-func postgresSchemaURL(t *testing.T) string {
-	t.Helper()
-	base := postgresURL(t)
-	suffix := make([]byte, 6)
-	_, _ = rand.Read(suffix)
-	schema := "pyramid_e2e_" + hex.EncodeToString(suffix)
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
-	defer cancel()
-	if _, err := admin.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		admin, err := sql.Open("pgx", base)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer admin.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), wait)
-		defer cancel()
-		if _, err := admin.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
+	{"postgres", func(t *testing.T) string { return storetest.PostgresSchemaURL(t) }},
 }
 
 // syncBuffer is a bytes.Buffer that several goroutines may write.
