@@ -125,7 +125,7 @@ func (a *App) Model(s *server.Session) tea.Model {
 			<-s.Context().Done()
 			a.hub.leave(in)
 		}()
-		deps.Inbox = in.ch
+		deps.Inbox = in
 		deps.Games = &games{st: a.cfg.Store, owner: sessionToken(), hub: a.hub, self: in}
 		deps.Account = a.account(p.ID, s.Identity)
 	}

@@ -1,6 +1,7 @@
 package arcade
 
 import (
+	"context"
 	"sync"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -14,6 +15,16 @@ const inboxSize = 8
 type inbox struct {
 	player string
 	ch     chan tea.Msg
+}
+
+// Next waits for the session's next message (tui.Inbox).
+func (in *inbox) Next(ctx context.Context) (tea.Msg, error) {
+	select {
+	case msg := <-in.ch:
+		return msg, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // hub knows the running sessions of each player on this server, so that a

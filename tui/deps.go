@@ -68,7 +68,7 @@ type Deps struct {
 	// Inbox, when not nil, carries messages from the server to this
 	// session (GameTakenMsg, NoticeMsg, …) without blocking the sender:
 	// the model reads it in a tea.Cmd until Context ends.
-	Inbox <-chan tea.Msg
+	Inbox Inbox
 	// Account, when not nil, gives a player with a key (not a guest) the
 	// menu's Stats, Daily board, Change name, Link another key and Use a
 	// link code. Nil hides them.
@@ -77,6 +77,15 @@ type Deps struct {
 	// "ssh -p 23234 games.example.org": the link screen shows it with
 	// "link CODE" after it. Empty shows "ssh HOST".
 	Connect string
+}
+
+// Inbox is a session's queue of messages from the rest of the server
+// (other sessions, rooms, the lobby). The server fills it without ever
+// waiting on the session; the model reads it in a tea.Cmd.
+type Inbox interface {
+	// Next waits for the next message. It returns an error once ctx ends
+	// or the queue is closed (the server dropped the session from it).
+	Next(ctx context.Context) (tea.Msg, error)
 }
 
 // Verdict is what the solver knows about a position.

@@ -32,7 +32,7 @@ type env struct {
 	// connect is how players connect (Deps.Connect).
 	connect string
 	// inbox carries messages from the server (Deps.Inbox), or is nil.
-	inbox <-chan tea.Msg
+	inbox Inbox
 	// watchStep is the time between two moves when the watch screen
 	// plays the solver's line by itself (watchStep; tests shorten it).
 	watchStep time.Duration
@@ -49,14 +49,11 @@ func (e *env) waitInbox() tea.Cmd {
 	}
 	in, ctx := e.inbox, e.ctx
 	return func() tea.Msg {
-		select {
-		case msg, ok := <-in:
-			if ok {
-				return inboxMsg{msg}
-			}
-		case <-ctx.Done():
+		msg, err := in.Next(ctx)
+		if err != nil {
+			return nil
 		}
-		return nil
+		return inboxMsg{msg}
 	}
 }
 

@@ -751,13 +751,28 @@ func TestLostIsStoredWhenThePlayerMovesOn(t *testing.T) {
 	}
 }
 
+// chanInbox is an Inbox over a channel; a closed channel is a closed queue.
+type chanInbox chan tea.Msg
+
+func (c chanInbox) Next(ctx context.Context) (tea.Msg, error) {
+	select {
+	case msg, ok := <-c:
+		if !ok {
+			return nil, errors.New("inbox closed")
+		}
+		return msg, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 // TestInbox: the inbox command delivers what the server sends, and stops
 // when the inbox closes or the session ends.
 func TestInbox(t *testing.T) {
 	if cmd := (&env{ctx: context.Background()}).waitInbox(); cmd != nil {
 		t.Fatal("a session without an inbox waits on one")
 	}
-	in := make(chan tea.Msg, 1)
+	in := make(chanInbox, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &env{ctx: ctx, inbox: in}
 	in <- NoticeMsg{Text: "hello"}
