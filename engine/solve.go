@@ -50,6 +50,10 @@ type Solution struct {
 	Moves []Move
 	// States is the number of positions searched.
 	States int
+	// Optimal reports that Moves is a shortest winning line: no line of
+	// fewer moves (draws, redeals and removals each count one) wins. Only
+	// SolveOptimal sets it.
+	Optimal bool
 }
 
 // Solve searches every line of play from g's current position and reports
@@ -146,6 +150,10 @@ type SolverHint struct {
 	Verdict Verdict
 	// States is the number of positions searched.
 	States int
+	// Optimal reports that Moves is a shortest winning line: no line of
+	// fewer moves (draws, redeals and removals each count one) wins. Only
+	// SolveOptimal sets it.
+	Optimal bool
 }
 
 // SolveHint is the solver-backed hint: a move that keeps the position

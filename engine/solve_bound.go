@@ -66,6 +66,10 @@ func (s *solver) buildClasses() {
 				if !never(int(x), int(y)) {
 					c.adj[i] |= 1 << j
 					c.adjT[j] |= 1 << i
+					if int(x) < s.nPyr && int(y) < s.nPyr {
+						s.mates[x] |= 1 << y
+						s.mates[y] |= 1 << x
+					}
 				}
 			}
 		}

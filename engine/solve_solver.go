@@ -88,8 +88,9 @@ type solver struct {
 	fullPyr  uint64
 	fullStk  uint64
 	overlaps []overlapPair
-	classes  [7]pairClass // 1…6: ranks c and 13-c
-	classStk [7]uint64    // 1…6: the stock cards of each class
+	mates    [maxPyramid]uint64 // the pyramid slots each slot can ever pair with
+	classes  [7]pairClass       // 1…6: ranks c and 13-c
+	classStk [7]uint64          // 1…6: the stock cards of each class
 
 	table stateTable
 	path  []smove

@@ -31,6 +31,8 @@ type mscDeal struct {
 	n    int // 1-based line number
 	deal Deal
 	win  bool
+	// length is the published shortest winning line, 0 when none wins.
+	length int
 }
 
 // loadMSC reads the published deals, skipping the test when they are not
@@ -64,7 +66,7 @@ func loadMSC(t testing.TB) []mscDeal {
 		if err != nil {
 			t.Fatalf("length %d: %v", i+1, err)
 		}
-		out = append(out, mscDeal{n: i + 1, deal: d, win: n > 0})
+		out = append(out, mscDeal{n: i + 1, deal: d, win: n > 0, length: n})
 	}
 	if len(out) != 1500 {
 		t.Fatalf("got %d published deals, want 1500", len(out))

@@ -1,0 +1,157 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// bruteShortest is the referee for SolveOptimal: a plain breadth-first
+// search through Legal and Apply on copies of the game, sharing nothing
+// with the solver. It returns the fewest moves that win from g (-1 when
+// nothing does) and ok=false when more than limit states are reachable.
+func bruteShortest(g *Game, limit int) (dist int, ok bool) {
+	if g.won() {
+		return 0, true
+	}
+	seen := map[bruteState]bool{bruteKey(g): true}
+	layer := []*Game{g.stateCopy()}
+	var buf [64]Move
+	for d := 1; len(layer) > 0; d++ {
+		var next []*Game
+		for _, h := range layer {
+			for _, m := range h.AppendLegal(buf[:0]) {
+				c := h.stateCopy()
+				if err := c.Apply(m); err != nil {
+					panic(err)
+				}
+				if c.won() {
+					return d, true
+				}
+				k := bruteKey(c)
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				if len(seen) > limit {
+					return 0, false
+				}
+				next = append(next, c)
+			}
+		}
+		layer = next
+	}
+	return -1, true
+}
+
+// checkOptimal compares SolveOptimal with the breadth-first referee; it
+// reports whether the position was small enough to check.
+func checkOptimal(t *testing.T, g *Game, limit int) (checked, win bool) {
+	t.Helper()
+	want, ok := bruteShortest(g, limit)
+	if !ok {
+		return false, false
+	}
+	sol := SolveOptimal(context.Background(), g, 1<<22)
+	switch {
+	case want < 0:
+		if sol.Verdict != Unwinnable {
+			t.Fatalf("%s, moves %v: got %v want unwinnable\n%s", g.rules.ID(), Notations(g.Moves()), sol.Verdict, g)
+		}
+	case sol.Verdict != Winnable || !sol.Optimal:
+		t.Fatalf("%s, moves %v: got %v optimal=%v, want a shortest line of %d\n%s", g.rules.ID(), Notations(g.Moves()), sol.Verdict, sol.Optimal, want, g)
+	case len(sol.Moves) != want:
+		t.Fatalf("%s, moves %v: got a line of %d %v, want %d\n%s", g.rules.ID(), Notations(g.Moves()), len(sol.Moves), Notations(sol.Moves), want, g)
+	default:
+		checkWins(t, g, sol.Moves)
+	}
+	return true, want >= 0
+}
+
+func TestSolveOptimalBruteForce(t *testing.T) {
+	cases, limit := 600, 20_000
+	if *longSolve {
+		cases, limit = 5_000, 200_000
+	}
+	checked, wins := 0, 0
+	perRules := map[string]int{}
+	for i := range cases {
+		g := bruteCase(t, i)
+		ok, win := checkOptimal(t, g, limit)
+		if ok {
+			checked++
+			perRules[fmt.Sprint(i%256)]++
+			if win {
+				wins++
+			}
+		}
+	}
+	t.Logf("checked %d of %d positions against breadth-first search, %d winnable", checked, cases, wins)
+	if checked < cases/2 {
+		t.Errorf("got %d positions small enough to check, want at least %d", checked, cases/2)
+	}
+	if wins < checked/10 || wins > checked*9/10 {
+		t.Errorf("got %d winnable of %d checked: want a mix", wins, checked)
+	}
+}
+
+func TestSolveOptimalMSCSample(t *testing.T) {
+	deals := loadMSCLengths(t)
+	var sample []mscLength
+	for i := 0; i < len(deals); i += 15 {
+		sample = append(sample, deals[i])
+	}
+	checkMSCLengths(t, sample)
+}
+
+func TestSolveOptimalMSCAll(t *testing.T) {
+	if !*longSolve {
+		t.Skip("run with -solver.long")
+	}
+	checkMSCLengths(t, loadMSCLengths(t))
+}
+
+// mscLength is a published deal with its published shortest length (0:
+// not winnable).
+type mscLength struct {
+	mscDeal
+	length int
+}
+
+func loadMSCLengths(t testing.TB) []mscLength {
+	t.Helper()
+	deals := loadMSC(t)
+	out := make([]mscLength, len(deals))
+	for i, d := range deals {
+		out[i] = mscLength{mscDeal: d, length: d.length}
+	}
+	return out
+}
+
+// checkMSCLengths solves published deals for their shortest lines and
+// compares every length with the published one.
+func checkMSCLengths(t *testing.T, deals []mscLength) {
+	t.Helper()
+	r := MustRules("open-stock")
+	start := time.Now()
+	for _, d := range deals {
+		g, err := NewGame(r, d.deal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sol := SolveOptimal(t.Context(), g, 0)
+		switch {
+		case d.length == 0 && sol.Verdict != Unwinnable:
+			t.Errorf("published deal %d: got %v, want unwinnable", d.n, sol.Verdict)
+		case d.length == 0:
+		case sol.Verdict != Winnable || !sol.Optimal:
+			t.Errorf("published deal %d: got %v optimal=%v, want a shortest line", d.n, sol.Verdict, sol.Optimal)
+		case len(sol.Moves) != d.length:
+			t.Errorf("published deal %d: got a shortest line of %d, published %d (%d states)", d.n, len(sol.Moves), d.length, sol.States)
+		default:
+			checkWins(t, g, sol.Moves)
+		}
+	}
+	t.Logf("%d published deals in %v", len(deals), time.Since(start))
+}
