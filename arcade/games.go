@@ -33,15 +33,13 @@ var _ tui.Games = (*games)(nil)
 
 // Unfinished lists the player's unfinished games, most recent first.
 func (g *games) Unfinished(ctx context.Context, player string) ([]tui.SavedGame, error) {
-	list, err := g.st.ListGames(ctx, player, store.Page{Limit: store.MaxListLimit})
+	list, err := g.st.UnfinishedGames(ctx, player)
 	if err != nil {
-		return nil, fmt.Errorf("list games: %w", err)
+		return nil, fmt.Errorf("list unfinished games: %w", err)
 	}
-	var out []tui.SavedGame
+	out := make([]tui.SavedGame, 0, len(list))
 	for _, sg := range list {
-		if sg.Status == store.StatusPlaying {
-			out = append(out, savedGame(sg))
-		}
+		out = append(out, savedGame(sg))
 	}
 	return out, nil
 }
@@ -120,12 +118,12 @@ func (g *games) create(ctx context.Context, player string, sg tui.SavedGame) (in
 
 // abandon finishes the player's unfinished game of a rule set as abandoned.
 func (g *games) abandon(ctx context.Context, player, rulesID string) error {
-	list, err := g.st.ListGames(ctx, player, store.Page{Limit: store.MaxListLimit})
+	list, err := g.st.UnfinishedGames(ctx, player)
 	if err != nil {
 		return fmt.Errorf("abandon the old game: %w", err)
 	}
 	for _, old := range list {
-		if old.Status != store.StatusPlaying || old.RulesID != rulesID {
+		if old.RulesID != rulesID {
 			continue
 		}
 		claimed, err := g.st.ClaimGame(ctx, old.ID, player, g.owner)
