@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"pyramid/engine"
+	"pyramid/lobby"
 	"pyramid/store"
 	"pyramid/tui"
 )
@@ -16,16 +17,16 @@ import (
 // whose session writes as owner.
 type games struct {
 	st    store.Store
-	owner string // this session's token: the store refuses writes of games another session took over
-	hub   *hub   // to tell the player's other sessions when this one takes a game from them
-	self  *inbox // this session in the hub; nil: tell nobody
+	owner string         // this session's token: the store refuses writes of games another session took over
+	lobby *lobby.Lobby   // to tell the player's other sessions when this one takes a game from them
+	self  *lobby.Session // this session in the lobby; nil: tell nobody
 }
 
 // taken tells the player's other sessions on this server that this
 // session took a game from them.
 func (g *games) taken(id int64) {
-	if g.hub != nil && g.self != nil {
-		g.hub.tell(g.self, tui.GameTakenMsg{ID: strconv.FormatInt(id, 10)})
+	if g.lobby != nil && g.self != nil {
+		g.lobby.TakeOver(g.self, strconv.FormatInt(id, 10))
 	}
 }
 
