@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/log"
 
 	"pyramid/keys"
+	"pyramid/lobby"
 	"pyramid/server"
 	"pyramid/store"
 	"pyramid/tui"
@@ -38,8 +39,8 @@ type Config struct {
 
 // App implements server.App.
 type App struct {
-	cfg Config
-	hub *hub
+	cfg   Config
+	lobby *lobby.Lobby
 }
 
 var _ server.App = (*App)(nil)
@@ -58,7 +59,7 @@ func New(cfg Config) *App {
 	if cfg.Connect == "" {
 		cfg.Connect = "ssh -p 23234 HOST"
 	}
-	return &App{cfg: cfg, hub: newHub()}
+	return &App{cfg: cfg, lobby: lobby.New(lobby.Config{Now: cfg.Now})}
 }
 
 // errBanned is what a banned player is told.
@@ -119,14 +120,10 @@ func (a *App) Model(s *server.Session) tea.Model {
 		Translate: translate,
 		Connect:   a.cfg.Connect,
 	}
+	sess := a.join(s.Context(), p)
+	deps.Inbox = inbox{q: sess.Queue()}
 	if saved {
-		in := a.hub.join(p.ID)
-		go func() {
-			<-s.Context().Done()
-			a.hub.leave(in)
-		}()
-		deps.Inbox = in
-		deps.Games = &games{st: a.cfg.Store, owner: sessionToken(), hub: a.hub, self: in}
+		deps.Games = &games{st: a.cfg.Store, owner: sessionToken(), lobby: a.lobby, self: sess}
 		deps.Account = a.account(p.ID, s.Identity)
 	}
 	m := tui.New(deps)

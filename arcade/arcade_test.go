@@ -15,6 +15,7 @@ import (
 
 	"pyramid/engine"
 	"pyramid/keys"
+	"pyramid/lobby"
 	"pyramid/server"
 	"pyramid/server/sshtest"
 	"pyramid/store"
@@ -330,9 +331,10 @@ func TestTakeoverTellsTheOtherSession(t *testing.T) {
 	ctx := context.Background()
 	key := sshtest.NewKey(t)
 	p, _, _ := f.st.GetOrCreatePlayer(ctx, gossh.FingerprintSHA256(key.PublicKey()), "ann")
-	inA, inB := f.app.hub.join(p.ID), f.app.hub.join(p.ID)
-	a := &games{st: f.st, owner: "a", hub: f.app.hub, self: inA}
-	b := &games{st: f.st, owner: "b", hub: f.app.hub, self: inB}
+	player := lobby.Player{ID: p.ID, Name: "ann"}
+	sA, sB := f.app.lobby.Join(player), f.app.lobby.Join(player)
+	a := &games{st: f.st, owner: "a", lobby: f.app.lobby, self: sA}
+	b := &games{st: f.st, owner: "b", lobby: f.app.lobby, self: sB}
 	id, err := a.Save(ctx, p.ID, tui.SavedGame{Record: engine.Record{Rules: "classic", Deal: 42, Moves: []string{"d"}}, Status: tui.StatusPlaying})
 	if err != nil {
 		t.Fatal(err)
@@ -340,15 +342,14 @@ func TestTakeoverTellsTheOtherSession(t *testing.T) {
 	if _, err := b.Resume(ctx, p.ID, id); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case msg := <-inA.ch:
-		if msg != (tui.GameTakenMsg{ID: id}) {
-			t.Fatalf("session A got %v", msg)
-		}
-	default:
-		t.Fatal("session A was not told that B took its game")
+	// The lobby posts before Resume returns: A's queue holds it already.
+	if n := sA.Queue().Len(); n != 1 {
+		t.Fatalf("session A's queue holds %d events, want the one that says B took its game", n)
 	}
-	if len(inB.ch) != 0 {
+	if msg, err := (inbox{q: sA.Queue()}).Next(ctx); msg != (tui.GameTakenMsg{ID: id}) || err != nil {
+		t.Fatalf("session A got %v, %v", msg, err)
+	}
+	if n := sB.Queue().Len(); n != 0 {
 		t.Fatal("the session that took the game was told too")
 	}
 	// Starting another game of the same rules abandons the old one, and
@@ -356,8 +357,8 @@ func TestTakeoverTellsTheOtherSession(t *testing.T) {
 	if _, err := a.Save(ctx, p.ID, tui.SavedGame{Record: engine.Record{Rules: "classic", Deal: 7}, Status: tui.StatusPlaying}); err != nil {
 		t.Fatal(err)
 	}
-	if msg := <-inB.ch; msg != (tui.GameTakenMsg{ID: id}) {
-		t.Fatalf("session B got %v", msg)
+	if msg, err := (inbox{q: sB.Queue()}).Next(ctx); msg != (tui.GameTakenMsg{ID: id}) || err != nil {
+		t.Fatalf("session B got %v, %v", msg, err)
 	}
 }
 

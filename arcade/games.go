@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"pyramid/engine"
+	"pyramid/lobby"
 	"pyramid/store"
 	"pyramid/tui"
 )
@@ -16,16 +17,16 @@ import (
 // whose session writes as owner.
 type games struct {
 	st    store.Store
-	owner string // this session's token: the store refuses writes of games another session took over
-	hub   *hub   // to tell the player's other sessions when this one takes a game from them
-	self  *inbox // this session in the hub; nil: tell nobody
+	owner string         // this session's token: the store refuses writes of games another session took over
+	lobby *lobby.Lobby   // to tell the player's other sessions when this one takes a game from them
+	self  *lobby.Session // this session in the lobby; nil: tell nobody
 }
 
 // taken tells the player's other sessions on this server that this
 // session took a game from them.
 func (g *games) taken(id int64) {
-	if g.hub != nil && g.self != nil {
-		g.hub.tell(g.self, tui.GameTakenMsg{ID: strconv.FormatInt(id, 10)})
+	if g.lobby != nil && g.self != nil {
+		g.lobby.TakeOver(g.self, strconv.FormatInt(id, 10))
 	}
 }
 
@@ -33,15 +34,13 @@ var _ tui.Games = (*games)(nil)
 
 // Unfinished lists the player's unfinished games, most recent first.
 func (g *games) Unfinished(ctx context.Context, player string) ([]tui.SavedGame, error) {
-	list, err := g.st.ListGames(ctx, player, store.Page{Limit: store.MaxListLimit})
+	list, err := g.st.UnfinishedGames(ctx, player)
 	if err != nil {
-		return nil, fmt.Errorf("list games: %w", err)
+		return nil, fmt.Errorf("list unfinished games: %w", err)
 	}
-	var out []tui.SavedGame
+	out := make([]tui.SavedGame, 0, len(list))
 	for _, sg := range list {
-		if sg.Status == store.StatusPlaying {
-			out = append(out, savedGame(sg))
-		}
+		out = append(out, savedGame(sg))
 	}
 	return out, nil
 }
@@ -120,12 +119,12 @@ func (g *games) create(ctx context.Context, player string, sg tui.SavedGame) (in
 
 // abandon finishes the player's unfinished game of a rule set as abandoned.
 func (g *games) abandon(ctx context.Context, player, rulesID string) error {
-	list, err := g.st.ListGames(ctx, player, store.Page{Limit: store.MaxListLimit})
+	list, err := g.st.UnfinishedGames(ctx, player)
 	if err != nil {
 		return fmt.Errorf("abandon the old game: %w", err)
 	}
 	for _, old := range list {
-		if old.Status != store.StatusPlaying || old.RulesID != rulesID {
+		if old.RulesID != rulesID {
 			continue
 		}
 		claimed, err := g.st.ClaimGame(ctx, old.ID, player, g.owner)

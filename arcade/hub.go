@@ -2,76 +2,49 @@ package arcade
 
 import (
 	"context"
-	"sync"
+	"fmt"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"pyramid/lobby"
+	"pyramid/tui"
 )
 
-// inboxSize is how many messages wait for a session before more are
-// dropped: a session that does not read its inbox is never waited on.
-const inboxSize = 8
-
-// inbox is one session's queue of messages from other sessions.
+// inbox is a session's lobby queue as the tui reads it (tui.Inbox): the
+// lobby's events become the tui's messages. The lobby and its rooms post
+// to the queue without ever waiting on the session.
 type inbox struct {
-	player string
-	ch     chan tea.Msg
+	q *lobby.Queue
 }
 
-// Next waits for the session's next message (tui.Inbox).
-func (in *inbox) Next(ctx context.Context) (tea.Msg, error) {
-	select {
-	case msg := <-in.ch:
-		return msg, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
+var _ tui.Inbox = inbox{}
 
-// hub knows the running sessions of each player on this server, so that a
-// session that takes a game over can tell the session it took it from at
-// once. (Across servers sharing a database the store refuses the old
-// session's next save instead, which tells it then.)
-type hub struct {
-	mu       sync.Mutex
-	byPlayer map[string]map[*inbox]struct{}
-}
-
-func newHub() *hub { return &hub{byPlayer: map[string]map[*inbox]struct{}{}} }
-
-// join registers a session of a player and returns its inbox.
-func (h *hub) join(player string) *inbox {
-	in := &inbox{player: player, ch: make(chan tea.Msg, inboxSize)}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.byPlayer[player] == nil {
-		h.byPlayer[player] = map[*inbox]struct{}{}
-	}
-	h.byPlayer[player][in] = struct{}{}
-	return in
-}
-
-// leave forgets a session.
-func (h *hub) leave(in *inbox) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	delete(h.byPlayer[in.player], in)
-	if len(h.byPlayer[in.player]) == 0 {
-		delete(h.byPlayer, in.player)
-	}
-}
-
-// tell sends msg to every other session of from's player, dropping it for
-// a session whose inbox is full rather than waiting.
-func (h *hub) tell(from *inbox, msg tea.Msg) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for in := range h.byPlayer[from.player] {
-		if in == from {
-			continue
+// Next waits for the next event the tui has a message for.
+func (in inbox) Next(ctx context.Context) (tea.Msg, error) {
+	for {
+		ev, err := in.q.Next(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("session inbox: %w", err)
 		}
-		select {
-		case in.ch <- msg:
-		default:
+		if msg, ok := message(ev); ok {
+			return msg, nil
 		}
 	}
+}
+
+// message is the tui's message for a lobby event; ok is false for events
+// the tui does not show (yet).
+func message(ev lobby.Event) (msg tea.Msg, ok bool) {
+	switch ev := ev.(type) {
+	case lobby.TakenOver:
+		return tui.GameTakenMsg{ID: ev.GameID}, true
+	}
+	return nil, false
+}
+
+// join puts a session of p in the lobby, for as long as ctx lasts.
+func (a *App) join(ctx context.Context, p tui.Player) *lobby.Session {
+	sess := a.lobby.Join(lobby.Player{ID: p.ID, Name: p.Name, Guest: p.Guest})
+	context.AfterFunc(ctx, func() { a.lobby.Leave(sess) })
+	return sess
 }

@@ -1,37 +1,31 @@
 package arcade
 
 import (
+	"context"
+	"errors"
 	"testing"
+	"time"
 
+	"pyramid/lobby"
 	"pyramid/tui"
 )
 
-func TestHubTellsOtherSessionsOfThePlayer(t *testing.T) {
-	h := newHub()
-	a1, a2, b := h.join("alice"), h.join("alice"), h.join("bob")
-	h.tell(a1, tui.GameTakenMsg{ID: "7"})
-	select {
-	case msg := <-a2.ch:
-		if msg != (tui.GameTakenMsg{ID: "7"}) {
-			t.Fatalf("got %v", msg)
-		}
-	default:
-		t.Fatal("the other session of the player was not told")
+// TestInboxTranslates: the tui reads the lobby's events as its messages,
+// skipping those it has none for, and stops when the queue closes.
+func TestInboxTranslates(t *testing.T) {
+	l := lobby.New(lobby.Config{})
+	defer l.Close()
+	s := l.Join(lobby.Player{ID: "SHA256:a", Name: "ann"})
+	in := inbox{q: s.Queue()}
+	s.Queue().Post(lobby.PresenceChanged{Online: 1}) // nothing the tui shows yet
+	s.Queue().Post(lobby.TakenOver{GameID: "7"})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if msg, err := in.Next(ctx); msg != (tui.GameTakenMsg{ID: "7"}) || err != nil {
+		t.Fatalf("Next: got %v, %v; want GameTakenMsg 7", msg, err)
 	}
-	if len(a1.ch) != 0 || len(b.ch) != 0 {
-		t.Fatalf("the sender or another player was told: %d, %d", len(a1.ch), len(b.ch))
-	}
-	// A session that does not read is never waited on.
-	for range 3 * inboxSize {
-		h.tell(a1, tui.GameTakenMsg{ID: "8"})
-	}
-	if len(a2.ch) != inboxSize {
-		t.Fatalf("full inbox holds %d, want %d", len(a2.ch), inboxSize)
-	}
-	h.leave(a2)
-	h.leave(a1)
-	h.leave(b)
-	if len(h.byPlayer) != 0 {
-		t.Fatalf("hub keeps %d players after every session left", len(h.byPlayer))
+	l.Leave(s)
+	if _, err := in.Next(ctx); !errors.Is(err, lobby.ErrClosed) {
+		t.Fatalf("Next after the session left: %v, want lobby.ErrClosed", err)
 	}
 }

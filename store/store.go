@@ -171,6 +171,11 @@ type Games interface {
 	// LatestUnfinishedGame returns the player's most recently played
 	// unfinished game (ErrNotFound if none).
 	LatestUnfinishedGame(ctx context.Context, playerID string) (Game, error)
+	// UnfinishedGames lists all of the player's unfinished games (status
+	// playing), most recently played first. Unlike a page of ListGames it
+	// misses none, however many finished games are newer: there is at most
+	// one per rules ID, and an index answers it.
+	UnfinishedGames(ctx context.Context, playerID string) ([]Game, error)
 	// ListGames lists the player's games, newest first.
 	ListGames(ctx context.Context, playerID string, page Page) ([]Game, error)
 	// ClaimGame makes owner the game's owner and returns the game as it now

@@ -187,6 +187,22 @@ func (s *Store) LatestUnfinishedGame(ctx context.Context, playerID string) (stor
 	return g, nil
 }
 
+// UnfinishedGames implements store.Games. The partial index
+// games_player_playing (migration 0002) answers it without reading the
+// player's finished games.
+func (s *Store) UnfinishedGames(ctx context.Context, playerID string) ([]store.Game, error) {
+	var games []store.Game
+	err := s.read(ctx, func(ctx context.Context, db *sql.DB) (err error) {
+		games, err = scanGames(db.QueryContext(ctx, `SELECT `+gameCols+` FROM games
+			WHERE player_id = $1 AND status = 'playing' ORDER BY updated_at DESC, id DESC`, playerID))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: unfinished games of player %s: %w", playerID, err)
+	}
+	return games, nil
+}
+
 // ListGames implements store.Games.
 func (s *Store) ListGames(ctx context.Context, playerID string, page store.Page) ([]store.Game, error) {
 	limit := page.Limit

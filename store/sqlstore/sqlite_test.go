@@ -95,8 +95,8 @@ func TestSQLiteReopen(t *testing.T) {
 		t.Errorf("after reopening: %+v, %v", got, err)
 	}
 	var n int
-	if err := s.r.QueryRow("SELECT COUNT(*) FROM schema_migrations").Scan(&n); err != nil || n != 1 {
-		t.Errorf("schema_migrations has %d rows, %v; want 1", n, err)
+	if err := s.r.QueryRow("SELECT COUNT(*) FROM schema_migrations").Scan(&n); err != nil || n != len(must(migrations(dialectSQLite))) {
+		t.Errorf("schema_migrations has %d rows, %v; want one per migration", n, err)
 	}
 }
 
@@ -214,5 +214,34 @@ func TestSQLiteNoDatabaseLocked(t *testing.T) {
 		if err != nil || len(got.Moves) != moves {
 			t.Fatalf("game %d has %d moves, %v; want %d", g.ID, len(got.Moves), err, moves)
 		}
+	}
+}
+
+// TestSQLiteUnfinishedGamesUsesTheIndex: the unfinished-games query reads
+// the partial index of unfinished games, in order, rather than the
+// player's whole history.
+func TestSQLiteUnfinishedGamesUsesTheIndex(t *testing.T) {
+	s := openSQLite(t, time.Now)
+	rows, err := s.r.Query(`EXPLAIN QUERY PLAN SELECT `+gameCols+` FROM games
+		WHERE player_id = $1 AND status = 'playing' ORDER BY updated_at DESC, id DESC`, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(plan, "; ")
+	if !strings.Contains(got, "games_player_playing") || strings.Contains(got, "TEMP B-TREE") {
+		t.Errorf("query plan %q: want the index games_player_playing and no sort", got)
 	}
 }

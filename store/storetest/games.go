@@ -291,6 +291,72 @@ func testGameList(t *testing.T, e *env) {
 	}
 }
 
+// testGameUnfinishedPastAPage: an unfinished game older than a whole page
+// of finished games is still listed by UnfinishedGames (the menu's
+// Continue used to miss it, and then every save of a new game with its
+// rules failed).
+func testGameUnfinishedPastAPage(t *testing.T, e *env) {
+	p, q := e.player("alice"), e.player("bob")
+	old := e.game(p, "classic", 42)
+	e.clock.Advance(time.Second)
+	other := e.game(p, "double", 7)
+	e.game(q, "classic", 1) // another player's: never listed for alice
+	for i := range store.MaxListLimit + 5 {
+		e.clock.Advance(time.Second)
+		g := e.game(p, "easy", uint64(i))
+		if err := e.s.SaveGame(e.ctx, g.ID, "session-A", store.State{Status: store.StatusLost}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, err := e.s.ListGames(e.ctx, p.ID, store.Page{})
+	if err != nil || len(page) != store.MaxListLimit {
+		t.Fatalf("ListGames = %d games, %v; want a full page", len(page), err)
+	}
+	for _, g := range page {
+		if g.ID == old.ID || g.ID == other.ID {
+			t.Fatalf("the test's premise is wrong: game %d is on the first page", g.ID)
+		}
+	}
+	ids := func() []int64 {
+		t.Helper()
+		list, err := e.s.UnfinishedGames(e.ctx, p.ID)
+		if err != nil {
+			t.Fatalf("UnfinishedGames: %v", err)
+		}
+		var ids []int64
+		for _, g := range list {
+			if g.Status != store.StatusPlaying || g.PlayerID != p.ID {
+				t.Errorf("UnfinishedGames lists game %d: %s of %s", g.ID, g.Status, g.PlayerID)
+			}
+			ids = append(ids, g.ID)
+		}
+		return ids
+	}
+	if got, want := ids(), []int64{other.ID, old.ID}; !reflect.DeepEqual(got, want) {
+		t.Errorf("UnfinishedGames = %v, want %v (most recently played first)", got, want)
+	}
+	// Playing the old game makes it the most recent.
+	e.clock.Advance(time.Second)
+	if err := e.s.SaveGame(e.ctx, old.ID, "session-A", store.State{Moves: []string{"d"}, Status: store.StatusPlaying}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ids(), []int64{old.ID, other.ID}; !reflect.DeepEqual(got, want) {
+		t.Errorf("after a move in game %d: UnfinishedGames = %v, want %v", old.ID, got, want)
+	}
+	// Once it is over, it is not listed, and a new game of its rules starts.
+	if err := e.s.SaveGame(e.ctx, old.ID, "session-A", store.State{Status: store.StatusAbandoned}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ids(), []int64{other.ID}; !reflect.DeepEqual(got, want) {
+		t.Errorf("after abandoning game %d: UnfinishedGames = %v, want %v", old.ID, got, want)
+	}
+	e.game(p, "classic", 43)
+	none, err := e.s.UnfinishedGames(e.ctx, "SHA256:nobody")
+	if err != nil || len(none) != 0 {
+		t.Errorf("UnfinishedGames(nobody) = %v, %v; want none", none, err)
+	}
+}
+
 func testGameConcurrentSaves(t *testing.T, e *env) {
 	// Many sessions, each saving moves of its own game, all at once: every
 	// save lands and nobody sees "database is locked".

@@ -110,6 +110,7 @@ func Run(t *testing.T, open Opener) {
 		{"GameClaimRace", testGameClaimRace},
 		{"GameFinish", testGameFinish},
 		{"GameList", testGameList},
+		{"GameUnfinishedPastAPage", testGameUnfinishedPastAPage},
 		{"GameConcurrentSaves", testGameConcurrentSaves},
 		{"ResultRecord", testResultRecord},
 		{"Stats", testStats},

@@ -1,0 +1,215 @@
+package lobby
+
+import (
+	"sync"
+	"time"
+)
+
+// Player is who plays a session, as the server proved it.
+type Player struct {
+	// ID is the store's player ID; empty for a guest, or a player the
+	// server could not look up.
+	ID string
+	// Name is the display name, already cleaned for any screen.
+	Name  string
+	Guest bool
+}
+
+// Session is one connected session in the lobby: its player, what it is
+// doing, and its queue. It is the lobby's handle; only the lobby changes
+// it.
+type Session struct {
+	id     uint64
+	player Player
+	queue  *Queue
+	joined time.Time
+
+	// Guarded by the lobby's mu.
+	doing   Doing
+	changed time.Time // when doing last changed
+	viewer  bool      // gets PresenceChanged
+	gone    bool      // left or dropped
+}
+
+// ID is the session's number in the lobby, unique while the lobby runs.
+func (s *Session) ID() uint64 { return s.id }
+
+// Player is the session's player.
+func (s *Session) Player() Player { return s.player }
+
+// Queue is the session's queue: its side reads it with Next.
+func (s *Session) Queue() *Queue { return s.queue }
+
+// Config is what a lobby needs from the world.
+type Config struct {
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// QueueSize is the size of each session's queue (QueueSize when 0).
+	QueueSize int
+	// PresenceEvery is the least time between two PresenceChanged events
+	// to one viewer (PresenceEvery when 0): a burst of joins and leaves
+	// costs each viewer one redraw, not one per change.
+	PresenceEvery time.Duration
+}
+
+// PresenceEvery is the default least time between two presence updates
+// to a viewer.
+const PresenceEvery = 500 * time.Millisecond
+
+// TakenOver tells a session that another session of its player took its
+// game over: it should stop showing the game.
+type TakenOver struct {
+	GameID string
+}
+
+// Lobby owns who is connected to this server and what each is doing, and
+// tells sessions what concerns them through their queues. It never waits
+// on a session. Its methods are safe for concurrent use.
+type Lobby struct {
+	now       func() time.Time
+	queueSize int
+	every     time.Duration
+
+	mu        sync.Mutex
+	nextID    uint64
+	sessions  map[uint64]*Session
+	byPlayer  map[string]map[uint64]*Session // sessions of players with an ID (not guests)
+	viewers   int                            // sessions with viewer set
+	lastFlush time.Time                      // when viewers were last told of a change
+	pending   *time.Timer                    // a flush waiting for PresenceEvery to pass; nil if none
+	closed    bool
+}
+
+// New returns an empty lobby.
+func New(cfg Config) *Lobby {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.QueueSize <= 0 {
+		cfg.QueueSize = QueueSize
+	}
+	if cfg.PresenceEvery <= 0 {
+		cfg.PresenceEvery = PresenceEvery
+	}
+	return &Lobby{
+		now: cfg.Now, queueSize: cfg.QueueSize, every: cfg.PresenceEvery,
+		sessions: map[uint64]*Session{}, byPlayer: map[string]map[uint64]*Session{},
+	}
+}
+
+// Join adds a session of p, at the menu, with a queue of its own; guests
+// get one too.
+func (l *Lobby) Join(p Player) *Session {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.nextID++
+	s := &Session{id: l.nextID, player: p, queue: NewQueue(l.queueSize, l.now), joined: now,
+		doing: Doing{What: AtMenu}, changed: now}
+	if l.closed {
+		s.gone = true
+		s.queue.Close()
+		return s
+	}
+	l.sessions[s.id] = s
+	if key := playerKey(p); key != "" {
+		if l.byPlayer[key] == nil {
+			l.byPlayer[key] = map[uint64]*Session{}
+		}
+		l.byPlayer[key][s.id] = s
+	}
+	l.changedLocked()
+	return s
+}
+
+// playerKey is the key of a player's sessions: its ID, or "" for a guest,
+// whose sessions are all separate.
+func playerKey(p Player) string {
+	if p.Guest {
+		return ""
+	}
+	return p.ID
+}
+
+// Leave removes a session and closes its queue. Leaving twice is
+// harmless.
+func (l *Lobby) Leave(s *Session) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.removeLocked(s)
+}
+
+// removeLocked forgets a session and closes its queue.
+func (l *Lobby) removeLocked(s *Session) {
+	if s.gone {
+		return
+	}
+	s.gone = true
+	s.queue.Close()
+	delete(l.sessions, s.id)
+	if key := playerKey(s.player); key != "" {
+		delete(l.byPlayer[key], s.id)
+		if len(l.byPlayer[key]) == 0 {
+			delete(l.byPlayer, key)
+		}
+	}
+	if s.viewer {
+		s.viewer = false
+		l.viewers--
+	}
+	l.changedLocked()
+}
+
+// Post queues a discrete event for a session. When the queue refuses it
+// and has been full for DropAfter, the session stopped reading: it is
+// dropped from the lobby (its queue closes; it can join again). Post never
+// waits. It reports whether the event was queued.
+func (l *Lobby) Post(s *Session, ev Event) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.postLocked(s, ev)
+}
+
+func (l *Lobby) postLocked(s *Session, ev Event) bool {
+	if s.gone {
+		return false
+	}
+	if s.queue.Post(ev) {
+		return true
+	}
+	if since, full := s.queue.FullSince(); full && l.now().Sub(since) >= DropAfter {
+		l.removeLocked(s)
+	}
+	return false
+}
+
+// TakeOver tells every other session of s's player, at once, that s took
+// game gameID over from it. Guests have no games to take.
+func (l *Lobby) TakeOver(s *Session, gameID string) {
+	key := playerKey(s.player)
+	if key == "" {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for id, other := range l.byPlayer[key] {
+		if id != s.id {
+			l.postLocked(other, TakenOver{GameID: gameID})
+		}
+	}
+}
+
+// Close ends the lobby: every session's queue closes, and sessions that
+// join later get a closed queue.
+func (l *Lobby) Close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	for _, s := range l.sessions {
+		l.removeLocked(s)
+	}
+	if l.pending != nil {
+		l.pending.Stop()
+		l.pending = nil
+	}
+}
