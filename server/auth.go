@@ -49,9 +49,21 @@ func (s *Server) refusal() string {
 	return guestRefusal
 }
 
-// serverConfig builds the x/crypto configuration of one connection.
-func (s *Server) serverConfig(ssh.Context) *gossh.ServerConfig {
+// serverConfig builds the x/crypto configuration of one connection. It runs
+// after onConnect, so the connection's state is in ctx.
+func (s *Server) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
+	var cs *connState
+	if ctx != nil {
+		cs = connStateOf(ctx)
+	}
 	return &gossh.ServerConfig{
+		// A successful authentication moves the connection out of the
+		// login budgets at once, before it opens any channel.
+		AuthLogCallback: func(_ gossh.ConnMetadata, _ string, err error) {
+			if err == nil && cs != nil {
+				cs.authenticate()
+			}
+		},
 		Config: gossh.Config{
 			KeyExchanges: kexAlgorithms(),
 			Ciphers:      cipherAlgorithms(),

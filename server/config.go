@@ -2,7 +2,10 @@ package server
 
 import (
 	"fmt"
+	"net/netip"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/log"
@@ -24,6 +27,8 @@ const (
 	DefaultIdleTimeout      = 15 * time.Minute
 	DefaultMaxSessionTime   = 12 * time.Hour
 	DefaultShutdownGrace    = 10 * time.Second
+	DefaultWriteTimeout     = time.Minute
+	DefaultLogInterval      = 10 * time.Second
 )
 
 // DefaultHostKeyPath is where the host key lives when Config.HostKeyPath is
@@ -64,6 +69,14 @@ type Config struct {
 	// MaxUnauthPerIP caps connections per client address that have not yet
 	// authenticated.
 	MaxUnauthPerIP int
+	// Startups is the budget of connections that have not yet
+	// authenticated, overall (OpenSSH's MaxStartups): the zero value means
+	// 10:30:100 scaled to MaxConns (Full = MaxConns/5).
+	Startups Startups
+	// Penalties make addresses whose connections time out or close before
+	// they log in wait before they are served again (OpenSSH's
+	// PerSourcePenalties). The zero value means DefaultPenalties.
+	Penalties Penalties
 	// SessionsPerConn caps concurrent session channels on one connection.
 	SessionsPerConn int
 	// ReadBudget bounds the bytes a client may send; a connection that
@@ -75,6 +88,19 @@ type Config struct {
 	// MaxSessionTime bounds the life of a connection and of every session on
 	// it, whatever the activity.
 	MaxSessionTime time.Duration
+	// WriteTimeout ends a session whose output has been blocked this long
+	// (its client stopped reading; its window is full).
+	WriteTimeout time.Duration
+	// LogInterval is how often refusals and failed logins are summed up in
+	// the log: the first of an address in an interval gets a line at once,
+	// the rest one summary line at the end of the interval.
+	LogInterval time.Duration
+	// TrustedProxies lists the addresses of load balancers that send a
+	// PROXY protocol (v1 or v2) header before the SSH stream: connections
+	// from them must start with one, and the address it carries is the
+	// client's for the limits and logs. A PROXY header from any other
+	// address is refused. Empty means no PROXY header is accepted.
+	TrustedProxies []netip.Prefix
 	// ShutdownGrace is how long Shutdown waits for sessions to end by
 	// themselves before it closes them.
 	ShutdownGrace time.Duration
@@ -113,6 +139,8 @@ func (cfg Config) withDefaults() (Config, error) {
 		{"IdleTimeout", &cfg.IdleTimeout, DefaultIdleTimeout},
 		{"MaxSessionTime", &cfg.MaxSessionTime, DefaultMaxSessionTime},
 		{"ShutdownGrace", &cfg.ShutdownGrace, DefaultShutdownGrace},
+		{"WriteTimeout", &cfg.WriteTimeout, DefaultWriteTimeout},
+		{"LogInterval", &cfg.LogInterval, DefaultLogInterval},
 	}
 	for _, d := range durations {
 		if *d.v < 0 {
@@ -142,8 +170,148 @@ func (cfg Config) withDefaults() (Config, error) {
 			*n.v = n.def
 		}
 	}
+	if err := cfg.Startups.check(cfg.MaxConns); err != nil {
+		return cfg, err
+	}
+	if cfg.Startups == (Startups{}) {
+		full := max(cfg.MaxConns/5, 1)
+		cfg.Startups = Startups{Start: max(full/10, 1), Rate: 30, Full: full}
+	}
+	if err := cfg.Penalties.check(); err != nil {
+		return cfg, err
+	}
+	if cfg.Penalties == (Penalties{}) {
+		cfg.Penalties = DefaultPenalties
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = log.NewWithOptions(os.Stderr, log.Options{ReportTimestamp: true, Prefix: "ssh"})
 	}
 	return cfg, nil
+}
+
+// Startups is the budget of connections that have not authenticated yet, in
+// the form of OpenSSH's MaxStartups start:rate:full. Below Start every
+// connection is admitted; from Start on, a connection from an address that
+// already has one logging in is dropped with a chance rising linearly from
+// Rate % to 100 % at Full; at Full none is admitted, except that a first
+// connection from an address takes the place of the oldest of an address
+// holding several (or of a stale one), so newcomers get in during a flood.
+type Startups struct {
+	Start, Rate, Full int
+}
+
+// String formats s as start:rate:full.
+func (s Startups) String() string { return fmt.Sprintf("%d:%d:%d", s.Start, s.Rate, s.Full) }
+
+// ParseStartups parses "start:rate:full" (or a single number, the full
+// mark, as OpenSSH allows). An empty string gives the zero value: the
+// default.
+func ParseStartups(text string) (Startups, error) {
+	if text == "" {
+		return Startups{}, nil
+	}
+	parts := strings.Split(text, ":")
+	if len(parts) != 1 && len(parts) != 3 {
+		return Startups{}, fmt.Errorf("startups %q: want start:rate:full, e.g. 10:30:100", text)
+	}
+	nums := make([]int, len(parts))
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n <= 0 {
+			return Startups{}, fmt.Errorf("startups %q: %q is not a positive number", text, p)
+		}
+		nums[i] = n
+	}
+	if len(nums) == 1 {
+		return Startups{Start: nums[0], Rate: 100, Full: nums[0]}, nil
+	}
+	return Startups{Start: nums[0], Rate: nums[1], Full: nums[2]}, nil
+}
+
+// check reports a budget that makes no sense for maxConns (0: the default).
+func (s Startups) check(maxConns int) error {
+	if s == (Startups{}) {
+		return nil
+	}
+	switch {
+	case s.Start <= 0 || s.Full <= 0 || s.Rate <= 0:
+		return fmt.Errorf("server config: Startups %s: every field must be positive", s)
+	case s.Start > s.Full:
+		return fmt.Errorf("server config: Startups %s: start is above full", s)
+	case s.Rate > 100:
+		return fmt.Errorf("server config: Startups %s: rate is a percentage", s)
+	case maxConns > 0 && s.Full > maxConns:
+		return fmt.Errorf("server config: Startups %s: full is above MaxConns (%d)", s, maxConns)
+	}
+	return nil
+}
+
+// dropChance is the chance that a connection arriving with n connections
+// logging in is dropped, between Start and Full.
+func (s Startups) dropChance(n int) float64 {
+	if s.Full <= s.Start {
+		return 1
+	}
+	r := float64(s.Rate) + float64(100-s.Rate)*float64(n-s.Start)/float64(s.Full-s.Start)
+	return min(r, 100) / 100
+}
+
+// Penalties are the waits imposed on an address whose connections do not
+// log in: each one that hits the handshake deadline adds Timeout to the
+// address's penalty, each one that closes before authenticating adds NoAuth;
+// the penalty runs down in real time, up to Max, and the address is refused
+// while its penalty is above Min. So one slow login costs nothing, and an
+// address that keeps connections half-open is shut out for longer and
+// longer.
+type Penalties struct {
+	Timeout, NoAuth, Min, Max time.Duration
+	// Off switches penalties off.
+	Off bool
+}
+
+// DefaultPenalties are the penalties of a zero Config.
+var DefaultPenalties = Penalties{Timeout: 10 * time.Second, NoAuth: time.Second, Min: 15 * time.Second, Max: 10 * time.Minute}
+
+// String formats p as timeout:noauth:min:max, or "off".
+func (p Penalties) String() string {
+	if p.Off {
+		return "off"
+	}
+	return fmt.Sprintf("%s:%s:%s:%s", p.Timeout, p.NoAuth, p.Min, p.Max)
+}
+
+// ParsePenalties parses "timeout:noauth:min:max" (durations such as 10s) or
+// "off". An empty string gives the zero value: the default.
+func ParsePenalties(text string) (Penalties, error) {
+	switch text {
+	case "":
+		return Penalties{}, nil
+	case "off":
+		return Penalties{Off: true}, nil
+	}
+	parts := strings.Split(text, ":")
+	if len(parts) != 4 {
+		return Penalties{}, fmt.Errorf("penalties %q: want timeout:noauth:min:max, e.g. 10s:1s:15s:10m, or off", text)
+	}
+	var d [4]time.Duration
+	for i, part := range parts {
+		v, err := time.ParseDuration(part)
+		if err != nil || v < 0 {
+			return Penalties{}, fmt.Errorf("penalties %q: %q is not a duration", text, part)
+		}
+		d[i] = v
+	}
+	p := Penalties{Timeout: d[0], NoAuth: d[1], Min: d[2], Max: d[3]}
+	return p, p.check()
+}
+
+// check reports penalties that make no sense.
+func (p Penalties) check() error {
+	if p.Off || p == (Penalties{}) {
+		return nil
+	}
+	if p.Timeout < 0 || p.NoAuth < 0 || p.Min < 0 || p.Max <= p.Min {
+		return fmt.Errorf("server config: Penalties %s: want non-negative waits and max above min", p)
+	}
+	return nil
 }

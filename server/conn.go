@@ -29,6 +29,12 @@ type connState struct {
 	linger   *time.Timer // armed while live == 0
 	hardStop *time.Timer // closes the connection past MaxSessionTime
 	closed   bool
+	timedOut bool // closed by the handshake deadline before logging in
+
+	// limUnauth and limEvicted are guarded by the limiter's lock: whether
+	// the connection counts as logging in, and whether it was evicted to
+	// make room for another.
+	limUnauth, limEvicted bool
 }
 
 // trackedConn is the net.Conn the SSH layer sees: reads are charged to the
@@ -63,17 +69,27 @@ func (c *trackedConn) Close() error {
 // connections over the limits, so a flood costs no key exchange.
 func (s *Server) onConnect(ctx ssh.Context, nc net.Conn) (out net.Conn) {
 	defer s.recoverTo("connect", func() { out = nil })
-	remote := nc.RemoteAddr().String()
-	key := ipKey(nc.RemoteAddr())
-	if err := s.limits.admit(key); err != nil {
-		s.log.Warn("connection refused: "+err.Error(), "remote", remote)
+	nc, err := s.acceptProxy(nc)
+	if err != nil {
 		return nil
 	}
+	remote := nc.RemoteAddr().String()
+	key := ipKey(nc.RemoteAddr())
 	cs := &connState{srv: s, key: key, remote: remote, started: s.now()}
 	cs.conn = &trackedConn{Conn: nc, cs: cs, budget: newBudget(s.cfg.ReadBudget, s.now)}
+	victim, err := s.limits.admit(cs)
+	if r, ok := err.(*refusal); ok {
+		s.refuse(nc, key, remote, r)
+		return nil
+	}
+	if victim != nil {
+		s.stats.evicted.Add(1)
+		s.events.note(victim.key, "evicted", "closing a connection still logging in to make room for a newcomer", "remote", victim.remote)
+		_ = victim.conn.Close()
+	}
 	if !s.trackConn(cs) {
-		s.limits.release(key, false)
-		s.log.Info("connection refused: "+errShuttingDown.Error(), "remote", remote)
+		s.limits.release(cs, true, false)
+		s.refuse(nc, key, remote, &refusal{refusedShutdown, shuttingDown.message(s.cfg)})
 		return nil
 	}
 	ctx.SetValue(connKey{}, cs)
@@ -118,6 +134,9 @@ func (cs *connState) lingerExpired() {
 	cs.mu.Lock()
 	idle := cs.live == 0 && !cs.closed
 	authed := cs.authed
+	if idle && !authed {
+		cs.timedOut = true
+	}
 	cs.mu.Unlock()
 	if !idle {
 		return
@@ -125,7 +144,8 @@ func (cs *connState) lingerExpired() {
 	if authed {
 		cs.srv.log.Info("closing connection without a session", "remote", cs.remote)
 	} else {
-		cs.srv.log.Info("handshake timed out", "remote", cs.remote)
+		cs.srv.stats.loginTimeouts.Add(1)
+		cs.srv.events.note(cs.key, "login_timeout", "handshake timed out", "remote", cs.remote)
 	}
 	_ = cs.conn.Close()
 }
@@ -138,7 +158,7 @@ func (cs *connState) authenticate() {
 	cs.authed = true
 	cs.mu.Unlock()
 	if first {
-		cs.srv.limits.authenticated(cs.key)
+		cs.srv.limits.authenticated(cs)
 	}
 }
 
@@ -199,9 +219,9 @@ func (cs *connState) release() {
 	if cs.hardStop != nil {
 		cs.hardStop.Stop()
 	}
-	authed := cs.authed
+	authed, timedOut := cs.authed, cs.timedOut
 	cs.mu.Unlock()
-	cs.srv.limits.release(cs.key, authed)
+	cs.srv.limits.release(cs, authed, timedOut)
 	cs.srv.untrackConn(cs)
 }
 

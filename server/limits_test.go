@@ -2,7 +2,9 @@ package server
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"runtime"
@@ -37,33 +39,220 @@ func TestIPKey(t *testing.T) {
 	}
 }
 
+// fakeConns makes connection states for limiter tests, started one
+// millisecond apart on a fake clock.
+type fakeConns struct {
+	now time.Time
+}
+
+func (f *fakeConns) conn(key string) *connState {
+	f.now = f.now.Add(time.Millisecond)
+	return &connState{key: key, started: f.now}
+}
+
+func refusalKind(err error) string {
+	var r *refusal
+	if errors.As(err, &r) {
+		return r.kind
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
 func TestLimiter(t *testing.T) {
-	l := newLimiter(Config{MaxConns: 3, MaxConnsPerIP: 2, MaxUnauthPerIP: 1})
+	f := &fakeConns{now: time.Unix(1000, 0)}
+	l := newLimiter(Config{MaxConns: 3, MaxConnsPerIP: 2, MaxUnauthPerIP: 1, Startups: Startups{3, 100, 3}, Penalties: Penalties{Off: true}},
+		func() time.Time { return f.now }, func() float64 { return 0.5 })
+	a1, a2, a3, b1, c1 := f.conn("a"), f.conn("a"), f.conn("a"), f.conn("b"), f.conn("c")
+	admit := func(cs *connState) func() error {
+		return func() error { _, err := l.admit(cs); return err }
+	}
 	steps := []struct {
 		name string
 		do   func() error
-		want error
+		want string
 	}{
-		{"first from a", func() error { return l.admit("a") }, nil},
-		{"second unauthenticated from a", func() error { return l.admit("a") }, errIPUnauthFull},
-		{"a authenticates", func() error { l.authenticated("a"); return nil }, nil},
-		{"second from a", func() error { return l.admit("a") }, nil},
-		{"third from a", func() error { return l.admit("a") }, errIPFull},
-		{"first from b", func() error { return l.admit("b") }, nil},
-		{"first from c: server full", func() error { return l.admit("c") }, errServerFull},
-		{"b leaves unauthenticated", func() error { l.release("b", false); return nil }, nil},
-		{"c now fits", func() error { return l.admit("c") }, nil},
+		{"first from a", admit(a1), ""},
+		{"second unauthenticated from a", admit(f.conn("a")), refusedAddressLogin},
+		{"a authenticates", func() error { l.authenticated(a1); return nil }, ""},
+		{"second from a", admit(a2), ""},
+		{"a authenticates again", func() error { l.authenticated(a2); return nil }, ""},
+		{"third from a", admit(a3), refusedAddressFull},
+		{"first from b", admit(b1), ""},
+		{"first from c: server full", admit(c1), refusedServerFull},
+		{"b leaves unauthenticated", func() error { l.release(b1, false, false); return nil }, ""},
+		{"c now fits", admit(c1), ""},
 	}
 	for _, s := range steps {
-		if got := s.do(); !errors.Is(got, s.want) && got != s.want {
-			t.Fatalf("%s: got %v, want %v", s.name, got, s.want)
+		if got := refusalKind(s.do()); got != s.want {
+			t.Fatalf("%s: got %q, want %q", s.name, got, s.want)
 		}
 	}
-	l.release("a", true)
-	l.release("a", false)
-	l.release("c", false)
-	if l.total != 0 || len(l.perIP) != 0 || len(l.unauth) != 0 {
-		t.Errorf("after releasing everything: total %d, perIP %v, unauth %v", l.total, l.perIP, l.unauth)
+	l.release(a1, true, false)
+	l.release(a2, true, false)
+	l.release(c1, false, false)
+	if l.total != 0 || len(l.perIP) != 0 || len(l.unauth) != 0 || l.unauthTotal != 0 {
+		t.Errorf("after releasing everything: total %d, perIP %v, unauth %v (%d)", l.total, l.perIP, l.unauth, l.unauthTotal)
+	}
+}
+
+// The startups budget: random early drop between start and full for
+// addresses already logging in, none for a first connection; at full a
+// newcomer takes the place of the oldest connection of the address holding
+// the most, or of a stale one.
+func TestLimiterStartups(t *testing.T) {
+	f := &fakeConns{now: time.Unix(1000, 0)}
+	chance := 0.0
+	l := newLimiter(Config{MaxConns: 100, MaxConnsPerIP: 10, MaxUnauthPerIP: 10, Startups: Startups{Start: 2, Rate: 50, Full: 4}, Penalties: Penalties{Off: true}},
+		func() time.Time { return f.now }, func() float64 { return chance })
+	flood1, flood2 := f.conn("flood"), f.conn("flood")
+	for _, cs := range []*connState{flood1, flood2} {
+		if _, err := l.admit(cs); err != nil {
+			t.Fatalf("below start: %v", err)
+		}
+	}
+	if got := l.startups.dropChance(2); got != 0.5 {
+		t.Errorf("drop chance at start = %v, want 0.5", got)
+	}
+	if got := l.startups.dropChance(3); got != 0.75 {
+		t.Errorf("drop chance halfway = %v, want 0.75", got)
+	}
+	chance = 0.6 // over 0.5: not dropped at the start mark
+	flood3 := f.conn("flood")
+	if _, err := l.admit(flood3); err != nil {
+		t.Fatalf("at start with a draw over the chance: %v", err)
+	}
+	chance = 0.7 // under 0.75: dropped
+	if _, err := l.admit(f.conn("flood")); refusalKind(err) != refusedStartupsDrop {
+		t.Fatalf("halfway with a draw under the chance: %v, want a drop", err)
+	}
+	chance = 0 // always under: but a first connection is never dropped
+	first := f.conn("newcomer")
+	if _, err := l.admit(first); err != nil {
+		t.Fatalf("first connection of an address dropped early: %v", err)
+	}
+	// Full now (3 flood + 1 newcomer). Another newcomer evicts the oldest
+	// flood connection.
+	second := f.conn("other")
+	victim, err := l.admit(second)
+	if err != nil || victim != flood1 {
+		t.Fatalf("newcomer at full: victim %v, err %v; want the oldest flood connection", victim, err)
+	}
+	if got := len(l.unauth["flood"]); got != 2 {
+		t.Errorf("flood holds %d login slots after eviction, want 2", got)
+	}
+	l.release(flood1, false, false)
+	// flood 2, newcomer 1, other 1: a third newcomer evicts flood again (2 ≥ 0+2).
+	if victim, err := l.admit(f.conn("third")); err != nil || victim != flood2 {
+		t.Fatalf("third newcomer: victim %v, err %v; want flood's oldest", victim, err)
+	}
+	l.release(flood2, false, false)
+	// Everyone holds one now, none stale: a fourth newcomer is refused...
+	if _, err := l.admit(f.conn("fourth")); refusalKind(err) != refusedStartupsFull {
+		t.Fatalf("fourth newcomer with no stale connection: %v, want startups_full", err)
+	}
+	// ...and an address that already holds one is refused too.
+	if _, err := l.admit(f.conn("newcomer")); refusalKind(err) != refusedStartupsFull {
+		t.Fatalf("second connection of an address at full: %v, want startups_full", err)
+	}
+	// Once the oldest is stale, a newcomer takes its place.
+	f.now = f.now.Add(staleLogin)
+	if victim, err := l.admit(f.conn("fifth")); err != nil || victim != flood3 {
+		t.Fatalf("fifth newcomer: victim %v, err %v; want the stale flood3", victim, err)
+	}
+}
+
+func TestLimiterPenalties(t *testing.T) {
+	f := &fakeConns{now: time.Unix(1000, 0)}
+	l := newLimiter(Config{MaxConns: 100, MaxConnsPerIP: 10, MaxUnauthPerIP: 10, Startups: Startups{100, 100, 100},
+		Penalties: Penalties{Timeout: 10 * time.Second, NoAuth: time.Second, Min: 15 * time.Second, Max: time.Minute}},
+		func() time.Time { return f.now }, func() float64 { return 1 })
+	open := func(key string) *connState {
+		t.Helper()
+		cs := f.conn(key)
+		if _, err := l.admit(cs); err != nil {
+			t.Fatalf("admit %s: %v", key, err)
+		}
+		return cs
+	}
+	// One timeout and a few quick closes cost nothing yet.
+	l.release(open("slow"), false, true)
+	for range 4 {
+		l.release(open("slow"), false, false)
+	}
+	open("slow") // 14 s of penalty: under the 15 s minimum
+	l.release(open("slow"), false, true)
+	_, err := l.admit(f.conn("slow"))
+	var r *refusal
+	if !errors.As(err, &r) || r.kind != refusedPenalised || !strings.Contains(r.msg, "try again in 9s") {
+		t.Fatalf("after two timeouts: %v, want a penalty with 9s left", err)
+	}
+	// Logged-in connections and other addresses are not penalised.
+	ok := open("fine")
+	l.authenticated(ok)
+	l.release(ok, true, false)
+	open("fine")
+	// The penalty runs down in real time.
+	f.now = f.now.Add(9 * time.Second)
+	open("slow")
+	// And is capped at Max.
+	var capped []*connState
+	for range 10 {
+		capped = append(capped, open("capped"))
+	}
+	for _, cs := range capped {
+		l.release(cs, false, true)
+	}
+	f.now = f.now.Add(time.Minute - 15*time.Second)
+	open("capped")
+	if len(l.penalty) > 3 {
+		t.Errorf("penalty table %v", l.penalty)
+	}
+}
+
+func TestParseStartupsAndPenalties(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want Startups
+		err  bool
+	}{
+		{"", Startups{}, false},
+		{"10:30:100", Startups{10, 30, 100}, false},
+		{"50", Startups{50, 100, 50}, false},
+		{"10:30", Startups{}, true},
+		{"a:30:100", Startups{}, true},
+		{"0:30:100", Startups{}, true},
+	} {
+		got, err := ParseStartups(tt.in)
+		if got != tt.want || (err != nil) != tt.err {
+			t.Errorf("ParseStartups(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.err)
+		}
+	}
+	for _, tt := range []struct {
+		in   string
+		want Penalties
+		err  bool
+	}{
+		{"", Penalties{}, false},
+		{"off", Penalties{Off: true}, false},
+		{"10s:1s:15s:10m", DefaultPenalties, false},
+		{"10s:1s:15s", Penalties{}, true},
+		{"10s:1s:15s:5s", Penalties{}, true},
+		{"x:1s:15s:10m", Penalties{}, true},
+	} {
+		got, err := ParsePenalties(tt.in)
+		if (err != nil) != tt.err || (!tt.err && got != tt.want) {
+			t.Errorf("ParsePenalties(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.err)
+		}
+	}
+	if _, err := (Config{MaxConns: 50, Startups: Startups{10, 30, 100}}).withDefaults(); err == nil {
+		t.Error("startups full above MaxConns accepted")
+	}
+	cfg, err := Config{MaxConns: 200}.withDefaults()
+	if err != nil || cfg.Startups != (Startups{4, 30, 40}) || cfg.Penalties != DefaultPenalties {
+		t.Errorf("defaults for MaxConns 200: %v %v, %v", cfg.Startups, cfg.Penalties, err)
 	}
 }
 
@@ -89,18 +278,59 @@ func TestBudget(t *testing.T) {
 }
 
 // rawConnect opens a TCP connection and reports whether the server started
-// the SSH protocol on it (sent its version line) rather than closing it.
+// the SSH key exchange on it rather than refusing it.
 func rawConnect(t *testing.T, addr string) (net.Conn, bool) {
+	t.Helper()
+	conn, msg := rawConnectMsg(t, addr)
+	return conn, msg == ""
+}
+
+// rawConnectMsg opens a TCP connection and returns the disconnect message
+// the server refused it with: "" if the server started the key exchange
+// instead, "(closed)" if it closed the connection without a word.
+func rawConnectMsg(t *testing.T, addr string) (net.Conn, string) {
 	t.Helper()
 	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
+	if _, err := io.WriteString(conn, "SSH-2.0-rawtest\r\n"); err != nil {
+		return conn, "(closed)"
+	}
+	return conn, readGreeting(conn)
+}
+
+// readGreeting reads the server's version line and first packet: "" for a
+// key exchange, the message of a disconnect, or "(closed)".
+func readGreeting(conn net.Conn) string {
 	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-	line, err := bufio.NewReader(conn).ReadString('\n')
-	_ = conn.SetReadDeadline(time.Time{})
-	return conn, err == nil && strings.HasPrefix(line, "SSH-2.0-")
+	defer func() { _ = conn.SetReadDeadline(time.Time{}) }()
+	br := bufio.NewReader(conn)
+	line, err := br.ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "SSH-2.0-") {
+		return "(closed)"
+	}
+	var head [6]byte
+	if _, err := io.ReadFull(br, head[:]); err != nil {
+		return "(closed)"
+	}
+	size := int(binary.BigEndian.Uint32(head[:4]))
+	if size > 1<<16 {
+		return "(closed)"
+	}
+	body := make([]byte, size-2)
+	if _, err := io.ReadFull(br, body); err != nil {
+		return "(closed)"
+	}
+	switch head[5] {
+	case 20: // SSH_MSG_KEXINIT
+		return ""
+	case 1: // SSH_MSG_DISCONNECT: code, string
+		n := binary.BigEndian.Uint32(body[4:8])
+		return string(body[8 : 8+n])
+	}
+	return fmt.Sprintf("(message %d)", head[5])
 }
 
 // waitClosed waits for the server to close conn and returns how long it took.

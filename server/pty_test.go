@@ -170,6 +170,7 @@ func TestResizeGoroutineLeak(t *testing.T) {
 	cfg, _ := testConfig(t)
 	cfg.MaxConnsPerIP = 200
 	cfg.MaxUnauthPerIP = 200
+	cfg.Startups = Startups{Start: 100, Rate: 100, Full: 100}
 	srv, addr := startServer(t, cfg, &testApp{})
 	key := sshtest.NewKey(t)
 	// Warm up once so lazily started runtime goroutines are in the baseline.

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"sync"
@@ -32,6 +33,9 @@ type Server struct {
 	signer      gossh.Signer
 	fingerprint string
 	limits      *limiter
+	stats       counters
+	events      *eventLog
+	refusing    chan struct{} // a slot per refusal explaining itself
 	now         func() time.Time
 	endGrace    time.Duration
 	nextID      atomic.Uint64
@@ -65,7 +69,9 @@ func New(cfg Config, app App) (*Server, error) {
 		log:         cfg.Logger,
 		signer:      signer,
 		fingerprint: gossh.FingerprintSHA256(signer.PublicKey()),
-		limits:      newLimiter(cfg),
+		limits:      newLimiter(cfg, time.Now, rand.Float64),
+		events:      newEventLog(cfg.Logger, cfg.LogInterval),
+		refusing:    make(chan struct{}, maxRefusing),
 		now:         time.Now,
 		endGrace:    endGrace,
 		conns:       map[*connState]struct{}{},

@@ -70,6 +70,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) Close() error {
 	s.beginClose()
 	s.closeConns(nil)
+	s.events.stop()
 	return nil
 }
 

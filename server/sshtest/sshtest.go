@@ -20,6 +20,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"net"
 	"testing"
 	"time"
 
@@ -83,6 +84,36 @@ func Dial(tb testing.TB, addr string, key gossh.Signer) *gossh.Client {
 	}
 	tb.Cleanup(func() { _ = client.Close() })
 	return client
+}
+
+// DialFrom connects to addr from the local IP address from (any address of
+// 127.0.0.0/8 works on Linux, so one machine can play many clients), as
+// user "player" with key (nil: as a guest). The client is closed when the
+// test ends.
+func DialFrom(tb testing.TB, addr, from string, key gossh.Signer) (*gossh.Client, error) {
+	tb.Helper()
+	client, err := DialFromConfig(addr, from, ClientConfig("player", key))
+	if err == nil {
+		tb.Cleanup(func() { _ = client.Close() })
+	}
+	return client, err
+}
+
+// DialFromConfig connects to addr from the local IP address from with cfg.
+func DialFromConfig(addr, from string, cfg *gossh.ClientConfig) (*gossh.Client, error) {
+	d := net.Dialer{Timeout: cfg.Timeout, LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}
+	nc, err := d.Dial("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("dial %s from %s: %w", addr, from, err)
+	}
+	_ = nc.SetDeadline(time.Now().Add(cfg.Timeout))
+	c, chans, reqs, err := gossh.NewClientConn(nc, addr, cfg)
+	if err != nil {
+		_ = nc.Close()
+		return nil, fmt.Errorf("ssh from %s: %w", from, err)
+	}
+	_ = nc.SetDeadline(time.Time{})
+	return gossh.NewClient(c, chans, reqs), nil
 }
 
 // Exec runs cmd in a session without a PTY and returns what it wrote and its

@@ -1,0 +1,224 @@
+package server
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/charmbracelet/log"
+)
+
+// SSH disconnect reason codes (RFC 4253 §11.1).
+const (
+	disconnectHostNotAllowed     = 1
+	disconnectByApplication      = 11
+	disconnectTooManyConnections = 12
+)
+
+// maxRefusing bounds the refusals that are explaining themselves at once;
+// beyond it a refused connection is just closed, so a flood of refusals
+// costs a bounded number of goroutines.
+const maxRefusing = 64
+
+// refuseTimeout bounds the time spent telling a refused client why.
+const refuseTimeout = 2 * time.Second
+
+// serverVersion is the version line the SSH layer sends (the x/crypto
+// default); a refusal sends the same.
+const serverVersion = "SSH-2.0-Go"
+
+// refuse counts and logs the refusal r of nc and, when it can, tells the
+// client why before the connection is closed: the server's version line and
+// an SSH_MSG_DISCONNECT naming the limit, in the clear (before the key
+// exchange, as RFC 4253 allows). OpenSSH shows it as "Received disconnect
+// from …: <message>"; a bare close would only say "Connection closed".
+func (s *Server) refuse(nc net.Conn, key, remote string, r *refusal) {
+	s.stats.refusal(r.kind)
+	s.events.note(key, r.kind, "connection refused", "remote", remote, "reason", r.kind)
+	select {
+	case s.refusing <- struct{}{}:
+	default:
+		return
+	}
+	defer func() { <-s.refusing }()
+	code := uint32(disconnectTooManyConnections)
+	switch r.kind {
+	case refusedPenalised, refusedProxy:
+		code = disconnectHostNotAllowed
+	case refusedShutdown:
+		code = disconnectByApplication
+	}
+	_ = nc.SetDeadline(s.now().Add(refuseTimeout))
+	if _, err := nc.Write(append([]byte(serverVersion+"\r\n"), disconnectPacket(code, r.msg)...)); err != nil {
+		return
+	}
+	// Half-close and wait for the client to hang up: closing with its
+	// version line unread would send a reset, which may discard the message
+	// before the client reads it.
+	if cw, ok := nc.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(nc, 64<<10))
+}
+
+// disconnectPacket is an unencrypted SSH binary packet (RFC 4253 §6) holding
+// SSH_MSG_DISCONNECT with code and msg.
+func disconnectPacket(code uint32, msg string) []byte {
+	payload := []byte{1} // SSH_MSG_DISCONNECT
+	payload = binary.BigEndian.AppendUint32(payload, code)
+	payload = binary.BigEndian.AppendUint32(payload, uint32(len(msg)))
+	payload = append(payload, msg...)
+	payload = binary.BigEndian.AppendUint32(payload, 0) // language tag
+	// Length, padding length, payload and padding make a multiple of 8,
+	// with at least 4 bytes of padding.
+	pad := 8 - (5+len(payload))%8
+	if pad < 4 {
+		pad += 8
+	}
+	pkt := binary.BigEndian.AppendUint32(nil, uint32(1+len(payload)+pad))
+	pkt = append(pkt, byte(pad))
+	pkt = append(pkt, payload...)
+	return append(pkt, make([]byte, pad)...)
+}
+
+// Stats are the server's counters since it started, for metrics.
+type Stats struct {
+	// Refused counts refused connections by reason: server_full,
+	// address_full, address_unauth_full, startups_full, startups_drop,
+	// penalised, shutting_down, proxy_header.
+	Refused map[string]uint64
+	// LoginTimeouts counts connections closed by the handshake deadline.
+	LoginTimeouts uint64
+	// Evicted counts connections still logging in that were closed to make
+	// room for a newcomer when the startups budget was full.
+	Evicted uint64
+	// WriteTimeouts counts sessions closed because their output was blocked
+	// for WriteTimeout.
+	WriteTimeouts uint64
+	// Unauthenticated is the number of connections logging in now.
+	Unauthenticated int
+}
+
+// counters holds the numbers behind Stats.
+type counters struct {
+	refused       [len(refusalKinds)]atomic.Uint64
+	loginTimeouts atomic.Uint64
+	evicted       atomic.Uint64
+	writeTimeouts atomic.Uint64
+}
+
+// refusal counts a refusal of kind.
+func (c *counters) refusal(kind string) {
+	if i := slices.Index(refusalKinds[:], kind); i >= 0 {
+		c.refused[i].Add(1)
+	}
+}
+
+// Stats returns the server's counters.
+func (s *Server) Stats() Stats {
+	st := Stats{
+		Refused:         make(map[string]uint64, len(refusalKinds)),
+		LoginTimeouts:   s.stats.loginTimeouts.Load(),
+		Evicted:         s.stats.evicted.Load(),
+		WriteTimeouts:   s.stats.writeTimeouts.Load(),
+		Unauthenticated: s.limits.unauthCount(),
+	}
+	for i, kind := range refusalKinds {
+		st.Refused[kind] = s.stats.refused[i].Load()
+	}
+	return st
+}
+
+// maxSummarised bounds the addresses an eventLog tracks in one interval;
+// events of further addresses are summed up together.
+const maxSummarised = 1024
+
+// eventLog keeps the log bounded under floods: the first event of an address
+// in an interval is logged at once; the others are counted and summed up in
+// one line per address at the end of the interval.
+type eventLog struct {
+	log      *log.Logger
+	interval time.Duration
+
+	mu      sync.Mutex
+	pending map[string]map[string]int // address → event kind → count since its line
+	others  map[string]int            // events of addresses beyond maxSummarised
+	timer   *time.Timer
+	stopped bool
+}
+
+func newEventLog(l *log.Logger, interval time.Duration) *eventLog {
+	return &eventLog{log: l, interval: interval, pending: map[string]map[string]int{}, others: map[string]int{}}
+}
+
+// note records an event of kind for address key, logging msg with keyvals
+// if it is the address's first in this interval.
+func (e *eventLog) note(key, kind, msg string, keyvals ...any) {
+	e.mu.Lock()
+	counts, seen := e.pending[key]
+	switch {
+	case seen:
+		counts[kind]++
+	case len(e.pending) >= maxSummarised:
+		e.others[kind]++
+	default:
+		e.pending[key] = map[string]int{}
+	}
+	if e.timer == nil && !e.stopped {
+		e.timer = time.AfterFunc(e.interval, e.flush)
+	}
+	e.mu.Unlock()
+	if !seen && len(keyvals) > 0 {
+		e.log.Info(msg, keyvals...)
+	}
+}
+
+// flush writes the summary lines of the interval that ended.
+func (e *eventLog) flush() {
+	e.mu.Lock()
+	pending, others := e.pending, e.others
+	e.pending, e.others = map[string]map[string]int{}, map[string]int{}
+	e.timer = nil
+	e.mu.Unlock()
+	for _, key := range slices.Sorted(maps.Keys(pending)) {
+		if line := summary(pending[key]); line != "" {
+			e.log.Info("more connection events from this address", "address", key, "events", line, "interval", e.interval)
+		}
+	}
+	if line := summary(others); line != "" {
+		e.log.Info("connection events from further addresses", "events", line, "interval", e.interval)
+	}
+}
+
+// stop cancels the pending summary (the server is closed).
+func (e *eventLog) stop() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.stopped = true
+	if e.timer != nil {
+		e.timer.Stop()
+		e.timer = nil
+	}
+}
+
+// summary formats counts as "kind=N kind=N", sorted by kind.
+func summary(counts map[string]int) string {
+	var b strings.Builder
+	for _, kind := range slices.Sorted(maps.Keys(counts)) {
+		if counts[kind] == 0 {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s=%d", kind, counts[kind])
+	}
+	return b.String()
+}
