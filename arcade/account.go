@@ -126,9 +126,9 @@ const (
 // Redeem links the session's key to the player of a link code, as typed
 // (keys.NormalizeLinkCode reads it), and returns that player's name. The
 // store moves a key that already has a player only when that player has
-// nothing else, and then drops it. A code of the session's own player
-// links nothing new and is refused, so that the menu does not end the
-// session for nothing.
+// nothing else, and then drops it. A code of the key's own player links
+// nothing new: the store leaves the code for another key, and it is
+// refused here, so that the menu does not end the session for nothing.
 func (a *account) Redeem(ctx context.Context, code string) (string, error) {
 	if a.key == "" {
 		return "", &refusal{words: noKey}
@@ -136,6 +136,12 @@ func (a *account) Redeem(ctx context.Context, code string) (string, error) {
 	norm, ok := keys.NormalizeLinkCode(code)
 	if !ok {
 		return "", &refusal{words: notACode}
+	}
+	// Who the key plays as before, to tell a code of its own player
+	// (which the store leaves unused) from a link.
+	before := a.player
+	if cur, err := a.st.PlayerByKey(ctx, a.key); err == nil {
+		before = cur.ID
 	}
 	p, err := a.st.RedeemLinkCode(ctx, norm, a.key)
 	switch {
@@ -155,7 +161,7 @@ func (a *account) Redeem(ctx context.Context, code string) (string, error) {
 		return "", &refusal{words: linkFailed, cause: err}
 	}
 	name := keys.Clean(p.Name, keys.MaxNameWidth)
-	if a.player != "" && p.ID == a.player {
+	if before != "" && p.ID == before {
 		return "", &refusal{words: "that code is your own: this key plays as " + name + " already"}
 	}
 	if a.log != nil {

@@ -59,8 +59,11 @@ func (d Deal) Pyramid() []Card { n := d.rows(); return d.Cards[:n*(n+1)/2] }
 // Stock is the stock's cards, first drawn first.
 func (d Deal) Stock() []Card { n := d.rows(); return d.Cards[n*(n+1)/2:] }
 
-// MaxDealText bounds deal text; anything longer is refused unread.
-const MaxDealText = 64 << 10
+// MaxDealText bounds deal text, wherever it comes from or is kept (the
+// store keeps custom deals under the same bound); anything longer is
+// refused unread. A double deal is about 500 bytes, so this leaves room
+// for plenty of comments.
+const MaxDealText = 4 << 10
 
 // ParseDeal reads deal text: cards of two or three characters (rank
 // A23456789TJQK or 10, suit CDHS, any case) separated by white space, "#"

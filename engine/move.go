@@ -175,15 +175,6 @@ func ParseMove(s string) (Move, error) {
 	return PairMove(pa, pb), nil
 }
 
-// ParsePlace reads one place in notation: "R.C", "w", "w1"–"w3" or "s".
-func ParsePlace(s string) (Place, error) {
-	p, err := parsePlace(strings.ToLower(strings.TrimSpace(s)))
-	if err != nil {
-		return NoPlace, fmt.Errorf("%w: %v", ErrSyntax, err)
-	}
-	return p, nil
-}
-
 func parsePlace(s string) (Place, error) {
 	switch s {
 	case "w":

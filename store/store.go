@@ -12,6 +12,8 @@ package store
 import (
 	"context"
 	"time"
+
+	"pyramid/engine"
 )
 
 // Player is a person, identified by their keys.
@@ -70,7 +72,8 @@ type Links interface {
 	// (ErrNotFound after that) and not after it expired (ErrExpired). A key
 	// already in use by another player is moved only if that player has
 	// nothing else: no other key, no game, no result; otherwise ErrKeyInUse.
-	// A banned player's code yields ErrBanned.
+	// A banned player's code yields ErrBanned. A key that already belongs
+	// to the code's player links nothing and leaves the code unused.
 	RedeemLinkCode(ctx context.Context, code, fingerprint string) (Player, error)
 }
 
@@ -102,14 +105,17 @@ func (s Status) Finished() bool { return s.Valid() && s != StatusPlaying }
 const (
 	MaxMoves      = 4096 // entries in the move log, and in the redo stack
 	MaxMoveLen    = 16   // bytes in one move in notation
-	MaxDealText   = 4096 // bytes of deal text
 	MaxIDLen      = 128  // bytes of a rules ID, owner token or player ID
 	MaxListLimit  = 100  // games per page of ListGames
 	MaxBoardLimit = 100  // entries of a leaderboard
 )
 
+// MaxDealText bounds the deal text of a game: the engine's own bound, so
+// that every deal the engine reads can be kept.
+const MaxDealText = engine.MaxDealText
+
 // DateFormat is the layout of a daily deal's date: its UTC calendar day.
-const DateFormat = "2006-01-02"
+const DateFormat = time.DateOnly
 
 // Game is a game as stored: where it came from, every move made, the redo
 // stack, and where it stands.

@@ -71,8 +71,9 @@ func (s *Store) RedeemLinkCode(ctx context.Context, code, fingerprint string) (s
 		if target.Banned {
 			return store.ErrBanned
 		}
-		if err := s.moveKey(ctx, tx, fingerprint, target.ID, now); err != nil {
-			return err
+		moved, err := s.moveKey(ctx, tx, fingerprint, target.ID, now)
+		if err != nil || !moved {
+			return err // a key of the code's own player leaves the code unused
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM link_codes WHERE code_hash = $1`, codeHash(code))
 		return err
@@ -83,22 +84,23 @@ func (s *Store) RedeemLinkCode(ctx context.Context, code, fingerprint string) (s
 	return target, nil
 }
 
-// moveKey makes the key belong to playerID. A key that belongs to someone
-// else is taken only from a player that has nothing else (the throwaway
-// player made when the new key first connected), which is then deleted.
-func (s *Store) moveKey(ctx context.Context, tx *sql.Tx, fingerprint, playerID string, now int64) error {
+// moveKey makes the key belong to playerID and reports whether it did not
+// already. A key that belongs to someone else is taken only from a player
+// that has nothing else (the throwaway player made when the new key first
+// connected), which is then deleted.
+func (s *Store) moveKey(ctx context.Context, tx *sql.Tx, fingerprint, playerID string, now int64) (bool, error) {
 	old, err := playerByKey(ctx, tx, fingerprint)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		_, err := tx.ExecContext(ctx, `INSERT INTO player_keys (fingerprint, player_id, added_at) VALUES ($1, $2, $3)`,
 			fingerprint, playerID, now)
-		return err
+		return err == nil, err
 	case err != nil:
-		return err
+		return false, err
 	case old.ID == playerID:
-		return nil
+		return false, nil
 	case old.Banned:
-		return store.ErrBanned
+		return false, store.ErrBanned
 	}
 	var keys, games, results int
 	err = tx.QueryRowContext(ctx, `SELECT
@@ -106,15 +108,15 @@ func (s *Store) moveKey(ctx context.Context, tx *sql.Tx, fingerprint, playerID s
 		(SELECT COUNT(*) FROM games WHERE player_id = $1),
 		(SELECT COUNT(*) FROM results WHERE player_id = $1)`, old.ID).Scan(&keys, &games, &results)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if keys != 1 || games != 0 || results != 0 {
-		return store.ErrKeyInUse
+		return false, store.ErrKeyInUse
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE player_keys SET player_id = $1, added_at = $2 WHERE fingerprint = $3`,
 		playerID, now, fingerprint); err != nil {
-		return err
+		return false, err
 	}
 	_, err = tx.ExecContext(ctx, `DELETE FROM players WHERE id = $1`, old.ID)
-	return err
+	return err == nil, err
 }

@@ -328,9 +328,13 @@ func testLinkCode(t *testing.T, e *env) {
 	}
 	_, err = e.s.RedeemLinkCode(e.ctx, "CODE0002", "SHA256:phone")
 	wantErr(t, "redeem a replaced code", err, store.ErrNotFound)
-	// Linking a key the player already has is fine.
+	// Linking a key the player already has is fine, and leaves the code
+	// for another key.
 	if _, err := e.s.RedeemLinkCode(e.ctx, "CODE0003", p.ID); err != nil {
 		t.Errorf("redeem with own key: %v", err)
+	}
+	if got, err := e.s.RedeemLinkCode(e.ctx, "CODE0003", "SHA256:phone"); err != nil || got.ID != p.ID {
+		t.Errorf("redeem after the own key's try = %+v, %v, want alice", got, err)
 	}
 	wantErr(t, "code for unknown player", e.s.CreateLinkCode(e.ctx, "SHA256:nobody", "CODE0004", start.Add(time.Hour)), store.ErrNotFound)
 }

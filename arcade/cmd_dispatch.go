@@ -1,0 +1,247 @@
+package arcade
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"pyramid/engine"
+	"pyramid/keys"
+	"pyramid/server"
+	"pyramid/store"
+)
+
+// call is one run of a plain-text command.
+type call struct {
+	a              *App
+	ctx            context.Context
+	s              *server.Session
+	player         string // the player's ID; empty for a guest or without a store
+	name           string
+	admin          bool // the session's key is an admin's
+	args           []string
+	stdout, stderr io.Writer
+}
+
+// command is one plain-text command of a session without a terminal. The
+// table of commands is the one place a command is declared: dispatch, help
+// and the deep-link check all read it.
+type command struct {
+	name, usage, help string
+	// needsStore: the command reads or writes the player's records, so it
+	// needs a store and a key.
+	needsStore bool
+	// admin: only the server's admins may run it, and only they see it in
+	// help.
+	admin bool
+	run   func(c *call) int
+}
+
+// commands lists the plain-text commands, in help order.
+func commands() []command {
+	return []command{
+		{"help", "", "this list", false, false, (*call).help},
+		{"version", "", "the server's version", false, false, (*call).version},
+		{"whoami", "[--json]", "your player: name, ID and keys", false, false, (*call).whoami},
+		{"stats", "[RULES] [--json]", "your records, per rule set", true, false, (*call).stats},
+		{"games", "[--json]", "your games, newest first", true, false, (*call).games},
+		{"top", "daily|RULES [--date YYYY-MM-DD] [--json]", "a leaderboard: the daily deal's, or a rule set's", true, false, (*call).top},
+		{"replay", "ID [--json]", "a game's moves and final board: yours, or another player's daily once that day is over", true, false, (*call).replay},
+		{"name", "NEW", "change your display name", true, false, (*call).rename},
+		{"link", "[CODE]", "without CODE: a code to link another key; with CODE (from the new key): link this key", true, false, (*call).link},
+		{"unlink", "FINGERPRINT", "remove one of your keys (whoami lists them) from your player", true, false, (*call).unlink},
+		{"ban", "NAME", "ban a player", true, true, (*call).ban},
+		{"unban", "NAME", "lift a ban", true, true, (*call).ban},
+		{"rename", "NAME NEW", "rename a player", true, true, (*call).adminRename},
+	}
+}
+
+// lookup returns the command named name.
+func lookup(name string) (command, bool) {
+	for _, cmd := range commands() {
+		if cmd.name == name {
+			return cmd, true
+		}
+	}
+	return command{}, false
+}
+
+// IsCommand reports whether args name a plain-text command rather than a
+// deep link (a rule set and a deal), so that a session with a terminal
+// (ssh -t HOST help) can run it as text too.
+func (a *App) IsCommand(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	_, ok := lookup(args[0])
+	return ok
+}
+
+// exec runs the command named by the session's first word.
+func (a *App) exec(ctx context.Context, s *server.Session, stdout, stderr io.Writer) int {
+	if len(s.Args) == 0 {
+		fmt.Fprintf(stderr, "pyramid: this session has no terminal: connect with %s to play, or run a command (help lists them)\n", a.cfg.Connect)
+		return 1
+	}
+	name := s.Args[0]
+	c := &call{a: a, ctx: ctx, s: s, args: s.Args[1:], stdout: stdout, stderr: stderr,
+		admin: a.cfg.Admins != nil && !s.Guest() && a.cfg.Admins.IsAdmin(s.Identity)}
+	cmd, ok := lookup(name)
+	switch {
+	case !ok:
+		if _, err := engine.ParseRules(name); err == nil {
+			return c.fail(fmt.Sprintf("%q opens a game, which needs a terminal: add -t (ssh -t … %s)", word(name), strings.Join(words(s.Args), " ")))
+		}
+		return c.fail(fmt.Sprintf("unknown command %q (help lists the commands)", word(name)))
+	case cmd.admin && !c.admin:
+		return c.fail(name + " is for the server's admins")
+	}
+	if cmd.name == "link" && len(c.args) > 0 && a.cfg.Store != nil && !s.Guest() && !isFlag(c.args[0]) {
+		return c.redeem() // a new key: no player of its own needed
+	}
+	if cmd.needsStore && a.cfg.Store == nil {
+		return c.fail("this server keeps no records")
+	}
+	if cmd.needsStore && s.Guest() {
+		return c.fail("guests have no records: connect with an SSH key (make one with ssh-keygen -t ed25519)")
+	}
+	p, _, _, err := a.player(ctx, s)
+	if err != nil {
+		return c.fail(err.Error())
+	}
+	c.player, c.name = p.ID, p.Name
+	return cmd.run(c)
+}
+
+// isFlag reports whether an argument is a flag.
+func isFlag(arg string) bool { return strings.HasPrefix(arg, "-") && arg != "-" }
+
+// fail prints an error and returns exit status 1.
+func (c *call) fail(msg string) int {
+	fmt.Fprintln(c.stderr, "pyramid: "+msg)
+	return 1
+}
+
+// usageErr prints a usage error (the command's usage line) and returns
+// exit status 2.
+func (c *call) usageErr(msg string) int {
+	cmd, _ := lookup(c.s.Args[0])
+	fmt.Fprintf(c.stderr, "pyramid: %s\nusage: %s %s\n", msg, cmd.name, cmd.usage)
+	return 2
+}
+
+// flags parses the call's arguments: the named flags and at most maxArgs
+// positional words, returned in order. ok is false after a usage error,
+// already reported in the same "pyramid:" words as every other error;
+// code is then the exit status (0 after --help, 2 otherwise).
+func (c *call) flags(maxArgs int, define func(fs *flag.FlagSet)) (args []string, code int, ok bool) {
+	cmd, _ := lookup(c.s.Args[0])
+	fs := flag.NewFlagSet(cmd.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported below, in our words
+	define(fs)
+	rest := c.args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				c.usage(cmd, fs)
+				return nil, 0, false
+			}
+			msg := err.Error()
+			if f, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+				msg = "unknown flag " + f
+			}
+			return nil, c.usageErr(keys.Clean(msg, 200)), false
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		args = append(args, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if len(args) > maxArgs {
+		return nil, c.usageErr(fmt.Sprintf("unexpected argument %q", word(args[maxArgs]))), false
+	}
+	return args, 0, true
+}
+
+// usage prints a command's usage and its flags, for --help.
+func (c *call) usage(cmd command, fs *flag.FlagSet) {
+	fmt.Fprintf(c.stdout, "usage: %s %s\n  %s\n", cmd.name, cmd.usage, cmd.help)
+	fs.VisitAll(func(f *flag.Flag) {
+		fmt.Fprintf(c.stdout, "  --%s\t%s\n", f.Name, f.Usage)
+	})
+}
+
+// word cleans one untrusted word for printing. It, words and playerName
+// are the commands' one sanitizer: keys.Clean at the widths they print.
+func word(s string) string { return keys.Clean(s, 40) }
+
+// words cleans untrusted words for printing.
+func words(ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = word(w)
+	}
+	return out
+}
+
+// playerName cleans a stored display name for printing.
+func playerName(s string) string { return keys.Clean(s, keys.MaxNameWidth) }
+
+// writeJSON prints v as indented JSON.
+func (c *call) writeJSON(v any) int {
+	enc := json.NewEncoder(c.stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return c.fail("write: " + err.Error())
+	}
+	return 0
+}
+
+// storeErr tells the player what went wrong with a store call.
+func (c *call) storeErr(what string, err error) int {
+	if errors.Is(err, store.ErrNotFound) {
+		return c.fail(what + ": not found")
+	}
+	c.a.cfg.Logger.Error("command failed", "cmd", c.s.Args[0], "err", err)
+	return c.fail(what + ": the server could not do it now, try again")
+}
+
+// timeout bounds one command's store calls.
+func (c *call) timeout() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(c.ctx, storeTimeout)
+}
+
+// help lists the rule sets, the knobs and the commands, all from their
+// tables; admin commands only to admins.
+func (c *call) help() int {
+	if _, code, ok := c.flags(0, func(*flag.FlagSet) {}); !ok {
+		return code
+	}
+	var knobs []string
+	for _, k := range engine.KnobNames() {
+		knobs = append(knobs, k+"="+strings.Join(engine.KnobValues(k), "|"))
+	}
+	fmt.Fprintf(c.stdout, "Pyramid arcade.\n\nPlay:      %s\nDeep link: ssh -t … RULES [DEAL], e.g. ssh -t … classic 42, or ssh -t … daily\nRULES:     %s,\n           optionally followed by ,knob=value: %s\n\nCommands (%s COMMAND; --help for one's flags):\n",
+		c.a.cfg.Connect, strings.Join(engine.PresetNames(), " "), strings.Join(knobs, " "), c.a.cfg.Connect)
+	list := func(admin bool) {
+		tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+		for _, cmd := range commands() {
+			if cmd.admin == admin {
+				fmt.Fprintf(tw, "  %s\t%s\n", strings.TrimSpace(cmd.name+" "+cmd.usage), cmd.help)
+			}
+		}
+		_ = tw.Flush()
+	}
+	list(false)
+	if c.admin {
+		fmt.Fprintln(c.stdout, "\nAdmin commands:")
+		list(true)
+	}
+	return 0
+}

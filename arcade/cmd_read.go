@@ -1,0 +1,477 @@
+package arcade
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"pyramid/engine"
+	"pyramid/store"
+)
+
+// Version is the build's version: the module version and VCS revision
+// when the binary was built with them, and the Go release.
+func Version() string {
+	v := "devel"
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "pyramid " + v
+	}
+	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+	}
+	return "pyramid " + v + " (" + bi.GoVersion + ")"
+}
+
+func (c *call) version() int {
+	if _, code, ok := c.flags(0, func(*flag.FlagSet) {}); !ok {
+		return code
+	}
+	fmt.Fprintln(c.stdout, Version())
+	return 0
+}
+
+// jsonFlag defines --json.
+func jsonFlag(v *bool) func(fs *flag.FlagSet) {
+	return func(fs *flag.FlagSet) { fs.BoolVar(v, "json", false, "print JSON") }
+}
+
+// whoamiReport is whoami's --json output.
+type whoamiReport struct {
+	ID    string   `json:"id"`
+	Name  string   `json:"name"`
+	Guest bool     `json:"guest"`
+	Key   string   `json:"key,omitempty"`
+	Keys  []string `json:"keys,omitempty"`
+	Admin bool     `json:"admin,omitempty"`
+}
+
+func (c *call) whoami() int {
+	var asJSON bool
+	if _, code, ok := c.flags(0, jsonFlag(&asJSON)); !ok {
+		return code
+	}
+	rep := whoamiReport{ID: c.player, Name: c.name, Guest: c.s.Guest(), Key: c.s.Identity, Admin: c.admin}
+	var added []time.Time
+	if c.a.cfg.Store != nil && !c.s.Guest() {
+		ctx, cancel := c.timeout()
+		defer cancel()
+		ks, err := c.a.cfg.Store.Keys(ctx, c.player)
+		if err != nil {
+			return c.storeErr("keys", err)
+		}
+		for _, k := range ks {
+			rep.Keys = append(rep.Keys, k.Fingerprint)
+			added = append(added, k.Added)
+		}
+	}
+	if asJSON {
+		return c.writeJSON(rep)
+	}
+	if rep.Guest {
+		fmt.Fprintln(c.stdout, "guest: no SSH key, so nothing is kept (make one with ssh-keygen -t ed25519)")
+		return 0
+	}
+	fmt.Fprintf(c.stdout, "name  %s\nid    %s\n", rep.Name, rep.ID)
+	if len(rep.Keys) == 0 {
+		fmt.Fprintf(c.stdout, "key   %s (this session)\n", rep.Key)
+	}
+	for i, k := range rep.Keys {
+		label, this := "keys ", ""
+		if i > 0 {
+			label = "     "
+		}
+		if k == rep.Key {
+			this = " (this session)"
+		}
+		fmt.Fprintf(c.stdout, "%s %s  added %s%s\n", label, k, added[i].UTC().Format(time.DateOnly), this)
+	}
+	if len(rep.Keys) > 1 {
+		fmt.Fprintln(c.stdout, "(unlink FINGERPRINT removes a key)")
+	}
+	if c.a.cfg.Store == nil {
+		fmt.Fprintln(c.stdout, "(this server keeps no records)")
+	}
+	return 0
+}
+
+// statsReport is one line of stats --json.
+type statsReport struct {
+	Rules         string  `json:"rules"`
+	Played        int     `json:"played"`
+	Won           int     `json:"won"`
+	WinRate       float64 `json:"win_rate"`
+	CurrentStreak int     `json:"current_streak"`
+	BestStreak    int     `json:"best_streak"`
+	BestTimeMS    int64   `json:"best_time_ms,omitempty"`
+	FewestMoves   int     `json:"fewest_moves,omitempty"`
+	AvgRemoved    float64 `json:"avg_removed"`
+	DailyPlayed   int     `json:"daily_played"`
+	BestDaily     *int    `json:"best_daily,omitempty"`
+}
+
+func (c *call) stats() int {
+	var asJSON bool
+	args, code, ok := c.flags(1, jsonFlag(&asJSON))
+	if !ok {
+		return code
+	}
+	ctx, cancel := c.timeout()
+	defer cancel()
+	var all []store.Stats
+	if len(args) == 1 {
+		r, err := engine.ParseRules(args[0])
+		if err != nil {
+			return c.fail(err.Error())
+		}
+		s, err := c.a.cfg.Store.Stats(ctx, c.player, r.ID())
+		if err != nil {
+			return c.storeErr("stats", err)
+		}
+		all = []store.Stats{s}
+	} else {
+		var err error
+		if all, err = c.a.cfg.Store.AllStats(ctx, c.player); err != nil {
+			return c.storeErr("stats", err)
+		}
+	}
+	reps := make([]statsReport, 0, len(all))
+	for _, s := range all {
+		r := statsReport{Rules: s.RulesID, Played: s.Played, Won: s.Won, WinRate: s.WinRate(),
+			CurrentStreak: s.CurrentStreak, BestStreak: s.BestStreak, BestTimeMS: s.BestTime.Milliseconds(),
+			FewestMoves: s.FewestMoves, AvgRemoved: s.AvgRemoved, DailyPlayed: s.DailyPlayed}
+		if s.DailyPlayed > 0 {
+			best := s.BestDailyRemoved
+			r.BestDaily = &best
+		}
+		reps = append(reps, r)
+	}
+	if asJSON {
+		return c.writeJSON(reps)
+	}
+	if len(reps) == 0 {
+		fmt.Fprintln(c.stdout, "no finished games yet")
+		return 0
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "rules\tplayed\twon\twin %\tstreak\tbest streak\tbest time\tfewest moves\tavg removed\tdaily")
+	for _, r := range reps {
+		daily := "-"
+		if r.BestDaily != nil {
+			daily = fmt.Sprintf("%d played, best %d", r.DailyPlayed, *r.BestDaily)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%d\t%d\t%s\t%s\t%.1f\t%s\n", r.Rules, r.Played, r.Won, 100*r.WinRate,
+			r.CurrentStreak, r.BestStreak, duration(time.Duration(r.BestTimeMS)*time.Millisecond), count(r.FewestMoves), r.AvgRemoved, daily)
+	}
+	_ = tw.Flush()
+	return 0
+}
+
+// duration prints a play time as the table's clock does (m:ss, or
+// h:mm:ss), "-" for none.
+func duration(d time.Duration) string {
+	if d <= 0 {
+		return "-"
+	}
+	s := int64(d.Round(time.Second) / time.Second)
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// count prints a count, "-" for none.
+func count(n int) string {
+	if n <= 0 {
+		return "-"
+	}
+	return strconv.Itoa(n)
+}
+
+// plural is n and a noun, in the plural unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// gameReport is one game of games --json and replay --json. The deal
+// number is a JSON string: daily deals are above 2^53, past which
+// JavaScript and jq round numbers to another deal.
+type gameReport struct {
+	ID       int64    `json:"id"`
+	Rules    string   `json:"rules"`
+	Deal     uint64   `json:"deal,string"`
+	DealText string   `json:"deal_text,omitempty"`
+	Daily    string   `json:"daily,omitempty"`
+	Status   string   `json:"status"`
+	Moves    []string `json:"moves"`
+	Removed  int      `json:"removed"`
+	Updated  string   `json:"updated"`
+	Board    string   `json:"board,omitempty"`
+}
+
+func report(sg store.Game) gameReport {
+	moves := sg.Moves
+	if moves == nil {
+		moves = []string{}
+	}
+	return gameReport{ID: sg.ID, Rules: sg.RulesID, Deal: sg.DealNumber, DealText: sg.DealText, Daily: sg.Daily,
+		Status: string(sg.Status), Moves: moves, Removed: sg.Removed, Updated: sg.Updated.UTC().Format(time.RFC3339)}
+}
+
+func (c *call) games() int {
+	var asJSON bool
+	if _, code, ok := c.flags(0, jsonFlag(&asJSON)); !ok {
+		return code
+	}
+	ctx, cancel := c.timeout()
+	defer cancel()
+	list, err := c.a.cfg.Store.ListGames(ctx, c.player, store.Page{Limit: store.MaxListLimit})
+	if err != nil {
+		return c.storeErr("games", err)
+	}
+	reps := make([]gameReport, 0, len(list))
+	for _, sg := range list {
+		reps = append(reps, report(sg))
+	}
+	if asJSON {
+		return c.writeJSON(reps)
+	}
+	if len(reps) == 0 {
+		fmt.Fprintln(c.stdout, "no games yet")
+		return 0
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "id\trules\tdeal\tstatus\tremoved\tmoves\tupdated")
+	for i, r := range reps {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%s\n", r.ID, r.Rules, dealName(list[i]), r.Status, r.Removed, len(r.Moves), r.Updated)
+	}
+	_ = tw.Flush()
+	return 0
+}
+
+// errNoSuchGame is what replay says of a game the caller may not see,
+// whether or not it exists, so that IDs tell nothing.
+var errNoSuchGame = errors.New("no such game")
+
+// visible reports whether the caller may replay a game: their own, or
+// another player's daily once that day (UTC) is over, when the line can
+// help nobody on the day's board.
+func (c *call) visible(sg store.Game) bool {
+	if sg.PlayerID == c.player {
+		return true
+	}
+	today := c.a.cfg.Now().UTC().Format(time.DateOnly)
+	return sg.Daily != "" && sg.Daily < today
+}
+
+func (c *call) replay() int {
+	var asJSON bool
+	args, code, ok := c.flags(1, jsonFlag(&asJSON))
+	if !ok {
+		return code
+	}
+	if len(args) != 1 {
+		return c.usageErr("replay needs a game ID (games lists your games)")
+	}
+	id, err := strconv.ParseInt(args[0], 10, 64)
+	if err != nil || id <= 0 {
+		return c.usageErr(fmt.Sprintf("bad game ID %q: want a number (games lists your games)", word(args[0])))
+	}
+	ctx, cancel := c.timeout()
+	defer cancel()
+	sg, err := c.a.cfg.Store.Game(ctx, id)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && !c.visible(sg)) {
+		return c.fail(fmt.Sprintf("game %d not found: %v of yours, nor a past day's daily (games lists yours)", id, errNoSuchGame))
+	}
+	if err != nil {
+		return c.storeErr(fmt.Sprintf("game %d", id), err)
+	}
+	g, err := engine.Replay(record(sg))
+	if err != nil {
+		return c.fail(fmt.Sprintf("game %d does not replay: %v", id, err))
+	}
+	rep := report(sg)
+	rep.Board = board(g)
+	if asJSON {
+		return c.writeJSON(rep)
+	}
+	daily := ""
+	if sg.Daily != "" {
+		daily = " · daily of " + sg.Daily
+	}
+	fmt.Fprintf(c.stdout, "game %d · %s · deal %s%s · %s · %s\nmoves: %s\n\n%s", rep.ID, rep.Rules, dealName(sg), daily,
+		rep.Status, plural(len(rep.Moves), "move"), joinMoves(rep.Moves), rep.Board)
+	return 0
+}
+
+// board is a replayed game's board without the engine's header line,
+// whose status is the position's ("playing" for an abandoned game): the
+// replay prints the stored status instead.
+func board(g *engine.Game) string {
+	s := g.String()
+	if _, rest, ok := strings.Cut(s, "\n"); ok {
+		return counts(g) + "\n" + rest
+	}
+	return s
+}
+
+// counts is a game's pass and cards removed, counted as the table counts
+// them: the pyramid, or every card under goal=all.
+func counts(g *engine.Game) string {
+	passes := "∞"
+	if g.Passes() > 0 {
+		passes = strconv.Itoa(g.Passes())
+	}
+	removed, of := g.Removed(), g.Rules().PyramidSize()
+	if g.Rules().Goal == engine.GoalAll {
+		removed, of = g.RemovedAll(), g.Rules().DeckSize()
+	}
+	return fmt.Sprintf("pass %d/%s · %d/%d removed", g.Pass(), passes, removed, of)
+}
+
+func (c *call) top() int {
+	var asJSON bool
+	var date string
+	args, code, ok := c.flags(1, func(fs *flag.FlagSet) {
+		jsonFlag(&asJSON)(fs)
+		fs.StringVar(&date, "date", "", "the daily deal of this UTC date (YYYY-MM-DD)")
+	})
+	if !ok {
+		return code
+	}
+	if len(args) != 1 {
+		return c.usageErr("top needs daily or a rule set")
+	}
+	r, err := engine.ParseRules(args[0])
+	if err != nil {
+		return c.fail(err.Error())
+	}
+	today := c.a.cfg.Now().UTC().Format(time.DateOnly)
+	if date != "" {
+		if _, err := time.Parse(time.DateOnly, date); err != nil {
+			return c.fail(fmt.Sprintf("bad date %q: want YYYY-MM-DD", word(date)))
+		}
+	}
+	ctx, cancel := c.timeout()
+	defer cancel()
+	if r.Daily || date != "" {
+		if date == "" {
+			date = today
+		}
+		var board []store.DailyEntry
+		if date <= today {
+			if board, err = c.a.cfg.Store.Leaderboard(ctx, r.ID(), date, 20); err != nil {
+				return c.storeErr("leaderboard", err)
+			}
+		}
+		return c.printBoard(r, date, date > today, board, asJSON)
+	}
+	list, err := c.a.cfg.Store.Top(ctx, r.ID(), store.TopWins, 20)
+	if err != nil {
+		return c.storeErr("top", err)
+	}
+	return c.printTop(r, list, asJSON)
+}
+
+// boardReport is one line of top --json for a daily board.
+type boardReport struct {
+	Rank    int    `json:"rank"`
+	Name    string `json:"name"`
+	Removed int    `json:"removed"`
+	Won     bool   `json:"won"`
+	TimeMS  int64  `json:"time_ms"`
+	Moves   int    `json:"moves"`
+	You     bool   `json:"you,omitempty"`
+}
+
+// dailyTitle names a daily board's rule set without saying "daily" twice.
+func dailyTitle(r engine.Rules) string {
+	if r.Daily && r.ID() == "daily" {
+		return "The daily deal"
+	}
+	return r.Title() + " (" + r.ID() + "), the daily deal"
+}
+
+func (c *call) printBoard(r engine.Rules, date string, future bool, board []store.DailyEntry, asJSON bool) int {
+	reps := make([]boardReport, 0, len(board))
+	for _, e := range board {
+		reps = append(reps, boardReport{Rank: e.Rank, Name: playerName(e.PlayerName), Removed: e.Removed,
+			Won: e.Won, TimeMS: e.Elapsed.Milliseconds(), Moves: e.Moves, You: e.PlayerID == c.player})
+	}
+	if asJSON {
+		return c.writeJSON(reps)
+	}
+	fmt.Fprintf(c.stdout, "%s of %s: first finished attempt of each player; most pyramid cards removed, then time\n", dailyTitle(r), date)
+	switch {
+	case future:
+		fmt.Fprintf(c.stdout, "%s has not come yet (today is %s UTC)\n", date, c.a.cfg.Now().UTC().Format(time.DateOnly))
+		return 0
+	case len(reps) == 0:
+		fmt.Fprintln(c.stdout, "nobody has finished it yet")
+		return 0
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tname\tremoved\twon\ttime\tmoves")
+	for _, e := range reps {
+		you := ""
+		if e.You {
+			you = "  ← you"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%d%s\n", e.Rank, e.Name, e.Removed, yesNo(e.Won), duration(time.Duration(e.TimeMS)*time.Millisecond), e.Moves, you)
+	}
+	_ = tw.Flush()
+	return 0
+}
+
+// topReport is one line of top --json for a rule set.
+type topReport struct {
+	Rank       int    `json:"rank"`
+	Name       string `json:"name"`
+	Won        int    `json:"won"`
+	Played     int    `json:"played"`
+	BestTimeMS int64  `json:"best_time_ms,omitempty"`
+	You        bool   `json:"you,omitempty"`
+}
+
+func (c *call) printTop(r engine.Rules, list []store.TopEntry, asJSON bool) int {
+	reps := make([]topReport, 0, len(list))
+	for _, e := range list {
+		reps = append(reps, topReport{Rank: e.Rank, Name: playerName(e.PlayerName), Won: e.Won,
+			Played: e.Played, BestTimeMS: e.BestTime.Milliseconds(), You: e.PlayerID == c.player})
+	}
+	if asJSON {
+		return c.writeJSON(reps)
+	}
+	fmt.Fprintf(c.stdout, "%s (%s): most wins\n", r.Title(), r.ID())
+	if len(reps) == 0 {
+		fmt.Fprintln(c.stdout, "no finished games yet")
+		return 0
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tname\twon\tplayed\tbest time")
+	for _, e := range reps {
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\n", e.Rank, e.Name, e.Won, e.Played, duration(time.Duration(e.BestTimeMS)*time.Millisecond))
+	}
+	_ = tw.Flush()
+	return 0
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

@@ -1,0 +1,239 @@
+package arcade
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"pyramid/engine"
+	"pyramid/server/sshtest"
+	"pyramid/tui"
+)
+
+// TestHelpFromTables: help lists every command of the table and every
+// rule set and knob of the engine; admin commands only to admins.
+func TestHelpFromTables(t *testing.T) {
+	f := newFixture(t)
+	alice := sshtest.NewKey(t)
+	_, out, _ := f.run(session(alice, "alice", "help"))
+	_, adminOut, _ := f.run(session(f.admin, "root", "help"))
+	for _, cmd := range commands() {
+		if !strings.Contains(adminOut, "  "+cmd.name) {
+			t.Errorf("admin's help lacks %q:\n%s", cmd.name, adminOut)
+		}
+		if got := strings.Contains(out, "  "+cmd.name+" "); got == cmd.admin {
+			t.Errorf("player's help lists %q: %v, want %v:\n%s", cmd.name, got, !cmd.admin, out)
+		}
+	}
+	for _, name := range append(engine.PresetNames(), engine.KnobNames()...) {
+		if !strings.Contains(out, name) {
+			t.Errorf("help lacks %q:\n%s", name, out)
+		}
+	}
+}
+
+// TestFlagErrors: flag and argument errors are ours, prefixed "pyramid:",
+// with the command's usage; --help prints it on stdout.
+func TestFlagErrors(t *testing.T) {
+	f := newFixture(t)
+	alice := sshtest.NewKey(t)
+	tests := []struct {
+		args    []string
+		code    int
+		stdout  string
+		stderr  string
+		without string
+	}{
+		{[]string{"link", "--json"}, 2, "", "pyramid: unknown flag -json\nusage: link [CODE]\n", "Usage of"},
+		{[]string{"link", "--help"}, 0, "usage: link [CODE]", "", "Usage of"},
+		{[]string{"games", "-h"}, 0, "--json", "", "Usage of"},
+		{[]string{"name", "bob", "bob2"}, 2, "", "pyramid: unexpected argument \"bob2\"\nusage: name NEW\n", "pyramid name:"},
+		{[]string{"replay"}, 2, "", "pyramid: replay needs a game ID", ""},
+		{[]string{"top", "daily", "--date"}, 2, "", "pyramid: flag needs an argument: -date", ""},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, out, errOut := f.run(session(alice, "alice", tt.args...))
+			if code != tt.code || !strings.Contains(out, tt.stdout) || !strings.HasPrefix(errOut, tt.stderr) ||
+				(tt.without != "" && strings.Contains(out+errOut, tt.without)) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want %d, %q, %q", code, out, errOut, tt.code, tt.stdout, tt.stderr)
+			}
+		})
+	}
+}
+
+// TestReplayVisibility: a player replays their own games, and other
+// players' daily games once that day is over; anything else is "no such
+// game", whether it exists or not.
+func TestReplayVisibility(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	day := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	f.app.cfg.Now = func() time.Time { return day }
+	ann, bob := sshtest.NewKey(t), sshtest.NewKey(t)
+	p, _, _ := f.st.GetOrCreatePlayer(ctx, gossh.FingerprintSHA256(ann.PublicKey()), "ann")
+	f.run(session(bob, "bob", "whoami"))
+	g := &games{st: f.st, owner: "ann"}
+	save := func(rec engine.Record, status, daily string) string {
+		t.Helper()
+		id, err := g.Save(ctx, p.ID, tui.SavedGame{Record: rec, Status: status, Daily: daily, Played: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	dailyRec := func(d time.Time) engine.Record {
+		return engine.Record{Rules: "daily", Deal: engine.DailyNumber(d), Moves: []string{"d"}}
+	}
+	won := save(winningRecord(t), tui.StatusPlaying, "")
+	yesterday := save(dailyRec(day.AddDate(0, 0, -1)), tui.StatusAbandoned, "2026-11-29")
+	today := save(dailyRec(day), tui.StatusAbandoned, "2026-11-30")
+	for _, tt := range []struct {
+		who  string
+		id   string
+		seen bool
+	}{
+		{"ann", won, true}, {"ann", today, true}, {"ann", yesterday, true},
+		{"bob", won, false}, {"bob", today, false}, {"bob", yesterday, true}, {"bob", "999", false},
+	} {
+		key := map[string]gossh.Signer{"ann": ann, "bob": bob}[tt.who]
+		code, out, errOut := f.run(session(key, tt.who, "replay", tt.id))
+		if tt.seen != (code == 0) || (!tt.seen && (out != "" || !strings.Contains(errOut, "no such game"))) {
+			t.Errorf("%s replay %s: exit %d, %q %q; want seen=%v", tt.who, tt.id, code, out, errOut, tt.seen)
+		}
+	}
+	// The replay of an abandoned game says abandoned, not the position's
+	// "playing".
+	_, out, _ := f.run(session(ann, "ann", "replay", today))
+	if !strings.Contains(out, "abandoned") || strings.Contains(out, "playing") || !strings.Contains(out, "1 move\n") {
+		t.Errorf("replay of an abandoned daily:\n%s", out)
+	}
+}
+
+// TestDealNumbersAsStrings: daily deal numbers are above 2^53, so JSON
+// carries deal numbers as strings that jq and JavaScript read exactly.
+func TestDealNumbersAsStrings(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	day := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	ann := sshtest.NewKey(t)
+	p, _, _ := f.st.GetOrCreatePlayer(ctx, gossh.FingerprintSHA256(ann.PublicKey()), "ann")
+	n := engine.DailyNumber(day)
+	if n <= 1<<53 {
+		t.Fatalf("daily deal %d is not above 2^53: pick another day", n)
+	}
+	g := &games{st: f.st, owner: "ann"}
+	id, err := g.Save(ctx, p.ID, tui.SavedGame{Record: engine.Record{Rules: "daily", Deal: n, Moves: []string{"d"}}, Status: tui.StatusAbandoned, Daily: "2026-12-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"deal": "` + uitoa(n) + `"`
+	for _, args := range [][]string{{"games", "--json"}, {"replay", id, "--json"}} {
+		_, out, _ := f.run(session(ann, "ann", args...))
+		if !strings.Contains(out, want) {
+			t.Errorf("%v: no %s in\n%s", args, want, out)
+		}
+		var v any
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+}
+
+func uitoa(n uint64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// TestLinkOwnCode: a link code tried by the key that made it links
+// nothing and still works for another key.
+func TestLinkOwnCode(t *testing.T) {
+	f := newFixture(t)
+	alice, laptop := sshtest.NewKey(t), sshtest.NewKey(t)
+	_, out, _ := f.run(session(alice, "alice", "link"))
+	code := strings.TrimSuffix(strings.Fields(out)[2], ",")
+	exit, out, errOut := f.run(session(alice, "alice", "link", code))
+	if exit != 1 || out != "" || !strings.Contains(errOut, "this key plays as alice already") {
+		t.Fatalf("own code: exit %d, %q %q", exit, out, errOut)
+	}
+	if exit, out, errOut := f.run(session(laptop, "laptop", "link", code)); exit != 0 || !strings.Contains(out, "now plays as alice") {
+		t.Fatalf("the code after the own key's try: exit %d, %q %q", exit, out, errOut)
+	}
+}
+
+// TestUnlink: whoami lists the keys; unlink removes another key, never
+// the session's own, and says why not.
+func TestUnlink(t *testing.T) {
+	f := newFixture(t)
+	alice, laptop := sshtest.NewKey(t), sshtest.NewKey(t)
+	_, out, _ := f.run(session(alice, "alice", "link"))
+	code := strings.TrimSuffix(strings.Fields(out)[2], ",")
+	if exit, _, errOut := f.run(session(laptop, "laptop", "link", code)); exit != 0 {
+		t.Fatal(errOut)
+	}
+	aliceFP, laptopFP := gossh.FingerprintSHA256(alice.PublicKey()), gossh.FingerprintSHA256(laptop.PublicKey())
+	_, out, _ = f.run(session(alice, "alice", "whoami"))
+	if !strings.Contains(out, aliceFP) || !strings.Contains(out, laptopFP) || !strings.Contains(out, "(this session)") {
+		t.Fatalf("whoami does not list both keys:\n%s", out)
+	}
+	for _, tt := range []struct {
+		arg, want string
+		code      int
+	}{
+		{aliceFP, "the key of this session", 1},
+		{"SHA256:nope", "not one of your keys", 1},
+		{strings.TrimPrefix(laptopFP, "SHA256:"), "unlinked " + laptopFP, 0},
+		{laptopFP, "not one of your keys", 1},
+	} {
+		exit, out, errOut := f.run(session(alice, "alice", "unlink", tt.arg))
+		if exit != tt.code || !strings.Contains(out+errOut, tt.want) {
+			t.Errorf("unlink %s: exit %d, %q %q; want %d, %q", tt.arg, exit, out, errOut, tt.code, tt.want)
+		}
+	}
+	// The unlinked key is somebody new.
+	_, out, _ = f.run(session(laptop, "laptop", "whoami"))
+	if strings.Contains(out, "name  alice") {
+		t.Errorf("the unlinked key still plays as alice:\n%s", out)
+	}
+}
+
+// TestTextPolish: the daily board's title says "daily" once, a future
+// date has not come yet, and times read like the table's clock.
+func TestTextPolish(t *testing.T) {
+	f := newFixture(t)
+	f.app.cfg.Now = func() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC) }
+	alice := sshtest.NewKey(t)
+	_, out, _ := f.run(session(alice, "alice", "top", "daily"))
+	if strings.Contains(strings.ToLower(out), "daily daily") || !strings.Contains(out, "2026-12-01") {
+		t.Errorf("top daily:\n%s", out)
+	}
+	_, out, _ = f.run(session(alice, "alice", "top", "daily", "--date", "2099-01-01"))
+	if !strings.Contains(out, "has not come yet") {
+		t.Errorf("top daily in the future:\n%s", out)
+	}
+	for d, want := range map[time.Duration]string{0: "-", 16 * time.Second: "0:16", 75 * time.Second: "1:15", 3723 * time.Second: "1:02:03"} {
+		if got := duration(d); got != want {
+			t.Errorf("duration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// TestIsCommand: the command words are commands with a terminal too;
+// rule sets are deep links.
+func TestIsCommand(t *testing.T) {
+	f := newFixture(t)
+	for _, w := range []string{"help", "stats", "games", "top", "replay", "whoami", "name", "link", "unlink", "version"} {
+		if !f.app.IsCommand([]string{w}) {
+			t.Errorf("%q is not a command", w)
+		}
+	}
+	for _, args := range [][]string{nil, {"classic"}, {"daily"}, {"classic,passes=2", "42"}} {
+		if f.app.IsCommand(args) {
+			t.Errorf("%q is a command", args)
+		}
+	}
+}
