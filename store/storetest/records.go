@@ -92,7 +92,7 @@ func testAssistedResults(t *testing.T, e *env) {
 	const day = "2026-03-14"
 	alice, bob := e.player("alice"), e.player("bob")
 	e.play(alice, "classic", "", true, 28, 50, 5*time.Minute)
-	e.playAssisted(alice, "classic", "", true, 28, 30, time.Minute, 2, 0)  // faster, fewer moves, but hinted
+	e.playAssisted(alice, "classic", "", true, 28, 30, time.Minute, 2, 0)   // faster, fewer moves, but hinted
 	e.playAssisted(alice, "classic", "", true, 28, 31, 2*time.Minute, 0, 1) // one undo
 	st, err := e.s.Stats(e.ctx, alice.ID, "classic")
 	if err != nil {
