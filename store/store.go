@@ -134,6 +134,10 @@ type Game struct {
 	Version int64
 	// Owner is the token of the session that may write the game.
 	Owner string
+	// Practice marks a game that does not count: a replay of a daily deal
+	// the player already finished that day (the first finished attempt is
+	// the result). It is set by CreateGame; finishing it records no result.
+	Practice bool
 }
 
 // State is the part of a game that changes as it is played, written in one
@@ -144,7 +148,18 @@ type State struct {
 	Status  Status
 	Removed int           // pyramid cards removed
 	Elapsed time.Duration // play time
+	// Hints and Undos count the hints shown and the moves undone, over
+	// all the game's sessions. A save never lowers them: the store keeps
+	// the larger of the stored and the written count. A game with either
+	// is assisted.
+	Hints, Undos int
+	// Watched is set once the player watched the solver's line of the
+	// game; a save never clears it.
+	Watched bool
 }
+
+// Assisted reports whether the game used hints or undo.
+func (s State) Assisted() bool { return s.Hints > 0 || s.Undos > 0 }
 
 // NewGame is what it takes to start a game.
 type NewGame struct {
@@ -154,6 +169,10 @@ type NewGame struct {
 	DealText   string
 	Daily      string // the UTC date (DateFormat) for the daily deal, or empty
 	Owner      string // the session token of the session starting it
+	// Practice asks for a game that records no result. CreateGame also
+	// makes every daily game practice once the player has a result for
+	// that day's deal with these rules.
+	Practice bool
 }
 
 // Page selects a page of a list, newest first: at most Limit items
@@ -174,6 +193,10 @@ type Games interface {
 	// UnfinishedGame returns the player's unfinished game with these rules
 	// and this deal (ErrNotFound if none).
 	UnfinishedGame(ctx context.Context, playerID, rulesID string, dealNumber uint64, dealText string) (Game, error)
+	// GameInProgress returns the player's unfinished game with these rules,
+	// whatever its deal (ErrNotFound if none): the one CreateGame refuses
+	// to start another beside.
+	GameInProgress(ctx context.Context, playerID, rulesID string) (Game, error)
 	// LatestUnfinishedGame returns the player's most recently played
 	// unfinished game (ErrNotFound if none).
 	LatestUnfinishedGame(ctx context.Context, playerID string) (Game, error)
@@ -195,11 +218,14 @@ type Games interface {
 	SaveGame(ctx context.Context, gameID int64, owner string, st State) error
 	// FinishGame writes the final state of a game (the status must be a
 	// final one) and, when res is not nil, its result, in one transaction.
+	// A practice game gets no result, nor does a daily game when the
+	// player already has a result for that day's deal with these rules.
 	FinishGame(ctx context.Context, gameID int64, owner string, st State, res *Result) error
 }
 
 // Result is the outcome of a finished game, computed by the caller by
-// replaying the game's moves in the engine.
+// replaying the game's moves in the engine. Its assistance (hints, undos)
+// is the game's, copied from the game's state when it is recorded.
 type Result struct {
 	GameID  int64
 	Won     bool
@@ -212,11 +238,14 @@ type Result struct {
 type Stats struct {
 	RulesID       string
 	Played        int
-	Won           int
+	Won           int // assisted wins included
 	CurrentStreak int // wins since the last game not won
 	BestStreak    int
-	BestTime      time.Duration // fastest win; 0 when none
-	FewestMoves   int           // among wins; 0 when none
+	// AssistedWins counts the wins with hints or undo. They count as
+	// wins but set no record: BestTime and FewestMoves are unassisted.
+	AssistedWins int
+	BestTime     time.Duration // fastest unassisted win; 0 when none
+	FewestMoves  int           // among unassisted wins; 0 when none
 	// AvgRemoved is the mean number of pyramid cards removed per game.
 	AvgRemoved float64
 	// DailyPlayed is the number of days whose daily deal the player
@@ -226,6 +255,16 @@ type Stats struct {
 	// attempt: most cards removed, then least time.
 	BestDailyRemoved int
 	BestDailyTime    time.Duration
+	// DailyWon counts the days whose counted attempt was won.
+	DailyWon int
+	// LastDaily is the date (DateFormat) of the last day with a counted
+	// daily attempt, empty when none. DailyStreak is the number of
+	// consecutive days with one ending at LastDaily (the caller, who knows
+	// today's date, shows 0 when LastDaily is before yesterday);
+	// BestDailyStreak the longest such run.
+	LastDaily       string
+	DailyStreak     int
+	BestDailyStreak int
 }
 
 // WinRate is the share of games won, 0 when none was played.
@@ -236,7 +275,9 @@ func (s Stats) WinRate() float64 {
 	return float64(s.Won) / float64(s.Played)
 }
 
-// DailyEntry is a line of a daily leaderboard.
+// DailyEntry is a line of a daily leaderboard: the player's first
+// finished attempt at the day's deal. Assisted attempts (hints or undo)
+// are not on the board.
 type DailyEntry struct {
 	Rank       int // equal for equal scores
 	PlayerID   string
@@ -260,7 +301,9 @@ const (
 	TopTime
 )
 
-// TopEntry is a line of a top list.
+// TopEntry is a line of a top list. Assisted wins are left out of it:
+// Won counts unassisted wins and BestTime is the fastest of them; Played
+// counts every result.
 type TopEntry struct {
 	Rank       int
 	PlayerID   string
@@ -288,6 +331,52 @@ type Results interface {
 	Leaderboard(ctx context.Context, rulesID, date string, limit int) ([]DailyEntry, error)
 	// Top ranks the players of a rules ID over all their results.
 	Top(ctx context.Context, rulesID string, order TopOrder, limit int) ([]TopEntry, error)
+	// DailyStanding returns the player's counted attempt (the first
+	// finished one) at the daily deal of date with these rules, with its
+	// rank on the day's board (Rank 0 when it is not on the board: an
+	// assisted attempt, or a banned player), and the number of players
+	// on that board. ErrNotFound if the player has not finished that
+	// day's deal.
+	DailyStanding(ctx context.Context, playerID, rulesID, date string) (DailyStanding, error)
+}
+
+// DailyStanding is a player's counted attempt at a day's deal and where
+// it stands on the board.
+type DailyStanding struct {
+	DailyEntry
+	// Assisted: the attempt used hints or undo, so it is not on the board.
+	Assisted bool
+	// Players is the number of players on the day's board.
+	Players int
+}
+
+// Setting names. A setting's value is short text; a missing setting
+// means the default. The store keeps any name of lower-case letters,
+// digits and '-'; these are the ones the arcade uses.
+const (
+	SettingKeys           = "keys"            // "arrows" or "wasd"
+	SettingCards          = "cards"           // "symbols" or "letters"
+	SettingWinnableOnly   = "winnable-only"   // "on" or "off": deal only winnable deals
+	SettingWatchable      = "watchable"       // "on" or "off": others may watch my games
+	SettingTellUnwinnable = "tell-unwinnable" // "on" or "off": tell me when a deal can no longer be won
+)
+
+// Limits of a setting.
+const (
+	MaxSettingName  = 32  // bytes of a setting's name: lower-case letters, digits and '-'
+	MaxSettingValue = 256 // bytes of a setting's value
+	MaxSettings     = 64  // settings per player
+)
+
+// Settings keeps each player's settings.
+type Settings interface {
+	// Settings returns the player's settings by name (empty, not nil,
+	// when none is set).
+	Settings(ctx context.Context, playerID string) (map[string]string, error)
+	// SetSetting sets one setting of the player; an empty value deletes
+	// it (back to the default). ErrInvalid for a malformed name or value
+	// or past MaxSettings; ErrNotFound for an unknown player.
+	SetSetting(ctx context.Context, playerID, name, value string) error
 }
 
 // Store is everything the arcade keeps.
@@ -296,6 +385,7 @@ type Store interface {
 	Links
 	Games
 	Results
+	Settings
 	// Close releases the database.
 	Close() error
 }

@@ -47,8 +47,8 @@ func checkState(st store.State) error {
 	if !st.Status.Valid() {
 		return fmt.Errorf("%w: unknown status %q", store.ErrInvalid, st.Status)
 	}
-	if st.Removed < 0 || st.Elapsed < 0 {
-		return fmt.Errorf("%w: negative removed or elapsed", store.ErrInvalid)
+	if st.Removed < 0 || st.Elapsed < 0 || st.Hints < 0 || st.Undos < 0 {
+		return fmt.Errorf("%w: negative removed, elapsed, hints or undos", store.ErrInvalid)
 	}
 	if err := checkMoves("move log", st.Moves); err != nil {
 		return err
@@ -67,7 +67,7 @@ func checkDaily(daily string) error {
 }
 
 const gameCols = `id, player_id, rules_id, deal_number, deal_text, daily, moves, redo, status,
-	removed, elapsed_ms, started_at, updated_at, finished_at, version, owner`
+	removed, elapsed_ms, started_at, updated_at, finished_at, version, owner, hints, undos, watched, practice`
 
 func scanGame(row interface{ Scan(...any) error }) (store.Game, error) {
 	var (
@@ -77,7 +77,7 @@ func scanGame(row interface{ Scan(...any) error }) (store.Game, error) {
 		moves, redo, status        string
 	)
 	err := row.Scan(&g.ID, &g.PlayerID, &g.RulesID, &deal, &g.DealText, &g.Daily, &moves, &redo, &status,
-		&g.Removed, &elapsed, &started, &up, &finished, &g.Version, &g.Owner)
+		&g.Removed, &elapsed, &started, &up, &finished, &g.Version, &g.Owner, &g.Hints, &g.Undos, &g.Watched, &g.Practice)
 	if err != nil {
 		return store.Game{}, err
 	}
@@ -132,12 +132,20 @@ func (s *Store) CreateGame(ctx context.Context, ng store.NewGame) (store.Game, e
 		if p.Banned {
 			return store.ErrBanned
 		}
+		g.Practice = ng.Practice
+		if !g.Practice && ng.Daily != "" {
+			// The first finished attempt at a day's deal is the result;
+			// every later one is practice.
+			if g.Practice, err = hasDailyResult(ctx, tx, ng.PlayerID, ng.RulesID, ng.Daily); err != nil {
+				return err
+			}
+		}
 		// uniqueViolation maps a second unfinished game with these rules
 		// to ErrInProgress.
 		return tx.QueryRowContext(ctx,
-			`INSERT INTO games (player_id, rules_id, deal_number, deal_text, daily, status, started_at, updated_at, version, owner)
-			 VALUES ($1, $2, $3, $4, $5, 'playing', $6, $6, 1, $7) RETURNING id`,
-			ng.PlayerID, ng.RulesID, int64(ng.DealNumber), ng.DealText, ng.Daily, ms(now), ng.Owner).Scan(&g.ID)
+			`INSERT INTO games (player_id, rules_id, deal_number, deal_text, daily, status, started_at, updated_at, version, owner, practice)
+			 VALUES ($1, $2, $3, $4, $5, 'playing', $6, $6, 1, $7, $8) RETURNING id`,
+			ng.PlayerID, ng.RulesID, int64(ng.DealNumber), ng.DealText, ng.Daily, ms(now), ng.Owner, g.Practice).Scan(&g.ID)
 	})
 	if err != nil {
 		return store.Game{}, fmt.Errorf("store: create game for player %s (%s): %w", ng.PlayerID, ng.RulesID, err)
@@ -169,6 +177,21 @@ func (s *Store) UnfinishedGame(ctx context.Context, playerID, rulesID string, de
 	})
 	if err != nil {
 		return store.Game{}, fmt.Errorf("store: unfinished %s game of player %s: %w", rulesID, playerID, err)
+	}
+	return g, nil
+}
+
+// GameInProgress implements store.Games. The partial unique index
+// games_one_playing answers it.
+func (s *Store) GameInProgress(ctx context.Context, playerID, rulesID string) (store.Game, error) {
+	var g store.Game
+	err := s.read(ctx, func(ctx context.Context, db *sql.DB) (err error) {
+		g, err = scanGame(db.QueryRowContext(ctx, `SELECT `+gameCols+` FROM games
+			WHERE player_id = $1 AND rules_id = $2 AND status = 'playing'`, playerID, rulesID))
+		return err
+	})
+	if err != nil {
+		return store.Game{}, fmt.Errorf("store: %s game in progress of player %s: %w", rulesID, playerID, err)
 	}
 	return g, nil
 }
@@ -271,8 +294,12 @@ func whyNot(ctx context.Context, q querier, gameID int64, playerID, owner string
 
 // saveSQL is the one statement that stores a move. It is conditioned on
 // the owner, so a session whose game was claimed elsewhere cannot write.
+// The assistance counts and the watched mark never go down.
 const saveSQL = `UPDATE games SET moves = $1, redo = $2, status = $3, removed = $4, elapsed_ms = $5,
-	updated_at = $6, finished_at = $7, version = version + 1
+	updated_at = $6, finished_at = $7, version = version + 1,
+	hints = CASE WHEN hints > $10 THEN hints ELSE $10 END,
+	undos = CASE WHEN undos > $11 THEN undos ELSE $11 END,
+	watched = (watched OR $12)
 	WHERE id = $8 AND owner = $9 AND status = 'playing'`
 
 func saveArgs(gameID int64, owner string, st store.State, now time.Time) []any {
@@ -281,7 +308,7 @@ func saveArgs(gameID int64, owner string, st store.State, now time.Time) []any {
 		finished = sql.NullInt64{Int64: ms(now), Valid: true}
 	}
 	return []any{encodeMoves(st.Moves), encodeMoves(st.Redo), string(st.Status), st.Removed,
-		st.Elapsed.Milliseconds(), ms(now), finished, gameID, owner}
+		st.Elapsed.Milliseconds(), ms(now), finished, gameID, owner, st.Hints, st.Undos, st.Watched}
 }
 
 // SaveGame implements store.Games. It is a single UPDATE in autocommit

@@ -23,22 +23,46 @@ func checkResult(gameID int64, status store.Status, res *store.Result) error {
 	return nil
 }
 
-// insertResult stores res, taking player, rules, daily date and finish time
-// from the game row so that they cannot disagree with it. A second result
-// for the same game is ignored.
+// insertResult stores res, taking player, rules, daily date, finish time
+// and assistance from the game row so that they cannot disagree with it.
+// A second result for the same game is ignored; a practice game, or a
+// daily game of a day the player already has a result for, gets none.
 func insertResult(ctx context.Context, tx *sql.Tx, res store.Result) error {
 	var playerID, rulesID, daily string
 	var finished int64
-	err := tx.QueryRowContext(ctx, `SELECT player_id, rules_id, daily, finished_at FROM games WHERE id = $1`, res.GameID).
-		Scan(&playerID, &rulesID, &daily, &finished)
+	var hints, undos int
+	var practice bool
+	err := tx.QueryRowContext(ctx, `SELECT player_id, rules_id, daily, finished_at, hints, undos, practice FROM games WHERE id = $1`, res.GameID).
+		Scan(&playerID, &rulesID, &daily, &finished, &hints, &undos, &practice)
 	if err != nil {
 		return err
 	}
+	if practice {
+		return nil
+	}
+	if daily != "" {
+		var other int
+		err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM results
+			WHERE player_id = $1 AND rules_id = $2 AND daily = $3 AND game_id <> $4`,
+			playerID, rulesID, daily, res.GameID).Scan(&other)
+		if err != nil || other > 0 {
+			return err
+		}
+	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO results
-		(game_id, player_id, rules_id, daily, won, removed, moves, elapsed_ms, finished_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (game_id) DO NOTHING`,
-		res.GameID, playerID, rulesID, daily, res.Won, res.Removed, res.Moves, res.Elapsed.Milliseconds(), finished)
+		(game_id, player_id, rules_id, daily, won, removed, moves, elapsed_ms, finished_at, hints, undos)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (game_id) DO NOTHING`,
+		res.GameID, playerID, rulesID, daily, res.Won, res.Removed, res.Moves, res.Elapsed.Milliseconds(), finished, hints, undos)
 	return err
+}
+
+// hasDailyResult reports whether the player has a result for the daily
+// deal of date with these rules.
+func hasDailyResult(ctx context.Context, q querier, playerID, rulesID, date string) (bool, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM results WHERE player_id = $1 AND rules_id = $2 AND daily = $3`,
+		playerID, rulesID, date).Scan(&n)
+	return n > 0, err
 }
 
 // RecordResult implements store.Results.
@@ -63,34 +87,43 @@ func (s *Store) RecordResult(ctx context.Context, res store.Result) error {
 	return nil
 }
 
-// statsSQL derives a player's figures for one rules ID from their results.
-// Streaks: grp counts the games not won up to each result, so the wins in a
-// streak share a grp; the current streak is the group of the last loss.
-// Daily: the first finished attempt of each day counts.
-const statsSQL = `WITH r AS (
-	SELECT won, removed, moves, elapsed_ms, daily, finished_at, game_id,
-	       SUM(CASE WHEN won THEN 0 ELSE 1 END)
-	           OVER (ORDER BY finished_at, game_id ROWS UNBOUNDED PRECEDING) AS grp
+// countedSQL is a player's results for one rules ID that count: all but
+// the later attempts at a daily deal (stores from before the first
+// finished attempt became the only result may hold some).
+const countedSQL = `SELECT * FROM (
+	SELECT won, removed, moves, elapsed_ms, daily, finished_at, game_id, hints, undos,
+	       ROW_NUMBER() OVER (PARTITION BY daily ORDER BY finished_at, game_id) AS dn
 	FROM results
 	WHERE player_id = $1 AND rules_id = $2
+) c WHERE daily = '' OR dn = 1`
+
+// statsSQL derives a player's figures for one rules ID from their counted
+// results. Streaks: grp counts the games not won up to each result, so the
+// wins in a streak share a grp; the current streak is the group of the
+// last loss. Records (best time, fewest moves) come from unassisted wins.
+const statsSQL = `WITH r AS (
+	SELECT won, removed, moves, elapsed_ms, daily, hints + undos > 0 AS assisted,
+	       SUM(CASE WHEN won THEN 0 ELSE 1 END)
+	           OVER (ORDER BY finished_at, game_id ROWS UNBOUNDED PRECEDING) AS grp
+	FROM (` + countedSQL + `) counted
 ), streaks AS (
 	SELECT grp, COUNT(*) AS run FROM r WHERE won GROUP BY grp
 ), firsts AS (
-	SELECT removed, elapsed_ms,
-	       ROW_NUMBER() OVER (PARTITION BY daily ORDER BY finished_at, game_id) AS n
-	FROM r WHERE daily <> ''
+	SELECT won, removed, elapsed_ms FROM r WHERE daily <> ''
 ), best_daily AS (
-	SELECT removed, elapsed_ms FROM firsts WHERE n = 1 ORDER BY removed DESC, elapsed_ms ASC LIMIT 1
+	SELECT removed, elapsed_ms FROM firsts ORDER BY removed DESC, elapsed_ms ASC LIMIT 1
 )
 SELECT
 	(SELECT COUNT(*) FROM r),
 	(SELECT COUNT(*) FROM r WHERE won),
+	(SELECT COUNT(*) FROM r WHERE won AND assisted),
 	(SELECT COALESCE(SUM(removed), 0) FROM r),
-	(SELECT COALESCE(MIN(elapsed_ms), 0) FROM r WHERE won),
-	(SELECT COALESCE(MIN(moves), 0) FROM r WHERE won),
+	(SELECT COALESCE(MIN(elapsed_ms), 0) FROM r WHERE won AND NOT assisted),
+	(SELECT COALESCE(MIN(moves), 0) FROM r WHERE won AND NOT assisted),
 	(SELECT COALESCE(MAX(run), 0) FROM streaks),
 	(SELECT COALESCE(MAX(run), 0) FROM streaks WHERE grp = (SELECT MAX(grp) FROM r)),
-	(SELECT COUNT(*) FROM firsts WHERE n = 1),
+	(SELECT COUNT(*) FROM firsts),
+	(SELECT COUNT(*) FROM firsts WHERE won),
 	COALESCE((SELECT removed FROM best_daily), 0),
 	COALESCE((SELECT elapsed_ms FROM best_daily), 0)`
 
@@ -98,10 +131,15 @@ func stats(ctx context.Context, q querier, playerID, rulesID string) (store.Stat
 	st := store.Stats{RulesID: rulesID}
 	var removed, bestTime, bestDailyTime int64
 	err := q.QueryRowContext(ctx, statsSQL, playerID, rulesID).Scan(
-		&st.Played, &st.Won, &removed, &bestTime, &st.FewestMoves, &st.BestStreak, &st.CurrentStreak,
-		&st.DailyPlayed, &st.BestDailyRemoved, &bestDailyTime)
+		&st.Played, &st.Won, &st.AssistedWins, &removed, &bestTime, &st.FewestMoves, &st.BestStreak, &st.CurrentStreak,
+		&st.DailyPlayed, &st.DailyWon, &st.BestDailyRemoved, &bestDailyTime)
 	if err != nil {
 		return store.Stats{}, err
+	}
+	if st.DailyPlayed > 0 {
+		if err := dailyStreaks(ctx, q, playerID, rulesID, &st); err != nil {
+			return store.Stats{}, err
+		}
 	}
 	if st.Played > 0 {
 		st.AvgRemoved = float64(removed) / float64(st.Played)
@@ -109,6 +147,39 @@ func stats(ctx context.Context, q querier, playerID, rulesID string) (store.Stat
 	st.BestTime = time.Duration(bestTime) * time.Millisecond
 	st.BestDailyTime = time.Duration(bestDailyTime) * time.Millisecond
 	return st, nil
+}
+
+// dailyStreaks fills in the runs of consecutive days with a counted daily
+// attempt. The dates are few (one a day), so the runs are counted here
+// rather than in each dialect's date arithmetic.
+func dailyStreaks(ctx context.Context, q querier, playerID, rulesID string, st *store.Stats) error {
+	rows, err := q.QueryContext(ctx, `SELECT DISTINCT daily FROM results
+		WHERE player_id = $1 AND rules_id = $2 AND daily <> '' ORDER BY daily`, playerID, rulesID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var prev time.Time
+	run := 0
+	for rows.Next() {
+		var date string
+		if err := rows.Scan(&date); err != nil {
+			return err
+		}
+		day, err := time.Parse(store.DateFormat, date)
+		if err != nil {
+			continue // checkDaily lets no such date in
+		}
+		if !prev.IsZero() && day.Equal(prev.AddDate(0, 0, 1)) {
+			run++
+		} else {
+			run = 1
+		}
+		prev = day
+		st.LastDaily, st.DailyStreak = date, run
+		st.BestDailyStreak = max(st.BestDailyStreak, run)
+	}
+	return rows.Err()
 }
 
 // Stats implements store.Results.
@@ -176,8 +247,10 @@ func boardLimit(limit int) int {
 
 // leaderboardSQL ranks each player's first finished attempt at a day's
 // daily deal.
+// An assisted attempt (hints or undo) stays the player's result but is
+// not on the board.
 const leaderboardSQL = `WITH firsts AS (
-	SELECT game_id, player_id, won, removed, moves, elapsed_ms, finished_at,
+	SELECT game_id, player_id, won, removed, moves, elapsed_ms, finished_at, hints, undos,
 	       ROW_NUMBER() OVER (PARTITION BY player_id ORDER BY finished_at, game_id) AS n
 	FROM results
 	WHERE rules_id = $1 AND daily = $2
@@ -185,7 +258,7 @@ const leaderboardSQL = `WITH firsts AS (
 SELECT RANK() OVER (ORDER BY f.removed DESC, f.elapsed_ms ASC) AS place,
        f.player_id, p.name, f.game_id, f.won, f.removed, f.moves, f.elapsed_ms, f.finished_at
 FROM firsts f JOIN players p ON p.id = f.player_id
-WHERE f.n = 1 AND NOT p.banned
+WHERE f.n = 1 AND f.hints = 0 AND f.undos = 0 AND NOT p.banned
 ORDER BY place, f.finished_at, f.game_id
 LIMIT $3`
 
@@ -225,21 +298,21 @@ func (s *Store) Leaderboard(ctx context.Context, rulesID, date string, limit int
 // %[1]s is the ranking order. Equal figures share a rank.
 const topSQL = `WITH t AS (
 	SELECT r.player_id, p.name,
-	       SUM(CASE WHEN r.won THEN 1 ELSE 0 END) AS wins,
+	       SUM(CASE WHEN r.won AND r.hints = 0 AND r.undos = 0 THEN 1 ELSE 0 END) AS wins,
 	       COUNT(*) AS played,
-	       MIN(CASE WHEN r.won THEN r.elapsed_ms END) AS best
+	       MIN(CASE WHEN r.won AND r.hints = 0 AND r.undos = 0 THEN r.elapsed_ms END) AS best
 	FROM results r JOIN players p ON p.id = r.player_id
 	WHERE r.rules_id = $1 AND NOT p.banned
 	GROUP BY r.player_id, p.name
-	HAVING SUM(CASE WHEN r.won THEN 1 ELSE 0 END) > 0
+	HAVING SUM(CASE WHEN r.won AND r.hints = 0 AND r.undos = 0 THEN 1 ELSE 0 END) > 0
 )
 SELECT RANK() OVER (ORDER BY %[1]s) AS place, player_id, name, wins, played, best
 FROM t
 ORDER BY %[1]s, player_id
 LIMIT $2`
 
-// Top implements store.Results. Only players with at least one win are
-// listed.
+// Top implements store.Results. Only players with at least one unassisted
+// win are listed.
 func (s *Store) Top(ctx context.Context, rulesID string, order store.TopOrder, limit int) ([]store.TopEntry, error) {
 	var q string
 	switch order {
@@ -273,4 +346,40 @@ func (s *Store) Top(ctx context.Context, rulesID string, order store.TopOrder, l
 		return nil, fmt.Errorf("store: %s top list: %w", rulesID, err)
 	}
 	return top, nil
+}
+
+// standingSQL is a player's counted attempt at a day's deal, its place
+// among the board's entries (0 when off the board) and the board's size.
+const standingSQL = `WITH firsts AS (
+	SELECT r.game_id, r.player_id, r.won, r.removed, r.moves, r.elapsed_ms, r.finished_at, r.hints, r.undos, p.name, p.banned,
+	       ROW_NUMBER() OVER (PARTITION BY r.player_id ORDER BY r.finished_at, r.game_id) AS n
+	FROM results r JOIN players p ON p.id = r.player_id
+	WHERE r.rules_id = $1 AND r.daily = $2
+), board AS (
+	SELECT player_id, RANK() OVER (ORDER BY removed DESC, elapsed_ms ASC) AS place
+	FROM firsts WHERE n = 1 AND hints = 0 AND undos = 0 AND NOT banned
+)
+SELECT COALESCE((SELECT place FROM board WHERE player_id = f.player_id), 0),
+       f.player_id, f.name, f.game_id, f.won, f.removed, f.moves, f.elapsed_ms, f.finished_at,
+       f.hints + f.undos > 0, (SELECT COUNT(*) FROM board)
+FROM firsts f WHERE f.n = 1 AND f.player_id = $3`
+
+// DailyStanding implements store.Results.
+func (s *Store) DailyStanding(ctx context.Context, playerID, rulesID, date string) (store.DailyStanding, error) {
+	if err := checkDaily(date); date == "" || err != nil {
+		return store.DailyStanding{}, fmt.Errorf("store: %s daily standing: %w: date %q is not YYYY-MM-DD", rulesID, store.ErrInvalid, date)
+	}
+	var ds store.DailyStanding
+	err := s.read(ctx, func(ctx context.Context, db *sql.DB) error {
+		var elapsed, finished int64
+		err := db.QueryRowContext(ctx, standingSQL, rulesID, date, playerID).Scan(&ds.Rank, &ds.PlayerID, &ds.PlayerName,
+			&ds.GameID, &ds.Won, &ds.Removed, &ds.Moves, &elapsed, &finished, &ds.Assisted, &ds.Players)
+		ds.Elapsed = time.Duration(elapsed) * time.Millisecond
+		ds.Finished = fromMS(finished)
+		return err
+	})
+	if err != nil {
+		return store.DailyStanding{}, fmt.Errorf("store: %s daily standing of player %s on %s: %w", rulesID, playerID, date, err)
+	}
+	return ds, nil
 }

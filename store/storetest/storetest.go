@@ -116,6 +116,11 @@ func Run(t *testing.T, open Opener) {
 		{"Stats", testStats},
 		{"DailyLeaderboard", testDailyLeaderboard},
 		{"Top", testTop},
+		{"GameAssistance", testGameAssistance},
+		{"GameInProgress", testGameInProgress},
+		{"AssistedResults", testAssistedResults},
+		{"DailyFirstAttempt", testDailyFirstAttempt},
+		{"Settings", testSettings},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
