@@ -63,44 +63,44 @@ func (s *Solver) acquire(ctx context.Context) error {
 func (s *Solver) release() { <-s.slots }
 
 // Hint returns a move that keeps g winnable, or the verdict without a move.
-func (s *Solver) Hint(ctx context.Context, g *engine.Game) (engine.Move, tui.Verdict, error) {
+func (s *Solver) Hint(ctx context.Context, g *engine.Game) (engine.Move, engine.Verdict, error) {
 	if err := s.acquire(ctx); err != nil {
-		return engine.Move{}, tui.VerdictUnknown, err
+		return engine.Move{}, engine.Unknown, err
 	}
 	defer s.release()
 	h := engine.SolveHint(ctx, g, s.budget)
 	switch h.Verdict {
 	case engine.Winnable:
 		if !h.OK {
-			return engine.Move{}, tui.VerdictWinnable, nil
+			return engine.Move{}, engine.Winnable, nil
 		}
-		return h.Move, tui.VerdictWinnable, nil
+		return h.Move, engine.Winnable, nil
 	case engine.Unwinnable:
-		return engine.Move{}, tui.VerdictUnwinnable, nil
+		return engine.Move{}, engine.Unwinnable, nil
 	}
-	return engine.Move{}, tui.VerdictUnknown, nil
+	return engine.Move{}, engine.Unknown, nil
 }
 
 // Solve returns what the solver knows about g's position within the
 // budget and, when it is winnable, a line of moves that wins from it. It
 // fails only when no solve slot frees up before ctx is done, or when ctx
 // ends the search: a search cut by the budget is VerdictUnknown.
-func (s *Solver) Solve(ctx context.Context, g *engine.Game) (tui.Verdict, []engine.Move, error) {
+func (s *Solver) Solve(ctx context.Context, g *engine.Game) (engine.Verdict, []engine.Move, error) {
 	if err := s.acquire(ctx); err != nil {
-		return tui.VerdictUnknown, nil, err
+		return engine.Unknown, nil, err
 	}
 	defer s.release()
 	sol := engine.Solve(ctx, g, s.budget)
 	switch sol.Verdict {
 	case engine.Winnable:
-		return tui.VerdictWinnable, sol.Moves, nil
+		return engine.Winnable, sol.Moves, nil
 	case engine.Unwinnable:
-		return tui.VerdictUnwinnable, nil, nil
+		return engine.Unwinnable, nil, nil
 	}
 	if err := ctx.Err(); err != nil {
-		return tui.VerdictUnknown, nil, fmt.Errorf("solve: %w", err)
+		return engine.Unknown, nil, fmt.Errorf("solve: %w", err)
 	}
-	return tui.VerdictUnknown, nil, nil
+	return engine.Unknown, nil, nil
 }
 
 // NextWinnable returns the first deal at or after start that the solver

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"pyramid/engine"
-	"pyramid/tui"
 )
 
 func TestSolverDailyDealIsShared(t *testing.T) {
@@ -61,7 +60,7 @@ func TestSolverHint(t *testing.T) {
 	}
 	g, _ := engine.NewNumbered(engine.Classic(), n)
 	m, v, err := s.Hint(context.Background(), g)
-	if err != nil || v != tui.VerdictWinnable || g.Check(m) != nil {
+	if err != nil || v != engine.Winnable || g.Check(m) != nil {
 		t.Fatalf("hint on a winnable deal: %s, %v, %v", m, v, err)
 	}
 	if err := g.Apply(m); err != nil {
@@ -85,7 +84,7 @@ func TestSolverSolve(t *testing.T) {
 	// Classic 3 is winnable: the line wins when replayed.
 	g, _ := engine.NewNumbered(engine.Classic(), 3)
 	v, line, err := s.Solve(context.Background(), g)
-	if err != nil || v != tui.VerdictWinnable || len(line) == 0 {
+	if err != nil || v != engine.Winnable || len(line) == 0 {
 		t.Fatalf("classic 3: %v, %d moves, %v; want winnable with a line", v, len(line), err)
 	}
 	if g.MovesMade() != 0 {
@@ -101,19 +100,19 @@ func TestSolverSolve(t *testing.T) {
 	}
 	// One pass 1 is not.
 	g, _ = engine.NewNumbered(engine.MustRules("one-pass"), 1)
-	if v, line, err := s.Solve(context.Background(), g); err != nil || v != tui.VerdictUnwinnable || line != nil {
+	if v, line, err := s.Solve(context.Background(), g); err != nil || v != engine.Unwinnable || line != nil {
 		t.Fatalf("one-pass 1: %v, %v, %v; want unwinnable without a line", v, line, err)
 	}
 	// A budget too small to decide is unknown, not an error.
 	small := NewSolver(10, 1)
 	g, _ = engine.NewNumbered(engine.Classic(), 26)
-	if v, _, err := small.Solve(context.Background(), g); err != nil || v != tui.VerdictUnknown {
+	if v, _, err := small.Solve(context.Background(), g); err != nil || v != engine.Unknown {
 		t.Fatalf("classic 26 in 10 positions: %v, %v; want unknown", v, err)
 	}
 	// A solve cut by its context says so.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if v, _, err := s.Solve(ctx, g); v != tui.VerdictUnknown || !errors.Is(err, context.Canceled) {
+	if v, _, err := s.Solve(ctx, g); v != engine.Unknown || !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: %v, %v; want unknown and the context's error", v, err)
 	}
 	// With every slot taken, it waits for its context and gives up.

@@ -713,3 +713,29 @@ func (g *Game) Available(p Place) bool {
 	_, err := g.resolve(p, NoPlace)
 	return err == nil
 }
+
+// Selectable reports whether a player may pick the card at p as the first
+// card of a move now: an available card (see Available), or, under the
+// overlap cover rule, a pyramid card half covered by a single free card
+// that it makes 13 with (the two may be removed together).
+func (g *Game) Selectable(p Place) bool {
+	if g.Available(p) {
+		return true
+	}
+	if g.rules.Cover != CoverOverlap || !p.IsPyramid() || int(p) >= g.nPyr || g.removed.has(int(p)) {
+		return false
+	}
+	c := g.coverers[p]
+	if c[0] < 0 {
+		return false
+	}
+	left, right := !g.removed.has(int(c[0])), !g.removed.has(int(c[1]))
+	if left == right {
+		return false
+	}
+	single := int(c[0])
+	if right {
+		single = int(c[1])
+	}
+	return g.slotFree(single) && g.cards[p].Rank()+g.cards[single].Rank() == 13
+}

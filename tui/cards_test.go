@@ -107,7 +107,7 @@ func TestCardsSwitchAtTheEnd(t *testing.T) {
 	// note has the separator and the ellipsis in it. In letters it is an
 	// ASCII client's; back in symbols it is as it was.
 	deps := func(unicode bool) Deps {
-		return Deps{Args: []string{"one-pass", "1"}, Unicode: unicode, Width: 120, Height: 40, Solver: &fakeSolver{deal: VerdictWinnable}}
+		return Deps{Args: []string{"one-pass", "1"}, Unicode: unicode, Width: 120, Height: 40, Solver: &fakeSolver{deal: engine.Winnable}}
 	}
 	h := newHarness(t, deps(true))
 	h.skip = isSolved

@@ -88,36 +88,24 @@ type Inbox interface {
 	Next(ctx context.Context) (tea.Msg, error)
 }
 
-// Verdict is what the solver knows about a position.
-type Verdict uint8
-
-const (
-	// VerdictUnknown: the solver ran out of budget or time.
-	VerdictUnknown Verdict = iota
-	// VerdictWinnable: some line of play still wins.
-	VerdictWinnable
-	// VerdictUnwinnable: no line of play wins any more.
-	VerdictUnwinnable
-)
-
 // Solver is the part of the engine's solver the tui uses. Every method may
 // take long and is only ever called from a tea.Cmd, with a game the model
 // no longer touches (a clone).
 type Solver interface {
-	// Hint returns a move that keeps g winnable and VerdictWinnable, or
+	// Hint returns a move that keeps g winnable and engine.Winnable, or
 	// the verdict without a move (Kind 0) when no winning line is known.
-	Hint(ctx context.Context, g *engine.Game) (engine.Move, Verdict, error)
+	Hint(ctx context.Context, g *engine.Game) (engine.Move, engine.Verdict, error)
 	// NextWinnable returns the first deal number at or after start whose
 	// deal the solver proves winnable under r.
 	NextWinnable(ctx context.Context, r engine.Rules, start uint64) (uint64, error)
 	// DailyDeal returns the daily deal number of r for the UTC date of day.
 	DailyDeal(ctx context.Context, r engine.Rules, day time.Time) (uint64, error)
 	// Solve returns what the solver knows about g's position and, when it
-	// is VerdictWinnable, a line of moves that wins from it. The tui asks
+	// is engine.Winnable, a line of moves that wins from it. The tui asks
 	// it about a fresh game of a deal once the deal's game has ended
 	// (whether it could be won from the start), and again for the line
 	// when the player asks to watch it.
-	Solve(ctx context.Context, g *engine.Game) (Verdict, []engine.Move, error)
+	Solve(ctx context.Context, g *engine.Game) (engine.Verdict, []engine.Move, error)
 }
 
 // Game statuses as SavedGame.Status spells them (the store's spelling).

@@ -514,36 +514,36 @@ func TestDailyResumesToday(t *testing.T) {
 type fakeSolver struct {
 	mu                              sync.Mutex
 	hints, winnable, dailys, solves int
-	verdict                         Verdict
+	verdict                         engine.Verdict
 	// deal is what Solve says of any position, with line as the winning
-	// line when it is VerdictWinnable, or err.
-	deal Verdict
+	// line when it is engine.Winnable, or err.
+	deal engine.Verdict
 	line []engine.Move
 	err  error
 }
 
-func (f *fakeSolver) Solve(ctx context.Context, g *engine.Game) (Verdict, []engine.Move, error) {
+func (f *fakeSolver) Solve(ctx context.Context, g *engine.Game) (engine.Verdict, []engine.Move, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.solves++
 	if f.err != nil {
-		return VerdictUnknown, nil, f.err
+		return engine.Unknown, nil, f.err
 	}
-	if f.deal != VerdictWinnable {
+	if f.deal != engine.Winnable {
 		return f.deal, nil, nil
 	}
-	return VerdictWinnable, slices.Clone(f.line), nil
+	return engine.Winnable, slices.Clone(f.line), nil
 }
 
-func (f *fakeSolver) Hint(ctx context.Context, g *engine.Game) (engine.Move, Verdict, error) {
+func (f *fakeSolver) Hint(ctx context.Context, g *engine.Game) (engine.Move, engine.Verdict, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.hints++
-	if f.verdict != VerdictWinnable {
+	if f.verdict != engine.Winnable {
 		return engine.Move{}, f.verdict, nil
 	}
 	m := g.Legal()
-	return m[len(m)-1], VerdictWinnable, nil
+	return m[len(m)-1], engine.Winnable, nil
 }
 
 func (f *fakeSolver) NextWinnable(ctx context.Context, r engine.Rules, start uint64) (uint64, error) {
@@ -561,7 +561,7 @@ func (f *fakeSolver) DailyDeal(ctx context.Context, r engine.Rules, day time.Tim
 }
 
 func TestSolver(t *testing.T) {
-	s := &fakeSolver{verdict: VerdictWinnable}
+	s := &fakeSolver{verdict: engine.Winnable}
 	h := newHarness(t, Deps{Player: testPlayer, Unicode: true, Solver: s})
 	h.wantScreen("Winnable deals only", "[ ] off")
 	for h.m.menu.items[h.m.menu.cur].kind != itemWinnable {
@@ -584,11 +584,11 @@ func TestSolver(t *testing.T) {
 		t.Errorf("hint %v is not the solver's", h.m.table.hint)
 	}
 	h.wantScreen("keeps the deal winnable")
-	s.verdict = VerdictUnwinnable
+	s.verdict = engine.Unwinnable
 	h.keys("H")
 	h.wantScreen("the deal can no longer be won")
 	// A reply for an older position is dropped.
-	h.send(hintMsg{token: h.m.token, version: h.m.table.Version() - 1, move: engine.DrawMove, verdict: VerdictWinnable})
+	h.send(hintMsg{token: h.m.token, version: h.m.table.Version() - 1, move: engine.DrawMove, verdict: engine.Winnable})
 	h.wantNotScreen("keeps the deal winnable")
 	// The daily deal comes from the solver.
 	h2 := newHarness(t, Deps{Args: []string{"daily"}, Unicode: true, Solver: s})

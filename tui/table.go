@@ -31,7 +31,7 @@ type (
 		token   int
 		version int
 		move    engine.Move
-		verdict Verdict
+		verdict engine.Verdict
 		err     error
 	}
 	// watchMsg: the player asks to watch the solver's winning line of
@@ -41,7 +41,7 @@ type (
 	// its start. The winning line it may have found is not kept.
 	solvedMsg struct {
 		token   int
-		verdict Verdict
+		verdict engine.Verdict
 		err     error
 	}
 )
@@ -177,13 +177,13 @@ func (a answer) afterNote() string {
 }
 
 // answerOf turns the solver's reply into an answer.
-func answerOf(v Verdict, err error) answer {
+func answerOf(v engine.Verdict, err error) answer {
 	switch {
 	case err != nil:
 		return answerUnknown
-	case v == VerdictWinnable:
+	case v == engine.Winnable:
 		return answerWinnable
-	case v == VerdictUnwinnable:
+	case v == engine.Unwinnable:
 		return answerUnwinnable
 	}
 	return answerUnknown
@@ -714,9 +714,9 @@ func (t *Table) askHint() tea.Cmd {
 // solverHint shows the solver's answer.
 func (t *Table) solverHint(h hintMsg) {
 	switch {
-	case h.err == nil && h.verdict == VerdictWinnable && h.move.Kind != 0 && t.game.Check(h.move) == nil:
+	case h.err == nil && h.verdict == engine.Winnable && h.move.Kind != 0 && t.game.Check(h.move) == nil:
 		t.showHint(h.move, "keeps the deal winnable")
-	case h.err == nil && h.verdict == VerdictUnwinnable:
+	case h.err == nil && h.verdict == engine.Unwinnable:
 		t.showHint(t.hint, "")
 		t.say(sWarn, "%s · the deal can no longer be won: undo to find a winning line", t.msg)
 	default:

@@ -248,7 +248,7 @@ func (m *Model) askLine() tea.Cmd {
 		switch {
 		case err != nil:
 			msg.err = err
-		case v != VerdictWinnable || len(line) == 0:
+		case v != engine.Winnable || len(line) == 0:
 			msg.err = errNoLine
 		default:
 			msg.err = wins(start, line)

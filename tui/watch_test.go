@@ -53,11 +53,11 @@ var answerCases = []struct {
 	solver func(t *testing.T) *fakeSolver
 	want   string
 }{
-	{"asking", func(t *testing.T) *fakeSolver { return &fakeSolver{deal: VerdictWinnable} }, "asking the solver…"},
+	{"asking", func(t *testing.T) *fakeSolver { return &fakeSolver{deal: engine.Winnable} }, "asking the solver…"},
 	{"winnable", func(t *testing.T) *fakeSolver {
-		return &fakeSolver{deal: VerdictWinnable, line: solverLine(t, "classic", 3)}
+		return &fakeSolver{deal: engine.Winnable, line: solverLine(t, "classic", 3)}
 	}, "watch a winning line (w)"},
-	{"unwinnable", func(t *testing.T) *fakeSolver { return &fakeSolver{deal: VerdictUnwinnable} }, "it was never winnable"},
+	{"unwinnable", func(t *testing.T) *fakeSolver { return &fakeSolver{deal: engine.Unwinnable} }, "it was never winnable"},
 	{"unknown", func(t *testing.T) *fakeSolver { return &fakeSolver{err: context.DeadlineExceeded} }, "The solver could not decide in time"},
 }
 
@@ -133,7 +133,7 @@ func TestNoSolverNoAnswer(t *testing.T) {
 }
 
 func TestAskedOncePerGame(t *testing.T) {
-	s := &fakeSolver{deal: VerdictUnwinnable}
+	s := &fakeSolver{deal: engine.Unwinnable}
 	h := newHarness(t, Deps{Args: []string{"one-pass", "1"}, Unicode: true, Solver: s})
 	endGame(t, h, "one-pass", 1, engine.Lost)
 	h.wantScreen("no moves left. No line of play wins this deal: it was never winnable")
@@ -153,13 +153,13 @@ func TestAskedOncePerGame(t *testing.T) {
 
 func TestDealAnewFromLost(t *testing.T) {
 	// The answer came before the player dealt anew.
-	s := &fakeSolver{deal: VerdictUnwinnable}
+	s := &fakeSolver{deal: engine.Unwinnable}
 	h := newHarness(t, Deps{Args: []string{"one-pass", "1"}, Unicode: true, Solver: s})
 	endGame(t, h, "one-pass", 1, engine.Lost)
 	h.keys("n")
 	h.wantScreen("One pass · deal", "0 moves", "the deal you left could never have been won")
 	// The answer comes after.
-	s2 := &fakeSolver{deal: VerdictWinnable, line: solverLine(t, "one-pass", 18)}
+	s2 := &fakeSolver{deal: engine.Winnable, line: solverLine(t, "one-pass", 18)}
 	h2 := newHarness(t, Deps{Args: []string{"one-pass", "18"}, Unicode: true, Solver: s2})
 	var late []tea.Msg
 	h2.skip = func(msg tea.Msg) bool {
@@ -179,7 +179,7 @@ func TestDealAnewFromLost(t *testing.T) {
 	h2.send(late[0])
 	h2.wantScreen("0 moves", "the deal you left could have been won")
 	// A won game dealt anew from says nothing of it.
-	h3 := newHarness(t, Deps{Args: []string{"classic", "3"}, Unicode: true, Solver: &fakeSolver{deal: VerdictWinnable}})
+	h3 := newHarness(t, Deps{Args: []string{"classic", "3"}, Unicode: true, Solver: &fakeSolver{deal: engine.Winnable}})
 	endGame(t, h3, "classic", 3, engine.Won)
 	h3.keys("n")
 	h3.wantNotScreen("the deal you left")
@@ -187,7 +187,7 @@ func TestDealAnewFromLost(t *testing.T) {
 
 func TestWatchWinningLine(t *testing.T) {
 	line := solverLine(t, "classic", 3)
-	s := &fakeSolver{deal: VerdictWinnable, line: line}
+	s := &fakeSolver{deal: engine.Winnable, line: line}
 	store := &fakeGames{}
 	h := newHarness(t, Deps{Args: []string{"classic", "3"}, Unicode: true, Solver: s, Player: testPlayer, Games: store})
 	h.send(unfinishedMsg{})
@@ -285,7 +285,7 @@ func TestWatchWinningLine(t *testing.T) {
 
 func TestWatchAutoPlay(t *testing.T) {
 	line := solverLine(t, "classic", 3)
-	h := newHarness(t, Deps{Args: []string{"classic", "3"}, Unicode: true, Solver: &fakeSolver{deal: VerdictWinnable, line: line}})
+	h := newHarness(t, Deps{Args: []string{"classic", "3"}, Unicode: true, Solver: &fakeSolver{deal: engine.Winnable, line: line}})
 	h.m.env.watchStep = time.Millisecond
 	var ticks []tea.Msg
 	h.skip = func(msg tea.Msg) bool {
@@ -350,7 +350,7 @@ func TestWatchAutoPlay(t *testing.T) {
 func TestWatchFromLost(t *testing.T) {
 	// One pass 18: the heuristic loses it, the solver wins it in 45.
 	line := solverLine(t, "one-pass", 18)
-	s := &fakeSolver{deal: VerdictWinnable, line: line}
+	s := &fakeSolver{deal: engine.Winnable, line: line}
 	h := newHarness(t, Deps{Args: []string{"one-pass", "18"}, Unicode: true, Solver: s})
 	endGame(t, h, "one-pass", 18, engine.Lost)
 	h.wantScreen("no moves left. This deal could be won: watch a winning line (w)", "w watch", "? help", "q menu")
@@ -385,7 +385,7 @@ func TestWatchGolden(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			line := solverLine(t, c.spec, c.n)
-			h := newHarness(t, Deps{Args: []string{c.spec, itoa(int(c.n))}, Unicode: true, Solver: &fakeSolver{deal: VerdictWinnable, line: line}})
+			h := newHarness(t, Deps{Args: []string{c.spec, itoa(int(c.n))}, Unicode: true, Solver: &fakeSolver{deal: engine.Winnable, line: line}})
 			// The watch opens from the end of a game; the line, not the
 			// game, is what it shows.
 			for _, m := range line {
@@ -410,7 +410,7 @@ func TestWatchGolden(t *testing.T) {
 
 func TestWatchAcrossScreens(t *testing.T) {
 	line := solverLine(t, "classic", 3)
-	h := newHarness(t, Deps{Args: []string{"classic", "3"}, Unicode: true, Solver: &fakeSolver{deal: VerdictWinnable, line: line}})
+	h := newHarness(t, Deps{Args: []string{"classic", "3"}, Unicode: true, Solver: &fakeSolver{deal: engine.Winnable, line: line}})
 	endGame(t, h, "classic", 3, engine.Won)
 	h.keys("w", "l", "l")
 	// A notice shows on the watch screen; resizing keeps the line's place.
@@ -463,7 +463,7 @@ func TestHelpBarKeepsQAndHelp(t *testing.T) {
 	for name, setup := range states {
 		for _, unicode := range []bool{true, false} {
 			for _, scheme := range []KeyScheme{SchemeVi, SchemeWASD} {
-				s := &fakeSolver{deal: VerdictWinnable, line: line}
+				s := &fakeSolver{deal: engine.Winnable, line: line}
 				h := newHarness(t, Deps{Args: []string{"classic", "3"}, Unicode: unicode, Solver: s})
 				h.m.env.watchStep = time.Millisecond
 				h.skip = func(msg tea.Msg) bool { _, ok := msg.(watchTickMsg); return ok } // auto-play stays at its first move
@@ -515,7 +515,7 @@ func TestHelpTellsOfWatch(t *testing.T) {
 
 func TestEndAndWatchASCII(t *testing.T) {
 	line := solverLine(t, "classic", 3)
-	h := newHarness(t, Deps{Args: []string{"classic", "3"}, Solver: &fakeSolver{deal: VerdictWinnable, line: line}})
+	h := newHarness(t, Deps{Args: []string{"classic", "3"}, Solver: &fakeSolver{deal: engine.Winnable, line: line}})
 	endGame(t, h, "classic", 3, engine.Won)
 	screens := map[string]string{"win": h.screen()}
 	h.keys("w", "l")
@@ -544,7 +544,7 @@ func TestResumedLostAsks(t *testing.T) {
 	if sg := store.games["g1"]; sg.Status != StatusPlaying {
 		t.Fatalf("the lost game is stored as %q", sg.Status)
 	}
-	s := &fakeSolver{deal: VerdictUnwinnable}
+	s := &fakeSolver{deal: engine.Unwinnable}
 	h2 := newHarness(t, Deps{Args: []string{"one-pass", "1"}, Unicode: true, Player: testPlayer, Games: store, Solver: s})
 	if h2.game().Status() != engine.Lost {
 		t.Fatalf("resumed at %s", h2.game().Status())
