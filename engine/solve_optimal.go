@@ -59,18 +59,27 @@ func SolveOptimal(ctx context.Context, g *Game, budget int) Solution {
 // optNode is one stored position of the shortest-line search.
 type optNode struct {
 	parent int32  // index of the position it was reached from, -1 at the root
+	slot   uint32 // where its key lies in the hash table
 	g      uint16 // moves from the root
-	h      uint16 // optBound
+	h      uint16 // optBound, or deadEnd
 	closed bool   // expanded at distance g
+	// drawn: the parent's move was a draw or a redeal. Those change
+	// nothing in the pyramid, so a pair of two pyramid cards after one
+	// could as well come before it: the same position at the same
+	// distance, through the parent; it is not searched again.
+	drawn bool
 }
+
+// deadEnd is the bound of a stored position that can never be won.
+const deadEnd = 1<<16 - 1
 
 // optSearch is the state of one shortest-line search.
 type optSearch struct {
 	s      *solver
-	words  int
-	keys   []uint64 // words per node
+	words  int // words a key
+	stride int // words a slot: the key, then the node index + 1 (0: empty)
 	nodes  []optNode
-	slots  []int32 // hash table: node index + 1, 0 for empty
+	slots  []uint64
 	mask   uint64
 	shift  uint
 	bucket [][]int32 // open list by f
@@ -81,13 +90,16 @@ type optSearch struct {
 // moves is shortest), with the positions stored; ok is false when budget
 // positions or ctx stopped it first.
 func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok bool) {
-	o := &optSearch{s: s, words: (s.optKeyBits() + 63) / 64}
+	words := (s.optKeyBits() + 63) / 64
+	o := &optSearch{s: s, words: words, stride: words + 1}
 	o.alloc(1 << 12)
 	h, alive := s.optBound(&root)
 	if !alive || h >= upper {
 		return nil, 1, true
 	}
-	o.add(s.optKey(&root), -1, 0, uint16(h))
+	k := s.optKey(&root)
+	at, _ := o.find(&k)
+	o.add(&k, at, -1, 0, uint16(h))
 	o.push(h, 0)
 	var buf [64]smove
 	// f is the least f queued: every bucket below it is empty.
@@ -108,39 +120,51 @@ func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok
 			return nil, len(o.nodes), false
 		}
 		p := s.optPos(o.key(i))
-		gc := int(n.g) + 1
-		for _, m := range s.optMoves(&p, buf[:0]) {
+		g0 := int(n.g)
+		for _, m := range s.optMoves(&p, !n.drawn, buf[:0]) {
 			c := p
-			if !s.apply(&c, &m) || !s.optAlive(&c) {
-				continue
-			}
-			won := s.won(&c)
-			hc := 0
-			if !won {
-				var alive bool
-				if hc, alive = s.optBound(&c); !alive {
+			drawn := m.kind == Draw || m.kind == Redeal
+			gc := g0 + 1
+			if drawn {
+				steps, alive := s.advanceRun(&c, m, nil)
+				if !alive {
 					continue
 				}
+				gc = g0 + steps
+			} else if !s.apply(&c, &m) {
+				continue
+			}
+			key := s.optKey(&c)
+			j, found := o.find(&key)
+			var hc int
+			if found {
+				nj := &o.nodes[j]
+				if int(nj.g) <= gc || nj.h == deadEnd {
+					continue
+				}
+				nj.g, nj.parent, nj.closed, nj.drawn = uint16(gc), i, false, drawn
+				hc = int(nj.h)
+			} else {
+				if len(o.nodes) >= budget {
+					return nil, len(o.nodes), false
+				}
+				alive := true
+				if !s.won(&c) {
+					hc, alive = s.optBound(&c)
+					alive = alive && s.optAlive(&c)
+				}
+				if !alive {
+					o.add(&key, j, i, uint16(gc), deadEnd)
+					continue
+				}
+				j = o.add(&key, j, i, uint16(gc), uint16(hc))
+				o.nodes[j].drawn = drawn
 			}
 			fc := gc + hc
 			if fc >= upper {
 				continue
 			}
-			key := s.optKey(&c)
-			j, found := o.find(&key)
-			switch {
-			case !found:
-				if len(o.nodes) >= budget {
-					return nil, len(o.nodes), false
-				}
-				j = o.add(key, i, uint16(gc), uint16(hc))
-			case int(o.nodes[j].g) <= gc:
-				continue
-			default:
-				nj := &o.nodes[j]
-				nj.g, nj.parent, nj.closed = uint16(gc), i, false
-			}
-			if won && fc <= f {
+			if hc == 0 && fc <= f && s.won(&c) {
 				// Every line is at least f long: nothing queued lies below.
 				return o.line(j), len(o.nodes), true
 			}
@@ -160,56 +184,64 @@ func (o *optSearch) push(f int, i int32) {
 }
 
 func (o *optSearch) alloc(capacity int) {
-	o.slots = make([]int32, capacity)
+	o.slots = make([]uint64, capacity*o.stride)
 	o.mask = uint64(capacity - 1)
 	o.shift = uint(64 - bits.TrailingZeros(uint(capacity)))
 }
 
 // key returns node i's key words.
 func (o *optSearch) key(i int32) []uint64 {
-	return o.keys[int(i)*o.words : int(i)*o.words+o.words]
+	at := int(o.nodes[i].slot) * o.stride
+	return o.slots[at : at+o.words]
 }
 
-// find looks a key up: the node index and whether it is stored.
+// find looks a key up: the node index and true when it is stored, else
+// the empty slot where it goes and false.
 func (o *optSearch) find(k *stateKey) (int32, bool) {
-	w := o.words
+	w, st := o.words, o.stride
 	for i := hashKey(k, w) >> o.shift; ; i = (i + 1) & o.mask {
-		v := o.slots[i]
-		if v == 0 {
-			return 0, false
+		slot := o.slots[int(i)*st : int(i)*st+st]
+		if slot[w] == 0 {
+			return int32(i), false
 		}
-		got := o.key(v - 1)
-		if got[0] == k[0] && (w < 2 || got[1] == k[1]) && (w < 3 || got[2] == k[2]) {
-			return v - 1, true
+		if slot[0] == k[0] && (w < 2 || slot[1] == k[1]) && (w < 3 || slot[2] == k[2]) {
+			return int32(slot[w] - 1), true
 		}
 	}
 }
 
-// add stores a new node and returns its index.
-func (o *optSearch) add(k stateKey, parent int32, g, h uint16) int32 {
+// add stores a new node with key k in the empty slot at (from find) and
+// returns its index.
+func (o *optSearch) add(k *stateKey, at, parent int32, g, h uint16) int32 {
 	i := int32(len(o.nodes))
-	o.nodes = append(o.nodes, optNode{parent: parent, g: g, h: h})
-	o.keys = append(o.keys, k[:o.words]...)
-	if len(o.nodes)*2 > len(o.slots) {
-		o.alloc(len(o.slots) * 2)
-		for j := range o.nodes {
-			o.insert(int32(j))
-		}
-		return i
+	o.nodes = append(o.nodes, optNode{parent: parent, slot: uint32(at), g: g, h: h})
+	slot := o.slots[int(at)*o.stride : int(at)*o.stride+o.stride]
+	copy(slot, k[:o.words])
+	slot[o.words] = uint64(i) + 1
+	if len(o.nodes)*4 > int(o.mask+1)*3 {
+		o.rehash()
 	}
-	o.insert(i)
 	return i
 }
 
-// insert puts node i in the hash table.
-func (o *optSearch) insert(i int32) {
-	var k stateKey
-	copy(k[:], o.key(i))
-	h := hashKey(&k, o.words) >> o.shift
-	for o.slots[h] != 0 {
-		h = (h + 1) & o.mask
+// rehash doubles the hash table.
+func (o *optSearch) rehash() {
+	old := o.slots
+	o.alloc(int(o.mask+1) * 2)
+	w, st := o.words, o.stride
+	for a := 0; a < len(old); a += st {
+		if old[a+w] == 0 {
+			continue
+		}
+		var k stateKey
+		copy(k[:], old[a:a+w])
+		h := hashKey(&k, w) >> o.shift
+		for o.slots[int(h)*st+w] != 0 {
+			h = (h + 1) & o.mask
+		}
+		copy(o.slots[int(h)*st:int(h)*st+st], old[a:a+st])
+		o.nodes[old[a+w]-1].slot = uint32(h)
 	}
-	o.slots[h] = i + 1
 }
 
 // line returns the moves from the root to node i: for each step it finds
@@ -225,17 +257,87 @@ func (o *optSearch) line(i int32) []Move {
 	for c := len(chain) - 1; c > 0; c-- {
 		p := s.optPos(o.key(chain[c]))
 		want := o.key(chain[c-1])
-		for _, m := range s.optMoves(&p, buf[:0]) {
+		for _, m := range s.optMoves(&p, true, buf[:0]) {
 			q := p
-			s.apply(&q, &m)
+			if m.kind == Draw || m.kind == Redeal {
+				s.advanceRun(&q, m, nil)
+			} else {
+				s.apply(&q, &m)
+			}
 			k := s.optKey(&q)
 			if k[0] == want[0] && (o.words < 2 || k[1] == want[1]) && (o.words < 3 || k[2] == want[2]) {
-				out = append(out, m.move())
+				if m.kind == Draw || m.kind == Redeal {
+					q = p
+					_, out = s.advanceRunMoves(&q, m, out)
+				} else {
+					out = append(out, m.move())
+				}
 				break
 			}
 		}
 	}
 	return out
+}
+
+// advanceRun makes the advance m (a draw or a redeal) on p and, with one
+// waste pile, the advances after it as long as they reach positions where
+// no removal takes a pile card: there the only move worth searching is the
+// next advance, since a pair of two pyramid cards could as well have come
+// before the first (see optNode.drawn). It returns the moves made and
+// false when the run ends where nothing can be done.
+func (s *solver) advanceRun(p *pos, m smove, _ []Move) (steps int, alive bool) {
+	steps, _, alive = s.run(p, m, nil, false)
+	return steps, alive
+}
+
+// advanceRunMoves is advanceRun that appends the moves it makes to out.
+func (s *solver) advanceRunMoves(p *pos, m smove, out []Move) (int, []Move) {
+	steps, out, _ := s.run(p, m, out, true)
+	return steps, out
+}
+
+func (s *solver) run(p *pos, m smove, out []Move, record bool) (int, []Move, bool) {
+	for steps := 1; ; steps++ {
+		s.apply(p, &m)
+		if record {
+			out = append(out, m.move())
+		}
+		if s.draw != 1 || s.fresh(p) || steps > 2*(s.nStk+2) {
+			return steps, out, steps <= 2*(s.nStk+2)
+		}
+		switch {
+		case int(p.b) < s.nStk:
+			m = advanceMove(Draw)
+		case s.canRedeal(p):
+			m = advanceMove(Redeal)
+		default:
+			return steps, out, false
+		}
+	}
+}
+
+// fresh reports whether a removal at p takes a pile card (one waste pile):
+// the waste top or the open stock's top is a King or pairs with a free
+// pyramid card or with the other.
+func (s *solver) fresh(p *pos) bool {
+	top := -1
+	if m := s.fullStk & (1<<p.b - 1) &^ p.stk; m != 0 {
+		top = s.nPyr + 63 - bits.LeadingZeros64(m)
+	}
+	st := -1
+	if s.open && int(p.b) < s.nStk {
+		st = s.nPyr + int(p.b)
+	}
+	for _, c := range [2]int{top, st} {
+		if c < 0 {
+			continue
+		}
+		r := s.rank[c]
+		if r == 13 || p.free&s.pyrRank[13-r] != 0 {
+			return true
+		}
+	}
+	return top >= 0 && st >= 0 && !s.pyrPairs && s.rank[top]+s.rank[st] == 13
 }
 
 // optKeyBits is the width of the shortest-line search's keys: the removed
@@ -320,8 +422,9 @@ func (s *solver) optPos(k []uint64) pos {
 // optMoves appends every legal move at p, as Game.AppendLegal lists them,
 // except that a free pyramid King is the only move when there is one:
 // every winning line removes it, and removing it first loses nothing and
-// lengthens nothing.
-func (s *solver) optMoves(p *pos, out []smove) []smove {
+// lengthens nothing. Pairs of two pyramid cards are left out unless
+// pyrPairs is set.
+func (s *solver) optMoves(p *pos, pyrPairs bool, out []smove) []smove {
 	if k := p.free & s.pyrRank[13]; k != 0 {
 		x := bits.TrailingZeros64(k)
 		return append(out, smove{kind: RemoveKing, a: int8(x), b: -1, pa: Place(x), pb: NoPlace})
@@ -347,7 +450,9 @@ func (s *solver) optMoves(p *pos, out []smove) []smove {
 		pc[n], pp[n] = int8(s.nPyr+int(p.b)), Stock
 		n++
 	}
-	out = s.pyramidPairs(p, out)
+	if pyrPairs {
+		out = s.pyramidPairs(p, out)
+	}
 	for i := range n {
 		r := s.rank[pc[i]]
 		if r == 13 {
@@ -393,14 +498,12 @@ func (s *solver) optAlive(p *pos) bool {
 
 // optBound is a lower bound on the moves that win from p (p not won), and
 // false when p can never be won. Removals: every removal takes at most one
-// low and one high card of one class (ranks c and 13-c) or one King, so at
-// least kings + Σ max(low, high) removals take the cards that must go.
-// Advances: a pyramid card with no partner left in the pyramid that it can
-// ever meet must pair with a pile card; when every such partner is still
-// in the stock, the stock must advance to the nearest of them, by draws
-// and redeals, and with an open stock also by removals of the stock top,
-// each of which takes at most one pyramid card; see the comment inside for
-// how the two counts combine.
+// low and one high card of one class (ranks c and 13-c) or one King, and
+// two pyramid cards only when they can ever meet, so at least
+// kings + n - m removals take the n other cards that must go, where m is
+// the most pairs among them (with goal "pyramid", a maximum matching of
+// the pyramid cards that can ever meet). Advances: see advBound; the
+// comment inside says how the two counts combine.
 func (s *solver) optBound(p *pos) (int, bool) {
 	needPyr := s.fullPyr &^ p.pyr
 	var needStk uint64
@@ -410,13 +513,19 @@ func (s *solver) optBound(p *pos) (int, bool) {
 	}
 	kings := bits.OnesCount64(needPyr&s.pyrRank[13]) + bits.OnesCount64(needStk&s.stkRank[13])
 	n, m := 0, 0 // cards of the classes that must go, most pairs among them
+	var matched [7]int
 	for lo := 1; lo <= 6; lo++ {
 		a := bits.OnesCount64(needPyr&s.pyrRank[lo]) + bits.OnesCount64(needStk&s.stkRank[lo])
 		b := bits.OnesCount64(needPyr&s.pyrRank[13-lo]) + bits.OnesCount64(needStk&s.stkRank[13-lo])
 		n += a + b
-		m += min(a, b)
+		if s.goalAll {
+			m += min(a, b)
+			continue
+		}
+		matched[lo] = s.pyrMatching(needPyr&s.pyrRank[lo], needPyr&s.pyrRank[13-lo])
+		m += matched[lo]
 	}
-	adv, alive := s.advBound(p, needPyr, needStk)
+	adv, work, bounded, alive := s.advBound(p, needPyr, needStk, &matched)
 	if !alive {
 		return 0, false
 	}
@@ -429,57 +538,167 @@ func (s *solver) optBound(p *pos) (int, bool) {
 		return max(kings+n-m, adv), true
 	}
 	// Open stock, goal the pyramid. With t pairs of two pyramid cards
-	// (t ≤ m), the other n-2t pyramid cards go one a removal; the stock
-	// advances by draws, redeals and removals of the stock top, and those
-	// removals are among the n-2t. So the moves are at least
-	// kings + t + max(n-2t, adv) for some t in [0, m]: take the least.
-	best := -1
-	for _, t := range [...]int{0, m, (n - adv) / 2, (n - adv + 1) / 2} {
-		t = max(0, min(m, t))
-		if v := t + max(n-2*t, adv); best < 0 || v < best {
-			best = v
+	// (t ≤ m), the other q = n-2t pyramid cards go one a removal. The adv
+	// moves of work (see advBound) are draws, redeals or removals of pile
+	// cards; those that take a pyramid card are among the q and, when the
+	// work is a known set of cards, at most c1 (below); the others are
+	// moves of their own. So the moves are at least
+	// kings + t + q + max(0, adv - min(q, c1)) for some t in [0, m].
+	c1 := n
+	if adv > 0 && bounded {
+		c1 = 0
+		for lo := 1; lo <= 6; lo++ {
+			c1 += min(bits.OnesCount64(needPyr&s.pyrRank[lo]), bits.OnesCount64(work&s.stkRank[13-lo]))
+			c1 += min(bits.OnesCount64(needPyr&s.pyrRank[13-lo]), bits.OnesCount64(work&s.stkRank[lo]))
 		}
+	}
+	best := n
+	for t := 0; t <= m; t++ {
+		q := n - 2*t
+		best = min(best, t+q+max(0, adv-min(q, c1)))
 	}
 	return kings + best, true
 }
 
-// advBound is a lower bound on the advances of the stock (draws, redeals
-// and, with an open stock, removals of the stock top) before a win from p,
-// and false when a card that must go can never be taken: the nearest stock
-// partner of a pyramid card left without pyramid partners, or the last card
-// of the stock when stock cards must go too.
-func (s *solver) advBound(p *pos, needPyr, needStk uint64) (int, bool) {
+// pyrMatching is the size of a maximum matching between the low pyramid
+// cards lo and the high ones hi of a class, pairs being cards that can
+// ever meet (Kuhn's augmenting paths).
+func (s *solver) pyrMatching(lo, hi uint64) int {
+	if lo == 0 || hi == 0 {
+		return 0
+	}
+	var m pyrMatch
+	for f := lo; f != 0 && m.n < len(m.left); f &= f - 1 {
+		x := bits.TrailingZeros64(f)
+		m.left[m.n], m.adj[m.n] = int8(x), s.mates[x]&hi
+		m.n++
+	}
+	size := 0
+	for i := range m.n {
+		var seen uint64
+		if m.augment(i, &seen) {
+			size++
+		}
+	}
+	return size
+}
+
+// pyrMatch is the state of pyrMatching.
+type pyrMatch struct {
+	n     int
+	left  [8]int8   // the low cards' slots
+	adj   [8]uint64 // the high cards each can pair with
+	match [64]int8  // high slot → matched low index + 1
+}
+
+func (m *pyrMatch) augment(i int, seen *uint64) bool {
+	for c := m.adj[i] &^ *seen; c != 0; c &= c - 1 {
+		y := bits.TrailingZeros64(c)
+		if *seen&(1<<y) != 0 {
+			continue
+		}
+		*seen |= 1 << y
+		if m.match[y] == 0 || m.augment(int(m.match[y]-1), seen) {
+			m.match[y] = int8(i + 1)
+			return true
+		}
+	}
+	return false
+}
+
+// advBound is a lower bound on the work before a win from p: moves that
+// are draws, redeals or removals of pile cards (with one pile, each takes
+// one card off the stock or one off the waste). It also returns the pile
+// cards of that work when it is the taking of a known set of them
+// (bounded), and false when the cards that must go can never all be
+// taken. In a class (ranks c and 13-c) whose lo low and hi high pyramid
+// cards that must go include matched[c] pairs of cards that can ever meet
+// at most, at least lo - matched[c] low cards pair with distinct high pile
+// cards (and likewise for the high cards), so the work is at least that of
+// reaching the cheapest that many of them. Reaching a card in the stock
+// takes the cards before it off the stock (and a draw of the card itself
+// when the stock is closed; with three piles a draw takes three). With an
+// open stock and one pile, reaching a waste card takes the cards above it
+// off the waste, or the stock to its end, a redeal and the cards before it
+// off the new stock, half of that at least since a pair of the stock top
+// and the waste top counts twice; else a waste card counts as reached.
+// When stock cards must go too, the stock must reach its last card.
+func (s *solver) advBound(p *pos, needPyr, needStk uint64, matched *[7]int) (adv int, work uint64, bounded, alive bool) {
 	rem := s.fullStk &^ p.stk
 	ahead := rem &^ (1<<p.b - 1)
 	waste := rem &^ ahead
-	// cost is the advances before stock card j (in ahead) can be taken.
-	cost := func(j int) int {
-		c := bits.OnesCount64(ahead & (1<<j - 1))
+	redeal := s.passes == 0 || int(p.pass) < s.passes
+	digs := s.open && s.draw == 1
+	// cost is the work before stock card j can be taken.
+	cost := func(j int) (int, uint64, bool) {
+		bit := uint64(1) << j
+		if waste&bit != 0 {
+			if !digs {
+				return 0, 0, true
+			}
+			above := waste &^ (bit<<1 - 1)
+			c := bits.OnesCount64(above)
+			if redeal {
+				if r := (bits.OnesCount64(ahead) + 2 + bits.OnesCount64(rem&(bit-1))) / 2; r < c {
+					return r, 0, false
+				}
+			}
+			return c, above, true
+		}
+		before := ahead & (bit - 1)
+		c := bits.OnesCount64(before)
 		if !s.open {
 			c++ // it must be drawn
 		}
 		if s.draw == 3 {
 			c = (c + 2) / 3
 		}
-		return c
+		return c, before, true
 	}
-	adv := 0
+	bounded = true
+	// need records that k cards of the stock cards set must be taken,
+	// and reports false when there are not k.
+	need := func(set uint64, k int) bool {
+		if k <= 0 {
+			return true
+		}
+		if bits.OnesCount64(set) < k {
+			return false
+		}
+		var cs [8]int
+		var ws [8]uint64
+		var bs [8]bool
+		n := 0
+		for f := set; f != 0 && n < len(cs); f &= f - 1 {
+			c, w, b := cost(bits.TrailingZeros64(f))
+			i := n
+			for ; i > 0 && cs[i-1] > c; i-- { // insertion sort
+				cs[i], ws[i], bs[i] = cs[i-1], ws[i-1], bs[i-1]
+			}
+			cs[i], ws[i], bs[i] = c, w, b
+			n++
+		}
+		if k > n {
+			k = n
+		}
+		if cs[k-1] > adv {
+			adv, work, bounded = cs[k-1], ws[k-1], bs[k-1]
+		}
+		return true
+	}
 	if needStk&ahead != 0 {
-		adv = cost(63 - bits.LeadingZeros64(ahead))
+		adv, work, bounded = cost(63 - bits.LeadingZeros64(ahead))
 	}
-	for f := needPyr &^ s.pyrRank[13]; f != 0; f &= f - 1 {
-		x := bits.TrailingZeros64(f)
-		if s.mates[x]&needPyr != 0 {
-			continue
-		}
-		partners := s.stkRank[13-s.rank[x]] & rem
-		switch {
-		case partners == 0:
-			return 0, false
-		case partners&waste != 0:
-			continue
-		}
-		adv = max(adv, cost(bits.TrailingZeros64(partners)))
+	if s.goalAll {
+		// matched is not computed: count every card as possibly paired.
+		return adv, work, bounded, true
 	}
-	return adv, true
+	for lo := 1; lo <= 6; lo++ {
+		loCards, hiCards := needPyr&s.pyrRank[lo], needPyr&s.pyrRank[13-lo]
+		if !need(s.stkRank[13-lo]&rem, bits.OnesCount64(loCards)-matched[lo]) ||
+			!need(s.stkRank[lo]&rem, bits.OnesCount64(hiCards)-matched[lo]) {
+			return 0, 0, false, false
+		}
+	}
+	return adv, work, bounded, true
 }
