@@ -56,6 +56,7 @@ func (g *games) Resume(ctx context.Context, player, id string) (tui.SavedGame, e
 		return tui.SavedGame{}, fmt.Errorf("resume game %d: %w", n, err)
 	}
 	g.taken(n)
+	g.playing(savedGame(sg), sg.Status, sg.Removed)
 	return savedGame(sg), nil
 }
 
@@ -93,6 +94,7 @@ func (g *games) Save(ctx context.Context, player string, sg tui.SavedGame) (stri
 	case err != nil:
 		return "", fmt.Errorf("save game %d: %w", id, err)
 	}
+	g.playing(sg, st.Status, st.Removed)
 	return strconv.FormatInt(id, 10), nil
 }
 
