@@ -224,3 +224,58 @@ func TestLobbyDropsAFullSession(t *testing.T) {
 		}
 	})
 }
+
+// TestLobbyViewers: a new viewer is told at once; one that stops viewing,
+// or a session that never viewed, is told nothing; doing the same thing
+// again is no change.
+func TestLobbyViewers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := New(Config{})
+		defer l.Close()
+		v := l.Join(Player{ID: "v", Name: "viewer"})
+		other := l.Join(Player{ID: "o", Name: "other"})
+		time.Sleep(PresenceEvery)
+		l.WatchPresence(v, true)
+		if ev, err := v.Queue().Next(context.Background()); ev != (PresenceChanged{Online: 2}) || err != nil {
+			t.Fatalf("a new viewer got %v, %v; want PresenceChanged{2}", ev, err)
+		}
+		l.SetDoing(other, Doing{What: Playing, Rules: "classic", Deal: 1})
+		time.Sleep(PresenceEvery) // at most this long after the change
+		synctest.Wait()
+		if n := v.Queue().Len(); n != 1 {
+			t.Fatalf("viewer's queue after a change: %d, want 1", n)
+		}
+		v.Queue().Next(context.Background())
+		time.Sleep(PresenceEvery)
+		l.SetDoing(other, Doing{What: Playing, Rules: "classic", Deal: 1})
+		time.Sleep(PresenceEvery)
+		if n := v.Queue().Len(); n != 0 {
+			t.Fatalf("the same doing again told the viewer %d times", n)
+		}
+		l.WatchPresence(v, false)
+		l.Join(Player{Name: "guest", Guest: true})
+		time.Sleep(2 * PresenceEvery)
+		if v.Queue().Len() != 0 || other.Queue().Len() != 0 {
+			t.Fatalf("sessions that do not view were told: %d, %d", v.Queue().Len(), other.Queue().Len())
+		}
+		if got := l.Doing(other); got.What != Playing || got.Deal != 1 {
+			t.Fatalf("Doing = %+v", got)
+		}
+	})
+}
+
+// TestLobbyClosed: after Close every queue is closed, a late join gets a
+// closed queue, and nothing is posted.
+func TestLobbyClosed(t *testing.T) {
+	l := New(Config{})
+	s := l.Join(Player{ID: "a", Name: "ann"})
+	l.Close()
+	if _, err := s.Queue().Next(context.Background()); !errors.Is(err, ErrClosed) {
+		t.Fatalf("a session's queue after Close: %v", err)
+	}
+	late := l.Join(Player{ID: "b", Name: "bob"})
+	if l.Post(late, "x") || l.Online() != 0 || len(l.Who()) != 0 {
+		t.Fatalf("a closed lobby took a session: post %v, online %d", l.Post(late, "x"), l.Online())
+	}
+	l.Close()
+}
