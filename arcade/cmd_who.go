@@ -1,7 +1,6 @@
 package arcade
 
 import (
-	"flag"
 	"fmt"
 	"strconv"
 	"text/tabwriter"
@@ -75,9 +74,15 @@ func (e whoEntry) describe() string {
 // who prints who is online on this server and what each is doing
 // (the "who" command). Guests may ask; it needs no store.
 func (c *call) who() int {
-	var asJSON bool
-	if _, ok := c.flags(0, func(fs *flag.FlagSet) { fs.BoolVar(&asJSON, "json", false, "print JSON") }); !ok {
-		return 2
+	// who takes one flag: parsed here rather than with a flag set, so the
+	// command stands on its own beside the dispatcher.
+	asJSON := false
+	for _, arg := range c.args {
+		if arg != "--json" && arg != "-json" {
+			fmt.Fprintf(c.stderr, "pyramid: who: unexpected argument %q\nusage: who [--json]\n", keys.Clean(arg, 40))
+			return 2
+		}
+		asJSON = true
 	}
 	entries := whoEntries(c.a.lobby.Who())
 	if asJSON {
