@@ -140,7 +140,9 @@ func TestLobbyPresenceCoalesces(t *testing.T) {
 		cancel()
 		wg.Wait()
 		most := 0
-		defer func() { t.Logf("%d joins and %d leaves over 1.5 s: at most %d redraws per viewer", joins, joins/3, most) }()
+		defer func() {
+			t.Logf("%d joins and %d leaves over 1.5 s: at most %d redraws per viewer", joins, joins/3, most)
+		}()
 		for i, r := range results {
 			if r.online != l.Online() {
 				t.Errorf("viewer %d: last told %d online, want %d", i, r.online, l.Online())
