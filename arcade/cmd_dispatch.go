@@ -48,6 +48,7 @@ func commands() []command {
 		{"help", "", "this list", false, false, (*call).help},
 		{"version", "", "the server's version", false, false, (*call).version},
 		{"whoami", "[--json]", "your player: name, ID and keys", false, false, (*call).whoami},
+		{"who", "[--json]", "who is online and what each is doing", false, false, (*call).who},
 		{"stats", "[RULES] [--json]", "your records, per rule set", true, false, (*call).stats},
 		{"games", "[--json]", "your games, newest first", true, false, (*call).games},
 		{"top", "daily|RULES [--date YYYY-MM-DD] [--json]", "a leaderboard: the daily deal's, or a rule set's", true, false, (*call).top},

@@ -24,9 +24,12 @@ type games struct {
 
 // taken tells the player's other sessions on this server that this
 // session took a game from them.
-func (g *games) taken(id int64) {
+func (g *games) taken(ctx context.Context, id int64) {
 	if g.lobby != nil && g.self != nil {
-		g.lobby.TakeOver(g.self, strconv.FormatInt(id, 10))
+		// Only a lobby bridged to other servers can fail to tell them; the
+		// sessions here are told regardless, and one elsewhere learns it
+		// at its next save, as the store refuses that save.
+		_ = g.lobby.TakeOver(ctx, g.self, strconv.FormatInt(id, 10))
 	}
 }
 
@@ -55,7 +58,8 @@ func (g *games) Resume(ctx context.Context, player, id string) (tui.SavedGame, e
 	if err != nil {
 		return tui.SavedGame{}, fmt.Errorf("resume game %d: %w", n, err)
 	}
-	g.taken(n)
+	g.taken(ctx, n)
+	g.playing(savedGame(sg), sg.Status, sg.Removed)
 	return savedGame(sg), nil
 }
 
@@ -93,6 +97,7 @@ func (g *games) Save(ctx context.Context, player string, sg tui.SavedGame) (stri
 	case err != nil:
 		return "", fmt.Errorf("save game %d: %w", id, err)
 	}
+	g.playing(sg, st.Status, st.Removed)
 	return strconv.FormatInt(id, 10), nil
 }
 
@@ -131,7 +136,7 @@ func (g *games) abandon(ctx context.Context, player, rulesID string) error {
 		if err != nil {
 			return fmt.Errorf("abandon game %d: %w", old.ID, err)
 		}
-		g.taken(old.ID)
+		g.taken(ctx, old.ID)
 		st := claimed.State
 		st.Status = store.StatusAbandoned
 		var res *store.Result

@@ -3,6 +3,7 @@ package arcade
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,5 +28,67 @@ func TestInboxTranslates(t *testing.T) {
 	l.Leave(s)
 	if _, err := in.Next(ctx); !errors.Is(err, lobby.ErrClosed) {
 		t.Fatalf("Next after the session left: %v, want lobby.ErrClosed", err)
+	}
+}
+
+// TestWho: who lists the lobby's snapshot, as text and JSON, with deal
+// numbers as strings and names cleaned; it takes --json and nothing else.
+func TestWho(t *testing.T) {
+	f := newFixture(t)
+	l := f.app.lobby
+	ann := l.Join(lobby.Player{ID: "SHA256:a", Name: "ann"})
+	l.SetDoing(ann, lobby.Doing{What: lobby.Playing, Rules: "classic", Deal: 1 << 60, Removed: 5})
+	bob := l.Join(lobby.Player{ID: "SHA256:b", Name: "bob\x1b[2J"})
+	l.SetDoing(bob, lobby.Doing{What: lobby.Watching, Watched: "ann"})
+	cat := l.Join(lobby.Player{ID: "SHA256:c", Name: "cat"})
+	l.SetDoing(cat, lobby.Doing{What: lobby.Racing, Rules: "double", Deal: 9, Room: "ABCD", Removed: 0})
+	l.Join(lobby.Player{Name: "guest", Guest: true})
+	code, out, errOut := f.run(session(nil, "guest", "who", "--json"))
+	if code != 0 || errOut != "" {
+		t.Fatalf("who --json: exit %d, %q", code, errOut)
+	}
+	want := `[
+  {
+    "name": "ann",
+    "doing": "playing",
+    "rules": "classic",
+    "deal": "1152921504606846976",
+    "removed": 5
+  },
+  {
+    "name": "bob\\x1b[2J",
+    "doing": "watching",
+    "watching": "ann"
+  },
+  {
+    "name": "cat",
+    "doing": "racing",
+    "rules": "double",
+    "deal": "9",
+    "room": "ABCD",
+    "removed": 0
+  },
+  {
+    "name": "guest",
+    "guest": true,
+    "doing": "menu"
+  }
+]
+`
+	if out != want {
+		t.Fatalf("who --json:\n%s\nwant:\n%s", out, want)
+	}
+	code, out, _ = f.run(session(nil, "guest", "who"))
+	for _, line := range []string{"4 online", "ann", "playing Classic · deal 1152921504606846976 · 5/28 removed",
+		"watching ann", "racing in room ABCD · Double · deal 9 · 0/45 removed", "guest (guest)", "in the menu"} {
+		if code != 0 || !strings.Contains(out, line) {
+			t.Fatalf("who: exit %d, want %q in:\n%s", code, line, out)
+		}
+	}
+	if strings.Contains(out, "\x1b") {
+		t.Fatalf("who prints a raw escape:\n%q", out)
+	}
+	if code, _, errOut := f.run(session(nil, "guest", "who", "everyone")); code != 2 || !strings.Contains(errOut, "usage: who [--json]") {
+		t.Fatalf("who everyone: exit %d, %q", code, errOut)
 	}
 }

@@ -1,8 +1,14 @@
 package lobby
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
+
+	"pyramid/bus"
 )
 
 // Player is who plays a session, as the server proved it.
@@ -78,6 +84,12 @@ type Lobby struct {
 	lastFlush time.Time                      // when viewers were last told of a change
 	pending   *time.Timer                    // a flush waiting for PresenceEvery to pass; nil if none
 	closed    bool
+
+	// The bridge to other servers (Bridge); nil bus: none.
+	bus      bus.Bus
+	instance string
+	sub      bus.Subscription
+	bridged  chan struct{} // closed when the bridge's reader ends
 }
 
 // New returns an empty lobby.
@@ -184,26 +196,100 @@ func (l *Lobby) postLocked(s *Session, ev Event) bool {
 }
 
 // TakeOver tells every other session of s's player, at once, that s took
-// game gameID over from it. Guests have no games to take.
-func (l *Lobby) TakeOver(s *Session, gameID string) {
+// game gameID over from it: those on this server through their queues,
+// and, over the bridge when there is one, those on other servers. Guests
+// have no games to take. It returns the bridge's error, if any; the
+// sessions here are told regardless.
+func (l *Lobby) TakeOver(ctx context.Context, s *Session, gameID string) error {
 	key := playerKey(s.player)
 	if key == "" {
-		return
+		return nil
 	}
 	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.tellLocked(key, s.id, gameID)
+	b, instance := l.bus, l.instance
+	l.mu.Unlock()
+	if b == nil {
+		return nil
+	}
+	body, err := json.Marshal(takeover{Instance: instance, Player: key, Game: gameID})
+	if err == nil {
+		_, err = b.Publish(ctx, TakeoverTopic, bus.Message{Kind: "taken", Body: body})
+	}
+	if err != nil {
+		return fmt.Errorf("lobby: tell other servers of the takeover of game %s: %w", gameID, err)
+	}
+	return nil
+}
+
+// tellLocked posts TakenOver to the sessions of a player but one (except;
+// 0 for none).
+func (l *Lobby) tellLocked(key string, except uint64, gameID string) {
 	for id, other := range l.byPlayer[key] {
-		if id != s.id {
+		if id != except {
 			l.postLocked(other, TakenOver{GameID: gameID})
 		}
 	}
 }
 
-// Close ends the lobby: every session's queue closes, and sessions that
-// join later get a closed queue.
+// TakeoverTopic is the bus topic of takeovers between servers.
+const TakeoverTopic = "lobby.takeover"
+
+// takeover is the body of a takeover event on the bus.
+type takeover struct {
+	Instance string `json:"i"` // the server whose session took the game
+	Player   string `json:"p"`
+	Game     string `json:"g"`
+}
+
+// Bridge connects the lobby to the other servers on b: a takeover on one
+// server reaches the player's sessions on every other. instance names this
+// server on the bus (unique per running server). A lobby has one bridge;
+// Close ends it.
+func (l *Lobby) Bridge(ctx context.Context, b bus.Bus, instance string) error {
+	sub, err := b.Subscribe(ctx, TakeoverTopic, bus.Latest)
+	if err != nil {
+		return fmt.Errorf("lobby: bridge: %w", err)
+	}
+	l.mu.Lock()
+	if l.bus != nil || l.closed {
+		l.mu.Unlock()
+		sub.Close()
+		return errors.New("lobby: bridge: already bridged, or closed")
+	}
+	l.bus, l.instance, l.sub, l.bridged = b, instance, sub, make(chan struct{})
+	l.mu.Unlock()
+	go l.readBridge(sub, instance)
+	return nil
+}
+
+// readBridge tells this server's sessions of the takeovers made on other
+// servers, until the subscription ends. A gap only means takeovers were
+// missed: each session still learns of one at its next save.
+func (l *Lobby) readBridge(sub bus.Subscription, instance string) {
+	defer close(l.bridged)
+	for {
+		ev, err := sub.Next(context.Background())
+		if errors.Is(err, bus.ErrGap) {
+			continue
+		}
+		if err != nil {
+			return
+		}
+		var t takeover
+		if json.Unmarshal(ev.Body, &t) != nil || t.Instance == instance || t.Player == "" {
+			continue
+		}
+		l.mu.Lock()
+		l.tellLocked(t.Player, 0, t.Game)
+		l.mu.Unlock()
+	}
+}
+
+// Close ends the lobby: every session's queue closes, sessions that join
+// later get a closed queue, and the bridge ends (Close waits for it).
 func (l *Lobby) Close() {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.closed = true
 	for _, s := range l.sessions {
 		l.removeLocked(s)
@@ -211,5 +297,11 @@ func (l *Lobby) Close() {
 	if l.pending != nil {
 		l.pending.Stop()
 		l.pending = nil
+	}
+	sub, bridged := l.sub, l.bridged
+	l.mu.Unlock()
+	if sub != nil {
+		sub.Close()
+		<-bridged
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"pyramid/bus"
 )
 
 // names lists the names in a Who snapshot with what each does.
@@ -78,7 +80,7 @@ func TestLobbyTakeOver(t *testing.T) {
 	a1, a2 := l.Join(alice), l.Join(alice)
 	bob := l.Join(Player{ID: "SHA256:b", Name: "bob"})
 	guest := l.Join(Player{Name: "guest", Guest: true})
-	l.TakeOver(a2, "7")
+	l.TakeOver(context.Background(), a2, "7")
 	if a1.Queue().Len() != 1 || a2.Queue().Len() != 0 || bob.Queue().Len() != 0 || guest.Queue().Len() != 0 {
 		t.Fatalf("queues after a2 took over: %d %d %d %d, want only a1's holding one", a1.Queue().Len(), a2.Queue().Len(), bob.Queue().Len(), guest.Queue().Len())
 	}
@@ -87,7 +89,7 @@ func TestLobbyTakeOver(t *testing.T) {
 	}
 	// Guests share no games: a guest's takeover tells nobody.
 	g2 := l.Join(Player{Name: "guest", Guest: true})
-	l.TakeOver(g2, "1")
+	l.TakeOver(context.Background(), g2, "1")
 	if guest.Queue().Len() != 0 {
 		t.Fatal("a guest was told of another guest's takeover")
 	}
@@ -137,6 +139,10 @@ func TestLobbyPresenceCoalesces(t *testing.T) {
 		synctest.Wait()
 		cancel()
 		wg.Wait()
+		most := 0
+		defer func() {
+			t.Logf("%d joins and %d leaves over 1.5 s: at most %d redraws per viewer", joins, joins/3, most)
+		}()
 		for i, r := range results {
 			if r.online != l.Online() {
 				t.Errorf("viewer %d: last told %d online, want %d", i, r.online, l.Online())
@@ -151,6 +157,7 @@ func TestLobbyPresenceCoalesces(t *testing.T) {
 					t.Errorf("viewer %d: told at %v and again %v later, want at least %v apart", i, r.at[j-1].Sub(start), at.Sub(r.at[j-1]), PresenceEvery)
 				}
 			}
+			most = max(most, burst)
 			// 1.5 s of joins: told at once, then at most once per 500 ms.
 			if limit := int(joins*5*time.Millisecond/PresenceEvery) + 2; burst > limit {
 				t.Errorf("viewer %d: %d redraws for %d joins, want at most %d", i, burst, joins, limit)
@@ -221,6 +228,120 @@ func TestLobbyDropsAFullSession(t *testing.T) {
 			if c != rounds {
 				t.Fatalf("session %d read %d events, want %d", i, c, rounds)
 			}
+		}
+	})
+}
+
+// TestLobbyViewers: a new viewer is told at once; one that stops viewing,
+// or a session that never viewed, is told nothing; doing the same thing
+// again is no change.
+func TestLobbyViewers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := New(Config{})
+		defer l.Close()
+		v := l.Join(Player{ID: "v", Name: "viewer"})
+		other := l.Join(Player{ID: "o", Name: "other"})
+		time.Sleep(PresenceEvery)
+		l.WatchPresence(v, true)
+		if ev, err := v.Queue().Next(context.Background()); ev != (PresenceChanged{Online: 2}) || err != nil {
+			t.Fatalf("a new viewer got %v, %v; want PresenceChanged{2}", ev, err)
+		}
+		l.SetDoing(other, Doing{What: Playing, Rules: "classic", Deal: 1})
+		time.Sleep(PresenceEvery) // at most this long after the change
+		synctest.Wait()
+		if n := v.Queue().Len(); n != 1 {
+			t.Fatalf("viewer's queue after a change: %d, want 1", n)
+		}
+		v.Queue().Next(context.Background())
+		time.Sleep(PresenceEvery)
+		l.SetDoing(other, Doing{What: Playing, Rules: "classic", Deal: 1})
+		time.Sleep(PresenceEvery)
+		if n := v.Queue().Len(); n != 0 {
+			t.Fatalf("the same doing again told the viewer %d times", n)
+		}
+		l.WatchPresence(v, false)
+		l.Join(Player{Name: "guest", Guest: true})
+		time.Sleep(2 * PresenceEvery)
+		if v.Queue().Len() != 0 || other.Queue().Len() != 0 {
+			t.Fatalf("sessions that do not view were told: %d, %d", v.Queue().Len(), other.Queue().Len())
+		}
+		if got := l.Doing(other); got.What != Playing || got.Deal != 1 {
+			t.Fatalf("Doing = %+v", got)
+		}
+	})
+}
+
+// TestLobbyClosed: after Close every queue is closed, a late join gets a
+// closed queue, and nothing is posted.
+func TestLobbyClosed(t *testing.T) {
+	l := New(Config{})
+	s := l.Join(Player{ID: "a", Name: "ann"})
+	l.Close()
+	if _, err := s.Queue().Next(context.Background()); !errors.Is(err, ErrClosed) {
+		t.Fatalf("a session's queue after Close: %v", err)
+	}
+	late := l.Join(Player{ID: "b", Name: "bob"})
+	if l.Post(late, "x") || l.Online() != 0 || len(l.Who()) != 0 {
+		t.Fatalf("a closed lobby took a session: post %v, online %d", l.Post(late, "x"), l.Online())
+	}
+	l.Close()
+}
+
+// TestLobbyBridge: two servers' lobbies on one bus. A takeover on either
+// tells the player's sessions on both, each once; other players and a
+// lobby without the player hear nothing.
+func TestLobbyBridge(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		b := bus.NewMemory(bus.MemoryOptions{})
+		defer b.Close()
+		one, two := New(Config{}), New(Config{})
+		defer one.Close()
+		defer two.Close()
+		if err := one.Bridge(ctx, b, "one"); err != nil {
+			t.Fatal(err)
+		}
+		if err := two.Bridge(ctx, b, "two"); err != nil {
+			t.Fatal(err)
+		}
+		if err := two.Bridge(ctx, b, "two"); err == nil {
+			t.Fatal("a second bridge was accepted")
+		}
+		alice := Player{ID: "SHA256:a", Name: "alice"}
+		a1, a3 := one.Join(alice), one.Join(alice)
+		a2 := two.Join(alice)
+		bob := two.Join(Player{ID: "SHA256:b", Name: "bob"})
+		if err := two.TakeOver(ctx, a2, "7"); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		lens := func() string {
+			return fmt.Sprint(a1.Queue().Len(), a2.Queue().Len(), a3.Queue().Len(), bob.Queue().Len())
+		}
+		if got := lens(); got != "1 0 1 0" {
+			t.Fatalf("queues of a1 a2 a3 bob after a2 (server two) took over: %s, want 1 0 1 0", got)
+		}
+		if ev, _ := a1.Queue().Next(ctx); ev != (TakenOver{GameID: "7"}) {
+			t.Fatalf("a1 got %v", ev)
+		}
+		a3.Queue().Next(ctx)
+		if err := one.TakeOver(ctx, a1, "8"); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if got := lens(); got != "0 1 1 0" {
+			t.Fatalf("queues of a1 a2 a3 bob after a1 (server one) took over: %s, want 0 1 1 0", got)
+		}
+		if ev, _ := a2.Queue().Next(ctx); ev != (TakenOver{GameID: "8"}) {
+			t.Fatalf("a2 got %v", ev)
+		}
+		// Once the bus is gone, a takeover still reaches the sessions here
+		// and says the others could not be told.
+		one.Close()
+		b.Close()
+		synctest.Wait()
+		if err := two.TakeOver(ctx, bob, "9"); !errors.Is(err, bus.ErrClosed) {
+			t.Fatalf("a takeover with the bus closed: %v, want bus.ErrClosed", err)
 		}
 	})
 }

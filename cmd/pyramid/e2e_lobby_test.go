@@ -7,6 +7,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	gossh "golang.org/x/crypto/ssh"
 
@@ -92,5 +93,103 @@ func TestE2EOldUnfinishedGame(t *testing.T) {
 		if n := count(t, db, "SELECT count(*) FROM games WHERE rules_id = 'classic' AND deal_number = 42 AND status = 'abandoned'"); n != 1 {
 			t.Fatalf("the old classic game: %d abandoned, want 1", n)
 		}
+	})
+}
+
+// whoJSON is one entry of who --json.
+type whoJSON struct {
+	Name     string `json:"name"`
+	Guest    bool   `json:"guest"`
+	Doing    string `json:"doing"`
+	Rules    string `json:"rules"`
+	Deal     string `json:"deal"`
+	Room     string `json:"room"`
+	Removed  *int   `json:"removed"`
+	Watching string `json:"watching"`
+}
+
+// openAs opens a terminal session as user name with key (nil: a guest).
+func (ts *testServer) openAs(t *testing.T, name string, key gossh.Signer, command string) *sshtest.Term {
+	t.Helper()
+	c, err := gossh.Dial("tcp", ts.addr, sshtest.ClientConfig(name, key))
+	if err != nil {
+		t.Fatalf("dial %s: %v", ts.addr, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return sshtest.OpenTerm(t, c, sshtest.TermOptions{Command: command})
+}
+
+// waitWho polls who --json until cond holds of it.
+func waitWho(t *testing.T, u user, what string, cond func(map[string]whoJSON) bool) map[string]whoJSON {
+	t.Helper()
+	var last []whoJSON
+	for deadline := time.Now().Add(wait); ; {
+		last = nil
+		runJSON(t, u, "who --json", &last)
+		byName := map[string]whoJSON{}
+		for _, e := range last {
+			byName[e.Name] = e
+		}
+		if cond(byName) {
+			return byName
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s who --json says %+v; want %s", wait, last, what)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the server, not synchronising
+	}
+}
+
+// TestE2EWho: two players with different keys, and a guest, see each other
+// in who --json with what each is doing; one who leaves is gone from it.
+func TestE2EWho(t *testing.T) {
+	ts := startServer(t, "")
+	annKey, bobKey := sshtest.NewKey(t), sshtest.NewKey(t)
+	const big = "18446744073709551615" // above 2^53: JSON must carry it as a string
+	ann := ts.openAs(t, "ann", annKey, "classic 42")
+	bob := ts.openAs(t, "bob", bobKey, "classic "+big)
+	guest := ts.openAs(t, "guest", nil, "")
+	ga, gb := newGame(t, "classic", 42), newGame(t, "classic", 18446744073709551615)
+	waitPosition(t, ann, ga)
+	waitPosition(t, bob, gb)
+	guest.WaitScreen(t, wait, "the guest's menu", isMenu)
+	typeKeys(t, ann, ":7.2+7.3"+sshtest.KeyEnter)
+	play(t, ga, "7.2+7.3")
+	waitPosition(t, ann, ga)
+	typeKeys(t, bob, "d")
+	play(t, gb, "d")
+	waitPosition(t, bob, gb)
+
+	for _, u := range []user{ts.user(annKey), ts.user(bobKey)} {
+		who := waitWho(t, u, "ann playing classic 42 with 2 removed, bob playing deal "+big, func(w map[string]whoJSON) bool {
+			a, b := w["ann"], w["bob"]
+			return a.Doing == "playing" && a.Deal == "42" && a.Removed != nil && *a.Removed == ga.Removed() &&
+				b.Doing == "playing" && b.Deal == big && b.Removed != nil && *b.Removed == 0
+		})
+		if a := who["ann"]; a.Rules != "classic" || a.Guest {
+			t.Fatalf("ann: %+v", a)
+		}
+		if g := who["guest"]; !g.Guest || g.Doing != "menu" || g.Removed != nil || g.Deal != "" {
+			t.Fatalf("the guest: got %+v, want a guest at the menu with no game fields", g)
+		}
+		if len(who) != 3 {
+			t.Fatalf("who --json lists %d, want ann, bob and the guest: %+v", len(who), who)
+		}
+	}
+	out := runOK(t, ts.user(nil), "who")
+	if !strings.Contains(out, "3 online") || !strings.Contains(lineWith(out, "ann"), "playing Classic · deal 42 · 2/28 removed") {
+		t.Fatalf("who:\n%s", out)
+	}
+
+	// Back at the menu after the game is over; then gone.
+	typeKeys(t, bob, "q")
+	bob.WaitScreen(t, wait, "bob's menu", isMenu)
+	typeKeys(t, bob, "q")
+	if st := bob.ExitStatus(wait); st != 0 {
+		t.Fatalf("bob quit: exit status %d", st)
+	}
+	waitWho(t, ts.user(annKey), "bob gone", func(w map[string]whoJSON) bool {
+		_, there := w["bob"]
+		return !there && len(w) == 2
 	})
 }
