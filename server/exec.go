@@ -15,5 +15,5 @@ func (s *Server) runExec(sess ssh.Session, st *sessionState, info *Session) int 
 		writeLine(sess.Stderr(), fmt.Sprintf("command too long: at most %d bytes", maxCommandLen))
 		return 1
 	}
-	return s.app.Exec(st.ctx, info, sess, sess.Stderr())
+	return s.app.Exec(st.ctx, info, &outputWriter{w: sess, st: st}, &outputWriter{w: sess.Stderr(), st: st})
 }

@@ -96,9 +96,21 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 		Logger:  logger,
 		Connect: cfg.connect,
 	})
+	limits, err := cfg.serverLimits()
+	if err != nil {
+		return err
+	}
+	hostKey := cfg.hostKey
+	if hostKey == "" {
+		hostKey = filepath.Join(cfg.data, server.DefaultHostKeyFile)
+	}
 	srv, err := server.New(server.Config{
 		Listen:         cfg.listen,
-		HostKeyPath:    filepath.Join(cfg.data, server.DefaultHostKeyFile),
+		HostKeyPath:    hostKey,
+		Startups:       limits.Startups,
+		Penalties:      limits.Penalties,
+		TrustedProxies: limits.TrustedProxies,
+		WriteTimeout:   cfg.writeTimeout,
 		Guests:         cfg.guests,
 		AllowKey:       allowKey,
 		Refusal:        refusal,
