@@ -31,6 +31,7 @@ type serveConfig struct {
 	hostKey        string
 	idleTimeout    time.Duration
 	maxSessionTime time.Duration
+	shutdownGrace  time.Duration
 	solverBudget   int
 	metrics        string
 	config         string
@@ -55,6 +56,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.hostKey, "host-key", "", "host key `file` (ed25519, made if missing); give every instance behind one name the same; empty: host_ed25519 in the data directory (PYRAMID_HOST_KEY)")
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 15*time.Minute, "end a session after this long without input (PYRAMID_IDLE_TIMEOUT)")
 	fs.DurationVar(&c.maxSessionTime, "max-session-time", 12*time.Hour, "end any session after this long (PYRAMID_MAX_SESSION_TIME)")
+	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", 10*time.Second, "on SIGTERM, how long sessions get to tell their players and save before they are closed (PYRAMID_SHUTDOWN_GRACE)")
 	fs.IntVar(&c.solverBudget, "solver-budget", 2_000_000, "most positions one solver query may search (PYRAMID_SOLVER_BUDGET)")
 	fs.StringVar(&c.metrics, "metrics", "", "`address` serving Prometheus /metrics and /healthz, e.g. :9222; empty: off (PYRAMID_METRICS)")
 	fs.StringVar(&c.config, "config", "", "config `file`: lines of name = value, names as the flags (PYRAMID_CONFIG)")
