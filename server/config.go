@@ -315,3 +315,31 @@ func (p Penalties) check() error {
 	}
 	return nil
 }
+
+// ParsePrefixes parses a comma-separated list of IP addresses and CIDR
+// prefixes ("10.0.0.5, 192.168.1.0/24, ::1"); a bare address is a prefix of
+// its full length. An empty string gives none.
+func ParsePrefixes(text string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, item := range strings.Split(text, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		if strings.Contains(item, "/") {
+			p, err := netip.ParsePrefix(item)
+			if err != nil {
+				return nil, fmt.Errorf("address list: %w", err)
+			}
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(item)
+		if err != nil {
+			return nil, fmt.Errorf("address list: %w", err)
+		}
+		a = a.Unmap()
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
+}

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"fmt"
-
 	"github.com/charmbracelet/ssh"
 )
 
@@ -11,9 +9,5 @@ import (
 // Tea program is started. Input is not read; the idle timer therefore ends a
 // command that runs longer than IdleTimeout.
 func (s *Server) runExec(sess ssh.Session, st *sessionState, info *Session) int {
-	if st.commandTooLong.Load() {
-		writeLine(sess.Stderr(), fmt.Sprintf("command too long: at most %d bytes", maxCommandLen))
-		return 1
-	}
-	return s.app.Exec(st.ctx, info, sess, sess.Stderr())
+	return s.app.Exec(st.ctx, info, &outputWriter{w: sess, st: st}, &outputWriter{w: sess.Stderr(), st: st})
 }

@@ -47,6 +47,16 @@ func TestExec(t *testing.T) {
 	if status != 1 || !strings.Contains(stderr, "command too long") {
 		t.Errorf("oversized command: exit %d, stderr %q; want 1 and why", status, stderr)
 	}
+	// Issue 12 item 6: the same with a terminal (a deep link) used to open
+	// the menu without a word.
+	term := sshtest.OpenTerm(t, client, sshtest.TermOptions{Command: "classic " + strings.Repeat("x", maxCommandLen)})
+	term.WaitFor(t, "command too long", 2*time.Second)
+	if got := term.ExitStatus(2 * time.Second); got != 1 {
+		t.Errorf("oversized deep link: exit status %d, want 1", got)
+	}
+	if got := app.models.Load(); got != 0 {
+		t.Errorf("an oversized deep link built %d models, want none", got)
+	}
 }
 
 // A panicking App ends its session, never the server.

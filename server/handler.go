@@ -50,6 +50,13 @@ func (s *Server) handle(sess ssh.Session) {
 		writeLine(sess.Stderr(), s.refusal())
 		return
 	}
+	if st.commandTooLong.Load() {
+		// Refused like this with or without a PTY: a terminal deep link
+		// (ssh -t host WORDS) over the cap must not open the menu as if
+		// nothing had been asked.
+		writeLine(sess.Stderr(), fmt.Sprintf("command too long: at most %d bytes", maxCommandLen))
+		return
+	}
 	start := s.now()
 	s.log.Info(fmt.Sprintf("session start user=%q client=%q term=%q args=%q", cut(info.User), cut(info.ClientVersion), cut(info.Term), cutAll(info.Args)),
 		"session", st.id, "remote", st.cs.remote, "identity", identityForLog(info), "pty", info.PTY, "size", fmt.Sprintf("%dx%d", info.Width, info.Height))

@@ -580,3 +580,65 @@ func TestMaxSessionTime(t *testing.T) {
 		t.Errorf("exit status %d, want 0", got)
 	}
 }
+
+// Issue 12 item 3: a refused client is told which limit it hit, in an SSH
+// disconnect message, instead of a bare close.
+func TestRefusalsSayWhy(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(*Config)
+		want  string
+	}{
+		{"per address", func(c *Config) { c.MaxConnsPerIP, c.MaxUnauthPerIP = 1, 1 }, "--max-conns-per-ip"},
+		{"logging in per address", func(c *Config) { c.MaxUnauthPerIP = 1 }, "--max-unauth-per-ip"},
+		{"overall", func(c *Config) { c.MaxConns = 1 }, "--max-conns"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, _ := testConfig(t)
+			tt.setup(&cfg)
+			_, addr := startServer(t, cfg, &testApp{})
+			if _, ok := rawConnect(t, addr); !ok {
+				t.Fatal("first connection refused")
+			}
+			_, err := gossh.Dial("tcp", addr, sshtest.ClientConfig("p", sshtest.NewKey(t)))
+			if err == nil || !strings.Contains(err.Error(), "disconnect, reason 12") || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("second connection: %v, want a disconnect naming %s", err, tt.want)
+			}
+		})
+	}
+}
+
+// Issue 12 item 4: refusals from one address write a line, then one summary
+// line per interval, however many there are; Stats counts every one.
+func TestRefusalLogIsBounded(t *testing.T) {
+	cfg, logs := testConfig(t)
+	cfg.MaxConnsPerIP, cfg.MaxUnauthPerIP = 1, 1
+	cfg.LogInterval = 2 * time.Second
+	srv, addr := startServer(t, cfg, &testApp{})
+	if _, ok := rawConnect(t, addr); !ok {
+		t.Fatal("first connection refused")
+	}
+	const refusals = 200
+	for range refusals {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("dial: %v", err)
+		}
+		_, _ = io.Copy(io.Discard, c) // the server refuses and closes
+		_ = c.Close()
+	}
+	sshtest.Eventually(t, 5*time.Second, func() bool {
+		return strings.Contains(logs.String(), "more connection events")
+	}, "no summary line")
+	text := logs.String()
+	if n := strings.Count(text, "connection refused"); n != 1 {
+		t.Errorf("%d 'connection refused' lines, want 1", n)
+	}
+	if !strings.Contains(text, fmt.Sprintf("events=\"%s=%d\"", refusedAddressFull, refusals-1)) {
+		t.Errorf("summary does not count %d more refusals:\n%s", refusals-1, text)
+	}
+	if got := srv.Stats().Refused[refusedAddressFull]; got != refusals {
+		t.Errorf("Stats counts %d refusals, want %d", got, refusals)
+	}
+}

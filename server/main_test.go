@@ -83,6 +83,9 @@ func (a *testApp) Exec(ctx context.Context, s *Session, stdout, stderr io.Writer
 		}
 		fmt.Fprintf(stdout, "utf8=%v profile=%d\n", s.UTF8, s.ColorProfile)
 		return 0
+	case "remote":
+		fmt.Fprintln(stdout, s.RemoteAddr.String())
+		return 0
 	case "sleep":
 		<-ctx.Done()
 		fmt.Fprintln(stdout, "cancelled")

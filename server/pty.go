@@ -26,7 +26,7 @@ func (s *Server) runProgram(sess ssh.Session, st *sessionState, info *Session) i
 	}
 	p := tea.NewProgram(model,
 		tea.WithInput(&inputReader{r: sess, st: st}),
-		tea.WithOutput(sess),
+		tea.WithOutput(&outputWriter{w: sess, st: st}),
 		tea.WithContext(st.ctx),
 		tea.WithEnvironment(envList(info.Env)),
 		tea.WithoutSignalHandler(), // signals belong to the server, not to a session

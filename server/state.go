@@ -21,11 +21,16 @@ const (
 	idle                   // no input for IdleTimeout
 	timeLimit              // MaxSessionTime reached
 	shuttingDown           // the server is going down
+	writeBlocked           // the client stopped reading for WriteTimeout
 )
 
 // String names the reason for logs.
 func (r endReason) String() string {
-	return [...]string{"app finished", "client closed", "idle timeout", "session time limit", "server shutdown"}[r]
+	names := [...]string{"app finished", "client closed", "idle timeout", "session time limit", "server shutdown", "output blocked"}
+	if int(r) < len(names) {
+		return names[r]
+	}
+	return fmt.Sprintf("endReason(%d)", int(r))
 }
 
 // message is what the player reads after the server ended the session.
@@ -37,6 +42,8 @@ func (r endReason) message(cfg Config) string {
 		return fmt.Sprintf("Disconnected: sessions last at most %s.", cfg.MaxSessionTime)
 	case shuttingDown:
 		return "The server is restarting; please connect again in a minute."
+	case writeBlocked:
+		return fmt.Sprintf("Disconnected: your terminal read nothing for %s.", cfg.WriteTimeout)
 	}
 	return ""
 }
@@ -64,6 +71,9 @@ type sessionState struct {
 	clientDone chan struct{}
 	// lastInput is the time of the last byte of input, in UnixNano.
 	lastInput atomic.Int64
+	// writeStart is when the write to the client under way began, in
+	// UnixNano, or 0 when no write is under way.
+	writeStart atomic.Int64
 
 	// Fields of the request filter goroutine only.
 	pty      bool
@@ -103,6 +113,7 @@ func (st *sessionState) startTimers() {
 	st.timers = append(st.timers,
 		time.AfterFunc(cfg.IdleTimeout, st.checkIdle),
 		time.AfterFunc(time.Until(st.cs.deadline()), func() { st.end(timeLimit) }), // end recovers
+		time.AfterFunc(cfg.WriteTimeout/4, st.checkWrites),
 	)
 	st.srv.goSafe("channel watcher", func() {
 		select {
@@ -129,6 +140,32 @@ func (st *sessionState) checkIdle() {
 	defer st.mu.Unlock()
 	if !st.finished {
 		st.timers[0].Reset(st.srv.cfg.IdleTimeout - quiet)
+	}
+}
+
+// checkWrites ends the session if a write to the client has been blocked
+// for WriteTimeout (the client stopped reading: its window is full, and a
+// client that keeps typing would otherwise keep the session until
+// MaxSessionTime). It re-arms itself at a quarter of WriteTimeout, so it
+// notices within 1.25 × WriteTimeout.
+func (st *sessionState) checkWrites() {
+	defer st.srv.recoverTo("write timer", nil)
+	limit := st.srv.cfg.WriteTimeout
+	next := limit / 4
+	if started := st.writeStart.Load(); started != 0 {
+		blocked := st.srv.now().Sub(time.Unix(0, started))
+		if blocked >= limit {
+			st.srv.stats.writeTimeouts.Add(1)
+			st.srv.log.Warn("closing session: its output has been blocked", "session", st.id, "remote", st.cs.remote, "blocked", blocked.Round(time.Millisecond))
+			st.end(writeBlocked)
+			return
+		}
+		next = min(next, limit-blocked)
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.finished {
+		st.timers[2].Reset(next)
 	}
 }
 
@@ -223,6 +260,20 @@ func (in *inputReader) Read(p []byte) (int, error) {
 		in.st.lastInput.Store(in.st.srv.now().UnixNano())
 	}
 	return n, err //nolint:wrapcheck // Bubble Tea checks io.EOF
+}
+
+// outputWriter is the session's output: it marks when each write begins and
+// ends, which is what checkWrites measures.
+type outputWriter struct {
+	w  io.Writer
+	st *sessionState
+}
+
+// Write writes to the client and records that a write is under way.
+func (o *outputWriter) Write(p []byte) (int, error) {
+	o.st.writeStart.Store(o.st.srv.now().UnixNano())
+	defer o.st.writeStart.Store(0)
+	return o.w.Write(p) //nolint:wrapcheck // callers only see io errors
 }
 
 // sessionOf returns the session state of sess, or nil if the session did not

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"pyramid/server"
 )
 
 // serveConfig is the server's configuration. Flags win over PYRAMID_*
@@ -22,8 +24,14 @@ type serveConfig struct {
 	maxConns       int
 	maxConnsPerIP  int
 	maxUnauthPerIP int
+	maxStartups    string
+	penalties      string
+	writeTimeout   time.Duration
+	proxyProtocol  string
+	hostKey        string
 	idleTimeout    time.Duration
 	maxSessionTime time.Duration
+	shutdownGrace  time.Duration
 	solverBudget   int
 	metrics        string
 	config         string
@@ -41,8 +49,14 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxConns, "max-conns", 500, "most open connections (PYRAMID_MAX_CONNS)")
 	fs.IntVar(&c.maxConnsPerIP, "max-conns-per-ip", 8, "most open connections from one address, IPv6 by /64 (PYRAMID_MAX_CONNS_PER_IP)")
 	fs.IntVar(&c.maxUnauthPerIP, "max-unauth-per-ip", 4, "most connections from one address still authenticating (PYRAMID_MAX_UNAUTH_PER_IP)")
+	fs.StringVar(&c.maxStartups, "max-startups", "", "budget of connections still logging in, `start:rate:full` as OpenSSH's MaxStartups; empty: 10:30:100 scaled to --max-conns (PYRAMID_MAX_STARTUPS)")
+	fs.StringVar(&c.penalties, "penalties", "", "waits for addresses whose logins time out or fail, `timeout:noauth:min:max` or off; empty: 10s:1s:15s:10m (PYRAMID_PENALTIES)")
+	fs.DurationVar(&c.writeTimeout, "write-timeout", time.Minute, "close a session whose output has been blocked this long (PYRAMID_WRITE_TIMEOUT)")
+	fs.StringVar(&c.proxyProtocol, "proxy-protocol", "", "trusted load balancer `addresses` or CIDRs, comma separated, that send a PROXY v1/v2 header; empty: no PROXY header accepted (PYRAMID_PROXY_PROTOCOL)")
+	fs.StringVar(&c.hostKey, "host-key", "", "host key `file` (ed25519, made if missing); give every instance behind one name the same; empty: host_ed25519 in the data directory (PYRAMID_HOST_KEY)")
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 15*time.Minute, "end a session after this long without input (PYRAMID_IDLE_TIMEOUT)")
 	fs.DurationVar(&c.maxSessionTime, "max-session-time", 12*time.Hour, "end any session after this long (PYRAMID_MAX_SESSION_TIME)")
+	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", 10*time.Second, "on SIGTERM, how long sessions get to tell their players and save before they are closed (PYRAMID_SHUTDOWN_GRACE)")
 	fs.IntVar(&c.solverBudget, "solver-budget", 2_000_000, "most positions one solver query may search (PYRAMID_SOLVER_BUDGET)")
 	fs.StringVar(&c.metrics, "metrics", "", "`address` serving Prometheus /metrics and /healthz, e.g. :9222; empty: off (PYRAMID_METRICS)")
 	fs.StringVar(&c.config, "config", "", "config `file`: lines of name = value, names as the flags (PYRAMID_CONFIG)")
@@ -121,4 +135,21 @@ func readConfigFile(path string, fs *flag.FlagSet) (map[string]string, error) {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	return values, nil
+}
+
+// serverLimits parses the flags that are lists or tuples into the
+// server's settings, naming the flag of any bad value.
+func (c *serveConfig) serverLimits() (server.Config, error) {
+	var out server.Config
+	var err error
+	if out.Startups, err = server.ParseStartups(c.maxStartups); err != nil {
+		return out, fmt.Errorf("--max-startups: %w", err)
+	}
+	if out.Penalties, err = server.ParsePenalties(c.penalties); err != nil {
+		return out, fmt.Errorf("--penalties: %w", err)
+	}
+	if out.TrustedProxies, err = server.ParsePrefixes(c.proxyProtocol); err != nil {
+		return out, fmt.Errorf("--proxy-protocol: %w", err)
+	}
+	return out, nil
 }

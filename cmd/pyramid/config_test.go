@@ -72,3 +72,33 @@ func TestServeConfigErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestServeLimits(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		c    serveConfig
+		want string // error text, "" for none
+	}{
+		{"defaults", serveConfig{}, ""},
+		{"all set", serveConfig{maxStartups: "10:30:100", penalties: "10s:1s:15s:10m", proxyProtocol: "10.0.0.5, 192.168.0.0/16, ::1"}, ""},
+		{"bad startups", serveConfig{maxStartups: "10:30"}, "--max-startups"},
+		{"bad penalties", serveConfig{penalties: "1s"}, "--penalties"},
+		{"bad proxy", serveConfig{proxyProtocol: "10.0.0.300"}, "--proxy-protocol"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.c.serverLimits()
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("serverLimits: %v", err)
+				}
+				if tt.c.proxyProtocol != "" && len(got.TrustedProxies) != 3 {
+					t.Errorf("trusted proxies %v, want 3", got.TrustedProxies)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want an error naming %s", err, tt.want)
+			}
+		})
+	}
+}

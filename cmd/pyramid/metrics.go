@@ -4,17 +4,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"net"
 	"net/http"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/charmbracelet/log"
+
+	"pyramid/server"
 )
 
 // counter reports the server's open connections and running sessions.
 type counter interface {
 	Counts() (conns, sessions int)
+}
+
+// statser reports the server's refusal and timeout counters.
+type statser interface {
+	Stats() server.Stats
 }
 
 // pinger checks that the database answers.
@@ -34,6 +44,9 @@ func metricsHandler(srv counter, db pinger) http.Handler {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 		fmt.Fprintf(w, "# HELP pyramid_connections Open SSH connections.\n# TYPE pyramid_connections gauge\npyramid_connections %d\n", conns)
 		fmt.Fprintf(w, "# HELP pyramid_sessions Running SSH sessions.\n# TYPE pyramid_sessions gauge\npyramid_sessions %d\n", sessions)
+		if st, ok := srv.(statser); ok {
+			writeStats(w, st.Stats())
+		}
 		fmt.Fprintf(w, "# HELP go_goroutines Goroutines.\n# TYPE go_goroutines gauge\ngo_goroutines %d\n", runtime.NumGoroutine())
 		fmt.Fprintf(w, "# HELP go_memstats_heap_inuse_bytes Heap in use.\n# TYPE go_memstats_heap_inuse_bytes gauge\ngo_memstats_heap_inuse_bytes %d\n", ms.HeapInuse)
 		fmt.Fprintf(w, "# HELP go_memstats_sys_bytes Memory obtained from the OS.\n# TYPE go_memstats_sys_bytes gauge\ngo_memstats_sys_bytes %d\n", ms.Sys)
@@ -48,6 +61,18 @@ func metricsHandler(srv counter, db pinger) http.Handler {
 		fmt.Fprintln(w, "ok")
 	})
 	return mux
+}
+
+// writeStats writes the server's counters in the Prometheus text format.
+func writeStats(w io.Writer, st server.Stats) {
+	fmt.Fprintf(w, "# HELP pyramid_connections_refused_total Connections refused before their handshake, by reason.\n# TYPE pyramid_connections_refused_total counter\n")
+	for _, reason := range slices.Sorted(maps.Keys(st.Refused)) {
+		fmt.Fprintf(w, "pyramid_connections_refused_total{reason=%q} %d\n", reason, st.Refused[reason])
+	}
+	fmt.Fprintf(w, "# HELP pyramid_login_timeouts_total Connections closed by the handshake deadline.\n# TYPE pyramid_login_timeouts_total counter\npyramid_login_timeouts_total %d\n", st.LoginTimeouts)
+	fmt.Fprintf(w, "# HELP pyramid_logins_evicted_total Connections still logging in closed to make room for a newcomer.\n# TYPE pyramid_logins_evicted_total counter\npyramid_logins_evicted_total %d\n", st.Evicted)
+	fmt.Fprintf(w, "# HELP pyramid_write_timeouts_total Sessions closed because their output was blocked.\n# TYPE pyramid_write_timeouts_total counter\npyramid_write_timeouts_total %d\n", st.WriteTimeouts)
+	fmt.Fprintf(w, "# HELP pyramid_connections_unauthenticated Connections still logging in.\n# TYPE pyramid_connections_unauthenticated gauge\npyramid_connections_unauthenticated %d\n", st.Unauthenticated)
 }
 
 // serveMetrics serves the metrics endpoint on addr until ctx ends.

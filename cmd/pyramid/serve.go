@@ -96,9 +96,21 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 		Logger:  logger,
 		Connect: cfg.connect,
 	})
+	limits, err := cfg.serverLimits()
+	if err != nil {
+		return err
+	}
+	hostKey := cfg.hostKey
+	if hostKey == "" {
+		hostKey = filepath.Join(cfg.data, server.DefaultHostKeyFile)
+	}
 	srv, err := server.New(server.Config{
 		Listen:         cfg.listen,
-		HostKeyPath:    filepath.Join(cfg.data, server.DefaultHostKeyFile),
+		HostKeyPath:    hostKey,
+		Startups:       limits.Startups,
+		Penalties:      limits.Penalties,
+		TrustedProxies: limits.TrustedProxies,
+		WriteTimeout:   cfg.writeTimeout,
 		Guests:         cfg.guests,
 		AllowKey:       allowKey,
 		Refusal:        refusal,
@@ -107,6 +119,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 		MaxUnauthPerIP: cfg.maxUnauthPerIP,
 		IdleTimeout:    cfg.idleTimeout,
 		MaxSessionTime: cfg.maxSessionTime,
+		ShutdownGrace:  cfg.shutdownGrace,
 		Logger:         logger,
 	}, app)
 	if err != nil {
@@ -129,7 +142,13 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down: telling players, saving games")
-	sctx, cancel := context.WithTimeout(context.Background(), server.DefaultShutdownGrace)
+	// Shutdown keeps to Config.ShutdownGrace; this context only bounds it
+	// should the grace be misconfigured, and leaves the sessions all of it.
+	grace := cfg.shutdownGrace
+	if grace <= 0 {
+		grace = server.DefaultShutdownGrace
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace+time.Second)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, server.ErrForcedShutdown) {
 		return fmt.Errorf("shutdown: %w", err)
