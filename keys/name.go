@@ -254,3 +254,23 @@ func NameFromUser(user string) (string, bool) {
 	}
 	return name, true
 }
+
+// NameRefusal says in a sentence why s is not an acceptable display name,
+// naming the character to blame and where it stands, or returns "" for a
+// good name. A name field shows it as the player types, instead of
+// dropping or cutting what it cannot take.
+func NameRefusal(s string) string {
+	_, err := NormalizeName(s)
+	var ne *NameError
+	if err == nil || !errors.As(err, &ne) {
+		return ""
+	}
+	switch {
+	case errors.Is(ne.Err, ErrNameTooLong):
+		return fmt.Sprintf("A name is at most %d characters wide; this one is %d.", MaxNameWidth, ansi.StringWidth(Clean(s, 4*MaxNameWidth)))
+	case ne.Pos > 0:
+		return fmt.Sprintf("Character %d (U+%04X) cannot be in a name: %s.", ne.Pos, ne.Rune, strings.TrimPrefix(ne.Err.Error(), "name contains "))
+	}
+	msg := ne.Err.Error()
+	return strings.ToUpper(msg[:1]) + msg[1:] + "."
+}

@@ -123,3 +123,41 @@ func TestNameFromUser(t *testing.T) {
 		}
 	}
 }
+
+func TestSkeleton(t *testing.T) {
+	tests := []struct {
+		a, b string
+		same bool
+	}{
+		{"redevil", "rеdevil", true},       // Cyrillic е (U+0435)
+		{"redevil", "REDEVIL", true},       // case
+		{"Ünïcødé", "Ünı̈cødé", true},      // dotless ı + U+0308
+		{"Ünïcødé", "U\u0308nïcødé", true}, // NFD
+		{"bob", "b0b", true},               // 0 and O, folded
+		{"fernando", "femando", true},      // rn and m
+		{"player1", "playerl", true},
+		{"redevil", "bluedevil", false},
+		{"Zoë", "Zoe", false},
+		{"ann.b", "ann_b", false},
+	}
+	for _, tt := range tests {
+		if got := Skeleton(tt.a) == Skeleton(tt.b); got != tt.same {
+			t.Errorf("Skeleton(%q) = %q, Skeleton(%q) = %q: same %v, want %v", tt.a, Skeleton(tt.a), tt.b, Skeleton(tt.b), got, tt.same)
+		}
+	}
+}
+
+func TestNameRefusal(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"redevil", ""},
+		{"", "Name is empty."},
+		{"\u202eevil", "Character 1 (U+202E) cannot be in a name: an invisible formatting or bidi control character."},
+		{"\x1b[31mred", "Character 1 (U+001B) cannot be in a name: a terminal escape sequence."},
+		{"abcdefghijklmnopqr", "A name is at most 16 characters wide; this one is 18."},
+	}
+	for _, tt := range tests {
+		if got := NameRefusal(tt.in); got != tt.want {
+			t.Errorf("NameRefusal(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
