@@ -261,3 +261,15 @@ func TestLookalikeNames(t *testing.T) {
 		t.Errorf("a new key got a look-alike name:\n%s", out)
 	}
 }
+
+// TestCommandOnATerminal: with a terminal (ssh -t HOST help) a command's
+// lines end in CR LF, for the client's raw terminal.
+func TestCommandOnATerminal(t *testing.T) {
+	f := newFixture(t)
+	s := session(sshtest.NewKey(t), "alice", "help")
+	s.PTY = true
+	code, out, _ := f.run(s)
+	if code != 0 || !strings.Contains(out, "\r\n") || strings.Contains(strings.ReplaceAll(out, "\r\n", ""), "\n") {
+		t.Errorf("help on a terminal: exit %d, %q", code, out)
+	}
+}
