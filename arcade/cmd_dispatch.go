@@ -83,8 +83,10 @@ func (a *App) IsCommand(args []string) bool {
 	return ok
 }
 
-// exec runs the command named by the session's first word.
-func (a *App) exec(ctx context.Context, s *server.Session, stdout, stderr io.Writer) int {
+// Exec runs the plain-text command named by the session's first word: a
+// session without a terminal, or one whose words are a command
+// (IsCommand).
+func (a *App) Exec(ctx context.Context, s *server.Session, stdout, stderr io.Writer) int {
 	if len(s.Args) == 0 {
 		fmt.Fprintf(stderr, "pyramid: this session has no terminal: connect with %s to play, or run a command (help lists them)\n", a.cfg.Connect)
 		return 1

@@ -11,8 +11,10 @@ import (
 type Record struct {
 	// Rules is the rule set's canonical ID.
 	Rules string `json:"rules"`
-	// Deal is the deal number; it is ignored when DealText is set.
-	Deal uint64 `json:"deal"`
+	// Deal is the deal number; it is ignored when DealText is set. In
+	// JSON it is a string: daily deals are above 2^53, past which
+	// JavaScript and jq round numbers to another deal.
+	Deal uint64 `json:"deal,string"`
 	// DealText is the deal in deal text, for deals that have no number.
 	DealText string `json:"deal_text,omitempty"`
 	// Moves are the moves made, in order.

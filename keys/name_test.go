@@ -6,6 +6,12 @@ import (
 	"testing"
 )
 
+// validate is NormalizeName's verdict alone.
+func validate(s string) error {
+	_, err := NormalizeName(s)
+	return err
+}
+
 func TestValidateName(t *testing.T) {
 	tests := []struct {
 		name string
@@ -58,9 +64,9 @@ func TestValidateName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := ValidateName(tt.in)
+			err := validate(tt.in)
 			if !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
-				t.Fatalf("ValidateName(%q) = %v, want %v", tt.in, err, tt.want)
+				t.Fatalf("validate(%q) = %v, want %v", tt.in, err, tt.want)
 			}
 			if err != nil && !strings.HasPrefix(err.Error(), "invalid name: ") {
 				t.Errorf("error %q does not say what is invalid", err)
@@ -70,7 +76,7 @@ func TestValidateName(t *testing.T) {
 }
 
 func TestNameErrorNamesTheCharacter(t *testing.T) {
-	err := ValidateName("ab\u202Ec")
+	err := validate("ab\u202Ec")
 	want := "invalid name: name contains an invisible formatting or bidi control character: U+202E at character 3"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v, want %s", err, want)
@@ -117,7 +123,7 @@ func TestNameFromUser(t *testing.T) {
 			t.Errorf("NameFromUser(%q) = %q, %v, want %q, %v", Clean(tt.in, 40), got, ok, tt.want, tt.wantOK)
 		}
 		if ok {
-			if err := ValidateName(got); err != nil {
+			if err := validate(got); err != nil {
 				t.Errorf("NameFromUser(%q) = %q, which is invalid: %v", Clean(tt.in, 40), got, err)
 			}
 		}

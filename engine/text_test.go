@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -37,5 +38,19 @@ func TestBoardHeader(t *testing.T) {
 	header, _, _ := strings.Cut(g.String(), "\n")
 	if !strings.Contains(header, "0/52 removed") || !strings.Contains(header, "· 1 move ·") {
 		t.Errorf("header %q: want 0/52 removed and 1 move", header)
+	}
+}
+
+// TestRecordJSONDealString: a record's deal number travels in JSON as a
+// string, exact above 2^53, and reads back.
+func TestRecordJSONDealString(t *testing.T) {
+	rec := Record{Rules: "daily", Deal: 4738675024595041984, Moves: []string{"d"}}
+	b, err := json.Marshal(rec)
+	if err != nil || !strings.Contains(string(b), `"deal":"4738675024595041984"`) {
+		t.Fatalf("Marshal = %s, %v", b, err)
+	}
+	var back Record
+	if err := json.Unmarshal(b, &back); err != nil || back.Deal != rec.Deal {
+		t.Fatalf("Unmarshal = %+v, %v", back, err)
 	}
 }
