@@ -84,7 +84,12 @@ func (a *account) Rename(ctx context.Context, player, name string) (string, erro
 	}
 	switch err := a.st.RenamePlayer(ctx, player, norm); {
 	case errors.Is(err, store.ErrNameTaken):
-		return "", fmt.Errorf("the name %s is taken", norm)
+		// Taken as such (the case fold), or only look-alike (the
+		// skeleton): say which.
+		if p, err := a.st.PlayerByName(ctx, norm); err == nil && p.ID != player {
+			return "", fmt.Errorf("the name %s is taken", norm)
+		}
+		return "", fmt.Errorf("the name %s is taken: it looks too much like another player's name", norm)
 	case err != nil:
 		return "", fmt.Errorf("the server could not change the name now, try again: %w", err)
 	}

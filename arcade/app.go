@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"io"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -167,8 +166,3 @@ type messageModel struct{ text string }
 func (m messageModel) Init() tea.Cmd                       { return tea.Quit }
 func (m messageModel) Update(tea.Msg) (tea.Model, tea.Cmd) { return m, tea.Quit }
 func (m messageModel) View() string                        { return m.text }
-
-// Exec runs a command of a session without a terminal.
-func (a *App) Exec(ctx context.Context, s *server.Session, stdout, stderr io.Writer) int {
-	return a.exec(ctx, s, stdout, stderr)
-}

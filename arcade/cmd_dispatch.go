@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"pyramid/engine"
 	"pyramid/keys"
@@ -52,10 +52,10 @@ func commands() []command {
 		{"stats", "[RULES] [--json]", "your records, per rule set", true, false, (*call).stats},
 		{"games", "[--json]", "your games, newest first", true, false, (*call).games},
 		{"top", "daily|RULES [--date YYYY-MM-DD] [--json]", "a leaderboard: the daily deal's, or a rule set's", true, false, (*call).top},
-		{"replay", "ID [--json]", "a game's moves and final board: yours, or another player's daily once that day is over", true, false, (*call).replay},
+		{"replay", "ID [--json]", "a game's moves and board: yours, or a past day's daily", true, false, (*call).replay},
 		{"name", "NEW", "change your display name", true, false, (*call).rename},
-		{"link", "[CODE]", "without CODE: a code to link another key; with CODE (from the new key): link this key", true, false, (*call).link},
-		{"unlink", "FINGERPRINT", "remove one of your keys (whoami lists them) from your player", true, false, (*call).unlink},
+		{"link", "[CODE]", "a code to link another key; with CODE, from that key: link it", true, false, (*call).link},
+		{"unlink", "FINGERPRINT", "remove one of your keys (whoami lists them)", true, false, (*call).unlink},
 		{"ban", "NAME", "ban a player", true, true, (*call).ban},
 		{"unban", "NAME", "lift a ban", true, true, (*call).ban},
 		{"rename", "NAME NEW", "rename a player", true, true, (*call).adminRename},
@@ -74,7 +74,8 @@ func lookup(name string) (command, bool) {
 
 // IsCommand reports whether args name a plain-text command rather than a
 // deep link (a rule set and a deal), so that a session with a terminal
-// (ssh -t HOST help) can run it as text too.
+// (ssh -t HOST help) can run it as text too: the server then calls Exec
+// for it, which ends its lines in CR LF on a terminal.
 func (a *App) IsCommand(args []string) bool {
 	if len(args) == 0 {
 		return false
@@ -83,11 +84,18 @@ func (a *App) IsCommand(args []string) bool {
 	return ok
 }
 
-// exec runs the command named by the session's first word.
-func (a *App) exec(ctx context.Context, s *server.Session, stdout, stderr io.Writer) int {
+// Exec runs the plain-text command named by the session's first word: a
+// session without a terminal, or one whose words are a command
+// (IsCommand).
+func (a *App) Exec(ctx context.Context, s *server.Session, stdout, stderr io.Writer) int {
 	if len(s.Args) == 0 {
 		fmt.Fprintf(stderr, "pyramid: this session has no terminal: connect with %s to play, or run a command (help lists them)\n", a.cfg.Connect)
 		return 1
+	}
+	if s.PTY {
+		// ssh -t HOST help: the client's terminal is raw, so a line
+		// ends in CR LF.
+		stdout, stderr = crlfWriter{stdout}, crlfWriter{stderr}
 	}
 	name := s.Args[0]
 	c := &call{a: a, ctx: ctx, s: s, args: s.Args[1:], stdout: stdout, stderr: stderr,
@@ -117,6 +125,16 @@ func (a *App) exec(ctx context.Context, s *server.Session, stdout, stderr io.Wri
 	}
 	c.player, c.name = p.ID, p.Name
 	return cmd.run(c)
+}
+
+// crlfWriter ends lines in CR LF, for a terminal in raw mode.
+type crlfWriter struct{ w io.Writer }
+
+func (cw crlfWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(cw.w, strings.ReplaceAll(string(p), "\n", "\r\n")); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // isFlag reports whether an argument is a flag.
@@ -218,6 +236,9 @@ func (c *call) timeout() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(c.ctx, storeTimeout)
 }
 
+// helpWidth is the widest help's lines get: an 80-column terminal.
+const helpWidth = 78
+
 // help lists the rule sets, the knobs and the commands, all from their
 // tables; admin commands only to admins.
 func (c *call) help() int {
@@ -228,21 +249,46 @@ func (c *call) help() int {
 	for _, k := range engine.KnobNames() {
 		knobs = append(knobs, k+"="+strings.Join(engine.KnobValues(k), "|"))
 	}
-	fmt.Fprintf(c.stdout, "Pyramid arcade.\n\nPlay:      %s\nDeep link: ssh -t … RULES [DEAL], e.g. ssh -t … classic 42, or ssh -t … daily\nRULES:     %s,\n           optionally followed by ,knob=value: %s\n\nCommands (%s COMMAND; --help for one's flags):\n",
-		c.a.cfg.Connect, strings.Join(engine.PresetNames(), " "), strings.Join(knobs, " "), c.a.cfg.Connect)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Pyramid arcade.\n\nPlay:      %s\nDeep link: ssh -t … RULES [DEAL], e.g. ssh -t … classic 42, or ssh -t … daily\n", c.a.cfg.Connect)
+	b.WriteString(wrap("RULES:     ", strings.Join(engine.PresetNames(), " ")+", optionally followed by ,knob=value: "+strings.Join(knobs, " ")))
+	fmt.Fprintf(&b, "\nCommands (%s COMMAND; --help for a command's flags):\n", c.a.cfg.Connect)
 	list := func(admin bool) {
-		tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 		for _, cmd := range commands() {
-			if cmd.admin == admin {
-				fmt.Fprintf(tw, "  %s\t%s\n", strings.TrimSpace(cmd.name+" "+cmd.usage), cmd.help)
+			if cmd.admin != admin {
+				continue
 			}
+			use := strings.TrimSpace(cmd.name + " " + cmd.usage)
+			if len(use) > 20 {
+				b.WriteString("  " + use + "\n")
+				use = ""
+			}
+			b.WriteString(wrap(fmt.Sprintf("  %-20s ", use), cmd.help))
 		}
-		_ = tw.Flush()
 	}
 	list(false)
 	if c.admin {
-		fmt.Fprintln(c.stdout, "\nAdmin commands:")
+		b.WriteString("\nAdmin commands:\n")
 		list(true)
 	}
+	fmt.Fprint(c.stdout, b.String())
 	return 0
+}
+
+// wrap writes text after a lead, in words, over lines of at most
+// helpWidth cells, the next lines indented as far as the lead.
+func wrap(lead, text string) string {
+	indent := strings.Repeat(" ", utf8.RuneCountInString(lead))
+	var b strings.Builder
+	line := lead
+	for i, w := range strings.Fields(text) {
+		if i > 0 && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > helpWidth {
+			b.WriteString(strings.TrimRight(line, " ") + "\n")
+			line = indent
+		} else if i > 0 {
+			line += " "
+		}
+		line += w
+	}
+	return b.String() + line + "\n"
 }

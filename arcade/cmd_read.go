@@ -317,29 +317,16 @@ func (c *call) replay() int {
 	return 0
 }
 
-// board is a replayed game's board without the engine's header line,
-// whose status is the position's ("playing" for an abandoned game): the
-// replay prints the stored status instead.
+// board is a replayed game's board without the position's status at the
+// end of the engine's header line ("playing" for an abandoned game): the
+// replay says the stored status instead.
 func board(g *engine.Game) string {
 	s := g.String()
-	if _, rest, ok := strings.Cut(s, "\n"); ok {
-		return counts(g) + "\n" + rest
+	header, rest, _ := strings.Cut(s, "\n")
+	if i := strings.LastIndex(header, " · "); i >= 0 {
+		header = header[:i]
 	}
-	return s
-}
-
-// counts is a game's pass and cards removed, counted as the table counts
-// them: the pyramid, or every card under goal=all.
-func counts(g *engine.Game) string {
-	passes := "∞"
-	if g.Passes() > 0 {
-		passes = strconv.Itoa(g.Passes())
-	}
-	removed, of := g.Removed(), g.Rules().PyramidSize()
-	if g.Rules().Goal == engine.GoalAll {
-		removed, of = g.RemovedAll(), g.Rules().DeckSize()
-	}
-	return fmt.Sprintf("pass %d/%s · %d/%d removed", g.Pass(), passes, removed, of)
+	return header + "\n" + rest
 }
 
 func (c *call) top() int {

@@ -237,3 +237,39 @@ func TestIsCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestLookalikeNames: a name that looks like another player's is refused,
+// in words that say so (playtest E4).
+func TestLookalikeNames(t *testing.T) {
+	f := newFixture(t)
+	f.run(session(sshtest.NewKey(t), "redevil", "whoami"))
+	f.run(session(sshtest.NewKey(t), "Ünïcødé", "whoami"))
+	mallory := sshtest.NewKey(t)
+	for _, name := range []string{"r\u0435devil", "Ünı\u0308cødé", "REDEVIL"} {
+		code, out, errOut := f.run(session(mallory, "mallory", "name", name))
+		if code != 1 || out != "" || !strings.Contains(errOut, "taken") {
+			t.Errorf("name %q: exit %d, %q %q; want it refused as taken", name, code, out, errOut)
+		}
+	}
+	_, _, errOut := f.run(session(mallory, "mallory", "name", "r\u0435devil"))
+	if !strings.Contains(errOut, "looks too much like") {
+		t.Errorf("look-alike refusal: %q", errOut)
+	}
+	// The SSH user name of a new key is not given when it looks alike.
+	_, out, _ := f.run(session(sshtest.NewKey(t), "r\u0435devil", "whoami"))
+	if strings.Contains(out, "r\u0435devil") {
+		t.Errorf("a new key got a look-alike name:\n%s", out)
+	}
+}
+
+// TestCommandOnATerminal: with a terminal (ssh -t HOST help) a command's
+// lines end in CR LF, for the client's raw terminal.
+func TestCommandOnATerminal(t *testing.T) {
+	f := newFixture(t)
+	s := session(sshtest.NewKey(t), "alice", "help")
+	s.PTY = true
+	code, out, _ := f.run(s)
+	if code != 0 || !strings.Contains(out, "\r\n") || strings.Contains(strings.ReplaceAll(out, "\r\n", ""), "\n") {
+		t.Errorf("help on a terminal: exit %d, %q", code, out)
+	}
+}

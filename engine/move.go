@@ -200,9 +200,10 @@ func parsePlace(s string) (Place, error) {
 }
 
 // ParseMoves reads moves separated by white space or commas, stopping at the
-// first bad one with an error naming it and its position (1-based).
+// first bad one with an error naming it and its position (1-based). Spaces
+// around "+" belong to the pair: "7.2 + 7.4" is one move.
 func ParseMoves(s string) ([]Move, error) {
-	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r' })
+	fields := joinPairs(strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r' }))
 	moves := make([]Move, 0, len(fields))
 	for i, f := range fields {
 		m, err := ParseMove(f)
@@ -212,4 +213,18 @@ func ParseMoves(s string) ([]Move, error) {
 		moves = append(moves, m)
 	}
 	return moves, nil
+}
+
+// joinPairs joins the fields that spaces around a "+" split: "7.2", "+",
+// "7.4" (or "7.2+", "7.4", or "7.2", "+7.4") become "7.2+7.4".
+func joinPairs(fields []string) []string {
+	out := fields[:0:0]
+	for _, f := range fields {
+		if n := len(out); n > 0 && (strings.HasSuffix(out[n-1], "+") || strings.HasPrefix(f, "+")) {
+			out[n-1] += f
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }

@@ -11,8 +11,10 @@ import (
 type Record struct {
 	// Rules is the rule set's canonical ID.
 	Rules string `json:"rules"`
-	// Deal is the deal number; it is ignored when DealText is set.
-	Deal uint64 `json:"deal"`
+	// Deal is the deal number; it is ignored when DealText is set. In
+	// JSON it is a string: daily deals are above 2^53, past which
+	// JavaScript and jq round numbers to another deal.
+	Deal uint64 `json:"deal,string"`
 	// DealText is the deal in deal text, for deals that have no number.
 	DealText string `json:"deal_text,omitempty"`
 	// Moves are the moves made, in order.
@@ -95,8 +97,18 @@ func (g *Game) String() string {
 	if g.rules.Passes > 0 {
 		passes = fmt.Sprint(g.rules.Passes)
 	}
-	fmt.Fprintf(&b, "%s · %s · pass %d/%s · %d/%d removed · %d moves · %s\n",
-		g.rules.Title(), deal, g.pass, passes, g.Removed(), g.nPyr, len(g.history), g.Status())
+	// Removed cards are counted as the goal counts them, as the table
+	// does: the pyramid's, or every card under goal=all.
+	removed, of := g.Removed(), g.nPyr
+	if g.rules.Goal == GoalAll {
+		removed, of = g.RemovedAll(), g.rules.DeckSize()
+	}
+	moves := "moves"
+	if len(g.history) == 1 {
+		moves = "move"
+	}
+	fmt.Fprintf(&b, "%s · %s · pass %d/%s · %d/%d removed · %d %s · %s\n",
+		g.rules.Title(), deal, g.pass, passes, removed, of, len(g.history), moves, g.Status())
 	for r := 1; r <= g.rows; r++ {
 		b.WriteString(strings.Repeat("  ", g.rows-r))
 		for c := 1; c <= r; c++ {

@@ -198,14 +198,16 @@ const MaxSpecLen = 256
 // ParseRules reads a rule spec: a preset name optionally followed by
 // ",knob=value" pairs, e.g. "classic,cover=overlap,passes=2". A spec may
 // also start with a knob, in which case it starts from classic. Names and
-// values are case-insensitive; spaces around the parts are ignored. Every
-// error names the bad part and lists the valid values.
+// values are case-insensitive; spaces around the parts are ignored. A knob
+// given twice is refused rather than the last value silently winning.
+// Every error names the bad part and lists the valid values.
 func ParseRules(spec string) (Rules, error) {
 	if len(spec) > MaxSpecLen {
 		return Rules{}, fmt.Errorf("rules: spec is %d bytes long, at most %d", len(spec), MaxSpecLen)
 	}
 	parts := strings.Split(strings.ToLower(spec), ",")
 	r := Classic()
+	seen := make(map[string]string, len(knobs))
 	for i, part := range parts {
 		part = strings.TrimSpace(part)
 		name, value, isKnob := strings.Cut(part, "=")
@@ -220,9 +222,14 @@ func ParseRules(spec string) (Rules, error) {
 			r = p
 			continue
 		}
-		if err := r.SetKnob(strings.TrimSpace(name), strings.TrimSpace(value)); err != nil {
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if err := r.SetKnob(name, value); err != nil {
 			return Rules{}, err
 		}
+		if prev, twice := seen[name]; twice {
+			return Rules{}, fmt.Errorf("rules: %s is given twice (%s=%s and %s=%s): give it once", name, name, prev, name, value)
+		}
+		seen[name] = value
 	}
 	return r, nil
 }

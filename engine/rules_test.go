@@ -389,6 +389,8 @@ func TestParseRules(t *testing.T) {
 		{"classic,colour=red", "", `unknown knob "colour": want one of decks, passes, stock, pairs, cover, draw, goal`},
 		{"classic,relaxed", "", `"relaxed" is not a knob=value pair`},
 		{"classic,draw=2", "", `bad value "2" for draw: want one of 1, 3`},
+		{"classic,passes=2,passes=3", "", `passes is given twice (passes=2 and passes=3)`},
+		{"classic,passes=2,passes=2", "", `passes is given twice`},
 		{"", "", `unknown rule set ""`},
 		{strings.Repeat("x", 300), "", "at most 256"},
 	}

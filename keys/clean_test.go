@@ -120,7 +120,7 @@ func FuzzNameFromUser(f *testing.F) {
 		if !ok {
 			return
 		}
-		if err := ValidateName(n); err != nil {
+		if err := validate(n); err != nil {
 			t.Fatalf("NameFromUser(%q) = %q, invalid: %v", in, n, err)
 		}
 	})

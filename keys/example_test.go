@@ -17,9 +17,9 @@ func ExampleClean() {
 	// OpenSSH_9.2p1 D…
 }
 
-func ExampleValidateName() {
+func ExampleNormalizeName() {
 	for _, name := range []string{"Zoë", "bob\u202E", "a very long name indeed", "admin"} {
-		err := keys.ValidateName(name)
+		_, err := keys.NormalizeName(name)
 		fmt.Println(err, errors.Is(err, keys.ErrNameFormat))
 	}
 	// Output:

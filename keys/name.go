@@ -25,7 +25,7 @@ const maxNameBytes = 256
 // cells on most terminals.
 const maxMarks = 2
 
-// Reasons a display name is refused. ValidateName returns them wrapped in a
+// Reasons a display name is refused. NormalizeName returns them wrapped in a
 // *NameError, so callers test them with errors.Is.
 var (
 	ErrNameEmpty      = errors.New("name is empty")
@@ -71,19 +71,14 @@ func (e *NameError) Error() string {
 // Unwrap returns the sentinel, for errors.Is.
 func (e *NameError) Unwrap() error { return e.Err }
 
-// ValidateName reports whether s is an acceptable display name: 1 to
-// MaxNameWidth cells of width-one letters and digits plus '_', '.' and '-',
-// with combining marks only on a letter or digit, after NFC normalisation.
+// NormalizeName reports whether s is an acceptable display name and
+// returns its NFC form, the form to store and compare: 1 to MaxNameWidth
+// cells of width-one letters and digits plus '_', '.' and '-', with
+// combining marks only on a letter or digit, after NFC normalisation.
 // Control, format (bidi overrides, zero-width joiners), private-use and
 // separator characters and terminal escape sequences are refused, each with
-// its own reason. Store the NFC form that NormalizeName returns.
-func ValidateName(s string) error {
-	_, err := NormalizeName(s)
-	return err
-}
-
-// NormalizeName validates s like ValidateName and returns its NFC form, the
-// form to store and compare.
+// its own reason. Whether the name looks like another player's is the
+// store's to say (Skeleton).
 func NormalizeName(s string) (string, error) {
 	if s == "" {
 		return "", &NameError{Err: ErrNameEmpty}
@@ -253,4 +248,24 @@ func NameFromUser(user string) (string, bool) {
 		return "", false
 	}
 	return name, true
+}
+
+// NameRefusal says in a sentence why s is not an acceptable display name,
+// naming the character to blame and where it stands, or returns "" for a
+// good name. A name field shows it as the player types, instead of
+// dropping or cutting what it cannot take.
+func NameRefusal(s string) string {
+	_, err := NormalizeName(s)
+	var ne *NameError
+	if err == nil || !errors.As(err, &ne) {
+		return ""
+	}
+	switch {
+	case errors.Is(ne.Err, ErrNameTooLong):
+		return fmt.Sprintf("A name is at most %d characters wide; this one is %d.", MaxNameWidth, ansi.StringWidth(Clean(s, 4*MaxNameWidth)))
+	case ne.Pos > 0:
+		return fmt.Sprintf("Character %d (U+%04X) cannot be in a name: %s.", ne.Pos, ne.Rune, strings.TrimPrefix(ne.Err.Error(), "name contains "))
+	}
+	msg := ne.Err.Error()
+	return strings.ToUpper(msg[:1]) + msg[1:] + "."
 }

@@ -6,6 +6,12 @@ import (
 	"testing"
 )
 
+// validate is NormalizeName's verdict alone.
+func validate(s string) error {
+	_, err := NormalizeName(s)
+	return err
+}
+
 func TestValidateName(t *testing.T) {
 	tests := []struct {
 		name string
@@ -58,9 +64,9 @@ func TestValidateName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := ValidateName(tt.in)
+			err := validate(tt.in)
 			if !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
-				t.Fatalf("ValidateName(%q) = %v, want %v", tt.in, err, tt.want)
+				t.Fatalf("validate(%q) = %v, want %v", tt.in, err, tt.want)
 			}
 			if err != nil && !strings.HasPrefix(err.Error(), "invalid name: ") {
 				t.Errorf("error %q does not say what is invalid", err)
@@ -70,7 +76,7 @@ func TestValidateName(t *testing.T) {
 }
 
 func TestNameErrorNamesTheCharacter(t *testing.T) {
-	err := ValidateName("ab\u202Ec")
+	err := validate("ab\u202Ec")
 	want := "invalid name: name contains an invisible formatting or bidi control character: U+202E at character 3"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v, want %s", err, want)
@@ -117,9 +123,47 @@ func TestNameFromUser(t *testing.T) {
 			t.Errorf("NameFromUser(%q) = %q, %v, want %q, %v", Clean(tt.in, 40), got, ok, tt.want, tt.wantOK)
 		}
 		if ok {
-			if err := ValidateName(got); err != nil {
+			if err := validate(got); err != nil {
 				t.Errorf("NameFromUser(%q) = %q, which is invalid: %v", Clean(tt.in, 40), got, err)
 			}
+		}
+	}
+}
+
+func TestSkeleton(t *testing.T) {
+	tests := []struct {
+		a, b string
+		same bool
+	}{
+		{"redevil", "rеdevil", true},       // Cyrillic е (U+0435)
+		{"redevil", "REDEVIL", true},       // case
+		{"Ünïcødé", "Ünı̈cødé", true},      // dotless ı + U+0308
+		{"Ünïcødé", "U\u0308nïcødé", true}, // NFD
+		{"bob", "b0b", true},               // 0 and O, folded
+		{"fernando", "femando", true},      // rn and m
+		{"player1", "playerl", true},
+		{"redevil", "bluedevil", false},
+		{"Zoë", "Zoe", false},
+		{"ann.b", "ann_b", false},
+	}
+	for _, tt := range tests {
+		if got := Skeleton(tt.a) == Skeleton(tt.b); got != tt.same {
+			t.Errorf("Skeleton(%q) = %q, Skeleton(%q) = %q: same %v, want %v", tt.a, Skeleton(tt.a), tt.b, Skeleton(tt.b), got, tt.same)
+		}
+	}
+}
+
+func TestNameRefusal(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"redevil", ""},
+		{"", "Name is empty."},
+		{"\u202eevil", "Character 1 (U+202E) cannot be in a name: an invisible formatting or bidi control character."},
+		{"\x1b[31mred", "Character 1 (U+001B) cannot be in a name: a terminal escape sequence."},
+		{"abcdefghijklmnopqr", "A name is at most 16 characters wide; this one is 18."},
+	}
+	for _, tt := range tests {
+		if got := NameRefusal(tt.in); got != tt.want {
+			t.Errorf("NameRefusal(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -8,7 +8,7 @@ var (
 	// ErrNotFound: no such player, key, game or link code.
 	ErrNotFound = errors.New("not found")
 	// ErrNameTaken: another player has this display name (compared
-	// case-insensitively).
+	// case-insensitively), or one that looks like it (keys.Skeleton).
 	ErrNameTaken = errors.New("name is taken")
 	// ErrConflict: the game is owned by another session now (it was claimed
 	// from somewhere else), so this session's write was refused.

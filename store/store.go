@@ -39,7 +39,8 @@ type Key struct {
 type Players interface {
 	// GetOrCreatePlayer returns the player the key with this fingerprint
 	// belongs to, creating one (with ID = fingerprint) for a key not seen
-	// before. A new player is named defaultName when that is free, else
+	// before. A new player is named defaultName when that is free (nobody
+	// has it or a name that looks like it), else
 	// "player-" and a few hex digits derived from the fingerprint. created
 	// reports whether the player was created by this call. A banned player is
 	// returned as such (Banned set), not as an error.
@@ -52,7 +53,8 @@ type Players interface {
 	// case-insensitively.
 	PlayerByName(ctx context.Context, name string) (Player, error)
 	// RenamePlayer sets a player's display name (ErrNameTaken if another
-	// player has it). The name must already be valid (keys.NormalizeName).
+	// player has it, or a name that looks like it: the same
+	// keys.Skeleton). The name must already be valid (keys.NormalizeName).
 	RenamePlayer(ctx context.Context, id, name string) error
 	// SetBanned bans or unbans a player.
 	SetBanned(ctx context.Context, id string, banned bool) error

@@ -20,7 +20,7 @@ type dealFlags struct {
 
 func (f *dealFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.rules, "rules", "classic", "rule `SPEC`: a rule set name optionally followed by ,knob=value pairs")
-	fs.StringVar(&f.seed, "seed", "", "deal `N`umber (0 to 18446744073709551615)")
+	fs.StringVar(&f.seed, "seed", "", "deal number `N` (0 to 18446744073709551615)")
 	fs.StringVar(&f.deal, "deal", "", "read the deal text from `FILE` (- for standard input)")
 }
 
@@ -48,9 +48,21 @@ func (f *dealFlags) load(stdin io.Reader) (*engine.Game, error) {
 		if err != nil {
 			return nil, err
 		}
+		if len(d.Cards) != r.DeckSize() {
+			return nil, fmt.Errorf("a %d-card deal does not fit %s, which deals %s (%d cards)",
+				len(d.Cards), r.ID(), plural(r.Decks, "deck"), r.DeckSize())
+		}
 		return engine.NewGame(r, d)
 	}
 	return nil, fmt.Errorf("give a deal: --seed N or --deal FILE (- for standard input)")
+}
+
+// plural is n and a noun, in the plural unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // parseSeed reads a deal number.

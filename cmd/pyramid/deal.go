@@ -14,7 +14,7 @@ import (
 func runDeal(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("deal", "--rules SPEC (--seed N | --daily YYYY-MM-DD)", stderr)
 	spec := fs.String("rules", "classic", "rule `SPEC` (only the deck count matters for the deal)")
-	seed := fs.String("seed", "", "deal `N`umber")
+	seed := fs.String("seed", "", "deal number `N` (0 to 18446744073709551615)")
 	daily := fs.String("daily", "", "the daily deal of a UTC `date` (YYYY-MM-DD): the first deal from the date's number the solver proves winnable")
 	if code := parseFlags(fs, args); code >= 0 {
 		return code

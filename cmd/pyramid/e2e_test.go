@@ -875,9 +875,9 @@ func TestE2ECommands(t *testing.T) {
 		}
 
 		out = runOK(t, c, fmt.Sprintf("replay %d", won.ID))
-		// The board below the engine's header line, which the replay
-		// replaces by the stored status.
-		_, wantBoard, _ := strings.Cut(wg.String(), "\n")
+		// The board, whose header line ends in the stored status rather
+		// than the position's.
+		wantBoard := strings.Replace(wg.String(), " · won\n", "\n", 1)
 		if !strings.Contains(out, "moves: "+strings.Join(winMoves, " ")) || !strings.Contains(out, wantBoard) ||
 			!strings.Contains(out, fmt.Sprintf("game %d · classic · deal %d · won", won.ID, winDeal)) {
 			t.Errorf("replay %d: got\n%s\nwant the moves %q and the final board\n%s", won.ID, out, winMoves, wg.String())

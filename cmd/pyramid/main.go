@@ -14,6 +14,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+
+	"pyramid/arcade"
 )
 
 // command runs one subcommand with its arguments and returns the exit status.
@@ -32,14 +35,21 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
+// ownFlags are the flags of pyramid itself rather than of serve.
+var ownFlags = []string{"-h", "--help", "-help", "--version", "-version"}
+
 // run dispatches to a subcommand; no subcommand (or only flags) serves.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || (len(args[0]) > 0 && args[0][0] == '-' && args[0] != "-h" && args[0] != "--help" && args[0] != "-help") {
+	if len(args) == 0 || (len(args[0]) > 0 && args[0][0] == '-' && !slices.Contains(ownFlags, args[0])) {
 		return runServe(args, stdin, stdout, stderr)
 	}
 	name := args[0]
-	if name == "-h" || name == "--help" || name == "-help" || name == "help" {
+	switch name {
+	case "-h", "--help", "-help", "help":
 		fmt.Fprint(stdout, usage)
+		return 0
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, arcade.Version())
 		return 0
 	}
 	cmd, ok := commands[name]
@@ -58,6 +68,7 @@ Usage:
   pyramid play  --rules SPEC (--seed N | --deal FILE|-) [--moves "m1 m2 …"] [--json]
   pyramid solve --rules SPEC (--seed N | --deal FILE|-) [--json] [--budget STATES] [--timeout D]
   pyramid stats --rules SPEC --deals N [--from SEED]
+  pyramid version            the version of this build
 
 Run "pyramid COMMAND -h" for a command's flags.
 A rule SPEC is a rule set (classic, relaxed, open-stock, one-pass, easy,

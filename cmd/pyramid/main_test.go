@@ -67,9 +67,10 @@ func TestPlayIllegalMove(t *testing.T) {
 	if !strings.Contains(out, "2 moves") {
 		t.Fatalf("the board should show the two good moves:\n%s", out)
 	}
+	// Malformed notation is bad input: exit 2, like every other (H3).
 	code, _, errOut = runCmd(t, "", "play", "--seed", "42", "--moves", "d x+y")
-	if code != 1 || !strings.Contains(errOut, "move 2") {
-		t.Fatalf("bad notation: exit %d, stderr %q", code, errOut)
+	if code != 2 || !strings.Contains(errOut, "move 2") {
+		t.Fatalf("bad notation: exit %d, stderr %q; want 2", code, errOut)
 	}
 }
 
@@ -104,5 +105,40 @@ func TestUsage(t *testing.T) {
 	}
 	if code, _, errOut := runCmd(t, "", "fly"); code != 2 || !strings.Contains(errOut, `unknown command "fly"`) {
 		t.Fatalf("unknown command: exit %d, %q", code, errOut)
+	}
+}
+
+// TestPlayPolish: playtest H1–H4 and F4: goal=all counts every card, a
+// repeated knob is refused, spaces around + make one pair, an empty waste
+// is [], the deal is a string, and messages say "1 deck", not "engine:".
+func TestPlayPolish(t *testing.T) {
+	code, out, errOut := runCmd(t, "", "play", "--rules", "classic,goal=all", "--seed", "19", "--json")
+	var rep playReport
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || rep.Cards != 52 || rep.Waste == nil || len(rep.Waste) != 0 {
+		t.Errorf("goal=all --json: exit %d, %+v (%v) %s", code, rep, err, errOut)
+	}
+	if !strings.Contains(out, `"deal": "19"`) || !strings.Contains(out, `"waste": []`) {
+		t.Errorf("want the deal as a string and an empty waste as []:\n%s", out)
+	}
+	if _, out, _ := runCmd(t, "", "play", "--rules", "classic,goal=all", "--seed", "19"); !strings.Contains(out, "0/52 removed") {
+		t.Errorf("goal=all board: want 0/52 removed:\n%s", out)
+	}
+	if code, _, errOut := runCmd(t, "", "play", "--rules", "classic,passes=2,passes=3", "--seed", "1"); code != 2 || !strings.Contains(errOut, "given twice") {
+		t.Errorf("repeated knob: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := runCmd(t, "", "play", "--seed", "42", "--moves", "7.2 + 7.4"); code != 1 || !strings.Contains(errOut, "move 1 (7.2+7.4)") {
+		t.Errorf("spaced pair: exit %d, %q; want it read as one move", code, errOut)
+	}
+	code, _, errOut = runCmd(t, engine.NewDeal(3, 2).Text(), "play", "--rules", "classic", "--deal", "-")
+	if code != 2 || strings.Contains(errOut, "engine:") || !strings.Contains(errOut, "1 deck (52 cards)") {
+		t.Errorf("double deal under classic: exit %d, %q", code, errOut)
+	}
+	if _, _, errOut := runCmd(t, "", "play", "-h"); strings.Contains(errOut, "Number") {
+		t.Errorf("play -h: %q", errOut)
+	}
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		if code, out, _ := runCmd(t, "", args...); code != 0 || !strings.HasPrefix(out, "pyramid ") {
+			t.Errorf("%v: exit %d, %q", args, code, out)
+		}
 	}
 }

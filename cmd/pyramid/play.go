@@ -8,12 +8,16 @@ import (
 	"pyramid/engine"
 )
 
-// playReport is the --json output of play.
+// playReport is the --json output of play. The deal number is a JSON
+// string: daily deals are above 2^53, past which JavaScript and jq round
+// numbers to another deal. Removed counts as the goal does, like the
+// table: pyramid cards, or every card under goal=all, out of Cards.
 type playReport struct {
 	Rules     string   `json:"rules"`
-	Deal      *uint64  `json:"deal,omitempty"`
+	Deal      *uint64  `json:"deal,omitempty,string"`
 	Status    string   `json:"status"`
 	Removed   int      `json:"removed"`
+	Cards     int      `json:"cards"`
 	Pyramid   int      `json:"pyramid"`
 	Pass      int      `json:"pass"`
 	Passes    int      `json:"passes"`
@@ -43,16 +47,20 @@ func runPlay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	// The moves before a bad one are applied, so the board shows where
 	// the list went wrong.
+	// Malformed notation is bad input (exit 2); an illegal move is the
+	// game saying no (exit 1).
 	ms, err := engine.ParseMoves(*moves)
+	code := 0
+	if err != nil {
+		code = 2
+	}
 	for i, m := range ms {
 		if applyErr := g.Apply(m); applyErr != nil {
-			err = fmt.Errorf("move %d (%s): %w", i+1, m, applyErr)
+			err, code = fmt.Errorf("move %d (%s): %w", i+1, m, applyErr), 1
 			break
 		}
 	}
-	code := 0
 	if err != nil {
-		code = 1
 		fmt.Fprintln(stderr, "pyramid play:", err)
 	}
 	if !*asJSON {
@@ -60,20 +68,16 @@ func runPlay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	rep := playReport{
-		Rules: g.Rules().ID(), Status: g.Status().String(), Removed: g.Removed(),
+		Rules: g.Rules().ID(), Status: g.Status().String(), Removed: g.Removed(), Cards: g.Rules().PyramidSize(),
 		Pyramid: g.Rules().PyramidSize(), Pass: g.Pass(), Passes: g.Passes(),
-		MovesMade: g.MovesMade(), Stock: g.StockCount(), Waste: []string{},
+		MovesMade: g.MovesMade(), Stock: g.StockCount(), Waste: wasteTops(g),
 		Legal: engine.Notations(g.Legal()), Moves: engine.Notations(g.Moves()),
+	}
+	if g.Rules().Goal == engine.GoalAll {
+		rep.Removed, rep.Cards = g.RemovedAll(), g.Rules().DeckSize()
 	}
 	if d := g.Deal(); d.Numbered {
 		rep.Deal = &d.Number
-	}
-	for i := range g.Piles() {
-		top := ""
-		if c, ok := g.WasteTop(i); ok {
-			top = c.String()
-		}
-		rep.Waste = append(rep.Waste, top)
 	}
 	if c, ok := g.StockTop(); ok && g.Rules().StockOpen {
 		rep.StockTop = c.String()
@@ -88,4 +92,22 @@ func runPlay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return code
+}
+
+// wasteTops is the top card of each waste pile, in order, "" for an empty
+// pile; [] when every pile is empty (the single waste pile at the start).
+func wasteTops(g *engine.Game) []string {
+	tops := []string{}
+	any := false
+	for i := range g.Piles() {
+		top := ""
+		if c, ok := g.WasteTop(i); ok {
+			top, any = c.String(), true
+		}
+		tops = append(tops, top)
+	}
+	if !any {
+		return []string{}
+	}
+	return tops
 }

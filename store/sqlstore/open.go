@@ -129,6 +129,10 @@ func OpenConfig(ctx context.Context, cfg Config) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("open store: %w", err)
 	}
+	if err := s.fillSkeletons(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open store: name skeletons: %w", err)
+	}
 	return s, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 
+	"pyramid/keys"
 	"pyramid/store"
 )
 
@@ -24,6 +25,57 @@ const maxNameBytes = 256
 func nameKey(name string) string {
 	// A Caser is stateful, hence one per call.
 	return norm.NFC.String(cases.Fold().String(norm.NFC.String(name)))
+}
+
+// namesLock is the PostgreSQL advisory lock that serialises the writes of
+// names, so that two look-alike names cannot pass their checks at once
+// (SQLite's immediate transactions serialise every write anyway).
+const namesLock = 7310587443643953765
+
+// lockNames takes namesLock for the rest of tx, on PostgreSQL.
+func (s *Store) lockNames(ctx context.Context, tx *sql.Tx) error {
+	if s.dialect != dialectPostgres {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", int64(namesLock))
+	return err
+}
+
+// lookalike reports whether a player other than id has a name with this
+// skeleton (keys.Skeleton).
+func lookalike(ctx context.Context, q querier, skeleton, id string) (bool, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM players WHERE name_skeleton = $1 AND id <> $2`, skeleton, id).Scan(&n)
+	return n > 0, err
+}
+
+// fillSkeletons computes the skeletons of the names given before the
+// store kept them (migration 0003), so that they are compared too.
+func (s *Store) fillSkeletons(ctx context.Context) error {
+	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT id, name FROM players WHERE name_skeleton IS NULL`)
+		if err != nil {
+			return err
+		}
+		var ids, names []string
+		for rows.Next() {
+			var id, name string
+			if err := rows.Scan(&id, &name); err != nil {
+				rows.Close()
+				return err
+			}
+			ids, names = append(ids, id), append(names, name)
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		for i, id := range ids {
+			if _, err := tx.ExecContext(ctx, `UPDATE players SET name_skeleton = $1 WHERE id = $2`, keys.Skeleton(names[i]), id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 func ms(t time.Time) int64 { return t.UnixMilli() }
@@ -140,13 +192,24 @@ func (s *Store) createPlayer(ctx context.Context, tx *sql.Tx, fingerprint, defau
 		names = append([]string{defaultName}, names...)
 	}
 	now := ms(s.now())
+	if err := s.lockNames(ctx, tx); err != nil {
+		return store.Player{}, false, err
+	}
 	for _, name := range names {
+		// A name that looks like another player's is as taken as that
+		// name.
+		switch taken, err := lookalike(ctx, tx, keys.Skeleton(name), id); {
+		case err != nil:
+			return store.Player{}, false, err
+		case taken:
+			continue
+		}
 		// ON CONFLICT DO NOTHING rather than catching the violation:
 		// on PostgreSQL an error would abort the transaction.
 		res, err := tx.ExecContext(ctx,
-			`INSERT INTO players (id, name, name_key, created_at, banned) VALUES ($1, $2, $3, $4, FALSE)
+			`INSERT INTO players (id, name, name_key, name_skeleton, created_at, banned) VALUES ($1, $2, $3, $4, $5, FALSE)
 			 ON CONFLICT DO NOTHING`,
-			id, name, nameKey(name), now)
+			id, name, nameKey(name), keys.Skeleton(name), now)
 		if err != nil {
 			return store.Player{}, false, err
 		}
@@ -222,8 +285,19 @@ func (s *Store) RenamePlayer(ctx context.Context, id, name string) error {
 	if err := checkName(name); err != nil {
 		return fmt.Errorf("store: rename player %s: %w", id, err)
 	}
-	err := s.write(ctx, func(ctx context.Context) error {
-		res, err := s.w.ExecContext(ctx, `UPDATE players SET name = $1, name_key = $2 WHERE id = $3`, name, nameKey(name), id)
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if err := s.lockNames(ctx, tx); err != nil {
+			return err
+		}
+		skeleton := keys.Skeleton(name)
+		switch taken, err := lookalike(ctx, tx, skeleton, id); {
+		case err != nil:
+			return err
+		case taken:
+			return fmt.Errorf("%w: it looks like another player's", store.ErrNameTaken)
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE players SET name = $1, name_key = $2, name_skeleton = $3 WHERE id = $4`,
+			name, nameKey(name), skeleton, id)
 		return oneRow(res, err)
 	})
 	if err != nil {

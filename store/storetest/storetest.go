@@ -96,6 +96,7 @@ func Run(t *testing.T, open Opener) {
 		{"PlayerCreateAndGet", testPlayerCreateAndGet},
 		{"PlayerDefaultNameTaken", testPlayerDefaultNameTaken},
 		{"PlayerRename", testPlayerRename},
+		{"PlayerLookalikeNames", testPlayerLookalikeNames},
 		{"PlayerBan", testPlayerBan},
 		{"PlayerConcurrentCreate", testPlayerConcurrentCreate},
 		{"KeysUnlink", testKeysUnlink},
@@ -207,6 +208,23 @@ func testPlayerRename(t *testing.T, e *env) {
 		t.Errorf("GetOrCreatePlayer(bob) = %v, %v", created, err)
 	} else if p, _ := e.s.PlayerByKey(e.ctx, "SHA256:new-key"); p.Name != "bob" {
 		t.Errorf("got name %q, want bob", p.Name)
+	}
+}
+
+// testPlayerLookalikeNames: a name that looks like another player's (the
+// same keys.Skeleton) is as taken as that name, for a rename and for a new
+// player's name.
+func testPlayerLookalikeNames(t *testing.T, e *env) {
+	e.player("redevil")
+	uni := e.player("Ünïcødé")
+	mallory := e.player("mallory")
+	for _, name := range []string{"r\u0435devil", "Ünı\u0308cødé", "red\u0435vil"} {
+		wantErr(t, "rename to "+name, e.s.RenamePlayer(e.ctx, mallory.ID, name), store.ErrNameTaken)
+	}
+	wantErr(t, "own look-alike", e.s.RenamePlayer(e.ctx, uni.ID, "Ünı\u0308cødé"), nil)
+	p, _, err := e.s.GetOrCreatePlayer(e.ctx, "SHA256:lookalike", "r\u0435devil")
+	if err != nil || p.Name == "r\u0435devil" || p.Name[:7] != "player-" {
+		t.Errorf("new player named like redevil: %q, %v; want a player- name", p.Name, err)
 	}
 }
 
