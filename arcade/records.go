@@ -1,0 +1,158 @@
+package arcade
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+
+	"pyramid/engine"
+	"pyramid/store"
+	"pyramid/tui"
+)
+
+// abandonedReason is what a session is told when another session of its
+// player abandoned the game it shows.
+const abandonedReason = "your game was abandoned from another session"
+
+// seen is what one session knows of the games it wrote: which it created
+// or took over (a save of one of those that the store refuses was taken
+// from it, not left by it) and which of them are practice. The zero value
+// is ready.
+type seen struct {
+	mu    sync.Mutex
+	games map[int64]bool // game ID → practice
+}
+
+// add marks a game as this session's.
+func (s *seen) add(id int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.games == nil {
+		s.games = map[int64]bool{}
+	}
+	if _, ok := s.games[id]; !ok {
+		s.games[id] = false
+	}
+}
+
+// created marks a game this session created, with its practice mark.
+func (s *seen) created(g store.Game) {
+	s.add(g.ID)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.games[g.ID] = g.Practice
+}
+
+// mine reports whether this session created or took over the game.
+func (s *seen) mine(id int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.games[id]
+	return ok
+}
+
+// practice reports whether the game, created here, is a practice game.
+func (s *seen) practice(id int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.games[id]
+}
+
+// abandonedHere tells the player's other sessions on this server that
+// this session abandoned a game they may show.
+func (g *games) abandonedHere(id int64) {
+	if g.hub != nil && g.self != nil {
+		g.hub.tell(g.self, tui.GameTakenMsg{ID: strconv.FormatInt(id, 10), Reason: abandonedReason})
+	}
+}
+
+// replayLine replays a record. When the position is not over but redoing
+// the whole redo stack reaches a lost position, the player has been
+// there and undone it (the model's queue can merge that save away): the
+// record returned is then that line, lost, with no redo stack.
+func replayLine(rec engine.Record) (engine.Record, *engine.Game, error) {
+	g, err := engine.Replay(rec)
+	if err != nil || g.Status() != engine.Playing || len(rec.Redo) == 0 {
+		return rec, g, err
+	}
+	line := rec
+	line.Moves, line.Redo = slices.Concat(rec.Moves, rec.Redo), nil
+	if end, err := engine.Replay(line); err == nil && end.Status() == engine.Lost {
+		return line, end, nil
+	}
+	return rec, g, nil
+}
+
+// recordsBefore returns the player's figures for the rules before a win is
+// recorded, to tell a new record; nil when they cannot be read (the win is
+// stored all the same, without the news).
+func (g *games) recordsBefore(ctx context.Context, player, rulesID string) *store.Stats {
+	st, err := g.st.Stats(ctx, player, rulesID)
+	if err != nil {
+		return nil
+	}
+	return &st
+}
+
+// finished fills in what the save that finished a game recorded: the
+// stored assistance, a new record, the day's rank.
+func (g *games) finished(ctx context.Context, player string, id int64, before *store.Stats, out *tui.SaveResult) {
+	sg, err := g.st.Game(ctx, id)
+	if err != nil {
+		return // stored; only the news is missing
+	}
+	out.Hints, out.Undos, out.Assisted, out.Practice = sg.Hints, sg.Undos, sg.Assisted(), sg.Practice
+	if sg.Practice {
+		return
+	}
+	if sg.Status == store.StatusWon && !sg.Assisted() && before != nil {
+		moves := len(sg.Moves)
+		out.FirstWin = before.BestTime == 0
+		out.NewBestTime = out.FirstWin || sg.Elapsed < before.BestTime
+		out.NewFewestMoves = out.FirstWin || moves < before.FewestMoves
+	}
+	if sg.Daily != "" {
+		if ds, err := g.st.DailyStanding(ctx, player, sg.RulesID, sg.Daily); err == nil && ds.GameID == id {
+			out.DailyRank, out.DailyPlayers = ds.Rank, ds.Players
+		}
+	}
+}
+
+// sealed answers a save of a game the store says is finished. When this
+// session finished it (a loss, a watched solution, a win), the save is
+// practice: nothing is stored and the sealed result stands. Otherwise
+// another session took the game, or abandoned it.
+func (g *games) sealed(ctx context.Context, player string, id int64) (tui.SaveResult, error) {
+	sg, err := g.st.Game(ctx, id)
+	switch {
+	case err != nil:
+		return tui.SaveResult{}, fmt.Errorf("save game %d: %w", id, err)
+	case sg.PlayerID != player:
+		return tui.SaveResult{}, fmt.Errorf("save game %d: %w", id, tui.ErrTakenOver)
+	case sg.Owner != g.owner && sg.Status == store.StatusAbandoned:
+		return tui.SaveResult{}, fmt.Errorf("save game %d: %w (%w)", id, tui.ErrAbandonedElsewhere, tui.ErrTakenOver)
+	case sg.Owner != g.owner:
+		return tui.SaveResult{}, fmt.Errorf("save game %d: %w", id, tui.ErrTakenOver)
+	}
+	return tui.SaveResult{ID: strconv.FormatInt(id, 10), Status: string(sg.Status), Practice: true,
+		Hints: sg.Hints, Undos: sg.Undos, Assisted: sg.Assisted()}, nil
+}
+
+// abandonAsked abandons a stored game the player chose not to continue.
+func (g *games) abandonAsked(ctx context.Context, player string, id int64) (tui.SaveResult, error) {
+	if err := g.abandon(ctx, player, id); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return tui.SaveResult{}, fmt.Errorf("save game %d: %w", id, tui.ErrTakenOver)
+		}
+		return tui.SaveResult{}, fmt.Errorf("save game %d: %w", id, err)
+	}
+	sg, err := g.st.Game(ctx, id)
+	if err != nil {
+		return tui.SaveResult{}, fmt.Errorf("save game %d: %w", id, err)
+	}
+	return tui.SaveResult{ID: strconv.FormatInt(id, 10), Status: string(sg.Status), Hints: sg.Hints, Undos: sg.Undos,
+		Assisted: sg.Assisted()}, nil
+}
