@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -363,4 +364,72 @@ func StatusOfReplay(t *testing.T, rec engine.Record) string {
 		t.Fatal(err)
 	}
 	return tui.StatusOf(g.Status())
+}
+
+// TestSettingsAdapter: settings are kept per player, with defaults, and
+// refused in words.
+func TestSettingsAdapter(t *testing.T) {
+	f := newRecordsFixture(t)
+	a := f.app.account(f.player, "")
+	got, err := a.Settings(f.ctx, f.player)
+	want := map[string]string{"keys": "arrows", "cards": "symbols", "winnable-only": "off", "watchable": "off", "tell-unwinnable": "off"}
+	if err != nil || !maps.Equal(got, want) {
+		t.Fatalf("defaults: %v, %v; want %v", got, err, want)
+	}
+	for _, kv := range [][2]string{{"keys", "wasd"}, {"winnable-only", "on"}, {"cards", "letters"}, {"cards", "symbols"}} {
+		if err := a.SetSetting(f.ctx, f.player, kv[0], kv[1]); err != nil {
+			t.Fatalf("set %s %s: %v", kv[0], kv[1], err)
+		}
+	}
+	want["keys"], want["winnable-only"] = "wasd", "on"
+	if got, err := a.Settings(f.ctx, f.player); err != nil || !maps.Equal(got, want) {
+		t.Fatalf("after setting: %v, %v; want %v", got, err, want)
+	}
+	if stored, _ := f.st.Settings(f.ctx, f.player); len(stored) != 2 {
+		t.Errorf("stored: %v; want only the two that differ from the default", stored)
+	}
+	for _, tt := range []struct{ name, value, words string }{
+		{"colour", "on", "no such setting"},
+		{"keys", "vim", "keys is one of arrows, wasd"},
+	} {
+		if err := a.SetSetting(f.ctx, f.player, tt.name, tt.value); err == nil || !strings.Contains(err.Error(), tt.words) {
+			t.Errorf("set %s %s: got %v, want it to say %q", tt.name, tt.value, err, tt.words)
+		}
+	}
+}
+
+// TestStatsRecords: the stats screen's figures say what the store decided:
+// assisted wins, days in a row, today's daily and its rank.
+func TestStatsRecords(t *testing.T) {
+	f := newRecordsFixture(t)
+	_, won := loseAndWin(t)
+	f.save(tui.SavedGame{Record: won, Status: tui.StatusWon, Hints: 1})
+	a := f.app.account(f.player, "")
+	all, err := a.Stats(f.ctx, f.player)
+	if err != nil || len(all) != 1 || all[0].AssistedWins != 1 || all[0].Won != 1 || all[0].DailyToday {
+		t.Fatalf("stats: %+v, %v; want one assisted win, no daily", all, err)
+	}
+	if done, _, _, err := a.DailyToday(f.ctx, f.player, "daily"); done || err != nil {
+		t.Fatalf("DailyToday before playing it: %v, %v", done, err)
+	}
+	rules, _ := engine.Preset("daily")
+	day := time.Now().UTC().Format(store.DateFormat)
+	rec := engine.Record{Rules: rules.ID(), Deal: engine.DailyNumber(time.Now()), Moves: []string{"d"}}
+	id := f.save(tui.SavedGame{Record: rec, Daily: day, Status: tui.StatusPlaying}).ID
+	f.save(tui.SavedGame{ID: id, Record: rec, Daily: day, Status: tui.StatusAbandoned})
+	done, rank, players, err := a.DailyToday(f.ctx, f.player, rules.ID())
+	if !done || rank != 1 || players != 1 || err != nil {
+		t.Fatalf("DailyToday: %v rank %d of %d, %v; want done, 1 of 1", done, rank, players, err)
+	}
+	all, _ = a.Stats(f.ctx, f.player)
+	i := slices.IndexFunc(all, func(s tui.RulesStats) bool { return s.RulesID == rules.ID() })
+	if i < 0 || !all[i].DailyToday || all[i].TodayRank != 1 || all[i].DailyStreak != 1 || all[i].DailyPlayed != 1 {
+		t.Fatalf("daily stats: %+v; want done today, rank 1, a streak of 1", all)
+	}
+	// Two days later the streak is broken, the best stays.
+	later := &account{st: f.st, now: func() time.Time { return time.Now().Add(48 * time.Hour) }}
+	all, _ = later.Stats(f.ctx, f.player)
+	if s := all[i]; s.DailyToday || s.DailyStreak != 0 || s.BestDailyStreak != 1 {
+		t.Fatalf("two days later: %+v; want not done today, streak 0, best 1", s)
+	}
 }
