@@ -19,7 +19,7 @@ type games struct {
 	owner string // this session's token: the store refuses writes of games another session took over
 	hub   *hub   // to tell the player's other sessions when this one takes a game from them
 	self  *inbox // this session in the hub; nil: tell nobody
-	seen  seen   // the games this session wrote
+	seen  seen   // the games this session created
 }
 
 // taken tells the player's other sessions on this server that this
@@ -58,7 +58,6 @@ func (g *games) Resume(ctx context.Context, player, id string) (tui.SavedGame, e
 		return tui.SavedGame{}, fmt.Errorf("resume game %d: %w", n, err)
 	}
 	g.taken(n)
-	g.seen.add(n)
 	return savedGame(sg), nil
 }
 
@@ -113,19 +112,13 @@ func (g *games) SaveRecord(ctx context.Context, player string, sg tui.SavedGame)
 	switch {
 	case errors.Is(err, store.ErrFinished):
 		return g.sealed(ctx, player, id)
-	case errors.Is(err, store.ErrConflict) && st.Status == store.StatusAbandoned && !g.seen.mine(id):
-		// The model abandons a stored game it never showed (the player
-		// chose not to continue it, and was asked): that is the
-		// player's word, as Replace would be.
-		return g.abandonAsked(ctx, player, id)
 	case errors.Is(err, store.ErrConflict):
 		return tui.SaveResult{}, fmt.Errorf("save game %d: %w", id, tui.ErrTakenOver)
 	case err != nil:
 		return tui.SaveResult{}, fmt.Errorf("save game %d: %w", id, err)
 	}
-	g.seen.add(id)
 	out := tui.SaveResult{ID: strconv.FormatInt(id, 10), Status: string(st.Status), Hints: st.Hints, Undos: st.Undos,
-		Assisted: st.Assisted(), Practice: g.seen.practice(id)}
+		Assisted: st.Assisted(), Practice: g.seen.isPractice(id)}
 	if st.Status.Finished() {
 		g.finished(ctx, player, id, before, &out)
 	}
@@ -133,10 +126,11 @@ func (g *games) SaveRecord(ctx context.Context, player string, sg tui.SavedGame)
 }
 
 // create starts a stored game. A player has one unfinished game per rule
-// set. Beside one this session left (it asked the player when that game
-// had moves) the new game replaces it; beside one of another session, or
-// one this session never showed, only when the player said so
-// (sg.Replace): otherwise the error is a *tui.UnfinishedError naming it.
+// set. Beside one this session owns (one it left: the model asks the
+// player when that game has moves) the new game replaces it; beside one
+// of another session (a live one, or one before a reconnect) only when the
+// player said so (sg.Replace): otherwise the error is a
+// *tui.UnfinishedError naming it.
 // The replaced game is recorded as abandoned, a loss if it had a move.
 func (g *games) create(ctx context.Context, player string, sg tui.SavedGame) (int64, error) {
 	ng := store.NewGame{

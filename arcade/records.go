@@ -17,48 +17,28 @@ import (
 // player abandoned the game it shows.
 const abandonedReason = "your game was abandoned from another session"
 
-// seen is what one session knows of the games it wrote: which it created
-// or took over (a save of one of those that the store refuses was taken
-// from it, not left by it) and which of them are practice. The zero value
-// is ready.
+// seen is what one session knows of the games it created: which are
+// practice. The zero value is ready.
 type seen struct {
-	mu    sync.Mutex
-	games map[int64]bool // game ID → practice
+	mu       sync.Mutex
+	practice map[int64]bool // game ID → practice
 }
 
-// add marks a game as this session's.
-func (s *seen) add(id int64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.games == nil {
-		s.games = map[int64]bool{}
-	}
-	if _, ok := s.games[id]; !ok {
-		s.games[id] = false
-	}
-}
-
-// created marks a game this session created, with its practice mark.
+// created notes a game this session created.
 func (s *seen) created(g store.Game) {
-	s.add(g.ID)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.games[g.ID] = g.Practice
+	if s.practice == nil {
+		s.practice = map[int64]bool{}
+	}
+	s.practice[g.ID] = g.Practice
 }
 
-// mine reports whether this session created or took over the game.
-func (s *seen) mine(id int64) bool {
+// isPractice reports whether the game, created here, is a practice game.
+func (s *seen) isPractice(id int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, ok := s.games[id]
-	return ok
-}
-
-// practice reports whether the game, created here, is a practice game.
-func (s *seen) practice(id int64) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.games[id]
+	return s.practice[id]
 }
 
 // abandonedHere tells the player's other sessions on this server that
@@ -139,22 +119,6 @@ func (g *games) sealed(ctx context.Context, player string, id int64) (tui.SaveRe
 	}
 	return tui.SaveResult{ID: strconv.FormatInt(id, 10), Status: string(sg.Status), Practice: true,
 		Hints: sg.Hints, Undos: sg.Undos, Assisted: sg.Assisted()}, nil
-}
-
-// abandonAsked abandons a stored game the player chose not to continue.
-func (g *games) abandonAsked(ctx context.Context, player string, id int64) (tui.SaveResult, error) {
-	if err := g.abandon(ctx, player, id); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return tui.SaveResult{}, fmt.Errorf("save game %d: %w", id, tui.ErrTakenOver)
-		}
-		return tui.SaveResult{}, fmt.Errorf("save game %d: %w", id, err)
-	}
-	sg, err := g.st.Game(ctx, id)
-	if err != nil {
-		return tui.SaveResult{}, fmt.Errorf("save game %d: %w", id, err)
-	}
-	return tui.SaveResult{ID: strconv.FormatInt(id, 10), Status: string(sg.Status), Hints: sg.Hints, Undos: sg.Undos,
-		Assisted: sg.Assisted()}, nil
 }
 
 // withRecords adds to a rule set's figures what the win screen, the

@@ -261,9 +261,9 @@ func TestAssistedWins(t *testing.T) {
 }
 
 // TestOneGameInProgressPerRules (playtest A3, A4): a new game beside an
-// unfinished game of its rules from another session is refused with an
-// error naming it, until the player says to replace it; the model
-// abandoning a stored game it offered is the player's word too.
+// unfinished game of its rules from another session (or from before a
+// reconnect) is refused with an error naming it, until the player says to
+// replace it.
 func TestOneGameInProgressPerRules(t *testing.T) {
 	f := newRecordsFixture(t)
 	old := f.save(tui.SavedGame{Record: engine.Record{Rules: "classic", Deal: 42, Moves: []string{"d"}}, Status: tui.StatusPlaying})
@@ -285,18 +285,25 @@ func TestOneGameInProgressPerRules(t *testing.T) {
 	if st := f.stats("classic"); st.Played != 0 {
 		t.Fatalf("stats: %+v; the old game was abandoned", st)
 	}
-	// The model abandons the stored game it offered as Continue (the
-	// player was asked), then saves the new one.
-	r, err := two.SaveRecord(f.ctx, f.player, tui.SavedGame{ID: old.ID, Record: engine.Record{Rules: "classic", Deal: 42, Moves: []string{"d"}}, Status: tui.StatusAbandoned})
-	if err != nil || r.Status != tui.StatusAbandoned {
-		t.Fatalf("abandoning the offered game: %+v, %v", r, err)
+	// The model abandoning the stored game (as it does today without
+	// asking, after a deep link) is no word of the player's: refused.
+	_, err = two.Save(f.ctx, f.player, tui.SavedGame{ID: old.ID, Record: engine.Record{Rules: "classic", Deal: 42, Moves: []string{"d"}}, Status: tui.StatusAbandoned})
+	if !errors.Is(err, tui.ErrTakenOver) {
+		t.Fatalf("abandoning another session's game by its ID: got %v, want ErrTakenOver", err)
 	}
-	next.Replace = ""
-	if _, err := two.Save(f.ctx, f.player, next); err != nil {
-		t.Fatalf("the new game after that: %v", err)
+	if _, err := two.Save(f.ctx, f.player, next); !errors.As(err, &ue) {
+		t.Fatalf("the new game after that: got %v, want an UnfinishedError still", err)
+	}
+	next.Replace = old.ID
+	r, err := two.SaveRecord(f.ctx, f.player, next)
+	if err != nil || r.Status != tui.StatusPlaying {
+		t.Fatalf("the new game replacing the old: %+v, %v", r, err)
 	}
 	if st := f.stats("classic"); st.Played != 1 || st.Won != 0 {
 		t.Fatalf("stats: %+v; want the abandoned game (1 move) as a loss", st)
+	}
+	if _, err := f.g.Save(f.ctx, f.player, tui.SavedGame{ID: old.ID, Record: engine.Record{Rules: "classic", Deal: 42, Moves: []string{"d", "d"}}, Status: tui.StatusPlaying}); !errors.Is(err, tui.ErrAbandonedElsewhere) {
+		t.Fatalf("the first session saves the abandoned game: got %v, want ErrAbandonedElsewhere", err)
 	}
 	// A game of this session left with no move made (undone) is replaced
 	// without asking: the model asks only about games with moves.
