@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -199,7 +200,9 @@ type SaveResult struct {
 	// after a loss) and are not stored; or the game is a practice game
 	// (SavedGame.Practice). The end screen should say "practice".
 	Practice bool
-	// Hints and Undos are the stored counts; Assisted is either above 0.
+	// Hints and Undos are the game's counts: the stored ones on a save
+	// that finished the game or was practice, the sent ones otherwise.
+	// Assisted is either above 0.
 	Hints, Undos int
 	Assisted     bool
 	// NewBestTime and NewFewestMoves are set on the save that finished an
@@ -239,7 +242,16 @@ type UnfinishedError struct {
 
 // Error names the game.
 func (e *UnfinishedError) Error() string {
-	return "game " + e.Game.ID + " of these rules is unfinished (" + e.Game.Record.Rules + ")"
+	deal := "a custom deal"
+	if e.Game.Record.DealText == "" {
+		deal = "deal " + strconv.FormatUint(e.Game.Record.Deal, 10)
+	}
+	n := len(e.Game.Record.Moves)
+	moves := strconv.Itoa(n) + " moves"
+	if n == 1 {
+		moves = "1 move"
+	}
+	return "your " + e.Game.Record.Rules + " game " + e.Game.ID + " (" + deal + ", " + moves + ") is unfinished"
 }
 
 // Unwrap returns ErrUnfinishedExists.
@@ -260,7 +272,13 @@ type Games interface {
 	Resume(ctx context.Context, player, id string) (SavedGame, error)
 	// Save stores g for player: a new game when g.ID is empty, otherwise
 	// it replaces the stored version of g.ID. It returns the game's ID.
-	// A status other than StatusPlaying finishes the game.
+	// A status other than StatusPlaying finishes the game. The server
+	// decides the result by replaying g.Record: a lost position, or a
+	// game whose solution was watched first, is finished as lost at once,
+	// and the saves of a finished game succeed but store nothing (they
+	// are practice: see SaveResult). The first save of a new game fails
+	// with an *UnfinishedError when another game of its rule set is
+	// unfinished and g.Replace does not name it.
 	Save(ctx context.Context, player string, g SavedGame) (id string, err error)
 }
 

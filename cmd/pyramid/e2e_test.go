@@ -1256,7 +1256,7 @@ func TestE2ETwoSessionsDoNotAbandon(t *testing.T) {
 		typeKeys(t, b, "d")
 		play(t, gb, "d")
 		b.WaitScreen(t, wait, "the save refused, saying why", func(s string) bool {
-			return strings.Contains(s, "not saved") && strings.Contains(s, "unfinished")
+			return strings.Contains(s, "not saved") && strings.Contains(s, "your classic game")
 		})
 
 		typeKeys(t, a, "d")
