@@ -6,6 +6,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -438,5 +439,29 @@ func TestStatsRecords(t *testing.T) {
 	all, _ = later.Stats(f.ctx, f.player)
 	if s := all[i]; s.DailyToday || s.DailyStreak != 0 || s.BestDailyStreak != 1 {
 		t.Fatalf("two days later: %+v; want not done today, streak 0, best 1", s)
+	}
+}
+
+// TestReplacedLostGameIsLost: a game left playing in a lost position (by
+// a server from before losses were recorded at once) is recorded as lost,
+// not abandoned, when a new game replaces it.
+func TestReplacedLostGameIsLost(t *testing.T) {
+	f := newRecordsFixture(t)
+	lost, _ := loseAndWin(t)
+	old, err := f.st.CreateGame(f.ctx, store.NewGame{PlayerID: f.player, RulesID: "classic", DealNumber: lost.Deal, Owner: "old-server"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.st.SaveGame(f.ctx, old.ID, "old-server", store.State{Moves: lost.Moves, Status: store.StatusPlaying}); err != nil {
+		t.Fatal(err)
+	}
+	next := tui.SavedGame{Record: engine.Record{Rules: "classic", Deal: 7, Moves: []string{"d"}}, Status: tui.StatusPlaying, Replace: strconv.FormatInt(old.ID, 10)}
+	f.save(next)
+	got, err := f.st.Game(f.ctx, old.ID)
+	if err != nil || got.Status != store.StatusLost {
+		t.Fatalf("the replaced game: %+v, %v; want lost", got.State, err)
+	}
+	if st := f.stats("classic"); st.Played != 1 || st.Won != 0 {
+		t.Fatalf("stats: %+v; want the loss", st)
 	}
 }
