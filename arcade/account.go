@@ -51,12 +51,12 @@ func (a *account) Stats(ctx context.Context, player string) ([]tui.RulesStats, e
 		if s.DailyPlayed > 0 {
 			best = s.BestDailyRemoved
 		}
-		out = append(out, tui.RulesStats{
+		out = append(out, a.withRecords(ctx, player, s, tui.RulesStats{
 			RulesID: s.RulesID, Title: title, Played: s.Played, Won: s.Won,
 			CurrentStreak: s.CurrentStreak, BestStreak: s.BestStreak, BestTime: s.BestTime,
 			FewestMoves: s.FewestMoves, AvgRemoved: s.AvgRemoved, DailyPlayed: s.DailyPlayed,
 			BestDaily: best, BestDailyTime: s.BestDailyTime,
-		})
+		}))
 	}
 	slices.SortStableFunc(out, func(x, y tui.RulesStats) int { return cmp.Compare(y.Played, x.Played) })
 	return out, nil

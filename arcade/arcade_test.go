@@ -352,13 +352,29 @@ func TestTakeoverTellsTheOtherSession(t *testing.T) {
 	if n := sB.Queue().Len(); n != 0 {
 		t.Fatal("the session that took the game was told too")
 	}
-	// Starting another game of the same rules abandons the old one, and
-	// tells whoever still shows it.
-	if _, err := a.Save(ctx, p.ID, tui.SavedGame{Record: engine.Record{Rules: "classic", Deal: 7}, Status: tui.StatusPlaying}); err != nil {
+	// Starting another game of the same rules asks first (playtest A4):
+	// the game B plays is not abandoned silently.
+	next := tui.SavedGame{Record: engine.Record{Rules: "classic", Deal: 7}, Status: tui.StatusPlaying}
+	_, err = a.Save(ctx, p.ID, next)
+	var unfinished *tui.UnfinishedError
+	if !errors.As(err, &unfinished) || !errors.Is(err, tui.ErrUnfinishedExists) || unfinished.Game.ID != id {
+		t.Fatalf("a new classic game beside B's: got %v, want an UnfinishedError naming game %s", err, id)
+	}
+	if n := sB.Queue().Len(); n != 0 {
+		t.Fatalf("session B was told something: %d events", n)
+	}
+	// With the player's word the old one is abandoned, and whoever still
+	// shows it is told so, truthfully.
+	next.Replace = id
+	if _, err := a.Save(ctx, p.ID, next); err != nil {
 		t.Fatal(err)
 	}
-	if msg, err := (inbox{q: sB.Queue()}).Next(ctx); msg != (tui.GameTakenMsg{ID: id}) || err != nil {
+	if msg, err := (inbox{q: sB.Queue()}).Next(ctx); msg != (tui.GameTakenMsg{ID: id, Reason: "your game was abandoned from another session"}) || err != nil {
 		t.Fatalf("session B got %v, %v", msg, err)
+	}
+	_, err = b.Save(ctx, p.ID, tui.SavedGame{ID: id, Record: engine.Record{Rules: "classic", Deal: 42, Moves: []string{"d", "d"}}, Status: tui.StatusPlaying})
+	if !errors.Is(err, tui.ErrTakenOver) || !errors.Is(err, tui.ErrAbandonedElsewhere) {
+		t.Fatalf("B saves the abandoned game: got %v, want ErrTakenOver and ErrAbandonedElsewhere", err)
 	}
 }
 

@@ -20,16 +20,17 @@ type games struct {
 	owner string         // this session's token: the store refuses writes of games another session took over
 	lobby *lobby.Lobby   // to tell the player's other sessions when this one takes a game from them
 	self  *lobby.Session // this session in the lobby; nil: tell nobody
+	seen  seen           // the games this session created
 }
 
-// taken tells the player's other sessions on this server that this
-// session took a game from them.
-func (g *games) taken(ctx context.Context, id int64) {
+// taken tells the player's other sessions that this session took game id
+// from them (reason empty) or abandoned it (abandonedReason).
+func (g *games) taken(ctx context.Context, id int64, reason string) {
 	if g.lobby != nil && g.self != nil {
 		// Only a lobby bridged to other servers can fail to tell them; the
 		// sessions here are told regardless, and one elsewhere learns it
 		// at its next save, as the store refuses that save.
-		_ = g.lobby.TakeOver(ctx, g.self, strconv.FormatInt(id, 10))
+		_ = g.lobby.TakeOver(ctx, g.self, strconv.FormatInt(id, 10), reason)
 	}
 }
 
@@ -58,51 +59,83 @@ func (g *games) Resume(ctx context.Context, player, id string) (tui.SavedGame, e
 	if err != nil {
 		return tui.SavedGame{}, fmt.Errorf("resume game %d: %w", n, err)
 	}
-	g.taken(ctx, n)
+	g.taken(ctx, n, "")
 	g.playing(savedGame(sg), sg.Status, sg.Removed)
 	return savedGame(sg), nil
 }
 
-// Save stores a game. Its status and cards removed are derived by
-// replaying the moves in the engine, never taken from the screen; a
-// finished game's result is recorded with it.
+// Save stores a game: SaveRecord's ID.
 func (g *games) Save(ctx context.Context, player string, sg tui.SavedGame) (string, error) {
-	replayed, err := engine.Replay(sg.Record)
+	r, err := g.SaveRecord(ctx, player, sg)
+	return r.ID, err
+}
+
+var _ tui.Recorder = (*games)(nil)
+
+// SaveRecord stores a game and says what it recorded. The server decides
+// the result: status and cards removed come from replaying the moves in
+// the engine, never from the screen. A position that is lost is recorded
+// as lost at once, whatever the screen says and whatever the player does
+// next, and so is a game whose solution the player watched before
+// finishing it; from then on the game is sealed and its later saves are
+// practice, stored nowhere. A new game beside an unfinished one of the
+// same rules needs the player's word (SavedGame.Replace).
+func (g *games) SaveRecord(ctx context.Context, player string, sg tui.SavedGame) (tui.SaveResult, error) {
+	rec, replayed, err := replayLine(sg.Record)
 	if err != nil {
-		return "", fmt.Errorf("save game: %w", err)
+		return tui.SaveResult{}, fmt.Errorf("save game: %w", err)
 	}
 	st := store.State{
-		Moves:   sg.Record.Moves,
-		Redo:    sg.Record.Redo,
-		Status:  finalStatus(replayed, sg.Status),
+		Moves:   rec.Moves,
+		Redo:    rec.Redo,
+		Status:  finalStatus(replayed, sg),
 		Removed: replayed.Removed(),
 		Elapsed: sg.Played,
+		Hints:   max(sg.Hints, 0),
+		Undos:   max(sg.Undos, 0),
+		Watched: sg.Watched,
 	}
 	id := int64(0)
 	if sg.ID != "" {
 		if id, err = strconv.ParseInt(sg.ID, 10, 64); err != nil {
-			return "", fmt.Errorf("save game %q: bad id", sg.ID)
+			return tui.SaveResult{}, fmt.Errorf("save game %q: bad id", sg.ID)
 		}
 	} else if id, err = g.create(ctx, player, sg); err != nil {
-		return "", err
+		return tui.SaveResult{}, err
 	}
+	var before *store.Stats
 	if st.Status == store.StatusPlaying {
 		err = g.st.SaveGame(ctx, id, g.owner, st)
 	} else {
+		if st.Status == store.StatusWon {
+			before = g.recordsBefore(ctx, player, rec.Rules)
+		}
 		err = g.st.FinishGame(ctx, id, g.owner, st, result(id, replayed, st))
 	}
 	switch {
-	case errors.Is(err, store.ErrConflict), errors.Is(err, store.ErrFinished):
-		return "", fmt.Errorf("save game %d: %w", id, tui.ErrTakenOver)
+	case errors.Is(err, store.ErrFinished):
+		return g.sealed(ctx, player, id)
+	case errors.Is(err, store.ErrConflict):
+		return tui.SaveResult{}, fmt.Errorf("save game %d: %w", id, tui.ErrTakenOver)
 	case err != nil:
-		return "", fmt.Errorf("save game %d: %w", id, err)
+		return tui.SaveResult{}, fmt.Errorf("save game %d: %w", id, err)
 	}
 	g.playing(sg, st.Status, st.Removed)
-	return strconv.FormatInt(id, 10), nil
+	out := tui.SaveResult{ID: strconv.FormatInt(id, 10), Status: string(st.Status), Hints: st.Hints, Undos: st.Undos,
+		Assisted: st.Assisted(), Practice: g.seen.isPractice(id)}
+	if st.Status.Finished() {
+		g.finished(ctx, player, id, before, &out)
+	}
+	return out, nil
 }
 
 // create starts a stored game. A player has one unfinished game per rule
-// set: starting another abandons the old one, as dealing anew does.
+// set. Beside one this session owns (one it left: the model asks the
+// player when that game has moves) the new game replaces it; beside one
+// of another session (a live one, or one before a reconnect) only when the
+// player said so (sg.Replace): otherwise the error is a
+// *tui.UnfinishedError naming it.
+// The replaced game is recorded as abandoned, a loss if it had a move.
 func (g *games) create(ctx context.Context, player string, sg tui.SavedGame) (int64, error) {
 	ng := store.NewGame{
 		PlayerID: player, RulesID: sg.Record.Rules, DealNumber: sg.Record.Deal,
@@ -111,56 +144,66 @@ func (g *games) create(ctx context.Context, player string, sg tui.SavedGame) (in
 	for attempt := 0; ; attempt++ {
 		created, err := g.st.CreateGame(ctx, ng)
 		if err == nil {
+			g.seen.created(created)
 			return created.ID, nil
 		}
 		if !errors.Is(err, store.ErrInProgress) || attempt > 0 {
 			return 0, fmt.Errorf("create game: %w", err)
 		}
-		if err := g.abandon(ctx, player, sg.Record.Rules); err != nil {
+		old, err := g.st.GameInProgress(ctx, player, sg.Record.Rules)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			continue // it finished meanwhile
+		case err != nil:
+			return 0, fmt.Errorf("create game: %w", err)
+		case old.Owner != g.owner && sg.Replace != strconv.FormatInt(old.ID, 10):
+			return 0, fmt.Errorf("create game: %w", &tui.UnfinishedError{Game: savedGame(old)})
+		}
+		if err := g.abandon(ctx, player, old.ID); err != nil {
 			return 0, err
 		}
 	}
 }
 
-// abandon finishes the player's unfinished game of a rule set as abandoned.
-func (g *games) abandon(ctx context.Context, player, rulesID string) error {
-	list, err := g.st.UnfinishedGames(ctx, player)
-	if err != nil {
-		return fmt.Errorf("abandon the old game: %w", err)
+// abandon finishes one of the player's unfinished games as abandoned (as
+// lost when its position is lost), and tells the session that shows it.
+func (g *games) abandon(ctx context.Context, player string, id int64) error {
+	claimed, err := g.st.ClaimGame(ctx, id, player, g.owner)
+	if errors.Is(err, store.ErrFinished) {
+		return nil // over already
 	}
-	for _, old := range list {
-		if old.RulesID != rulesID {
-			continue
+	if err != nil {
+		return fmt.Errorf("abandon game %d: %w", id, err)
+	}
+	g.taken(ctx, id, abandonedReason)
+	st := claimed.State
+	st.Status = store.StatusAbandoned
+	var res *store.Result
+	if replayed, err := engine.Replay(record(claimed)); err == nil {
+		if replayed.Status() == engine.Lost {
+			st.Status = store.StatusLost
 		}
-		claimed, err := g.st.ClaimGame(ctx, old.ID, player, g.owner)
-		if err != nil {
-			return fmt.Errorf("abandon game %d: %w", old.ID, err)
-		}
-		g.taken(ctx, old.ID)
-		st := claimed.State
-		st.Status = store.StatusAbandoned
-		var res *store.Result
-		if replayed, err := engine.Replay(record(claimed)); err == nil {
-			res = result(claimed.ID, replayed, st)
-		}
-		if err := g.st.FinishGame(ctx, claimed.ID, g.owner, st, res); err != nil {
-			return fmt.Errorf("abandon game %d: %w", old.ID, err)
-		}
+		res = result(claimed.ID, replayed, st)
+	}
+	if err := g.st.FinishGame(ctx, claimed.ID, g.owner, st, res); err != nil {
+		return fmt.Errorf("abandon game %d: %w", id, err)
 	}
 	return nil
 }
 
-// finalStatus is the stored status of a game: won when the replayed moves
-// win; a game the screen finishes is lost when the replay is lost and
-// abandoned otherwise.
-func finalStatus(g *engine.Game, screen string) store.Status {
+// finalStatus is the stored status of a game, decided by its replayed
+// position: won when it is won, lost when it is lost (whatever the screen
+// says: undo can leave a lost position, the result stays) or when the
+// player watched the solution first; otherwise the screen's playing, or
+// abandoned when the screen finishes the game.
+func finalStatus(g *engine.Game, sg tui.SavedGame) store.Status {
 	switch {
 	case g.Status() == engine.Won:
 		return store.StatusWon
-	case screen == tui.StatusPlaying:
-		return store.StatusPlaying
-	case g.Status() == engine.Lost:
+	case g.Status() == engine.Lost, sg.Watched:
 		return store.StatusLost
+	case sg.Status == tui.StatusPlaying:
+		return store.StatusPlaying
 	}
 	return store.StatusAbandoned
 }
@@ -182,14 +225,18 @@ func record(sg store.Game) engine.Record {
 // savedGame is a stored game as the tui sees it.
 func savedGame(sg store.Game) tui.SavedGame {
 	return tui.SavedGame{
-		ID:      strconv.FormatInt(sg.ID, 10),
-		Record:  record(sg),
-		Status:  string(sg.Status),
-		Daily:   sg.Daily,
-		Removed: sg.Removed,
-		Started: sg.Started,
-		Played:  sg.Elapsed,
-		Saved:   sg.Updated,
+		ID:       strconv.FormatInt(sg.ID, 10),
+		Record:   record(sg),
+		Status:   string(sg.Status),
+		Daily:    sg.Daily,
+		Removed:  sg.Removed,
+		Started:  sg.Started,
+		Played:   sg.Elapsed,
+		Saved:    sg.Updated,
+		Hints:    sg.Hints,
+		Undos:    sg.Undos,
+		Watched:  sg.Watched,
+		Practice: sg.Practice,
 	}
 }
 

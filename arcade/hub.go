@@ -38,7 +38,7 @@ func (in inbox) Next(ctx context.Context) (tea.Msg, error) {
 func message(ev lobby.Event) (msg tea.Msg, ok bool) {
 	switch ev := ev.(type) {
 	case lobby.TakenOver:
-		return tui.GameTakenMsg{ID: ev.GameID}, true
+		return tui.GameTakenMsg{ID: ev.GameID, Reason: ev.Reason}, true
 	}
 	return nil, false
 }

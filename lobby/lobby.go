@@ -66,6 +66,10 @@ const PresenceEvery = 500 * time.Millisecond
 // game over: it should stop showing the game.
 type TakenOver struct {
 	GameID string
+	// Reason says what happened to the game when it was not simply taken
+	// over (e.g. it was abandoned from the other session); empty for a
+	// takeover.
+	Reason string
 }
 
 // Lobby owns who is connected to this server and what each is doing, and
@@ -200,19 +204,19 @@ func (l *Lobby) postLocked(s *Session, ev Event) bool {
 // and, over the bridge when there is one, those on other servers. Guests
 // have no games to take. It returns the bridge's error, if any; the
 // sessions here are told regardless.
-func (l *Lobby) TakeOver(ctx context.Context, s *Session, gameID string) error {
+func (l *Lobby) TakeOver(ctx context.Context, s *Session, gameID, reason string) error {
 	key := playerKey(s.player)
 	if key == "" {
 		return nil
 	}
 	l.mu.Lock()
-	l.tellLocked(key, s.id, gameID)
+	l.tellLocked(key, s.id, gameID, reason)
 	b, instance := l.bus, l.instance
 	l.mu.Unlock()
 	if b == nil {
 		return nil
 	}
-	body, err := json.Marshal(takeover{Instance: instance, Player: key, Game: gameID})
+	body, err := json.Marshal(takeover{Instance: instance, Player: key, Game: gameID, Reason: reason})
 	if err == nil {
 		_, err = b.Publish(ctx, TakeoverTopic, bus.Message{Kind: "taken", Body: body})
 	}
@@ -224,10 +228,10 @@ func (l *Lobby) TakeOver(ctx context.Context, s *Session, gameID string) error {
 
 // tellLocked posts TakenOver to the sessions of a player but one (except;
 // 0 for none).
-func (l *Lobby) tellLocked(key string, except uint64, gameID string) {
+func (l *Lobby) tellLocked(key string, except uint64, gameID, reason string) {
 	for id, other := range l.byPlayer[key] {
 		if id != except {
-			l.postLocked(other, TakenOver{GameID: gameID})
+			l.postLocked(other, TakenOver{GameID: gameID, Reason: reason})
 		}
 	}
 }
@@ -240,6 +244,7 @@ type takeover struct {
 	Instance string `json:"i"` // the server whose session took the game
 	Player   string `json:"p"`
 	Game     string `json:"g"`
+	Reason   string `json:"r,omitempty"`
 }
 
 // Bridge connects the lobby to the other servers on b: a takeover on one
@@ -281,7 +286,7 @@ func (l *Lobby) readBridge(sub bus.Subscription, instance string) {
 			continue
 		}
 		l.mu.Lock()
-		l.tellLocked(t.Player, 0, t.Game)
+		l.tellLocked(t.Player, 0, t.Game, t.Reason)
 		l.mu.Unlock()
 	}
 }

@@ -80,7 +80,7 @@ func TestLobbyTakeOver(t *testing.T) {
 	a1, a2 := l.Join(alice), l.Join(alice)
 	bob := l.Join(Player{ID: "SHA256:b", Name: "bob"})
 	guest := l.Join(Player{Name: "guest", Guest: true})
-	l.TakeOver(context.Background(), a2, "7")
+	l.TakeOver(context.Background(), a2, "7", "")
 	if a1.Queue().Len() != 1 || a2.Queue().Len() != 0 || bob.Queue().Len() != 0 || guest.Queue().Len() != 0 {
 		t.Fatalf("queues after a2 took over: %d %d %d %d, want only a1's holding one", a1.Queue().Len(), a2.Queue().Len(), bob.Queue().Len(), guest.Queue().Len())
 	}
@@ -89,7 +89,7 @@ func TestLobbyTakeOver(t *testing.T) {
 	}
 	// Guests share no games: a guest's takeover tells nobody.
 	g2 := l.Join(Player{Name: "guest", Guest: true})
-	l.TakeOver(context.Background(), g2, "1")
+	l.TakeOver(context.Background(), g2, "1", "")
 	if guest.Queue().Len() != 0 {
 		t.Fatal("a guest was told of another guest's takeover")
 	}
@@ -311,7 +311,7 @@ func TestLobbyBridge(t *testing.T) {
 		a1, a3 := one.Join(alice), one.Join(alice)
 		a2 := two.Join(alice)
 		bob := two.Join(Player{ID: "SHA256:b", Name: "bob"})
-		if err := two.TakeOver(ctx, a2, "7"); err != nil {
+		if err := two.TakeOver(ctx, a2, "7", ""); err != nil {
 			t.Fatal(err)
 		}
 		synctest.Wait()
@@ -325,7 +325,7 @@ func TestLobbyBridge(t *testing.T) {
 			t.Fatalf("a1 got %v", ev)
 		}
 		a3.Queue().Next(ctx)
-		if err := one.TakeOver(ctx, a1, "8"); err != nil {
+		if err := one.TakeOver(ctx, a1, "8", ""); err != nil {
 			t.Fatal(err)
 		}
 		synctest.Wait()
@@ -340,7 +340,7 @@ func TestLobbyBridge(t *testing.T) {
 		one.Close()
 		b.Close()
 		synctest.Wait()
-		if err := two.TakeOver(ctx, bob, "9"); !errors.Is(err, bus.ErrClosed) {
+		if err := two.TakeOver(ctx, bob, "9", ""); !errors.Is(err, bus.ErrClosed) {
 			t.Fatalf("a takeover with the bus closed: %v, want bus.ErrClosed", err)
 		}
 	})

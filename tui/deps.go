@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -116,7 +117,8 @@ const (
 	StatusWon = "won"
 	// StatusLost: no move was left and the player dealt anew. (While the
 	// player looks at a lost position, which undo can leave, the game is
-	// saved as StatusPlaying.)
+	// saved as StatusPlaying; the server records it as lost all the same,
+	// the moment the position is lost: see SaveResult.)
 	StatusLost = "lost"
 	// StatusAbandoned: the player started another game instead.
 	StatusAbandoned = "abandoned"
@@ -143,7 +145,105 @@ type SavedGame struct {
 	Played time.Duration
 	// Saved is when this version was written (from Deps.Now).
 	Saved time.Time
+	// Hints and Undos count the hints shown and the moves undone in this
+	// game so far, over all its sessions: the model counts on from the
+	// stored figures of a game it resumes. The server keeps the larger
+	// of the stored and the sent count, so a count never goes down. A
+	// game with either is assisted: its win counts as a win but sets no
+	// record (best time, fewest moves) and enters neither the top lists
+	// nor the daily board.
+	Hints, Undos int
+	// Watched is set once the player has watched the solver's line of
+	// this game, and stays set. Watching before the game is finished
+	// gives it up: the server records it as lost then (sealed, see
+	// SaveResult.Practice), so save as soon as the watch screen opens.
+	// On a position already won it changes nothing.
+	Watched bool
+	// Replace, on the first save of a new game (ID empty), is the ID of
+	// the player's unfinished game of the same rule set that the player
+	// agreed to abandon for it (from an *UnfinishedError); that game is
+	// then recorded as abandoned, a loss if it had a move. Without it, or
+	// with another ID, such a save fails with an *UnfinishedError.
+	Replace string
+	// Practice is set by the store on a game that records no result: a
+	// replay of a daily deal the player already finished that day (the
+	// first finished attempt is the day's result).
+	Practice bool
 }
+
+// SaveResult is what a save recorded, as the server decided it by
+// replaying the game's moves. The model shows it on the end screens.
+type SaveResult struct {
+	// ID is the stored game's ID, as Games.Save returns it.
+	ID string
+	// Status is the game's stored status, which can differ from the one
+	// sent: a lost position is recorded as StatusLost at once (the model
+	// still saves it as StatusPlaying, since undo can leave it), a game
+	// whose solution was watched before it was finished is StatusLost,
+	// and a sealed game keeps the status it was sealed with.
+	Status string
+	// Practice: this save changed no record. Either the game was already
+	// finished (sealed) when it was sent, so the moves after that are
+	// practice (undo after a loss, the solver's line typed in, a win
+	// after a loss) and are not stored; or the game is a practice game
+	// (SavedGame.Practice). The end screen should say "practice".
+	Practice bool
+	// Hints and Undos are the game's counts: the stored ones on a save
+	// that finished the game or was practice, the sent ones otherwise.
+	// Assisted is either above 0.
+	Hints, Undos int
+	Assisted     bool
+	// NewBestTime and NewFewestMoves are set on the save that finished an
+	// unassisted win faster, or in fewer moves, than every earlier
+	// unassisted win of the rule set; FirstWin when it is the first
+	// unassisted win of the rule set (which also sets both).
+	NewBestTime, NewFewestMoves, FirstWin bool
+	// DailyRank is the place (1 = best) of the day's result on the daily
+	// board, set on the save that finished the day's first attempt at a
+	// daily deal; 0 when the result is not on the board (assisted).
+	// DailyPlayers is the number of players on that board then.
+	DailyRank, DailyPlayers int
+}
+
+// Recorder is implemented by a Games that says what each save recorded.
+// A model whose Games implements it should call SaveRecord instead of
+// Games.Save: both store the game alike, and Save returns SaveRecord's
+// ID.
+type Recorder interface {
+	SaveRecord(ctx context.Context, player string, g SavedGame) (SaveResult, error)
+}
+
+// ErrUnfinishedExists is what an *UnfinishedError matches with errors.Is:
+// the player has an unfinished game of the rule set of a new game.
+var ErrUnfinishedExists = errors.New("an unfinished game of these rules exists")
+
+// UnfinishedError is the error Games.Save returns (wrapped) for the first
+// save of a new game when the player has an unfinished game of the same
+// rule set, in any session of the account, that SavedGame.Replace does
+// not name. Nothing was stored. Ask the player; to go on, save again with
+// Replace set to Game.ID (that game is then recorded as abandoned), or
+// resume Game instead.
+type UnfinishedError struct {
+	// Game is the unfinished game, as Games.Unfinished lists it.
+	Game SavedGame
+}
+
+// Error names the game.
+func (e *UnfinishedError) Error() string {
+	deal := "a custom deal"
+	if e.Game.Record.DealText == "" {
+		deal = "deal " + strconv.FormatUint(e.Game.Record.Deal, 10)
+	}
+	n := len(e.Game.Record.Moves)
+	moves := strconv.Itoa(n) + " moves"
+	if n == 1 {
+		moves = "1 move"
+	}
+	return "your " + e.Game.Record.Rules + " game " + e.Game.ID + " (" + deal + ", " + moves + ") is unfinished"
+}
+
+// Unwrap returns ErrUnfinishedExists.
+func (e *UnfinishedError) Unwrap() error { return ErrUnfinishedExists }
 
 // Games keeps a player's games. The model calls it only from tea.Cmds and
 // never has two saves of one session in flight at once, so a store sees a
@@ -160,7 +260,13 @@ type Games interface {
 	Resume(ctx context.Context, player, id string) (SavedGame, error)
 	// Save stores g for player: a new game when g.ID is empty, otherwise
 	// it replaces the stored version of g.ID. It returns the game's ID.
-	// A status other than StatusPlaying finishes the game.
+	// A status other than StatusPlaying finishes the game. The server
+	// decides the result by replaying g.Record: a lost position, or a
+	// game whose solution was watched first, is finished as lost at once,
+	// and the saves of a finished game succeed but store nothing (they
+	// are practice: see SaveResult). The first save of a new game fails
+	// with an *UnfinishedError when another game of its rule set is
+	// unfinished and g.Replace does not name it.
 	Save(ctx context.Context, player string, g SavedGame) (id string, err error)
 }
 
@@ -168,6 +274,12 @@ type Games interface {
 // of the player took the game over: the model drops the game and returns
 // to the menu, as for GameTakenMsg.
 var ErrTakenOver = errors.New("the game continues in another session")
+
+// ErrAbandonedElsewhere is wrapped, beside ErrTakenOver, by the error of
+// a save refused because another session of the player abandoned the
+// game (to start another of its rule set): the model drops the game as
+// for ErrTakenOver, but tells the player this instead.
+var ErrAbandonedElsewhere = errors.New("your game was abandoned from another session")
 
 // NoticeMsg is a line the server shows a player, such as "server restarts
 // in 10 s". Send it with Program.Send.
@@ -189,6 +301,10 @@ type ShutdownMsg struct {
 type GameTakenMsg struct {
 	// ID is the stored game's ID; a message about another game is ignored.
 	ID string
+	// Reason, when not empty, is what became of the game, in words for
+	// the player ("your game was abandoned from another session"); empty
+	// means another session continues it.
+	Reason string
 }
 
 // Account is the player's account on the server: records, the daily board, the display name and linking keys.
@@ -228,6 +344,21 @@ type RulesStats struct {
 	BestDaily int // most pyramid cards removed in a daily deal, -1 = none
 	// BestDailyTime is the time the best daily result took.
 	BestDailyTime time.Duration
+	// AssistedWins counts the wins (in Won) that used hints or undo:
+	// BestTime and FewestMoves come from the other wins only.
+	AssistedWins int
+	// DailyWon counts the days whose daily result was a win.
+	DailyWon int
+	// DailyStreak is the number of consecutive UTC days, up to today or
+	// yesterday, with a finished daily deal (0 when the last was before
+	// yesterday); BestDailyStreak the longest such run.
+	DailyStreak, BestDailyStreak int
+	// DailyToday is set when the player has finished today's (UTC) daily
+	// deal of the rule set: the menu's "done today". TodayRank is that
+	// result's place on today's board (0 when it is not on the board:
+	// assisted) and TodayPlayers the number of players on the board.
+	DailyToday              bool
+	TodayRank, TodayPlayers int
 }
 
 // BoardEntry is one line of a daily board.

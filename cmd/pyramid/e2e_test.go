@@ -1083,3 +1083,199 @@ func TestE2EGoroutines(t *testing.T) {
 			runtime.NumGoroutine(), wait, total, base+slack, base, slack, buf.String())
 	}
 }
+
+// statsJSON is one rule set of stats --json, the figures the records
+// tests read.
+type statsJSON struct {
+	Rules       string `json:"rules"`
+	Played      int    `json:"played"`
+	Won         int    `json:"won"`
+	FewestMoves int    `json:"fewest_moves"`
+}
+
+// waitStatus waits until the player's game of rules and deal has status
+// in the store, and returns it.
+func waitStatus(t *testing.T, u user, rules string, deal uint64, status string) gameJSON {
+	t.Helper()
+	var last []gameJSON
+	for deadline := time.Now().Add(wait); ; {
+		last = games(t, u)
+		for _, g := range last {
+			if g.Rules == rules && g.Deal == deal && g.Status == status {
+				return g
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s the store has %+v; want the %s deal %d game %s", wait, last, rules, deal, status)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the store, not synchronising
+	}
+}
+
+// classicStats returns stats --json's classic line (zero if none).
+func classicStats(t *testing.T, u user) statsJSON {
+	t.Helper()
+	var all []statsJSON
+	runJSON(t, u, "stats --json", &all)
+	for _, s := range all {
+		if s.Rules == "classic" {
+			return s
+		}
+	}
+	return statsJSON{}
+}
+
+// TestE2ELossThenDisconnect (playtest A1): lose, close the terminal at
+// once: the game is lost in `games`, stats count it, and the menu of the
+// next session offers nothing to continue.
+func TestE2ELossThenDisconnect(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ts := startServer(t, be.url(t))
+		key := sshtest.NewKey(t)
+		deal, moves := hintGame(t, "classic", engine.Lost)
+		g := newGame(t, "classic", deal)
+		c := ts.dial(t, key)
+		term := sshtest.OpenTerm(t, c, sshtest.TermOptions{Command: "classic " + strconv.FormatUint(deal, 10)})
+		waitPosition(t, term, g)
+		typeKeys(t, term, ":"+strings.Join(moves, " ")+sshtest.KeyEnter)
+		play(t, g, moves...)
+		if screen := waitPosition(t, term, g); !strings.Contains(screen, "no moves left") {
+			t.Fatalf("a lost position should say so; screen:\n%s", screen)
+		}
+		u := ts.user(key)
+		waitStored(t, u, "classic", deal, moves)
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		got := waitStatus(t, u, "classic", deal, "lost")
+		if !slicesEqual(got.Moves, moves) {
+			t.Fatalf("the lost game's moves: got %q, want %q", got.Moves, moves)
+		}
+		if s := classicStats(t, u); s.Played != 1 || s.Won != 0 {
+			t.Fatalf("stats after the loss: got %+v, want 1 played, 0 won", s)
+		}
+		term2 := sshtest.OpenTerm(t, ts.dial(t, key), sshtest.TermOptions{})
+		screen := term2.WaitScreen(t, wait, "the menu", isMenu)
+		if strings.Contains(screen, "Continue") {
+			t.Fatalf("the next session offers to continue the lost game:\n%s", screen)
+		}
+	})
+}
+
+// loseThenWin finds a classic deal that drawing first loses and the
+// engine's heuristic wins, and returns it with both lines.
+func loseThenWin(t *testing.T) (deal uint64, lose, win []string) {
+	t.Helper()
+	for n := uint64(1); n <= 2000; n++ {
+		w := newGame(t, "classic", n)
+		for w.Status() == engine.Playing {
+			m, ok := w.Hint()
+			if !ok || w.Apply(m) != nil {
+				break
+			}
+		}
+		if w.Status() != engine.Won {
+			continue
+		}
+		l := newGame(t, "classic", n)
+		for l.Status() == engine.Playing {
+			legal := l.Legal()
+			pick := legal[0]
+			for _, m := range legal {
+				if m.Kind == engine.Draw || m.Kind == engine.Redeal {
+					pick = m
+					break
+				}
+			}
+			if err := l.Apply(pick); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if l.Status() == engine.Lost {
+			return n, l.Record().Moves, w.Record().Moves
+		}
+	}
+	t.Fatal("no classic deal in 1..2000 lost by drawing first and won by the heuristic")
+	return 0, nil, nil
+}
+
+// TestE2ESolutionAfterLoss (playtest A2): lose, undo to the start, type a
+// winning line: the table shows the win, the record keeps the loss.
+func TestE2ESolutionAfterLoss(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ts := startServer(t, be.url(t))
+		key := sshtest.NewKey(t)
+		deal, lose, win := loseThenWin(t)
+		g := newGame(t, "classic", deal)
+		term := sshtest.OpenTerm(t, ts.dial(t, key), sshtest.TermOptions{Command: "classic " + strconv.FormatUint(deal, 10)})
+		waitPosition(t, term, g)
+		typeKeys(t, term, ":"+strings.Join(lose, " ")+sshtest.KeyEnter)
+		play(t, g, lose...)
+		waitPosition(t, term, g)
+		u := ts.user(key)
+		waitStatus(t, u, "classic", deal, "lost")
+
+		typeKeys(t, term, strings.Repeat("u", len(lose)))
+		start := newGame(t, "classic", deal)
+		waitPosition(t, term, start)
+		typeKeys(t, term, ":"+strings.Join(win, " ")+sshtest.KeyEnter)
+		play(t, start, win...)
+		waitPosition(t, term, start) // the table shows the win
+		typeKeys(t, term, "q")
+		term.WaitScreen(t, wait, "the menu", isMenu)
+		typeKeys(t, term, "q")
+		if st := term.ExitStatus(wait); st != 0 {
+			t.Fatalf("quit: exit status %d, want 0", st)
+		}
+		gs := games(t, u)
+		if len(gs) != 1 || gs[0].Status != "lost" || !slicesEqual(gs[0].Moves, lose) {
+			t.Fatalf("games: got %+v, want the one game, lost, with the losing line", gs)
+		}
+		if s := classicStats(t, u); s.Played != 1 || s.Won != 0 || s.FewestMoves != 0 {
+			t.Fatalf("stats: got %+v, want 1 played, 0 won, no fewest moves", s)
+		}
+	})
+}
+
+// TestE2ETwoSessionsDoNotAbandon (playtest A4): a second session of the
+// player starting the same rule set does not abandon the first session's
+// game behind its back: the first plays on and keeps saving.
+func TestE2ETwoSessionsDoNotAbandon(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ts := startServer(t, be.url(t))
+		key := sshtest.NewKey(t)
+		u := ts.user(key)
+		a := sshtest.OpenTerm(t, ts.dial(t, key), sshtest.TermOptions{Command: "classic 3"})
+		ga := newGame(t, "classic", 3)
+		waitPosition(t, a, ga)
+		typeKeys(t, a, "dd")
+		play(t, ga, "d d")
+		waitPosition(t, a, ga)
+		waitStored(t, u, "classic", 3, ga.Record().Moves)
+
+		b := sshtest.OpenTerm(t, ts.dial(t, key), sshtest.TermOptions{Command: "classic 42"})
+		gb := newGame(t, "classic", 42)
+		waitPosition(t, b, gb)
+		typeKeys(t, b, "d")
+		play(t, gb, "d")
+		b.WaitScreen(t, wait, "the save refused, saying why", func(s string) bool {
+			return strings.Contains(s, "not saved") && strings.Contains(s, "your classic game")
+		})
+
+		typeKeys(t, a, "d")
+		play(t, ga, "d")
+		screen := waitPosition(t, a, ga)
+		if strings.Contains(screen, "another session") {
+			t.Fatalf("the first session was told its game went elsewhere:\n%s", screen)
+		}
+		got := waitStored(t, u, "classic", 3, ga.Record().Moves)
+		if got.Status != "playing" {
+			t.Fatalf("the first session's game: got %+v, want still playing", got)
+		}
+		for _, g := range games(t, u) {
+			if g.Status == "abandoned" {
+				t.Fatalf("games: %+v; nothing was abandoned", games(t, u))
+			}
+		}
+	})
+}

@@ -294,15 +294,21 @@ func (s *Store) Leaderboard(ctx context.Context, rulesID, date string, limit int
 	return board, nil
 }
 
-// topSQL aggregates each player's results for a rules ID and ranks them;
-// %[1]s is the ranking order. Equal figures share a rank.
+// topSQL aggregates each player's counted results for a rules ID (all but
+// later attempts at a day's daily deal) and ranks them by their
+// unassisted wins; %[1]s is the ranking order. Equal figures share a
+// rank.
 const topSQL = `WITH t AS (
 	SELECT r.player_id, p.name,
 	       SUM(CASE WHEN r.won AND r.hints = 0 AND r.undos = 0 THEN 1 ELSE 0 END) AS wins,
 	       COUNT(*) AS played,
 	       MIN(CASE WHEN r.won AND r.hints = 0 AND r.undos = 0 THEN r.elapsed_ms END) AS best
-	FROM results r JOIN players p ON p.id = r.player_id
-	WHERE r.rules_id = $1 AND NOT p.banned
+	FROM (
+		SELECT player_id, won, elapsed_ms, hints, undos, daily,
+		       ROW_NUMBER() OVER (PARTITION BY player_id, daily ORDER BY finished_at, game_id) AS dn
+		FROM results WHERE rules_id = $1
+	) r JOIN players p ON p.id = r.player_id
+	WHERE (r.daily = '' OR r.dn = 1) AND NOT p.banned
 	GROUP BY r.player_id, p.name
 	HAVING SUM(CASE WHEN r.won AND r.hints = 0 AND r.undos = 0 THEN 1 ELSE 0 END) > 0
 )
