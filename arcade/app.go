@@ -150,7 +150,7 @@ func translate(msg tea.Msg) tea.Msg {
 
 // noticeFirst is the tui model with a notice shown at the start.
 type noticeFirst struct {
-	tui.Model
+	*tui.Model
 	note string
 }
 

@@ -129,8 +129,8 @@ func accountDeps(acc Account) Deps {
 // menuTo moves the menu's cursor to the first item of a kind.
 func (h *harness) menuTo(kind itemKind) {
 	h.t.Helper()
-	for range len(h.m.menu.items) {
-		if h.m.menu.items[h.m.menu.cur].kind == kind {
+	for range len(h.m.menu().items) {
+		if h.m.menu().items[h.m.menu().cur].kind == kind {
 			return
 		}
 		h.keys("down")
@@ -170,8 +170,8 @@ func TestAccountGolden(t *testing.T) {
 		{"menu_account_scrolled", newFakeAccount, func(h *harness) { h.menuTo(itemQuit) }},
 		{"stats", newFakeAccount, func(h *harness) { h.open(itemStats); h.keys("down") }},
 		{"stats_empty", func() *fakeAccount { a := newFakeAccount(); a.stats = nil; return a }, func(h *harness) { h.open(itemStats) }},
-		{"board", newFakeAccount, func(h *harness) { h.open(itemBoard) }},
-		{"board_yesterday", newFakeAccount, func(h *harness) { h.open(itemBoard); h.keys("left") }},
+		{"board", newFakeAccount, func(h *harness) { h.open(itemLeaders) }},
+		{"board_yesterday", newFakeAccount, func(h *harness) { h.open(itemLeaders); h.keys("left") }},
 		{"name", newFakeAccount, func(h *harness) {
 			h.open(itemName)
 			h.send(tea.KeyMsg{Type: tea.KeyCtrlU})
@@ -252,7 +252,7 @@ func TestStatsScreen(t *testing.T) {
 func TestBoardScreen(t *testing.T) {
 	acc := newFakeAccount()
 	h := newHarness(t, accountDeps(acc))
-	h.open(itemBoard) // the harness's clock fails the test if Update reads it
+	h.open(itemLeaders) // the harness's clock fails the test if Update reads it
 	h.wantScreen("daily board · Sun 2026-03-01 (today)", "bob", "28/28", "3:05", "won", "> ", "alice")
 	if got := acc.dates; len(got) != 1 || got[0] != "2026-03-01" || acc.limits[0] != 20 {
 		t.Fatalf("asked for %v (limit %v), want today's top 20", got, acc.limits)
@@ -277,7 +277,7 @@ func TestBoardScreen(t *testing.T) {
 	// A short window scrolls to the player's line.
 	h.resize(70, 16)
 	h.keys("q")
-	h.open(itemBoard)
+	h.open(itemLeaders)
 	h.wantScreen("alice", "↑/↓ scroll")
 	for range 30 {
 		h.keys("down")
@@ -309,12 +309,12 @@ func TestChangeName(t *testing.T) {
 	// At most 16 cells: a wide character takes two.
 	h.send(tea.KeyMsg{Type: tea.KeyCtrlU})
 	h.typeText(strings.Repeat("x", 20))
-	if got := h.m.rename.input.Value(); got != strings.Repeat("x", 16) {
+	if got := h.m.nameForm().input.Value(); got != strings.Repeat("x", 16) {
 		t.Errorf("the input took %q, want 16 x", got)
 	}
 	h.send(tea.KeyMsg{Type: tea.KeyCtrlU})
 	h.typeText(strings.Repeat("名", 9))
-	if got := h.m.rename.input.Value(); got != strings.Repeat("名", 8) {
+	if got := h.m.nameForm().input.Value(); got != strings.Repeat("名", 8) {
 		t.Errorf("the input took %q, want 8 wide characters", got)
 	}
 	// A paste with a bidi control is refused whole; escape sequences
@@ -322,7 +322,7 @@ func TestChangeName(t *testing.T) {
 	h.send(tea.KeyMsg{Type: tea.KeyCtrlU})
 	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("ev\u202eil"), Paste: true})
 	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a\x1b[2J"), Paste: true})
-	if v := h.m.rename.input.Value(); strings.ContainsAny(v, "\u202e\x1b") {
+	if v := h.m.nameForm().input.Value(); strings.ContainsAny(v, "\u202e\x1b") {
 		t.Errorf("the input holds %q", v)
 	}
 	wantClean(t, h.m.View())
@@ -373,7 +373,7 @@ func TestLinkScreen(t *testing.T) {
 
 func TestAccountScreensASCII(t *testing.T) {
 	for _, chosen := range []bool{false, true} {
-		for _, kind := range []itemKind{itemStats, itemBoard, itemName, itemLink, itemRedeem} {
+		for _, kind := range []itemKind{itemStats, itemLeaders, itemName, itemLink, itemRedeem} {
 			for _, size := range [][2]int{{80, 24}, {120, 40}} {
 				d := accountDeps(newFakeAccount())
 				d.Unicode = chosen // letters chosen in the menu, or a client that is not UTF-8
@@ -391,14 +391,14 @@ func TestAccountScreensASCII(t *testing.T) {
 
 func TestAccountNoticesAndQuit(t *testing.T) {
 	h := newHarness(t, accountDeps(newFakeAccount()))
-	for _, kind := range []itemKind{itemStats, itemBoard, itemName, itemLink, itemRedeem} {
+	for _, kind := range []itemKind{itemStats, itemLeaders, itemName, itemLink, itemRedeem} {
 		h.open(kind)
 		h.send(NoticeMsg{Text: "server restarts\x1b[2J in 10 s"})
 		h.wantScreen("server restarts in 10 s")
 		wantClean(t, h.m.View())
 		h.keys("esc")
 	}
-	h.open(itemBoard)
+	h.open(itemLeaders)
 	h.keys("ctrl+c")
 	if !h.quit {
 		t.Error("ctrl+c on the board did not quit")

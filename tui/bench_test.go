@@ -8,7 +8,7 @@ import (
 )
 
 // benchModel is a model with a game on the table, as a session has it.
-func benchModel(b *testing.B, args []string, w, h int) Model {
+func benchModel(b *testing.B, args []string, w, h int) *Model {
 	b.Helper()
 	m := New(Deps{Args: args, Unicode: true, Width: w, Height: h, Renderer: renderer(termenv.ANSI256)})
 	if !m.playing {
@@ -56,7 +56,7 @@ func BenchmarkCursorMove(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				next, _ := m.Update(keys[i%len(keys)])
-				m = next.(Model)
+				m = next.(*Model)
 				_ = m.View()
 				i++
 			}
@@ -72,7 +72,7 @@ func BenchmarkPlay(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		next, _ := m.Update(keys[i%len(keys)])
-		m = next.(Model)
+		m = next.(*Model)
 		_ = m.View()
 		i++
 	}
@@ -85,7 +85,7 @@ func BenchmarkPlayStored(b *testing.B) {
 	m := New(Deps{Args: []string{"classic", "42"}, Unicode: true, Player: testPlayer, Games: &fakeGames{},
 		Renderer: renderer(termenv.ANSI256)})
 	next, _ := m.Update(unfinishedMsg{})
-	m = next.(Model)
+	m = next.(*Model)
 	if !m.playing {
 		b.Fatal("no game on the table")
 	}
@@ -94,14 +94,14 @@ func BenchmarkPlayStored(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		next, _ := m.Update(keys[i%len(keys)])
-		m = next.(Model)
+		m = next.(*Model)
 		_ = m.View()
 		next, _ = m.Update(savedMsg{token: m.token, id: "g1"})
-		m = next.(Model)
+		m = next.(*Model)
 		_ = m.View()
 		i++
 	}
-	if m.hold != nil {
+	if m.saves.hold != nil {
 		b.Fatal("the table is still held")
 	}
 }

@@ -1,294 +1,647 @@
 package tui
 
 import (
-	"context"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
-	tea "github.com/charmbracelet/bubbletea"
 
 	"pyramid/engine"
 )
 
-// The daily board the screen shows: the rule set and how many places.
-const (
-	boardRules = "daily"
-	boardLimit = 20
-	// dateLayout is how the board's dates are written (UTC dates).
-	dateLayout = "2006-01-02"
-)
+// maxSlots is the most pyramid slots of any rule set.
+const maxSlots = 45
 
-// boardMsg brings a day's board, read through Account.Board.
-type boardMsg struct {
-	req  int
-	date string
-	// today is the session clock's UTC date when the command read the
-	// clock (a load of today's board), otherwise empty.
-	today   string
-	entries []BoardEntry
-	err     error
+// target is a place the cursor can stop at, with its board position and
+// level (pyramid row, or rows+1 for the piles) for 2-D navigation.
+type target struct {
+	p     engine.Place
+	x     int
+	level int
 }
 
-// BoardScreen shows the daily deal's board of one day, best first, the
-// player's own line marked. Left and right go to the day before and
-// after; today's date comes from the session's clock, read in a command.
-type BoardScreen struct {
-	env     *env
-	event   tea.Msg // backMsg or quitMsg, for the owner
-	req     int     // of the latest load; older answers are dropped
-	loading bool
-	date    string // the day shown, empty until the first answer
-	today   string // the session clock's date at the last load of today
-	entries []BoardEntry
-	top     int // first line shown when the board is longer than the window
-	total   int // pyramid cards of the daily rules
-	msg     string
-	msgSt   styleID
-	w, h    int
-	prev    key.Binding
-	next    key.Binding
-	toToday key.Binding
-	up      key.Binding
-	down    key.Binding
-	reload  key.Binding
-	back    key.Binding
-	bar     *helpBar
+// board is a game on the screen: an engine.Game with its layout, the
+// marks drawn over it (the cursor, the selected card, a hint's cards)
+// and the drawing of the whole frame (header, cards, message line, help
+// bar). It saves nothing and asks no solver: the table (the player's own
+// game) and the watch screen (the solver's line) draw through it, each
+// with its own keys and end-of-game panel.
+type board struct {
+	chrome
+	cache *viewCache
+	bar   *helpBar
+
+	game  *engine.Game
+	title string
+	lay   layout
+
+	// The marks. A board without a cursor or a selection (the watch
+	// screen's) keeps them at engine.NoPlace.
+	cursor engine.Place
+	sel    engine.Place
+	hint   engine.Move
+
+	d       derived
+	version int // counts changes of the game
 }
 
-// newBoardScreen builds the screen; open shows and loads it.
-func newBoardScreen(e *env, w, h int) BoardScreen {
-	total := 28
-	if r, err := engine.ParseRules(boardRules); err == nil {
-		total = r.PyramidSize()
+// newBoard lays game out for a w×h window. The cursor starts on the
+// leftmost available card of the lowest row.
+func newBoard(e *env, g *engine.Game, title string, w, h int) board {
+	b := board{
+		chrome: chrome{env: e, w: w, h: h},
+		cache:  &viewCache{},
+		bar:    newHelpBar(),
+		game:   g,
+		title:  title,
+		sel:    engine.NoPlace,
 	}
-	b := BoardScreen{
-		total:   total,
-		w:       w,
-		h:       h,
-		prev:    key.NewBinding(key.WithKeys("left", "h", "a")),
-		next:    key.NewBinding(key.WithKeys("right", "l", "d")),
-		toToday: key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "today")),
-		up:      key.NewBinding(key.WithKeys("up", "k", "w", "pgup")),
-		down:    key.NewBinding(key.WithKeys("down", "j", "s", "pgdown", " ")),
-		reload:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
-		back:    key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "menu")),
-		bar:     newHelpBar(),
-	}
-	b.setGlyphs(e)
+	b.lay = newLayout(w, h, g.Rows(), g.Piles(), e.gl.unicode)
+	b.refresh()
+	b.cursor = b.firstTarget()
 	return b
 }
 
-// setGlyphs draws the screen with the glyphs of e: the help bar names
-// the arrows with them.
-func (b *BoardScreen) setGlyphs(e *env) {
-	upDown, left, right := "↑/↓", "←", "→"
-	if !e.gl.unicode {
-		upDown, left, right = "up/down", "left", "right"
-	}
-	b.env = e
-	b.prev.SetHelp(left, "day before")
-	b.next.SetHelp(right, "day after")
-	b.up.SetHelp(upDown, "scroll")
-}
-
-// open shows today's board, loading it afresh.
-func (b BoardScreen) open() (BoardScreen, tea.Cmd) {
-	b.date, b.entries, b.top = "", nil, 0
-	return b.load("")
-}
-
-// load asks the account for the board of date, or of today (read from
-// the session's clock in the command) when date is empty.
-func (b BoardScreen) load(date string) (BoardScreen, tea.Cmd) {
-	b.req++
-	b.loading, b.msg = true, ""
-	if date != b.date {
-		b.date, b.entries, b.top = date, nil, 0
-	}
-	e, req := b.env, b.req
-	return b, func() tea.Msg {
-		msg := boardMsg{req: req, date: date}
-		if date == "" {
-			msg.today = e.now().UTC().Format(dateLayout)
-			msg.date = msg.today
-		}
-		ctx, cancel := context.WithTimeout(e.ctx, loadTimeout)
-		defer cancel()
-		msg.entries, msg.err = e.account.Board(ctx, boardRules, msg.date, boardLimit)
-		return msg
-	}
-}
-
-// loaded takes the account's answer and scrolls the player's own line
-// into view.
-func (b BoardScreen) loaded(msg boardMsg) BoardScreen {
-	if msg.req != b.req {
-		return b
-	}
-	b.loading = false
-	if msg.today != "" {
-		b.today = msg.today
-	}
-	b.date = msg.date
-	if msg.err != nil {
-		b.entries = nil
-		b.msg, b.msgSt = clean("could not load the board: "+msg.err.Error(), 200), sErr
-		return b
-	}
-	b.entries, b.top = msg.entries, 0
-	for i, en := range b.entries {
-		if en.You && i >= b.room() {
-			b.top = min(i-b.room()/2, b.maxTop())
-		}
-	}
-	return b
-}
-
-// SetSize sets the window size.
-func (b BoardScreen) SetSize(w, h int) BoardScreen {
+// layOut lays the board out for a window size.
+func (b *board) layOut(w, h int) {
 	b.w, b.h = w, h
-	b.top = min(b.top, b.maxTop())
-	return b
+	b.lay = newLayout(w, h, b.game.Rows(), b.game.Piles(), b.env.gl.unicode)
+	b.refreshTargets()
 }
 
-// say sets the message line.
-func (b BoardScreen) say(st styleID, text string) BoardScreen {
-	b.msg, b.msgSt = text, st
-	return b
+// needs is the smallest window the board fits.
+func (b *board) needs() (w, h int) { return tableNeeds(b.game.Rows(), b.game.Piles()) }
+
+// sayf sets the message line, formatted as fmt.Sprintf does.
+func (b *board) sayf(st styleID, format string, args ...any) {
+	if len(args) == 0 {
+		b.msg = format
+	} else {
+		b.msg = fmt.Sprintf(format, args...)
+	}
+	b.msgSt = st
 }
 
-// room is how many lines of the board fit: the window less the title,
-// the column heads, the message line and the help bar.
-func (b *BoardScreen) room() int   { return max(1, b.h-4) }
-func (b *BoardScreen) maxTop() int { return max(0, len(b.entries)-b.room()) }
-
-// Update changes the day, scrolls, reloads, or goes back.
-func (b BoardScreen) Update(msg tea.Msg) (BoardScreen, tea.Cmd) {
-	k, ok := msg.(tea.KeyMsg)
-	if !ok {
-		return b, nil
-	}
-	b.updateKeys()
-	switch {
-	case k.Type == tea.KeyCtrlC:
-		b.event = quitMsg{}
-	case k.Type == tea.KeyCtrlL:
-		return b, tea.ClearScreen
-	case key.Matches(k, b.prev):
-		return b.load(shiftDate(b.date, -1))
-	case key.Matches(k, b.next):
-		return b.load(shiftDate(b.date, 1))
-	case key.Matches(k, b.toToday):
-		return b.load("")
-	case key.Matches(k, b.up):
-		b.top = max(0, b.top-1)
-	case key.Matches(k, b.down):
-		b.top = min(b.maxTop(), b.top+1)
-	case key.Matches(k, b.reload):
-		return b.load(b.date)
-	case key.Matches(k, b.back):
-		b.event = backMsg{}
-	}
-	return b, nil
-}
-
-// updateKeys enables the bindings that apply now: no day after today,
-// no scrolling a board that fits.
-func (b *BoardScreen) updateKeys() {
-	b.prev.SetEnabled(b.date != "")
-	b.next.SetEnabled(b.date != "" && b.date < b.today)
-	b.toToday.SetEnabled(b.date != "" && b.date != b.today)
-	b.up.SetEnabled(b.maxTop() > 0)
-	b.down.SetEnabled(b.maxTop() > 0)
-	b.reload.SetEnabled(!b.loading && b.date != "")
-}
-
-// shiftDate returns the UTC date days after date ("2006-01-02"); a date
-// that does not parse stays as it is.
-func shiftDate(date string, days int) string {
-	t, err := time.Parse(dateLayout, date)
-	if err != nil {
-		return date
-	}
-	return t.AddDate(0, 0, days).Format(dateLayout)
-}
-
-// dayLabel names the day shown: weekday and date, and whether it is
-// today or yesterday for the session's clock.
-func (b *BoardScreen) dayLabel() string {
-	if b.date == "" {
-		return "today"
-	}
-	label := b.date
-	if t, err := time.Parse(dateLayout, b.date); err == nil {
-		label = t.Weekday().String()[:3] + " " + b.date
-	}
-	switch b.date {
-	case b.today:
-		label += " (today)"
-	case shiftDate(b.today, -1):
-		label += " (yesterday)"
-	}
-	return label
-}
-
-// View draws the screen, exactly h lines.
-func (b BoardScreen) View() string {
-	e := b.env
-	pal := e.pal
-	b.updateKeys()
-	var body []string
-	var sb strings.Builder
-	sb.WriteString("    ")
-	sb.WriteString(pal.style(sBold, padLeft("#", 3)+"  "+padRight("player", 16)+"  "+padLeft("removed", 7)+"  "+padLeft("time", 7)))
-	body = append(body, sb.String())
-	switch {
-	case b.loading && len(b.entries) == 0:
-		body = append(body, "    loading the board"+e.gl.ell)
-	case len(b.entries) == 0 && b.msg == "":
-		if b.date == b.today {
-			body = append(body, "    nobody has finished today's deal yet: be the first (Daily in the menu)")
-		} else {
-			body = append(body, "    nobody finished the daily deal of that day")
+// move steps the cursor to the nearest target in a direction.
+func (b *board) move(dx, dl int) {
+	cx, cl := b.placeXL(b.cursor)
+	best, bestScore := -1, 0
+	for i, tg := range b.d.targets {
+		if tg.p == b.cursor {
+			continue
+		}
+		ddx, ddl := tg.x-cx, tg.level-cl
+		var score int
+		switch {
+		case dx != 0 && tg.p.IsPyramid() != b.cursor.IsPyramid():
+			continue // left and right stay in the pyramid or in the piles
+		case dx < 0 && ddx < 0:
+			score = abs(ddl)*1000 - ddx
+		case dx > 0 && ddx > 0:
+			score = abs(ddl)*1000 + ddx
+		case dl < 0 && ddl < 0:
+			score = -ddl*1000 + abs(ddx)
+		case dl > 0 && ddl > 0:
+			score = ddl*1000 + abs(ddx)
+		default:
+			continue
+		}
+		if best < 0 || score < bestScore {
+			best, bestScore = i, score
 		}
 	}
-	for i := b.top; i < len(b.entries) && i < b.top+b.room(); i++ {
-		body = append(body, b.row(&b.entries[i]))
+	if best >= 0 {
+		b.cursor = b.d.targets[best].p
 	}
-	msg, st := b.msg, b.msgSt
-	if msg == "" {
-		msg, st = "best first: pyramid cards removed, then time; > marks you", sDim
-	}
-	return drawPage(e, b.w, b.h, "Pyramid Solitaire"+e.gl.sep+"daily board"+e.gl.sep+b.dayLabel(), "", body,
-		msg, st, b.bar, []key.Binding{b.prev, b.next, b.toToday, b.up, b.reload, b.back})
 }
 
-// row draws one line of the board.
-func (b *BoardScreen) row(en *BoardEntry) string {
-	pal := b.env.pal
-	var sb strings.Builder
-	name := padRight(clean(en.Name, 16), 16)
-	if en.You {
-		sb.WriteString("  > ")
+// placeXL is a place's navigation position: the column of its card's
+// centre and its level.
+func (b *board) placeXL(p engine.Place) (x, level int) {
+	x, _ = b.lay.placePos(p)
+	x += b.lay.geo.cardW / 2
+	if p.IsPyramid() {
+		r, _ := p.RowCol()
+		return x, r
+	}
+	return x, b.lay.rows + 1
+}
+
+// covered reports whether both cards covering pyramid slot p are there.
+func (b *board) covered(p engine.Place) bool {
+	r, c := p.RowCol()
+	if r == b.game.Rows() {
+		return false
+	}
+	return b.d.present[engine.Slot(r+1, c)] && b.d.present[engine.Slot(r+1, c+1)]
+}
+
+// describe says what a move does, with its cards and its notation.
+func (b *board) describe(m engine.Move) string {
+	switch m.Kind {
+	case engine.Draw:
+		return "draw"
+	case engine.Redeal:
+		return "turn the waste over"
+	case engine.RemoveKing:
+		c, _ := b.cardAt(m.A)
+		return "remove " + b.env.gl.cardName(c) + " (" + m.String() + ")"
+	case engine.RemovePair:
+		first, _ := b.cardAt(m.A)
+		second, _ := b.cardAt(m.B)
+		return "pair " + b.env.gl.cardName(first) + " + " + b.env.gl.cardName(second) + " (" + m.String() + ")"
+	}
+	return ""
+}
+
+// refresh recomputes the derived state from the game.
+func (b *board) refresh() {
+	g := b.game
+	d := &b.d
+	d.status = g.Status()
+	n := g.Rules().PyramidSize()
+	d.removed = g.Removed()
+	if g.Rules().Goal == engine.GoalAll {
+		d.removed = g.RemovedAll()
+	}
+	for s := range n {
+		p := engine.Place(s)
+		_, d.present[s] = g.PyramidCard(p)
+		// The engine's cover rules decide where the cursor may stop: at
+		// a free card or, under the overlap rule, at a card that pairs
+		// with the one card still covering it.
+		d.target[s] = d.present[s] && g.Selectable(p)
+	}
+	d.stockN = g.StockCount()
+	d.stockTop, d.stockHas = g.StockTop()
+	for i := range g.Piles() {
+		d.waste[i], d.wasteHas[i] = g.WasteTop(i)
+	}
+	d.legalMoves = g.AppendLegal(d.legalMoves[:0])
+	d.canDraw, d.canRedeal, d.canRemove = false, false, false
+	for _, m := range d.legalMoves {
+		switch m.Kind {
+		case engine.Draw:
+			d.canDraw = true
+		case engine.Redeal:
+			d.canRedeal = true
+		default:
+			d.canRemove = true
+		}
+	}
+	b.refreshTargets()
+}
+
+// refreshTargets lists the places the cursor may stop at, with their
+// positions in the current layout.
+func (b *board) refreshTargets() {
+	d := &b.d
+	d.targets = d.targets[:0]
+	n := b.game.Rules().PyramidSize()
+	for s := range n {
+		if d.target[s] {
+			x, l := b.placeXL(engine.Place(s))
+			d.targets = append(d.targets, target{p: engine.Place(s), x: x, level: l})
+		}
+	}
+	for _, p := range b.lay.pilePlaces() {
+		if p != engine.Stock {
+			if _, ok := b.game.WasteTop(pileIndex(p)); !ok {
+				continue
+			}
+		}
+		x, l := b.placeXL(p)
+		d.targets = append(d.targets, target{p: p, x: x, level: l})
+	}
+}
+
+// isTarget reports whether the cursor may stop at p.
+func (b *board) isTarget(p engine.Place) bool {
+	for _, tg := range b.d.targets {
+		if tg.p == p {
+			return true
+		}
+	}
+	return false
+}
+
+// firstTarget is where the cursor starts: the leftmost card of the lowest
+// row that has one.
+func (b *board) firstTarget() engine.Place {
+	best := -1
+	for i, tg := range b.d.targets {
+		if !tg.p.IsPyramid() {
+			continue
+		}
+		if best < 0 || tg.level > b.d.targets[best].level ||
+			(tg.level == b.d.targets[best].level && tg.x < b.d.targets[best].x) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return engine.Stock
+	}
+	return b.d.targets[best].p
+}
+
+// fixCursor moves the cursor to the nearest target when its card went.
+func (b *board) fixCursor() {
+	if b.isTarget(b.cursor) {
+		return
+	}
+	cx, cl := b.placeXL(b.cursor)
+	best, bestScore := engine.Stock, -1
+	for _, tg := range b.d.targets {
+		score := abs(tg.x-cx) + 4*abs(tg.level-cl)
+		if tg.level < cl {
+			score -= 2 // a card freed above is the likely next play
+		}
+		if bestScore < 0 || score < bestScore {
+			best, bestScore = tg.p, score
+		}
+	}
+	b.cursor = best
+}
+
+// cardAt returns the card shown at a place.
+func (b *board) cardAt(p engine.Place) (engine.Card, bool) {
+	switch {
+	case p.IsPyramid():
+		return b.game.PyramidCard(p)
+	case p == engine.Stock:
+		if !b.game.Rules().StockOpen {
+			return 0, false
+		}
+		return b.d.stockTop, b.d.stockHas
+	case p.IsWaste():
+		i := pileIndex(p)
+		return b.d.waste[i], b.d.wasteHas[i]
+	}
+	return 0, false
+}
+
+// passesOf is "/3", or "/∞" for unlimited passes.
+func (b *board) passesOf() string {
+	if n := b.game.Passes(); n > 0 {
+		return "/" + strconv.Itoa(n)
+	}
+	return "/" + b.env.gl.inf
+}
+
+// panelWriter is the owner of a board, which writes the lines of the
+// panel drawn over the cleared pyramid once the game is won: moves and
+// passes say how the game went, w is the widest a line may be.
+type panelWriter interface {
+	panel(dst []string, moves, passes string, w int) []string
+}
+
+// render draws the frame: the header (with right as its right side in
+// place of the game's figures when it is not empty), the board (with
+// pw's panel after a win), the message line or the open prompt p (nil
+// when closed), and a help bar of bar, dropping bindings in the order of
+// drop when they do not fit.
+func (b *board) render(pw panelWriter, right string, p *Prompt, bar []key.Binding, drop []uint8) string {
+	l := &b.lay
+	gr := getGrid(l.boardW, l.boardH)
+	b.drawBoard(gr, pw)
+	vc := b.cache
+	if k := (headerKey{b.version, b.w}); k != vc.headerKey || vc.header == "" {
+		var hb strings.Builder
+		b.writeHeader(&hb, right)
+		vc.headerKey, vc.header = k, hb.String()
+	}
+	buf := append(gr.out[:0], vc.header...)
+	y := chromeTop
+	for ; y < l.boardY; y++ {
+		buf = append(buf, '\n')
+	}
+	for j := 0; j < l.boardH && y < b.h-chromeBottom; j, y = j+1, y+1 {
+		start := len(buf)
+		buf = appendBlanks(buf, l.boardX)
+		margin := len(buf)
+		if buf = gr.line(buf, b.env.pal, j); len(buf) == margin {
+			buf = buf[:start] // a blank line needs no margin
+		}
+		buf = append(buf, '\n')
+	}
+	for ; y < b.h-chromeBottom; y++ {
+		buf = append(buf, '\n')
+	}
+	switch {
+	case p != nil:
+		buf = append(buf, ' ')
+		buf = append(buf, p.view(b.env.pal, b.w-1)...)
+	case b.msg != "":
+		if k := (msgKey{b.msg, b.msgSt, b.w}); k != vc.msgKey || vc.msgLine == "" {
+			vc.msgKey = k
+			vc.msgLine = " " + b.env.pal.style(b.msgSt, cut(b.msg, b.w-2, b.env.gl.ell))
+		}
+		buf = append(buf, vc.msgLine...)
+	}
+	buf = append(buf, '\n')
+	buf = append(buf, b.bar.viewDropping(b.env, bar, drop, b.w)...)
+	frame := string(buf)
+	gr.out = buf
+	putGrid(gr)
+	return frame
+}
+
+// writeHeader writes the two header lines: the rule set and deal on the
+// left, the pass, the cards removed and the moves on the right (on the
+// second line when the window is narrow), or right there when it is not
+// empty.
+func (b *board) writeHeader(sb *strings.Builder, right string) {
+	if right == "" {
+		right = b.figures()
+	}
+	left := cut(b.title, b.w-2, b.env.gl.ell)
+	lw, rw := cells(left), cells(right)
+	sb.WriteByte(' ')
+	sb.WriteString(b.env.pal.style(sBold, left))
+	if 1+lw+2+rw+1 <= b.w {
+		pad(sb, b.w-1-lw-rw-1)
+		sb.WriteString(right)
+		sb.WriteString("\n\n")
+		return
+	}
+	sb.WriteByte('\n')
+	pad(sb, max(1, b.w-rw-1))
+	sb.WriteString(right)
+	sb.WriteByte('\n')
+}
+
+// figures is the header's right side: the pass, the cards removed, the
+// moves and how the game ended.
+func (b *board) figures() string {
+	g := b.game
+	total := g.Rules().PyramidSize()
+	if g.Rules().Goal == engine.GoalAll {
+		total = g.Rules().DeckSize()
+	}
+	var r strings.Builder
+	r.WriteString("pass ")
+	r.WriteString(strconv.Itoa(g.Pass()))
+	r.WriteString(b.passesOf())
+	r.WriteString(b.env.gl.sep)
+	r.WriteString(strconv.Itoa(b.d.removed))
+	r.WriteByte('/')
+	r.WriteString(strconv.Itoa(total))
+	r.WriteString(" removed")
+	r.WriteString(b.env.gl.sep)
+	r.WriteString(strconv.Itoa(g.MovesMade()))
+	r.WriteString(plural(g.MovesMade(), " move", " moves"))
+	switch b.d.status {
+	case engine.Won:
+		r.WriteString(b.env.gl.sep + "won")
+	case engine.Lost:
+		r.WriteString(b.env.gl.sep + "lost")
+	}
+	return r.String()
+}
+
+// drawBoard draws the pyramid, the piles and, after a win, the panel.
+func (b *board) drawBoard(gr *grid, pw panelWriter) {
+	l := &b.lay
+	d := &b.d
+	n := b.game.Rules().PyramidSize()
+	for s := range n {
+		if !d.present[s] {
+			continue
+		}
+		p := engine.Place(s)
+		x, y := l.slotPos(p)
+		c, _ := b.game.PyramidCard(p)
+		rows := l.geo.cardH
+		if b.covered(p) {
+			rows = l.geo.rowStep
+		}
+		b.drawCard(gr, x, y, c, true, p, d.target[s], rows)
+	}
+	pal := sDim
+	gr.text(l.stockLbl, l.labelLine, "stock", pal)
+	gr.text(l.countX, l.labelLine, strconv.Itoa(d.stockN), pal)
+	gr.text(l.wasteLbl, l.labelLine, "waste", pal)
+	switch {
+	case b.game.Rules().StockOpen && d.stockHas:
+		b.drawCard(gr, l.stockX, l.pileY, d.stockTop, true, engine.Stock, b.isTarget(engine.Stock), l.geo.cardH)
+	case d.stockN > 0:
+		b.drawCard(gr, l.stockX, l.pileY, 0, false, engine.Stock, true, l.geo.cardH)
+	default:
+		b.drawEmpty(gr, l.stockX, l.pileY, engine.Stock)
+	}
+	for i := range b.game.Piles() {
+		p := b.game.WastePlace(i)
+		x, y := l.placePos(p)
+		if d.wasteHas[i] {
+			b.drawCard(gr, x, y, d.waste[i], true, p, true, l.geo.cardH)
+		} else {
+			b.drawEmpty(gr, x, y, p)
+		}
+	}
+	if d.status == engine.Won {
+		b.drawWinPanel(gr, pw)
+	}
+}
+
+// look is how the card at p is drawn: its style (the black variant) and
+// the marks beside its face. Every state has a cue that needs no colour:
+// the marks.
+func (b *board) look(p engine.Place, avail bool) (styleID, [2]rune) {
+	gl := b.env.gl
+	cur := p == b.cursor && b.d.status != engine.Won
+	sel := p == b.sel
+	hint := b.hint.Kind != 0 && (b.hint.A == p || b.hint.B == p ||
+		(p == engine.Stock && (b.hint.Kind == engine.Draw || b.hint.Kind == engine.Redeal)))
+	switch {
+	case sel && cur:
+		return sSelCurBlack, gl.markSelCur
+	case cur:
+		return sCurBlack, gl.markCur
+	case sel:
+		return sSelBlack, gl.markSel
+	case hint:
+		return sHintBlack, gl.markHint
+	case avail:
+		return sAvBlack, gl.markAv
+	}
+	return sCovBlack, gl.markCov
+}
+
+// drawCard draws a card face up or down at board position (x, y), its top
+// rows only when cards below hide the rest.
+func (b *board) drawCard(gr *grid, x, y int, c engine.Card, faceUp bool, p engine.Place, avail bool, rows int) {
+	geo := b.lay.geo
+	base, marks := b.look(p, avail)
+	face := b.env.gl.faces[c]
+	st := cardStyle(base, c)
+	if !faceUp {
+		switch base {
+		case sCurBlack, sSelCurBlack:
+			st = sCurBack
+		case sHintBlack:
+			st = sHintBack
+		default:
+			st = sBack
+		}
+		b := b.env.gl.back
+		face = [3]rune{b, b, b}
+	}
+	if !geo.boxed {
+		gr.set(x, y, marks[0], st)
+		gr.set(x+1, y, face[0], st)
+		gr.set(x+2, y, face[1], st)
+		gr.set(x+3, y, face[2], st)
+		gr.set(x+4, y, marks[1], st)
+		return
+	}
+	// A boxed card keeps its frame whatever its state: the cursor, the
+	// selection and the hint show on its rank line only (marks in place
+	// of the side lines, and the state's colours), so that moving the
+	// cursor changes one line per card and the line renderer sends little.
+	frame := sPlain
+	if base == sCovBlack {
+		frame = sCovBlack
+	}
+	b.drawBox(gr, x, y, rows, b.env.gl.box, frame, sPlain)
+	if rows < 2 {
+		return
+	}
+	iw := geo.cardW - 2
+	lit := base != sAvBlack && base != sCovBlack
+	switch {
+	case !faceUp:
+		gr.fill(x+1, y+1, iw, min(rows, geo.cardH-1)-1, face[0], sBack)
+		gr.fill(x+1, y+1, iw, 1, face[0], st)
+	case lit:
+		gr.fill(x+1, y+1, iw, 1, ' ', st)
+	}
+	if lit {
+		gr.set(x, y+1, marks[0], st)
+		gr.set(x+geo.cardW-1, y+1, marks[1], st)
+	}
+	if !faceUp {
+		return
+	}
+	if geo.cardW == 5 {
+		gr.set(x+1, y+1, face[0], st)
+		gr.set(x+2, y+1, face[1], st)
+		gr.set(x+3, y+1, face[2], st)
+		return
+	}
+	// A large card shows its rank and suit top left and, when nothing
+	// hides it, bottom right, as printed cards do.
+	lead := face[:]
+	if face[0] == ' ' {
+		lead = face[1:]
+	}
+	for i, r := range lead {
+		gr.set(x+1+i, y+1, r, st)
+	}
+	if rows > 2 && geo.cardH > 3 {
+		st2 := cardStyle(sAvBlack, c)
+		if base == sCovBlack {
+			st2 = cardStyle(sCovBlack, c)
+		}
+		for i, r := range lead {
+			gr.set(x+1+iw-len(lead)+i, y+2, r, st2)
+		}
+	}
+}
+
+// drawBox draws the frame of a boxed card (its first rows rows) and
+// blanks its inside.
+func (b *board) drawBox(gr *grid, x, y, rows int, box [6]rune, frame, inner styleID) {
+	w, h := b.lay.geo.cardW, b.lay.geo.cardH
+	for j := 0; j < rows && j < h; j++ {
+		switch j {
+		case 0, h - 1:
+			l, r := box[0], box[1]
+			if j == h-1 {
+				l, r = box[2], box[3]
+			}
+			gr.set(x, y+j, l, frame)
+			gr.hline(x+1, y+j, w-2, box[4], frame)
+			gr.set(x+w-1, y+j, r, frame)
+		default:
+			gr.set(x, y+j, box[5], frame)
+			gr.hline(x+1, y+j, w-2, ' ', inner)
+			gr.set(x+w-1, y+j, box[5], frame)
+		}
+	}
+}
+
+// drawEmpty draws an empty pile, marked when the cursor is on it.
+func (b *board) drawEmpty(gr *grid, x, y int, p engine.Place) {
+	geo := b.lay.geo
+	base, marks := b.look(p, true)
+	lit := base == sCurBlack || base == sHintBlack
+	st := sDim
+	if lit {
+		st = base
 	} else {
-		sb.WriteString("    ")
+		marks = b.env.gl.markAv
 	}
-	sb.WriteString(padLeft(strconv.Itoa(en.Rank), 3))
-	sb.WriteString("  ")
-	if en.You {
-		sb.WriteString(pal.style(sMenuCur, name))
-	} else {
-		sb.WriteString(name)
+	if !geo.boxed {
+		gr.set(x, y, marks[0], st)
+		gr.set(x+4, y, marks[1], st)
+		return
 	}
-	sb.WriteString("  ")
-	sb.WriteString(padLeft(strconv.Itoa(en.Removed)+"/"+strconv.Itoa(b.total), 7))
-	sb.WriteString("  ")
-	sb.WriteString(padLeft(durationOr(en.Time), 7))
-	if en.Won {
-		sb.WriteString("  ")
-		sb.WriteString(pal.style(sOK, "won"))
+	b.drawBox(gr, x, y, geo.cardH, b.env.gl.box, sDim, sPlain)
+	if lit {
+		gr.fill(x, y+1, geo.cardW, 1, ' ', st)
+		gr.set(x, y+1, marks[0], st)
+		gr.set(x+geo.cardW-1, y+1, marks[1], st)
 	}
-	return sb.String()
+}
+
+// drawWinPanel draws the end-of-game panel over the empty pyramid, with
+// the lines pw writes.
+func (b *board) drawWinPanel(gr *grid, pw panelWriter) {
+	l := &b.lay
+	g := b.game
+	gl := b.env.gl
+	passes := strconv.Itoa(g.Pass()) + plural(g.Pass(), " pass", " passes")
+	if g.Passes() > 0 {
+		passes = strconv.Itoa(g.Pass()) + " of " + strconv.Itoa(g.Passes()) + plural(g.Passes(), " pass", " passes")
+	}
+	moves := strconv.Itoa(g.MovesMade()) + plural(g.MovesMade(), " move", " moves")
+	var buf [10]string
+	lines := pw.panel(buf[:0], moves, passes, l.boardW-4)
+	pyrH := l.pileY - 1
+	if len(lines)+2 > pyrH {
+		// A short board (one line per card) keeps the panel over the
+		// pyramid by leaving out the blank lines.
+		lines = slices.DeleteFunc(lines, func(s string) bool { return s == "" })
+	}
+	w := 0
+	for _, s := range lines {
+		w = max(w, cells(s))
+	}
+	w += 4
+	h := len(lines) + 2
+	x := (l.boardW - w) / 2
+	y := max(0, (pyrH-h)/2)
+	gr.fill(x, y, w, h, ' ', sPlain)
+	box := gl.panel
+	gr.set(x, y, box[0], sTitle)
+	gr.set(x+w-1, y, box[1], sTitle)
+	gr.set(x, y+h-1, box[2], sTitle)
+	gr.set(x+w-1, y+h-1, box[3], sTitle)
+	for i := 1; i < w-1; i++ {
+		gr.set(x+i, y, box[4], sTitle)
+		gr.set(x+i, y+h-1, box[4], sTitle)
+	}
+	for j := 1; j < h-1; j++ {
+		gr.set(x, y+j, box[5], sTitle)
+		gr.set(x+w-1, y+j, box[5], sTitle)
+	}
+	for j, s := range lines {
+		st := sPlain
+		if j == 0 {
+			st = sTitle
+		}
+		gr.text(x+(w-cells(s))/2, y+1+j, s, st)
+	}
 }

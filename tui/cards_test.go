@@ -75,7 +75,7 @@ func TestCardsSwitchMidGame(t *testing.T) {
 		t.Errorf("after choosing letters:\n%s\nwant, as an ASCII client sees it:\n%s", got, want)
 	}
 	h.wantScreen("* 8C* > 4S<", "arrows move", "8C selected: pick a 5")
-	if tb := h.m.table; tb.sel != engine.Slot(7, 1) || tb.cursor != engine.Slot(7, 2) || h.game().MovesMade() != 1 {
+	if tb := h.m.table(); tb.sel != engine.Slot(7, 1) || tb.cursor != engine.Slot(7, 2) || h.game().MovesMade() != 1 {
 		t.Errorf("selection %s, cursor %s, %d moves; want 7.1, 7.2 and 1", tb.sel, tb.cursor, h.game().MovesMade())
 	}
 	// Play on in letters: 4♠ selected instead.
@@ -156,7 +156,7 @@ func TestCardsSwitchHeldAndAccount(t *testing.T) {
 		return false
 	}
 	h.keys("d", "q")
-	if h.m.hold == nil {
+	if h.m.saves.hold == nil {
 		t.Fatal("no held table while the save is in flight")
 	}
 	h.open(itemCards)
@@ -174,7 +174,7 @@ func TestCardsSwitchHeldAndAccount(t *testing.T) {
 	wantASCII(t, "the stats after choosing letters", h.screen())
 	h.wantScreen("up/down rule set")
 	h.keys("esc")
-	h.open(itemBoard)
+	h.open(itemLeaders)
 	wantASCII(t, "the board after choosing letters", h.screen())
 	h.wantScreen("left day before")
 	h.keys("esc")
@@ -186,7 +186,7 @@ func TestCardsSwitchHeldAndAccount(t *testing.T) {
 	h.open(itemName)
 	h.wantScreen("enter save · esc back")
 	h.keys("esc")
-	h.open(itemBoard)
+	h.open(itemLeaders)
 	h.wantScreen("← day before")
 }
 
@@ -195,12 +195,12 @@ func TestCardsNeedUnicode(t *testing.T) {
 	// not show: no Cards item, and no way to them through the knob.
 	h := newHarness(t, Deps{Player: testPlayer})
 	h.wantNotScreen("Cards", "symbols", "letters")
-	for _, it := range h.m.menu.items {
+	for _, it := range h.m.menu().items {
 		if it.kind == itemCards {
 			t.Fatal("the menu of an ASCII client has a Cards item")
 		}
 	}
-	h.m.menu.ASCII = false
+	h.m.menu().ASCII = false
 	h.send(menuSettingsMsg{})
 	if h.m.env.gl.unicode {
 		t.Error("an ASCII client switched to Unicode glyphs")

@@ -293,6 +293,10 @@ type NoticeMsg struct {
 type ShutdownMsg struct {
 	// Text says why, e.g. "the server is restarting".
 	Text string
+	// Wait is how long the model may wait for its saves before it quits
+	// all the same, telling the player which moves were not saved; zero
+	// means 7 s, within the server's default shutdown grace.
+	Wait time.Duration
 }
 
 // GameTakenMsg tells a session that another session of the same player

@@ -36,6 +36,14 @@ type env struct {
 	// watchStep is the time between two moves when the watch screen
 	// plays the solver's line by itself (watchStep; tests shorten it).
 	watchStep time.Duration
+	// after returns a command that brings msg once d has passed
+	// (tea.Tick; tests replace it).
+	after func(d time.Duration, msg tea.Msg) tea.Cmd
+}
+
+// tick is env.after as Bubble Tea does it.
+func tick(d time.Duration, msg tea.Msg) tea.Cmd {
+	return tea.Tick(d, func(time.Time) tea.Msg { return msg })
 }
 
 // inboxMsg is a message that came through the inbox.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -69,7 +70,7 @@ func renderer(p termenv.Profile) *lipgloss.Renderer {
 // its messages fed back until none are left.
 type harness struct {
 	t     *testing.T
-	m     Model
+	m     *Model
 	clock *fakeClock
 	quit  bool
 	// skip drops messages of these kinds instead of delivering them.
@@ -91,6 +92,9 @@ func newHarness(t *testing.T, d Deps) *harness {
 		d.Width, d.Height = 80, 24
 	}
 	h.m = New(d)
+	// Timers (the shutdown's wait) never fire by themselves here: the
+	// harness runs commands in line, and a test sends their message.
+	h.m.env.after = func(time.Duration, tea.Msg) tea.Cmd { return nil }
 	h.run(h.m.Init())
 	return h
 }
@@ -101,7 +105,7 @@ func (h *harness) send(msg tea.Msg) {
 	h.clock.setInUpdate(true)
 	next, cmd := h.m.Update(msg)
 	h.clock.setInUpdate(false)
-	h.m = next.(Model)
+	h.m = next.(*Model)
 	h.run(cmd)
 }
 
@@ -121,6 +125,12 @@ func (h *harness) run(cmd tea.Cmd) {
 	case tea.QuitMsg:
 		h.quit = true
 	default:
+		if cmds, ok := sequence(msg); ok {
+			for _, c := range cmds {
+				h.run(c)
+			}
+			return
+		}
 		if h.skip != nil && h.skip(msg) {
 			return
 		}
@@ -132,6 +142,20 @@ func (h *harness) run(cmd tea.Cmd) {
 }
 
 func typeName(v any) string { return fmt.Sprintf("%T", v) }
+
+// sequence returns the commands of tea.Sequence's message, which Bubble
+// Tea runs one after the other.
+func sequence(msg tea.Msg) ([]tea.Cmd, bool) {
+	v := reflect.ValueOf(msg)
+	if v.Kind() != reflect.Slice || v.Type().Elem() != reflect.TypeFor[tea.Cmd]() {
+		return nil, false
+	}
+	cmds := make([]tea.Cmd, v.Len())
+	for i := range cmds {
+		cmds[i] = v.Index(i).Interface().(tea.Cmd)
+	}
+	return cmds, true
+}
 
 // keys sends key presses: names such as "enter", "left", "ctrl+c", or
 // single characters; a word in quotes ('7.1+7.4') is typed rune by rune.
@@ -203,7 +227,7 @@ func (h *harness) game() *engine.Game {
 	if !h.m.playing {
 		h.t.Fatalf("no game on the table; screen:\n%s", h.screen())
 	}
-	return h.m.table.Game()
+	return h.m.table().Game()
 }
 
 // wantScreen fails unless the screen contains every string.
@@ -269,4 +293,16 @@ func checkShape(t *testing.T, view string, w, h int) {
 			t.Errorf("line %d is %d cells wide, window is %d: %q", i, n, w, ansi.Strip(l))
 		}
 	}
+}
+
+// redeemForm is the redeem screen, or nil.
+func (m *Model) redeemForm() *redeemScreen {
+	f, _ := m.screens[screenRedeem].(*redeemScreen)
+	return f
+}
+
+// nameForm is the name screen, or nil.
+func (m *Model) nameForm() *nameScreen {
+	f, _ := m.screens[screenName].(*nameScreen)
+	return f
 }

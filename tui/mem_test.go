@@ -15,24 +15,24 @@ import (
 //
 // It returns the model New made and the last one: Bubble Tea keeps both,
 // the first as its program's initial model.
-func sessionModel(tb testing.TB, games Games, acc Account, keys []tea.Msg) (first tea.Model, last Model) {
+func sessionModel(tb testing.TB, games Games, acc Account, keys []tea.Msg) (first tea.Model, last *Model) {
 	m := New(Deps{Args: []string{"classic", "42"}, Unicode: true, Width: 80, Height: 24,
 		Player: testPlayer, Games: games, Account: acc, Renderer: renderer(termenv.ANSI256)})
 	first = m
 	_ = m.View()
 	next, _ := m.Update(unfinishedMsg{})
-	m = next.(Model)
+	m = next.(*Model)
 	if !m.playing {
 		tb.Fatal("no game on the table")
 	}
 	_ = m.View()
 	for _, k := range keys {
 		next, _ = m.Update(k)
-		m = next.(Model)
+		m = next.(*Model)
 		_ = m.View()
-		if m.hold != nil {
+		if m.saves.hold != nil {
 			next, _ = m.Update(savedMsg{token: m.token, id: "g1"})
-			m = next.(Model)
+			m = next.(*Model)
 			_ = m.View()
 		}
 	}

@@ -19,7 +19,7 @@ type (
 	// menuSettingsMsg: a setting (winnable deals, keys, cards) changed.
 	menuSettingsMsg struct{}
 	// menuAccountMsg: open a screen of the player's account (itemStats,
-	// itemBoard, itemName, itemLink or itemRedeem).
+	// itemLeaders, itemName, itemLink or itemRedeem).
 	menuAccountMsg struct{ kind itemKind }
 )
 
@@ -32,7 +32,7 @@ const (
 	itemCustom
 	itemNumber
 	itemStats
-	itemBoard
+	itemLeaders
 	itemName
 	itemLink
 	itemRedeem
@@ -82,10 +82,11 @@ func presetNote(name string) string {
 	return ""
 }
 
-// Menu is the first screen: continue, the rule sets, custom rules, a deal
+// menuScreen is the first screen: continue, the rule sets, custom rules, a deal
 // by number, settings, help and quit. It also holds the custom rules form
 // and the deal number form.
-type Menu struct {
+type menuScreen struct {
+	chrome
 	// Keys is the menu's key map.
 	Keys MenuKeyMap
 	// Winnable asks for deals the solver proves winnable.
@@ -101,14 +102,7 @@ type Menu struct {
 	// (Deps.Unicode): only then does the menu offer the Cards item.
 	symbols bool
 
-	env *env
-	bar *helpBar
-	// event is what the menu asks of its owner after an Update; the owner
-	// takes it at once, so keys typed right after are not lost to a round
-	// trip through a command.
-	event tea.Msg
-	// items are the lines of the list, nil while the menu does not show
-	// (see show).
+	bar   *helpBar
 	items []menuItem
 	cur   int
 	mode  menuMode
@@ -122,22 +116,17 @@ type Menu struct {
 	custom  engine.Rules
 	knobCur int
 	number  Prompt
-	msg     string
-	msgSt   styleID
-	w, h    int
 }
 
 // newMenu builds the menu.
-func newMenu(e *env, w, h int) Menu {
-	m := Menu{
+func newMenu(e *env, w, h int) *menuScreen {
+	m := &menuScreen{
 		Keys:   NewMenuKeyMap(e.gl),
-		env:    e,
+		chrome: chrome{env: e, w: w, h: h},
 		bar:    newHelpBar(),
 		rules:  engine.Classic(),
 		number: Prompt{Label: "deal: "},
 		name:   e.player.Name,
-		w:      w,
-		h:      h,
 		// New builds the menu with the glyphs Deps.Unicode chose.
 		symbols: e.gl.unicode,
 	}
@@ -148,7 +137,7 @@ func newMenu(e *env, w, h int) Menu {
 }
 
 // build lists the items.
-func (m *Menu) build() {
+func (m *menuScreen) build() {
 	var items []menuItem
 	if m.cont != "" {
 		items = append(items, menuItem{kind: itemContinue, label: "Continue"})
@@ -163,7 +152,7 @@ func (m *Menu) build() {
 	if m.env.accounts() {
 		items = append(items,
 			menuItem{kind: itemStats, label: "Stats"},
-			menuItem{kind: itemBoard, label: "Daily board"},
+			menuItem{kind: itemLeaders, label: "Daily board"},
 			menuItem{kind: itemName, label: "Change name…"},
 			menuItem{kind: itemLink, label: "Link another key…"},
 			menuItem{kind: itemRedeem, label: "Use a link code…"})
@@ -184,7 +173,7 @@ func (m *Menu) build() {
 
 // show lists the items when the menu shows and lets go of them when it
 // does not: a session at the table keeps no menu lines.
-func (m *Menu) show(showing bool) {
+func (m *menuScreen) show(showing bool) {
 	switch {
 	case showing && m.items == nil:
 		m.build()
@@ -196,13 +185,13 @@ func (m *Menu) show(showing bool) {
 
 // SetContinue sets what Continue returns to ("" removes the item) and
 // puts the cursor on it.
-func (m Menu) SetContinue(desc string) Menu {
+func (m *menuScreen) SetContinue(desc string) {
 	m.setContinue(desc)
-	return m
+	return
 }
 
 // setContinue is SetContinue in place.
-func (m *Menu) setContinue(desc string) {
+func (m *menuScreen) setContinue(desc string) {
 	had := m.cont != ""
 	m.cont = desc
 	m.build()
@@ -214,51 +203,45 @@ func (m *Menu) setContinue(desc string) {
 }
 
 // SetName sets the player's display name the menu shows.
-func (m Menu) SetName(name string) Menu {
+func (m *menuScreen) SetName(name string) {
 	m.name = name
-	return m
+	return
 }
 
 // SetRules sets the rules forms start from.
-func (m Menu) SetRules(r engine.Rules) Menu {
+func (m *menuScreen) SetRules(r engine.Rules) {
 	m.rules = r
-	return m
-}
-
-// SetSize sets the window size.
-func (m Menu) SetSize(w, h int) Menu {
-	m.w, m.h = w, h
-	return m
+	return
 }
 
 // unicode reports whether the session is to draw with Unicode glyphs:
 // the terminal shows them and the player did not choose letters.
-func (m *Menu) unicode() bool { return m.symbols && !m.ASCII }
+func (m *menuScreen) unicode() bool { return m.symbols && !m.ASCII }
 
-// setGlyphs draws the menu with the glyphs of e, the session's env since
+// setEnv draws the menu with the glyphs of e, the session's env since
 // the player switched cards: its key map's help follows them.
-func (m *Menu) setGlyphs(e *env) {
+func (m *menuScreen) setEnv(e *env) {
 	m.env = e
 	m.Keys = NewMenuKeyMap(e.gl)
 	m.updateKeys()
 }
 
 // say sets the menu's message line.
-func (m *Menu) say(st styleID, s string) {
+func (m *menuScreen) say(st styleID, s string) {
 	m.msg, m.msgSt = s, st
 }
 
 // Update handles keys and clicks.
-func (m Menu) Update(msg tea.Msg) (Menu, tea.Cmd) {
+func (m *menuScreen) update(msg tea.Msg) tea.Cmd {
 	m.show(true)
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		switch {
 		case key.Matches(msg, m.Keys.Quit):
 			m.event = quitMsg{}
-			return m, nil
+			return nil
 		case key.Matches(msg, m.Keys.Redraw):
-			return m, tea.ClearScreen
+			return tea.ClearScreen
 		}
 		switch m.mode {
 		case modeCustom:
@@ -277,11 +260,11 @@ func (m Menu) Update(msg tea.Msg) (Menu, tea.Cmd) {
 			}
 		}
 	}
-	return m, nil
+	return nil
 }
 
 // updateList handles a key in the list of items.
-func (m Menu) updateList(k tea.KeyMsg) (Menu, tea.Cmd) {
+func (m *menuScreen) updateList(k tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(k, m.Keys.Up):
 		m.cur = (m.cur + len(m.items) - 1) % len(m.items)
@@ -291,26 +274,26 @@ func (m Menu) updateList(k tea.KeyMsg) (Menu, tea.Cmd) {
 		return m.choose()
 	case key.Matches(k, m.Keys.Help):
 		m.event = helpMsg{}
-		return m, nil
+		return nil
 	case key.Matches(k, m.Keys.Back):
 		m.event = quitMsg{}
-		return m, nil
+		return nil
 	}
-	return m, nil
+	return nil
 }
 
 // choose acts on the highlighted item.
-func (m Menu) choose() (Menu, tea.Cmd) {
+func (m *menuScreen) choose() tea.Cmd {
 	m.msg = ""
 	it := m.items[m.cur]
 	switch it.kind {
 	case itemContinue:
 		m.event = menuContinueMsg{}
-		return m, nil
+		return nil
 	case itemPreset:
 		r, _ := engine.Preset(it.preset)
 		m.event = menuPlayMsg{spec: dealSpec{rules: r, daily: r.Daily}}
-		return m, nil
+		return nil
 	case itemCustom:
 		m.mode, m.custom, m.knobCur = modeCustom, m.rules, 0
 		m.custom.Daily = false
@@ -322,33 +305,33 @@ func (m Menu) choose() (Menu, tea.Cmd) {
 	case itemWinnable:
 		m.Winnable = !m.Winnable
 		m.event = menuSettingsMsg{}
-		return m, nil
+		return nil
 	case itemKeys:
 		m.Scheme = (m.Scheme + 1) % 2
 		m.event = menuSettingsMsg{}
-		return m, nil
+		return nil
 	case itemCards:
 		if m.symbols {
 			m.ASCII = !m.ASCII
 			m.event = menuSettingsMsg{}
 		}
-		return m, nil
-	case itemStats, itemBoard, itemName, itemLink, itemRedeem:
+		return nil
+	case itemStats, itemLeaders, itemName, itemLink, itemRedeem:
 		m.event = menuAccountMsg{kind: it.kind}
-		return m, nil
+		return nil
 	case itemHelp:
 		m.event = helpMsg{}
-		return m, nil
+		return nil
 	case itemQuit:
 		m.event = quitMsg{}
-		return m, nil
+		return nil
 	}
-	return m, nil
+	return nil
 }
 
 // updateCustom handles a key in the custom rules form: one line per knob,
 // then "Play" and "Back".
-func (m Menu) updateCustom(k tea.KeyMsg) (Menu, tea.Cmd) {
+func (m *menuScreen) updateCustom(k tea.KeyMsg) tea.Cmd {
 	knobs := engine.KnobNames()
 	lines := len(knobs) + 2
 	switch {
@@ -373,7 +356,7 @@ func (m Menu) updateCustom(k tea.KeyMsg) (Menu, tea.Cmd) {
 			m.rules = m.custom
 			m.updateKeys()
 			m.event = menuPlayMsg{spec: dealSpec{rules: m.custom}}
-			return m, nil
+			return nil
 		default:
 			m.mode = modeList
 			m.updateKeys()
@@ -382,7 +365,7 @@ func (m Menu) updateCustom(k tea.KeyMsg) (Menu, tea.Cmd) {
 		m.mode = modeList
 		m.updateKeys()
 	}
-	return m, nil
+	return nil
 }
 
 // cycleKnob moves knob name of r to its next (step 1) or previous value.
@@ -401,12 +384,12 @@ func cycleKnob(r engine.Rules, name string, step int) engine.Rules {
 }
 
 // updateNumber handles a key in the deal number form.
-func (m Menu) updateNumber(k tea.KeyMsg) (Menu, tea.Cmd) {
+func (m *menuScreen) updateNumber(k tea.KeyMsg) tea.Cmd {
 	switch k.Type {
 	case tea.KeyEsc:
 		m.mode = modeList
 		m.updateKeys()
-		return m, nil
+		return nil
 	case tea.KeyEnter:
 		line := strings.TrimSpace(m.number.Value())
 		words := strings.Fields(line)
@@ -414,7 +397,7 @@ func (m Menu) updateNumber(k tea.KeyMsg) (Menu, tea.Cmd) {
 		var err error
 		switch len(words) {
 		case 0:
-			return m, nil
+			return nil
 		case 1:
 			spec.rules = m.rules
 			spec.rules.Daily = false
@@ -428,21 +411,21 @@ func (m Menu) updateNumber(k tea.KeyMsg) (Menu, tea.Cmd) {
 		}
 		if err != nil {
 			m.msg, m.msgSt = clean(err.Error(), 200), sErr
-			return m, nil
+			return nil
 		}
 		m.mode = modeList
 		m.msg = ""
 		m.updateKeys()
 		m.event = menuPlayMsg{spec: spec}
-		return m, nil
+		return nil
 	}
 	var cmd tea.Cmd
 	m.number, cmd = m.number.Update(k)
-	return m, cmd
+	return cmd
 }
 
 // updateKeys enables the bindings of the current form.
-func (m *Menu) updateKeys() {
+func (m *menuScreen) updateKeys() {
 	custom := m.mode == modeCustom
 	m.Keys.Left.SetEnabled(custom)
 	m.Keys.Right.SetEnabled(custom)
@@ -466,10 +449,10 @@ func (m *Menu) updateKeys() {
 const menuTop = 3
 
 // visible is how many items fit the window.
-func (m *Menu) visible() int { return max(1, m.h-menuTop-5) }
+func (m *menuScreen) visible() int { return max(1, m.h-menuTop-5) }
 
 // window is the range of items shown, scrolled to keep the cursor in it.
-func (m *Menu) window() (first, n int) {
+func (m *menuScreen) window() (first, n int) {
 	n = min(len(m.items), m.visible())
 	first = 0
 	if m.cur >= n {

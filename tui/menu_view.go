@@ -31,7 +31,7 @@ func (l *lines) fill(n int) {
 }
 
 // identity is the menu's line about the player.
-func (m *Menu) identity() string { return identity(m.env, m.name) }
+func (m *menuScreen) identity() string { return identity(m.env, m.name) }
 
 // identity is the line about the player under a screen's title: the
 // display name and the start of the key's fingerprint, or, for a guest,
@@ -61,7 +61,7 @@ func dash(g *glyphs) string {
 }
 
 // View draws the menu or its form, exactly h lines.
-func (m Menu) View() string {
+func (m *menuScreen) view() string {
 	m.show(true)
 	var b strings.Builder
 	b.Grow(m.w * m.h)
@@ -106,7 +106,7 @@ func (m Menu) View() string {
 }
 
 // more says how many items a scrolled list hides on one side.
-func (m *Menu) more(n int, arrow string) string {
+func (m *menuScreen) more(n int, arrow string) string {
 	if !m.env.gl.unicode {
 		arrow = map[string]string{"↑": "^", "↓": "v"}[arrow]
 	}
@@ -115,7 +115,7 @@ func (m *Menu) more(n int, arrow string) string {
 
 // item writes one line of a list: a marker and the label, highlighted
 // under the cursor, then a dim note.
-func (m *Menu) item(out *lines, cur bool, label, note string, labelW int) {
+func (m *menuScreen) item(out *lines, cur bool, label, note string, labelW int) {
 	pal := m.env.pal
 	label = cut(label, m.w-6, m.env.gl.ell)
 	padded := label
@@ -139,7 +139,7 @@ func (m *Menu) item(out *lines, cur bool, label, note string, labelW int) {
 
 // viewList writes the items and returns the description of the
 // highlighted one.
-func (m *Menu) viewList(out *lines) string {
+func (m *menuScreen) viewList(out *lines) string {
 	first, n := m.window()
 	for i := first; i < first+n; i++ {
 		it := m.items[i]
@@ -164,7 +164,7 @@ func (m *Menu) viewList(out *lines) string {
 		return "enter switches the suits between symbols and letters; letters draw every screen in plain ASCII"
 	case itemStats:
 		return "your records for every rule set you finished a game of, derived from your stored games"
-	case itemBoard:
+	case itemLeaders:
 		return "the daily deal's board: pyramid cards removed, then time; your first finished game of the day counts"
 	case itemName:
 		return "the name others see on the boards: 1 to 16 letters, digits, _ . or -"
@@ -177,7 +177,7 @@ func (m *Menu) viewList(out *lines) string {
 }
 
 // note is the dim text beside an item.
-func (m *Menu) note(it menuItem) string {
+func (m *menuScreen) note(it menuItem) string {
 	switch it.kind {
 	case itemContinue:
 		return m.cont
@@ -201,7 +201,7 @@ func (m *Menu) note(it menuItem) string {
 		return "♠ ♥ ♦ ♣ symbols"
 	case itemStats:
 		return "played, won, streaks, best times"
-	case itemBoard:
+	case itemLeaders:
 		return "today's ranking of the daily deal"
 	case itemName:
 		return clean(m.name, 16)
@@ -215,7 +215,7 @@ func (m *Menu) note(it menuItem) string {
 
 // viewCustom writes the custom rules form: every knob with its values,
 // the current one in brackets.
-func (m *Menu) viewCustom(out *lines) string {
+func (m *menuScreen) viewCustom(out *lines) string {
 	pal := m.env.pal
 	knobs := engine.KnobNames()
 	for i, name := range knobs {
@@ -246,7 +246,7 @@ func (m *Menu) viewCustom(out *lines) string {
 }
 
 // viewNumber writes the deal number form.
-func (m *Menu) viewNumber(out *lines) string {
+func (m *menuScreen) viewNumber(out *lines) string {
 	out.add("    Type a deal number for " + m.rules.Title() + ",")
 	out.add("    or a rule set and a number (double 42, classic,passes=2 7).")
 	out.add("")

@@ -24,14 +24,13 @@ const (
 	linkCodeCells = linkCodeChars + 1
 )
 
-// RedeemForm is the form where a player types a link code that another
+// redeemScreen is the form where a player types a link code that another
 // player's session made (Link another key): the session's key then plays
 // as that player. The session itself was resolved when it connected and
 // goes on as the player it started as, so after a code is accepted the
 // form says so and the session ends on the next key.
-type RedeemForm struct {
-	env   *env
-	event tea.Msg // backMsg or quitMsg, for the owner
+type redeemScreen struct {
+	chrome
 	input textinput.Model
 	// name is the player's display name, for the line under the title.
 	name    string
@@ -39,69 +38,52 @@ type RedeemForm struct {
 	pending bool
 	// done is the name of the player the key now plays as, once the
 	// account accepted a code; every key then ends the session.
-	done  string
-	msg   string
-	msgSt styleID
-	w, h  int
-	use   key.Binding
-	back  key.Binding
-	end   key.Binding
-	bar   *helpBar
+	done string
+	use  key.Binding
+	back key.Binding
+	end  key.Binding
+	bar  *helpBar
 }
 
 // newRedeemForm builds the form for the player called name, ready to
 // type into.
-func newRedeemForm(e *env, name string, w, h int) RedeemForm {
+func newRedeemForm(e *env, name string, w, h int) *redeemScreen {
 	// No placeholder: an input that looks filled in invites enter.
 	in := newTextInput(e.renderer, "code: ", linkCodeCells, 0)
 	in.Focus() // nil command: the cursor is static
-	return RedeemForm{
-		env:   e,
-		input: in,
-		name:  name,
-		w:     w,
-		h:     h,
-		use:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "use the code")),
-		back:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		end:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("any key", "end this session")),
-		bar:   newHelpBar(),
+	return &redeemScreen{
+		chrome: chrome{env: e, w: w, h: h},
+		input:  in,
+		name:   name,
+		use:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "use the code")),
+		back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		end:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("any key", "end this session")),
+		bar:    newHelpBar(),
 	}
-}
-
-// SetSize sets the window size.
-func (f RedeemForm) SetSize(w, h int) RedeemForm {
-	f.w, f.h = w, h
-	return f
-}
-
-// say sets the message line.
-func (f RedeemForm) say(st styleID, text string) RedeemForm {
-	f.msg, f.msgSt = text, st
-	return f
 }
 
 // Update edits the code, sends it on enter, or goes back on esc. While
 // the account checks a code the form waits: its answer decides whether
 // the session goes on. Once a code is accepted, any key ends the session.
-func (f RedeemForm) Update(msg tea.Msg) (RedeemForm, tea.Cmd) {
+func (f *redeemScreen) update(msg tea.Msg) tea.Cmd {
 	k, ok := msg.(tea.KeyMsg)
 	if !ok {
-		return f, nil
+		return nil
 	}
 	switch {
 	case k.Type == tea.KeyCtrlC:
 		f.event = quitMsg{}
-		return f, nil
+		return nil
 	case k.Type == tea.KeyCtrlL:
-		return f, tea.ClearScreen
+		return tea.ClearScreen
 	case f.done != "":
 		f.event = quitMsg{}
-		return f, nil
+		return nil
 	case f.pending:
-		return f, nil
+		return nil
 	case key.Matches(k, f.back):
 		f.event = backMsg{}
-		return f, nil
+		return nil
 	case key.Matches(k, f.use):
 		return f.submit()
 	}
@@ -113,7 +95,7 @@ func (f RedeemForm) Update(msg tea.Msg) (RedeemForm, tea.Cmd) {
 		// some of it and keep the rest.
 		text := strings.TrimSpace(string(k.Runes))
 		if text == "" || !codeText(text) {
-			return f, nil
+			return nil
 		}
 		k.Runes = []rune(text)
 	}
@@ -134,7 +116,7 @@ func (f RedeemForm) Update(msg tea.Msg) (RedeemForm, tea.Cmd) {
 	if f.input.Value() != before && f.msgSt == sErr {
 		f.msg = ""
 	}
-	return f, cmd
+	return cmd
 }
 
 // codeText reports whether s holds only what a link code is typed with:
@@ -151,17 +133,17 @@ func codeText(s string) bool {
 // submit sends the code to the account, in a command. The account
 // reads it as the server's link command does (O, I and L are forgiven):
 // the form only checks its length.
-func (f RedeemForm) submit() (RedeemForm, tea.Cmd) {
+func (f *redeemScreen) submit() tea.Cmd {
 	code := strings.TrimSpace(f.input.Value())
 	if n := len(code) - strings.Count(code, "-") - strings.Count(code, " "); n != linkCodeChars {
 		f.msg, f.msgSt = "a link code has 8 letters and digits, like ABCD-EFGH", sErr
-		return f, nil
+		return nil
 	}
 	f.req++
 	f.pending = true
 	f.msg, f.msgSt = "linking this key"+f.env.gl.ell, sInfo
 	acc, ctx, req := f.env.account, f.env.ctx, f.req
-	return f, func() tea.Msg {
+	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
 		defer cancel()
 		name, err := acc.Redeem(ctx, code)
@@ -171,26 +153,26 @@ func (f RedeemForm) submit() (RedeemForm, tea.Cmd) {
 
 // answered takes the account's answer: the name the key now plays as,
 // or the reason the code was refused, with the code left to correct.
-func (f RedeemForm) answered(msg redeemedMsg) RedeemForm {
+func (f *redeemScreen) answered(msg redeemedMsg) {
 	if msg.req != f.req || !f.pending {
-		return f
+		return
 	}
 	f.pending = false
 	if msg.err != nil {
 		f.msg, f.msgSt = clean(msg.err.Error(), 200), sErr
-		return f
+		return
 	}
 	f.done = clean(msg.name, maxNameCells)
 	if f.done == "" {
 		f.done = "?" // a name the screen cannot show; the key moved all the same
 	}
 	f.msg = ""
-	return f
+	return
 }
 
 // View draws the form, or the result once a code is accepted, exactly h
 // lines.
-func (f RedeemForm) View() string {
+func (f *redeemScreen) view() string {
 	e := f.env
 	pal := e.pal
 	wrap := func(text string) []string {
@@ -226,43 +208,4 @@ func (f RedeemForm) View() string {
 	}
 	return drawPage(e, f.w, f.h, "Pyramid Solitaire"+e.gl.sep+"use a link code", identity(e, f.name), body,
 		f.msg, f.msgSt, f.bar, keys)
-}
-
-// openRedeem shows the form that uses a link code.
-func (m *Model) openRedeem() {
-	if m.redeem == nil {
-		m.redeem = ref(newRedeemForm(m.env, m.menu.name, m.w, m.h))
-	}
-	m.screen = screenRedeem
-}
-
-// redeemed takes the account's answer to a link code. Once the key
-// plays as another player, the result stays on the screen until the
-// session ends: nothing else may show.
-func (m *Model) redeemed(msg redeemedMsg) {
-	if m.redeem == nil {
-		return
-	}
-	f := m.redeem.answered(msg)
-	m.redeem = &f
-	switch {
-	case f.done != "":
-		m.screen = screenRedeem
-	case msg.err != nil && m.screen != screenRedeem:
-		m.editMenu().say(sErr, clean("key not linked: "+msg.err.Error(), 200))
-	}
-}
-
-// keepRedeemed holds a session whose key now plays as another player on
-// the form that says so, whatever asked for another screen, and lets go
-// of the form (a text input is 5 KB) once it stops showing otherwise: it
-// is built afresh each time. It runs after every message.
-func (m *Model) keepRedeemed() {
-	switch {
-	case m.redeem == nil:
-	case m.redeem.done != "":
-		m.screen = screenRedeem
-	case m.screen != screenRedeem && !m.redeem.pending:
-		m.redeem = nil
-	}
 }

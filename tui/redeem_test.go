@@ -98,13 +98,13 @@ func TestRedeemChecksLength(t *testing.T) {
 	// At most nine characters: the code and its dash.
 	h.send(tea.KeyMsg{Type: tea.KeyCtrlU})
 	h.typeText("ABCD-EFGHJK")
-	if got := h.m.redeem.input.Value(); got != "ABCD-EFGH" {
+	if got := h.m.redeemForm().input.Value(); got != "ABCD-EFGH" {
 		t.Errorf("the input took %q, want ABCD-EFGH", got)
 	}
 	// A code pasted with the blanks around it loses them.
 	h.send(tea.KeyMsg{Type: tea.KeyCtrlU})
 	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("  wxyz-2345\n"), Paste: true})
-	if got := h.m.redeem.input.Value(); got != "WXYZ-2345" {
+	if got := h.m.redeemForm().input.Value(); got != "WXYZ-2345" {
 		t.Errorf("the paste gave %q, want WXYZ-2345", got)
 	}
 	// Spaces between the groups are fine too.
@@ -131,7 +131,7 @@ func TestRedeemRefusesHostileInput(t *testing.T) {
 		{Type: tea.KeyRunes, Runes: []rune("\u200b")},
 	} {
 		h.send(in)
-		if got := h.m.redeem.input.Value(); got != "AB" {
+		if got := h.m.redeemForm().input.Value(); got != "AB" {
 			t.Errorf("%q: the input holds %q, want AB", string(in.Runes), got)
 		}
 	}
@@ -179,7 +179,7 @@ func TestRedeemWaitsForTheAnswer(t *testing.T) {
 	}
 	// The key now plays as bob even if something sent the session
 	// elsewhere meanwhile: the result shows, and stays.
-	h.m.screen = screenMenu
+	h.m.cur = screenMenu
 	h.skip = nil
 	h.send(held[0])
 	h.wantScreen("This key now plays as bob")
@@ -202,10 +202,10 @@ func TestRedeemQuitWaitsForSaves(t *testing.T) {
 	d.keys("d")
 	d.nextSave(store) // stays in flight
 	d.keys("q")
-	if d.m.screen != screenMenu {
-		t.Fatalf("q at the table went to screen %d", d.m.screen)
+	if d.m.cur != screenMenu {
+		t.Fatalf("q at the table went to screen %d", d.m.cur)
 	}
-	for d.m.menu.items[d.m.menu.cur].kind != itemRedeem {
+	for d.m.menu().items[d.m.menu().cur].kind != itemRedeem {
 		d.keys("down")
 	}
 	d.keys("enter")
@@ -213,13 +213,13 @@ func TestRedeemQuitWaitsForSaves(t *testing.T) {
 		d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
 	}
 	d.keys("enter")
-	d.until("the result", func() bool { return d.m.redeem != nil && d.m.redeem.done == "bob" })
+	d.until("the result", func() bool { return d.m.redeemForm() != nil && d.m.redeemForm().done == "bob" })
 	d.keys("x")
 	if d.quit {
 		t.Fatal("the session ended with a move not stored")
 	}
-	if !strings.Contains(d.m.redeem.msg, "saving your game") {
-		t.Errorf("the form says %q while the save runs", d.m.redeem.msg)
+	if !strings.Contains(d.m.redeemForm().msg, "saving your game") {
+		t.Errorf("the form says %q while the save runs", d.m.redeemForm().msg)
 	}
 	store.answers <- nil
 	d.until("the end of the session", func() bool { return d.quit })
@@ -228,15 +228,15 @@ func TestRedeemQuitWaitsForSaves(t *testing.T) {
 func TestRedeemHiddenFromGuests(t *testing.T) {
 	h := newHarness(t, Deps{Player: Player{Name: "guest", Guest: true}, Unicode: true, Width: 120, Height: 40, Account: newFakeAccount()})
 	h.wantNotScreen("Use a link code")
-	for _, it := range h.m.menu.items {
+	for _, it := range h.m.menu().items {
 		if it.kind == itemRedeem {
 			t.Fatal("a guest's menu has Use a link code")
 		}
 	}
 	// Nor can a guest open the form some other way.
 	h.send(menuAccountMsg{kind: itemRedeem})
-	if h.m.screen != screenMenu || h.m.redeem != nil {
-		t.Errorf("a guest opened the form: screen %d", h.m.screen)
+	if h.m.cur != screenMenu || h.m.redeemForm() != nil {
+		t.Errorf("a guest opened the form: screen %d", h.m.cur)
 	}
 }
 
@@ -247,11 +247,11 @@ func TestRedeemFormIsDropped(t *testing.T) {
 	h.open(itemRedeem)
 	h.typeText("AB")
 	h.keys("esc")
-	if h.m.redeem != nil {
+	if h.m.redeemForm() != nil {
 		t.Error("the form outlives its screen")
 	}
 	h.open(itemRedeem)
-	if got := h.m.redeem.input.Value(); got != "" {
+	if got := h.m.redeemForm().input.Value(); got != "" {
 		t.Errorf("the form opens with %q", got)
 	}
 }

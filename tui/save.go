@@ -3,10 +3,112 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 	"time"
+	"unicode"
 
 	tea "github.com/charmbracelet/bubbletea"
 )
+
+// The save queue and its hold rule. A stored game is saved after every
+// change, one call to Games.Save in flight at a time (so the store sees
+// a session's saves in order), and no position reaches the player before
+// the store has it: while a save of the game on the table is queued or
+// in flight, View draws the table as it was before the first move the
+// store has not acknowledged (the held table). A move whose redraw the
+// player saw survives a crash of the server; a move whose save fails
+// goes: the table goes back to the held one, the last stored position,
+// and says so. On shutdown the session waits for the queue until the
+// server's deadline and tells the player exactly what was saved.
+
+// savedMsg is the store's answer to a save.
+type savedMsg struct {
+	token int
+	id    string
+	err   error
+}
+
+// pendingSave is a save waiting for its turn.
+type pendingSave struct {
+	token int
+	game  SavedGame
+	// played is the time played before since; the command adds the time
+	// from since to its clock reading.
+	played time.Duration
+	since  time.Time
+}
+
+// saveQueue is the model's saving state.
+type saveQueue struct {
+	ids      map[int]string // stored game ID by game token
+	inFlight bool
+	current  pendingSave // the save in flight
+	queue    []pendingSave
+	saved    int // table version last queued for saving
+	// hold is the table as it was before the first move the store has
+	// not acknowledged yet, or nil (see the top of this file).
+	hold *tableScreen
+	// acked is the number of moves of the table's game the store last
+	// acknowledged, -1 before its first save.
+	acked int
+}
+
+// seated resets the queue's view of the table for a new game: token is
+// its token, id its stored ID (empty for a new game), version the
+// table's version and moves the number of moves it was stored with.
+func (q *saveQueue) seated(token int, id string, version, moves int) {
+	q.hold = nil // it showed the game that leaves the table
+	q.saved = version
+	q.acked = -1
+	if id != "" {
+		q.ids[token] = id
+		q.acked = moves // as stored
+	}
+}
+
+// sayHeld sets the message line of the held table too, so that a notice
+// shows while a move is being stored.
+func (q *saveQueue) sayHeld(st styleID, text string) {
+	if q.hold != nil {
+		q.hold.say(st, text)
+	}
+}
+
+// armHold asks the table, before a message, to keep a copy of itself
+// from before the change the message may make, for the hold rule.
+func (m *Model) armHold() {
+	if t := m.table(); t != nil {
+		t.wantBefore = m.saves.hold == nil && m.env.persist()
+	}
+}
+
+// queueChange queues a save when the message changed the game on the
+// table, and starts holding the position before the change.
+func (m *Model) queueChange() tea.Cmd {
+	t := m.table()
+	if t == nil {
+		return nil
+	}
+	before := t.before
+	t.before, t.wantBefore = nil, false
+	if !m.playing || t.version == m.saves.saved {
+		return nil
+	}
+	m.saves.saved = t.version
+	// A lost position is stored as playing: the player may still undo.
+	// It becomes lost for good when the player deals anew.
+	st := StatusOf(t.d.status)
+	if st == StatusLost {
+		st = StatusPlaying
+	}
+	cmd := m.queueSave(st)
+	if m.saves.hold == nil && before != nil && before.token == m.token && m.env.persist() {
+		m.saves.hold = before
+	}
+	return cmd
+}
 
 // queueSave queues a save of the table's game with a status and returns
 // the command that sends it, if nothing else is in flight. Saves of one
@@ -15,14 +117,14 @@ func (m *Model) queueSave(status string) tea.Cmd {
 	if !m.env.persist() || !m.playing {
 		return nil
 	}
-	t := m.table
+	t := m.table()
 	g := t.game
 	ps := pendingSave{
 		token: m.token,
 		game: SavedGame{
 			Record:  g.Record(),
 			Status:  status,
-			Daily:   m.day,
+			Daily:   t.day,
 			Removed: g.Removed(),
 			Started: m.started,
 		},
@@ -32,25 +134,28 @@ func (m *Model) queueSave(status string) tea.Cmd {
 	if t.wonKnown {
 		ps.played, ps.since = t.wonIn, time.Time{}
 	}
-	if n := len(m.queue); n > 0 && m.queue[n-1].token == ps.token {
-		m.queue[n-1] = ps
+	q := &m.saves
+	if n := len(q.queue); n > 0 && q.queue[n-1].token == ps.token {
+		q.queue[n-1] = ps
 	} else {
-		m.queue = append(m.queue, ps)
+		q.queue = append(q.queue, ps)
 	}
 	return m.nextSave()
 }
 
 // nextSave sends the first queued save when none is in flight.
 func (m *Model) nextSave() tea.Cmd {
-	if m.inFlight || len(m.queue) == 0 {
+	q := &m.saves
+	if q.inFlight || len(q.queue) == 0 {
 		return nil
 	}
-	ps := m.queue[0]
-	m.queue = append(m.queue[:0], m.queue[1:]...)
-	m.inFlight = true
+	ps := q.queue[0]
+	q.queue = append(q.queue[:0], q.queue[1:]...)
+	q.inFlight = true
 	if ps.game.ID == "" {
-		ps.game.ID = m.ids[ps.token]
+		ps.game.ID = q.ids[ps.token]
 	}
+	q.current = ps
 	games, player, e := m.env.games, m.env.player.ID, m.env
 	return func() tea.Msg {
 		now := e.now()
@@ -72,37 +177,79 @@ func (m *Model) nextSave() tea.Cmd {
 	}
 }
 
-// savedReply takes the store's answer and sends the next save. A failed
-// save loses nothing: the game stays in memory and the next move saves
-// it all again.
+// savedReply takes the store's answer and sends the next save.
 //
-// The held table (see Model.hold) goes once the store has acknowledged
-// every move made so far, that is when no save of the game is left in
-// the queue; a failed save lets it go at once, with the warning, since
-// the game goes on in memory whatever the store does.
+// The held table goes once the store has acknowledged every move made
+// so far, that is when no save of the game is left in the queue. A
+// failed save of the game on the table puts the held table back: the
+// screen returns to the last position the store has, so that what the
+// player saw is always what is stored.
 func (m *Model) savedReply(msg savedMsg) tea.Cmd {
-	m.inFlight = false
+	q := &m.saves
+	q.inFlight = false
+	done := q.current
+	q.current = pendingSave{}
 	if errors.Is(msg.err, ErrTakenOver) {
-		m.dropSaves(msg.token)
+		q.dropSaves(msg.token)
 		if msg.token == m.token && m.playing {
 			m.dropGame()
 		}
 		return m.afterSave()
 	}
-	if m.hold != nil && msg.token == m.hold.token && (msg.err != nil || !m.queued(msg.token)) {
-		m.hold = nil
-	}
 	if msg.err != nil {
-		text := clean("not saved: "+msg.err.Error()+" (your game goes on; the next move saves again)", 200)
-		if msg.token == m.token && m.screen == screenTable {
-			m.tbl().say(sWarn, "%s", text)
-		} else {
-			m.editMenu().say(sWarn, text)
+		m.saveFailed(msg, done)
+		return m.afterSave()
+	}
+	if msg.id != "" {
+		q.ids[msg.token] = msg.id
+	}
+	if msg.token == m.token {
+		q.acked = len(done.game.Record.Moves)
+		if q.hold != nil && q.hold.token == msg.token && !q.queued(msg.token) {
+			q.hold = nil
 		}
-	} else if msg.id != "" {
-		m.ids[msg.token] = msg.id
 	}
 	return m.afterSave()
+}
+
+// saveFailed tells the player that a save failed. For the game on the
+// table the screen goes back to the last stored position: the moves
+// after it are dropped, with the saves still queued for them.
+func (m *Model) saveFailed(msg savedMsg, done pendingSave) {
+	q := &m.saves
+	why := msg.err.Error()
+	held := q.hold
+	if msg.token != m.token || !m.playing || held == nil || held.token != msg.token {
+		text := clean("not saved: "+why, 200)
+		if msg.token != m.token {
+			text = clean("the game you left was not saved: "+why, 200)
+		}
+		if t := m.table(); t != nil && msg.token == m.token && m.cur == screenTable {
+			t.say(sWarn, text)
+		} else {
+			m.menu().say(sWarn, text)
+		}
+		return
+	}
+	q.dropSaves(msg.token)
+	q.hold = nil
+	lost := len(done.game.Record.Moves) - held.game.MovesMade()
+	held.setScheme(m.menu().Scheme)
+	held.wantBefore, held.before = false, nil
+	m.screens[screenTable] = held
+	q.saved = held.version
+	n := held.game.MovesMade()
+	held.say(sWarn, clean(fmt.Sprintf("not saved: %s: back to your last saved position (%d %s)%s",
+		why, n, plural(n, "move", "moves"), undone(lost)), 200))
+}
+
+// undone says how many moves a failed save took back, when it is more
+// than the one the player just made.
+func undone(n int) string {
+	if n <= 1 {
+		return ""
+	}
+	return "; your last " + strconv.Itoa(n) + " moves are undone"
 }
 
 // afterSave sends the next save, or ends a quitting session when none is
@@ -110,14 +257,14 @@ func (m *Model) savedReply(msg savedMsg) tea.Cmd {
 func (m *Model) afterSave() tea.Cmd {
 	cmd := m.nextSave()
 	if cmd == nil && m.quitting {
-		return tea.Quit
+		return m.end()
 	}
 	return cmd
 }
 
 // queued reports whether a save of the game token waits in the queue.
-func (m *Model) queued(token int) bool {
-	for _, ps := range m.queue {
+func (q *saveQueue) queued(token int) bool {
+	for _, ps := range q.queue {
 		if ps.token == token {
 			return true
 		}
@@ -125,26 +272,29 @@ func (m *Model) queued(token int) bool {
 	return false
 }
 
+// pending reports whether any save is queued or in flight.
+func (q *saveQueue) pending() bool { return q.inFlight || len(q.queue) > 0 }
+
 // dropSaves forgets the queued saves of a game.
-func (m *Model) dropSaves(token int) {
-	q := m.queue[:0]
-	for _, ps := range m.queue {
+func (q *saveQueue) dropSaves(token int) {
+	kept := q.queue[:0]
+	for _, ps := range q.queue {
 		if ps.token != token {
-			q = append(q, ps)
+			kept = append(kept, ps)
 		}
 	}
-	m.queue = q
+	q.queue = kept
 }
 
 // dropGame takes the game off the table without saving it: another
 // session of the player goes on with it.
 func (m *Model) dropGame() {
-	m.dropSaves(m.token)
-	m.hold = nil
+	m.saves.dropSaves(m.token)
+	m.saves.hold = nil
 	m.playing = false
-	m.saved = 0
-	m.screen = screenMenu
-	mn := m.editMenu()
+	m.saves.saved = 0
+	m.show(screenMenu)
+	mn := m.menu()
 	mn.setContinue("")
 	mn.say(sWarn, "your game continues in another session")
 }
@@ -156,6 +306,153 @@ func (m *Model) abandonStored(sg SavedGame) tea.Cmd {
 		return nil
 	}
 	sg.Status = StatusAbandoned
-	m.queue = append(m.queue, pendingSave{token: -1, game: sg, played: sg.Played})
+	m.saves.queue = append(m.saves.queue, pendingSave{token: -1, game: sg, played: sg.Played})
 	return m.nextSave()
+}
+
+// quit ends the session once every queued save is stored: the session's
+// context ends with the program, and a save cut off by it would lose the
+// player's last moves. Keys still work meanwhile; their moves are saved
+// before the end too.
+func (m *Model) quit() tea.Cmd {
+	if !m.saves.pending() {
+		return m.end()
+	}
+	if !m.quitting {
+		m.quitting = true
+		m.sayAll(sInfo, "saving your game"+m.env.gl.ell)
+	}
+	return nil
+}
+
+// end is the session's last command: after a shutdown, the farewell is
+// drawn outside the alternate screen first, so it stays on the player's
+// terminal once the connection closes.
+func (m *Model) end() tea.Cmd {
+	if m.ending == nil {
+		return tea.Quit
+	}
+	m.ending.farewell = m.farewell()
+	return tea.Sequence(tea.ExitAltScreen, tea.Quit)
+}
+
+// ending is a shutdown in progress.
+type ending struct {
+	// text says why the session ends (ShutdownMsg.Text).
+	text string
+	// farewell is the last frame, drawn outside the alternate screen
+	// once the session quits, so that it stays on the player's terminal.
+	farewell string
+}
+
+// endingMsg: the time a shutdown may wait for the saves is up.
+type endingMsg struct{}
+
+// shutdownWait is how long a session waits for its saves after
+// ShutdownMsg when the message sets no time: within the server's default
+// grace (10 s, less the second it keeps to close what is left).
+const shutdownWait = 7 * time.Second
+
+// shutdown ends the session: at once when every save is stored, else
+// once they are or when the time is up, whichever comes first. The
+// player is told why meanwhile, and in the farewell what was saved.
+func (m *Model) shutdown(msg ShutdownMsg) tea.Cmd {
+	if m.ending != nil {
+		return nil
+	}
+	text := clean(msg.Text, 200)
+	if text == "" {
+		text = "the server is shutting down"
+	}
+	m.ending = &ending{text: text}
+	m.quitting = true
+	if !m.saves.pending() {
+		return m.end()
+	}
+	m.sayAll(sWarn, text+": saving your game"+m.env.gl.ell)
+	wait := msg.Wait
+	if wait <= 0 {
+		wait = shutdownWait
+	}
+	return m.env.after(wait, endingMsg{})
+}
+
+// shutdownDeadline ends a shutdown whose saves did not all come back in
+// time: the farewell says which moves the store does not have.
+func (m *Model) shutdownDeadline(endingMsg) tea.Cmd {
+	if m.ending == nil || m.ending.farewell != "" {
+		return nil
+	}
+	return m.end()
+}
+
+// farewell is the last frame of a session the server shut down: why,
+// and exactly what of the player's game is stored.
+func (m *Model) farewell() string {
+	e := m.ending
+	why := e.text
+	if why != "" {
+		why = string(unicodeUpper(why)) + "."
+	}
+	note := m.savedNote()
+	var b []byte
+	b = append(b, '\n')
+	for _, line := range append(wrapWords(why, max(20, m.w-2)), wrapWords(note, max(20, m.w-2))...) {
+		if line != "" {
+			b = append(b, line...)
+			b = append(b, '\n')
+		}
+	}
+	return string(b)
+}
+
+// savedNote says what the store has of the game on the table: all of it,
+// or up to which move.
+func (m *Model) savedNote() string {
+	q := &m.saves
+	others := q.inFlight && q.current.token != m.token
+	for _, ps := range q.queue {
+		others = others || ps.token != m.token
+	}
+	var left string
+	if others {
+		left = " The game you left before it was not saved in time."
+	}
+	t := m.table()
+	if !m.playing || !m.env.persist() {
+		return strings.TrimSpace(left)
+	}
+	moves := t.game.Moves()
+	n := len(moves)
+	unsaved := q.inFlight && q.current.token == m.token || q.queued(m.token)
+	switch {
+	case !unsaved && n == 0:
+		return strings.TrimSpace(left)
+	case !unsaved:
+		return "Your game is saved (" + t.title + ", " + strconv.Itoa(n) + plural(n, " move", " moves") + ")." + left
+	case q.acked < 0:
+		return "Your game could not be saved in time: none of its " + strconv.Itoa(n) + plural(n, " move is", " moves are") + " stored." + left
+	case n > q.acked:
+		list := make([]string, 0, n-q.acked)
+		for _, mv := range moves[q.acked:] {
+			list = append(list, mv.String())
+		}
+		what := "move " + strconv.Itoa(q.acked+1) + " (" + list[0] + ") was"
+		if len(list) > 1 {
+			what = "moves " + strconv.Itoa(q.acked+1) + "–" + strconv.Itoa(n) + " (" + strings.Join(list, " ") + ") were"
+		}
+		return "Your game is saved up to move " + strconv.Itoa(q.acked) + ": " + what + " not saved in time." + left
+	case n < q.acked:
+		return "Your game is saved at move " + strconv.Itoa(q.acked) + ": the undo back to move " + strconv.Itoa(n) + " was not saved in time." + left
+	}
+	return "Your game is saved at move " + strconv.Itoa(q.acked) + ": your last change was not saved in time." + left
+}
+
+// unicodeUpper returns s with its first letter in upper case.
+func unicodeUpper(s string) []rune {
+	r := []rune(s)
+	if len(r) > 0 {
+		r[0] = unicode.ToUpper(r[0])
+	}
+	return r
 }

@@ -40,7 +40,7 @@ func (b *blockingGames) Save(ctx context.Context, player string, g SavedGame) (s
 // goroutine, when the test waits for something.
 type asyncDriver struct {
 	t    *testing.T
-	m    Model
+	m    *Model
 	msgs chan tea.Msg
 	quit bool
 }
@@ -71,6 +71,14 @@ func (d *asyncDriver) run(cmd tea.Cmd) {
 			}
 			return
 		}
+		if cmds, ok := sequence(msg); ok {
+			for _, c := range cmds {
+				if m := c(); m != nil {
+					d.msgs <- m
+				}
+			}
+			return
+		}
 		if msg != nil {
 			d.msgs <- msg
 		}
@@ -84,7 +92,7 @@ func (d *asyncDriver) send(msg tea.Msg) {
 		return
 	}
 	next, cmd := d.m.Update(msg)
-	d.m = next.(Model)
+	d.m = next.(*Model)
 	d.run(cmd)
 }
 
@@ -164,7 +172,7 @@ func TestMoveShowsOnlyOnceStored(t *testing.T) {
 	d.wantScreen("0 moves", "stock │▒▒▒│ 24")
 	// Keys typed meanwhile are played, in order, and wait for one save.
 	d.keys("d", "d")
-	if got := d.m.table.Game().MovesMade(); got != 3 {
+	if got := d.m.table().Game().MovesMade(); got != 3 {
 		t.Fatalf("%d moves played, want 3", got)
 	}
 	d.wantScreen("0 moves")
@@ -176,29 +184,35 @@ func TestMoveShowsOnlyOnceStored(t *testing.T) {
 	store.answers <- nil
 	d.until("the three draws on screen", func() bool { return d.shows("3 moves", "stock │▒▒▒│ 21") })
 
-	// A failed save lets the position show, with the warning.
+	// A failed save takes the screen back to the stored position: the
+	// move it showed never reached the player.
 	d.keys("u")
 	d.nextSave(store)
 	d.wantScreen("3 moves")
 	store.answers <- errors.New("disk full")
-	d.until("the warning", func() bool { return d.shows("not saved: disk full", "2 moves") })
+	d.until("the warning", func() bool {
+		return d.shows("not saved: disk full: back to your last saved position (3 moves)", "3 moves")
+	})
+	if got := d.m.table().Game().MovesMade(); got != 3 {
+		t.Fatalf("%d moves after the failed save, want the stored 3", got)
+	}
 
 	// A resize while a move waits lays the stored position out anew.
 	d.keys("d")
 	d.nextSave(store)
 	d.send(tea.WindowSizeMsg{Width: 120, Height: 40})
-	d.wantScreen("2 moves")
+	d.wantScreen("3 moves")
 	checkShape(t, d.m.View(), 120, 40)
 	d.send(tea.WindowSizeMsg{Width: 30, Height: 10}) // too small shows no position at all
 	d.wantScreen("make the window")
 	d.send(tea.WindowSizeMsg{Width: 80, Height: 24})
-	d.wantScreen("2 moves")
+	d.wantScreen("3 moves")
 	checkShape(t, d.m.View(), 80, 24)
 	// A notice shows on the held screen.
 	d.send(NoticeMsg{Text: "server restarts in 10 s"})
-	d.wantScreen("server restarts in 10 s", "2 moves")
+	d.wantScreen("server restarts in 10 s", "3 moves")
 	store.answers <- nil
-	d.until("the draw on screen", func() bool { return d.shows("3 moves") })
+	d.until("the draw on screen", func() bool { return d.shows("4 moves") })
 
 	// Quitting while a move waits quits once it is stored.
 	d.keys("d")
@@ -207,13 +221,13 @@ func TestMoveShowsOnlyOnceStored(t *testing.T) {
 	if d.quit {
 		t.Fatal("quit with a move not stored")
 	}
-	d.wantScreen("3 moves", "saving your game…")
+	d.wantScreen("4 moves", "saving your game…")
 	store.answers <- nil
 	d.until("the quit", func() bool { return d.quit })
 	store.mu.Lock()
 	defer store.mu.Unlock()
-	if got := len(store.games["g1"].Record.Moves); got != 4 {
-		t.Errorf("stored %d moves before quitting, want 4", got)
+	if got := len(store.games["g1"].Record.Moves); got != 5 {
+		t.Errorf("stored %d moves before quitting, want 5", got)
 	}
 }
 
@@ -250,7 +264,7 @@ func TestUnstoredGamesShowAtOnce(t *testing.T) {
 		h := newHarness(t, deps)
 		h.keys("d")
 		h.wantScreen("1 move")
-		if h.m.hold != nil {
+		if h.m.saves.hold != nil {
 			t.Error("an unstored game holds its screen")
 		}
 	}
@@ -268,7 +282,7 @@ func TestTakenOverWhileHeld(t *testing.T) {
 	d.nextSave(store)
 	store.answers <- ErrTakenOver
 	d.until("the menu", func() bool { return d.shows("your game continues in another session") })
-	if d.m.hold != nil || d.m.playing {
+	if d.m.saves.hold != nil || d.m.playing {
 		t.Error("the game taken over is still held or on the table")
 	}
 }

@@ -13,14 +13,12 @@ import (
 // helpDoneMsg: the player leaves the help screen.
 type helpDoneMsg struct{}
 
-// HelpScreen is the full help: how to play, these rules, every key and
+// helpScreen is the full help: how to play, these rules, every key and
 // the move notation. It scrolls when the window is short.
-type HelpScreen struct {
-	env   *env
-	event tea.Msg // helpDoneMsg, for the owner
+type helpScreen struct {
+	chrome
 	text  []string
 	top   int
-	w, h  int
 	up    key.Binding
 	down  key.Binding
 	close key.Binding
@@ -29,7 +27,7 @@ type HelpScreen struct {
 
 // newHelpScreen writes the help for the table's keys and, when there is a
 // game, its rules.
-func newHelpScreen(e *env, km TableKeyMap, rules *engine.Rules, w, h int) HelpScreen {
+func newHelpScreen(e *env, km TableKeyMap, rules *engine.Rules, w, h int) *helpScreen {
 	gl := e.gl
 	hk := func(b key.Binding) string { return b.Help().Key }
 	row := func(k, desc string) string { return "  " + k + strings.Repeat(" ", max(1, 14-cells(k))) + desc }
@@ -84,15 +82,13 @@ func newHelpScreen(e *env, km TableKeyMap, rules *engine.Rules, w, h int) HelpSc
 	if !gl.unicode {
 		up.SetHelp("up/down", "scroll")
 	}
-	return HelpScreen{
-		env:   e,
-		text:  text,
-		w:     w,
-		h:     h,
-		up:    up,
-		down:  key.NewBinding(key.WithKeys("down", "j", "s", "pgdown", " ")),
-		close: key.NewBinding(key.WithKeys("q", "esc", "?", "enter"), key.WithHelp("q", "back")),
-		bar:   newHelpBar(),
+	return &helpScreen{
+		chrome: chrome{env: e, w: w, h: h},
+		text:   text,
+		up:     up,
+		down:   key.NewBinding(key.WithKeys("down", "j", "s", "pgdown", " ")),
+		close:  key.NewBinding(key.WithKeys("q", "esc", "?", "enter"), key.WithHelp("q", "back")),
+		bar:    newHelpBar(),
 	}
 }
 
@@ -116,40 +112,40 @@ func moveKeys(km TableKeyMap) string {
 }
 
 // SetSize sets the window size.
-func (h HelpScreen) SetSize(w, ht int) HelpScreen {
+func (h *helpScreen) setSize(w, ht int) {
 	h.w, h.h = w, ht
 	h.top = min(h.top, h.maxTop())
-	return h
+	return
 }
 
-func (h *HelpScreen) rows() int   { return max(1, h.h-2) }
-func (h *HelpScreen) maxTop() int { return max(0, len(h.text)-h.rows()) }
+func (h *helpScreen) rows() int   { return max(1, h.h-2) }
+func (h *helpScreen) maxTop() int { return max(0, len(h.text)-h.rows()) }
 
 // Update scrolls or closes the help.
-func (h HelpScreen) Update(msg tea.Msg) (HelpScreen, tea.Cmd) {
+func (h *helpScreen) update(msg tea.Msg) tea.Cmd {
 	k, ok := msg.(tea.KeyMsg)
 	if !ok {
-		return h, nil
+		return nil
 	}
 	switch {
 	case k.Type == tea.KeyCtrlC:
 		h.event = quitMsg{}
-		return h, nil
+		return nil
 	case k.Type == tea.KeyCtrlL:
-		return h, tea.ClearScreen
+		return tea.ClearScreen
 	case key.Matches(k, h.up):
 		h.top = max(0, h.top-1)
 	case key.Matches(k, h.down):
 		h.top = min(h.maxTop(), h.top+1)
 	case key.Matches(k, h.close):
 		h.event = helpDoneMsg{}
-		return h, nil
+		return nil
 	}
-	return h, nil
+	return nil
 }
 
 // View draws the help, exactly h lines.
-func (h HelpScreen) View() string {
+func (h *helpScreen) view() string {
 	var b strings.Builder
 	out := lines{b: &b}
 	pal := h.env.pal
@@ -170,56 +166,48 @@ func (h HelpScreen) View() string {
 // confirmMsg is the answer of the confirmation.
 type confirmMsg struct{ yes bool }
 
-// Confirm asks whether to abandon the game in progress for another.
-type Confirm struct {
-	env      *env
-	event    tea.Msg // confirmMsg, for the owner
+// confirmScreen asks whether to abandon the game in progress for another.
+type confirmScreen struct {
+	chrome
 	question string
 	detail   string
 	spec     dealSpec
-	w, h     int
 	yes, no  key.Binding
 	bar      *helpBar
 }
 
 // newConfirm builds the confirmation for starting spec.
-func newConfirm(e *env, question, detail string, spec dealSpec, w, h int) Confirm {
-	return Confirm{
-		env: e, question: question, detail: detail, spec: spec, w: w, h: h,
+func newConfirm(e *env, question, detail string, spec dealSpec, w, h int) *confirmScreen {
+	return &confirmScreen{
+		chrome: chrome{env: e, w: w, h: h}, question: question, detail: detail, spec: spec,
 		yes: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes, new game")),
 		no:  key.NewBinding(key.WithKeys("n", "N", "esc", "q"), key.WithHelp("n", "no, keep playing")),
 		bar: newHelpBar(),
 	}
 }
 
-// SetSize sets the window size.
-func (c Confirm) SetSize(w, h int) Confirm {
-	c.w, c.h = w, h
-	return c
-}
-
 // Update answers on y or n.
-func (c Confirm) Update(msg tea.Msg) (Confirm, tea.Cmd) {
+func (c *confirmScreen) update(msg tea.Msg) tea.Cmd {
 	k, ok := msg.(tea.KeyMsg)
 	if !ok {
-		return c, nil
+		return nil
 	}
 	switch {
 	case k.Type == tea.KeyCtrlC:
 		c.event = quitMsg{}
-		return c, nil
+		return nil
 	case key.Matches(k, c.yes):
 		c.event = confirmMsg{yes: true}
-		return c, nil
+		return nil
 	case key.Matches(k, c.no):
 		c.event = confirmMsg{yes: false}
-		return c, nil
+		return nil
 	}
-	return c, nil
+	return nil
 }
 
 // View draws the question in the middle of the window.
-func (c Confirm) View() string {
+func (c *confirmScreen) view() string {
 	var b strings.Builder
 	out := lines{b: &b}
 	pal := c.env.pal

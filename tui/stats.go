@@ -17,20 +17,16 @@ type statsMsg struct {
 	err   error
 }
 
-// StatsScreen shows the player's records: a line per rule set with the
+// statsScreen shows the player's records: a line per rule set with the
 // columns that fit the window, and every figure of the highlighted rule
 // set in words under the table, so that a narrow window loses nothing.
-type StatsScreen struct {
-	env     *env
-	event   tea.Msg // backMsg or quitMsg, for the owner
+type statsScreen struct {
+	chrome
 	name    string
 	req     int // of the latest load; older answers are dropped
 	loading bool
 	stats   []RulesStats
 	cur     int
-	msg     string
-	msgSt   styleID
-	w, h    int
 	up      key.Binding
 	down    key.Binding
 	reload  key.Binding
@@ -39,23 +35,22 @@ type StatsScreen struct {
 }
 
 // newStatsScreen builds the screen; open shows and loads it.
-func newStatsScreen(e *env, w, h int) StatsScreen {
-	s := StatsScreen{
-		w:      w,
-		h:      h,
+func newStatsScreen(e *env, w, h int) *statsScreen {
+	s := &statsScreen{
+		chrome: chrome{w: w, h: h},
 		up:     key.NewBinding(key.WithKeys("up", "k", "w")),
 		down:   key.NewBinding(key.WithKeys("down", "j", "s", "tab")),
 		reload: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
 		back:   key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "menu")),
 		bar:    newHelpBar(),
 	}
-	s.setGlyphs(e)
+	s.setEnv(e)
 	return s
 }
 
-// setGlyphs draws the screen with the glyphs of e: the help bar names
+// setEnv draws the screen with the glyphs of e: the help bar names
 // the arrows with them.
-func (s *StatsScreen) setGlyphs(e *env) {
+func (s *statsScreen) setEnv(e *env) {
 	upDown := "↑/↓"
 	if !e.gl.unicode {
 		upDown = "up/down"
@@ -66,17 +61,17 @@ func (s *StatsScreen) setGlyphs(e *env) {
 
 // open shows the screen for the player called name and loads the
 // records afresh.
-func (s StatsScreen) open(name string) (StatsScreen, tea.Cmd) {
+func (s *statsScreen) open(name string) tea.Cmd {
 	s.name, s.cur, s.stats = name, 0, nil
 	return s.load()
 }
 
 // load asks the account for the records, in a command.
-func (s StatsScreen) load() (StatsScreen, tea.Cmd) {
+func (s *statsScreen) load() tea.Cmd {
 	s.req++
 	s.loading, s.msg = true, ""
 	acc, player, ctx, req := s.env.account, s.env.player.ID, s.env.ctx, s.req
-	return s, func() tea.Msg {
+	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
 		defer cancel()
 		st, err := acc.Stats(ctx, player)
@@ -85,43 +80,35 @@ func (s StatsScreen) load() (StatsScreen, tea.Cmd) {
 }
 
 // loaded takes the account's answer.
-func (s StatsScreen) loaded(msg statsMsg) StatsScreen {
+func (s *statsScreen) loaded(msg statsMsg) {
 	if msg.req != s.req {
-		return s
+		return
 	}
 	s.loading = false
 	if msg.err != nil {
 		s.msg, s.msgSt = clean("could not load your stats: "+msg.err.Error(), 200), sErr
-		return s
+		return
 	}
 	s.stats = msg.stats
 	s.cur = max(0, min(s.cur, len(s.stats)-1))
-	return s
-}
-
-// SetSize sets the window size.
-func (s StatsScreen) SetSize(w, h int) StatsScreen {
-	s.w, s.h = w, h
-	return s
-}
-
-// say sets the message line.
-func (s StatsScreen) say(st styleID, text string) StatsScreen {
-	s.msg, s.msgSt = text, st
-	return s
+	return
 }
 
 // Update moves through the rule sets, reloads, or goes back.
-func (s StatsScreen) Update(msg tea.Msg) (StatsScreen, tea.Cmd) {
+func (s *statsScreen) update(msg tea.Msg) tea.Cmd {
+	if r, ok := msg.(statsMsg); ok {
+		s.loaded(r)
+		return nil
+	}
 	k, ok := msg.(tea.KeyMsg)
 	if !ok {
-		return s, nil
+		return nil
 	}
 	switch {
 	case k.Type == tea.KeyCtrlC:
 		s.event = quitMsg{}
 	case k.Type == tea.KeyCtrlL:
-		return s, tea.ClearScreen
+		return tea.ClearScreen
 	case key.Matches(k, s.up) && len(s.stats) > 0:
 		s.cur = (s.cur + len(s.stats) - 1) % len(s.stats)
 	case key.Matches(k, s.down) && len(s.stats) > 0:
@@ -131,7 +118,7 @@ func (s StatsScreen) Update(msg tea.Msg) (StatsScreen, tea.Cmd) {
 	case key.Matches(k, s.back):
 		s.event = backMsg{}
 	}
-	return s, nil
+	return nil
 }
 
 // statsColumn is a column of the stats table after the rule set's title.
@@ -209,10 +196,10 @@ const detailLines = 3
 // rowsRoom is how many rule sets fit: the window less the title, the
 // identity, a blank, the column heads, a blank, the details, the message
 // line and the help bar.
-func (s *StatsScreen) rowsRoom() int { return max(1, s.h-7-detailLines) }
+func (s *statsScreen) rowsRoom() int { return max(1, s.h-7-detailLines) }
 
 // View draws the screen, exactly h lines.
-func (s StatsScreen) View() string {
+func (s *statsScreen) view() string {
 	e := s.env
 	pal := e.pal
 	var body []string
@@ -242,7 +229,7 @@ func (s StatsScreen) View() string {
 
 // table appends the column heads and the rows that fit to body: the
 // rule set's title, then the columns that fit the width.
-func (s *StatsScreen) table(body []string) []string {
+func (s *statsScreen) table(body []string) []string {
 	pal := s.env.pal
 	cols := statsColumns()
 	titleW := cells("rules")
@@ -296,7 +283,7 @@ func (s *StatsScreen) table(body []string) []string {
 }
 
 // details describes every figure of a rule set in words.
-func (s *StatsScreen) details(r *RulesStats) []string {
+func (s *statsScreen) details(r *RulesStats) []string {
 	d := []string{
 		titleOfStats(r) + ": " + strconv.Itoa(r.Played) + " played, " + strconv.Itoa(r.Won) + " won (" + winRate(r) + ")",
 		"streak " + strconv.Itoa(r.CurrentStreak) + ", best " + strconv.Itoa(r.BestStreak),

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -46,17 +45,6 @@ type (
 	}
 )
 
-// maxSlots is the most pyramid slots of any rule set.
-const maxSlots = 45
-
-// target is a place the cursor can stop at, with its board position and
-// level (pyramid row, or rows+1 for the piles) for 2-D navigation.
-type target struct {
-	p     engine.Place
-	x     int
-	level int
-}
-
 // derived is what the table shows of the game, computed once after every
 // change of the game rather than in every frame.
 type derived struct {
@@ -77,36 +65,20 @@ type derived struct {
 	legalMoves []engine.Move
 }
 
-// Table is the game screen: the pyramid, the piles, the header, the
+// tableScreen is the game screen: the pyramid, the piles, the header, the
 // message line or the ":" prompt, and the help bar. It owns the game.
-type Table struct {
+type tableScreen struct {
+	// board is the game, its marks and its drawing.
+	board
 	// Keys is the table's key map.
 	Keys TableKeyMap
 
-	env   *env
-	bar   *helpBar
-	cache *viewCache
-	// event is what the table asks of its owner after an Update (the
-	// menu, help, a new deal); the owner takes it at once.
-	event tea.Msg
-
-	game  *engine.Game
-	token int // identifies this game in replies to commands
-	title string
-	w, h  int
-	lay   layout
-
-	cursor engine.Place
-	sel    engine.Place
-	hint   engine.Move
-	msg    string
-	msgSt  styleID
+	token  int       // identifies this game in replies to commands
+	day    string    // the daily deal's date, or empty
+	scheme KeyScheme // the movement keys
 
 	prompt     Prompt
 	promptOpen bool
-
-	d       derived
-	version int // counts changes of the game
 
 	played   time.Duration // time played in earlier sessions
 	since    time.Time     // when play began in this session; zero until known
@@ -117,7 +89,7 @@ type Table struct {
 	// before the game changes (before), for its owner: a stored game
 	// shows that copy until the store has the change.
 	wantBefore bool
-	before     *Table
+	before     *tableScreen
 
 	// answer is what the solver said of the deal from its start, asked
 	// once the game ends; fetching is true while the solver's winning
@@ -125,9 +97,6 @@ type Table struct {
 	// watch screen, while it shows.
 	answer   answer
 	fetching bool
-	// watching makes the table the board of the watch screen: no cursor,
-	// no selection, the solver's end-of-game panel.
-	watching bool
 	// after is the token of the lost game this one was dealt after, or
 	// 0: the solver's answer about that deal shows here when it comes.
 	after int
@@ -190,39 +159,32 @@ func answerOf(v engine.Verdict, err error) answer {
 }
 
 // newTable sets a game on the table. token must differ from that of any
-// earlier game of the session. The table is made on the heap at once,
-// where its owner keeps it.
-func newTable(e *env, scheme KeyScheme, g *engine.Game, token int, title string, played time.Duration, w, h int) *Table {
-	t := &Table{
+// earlier game of the session; day is the daily deal's date, or empty.
+func newTable(e *env, scheme KeyScheme, g *engine.Game, token int, day string, played time.Duration, w, h int) *tableScreen {
+	t := &tableScreen{
+		board:  newBoard(e, g, titleOf(g.Rules(), g.Deal(), day, e.gl.sep), w, h),
 		Keys:   NewTableKeyMap(scheme, e.gl),
-		env:    e,
-		bar:    newHelpBar(),
-		cache:  &viewCache{},
-		game:   g,
+		scheme: scheme,
+		day:    day,
 		token:  token,
-		title:  title,
 		played: played,
-		sel:    engine.NoPlace,
 		prompt: Prompt{Label: ": "},
 	}
-	t.lay = newLayout(w, h, g.Rows(), g.Piles(), e.gl.unicode)
-	t.w, t.h = w, h
-	t.refresh()
-	t.cursor = t.firstTarget()
+	t.updateKeys()
 	return t
 }
 
 // Game returns the table's game.
-func (t Table) Game() *engine.Game { return t.game }
+func (t *tableScreen) Game() *engine.Game { return t.game }
 
 // Version counts the changes made to the game on this table.
-func (t Table) Version() int { return t.version }
+func (t *tableScreen) Version() int { return t.version }
 
 // Status is the game's status.
-func (t Table) Status() engine.Status { return t.d.status }
+func (t *tableScreen) Status() engine.Status { return t.d.status }
 
 // Played is the time spent in the game, as of now.
-func (t Table) Played(now time.Time) time.Duration {
+func (t *tableScreen) Played(now time.Time) time.Duration {
 	if t.wonKnown {
 		return t.wonIn
 	}
@@ -235,7 +197,7 @@ func (t Table) Played(now time.Time) time.Duration {
 // keepBefore keeps a frozen copy of the table as it is now, before the
 // game changes, when the owner asked for one. It is called right before
 // every change of the game; the owner takes the copy after the Update.
-func (t *Table) keepBefore() {
+func (t *tableScreen) keepBefore() {
 	if t.wantBefore && t.before == nil {
 		t.before = t.frozen()
 	}
@@ -246,10 +208,10 @@ func (t *Table) keepBefore() {
 // reuses. It shares the view cache, which checks every line it keeps
 // against what it draws.
 //
-// The copy is made on the heap at once: a Table is 1.7 KB, and copies
+// The copy is made on the heap at once: a tableScreen is 1.7 KB, and copies
 // by value on the way would sit in the frame of every move.
-func (t *Table) frozen() *Table {
-	f := new(Table)
+func (t *tableScreen) frozen() *tableScreen {
+	f := new(tableScreen)
 	*f = *t
 	f.game = f.game.Clone()
 	f.d.targets = slices.Clone(f.d.targets)
@@ -259,78 +221,41 @@ func (t *Table) frozen() *Table {
 	return f
 }
 
-// SetSize lays the table out for a window size.
-func (t Table) SetSize(w, h int) Table {
-	t.setSize(w, h)
-	return t
-}
-
-// setSize is SetSize in place.
-func (t *Table) setSize(w, h int) {
+// setSize lays the table out for a window size.
+func (t *tableScreen) setSize(w, h int) {
 	if t.d.status == engine.Lost && t.msg == t.lostNote(t.w) {
 		t.msg = t.lostNote(w) // the note says as much as the width allows
 	}
-	t.w, t.h = w, h
-	t.lay = newLayout(w, h, t.game.Rows(), t.game.Piles(), t.env.gl.unicode)
-	t.refreshTargets()
+	t.layOut(w, h)
 }
 
-// Needs is the smallest window the table fits.
-func (t Table) Needs() (w, h int) { return t.needs() }
-
-// needs is Needs without copying the table.
-func (t *Table) needs() (w, h int) { return tableNeeds(t.game.Rows(), t.game.Piles()) }
-
-// SetScheme changes the movement keys.
-func (t Table) SetScheme(s KeyScheme) Table {
-	t.setScheme(s)
-	return t
-}
-
-// setScheme is SetScheme in place.
-func (t *Table) setScheme(s KeyScheme) {
+// setScheme changes the movement keys.
+func (t *tableScreen) setScheme(s KeyScheme) {
+	t.scheme = s
 	t.Keys = NewTableKeyMap(s, t.env.gl)
 	t.updateKeys()
 }
 
-// setGlyphs draws the table with the glyphs of e, the session's env
-// since the player switched cards: the title (title, with e's
-// separator), the key map's help (s is the movement keys), the layout
-// and the lost note. The view cache is the table's own from now on, for
-// the lines it keeps were drawn with the other glyphs. Other messages
-// stay as they were written: in ASCII, View turns their suit symbols
-// into letters.
-func (t *Table) setGlyphs(e *env, s KeyScheme, title string) {
+// setEnv draws the table with the glyphs of e, the session's env since
+// the player switched cards: the title (its separator), the key map's
+// help, the layout and the lost note. The view cache is the table's own
+// from now on, for the lines it keeps were drawn with the other glyphs.
+// Other messages stay as they were written: in ASCII, View turns their
+// suit symbols into letters.
+func (t *tableScreen) setEnv(e *env) {
 	lost := t.d.status == engine.Lost && t.msg == t.lostNote(t.w)
-	t.env, t.title, t.cache = e, title, &viewCache{}
-	t.setScheme(s)
+	t.env, t.cache = e, &viewCache{}
+	t.title = titleOf(t.game.Rules(), t.game.Deal(), t.day, e.gl.sep)
+	t.setScheme(t.scheme)
 	t.setSize(t.w, t.h)
 	if lost {
 		t.msg = t.lostNote(t.w)
 	}
 }
 
-// say sets the message line.
-func (t *Table) say(st styleID, format string, args ...any) {
-	if len(args) == 0 {
-		t.msg = format
-	} else {
-		t.msg = fmt.Sprintf(format, args...)
-	}
-	t.msgSt = st
-}
-
-// Update handles keys, mouse clicks and the replies of the table's
+// update handles keys, mouse clicks and the replies of the table's
 // commands.
-func (t Table) Update(msg tea.Msg) (Table, tea.Cmd) {
-	cmd := t.update(msg)
-	return t, cmd
-}
-
-// update is Update on the table in place: the table's methods that
-// handle a message change it through a pointer rather than return a new
-// table, so that no call on the way copies it (a table is 1.7 KB).
-func (t *Table) update(msg tea.Msg) tea.Cmd {
+func (t *tableScreen) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		if t.promptOpen {
@@ -371,7 +296,7 @@ func (t *Table) update(msg tea.Msg) tea.Cmd {
 }
 
 // updateKey handles a key while the prompt is closed.
-func (t *Table) updateKey(k tea.KeyMsg) tea.Cmd {
+func (t *tableScreen) updateKey(k tea.KeyMsg) tea.Cmd {
 	km := &t.Keys
 	switch {
 	case key.Matches(k, km.Quit):
@@ -429,7 +354,7 @@ func (t *Table) updateKey(k tea.KeyMsg) tea.Cmd {
 }
 
 // updatePrompt handles a key while the ":" prompt is open.
-func (t *Table) updatePrompt(k tea.KeyMsg) tea.Cmd {
+func (t *tableScreen) updatePrompt(k tea.KeyMsg) tea.Cmd {
 	switch k.Type {
 	case tea.KeyCtrlC:
 		t.event = quitMsg{}
@@ -453,7 +378,7 @@ func (t *Table) updatePrompt(k tea.KeyMsg) tea.Cmd {
 
 // playLine applies moves typed in notation, in order, stopping at the
 // first that cannot be read or played and saying why.
-func (t *Table) playLine(line string) tea.Cmd {
+func (t *tableScreen) playLine(line string) tea.Cmd {
 	moves, perr := engine.ParseMoves(line)
 	applied := 0
 	var err error
@@ -477,64 +402,19 @@ func (t *Table) playLine(line string) tea.Cmd {
 	}
 	switch {
 	case err != nil && applied > 0:
-		t.say(sErr, "played %d, then %s", applied, err)
+		t.sayf(sErr, "played %d, then %s", applied, err)
 	case err != nil:
-		t.say(sErr, "%s", err)
+		t.say(sErr, err.Error())
 	case applied == 0:
 		t.say(sInfo, "no moves typed: e.g. 7.1+7.4 d 6.2+w (d draw, r redeal, w waste, s stock)")
 	case t.d.status == engine.Playing:
-		t.say(sOK, "played %d %s", applied, plural(applied, "move", "moves"))
+		t.sayf(sOK, "played %d %s", applied, plural(applied, "move", "moves"))
 	}
 	return cmd
 }
 
-// move steps the cursor to the nearest target in a direction.
-func (t *Table) move(dx, dl int) {
-	cx, cl := t.placeXL(t.cursor)
-	best, bestScore := -1, 0
-	for i, tg := range t.d.targets {
-		if tg.p == t.cursor {
-			continue
-		}
-		ddx, ddl := tg.x-cx, tg.level-cl
-		var score int
-		switch {
-		case dx != 0 && tg.p.IsPyramid() != t.cursor.IsPyramid():
-			continue // left and right stay in the pyramid or in the piles
-		case dx < 0 && ddx < 0:
-			score = abs(ddl)*1000 - ddx
-		case dx > 0 && ddx > 0:
-			score = abs(ddl)*1000 + ddx
-		case dl < 0 && ddl < 0:
-			score = -ddl*1000 + abs(ddx)
-		case dl > 0 && ddl > 0:
-			score = ddl*1000 + abs(ddx)
-		default:
-			continue
-		}
-		if best < 0 || score < bestScore {
-			best, bestScore = i, score
-		}
-	}
-	if best >= 0 {
-		t.cursor = t.d.targets[best].p
-	}
-}
-
-// placeXL is a place's navigation position: the column of its card's
-// centre and its level.
-func (t *Table) placeXL(p engine.Place) (x, level int) {
-	x, _ = t.lay.placePos(p)
-	x += t.lay.geo.cardW / 2
-	if p.IsPyramid() {
-		r, _ := p.RowCol()
-		return x, r
-	}
-	return x, t.lay.rows + 1
-}
-
 // activate is enter, space or a click on place p.
-func (t *Table) activate(p engine.Place) tea.Cmd {
+func (t *tableScreen) activate(p engine.Place) tea.Cmd {
 	if t.d.status == engine.Won {
 		return nil
 	}
@@ -546,7 +426,7 @@ func (t *Table) activate(p engine.Place) tea.Cmd {
 		return nil
 	}
 	if !t.isTarget(p) {
-		t.say(sErr, "%s %s", t.env.gl.cardName(c), t.whyNot(p))
+		t.sayf(sErr, "%s %s", t.env.gl.cardName(c), t.whyNot(p))
 		return nil
 	}
 	if c.Rank() == 13 {
@@ -563,7 +443,7 @@ func (t *Table) activate(p engine.Place) tea.Cmd {
 		if want == "A" || want == "8" {
 			article = "an"
 		}
-		t.say(sInfo, "%s selected: pick %s %s to make 13 (esc unselects)", t.env.gl.cardName(c), article, want)
+		t.sayf(sInfo, "%s selected: pick %s %s to make 13 (esc unselects)", t.env.gl.cardName(c), article, want)
 	case p:
 		t.sel = engine.NoPlace
 		t.msg = ""
@@ -571,7 +451,7 @@ func (t *Table) activate(p engine.Place) tea.Cmd {
 		first, _ := t.cardAt(t.sel)
 		m := engine.PairMove(t.sel, p)
 		if err := t.game.Check(m); err != nil {
-			t.say(sErr, "%s and %s: %s", t.env.gl.cardName(first), t.env.gl.cardName(c), err)
+			t.sayf(sErr, "%s and %s: %s", t.env.gl.cardName(first), t.env.gl.cardName(c), err)
 			return nil
 		}
 		t.sel = engine.NoPlace
@@ -581,7 +461,7 @@ func (t *Table) activate(p engine.Place) tea.Cmd {
 }
 
 // whyNot says why the card at p cannot be taken, with the engine's reason.
-func (t *Table) whyNot(p engine.Place) string {
+func (t *tableScreen) whyNot(p engine.Place) string {
 	err := t.game.Check(engine.KingMove(p))
 	if err == nil || errors.Is(err, engine.ErrNotKing) {
 		return "is not available"
@@ -590,7 +470,7 @@ func (t *Table) whyNot(p engine.Place) string {
 }
 
 // click selects the card drawn at screen cell (x, y).
-func (t *Table) click(x, y int) tea.Cmd {
+func (t *tableScreen) click(x, y int) tea.Cmd {
 	if t.d.status == engine.Won {
 		return nil
 	}
@@ -605,18 +485,9 @@ func (t *Table) click(x, y int) tea.Cmd {
 	return t.activate(p)
 }
 
-// covered reports whether both cards covering pyramid slot p are there.
-func (t *Table) covered(p engine.Place) bool {
-	r, c := p.RowCol()
-	if r == t.game.Rows() {
-		return false
-	}
-	return t.d.present[engine.Slot(r+1, c)] && t.d.present[engine.Slot(r+1, c+1)]
-}
-
 // draw draws from the stock, or turns the waste over when the stock is
 // empty and a pass is left.
-func (t *Table) draw() tea.Cmd {
+func (t *tableScreen) draw() tea.Cmd {
 	switch {
 	case t.d.canDraw:
 		return t.play(engine.DrawMove, "")
@@ -627,15 +498,15 @@ func (t *Table) draw() tea.Cmd {
 	if errors.Is(err, engine.ErrStockNotEmpty) || err == nil {
 		err = t.game.Check(engine.DrawMove)
 	}
-	t.say(sErr, "%s", err)
+	t.say(sErr, err.Error())
 	return nil
 }
 
 // play applies a move and reports it.
-func (t *Table) play(m engine.Move, done string) tea.Cmd {
+func (t *tableScreen) play(m engine.Move, done string) tea.Cmd {
 	t.keepBefore()
 	if err := t.game.Apply(m); err != nil {
-		t.say(sErr, "%s: %s", m, err)
+		t.sayf(sErr, "%s: %s", m, err)
 		return nil
 	}
 	if m.Kind == engine.Draw || m.Kind == engine.Redeal {
@@ -645,50 +516,50 @@ func (t *Table) play(m engine.Move, done string) tea.Cmd {
 	}
 	cmd := t.changed()
 	if t.d.status == engine.Playing {
-		t.say(sOK, "%s", done)
+		t.say(sOK, done)
 	}
 	return cmd
 }
 
 // undo takes back the last move.
-func (t *Table) undo() tea.Cmd {
+func (t *tableScreen) undo() tea.Cmd {
 	moves := t.game.Moves()
 	if t.game.CanUndo() {
 		t.keepBefore()
 	}
 	if err := t.game.Undo(); err != nil {
-		t.say(sErr, "%s", err)
+		t.say(sErr, err.Error())
 		return nil
 	}
 	t.sel = engine.NoPlace
 	cmd := t.changed()
 	if t.d.status != engine.Lost {
-		t.say(sOK, "undid %s", moves[len(moves)-1])
+		t.sayf(sOK, "undid %s", moves[len(moves)-1])
 	}
 	return cmd
 }
 
 // redo makes the last undone move again.
-func (t *Table) redo() tea.Cmd {
+func (t *tableScreen) redo() tea.Cmd {
 	next := t.game.RedoMoves()
 	if t.game.CanRedo() {
 		t.keepBefore()
 	}
 	if err := t.game.Redo(); err != nil {
-		t.say(sErr, "%s", err)
+		t.say(sErr, err.Error())
 		return nil
 	}
 	t.sel = engine.NoPlace
 	cmd := t.changed()
 	if t.d.status == engine.Playing {
-		t.say(sOK, "redid %s", next[0])
+		t.sayf(sOK, "redid %s", next[0])
 	}
 	return cmd
 }
 
 // askHint shows the heuristic's hint at once and, with a solver, asks it
 // for a move that keeps the deal winnable.
-func (t *Table) askHint() tea.Cmd {
+func (t *tableScreen) askHint() tea.Cmd {
 	if t.d.status != engine.Playing {
 		return nil
 	}
@@ -700,7 +571,7 @@ func (t *Table) askHint() tea.Cmd {
 	if t.env.solver == nil {
 		return nil
 	}
-	t.say(sInfo, "%s (asking the solver…)", t.msg)
+	t.sayf(sInfo, "%s (asking the solver…)", t.msg)
 	g, solver, ctx := t.game.Clone(), t.env.solver, t.env.ctx
 	token, version := t.token, t.version
 	return func() tea.Msg {
@@ -712,13 +583,13 @@ func (t *Table) askHint() tea.Cmd {
 }
 
 // solverHint shows the solver's answer.
-func (t *Table) solverHint(h hintMsg) {
+func (t *tableScreen) solverHint(h hintMsg) {
 	switch {
 	case h.err == nil && h.verdict == engine.Winnable && h.move.Kind != 0 && t.game.Check(h.move) == nil:
 		t.showHint(h.move, "keeps the deal winnable")
 	case h.err == nil && h.verdict == engine.Unwinnable:
 		t.showHint(t.hint, "")
-		t.say(sWarn, "%s · the deal can no longer be won: undo to find a winning line", t.msg)
+		t.sayf(sWarn, "%s · the deal can no longer be won: undo to find a winning line", t.msg)
 	default:
 		t.showHint(t.hint, "the solver does not know better in time")
 	}
@@ -727,7 +598,7 @@ func (t *Table) solverHint(h hintMsg) {
 // showHint highlights a move and describes it. A selection that is not
 // part of the move is dropped, so that enter on the hinted card starts the
 // hinted move.
-func (t *Table) showHint(m engine.Move, note string) {
+func (t *tableScreen) showHint(m engine.Move, note string) {
 	t.hint = m
 	if t.sel != m.A && t.sel != m.B {
 		t.sel = engine.NoPlace
@@ -747,33 +618,15 @@ func (t *Table) showHint(m engine.Move, note string) {
 	if note != "" {
 		what += ": " + note
 	}
-	t.say(sInfo, "hint: %s", what)
-}
-
-// describe says what a move does, with its cards and its notation.
-func (t *Table) describe(m engine.Move) string {
-	switch m.Kind {
-	case engine.Draw:
-		return "draw"
-	case engine.Redeal:
-		return "turn the waste over"
-	case engine.RemoveKing:
-		c, _ := t.cardAt(m.A)
-		return "remove " + t.env.gl.cardName(c) + " (" + m.String() + ")"
-	case engine.RemovePair:
-		a, _ := t.cardAt(m.A)
-		b, _ := t.cardAt(m.B)
-		return "pair " + t.env.gl.cardName(a) + " + " + t.env.gl.cardName(b) + " (" + m.String() + ")"
-	}
-	return ""
+	t.sayf(sInfo, "hint: %s", what)
 }
 
 // askDeal asks the solver, once a game has ended, whether its deal could
 // be won from the start. It asks once per game and never blocks: the
 // answer comes as a solvedMsg, and the end of the game says "asking the
 // solver…" meanwhile.
-func (t *Table) askDeal() tea.Cmd {
-	if t.env.solver == nil || t.watching || t.answer != answerNone {
+func (t *tableScreen) askDeal() tea.Cmd {
+	if t.env.solver == nil || t.answer != answerNone {
 		return nil
 	}
 	t.answer = answerAsking
@@ -792,26 +645,26 @@ func (t *Table) askDeal() tea.Cmd {
 }
 
 // solved takes the solver's answer about the deal.
-func (t *Table) solved(msg solvedMsg) {
+func (t *tableScreen) solved(msg solvedMsg) {
 	if t.answer != answerAsking {
 		return
 	}
 	t.answer = answerOf(msg.verdict, msg.err)
 	if t.d.status == engine.Lost {
-		t.say(sWarn, "%s", t.lostNote(t.w))
+		t.say(sWarn, t.lostNote(t.w))
 	}
 }
 
 // canWatch reports whether w shows the solver's winning line: the game
 // has ended and the solver said the deal could be won.
-func (t *Table) canWatch() bool {
-	return t.d.status != engine.Playing && t.answer == answerWinnable && !t.watching && !t.promptOpen
+func (t *tableScreen) canWatch() bool {
+	return t.d.status != engine.Playing && t.answer == answerWinnable && !t.promptOpen
 }
 
 // lostNote is the message line of a lost position for a window w cells
 // wide: that no move is left and, with a solver, whether the deal could
 // have been won.
-func (t *Table) lostNote(w int) string {
+func (t *tableScreen) lostNote(w int) string {
 	const lost = "no moves left: undo (u) or start a new deal (n)"
 	switch t.answer {
 	case answerNone:
@@ -828,10 +681,10 @@ func (t *Table) lostNote(w int) string {
 
 // endMessage sets the message line a game's end shows by itself: the
 // lost note, or nothing over the win panel.
-func (t *Table) endMessage() {
+func (t *tableScreen) endMessage() {
 	switch t.d.status {
 	case engine.Lost:
-		t.say(sWarn, "%s", t.lostNote(t.w))
+		t.say(sWarn, t.lostNote(t.w))
 	case engine.Won:
 		t.msg = ""
 	}
@@ -840,11 +693,12 @@ func (t *Table) endMessage() {
 // changed recomputes what the table shows after the game changed, and
 // returns the command the change needs: reading the clock on a win, and
 // asking the solver about the deal when the game ends.
-func (t *Table) changed() tea.Cmd {
+func (t *tableScreen) changed() tea.Cmd {
 	before := t.d.status
 	t.version++
 	t.hint = engine.Move{}
 	t.refresh()
+	t.updateKeys()
 	if t.sel != engine.NoPlace && !t.isTarget(t.sel) {
 		t.sel = engine.NoPlace
 	}
@@ -860,100 +714,12 @@ func (t *Table) changed() tea.Cmd {
 		}
 	case engine.Lost:
 		cmd = t.askDeal()
-		t.say(sWarn, "%s", t.lostNote(t.w))
+		t.say(sWarn, t.lostNote(t.w))
 	}
 	if before == engine.Won {
 		t.wonKnown = false
 	}
 	return cmd
-}
-
-// refresh recomputes the derived state from the game.
-func (t *Table) refresh() {
-	g := t.game
-	d := &t.d
-	d.status = g.Status()
-	n := g.Rules().PyramidSize()
-	d.removed = g.Removed()
-	if g.Rules().Goal == engine.GoalAll {
-		d.removed = g.RemovedAll()
-	}
-	for s := range n {
-		_, d.present[s] = g.PyramidCard(engine.Place(s))
-	}
-	for s := range n {
-		p := engine.Place(s)
-		d.free[s] = d.present[s] && !t.halfCovered(p)
-	}
-	overlap := g.Rules().Cover == engine.CoverOverlap
-	for s := range n {
-		p := engine.Place(s)
-		d.target[s] = d.free[s]
-		if overlap && d.present[s] && !d.free[s] && t.halfCovered(p) && !t.covered(p) {
-			// Under the overlap rule a card may pair with the one card
-			// still covering it, when that card is free; it is a stop
-			// for the cursor only when they make 13.
-			r, c := p.RowCol()
-			single := engine.Slot(r+1, c)
-			if !d.present[single] {
-				single = engine.Slot(r+1, c+1)
-			}
-			a, _ := g.PyramidCard(p)
-			b, _ := g.PyramidCard(single)
-			d.target[s] = d.free[single] && a.Rank()+b.Rank() == 13
-		}
-	}
-	d.stockN = g.StockCount()
-	d.stockTop, d.stockHas = g.StockTop()
-	for i := range g.Piles() {
-		d.waste[i], d.wasteHas[i] = g.WasteTop(i)
-	}
-	d.legalMoves = g.AppendLegal(d.legalMoves[:0])
-	d.canDraw, d.canRedeal, d.canRemove = false, false, false
-	for _, m := range d.legalMoves {
-		switch m.Kind {
-		case engine.Draw:
-			d.canDraw = true
-		case engine.Redeal:
-			d.canRedeal = true
-		default:
-			d.canRemove = true
-		}
-	}
-	t.refreshTargets()
-	t.updateKeys()
-}
-
-// halfCovered reports whether any card covering pyramid slot p is there.
-func (t *Table) halfCovered(p engine.Place) bool {
-	r, c := p.RowCol()
-	if r == t.game.Rows() {
-		return false
-	}
-	return t.d.present[engine.Slot(r+1, c)] || t.d.present[engine.Slot(r+1, c+1)]
-}
-
-// refreshTargets lists the places the cursor may stop at, with their
-// positions in the current layout.
-func (t *Table) refreshTargets() {
-	d := &t.d
-	d.targets = d.targets[:0]
-	n := t.game.Rules().PyramidSize()
-	for s := range n {
-		if d.target[s] {
-			x, l := t.placeXL(engine.Place(s))
-			d.targets = append(d.targets, target{p: engine.Place(s), x: x, level: l})
-		}
-	}
-	for _, p := range t.lay.pilePlaces() {
-		if p != engine.Stock {
-			if _, ok := t.game.WasteTop(pileIndex(p)); !ok {
-				continue
-			}
-		}
-		x, l := t.placeXL(p)
-		d.targets = append(d.targets, target{p: p, x: x, level: l})
-	}
 }
 
 // pileIndex is the index (0–2) of a waste place.
@@ -964,73 +730,8 @@ func pileIndex(p engine.Place) int {
 	return int(p - engine.Waste1)
 }
 
-// isTarget reports whether the cursor may stop at p.
-func (t *Table) isTarget(p engine.Place) bool {
-	for _, tg := range t.d.targets {
-		if tg.p == p {
-			return true
-		}
-	}
-	return false
-}
-
-// firstTarget is where the cursor starts: the leftmost card of the lowest
-// row that has one.
-func (t *Table) firstTarget() engine.Place {
-	best := -1
-	for i, tg := range t.d.targets {
-		if !tg.p.IsPyramid() {
-			continue
-		}
-		if best < 0 || tg.level > t.d.targets[best].level ||
-			(tg.level == t.d.targets[best].level && tg.x < t.d.targets[best].x) {
-			best = i
-		}
-	}
-	if best < 0 {
-		return engine.Stock
-	}
-	return t.d.targets[best].p
-}
-
-// fixCursor moves the cursor to the nearest target when its card went.
-func (t *Table) fixCursor() {
-	if t.isTarget(t.cursor) {
-		return
-	}
-	cx, cl := t.placeXL(t.cursor)
-	best, bestScore := engine.Stock, -1
-	for _, tg := range t.d.targets {
-		score := abs(tg.x-cx) + 4*abs(tg.level-cl)
-		if tg.level < cl {
-			score -= 2 // a card freed above is the likely next play
-		}
-		if bestScore < 0 || score < bestScore {
-			best, bestScore = tg.p, score
-		}
-	}
-	t.cursor = best
-}
-
-// cardAt returns the card shown at a place.
-func (t *Table) cardAt(p engine.Place) (engine.Card, bool) {
-	switch {
-	case p.IsPyramid():
-		return t.game.PyramidCard(p)
-	case p == engine.Stock:
-		if !t.game.Rules().StockOpen {
-			return 0, false
-		}
-		return t.d.stockTop, t.d.stockHas
-	case p.IsWaste():
-		i := pileIndex(p)
-		return t.d.waste[i], t.d.wasteHas[i]
-	}
-	return 0, false
-}
-
 // updateKeys enables the bindings that apply now.
-func (t *Table) updateKeys() {
+func (t *tableScreen) updateKeys() {
 	k := &t.Keys
 	playing := t.d.status == engine.Playing && !t.promptOpen
 	won := t.d.status == engine.Won
@@ -1059,14 +760,6 @@ func (t *Table) updateKeys() {
 	k.New.SetEnabled(!t.promptOpen && !won) // after a win, enter says it
 	k.Help.SetEnabled(!t.promptOpen)
 	k.Back.SetEnabled(!t.promptOpen)
-}
-
-// passesOf is "/3", or "/∞" for unlimited passes.
-func (t *Table) passesOf() string {
-	if n := t.game.Passes(); n > 0 {
-		return "/" + strconv.Itoa(n)
-	}
-	return "/" + t.env.gl.inf
 }
 
 // bound reports whether k is one of b's keys, enabled or not: a disabled

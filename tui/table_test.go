@@ -34,7 +34,7 @@ func heuristicLine(t *testing.T, spec string, n uint64) ([]string, engine.Status
 
 // cellOf returns the screen cell of the middle of a place's card.
 func cellOf(h *harness, p engine.Place) (x, y int) {
-	l := &h.m.table.lay
+	l := &h.m.table().lay
 	bx, by := l.placePos(p)
 	return l.boardX + bx + l.geo.cardW/2, l.boardY + by + l.geo.cardH/2
 }
@@ -42,13 +42,13 @@ func cellOf(h *harness, p engine.Place) (x, y int) {
 func TestSelectPairByKeys(t *testing.T) {
 	// Classic 42's bottom row: 8♣ 4♠ 9♣ 10♦ 5♠ Q♣ 8♠.
 	h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true})
-	if got := h.m.table.cursor; got != engine.Slot(7, 1) {
+	if got := h.m.table().cursor; got != engine.Slot(7, 1) {
 		t.Fatalf("cursor starts at %s, want 7.1", got)
 	}
 	h.keys("enter")
 	h.wantScreen("8♣ selected: pick a 5 to make 13", "> 8♣*")
 	h.keys("l", "l", "right", "right") // to 5♠ at 7.5
-	if got := h.m.table.cursor; got != engine.Slot(7, 5) {
+	if got := h.m.table().cursor; got != engine.Slot(7, 5) {
 		t.Fatalf("cursor at %s, want 7.5", got)
 	}
 	h.keys("space")
@@ -66,11 +66,11 @@ func TestIllegalPairSaysWhy(t *testing.T) {
 	if h.game().MovesMade() != 0 {
 		t.Fatal("an illegal pair was played")
 	}
-	if h.m.table.sel != engine.Slot(7, 3) {
-		t.Errorf("selection is %s, want 9♣ at 7.3 kept", h.m.table.sel)
+	if h.m.table().sel != engine.Slot(7, 3) {
+		t.Errorf("selection is %s, want 9♣ at 7.3 kept", h.m.table().sel)
 	}
 	h.keys("esc")
-	if h.m.table.sel != engine.NoPlace {
+	if h.m.table().sel != engine.NoPlace {
 		t.Error("esc did not unselect")
 	}
 }
@@ -99,10 +99,10 @@ func TestClickPairAndCovered(t *testing.T) {
 	// edge says why it cannot be taken.
 	x, y := cellOf(h, engine.Slot(6, 2))
 	h.click(x, y)
-	if tb := h.m.table; tb.sel != engine.NoPlace || tb.msg != "" {
+	if tb := h.m.table(); tb.sel != engine.NoPlace || tb.msg != "" {
 		t.Errorf("a click on the hidden middle of 6.2: selection %s, message %q; want neither", tb.sel, tb.msg)
 	}
-	l := &h.m.table.lay
+	l := &h.m.table().lay
 	_, py := l.slotPos(engine.Slot(6, 2))
 	h.click(x, l.boardY+py)
 	h.wantScreen("card is covered: 6.2 lies under 7.2 and 7.3")
@@ -206,8 +206,8 @@ func TestHintHighlights(t *testing.T) {
 	h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true})
 	h.keys("H")
 	want, _ := h.game().Hint()
-	if h.m.table.hint != want {
-		t.Fatalf("hint is %v, want %v", h.m.table.hint, want)
+	if h.m.table().hint != want {
+		t.Fatalf("hint is %v, want %v", h.m.table().hint, want)
 	}
 	h.wantScreen("hint: ", want.String())
 	// The hinted cards carry the hint's marks in the compact layout.
@@ -242,7 +242,7 @@ func TestWinScreen(t *testing.T) {
 		t.Error("u undid a won game")
 	}
 	h.keys("enter")
-	if h.m.screen != screenDealing && !(h.m.playing && h.game().MovesMade() == 0) {
+	if h.m.cur != screenDealing && !(h.m.playing && h.game().MovesMade() == 0) {
 		t.Errorf("enter on the win screen did not deal anew:\n%s", h.screen())
 	}
 	h.wantScreen("Classic · deal ", "0/28 removed")
@@ -269,34 +269,34 @@ func TestLostScreen(t *testing.T) {
 
 func TestNavigation(t *testing.T) {
 	h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true})
-	tb := &h.m.table
+	tb := h.m.table()
 	h.keys("down") // from the bottom row to the piles
-	if tb := h.m.table; tb.cursor != engine.Stock {
+	if tb := h.m.table(); tb.cursor != engine.Stock {
 		t.Fatalf("down from 7.1 went to %s, want the stock", tb.cursor)
 	}
 	h.keys("right") // the empty waste is not a stop
-	if h.m.table.cursor != engine.Stock {
-		t.Errorf("right from the stock went to %s with an empty waste", h.m.table.cursor)
+	if h.m.table().cursor != engine.Stock {
+		t.Errorf("right from the stock went to %s with an empty waste", h.m.table().cursor)
 	}
 	h.keys("enter") // the stock draws
 	h.keys("right")
-	if h.m.table.cursor != engine.Waste {
-		t.Errorf("right from the stock went to %s, want the waste", h.m.table.cursor)
+	if h.m.table().cursor != engine.Waste {
+		t.Errorf("right from the stock went to %s, want the waste", h.m.table().cursor)
 	}
 	h.keys("up")
-	if c := h.m.table.cursor; !c.IsPyramid() {
+	if c := h.m.table().cursor; !c.IsPyramid() {
 		t.Errorf("up from the waste went to %s", c)
 	} else if r, _ := c.RowCol(); r != 7 {
 		t.Errorf("up from the waste went to row %d", r)
 	}
 	// WASD: w a s d move, x draws.
-	h.m.menu.Scheme = SchemeWASD
+	h.m.menu().Scheme = SchemeWASD
 	h.send(menuSettingsMsg{})
 	_ = tb
 	h.keys("k")
-	before := h.m.table.cursor
+	before := h.m.table().cursor
 	h.keys("a")
-	if h.m.table.cursor == before {
+	if h.m.table().cursor == before {
 		t.Error("a did not move left in the WASD scheme")
 	}
 	stock := h.game().StockCount()
@@ -315,10 +315,10 @@ func TestOverlapTargets(t *testing.T) {
 	h.keys(":")
 	h.typeText("7.2+7.3")
 	h.keys("enter")
-	if !h.m.table.d.target[engine.Slot(6, 3)] {
+	if !h.m.table().d.target[engine.Slot(6, 3)] {
 		t.Fatal("6.3 is not a stop under the overlap rule")
 	}
-	if h.m.table.d.target[engine.Slot(6, 1)] {
+	if h.m.table().d.target[engine.Slot(6, 1)] {
 		t.Error("6.1 (Q♠, half covered by 8♣, which it does not pair with) is a stop")
 	}
 	x, y := cellOf(h, engine.Slot(6, 3))
@@ -332,7 +332,7 @@ func TestOverlapTargets(t *testing.T) {
 	h2.keys(":")
 	h2.typeText("7.2+7.3")
 	h2.keys("enter")
-	if h2.m.table.d.target[engine.Slot(6, 3)] {
+	if h2.m.table().d.target[engine.Slot(6, 3)] {
 		t.Error("6.3 is a stop under the strict rule")
 	}
 }

@@ -1,9 +1,7 @@
 package tui
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -36,55 +34,59 @@ type (
 // line, has none (it ran out of time, or its slots were taken).
 var errNoLine = errors.New("the solver found no winning line in time")
 
-// Watch is the watch screen: the deal of a game that ended, from its
-// start, stepping through the solver's winning line. It draws the
-// table's board, read-only: no cursor, no selection, the move about to
-// be played highlighted as a hint, and the header says how far the line
-// is. Nothing is stored: the player's game stays on the table, as it
-// was, behind it.
+// watchScreen is the watch screen: the deal of a game that ended, from
+// its start, stepping through the solver's winning line. It draws
+// through a board of its own, read-only: no cursor, no selection, the
+// move about to be played highlighted as a hint, and the header says how
+// far the line is. Nothing is stored: the player's game stays on the
+// table, as it was, behind it.
 //
-// A Watch lives only while it shows (the model drops it when the player
-// leaves), and so does the line. It is changed in place: the model that
-// Bubble Tea keeps from the start of the session never has one.
-type Watch struct {
+// A watchScreen lives only while it shows (the model drops it when the
+// player leaves), and so does the line.
+type watchScreen struct {
+	// board is the line's position; it is the board of no stored game.
+	board
 	// Keys is the watch screen's key map.
 	Keys WatchKeyMap
 
-	env   *env
-	board *Table // its game is the line's position; it is the table of no stored game
 	line  []engine.Move
 	right string // the header's right side
 	auto  bool   // playing by itself
 	run   int    // counts the starts of auto-play
-	// event is what the screen asks of its owner after an Update.
-	event tea.Msg
 }
 
 // newWatch builds the watch screen of line, which wins from start, a
 // fresh game of the deal.
-func newWatch(e *env, start *engine.Game, line []engine.Move, title string, w, h int) *Watch {
-	board := newTable(e, SchemeVi, start, 0, title, 0, w, h)
-	board.watching = true
-	board.cursor, board.sel = engine.NoPlace, engine.NoPlace
-	wt := &Watch{Keys: NewWatchKeyMap(e.gl), env: e, board: board, line: line}
+func newWatch(e *env, start *engine.Game, line []engine.Move, title string, w, h int) *watchScreen {
+	wt := &watchScreen{board: newBoard(e, start, title, w, h), Keys: NewWatchKeyMap(e.gl), line: line}
+	wt.cursor = engine.NoPlace
+	wt.refreshTargets()
 	wt.shown()
 	return wt
 }
 
 // Pos is the number of the line's moves played on the board.
-func (w *Watch) Pos() int { return w.board.game.MovesMade() }
+func (w *watchScreen) Pos() int { return w.board.game.MovesMade() }
 
 // Len is the number of moves of the line.
-func (w *Watch) Len() int { return len(w.line) }
+func (w *watchScreen) Len() int { return len(w.line) }
 
 // Board is the board's game: the line's position.
-func (w *Watch) Board() *engine.Game { return w.board.game }
+func (w *watchScreen) Board() *engine.Game { return w.board.game }
 
 // setSize lays the board out for a window size.
-func (w *Watch) setSize(width, height int) { w.board.setSize(width, height) }
+func (w *watchScreen) setSize(width, height int) { w.layOut(width, height) }
+
+// setEnv draws the screen with the glyphs of e.
+func (w *watchScreen) setEnv(e *env) {
+	w.env, w.cache = e, &viewCache{}
+	w.Keys = NewWatchKeyMap(e.gl)
+	w.layOut(w.w, w.h)
+	w.shown()
+}
 
 // update handles a key or an auto-play tick, in place.
-func (w *Watch) update(msg tea.Msg) tea.Cmd {
+func (w *watchScreen) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case watchTickMsg:
 		if !w.auto || msg.run != w.run {
@@ -104,7 +106,7 @@ func (w *Watch) update(msg tea.Msg) tea.Cmd {
 }
 
 // key handles a key press.
-func (w *Watch) key(k tea.KeyMsg) tea.Cmd {
+func (w *watchScreen) key(k tea.KeyMsg) tea.Cmd {
 	km := &w.Keys
 	switch {
 	case key.Matches(k, km.Quit):
@@ -146,13 +148,13 @@ func (w *Watch) key(k tea.KeyMsg) tea.Cmd {
 }
 
 // tick returns the command that brings auto-play's next move.
-func (w *Watch) tick() tea.Cmd {
+func (w *watchScreen) tick() tea.Cmd {
 	run := w.run
 	return tea.Tick(w.env.watchStep, func(time.Time) tea.Msg { return watchTickMsg{run: run} })
 }
 
 // pause stops auto-play; a tick already on its way is dropped.
-func (w *Watch) pause() {
+func (w *watchScreen) pause() {
 	if w.auto {
 		w.auto = false
 		w.shown()
@@ -161,7 +163,7 @@ func (w *Watch) pause() {
 
 // seek plays or takes back the line's moves until pos of them are
 // played.
-func (w *Watch) seek(pos int) {
+func (w *watchScreen) seek(pos int) {
 	pos = max(0, min(pos, len(w.line)))
 	g := w.board.game
 	if pos == g.MovesMade() {
@@ -187,17 +189,17 @@ func (w *Watch) seek(pos int) {
 
 // shown sets what the screen says of the line's position: the header,
 // the hinted next move, the message line and which keys apply.
-func (w *Watch) shown() {
-	t := w.board
+func (w *watchScreen) shown() {
+	t := &w.board
 	pos, n := w.Pos(), len(w.line)
 	w.right = "watching the solver" + w.env.gl.sep + "move " + strconv.Itoa(pos) + "/" + strconv.Itoa(n)
 	t.hint = engine.Move{}
 	switch {
 	case pos < n:
 		t.hint = w.line[pos]
-		t.say(sInfo, "next: %s", t.describe(t.hint))
+		t.sayf(sInfo, "next: %s", t.describe(t.hint))
 	case t.d.status == engine.Won:
-		t.say(sOK, "the solver's line wins in %d %s", n, plural(n, "move", "moves"))
+		t.sayf(sOK, "the solver's line wins in %d %s", n, plural(n, "move", "moves"))
 	default:
 		t.say(sErr, "the solver's line stops here without a win")
 	}
@@ -215,83 +217,21 @@ func (w *Watch) shown() {
 
 // view draws the watch screen, exactly as many lines as the window is
 // high.
-func (w *Watch) view() string {
-	return w.board.render(w.right, w.Keys.ShortHelp(), watchBarDrop[:])
+func (w *watchScreen) view() string {
+	return w.render(w, w.right, nil, w.Keys.ShortHelp(), watchBarDrop[:])
 }
 
-// needs is the smallest window the watch screen fits.
-func (w *Watch) needs() (width, height int) { return w.board.needs() }
-
-// askLine asks the solver, in a command, for its winning line of the
-// deal on the table, for the watch screen; the screen opens when the
-// line comes (lineReply). The line was not kept from the first answer:
-// a session holds a line only while it is watched.
-func (m *Model) askLine() tea.Cmd {
-	if !m.playing || m.env.solver == nil || m.table.fetching || !m.table.canWatch() {
-		return nil
+// panel writes the lines of the panel over the cleared pyramid: the
+// solver's line won.
+func (w *watchScreen) panel(lines []string, moves, passes string, _ int) []string {
+	gl := w.env.gl
+	title := "The solver cleared the pyramid"
+	if w.game.Rules().Goal == engine.GoalAll {
+		title = "The solver removed every card"
 	}
-	t := m.tbl()
-	t.fetching = true
-	t.say(sInfo, "asking the solver for its winning line%s", m.env.gl.ell)
-	solver, ctx, token := m.env.solver, m.env.ctx, m.token
-	r, d := t.game.Rules(), t.game.Deal()
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, solveTimeout)
-		defer cancel()
-		msg := lineMsg{token: token}
-		start, err := engine.NewGame(r, d)
-		if err != nil {
-			msg.err = err
-			return msg
-		}
-		v, line, err := solver.Solve(ctx, start)
-		switch {
-		case err != nil:
-			msg.err = err
-		case v != engine.Winnable || len(line) == 0:
-			msg.err = errNoLine
-		default:
-			msg.err = wins(start, line)
-			if msg.err == nil {
-				msg.start, msg.line = start, line
-			}
-		}
-		return msg
+	prev := "h"
+	if gl.unicode {
+		prev = "←"
 	}
-}
-
-// wins checks that line wins when played from g, which it leaves as it
-// is.
-func wins(g *engine.Game, line []engine.Move) error {
-	c := g.Clone()
-	for i, m := range line {
-		if err := c.Apply(m); err != nil {
-			return fmt.Errorf("the solver's move %d (%s): %w", i+1, m, err)
-		}
-	}
-	if c.Status() != engine.Won {
-		return errors.New("the solver's line does not win")
-	}
-	return nil
-}
-
-// lineReply opens the watch screen with the solver's line, if the player
-// is still at the end of that game.
-func (m *Model) lineReply(msg lineMsg) tea.Cmd {
-	if !m.playing || msg.token != m.token || !m.table.fetching {
-		return nil
-	}
-	t := m.tbl()
-	t.fetching = false
-	t.endMessage()
-	if m.screen != screenTable || t.d.status == engine.Playing {
-		return nil
-	}
-	if msg.err != nil {
-		t.say(sWarn, "%s", clean("no line to watch: "+msg.err.Error(), 200))
-		return nil
-	}
-	m.watch = newWatch(m.env, msg.start, msg.line, t.title, m.w, m.h)
-	m.screen = screenWatch
-	return nil
+	return append(lines, title, "", moves+gl.sep+passes, "", prev+": step back"+gl.sep+"q: back")
 }

@@ -127,7 +127,7 @@ func TestNoSolverNoAnswer(t *testing.T) {
 	h.wantScreen("no moves left: undo (u) or start a new deal (n)")
 	h.wantNotScreen("solver", "w watch")
 	h.keys("w")
-	if h.m.screen != screenTable {
+	if h.m.cur != screenTable {
 		t.Errorf("w without a solver left the table")
 	}
 }
@@ -142,8 +142,8 @@ func TestAskedOncePerGame(t *testing.T) {
 	h.keys("r")
 	h.wantScreen("no moves left. No line of play wins this deal: it was never winnable")
 	h.keys("w") // nothing to watch
-	if h.m.screen != screenTable || s.solves != 1 {
-		t.Errorf("screen %d, %d solves; want the table and one solve", h.m.screen, s.solves)
+	if h.m.cur != screenTable || s.solves != 1 {
+		t.Errorf("screen %d, %d solves; want the table and one solve", h.m.cur, s.solves)
 	}
 	// The note follows the width: at 60 columns the sentence alone.
 	h.resize(60, 24)
@@ -195,13 +195,13 @@ func TestWatchWinningLine(t *testing.T) {
 	h.wantScreen("This deal could be won:", "watch a winning line (w)", "w watch")
 	saves := len(store.saves)
 	h.keys("w")
-	if h.m.screen != screenWatch || h.m.watch == nil {
+	if h.m.cur != screenWatch || h.m.watch() == nil {
 		t.Fatalf("w did not open the watch screen:\n%s", h.screen())
 	}
 	if s.solves != 2 {
 		t.Errorf("%d solves, want 2 (the answer, then the line to watch)", s.solves)
 	}
-	w := h.m.watch
+	w := h.m.watch()
 	fresh, _ := engine.NewNumbered(engine.Classic(), 3)
 	h.wantScreen("Classic · deal 3", "watching the solver · move 0/"+itoa(len(line)), "next: ", "→ next", "a auto-play", "? help", "q back")
 	h.wantNotScreen("←")
@@ -216,10 +216,10 @@ func TestWatchWinningLine(t *testing.T) {
 	for i := range line {
 		h.keys(keys[i%len(keys)])
 	}
-	if got := h.m.watch.Pos(); got != len(line) {
+	if got := h.m.watch().Pos(); got != len(line) {
 		t.Fatalf("at move %d after %d steps", got, len(line))
 	}
-	board := h.m.watch.Board()
+	board := h.m.watch().Board()
 	if board.Status() != engine.Won {
 		t.Fatalf("the line's end is %s, want won:\n%s", board.Status(), h.screen())
 	}
@@ -234,7 +234,7 @@ func TestWatchWinningLine(t *testing.T) {
 	}
 	h.wantScreen("move "+itoa(len(line))+"/"+itoa(len(line)), "The solver cleared the pyramid", "the solver's line wins in")
 	h.keys("l") // past the end: nothing
-	if h.m.watch.Pos() != len(line) {
+	if h.m.watch().Pos() != len(line) {
 		t.Error("a step past the end moved")
 	}
 	// Backward to the start, with each of the keys.
@@ -242,32 +242,32 @@ func TestWatchWinningLine(t *testing.T) {
 	for i := range line {
 		h.keys(keys[i%len(keys)])
 	}
-	if got := h.m.watch.Pos(); got != 0 {
+	if got := h.m.watch().Pos(); got != 0 {
 		t.Fatalf("at move %d after stepping back all the way", got)
 	}
-	if got, want := h.m.watch.Board().String(), fresh.String(); got != want {
+	if got, want := h.m.watch().Board().String(), fresh.String(); got != want {
 		t.Errorf("the start of the line is not the deal:\n%s\nwant\n%s", got, want)
 	}
 	h.keys("G")
-	if h.m.watch.Pos() != len(line) {
+	if h.m.watch().Pos() != len(line) {
 		t.Error("G did not jump to the end")
 	}
 	h.keys("g")
-	if h.m.watch.Pos() != 0 {
+	if h.m.watch().Pos() != 0 {
 		t.Error("g did not jump to the start")
 	}
 	// The help and back.
 	h.keys("?")
-	if h.m.screen != screenHelp || h.m.watch == nil {
+	if h.m.cur != screenHelp || h.m.watch() == nil {
 		t.Fatal("? on the watch screen did not open the help over it")
 	}
 	h.keys("q")
-	if h.m.screen != screenWatch {
+	if h.m.cur != screenWatch {
 		t.Fatal("the help did not return to the watch screen")
 	}
 	h.keys("esc")
-	if h.m.screen != screenTable || h.m.watch != nil {
-		t.Fatalf("esc did not leave the watch (screen %d)", h.m.screen)
+	if h.m.cur != screenTable || h.m.watch() != nil {
+		t.Fatalf("esc did not leave the watch (screen %d)", h.m.cur)
 	}
 	// The player's game is as it was, and nothing was stored meanwhile.
 	if g := h.game(); g.Status() != engine.Won || g.MovesMade() != 74 {
@@ -278,7 +278,7 @@ func TestWatchWinningLine(t *testing.T) {
 		t.Errorf("%d saves while watching", len(store.saves)-saves)
 	}
 	h.keys("w", "q")
-	if h.m.screen != screenTable {
+	if h.m.cur != screenTable {
 		t.Error("q did not leave the watch")
 	}
 }
@@ -305,7 +305,7 @@ func TestWatchAutoPlay(t *testing.T) {
 		tick := ticks[0]
 		ticks = ticks[:0]
 		h.send(tick)
-		if got := h.m.watch.Pos(); got != i {
+		if got := h.m.watch().Pos(); got != i {
 			t.Fatalf("at move %d after %d ticks", got, i)
 		}
 	}
@@ -318,14 +318,14 @@ func TestWatchAutoPlay(t *testing.T) {
 	late := ticks[0]
 	ticks = ticks[:0]
 	h.send(late)
-	if got := h.m.watch.Pos(); got != 3 || len(ticks) != 0 {
+	if got := h.m.watch().Pos(); got != 3 || len(ticks) != 0 {
 		t.Fatalf("a tick after the pause: at move %d, %d ticks", got, len(ticks))
 	}
 	// A tick of an earlier run does nothing once auto-play starts again.
 	h.keys("a")
-	stale := watchTickMsg{run: h.m.watch.run - 1}
+	stale := watchTickMsg{run: h.m.watch().run - 1}
 	h.send(stale)
-	if got := h.m.watch.Pos(); got != 3 {
+	if got := h.m.watch().Pos(); got != 3 {
 		t.Fatalf("a stale tick moved to %d", got)
 	}
 	// Played to the end, auto-play stops there.
@@ -334,15 +334,15 @@ func TestWatchAutoPlay(t *testing.T) {
 		ticks = ticks[1:]
 		h.send(tick)
 	}
-	if got := h.m.watch.Pos(); got != len(line) || h.m.watch.auto {
-		t.Fatalf("auto-play stopped at move %d (auto %v), want the end", got, h.m.watch.auto)
+	if got := h.m.watch().Pos(); got != len(line) || h.m.watch().auto {
+		t.Fatalf("auto-play stopped at move %d (auto %v), want the end", got, h.m.watch().auto)
 	}
-	if h.m.watch.Board().Status() != engine.Won {
+	if h.m.watch().Board().Status() != engine.Won {
 		t.Error("auto-play's end is not won")
 	}
 	// At the end, a starts over.
 	h.keys("a")
-	if got := h.m.watch.Pos(); got != 0 || len(ticks) != 1 {
+	if got := h.m.watch().Pos(); got != 0 || len(ticks) != 1 {
 		t.Errorf("a at the end: at move %d with %d ticks, want 0 and 1", got, len(ticks))
 	}
 }
@@ -367,7 +367,7 @@ func TestWatchFromLost(t *testing.T) {
 	// The line is asked for again, and may not come.
 	s.err = context.DeadlineExceeded
 	h.keys("w")
-	if h.m.screen != screenTable {
+	if h.m.cur != screenTable {
 		t.Fatal("a failed line opened the watch")
 	}
 	h.wantScreen("no line to watch")
@@ -422,12 +422,12 @@ func TestWatchAcrossScreens(t *testing.T) {
 	h.wantScreen("make the window larger")
 	h.keys("l") // ignored while too small
 	h.resize(80, 24)
-	if h.m.watch.Pos() != 2 {
-		t.Errorf("at move %d, want 2", h.m.watch.Pos())
+	if h.m.watch().Pos() != 2 {
+		t.Errorf("at move %d, want 2", h.m.watch().Pos())
 	}
 	// The game taken by another session drops the watch too.
 	h.send(GameTakenMsg{ID: "x"}) // not this game: nothing
-	if h.m.screen != screenWatch {
+	if h.m.cur != screenWatch {
 		t.Fatal("another game's takeover left the watch")
 	}
 	h.keys("ctrl+c")
@@ -467,7 +467,7 @@ func TestHelpBarKeepsQAndHelp(t *testing.T) {
 				h := newHarness(t, Deps{Args: []string{"classic", "3"}, Unicode: unicode, Solver: s})
 				h.m.env.watchStep = time.Millisecond
 				h.skip = func(msg tea.Msg) bool { _, ok := msg.(watchTickMsg); return ok } // auto-play stays at its first move
-				h.m.menu.Scheme = scheme
+				h.m.menu().Scheme = scheme
 				h.send(menuSettingsMsg{})
 				setup(h)
 				lines := strings.Split(h.screen(), "\n")

@@ -1,0 +1,494 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pyramid/engine"
+)
+
+// The game's lifecycle: a deal is started (at once for a deal number,
+// through a command for a new, winnable or daily deal), seated on the
+// table, loaded from the store at the start of the session and resumed
+// from it. Saving is save.go's.
+
+// linkMsg starts the deep link that needs a command (a new or daily deal).
+type linkMsg struct{}
+
+// handleGame takes the replies about the game: deals, stored games, the
+// clock and the solver.
+func (m *Model) handleGame(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case linkMsg:
+		if m.link != nil {
+			spec := *m.link
+			m.link = nil
+			return m.start(spec)
+		}
+	case unfinishedMsg:
+		return m.loaded(msg)
+	case dealtMsg:
+		return m.dealt(msg)
+	case resumedMsg:
+		return m.resumed(msg)
+	case clockMsg:
+		if msg.what == clockSeed {
+			if m.seed.IsZero() {
+				m.seed = msg.now
+			}
+			return nil
+		}
+		if msg.token == m.token && msg.what == clockStart && m.started.IsZero() {
+			m.started = msg.now
+		}
+		if m.playing {
+			return m.table().update(msg)
+		}
+	case hintMsg:
+		if m.playing {
+			return m.table().update(msg)
+		}
+	case solvedMsg:
+		m.solvedReply(msg)
+	case lineMsg:
+		return m.lineReply(msg)
+	}
+	return nil
+}
+
+// dealingScreen is what shows while a deal or a stored game is on its
+// way: q or esc goes back to the menu, and the answer is then ignored.
+type dealingScreen struct {
+	chrome
+	text string
+}
+
+// dealCancelMsg: the player gave up waiting for a deal.
+type dealCancelMsg struct{}
+
+func (d *dealingScreen) update(msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyMsg)
+	switch {
+	case !ok:
+	case k.Type == tea.KeyCtrlC:
+		d.event = quitMsg{}
+	case k.String() == "q" || k.Type == tea.KeyEsc:
+		d.event = dealCancelMsg{}
+	}
+	return nil
+}
+
+func (d *dealingScreen) view() string { return centered(d.w, d.h, d.text, "q: back to the menu") }
+
+// showDealing shows the dealing screen, saying what is on its way.
+func (m *Model) showDealing() {
+	d := m.screens[screenDealing].(*dealingScreen)
+	switch {
+	case m.resume != nil:
+		d.text = "Fetching your game" + m.env.gl.ell
+	case m.menu().Winnable && m.env.solver != nil:
+		d.text = "Finding a deal the solver can win" + m.env.gl.ell
+	default:
+		d.text = "Dealing" + m.env.gl.ell
+	}
+	m.show(screenDealing)
+}
+
+// Replies of the model's commands.
+type (
+	// dealtMsg brings a new deal's number, read from the clock or the
+	// solver in a tea.Cmd.
+	dealtMsg struct {
+		req    int
+		spec   dealSpec
+		number uint64
+		day    string
+		now    time.Time
+		note   string
+	}
+	// unfinishedMsg brings the player's unfinished games from the store.
+	unfinishedMsg struct {
+		games []SavedGame
+		err   error
+	}
+)
+
+// StatusOf spells a game status as SavedGame.Status does.
+func StatusOf(s engine.Status) string {
+	switch s {
+	case engine.Won:
+		return StatusWon
+	case engine.Lost:
+		return StatusLost
+	}
+	return StatusPlaying
+}
+
+// setContinue has the menu's Continue describe the game to go back to.
+func (m *Model) setContinue() {
+	m.menu().setContinue(m.continueNote())
+}
+
+// openHelp shows the help for the table's keys and, with a game, its
+// rules.
+func (m *Model) openHelp() {
+	m.back = m.cur
+	var rules *engine.Rules
+	if m.playing {
+		r := m.table().game.Rules()
+		rules = &r
+	}
+	km := NewTableKeyMap(m.menu().Scheme, m.env.gl)
+	m.screens[screenHelp] = newHelpScreen(m.env, km, rules, m.w, m.h)
+	m.show(screenHelp)
+}
+
+// continueNote describes the game Continue returns to, or "".
+func (m *Model) continueNote() string {
+	switch {
+	case m.playing && m.table().d.status != engine.Won:
+		g := m.table().game
+		return fmt.Sprintf("%s%s%d %s", m.table().title, m.env.gl.sep, g.MovesMade(), plural(g.MovesMade(), "move", "moves"))
+	case m.resume != nil:
+		return m.storedTitle(*m.resume)
+	}
+	return ""
+}
+
+// storedTitle describes a stored game: rule set, deal and moves.
+func (m *Model) storedTitle(sg SavedGame) string {
+	r, err := engine.ParseRules(sg.Record.Rules)
+	if err != nil {
+		return ""
+	}
+	d := engine.Deal{Number: sg.Record.Deal, Numbered: sg.Record.DealText == ""}
+	n := len(sg.Record.Moves)
+	return fmt.Sprintf("%s%s%d %s", titleOf(r, d, sg.Daily, m.env.gl.sep), m.env.gl.sep, n, plural(n, "move", "moves"))
+}
+
+// askStart starts spec, after a confirmation when it would abandon a game
+// in progress (changing rule set mid-game asks first, as the seeds do).
+func (m *Model) askStart(spec dealSpec) tea.Cmd {
+	var detail string
+	switch {
+	case m.playing && m.table().d.status == engine.Playing && m.table().game.MovesMade() > 0:
+		g := m.table().game
+		detail = fmt.Sprintf("The game in progress (%s, %d %s) will be abandoned.", m.table().title, g.MovesMade(), plural(g.MovesMade(), "move", "moves"))
+	case !m.playing && m.resume != nil && m.resume.Record.Rules == spec.rules.ID() && !spec.daily:
+		detail = "Your unfinished game (" + m.storedTitle(*m.resume) + ") will be abandoned; Continue in the menu goes back to it."
+	default:
+		return m.start(spec)
+	}
+	q := "Start a new " + spec.rules.Title() + " game?"
+	if m.playing && m.table().game.Rules().ID() == spec.rules.ID() {
+		q = "Start a new deal?"
+	}
+	m.back = m.cur
+	m.screens[screenConfirm] = newConfirm(m.env, q, detail, spec, m.w, m.h)
+	m.show(screenConfirm)
+	return nil
+}
+
+// start deals spec: at once for a deal number, through a command for a
+// new or daily deal (the clock and the solver live outside Update).
+func (m *Model) start(spec dealSpec) tea.Cmd {
+	var cmds []tea.Cmd
+	if m.playing && m.table().d.status != engine.Won && m.table().game.MovesMade() > 0 {
+		st := StatusAbandoned
+		if m.table().d.status == engine.Lost {
+			st = StatusLost
+		}
+		cmds = append(cmds, m.queueSave(st))
+	}
+	if !m.playing && m.resume != nil && m.resume.Record.Rules == spec.rules.ID() && !spec.daily {
+		cmds = append(cmds, m.abandonStored(*m.resume))
+		m.resume = nil
+	}
+	m.menu().rules = spec.rules
+	winnable := m.menu().Winnable && m.env.solver != nil
+	if !spec.hasNumber && !spec.daily && !winnable && !m.seed.IsZero() {
+		spec.number, spec.hasNumber = dealFromClock(m.seed.Add(time.Duration(m.dealCount))), true
+		m.dealCount++
+	}
+	if spec.hasNumber {
+		g, err := engine.NewNumbered(spec.rules, spec.number)
+		if err != nil {
+			m.menu().say(sErr, clean(err.Error(), 200))
+			m.show(screenMenu)
+			return tea.Batch(cmds...)
+		}
+		m.seat(g, "", time.Time{}, 0, "")
+		return tea.Batch(append(cmds, m.env.readClock(m.token, clockStart))...)
+	}
+	m.dealReq++
+	req := m.dealReq
+	m.showDealing()
+	e := m.env
+	cmds = append(cmds, func() tea.Msg {
+		now := e.now()
+		msg := dealtMsg{req: req, spec: spec, now: now}
+		switch {
+		case spec.daily:
+			msg.day = now.UTC().Format(time.DateOnly)
+			msg.number = engine.DailyNumber(now)
+			if e.solver != nil {
+				ctx, cancel := context.WithTimeout(e.ctx, dailyTimeout)
+				defer cancel()
+				if n, err := e.solver.DailyDeal(ctx, spec.rules, now); err == nil {
+					msg.number = n
+				}
+			}
+		case winnable:
+			start := dealFromClock(now)
+			msg.number = start
+			ctx, cancel := context.WithTimeout(e.ctx, dealTimeout)
+			defer cancel()
+			n, err := e.solver.NextWinnable(ctx, spec.rules, start)
+			if err != nil {
+				msg.note = "the solver found no winnable deal in time: this one may not be winnable"
+			} else {
+				msg.number = n
+				msg.note = "the solver can win this deal"
+			}
+		default:
+			msg.number = dealFromClock(now)
+		}
+		return msg
+	})
+	return tea.Batch(cmds...)
+}
+
+// dealt seats the deal a command found.
+func (m *Model) dealt(msg dealtMsg) tea.Cmd {
+	if msg.req != m.dealReq || m.cur != screenDealing {
+		return nil
+	}
+	if msg.spec.daily {
+		for _, sg := range m.unfinished {
+			if sg.Daily == msg.day && sg.Record.Rules == msg.spec.rules.ID() {
+				m.resume = &sg
+				return m.resumeGame()
+			}
+		}
+	}
+	g, err := engine.NewNumbered(msg.spec.rules, msg.number)
+	if err != nil {
+		m.show(screenMenu)
+		m.menu().say(sErr, clean(err.Error(), 200))
+		return nil
+	}
+	m.seat(g, msg.day, msg.now, 0, "")
+	t := m.table()
+	t.since = msg.now
+	if msg.note != "" {
+		t.say(sInfo, msg.note)
+	}
+	return nil
+}
+
+// seat puts a game on the table and shows it. After a lost game, the
+// new table says what the solver found about the deal left behind.
+func (m *Model) seat(g *engine.Game, day string, started time.Time, played time.Duration, id string) {
+	var left *tableScreen
+	if t := m.table(); m.playing && t.d.status == engine.Lost && t.answer != answerNone {
+		left = t
+	}
+	m.token++
+	m.started = started
+	t := newTable(m.env, m.menu().Scheme, g, m.token, day, played, m.w, m.h)
+	m.screens[screenTable] = t
+	m.saves.seated(m.token, id, t.version, g.MovesMade())
+	if left != nil {
+		if left.answer.decided() {
+			t.say(sInfo, left.answer.afterNote())
+		} else {
+			t.after = left.token // the answer is on its way
+		}
+	}
+	m.playing = true
+	m.resume = nil
+	m.show(screenTable)
+	m.menu().rules = g.Rules()
+}
+
+// loaded takes the player's unfinished games: the newest becomes the
+// menu's Continue, and a deep link to one of them continues it.
+func (m *Model) loaded(msg unfinishedMsg) tea.Cmd {
+	m.loading = false
+	m.unfinished = msg.games
+	if msg.err != nil {
+		m.menu().say(sWarn, clean("could not load your games: "+msg.err.Error(), 200))
+	}
+	if m.link != nil {
+		spec := *m.link
+		m.link = nil
+		for _, sg := range msg.games {
+			if sg.Record.Rules == spec.rules.ID() && spec.hasNumber && sg.Record.Deal == spec.number && sg.Record.DealText == "" {
+				m.resume = &sg
+				return m.resumeGame()
+			}
+		}
+		if len(msg.games) > 0 && !m.playing {
+			m.resume = &msg.games[0]
+		}
+		return m.start(spec)
+	}
+	if len(msg.games) > 0 && !m.playing {
+		m.resume = &msg.games[0]
+		m.menu().setContinue(m.continueNote())
+	}
+	return nil
+}
+
+// resumedMsg brings a stored game the session took over.
+type resumedMsg struct {
+	req  int
+	game SavedGame
+	err  error
+}
+
+// resumeGame goes back to the game on the table, or takes the stored one
+// over (through a command) and seats it.
+func (m *Model) resumeGame() tea.Cmd {
+	if m.playing {
+		m.show(screenTable)
+		return nil
+	}
+	if m.resume == nil || !m.env.persist() {
+		return nil
+	}
+	m.dealReq++
+	req, id := m.dealReq, m.resume.ID
+	games, player, ctx := m.env.games, m.env.player.ID, m.env.ctx
+	m.showDealing()
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
+		defer cancel()
+		sg, err := games.Resume(ctx, player, id)
+		return resumedMsg{req: req, game: sg, err: err}
+	}
+}
+
+// resumed seats a stored game the session took over.
+func (m *Model) resumed(msg resumedMsg) tea.Cmd {
+	if msg.req != m.dealReq || m.cur != screenDealing {
+		return nil
+	}
+	m.resume = nil
+	var g *engine.Game
+	err := msg.err
+	if err == nil {
+		g, err = engine.Replay(msg.game.Record)
+	}
+	if err != nil {
+		m.show(screenMenu)
+		mn := m.menu()
+		mn.setContinue("")
+		mn.say(sErr, clean("could not restore your game: "+err.Error(), 200))
+		return nil
+	}
+	sg := msg.game
+	m.seat(g, sg.Daily, sg.Started, sg.Played, sg.ID)
+	t := m.table()
+	t.say(sInfo, "welcome back: your game is as you left it (undo goes back to the start)")
+	// A game stored at a lost position ended there: ask about its deal
+	// as the lost screen does.
+	return tea.Batch(m.env.readClock(m.token, clockStart), t.askDeal())
+}
+
+// solvedReply takes the solver's answer about a deal: for the game on
+// the table, or for the lost game the player dealt anew from, which the
+// new table tells of.
+func (m *Model) solvedReply(msg solvedMsg) {
+	if !m.playing {
+		return
+	}
+	switch {
+	case msg.token == m.token:
+		m.table().solved(msg)
+	case msg.token == m.table().after && msg.token != 0:
+		t := m.table()
+		t.after = 0
+		if t.sel == engine.NoPlace && !t.promptOpen {
+			t.say(sInfo, answerOf(msg.verdict, msg.err).afterNote())
+		}
+	}
+}
+
+// askLine asks the solver, in a command, for its winning line of the
+// deal on the table, for the watch screen; the screen opens when the
+// line comes (lineReply). The line was not kept from the first answer:
+// a session holds a line only while it is watched.
+func (m *Model) askLine() tea.Cmd {
+	if !m.playing || m.env.solver == nil || m.table().fetching || !m.table().canWatch() {
+		return nil
+	}
+	t := m.table()
+	t.fetching = true
+	t.sayf(sInfo, "asking the solver for its winning line%s", m.env.gl.ell)
+	solver, ctx, token := m.env.solver, m.env.ctx, m.token
+	r, d := t.game.Rules(), t.game.Deal()
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, solveTimeout)
+		defer cancel()
+		msg := lineMsg{token: token}
+		start, err := engine.NewGame(r, d)
+		if err != nil {
+			msg.err = err
+			return msg
+		}
+		v, line, err := solver.Solve(ctx, start)
+		switch {
+		case err != nil:
+			msg.err = err
+		case v != engine.Winnable || len(line) == 0:
+			msg.err = errNoLine
+		default:
+			msg.err = wins(start, line)
+			if msg.err == nil {
+				msg.start, msg.line = start, line
+			}
+		}
+		return msg
+	}
+}
+
+// wins checks that line wins when played from g, which it leaves as it
+// is.
+func wins(g *engine.Game, line []engine.Move) error {
+	c := g.Clone()
+	for i, m := range line {
+		if err := c.Apply(m); err != nil {
+			return fmt.Errorf("the solver's move %d (%s): %w", i+1, m, err)
+		}
+	}
+	if c.Status() != engine.Won {
+		return errors.New("the solver's line does not win")
+	}
+	return nil
+}
+
+// lineReply opens the watch screen with the solver's line, if the player
+// is still at the end of that game.
+func (m *Model) lineReply(msg lineMsg) tea.Cmd {
+	if !m.playing || msg.token != m.token || !m.table().fetching {
+		return nil
+	}
+	t := m.table()
+	t.fetching = false
+	t.endMessage()
+	if m.cur != screenTable || t.d.status == engine.Playing {
+		return nil
+	}
+	if msg.err != nil {
+		t.say(sWarn, clean("no line to watch: "+msg.err.Error(), 200))
+		return nil
+	}
+	m.screens[screenWatch] = newWatch(m.env, msg.start, msg.line, t.title, m.w, m.h)
+	m.show(screenWatch)
+	return nil
+}

@@ -1,0 +1,285 @@
+package tui
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pyramid/engine"
+)
+
+// The daily board the screen shows: the rule set and how many places.
+const (
+	leadersRules = "daily"
+	leadersLimit = 20
+)
+
+// leadersMsg brings a day's board, read through Account.Board.
+type leadersMsg struct {
+	req  int
+	date string
+	// today is the session clock's UTC date when the command read the
+	// clock (a load of today's board), otherwise empty.
+	today   string
+	entries []BoardEntry
+	err     error
+}
+
+// leadersScreen shows the daily deal's board of one day, best first, the
+// player's own line marked. Left and right go to the day before and
+// after; today's date comes from the session's clock, read in a command.
+type leadersScreen struct {
+	chrome
+	req     int // of the latest load; older answers are dropped
+	loading bool
+	date    string // the day shown, empty until the first answer
+	today   string // the session clock's date at the last load of today
+	entries []BoardEntry
+	top     int // first line shown when the board is longer than the window
+	total   int // pyramid cards of the daily rules
+	prev    key.Binding
+	next    key.Binding
+	toToday key.Binding
+	up      key.Binding
+	down    key.Binding
+	reload  key.Binding
+	back    key.Binding
+	bar     *helpBar
+}
+
+// newLeadersScreen builds the screen; open shows and loads it.
+func newLeadersScreen(e *env, w, h int) *leadersScreen {
+	total := 28
+	if r, err := engine.ParseRules(leadersRules); err == nil {
+		total = r.PyramidSize()
+	}
+	b := &leadersScreen{
+		chrome:  chrome{w: w, h: h},
+		total:   total,
+		prev:    key.NewBinding(key.WithKeys("left", "h", "a")),
+		next:    key.NewBinding(key.WithKeys("right", "l", "d")),
+		toToday: key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "today")),
+		up:      key.NewBinding(key.WithKeys("up", "k", "w", "pgup")),
+		down:    key.NewBinding(key.WithKeys("down", "j", "s", "pgdown", " ")),
+		reload:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
+		back:    key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "menu")),
+		bar:     newHelpBar(),
+	}
+	b.setEnv(e)
+	return b
+}
+
+// setEnv draws the screen with the glyphs of e: the help bar names
+// the arrows with them.
+func (b *leadersScreen) setEnv(e *env) {
+	upDown, left, right := "↑/↓", "←", "→"
+	if !e.gl.unicode {
+		upDown, left, right = "up/down", "left", "right"
+	}
+	b.env = e
+	b.prev.SetHelp(left, "day before")
+	b.next.SetHelp(right, "day after")
+	b.up.SetHelp(upDown, "scroll")
+}
+
+// open shows today's board, loading it afresh.
+func (b *leadersScreen) open() tea.Cmd {
+	b.date, b.entries, b.top = "", nil, 0
+	return b.load("")
+}
+
+// load asks the account for the board of date, or of today (read from
+// the session's clock in the command) when date is empty.
+func (b *leadersScreen) load(date string) tea.Cmd {
+	b.req++
+	b.loading, b.msg = true, ""
+	if date != b.date {
+		b.date, b.entries, b.top = date, nil, 0
+	}
+	e, req := b.env, b.req
+	return func() tea.Msg {
+		msg := leadersMsg{req: req, date: date}
+		if date == "" {
+			msg.today = e.now().UTC().Format(time.DateOnly)
+			msg.date = msg.today
+		}
+		ctx, cancel := context.WithTimeout(e.ctx, loadTimeout)
+		defer cancel()
+		msg.entries, msg.err = e.account.Board(ctx, leadersRules, msg.date, leadersLimit)
+		return msg
+	}
+}
+
+// loaded takes the account's answer and scrolls the player's own line
+// into view.
+func (b *leadersScreen) loaded(msg leadersMsg) {
+	if msg.req != b.req {
+		return
+	}
+	b.loading = false
+	if msg.today != "" {
+		b.today = msg.today
+	}
+	b.date = msg.date
+	if msg.err != nil {
+		b.entries = nil
+		b.msg, b.msgSt = clean("could not load the board: "+msg.err.Error(), 200), sErr
+		return
+	}
+	b.entries, b.top = msg.entries, 0
+	for i, en := range b.entries {
+		if en.You && i >= b.room() {
+			b.top = min(i-b.room()/2, b.maxTop())
+		}
+	}
+	return
+}
+
+// SetSize sets the window size.
+func (b *leadersScreen) setSize(w, h int) {
+	b.w, b.h = w, h
+	b.top = min(b.top, b.maxTop())
+	return
+}
+
+// room is how many lines of the board fit: the window less the title,
+// the column heads, the message line and the help bar.
+func (b *leadersScreen) room() int   { return max(1, b.h-4) }
+func (b *leadersScreen) maxTop() int { return max(0, len(b.entries)-b.room()) }
+
+// Update changes the day, scrolls, reloads, or goes back.
+func (b *leadersScreen) update(msg tea.Msg) tea.Cmd {
+	if r, ok := msg.(leadersMsg); ok {
+		b.loaded(r)
+		return nil
+	}
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return nil
+	}
+	b.updateKeys()
+	switch {
+	case k.Type == tea.KeyCtrlC:
+		b.event = quitMsg{}
+	case k.Type == tea.KeyCtrlL:
+		return tea.ClearScreen
+	case key.Matches(k, b.prev):
+		return b.load(shiftDate(b.date, -1))
+	case key.Matches(k, b.next):
+		return b.load(shiftDate(b.date, 1))
+	case key.Matches(k, b.toToday):
+		return b.load("")
+	case key.Matches(k, b.up):
+		b.top = max(0, b.top-1)
+	case key.Matches(k, b.down):
+		b.top = min(b.maxTop(), b.top+1)
+	case key.Matches(k, b.reload):
+		return b.load(b.date)
+	case key.Matches(k, b.back):
+		b.event = backMsg{}
+	}
+	return nil
+}
+
+// updateKeys enables the bindings that apply now: no day after today,
+// no scrolling a board that fits.
+func (b *leadersScreen) updateKeys() {
+	b.prev.SetEnabled(b.date != "")
+	b.next.SetEnabled(b.date != "" && b.date < b.today)
+	b.toToday.SetEnabled(b.date != "" && b.date != b.today)
+	b.up.SetEnabled(b.maxTop() > 0)
+	b.down.SetEnabled(b.maxTop() > 0)
+	b.reload.SetEnabled(!b.loading && b.date != "")
+}
+
+// shiftDate returns the UTC date days after date (time.DateOnly); a date
+// that does not parse stays as it is.
+func shiftDate(date string, days int) string {
+	t, err := time.Parse(time.DateOnly, date)
+	if err != nil {
+		return date
+	}
+	return t.AddDate(0, 0, days).Format(time.DateOnly)
+}
+
+// dayLabel names the day shown: weekday and date, and whether it is
+// today or yesterday for the session's clock.
+func (b *leadersScreen) dayLabel() string {
+	if b.date == "" {
+		return "today"
+	}
+	label := b.date
+	if t, err := time.Parse(time.DateOnly, b.date); err == nil {
+		label = t.Weekday().String()[:3] + " " + b.date
+	}
+	switch b.date {
+	case b.today:
+		label += " (today)"
+	case shiftDate(b.today, -1):
+		label += " (yesterday)"
+	}
+	return label
+}
+
+// View draws the screen, exactly h lines.
+func (b *leadersScreen) view() string {
+	e := b.env
+	pal := e.pal
+	b.updateKeys()
+	var body []string
+	var sb strings.Builder
+	sb.WriteString("    ")
+	sb.WriteString(pal.style(sBold, padLeft("#", 3)+"  "+padRight("player", 16)+"  "+padLeft("removed", 7)+"  "+padLeft("time", 7)))
+	body = append(body, sb.String())
+	switch {
+	case b.loading && len(b.entries) == 0:
+		body = append(body, "    loading the board"+e.gl.ell)
+	case len(b.entries) == 0 && b.msg == "":
+		if b.date == b.today {
+			body = append(body, "    nobody has finished today's deal yet: be the first (Daily in the menu)")
+		} else {
+			body = append(body, "    nobody finished the daily deal of that day")
+		}
+	}
+	for i := b.top; i < len(b.entries) && i < b.top+b.room(); i++ {
+		body = append(body, b.row(&b.entries[i]))
+	}
+	msg, st := b.msg, b.msgSt
+	if msg == "" {
+		msg, st = "best first: pyramid cards removed, then time; > marks you", sDim
+	}
+	return drawPage(e, b.w, b.h, "Pyramid Solitaire"+e.gl.sep+"daily board"+e.gl.sep+b.dayLabel(), "", body,
+		msg, st, b.bar, []key.Binding{b.prev, b.next, b.toToday, b.up, b.reload, b.back})
+}
+
+// row draws one line of the board.
+func (b *leadersScreen) row(en *BoardEntry) string {
+	pal := b.env.pal
+	var sb strings.Builder
+	name := padRight(clean(en.Name, 16), 16)
+	if en.You {
+		sb.WriteString("  > ")
+	} else {
+		sb.WriteString("    ")
+	}
+	sb.WriteString(padLeft(strconv.Itoa(en.Rank), 3))
+	sb.WriteString("  ")
+	if en.You {
+		sb.WriteString(pal.style(sMenuCur, name))
+	} else {
+		sb.WriteString(name)
+	}
+	sb.WriteString("  ")
+	sb.WriteString(padLeft(strconv.Itoa(en.Removed)+"/"+strconv.Itoa(b.total), 7))
+	sb.WriteString("  ")
+	sb.WriteString(padLeft(durationOr(en.Time), 7))
+	if en.Won {
+		sb.WriteString("  ")
+		sb.WriteString(pal.style(sOK, "won"))
+	}
+	return sb.String()
+}
