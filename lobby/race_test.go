@@ -1,0 +1,68 @@
+package lobby
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRank(t *testing.T) {
+	s := time.Second
+	r := func(id string, st RacerState, removed int, last, finish time.Duration) Racer {
+		return Racer{ID: id, Progress: Progress{State: st, Removed: removed}, LastRemoval: last, Finish: finish}
+	}
+	tests := []struct {
+		name   string
+		racers []Racer
+		want   string // "place:id" in order
+	}{
+		{"cleared by finish time", []Racer{
+			r("a", Cleared, 28, 90*s, 90*s), r("b", Cleared, 28, 60*s, 60*s), r("c", Playing, 27, 10*s, 0),
+		}, "1:b 2:a 3:c"},
+		{"not cleared by removed then last removal", []Racer{
+			r("a", Stuck, 20, 50*s, 0), r("b", Playing, 22, 80*s, 0), r("c", Stuck, 20, 40*s, 0),
+		}, "1:b 2:c 3:a"},
+		{"tie on removed and time", []Racer{
+			r("a", Stuck, 20, 50*s, 0), r("b", Playing, 20, 50*s, 0), r("c", Stuck, 10, 5*s, 0), r("d", Playing, 25, 9*s, 0),
+		}, "1:d 2:a 2:b 4:c"},
+		{"tie on finish time", []Racer{
+			r("a", Cleared, 28, 70*s, 70*s), r("b", Cleared, 28, 70*s, 70*s), r("c", Stuck, 3, 1*s, 0),
+		}, "1:a 1:b 3:c"},
+		{"leavers after those who stayed", []Racer{
+			r("a", Left, 27, 30*s, 0), r("b", Stuck, 2, 100*s, 0), r("c", Left, 27, 20*s, 0), r("d", Cleared, 28, 200*s, 200*s),
+		}, "1:d 2:b 3:c 4:a"},
+		{"nobody removed anything", []Racer{
+			r("a", Playing, 0, 0, 0), r("b", Stuck, 0, 0, 0), r("c", Left, 0, 0, 0),
+		}, "1:a 1:b 3:c"},
+		{"all left, tied", []Racer{r("a", Left, 4, 8*s, 0), r("b", Left, 4, 8*s, 0)}, "1:a 1:b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ps := rank(tt.racers)
+			var got []string
+			for _, p := range ps {
+				got = append(got, fmt.Sprintf("%d:%s", p.Place, p.ID))
+			}
+			if g := strings.Join(got, " "); g != tt.want {
+				t.Errorf("got %s, want %s", g, tt.want)
+			}
+			for _, p := range ps {
+				for _, r := range tt.racers {
+					if r.ID == p.ID && r.Place != p.Place {
+						t.Errorf("racer %s: Place %d, placing %d", r.ID, r.Place, p.Place)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestRacerStateString(t *testing.T) {
+	for s, want := range map[RacerState]string{Waiting: "waiting", Playing: "playing", Stuck: "stuck",
+		Cleared: "cleared", Left: "left", RacerState(99): "unknown"} {
+		if got := s.String(); got != want {
+			t.Errorf("%d: got %q, want %q", int(s), got, want)
+		}
+	}
+}
