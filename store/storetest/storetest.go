@@ -115,6 +115,7 @@ func Run(t *testing.T, open Opener) {
 		{"Stats", testStats},
 		{"DailyLeaderboard", testDailyLeaderboard},
 		{"Top", testTop},
+		{"Races", testRaces},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
