@@ -256,7 +256,7 @@ func (s *Store) Race(ctx context.Context, id int64) (store.Race, error) {
 }
 
 // raceRecordSQL sums up a player's placings per rules ID, with the rating
-// when there is one; $2 = ” selects every rules ID.
+// when there is one; an empty $2 selects every rules ID.
 const raceRecordSQL = `SELECT rp.rules_id, COUNT(*),
 	SUM(CASE WHEN rp.place = 1 THEN 1 ELSE 0 END),
 	SUM(CASE WHEN rp.place <= 3 THEN 1 ELSE 0 END),
