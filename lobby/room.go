@@ -210,6 +210,12 @@ func RoomKey(code string) string { return "room/" + code }
 // RacerKey is the coalescing key of one racer's RacerProgress events.
 func RacerKey(code, playerID string) string { return "room/" + code + "/racer/" + playerID }
 
+// Key is a key that tells this race from every other, for storing it
+// once: instance names the server (rooms on two servers may share a code).
+func (r RaceResult) Key(instance string) string {
+	return fmt.Sprintf("%s/%s/%d/%d", instance, r.Code, r.Round, r.Started.UnixMilli())
+}
+
 // RaceResult is a finished race, for storing.
 type RaceResult struct {
 	Code     string
@@ -285,6 +291,7 @@ type Room struct {
 	muted      map[string]bool // player IDs the host muted
 	timer      Timer           // the countdown or the deadline
 	closeTimer Timer           // set while the room is empty
+	closeGen   int             // tells a stale closeTimer call from the current one
 	reason     string
 	// after is what the current call must do once the lock is released.
 	after []func()
@@ -406,18 +413,18 @@ func (r *Room) post(s *seat, ev Event) {
 	}
 	if s.refused.IsZero() {
 		s.refused = r.clock.Now()
-		gen := s.gen
-		s.drop = r.clock.AfterFunc(DropAfter, func() { r.checkDrop(s, gen) })
+		gen, since := s.gen, s.refused
+		s.drop = r.clock.AfterFunc(DropAfter, func() { r.checkDrop(s, gen, since) })
 	}
 }
 
 // checkDrop runs DropAfter after a seat first refused an event: if it has
 // refused everything since, and refuses to hear that it missed some, it is
 // dropped.
-func (r *Room) checkDrop(s *seat, gen int) {
+func (r *Room) checkDrop(s *seat, gen int, since time.Time) {
 	r.mu.Lock()
 	defer r.unlock()
-	if r.phase == PhaseClosed || s.sink == nil || s.gen != gen || s.refused.IsZero() {
+	if r.phase == PhaseClosed || s.sink == nil || s.gen != gen || !s.refused.Equal(since) {
 		return
 	}
 	s.drop = nil
@@ -472,7 +479,7 @@ func (r *Room) broadcast(ev Event) {
 // by all.
 func (r *Room) changed() {
 	r.seq++
-	ev := RoomChanged{Snapshot: r.snapshot()}
+	var ev Event = RoomChanged{Snapshot: r.snapshot()}
 	key := RoomKey(r.code)
 	r.everyone(func(s *seat) { s.sink.Coalesce(key, ev) })
 }
@@ -550,6 +557,14 @@ func (r *Room) pickHost() {
 	}
 }
 
+// Seated reports whether the player has a seat in the room, with a session
+// or (during a race, after leaving) without.
+func (r *Room) Seated(playerID string) bool {
+	r.mu.Lock()
+	defer r.unlock()
+	return r.phase != PhaseClosed && r.member(playerID) != nil
+}
+
 // Leave takes a player's session out of the room. In the waiting room
 // and after a race the seat goes too; during a race the seat stays, so
 // the racer can come back until the race ends, and counts as left. A room
@@ -573,7 +588,9 @@ func (r *Room) leave(m *member) {
 	}
 	r.pickHost()
 	if r.presentCount() == 0 && r.closeTimer == nil && r.phase != PhaseClosed {
-		r.closeTimer = r.clock.AfterFunc(EmptyRoomClose, r.closeIfEmpty)
+		r.closeGen++
+		gen := r.closeGen
+		r.closeTimer = r.clock.AfterFunc(EmptyRoomClose, func() { r.closeIfEmpty(gen) })
 	}
 	if r.phase == PhaseRacing {
 		r.coalesceRacer(m)
@@ -585,10 +602,10 @@ func (r *Room) leave(m *member) {
 	r.changed()
 }
 
-func (r *Room) closeIfEmpty() {
+func (r *Room) closeIfEmpty(gen int) {
 	r.mu.Lock()
 	defer r.unlock()
-	if r.closeTimer == nil || r.presentCount() > 0 {
+	if r.closeTimer == nil || gen != r.closeGen || r.presentCount() > 0 {
 		return
 	}
 	r.closeTimer = nil
@@ -729,7 +746,8 @@ func (r *Room) Report(playerID string, p Progress) error {
 
 // coalesceRacer shows m's line of the racer panel to everybody.
 func (r *Room) coalesceRacer(m *member) {
-	ev := RacerProgress{Code: r.code, Round: r.round, Racer: r.racer(m)}
+	// Boxed once, not once per sink.
+	var ev Event = RacerProgress{Code: r.code, Round: r.round, Racer: r.racer(m)}
 	key := RacerKey(r.code, m.ID)
 	r.everyone(func(s *seat) { s.sink.Coalesce(key, ev) })
 }

@@ -698,3 +698,55 @@ func TestConcurrentRoom(t *testing.T) {
 		t.Errorf("results %+v", res)
 	}
 }
+
+func TestSeatedAndKey(t *testing.T) {
+	e := newEnv(t, 0)
+	r, _ := e.race(classic())
+	wantErr(t, "Leave", r.Leave("id-bob"), nil)
+	if got, ok := e.rooms.Seated("id-bob"); !ok || got != r {
+		t.Error("bob, who dropped out of the race, has no seat to come back to")
+	}
+	if _, ok := e.rooms.Seated("id-zed"); ok {
+		t.Error("a stranger has a seat")
+	}
+	report(t, r, "alice", 28, Cleared)
+	report(t, r, "carol", 2, Stuck)
+	if _, ok := e.rooms.Seated("id-bob"); ok {
+		t.Error("bob still seated after the race")
+	}
+	res := e.results()
+	if k := res[0].Key("srv1"); k != fmt.Sprintf("srv1/%s/1/%d", r.Code(), t0.Add(CountdownTime).UnixMilli()) {
+		t.Errorf("key %s", k)
+	}
+}
+
+// BenchmarkReport is one racer's report in a full room of 8 racers and 50
+// spectators: the fan-out each move costs.
+func BenchmarkReport(b *testing.B) {
+	clock := NewFakeClock(t0)
+	rs := NewRooms(RoomsConfig{Clock: clock, Rand: &countReader{}})
+	r, _, err := rs.Create(pl("p0"), newSink(), classic())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 1; i < MaxRacers; i++ {
+		if _, err := r.Join(pl(fmt.Sprint("p", i)), newSink()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := range MaxSpectators {
+		if _, err := r.Watch(fmt.Sprint("v", i), newSink()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := r.Start("id-p0"); err != nil {
+		b.Fatal(err)
+	}
+	clock.Advance(CountdownTime)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if err := r.Report("id-p1", Progress{Removed: i % 20, Moves: i, State: Playing}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -172,6 +172,19 @@ func (rs *Rooms) Hosted(playerID string) (*Room, bool) {
 	return nil, false
 }
 
+// Seated returns the open room where the player has a seat (a racer who
+// dropped out of a race keeps theirs until it ends), for a menu's Continue.
+func (rs *Rooms) Seated(playerID string) (*Room, bool) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	for _, r := range rs.rooms {
+		if r.Seated(playerID) {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
 // Find looks up a room by the code a player typed (ParseCode). A player
 // who typed more than MaxWrongCodes wrong codes within WrongCodeWindow is
 // refused for WrongCodePause (ErrThrottled), whatever the code.
