@@ -3,6 +3,8 @@ package lobby
 import (
 	"sort"
 	"time"
+
+	"pyramid/engine"
 )
 
 // RacerState is where a racer stands in a race.
@@ -52,6 +54,24 @@ type Progress struct {
 	State RacerState
 	// GameID is the stored game the racer plays, 0 for a guest.
 	GameID int64
+}
+
+// ProgressOf is the progress report of a racer's game: a won game is
+// Cleared, a lost one Stuck.
+func ProgressOf(g *engine.Game, gameID int64) Progress {
+	p := Progress{Removed: g.Removed(), Moves: g.MovesMade(), Pass: g.Pass(), State: Playing, GameID: gameID}
+	for s := range g.Rules().PyramidSize() {
+		if _, there := g.PyramidCard(engine.Place(s)); !there {
+			p.Board |= 1 << s
+		}
+	}
+	switch g.Status() {
+	case engine.Won:
+		p.State = Cleared
+	case engine.Lost:
+		p.State = Stuck
+	}
+	return p
 }
 
 // Racer is one racer as everybody sees them: a line of the racer panel.

@@ -1,10 +1,14 @@
 package lobby
 
 import (
+	"context"
 	"fmt"
+	"math/bits"
 	"strings"
 	"testing"
 	"time"
+
+	"pyramid/engine"
 )
 
 func TestRank(t *testing.T) {
@@ -64,5 +68,33 @@ func TestRacerStateString(t *testing.T) {
 		if got := s.String(); got != want {
 			t.Errorf("%d: got %q, want %q", int(s), got, want)
 		}
+	}
+}
+
+func TestProgressOf(t *testing.T) {
+	// A deal the solver proves winnable, with its winning line.
+	n, sol, err := engine.NextWinnable(context.Background(), engine.Classic(), 1, 1_000_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := engine.NewNumbered(engine.Classic(), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ProgressOf(g, 7)
+	if p != (Progress{Pass: g.Pass(), State: Playing, GameID: 7}) {
+		t.Errorf("new game: %+v", p)
+	}
+	for _, m := range sol.Moves {
+		if err := g.Apply(m); err != nil {
+			t.Fatal(err)
+		}
+		p = ProgressOf(g, 7)
+		if bits.OnesCount64(p.Board) != p.Removed || p.Moves != g.MovesMade() {
+			t.Fatalf("after %v: %+v", m, p)
+		}
+	}
+	if p.State != Cleared || p.Removed != 28 || p.Board != 1<<28-1 {
+		t.Errorf("won game: %+v", p)
 	}
 }
