@@ -92,3 +92,20 @@ func TestChat(t *testing.T) {
 	r.Close("bye")
 	wantErr(t, "closed", r.Say("id-alice", "anyone?"), ErrRoomClosed)
 }
+
+func TestNamesCleaned(t *testing.T) {
+	e := newEnv(t, 0)
+	r, _ := e.create("alice", classic())
+	s := newSink()
+	if _, err := r.Join(Player{ID: "id-evil", Name: "ev\x1b[2Jil\u202e"}, s); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := r.Snapshot().Member("id-evil")
+	if strings.ContainsAny(m.Name, "\x1b\u202e") {
+		t.Errorf("raw name %q", m.Name)
+	}
+	wantErr(t, "Say", r.Say("id-evil", "hi"), nil)
+	if cl, _ := hasPost[ChatLine](s); cl.From != m.Name {
+		t.Errorf("chat from %q, want %q", cl.From, m.Name)
+	}
+}

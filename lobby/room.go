@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"pyramid/engine"
+	"pyramid/keys"
 )
 
 // Limits and timings of race rooms.
@@ -503,6 +504,9 @@ func (r *Room) Join(p Player, sink Sink) (Snapshot, error) {
 	if sink == nil {
 		return Snapshot{}, errors.New("lobby: Join without a sink")
 	}
+	// Names should come clean already; this makes sure no screen ever
+	// gets one raw.
+	p.Name = keys.Clean(p.Name, keys.MaxNameWidth)
 	r.mu.Lock()
 	defer r.unlock()
 	if r.phase == PhaseClosed {
