@@ -269,7 +269,8 @@ type hooks struct {
 
 // Room is a race room: 2–8 players race their own game of one deal. Its
 // methods are safe for concurrent use, never block on a session, and
-// report refusals with the errors above.
+// report refusals with the errors above. A room calls its members' sinks
+// with its lock held, so a Sink must never call back into the room.
 type Room struct {
 	code    string
 	clock   Clock

@@ -33,6 +33,11 @@ func newEnv(t *testing.T, maxRooms int) *env {
 	e := &env{t: t, clock: NewFakeClock(t0)}
 	e.rooms = NewRooms(RoomsConfig{Clock: e.clock, MaxRooms: maxRooms, Rand: &countReader{},
 		OnRaceEnd: func(res RaceResult) {
+			// The hook runs with no lock held: it may look at the rooms.
+			e.rooms.Public()
+			if r, ok := e.rooms.Room(res.Code); !ok || r.Snapshot().Phase != PhaseResults {
+				t.Errorf("race of %s ended, room not in results", res.Code)
+			}
 			e.mu.Lock()
 			defer e.mu.Unlock()
 			e.ended = append(e.ended, res)
