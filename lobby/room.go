@@ -37,19 +37,32 @@ const (
 
 // Errors of rooms. Their messages are meant for players as they are.
 var (
-	ErrRoomClosed        = errors.New("the room is closed")
-	ErrRoomFull          = errors.New("the room is full")
-	ErrRaceUnderway      = errors.New("the race has started; you can watch it")
-	ErrNotHost           = errors.New("only the room's host can do that")
-	ErrNotMember         = errors.New("you are not in this room")
-	ErrTooFewRacers      = errors.New("a race needs at least two racers in the room")
-	ErrNotWaiting        = errors.New("the room is not waiting for a start")
-	ErrNotRacing         = errors.New("the race is not running")
-	ErrNotOver           = errors.New("the race is not over")
-	ErrRaceOver          = errors.New("your race is over")
-	ErrBadProgress       = errors.New("progress report does not add up")
+	// ErrRoomClosed: the room closed (empty for a minute, or by an admin).
+	ErrRoomClosed = errors.New("the room is closed")
+	// ErrRoomFull: every seat is taken.
+	ErrRoomFull = errors.New("the room is full")
+	// ErrRaceUnderway: newcomers cannot join a race that started.
+	ErrRaceUnderway = errors.New("the race has started; you can watch it")
+	// ErrNotHost: starting, a rematch and muting are the host's.
+	ErrNotHost = errors.New("only the room's host can do that")
+	// ErrNotMember: the player has no session in the room.
+	ErrNotMember = errors.New("you are not in this room")
+	// ErrTooFewRacers: a start with fewer than MinRacers in the room.
+	ErrTooFewRacers = errors.New("a race needs at least two racers in the room")
+	// ErrNotWaiting: a start or a ready mark after the race started.
+	ErrNotWaiting = errors.New("the room is not waiting for a start")
+	// ErrNotRacing: a progress report outside the race.
+	ErrNotRacing = errors.New("the race is not running")
+	// ErrNotOver: a rematch before the race ended.
+	ErrNotOver = errors.New("the race is not over")
+	// ErrRaceOver: a report from a racer who cleared or got stuck.
+	ErrRaceOver = errors.New("your race is over")
+	// ErrBadProgress: a report that cannot be right (the session's bug).
+	ErrBadProgress = errors.New("progress report does not add up")
+	// ErrTooManySpectators: MaxSpectators watch already.
 	ErrTooManySpectators = errors.New("the room has as many spectators as it can take")
-	ErrBadRoomConfig     = errors.New("not a valid room")
+	// ErrBadRoomConfig: rules, time limit or seats out of range.
+	ErrBadRoomConfig = errors.New("not a valid room")
 )
 
 // Phase is where a room stands.
