@@ -283,9 +283,9 @@ type Results interface {
 type Store interface {
 	Players
 	Links
+	Races
 	Games
 	Results
-	Races
 	// Close releases the database.
 	Close() error
 }

@@ -113,9 +113,9 @@ func Run(t *testing.T, open Opener) {
 		{"GameConcurrentSaves", testGameConcurrentSaves},
 		{"ResultRecord", testResultRecord},
 		{"Stats", testStats},
+		{"Races", testRaces},
 		{"DailyLeaderboard", testDailyLeaderboard},
 		{"Top", testTop},
-		{"Races", testRaces},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
