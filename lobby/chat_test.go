@@ -97,7 +97,7 @@ func TestNamesCleaned(t *testing.T) {
 	e := newEnv(t, 0)
 	r, _ := e.create("alice", classic())
 	s := newSink()
-	if _, err := r.Join(Player{ID: "id-evil", Name: "ev\x1b[2Jil\u202e"}, s); err != nil {
+	if _, err := r.Join(Entrant{ID: "id-evil", Name: "ev\x1b[2Jil\u202e"}, s); err != nil {
 		t.Fatal(err)
 	}
 	m, _ := r.Snapshot().Member("id-evil")

@@ -10,19 +10,19 @@ import (
 // RacerState is where a racer stands in a race.
 type RacerState int
 
-// The states of a racer. Stuck, Cleared and Left end a racer's race (a
-// racer who left may come back while the race runs).
+// The states of a racer. RacerStuck, RacerCleared and RacerLeft end a
+// racer's race (a racer who left may come back while the race runs).
 const (
-	// Waiting: the race has not started.
-	Waiting RacerState = iota
-	// Playing: racing.
-	Playing
-	// Stuck: no move left; the racer's game is lost.
-	Stuck
-	// Cleared: the racer cleared the pyramid.
-	Cleared
-	// Left: the racer's session left or was dropped.
-	Left
+	// RacerWaiting: the race has not started.
+	RacerWaiting RacerState = iota
+	// RacerPlaying: racing.
+	RacerPlaying
+	// RacerStuck: no move left; the racer's game is lost.
+	RacerStuck
+	// RacerCleared: the racer cleared the pyramid.
+	RacerCleared
+	// RacerLeft: the racer's session left or was dropped.
+	RacerLeft
 )
 
 var racerStateNames = [...]string{"waiting", "playing", "stuck", "cleared", "left"}
@@ -49,17 +49,17 @@ type Progress struct {
 	// Board has bit i set when pyramid slot i (row by row from the top,
 	// left to right) is removed, for the mini pyramids.
 	Board uint64
-	// State is Playing, Stuck or Cleared (the others are the room's to
-	// set).
+	// State is RacerPlaying, RacerStuck or RacerCleared (the others
+	// are the room's to set).
 	State RacerState
 	// GameID is the stored game the racer plays, 0 for a guest.
 	GameID int64
 }
 
 // ProgressOf is the progress report of a racer's game: a won game is
-// Cleared, a lost one Stuck.
+// RacerCleared, a lost one RacerStuck.
 func ProgressOf(g *engine.Game, gameID int64) Progress {
-	p := Progress{Removed: g.Removed(), Moves: g.MovesMade(), Pass: g.Pass(), State: Playing, GameID: gameID}
+	p := Progress{Removed: g.Removed(), Moves: g.MovesMade(), Pass: g.Pass(), State: RacerPlaying, GameID: gameID}
 	for s := range g.Rules().PyramidSize() {
 		if _, there := g.PyramidCard(engine.Place(s)); !there {
 			p.Board |= 1 << s
@@ -67,9 +67,9 @@ func ProgressOf(g *engine.Game, gameID int64) Progress {
 	}
 	switch g.Status() {
 	case engine.Won:
-		p.State = Cleared
+		p.State = RacerCleared
 	case engine.Lost:
-		p.State = Stuck
+		p.State = RacerStuck
 	}
 	return p
 }
@@ -104,7 +104,7 @@ type Placing struct {
 	Name    string
 	Guest   bool
 	GameID  int64
-	State   RacerState // Cleared, Stuck, Left, or Playing at the time limit
+	State   RacerState // RacerCleared, RacerStuck, RacerLeft, or RacerPlaying at the time limit
 	Cleared bool
 	Removed int
 	Moves   int
@@ -144,7 +144,7 @@ func (a rankKey) better(b rankKey) bool {
 // and sets each racer's Place.
 func rank(racers []Racer) []Placing {
 	key := func(r *Racer) rankKey {
-		return rankKey{cleared: r.State == Cleared, left: r.State == Left, finish: r.Finish,
+		return rankKey{cleared: r.State == RacerCleared, left: r.State == RacerLeft, finish: r.Finish,
 			removed: r.Removed, lastRemoval: r.LastRemoval}
 	}
 	order := make([]int, len(racers))
@@ -164,11 +164,11 @@ func rank(racers []Racer) []Placing {
 		}
 		r.Place = place
 		t := r.LastRemoval
-		if r.State == Cleared {
+		if r.State == RacerCleared {
 			t = r.Finish
 		}
 		out[n] = Placing{Place: place, ID: r.ID, Name: r.Name, Guest: r.Guest, GameID: r.GameID,
-			State: r.State, Cleared: r.State == Cleared, Removed: r.Removed, Moves: r.Moves, Time: t}
+			State: r.State, Cleared: r.State == RacerCleared, Removed: r.Removed, Moves: r.Moves, Time: t}
 	}
 	return out
 }

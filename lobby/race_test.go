@@ -22,24 +22,24 @@ func TestRank(t *testing.T) {
 		want   string // "place:id" in order
 	}{
 		{"cleared by finish time", []Racer{
-			r("a", Cleared, 28, 90*s, 90*s), r("b", Cleared, 28, 60*s, 60*s), r("c", Playing, 27, 10*s, 0),
+			r("a", RacerCleared, 28, 90*s, 90*s), r("b", RacerCleared, 28, 60*s, 60*s), r("c", RacerPlaying, 27, 10*s, 0),
 		}, "1:b 2:a 3:c"},
 		{"not cleared by removed then last removal", []Racer{
-			r("a", Stuck, 20, 50*s, 0), r("b", Playing, 22, 80*s, 0), r("c", Stuck, 20, 40*s, 0),
+			r("a", RacerStuck, 20, 50*s, 0), r("b", RacerPlaying, 22, 80*s, 0), r("c", RacerStuck, 20, 40*s, 0),
 		}, "1:b 2:c 3:a"},
 		{"tie on removed and time", []Racer{
-			r("a", Stuck, 20, 50*s, 0), r("b", Playing, 20, 50*s, 0), r("c", Stuck, 10, 5*s, 0), r("d", Playing, 25, 9*s, 0),
+			r("a", RacerStuck, 20, 50*s, 0), r("b", RacerPlaying, 20, 50*s, 0), r("c", RacerStuck, 10, 5*s, 0), r("d", RacerPlaying, 25, 9*s, 0),
 		}, "1:d 2:a 2:b 4:c"},
 		{"tie on finish time", []Racer{
-			r("a", Cleared, 28, 70*s, 70*s), r("b", Cleared, 28, 70*s, 70*s), r("c", Stuck, 3, 1*s, 0),
+			r("a", RacerCleared, 28, 70*s, 70*s), r("b", RacerCleared, 28, 70*s, 70*s), r("c", RacerStuck, 3, 1*s, 0),
 		}, "1:a 1:b 3:c"},
 		{"leavers after those who stayed", []Racer{
-			r("a", Left, 27, 30*s, 0), r("b", Stuck, 2, 100*s, 0), r("c", Left, 27, 20*s, 0), r("d", Cleared, 28, 200*s, 200*s),
+			r("a", RacerLeft, 27, 30*s, 0), r("b", RacerStuck, 2, 100*s, 0), r("c", RacerLeft, 27, 20*s, 0), r("d", RacerCleared, 28, 200*s, 200*s),
 		}, "1:d 2:b 3:c 4:a"},
 		{"nobody removed anything", []Racer{
-			r("a", Playing, 0, 0, 0), r("b", Stuck, 0, 0, 0), r("c", Left, 0, 0, 0),
+			r("a", RacerPlaying, 0, 0, 0), r("b", RacerStuck, 0, 0, 0), r("c", RacerLeft, 0, 0, 0),
 		}, "1:a 1:b 3:c"},
-		{"all left, tied", []Racer{r("a", Left, 4, 8*s, 0), r("b", Left, 4, 8*s, 0)}, "1:a 1:b"},
+		{"all left, tied", []Racer{r("a", RacerLeft, 4, 8*s, 0), r("b", RacerLeft, 4, 8*s, 0)}, "1:a 1:b"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,8 +63,8 @@ func TestRank(t *testing.T) {
 }
 
 func TestRacerStateString(t *testing.T) {
-	for s, want := range map[RacerState]string{Waiting: "waiting", Playing: "playing", Stuck: "stuck",
-		Cleared: "cleared", Left: "left", RacerState(99): "unknown"} {
+	for s, want := range map[RacerState]string{RacerWaiting: "waiting", RacerPlaying: "playing", RacerStuck: "stuck",
+		RacerCleared: "cleared", RacerLeft: "left", RacerState(99): "unknown"} {
 		if got := s.String(); got != want {
 			t.Errorf("%d: got %q, want %q", int(s), got, want)
 		}
@@ -82,7 +82,7 @@ func TestProgressOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := ProgressOf(g, 7)
-	if p != (Progress{Pass: g.Pass(), State: Playing, GameID: 7}) {
+	if p != (Progress{Pass: g.Pass(), State: RacerPlaying, GameID: 7}) {
 		t.Errorf("new game: %+v", p)
 	}
 	for _, m := range sol.Moves {
@@ -94,7 +94,7 @@ func TestProgressOf(t *testing.T) {
 			t.Fatalf("after %v: %+v", m, p)
 		}
 	}
-	if p.State != Cleared || p.Removed != 28 || p.Board != 1<<28-1 {
+	if p.State != RacerCleared || p.Removed != 28 || p.Board != 1<<28-1 {
 		t.Errorf("won game: %+v", p)
 	}
 }

@@ -28,9 +28,10 @@ const (
 	CountdownTime = 3 * time.Second
 	// EmptyRoomClose is how long a room with nobody in it stays open.
 	EmptyRoomClose = time.Minute
-	// DropAfter is how long a session may refuse events before it is
-	// dropped from the room (it may come back).
-	DropAfter = 5 * time.Second
+	// RoomDropAfter is how long a session may refuse events before it is
+	// dropped from the room (it may come back); the lobby's DropAfter
+	// rule, for rooms.
+	RoomDropAfter = 5 * time.Second
 	// MaxSpectators is the most spectators one room takes.
 	MaxSpectators = 50
 )
@@ -91,10 +92,13 @@ func (p Phase) String() string {
 // MarshalText writes the phase's name, for JSON.
 func (p Phase) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
 
-// Player is who joins a room.
-type Player struct {
+// Entrant is who joins a room: a session's player as the room knows them.
+// (It is not the lobby's Player because a guest needs an ID here too: a
+// seat to come back to and a chat limit of its own.)
+type Entrant struct {
 	// ID is the store's player ID; for a guest, a token unique to the
-	// session.
+	// session (say "guest-" and the lobby's session number), so two
+	// guests never share a seat and a guest is never taken over.
 	ID string
 	// Name is the display name, already safe to print.
 	Name  string
@@ -207,9 +211,9 @@ type (
 		Round   int
 		Results []Placing
 	}
-	// TakenOver is posted to a session whose seat or view another
+	// SeatTakenOver is posted to a session whose seat or view another
 	// session of the same player took.
-	TakenOver struct{ Code string }
+	SeatTakenOver struct{ Code string }
 	// RoomClosed is posted to everybody in a room that closes.
 	RoomClosed struct{ Code, Reason string }
 	// Missed is posted to a session that refused events for a while and
@@ -257,7 +261,7 @@ type removal struct {
 }
 
 type member struct {
-	Player
+	Entrant
 	seat
 	ready    bool
 	progress Progress
@@ -380,8 +384,8 @@ func (r *Room) racer(m *member) Racer {
 	if n := len(m.removals); n > 0 {
 		v.LastRemoval = m.removals[n-1].at
 	}
-	if (r.phase == PhaseRacing || r.phase == PhaseResults) && !m.present() && v.State == Playing {
-		v.State = Left
+	if (r.phase == PhaseRacing || r.phase == PhaseResults) && !m.present() && v.State == RacerPlaying {
+		v.State = RacerLeft
 	}
 	for _, p := range r.results {
 		if p.ID == m.ID {
@@ -411,7 +415,7 @@ func (r *Room) presentCount() int {
 }
 
 // post sends a discrete event to one seat and keeps track of refusals: the
-// first refusal in a row arms a check DropAfter later.
+// first refusal in a row arms a check RoomDropAfter later.
 func (r *Room) post(s *seat, ev Event) {
 	if s.sink == nil {
 		return
@@ -429,13 +433,13 @@ func (r *Room) post(s *seat, ev Event) {
 	if s.refused.IsZero() {
 		s.refused = r.clock.Now()
 		gen, since := s.gen, s.refused
-		s.drop = r.clock.AfterFunc(DropAfter, func() { r.checkDrop(s, gen, since) })
+		s.drop = r.clock.AfterFunc(RoomDropAfter, func() { r.checkDrop(s, gen, since) })
 	}
 }
 
-// checkDrop runs DropAfter after a seat first refused an event: if it has
-// refused everything since, and refuses to hear that it missed some, it is
-// dropped.
+// checkDrop runs RoomDropAfter after a seat first refused an event: if it
+// has refused everything since, and refuses to hear that it missed some,
+// it is dropped.
 func (r *Room) checkDrop(s *seat, gen int, since time.Time) {
 	r.mu.Lock()
 	defer r.unlock()
@@ -512,9 +516,9 @@ func sameSink(a, b Sink) bool {
 // Join puts a player in the room, or back in their seat: a racer who left
 // a race comes back to it with their progress until the race ends. A
 // player already in the room with another session takes the seat over:
-// the old session gets TakenOver. Newcomers are refused while a race runs
-// (ErrRaceUnderway) and when the room is full.
-func (r *Room) Join(p Player, sink Sink) (Snapshot, error) {
+// the old session gets SeatTakenOver. Newcomers are refused while a race
+// runs (ErrRaceUnderway) and when the room is full.
+func (r *Room) Join(p Entrant, sink Sink) (Snapshot, error) {
 	if sink == nil {
 		return Snapshot{}, errors.New("lobby: Join without a sink")
 	}
@@ -528,7 +532,7 @@ func (r *Room) Join(p Player, sink Sink) (Snapshot, error) {
 	}
 	if m := r.member(p.ID); m != nil {
 		if m.present() && !sameSink(m.sink, sink) {
-			r.post(&m.seat, TakenOver{Code: r.code})
+			r.post(&m.seat, SeatTakenOver{Code: r.code})
 		}
 		m.Name = p.Name
 		m.setSink(sink)
@@ -542,7 +546,7 @@ func (r *Room) Join(p Player, sink Sink) (Snapshot, error) {
 		case len(r.members) >= r.cfg.MaxPlayers:
 			return Snapshot{}, ErrRoomFull
 		}
-		m := &member{Player: p}
+		m := &member{Entrant: p}
 		m.setSink(sink)
 		r.members = append(r.members, m)
 	}
@@ -694,7 +698,7 @@ func (r *Room) begin(round int) {
 	r.phase = PhaseRacing
 	r.deadline = r.startsAt.Add(r.cfg.TimeLimit)
 	for _, m := range r.members {
-		m.progress.State = Playing
+		m.progress.State = RacerPlaying
 	}
 	r.timer = r.clock.AfterFunc(r.deadline.Sub(r.clock.Now()), func() { r.timeUp(round) })
 	r.broadcast(RaceStarted{Code: r.code, Round: r.round, Deadline: r.deadline})
@@ -716,7 +720,7 @@ func (r *Room) timeUp(round int) {
 // allDone reports whether every racer has cleared, is stuck or left.
 func (r *Room) allDone() bool {
 	for _, m := range r.members {
-		if m.present() && m.progress.State == Playing {
+		if m.present() && m.progress.State == RacerPlaying {
 			return false
 		}
 	}
@@ -735,13 +739,13 @@ func (r *Room) Report(playerID string, p Progress) error {
 		return ErrNotMember
 	case r.phase != PhaseRacing:
 		return ErrNotRacing
-	case m.progress.State != Playing:
+	case m.progress.State != RacerPlaying:
 		return ErrRaceOver
 	case p.Removed < 0 || p.Removed > r.cards() || p.Moves < 0 || p.Pass < 0:
 		return fmt.Errorf("%w: %d of %d cards removed in %d moves", ErrBadProgress, p.Removed, r.cards(), p.Moves)
-	case p.State != Playing && p.State != Stuck && p.State != Cleared:
+	case p.State != RacerPlaying && p.State != RacerStuck && p.State != RacerCleared:
 		return fmt.Errorf("%w: state %v", ErrBadProgress, p.State)
-	case p.State == Cleared && p.Removed != r.cards():
+	case p.State == RacerCleared && p.Removed != r.cards():
 		return fmt.Errorf("%w: cleared with %d of %d cards removed", ErrBadProgress, p.Removed, r.cards())
 	}
 	el := r.clock.Now().Sub(r.startsAt)
@@ -751,7 +755,7 @@ func (r *Room) Report(playerID string, p Progress) error {
 	if n := len(m.removals); p.Removed > 0 && (n == 0 || m.removals[n-1].removed < p.Removed) {
 		m.removals = append(m.removals, removal{removed: p.Removed, at: el})
 	}
-	if p.State == Cleared {
+	if p.State == RacerCleared {
 		m.finish = el
 	}
 	m.progress = p
@@ -845,7 +849,7 @@ func (r *Room) Watch(viewerID string, sink Sink) (Snapshot, error) {
 	}
 	if v != nil {
 		if !sameSink(v.sink, sink) {
-			r.post(&v.seat, TakenOver{Code: r.code})
+			r.post(&v.seat, SeatTakenOver{Code: r.code})
 		}
 	} else {
 		if len(r.spectators) >= MaxSpectators {

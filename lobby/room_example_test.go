@@ -32,8 +32,8 @@ func Example() {
 	rooms := lobby.NewRooms(lobby.RoomsConfig{Clock: clock, OnRaceEnd: func(res lobby.RaceResult) {
 		fmt.Printf("store: %d placings of deal %d\n", len(res.Placings), res.Deal)
 	}})
-	alice := lobby.Player{ID: "SHA256:alice", Name: "alice"}
-	bob := lobby.Player{ID: "SHA256:bob", Name: "bob"}
+	alice := lobby.Entrant{ID: "SHA256:alice", Name: "alice"}
+	bob := lobby.Entrant{ID: "SHA256:bob", Name: "bob"}
 
 	room, _, _ := rooms.Create(alice, sink{"alice"}, lobby.RoomConfig{Rules: engine.Classic(), Deal: 42})
 	found, _ := rooms.Find(bob.ID, room.Code()) // the code bob typed
@@ -44,8 +44,8 @@ func Example() {
 	clock.Advance(lobby.CountdownTime)
 
 	clock.Advance(90 * time.Second)
-	room.Report(bob.ID, lobby.Progress{Removed: 28, Moves: 40, Pass: 1, State: lobby.Cleared})
-	room.Report(alice.ID, lobby.Progress{Removed: 20, Moves: 38, Pass: 3, State: lobby.Stuck})
+	room.Report(bob.ID, lobby.Progress{Removed: 28, Moves: 40, Pass: 1, State: lobby.RacerCleared})
+	room.Report(alice.ID, lobby.Progress{Removed: 20, Moves: 38, Pass: 3, State: lobby.RacerStuck})
 	for _, p := range room.Snapshot().Results {
 		fmt.Printf("%d. %s %v %d/28 in %v\n", p.Place, p.Name, p.State, p.Removed, p.Time)
 	}

@@ -51,7 +51,7 @@ func (e *env) results() []RaceResult {
 	return append([]RaceResult(nil), e.ended...)
 }
 
-func pl(name string) Player { return Player{ID: "id-" + name, Name: name} }
+func pl(name string) Entrant { return Entrant{ID: "id-" + name, Name: name} }
 
 func classic() RoomConfig {
 	return RoomConfig{Rules: engine.Classic(), Deal: 42, Verdict: engine.Winnable}
@@ -131,7 +131,7 @@ func TestRoomLifecycle(t *testing.T) {
 	}
 	wantErr(t, "Start by bob", r.Start("id-bob"), ErrNotHost)
 	wantErr(t, "Start by a stranger", r.Start("id-zed"), ErrNotMember)
-	wantErr(t, "Report early", r.Report("id-bob", Progress{State: Playing}), ErrNotRacing)
+	wantErr(t, "Report early", r.Report("id-bob", Progress{State: RacerPlaying}), ErrNotRacing)
 	wantErr(t, "Start", r.Start("id-alice"), nil)
 	wantErr(t, "Start twice", r.Start("id-alice"), ErrNotWaiting)
 	wantErr(t, "Join mid-race", func() error { _, err := r.Join(pl("dave"), newSink()); return err }(), ErrRaceUnderway)
@@ -153,20 +153,20 @@ func TestRoomLifecycle(t *testing.T) {
 	}
 
 	e.clock.Advance(30 * time.Second)
-	report(t, r, "bob", 2, Playing)
-	if got, ok := c.racer(r.Code(), "id-bob"); !ok || got.Removed != 2 || got.LastRemoval != 30*time.Second || got.State != Playing {
+	report(t, r, "bob", 2, RacerPlaying)
+	if got, ok := c.racer(r.Code(), "id-bob"); !ok || got.Removed != 2 || got.LastRemoval != 30*time.Second || got.State != RacerPlaying {
 		t.Errorf("carol sees bob as %+v, %v", got, ok)
 	}
 	e.clock.Advance(30 * time.Second)
-	report(t, r, "alice", 28, Cleared)
-	wantErr(t, "report after clearing", r.Report("id-alice", Progress{Removed: 28, State: Cleared}), ErrRaceOver)
+	report(t, r, "alice", 28, RacerCleared)
+	wantErr(t, "report after clearing", r.Report("id-alice", Progress{Removed: 28, State: RacerCleared}), ErrRaceOver)
 	e.clock.Advance(10 * time.Second)
-	report(t, r, "bob", 20, Stuck)
-	report(t, r, "carol", 22, Playing)
+	report(t, r, "bob", 20, RacerStuck)
+	report(t, r, "carol", 22, RacerPlaying)
 	if len(e.results()) != 0 {
 		t.Fatal("race ended with carol playing")
 	}
-	report(t, r, "carol", 22, Stuck)
+	report(t, r, "carol", 22, RacerStuck)
 
 	res := e.results()
 	if len(res) != 1 {
@@ -200,7 +200,7 @@ func TestRoomLifecycle(t *testing.T) {
 	wantErr(t, "Rematch", r.Rematch("id-alice", 43, engine.Unknown), nil)
 	s = r.Snapshot()
 	if s.Phase != PhaseWaiting || s.Round != 2 || s.Deal != 43 || len(s.Results) != 0 || len(s.Members) != 3 ||
-		s.Members[0].Removed != 0 || s.Members[0].State != Waiting || !s.StartsAt.IsZero() {
+		s.Members[0].Removed != 0 || s.Members[0].State != RacerWaiting || !s.StartsAt.IsZero() {
 		t.Errorf("after the rematch: %+v", s)
 	}
 	wantErr(t, "Rematch while waiting", r.Rematch("id-alice", 44, engine.Unknown), ErrNotOver)
@@ -233,10 +233,10 @@ func TestDeadline(t *testing.T) {
 	cfg.TimeLimit = 2 * time.Minute
 	r, _ := e.race(cfg)
 	e.clock.Advance(time.Minute)
-	report(t, r, "bob", 10, Playing)
-	report(t, r, "carol", 10, Playing)
+	report(t, r, "bob", 10, RacerPlaying)
+	report(t, r, "carol", 10, RacerPlaying)
 	e.clock.Advance(10 * time.Second)
-	report(t, r, "alice", 12, Playing)
+	report(t, r, "alice", 12, RacerPlaying)
 	e.clock.Advance(50*time.Second - time.Millisecond)
 	if len(e.results()) != 0 {
 		t.Fatal("race ended before the deadline")
@@ -249,33 +249,33 @@ func TestDeadline(t *testing.T) {
 	if got, want := placings(res[0].Placings), "1:alice:playing 2:bob:playing 2:carol:playing"; got != want {
 		t.Errorf("placings %s, want %s", got, want)
 	}
-	wantErr(t, "report after the deadline", r.Report("id-bob", Progress{Removed: 11, State: Playing}), ErrNotRacing)
+	wantErr(t, "report after the deadline", r.Report("id-bob", Progress{Removed: 11, State: RacerPlaying}), ErrNotRacing)
 }
 
 func TestLeaveAndRejoin(t *testing.T) {
 	e := newEnv(t, 0)
 	r, sinks := e.race(classic())
 	e.clock.Advance(10 * time.Second)
-	report(t, r, "bob", 6, Playing)
+	report(t, r, "bob", 6, RacerPlaying)
 	wantErr(t, "Leave", r.Leave("id-bob"), nil)
 	wantErr(t, "Leave twice", r.Leave("id-bob"), ErrNotMember)
-	wantErr(t, "Report after leaving", r.Report("id-bob", Progress{Removed: 8, State: Playing}), ErrNotMember)
-	if got, _ := sinks["alice"].racer(r.Code(), "id-bob"); got.State != Left || got.Present {
+	wantErr(t, "Report after leaving", r.Report("id-bob", Progress{Removed: 8, State: RacerPlaying}), ErrNotMember)
+	if got, _ := sinks["alice"].racer(r.Code(), "id-bob"); got.State != RacerLeft || got.Present {
 		t.Errorf("alice sees bob as %+v", got)
 	}
 	// Back in the same seat with the same progress.
 	nb := newSink()
 	snap, err := r.Join(pl("bob"), nb)
 	wantErr(t, "rejoin", err, nil)
-	if m, ok := snap.Member("id-bob"); !ok || m.Removed != 6 || m.State != Playing || !m.Present || snap.Members[1].ID != "id-bob" {
+	if m, ok := snap.Member("id-bob"); !ok || m.Removed != 6 || m.State != RacerPlaying || !m.Present || snap.Members[1].ID != "id-bob" {
 		t.Errorf("bob back as %+v", snap.Members)
 	}
-	report(t, r, "bob", 8, Playing)
+	report(t, r, "bob", 8, RacerPlaying)
 
 	// Bob leaves for good; the others finish; bob ranks as left.
 	wantErr(t, "Leave", r.Leave("id-bob"), nil)
-	report(t, r, "alice", 3, Stuck)
-	report(t, r, "carol", 1, Stuck)
+	report(t, r, "alice", 3, RacerStuck)
+	report(t, r, "carol", 1, RacerStuck)
 	res := e.results()
 	if len(res) != 1 {
 		t.Fatalf("%d results", len(res))
@@ -314,13 +314,13 @@ func TestLeaveDuringCountdown(t *testing.T) {
 	if r.Phase() != PhaseRacing {
 		t.Fatalf("phase %v", r.Phase())
 	}
-	if m, _ := r.Snapshot().Member("id-bob"); m.State != Left || m.Present {
+	if m, _ := r.Snapshot().Member("id-bob"); m.State != RacerLeft || m.Present {
 		t.Errorf("bob is %+v", m)
 	}
 	if s, _ := a.room(r.Code()); s.Phase != PhaseRacing {
 		t.Errorf("alice sees phase %v", s.Phase)
 	}
-	report(t, r, "alice", 28, Cleared)
+	report(t, r, "alice", 28, RacerCleared)
 	if res := e.results(); len(res) != 1 || placings(res[0].Placings) != "1:alice:cleared 2:bob:left" {
 		t.Errorf("results %+v", res)
 	}
@@ -334,7 +334,7 @@ func TestTakeover(t *testing.T) {
 	neu := newSink()
 	_, err := r.Join(pl("alice"), neu)
 	wantErr(t, "second session", err, nil)
-	if _, ok := hasPost[TakenOver](old); !ok {
+	if _, ok := hasPost[SeatTakenOver](old); !ok {
 		t.Error("the first session was not told")
 	}
 	// Joining again with the same session is no takeover.
@@ -342,7 +342,7 @@ func TestTakeover(t *testing.T) {
 	if _, err := r.Join(pl("alice"), neu); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := hasPost[TakenOver](neu); ok {
+	if _, ok := hasPost[SeatTakenOver](neu); ok {
 		t.Error("same session told it was taken over")
 	}
 	old.events()
@@ -368,7 +368,7 @@ func TestDropAfterRefusing(t *testing.T) {
 	wantErr(t, "Say", r.Say("id-alice", "one"), nil)
 	e.clock.Advance(2 * time.Second)
 	c.setRefuse(false) // carol reads again
-	e.clock.Advance(DropAfter - 2*time.Second - time.Millisecond)
+	e.clock.Advance(RoomDropAfter - 2*time.Second - time.Millisecond)
 	if _, ok := r.Snapshot().Member("id-bob"); !ok {
 		t.Fatal("bob dropped early")
 	}
@@ -393,17 +393,17 @@ func TestDropAfterRefusing(t *testing.T) {
 func TestDropDuringRaceKeepsSeat(t *testing.T) {
 	e := newEnv(t, 0)
 	r, sinks := e.race(classic())
-	report(t, r, "bob", 4, Playing)
+	report(t, r, "bob", 4, RacerPlaying)
 	sinks["bob"].setRefuse(true)
 	wantErr(t, "Say", r.Say("id-alice", "hurry"), nil)
-	e.clock.Advance(DropAfter)
+	e.clock.Advance(RoomDropAfter)
 	m, ok := r.Snapshot().Member("id-bob")
-	if !ok || m.Present || m.State != Left || m.Removed != 4 {
+	if !ok || m.Present || m.State != RacerLeft || m.Removed != 4 {
 		t.Fatalf("bob after the drop: %+v, %v", m, ok)
 	}
 	sinks["bob"].setRefuse(false)
 	snap, err := r.Join(pl("bob"), sinks["bob"])
-	if m, _ := snap.Member("id-bob"); err != nil || m.State != Playing || m.Removed != 4 {
+	if m, _ := snap.Member("id-bob"); err != nil || m.State != RacerPlaying || m.Removed != 4 {
 		t.Errorf("bob back: %+v, %v", m, err)
 	}
 }
@@ -511,7 +511,7 @@ func TestSpectators(t *testing.T) {
 	if _, err := r.Watch("viewer-0", again); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := hasPost[TakenOver](first); !ok {
+	if _, ok := hasPost[SeatTakenOver](first); !ok {
 		t.Error("first view not told")
 	}
 	if n := r.Snapshot().Spectators; n != MaxSpectators {
@@ -520,12 +520,12 @@ func TestSpectators(t *testing.T) {
 	wantErr(t, "spectator says", r.Say("viewer-0", "go bob"), ErrNotMember)
 	wantErr(t, "Start", r.Start("id-alice"), nil)
 	e.clock.Advance(CountdownTime)
-	report(t, r, "bob", 2, Playing)
+	report(t, r, "bob", 2, RacerPlaying)
 	if got, ok := again.racer(r.Code(), "id-bob"); !ok || got.Removed != 2 {
 		t.Errorf("spectator sees bob as %+v", got)
 	}
-	report(t, r, "bob", 28, Cleared)
-	report(t, r, "alice", 0, Stuck)
+	report(t, r, "bob", 28, RacerCleared)
+	report(t, r, "alice", 0, RacerStuck)
 	if _, ok := hasPost[RaceEnded](again); !ok {
 		t.Error("spectator missed the end")
 	}
@@ -541,17 +541,17 @@ func TestReportChecks(t *testing.T) {
 	e := newEnv(t, 0)
 	r, _ := e.race(classic())
 	for _, p := range []Progress{
-		{Removed: 29, State: Playing},
-		{Removed: -1, State: Playing},
-		{Removed: 27, State: Cleared},
-		{Removed: 3, State: Left},
-		{Removed: 3, Moves: -1, State: Playing},
+		{Removed: 29, State: RacerPlaying},
+		{Removed: -1, State: RacerPlaying},
+		{Removed: 27, State: RacerCleared},
+		{Removed: 3, State: RacerLeft},
+		{Removed: 3, Moves: -1, State: RacerPlaying},
 	} {
 		if err := r.Report("id-bob", p); !errors.Is(err, ErrBadProgress) {
 			t.Errorf("Report %+v: %v", p, err)
 		}
 	}
-	wantErr(t, "stranger", r.Report("id-zed", Progress{State: Playing}), ErrNotMember)
+	wantErr(t, "stranger", r.Report("id-zed", Progress{State: RacerPlaying}), ErrNotMember)
 }
 
 // TestLastRemovalWithUndo: an undo takes the time of the last removal back
@@ -573,7 +573,7 @@ func TestLastRemovalWithUndo(t *testing.T) {
 	}
 	for i, st := range steps {
 		e.clock.Advance(st.after)
-		report(t, r, "bob", st.removed, Playing)
+		report(t, r, "bob", st.removed, RacerPlaying)
 		got, _ := sinks["carol"].racer(r.Code(), "id-bob")
 		if got.LastRemoval != st.want {
 			t.Errorf("step %d: last removal %v, want %v", i+1, got.LastRemoval, st.want)
@@ -662,7 +662,7 @@ func TestAdminClose(t *testing.T) {
 	if e.rooms.Len() != 0 || len(e.results()) != 0 {
 		t.Errorf("%d rooms, %d results", e.rooms.Len(), len(e.results()))
 	}
-	wantErr(t, "Report", r.Report("id-bob", Progress{State: Playing}), ErrNotMember)
+	wantErr(t, "Report", r.Report("id-bob", Progress{State: RacerPlaying}), ErrNotMember)
 	wantErr(t, "Close again", e.rooms.Close(r.Code(), "x"), ErrNoRoom)
 	if e.clock.Pending() != 0 {
 		t.Errorf("%d timers left", e.clock.Pending())
@@ -686,9 +686,9 @@ func TestConcurrentRoom(t *testing.T) {
 			defer wg.Done()
 			id := fmt.Sprintf("id-p%d", i)
 			for n := 1; n <= 28; n++ {
-				st := Playing
+				st := RacerPlaying
 				if n == 28 {
-					st = Cleared
+					st = RacerCleared
 				}
 				if err := r.Report(id, Progress{Removed: n, Moves: n, State: st}); err != nil && !errors.Is(err, ErrNotRacing) {
 					t.Error(err)
@@ -714,8 +714,8 @@ func TestSeatedAndKey(t *testing.T) {
 	if _, ok := e.rooms.Seated("id-zed"); ok {
 		t.Error("a stranger has a seat")
 	}
-	report(t, r, "alice", 28, Cleared)
-	report(t, r, "carol", 2, Stuck)
+	report(t, r, "alice", 28, RacerCleared)
+	report(t, r, "carol", 2, RacerStuck)
 	if _, ok := e.rooms.Seated("id-bob"); ok {
 		t.Error("bob still seated after the race")
 	}
@@ -750,7 +750,7 @@ func BenchmarkReport(b *testing.B) {
 	clock.Advance(CountdownTime)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if err := r.Report("id-p1", Progress{Removed: i % 20, Moves: i, State: Playing}); err != nil {
+		if err := r.Report("id-p1", Progress{Removed: i % 20, Moves: i, State: RacerPlaying}); err != nil {
 			b.Fatal(err)
 		}
 	}

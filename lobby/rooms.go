@@ -111,13 +111,13 @@ func (rs *Rooms) byCode(code string) *Room {
 // Create opens a room hosted by host, who is its first member. A player
 // hosts one room at a time (ErrAlreadyHosting), and the server holds
 // MaxRooms at most (ErrTooManyRooms).
-func (rs *Rooms) Create(host Player, sink Sink, cfg RoomConfig) (*Room, Snapshot, error) {
+func (rs *Rooms) Create(host Entrant, sink Sink, cfg RoomConfig) (*Room, Snapshot, error) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	return rs.create(host, sink, cfg)
 }
 
-func (rs *Rooms) create(host Player, sink Sink, cfg RoomConfig) (*Room, Snapshot, error) {
+func (rs *Rooms) create(host Entrant, sink Sink, cfg RoomConfig) (*Room, Snapshot, error) {
 	cfg, err := cfg.normalize()
 	if err != nil {
 		return nil, Snapshot{}, err
@@ -235,7 +235,7 @@ func (rs *Rooms) wrongCode(playerID string, now time.Time) {
 // QuickMatch puts the player in the oldest public room waiting for players
 // of cfg's rules with a seat free, or in a new public room of cfg (which
 // the player then hosts). created says which.
-func (rs *Rooms) QuickMatch(p Player, sink Sink, cfg RoomConfig) (r *Room, snap Snapshot, created bool, err error) {
+func (rs *Rooms) QuickMatch(p Entrant, sink Sink, cfg RoomConfig) (r *Room, snap Snapshot, created bool, err error) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	id := cfg.Rules.ID()
