@@ -579,6 +579,14 @@ func (r *Room) pickHost() {
 	}
 }
 
+// waitingFor reports whether the room is public, of these rules, and
+// waiting for players.
+func (r *Room) waitingFor(rulesID string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cfg.Public && r.phase == PhaseWaiting && r.cfg.Rules.ID() == rulesID
+}
+
 // Seated reports whether the player has a seat in the room, with a session
 // or (during a race, after leaving) without.
 func (r *Room) Seated(playerID string) bool {

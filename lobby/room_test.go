@@ -590,6 +590,8 @@ func TestQuickMatch(t *testing.T) {
 	other.Public = true
 	e.create("dbl", other)
 
+	_, _, err := e.rooms.QuickJoin(pl("alice"), newSink(), engine.Classic().ID())
+	wantErr(t, "QuickJoin with no room", err, ErrNoRoom)
 	r1, _, created, err := e.rooms.QuickMatch(pl("alice"), newSink(), classic())
 	if err != nil || !created || !r1.Snapshot().Public || r1.Host() != "id-alice" {
 		t.Fatalf("first quick match: %v, created %v", err, created)
@@ -597,6 +599,9 @@ func TestQuickMatch(t *testing.T) {
 	r2, _, created, err := e.rooms.QuickMatch(pl("bob"), newSink(), classic())
 	if err != nil || created || r2 != r1 {
 		t.Fatalf("second quick match: %v, created %v, same room %v", err, created, r2 == r1)
+	}
+	if r, _, err := e.rooms.QuickJoin(pl("erin"), newSink(), engine.Classic().ID()); err != nil || r != r1 {
+		t.Fatalf("QuickJoin: %v", err)
 	}
 	// A racing room is not matched either.
 	wantErr(t, "Start", r1.Start("id-alice"), nil)
@@ -610,10 +615,10 @@ func TestQuickMatch(t *testing.T) {
 		t.Errorf("dave not put with carol")
 	}
 	list := e.rooms.Public()
-	if len(list) != 3 || list[0].Code != "" && list[0].RulesID != other.Rules.ID() {
+	if len(list) != 3 || list[0].RulesID != other.Rules.ID() {
 		t.Fatalf("public rooms: %+v", list)
 	}
-	if l := list[1]; l.Code != r1.Code() || l.Phase != PhaseCountdown || l.Players != 2 || l.Host != "alice" || l.TimeLimitS != 600 {
+	if l := list[1]; l.Code != r1.Code() || l.Phase != PhaseCountdown || l.Players != 3 || l.Host != "alice" || l.TimeLimitS != 600 {
 		t.Errorf("public room line %+v", l)
 	}
 }

@@ -234,23 +234,40 @@ func (rs *Rooms) wrongCode(playerID string, now time.Time) {
 
 // QuickMatch puts the player in the oldest public room waiting for players
 // of cfg's rules with a seat free, or in a new public room of cfg (which
-// the player then hosts). created says which.
+// the player then hosts). created says which. cfg.Deal is only used for a
+// new room; since finding a winnable deal can take the solver a while, a
+// caller may try QuickJoin first and solve a deal only when it finds no
+// room.
 func (rs *Rooms) QuickMatch(p Entrant, sink Sink, cfg RoomConfig) (r *Room, snap Snapshot, created bool, err error) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	id := cfg.Rules.ID()
-	for _, r := range rs.rooms {
-		s := r.Snapshot()
-		if !s.Public || s.Phase != PhaseWaiting || s.RulesID != id {
-			continue
-		}
-		if snap, err := r.Join(p, sink); err == nil {
-			return r, snap, false, nil
-		}
+	if r, snap, err := rs.quickJoin(p, sink, cfg.Rules.ID()); err == nil {
+		return r, snap, false, nil
 	}
 	cfg.Public = true
 	r, snap, err = rs.create(p, sink, cfg)
 	return r, snap, err == nil, err
+}
+
+// QuickJoin is the first half of QuickMatch: it puts the player in the
+// oldest public room waiting for players of these rules with a seat free,
+// or reports ErrNoRoom.
+func (rs *Rooms) QuickJoin(p Entrant, sink Sink, rulesID string) (*Room, Snapshot, error) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.quickJoin(p, sink, rulesID)
+}
+
+func (rs *Rooms) quickJoin(p Entrant, sink Sink, rulesID string) (*Room, Snapshot, error) {
+	for _, r := range rs.rooms {
+		if !r.waitingFor(rulesID) {
+			continue
+		}
+		if snap, err := r.Join(p, sink); err == nil {
+			return r, snap, nil
+		}
+	}
+	return nil, Snapshot{}, fmt.Errorf("%w waiting for players of these rules", ErrNoRoom)
 }
 
 // Public lists the open public rooms, oldest first.
