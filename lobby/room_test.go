@@ -1,8 +1,10 @@
 package lobby
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -617,6 +619,10 @@ func TestQuickMatch(t *testing.T) {
 	list := e.rooms.Public()
 	if len(list) != 3 || list[0].RulesID != other.Rules.ID() {
 		t.Fatalf("public rooms: %+v", list)
+	}
+	if b, err := json.Marshal(list[1]); err != nil || !strings.Contains(string(b), `"phase":"countdown"`) ||
+		!strings.Contains(string(b), `"code":"`+r1.Code()+`"`) || !strings.Contains(string(b), `"players":3`) {
+		t.Errorf("rooms --json line %s, %v", b, err)
 	}
 	if l := list[1]; l.Code != r1.Code() || l.Phase != PhaseCountdown || l.Players != 3 || l.Host != "alice" || l.TimeLimitS != 600 {
 		t.Errorf("public room line %+v", l)
