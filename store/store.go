@@ -385,9 +385,112 @@ type Settings interface {
 type Store interface {
 	Players
 	Links
+	Races
 	Games
 	Results
 	Settings
 	// Close releases the database.
 	Close() error
+}
+
+// MaxRacePlacings is the most placings one race may store: a room holds
+// eight racers.
+const MaxRacePlacings = 8
+
+// RacePlacing is one racer's line of a finished race.
+type RacePlacing struct {
+	PlayerID   string
+	PlayerName string // filled in when read
+	// Place is 1 for the winner; ties share a place. Places need not be
+	// consecutive: a guest's place is not stored but still taken.
+	Place   int
+	Cleared bool
+	Removed int // pyramid cards removed
+	Moves   int
+	// Time is the finish time for a racer who cleared, else the time of
+	// the last removal, from the start of the race.
+	Time time.Duration
+	// GameID is the racer's stored game of the race, 0 when none.
+	GameID int64
+	// Rating is the racer's rating in the race's rules after the race
+	// (filled in when read; zero when the race was not rated).
+	Rating Rating
+}
+
+// NewRace is a finished race to store.
+type NewRace struct {
+	// Key makes the write idempotent: a race with a key already stored is
+	// not stored again (the server uses instance, room code, round and
+	// start).
+	Key        string
+	Code       string // the room's code, for the record
+	RulesID    string
+	DealNumber uint64
+	Started    time.Time
+	Ended      time.Time
+	// Racers is how many raced, guests included (at least the placings).
+	Racers   int
+	Placings []RacePlacing
+}
+
+// Race is a stored race.
+type Race struct {
+	ID         int64
+	Code       string
+	RulesID    string
+	DealNumber uint64
+	Started    time.Time
+	Ended      time.Time
+	Racers     int
+	Placings   []RacePlacing // by place, then player ID
+}
+
+// Rating is a player's race rating for one rules ID (package rating: a
+// Weng–Lin Plackett–Luce estimate).
+type Rating struct {
+	Mu, Sigma float64
+	// Ordinal is μ − 3σ, the value to show and rank by.
+	Ordinal float64
+	// Races is the number of rated races; 0 for a player not yet rated,
+	// whose μ and σ are then the new-player defaults.
+	Races int
+}
+
+// RaceRecord is a player's race figures for one rules ID.
+type RaceRecord struct {
+	RulesID string
+	Races   int
+	Wins    int // first places, shared ones included
+	Podiums int // places 1 to 3
+	Rating  Rating
+}
+
+// RatingEntry is a line of a race rating list.
+type RatingEntry struct {
+	Rank       int // equal for equal ordinals
+	PlayerID   string
+	PlayerName string
+	Rating
+	Wins int
+}
+
+// Races keeps finished races and the race ratings they make.
+type Races interface {
+	// RecordRace stores a race and its placings and updates the rating of
+	// every placed player for the race's rules, in one transaction (a
+	// race of fewer than two placings is stored but not rated). It
+	// returns the race's ID; for a key already stored, that race's ID and
+	// nothing is written.
+	RecordRace(ctx context.Context, race NewRace) (int64, error)
+	// Race returns a stored race with its placings.
+	Race(ctx context.Context, id int64) (Race, error)
+	// RaceRecord returns the player's race figures for the rules ID (zero
+	// figures and a new player's rating if none).
+	RaceRecord(ctx context.Context, playerID, rulesID string) (RaceRecord, error)
+	// RaceRecords returns the player's race figures for every rules ID
+	// they raced, ordered by rules ID.
+	RaceRecords(ctx context.Context, playerID string) ([]RaceRecord, error)
+	// TopRatings ranks the rated players of a rules ID by ordinal, highest
+	// first, banned players left off.
+	TopRatings(ctx context.Context, rulesID string, limit int) ([]RatingEntry, error)
 }

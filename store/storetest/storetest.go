@@ -115,6 +115,7 @@ func Run(t *testing.T, open Opener) {
 		{"GameConcurrentSaves", testGameConcurrentSaves},
 		{"ResultRecord", testResultRecord},
 		{"Stats", testStats},
+		{"Races", testRaces},
 		{"DailyLeaderboard", testDailyLeaderboard},
 		{"Top", testTop},
 		{"GameAssistance", testGameAssistance},

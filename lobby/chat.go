@@ -1,0 +1,138 @@
+package lobby
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"pyramid/keys"
+)
+
+// Limits of room chat.
+const (
+	// MaxChatLen is the most characters in one chat line.
+	MaxChatLen = 200
+	// ChatBurst lines at most may be said per ChatWindow by one player.
+	ChatBurst  = 3
+	ChatWindow = 3 * time.Second
+	// ChatHistory is how many of the last lines a room keeps for
+	// newcomers and redraws.
+	ChatHistory = 20
+)
+
+// Errors of room chat, meant for players as they are.
+var (
+	ErrChatEmpty   = errors.New("nothing to say")
+	ErrChatTooLong = fmt.Errorf("a chat line has at most %d characters", MaxChatLen)
+	ErrChatTooFast = fmt.Errorf("at most %d lines every %v, please", ChatBurst, ChatWindow)
+	ErrMuted       = errors.New("the host muted you in this room")
+)
+
+// ChatLine is one line said in a room, posted to everybody in it.
+type ChatLine struct {
+	Code   string
+	FromID string // player ID
+	From   string // display name
+	// Text is cleaned: no escape, control, format (bidi) or other
+	// invisible characters, which are shown escaped (`\x1b`).
+	Text string
+	At   time.Time
+}
+
+// CleanChat is the chat line a player typed as the room shows it, or an
+// error saying why it cannot be said: surrounding space trimmed, at most
+// MaxChatLen characters, and every character that could reach a terminal as
+// anything but itself escaped by keys.Clean.
+func CleanChat(text string) (string, error) {
+	text = strings.TrimSpace(text)
+	switch n := utf8.RuneCountInString(text); {
+	case n == 0:
+		return "", ErrChatEmpty
+	case n > MaxChatLen:
+		return "", ErrChatTooLong
+	}
+	// An escape is at most 10 cells (\UNNNNNNNN) for one character, so
+	// nothing is cut.
+	return keys.Clean(text, 10*MaxChatLen), nil
+}
+
+// chatLimiter holds the times of a player's last ChatBurst lines.
+type chatLimiter struct {
+	times [ChatBurst]time.Time
+	next  int
+}
+
+// allow reports whether a line may be said at now, and counts it if so.
+func (l *chatLimiter) allow(now time.Time) bool {
+	oldest := l.times[l.next]
+	if !oldest.IsZero() && now.Sub(oldest) < ChatWindow {
+		return false
+	}
+	l.times[l.next] = now
+	l.next = (l.next + 1) % ChatBurst
+	return true
+}
+
+// Say says a line in the room, for every member and spectator, in any
+// phase. Only members chat (spectators read, so they cannot coach); a muted
+// member cannot.
+func (r *Room) Say(playerID, text string) error {
+	line, err := CleanChat(text)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.unlock()
+	m := r.member(playerID)
+	switch {
+	case r.phase == PhaseClosed:
+		return ErrRoomClosed
+	case m == nil || !m.present():
+		return ErrNotMember
+	case r.muted[m.ID]:
+		return ErrMuted
+	}
+	now := r.clock.Now()
+	if !m.chat.allow(now) {
+		return ErrChatTooFast
+	}
+	cl := ChatLine{Code: r.code, FromID: m.ID, From: m.Name, Text: line, At: now}
+	r.chat = append(r.chat, cl)
+	if len(r.chat) > ChatHistory {
+		r.chat = slices.Delete(r.chat, 0, len(r.chat)-ChatHistory)
+	}
+	r.broadcast(cl)
+	return nil
+}
+
+// Mute mutes or unmutes a member: the host only, and not themselves. A
+// mute holds for the life of the room, so leaving and coming back does not
+// lift it.
+func (r *Room) Mute(hostID, playerID string, muted bool) error {
+	r.mu.Lock()
+	defer r.unlock()
+	m := r.member(playerID)
+	switch {
+	case r.phase == PhaseClosed:
+		return ErrRoomClosed
+	case r.host != hostID:
+		return ErrNotHost
+	case m == nil || playerID == hostID:
+		return ErrNotMember
+	}
+	if r.muted[m.ID] != muted {
+		if r.muted == nil {
+			r.muted = make(map[string]bool)
+		}
+		if muted {
+			r.muted[m.ID] = true
+		} else {
+			delete(r.muted, m.ID)
+		}
+		r.changed()
+	}
+	return nil
+}

@@ -1,0 +1,54 @@
+package lobby
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// CodeAlphabet is the letters room codes are made of: no vowels, so a code
+// spells no word, and none of the letters that pass for a digit or another
+// letter on a terminal (B 8, I 1, L 1, O 0, Q 0, S 5, Z 2, U V). Sixteen
+// letters, so four of them make 65,536 codes.
+const CodeAlphabet = "CDFGHJKMNPRTVWXY"
+
+// CodeLen is the number of letters in a room code.
+const CodeLen = 4
+
+// ErrBadCode: the text is not a room code. Its message is meant for
+// players as it is.
+var ErrBadCode = errors.New("a room code is " + fmt.Sprint(CodeLen) + " letters, like " + CodeAlphabet[:CodeLen])
+
+// ParseCode reads a room code as a player typed it: surrounding space is
+// ignored and case does not matter. It returns the code in capitals.
+func ParseCode(s string) (string, error) {
+	s = strings.ToUpper(strings.TrimSpace(s))
+	if len(s) != CodeLen {
+		return "", ErrBadCode
+	}
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(CodeAlphabet, s[i]) < 0 {
+			return "", ErrBadCode
+		}
+	}
+	return s, nil
+}
+
+// newCode draws codes from rnd until one is not taken, giving up after a
+// number of tries that only a nearly full code space would exhaust.
+func newCode(rnd io.Reader, taken func(string) bool) (string, error) {
+	var b [CodeLen]byte
+	for try := 0; try < 64; try++ {
+		if _, err := io.ReadFull(rnd, b[:]); err != nil {
+			return "", fmt.Errorf("room code: %w", err)
+		}
+		for i := range b {
+			b[i] = CodeAlphabet[int(b[i])%len(CodeAlphabet)]
+		}
+		if c := string(b[:]); !taken(c) {
+			return c, nil
+		}
+	}
+	return "", errors.New("room code: no free code found")
+}

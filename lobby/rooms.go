@@ -1,0 +1,319 @@
+package lobby
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Limits of the room registry.
+const (
+	// DefaultMaxRooms is the most rooms open at once on one server unless
+	// configured otherwise (--max-rooms).
+	DefaultMaxRooms = 200
+	// MaxWrongCodes wrong room codes per WrongCodeWindow are allowed one
+	// player; after that the player's look-ups are refused for
+	// WrongCodePause.
+	MaxWrongCodes   = 10
+	WrongCodeWindow = time.Minute
+	WrongCodePause  = time.Minute
+)
+
+// Errors of the registry, meant for players as they are (ErrNoRoom and
+// ErrAlreadyHosting come wrapped with the code).
+var (
+	ErrNoRoom         = errors.New("there is no room")
+	ErrTooManyRooms   = errors.New("the server has as many rooms as it can take; try again later")
+	ErrAlreadyHosting = errors.New("you already host a room")
+	ErrThrottled      = errors.New("too many wrong room codes; wait a minute")
+)
+
+// RoomsConfig configures a registry.
+type RoomsConfig struct {
+	// Clock is SystemClock() when nil.
+	Clock Clock
+	// MaxRooms is DefaultMaxRooms when 0.
+	MaxRooms int
+	// Rand is the source of room codes; crypto/rand when nil.
+	Rand io.Reader
+	// OnRaceEnd, when set, is called once for every race that ran to its
+	// end, with no lock held, from the goroutine that ended it (a racer's
+	// report, a leave, the deadline's timer). It may store the result, but
+	// should not take long.
+	OnRaceEnd func(RaceResult)
+}
+
+// RoomInfo is a line of the list of public rooms (`rooms --json`).
+type RoomInfo struct {
+	Code       string        `json:"code"`
+	RulesID    string        `json:"rules"`
+	RulesTitle string        `json:"rules_title"`
+	Phase      Phase         `json:"phase"`
+	Players    int           `json:"players"`
+	MaxPlayers int           `json:"max_players"`
+	Spectators int           `json:"spectators"`
+	Host       string        `json:"host"` // display name
+	TimeLimit  time.Duration `json:"-"`
+	TimeLimitS int           `json:"time_limit_s"`
+	Created    time.Time     `json:"created"`
+}
+
+// Rooms is the registry of a server's race rooms. It is safe for
+// concurrent use.
+type Rooms struct {
+	cfg RoomsConfig
+
+	mu    sync.Mutex
+	rooms []*Room // open rooms, oldest first
+	wrong map[string]*wrongCodes
+}
+
+// wrongCodes is one player's recent wrong room codes.
+type wrongCodes struct {
+	times   []time.Time // within the last WrongCodeWindow
+	blocked time.Time   // look-ups are refused until then
+}
+
+// NewRooms makes an empty registry.
+func NewRooms(cfg RoomsConfig) *Rooms {
+	if cfg.Clock == nil {
+		cfg.Clock = SystemClock()
+	}
+	if cfg.MaxRooms <= 0 {
+		cfg.MaxRooms = DefaultMaxRooms
+	}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.Reader
+	}
+	return &Rooms{cfg: cfg, wrong: make(map[string]*wrongCodes)}
+}
+
+// Len returns the number of open rooms.
+func (rs *Rooms) Len() int {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return len(rs.rooms)
+}
+
+func (rs *Rooms) byCode(code string) *Room {
+	for _, r := range rs.rooms {
+		if r.code == code {
+			return r
+		}
+	}
+	return nil
+}
+
+// Create opens a room hosted by host, who is its first member. A player
+// hosts one room at a time (ErrAlreadyHosting), and the server holds
+// MaxRooms at most (ErrTooManyRooms).
+func (rs *Rooms) Create(host Entrant, sink Sink, cfg RoomConfig) (*Room, Snapshot, error) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.create(host, sink, cfg)
+}
+
+func (rs *Rooms) create(host Entrant, sink Sink, cfg RoomConfig) (*Room, Snapshot, error) {
+	cfg, err := cfg.normalize()
+	if err != nil {
+		return nil, Snapshot{}, err
+	}
+	for _, r := range rs.rooms {
+		if r.Host() == host.ID {
+			return nil, Snapshot{}, fmt.Errorf("%w (%s)", ErrAlreadyHosting, r.code)
+		}
+	}
+	if len(rs.rooms) >= rs.cfg.MaxRooms {
+		return nil, Snapshot{}, ErrTooManyRooms
+	}
+	code, err := newCode(rs.cfg.Rand, func(c string) bool { return rs.byCode(c) != nil })
+	if err != nil {
+		return nil, Snapshot{}, fmt.Errorf("lobby: create room: %w", err)
+	}
+	r := newRoom(code, rs.cfg.Clock, cfg, hooks{onEnd: rs.cfg.OnRaceEnd, onClose: rs.remove})
+	r.host = host.ID
+	snap, err := r.Join(host, sink)
+	if err != nil {
+		return nil, Snapshot{}, fmt.Errorf("lobby: create room: %w", err)
+	}
+	rs.rooms = append(rs.rooms, r)
+	return r, snap, nil
+}
+
+// remove takes a closed room out of the registry.
+func (rs *Rooms) remove(r *Room) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.rooms = slices.DeleteFunc(rs.rooms, func(x *Room) bool { return x == r })
+}
+
+// Room returns the open room with this code (in canonical form), for the
+// server's own use: players go through Find.
+func (rs *Rooms) Room(code string) (*Room, bool) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	r := rs.byCode(code)
+	return r, r != nil
+}
+
+// Hosted returns the open room the player hosts.
+func (rs *Rooms) Hosted(playerID string) (*Room, bool) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	for _, r := range rs.rooms {
+		if r.Host() == playerID {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// Seated returns the open room where the player has a seat (a racer who
+// dropped out of a race keeps theirs until it ends), for a menu's Continue.
+func (rs *Rooms) Seated(playerID string) (*Room, bool) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	for _, r := range rs.rooms {
+		if r.Seated(playerID) {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// Find looks up a room by the code a player typed (ParseCode). A player
+// who typed more than MaxWrongCodes wrong codes within WrongCodeWindow is
+// refused for WrongCodePause (ErrThrottled), whatever the code.
+func (rs *Rooms) Find(playerID, text string) (*Room, error) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	now := rs.cfg.Clock.Now()
+	w := rs.wrong[playerID]
+	if w != nil && now.Before(w.blocked) {
+		return nil, ErrThrottled
+	}
+	code, err := ParseCode(text)
+	var r *Room
+	if err == nil {
+		if r = rs.byCode(code); r == nil {
+			err = fmt.Errorf("%w %s", ErrNoRoom, code)
+		}
+	}
+	if err != nil {
+		rs.wrongCode(playerID, now)
+		return nil, err
+	}
+	return r, nil
+}
+
+// wrongCode counts a wrong code of the player.
+func (rs *Rooms) wrongCode(playerID string, now time.Time) {
+	if len(rs.wrong) > 1024 {
+		for id, w := range rs.wrong {
+			if now.After(w.blocked) && (len(w.times) == 0 || now.Sub(w.times[len(w.times)-1]) >= WrongCodeWindow) {
+				delete(rs.wrong, id)
+			}
+		}
+	}
+	w := rs.wrong[playerID]
+	if w == nil {
+		w = &wrongCodes{}
+		rs.wrong[playerID] = w
+	}
+	w.times = slices.DeleteFunc(w.times, func(t time.Time) bool { return now.Sub(t) >= WrongCodeWindow })
+	w.times = append(w.times, now)
+	if len(w.times) >= MaxWrongCodes {
+		w.blocked = now.Add(WrongCodePause)
+		w.times = w.times[:0]
+	}
+}
+
+// QuickMatch puts the player in the oldest public room waiting for players
+// of cfg's rules with a seat free, or in a new public room of cfg (which
+// the player then hosts). created says which. cfg.Deal is only used for a
+// new room; since finding a winnable deal can take the solver a while, a
+// caller may try QuickJoin first and solve a deal only when it finds no
+// room.
+func (rs *Rooms) QuickMatch(p Entrant, sink Sink, cfg RoomConfig) (r *Room, snap Snapshot, created bool, err error) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if r, snap, err := rs.quickJoin(p, sink, cfg.Rules.ID()); err == nil {
+		return r, snap, false, nil
+	}
+	cfg.Public = true
+	r, snap, err = rs.create(p, sink, cfg)
+	return r, snap, err == nil, err
+}
+
+// QuickJoin is the first half of QuickMatch: it puts the player in the
+// oldest public room waiting for players of these rules with a seat free,
+// or reports ErrNoRoom.
+func (rs *Rooms) QuickJoin(p Entrant, sink Sink, rulesID string) (*Room, Snapshot, error) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.quickJoin(p, sink, rulesID)
+}
+
+func (rs *Rooms) quickJoin(p Entrant, sink Sink, rulesID string) (*Room, Snapshot, error) {
+	for _, r := range rs.rooms {
+		if !r.waitingFor(rulesID) {
+			continue
+		}
+		if snap, err := r.Join(p, sink); err == nil {
+			return r, snap, nil
+		}
+	}
+	return nil, Snapshot{}, fmt.Errorf("%w waiting for players of these rules", ErrNoRoom)
+}
+
+// Public lists the open public rooms, oldest first.
+func (rs *Rooms) Public() []RoomInfo {
+	rs.mu.Lock()
+	rooms := slices.Clone(rs.rooms)
+	rs.mu.Unlock()
+	var list []RoomInfo
+	for _, r := range rooms {
+		s := r.Snapshot()
+		if !s.Public || s.Phase == PhaseClosed {
+			continue
+		}
+		info := RoomInfo{Code: s.Code, RulesID: s.RulesID, RulesTitle: s.RulesTitle, Phase: s.Phase,
+			MaxPlayers: s.MaxPlayers, Spectators: s.Spectators, TimeLimit: s.TimeLimit,
+			TimeLimitS: int(s.TimeLimit / time.Second), Created: r.created}
+		for _, m := range s.Members {
+			if m.Present {
+				info.Players++
+			}
+			if m.Host {
+				info.Host = m.Name
+			}
+		}
+		list = append(list, info)
+	}
+	return list
+}
+
+// Close closes the room with this code (an admin's doing): ErrNoRoom when
+// there is none.
+func (rs *Rooms) Close(code, reason string) error {
+	r, ok := rs.Room(code)
+	if !ok {
+		return fmt.Errorf("%w %s", ErrNoRoom, code)
+	}
+	r.Close(reason)
+	return nil
+}
+
+// CloseAll closes every room, for a server shutting down.
+func (rs *Rooms) CloseAll(reason string) {
+	rs.mu.Lock()
+	rooms := slices.Clone(rs.rooms)
+	rs.mu.Unlock()
+	for _, r := range rooms {
+		r.Close(reason)
+	}
+}

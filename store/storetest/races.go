@@ -1,0 +1,334 @@
+package storetest
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"pyramid/rating"
+	"pyramid/store"
+)
+
+// The race tests, run as one entry of the suite.
+func testRaces(t *testing.T, e *env) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, e *env)
+	}{
+		{"RecordAndRead", testRaceRecordAndRead},
+		{"Idempotent", testRaceIdempotent},
+		{"Invalid", testRaceInvalid},
+		{"TiesAndGuests", testRaceTiesAndGuests},
+		{"TopRatings", testRaceTopRatings},
+		{"ConcurrentRatings", testRaceConcurrentRatings},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// One store for all: each subtest makes players of its own.
+			sub := *e
+			sub.t = t
+			tt.fn(t, &sub)
+		})
+	}
+}
+
+// prefix starts the names of the players and the keys of the races a race
+// subtest makes, so that subtests sharing a store keep apart.
+func (e *env) prefix() string { return e.t.Name() + "/" }
+
+// racer creates a player for a race test, named uniquely within the store.
+func (e *env) racer(name string) store.Player { return e.player(e.prefix() + name) }
+
+// newRace is a race started now, ended 5 minutes later, with placings for
+// players in that order, places 1, 2, 3, …
+func (e *env) newRace(key string, players ...store.Player) store.NewRace {
+	nr := store.NewRace{Key: e.prefix() + key, Code: "KDXW", RulesID: "classic", DealNumber: 42,
+		Started: e.clock.Now(), Ended: e.clock.Now().Add(5 * time.Minute), Racers: len(players)}
+	for i, p := range players {
+		nr.Placings = append(nr.Placings, store.RacePlacing{PlayerID: p.ID, Place: i + 1,
+			Removed: 28 - 3*i, Moves: 40 + i, Time: time.Duration(100+10*i) * time.Second})
+	}
+	nr.Placings[0].Cleared = true
+	return nr
+}
+
+// model is the rating model the store is expected to use.
+func model() rating.Model {
+	m := rating.Default()
+	m.Tau = rating.SuggestedTau
+	return m
+}
+
+func nearly(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func testRaceRecordAndRead(t *testing.T, e *env) {
+	a, b, c := e.racer("alice"), e.racer("bob"), e.racer("carol")
+	empty, err := e.s.RaceRecord(e.ctx, a.ID, "classic")
+	if err != nil || empty.Races != 0 || empty.Rating.Races != 0 || !nearly(empty.Rating.Mu, rating.DefaultMu) {
+		t.Errorf("record before racing: %+v, %v", empty, err)
+	}
+	g := e.game(a, "classic", 42)
+	nr := e.newRace("one", a, b, c)
+	nr.Placings[0].GameID = g.ID
+	id, err := e.s.RecordRace(e.ctx, nr)
+	if err != nil {
+		t.Fatalf("RecordRace: %v", err)
+	}
+	race, err := e.s.Race(e.ctx, id)
+	if err != nil {
+		t.Fatalf("Race: %v", err)
+	}
+	if race.Code != "KDXW" || race.RulesID != "classic" || race.DealNumber != 42 || race.Racers != 3 ||
+		!race.Started.Equal(start) || !race.Ended.Equal(start.Add(5*time.Minute)) || len(race.Placings) != 3 {
+		t.Fatalf("race %+v", race)
+	}
+	d := model().New()
+	want, _ := model().Rate([]rating.Rating{d, d, d}, []int{1, 2, 3})
+	for i, p := range race.Placings {
+		np := nr.Placings[i]
+		if p.PlayerID != np.PlayerID || p.PlayerName != e.prefix()+[]string{"alice", "bob", "carol"}[i] || p.Place != np.Place ||
+			p.Cleared != np.Cleared || p.Removed != np.Removed || p.Moves != np.Moves || p.Time != np.Time || p.GameID != np.GameID {
+			t.Errorf("placing %d: got %+v, want %+v", i+1, p, np)
+		}
+		if !nearly(p.Rating.Mu, want[i].Mu) || !nearly(p.Rating.Sigma, want[i].Sigma) || !nearly(p.Rating.Ordinal, want[i].Ordinal()) {
+			t.Errorf("placing %d rating %+v, want %v", i+1, p.Rating, want[i])
+		}
+	}
+	rec, err := e.s.RaceRecord(e.ctx, a.ID, "classic")
+	if err != nil || rec.Races != 1 || rec.Wins != 1 || rec.Podiums != 1 || rec.Rating.Races != 1 ||
+		!nearly(rec.Rating.Mu, want[0].Mu) {
+		t.Errorf("alice's record %+v, %v", rec, err)
+	}
+	// A second race in other rules, where carol wins.
+	nr2 := e.newRace("two", c, a)
+	nr2.RulesID = "double"
+	if _, err := e.s.RecordRace(e.ctx, nr2); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := e.s.RaceRecords(e.ctx, c.ID)
+	if err != nil || len(recs) != 2 || recs[0].RulesID != "classic" || recs[1].RulesID != "double" ||
+		recs[0].Wins != 0 || recs[0].Podiums != 1 || recs[1].Wins != 1 {
+		t.Errorf("carol's records %+v, %v", recs, err)
+	}
+	if _, err := e.s.Race(e.ctx, id+1000); err == nil {
+		t.Error("Race of an unknown ID: no error")
+	}
+	wantErr(t, "Race of an unknown ID", func() error { _, err := e.s.Race(e.ctx, id+1000); return err }(), store.ErrNotFound)
+}
+
+func testRaceIdempotent(t *testing.T, e *env) {
+	a, b := e.racer("alice"), e.racer("bob")
+	nr := e.newRace("once", a, b)
+	id, err := e.s.RecordRace(e.ctx, nr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := e.s.RecordRace(e.ctx, nr)
+	if err != nil || again != id {
+		t.Fatalf("second RecordRace = %d, %v; want %d", again, err, id)
+	}
+	rec, _ := e.s.RaceRecord(e.ctx, a.ID, "classic")
+	if rec.Races != 1 || rec.Rating.Races != 1 {
+		t.Errorf("after a retry: %+v", rec)
+	}
+}
+
+func testRaceInvalid(t *testing.T, e *env) {
+	a, b := e.racer("alice"), e.racer("bob")
+	bobsGame := e.game(b, "classic", 42)
+	tests := []struct {
+		name string
+		edit func(nr *store.NewRace)
+	}{
+		{"no key", func(nr *store.NewRace) { nr.Key = "" }},
+		{"no rules", func(nr *store.NewRace) { nr.RulesID = "" }},
+		{"no placings", func(nr *store.NewRace) { nr.Placings = nil }},
+		{"nine racers", func(nr *store.NewRace) { nr.Racers = 9 }},
+		{"fewer racers than placings", func(nr *store.NewRace) { nr.Racers = 1 }},
+		{"twice the same player", func(nr *store.NewRace) { nr.Placings[1].PlayerID = a.ID }},
+		{"place 0", func(nr *store.NewRace) { nr.Placings[0].Place = 0 }},
+		{"place past the racers", func(nr *store.NewRace) { nr.Placings[1].Place = 3 }},
+		{"negative removed", func(nr *store.NewRace) { nr.Placings[1].Removed = -1 }},
+		{"ends before it starts", func(nr *store.NewRace) { nr.Ended = nr.Started.Add(-time.Second) }},
+		{"another player's game", func(nr *store.NewRace) { nr.Placings[0].GameID = bobsGame.ID }},
+		{"a game of other rules", func(nr *store.NewRace) { nr.RulesID = "double"; nr.Placings[1].GameID = bobsGame.ID }},
+		{"an unknown game", func(nr *store.NewRace) { nr.Placings[0].GameID = bobsGame.ID + 1000 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nr := e.newRace("bad", a, b)
+			tt.edit(&nr)
+			_, err := e.s.RecordRace(e.ctx, nr)
+			wantErr(t, "RecordRace", err, store.ErrInvalid)
+		})
+	}
+	rec, err := e.s.RaceRecord(e.ctx, a.ID, "classic")
+	if err != nil || rec.Races != 0 || rec.Rating.Races != 0 {
+		t.Errorf("refused races left a trace: %+v, %v", rec, err)
+	}
+}
+
+func testRaceTiesAndGuests(t *testing.T, e *env) {
+	a, b, c := e.racer("alice"), e.racer("bob"), e.racer("carol")
+	// Alice and bob tie for first; a guest was third; carol fourth.
+	nr := e.newRace("tie", a, b, c)
+	nr.Racers = 4
+	nr.Placings[1].Place = 1
+	nr.Placings[2].Place = 4
+	if _, err := e.s.RecordRace(e.ctx, nr); err != nil {
+		t.Fatal(err)
+	}
+	ra, _ := e.s.RaceRecord(e.ctx, a.ID, "classic")
+	rb, _ := e.s.RaceRecord(e.ctx, b.ID, "classic")
+	rc, _ := e.s.RaceRecord(e.ctx, c.ID, "classic")
+	if ra.Wins != 1 || rb.Wins != 1 || rc.Podiums != 0 {
+		t.Errorf("records %+v %+v %+v", ra, rb, rc)
+	}
+	if !nearly(ra.Rating.Mu, rb.Rating.Mu) || ra.Rating.Mu <= rating.DefaultMu || rc.Rating.Mu >= rating.DefaultMu {
+		t.Errorf("ratings %+v %+v %+v", ra.Rating, rb.Rating, rc.Rating)
+	}
+	// A race with one registered player (the rest guests) is stored, not
+	// rated.
+	d := e.racer("dave")
+	solo := e.newRace("solo", d)
+	solo.Racers = 3
+	id, err := e.s.RecordRace(e.ctx, solo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	race, _ := e.s.Race(e.ctx, id)
+	rd, _ := e.s.RaceRecord(e.ctx, d.ID, "classic")
+	if len(race.Placings) != 1 || race.Placings[0].Rating != (store.Rating{}) || rd.Races != 1 || rd.Wins != 1 || rd.Rating.Races != 0 {
+		t.Errorf("solo race %+v, record %+v", race, rd)
+	}
+}
+
+func testRaceTopRatings(t *testing.T, e *env) {
+	a, b, c, x := e.racer("alice"), e.racer("bob"), e.racer("carol"), e.racer("xavier")
+	for i := range 3 {
+		if _, err := e.s.RecordRace(e.ctx, e.newRace(fmt.Sprint("top", i), a, b, c, x)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := e.newRace("other", c, a)
+	other.RulesID = "double"
+	if _, err := e.s.RecordRace(e.ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.s.SetBanned(e.ctx, x.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	top, err := e.s.TopRatings(e.ctx, "classic", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Other subtests' players are in the store too: keep this one's.
+	var got []store.RatingEntry
+	for _, en := range top {
+		if en.PlayerID == a.ID || en.PlayerID == b.ID || en.PlayerID == c.ID || en.PlayerID == x.ID {
+			got = append(got, en)
+		}
+	}
+	if len(got) != 3 || got[0].PlayerID != a.ID || got[1].PlayerID != b.ID || got[2].PlayerID != c.ID {
+		t.Fatalf("top %+v", got)
+	}
+	if got[0].Wins != 3 || got[0].Races != 3 || got[0].PlayerName != a.Name || !(got[0].Ordinal > got[1].Ordinal) ||
+		!nearly(got[0].Ordinal, got[0].Mu-3*got[0].Sigma) || !(got[0].Rank < got[1].Rank) {
+		t.Errorf("first line %+v", got[0])
+	}
+	if two, _ := e.s.TopRatings(e.ctx, "classic", 2); len(two) != 2 {
+		t.Errorf("limit 2: %d lines", len(two))
+	}
+	dbl, _ := e.s.TopRatings(e.ctx, "double", 0)
+	found := 0
+	for _, en := range dbl {
+		if en.PlayerID == c.ID || en.PlayerID == a.ID {
+			found++
+		}
+	}
+	if found != 2 {
+		t.Errorf("double top %+v", dbl)
+	}
+}
+
+// testRaceConcurrentRatings records races that share a player at the same
+// time: no rating update may be lost.
+func testRaceConcurrentRatings(t *testing.T, e *env) {
+	hub := e.racer("hub")
+	const n = 6
+	others := make([]store.Player, n)
+	for i := range others {
+		others[i] = e.racer(fmt.Sprint("p", i))
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	ids := make([]int64, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			nr := e.newRace(fmt.Sprint("con", i), hub, others[i])
+			if i%2 == 1 {
+				nr = e.newRace(fmt.Sprint("con", i), others[i], hub)
+			}
+			id, err := e.s.RecordRace(e.ctx, nr)
+			if err != nil {
+				errs <- err
+			}
+			ids[i] = id
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	rec, err := e.s.RaceRecord(e.ctx, hub.ID, "classic")
+	if err != nil || rec.Races != n || rec.Rating.Races != n || rec.Wins != n/2 {
+		t.Errorf("hub's record %+v, %v", rec, err)
+	}
+	// The races were rated one after the other: the hub's σ shrinks with
+	// each, so ordering the hub's ratings after each race by σ gives the
+	// order they were rated in, and replaying them in that order from a new
+	// rating must give every one of them. A lost update shows as two races
+	// rated from the same rating.
+	type step struct {
+		won   bool
+		after store.Rating
+	}
+	var steps []step
+	for _, id := range ids {
+		race, err := e.s.Race(e.ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range race.Placings {
+			if p.PlayerID == hub.ID {
+				steps = append(steps, step{won: p.Place == 1, after: p.Rating})
+			}
+		}
+	}
+	slices.SortFunc(steps, func(a, b step) int { return cmp.Compare(b.after.Sigma, a.after.Sigma) })
+	cur := model().New()
+	for i, st := range steps {
+		ranks := []int{2, 1}
+		if st.won {
+			ranks = []int{1, 2}
+		}
+		got, err := model().Rate([]rating.Rating{cur, model().New()}, ranks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur = got[0]
+		if !nearly(cur.Mu, st.after.Mu) || !nearly(cur.Sigma, st.after.Sigma) {
+			t.Fatalf("race %d in rating order: hub rated %+v, want %v (a lost update)", i+1, st.after, cur)
+		}
+	}
+	if !nearly(rec.Rating.Mu, cur.Mu) {
+		t.Errorf("hub's rating %+v, want %v", rec.Rating, cur)
+	}
+}
