@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/log"
@@ -173,4 +174,43 @@ func (a *account) Redeem(ctx context.Context, code string) (string, error) {
 		a.log.Info("key linked", "key", a.key, "player", p.ID)
 	}
 	return name, nil
+}
+
+// Why a key is not unlinked, in the words the unlink command (and a menu's
+// key list) uses.
+const (
+	unlinkOwnKey   = "that is the key of this session: connect with another of your keys to unlink it"
+	unlinkNotYours = "that is not one of your keys (whoami lists them)"
+	unlinkFailed   = "the server could not unlink the key now, try again"
+)
+
+// fingerprintPrefix starts every key fingerprint the server shows.
+const fingerprintPrefix = "SHA256:"
+
+// Unlink removes one of the player's keys, by fingerprint (the "SHA256:"
+// may be left off), and returns it in full. The session's own key is
+// refused: the player would lock themself out of the session they are in.
+func (a *account) Unlink(ctx context.Context, player, fingerprint string) (string, error) {
+	fp := fingerprint
+	if !strings.HasPrefix(fp, fingerprintPrefix) {
+		fp = fingerprintPrefix + fp
+	}
+	if fp == a.key {
+		return "", &refusal{words: unlinkOwnKey}
+	}
+	switch err := a.st.UnlinkKey(ctx, player, fp); {
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrLastKey):
+		// The last key is the session's own, so ErrLastKey cannot
+		// happen; were it another's, it would not be this player's.
+		return "", &refusal{words: unlinkNotYours, cause: err}
+	case err != nil:
+		if a.log != nil {
+			a.log.Error("unlink failed", "key", fp, "player", player, "err", err)
+		}
+		return "", &refusal{words: unlinkFailed, cause: err}
+	}
+	if a.log != nil {
+		a.log.Info("key unlinked", "by", a.key, "key", fp, "player", player)
+	}
+	return fp, nil
 }

@@ -1,13 +1,9 @@
 package arcade
 
 import (
-	"errors"
 	"flag"
 	"fmt"
-	"strings"
 	"time"
-
-	"pyramid/store"
 )
 
 // renameTo changes a player's name, telling why a name is refused.
@@ -78,11 +74,8 @@ func (c *call) redeem() int {
 	return 0
 }
 
-// fingerprintPrefix starts every key fingerprint the server shows.
-const fingerprintPrefix = "SHA256:"
-
-// unlink removes one of the player's keys, never the session's own: a
-// player would lock themself out of the session they are typing in.
+// unlink removes one of the player's keys, never the session's own,
+// through the account adapter: one place for the words.
 func (c *call) unlink() int {
 	args, code, ok := c.flags(1, func(*flag.FlagSet) {})
 	if !ok {
@@ -91,24 +84,12 @@ func (c *call) unlink() int {
 	if len(args) != 1 {
 		return c.usageErr("unlink needs a key's fingerprint (whoami lists your keys)")
 	}
-	fp := args[0]
-	if !strings.HasPrefix(fp, fingerprintPrefix) {
-		fp = fingerprintPrefix + fp
-	}
-	if fp == c.s.Identity {
-		return c.fail("that is the key of this session: connect with another of your keys to unlink it")
-	}
 	ctx, cancel := c.timeout()
 	defer cancel()
-	switch err := c.a.cfg.Store.UnlinkKey(ctx, c.player, fp); {
-	case errors.Is(err, store.ErrNotFound):
-		return c.fail(fmt.Sprintf("%s is not one of your keys (whoami lists them)", word(fp)))
-	case errors.Is(err, store.ErrLastKey):
-		return c.fail("that is your only key") // cannot happen: it would be this session's
-	case err != nil:
-		return c.storeErr("unlink", err)
+	fp, err := c.account().Unlink(ctx, c.player, args[0])
+	if err != nil {
+		return c.fail(err.Error())
 	}
-	c.a.cfg.Logger.Info("key unlinked", "by", c.s.Identity, "key", fp, "player", c.player)
 	fmt.Fprintf(c.stdout, "unlinked %s: that key no longer plays as %s\n", fp, c.name)
 	return 0
 }

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"pyramid/server/sshtest"
+)
+
+// TestE2EAccountCommands drives the account commands over SSH on both
+// databases: look-alike names are refused (playtest E4), a code tried by
+// the key that made it stays good (E1), whoami lists the keys and unlink
+// removes one but never the session's own (E3), and help hides the admin
+// commands (F3).
+func TestE2EAccountCommands(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ts := startServer(t, be.url(t))
+		aliceKey, bobKey, laptopKey := sshtest.NewKey(t), sshtest.NewKey(t), sshtest.NewKey(t)
+		alice, bob, laptop := ts.user(aliceKey), ts.user(bobKey), ts.user(laptopKey)
+		runOK(t, alice, "name redevil")
+		runOK(t, bob, "whoami")
+		for _, name := range []string{"r\u0435devil", "REDEVIL", "redevi1"} {
+			if out, errOut, status := bob.exec(t, "name "+name); status != 1 || out != "" || !strings.Contains(errOut, "taken") {
+				t.Errorf("name %q: exit %d, %q %q; want it refused as taken", name, status, out, errOut)
+			}
+		}
+
+		if out := runOK(t, alice, "help"); strings.Contains(out, "ban NAME") || !strings.Contains(out, "unlink") {
+			t.Errorf("help for a player:\n%s", out)
+		}
+
+		fields := strings.Fields(runOK(t, alice, "link"))
+		code := strings.TrimSuffix(fields[2], ",")
+		if out, errOut, status := alice.exec(t, "link "+code); status != 1 || out != "" || !strings.Contains(errOut, "already") {
+			t.Errorf("own code: exit %d, %q %q", status, out, errOut)
+		}
+		if out := runOK(t, laptop, "link "+code); !strings.Contains(out, "now plays as redevil") {
+			t.Errorf("the code after its own key's try: %q", out)
+		}
+		laptopFP := gossh.FingerprintSHA256(laptopKey.PublicKey())
+		aliceFP := gossh.FingerprintSHA256(aliceKey.PublicKey())
+		if out := runOK(t, alice, "whoami"); !strings.Contains(out, laptopFP) || !strings.Contains(out, aliceFP) {
+			t.Errorf("whoami does not list both keys:\n%s", out)
+		}
+		if _, errOut, status := laptop.exec(t, "unlink "+laptopFP); status != 1 || !strings.Contains(errOut, "key of this session") {
+			t.Errorf("unlink own key: exit %d, %q", status, errOut)
+		}
+		if out := runOK(t, alice, "unlink "+laptopFP); !strings.Contains(out, "unlinked "+laptopFP) {
+			t.Errorf("unlink: %q", out)
+		}
+		if out := runOK(t, laptop, "whoami"); strings.Contains(out, "redevil") {
+			t.Errorf("the unlinked key still plays as redevil:\n%s", out)
+		}
+	})
+}
