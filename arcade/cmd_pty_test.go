@@ -16,7 +16,6 @@ import (
 // TestCommandWordsWithATerminal: ssh -t HOST help runs the command (playtest
 // F2), over a real SSH session with a PTY, and ends with its status.
 func TestCommandWordsWithATerminal(t *testing.T) {
-	t.Skip("needs server/handler.go to ask App.IsCommand before starting the program on a PTY session (the cmds branch's report has the patch); delete this line with it")
 	f := newFixture(t)
 	srv, err := server.New(server.Config{HostKeyPath: t.TempDir() + "/host_ed25519", Logger: log.New(&bytes.Buffer{})}, f.app)
 	if err != nil {

@@ -61,7 +61,7 @@ func (s *Server) handle(sess ssh.Session) {
 	s.log.Info(fmt.Sprintf("session start user=%q client=%q term=%q args=%q", cut(info.User), cut(info.ClientVersion), cut(info.Term), cutAll(info.Args)),
 		"session", st.id, "remote", st.cs.remote, "identity", identityForLog(info), "pty", info.PTY, "size", fmt.Sprintf("%dx%d", info.Width, info.Height))
 
-	if info.PTY {
+	if info.PTY && !s.isCommand(info) {
 		status = s.runProgram(sess, st, info)
 	} else {
 		status = s.runExec(sess, st, info)
@@ -145,4 +145,18 @@ func cutAll(words []string) []string {
 		out[i] = cut(w)
 	}
 	return out
+}
+
+// Commander is an App whose plain-text commands also run on a session
+// with a terminal (ssh -t HOST help): IsCommand tells a command's words
+// from a deep link.
+type Commander interface {
+	IsCommand(args []string) bool
+}
+
+// isCommand reports whether a session with a terminal asked for a
+// plain-text command rather than the program.
+func (s *Server) isCommand(info *Session) bool {
+	c, ok := s.app.(Commander)
+	return ok && c.IsCommand(info.Args)
 }
