@@ -100,14 +100,16 @@ func (s Status) Finished() bool { return s.Valid() && s != StatusPlaying }
 // Limits on what a game may hold, far above any real game and well below
 // what would hurt the database.
 const (
-	MaxMoves      = 4096    // entries in the move log, and in the redo stack
-	MaxMoveLen    = 16      // bytes in one move in notation
-	MaxDealText   = 4096    // bytes of deal text
-	MaxIDLen      = 128     // bytes of a rules ID, owner token or player ID
-	MaxListLimit  = 100     // games per page of ListGames
-	MaxBoardLimit = 100     // entries of a leaderboard
-	MaxAssists    = 1 << 20 // hints, or undos, counted in one game
+	MaxMoves      = 4096 // entries in the move log, and in the redo stack
+	MaxMoveLen    = 16   // bytes in one move in notation
+	MaxDealText   = 4096 // bytes of deal text
+	MaxIDLen      = 128  // bytes of a rules ID, owner token or player ID
+	MaxListLimit  = 100  // games per page of ListGames
+	MaxBoardLimit = 100  // entries of a leaderboard
 )
+
+// MaxAssists is the most hints, or undos, counted in one game.
+const MaxAssists = 1 << 20
 
 // DateFormat is the layout of a daily deal's date: its UTC calendar day.
 const DateFormat = "2006-01-02"
