@@ -108,9 +108,6 @@ const (
 	MaxBoardLimit = 100  // entries of a leaderboard
 )
 
-// MaxAssists is the most hints, or undos, counted in one game.
-const MaxAssists = 1 << 20
-
 // DateFormat is the layout of a daily deal's date: its UTC calendar day.
 const DateFormat = "2006-01-02"
 
@@ -157,6 +154,9 @@ type State struct {
 
 // Assisted reports whether the game used hints or undo.
 func (s State) Assisted() bool { return s.Hints > 0 || s.Undos > 0 }
+
+// MaxAssists is the most hints, or undos, counted in one game.
+const MaxAssists = 1 << 20
 
 // NewGame is what it takes to start a game.
 type NewGame struct {
