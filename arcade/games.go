@@ -91,8 +91,8 @@ func (g *games) SaveRecord(ctx context.Context, player string, sg tui.SavedGame)
 		Status:  finalStatus(replayed, sg),
 		Removed: replayed.Removed(),
 		Elapsed: sg.Played,
-		Hints:   max(sg.Hints, 0),
-		Undos:   max(sg.Undos, 0),
+		Hints:   min(max(sg.Hints, 0), store.MaxAssists),
+		Undos:   min(max(sg.Undos, 0), store.MaxAssists),
 		Watched: sg.Watched,
 	}
 	id := int64(0)

@@ -18,27 +18,32 @@ import (
 const abandonedReason = "your game was abandoned from another session"
 
 // seen is what one session knows of the games it created: which are
-// practice. The zero value is ready.
+// practice (replays of a daily deal, a few a day at most, so the set stays
+// small). The zero value is ready.
 type seen struct {
 	mu       sync.Mutex
-	practice map[int64]bool // game ID → practice
+	practice map[int64]struct{}
 }
 
 // created notes a game this session created.
 func (s *seen) created(g store.Game) {
+	if !g.Practice {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.practice == nil {
-		s.practice = map[int64]bool{}
+		s.practice = map[int64]struct{}{}
 	}
-	s.practice[g.ID] = g.Practice
+	s.practice[g.ID] = struct{}{}
 }
 
 // isPractice reports whether the game, created here, is a practice game.
 func (s *seen) isPractice(id int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.practice[id]
+	_, ok := s.practice[id]
+	return ok
 }
 
 // replayLine replays a record. When the position is not over but redoing

@@ -163,6 +163,9 @@ type State struct {
 // Assisted reports whether the game used hints or undo.
 func (s State) Assisted() bool { return s.Hints > 0 || s.Undos > 0 }
 
+// MaxAssists is the most hints, or undos, counted in one game.
+const MaxAssists = 1 << 20
+
 // NewGame is what it takes to start a game.
 type NewGame struct {
 	PlayerID   string

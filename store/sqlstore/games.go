@@ -50,6 +50,9 @@ func checkState(st store.State) error {
 	if st.Removed < 0 || st.Elapsed < 0 || st.Hints < 0 || st.Undos < 0 {
 		return fmt.Errorf("%w: negative removed, elapsed, hints or undos", store.ErrInvalid)
 	}
+	if st.Hints > store.MaxAssists || st.Undos > store.MaxAssists {
+		return fmt.Errorf("%w: over %d hints or undos", store.ErrInvalid, store.MaxAssists)
+	}
 	if err := checkMoves("move log", st.Moves); err != nil {
 		return err
 	}

@@ -64,6 +64,7 @@ func testGameAssistance(t *testing.T, e *env) {
 		t.Errorf("after saving 5 undos, not watched: %+v; want 2, 5, still watched", got.State)
 	}
 	wantErr(t, "negative hints", e.s.SaveGame(e.ctx, g.ID, "session-A", store.State{Status: store.StatusPlaying, Hints: -1}), store.ErrInvalid)
+	wantErr(t, "too many undos", e.s.SaveGame(e.ctx, g.ID, "session-A", store.State{Status: store.StatusPlaying, Undos: store.MaxAssists + 1}), store.ErrInvalid)
 }
 
 // testGameInProgress: the one unfinished game of a rules ID, whatever its
