@@ -31,6 +31,7 @@ fuzz:
 
 golden:
 	$(GO) test -count=1 ./engine/ -args -update
+	$(GO) test -count=1 ./tui/ -args -update
 
 .PHONY: crash
 # crash: SIGKILL the real server mid-game, 40 times per database (PostgreSQL

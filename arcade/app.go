@@ -143,7 +143,7 @@ func sessionToken() string {
 // translate maps the server's messages to the tui's.
 func translate(msg tea.Msg) tea.Msg {
 	if _, ok := msg.(server.ShutdownMsg); ok {
-		return tui.ShutdownMsg{Text: "the server is restarting: your game is saved, reconnect in a moment"}
+		return tui.ShutdownMsg{Text: "the server is restarting; reconnect in a moment"}
 	}
 	return msg
 }

@@ -719,14 +719,21 @@ func (g *Game) Available(p Place) bool {
 // overlap cover rule, a pyramid card half covered by a single free card
 // that it makes 13 with (the two may be removed together).
 func (g *Game) Selectable(p Place) bool {
-	if g.Available(p) {
-		return true
+	if !p.IsPyramid() {
+		return g.Available(p)
 	}
-	if g.rules.Cover != CoverOverlap || !p.IsPyramid() || int(p) >= g.nPyr || g.removed.has(int(p)) {
+	// The pyramid's cases are decided here, without building the errors
+	// resolve explains a refusal with: screens ask about every slot
+	// after every move.
+	s := int(p)
+	if s >= g.nPyr || g.removed.has(s) {
 		return false
 	}
-	c := g.coverers[p]
-	if c[0] < 0 {
+	if g.slotFree(s) {
+		return true
+	}
+	c := g.coverers[s]
+	if g.rules.Cover != CoverOverlap || c[0] < 0 {
 		return false
 	}
 	left, right := !g.removed.has(int(c[0])), !g.removed.has(int(c[1]))
@@ -737,5 +744,5 @@ func (g *Game) Selectable(p Place) bool {
 	if right {
 		single = int(c[1])
 	}
-	return g.slotFree(single) && g.cards[p].Rank()+g.cards[single].Rank() == 13
+	return g.slotFree(single) && g.cards[s].Rank()+g.cards[single].Rank() == 13
 }

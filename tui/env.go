@@ -36,6 +36,10 @@ type env struct {
 	// watchStep is the time between two moves when the watch screen
 	// plays the solver's line by itself (watchStep; tests shorten it).
 	watchStep time.Duration
+	// saveStop ends when a shutdown stops the save in flight
+	// (stopSaves).
+	saveStop  context.Context
+	stopSaves context.CancelFunc
 	// after returns a command that brings msg once d has passed
 	// (tea.Tick; tests replace it).
 	after func(d time.Duration, msg tea.Msg) tea.Cmd

@@ -198,23 +198,9 @@ func (k WatchKeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Next, k.Prev, k.Auto, k.Start, k.End, k.Help, k.Back}
 }
 
-// FullHelp is every key of the watch screen.
-func (k WatchKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Next, k.Prev, k.Start, k.End, k.Auto}, {k.Help, k.Back, k.Redraw, k.Quit}}
-}
-
 // watchBarDrop is the order in which the watch screen's bar gives items
 // up when the window is narrow.
 var watchBarDrop = [...]uint8{3, 4, 2, 1, 0, 5, 6}
-
-// FullHelp is every key, in columns.
-func (k TableKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.Up, k.Down, k.Left, k.Right, k.Select, k.Cancel},
-		{k.Draw, k.Undo, k.Redo, k.Hint, k.Prompt},
-		{k.New, k.Help, k.Back, k.Redraw, k.Quit},
-	}
-}
 
 // MenuKeyMap is the key map of the menu and its forms.
 type MenuKeyMap struct {
@@ -268,11 +254,6 @@ func newMenuKeyMap(g *glyphs) MenuKeyMap {
 // ShortHelp is the menu's help bar.
 func (k MenuKeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Up, k.Left, k.Select, k.Help, k.Back}
-}
-
-// FullHelp is every menu key.
-func (k MenuKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.Left, k.Right}, {k.Select, k.Back, k.Help, k.Quit}}
 }
 
 // helpBar renders a key map's short help with the session's styles and

@@ -183,14 +183,8 @@ func (m *menuScreen) show(showing bool) {
 	}
 }
 
-// SetContinue sets what Continue returns to ("" removes the item) and
+// setContinue sets what Continue returns to ("" removes the item) and
 // puts the cursor on it.
-func (m *menuScreen) SetContinue(desc string) {
-	m.setContinue(desc)
-	return
-}
-
-// setContinue is SetContinue in place.
 func (m *menuScreen) setContinue(desc string) {
 	had := m.cont != ""
 	m.cont = desc
@@ -200,18 +194,6 @@ func (m *menuScreen) setContinue(desc string) {
 	} else if desc == "" && had && m.cur > 0 {
 		m.cur--
 	}
-}
-
-// SetName sets the player's display name the menu shows.
-func (m *menuScreen) SetName(name string) {
-	m.name = name
-	return
-}
-
-// SetRules sets the rules forms start from.
-func (m *menuScreen) SetRules(r engine.Rules) {
-	m.rules = r
-	return
 }
 
 // unicode reports whether the session is to draw with Unicode glyphs:

@@ -87,6 +87,9 @@ func New(d Deps) *Model {
 	if e.ctx == nil {
 		e.ctx = context.Background()
 	}
+	// Saves outlive the session's context (see nextSave); only a
+	// shutdown whose time is up stops them.
+	e.saveStop, e.stopSaves = context.WithCancel(context.WithoutCancel(e.ctx))
 	w, h := d.Width, d.Height
 	if w <= 0 || h <= 0 {
 		w, h = 80, 24

@@ -53,6 +53,9 @@ type saveQueue struct {
 	// acked is the number of moves of the table's game the store last
 	// acknowledged, -1 before its first save.
 	acked int
+	// failed says which moves of the table's game a failed save took
+	// back, for the farewell; empty once a save of it succeeds.
+	failed string
 }
 
 // seated resets the queue's view of the table for a new game: token is
@@ -62,6 +65,7 @@ func (q *saveQueue) seated(token int, id string, version, moves int) {
 	q.hold = nil // it showed the game that leaves the table
 	q.saved = version
 	q.acked = -1
+	q.failed = ""
 	if id != "" {
 		q.ids[token] = id
 		q.acked = moves // as stored
@@ -169,9 +173,11 @@ func (m *Model) nextSave() tea.Cmd {
 			sg.Played += now.Sub(ps.since)
 		}
 		// Not cancelled with the session: a move typed just before the
-		// connection dropped is still kept.
+		// connection dropped is still kept. A shutdown whose time is up
+		// stops it (see shutdownDeadline).
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), saveTimeout)
 		defer cancel()
+		defer context.AfterFunc(e.saveStop, cancel)()
 		id, err := games.Save(ctx, player, sg)
 		return savedMsg{token: ps.token, id: id, err: err}
 	}
@@ -197,7 +203,7 @@ func (m *Model) savedReply(msg savedMsg) tea.Cmd {
 		return m.afterSave()
 	}
 	if msg.err != nil {
-		m.saveFailed(msg, done)
+		m.saveFailed(msg)
 		return m.afterSave()
 	}
 	if msg.id != "" {
@@ -205,6 +211,7 @@ func (m *Model) savedReply(msg savedMsg) tea.Cmd {
 	}
 	if msg.token == m.token {
 		q.acked = len(done.game.Record.Moves)
+		q.failed = ""
 		if q.hold != nil && q.hold.token == msg.token && !q.queued(msg.token) {
 			q.hold = nil
 		}
@@ -215,9 +222,17 @@ func (m *Model) savedReply(msg savedMsg) tea.Cmd {
 // saveFailed tells the player that a save failed. For the game on the
 // table the screen goes back to the last stored position: the moves
 // after it are dropped, with the saves still queued for them.
-func (m *Model) saveFailed(msg savedMsg, done pendingSave) {
+func (m *Model) saveFailed(msg savedMsg) {
 	q := &m.saves
 	why := msg.err.Error()
+	// A save that timed out or was stopped may still be written by the
+	// store after all (a database that had the statement keeps it): its
+	// moves are not confirmed, rather than not saved.
+	verdict := ") could not be saved: "
+	if errors.Is(msg.err, context.Canceled) || errors.Is(msg.err, context.DeadlineExceeded) {
+		why = "the store did not answer in time"
+		verdict = ") is not confirmed by the store and may be lost: "
+	}
 	held := q.hold
 	if msg.token != m.token || !m.playing || held == nil || held.token != msg.token {
 		text := clean("not saved: "+why, 200)
@@ -233,7 +248,19 @@ func (m *Model) saveFailed(msg savedMsg, done pendingSave) {
 	}
 	q.dropSaves(msg.token)
 	q.hold = nil
-	lost := len(done.game.Record.Moves) - held.game.MovesMade()
+	// What the screen never showed: the live game's moves past the held
+	// position (or, after undos, just a change).
+	live := m.table().game.Record().Moves
+	lost := len(live) - held.game.MovesMade()
+	if lost > 0 {
+		if lost > 1 {
+			verdict = strings.Replace(verdict, ") is", ") are", 1)
+		}
+		q.failed = plural(lost, "your last move (", "your last "+strconv.Itoa(lost)+" moves (") +
+			strings.Join(live[len(live)-lost:], " ") + verdict + why
+	} else {
+		q.failed = "your last change" + verdict[1:] + why
+	}
 	held.setScheme(m.menu().Scheme)
 	held.wantBefore, held.before = false, nil
 	m.screens[screenTable] = held
@@ -343,15 +370,23 @@ type ending struct {
 	// farewell is the last frame, drawn outside the alternate screen
 	// once the session quits, so that it stays on the player's terminal.
 	farewell string
+	// stopped is set once the save in flight was told to stop.
+	stopped bool
 }
 
-// endingMsg: the time a shutdown may wait for the saves is up.
-type endingMsg struct{}
+// endingMsg: the time a shutdown may wait for the saves is up (final:
+// the time to hear back from a stopped save is up too).
+type endingMsg struct{ final bool }
 
 // shutdownWait is how long a session waits for its saves after
-// ShutdownMsg when the message sets no time: within the server's default
-// grace (10 s, less the second it keeps to close what is left).
-const shutdownWait = 7 * time.Second
+// ShutdownMsg when the message sets no time, and stopWait how long it
+// then waits for the answer of the save it stopped: together within the
+// server's default grace (10 s, less the second it keeps to close what
+// is left).
+const (
+	shutdownWait = 6 * time.Second
+	stopWait     = time.Second
+)
 
 // shutdown ends the session: at once when every save is stored, else
 // once they are or when the time is up, whichever comes first. The
@@ -369,7 +404,7 @@ func (m *Model) shutdown(msg ShutdownMsg) tea.Cmd {
 	if !m.saves.pending() {
 		return m.end()
 	}
-	m.sayAll(sWarn, text+": saving your game"+m.env.gl.ell)
+	m.sayAll(sWarn, text+m.env.gl.sep+"saving your game"+m.env.gl.ell)
 	wait := msg.Wait
 	if wait <= 0 {
 		wait = shutdownWait
@@ -378,10 +413,18 @@ func (m *Model) shutdown(msg ShutdownMsg) tea.Cmd {
 }
 
 // shutdownDeadline ends a shutdown whose saves did not all come back in
-// time: the farewell says which moves the store does not have.
-func (m *Model) shutdownDeadline(endingMsg) tea.Cmd {
+// time. The save in flight is stopped first, so that its answer (a
+// failure, most likely) says for sure what the store has; if even that
+// answer does not come, the farewell says which moves the store has not
+// confirmed.
+func (m *Model) shutdownDeadline(msg endingMsg) tea.Cmd {
 	if m.ending == nil || m.ending.farewell != "" {
 		return nil
+	}
+	if !msg.final && m.saves.inFlight {
+		m.ending.stopped = true
+		stop := m.env.stopSaves
+		return tea.Batch(func() tea.Msg { stop(); return nil }, m.env.after(stopWait, endingMsg{final: true}))
 	}
 	return m.end()
 }
@@ -415,8 +458,11 @@ func (m *Model) savedNote() string {
 		others = others || ps.token != m.token
 	}
 	var left string
+	if q.failed != "" && m.playing {
+		left = " " + string(unicodeUpper(q.failed)) + "."
+	}
 	if others {
-		left = " The game you left before it was not saved in time."
+		left += " The game you left before it is not confirmed by the store."
 	}
 	t := m.table()
 	if !m.playing || !m.env.persist() {
@@ -431,21 +477,21 @@ func (m *Model) savedNote() string {
 	case !unsaved:
 		return "Your game is saved (" + t.title + ", " + strconv.Itoa(n) + plural(n, " move", " moves") + ")." + left
 	case q.acked < 0:
-		return "Your game could not be saved in time: none of its " + strconv.Itoa(n) + plural(n, " move is", " moves are") + " stored." + left
+		return "Your game is not confirmed by the store: its " + strconv.Itoa(n) + plural(n, " move", " moves") + " may be lost." + left
 	case n > q.acked:
 		list := make([]string, 0, n-q.acked)
 		for _, mv := range moves[q.acked:] {
 			list = append(list, mv.String())
 		}
-		what := "move " + strconv.Itoa(q.acked+1) + " (" + list[0] + ") was"
+		what := "move " + strconv.Itoa(q.acked+1) + " (" + list[0] + ") is"
 		if len(list) > 1 {
-			what = "moves " + strconv.Itoa(q.acked+1) + "–" + strconv.Itoa(n) + " (" + strings.Join(list, " ") + ") were"
+			what = "moves " + strconv.Itoa(q.acked+1) + "–" + strconv.Itoa(n) + " (" + strings.Join(list, " ") + ") are"
 		}
-		return "Your game is saved up to move " + strconv.Itoa(q.acked) + ": " + what + " not saved in time." + left
+		return "Your game is saved up to move " + strconv.Itoa(q.acked) + ": " + what + " not confirmed by the store and may be lost." + left
 	case n < q.acked:
-		return "Your game is saved at move " + strconv.Itoa(q.acked) + ": the undo back to move " + strconv.Itoa(n) + " was not saved in time." + left
+		return "Your game is saved at move " + strconv.Itoa(q.acked) + ": the undo back to move " + strconv.Itoa(n) + " is not confirmed by the store." + left
 	}
-	return "Your game is saved at move " + strconv.Itoa(q.acked) + ": your last change was not saved in time." + left
+	return "Your game is saved at move " + strconv.Itoa(q.acked) + ": your last change is not confirmed by the store." + left
 }
 
 // unicodeUpper returns s with its first letter in upper case.

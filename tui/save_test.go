@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,8 @@ type blockingGames struct {
 	fakeGames
 	calls   chan SavedGame
 	answers chan error
+	// deaf makes Save wait for its answer even when its context ends.
+	deaf bool
 }
 
 func newBlockingGames() *blockingGames {
@@ -29,8 +32,17 @@ func newBlockingGames() *blockingGames {
 
 func (b *blockingGames) Save(ctx context.Context, player string, g SavedGame) (string, error) {
 	b.calls <- g
-	if err := <-b.answers; err != nil {
-		return "", err
+	done := ctx.Done()
+	if b.deaf {
+		done = nil
+	}
+	select {
+	case err := <-b.answers:
+		if err != nil {
+			return "", err
+		}
+	case <-done:
+		return "", fmt.Errorf("save: %w", ctx.Err())
 	}
 	return b.fakeGames.Save(ctx, player, g)
 }
@@ -284,5 +296,112 @@ func TestTakenOverWhileHeld(t *testing.T) {
 	d.until("the menu", func() bool { return d.shows("your game continues in another session") })
 	if d.m.saves.hold != nil || d.m.playing {
 		t.Error("the game taken over is still held or on the table")
+	}
+}
+
+func TestShutdownTellsWhatIsSaved(t *testing.T) {
+	tests := []struct {
+		name string
+		// play runs the session up to the shutdown; it returns the wait
+		// the shutdown message gives.
+		play   func(d *asyncDriver, store *blockingGames) time.Duration
+		want   []string
+		stored int // moves in the store at the end, -1 for no game
+	}{
+		{
+			name: "every move stored",
+			play: func(d *asyncDriver, store *blockingGames) time.Duration {
+				d.keys("d")
+				d.nextSave(store)
+				store.answers <- nil
+				d.until("the draw", func() bool { return d.shows("1 move") })
+				return time.Minute
+			},
+			want:   []string{"The server is restarting.", "Your game is saved (Classic · deal 42, 1 move)."},
+			stored: 1,
+		},
+		{
+			name: "a save stopped at the deadline",
+			play: func(d *asyncDriver, store *blockingGames) time.Duration {
+				d.keys("d")
+				d.nextSave(store)
+				store.answers <- nil
+				d.until("the draw", func() bool { return d.shows("1 move") })
+				d.keys("d", "d")
+				d.nextSave(store) // never answered: the shutdown stops it
+				return 50 * time.Millisecond
+			},
+			want: []string{"Your game is saved (Classic · deal 42, 1 move). " +
+				"Your last 2 moves (d d) are not confirmed by the store and may be lost: the store did not answer in time."},
+			stored: 1,
+		},
+		{
+			name: "a save that does not stop",
+			play: func(d *asyncDriver, store *blockingGames) time.Duration {
+				d.keys("d")
+				d.nextSave(store)
+				store.answers <- nil
+				d.until("the draw", func() bool { return d.shows("1 move") })
+				store.deaf = true
+				d.keys("d", "d")
+				d.nextSave(store)
+				return 50 * time.Millisecond
+			},
+			want:   []string{"Your game is saved up to move 1: moves 2–3 (d d) are not confirmed by the store and may be lost."},
+			stored: 1,
+		},
+		{
+			name: "the first save in flight at the deadline",
+			play: func(d *asyncDriver, store *blockingGames) time.Duration {
+				store.deaf = true
+				d.keys("d")
+				d.nextSave(store)
+				return 50 * time.Millisecond
+			},
+			want:   []string{"Your game is not confirmed by the store: its 1 move may be lost."},
+			stored: -1,
+		},
+		{
+			name: "a save that fails",
+			play: func(d *asyncDriver, store *blockingGames) time.Duration {
+				d.keys("d")
+				d.nextSave(store)
+				store.answers <- nil
+				d.until("the draw", func() bool { return d.shows("1 move") })
+				d.keys("d")
+				d.nextSave(store)
+				go func() { store.answers <- errors.New("database is locked") }()
+				return time.Minute
+			},
+			want:   []string{"Your game is saved (Classic · deal 42, 1 move). Your last move (d) could not be saved: database is locked."},
+			stored: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := newBlockingGames()
+			d := newAsyncDriver(t, Deps{Args: []string{"classic", "42"}, Unicode: true, Player: testPlayer, Games: store})
+			d.until("the deal", func() bool { return d.m.playing })
+			wait := tt.play(d, store)
+			d.send(ShutdownMsg{Text: "the server is restarting", Wait: wait})
+			d.until("the end of the session", func() bool { return d.quit })
+			// The farewell is the last frame, drawn outside the alternate
+			// screen: one paragraph, no table.
+			got := strings.Join(strings.Fields(d.screen()), " ")
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("farewell %q lacks %q", got, w)
+				}
+			}
+			store.mu.Lock()
+			defer store.mu.Unlock()
+			sg, ok := store.games["g1"]
+			switch {
+			case tt.stored < 0 && ok:
+				t.Errorf("stored %d moves, want none", len(sg.Record.Moves))
+			case tt.stored >= 0 && len(sg.Record.Moves) != tt.stored:
+				t.Errorf("stored %d moves, want %d", len(sg.Record.Moves), tt.stored)
+			}
+		})
 	}
 }

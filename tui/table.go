@@ -180,20 +180,6 @@ func (t *tableScreen) Game() *engine.Game { return t.game }
 // Version counts the changes made to the game on this table.
 func (t *tableScreen) Version() int { return t.version }
 
-// Status is the game's status.
-func (t *tableScreen) Status() engine.Status { return t.d.status }
-
-// Played is the time spent in the game, as of now.
-func (t *tableScreen) Played(now time.Time) time.Duration {
-	if t.wonKnown {
-		return t.wonIn
-	}
-	if t.since.IsZero() {
-		return t.played
-	}
-	return t.played + now.Sub(t.since)
-}
-
 // keepBefore keeps a frozen copy of the table as it is now, before the
 // game changes, when the owner asked for one. It is called right before
 // every change of the game; the owner takes the copy after the Update.

@@ -68,9 +68,6 @@ func newWatch(e *env, start *engine.Game, line []engine.Move, title string, w, h
 // Pos is the number of the line's moves played on the board.
 func (w *watchScreen) Pos() int { return w.board.game.MovesMade() }
 
-// Len is the number of moves of the line.
-func (w *watchScreen) Len() int { return len(w.line) }
-
 // Board is the board's game: the line's position.
 func (w *watchScreen) Board() *engine.Game { return w.board.game }
 
