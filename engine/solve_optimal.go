@@ -92,7 +92,7 @@ type optSearch struct {
 func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok bool) {
 	words := (s.optKeyBits() + 63) / 64
 	o := &optSearch{s: s, words: words, stride: words + 1}
-	o.alloc(1 << 12)
+	o.alloc(1 << 14)
 	h, alive := s.optBound(&root)
 	if !alive || h >= upper {
 		return nil, 1, true
@@ -566,6 +566,18 @@ func (s *solver) optBound(p *pos) (int, bool) {
 // ever meet (Kuhn's augmenting paths).
 func (s *solver) pyrMatching(lo, hi uint64) int {
 	if lo == 0 || hi == 0 {
+		return 0
+	}
+	if lo&(lo-1) == 0 { // one low card: matched when it has a mate
+		if s.mates[bits.TrailingZeros64(lo)]&hi != 0 {
+			return 1
+		}
+		return 0
+	}
+	if hi&(hi-1) == 0 {
+		if s.mates[bits.TrailingZeros64(hi)]&lo != 0 {
+			return 1
+		}
 		return 0
 	}
 	var m pyrMatch
