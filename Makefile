@@ -40,9 +40,12 @@ crash:
 	$(GO) test -count=1 -run '^TestCrashSafety$$' -v ./cmd/pyramid/ $(CRASHFLAGS)
 
 .PHONY: solver-long bench-solver
-# solver-long: all 1,500 published deals, the six published win rates, 200
-# double deals and the long brute-force check (about 3 minutes).
+# solver-long: all 1,500 published deals (verdicts and shortest lengths),
+# the six published win rates, 200 double deals and the long brute-force
+# checks of both searches (several minutes).
 solver-long:
-	$(GO) test -count=1 -timeout 60m -run 'TestSolve(MSCAll|WinRates|Double|BruteForce)$$' ./engine/ -args -solver.long
+	$(GO) test -count=1 -timeout 60m -run 'TestSolve(MSCAll|WinRates|Double|BruteForce|OptimalMSCAll|OptimalBruteForce)$$' ./engine/ -args -solver.long
+# bench-solver: the plain solve and the shortest lines of the 1,500
+# published deals, and the double deals.
 bench-solver:
-	$(GO) test -run '^$$' -bench 'Solve(MSC|Double)$$' -benchtime 1x -timeout 30m ./engine/
+	$(GO) test -run '^$$' -bench 'Solve(MSC|OptimalMSC|Double)$$' -benchtime 1x -timeout 30m ./engine/

@@ -110,6 +110,15 @@ func solve(ctx context.Context, g *Game, budget, first int) Solution {
 			sol.Verdict = Unwinnable
 		case s.full || s.states >= budget || ctx.Err() != nil:
 			sol.Verdict = Unknown
+		case run == 0 && !s.macro:
+			// The first run did not end: try the free-stock relaxation
+			// (see freeLost) before searching on.
+			lost, ok := s.freeLost(p, (budget-s.states)/4)
+			if lost && ok {
+				sol.Verdict = Unwinnable
+				break
+			}
+			continue
 		default:
 			continue
 		}

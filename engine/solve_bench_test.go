@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -96,24 +98,47 @@ func BenchmarkSolveClassic(b *testing.B) {
 }
 
 // BenchmarkSolveOptimalMSC finds the shortest lines of the 1,500 published
-// deals one after another (run it with -benchtime 1x): the issue asks for
-// all under 60 s and a median under 20 ms; the published A* took 18 min
-// 51 s.
+// deals on two workers (run it with -benchtime 1x) and checks every length
+// against the published one: the issue asks for all under 60 s on two
+// cores and a median under 20 ms; the published A* took 18 min 51 s.
 func BenchmarkSolveOptimalMSC(b *testing.B) {
 	deals := loadMSC(b)
 	r := MustRules("open-stock")
 	var times []time.Duration
+	var wall time.Duration
 	for b.Loop() {
 		times = make([]time.Duration, len(deals))
-		for i, d := range deals {
-			g, _ := NewGame(r, d.deal)
-			start := time.Now()
-			sol := SolveOptimal(context.Background(), g, 0)
-			times[i] = time.Since(start)
-			if (d.length > 0) != (sol.Verdict == Winnable) || (d.length > 0 && (!sol.Optimal || len(sol.Moves) != d.length)) {
-				b.Fatalf("published deal %d: got %v optimal=%v length %d, want length %d", d.n, sol.Verdict, sol.Optimal, len(sol.Moves), d.length)
-			}
+		start := time.Now()
+		var wg sync.WaitGroup
+		next := make(chan int)
+		var mu sync.Mutex
+		var bad []string
+		for range 2 {
+			wg.Go(func() {
+				for i := range next {
+					d := deals[i]
+					g, _ := NewGame(r, d.deal)
+					t0 := time.Now()
+					sol := SolveOptimal(context.Background(), g, 0)
+					times[i] = time.Since(t0)
+					if (d.length > 0) != (sol.Verdict == Winnable) || (d.length > 0 && (!sol.Optimal || len(sol.Moves) != d.length)) {
+						mu.Lock()
+						bad = append(bad, fmt.Sprintf("published deal %d: got %v optimal=%v length %d, want length %d", d.n, sol.Verdict, sol.Optimal, len(sol.Moves), d.length))
+						mu.Unlock()
+					}
+				}
+			})
+		}
+		for i := range deals {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		wall = time.Since(start)
+		for _, m := range bad {
+			b.Error(m)
 		}
 	}
 	reportTimes(b, times)
+	b.ReportMetric(wall.Seconds(), "wall-s")
 }

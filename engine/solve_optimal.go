@@ -92,7 +92,7 @@ type optSearch struct {
 func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok bool) {
 	words := (s.optKeyBits() + 63) / 64
 	o := &optSearch{s: s, words: words, stride: words + 1}
-	o.alloc(1 << 12)
+	o.alloc(1 << 14)
 	h, alive := s.optBound(&root)
 	if !alive || h >= upper {
 		return nil, 1, true
@@ -541,8 +541,9 @@ func (s *solver) optBound(p *pos) (int, bool) {
 	// (t ≤ m), the other q = n-2t pyramid cards go one a removal. The adv
 	// moves of work (see advBound) are draws, redeals or removals of pile
 	// cards; those that take a pyramid card are among the q and, when the
-	// work is a known set of cards, at most c1 (below); the others are
-	// moves of their own. So the moves are at least
+	// work takes cards of a known set, at most c1 (below): the cards of
+	// the set that can pair with a pyramid card that must go; the others
+	// are moves of their own. So the moves are at least
 	// kings + t + q + max(0, adv - min(q, c1)) for some t in [0, m].
 	c1 := n
 	if adv > 0 && bounded {
@@ -565,6 +566,18 @@ func (s *solver) optBound(p *pos) (int, bool) {
 // ever meet (Kuhn's augmenting paths).
 func (s *solver) pyrMatching(lo, hi uint64) int {
 	if lo == 0 || hi == 0 {
+		return 0
+	}
+	if lo&(lo-1) == 0 { // one low card: matched when it has a mate
+		if s.mates[bits.TrailingZeros64(lo)]&hi != 0 {
+			return 1
+		}
+		return 0
+	}
+	if hi&(hi-1) == 0 {
+		if s.mates[bits.TrailingZeros64(hi)]&lo != 0 {
+			return 1
+		}
 		return 0
 	}
 	var m pyrMatch
@@ -615,7 +628,7 @@ func (m *pyrMatch) augment(i int, seen *uint64) bool {
 // cards that must go include matched[c] pairs of cards that can ever meet
 // at most, at least lo - matched[c] low cards pair with distinct high pile
 // cards (and likewise for the high cards), so the work is at least that of
-// reaching the cheapest that many of them. Reaching a card in the stock
+// reaching the dearest of the cheapest that many of them. Reaching a card in the stock
 // takes the cards before it off the stock (and a draw of the card itself
 // when the stock is closed; with three piles a draw takes three). With an
 // open stock and one pile, reaching a waste card takes the cards above it
@@ -681,8 +694,17 @@ func (s *solver) advBound(p *pos, needPyr, needStk uint64, matched *[7]int) (adv
 		if k > n {
 			k = n
 		}
-		if cs[k-1] > adv {
-			adv, work, bounded = cs[k-1], ws[k-1], bs[k-1]
+		if c := cs[k-1]; c > adv {
+			// The cards taken include one of those costing at least c,
+			// but not necessarily this one: the work is any of their
+			// sets, so take their union.
+			adv, work, bounded = c, 0, true
+			for i := range n {
+				if cs[i] >= c {
+					work |= ws[i]
+					bounded = bounded && bs[i]
+				}
+			}
 		}
 		return true
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -15,18 +16,24 @@ import (
 type solveReport struct {
 	Verdict string   `json:"verdict"`
 	Moves   []string `json:"moves"`
-	States  int      `json:"states"`
-	MS      float64  `json:"ms"`
+	// Length is the number of moves; Optimal reports that no winning
+	// line is shorter (--optimal, when its search ended).
+	Length  int     `json:"length"`
+	Optimal bool    `json:"optimal"`
+	States  int     `json:"states"`
+	MS      float64 `json:"ms"`
 }
 
 // runSolve solves a deal from its start and prints the verdict and a
 // winning line.
 func runSolve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("solve", "--rules SPEC (--seed N | --deal FILE|-) [--json] [--budget STATES] [--timeout DURATION]", stderr)
+	fs := newFlagSet("solve", "--rules SPEC (--seed N | --deal FILE|-) [--optimal] [--json] [--budget STATES] [--timeout DURATION]", stderr)
 	var df dealFlags
 	df.register(fs)
-	asJSON := fs.Bool("json", false, "print one JSON object: verdict, moves, states, ms")
-	budget := fs.Int("budget", engine.DefaultBudget, "search at most `STATES` positions, then answer unknown")
+	asJSON := fs.Bool("json", false, "print one JSON object: verdict, moves, length, optimal, states, ms")
+	optimal := fs.Bool("optimal", false, "find a shortest winning line (draws, redeals and removals count one move each) and prove it shortest")
+	budget := fs.Int("budget", engine.DefaultBudget, "search at most `STATES` positions, then answer unknown (with --optimal: the shortest-line search stores at most STATES, by default "+
+		fmt.Sprint(engine.DefaultOptimalBudget)+", then gives the line it has)")
 	timeout := fs.Duration("timeout", 0, "give up after `DURATION` (e.g. 10s) and answer unknown; 0 for none")
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
@@ -51,13 +58,24 @@ func runSolve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer cancel()
 	}
 	start := time.Now()
-	sol := engine.Solve(ctx, g, *budget)
+	var sol engine.Solution
+	if *optimal {
+		optBudget := 0 // the engine's default unless --budget is given
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "budget" {
+				optBudget = *budget
+			}
+		})
+		sol = engine.SolveOptimal(ctx, g, optBudget)
+	} else {
+		sol = engine.Solve(ctx, g, *budget)
+	}
 	took := time.Since(start)
 
 	moves := engine.Notations(sol.Moves)
 	if *asJSON {
-		rep := solveReport{Verdict: sol.Verdict.String(), Moves: moves, States: sol.States,
-			MS: float64(took.Microseconds()) / 1000}
+		rep := solveReport{Verdict: sol.Verdict.String(), Moves: moves, Length: len(moves), Optimal: sol.Optimal,
+			States: sol.States, MS: float64(took.Microseconds()) / 1000}
 		if err := json.NewEncoder(stdout).Encode(rep); err != nil {
 			fmt.Fprintln(stderr, "pyramid solve:", err)
 			return 1
@@ -67,7 +85,14 @@ func runSolve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "%s under %s: %s (%d positions, %s)\n", dealName(g), g.Rules().ID(), sol.Verdict, sol.States, roundDuration(took))
 	switch sol.Verdict {
 	case engine.Winnable:
-		fmt.Fprintf(stdout, "winning line, %d moves:\n%s\n", len(moves), wrapMoves(moves, 72))
+		what := "winning line"
+		switch {
+		case sol.Optimal:
+			what = "shortest winning line"
+		case *optimal:
+			what = "winning line (not proved shortest: raise --budget or --timeout)"
+		}
+		fmt.Fprintf(stdout, "%s, %d moves:\n%s\n", what, len(moves), wrapMoves(moves, 72))
 	case engine.Unknown:
 		fmt.Fprintln(stdout, "the search stopped first: raise --budget or --timeout")
 	}

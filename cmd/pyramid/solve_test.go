@@ -76,6 +76,41 @@ func TestSolveCommand(t *testing.T) {
 	}
 }
 
+func TestSolveCommandOptimal(t *testing.T) {
+	plain := solveJSON(t, "", "--rules", "classic", "--seed", "2")
+	if plain.Optimal || plain.Length != len(plain.Moves) {
+		t.Errorf("plain solve: got optimal=%v length %d for %d moves, want false and the count", plain.Optimal, plain.Length, len(plain.Moves))
+	}
+	rep := solveJSON(t, "", "--rules", "classic", "--seed", "2", "--optimal")
+	if rep.Verdict != "winnable" || !rep.Optimal || rep.Length != len(rep.Moves) || rep.Length > plain.Length {
+		t.Fatalf("deal 2 --optimal: got %+v, want a proved shortest line no longer than %d", rep, plain.Length)
+	}
+	g, _ := engine.NewNumbered(engine.Classic(), 2)
+	if want := engine.SolveOptimal(t.Context(), g, 0); len(want.Moves) != rep.Length {
+		t.Errorf("got length %d, the engine says %d", rep.Length, len(want.Moves))
+	}
+	for i, m := range rep.Moves {
+		if err := g.ApplyNotation(m); err != nil {
+			t.Fatalf("move %d %q: %v", i+1, m, err)
+		}
+	}
+	if g.Status() != engine.Won {
+		t.Errorf("the moves end %v, want won", g.Status())
+	}
+	if rep := solveJSON(t, "", "--rules", "classic", "--seed", "4", "--optimal"); rep.Verdict != "unwinnable" || rep.Optimal || rep.Length != 0 {
+		t.Errorf("deal 4 --optimal: got %+v, want unwinnable", rep)
+	}
+	code, out, _ := runSolverCmd(runSolve, "", "--rules", "classic", "--seed", "2", "--optimal")
+	if code != 0 || !strings.Contains(out, fmt.Sprintf("shortest winning line, %d moves", rep.Length)) {
+		t.Errorf("exit %d, output:\n%s", code, out)
+	}
+	// A budget too small for the proof: the plain line, not called shortest.
+	code, out, _ = runSolverCmd(runSolve, "", "--rules", "classic", "--seed", "2", "--optimal", "--budget", "1")
+	if code != 0 || !strings.Contains(out, "not proved shortest") {
+		t.Errorf("budget 1: exit %d, output:\n%s", code, out)
+	}
+}
+
 func TestSolveCommandText(t *testing.T) {
 	code, out, _ := runSolverCmd(runSolve, "", "--rules", "classic", "--seed", "2")
 	if code != 0 || !strings.Contains(out, "deal 2 under classic: winnable") || !strings.Contains(out, "winning line") {
