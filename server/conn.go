@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/ssh"
@@ -41,15 +42,17 @@ type connState struct {
 // connection's budget, and the first Close releases the limiter slot.
 type trackedConn struct {
 	net.Conn
-	cs     *connState
-	budget *budget
-	once   sync.Once
+	cs        *connState
+	budget    *budget
+	once      sync.Once
+	bytesRead atomic.Int64
 }
 
 // Read reads from the client and closes the connection once the client has
 // sent more than its budget allows.
 func (c *trackedConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
+	c.bytesRead.Add(int64(n))
 	if n > 0 && !c.budget.take(n) {
 		c.cs.srv.log.Warn("closing connection: "+errReadBudget.Error(), "remote", c.cs.remote)
 		_ = c.Close()

@@ -80,9 +80,9 @@ func TestLoginFloodFromManyAddresses(t *testing.T) {
 	sshtest.Eventually(t, 5*time.Second, func() bool {
 		return srv.limits.unauthCount() >= srv.cfg.Startups.Full
 	}, "the flood did not fill the startups budget")
-	// The first wave of a flood from fresh addresses is indistinguishable
-	// from many players logging in until its connections go stale.
-	time.Sleep(staleLogin) //nolint:forbidigo // lets the flood age; no synchronisation
+	// A flood's first wave looks like players connecting until its
+	// connections have been silent for a round trip too long.
+	sshtest.Eventually(t, 5*time.Second, func() bool { return srv.limits.anyStale() }, "no flood connection went stale")
 
 	var failed []string
 	for i := range 20 {
@@ -113,4 +113,19 @@ func TestLoginFloodFromManyAddresses(t *testing.T) {
 	if n := strings.Count(logs.String(), "\n"); n > 60*4+100 {
 		t.Errorf("%d log lines for the flood, want about one per address", n)
 	}
+}
+
+// anyStale reports whether a connection logging in is stale.
+func (l *limiter) anyStale() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	for _, list := range l.unauth {
+		for _, cs := range list {
+			if stale(cs, now) {
+				return true
+			}
+		}
+	}
+	return false
 }

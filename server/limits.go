@@ -76,6 +76,24 @@ const maxPenalised = 1 << 16
 // second.
 const staleLogin = 2 * time.Second
 
+// silentLogin is the age after which a connection that has sent no more
+// than a version line counts as stale too: every client sends its key
+// exchange offer one round trip after connecting, so one that has not is a
+// half-open flood connection (or on a link far too slow to play on).
+const (
+	silentLogin    = 500 * time.Millisecond
+	versionLineMax = 255 // RFC 4253 §4.2
+)
+
+// stale reports whether cs, still logging in, may make room for a newcomer.
+func stale(cs *connState, now time.Time) bool {
+	age := now.Sub(cs.started)
+	if age >= staleLogin {
+		return true
+	}
+	return age >= silentLogin && cs.conn != nil && cs.conn.bytesRead.Load() <= versionLineMax
+}
+
 func newLimiter(cfg Config, now func() time.Time, rand func() float64) *limiter {
 	return &limiter{
 		maxTotal:       cfg.MaxConns,
@@ -155,7 +173,7 @@ func (l *limiter) admit(cs *connState) (victim *connState, err error) {
 // which has mine connections logging in, fits in a full startups budget: the
 // oldest connection of an address with a penalty on record; else the oldest
 // of the address holding the most, if it holds at least two more than key;
-// else the oldest overall if it is stale. Nil means none.
+// else the oldest stale one (see stale). Nil means none.
 func (l *limiter) victimLocked(key string, mine int, now time.Time) *connState {
 	var penalised, heavy, oldest *connState
 	most := 0
@@ -170,7 +188,7 @@ func (l *limiter) victimLocked(key string, mine int, now time.Time) *connState {
 		if len(list) > most || (len(list) == most && first.started.Before(heavy.started)) {
 			most, heavy = len(list), first
 		}
-		if oldest == nil || first.started.Before(oldest.started) {
+		if stale(first, now) && (oldest == nil || first.started.Before(oldest.started)) {
 			oldest = first
 		}
 	}
@@ -179,7 +197,7 @@ func (l *limiter) victimLocked(key string, mine int, now time.Time) *connState {
 		return penalised
 	case heavy != nil && most >= mine+2:
 		return heavy
-	case oldest != nil && mine == 0 && now.Sub(oldest.started) >= staleLogin:
+	case oldest != nil && mine == 0:
 		return oldest
 	}
 	return nil

@@ -642,3 +642,29 @@ func TestRefusalLogIsBounded(t *testing.T) {
 		t.Errorf("Stats counts %d refusals, want %d", got, refusals)
 	}
 }
+
+// A connection that has sent nothing past its version line for silentLogin
+// is stale; one that has started its key exchange is not, until staleLogin.
+func TestStaleLogins(t *testing.T) {
+	now := time.Unix(1000, 0)
+	conn := func(age time.Duration, sent int64) *connState {
+		cs := &connState{started: now.Add(-age)}
+		cs.conn = &trackedConn{cs: cs}
+		cs.conn.bytesRead.Store(sent)
+		return cs
+	}
+	for _, tt := range []struct {
+		name string
+		cs   *connState
+		want bool
+	}{
+		{"new and silent", conn(100*time.Millisecond, 15), false},
+		{"silent for a round trip too long", conn(silentLogin, 15), true},
+		{"exchanging keys", conn(silentLogin, 1500), false},
+		{"exchanging keys for too long", conn(staleLogin, 1500), true},
+	} {
+		if got := stale(tt.cs, now); got != tt.want {
+			t.Errorf("%s: stale = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

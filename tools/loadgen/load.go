@@ -29,6 +29,8 @@ type loadConfig struct {
 	key           string // keys pressed in turn
 	command       string // run instead of a shell when set
 	ready         string // marks the first frame in the output
+	spread        bool   // dial each player from its own address 127.0.1.N
+	flood         floodConfig
 }
 
 // queryAnswers lists the terminal queries a stock Wish server sends
@@ -78,7 +80,11 @@ func runLoad(ctx context.Context, cfg loadConfig) error {
 			defer wg.Done()
 			defer func() { <-sem }()
 			t0 := time.Now()
-			s, err := openSession(cfg, &measuring)
+			from := ""
+			if cfg.spread {
+				from = fmt.Sprintf("127.0.%d.%d", 1+i/250, 1+i%250)
+			}
+			s, err := openSession(cfg, from, &measuring)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -133,6 +139,10 @@ func runLoad(ctx context.Context, cfg loadConfig) error {
 			s.press(mctx, cfg)
 		}()
 	}
+	var flood *floodResult
+	if cfg.flood.rate > 0 || cfg.flood.newcomers > 0 {
+		flood = runFlood(mctx, cfg.addr, cfg.flood, cfg.duration)
+	}
 	wg.Wait()
 	// Let the last redraws arrive before counting.
 	settle := time.NewTimer(200 * time.Millisecond)
@@ -165,6 +175,9 @@ func runLoad(ctx context.Context, cfg loadConfig) error {
 		fmt.Printf("bytes per keystroke: %.0f\n", float64(received)/float64(keys))
 	}
 	fmt.Printf("sessions ended by the server during the run: %d\n", ended)
+	if flood != nil {
+		flood.report()
+	}
 	if cfg.pid > 0 {
 		fmt.Printf("server RSS: %s before, %s with %d sessions (%s per session), %s at the end\n",
 			mib(rssStart), mib(rssConnected), len(live), kib((rssConnected-rssStart)/int64(len(live))), mib(rssEnd))
@@ -177,7 +190,7 @@ func runLoad(ctx context.Context, cfg loadConfig) error {
 
 // openSession connects one player with its own key and waits for the first
 // screen.
-func openSession(cfg loadConfig, measuring *atomic.Bool) (*loadSession, error) {
+func openSession(cfg loadConfig, from string, measuring *atomic.Bool) (*loadSession, error) {
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("key: %w", err)
@@ -186,7 +199,7 @@ func openSession(cfg loadConfig, measuring *atomic.Bool) (*loadSession, error) {
 	if err != nil {
 		return nil, fmt.Errorf("signer: %w", err)
 	}
-	client, err := gossh.Dial("tcp", cfg.addr, &gossh.ClientConfig{
+	client, err := dialFrom(cfg.addr, from, &gossh.ClientConfig{
 		User:            "load",
 		Auth:            []gossh.AuthMethod{gossh.PublicKeys(signer)},
 		HostKeyCallback: gossh.InsecureIgnoreHostKey(), //nolint:gosec // local load test

@@ -9,6 +9,7 @@
 //	loadgen -baseline-server -addr 127.0.0.1:23301  # bare Wish + stock bubbletea middleware
 //	loadgen -addr 127.0.0.1:23300 -n 500 -every 500ms -duration 60s -pid PID
 //	loadgen -addr 127.0.0.1:23234 -cmd "classic 42" -ready "pass 1/3" -key lh -n 500 -pid PID  # the arcade
+//	loadgen -addr … -n 30 -spread -flood-rate 200 -flood-addrs 60 -newcomers 20 -server-log LOG  # a login flood
 //
 // Only point it at servers on this machine.
 package main
@@ -38,6 +39,12 @@ func main() {
 		key      = flag.String("key", "l", "keys to press, one per press, in turn (e.g. \"lh\" walks right and left)")
 		command  = flag.String("cmd", "", "command to run in the PTY instead of a shell (e.g. \"classic 42\" for the arcade)")
 		ready    = flag.String("ready", "load test", "text in the output that marks the first frame")
+		spread   = flag.Bool("spread", false, "dial each player from its own loopback address 127.0.1.N (per-address limits)")
+		fRate    = flag.Int("flood-rate", 0, "half-open connections per second beside the players (0: none)")
+		fAddrs   = flag.Int("flood-addrs", 60, "source addresses of the flood, 127.0.0.10 on")
+		fNew     = flag.Int("newcomers", 0, "logins spread over the run, each from its own address 127.0.0.200 on")
+		fNewCmd  = flag.String("newcomer-cmd", "help", "command each newcomer runs")
+		fLog     = flag.String("server-log", "", "the server's log file, to report its growth during the flood")
 	)
 	flag.Parse()
 
@@ -53,6 +60,8 @@ func main() {
 		err = runLoad(ctx, loadConfig{
 			addr: *addr, sessions: *n, every: *every, duration: *duration, dialers: *dialers,
 			pid: *pid, width: *width, height: *height, key: *key, command: *command, ready: *ready,
+			spread: *spread,
+			flood:  floodConfig{rate: *fRate, addrs: *fAddrs, newcomers: *fNew, newcomerDo: *fNewCmd, logFile: *fLog},
 		})
 	}
 	if err != nil {
