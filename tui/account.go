@@ -42,7 +42,7 @@ func (m *Model) openAccount(kind itemKind) tea.Cmd {
 	case itemName:
 		f, _ := m.screens[screenName].(*nameScreen)
 		if f == nil {
-			f = newNameForm(e, w, h)
+			f = newNameScreen(e, w, h)
 			m.screens[screenName] = f
 		}
 		f.open(name)
@@ -57,7 +57,7 @@ func (m *Model) openAccount(kind itemKind) tea.Cmd {
 		m.show(screenLink)
 	case itemRedeem:
 		if m.screens[screenRedeem] == nil {
-			m.screens[screenRedeem] = newRedeemForm(e, name, w, h)
+			m.screens[screenRedeem] = newRedeemScreen(e, name, w, h)
 		}
 		m.show(screenRedeem)
 	}

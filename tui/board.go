@@ -22,6 +22,25 @@ type target struct {
 	level int
 }
 
+// derived is what a board shows of its game, computed once after every
+// change of the game rather than in every frame.
+type derived struct {
+	status     engine.Status
+	present    [maxSlots]bool
+	target     [maxSlots]bool
+	stockN     int
+	stockTop   engine.Card
+	stockHas   bool
+	waste      [3]engine.Card
+	wasteHas   [3]bool
+	canDraw    bool
+	canRedeal  bool
+	canRemove  bool
+	removed    int
+	targets    []target
+	legalMoves []engine.Move
+}
+
 // board is a game on the screen: an engine.Game with its layout, the
 // marks drawn over it (the cursor, the selected card, a hint's cards)
 // and the drawing of the whole frame (header, cards, message line, help

@@ -17,7 +17,21 @@
 // A stored game never shows a position the store does not have: after a
 // move the screen keeps the position before it until the save of every
 // move made so far returns, so whatever the player saw survives a crash
-// of the server. The session ends only after its last save.
+// of the server, and a save that fails takes the screen back to the
+// stored position. The session ends only after its last save; a shutdown
+// waits for it as long as the server allows and then tells the player,
+// on a last frame that stays on their terminal, exactly what is stored.
+//
+// The code is laid out by concern. The root model (model.go) routes
+// messages: a short dispatcher hands input, server messages, the game's
+// replies, the store's answers and the screens' events each to its own
+// method. Every screen implements one small protocol (screen.go: update,
+// view, setSize, setEnv, say) and the root keeps them in a registry it
+// loops over, so adding a screen is its file and one registry line. The
+// game's lifecycle (start, deal, seat, load, resume) is game.go, the save
+// queue and its hold rule save.go. A board (board.go) is a game on the
+// screen — layout, marks, drawing, with no saving and no solver — that
+// the table (the player's own game) and the watch screen draw through.
 //
 // Rendering is most of a TUI server's CPU and its sessions most of its
 // memory. Styles are computed once per colour profile and shared by the

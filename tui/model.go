@@ -358,9 +358,10 @@ func (m *Model) setGlyphs(gl *glyphs) {
 }
 
 // say shows a line from outside (a notice) on the current screen's
-// message line.
+// message line; while a deal is on its way, on the menu's, which shows
+// next.
 func (m *Model) say(st styleID, text string) {
-	if s := m.screens[m.cur]; s != nil {
+	if s := m.screens[m.cur]; s != nil && m.cur != screenDealing {
 		s.say(st, text)
 		return
 	}

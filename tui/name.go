@@ -57,8 +57,8 @@ func newTextInput(r *lipgloss.Renderer, prompt string, limit, width int) textinp
 	return in
 }
 
-// newNameForm builds the form.
-func newNameForm(e *env, w, h int) *nameScreen {
+// newNameScreen builds the form.
+func newNameScreen(e *env, w, h int) *nameScreen {
 	return &nameScreen{
 		chrome: chrome{env: e, w: w, h: h},
 		input:  newTextInput(e.renderer, "name: ", maxNameCells, maxNameCells+1),
@@ -75,7 +75,6 @@ func (f *nameScreen) open(current string) {
 	f.input.CursorEnd()
 	f.input.Focus() // nil command: the cursor is static
 	f.pending, f.msg = false, ""
-	return
 }
 
 // Update edits the name, sends it on enter, or goes back on esc.
@@ -144,7 +143,6 @@ func (f *nameScreen) refused(msg renamedMsg) {
 	}
 	f.pending = false
 	f.msg, f.msgSt = clean(msg.err.Error(), 200), sErr
-	return
 }
 
 // View draws the form, exactly h lines.

@@ -45,9 +45,9 @@ type redeemScreen struct {
 	bar  *helpBar
 }
 
-// newRedeemForm builds the form for the player called name, ready to
+// newRedeemScreen builds the form for the player called name, ready to
 // type into.
-func newRedeemForm(e *env, name string, w, h int) *redeemScreen {
+func newRedeemScreen(e *env, name string, w, h int) *redeemScreen {
 	// No placeholder: an input that looks filled in invites enter.
 	in := newTextInput(e.renderer, "code: ", linkCodeCells, 0)
 	in.Focus() // nil command: the cursor is static
@@ -167,7 +167,6 @@ func (f *redeemScreen) answered(msg redeemedMsg) {
 		f.done = "?" // a name the screen cannot show; the key moved all the same
 	}
 	f.msg = ""
-	return
 }
 
 // View draws the form, or the result once a code is accepted, exactly h

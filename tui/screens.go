@@ -115,7 +115,6 @@ func moveKeys(km TableKeyMap) string {
 func (h *helpScreen) setSize(w, ht int) {
 	h.w, h.h = w, ht
 	h.top = min(h.top, h.maxTop())
-	return
 }
 
 func (h *helpScreen) rows() int   { return max(1, h.h-2) }

@@ -45,26 +45,6 @@ type (
 	}
 )
 
-// derived is what the table shows of the game, computed once after every
-// change of the game rather than in every frame.
-type derived struct {
-	status     engine.Status
-	present    [maxSlots]bool
-	free       [maxSlots]bool
-	target     [maxSlots]bool
-	stockN     int
-	stockTop   engine.Card
-	stockHas   bool
-	waste      [3]engine.Card
-	wasteHas   [3]bool
-	canDraw    bool
-	canRedeal  bool
-	canRemove  bool
-	removed    int
-	targets    []target
-	legalMoves []engine.Move
-}
-
 // tableScreen is the game screen: the pyramid, the piles, the header, the
 // message line or the ":" prompt, and the help bar. It owns the game.
 type tableScreen struct {
