@@ -40,6 +40,10 @@ type Config struct {
 type App struct {
 	cfg   Config
 	lobby *lobby.Lobby
+
+	// rooms are the race rooms, whose public ones the Lobby screen
+	// lists (presence.go).
+	rooms *lobby.Rooms
 }
 
 var _ server.App = (*App)(nil)
@@ -58,7 +62,7 @@ func New(cfg Config) *App {
 	if cfg.Connect == "" {
 		cfg.Connect = "ssh -p 23234 HOST"
 	}
-	return &App{cfg: cfg, lobby: lobby.New(lobby.Config{Now: cfg.Now})}
+	return &App{cfg: cfg, lobby: lobby.New(lobby.Config{Now: cfg.Now}), rooms: lobby.NewRooms(lobby.RoomsConfig{})}
 }
 
 // errBanned is what a banned player is told.
@@ -121,10 +125,15 @@ func (a *App) Model(s *server.Session) tea.Model {
 	}
 	sess := a.join(s.Context(), p)
 	deps.Inbox = inbox{q: sess.Queue()}
+	live := &presence{lobby: a.lobby, rooms: a.rooms, self: sess} // presence.go
 	if saved {
 		deps.Games = &games{st: a.cfg.Store, owner: sessionToken(), lobby: a.lobby, self: sess}
-		deps.Account = a.account(p.ID, s.Identity)
+		acct := a.account(p.ID, s.Identity)
+		deps.Account = acct
+		live.acct, live.player = acct, p.ID
+		a.lobby.SetWatchable(sess, a.watchable(s.Context(), acct, p.ID))
 	}
+	deps.Lobby = live
 	m := tui.New(deps)
 	if note != "" {
 		return noticeFirst{Model: m, note: note}

@@ -60,7 +60,6 @@ func (g *games) Resume(ctx context.Context, player, id string) (tui.SavedGame, e
 		return tui.SavedGame{}, fmt.Errorf("resume game %d: %w", n, err)
 	}
 	g.taken(ctx, n, "")
-	g.playing(savedGame(sg), sg.Status, sg.Removed)
 	return savedGame(sg), nil
 }
 
@@ -120,11 +119,13 @@ func (g *games) SaveRecord(ctx context.Context, player string, sg tui.SavedGame)
 	case err != nil:
 		return tui.SaveResult{}, fmt.Errorf("save game %d: %w", id, err)
 	}
-	g.playing(sg, st.Status, st.Removed)
 	out := tui.SaveResult{ID: strconv.FormatInt(id, 10), Status: string(st.Status), Hints: st.Hints, Undos: st.Undos,
 		Assisted: st.Assisted(), Practice: g.seen.isPractice(id)}
 	if st.Status.Finished() {
 		g.finished(ctx, player, id, before, &out)
+		if sg.Daily != "" && g.lobby != nil {
+			g.lobby.DailyFinished(rec.Rules, sg.Daily) // the live daily board
+		}
 	}
 	return out, nil
 }

@@ -7,7 +7,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"pyramid/lobby"
-	"pyramid/store"
 	"pyramid/tui"
 )
 
@@ -39,6 +38,10 @@ func message(ev lobby.Event) (msg tea.Msg, ok bool) {
 	switch ev := ev.(type) {
 	case lobby.TakenOver:
 		return tui.GameTakenMsg{ID: ev.GameID, Reason: ev.Reason}, true
+	case lobby.PresenceChanged, lobby.Watched, lobby.WatchEnded, lobby.Spectators, lobby.DailyChanged:
+		// Presence, spectating and the daily board (presence.go): the
+		// tui takes the lobby's own values.
+		return ev, true
 	}
 	return nil, false
 }
@@ -48,18 +51,4 @@ func (a *App) join(ctx context.Context, p tui.Player) *lobby.Session {
 	sess := a.lobby.Join(lobby.Player{ID: p.ID, Name: p.Name, Guest: p.Guest})
 	context.AfterFunc(ctx, func() { a.lobby.Leave(sess) })
 	return sess
-}
-
-// playing tells the lobby what this session plays after a save or a
-// resume: the game, or the menu once it is over.
-func (g *games) playing(sg tui.SavedGame, status store.Status, removed int) {
-	if g.lobby == nil || g.self == nil {
-		return
-	}
-	d := lobby.Doing{What: lobby.AtMenu}
-	if status == store.StatusPlaying {
-		r := sg.Record
-		d = lobby.Doing{What: lobby.Playing, Rules: r.Rules, Deal: r.Deal, Custom: r.DealText != "", Removed: removed}
-	}
-	g.lobby.SetDoing(g.self, d)
 }

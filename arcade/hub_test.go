@@ -18,10 +18,14 @@ func TestInboxTranslates(t *testing.T) {
 	defer l.Close()
 	s := l.Join(lobby.Player{ID: "SHA256:a", Name: "ann"})
 	in := inbox{q: s.Queue()}
-	s.Queue().Post(lobby.PresenceChanged{Online: 1}) // nothing the tui shows yet
+	s.Queue().Post(struct{ unknown int }{1}) // nothing the tui shows
+	s.Queue().Post(lobby.PresenceChanged{Online: 1})
 	s.Queue().Post(lobby.TakenOver{GameID: "7"})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	if msg, err := in.Next(ctx); msg != (lobby.PresenceChanged{Online: 1}) || err != nil {
+		t.Fatalf("Next: got %v, %v; want the lobby's PresenceChanged as it is", msg, err)
+	}
 	if msg, err := in.Next(ctx); msg != (tui.GameTakenMsg{ID: "7"}) || err != nil {
 		t.Fatalf("Next: got %v, %v; want GameTakenMsg 7", msg, err)
 	}

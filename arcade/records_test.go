@@ -380,7 +380,7 @@ func TestSettingsAdapter(t *testing.T) {
 	f := newRecordsFixture(t)
 	a := f.app.account(f.player, "")
 	got, err := a.Settings(f.ctx, f.player)
-	want := map[string]string{"keys": "arrows", "cards": "symbols", "winnable-only": "off", "watchable": "off", "tell-unwinnable": "off"}
+	want := map[string]string{"keys": "arrows", "cards": "symbols", "winnable-only": "off", "watchable": "on", "tell-unwinnable": "off"}
 	if err != nil || !maps.Equal(got, want) {
 		t.Fatalf("defaults: %v, %v; want %v", got, err, want)
 	}

@@ -23,7 +23,7 @@ func knownSettings() []setting {
 		{store.SettingKeys, []string{"arrows", "wasd"}},
 		{store.SettingCards, []string{"symbols", "letters"}},
 		{store.SettingWinnableOnly, []string{"off", "on"}},
-		{store.SettingWatchable, []string{"off", "on"}},
+		{store.SettingWatchable, []string{"on", "off"}}, // issue 14: "Others may watch me" defaults to on
 		{store.SettingTellUnwinnable, []string{"off", "on"}},
 	}
 }
@@ -40,9 +40,9 @@ func findSetting(name string) (setting, bool) {
 
 // Settings returns every setting of the player by name (store.Setting*),
 // the default where none is stored: keys "arrows" or "wasd", cards
-// "symbols" or "letters", and "off" or "on" for winnable-only, watchable
-// (others may watch my games) and tell-unwinnable (tell me when a deal
-// can no longer be won).
+// "symbols" or "letters", "off" or "on" for winnable-only and
+// tell-unwinnable (tell me when a deal can no longer be won), and "on" or
+// "off" for watchable (others may watch my games).
 func (a *account) Settings(ctx context.Context, player string) (map[string]string, error) {
 	stored, err := a.st.Settings(ctx, player)
 	if err != nil {

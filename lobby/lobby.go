@@ -35,6 +35,14 @@ type Session struct {
 	changed time.Time // when doing last changed
 	viewer  bool      // gets PresenceChanged
 	gone    bool      // left or dropped
+
+	// Spectating (watch.go) and the live daily board (daily.go), guarded
+	// by the lobby's mu.
+	watching   *Session            // the session this one watches; nil if none
+	spectators map[uint64]*Session // the sessions that watch this one
+	board      Board               // this session's game as it last published it
+	private    bool                // refuses spectators: "Others may watch me" is off
+	daily      bool                // gets DailyChanged
 }
 
 // ID is the session's number in the lobby, unique while the lobby runs.
@@ -173,6 +181,8 @@ func (l *Lobby) removeLocked(s *Session) {
 		s.viewer = false
 		l.viewers--
 	}
+	l.forgetWatchLocked(s) // watch.go
+	s.daily = false        // daily.go
 	l.changedLocked()
 }
 

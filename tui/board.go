@@ -64,6 +64,9 @@ type board struct {
 
 	d       derived
 	version int // counts changes of the game
+	// watchers is how many spectators watch the game (presence.go): the
+	// header says so when there are any.
+	watchers int
 }
 
 // newBoard lays game out for a w×h window. The cursor starts on the
@@ -326,7 +329,7 @@ func (b *board) render(pw panelWriter, right string, p *Prompt, bar []key.Bindin
 	gr := getGrid(l.boardW, l.boardH)
 	b.drawBoard(gr, pw)
 	vc := b.cache
-	if k := (headerKey{b.version, b.w}); k != vc.headerKey || vc.header == "" {
+	if k := (headerKey{b.version, b.w, b.watchers}); k != vc.headerKey || vc.header == "" {
 		var hb strings.Builder
 		b.writeHeader(&hb, right)
 		vc.headerKey, vc.header = k, hb.String()
@@ -416,6 +419,9 @@ func (b *board) figures() string {
 		r.WriteString(b.env.gl.sep + "won")
 	case engine.Lost:
 		r.WriteString(b.env.gl.sep + "lost")
+	}
+	if b.watchers > 0 {
+		r.WriteString(b.env.gl.sep + strconv.Itoa(b.watchers) + " watching")
 	}
 	return r.String()
 }

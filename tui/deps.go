@@ -74,6 +74,10 @@ type Deps struct {
 	// menu's Stats, Daily board, Change name, Link another key and Use a
 	// link code. Nil hides them.
 	Account Account
+	// Lobby, when not nil, is the server's shared live state for this
+	// session (lobby_deps.go): presence, the Lobby screen, spectating,
+	// the live daily board. Nil hides them.
+	Lobby Lobby
 	// Connect is the command players connect with, e.g.
 	// "ssh -p 23234 games.example.org": the link screen shows it with
 	// "link CODE" after it. Empty shows "ssh HOST".

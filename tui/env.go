@@ -33,6 +33,8 @@ type env struct {
 	connect string
 	// inbox carries messages from the server (Deps.Inbox), or is nil.
 	inbox Inbox
+	// lobby is the session's lobby (Deps.Lobby), or nil.
+	lobby Lobby
 	// watchStep is the time between two moves when the watch screen
 	// plays the solver's line by itself (watchStep; tests shorten it).
 	watchStep time.Duration

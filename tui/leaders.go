@@ -49,6 +49,9 @@ type leadersScreen struct {
 	reload  key.Binding
 	back    key.Binding
 	bar     *helpBar
+	// playing is how many play the daily deal now (presence.go), -1
+	// until the lobby said.
+	playing int
 }
 
 // newLeadersScreen builds the screen; open shows and loads it.
@@ -60,6 +63,7 @@ func newLeadersScreen(e *env, w, h int) *leadersScreen {
 	b := &leadersScreen{
 		chrome:  chrome{w: w, h: h},
 		total:   total,
+		playing: -1,
 		prev:    key.NewBinding(key.WithKeys("left", "h", "a")),
 		next:    key.NewBinding(key.WithKeys("right", "l", "d")),
 		toToday: key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "today")),
@@ -151,8 +155,12 @@ func (b *leadersScreen) maxTop() int { return max(0, len(b.entries)-b.room()) }
 
 // Update changes the day, scrolls, reloads, or goes back.
 func (b *leadersScreen) update(msg tea.Msg) tea.Cmd {
-	if r, ok := msg.(leadersMsg); ok {
+	switch r := msg.(type) {
+	case leadersMsg:
 		b.loaded(r)
+		return nil
+	case dailyPlayingMsg:
+		b.playing = r.n
 		return nil
 	}
 	k, ok := msg.(tea.KeyMsg)
@@ -250,7 +258,11 @@ func (b *leadersScreen) view() string {
 	if msg == "" {
 		msg, st = "best first: pyramid cards removed, then time; > marks you", sDim
 	}
-	return drawPage(e, b.w, b.h, "Pyramid Solitaire"+e.gl.sep+"daily board"+e.gl.sep+b.dayLabel(), "", body,
+	sub := ""
+	if b.playing >= 0 && b.date == b.today {
+		sub = strconv.Itoa(b.playing) + plural(b.playing, " player is", " players are") + " playing today's deal now"
+	}
+	return drawPage(e, b.w, b.h, "Pyramid Solitaire"+e.gl.sep+"daily board"+e.gl.sep+b.dayLabel(), sub, body,
 		msg, st, b.bar, []key.Binding{b.prev, b.next, b.toToday, b.up, b.reload, b.back})
 }
 

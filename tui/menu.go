@@ -36,6 +36,8 @@ const (
 	itemName
 	itemLink
 	itemRedeem
+	itemLobby     // presence.go: the Lobby screen
+	itemWatchable // presence.go: "Others may watch me"
 	itemWinnable
 	itemKeys
 	itemCards
@@ -116,6 +118,11 @@ type menuScreen struct {
 	custom  engine.Rules
 	knobCur int
 	number  Prompt
+
+	// Playing with others (presence.go): how many are online, and the
+	// setting "Others may watch me".
+	online    int
+	watchable bool
 }
 
 // newMenu builds the menu.
@@ -128,7 +135,8 @@ func newMenu(e *env, w, h int) *menuScreen {
 		number: Prompt{Label: "deal: "},
 		name:   e.player.Name,
 		// New builds the menu with the glyphs Deps.Unicode chose.
-		symbols: e.gl.unicode,
+		symbols:   e.gl.unicode,
+		watchable: true,
 	}
 	// The items are listed when the menu first shows (see show): the
 	// model New returns, which Bubble Tea keeps for the whole session,
@@ -149,6 +157,9 @@ func (m *menuScreen) build() {
 	items = append(items,
 		menuItem{kind: itemCustom, label: "Custom rules…"},
 		menuItem{kind: itemNumber, label: "Deal by number…"})
+	if m.env.lobby != nil {
+		items = append(items, menuItem{kind: itemLobby, label: "Lobby"})
+	}
 	if m.env.accounts() {
 		items = append(items,
 			menuItem{kind: itemStats, label: "Stats"},
@@ -159,6 +170,9 @@ func (m *menuScreen) build() {
 	}
 	if m.env.solver != nil {
 		items = append(items, menuItem{kind: itemWinnable, label: "Winnable deals only"})
+	}
+	if m.env.lobby != nil {
+		items = append(items, menuItem{kind: itemWatchable, label: "Others may watch me"})
 	}
 	items = append(items, menuItem{kind: itemKeys, label: "Keys"})
 	if m.symbols {
@@ -287,6 +301,13 @@ func (m *menuScreen) choose() tea.Cmd {
 	case itemWinnable:
 		m.Winnable = !m.Winnable
 		m.event = menuSettingsMsg{}
+		return nil
+	case itemLobby:
+		m.event = menuLobbyMsg{}
+		return nil
+	case itemWatchable:
+		m.watchable = !m.watchable
+		m.event = menuWatchableMsg{on: m.watchable}
 		return nil
 	case itemKeys:
 		m.Scheme = (m.Scheme + 1) % 2

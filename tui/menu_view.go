@@ -74,6 +74,9 @@ func (m *menuScreen) view() string {
 	case modeNumber:
 		title += m.env.gl.sep + "deal by number"
 	}
+	if m.online > 0 && m.mode == modeList {
+		title += m.env.gl.sep + strconv.Itoa(m.online) + " online" // presence.go
+	}
 	out.add(" " + pal.style(sTitle, cut(title, m.w-2, m.env.gl.ell)))
 	out.add(" " + pal.style(sDim, cut(m.identity(), m.w-2, m.env.gl.ell)))
 	first, n := m.window()
@@ -158,6 +161,10 @@ func (m *menuScreen) viewList(out *lines) string {
 		return "play a deal by its number: the same number is the same deal for everyone"
 	case itemWinnable:
 		return "new deals are ones the solver proves can be won"
+	case itemLobby:
+		return "who is online and what each is doing, and the race rooms waiting for players; watch a player's game"
+	case itemWatchable:
+		return "whether other players may watch your games from the Lobby or with watch NAME"
 	case itemKeys:
 		return "enter switches the movement keys"
 	case itemCards:
@@ -189,6 +196,13 @@ func (m *menuScreen) note(it menuItem) string {
 		return m.rules.Title() + " or any rule set"
 	case itemWinnable:
 		if m.Winnable {
+			return "[x] on"
+		}
+		return "[ ] off"
+	case itemLobby:
+		return strconv.Itoa(m.online) + " online"
+	case itemWatchable:
+		if m.watchable {
 			return "[x] on"
 		}
 		return "[ ] off"

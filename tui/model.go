@@ -8,6 +8,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
+
+	"pyramid/lobby"
 )
 
 // Model is the root model of one session: it routes messages to its
@@ -55,6 +57,9 @@ type Model struct {
 	// stored; ending is the shutdown in progress, or nil.
 	quitting bool
 	ending   *ending
+
+	// live is what the lobby was told and told us (presence.go).
+	live liveState
 }
 
 // New returns the model of one session.
@@ -78,6 +83,7 @@ func New(d Deps) *Model {
 		account:   d.Account,
 		connect:   d.Connect,
 		inbox:     d.Inbox,
+		lobby:     d.Lobby,
 		watchStep: watchStep,
 		after:     tick,
 	}
@@ -97,8 +103,12 @@ func New(d Deps) *Model {
 	m := &Model{env: e, w: w, h: h, saves: saveQueue{ids: map[int]string{}}}
 	m.screens[screenMenu] = newMenu(e, w, h)
 	m.screens[screenDealing] = &dealingScreen{chrome: chrome{env: e, w: w, h: h}}
-	if len(d.Args) > 0 {
-		spec, err := parseLink(d.Args)
+	args := d.Args
+	if name, ok := watchArgs(args); ok { // presence.go: ssh -t HOST watch NAME
+		m.live.link, m.live.linkBad, args = name, name == "", nil
+	}
+	if len(args) > 0 {
+		spec, err := parseLink(args)
 		if err != nil {
 			m.menu().say(sErr, clean(err.Error(), 300))
 		} else {
@@ -118,7 +128,7 @@ func New(d Deps) *Model {
 // Init loads the player's unfinished games, starts the deep-linked game
 // and reads the clock for a game dealt in New.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.waitInbox()}
+	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.waitInbox(), m.startLive()}
 	if m.loading {
 		games, player, ctx := m.env.games, m.env.player.ID, m.env.ctx
 		cmds = append(cmds, func() tea.Msg {
@@ -178,7 +188,7 @@ func (m *Model) handle(msg tea.Msg) tea.Cmd {
 	m.armHold()
 	cmd := m.update(msg)
 	m.dropHidden()
-	return tea.Batch(cmd, m.queueChange())
+	return tea.Batch(cmd, m.queueChange(), m.liveChange())
 }
 
 // update is the dispatcher: each concern has its own method.
@@ -195,6 +205,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleGame(msg)
 	case savedMsg:
 		return m.savedReply(msg)
+	case lobby.PresenceChanged, lobby.Spectators, lobby.Watched, lobby.WatchEnded, lobby.DailyChanged,
+		menuLobbyMsg, spectateOpenMsg, spectateMsg, spectateDoneMsg, menuWatchableMsg, watchableMsg, watchableSetMsg:
+		return m.handleLobby(msg) // presence.go
 	case routed:
 		return m.route(msg)
 	case renamedMsg:

@@ -40,17 +40,19 @@ type screenID uint8
 // are let go of when another screen shows (see Model.dropHidden), the
 // others are kept once built.
 const (
-	screenMenu    screenID = iota // menu.go: the first screen
-	screenTable                   // table.go: the player's own game
-	screenHelp                    // screens.go: built when shown
-	screenConfirm                 // screens.go: built when shown
-	screenDealing                 // game.go: a deal or a stored game on its way (drawn by the root)
-	screenStats                   // stats.go
-	screenLeaders                 // leaders.go: the daily board
-	screenName                    // name.go
-	screenLink                    // link.go
-	screenWatch                   // watch.go: built when shown
-	screenRedeem                  // redeem.go: built when shown
+	screenMenu     screenID = iota // menu.go: the first screen
+	screenTable                    // table.go: the player's own game
+	screenHelp                     // screens.go: built when shown
+	screenConfirm                  // screens.go: built when shown
+	screenDealing                  // game.go: a deal or a stored game on its way (drawn by the root)
+	screenStats                    // stats.go
+	screenLeaders                  // leaders.go: the daily board
+	screenName                     // name.go
+	screenLink                     // link.go
+	screenWatch                    // watch.go: built when shown
+	screenRedeem                   // redeem.go: built when shown
+	screenLobby                    // lobby.go: who is online, public rooms
+	screenSpectate                 // spectate.go: another player's game
 	numScreens
 )
 

@@ -1,0 +1,51 @@
+package arcade
+
+import (
+	"errors"
+	"testing"
+
+	"pyramid/lobby"
+	"pyramid/store"
+)
+
+// TestPresenceWatchable: "Others may watch me" is on by default, kept in
+// the store when switched, read back by the next session, and refuses
+// spectators at once.
+func TestPresenceWatchable(t *testing.T) {
+	f := newRecordsFixture(t)
+	acct := f.app.account(f.player, "")
+	if !f.app.watchable(f.ctx, acct, f.player) {
+		t.Fatal("watchable is off by default, want on")
+	}
+	l := f.app.lobby
+	me := l.Join(lobby.Player{ID: f.player, Name: "ann"})
+	bob := l.Join(lobby.Player{ID: "bob", Name: "bob"})
+	p := &presence{lobby: l, rooms: f.app.rooms, self: me, acct: acct, player: f.player}
+	if on, err := p.Watchable(f.ctx); !on || err != nil {
+		t.Fatalf("Watchable: %v, %v; want on", on, err)
+	}
+	if err := p.SetWatchable(f.ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if stored, _ := f.st.Settings(f.ctx, f.player); stored[store.SettingWatchable] != "off" {
+		t.Fatalf("stored settings %v, want watchable off", stored)
+	}
+	if f.app.watchable(f.ctx, acct, f.player) {
+		t.Fatal("the next session reads watchable on")
+	}
+	if _, err := l.Watch(bob, "ann"); !errors.Is(err, lobby.ErrNotWatchable) {
+		t.Fatalf("watching ann: %v, want ErrNotWatchable", err)
+	}
+	if err := p.SetWatchable(f.ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if stored, _ := f.st.Settings(f.ctx, f.player); len(stored) != 0 {
+		t.Fatalf("stored settings %v, want none (on is the default)", stored)
+	}
+	if _, err := l.Watch(bob, "ann"); err != nil {
+		t.Fatalf("watching ann: %v", err)
+	}
+	if rooms := p.PublicRooms(); len(rooms) != 0 {
+		t.Fatalf("PublicRooms: %v, want none", rooms)
+	}
+}

@@ -1,0 +1,58 @@
+package lobby
+
+// DailyChanged tells a viewer of the daily board that a result of the
+// day's deal was just recorded: it should read the board again. Viewers
+// get it coalesced: a burst of results costs a slow reader one reload.
+type DailyChanged struct {
+	// Rules is the rule set's ID ("daily"); Date the UTC date of the
+	// deal (2006-01-02).
+	Rules, Date string
+}
+
+// dailyKey is the key DailyChanged coalesces under.
+const dailyKey = "daily"
+
+// WatchDaily makes a session a viewer of the daily board (on) or not: a
+// viewer gets DailyChanged whenever DailyFinished is called.
+func (l *Lobby) WatchDaily(s *Session, on bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !s.gone {
+		s.daily = on
+	}
+}
+
+// DailyFinished tells the viewers of the daily board that a result of
+// rulesID's deal of date was recorded. It never waits on a viewer.
+func (l *Lobby) DailyFinished(rulesID, date string) {
+	ev := DailyChanged{Rules: rulesID, Date: date}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, s := range l.sessions {
+		if s.daily {
+			s.queue.Coalesce(dailyKey, ev)
+		}
+	}
+}
+
+// PlayingRules is how many are playing a game of rulesID now, each
+// player once (each guest session apart), as Who counts them.
+func (l *Lobby) PlayingRules(rulesID string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	players := map[string]bool{}
+	for _, s := range l.sessions {
+		if s.doing.What != Playing || s.doing.Rules != rulesID {
+			continue
+		}
+		key := playerKey(s.player)
+		if key == "" {
+			n++
+		} else if !players[key] {
+			players[key] = true
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,259 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pyramid/engine"
+	"pyramid/lobby"
+)
+
+// lobbyMsg brings the lobby's snapshot: who is online, the public rooms.
+type lobbyMsg struct {
+	req   int
+	who   []lobby.Presence
+	rooms []lobby.RoomInfo
+}
+
+func (lobbyMsg) to() screenID { return screenLobby }
+
+// lobbyScreen lists who is online and what each is doing, and the public
+// race rooms waiting for players. It reloads on every
+// lobby.PresenceChanged, which the lobby sends a viewer at most once per
+// lobby.PresenceEvery: a burst of joins costs one redraw. w or enter on a
+// player watches their game.
+type lobbyScreen struct {
+	chrome
+	req   int
+	ready bool
+	who   []lobby.Presence
+	rooms []lobby.RoomInfo
+	cur   int // the player under the cursor, in who
+	top   int // the first player shown
+	up    key.Binding
+	down  key.Binding
+	watch key.Binding
+	back  key.Binding
+	bar   *helpBar
+}
+
+// newLobbyScreen builds the screen; load fills it.
+func newLobbyScreen(e *env, w, h int) *lobbyScreen {
+	l := &lobbyScreen{
+		chrome: chrome{w: w, h: h},
+		up:     key.NewBinding(key.WithKeys("up", "k")),
+		down:   key.NewBinding(key.WithKeys("down", "j")),
+		watch:  key.NewBinding(key.WithKeys("w", "enter"), key.WithHelp("w", "watch")),
+		back:   key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "menu")),
+		bar:    newHelpBar(),
+	}
+	l.setEnv(e)
+	return l
+}
+
+// setEnv draws the screen with the glyphs of e.
+func (l *lobbyScreen) setEnv(e *env) {
+	l.env = e
+	if e.gl.unicode {
+		l.up.SetHelp("↑/↓", "choose")
+	} else {
+		l.up.SetHelp("up/down", "choose")
+	}
+}
+
+// load asks the lobby for its snapshot.
+func (l *lobbyScreen) load() tea.Cmd {
+	lb := l.env.lobby
+	if lb == nil {
+		return nil
+	}
+	l.req++
+	req := l.req
+	return func() tea.Msg {
+		return lobbyMsg{req: req, who: lb.Who(), rooms: lb.PublicRooms()}
+	}
+}
+
+// loaded takes the snapshot, keeping the cursor on the same player.
+func (l *lobbyScreen) loaded(msg lobbyMsg) {
+	if msg.req != l.req {
+		return
+	}
+	var was uint64
+	if l.cur < len(l.who) {
+		was = l.who[l.cur].Session
+	}
+	l.who, l.rooms, l.ready = msg.who, msg.rooms, true
+	l.cur = 0
+	for i, p := range l.who {
+		if p.Session == was {
+			l.cur = i
+		}
+	}
+	l.scroll()
+}
+
+// rows is how many players fit: the window less the title, the count,
+// the column heads, the rooms, the message line and the help bar.
+func (l *lobbyScreen) rows() int {
+	rooms := 2 + max(1, min(len(l.rooms), 4))
+	return max(1, l.h-5-rooms)
+}
+
+// scroll keeps the cursor in view.
+func (l *lobbyScreen) scroll() {
+	n := l.rows()
+	l.top = max(0, min(l.top, len(l.who)-n))
+	if l.cur < l.top {
+		l.top = l.cur
+	}
+	if l.cur >= l.top+n {
+		l.top = l.cur - n + 1
+	}
+}
+
+func (l *lobbyScreen) setSize(w, h int) {
+	l.w, l.h = w, h
+	l.scroll()
+}
+
+// update moves the cursor, watches, or goes back.
+func (l *lobbyScreen) update(msg tea.Msg) tea.Cmd {
+	if r, ok := msg.(lobbyMsg); ok {
+		l.loaded(r)
+		return nil
+	}
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return nil
+	}
+	switch {
+	case k.Type == tea.KeyCtrlC:
+		l.event = quitMsg{}
+	case k.Type == tea.KeyCtrlL:
+		return tea.ClearScreen
+	case key.Matches(k, l.up):
+		l.cur = max(0, l.cur-1)
+		l.scroll()
+	case key.Matches(k, l.down):
+		l.cur = max(0, min(len(l.who)-1, l.cur+1))
+		l.scroll()
+	case key.Matches(k, l.watch):
+		if l.cur < len(l.who) {
+			p := l.who[l.cur]
+			if l.isYou(p) {
+				l.say(sWarn, "that is you")
+				return nil
+			}
+			l.msg = ""
+			l.event = spectateOpenMsg{name: p.Name}
+		}
+	case key.Matches(k, l.back):
+		l.event = backMsg{}
+	}
+	return nil
+}
+
+// isYou reports whether a line is the player's own.
+func (l *lobbyScreen) isYou(p lobby.Presence) bool {
+	me := l.env.player
+	return !me.Guest && me.ID != "" && p.ID == me.ID
+}
+
+// view draws the screen, exactly h lines.
+func (l *lobbyScreen) view() string {
+	e := l.env
+	pal := e.pal
+	var body []string
+	body = append(body, "    "+pal.style(sBold, padRight("player", 16)+"  doing"))
+	switch {
+	case !l.ready:
+		body = append(body, "    loading"+e.gl.ell)
+	case len(l.who) == 0:
+		body = append(body, "    nobody is online")
+	}
+	n := l.rows()
+	for i := l.top; i < len(l.who) && i < l.top+n; i++ {
+		body = append(body, l.row(l.who[i], i == l.cur))
+	}
+	for len(body) < n+1 {
+		body = append(body, "")
+	}
+	body = append(body, "", " "+pal.style(sBold, "Race rooms waiting for players"))
+	if len(l.rooms) == 0 {
+		body = append(body, "    "+pal.style(sDim, "no public room is waiting right now"))
+	}
+	for i, r := range l.rooms {
+		if i == 4 {
+			break
+		}
+		body = append(body, "    "+l.room(r))
+	}
+	sub := strconv.Itoa(len(l.who)) + " online"
+	msg, st := l.msg, l.msgSt
+	if msg == "" {
+		msg, st = "w on a player watches their game, read-only", sDim
+	}
+	l.watch.SetEnabled(len(l.who) > 0)
+	return drawPage(e, l.w, l.h, "Pyramid Solitaire"+e.gl.sep+"lobby", sub, body, msg, st, l.bar,
+		[]key.Binding{l.up, l.watch, l.back})
+}
+
+// row draws one player.
+func (l *lobbyScreen) row(p lobby.Presence, cur bool) string {
+	pal := l.env.pal
+	name := clean(p.Name, 16)
+	if p.Guest {
+		name = clean(p.Name, 10) + " (guest)"
+	}
+	if l.isYou(p) {
+		name = clean(p.Name, 10) + " (you)"
+	}
+	name = padRight(name, 16)
+	var b strings.Builder
+	if cur {
+		b.WriteString("  > ")
+		b.WriteString(pal.style(sMenuCur, name))
+	} else {
+		b.WriteString("    ")
+		b.WriteString(name)
+	}
+	b.WriteString("  ")
+	b.WriteString(cut(describeDoing(p.Doing, l.env.gl), max(1, l.w-24), l.env.gl.ell))
+	return b.String()
+}
+
+// room draws one public room.
+func (l *lobbyScreen) room(r lobby.RoomInfo) string {
+	gl := l.env.gl
+	return clean(r.Code, 8) + "  " + padRight(clean(r.RulesTitle, 20), 20) + "  " +
+		strconv.Itoa(r.Players) + "/" + strconv.Itoa(r.MaxPlayers) + " players" + gl.sep + "host " + clean(r.Host, 16)
+}
+
+// describeDoing says what a player is doing, as the Lobby screen and
+// `who` say it.
+func describeDoing(d lobby.Doing, gl *glyphs) string {
+	game := func() string {
+		title, total := clean(d.Rules, 30), ""
+		if r, err := engine.ParseRules(d.Rules); err == nil {
+			title, total = r.Title(), "/"+strconv.Itoa(r.PyramidSize())
+		}
+		deal := "deal " + strconv.FormatUint(d.Deal, 10)
+		if d.Custom {
+			deal = "a custom deal"
+		}
+		return title + gl.sep + deal + gl.sep + strconv.Itoa(d.Removed) + total + " removed"
+	}
+	switch d.What {
+	case lobby.Playing:
+		return "playing " + game()
+	case lobby.Racing:
+		return "racing in room " + clean(d.Room, 8) + gl.sep + game()
+	case lobby.Watching:
+		return "watching " + clean(d.Watched, 16)
+	}
+	return "in the menu"
+}

@@ -1,0 +1,394 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pyramid/lobby"
+)
+
+// Replies about the watchable setting.
+type (
+	// watchableMsg brings the setting "Others may watch me" as stored.
+	watchableMsg struct {
+		on  bool
+		err error
+	}
+	// watchableSetMsg is the answer to a change of it.
+	watchableSetMsg struct {
+		on  bool
+		err error
+	}
+	// menuWatchableMsg: the player switched the setting in the menu.
+	menuWatchableMsg struct{ on bool }
+	// menuLobbyMsg: the player opens the Lobby screen.
+	menuLobbyMsg struct{}
+	// dailyPlayingMsg brings how many play the daily deal now.
+	dailyPlayingMsg struct{ n int }
+)
+
+func (dailyPlayingMsg) to() screenID { return screenLeaders }
+
+// liveState is what the session last told the lobby, and what the lobby
+// told it. Model.live holds it; only Update changes it.
+type liveState struct {
+	// box hands what the lobby should know to the commands that tell it.
+	box *liveBox
+	// told is what the model last asked the box to tell.
+	told     lobby.Doing
+	toldOK   bool
+	cur      screenID // the screen that showed at the last Update
+	viewer   bool     // presence viewer
+	daily    bool     // daily board viewer
+	online   int      // from lobby.PresenceChanged
+	watchers int      // spectators of this session, from lobby.Spectators
+	// pub says what the spectators were last sent: the game's token and
+	// version, or pubNone.
+	pubToken, pubVersion int
+	// link is the name of the deep link `watch NAME`, until it is
+	// asked for.
+	link    string
+	linkBad bool
+}
+
+// pubNone is pubToken when no game was published.
+const pubNone = -1
+
+// liveBox is the newest of what the lobby should know, for the commands
+// that tell it. Commands run in goroutines of their own, in no set
+// order: each command tells the lobby what the box holds then, under the
+// box's lock, so the lobby always ends up with the newest, never with
+// an older value that a late command carried.
+type liveBox struct {
+	mu      sync.Mutex
+	doing   *lobby.Doing
+	viewer  *bool
+	daily   *bool
+	board   *lobby.Board
+	unwatch bool
+}
+
+// flush tells lb what the box holds, and empties it.
+func (b *liveBox) flush(lb Lobby) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.doing != nil {
+		lb.SetDoing(*b.doing)
+		b.doing = nil
+	}
+	if b.viewer != nil {
+		lb.WatchPresence(*b.viewer)
+		b.viewer = nil
+	}
+	if b.daily != nil {
+		lb.WatchDaily(*b.daily)
+		b.daily = nil
+	}
+	if b.unwatch {
+		lb.Unwatch()
+		b.unwatch = false
+	}
+	if b.board != nil {
+		lb.Publish(*b.board)
+		b.board = nil
+	}
+}
+
+// liveChange tells the lobby what changed in this Update: what the
+// session does, whether it wants presence and the daily board's events,
+// and, when somebody watches, the game's new position. It runs after
+// every message (see handle) and returns one command, or nil.
+func (m *Model) liveChange() tea.Cmd {
+	lb := m.env.lobby
+	if lb == nil {
+		return nil
+	}
+	lv := &m.live
+	if lv.box == nil {
+		lv.box = &liveBox{}
+		lv.pubToken = pubNone
+	}
+	box := lv.box
+	box.mu.Lock()
+	dirty := false
+	if d, ok := m.doing(); ok && (!lv.toldOK || d != lv.told) {
+		lv.told, lv.toldOK = d, true
+		box.doing, dirty = &d, true
+	}
+	if viewer := m.cur == screenMenu || m.cur == screenLobby || m.cur == screenLeaders; viewer != lv.viewer {
+		lv.viewer = viewer
+		box.viewer, dirty = &viewer, true
+	}
+	if daily := m.cur == screenLeaders; daily != lv.daily {
+		lv.daily = daily
+		box.daily, dirty = &daily, true
+	}
+	if b, ok := m.boardChange(); ok {
+		box.board, dirty = &b, true
+	}
+	box.mu.Unlock()
+	if t := m.table(); t != nil {
+		t.watchers = lv.watchers
+	}
+	var count tea.Cmd
+	if m.cur == screenLeaders && lv.cur != screenLeaders {
+		count = m.countDaily()
+	}
+	lv.cur = m.cur
+	if !dirty {
+		return count
+	}
+	return tea.Batch(count, func() tea.Msg {
+		box.flush(lb)
+		return nil
+	})
+}
+
+// doing is what the session does as the lobby shows it; ok is false on
+// a screen this file does not know (a race's), which tells the lobby
+// itself.
+func (m *Model) doing() (d lobby.Doing, ok bool) {
+	cur := m.cur
+	if cur == screenHelp || cur == screenConfirm {
+		cur = m.back
+	}
+	switch cur {
+	case screenTable, screenWatch:
+		if !m.playing {
+			return lobby.Doing{What: lobby.AtMenu}, true
+		}
+		g := m.table().game
+		d = lobby.Doing{What: lobby.Playing, Rules: g.Rules().ID(), Removed: g.Removed()}
+		if deal := g.Deal(); deal.Numbered {
+			d.Deal = deal.Number
+		} else {
+			d.Custom = true
+		}
+		return d, true
+	case screenSpectate:
+		if s := m.spectate(); s != nil {
+			return lobby.Doing{What: lobby.Watching, Watched: s.name}, true
+		}
+		return lobby.Doing{What: lobby.AtMenu}, true
+	case screenMenu, screenDealing, screenStats, screenLeaders, screenName, screenLink, screenRedeem, screenLobby:
+		return lobby.Doing{What: lobby.AtMenu}, true
+	}
+	return lobby.Doing{}, false
+}
+
+// boardChange returns the board to send the spectators, when there are
+// any and it changed since they were last sent one: the game while the
+// player is at it, no game otherwise.
+func (m *Model) boardChange() (lobby.Board, bool) {
+	lv := &m.live
+	if lv.watchers == 0 {
+		lv.pubToken = pubNone - 1 // a new spectator gets a board at once
+		return lobby.Board{}, false
+	}
+	if d, ok := m.doing(); ok && d.What == lobby.Playing {
+		t := m.table()
+		if lv.pubToken == m.token && lv.pubVersion == t.version {
+			return lobby.Board{}, false
+		}
+		lv.pubToken, lv.pubVersion = m.token, t.version
+		return lobby.Board{Record: t.game.Record(), Daily: t.day}, true
+	}
+	if lv.pubToken == pubNone {
+		return lobby.Board{}, false
+	}
+	lv.pubToken = pubNone
+	return lobby.Board{}, true
+}
+
+// spectate is the spectate screen, or nil.
+func (m *Model) spectate() *spectateScreen {
+	s, _ := m.screens[screenSpectate].(*spectateScreen)
+	return s
+}
+
+// lobbyList is the Lobby screen, or nil.
+func (m *Model) lobbyList() *lobbyScreen {
+	l, _ := m.screens[screenLobby].(*lobbyScreen)
+	return l
+}
+
+// handleLobby takes the lobby's events and the replies and events of
+// the screens of playing with others.
+func (m *Model) handleLobby(msg tea.Msg) tea.Cmd {
+	lv := &m.live
+	switch msg := msg.(type) {
+	case lobby.PresenceChanged:
+		lv.online = msg.Online
+		m.menu().online = msg.Online
+		switch m.cur {
+		case screenLobby:
+			return m.lobbyList().load()
+		case screenLeaders:
+			return m.countDaily()
+		}
+	case lobby.Spectators:
+		lv.watchers = msg.N
+	case lobby.Watched:
+		if s := m.spectate(); s != nil && s.ended == "" {
+			s.watched(msg)
+		}
+	case lobby.WatchEnded:
+		if s := m.spectate(); s != nil {
+			s.end(msg.Reason)
+		}
+	case lobby.DailyChanged:
+		if b, ok := m.screens[screenLeaders].(*leadersScreen); ok && m.cur == screenLeaders && msg.Rules == leadersRules && b.date == b.today {
+			return b.load("")
+		}
+	case menuLobbyMsg:
+		l := m.lobbyList()
+		if l == nil {
+			l = newLobbyScreen(m.env, m.w, m.h)
+			m.screens[screenLobby] = l
+		}
+		m.show(screenLobby)
+		return l.load()
+	case spectateOpenMsg:
+		return m.askWatch(msg.name)
+	case spectateMsg:
+		return m.watchReply(msg)
+	case spectateDoneMsg:
+		m.screens[screenSpectate] = nil
+		m.show(screenMenu)
+		if m.lobbyList() != nil && m.back == screenLobby {
+			m.show(screenLobby)
+			cmd := m.lobbyList().load()
+			return tea.Batch(cmd, m.unwatch())
+		}
+		m.setContinue()
+		return m.unwatch()
+	case menuWatchableMsg:
+		return m.setWatchable(msg.on)
+	case watchableMsg:
+		if msg.err == nil {
+			m.menu().watchable = msg.on
+		}
+	case watchableSetMsg:
+		mn := m.menu()
+		if msg.err != nil {
+			mn.watchable = !msg.on
+			mn.say(sErr, clean(msg.err.Error(), 200))
+		}
+	}
+	return nil
+}
+
+// askWatch asks the lobby to watch name.
+func (m *Model) askWatch(name string) tea.Cmd {
+	lb := m.env.lobby
+	if lb == nil {
+		return nil
+	}
+	if m.cur == screenLobby {
+		m.back = screenLobby
+	} else {
+		m.back = screenMenu
+	}
+	return func() tea.Msg {
+		w, err := lb.Watch(name)
+		return spectateMsg{name: name, watched: w, err: err}
+	}
+}
+
+// watchReply opens the spectate screen, or says why not on the screen
+// that asked.
+func (m *Model) watchReply(msg spectateMsg) tea.Cmd {
+	if msg.err != nil {
+		text := msg.err.Error()
+		switch {
+		case errors.Is(msg.err, lobby.ErrNotOnline):
+			text = "nobody called " + clean(msg.name, 16) + " is online"
+		case errors.Is(msg.err, lobby.ErrNotWatchable):
+			text = clean(msg.name, 16) + " does not let others watch their games"
+		}
+		m.say(sErr, clean(text, 200))
+		return nil
+	}
+	if m.cur != screenMenu && m.cur != screenLobby {
+		return m.unwatch() // the player went elsewhere meanwhile
+	}
+	m.screens[screenSpectate] = newSpectate(m.env, msg.watched, m.w, m.h)
+	m.show(screenSpectate)
+	return nil
+}
+
+// unwatch tells the lobby the session watches no more.
+func (m *Model) unwatch() tea.Cmd {
+	lb, box := m.env.lobby, m.live.box
+	if lb == nil || box == nil {
+		return nil
+	}
+	box.mu.Lock()
+	box.unwatch = true
+	box.mu.Unlock()
+	return func() tea.Msg {
+		box.flush(lb)
+		return nil
+	}
+}
+
+// countDaily asks how many play the daily deal now.
+func (m *Model) countDaily() tea.Cmd {
+	lb := m.env.lobby
+	if lb == nil {
+		return nil
+	}
+	return func() tea.Msg { return dailyPlayingMsg{n: lb.PlayingRules(leadersRules)} }
+}
+
+// loadWatchable reads the setting "Others may watch me".
+func (e *env) loadWatchable() tea.Cmd {
+	lb := e.lobby
+	if lb == nil {
+		return nil
+	}
+	ctx := e.ctx
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
+		defer cancel()
+		on, err := lb.Watchable(ctx)
+		return watchableMsg{on: on, err: err}
+	}
+}
+
+// setWatchable keeps the setting.
+func (m *Model) setWatchable(on bool) tea.Cmd {
+	lb := m.env.lobby
+	if lb == nil {
+		return nil
+	}
+	ctx := m.env.ctx
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, saveTimeout)
+		defer cancel()
+		return watchableSetMsg{on: on, err: lb.SetWatchable(ctx, on)}
+	}
+}
+
+// startLive is what Init asks of the lobby: the setting, and the deep
+// link `watch NAME`.
+func (m *Model) startLive() tea.Cmd {
+	if m.env.lobby == nil {
+		if m.live.link != "" || m.live.linkBad {
+			m.menu().say(sErr, "watching is not available on this server")
+		}
+		return nil
+	}
+	cmds := []tea.Cmd{m.env.loadWatchable()}
+	if m.live.linkBad {
+		m.menu().say(sErr, "watch needs a player's name: watch NAME")
+	}
+	if name := m.live.link; name != "" {
+		m.live.link = ""
+		cmds = append(cmds, m.askWatch(name))
+	}
+	return tea.Batch(cmds...)
+}

@@ -1,0 +1,295 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"pyramid/engine"
+	"pyramid/lobby"
+)
+
+// fakeLobby is a Lobby in memory that records what it is told.
+type fakeLobby struct {
+	mu        sync.Mutex
+	doing     []lobby.Doing
+	viewer    bool
+	daily     bool
+	who       []lobby.Presence
+	rooms     []lobby.RoomInfo
+	watched   map[string]lobby.Watched // what Watch answers, by name
+	watching  string
+	published []lobby.Board
+	watchable bool
+	setErr    error
+	playing   int
+}
+
+func newFakeLobby() *fakeLobby {
+	return &fakeLobby{watchable: true, watched: map[string]lobby.Watched{}}
+}
+
+func (f *fakeLobby) SetDoing(d lobby.Doing) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.doing = append(f.doing, d)
+}
+
+func (f *fakeLobby) last() lobby.Doing {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.doing) == 0 {
+		return lobby.Doing{}
+	}
+	return f.doing[len(f.doing)-1]
+}
+
+func (f *fakeLobby) WatchPresence(on bool) { f.mu.Lock(); f.viewer = on; f.mu.Unlock() }
+func (f *fakeLobby) Who() []lobby.Presence { f.mu.Lock(); defer f.mu.Unlock(); return f.who }
+func (f *fakeLobby) Online() int           { f.mu.Lock(); defer f.mu.Unlock(); return len(f.who) }
+func (f *fakeLobby) PublicRooms() []lobby.RoomInfo {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.rooms
+}
+
+func (f *fakeLobby) Watch(name string) (lobby.Watched, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	w, ok := f.watched[strings.ToLower(name)]
+	if !ok {
+		return lobby.Watched{}, lobby.ErrNotOnline
+	}
+	if name == "shy" {
+		return lobby.Watched{}, lobby.ErrNotWatchable
+	}
+	f.watching = name
+	return w, nil
+}
+
+func (f *fakeLobby) Unwatch() { f.mu.Lock(); f.watching = ""; f.mu.Unlock() }
+func (f *fakeLobby) Publish(b lobby.Board) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.published = append(f.published, b)
+}
+func (f *fakeLobby) WatchDaily(on bool) { f.mu.Lock(); f.daily = on; f.mu.Unlock() }
+func (f *fakeLobby) PlayingRules(string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.playing
+}
+func (f *fakeLobby) Watchable(context.Context) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.watchable, nil
+}
+func (f *fakeLobby) SetWatchable(_ context.Context, on bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.setErr != nil {
+		return f.setErr
+	}
+	f.watchable = on
+	return nil
+}
+
+// TestPresenceDoing: the session tells the lobby what it does, a guest
+// too: the menu, then the game with its cards removed after each move,
+// then the menu again.
+func TestPresenceDoing(t *testing.T) {
+	for _, p := range []Player{testPlayer, {Name: "guest", Guest: true}} {
+		t.Run(p.Name, func(t *testing.T) {
+			fl := newFakeLobby()
+			h := newHarness(t, Deps{Player: p, Lobby: fl, Args: []string{"classic", "42"}, Unicode: true})
+			g := h.game()
+			if d := fl.last(); d.What != lobby.Playing || d.Rules != "classic" || d.Deal != 42 || d.Removed != 0 || d.Custom {
+				t.Fatalf("at the table the lobby is told %+v", d)
+			}
+			var pair engine.Move
+			for _, mv := range g.Legal() {
+				if mv.Kind == engine.RemovePair || mv.Kind == engine.RemoveKing {
+					pair = mv
+					break
+				}
+			}
+			if pair.Kind == 0 {
+				t.Skip("deal 42 has no removal at the start")
+			}
+			h.keys(":")
+			h.typeText(pair.String())
+			h.keys("enter")
+			if d := fl.last(); d.Removed != h.game().Removed() || d.Removed == 0 {
+				t.Fatalf("after a removal the lobby is told %+v, want %d removed", d, h.game().Removed())
+			}
+			if fl.viewer {
+				t.Fatal("a session at the table watches presence")
+			}
+			h.keys("q")
+			if d := fl.last(); d.What != lobby.AtMenu {
+				t.Fatalf("back at the menu the lobby is told %+v", d)
+			}
+			if !fl.viewer {
+				t.Fatal("the menu does not watch presence")
+			}
+			h.send(lobby.PresenceChanged{Online: 3})
+			h.wantScreen("Pyramid Solitaire · 3 online", "Lobby", "Others may watch me")
+		})
+	}
+}
+
+// TestLobbyScreenAndSpectate: the Lobby screen lists who is online, w
+// on a player watches their game, read-only, as it moves; q goes back
+// and stops watching.
+func TestLobbyScreenAndSpectate(t *testing.T) {
+	fl := newFakeLobby()
+	rec := engine.Record{Rules: "classic", Deal: 42}
+	fl.who = []lobby.Presence{
+		{Player: lobby.Player{ID: "b", Name: "bob\x1b[2J"}, Doing: lobby.Doing{What: lobby.Playing, Rules: "classic", Deal: 42, Removed: 2}, Session: 2},
+		{Player: testLobbyPlayer(), Doing: lobby.Doing{What: lobby.AtMenu}, Session: 1},
+	}
+	fl.rooms = []lobby.RoomInfo{{Code: "KXQR", RulesTitle: "Classic", Players: 2, MaxPlayers: 8, Host: "bob"}}
+	fl.watched["bob\x1b[2j"] = lobby.Watched{Name: "bob\x1b[2J", Board: lobby.Board{Record: rec}, Spectators: 1}
+	h := newHarness(t, Deps{Player: testPlayer, Lobby: fl, Unicode: true})
+	h.open(itemLobby)
+	h.wantScreen("lobby", "2 online", "playing Classic · deal 42 · 2/28 removed", "(you)", "in the menu", "KXQR", "2/8 players")
+	wantClean(t, h.m.View())
+	h.keys("w")
+	if h.m.cur != screenSpectate {
+		t.Fatalf("w did not open the spectate screen:\n%s", h.screen())
+	}
+	if d := fl.last(); d.What != lobby.Watching || !strings.HasPrefix(d.Watched, "bob") {
+		t.Fatalf("watching, the lobby is told %+v", d)
+	}
+	h.wantScreen("Classic · deal 42", "0 moves", "1 watching")
+	wantClean(t, h.m.View())
+	g, _ := engine.Replay(rec)
+	_ = g.Apply(engine.Move{Kind: engine.Draw})
+	moved := g.Record()
+	h.send(lobby.Watched{Name: "bob", Board: lobby.Board{Record: moved}, Spectators: 2})
+	h.wantScreen("1 move", "2 watching")
+	if got := h.m.spectate().board.game.MovesMade(); got != 1 {
+		t.Fatalf("the spectator's board has %d moves, want 1", got)
+	}
+	h.keys("d") // read-only: the spectator cannot draw
+	if got := h.m.spectate().board.game.MovesMade(); got != 1 {
+		t.Fatal("a key changed the watched board")
+	}
+	h.send(lobby.Watched{Name: "bob", Spectators: 2})
+	h.wantScreen("not at a game right now")
+	h.send(lobby.WatchEnded{Name: "bob", Reason: "bob left"})
+	h.wantScreen("bob left")
+	h.keys("q")
+	if h.m.cur != screenLobby || fl.watching != "" {
+		t.Fatalf("q: screen %d, still watching %q", h.m.cur, fl.watching)
+	}
+	h.keys("down", "w")
+	h.wantScreen("that is you")
+}
+
+func testLobbyPlayer() lobby.Player {
+	return lobby.Player{ID: testPlayer.ID, Name: testPlayer.Name}
+}
+
+// TestSpectateDeepLink: ssh -t HOST watch NAME opens the watched game at
+// once; a refusal says why on the menu.
+func TestSpectateDeepLink(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"watch", "bob"}, "Classic · deal 7"},
+		{[]string{"watch", "carol"}, "nobody called carol is online"},
+		{[]string{"watch", "shy"}, "shy does not let others watch their games"},
+		{[]string{"watch"}, "watch needs a player's name"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			fl := newFakeLobby()
+			fl.watched["bob"] = lobby.Watched{Name: "bob", Board: lobby.Board{Record: engine.Record{Rules: "classic", Deal: 7}}}
+			fl.watched["shy"] = lobby.Watched{Name: "shy"}
+			h := newHarness(t, Deps{Player: Player{Name: "guest", Guest: true}, Lobby: fl, Args: tt.args, Unicode: true})
+			h.wantScreen(tt.want)
+		})
+	}
+}
+
+// TestPresencePublish: with spectators the session publishes its board
+// after every move, and the header says how many watch; without, it
+// publishes nothing.
+func TestPresencePublish(t *testing.T) {
+	fl := newFakeLobby()
+	h := newHarness(t, Deps{Player: testPlayer, Lobby: fl, Args: []string{"classic", "42"}, Unicode: true})
+	h.keys("d")
+	if len(fl.published) != 0 {
+		t.Fatalf("published %d boards without spectators", len(fl.published))
+	}
+	h.send(lobby.Spectators{N: 2})
+	if len(fl.published) != 1 || len(fl.published[0].Record.Moves) != 1 {
+		t.Fatalf("a new spectator gets %v, want the board with 1 move", fl.published)
+	}
+	h.wantScreen("2 watching")
+	h.keys("d")
+	if len(fl.published) != 2 || len(fl.published[1].Record.Moves) != 2 {
+		t.Fatalf("after a move: %v", fl.published)
+	}
+	h.keys("q")
+	if n := len(fl.published); n != 3 || fl.published[2].Playing() {
+		t.Fatalf("back at the menu the spectators get %v, want no game", fl.published)
+	}
+	h.send(lobby.Spectators{N: 0})
+	h.open(itemContinue)
+	h.keys("d")
+	if n := len(fl.published); n != 3 {
+		t.Fatalf("published %d boards, want none more without spectators", n)
+	}
+}
+
+// TestWatchableSetting: the menu's "Others may watch me" starts as
+// stored, switches through the lobby, and goes back with a message when
+// the server cannot keep it.
+func TestWatchableSetting(t *testing.T) {
+	fl := newFakeLobby()
+	fl.watchable = false
+	h := newHarness(t, Deps{Player: testPlayer, Lobby: fl, Unicode: true})
+	h.menuTo(itemWatchable)
+	h.wantScreen("Others may watch me", "[ ] off")
+	h.keys("enter")
+	h.wantScreen("[x] on")
+	if !fl.watchable {
+		t.Fatal("the setting was not kept")
+	}
+	fl.setErr = errors.New("the server could not keep the setting now, try again")
+	h.keys("enter")
+	h.wantScreen("[x] on", "could not keep")
+}
+
+// TestLiveDailyBoard: the daily board says how many play the daily now
+// and reloads when a result is recorded.
+func TestLiveDailyBoard(t *testing.T) {
+	fl := newFakeLobby()
+	fl.playing = 3
+	acc := newFakeAccount()
+	d := accountDeps(acc)
+	d.Lobby = fl
+	h := newHarness(t, d)
+	h.open(itemLeaders)
+	h.wantScreen("3 players are playing today's deal now")
+	if !fl.daily {
+		t.Fatal("the daily board does not ask for DailyChanged")
+	}
+	asked := len(acc.dates)
+	h.send(lobby.DailyChanged{Rules: "daily", Date: "2026-03-01"})
+	if len(acc.dates) != asked+1 {
+		t.Fatalf("DailyChanged: the board was asked %d times, want %d", len(acc.dates), asked+1)
+	}
+	fl.playing = 1
+	h.send(lobby.PresenceChanged{Online: 4})
+	h.wantScreen("1 player is playing today's deal now")
+	h.keys("q")
+	if fl.daily {
+		t.Fatal("the menu still asks for DailyChanged")
+	}
+}
