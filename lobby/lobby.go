@@ -94,6 +94,9 @@ type Lobby struct {
 	instance string
 	sub      bus.Subscription
 	bridged  chan struct{} // closed when the bridge's reader ends
+
+	// Presence across servers (Cluster, cluster.go); nil: this server's only.
+	cluster *cluster
 }
 
 // New returns an empty lobby.
@@ -309,4 +312,5 @@ func (l *Lobby) Close() {
 		sub.Close()
 		<-bridged
 	}
+	l.closeCluster()
 }
