@@ -118,6 +118,11 @@ type Subscription interface {
 	Close() error
 }
 
+// Check refuses a topic or a message out of bounds with an error matching
+// ErrInvalid: what every implementation checks before publishing (with an
+// empty Message, before subscribing).
+func Check(topic string, m Message) error { return check(topic, m) }
+
 // check refuses a topic or a message out of bounds.
 func check(topic string, m Message) error {
 	switch {

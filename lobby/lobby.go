@@ -102,6 +102,9 @@ type Lobby struct {
 	instance string
 	sub      bus.Subscription
 	bridged  chan struct{} // closed when the bridge's reader ends
+
+	// Presence across servers (Cluster, cluster.go); nil: this server's only.
+	cluster *cluster
 }
 
 // New returns an empty lobby.
@@ -319,4 +322,5 @@ func (l *Lobby) Close() {
 		sub.Close()
 		<-bridged
 	}
+	l.closeCluster()
 }

@@ -45,6 +45,9 @@ type Presence struct {
 	Session uint64
 	// Joined is when that session joined.
 	Joined time.Time
+	// Instance names the server of that session when it is another
+	// server of the cluster (Cluster); empty for this one.
+	Instance string
 }
 
 // PresenceChanged tells a viewer that who is online, or what one of them
@@ -90,6 +93,11 @@ func (l *Lobby) Who() []Presence {
 }
 
 func (l *Lobby) whoLocked() []Presence {
+	return l.withRemoteLocked(l.localWhoLocked())
+}
+
+// localWhoLocked is Who of this server's sessions alone.
+func (l *Lobby) localWhoLocked() []Presence {
 	shown := map[string]*Session{}
 	out := make([]Presence, 0, len(l.sessions))
 	for _, s := range l.sessions {
@@ -105,10 +113,16 @@ func (l *Lobby) whoLocked() []Presence {
 	for _, s := range shown {
 		out = append(out, presence(s))
 	}
-	slices.SortFunc(out, func(a, b Presence) int {
-		return cmp.Or(cmp.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)), cmp.Compare(a.Session, b.Session))
-	})
+	sortPresence(out)
 	return out
+}
+
+// sortPresence sorts a listing by name, case-insensitively.
+func sortPresence(out []Presence) {
+	slices.SortFunc(out, func(a, b Presence) int {
+		return cmp.Or(cmp.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)),
+			cmp.Compare(a.Instance, b.Instance), cmp.Compare(a.Session, b.Session))
+	})
 }
 
 func presence(s *Session) Presence {
@@ -123,7 +137,7 @@ func (l *Lobby) Online() int {
 }
 
 func (l *Lobby) onlineLocked() int {
-	n := len(l.byPlayer)
+	n := len(l.byPlayer) + l.remoteOnlineLocked()
 	for _, s := range l.sessions {
 		if playerKey(s.player) == "" {
 			n++
@@ -157,6 +171,9 @@ func (l *Lobby) WatchPresence(s *Session, on bool) {
 // event per PresenceEvery and the lobby one pass over the viewers, never
 // n passes.
 func (l *Lobby) changedLocked() {
+	if l.cluster != nil {
+		l.cluster.pokeLocked()
+	}
 	if l.pending != nil || l.closed {
 		return
 	}

@@ -1,0 +1,129 @@
+package bus_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"pyramid/bus"
+)
+
+// drain reads every event published on topic so far.
+func drain(t *testing.T, b bus.Bus, topic string) []string {
+	t.Helper()
+	s, err := b.Subscribe(context.Background(), topic, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var out []string
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+		ev, err := s.Next(ctx)
+		cancel()
+		if err != nil {
+			return out
+		}
+		out = append(out, string(ev.Body))
+	}
+}
+
+func TestCoalescer(t *testing.T) {
+	tests := []struct {
+		name string
+		// offers are (delay before the offer, body); all on topic "p".
+		offers []time.Duration
+		want   []string
+	}{
+		{"one offer goes at once", []time.Duration{0}, []string{"0"}},
+		{"a burst: the first and the newest", []time.Duration{0, 0, 0, 0, 0}, []string{"0", "4"}},
+		{"spaced out: each goes", []time.Duration{0, time.Second, time.Second}, []string{"0", "1", "2"}},
+		{"a stream: a few a second, the newest of each spell",
+			[]time.Duration{0, 90 * time.Millisecond, 90 * time.Millisecond, 90 * time.Millisecond, 90 * time.Millisecond, 90 * time.Millisecond},
+			[]string{"0", "2", "5"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b := bus.NewMemory(bus.MemoryOptions{})
+				defer b.Close()
+				c := bus.NewCoalescer(b, 250*time.Millisecond, nil)
+				for i, d := range tt.offers {
+					time.Sleep(d) // the fake clock of the bubble: the test's timeline, not synchronisation
+					c.Offer("p", bus.Message{Kind: "progress", Body: fmt.Appendf(nil, "%d", i)})
+				}
+				time.Sleep(time.Second)
+				synctest.Wait()
+				got := drain(t, b, "p")
+				if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+					t.Fatalf("published %v, want %v", got, tt.want)
+				}
+				c.Close()
+			})
+		})
+	}
+}
+
+// TestCoalescerTopicsApart: one topic's stream does not hold up another's
+// first event.
+func TestCoalescerTopicsApart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bus.NewMemory(bus.MemoryOptions{})
+		defer b.Close()
+		c := bus.NewCoalescer(b, time.Second, nil)
+		defer c.Close()
+		c.Offer("a", bus.Message{Body: []byte("a0")})
+		c.Offer("a", bus.Message{Body: []byte("a1")})
+		c.Offer("b", bus.Message{Body: []byte("b0")})
+		synctest.Wait()
+		if got := drain(t, b, "b"); len(got) != 1 || got[0] != "b0" {
+			t.Fatalf("topic b: %v, want [b0] at once", got)
+		}
+		if got := drain(t, b, "a"); len(got) != 1 {
+			t.Fatalf("topic a before a second: %v, want [a0]", got)
+		}
+	})
+}
+
+// TestCoalescerClose: Close publishes what is pending at once and refuses
+// later offers.
+func TestCoalescerClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bus.NewMemory(bus.MemoryOptions{})
+		defer b.Close()
+		c := bus.NewCoalescer(b, time.Hour, nil)
+		c.Offer("p", bus.Message{Body: []byte("0")})
+		c.Offer("p", bus.Message{Body: []byte("1")})
+		c.Close()
+		c.Offer("p", bus.Message{Body: []byte("2")})
+		synctest.Wait()
+		if got := drain(t, b, "p"); fmt.Sprint(got) != "[0 1]" {
+			t.Fatalf("published %v, want [0 1]", got)
+		}
+	})
+}
+
+// TestCoalescerError: a failed publish is reported and the next offer
+// still goes.
+func TestCoalescerError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bus.NewMemory(bus.MemoryOptions{})
+		defer b.Close()
+		errs := make(chan error, 10)
+		c := bus.NewCoalescer(b, 10*time.Millisecond, func(topic string, err error) { errs <- err })
+		defer c.Close()
+		c.Offer("bad topic", bus.Message{})
+		if err := <-errs; !errors.Is(err, bus.ErrInvalid) {
+			t.Fatalf("error: %v, want ErrInvalid", err)
+		}
+		c.Offer("good", bus.Message{Body: []byte("x")})
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if got := drain(t, b, "good"); fmt.Sprint(got) != "[x]" {
+			t.Fatalf("after the error: %v, want [x]", got)
+		}
+	})
+}

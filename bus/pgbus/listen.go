@@ -1,0 +1,180 @@
+package pgbus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// connectTimeout bounds one attempt to connect, LISTEN and resync.
+const connectTimeout = 10 * time.Second
+
+// connect opens the listening connection, LISTENs and resyncs. Its
+// configuration is parsed afresh each time: pgx must not reuse a
+// ConnConfig once a connection made from it is gone.
+func (b *Bus) connect(ctx context.Context) (*pgx.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	defer cancel()
+	cfg, err := pgx.ParseConfig(b.url)
+	if err != nil {
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{b.channel}.Sanitize()); err != nil {
+		conn.Close(context.Background())
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	// Listening first, then reading the counters: an event committed
+	// after the read is notified, one before it is in the counters.
+	if err := b.resync(ctx, conn); err != nil {
+		conn.Close(context.Background())
+		return nil, fmt.Errorf("listen: resync: %w", err)
+	}
+	b.mu.Lock()
+	b.listenPID = conn.PgConn().PID()
+	close(b.connected)
+	b.connected = make(chan struct{})
+	b.mu.Unlock()
+	return conn, nil
+}
+
+// resync reads the counters of every followed topic and wakes the
+// subscriptions of those that went on: they read what they missed from
+// the table.
+func (b *Bus) resync(ctx context.Context, conn *pgx.Conn) error {
+	b.mu.Lock()
+	names := make([]string, 0, len(b.topics))
+	for name := range b.topics {
+		names = append(names, name)
+	}
+	b.mu.Unlock()
+	if len(names) == 0 {
+		return nil
+	}
+	rows, err := conn.Query(ctx, `SELECT topic, seq FROM bus_topics WHERE topic = ANY($1)`, names)
+	if err != nil {
+		return err
+	}
+	seqs := map[string]uint64{}
+	for rows.Next() {
+		var name string
+		var seq int64
+		if err := rows.Scan(&name, &seq); err != nil {
+			rows.Close()
+			return err
+		}
+		seqs[name] = uint64(seq)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for name, seq := range seqs {
+		b.heardLocked(name, seq)
+	}
+	return nil
+}
+
+// heardLocked notes that topic has events up to seq.
+func (b *Bus) heardLocked(topic string, seq uint64) {
+	t := b.topics[topic]
+	if t == nil || seq <= t.high {
+		return
+	}
+	t.high = seq
+	t.wakeLocked()
+}
+
+// listen hears notifications on conn until it fails, then reconnects,
+// until the bus closes.
+func (b *Bus) listen(conn *pgx.Conn) {
+	defer close(b.heard)
+	for {
+		err := b.hear(conn)
+		conn.Close(context.Background())
+		b.mu.Lock()
+		b.listenPID = 0
+		b.mu.Unlock()
+		if b.ctx.Err() != nil {
+			return
+		}
+		lost := time.Now()
+		b.logf("bus: lost the listening connection, reconnecting: %v", err)
+		conn = b.reconnect()
+		if conn == nil {
+			return
+		}
+		deaf := time.Since(lost)
+		b.logf("bus: listening again after %s", deaf.Round(time.Millisecond))
+		if b.opts.OnResync != nil {
+			b.opts.OnResync(deaf)
+		}
+	}
+}
+
+// reconnect connects again, at once and then with a doubling wait capped
+// at ReconnectMax; nil when the bus closed first.
+func (b *Bus) reconnect() *pgx.Conn {
+	delay := 50 * time.Millisecond
+	for {
+		conn, err := b.connect(b.ctx)
+		if err == nil {
+			return conn
+		}
+		if b.ctx.Err() != nil {
+			return nil
+		}
+		timer := time.NewTimer(delay)
+		select {
+		case <-timer.C:
+		case <-b.ctx.Done():
+			timer.Stop()
+			return nil
+		}
+		delay = min(2*delay, b.opts.ReconnectMax)
+	}
+}
+
+// hear waits for notifications, pinging the connection after PingEvery
+// of silence, until the connection fails or the bus closes.
+func (b *Bus) hear(conn *pgx.Conn) error {
+	for {
+		ctx, cancel := context.WithTimeout(b.ctx, b.opts.PingEvery)
+		n, err := conn.WaitForNotification(ctx)
+		cancel()
+		switch {
+		case b.ctx.Err() != nil:
+			return b.ctx.Err()
+		case errors.Is(err, context.DeadlineExceeded):
+			pctx, cancel := context.WithTimeout(b.ctx, b.opts.PingEvery)
+			err = conn.Ping(pctx)
+			cancel()
+			if err != nil {
+				return fmt.Errorf("ping: %w", err)
+			}
+			continue
+		case err != nil:
+			return err
+		}
+		topic, seq, ok := parsePayload(n.Payload)
+		if !ok {
+			continue
+		}
+		b.mu.Lock()
+		b.heardLocked(topic, seq)
+		b.mu.Unlock()
+	}
+}
+
+func (b *Bus) logf(format string, args ...any) {
+	if b.opts.Logf != nil {
+		b.opts.Logf(format, args...)
+	}
+}

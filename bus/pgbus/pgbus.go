@@ -1,0 +1,430 @@
+// Package pgbus is the bus.Bus of servers that share one PostgreSQL: the
+// events are rows of an append-only table, and LISTEN/NOTIFY only says
+// that there are new ones.
+//
+// Publish runs one transaction: it takes the topic's next sequence number
+// from a counter row (INSERT … ON CONFLICT DO UPDATE … RETURNING, whose
+// row lock makes concurrent publishers of a topic, in any process, queue
+// up and commit in sequence order), inserts the event row, and sends a
+// NOTIFY whose payload is the sequence number and the topic, never the
+// event: PostgreSQL delivers it at COMMIT, so a listener never hears of an
+// event it cannot read yet, and never of one rolled back.
+//
+// Each Bus listens on ONE dedicated connection (a pgx.Conn of its own,
+// never from the pool) on one channel for all topics. It pings that
+// connection between notifications, and when the connection dies it
+// reconnects with a short backoff (at most Options.ReconnectMax, a second
+// by default) and then resyncs: it reads every followed topic's counter
+// and wakes its subscriptions, which read the table from their own
+// sequence number on. So a notification lost while the connection was
+// down loses nothing, and a repeated one reads nothing twice.
+//
+// The bus keeps the last Options.Retain events of each topic in the table
+// (older ones are pruned as new ones are published); a subscriber further
+// behind gets a *bus.GapError, as with bus.Memory.
+//
+// The bus owns its two tables, bus_topics and bus_events, and makes them
+// (CREATE TABLE IF NOT EXISTS, under an advisory lock so that instances
+// starting together do not race) in the connection's current schema when
+// it opens: they are not store tables, no store code reads them, and a
+// server on SQLite never needs them.
+package pgbus
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"pyramid/bus"
+)
+
+// Defaults of Options.
+const (
+	DefaultRetain       = 1000
+	DefaultPingEvery    = 5 * time.Second
+	DefaultReconnectMax = time.Second
+	DefaultConns        = 8
+)
+
+// memRetain bounds how many recent events of a followed topic the bus
+// keeps in memory for its subscriptions; a subscription further behind
+// reads the table itself.
+const memRetain = 256
+
+// fetchLimit bounds the rows one read of the table returns.
+const fetchLimit = 256
+
+// Options configure a Bus.
+type Options struct {
+	// Retain is how many recent events of each topic the table keeps
+	// (DefaultRetain when 0 or less; at least 100, what bustest assumes).
+	Retain int
+	// PingEvery is how long the listening connection may stay silent
+	// before the bus pings it to find out whether it is dead
+	// (DefaultPingEvery when 0).
+	PingEvery time.Duration
+	// ReconnectMax caps the wait between two attempts to reconnect the
+	// listening connection (DefaultReconnectMax when 0); the first attempt
+	// is immediate.
+	ReconnectMax time.Duration
+	// Conns is the size of the pool that publishes and reads events
+	// (DefaultConns when 0). The listening connection is apart.
+	Conns int
+	// Logf, when set, is told of lost and regained connections.
+	Logf func(format string, args ...any)
+	// OnResync, when set, is called after every reconnect of the
+	// listening connection, once the resync is done, with how long the
+	// bus was deaf (from the loss being noticed to the resync).
+	OnResync func(deaf time.Duration)
+}
+
+// Bus is the PostgreSQL bus. It is safe for concurrent use.
+type Bus struct {
+	url     string
+	pool    *pgxpool.Pool
+	channel string
+	retain  int
+	opts    Options
+
+	ctx    context.Context // ends at Close: the listener and every query
+	cancel context.CancelFunc
+	done   chan struct{} // closed by Close
+	heard  chan struct{} // closed when the listener ends
+
+	mu        sync.Mutex
+	closed    bool
+	topics    map[string]*topicState
+	listenPID uint32        // the backend of the listening connection; 0 while down
+	connected chan struct{} // closed and replaced at each (re)connect
+}
+
+var _ bus.Bus = (*Bus)(nil)
+
+// topicState is what the bus knows of a topic its subscriptions follow.
+type topicState struct {
+	subs   int
+	ready  bool        // loaded is set
+	loaded uint64      // every event up to loaded has been read into log
+	log    []bus.Event // the last events read, ending at loaded, oldest first
+	high   uint64      // the highest sequence number heard of
+	// fetching: a subscription is reading the table for the others.
+	fetching bool
+	// wake is closed and replaced whenever loaded or high grows.
+	wake chan struct{}
+}
+
+func (t *topicState) first() uint64 { return t.loaded - uint64(len(t.log)) + 1 }
+
+func (t *topicState) wakeLocked() {
+	close(t.wake)
+	t.wake = make(chan struct{})
+}
+
+// schemaSQL makes the bus's tables. bus_events' key is (topic, seq): a
+// subscription's read is one range scan of it.
+const schemaSQL = `
+CREATE TABLE IF NOT EXISTS bus_topics (
+	topic text PRIMARY KEY,
+	seq bigint NOT NULL
+);
+CREATE TABLE IF NOT EXISTS bus_events (
+	topic text NOT NULL,
+	seq bigint NOT NULL,
+	id text NOT NULL,
+	kind text NOT NULL,
+	body bytea NOT NULL,
+	at timestamptz NOT NULL DEFAULT now(),
+	PRIMARY KEY (topic, seq),
+	UNIQUE (topic, id)
+);`
+
+// schemaLock is the advisory lock key under which instances make the
+// tables one at a time (CREATE TABLE IF NOT EXISTS alone races).
+const schemaLock = 0x70797262 // "pyrb"
+
+// Open connects to the PostgreSQL at databaseURL (a postgres:// URL, as
+// the store takes), makes the bus's tables if need be and starts
+// listening. It fails when the database cannot be reached.
+func Open(ctx context.Context, databaseURL string, opts Options) (*Bus, error) {
+	if opts.Retain <= 0 {
+		opts.Retain = DefaultRetain
+	}
+	opts.Retain = max(opts.Retain, 100)
+	if opts.PingEvery <= 0 {
+		opts.PingEvery = DefaultPingEvery
+	}
+	if opts.ReconnectMax <= 0 {
+		opts.ReconnectMax = DefaultReconnectMax
+	}
+	if opts.Conns <= 0 {
+		opts.Conns = DefaultConns
+	}
+	pcfg, err := pgxpool.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("open bus: %w", err)
+	}
+	pcfg.MaxConns = int32(opts.Conns)
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return nil, fmt.Errorf("open bus: %w", err)
+	}
+	b := &Bus{url: databaseURL, pool: pool, retain: opts.Retain, opts: opts,
+		done: make(chan struct{}), heard: make(chan struct{}),
+		topics: map[string]*topicState{}, connected: make(chan struct{})}
+	b.ctx, b.cancel = context.WithCancel(context.Background())
+	schema, err := b.migrate(ctx)
+	if err != nil {
+		b.cancel()
+		pool.Close()
+		return nil, fmt.Errorf("open bus: %w", err)
+	}
+	b.channel = channelName(schema)
+	conn, err := b.connect(ctx)
+	if err != nil {
+		b.cancel()
+		pool.Close()
+		return nil, fmt.Errorf("open bus: %w", err)
+	}
+	go b.listen(conn)
+	return b, nil
+}
+
+// migrate makes the tables and returns the current schema.
+func (b *Bus) migrate(ctx context.Context) (string, error) {
+	var schema string
+	err := pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(schemaLock)); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, schemaSQL); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, "SELECT current_schema()").Scan(&schema)
+	})
+	if err != nil {
+		return "", fmt.Errorf("make the bus tables: %w", err)
+	}
+	return schema, nil
+}
+
+// channelName is the NOTIFY channel of the buses on a schema: channels are
+// per database, not per schema, so buses on different schemas of one
+// database (the tests' way) must not hear each other.
+func channelName(schema string) string {
+	h := fnv.New32a()
+	h.Write([]byte(schema))
+	return fmt.Sprintf("pyr_bus_%08x", h.Sum32())
+}
+
+// Publish implements bus.Bus: one transaction takes the topic's next
+// sequence number, stores the event and sends its NOTIFY.
+func (b *Bus) Publish(ctx context.Context, topic string, m bus.Message) (bus.Event, error) {
+	if err := bus.Check(topic, m); err != nil {
+		return bus.Event{}, fmt.Errorf("publish on %q: %w", topic, err)
+	}
+	if err := b.live(ctx); err != nil {
+		return bus.Event{}, fmt.Errorf("publish on %q: %w", topic, err)
+	}
+	ctx, stop := b.bound(ctx)
+	defer stop()
+	given := m.ID != ""
+	if !given {
+		m.ID = newID()
+	}
+	if m.Body == nil {
+		m.Body = []byte{}
+	}
+	ev := bus.Event{Topic: topic, ID: m.ID, Kind: m.Kind, Body: append([]byte(nil), m.Body...)}
+	err := pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
+		// The counter row's lock queues the topic's publishers until this
+		// transaction ends: sequence order is commit order, and a
+		// rollback gives the number back.
+		var seq int64
+		if err := tx.QueryRow(ctx, `INSERT INTO bus_topics AS t (topic, seq) VALUES ($1, 1)
+			ON CONFLICT (topic) DO UPDATE SET seq = t.seq + 1 RETURNING seq`, topic).Scan(&seq); err != nil {
+			return err
+		}
+		if given {
+			// Under the lock, a publish of the same ID by anyone has
+			// committed or not started.
+			err := tx.QueryRow(ctx, `SELECT seq, kind, body, at FROM bus_events WHERE topic = $1 AND id = $2`,
+				topic, m.ID).Scan(&seq, &ev.Kind, &ev.Body, &ev.At)
+			if err == nil {
+				ev.Seq = uint64(seq)
+				return errDuplicate
+			}
+			if !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+		}
+		ev.Seq = uint64(seq)
+		if err := tx.QueryRow(ctx, `INSERT INTO bus_events (topic, seq, id, kind, body) VALUES ($1, $2, $3, $4, $5)
+			RETURNING at, pg_notify($6, $2::text || ' ' || $1)`, topic, seq, m.ID, m.Kind, m.Body, b.channel).Scan(&ev.At, nil); err != nil {
+			return err
+		}
+		// Prune now and then rather than at every publish: the table
+		// keeps between Retain and Retain+31 events of the topic.
+		if seq > int64(b.retain) && seq%32 == 0 {
+			if _, err := tx.Exec(ctx, `DELETE FROM bus_events WHERE topic = $1 AND seq <= $2`, topic, seq-int64(b.retain)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errDuplicate):
+		return ev, nil
+	case err != nil:
+		return bus.Event{}, fmt.Errorf("publish on %q: %w", topic, b.cause(err))
+	}
+	return ev, nil
+}
+
+// errDuplicate rolls back the publish of an ID the topic holds.
+var errDuplicate = errors.New("duplicate")
+
+// live fails when the bus is closed or ctx is over.
+func (b *Bus) live(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return bus.ErrClosed
+	}
+	return nil
+}
+
+// cause is err, or ErrClosed when the bus was closed under it.
+func (b *Bus) cause(err error) error {
+	if b.ctx.Err() != nil {
+		return bus.ErrClosed
+	}
+	return err
+}
+
+// bound is ctx, also ended when the bus closes.
+func (b *Bus) bound(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(b.ctx, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// Subscribe implements bus.Bus.
+func (b *Bus) Subscribe(ctx context.Context, topic string, since uint64) (bus.Subscription, error) {
+	if err := bus.Check(topic, bus.Message{}); err != nil {
+		return nil, fmt.Errorf("subscribe to %q: %w", topic, err)
+	}
+	if err := b.live(ctx); err != nil {
+		return nil, fmt.Errorf("subscribe to %q: %w", topic, err)
+	}
+	// Follow the topic before reading its counter, so that no
+	// notification after the read goes unheard.
+	b.mu.Lock()
+	t := b.topics[topic]
+	if t == nil {
+		t = &topicState{wake: make(chan struct{})}
+		b.topics[topic] = t
+	}
+	t.subs++
+	b.mu.Unlock()
+	qctx, stop := b.bound(ctx)
+	defer stop()
+	var cur int64
+	err := b.pool.QueryRow(qctx, `SELECT seq FROM bus_topics WHERE topic = $1`, topic).Scan(&cur)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		b.unfollow(topic, t)
+		return nil, fmt.Errorf("subscribe to %q: %w", topic, b.cause(err))
+	}
+	b.mu.Lock()
+	if !t.ready {
+		// The first subscription: the memory log starts now.
+		t.loaded, t.ready = uint64(cur), true
+	}
+	t.high = max(t.high, uint64(cur))
+	b.mu.Unlock()
+	if since == bus.Latest {
+		since = uint64(cur)
+	}
+	return &sub{b: b, t: t, topic: topic, cursor: since, done: make(chan struct{})}, nil
+}
+
+// unfollow drops a subscription's hold on its topic.
+func (b *Bus) unfollow(topic string, t *topicState) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t.subs--
+	if t.subs == 0 && b.topics[topic] == t {
+		delete(b.topics, topic)
+	}
+}
+
+// Close implements bus.Bus: it stops listening and closes the pool.
+func (b *Bus) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	close(b.done)
+	b.mu.Unlock()
+	b.cancel()
+	<-b.heard
+	b.pool.Close()
+	return nil
+}
+
+// read reads up to fetchLimit events of topic after seq from the table.
+func (b *Bus) read(ctx context.Context, topic string, after uint64) ([]bus.Event, error) {
+	ctx, stop := b.bound(ctx)
+	defer stop()
+	rows, err := b.pool.Query(ctx, `SELECT seq, id, kind, body, at FROM bus_events
+		WHERE topic = $1 AND seq > $2 ORDER BY seq LIMIT $3`, topic, int64(after), fetchLimit)
+	if err != nil {
+		return nil, b.cause(err)
+	}
+	var evs []bus.Event
+	for rows.Next() {
+		ev := bus.Event{Topic: topic}
+		var seq int64
+		if err := rows.Scan(&seq, &ev.ID, &ev.Kind, &ev.Body, &ev.At); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ev.Seq = uint64(seq)
+		evs = append(evs, ev)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, b.cause(err)
+	}
+	return evs, nil
+}
+
+// newID returns a random event ID.
+func newID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported systems
+	return hex.EncodeToString(b[:])
+}
+
+// parsePayload reads a notification's "seq topic".
+func parsePayload(p string) (topic string, seq uint64, ok bool) {
+	n, topic, ok := strings.Cut(p, " ")
+	if !ok {
+		return "", 0, false
+	}
+	seq, err := strconv.ParseUint(n, 10, 64)
+	return topic, seq, err == nil
+}

@@ -1,0 +1,263 @@
+package pgbus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"pyramid/bus"
+	"pyramid/bus/bustest"
+	"pyramid/store/storetest"
+)
+
+// wait bounds every wait of these tests.
+const wait = 10 * time.Second
+
+// open opens a bus on dbURL, closed when t ends.
+func open(t *testing.T, dbURL string, opts Options) *Bus {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	b, err := Open(ctx, dbURL, opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+func TestConformance(t *testing.T) {
+	bustest.Run(t, func(t *testing.T) bus.Bus {
+		return open(t, storetest.PostgresSchemaURL(t), Options{})
+	})
+}
+
+func ctxFor(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// readN reads n events from s.
+func readN(t *testing.T, s bus.Subscription, n int) []bus.Event {
+	t.Helper()
+	var evs []bus.Event
+	for range n {
+		ev, err := s.Next(ctxFor(t))
+		if err != nil {
+			t.Fatalf("Next after %d events: %v", len(evs), err)
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// TestTwoBuses: two buses on one database, as two servers have, each with
+// its own listening connection and pool, see each other's events, every
+// one once and in order, whoever published them.
+func TestTwoBuses(t *testing.T) {
+	u := storetest.PostgresSchemaURL(t)
+	one, two := open(t, u, Options{}), open(t, u, Options{})
+	ctx := ctxFor(t)
+	s1, err := one.Subscribe(ctx, "room", bus.Latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := two.Subscribe(ctx, "room", bus.Latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const each = 40
+	var wg sync.WaitGroup
+	for i, b := range []*Bus{one, two} {
+		wg.Go(func() {
+			for j := range each {
+				if _, err := b.Publish(ctx, "room", bus.Message{Kind: "n", Body: fmt.Appendf(nil, "%d-%d", i, j)}); err != nil {
+					t.Errorf("Publish: %v", err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	a, b := readN(t, s1, 2*each), readN(t, s2, 2*each)
+	for i := range a {
+		if a[i].Seq != uint64(i+1) || b[i].Seq != a[i].Seq || a[i].ID != b[i].ID || string(a[i].Body) != string(b[i].Body) {
+			t.Fatalf("event %d: bus one read #%d %s %q, bus two #%d %s %q; want the same, #%d",
+				i, a[i].Seq, a[i].ID, a[i].Body, b[i].Seq, b[i].ID, b[i].Body, i+1)
+		}
+	}
+}
+
+// terminate ends the listening connection of b from the server side, as
+// a PostgreSQL restart or a network cut would, and returns when it is
+// gone.
+func terminate(t *testing.T, admin *pgx.Conn, b *Bus) {
+	t.Helper()
+	b.mu.Lock()
+	pid := b.listenPID
+	b.mu.Unlock()
+	if pid == 0 {
+		t.Fatal("the bus is not listening")
+	}
+	var ok bool
+	if err := admin.QueryRow(ctxFor(t), "SELECT pg_terminate_backend($1)", int64(pid)).Scan(&ok); err != nil || !ok {
+		t.Fatalf("pg_terminate_backend(%d): %v, %v", pid, ok, err)
+	}
+}
+
+// TestReconnect: the listening connection is killed while events are
+// published; the bus reconnects within about a second, resyncs, and its
+// subscriber reads every event once and in order, including those
+// published while it was deaf.
+func TestReconnect(t *testing.T) {
+	u := storetest.PostgresSchemaURL(t)
+	resynced := make(chan time.Duration, 10)
+	listener := open(t, u, Options{OnResync: func(d time.Duration) { resynced <- d }})
+	publisher := open(t, u, Options{})
+	ctx := ctxFor(t)
+	s, err := listener.Subscribe(ctx, "t", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(context.Background())
+
+	const n = 60
+	got := make(chan []bus.Event, 1)
+	go func() {
+		var evs []bus.Event
+		for range n {
+			ev, err := s.Next(ctx)
+			if err != nil {
+				t.Errorf("Next: %v", err)
+				break
+			}
+			evs = append(evs, ev)
+		}
+		got <- evs
+	}()
+	var worst time.Duration
+	for i := range n {
+		if _, err := publisher.Publish(ctx, "t", bus.Message{Kind: "n", Body: []byte{byte(i)}}); err != nil {
+			t.Fatalf("Publish: %v", err)
+		}
+		if i%20 == 10 {
+			start := time.Now()
+			terminate(t, admin, listener)
+			select {
+			case d := <-resynced:
+				worst = max(worst, time.Since(start))
+				t.Logf("reconnected and resynced %s after pg_terminate_backend (deaf %s)", time.Since(start), d)
+			case <-time.After(wait):
+				t.Fatal("the bus did not reconnect")
+			}
+		}
+	}
+	evs := <-got
+	if len(evs) != n {
+		t.Fatalf("read %d events, want %d", len(evs), n)
+	}
+	for i, ev := range evs {
+		if ev.Seq != uint64(i+1) || ev.Body[0] != byte(i) {
+			t.Fatalf("event %d: got #%d %v, want #%d", i, ev.Seq, ev.Body, i+1)
+		}
+	}
+	if worst > 3*time.Second {
+		t.Errorf("worst reconnect: %s, want about a second at most", worst)
+	}
+}
+
+// TestDeafSubscriber: events published while a bus's listener is down
+// reach a subscriber that waits in Next across the outage, woken by the
+// resync alone (no later event to notify it).
+func TestDeafSubscriber(t *testing.T) {
+	u := storetest.PostgresSchemaURL(t)
+	resynced := make(chan time.Duration, 10)
+	listener := open(t, u, Options{OnResync: func(d time.Duration) { resynced <- d }, ReconnectMax: 300 * time.Millisecond})
+	publisher := open(t, u, Options{})
+	ctx := ctxFor(t)
+	s, err := listener.Subscribe(ctx, "t", bus.Latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(context.Background())
+	// Published right after the kill, most often while the bus is deaf;
+	// either way the event must arrive, once.
+	terminate(t, admin, listener)
+	ev, err := publisher.Publish(ctx, "t", bus.Message{Kind: "during"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-resynced
+	got := readN(t, s, 1)[0]
+	if got.ID != ev.ID || got.Seq != 1 {
+		t.Fatalf("got %+v, want %+v", got, ev)
+	}
+	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	if ev, err := s.Next(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a second Next: got %+v, %v; want nothing more", ev, err)
+	}
+}
+
+// TestGap: a subscriber behind the events the table keeps is told what
+// it missed, then reads on from the oldest kept.
+func TestGap(t *testing.T) {
+	u := storetest.PostgresSchemaURL(t)
+	b := open(t, u, Options{Retain: 100})
+	ctx := ctxFor(t)
+	for range 130 {
+		if _, err := b.Publish(ctx, "t", bus.Message{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Pruned at #128: events 1..28 are gone.
+	s, err := b.Subscribe(ctx, "t", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Next(ctx)
+	var gap *bus.GapError
+	if !errors.As(err, &gap) || gap.From != 1 || gap.To != 28 {
+		t.Fatalf("Next: got %v, want a gap of 1 to 28", err)
+	}
+	evs := readN(t, s, 102)
+	if evs[0].Seq != 29 || evs[101].Seq != 130 {
+		t.Fatalf("after the gap: #%d to #%d, want 29 to 130", evs[0].Seq, evs[101].Seq)
+	}
+}
+
+func TestParsePayload(t *testing.T) {
+	for _, tt := range []struct {
+		in    string
+		topic string
+		seq   uint64
+		ok    bool
+	}{
+		{"12 lobby.takeover", "lobby.takeover", 12, true},
+		{"1 a", "a", 1, true},
+		{"x a", "", 0, false},
+		{"12", "", 0, false},
+		{"", "", 0, false},
+	} {
+		t.Run(tt.in, func(t *testing.T) {
+			topic, seq, ok := parsePayload(tt.in)
+			if ok != tt.ok || ok && (topic != tt.topic || seq != tt.seq) {
+				t.Fatalf("parsePayload(%q) = %q, %d, %v; want %q, %d, %v", tt.in, topic, seq, ok, tt.topic, tt.seq, tt.ok)
+			}
+		})
+	}
+}
