@@ -34,6 +34,14 @@ type Config struct {
 	// Connect is the command players connect with, for the hints the
 	// arcade prints, e.g. "ssh -p 23234 games.example.org".
 	Connect string
+
+	// Race rooms (arcade/race.go).
+	// MaxRooms is the most race rooms open at once (--max-rooms);
+	// lobby.DefaultMaxRooms when 0.
+	MaxRooms int
+	// Instance names this server in the keys of the races it stores;
+	// a random name when empty.
+	Instance string
 }
 
 // App implements server.App.
@@ -41,9 +49,11 @@ type App struct {
 	cfg   Config
 	lobby *lobby.Lobby
 
-	// rooms are the race rooms, whose public ones the Lobby screen
-	// lists (presence.go).
-	rooms *lobby.Rooms
+	// Race rooms (arcade/race.go); the Lobby screen lists the public ones
+	// (presence.go).
+	rooms    *lobby.Rooms
+	book     *raceBook
+	instance string
 }
 
 var _ server.App = (*App)(nil)
@@ -62,7 +72,15 @@ func New(cfg Config) *App {
 	if cfg.Connect == "" {
 		cfg.Connect = "ssh -p 23234 HOST"
 	}
-	return &App{cfg: cfg, lobby: lobby.New(lobby.Config{Now: cfg.Now}), rooms: lobby.NewRooms(lobby.RoomsConfig{})}
+	a := &App{cfg: cfg, lobby: lobby.New(lobby.Config{Now: cfg.Now})}
+	// Race rooms (arcade/race.go).
+	a.instance = cfg.Instance
+	if a.instance == "" {
+		a.instance = sessionToken()[:8]
+	}
+	a.book = &raceBook{games: map[string]*raceGame{}}
+	a.rooms = lobby.NewRooms(lobby.RoomsConfig{MaxRooms: cfg.MaxRooms, OnRaceEnd: a.raceEnded})
+	return a
 }
 
 // errBanned is what a banned player is told.
@@ -124,16 +142,21 @@ func (a *App) Model(s *server.Session) tea.Model {
 		Connect:   a.cfg.Connect,
 	}
 	sess := a.join(s.Context(), p)
-	deps.Inbox = inbox{q: sess.Queue()}
 	live := &presence{lobby: a.lobby, rooms: a.rooms, self: sess} // presence.go
+	var g *games
 	if saved {
-		deps.Games = &games{st: a.cfg.Store, owner: sessionToken(), lobby: a.lobby, self: sess}
+		g = &games{st: a.cfg.Store, owner: sessionToken(), lobby: a.lobby, self: sess}
+		deps.Games = g
 		acct := a.account(p.ID, s.Identity)
 		deps.Account = acct
 		live.acct, live.player = acct, p.ID
 		a.lobby.SetWatchable(sess, a.watchable(s.Context(), acct, p.ID))
 	}
 	deps.Lobby = live
+	// Race rooms (arcade/race.go).
+	rs := a.newRaces(s.Context(), p, sess, g)
+	deps.Races = rs
+	deps.Inbox = inbox{q: sess.Queue(), races: rs}
 	m := tui.New(deps)
 	if note != "" {
 		return noticeFirst{Model: m, note: note}

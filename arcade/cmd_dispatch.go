@@ -49,9 +49,10 @@ func commands() []command {
 		{"version", "", "the server's version", false, false, (*call).version},
 		{"whoami", "[--json]", "your player: name, ID and keys", false, false, (*call).whoami},
 		{"who", "[--json]", "who is online and what each is doing", false, false, (*call).who},
+		{"rooms", "[--json]", "the public race rooms (join one with ssh -t … race CODE)", false, false, (*call).rooms},
 		{"stats", "[RULES] [--json]", "your records, per rule set", true, false, (*call).stats},
 		{"games", "[--json]", "your games, newest first", true, false, (*call).games},
-		{"top", "daily|RULES [--date YYYY-MM-DD] [--json]", "a leaderboard: the daily deal's, or a rule set's", true, false, (*call).top},
+		{"top", "daily|RULES|race [RULES] [--date YYYY-MM-DD] [--json]", "a leaderboard: the daily deal's, a rule set's, or race ratings", true, false, (*call).top},
 		{"replay", "ID [--json]", "a game's moves and board: yours, or a past day's daily", true, false, (*call).replay},
 		{"name", "NEW", "change your display name", true, false, (*call).rename},
 		{"link", "[CODE]", "a code to link another key; with CODE, from that key: link it", true, false, (*call).link},
@@ -103,6 +104,9 @@ func (a *App) Exec(ctx context.Context, s *server.Session, stdout, stderr io.Wri
 	cmd, ok := lookup(name)
 	switch {
 	case !ok:
+		if name == "race" {
+			return raceNeedsTerminal(c)
+		}
 		if _, err := engine.ParseRules(name); err == nil {
 			return c.fail(fmt.Sprintf("%q opens a game, which needs a terminal: add -t (ssh -t … %s)", word(name), strings.Join(words(s.Args), " ")))
 		}

@@ -118,6 +118,8 @@ type statsReport struct {
 	AvgRemoved    float64 `json:"avg_removed"`
 	DailyPlayed   int     `json:"daily_played"`
 	BestDaily     *int    `json:"best_daily,omitempty"`
+	// Race is the player's race figures of the rule set (cmd_race.go).
+	Race *raceReport `json:"race,omitempty"`
 }
 
 func (c *call) stats() int {
@@ -129,11 +131,13 @@ func (c *call) stats() int {
 	ctx, cancel := c.timeout()
 	defer cancel()
 	var all []store.Stats
+	only := "" // the rule set asked for, if any
 	if len(args) == 1 {
 		r, err := engine.ParseRules(args[0])
 		if err != nil {
 			return c.fail(err.Error())
 		}
+		only = r.ID()
 		s, err := c.a.cfg.Store.Stats(ctx, c.player, r.ID())
 		if err != nil {
 			return c.storeErr("stats", err)
@@ -156,6 +160,11 @@ func (c *call) stats() int {
 		}
 		reps = append(reps, r)
 	}
+	played := len(reps)
+	reps, err := c.addRaceRecords(reps, only)
+	if err != nil {
+		return c.storeErr("stats", err)
+	}
 	if asJSON {
 		return c.writeJSON(reps)
 	}
@@ -163,9 +172,14 @@ func (c *call) stats() int {
 		fmt.Fprintln(c.stdout, "no finished games yet")
 		return 0
 	}
+	defer c.printRaceRecords(reps)
+	if played == 0 {
+		fmt.Fprintln(c.stdout, "no finished games yet")
+		return 0
+	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "rules\tplayed\twon\twin %\tstreak\tbest streak\tbest time\tfewest moves\tavg removed\tdaily")
-	for _, r := range reps {
+	for _, r := range reps[:played] {
 		daily := "-"
 		if r.BestDaily != nil {
 			daily = fmt.Sprintf("%d played, best %d", r.DailyPlayed, *r.BestDaily)
@@ -332,15 +346,18 @@ func board(g *engine.Game) string {
 func (c *call) top() int {
 	var asJSON bool
 	var date string
-	args, code, ok := c.flags(1, func(fs *flag.FlagSet) {
+	args, code, ok := c.flags(2, func(fs *flag.FlagSet) {
 		jsonFlag(&asJSON)(fs)
 		fs.StringVar(&date, "date", "", "the daily deal of this UTC date (YYYY-MM-DD)")
 	})
 	if !ok {
 		return code
 	}
+	if len(args) > 0 && args[0] == "race" {
+		return c.topRace(args[1:], asJSON) // cmd_race.go
+	}
 	if len(args) != 1 {
-		return c.usageErr("top needs daily or a rule set")
+		return c.usageErr("top needs daily, a rule set or race")
 	}
 	r, err := engine.ParseRules(args[0])
 	if err != nil {

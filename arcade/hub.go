@@ -14,7 +14,8 @@ import (
 // lobby's events become the tui's messages. The lobby and its rooms post
 // to the queue without ever waiting on the session.
 type inbox struct {
-	q *lobby.Queue
+	q     *lobby.Queue
+	races *races // told of seats taken over; nil: none
 }
 
 var _ tui.Inbox = inbox{}
@@ -25,6 +26,9 @@ func (in inbox) Next(ctx context.Context) (tea.Msg, error) {
 		ev, err := in.q.Next(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("session inbox: %w", err)
+		}
+		if t, ok := ev.(lobby.SeatTakenOver); ok && in.races != nil {
+			in.races.takenOver(t.Code)
 		}
 		if msg, ok := message(ev); ok {
 			return msg, nil
@@ -42,6 +46,10 @@ func message(ev lobby.Event) (msg tea.Msg, ok bool) {
 		// Presence, spectating and the daily board (presence.go): the
 		// tui takes the lobby's own values.
 		return ev, true
+	case lobby.RoomChanged, lobby.RacerProgress, lobby.CountdownStarted, lobby.RaceStarted, lobby.RaceEnded,
+		lobby.ChatLine, lobby.SeatTakenOver, lobby.RoomClosed, lobby.Missed:
+		// A race room's events: the race screen reads them (tui/race.go).
+		return tui.RaceEventMsg{Event: ev}, true
 	}
 	return nil, false
 }

@@ -82,6 +82,10 @@ type Deps struct {
 	// "ssh -p 23234 games.example.org": the link screen shows it with
 	// "link CODE" after it. Empty shows "ssh HOST".
 	Connect string
+
+	// Races, when not nil, gives the menu's New race… and Join a race…
+	// and the race deep links (tui/race*.go). Nil hides them.
+	Races Races
 }
 
 // Inbox is a session's queue of messages from the rest of the server

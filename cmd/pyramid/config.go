@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"pyramid/lobby"
 	"pyramid/server"
 )
 
@@ -33,6 +34,7 @@ type serveConfig struct {
 	maxSessionTime time.Duration
 	shutdownGrace  time.Duration
 	solverBudget   int
+	maxRooms       int
 	metrics        string
 	config         string
 }
@@ -58,6 +60,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.maxSessionTime, "max-session-time", 12*time.Hour, "end any session after this long (PYRAMID_MAX_SESSION_TIME)")
 	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", 10*time.Second, "on SIGTERM, how long sessions get to tell their players and save before they are closed (PYRAMID_SHUTDOWN_GRACE)")
 	fs.IntVar(&c.solverBudget, "solver-budget", 2_000_000, "most positions one solver query may search (PYRAMID_SOLVER_BUDGET)")
+	fs.IntVar(&c.maxRooms, "max-rooms", lobby.DefaultMaxRooms, "most race rooms open at once (PYRAMID_MAX_ROOMS)")
 	fs.StringVar(&c.metrics, "metrics", "", "`address` serving Prometheus /metrics and /healthz, e.g. :9222; empty: off (PYRAMID_METRICS)")
 	fs.StringVar(&c.config, "config", "", "config `file`: lines of name = value, names as the flags (PYRAMID_CONFIG)")
 }

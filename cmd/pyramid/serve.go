@@ -95,6 +95,8 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 		Solver:  solver,
 		Logger:  logger,
 		Connect: cfg.connect,
+		// Race rooms.
+		MaxRooms: cfg.maxRooms,
 	})
 	limits, err := cfg.serverLimits()
 	if err != nil {

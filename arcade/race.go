@@ -1,0 +1,437 @@
+package arcade
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"pyramid/engine"
+	"pyramid/lobby"
+	"pyramid/store"
+	"pyramid/tui"
+)
+
+// Timeouts of the race service's slow calls.
+const (
+	// raceDealTimeout bounds the solver's search for a winnable deal of
+	// a new room.
+	raceDealTimeout = 10 * time.Second
+	// raceVerdictTimeout bounds the solver's verdict on a deal a player
+	// chose.
+	raceVerdictTimeout = 3 * time.Second
+)
+
+// raceBook keeps every racer's game of the races running on this server,
+// so that a racer who drops comes back to the same game with its history,
+// whether or not the store keeps it.
+type raceBook struct {
+	mu    sync.Mutex
+	games map[string]*raceGame // by raceGameKey
+}
+
+// raceGame is one racer's game of one round of a room.
+type raceGame struct {
+	mu     sync.Mutex // held across a report and its save, so they stay in order
+	seq    int        // of the last report taken
+	rec    engine.Record
+	gameID int64 // the stored game; 0 before the first save
+	// unstored: the store refused the game (the player has an unfinished
+	// game of these rules): the race runs, the game is not kept.
+	unstored bool
+}
+
+func raceGameKey(code string, round int, playerID string) string {
+	return code + "/" + strconv.Itoa(round) + "/" + playerID
+}
+
+// game returns the racer's game, made when make is set.
+func (b *raceBook) game(key string, create bool) *raceGame {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	g := b.games[key]
+	if g == nil && create {
+		g = &raceGame{seq: -1}
+		b.games[key] = g
+	}
+	return g
+}
+
+// forget lets go of the games of one round of a room.
+func (b *raceBook) forget(code string, round int, placings []lobby.Placing) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, p := range placings {
+		delete(b.games, raceGameKey(code, round, p.ID))
+	}
+}
+
+// raceEnded stores a race that ran to its end (Rooms' OnRaceEnd): the
+// placings of players with a key, none when all are guests. A racer's
+// stored game still being played when the race ended (the time limit,
+// or they left) is finished as abandoned, or lost when its position is.
+func (a *App) raceEnded(res lobby.RaceResult) {
+	defer a.book.forget(res.Code, res.Round, res.Placings)
+	if a.cfg.Store == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	nr := store.NewRace{Key: res.Key(a.instance), Code: res.Code, RulesID: res.RulesID, DealNumber: res.Deal,
+		Started: res.Started, Ended: res.Ended, Racers: len(res.Placings)}
+	closer := &games{st: a.cfg.Store, owner: "race-end-" + sessionToken()}
+	for _, p := range res.Placings {
+		if p.Guest {
+			continue
+		}
+		nr.Placings = append(nr.Placings, store.RacePlacing{PlayerID: p.ID, Place: p.Place, Cleared: p.Cleared,
+			Removed: p.Removed, Moves: p.Moves, Time: p.Time, GameID: max(p.GameID, 0)})
+		if p.GameID > 0 && !p.Cleared {
+			if err := closer.abandon(ctx, p.ID, p.GameID); err != nil {
+				a.cfg.Logger.Warn("race game not finished", "room", res.Code, "game", p.GameID, "err", err)
+			}
+		}
+	}
+	if len(nr.Placings) == 0 {
+		return
+	}
+	if _, err := a.cfg.Store.RecordRace(ctx, nr); err != nil {
+		a.cfg.Logger.Error("race not stored", "room", res.Code, "round", res.Round, "err", err)
+	}
+}
+
+// races is one session's way into the rooms (tui.Races).
+type races struct {
+	a     *App
+	me    lobby.Entrant
+	sink  lobby.Sink
+	sess  *lobby.Session
+	games *games // nil for a player whose games are not stored (a guest)
+
+	mu   sync.Mutex
+	held map[string]bool // codes of the rooms this session is in
+}
+
+var _ tui.Races = (*races)(nil)
+
+// newRaces binds the rooms to a session of p for as long as ctx lasts:
+// when it ends, the session leaves the rooms it is in.
+func (a *App) newRaces(ctx context.Context, p tui.Player, sess *lobby.Session, g *games) *races {
+	me := lobby.Entrant{ID: p.ID, Name: p.Name, Guest: p.Guest}
+	if p.Guest || me.ID == "" {
+		me.ID = "guest-" + strconv.FormatUint(sess.ID(), 10)
+		me.Guest = true
+	}
+	rs := &races{a: a, me: me, sink: sess.Queue(), sess: sess, games: g, held: map[string]bool{}}
+	context.AfterFunc(ctx, rs.leaveAll)
+	return rs
+}
+
+func (rs *races) hold(code string, on bool) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if on {
+		rs.held[code] = true
+	} else {
+		delete(rs.held, code)
+	}
+}
+
+// takenOver forgets a room whose seat another session of the player took:
+// leaving it when this session ends would take the seat from that one.
+func (rs *races) takenOver(code string) { rs.hold(code, false) }
+
+func (rs *races) leaveAll() {
+	rs.mu.Lock()
+	codes := make([]string, 0, len(rs.held))
+	for c := range rs.held {
+		codes = append(codes, c)
+	}
+	rs.held = map[string]bool{}
+	rs.mu.Unlock()
+	for _, c := range codes {
+		if r, ok := rs.a.rooms.Room(c); ok {
+			_ = r.Leave(rs.me.ID)
+		}
+	}
+}
+
+// seated notes the session in a room and tells the lobby.
+func (rs *races) seated(snap lobby.Snapshot) tui.RaceSeat {
+	rs.hold(snap.Code, true)
+	rs.doing(snap, 0)
+	seat := tui.RaceSeat{Snapshot: snap}
+	if snap.Phase == lobby.PhaseRacing {
+		if g := rs.a.book.game(raceGameKey(snap.Code, snap.Round, rs.me.ID), false); g != nil {
+			g.mu.Lock()
+			rec := g.rec
+			rec.Moves = append([]string(nil), rec.Moves...)
+			rec.Redo = append([]string(nil), rec.Redo...)
+			id := g.gameID
+			g.mu.Unlock()
+			if rec.Rules != "" {
+				seat.Resume = &rec
+			}
+			if id > 0 && rs.games != nil {
+				// The game's saves are this session's from now on.
+				ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+				_, _ = rs.a.cfg.Store.ClaimGame(ctx, id, rs.me.ID, rs.games.owner)
+				cancel()
+			}
+		}
+	}
+	return seat
+}
+
+func (rs *races) doing(snap lobby.Snapshot, removed int) {
+	if rs.sess == nil {
+		return
+	}
+	rs.a.lobby.SetDoing(rs.sess, lobby.Doing{What: lobby.Racing, Rules: snap.RulesID, Deal: snap.Deal, Room: snap.Code, Removed: removed})
+}
+
+// pickDeal is a deal for a new room: the given one, with what the solver
+// says of it, or one the solver proves winnable.
+func (rs *races) pickDeal(ctx context.Context, r engine.Rules, deal uint64, has bool) (uint64, engine.Verdict) {
+	solver := rs.a.cfg.Solver
+	if has {
+		if solver == nil {
+			return deal, engine.Unknown
+		}
+		g, err := engine.NewNumbered(r, deal)
+		if err != nil {
+			return deal, engine.Unknown
+		}
+		ctx, cancel := context.WithTimeout(ctx, raceVerdictTimeout)
+		defer cancel()
+		v, _, err := solver.Solve(ctx, g)
+		if err != nil {
+			return deal, engine.Unknown
+		}
+		return deal, v
+	}
+	start := dealNumberFrom(rs.a.cfg.Now())
+	if solver == nil {
+		return start, engine.Unknown
+	}
+	ctx, cancel := context.WithTimeout(ctx, raceDealTimeout)
+	defer cancel()
+	n, err := solver.NextWinnable(ctx, r, start)
+	if err != nil {
+		return start, engine.Unknown
+	}
+	return n, engine.Winnable
+}
+
+// dealNumberFrom turns a time into a deal number between 1 and 999999.
+func dealNumberFrom(t time.Time) uint64 {
+	z := uint64(t.UnixNano()) + 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	z ^= z >> 31
+	return z%999999 + 1
+}
+
+// Create opens a room the player hosts.
+func (rs *races) Create(ctx context.Context, opt tui.RoomOptions) (tui.RaceSeat, error) {
+	if _, ok := rs.a.rooms.Hosted(rs.me.ID); ok {
+		// Checked before the solver's search, which takes a while.
+		return tui.RaceSeat{}, lobby.ErrAlreadyHosting
+	}
+	deal, verdict := rs.pickDeal(ctx, opt.Rules, opt.Deal, opt.HasDeal)
+	_, snap, err := rs.a.rooms.Create(rs.me, rs.sink, lobby.RoomConfig{Rules: opt.Rules, Deal: deal, Verdict: verdict,
+		Public: opt.Public, TimeLimit: opt.TimeLimit, MaxPlayers: opt.Max})
+	if err != nil {
+		return tui.RaceSeat{}, fmt.Errorf("new room: %w", err)
+	}
+	return rs.seated(snap), nil
+}
+
+// Join joins a room by the code the player typed.
+func (rs *races) Join(ctx context.Context, code string) (tui.RaceSeat, error) {
+	r, err := rs.a.rooms.Find(rs.me.ID, code)
+	if err != nil {
+		return tui.RaceSeat{}, err
+	}
+	snap, err := r.Join(rs.me, rs.sink)
+	if err != nil {
+		return tui.RaceSeat{}, fmt.Errorf("room %s: %w", r.Code(), err)
+	}
+	return rs.seated(snap), nil
+}
+
+// Quick is quick match of the default rules.
+func (rs *races) Quick(ctx context.Context) (tui.RaceSeat, error) {
+	rules := engine.Classic()
+	if _, snap, err := rs.a.rooms.QuickJoin(rs.me, rs.sink, rules.ID()); err == nil {
+		return rs.seated(snap), nil
+	}
+	if r, ok := rs.a.rooms.Hosted(rs.me.ID); ok {
+		// Back to the room the player hosts rather than a refusal.
+		snap, err := r.Join(rs.me, rs.sink)
+		if err != nil {
+			return tui.RaceSeat{}, fmt.Errorf("room %s: %w", r.Code(), err)
+		}
+		return rs.seated(snap), nil
+	}
+	deal, verdict := rs.pickDeal(ctx, rules, 0, false)
+	_, snap, _, err := rs.a.rooms.QuickMatch(rs.me, rs.sink, lobby.RoomConfig{Rules: rules, Deal: deal, Verdict: verdict, Public: true})
+	if err != nil {
+		return tui.RaceSeat{}, fmt.Errorf("quick match: %w", err)
+	}
+	return rs.seated(snap), nil
+}
+
+// Seated returns a room the player has a seat in.
+func (rs *races) Seated() (string, bool) {
+	r, ok := rs.a.rooms.Seated(rs.me.ID)
+	if !ok {
+		return "", false
+	}
+	return r.Code(), true
+}
+
+func (rs *races) room(code string) (*lobby.Room, error) {
+	r, ok := rs.a.rooms.Room(code)
+	if !ok {
+		return nil, fmt.Errorf("%w %s", lobby.ErrNoRoom, code)
+	}
+	return r, nil
+}
+
+// Ready sets the ready mark.
+func (rs *races) Ready(code string, ready bool) error {
+	r, err := rs.room(code)
+	if err != nil {
+		return err
+	}
+	return r.SetReady(rs.me.ID, ready)
+}
+
+// Start starts the countdown.
+func (rs *races) Start(code string) error {
+	r, err := rs.room(code)
+	if err != nil {
+		return err
+	}
+	return r.Start(rs.me.ID)
+}
+
+// Rematch takes the room back to the waiting room with a new deal of its
+// rules, one the solver proves winnable.
+func (rs *races) Rematch(ctx context.Context, code string) error {
+	r, err := rs.room(code)
+	if err != nil {
+		return err
+	}
+	snap := r.Snapshot()
+	switch {
+	case snap.Host != rs.me.ID:
+		return lobby.ErrNotHost
+	case snap.Phase != lobby.PhaseResults:
+		return lobby.ErrNotOver
+	}
+	rules, err := engine.ParseRules(snap.RulesID)
+	if err != nil {
+		return fmt.Errorf("rematch: %w", err)
+	}
+	deal, verdict := rs.pickDeal(ctx, rules, 0, false)
+	return r.Rematch(rs.me.ID, deal, verdict)
+}
+
+// Say says a chat line.
+func (rs *races) Say(code, text string) error {
+	r, err := rs.room(code)
+	if err != nil {
+		return err
+	}
+	return r.Say(rs.me.ID, text)
+}
+
+// Leave leaves the room.
+func (rs *races) Leave(code string) error {
+	rs.hold(code, false)
+	if rs.sess != nil {
+		rs.a.lobby.SetDoing(rs.sess, lobby.Doing{What: lobby.AtMenu})
+	}
+	r, err := rs.room(code)
+	if err != nil {
+		return err
+	}
+	return r.Leave(rs.me.ID)
+}
+
+// errRaceDeal: a report of a game that is not the race's.
+var errRaceDeal = errors.New("that game is not this race's deal")
+
+// Play takes the racer's game after a change: it reports the progress
+// to the room first (the others see it at once), then stores the game.
+func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec engine.Record) (string, error) {
+	r, err := rs.room(code)
+	if err != nil {
+		return "", err
+	}
+	snap := r.Snapshot()
+	if snap.Round != round || snap.Phase != lobby.PhaseRacing {
+		return "", lobby.ErrNotRacing
+	}
+	if rec.Rules != snap.RulesID || rec.Deal != snap.Deal || rec.DealText != "" {
+		return "", errRaceDeal
+	}
+	g, err := engine.Replay(rec)
+	if err != nil {
+		return "", fmt.Errorf("race game: %w", err)
+	}
+	rg := rs.a.book.game(raceGameKey(code, round, rs.me.ID), true)
+	rg.mu.Lock()
+	defer rg.mu.Unlock()
+	if seq <= rg.seq {
+		return "", nil // a later report came first
+	}
+	rg.seq = seq
+	rg.rec = rec
+	note := ""
+	if rs.games != nil && rg.gameID == 0 && !rg.unstored {
+		note = rs.createGame(ctx, rg, rec)
+	}
+	if err := r.Report(rs.me.ID, lobby.ProgressOf(g, rg.gameID)); err != nil && !errors.Is(err, lobby.ErrRaceOver) {
+		return note, err
+	}
+	if rg.gameID > 0 {
+		sg := tui.SavedGame{ID: strconv.FormatInt(rg.gameID, 10), Record: rec, Status: tui.StatusOf(g.Status()),
+			Started: snap.StartsAt, Played: rs.a.cfg.Now().Sub(snap.StartsAt)}
+		if sg.Status == tui.StatusLost {
+			sg.Status = tui.StatusPlaying // the store records the loss from the position
+		}
+		if _, err := rs.games.SaveRecord(ctx, rs.me.ID, sg); err != nil {
+			if errors.Is(err, tui.ErrTakenOver) {
+				return note, err
+			}
+			note = "your race game was not saved: " + err.Error()
+		}
+	}
+	rs.doing(snap, g.Removed())
+	return note, nil
+}
+
+// createGame starts the stored game of a racer. A player keeps one
+// unfinished game per rule set: beside one, the race runs but its game
+// is not stored (the race's result is), and the player is told so.
+func (rs *races) createGame(ctx context.Context, rg *raceGame, rec engine.Record) string {
+	created, err := rs.a.cfg.Store.CreateGame(ctx, store.NewGame{PlayerID: rs.me.ID, RulesID: rec.Rules,
+		DealNumber: rec.Deal, Owner: rs.games.owner})
+	switch {
+	case errors.Is(err, store.ErrInProgress):
+		rg.unstored = true
+		return "your unfinished game of these rules keeps its place: this race game is not stored (the race result is)"
+	case err != nil:
+		rg.unstored = true
+		rs.a.cfg.Logger.Error("race game not stored", "player", rs.me.ID, "err", err)
+		return "this race game is not stored: " + err.Error()
+	}
+	rs.games.seen.created(created)
+	rg.gameID = created.ID
+	return ""
+}

@@ -1,0 +1,75 @@
+package tui
+
+import (
+	"context"
+	"time"
+
+	"pyramid/engine"
+	"pyramid/lobby"
+)
+
+// Races is the session's way into the server's race rooms, bound to the
+// session (its player, its queue): the room's events come back through
+// Deps.Inbox as RaceEventMsg. Every method may wait on the store or the
+// solver and is only ever called from a tea.Cmd. Errors are meant for the
+// player as they are (a wrong code, a full room, "only the host…").
+type Races interface {
+	// Create opens a room the player hosts. Without a deal (HasDeal
+	// false) the server picks one the solver proves winnable.
+	Create(ctx context.Context, opt RoomOptions) (RaceSeat, error)
+	// Join puts the player in the room with this code (as typed), or back
+	// in their seat: a racer who dropped out of a race gets their game
+	// back in RaceSeat.Resume.
+	Join(ctx context.Context, code string) (RaceSeat, error)
+	// Quick is quick match: the oldest public room of the default rules
+	// waiting for players, or a new public one the player hosts.
+	Quick(ctx context.Context) (RaceSeat, error)
+	// Seated returns the code of a room the player has a seat in, for the
+	// menu's Continue.
+	Seated() (code string, ok bool)
+	// Ready sets the player's ready mark in the waiting room.
+	Ready(code string, ready bool) error
+	// Start starts the countdown (the host).
+	Start(code string) error
+	// Rematch takes the room back to the waiting room with a new deal
+	// (the host, after a race).
+	Rematch(ctx context.Context, code string) error
+	// Say says a line in the room's chat.
+	Say(code, text string) error
+	// Leave takes the session out of the room; during a race the seat
+	// stays until it ends.
+	Leave(code string) error
+	// Play reports the racer's game after a change: the server replays
+	// rec, stores it as the player's game of the race, shows the progress
+	// to the room and keeps it for a comeback. seq goes up with every
+	// change of the session's game; a report older than one already seen
+	// is ignored, so reports may overtake each other. It returns a note
+	// for the player, such as why the game is not stored, or "".
+	Play(ctx context.Context, code string, round int, seq int, rec engine.Record) (note string, err error)
+}
+
+// RoomOptions is a new room as `race new` asks for it.
+type RoomOptions struct {
+	Rules     engine.Rules
+	Deal      uint64
+	HasDeal   bool
+	Public    bool
+	TimeLimit time.Duration // 0: lobby.DefaultTimeLimit
+	Max       int           // 0: lobby.MaxRacers
+}
+
+// RaceSeat is the player's seat in a room: the room as it stands and,
+// for a racer back in a race they dropped out of, their game.
+type RaceSeat struct {
+	Snapshot lobby.Snapshot
+	// Resume is the racer's game of the current round, or nil.
+	Resume *engine.Record
+}
+
+// RaceEventMsg brings one event of the player's room (a lobby.RoomChanged,
+// RacerProgress, CountdownStarted, RaceStarted, RaceEnded, ChatLine,
+// SeatTakenOver, RoomClosed or Missed). The server sends it through the
+// session's Inbox.
+type RaceEventMsg struct {
+	Event lobby.Event
+}
