@@ -29,8 +29,6 @@ type leadersMsg struct {
 	err     error
 }
 
-var _ screen = (*leadersScreen)(nil)
-
 // leadersScreen shows the daily deal's board of one day, best first, the
 // player's own line marked. Left and right go to the day before and
 // after; today's date comes from the session's clock, read in a command.

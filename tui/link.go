@@ -21,8 +21,6 @@ type linkCodeMsg struct {
 	err     error
 }
 
-var _ screen = (*linkScreen)(nil)
-
 // linkScreen shows a one-time code that links another SSH key to the
 // player, how long it lasts and the exact command to run with that key.
 type linkScreen struct {

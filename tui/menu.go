@@ -82,8 +82,6 @@ func presetNote(name string) string {
 	return ""
 }
 
-var _ screen = (*menuScreen)(nil)
-
 // menuScreen is the first screen: continue, the rule sets, custom rules, a deal
 // by number, settings, help and quit. It also holds the custom rules form
 // and the deal number form.

@@ -21,8 +21,6 @@ type renamedMsg struct {
 // maxNameCells is the widest display name, in terminal cells.
 const maxNameCells = 16
 
-var _ screen = (*nameScreen)(nil)
-
 // nameScreen is the form that changes the player's display name: a text
 // input, the rules a name follows, and the server's reason when it
 // refuses one.

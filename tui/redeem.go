@@ -24,8 +24,6 @@ const (
 	linkCodeCells = linkCodeChars + 1
 )
 
-var _ screen = (*redeemScreen)(nil)
-
 // redeemScreen is the form where a player types a link code that another
 // player's session made (Link another key): the session's key then plays
 // as that player. The session itself was resolved when it connected and

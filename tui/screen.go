@@ -1,11 +1,6 @@
 package tui
 
-import (
-	"strconv"
-	"strings"
-
-	tea "github.com/charmbracelet/bubbletea"
-)
+import tea "github.com/charmbracelet/bubbletea"
 
 // screen is what every screen of a session implements, in the spirit of
 // soft-serve's page components: the root model (Model) keeps its screens
@@ -47,9 +42,9 @@ type screenID uint8
 const (
 	screenMenu    screenID = iota // menu.go: the first screen
 	screenTable                   // table.go: the player's own game
-	screenHelp                    // help.go: built when shown
-	screenConfirm                 // confirm.go: built when shown
-	screenDealing                 // dealing.go: a deal or a stored game on its way
+	screenHelp                    // screens.go: built when shown
+	screenConfirm                 // screens.go: built when shown
+	screenDealing                 // game.go: a deal or a stored game on its way (drawn by the root)
 	screenStats                   // stats.go
 	screenLeaders                 // leaders.go: the daily board
 	screenName                    // name.go
@@ -90,41 +85,4 @@ func (c *chrome) takeEvent() tea.Msg {
 	ev := c.event
 	c.event = nil
 	return ev
-}
-
-// tooSmall is the screen shown when the window is smaller than a screen
-// needs: what size it needs, and what it is now. The game waits.
-func tooSmall(w, h, needW, needH int, g *glyphs) string {
-	x := "×"
-	if !g.unicode {
-		x = "x"
-	}
-	msg := "make the window larger (need " + strconv.Itoa(needW) + x + strconv.Itoa(needH) +
-		", now " + strconv.Itoa(w) + x + strconv.Itoa(h) + ")"
-	var b strings.Builder
-	out := lines{b: &b}
-	words := strings.Fields(msg)
-	var line strings.Builder
-	var wrapped []string
-	for _, wd := range words {
-		if line.Len() > 0 && cells(line.String())+1+cells(wd) > w {
-			wrapped = append(wrapped, line.String())
-			line.Reset()
-		}
-		if line.Len() > 0 {
-			line.WriteByte(' ')
-		}
-		line.WriteString(wd)
-	}
-	wrapped = append(wrapped, line.String())
-	out.fill(max(0, (h-len(wrapped))/2))
-	for _, s := range wrapped {
-		if out.n >= h {
-			break
-		}
-		s = cut(s, w, "")
-		out.add(strings.Repeat(" ", max(0, (w-cells(s))/2)) + s)
-	}
-	out.fill(h)
-	return b.String()
 }

@@ -17,8 +17,6 @@ type statsMsg struct {
 	err   error
 }
 
-var _ screen = (*statsScreen)(nil)
-
 // statsScreen shows the player's records: a line per rule set with the
 // columns that fit the window, and every figure of the highlighted rule
 // set in words under the table, so that a narrow window loses nothing.

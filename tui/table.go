@@ -45,8 +45,6 @@ type (
 	}
 )
 
-var _ screen = (*tableScreen)(nil)
-
 // tableScreen is the game screen: the pyramid, the piles, the header, the
 // message line or the ":" prompt, and the help bar. It owns the game.
 type tableScreen struct {

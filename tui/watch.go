@@ -34,8 +34,6 @@ type (
 // line, has none (it ran out of time, or its slots were taken).
 var errNoLine = errors.New("the solver found no winning line in time")
 
-var _ screen = (*watchScreen)(nil)
-
 // watchScreen is the watch screen: the deal of a game that ended, from
 // its start, stepping through the solver's winning line. It draws
 // through a board of its own, read-only: no cursor, no selection, the

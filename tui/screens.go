@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -11,8 +12,6 @@ import (
 
 // helpDoneMsg: the player leaves the help screen.
 type helpDoneMsg struct{}
-
-var _ screen = (*helpScreen)(nil)
 
 // helpScreen is the full help: how to play, these rules, every key and
 // the move notation. It scrolls when the window is short.
@@ -160,5 +159,102 @@ func (h *helpScreen) view() string {
 	b.WriteByte('\n')
 	h.up.SetEnabled(h.maxTop() > 0)
 	b.WriteString(h.bar.view(h.env, []key.Binding{h.up, h.close}, h.w))
+	return b.String()
+}
+
+// confirmMsg is the answer of the confirmation.
+type confirmMsg struct{ yes bool }
+
+// confirmScreen asks whether to abandon the game in progress for another.
+type confirmScreen struct {
+	chrome
+	question string
+	detail   string
+	spec     dealSpec
+	yes, no  key.Binding
+	bar      *helpBar
+}
+
+// newConfirm builds the confirmation for starting spec.
+func newConfirm(e *env, question, detail string, spec dealSpec, w, h int) *confirmScreen {
+	return &confirmScreen{
+		chrome: chrome{env: e, w: w, h: h}, question: question, detail: detail, spec: spec,
+		yes: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes, new game")),
+		no:  key.NewBinding(key.WithKeys("n", "N", "esc", "q"), key.WithHelp("n", "no, keep playing")),
+		bar: newHelpBar(),
+	}
+}
+
+// Update answers on y or n.
+func (c *confirmScreen) update(msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return nil
+	}
+	switch {
+	case k.Type == tea.KeyCtrlC:
+		c.event = quitMsg{}
+		return nil
+	case key.Matches(k, c.yes):
+		c.event = confirmMsg{yes: true}
+		return nil
+	case key.Matches(k, c.no):
+		c.event = confirmMsg{yes: false}
+		return nil
+	}
+	return nil
+}
+
+// View draws the question in the middle of the window.
+func (c *confirmScreen) view() string {
+	var b strings.Builder
+	out := lines{b: &b}
+	pal := c.env.pal
+	body := []string{pal.style(sWarn, cut(c.question, c.w-4, c.env.gl.ell)), "", cut(c.detail, c.w-4, c.env.gl.ell), "",
+		pal.style(sBold, "y") + ": yes" + c.env.gl.sep + pal.style(sBold, "n") + ": no"}
+	out.fill(max(0, (c.h-len(body))/2-1))
+	for _, s := range body {
+		out.add("  " + s)
+	}
+	out.fill(c.h - 1)
+	b.WriteByte('\n')
+	b.WriteString(c.bar.view(c.env, []key.Binding{c.yes, c.no}, c.w))
+	return b.String()
+}
+
+// tooSmall is the screen shown when the window is smaller than a screen
+// needs: what size it needs, and what it is now. The game waits.
+func tooSmall(w, h, needW, needH int, g *glyphs) string {
+	x := "×"
+	if !g.unicode {
+		x = "x"
+	}
+	msg := "make the window larger (need " + strconv.Itoa(needW) + x + strconv.Itoa(needH) +
+		", now " + strconv.Itoa(w) + x + strconv.Itoa(h) + ")"
+	var b strings.Builder
+	out := lines{b: &b}
+	words := strings.Fields(msg)
+	var line strings.Builder
+	var wrapped []string
+	for _, wd := range words {
+		if line.Len() > 0 && cells(line.String())+1+cells(wd) > w {
+			wrapped = append(wrapped, line.String())
+			line.Reset()
+		}
+		if line.Len() > 0 {
+			line.WriteByte(' ')
+		}
+		line.WriteString(wd)
+	}
+	wrapped = append(wrapped, line.String())
+	out.fill(max(0, (h-len(wrapped))/2))
+	for _, s := range wrapped {
+		if out.n >= h {
+			break
+		}
+		s = cut(s, w, "")
+		out.add(strings.Repeat(" ", max(0, (w-cells(s))/2)) + s)
+	}
+	out.fill(h)
 	return b.String()
 }
