@@ -352,20 +352,25 @@ func (m *Model) quit() tea.Cmd {
 	return nil
 }
 
-// end is the session's last command: after a shutdown, the farewell is
-// drawn outside the alternate screen first, so it stays on the player's
-// terminal once the connection closes.
+// end is the session's last command. After a shutdown, or when a save
+// failed, a farewell is drawn outside the alternate screen first, so
+// that what the player must know stays on their terminal once the
+// connection closes.
 func (m *Model) end() tea.Cmd {
-	if m.ending == nil {
+	if m.ending == nil && (m.saves.failed == "" || !m.playing) {
 		return tea.Quit
+	}
+	if m.ending == nil {
+		m.ending = &ending{}
 	}
 	m.ending.farewell = m.farewell()
 	return tea.Sequence(tea.ExitAltScreen, tea.Quit)
 }
 
-// ending is a shutdown in progress.
+// ending is the end of the session: a shutdown in progress, or the
+// farewell of a session that quits with a failed save.
 type ending struct {
-	// text says why the session ends (ShutdownMsg.Text).
+	// text says why the session ends (ShutdownMsg.Text), or is empty.
 	text string
 	// farewell is the last frame, drawn outside the alternate screen
 	// once the session quits, so that it stays on the player's terminal.
@@ -429,8 +434,8 @@ func (m *Model) shutdownDeadline(msg endingMsg) tea.Cmd {
 	return m.end()
 }
 
-// farewell is the last frame of a session the server shut down: why,
-// and exactly what of the player's game is stored.
+// farewell is the last frame of a session that ends: why (after a
+// shutdown), and exactly what of the player's game is stored.
 func (m *Model) farewell() string {
 	e := m.ending
 	why := e.text

@@ -405,3 +405,24 @@ func TestShutdownTellsWhatIsSaved(t *testing.T) {
 		})
 	}
 }
+
+func TestQuitWithAFailedSave(t *testing.T) {
+	// The player quits while a move is being saved, and the save fails:
+	// the last frame, left on the terminal, says so.
+	store := newBlockingGames()
+	d := newAsyncDriver(t, Deps{Args: []string{"classic", "42"}, Unicode: true, Player: testPlayer, Games: store})
+	d.until("the deal", func() bool { return d.m.playing })
+	d.keys("d")
+	d.nextSave(store)
+	store.answers <- nil
+	d.until("the draw", func() bool { return d.shows("1 move") })
+	d.keys("d")
+	d.nextSave(store)
+	d.keys("ctrl+c")
+	store.answers <- errors.New("disk full")
+	d.until("the end of the session", func() bool { return d.quit })
+	got := strings.Join(strings.Fields(d.screen()), " ")
+	if want := "Your game is saved (Classic · deal 42, 1 move). Your last move (d) could not be saved: disk full."; got != want {
+		t.Errorf("farewell %q, want %q", got, want)
+	}
+}
