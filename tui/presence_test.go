@@ -293,3 +293,16 @@ func TestLiveDailyBoard(t *testing.T) {
 		t.Fatal("the menu still asks for DailyChanged")
 	}
 }
+
+// TestSpectateEarlyBoard: a board that comes before the lobby's answer to
+// Watch (the player published at once) is shown over that answer.
+func TestSpectateEarlyBoard(t *testing.T) {
+	fl := newFakeLobby()
+	h := newHarness(t, Deps{Player: testPlayer, Lobby: fl, Unicode: true})
+	h.m.live.asking = true
+	g, _ := engine.Replay(engine.Record{Rules: "classic", Deal: 7})
+	_ = g.Apply(engine.Move{Kind: engine.Draw})
+	h.send(lobby.Watched{Name: "bob", Board: lobby.Board{Record: g.Record()}, Spectators: 1})
+	h.send(spectateMsg{name: "bob", watched: lobby.Watched{Name: "bob", Spectators: 1}})
+	h.wantScreen("bob · Classic · deal 7", "1 move")
+}
