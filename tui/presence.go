@@ -176,7 +176,7 @@ func (m *Model) doing() (d lobby.Doing, ok bool) {
 		}
 		return d, true
 	case screenSpectate:
-		if s := m.spectate(); s != nil {
+		if s := m.spectate(); s != nil && s.ended == "" {
 			return lobby.Doing{What: lobby.Watching, Watched: s.name}, true
 		}
 		return lobby.Doing{What: lobby.AtMenu}, true

@@ -181,6 +181,10 @@ func TestLobbyScreenAndSpectate(t *testing.T) {
 	h.wantScreen("not at a game right now")
 	h.send(lobby.WatchEnded{Name: "bob", Reason: "bob left"})
 	h.wantScreen("bob left")
+	h.wantNotScreen("spectator")
+	if d := fl.last(); d.What != lobby.AtMenu {
+		t.Fatalf("once watching ended the lobby is told %+v, want the menu", d)
+	}
 	h.keys("q")
 	if h.m.cur != screenLobby || fl.watching != "" {
 		t.Fatalf("q: screen %d, still watching %q", h.m.cur, fl.watching)
