@@ -121,7 +121,12 @@ func (m *Model) liveChange() tea.Cmd {
 	box := lv.box
 	box.mu.Lock()
 	dirty := false
-	if d, ok := m.doing(); ok && (!lv.toldOK || d != lv.told) {
+	switch d, ok := m.doing(); {
+	case !ok:
+		// A screen that tells the lobby itself (a race's): what it told
+		// is not lv.told, so the next screen known here tells anew.
+		lv.toldOK = false
+	case !lv.toldOK || d != lv.told:
 		lv.told, lv.toldOK = d, true
 		box.doing, dirty = &d, true
 	}
