@@ -221,3 +221,28 @@ func TestE2EWatchStuckSpectator(t *testing.T) {
 		t.Fatalf("a move took %s to show on the player's screen", slowest)
 	}
 }
+
+// TestE2ELiveDailyBoard: the daily board says how many play the daily
+// now, and shows a result the moment it is recorded, without a reload.
+func TestE2ELiveDailyBoard(t *testing.T) {
+	ts := startServer(t, "")
+	annKey, bobKey := sshtest.NewKey(t), sshtest.NewKey(t)
+	bob := ts.openAs(t, "bob", bobKey, "")
+	bob.WaitScreen(t, wait, "bob's menu", isMenu)
+	menuSelect(t, bob, "Daily board")
+	typeKeys(t, bob, sshtest.KeyEnter)
+	bob.WaitFor(t, "0 players are playing today's deal now", wait)
+
+	ann := ts.openAs(t, "ann", annKey, "daily")
+	ann.WaitScreen(t, wait, "ann's daily game", func(s string) bool { _, ok := readHeader(s); return ok })
+	bob.WaitFor(t, "1 player is playing today's deal now", wait)
+	typeKeys(t, ann, "d")
+	ann.WaitFor(t, "1 move", wait)
+	// A new deal abandons the day's first attempt: that is ann's result.
+	typeKeys(t, ann, "n")
+	ann.WaitFor(t, "will be abandoned", wait)
+	typeKeys(t, ann, "y")
+	bob.WaitScreen(t, wait, "ann on the board", func(s string) bool {
+		return strings.Contains(lineWith(s, "ann"), "0/28")
+	})
+}
