@@ -1,11 +1,15 @@
 package arcade
 
 import (
+	"context"
 	"errors"
 	"testing"
+	"time"
 
+	"pyramid/engine"
 	"pyramid/lobby"
 	"pyramid/store"
+	"pyramid/tui"
 )
 
 // TestPresenceWatchable: "Others may watch me" is on by default, kept in
@@ -47,5 +51,29 @@ func TestPresenceWatchable(t *testing.T) {
 	}
 	if rooms := p.PublicRooms(); len(rooms) != 0 {
 		t.Fatalf("PublicRooms: %v, want none", rooms)
+	}
+}
+
+// TestDailyFinishedTellsTheBoard: a finished daily game tells the
+// viewers of the daily board at once; a game still going does not.
+func TestDailyFinishedTellsTheBoard(t *testing.T) {
+	f := newRecordsFixture(t)
+	l := f.app.lobby
+	self := l.Join(lobby.Player{ID: f.player, Name: "ann"})
+	viewer := l.Join(lobby.Player{ID: "bob", Name: "bob"})
+	l.WatchDaily(viewer, true)
+	f.g.lobby, f.g.self = l, self
+	day := "2026-03-01"
+	rec := engine.Record{Rules: "daily", Deal: 7, Moves: []string{"d"}}
+	first := f.save(tui.SavedGame{Record: rec, Daily: day, Status: tui.StatusPlaying})
+	if n := viewer.Queue().Len(); n != 0 {
+		t.Fatalf("a daily game still going told the board (%d events)", n)
+	}
+	f.save(tui.SavedGame{ID: first.ID, Record: rec, Daily: day, Status: tui.StatusAbandoned})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ev, err := viewer.Queue().Next(ctx)
+	if err != nil || ev != (lobby.DailyChanged{Rules: "daily", Date: day}) {
+		t.Fatalf("the board's viewer got %v, %v; want DailyChanged daily %s", ev, err, day)
 	}
 }

@@ -124,7 +124,7 @@ func (l *Lobby) findLocked(name string, viewer *Session) *Session {
 // with a game shows more than one without; then the one that changed
 // last.
 func better(s, cur *Session) bool {
-	if sp, cp := s.board.Playing(), cur.board.Playing(); sp != cp {
+	if sp, cp := s.doing.What == Playing, cur.doing.What == Playing; sp != cp {
 		return sp
 	}
 	return s.changed.After(cur.changed) || s.changed.Equal(cur.changed) && s.id > cur.id
@@ -149,6 +149,13 @@ func (l *Lobby) unwatchLocked(viewer *Session) {
 	}
 	viewer.watching = nil
 	delete(target.spectators, viewer.id)
+	if len(target.spectators) == 0 {
+		// Nobody watches: the session stops publishing, so what it
+		// published last goes stale. The next spectator waits for a
+		// fresh board instead (the session publishes one at once when it
+		// learns it is watched).
+		target.board = Board{}
+	}
 	l.tellSpectatorsLocked(target)
 }
 
@@ -234,7 +241,7 @@ func (l *Lobby) endSpectatorsLocked(s *Session, reason string) {
 		return
 	}
 	specs := s.spectators
-	s.spectators = nil
+	s.spectators, s.board = nil, Board{}
 	for _, v := range specs {
 		v.watching = nil
 		l.postLocked(v, WatchEnded{Name: s.player.Name, Reason: reason})

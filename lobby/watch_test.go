@@ -71,6 +71,7 @@ func TestWatchFollowsPublish(t *testing.T) {
 	ann := l.Join(Player{ID: "a", Name: "ann"})
 	menu := l.Join(Player{ID: "a", Name: "ann"}) // ann's other session, in the menu
 	bob := l.Join(Player{ID: "b", Name: "bob"})
+	l.SetDoing(ann, Doing{What: Playing, Rules: "classic", Deal: 42})
 	l.Publish(ann, board("d"))
 	w, err := l.Watch(bob, "ann")
 	if err != nil {
@@ -98,6 +99,9 @@ func TestWatchFollowsPublish(t *testing.T) {
 		t.Fatalf("bob's board has %d moves, want the newest (4)", len(w.Board.Record.Moves))
 	}
 	l.Unwatch(bob)
+	if ann.board.Playing() {
+		t.Fatal("the board of a session nobody watches is kept: it goes stale")
+	}
 	l.Publish(ann, board())
 	if len(events(t, bob)) != 0 {
 		t.Fatal("bob gets boards after Unwatch")

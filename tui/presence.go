@@ -52,6 +52,13 @@ type liveState struct {
 	// asked for.
 	link    string
 	linkBad bool
+	// back is where the spectate screen returns to: the Lobby or the
+	// menu. asking is set while a Watch is on its way, and early keeps
+	// the newest board that came before its answer (the lobby sends
+	// boards as soon as it has added the spectator).
+	back   screenID
+	asking bool
+	early  *lobby.Watched
 }
 
 // pubNone is pubToken when no game was published.
@@ -114,7 +121,12 @@ func (m *Model) liveChange() tea.Cmd {
 	box := lv.box
 	box.mu.Lock()
 	dirty := false
-	if d, ok := m.doing(); ok && (!lv.toldOK || d != lv.told) {
+	switch d, ok := m.doing(); {
+	case !ok:
+		// A screen that tells the lobby itself (a race's): what it told
+		// is not lv.told, so the next screen known here tells anew.
+		lv.toldOK = false
+	case !lv.toldOK || d != lv.told:
 		lv.told, lv.toldOK = d, true
 		box.doing, dirty = &d, true
 	}
@@ -169,7 +181,7 @@ func (m *Model) doing() (d lobby.Doing, ok bool) {
 		}
 		return d, true
 	case screenSpectate:
-		if s := m.spectate(); s != nil {
+		if s := m.spectate(); s != nil && s.ended == "" {
 			return lobby.Doing{What: lobby.Watching, Watched: s.name}, true
 		}
 		return lobby.Doing{What: lobby.AtMenu}, true
@@ -234,6 +246,8 @@ func (m *Model) handleLobby(msg tea.Msg) tea.Cmd {
 	case lobby.Watched:
 		if s := m.spectate(); s != nil && s.ended == "" {
 			s.watched(msg)
+		} else if lv.asking {
+			lv.early = &msg
 		}
 	case lobby.WatchEnded:
 		if s := m.spectate(); s != nil {
@@ -244,25 +258,17 @@ func (m *Model) handleLobby(msg tea.Msg) tea.Cmd {
 			return b.load("")
 		}
 	case menuLobbyMsg:
-		l := m.lobbyList()
-		if l == nil {
-			l = newLobbyScreen(m.env, m.w, m.h)
-			m.screens[screenLobby] = l
-		}
-		m.show(screenLobby)
-		return l.load()
+		return m.openLobby()
 	case spectateOpenMsg:
 		return m.askWatch(msg.name)
 	case spectateMsg:
 		return m.watchReply(msg)
 	case spectateDoneMsg:
 		m.screens[screenSpectate] = nil
-		m.show(screenMenu)
-		if m.lobbyList() != nil && m.back == screenLobby {
-			m.show(screenLobby)
-			cmd := m.lobbyList().load()
-			return tea.Batch(cmd, m.unwatch())
+		if lv.back == screenLobby {
+			return tea.Batch(m.unwatch(), m.openLobby())
 		}
+		m.show(screenMenu)
 		m.setContinue()
 		return m.unwatch()
 	case menuWatchableMsg:
@@ -281,16 +287,27 @@ func (m *Model) handleLobby(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// openLobby shows the Lobby screen and loads it.
+func (m *Model) openLobby() tea.Cmd {
+	l := m.lobbyList()
+	if l == nil {
+		l = newLobbyScreen(m.env, m.w, m.h)
+		m.screens[screenLobby] = l
+	}
+	m.show(screenLobby)
+	return l.load()
+}
+
 // askWatch asks the lobby to watch name.
 func (m *Model) askWatch(name string) tea.Cmd {
 	lb := m.env.lobby
 	if lb == nil {
 		return nil
 	}
+	lv := &m.live
+	lv.back, lv.asking, lv.early = screenMenu, true, nil
 	if m.cur == screenLobby {
-		m.back = screenLobby
-	} else {
-		m.back = screenMenu
+		lv.back = screenLobby
 	}
 	return func() tea.Msg {
 		w, err := lb.Watch(name)
@@ -301,6 +318,8 @@ func (m *Model) askWatch(name string) tea.Cmd {
 // watchReply opens the spectate screen, or says why not on the screen
 // that asked.
 func (m *Model) watchReply(msg spectateMsg) tea.Cmd {
+	early := m.live.early
+	m.live.asking, m.live.early = false, nil
 	if msg.err != nil {
 		text := msg.err.Error()
 		switch {
@@ -315,7 +334,11 @@ func (m *Model) watchReply(msg spectateMsg) tea.Cmd {
 	if m.cur != screenMenu && m.cur != screenLobby {
 		return m.unwatch() // the player went elsewhere meanwhile
 	}
-	m.screens[screenSpectate] = newSpectate(m.env, msg.watched, m.w, m.h)
+	s := newSpectate(m.env, msg.watched, m.w, m.h)
+	if early != nil {
+		s.watched(*early)
+	}
+	m.screens[screenSpectate] = s
 	m.show(screenSpectate)
 	return nil
 }

@@ -181,6 +181,10 @@ func TestLobbyScreenAndSpectate(t *testing.T) {
 	h.wantScreen("not at a game right now")
 	h.send(lobby.WatchEnded{Name: "bob", Reason: "bob left"})
 	h.wantScreen("bob left")
+	h.wantNotScreen("spectator")
+	if d := fl.last(); d.What != lobby.AtMenu {
+		t.Fatalf("once watching ended the lobby is told %+v, want the menu", d)
+	}
 	h.keys("q")
 	if h.m.cur != screenLobby || fl.watching != "" {
 		t.Fatalf("q: screen %d, still watching %q", h.m.cur, fl.watching)
@@ -292,4 +296,17 @@ func TestLiveDailyBoard(t *testing.T) {
 	if fl.daily {
 		t.Fatal("the menu still asks for DailyChanged")
 	}
+}
+
+// TestSpectateEarlyBoard: a board that comes before the lobby's answer to
+// Watch (the player published at once) is shown over that answer.
+func TestSpectateEarlyBoard(t *testing.T) {
+	fl := newFakeLobby()
+	h := newHarness(t, Deps{Player: testPlayer, Lobby: fl, Unicode: true})
+	h.m.live.asking = true
+	g, _ := engine.Replay(engine.Record{Rules: "classic", Deal: 7})
+	_ = g.Apply(engine.Move{Kind: engine.Draw})
+	h.send(lobby.Watched{Name: "bob", Board: lobby.Board{Record: g.Record()}, Spectators: 1})
+	h.send(spectateMsg{name: "bob", watched: lobby.Watched{Name: "bob", Spectators: 1}})
+	h.wantScreen("bob · Classic · deal 7", "1 move")
 }

@@ -60,7 +60,7 @@ const (
 // go of once it stops showing (a session at the table keeps none of them).
 func (id screenID) transient() bool {
 	switch id {
-	case screenHelp, screenConfirm, screenWatch, screenRedeem:
+	case screenHelp, screenConfirm, screenWatch, screenRedeem, screenLobby, screenSpectate:
 		return true
 	}
 	return false

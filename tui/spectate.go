@@ -128,7 +128,9 @@ func (s *spectateScreen) sayBoard() {
 // end notes that watching ended, and why.
 func (s *spectateScreen) end(reason string) {
 	s.ended = clean(reason, 120)
+	s.spectators = 0
 	if s.board != nil {
+		s.board.watchers = 0
 		s.sayBoard()
 	}
 }
@@ -189,8 +191,16 @@ func (s *spectateScreen) view() string {
 		text = s.ended
 	}
 	return drawPage(s.env, s.w, s.h, "Pyramid Solitaire"+s.env.gl.sep+"watching "+s.name,
-		strconv.Itoa(s.spectators)+plural(s.spectators, " spectator", " spectators"),
+		s.subtitle(),
 		[]string{"", "    " + text}, s.msg, s.msgSt, s.bar, []key.Binding{s.back})
+}
+
+// subtitle counts the spectators while watching goes on.
+func (s *spectateScreen) subtitle() string {
+	if s.ended != "" {
+		return ""
+	}
+	return strconv.Itoa(s.spectators) + plural(s.spectators, " spectator", " spectators")
 }
 
 // panel writes the lines over the cleared pyramid.

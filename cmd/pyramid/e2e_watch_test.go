@@ -121,14 +121,17 @@ func TestE2EWatch(t *testing.T) {
 	guest.WaitFor(t, "ann left", wait)
 }
 
-// TestE2EWatchRefused: with "Others may watch me" off, a spectator is told
-// so; the setting is kept for the player's next session.
+// TestE2EWatchRefused: turning "Others may watch me" off ends the
+// spectators watching, and refuses new ones with a clear message; the
+// setting is kept for the player's next session.
 func TestE2EWatchRefused(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ts := startServer(t, be.url(t))
 		annKey, bobKey := sshtest.NewKey(t), sshtest.NewKey(t)
 		ann := ts.openAs(t, "ann", annKey, "")
 		ann.WaitScreen(t, wait, "ann's menu", isMenu)
+		early := ts.openAs(t, "bob", bobKey, "watch ann")
+		early.WaitFor(t, "ann is not at a game right now", wait)
 		menuSelect(t, ann, "Others may watch me")
 		if !strings.Contains(lineWith(ann.Screen(), "Others may watch me"), "[x] on") {
 			t.Fatalf("the setting is not on by default:\n%s", ann.Screen())
@@ -138,6 +141,8 @@ func TestE2EWatchRefused(t *testing.T) {
 			return strings.Contains(lineWith(s, "Others may watch me"), "[ ] off")
 		})
 
+		early.WaitFor(t, "ann no longer lets others watch", wait)
+		waitWho(t, ts.user(bobKey), "bob no longer watching", func(w map[string]whoJSON) bool { return w["bob"].Doing == "menu" })
 		bob := ts.openAs(t, "bob", bobKey, "watch ann")
 		bob.WaitScreen(t, wait, "bob refused", func(s string) bool {
 			return isMenu(s) && strings.Contains(s, "ann does not let others watch their games")
@@ -215,4 +220,29 @@ func TestE2EWatchStuckSpectator(t *testing.T) {
 	if slowest > 2*time.Second {
 		t.Fatalf("a move took %s to show on the player's screen", slowest)
 	}
+}
+
+// TestE2ELiveDailyBoard: the daily board says how many play the daily
+// now, and shows a result the moment it is recorded, without a reload.
+func TestE2ELiveDailyBoard(t *testing.T) {
+	ts := startServer(t, "")
+	annKey, bobKey := sshtest.NewKey(t), sshtest.NewKey(t)
+	bob := ts.openAs(t, "bob", bobKey, "")
+	bob.WaitScreen(t, wait, "bob's menu", isMenu)
+	menuSelect(t, bob, "Daily board")
+	typeKeys(t, bob, sshtest.KeyEnter)
+	bob.WaitFor(t, "0 players are playing today's deal now", wait)
+
+	ann := ts.openAs(t, "ann", annKey, "daily")
+	ann.WaitScreen(t, wait, "ann's daily game", func(s string) bool { _, ok := readHeader(s); return ok })
+	bob.WaitFor(t, "1 player is playing today's deal now", wait)
+	typeKeys(t, ann, "d")
+	ann.WaitFor(t, "1 move", wait)
+	// A new deal abandons the day's first attempt: that is ann's result.
+	typeKeys(t, ann, "n")
+	ann.WaitFor(t, "will be abandoned", wait)
+	typeKeys(t, ann, "y")
+	bob.WaitScreen(t, wait, "ann on the board", func(s string) bool {
+		return strings.Contains(lineWith(s, "ann"), "0/28")
+	})
 }
