@@ -45,3 +45,10 @@ solver-long:
 	$(GO) test -count=1 -timeout 60m -run 'TestSolve(MSCAll|WinRates|Double|BruteForce)$$' ./engine/ -args -solver.long
 bench-solver:
 	$(GO) test -run '^$$' -bench 'Solve(MSC|Double)$$' -benchtime 1x -timeout 30m ./engine/
+
+.PHONY: cluster
+# cluster: two instances behind a real HAProxy (apt-get installs it when
+# missing) on loopback: PROXY v2, per-address limits on the client's
+# address, /healthz checks, one host key, untrusted PROXY headers refused.
+cluster:
+	bash deploy/cluster-test.sh

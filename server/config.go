@@ -101,6 +101,10 @@ type Config struct {
 	// client's for the limits and logs. A PROXY header from any other
 	// address is refused. Empty means no PROXY header is accepted.
 	TrustedProxies []netip.Prefix
+	// ReleaseMemory returns the memory of ended sessions to the operating
+	// system as soon as the load has halved (debug.FreeOSMemory), rather
+	// than over the following minutes.
+	ReleaseMemory bool
 	// ShutdownGrace is how long Shutdown waits for sessions to end by
 	// themselves before it closes them.
 	ShutdownGrace time.Duration
