@@ -78,7 +78,7 @@ func New(cfg Config, app App) (*Server, error) {
 		conns:       map[*connState]struct{}{},
 		sessions:    map[*sessionState]struct{}{},
 	}
-	if cfg.ReleaseMemory {
+	if !cfg.KeepMemory {
 		s.memory = &memoryReleaser{now: s.now, run: func(f func()) { s.goSafe("memory release", f) }}
 	}
 	if fi, err := os.Stat(cfg.HostKeyPath); err == nil && fi.Mode().Perm()&0o077 != 0 {

@@ -120,7 +120,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 		IdleTimeout:    cfg.idleTimeout,
 		MaxSessionTime: cfg.maxSessionTime,
 		ShutdownGrace:  cfg.shutdownGrace,
-		ReleaseMemory:  cfg.releaseMemory,
+		KeepMemory:     !cfg.releaseMemory,
 		Logger:         logger,
 	}, app)
 	if err != nil {
