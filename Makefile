@@ -49,3 +49,10 @@ solver-long:
 # published deals, and the double deals.
 bench-solver:
 	$(GO) test -run '^$$' -bench 'Solve(MSC|OptimalMSC|Double)$$' -benchtime 1x -timeout 30m ./engine/
+
+.PHONY: cluster
+# cluster: two instances behind a real HAProxy (apt-get installs it when
+# missing) on loopback: PROXY v2, per-address limits on the client's
+# address, /healthz checks, one host key, untrusted PROXY headers refused.
+cluster:
+	bash deploy/cluster-test.sh

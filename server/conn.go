@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"sync"
@@ -81,7 +82,9 @@ func (s *Server) onConnect(ctx ssh.Context, nc net.Conn) (out net.Conn) {
 	cs := &connState{srv: s, key: key, remote: remote, started: s.now()}
 	cs.conn = &trackedConn{Conn: nc, cs: cs, budget: newBudget(s.cfg.ReadBudget, s.now)}
 	victim, err := s.limits.admit(cs)
-	if r, ok := err.(*refusal); ok {
+	if err != nil {
+		r := &refusal{refusedServerFull, err.Error()}
+		errors.As(err, &r)
 		s.refuse(nc, key, remote, r)
 		return nil
 	}

@@ -36,14 +36,24 @@
 //   - Identity only from the session's proven key, never from an auth
 //     callback or the user name; the auth callbacks only say yes or no.
 //   - Before the handshake (ConnCallback): caps on connections overall, per
-//     client address (IPv6 by /64) and unauthenticated per address.
+//     client address (IPv6 by /64) and unauthenticated per address; a
+//     budget of unauthenticated connections overall with random early drop
+//     (Config.Startups, OpenSSH's MaxStartups) in which a newcomer takes the
+//     place of a stale or penalised login; growing penalties for addresses
+//     whose logins time out or fail (Config.Penalties, OpenSSH's
+//     PerSourcePenalties). A refused client gets an SSH disconnect message
+//     naming the limit; refusals are logged once per address and interval
+//     and counted (Server.Stats).
+//   - Behind a load balancer: PROXY protocol v1/v2 from Config.TrustedProxies
+//     only, so limits and logs see the client's address.
 //   - Per connection: a handshake deadline (also applied while a connection
 //     runs no session), a read budget (a flood closes it), at most
 //     SessionsPerConn session channels, a life of at most MaxSessionTime.
 //   - Per session: a request filter in front of the library's session code
 //     (clamped, debounced window sizes in a box that never blocks; small,
 //     allowlisted env variables only; no subsystems, X11, agent or port
-//     forwarding); an idle timeout driven by input only; a watchdog that
+//     forwarding); an idle timeout driven by input only; an output timeout
+//     (Config.WriteTimeout) for a client that stops reading; a watchdog that
 //     closes the connection of a session that cannot even be told to end.
 //   - Our own Bubble Tea driver instead of wish's middleware (whose resize
 //     goroutine leaks and spins): no signal handler, panics caught, suspend

@@ -22,9 +22,9 @@ const (
 	disconnectTooManyConnections = 12
 )
 
-// maxRefusing bounds the refusals that are explaining themselves at once;
-// beyond it a refused connection is just closed, so a flood of refusals
-// costs a bounded number of goroutines.
+// maxRefusing bounds the refused connections that wait for their client to
+// hang up after being told why; beyond it they are closed at once, so a
+// flood of refusals holds a bounded number of goroutines.
 const maxRefusing = 64
 
 // refuseTimeout bounds the time spent telling a refused client why.
@@ -42,12 +42,6 @@ const serverVersion = "SSH-2.0-Go"
 func (s *Server) refuse(nc net.Conn, key, remote string, r *refusal) {
 	s.stats.refusal(r.kind)
 	s.events.note(key, r.kind, "connection refused", "remote", remote, "reason", r.kind)
-	select {
-	case s.refusing <- struct{}{}:
-	default:
-		return
-	}
-	defer func() { <-s.refusing }()
 	code := uint32(disconnectTooManyConnections)
 	switch r.kind {
 	case refusedPenalised, refusedProxy:
@@ -55,13 +49,22 @@ func (s *Server) refuse(nc net.Conn, key, remote string, r *refusal) {
 	case refusedShutdown:
 		code = disconnectByApplication
 	}
+	// A new connection's send buffer takes the few bytes at once; the
+	// deadline only guards against a peer that is already gone.
 	_ = nc.SetDeadline(s.now().Add(refuseTimeout))
 	if _, err := nc.Write(append([]byte(serverVersion+"\r\n"), disconnectPacket(code, r.msg)...)); err != nil {
 		return
 	}
 	// Half-close and wait for the client to hang up: closing with its
 	// version line unread would send a reset, which may discard the message
-	// before the client reads it.
+	// before the client reads it. Only maxRefusing connections wait at once;
+	// the others are closed at once and their message may be lost.
+	select {
+	case s.refusing <- struct{}{}:
+	default:
+		return
+	}
+	defer func() { <-s.refusing }()
 	if cw, ok := nc.(interface{ CloseWrite() error }); ok {
 		_ = cw.CloseWrite()
 	}

@@ -36,6 +36,7 @@ type Server struct {
 	stats       counters
 	events      *eventLog
 	refusing    chan struct{} // a slot per refusal explaining itself
+	memory      *memoryReleaser
 	now         func() time.Time
 	endGrace    time.Duration
 	nextID      atomic.Uint64
@@ -76,6 +77,9 @@ func New(cfg Config, app App) (*Server, error) {
 		endGrace:    endGrace,
 		conns:       map[*connState]struct{}{},
 		sessions:    map[*sessionState]struct{}{},
+	}
+	if !cfg.KeepMemory {
+		s.memory = &memoryReleaser{now: s.now, run: func(f func()) { s.goSafe("memory release", f) }}
 	}
 	if fi, err := os.Stat(cfg.HostKeyPath); err == nil && fi.Mode().Perm()&0o077 != 0 {
 		s.log.Warn("host key is readable by others; chmod 600 it", "path", cfg.HostKeyPath, "mode", fi.Mode().Perm())
@@ -190,6 +194,9 @@ func (s *Server) addSession(st *sessionState) bool {
 		return false
 	}
 	s.sessions[st] = struct{}{}
+	if s.memory != nil {
+		s.memory.sessionsNow(len(s.sessions))
+	}
 	return true
 }
 
@@ -198,6 +205,9 @@ func (s *Server) removeSession(st *sessionState) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.sessions, st)
+	if s.memory != nil {
+		s.memory.sessionsNow(len(s.sessions))
+	}
 	if s.closing && len(s.sessions) == 0 && s.drained != nil {
 		select {
 		case <-s.drained:

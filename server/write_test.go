@@ -41,7 +41,7 @@ func TestBlockedOutputEndsSession(t *testing.T) {
 	go func() { done <- client.Wait() }()
 	typing := time.NewTicker(50 * time.Millisecond)
 	defer typing.Stop()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(30 * time.Second) // the window must fill, then endGrace
 	for open := true; open; {
 		select {
 		case <-done:
@@ -49,7 +49,7 @@ func TestBlockedOutputEndsSession(t *testing.T) {
 		case <-typing.C:
 			_, _ = stdin.Write([]byte("k")) // keeps typing; errors once closed
 		case <-deadline:
-			t.Fatal("session with blocked output still open after 10s")
+			t.Fatal("session with blocked output still open after 30s")
 		}
 	}
 	waitSessions(t, srv, 0, 2*time.Second)

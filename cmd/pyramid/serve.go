@@ -122,6 +122,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 		IdleTimeout:    cfg.idleTimeout,
 		MaxSessionTime: cfg.maxSessionTime,
 		ShutdownGrace:  cfg.shutdownGrace,
+		KeepMemory:     !cfg.releaseMemory,
 		Logger:         logger,
 	}, app)
 	if err != nil {

@@ -49,6 +49,9 @@ func runFlood(ctx context.Context, addr string, fc floodConfig, d time.Duration)
 	wg.Add(1)
 	go func() { // the half-open connections
 		defer wg.Done()
+		if fc.rate <= 0 {
+			return
+		}
 		tick := time.NewTicker(time.Second / time.Duration(max(fc.rate, 1)))
 		defer tick.Stop()
 		for i := 0; ; i++ {
