@@ -13,7 +13,7 @@ func (c *call) target(name string) (store.Player, bool) {
 	defer cancel()
 	p, err := c.a.cfg.Store.PlayerByName(ctx, name)
 	if err != nil {
-		c.storeErr(fmt.Sprintf("player %q", word(name)), err)
+		c.storeErr(fmt.Sprintf("player \"%s\"", word(name)), err)
 		return store.Player{}, false
 	}
 	return p, true

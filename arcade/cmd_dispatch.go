@@ -108,9 +108,9 @@ func (a *App) Exec(ctx context.Context, s *server.Session, stdout, stderr io.Wri
 			return raceNeedsTerminal(c)
 		}
 		if _, err := engine.ParseRules(name); err == nil {
-			return c.fail(fmt.Sprintf("%q opens a game, which needs a terminal: add -t (ssh -t … %s)", word(name), strings.Join(words(s.Args), " ")))
+			return c.fail(fmt.Sprintf("\"%s\" opens a game, which needs a terminal: add -t (ssh -t … %s)", word(name), strings.Join(words(s.Args), " ")))
 		}
-		return c.fail(fmt.Sprintf("unknown command %q (help lists the commands)", word(name)))
+		return c.fail(fmt.Sprintf("unknown command \"%s\" (help lists the commands)", word(name)))
 	case cmd.admin && !c.admin:
 		return c.fail(name + " is for the server's admins")
 	}
@@ -187,7 +187,7 @@ func (c *call) flags(maxArgs int, define func(fs *flag.FlagSet)) (args []string,
 		rest = fs.Args()[1:]
 	}
 	if len(args) > maxArgs {
-		return nil, c.usageErr(fmt.Sprintf("unexpected argument %q", word(args[maxArgs]))), false
+		return nil, c.usageErr(fmt.Sprintf("unexpected argument \"%s\"", word(args[maxArgs]))), false
 	}
 	return args, 0, true
 }

@@ -73,7 +73,7 @@ type ratingReport struct {
 func (c *call) topRace(args []string, asJSON bool) int {
 	r := engine.Classic()
 	if len(args) > 1 {
-		return c.usageErr(fmt.Sprintf("unexpected argument %q", word(args[1])))
+		return c.usageErr(fmt.Sprintf("unexpected argument \"%s\"", word(args[1])))
 	}
 	if len(args) == 1 {
 		var err error

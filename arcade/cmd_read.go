@@ -302,7 +302,7 @@ func (c *call) replay() int {
 	}
 	id, err := strconv.ParseInt(args[0], 10, 64)
 	if err != nil || id <= 0 {
-		return c.usageErr(fmt.Sprintf("bad game ID %q: want a number (games lists your games)", word(args[0])))
+		return c.usageErr(fmt.Sprintf("bad game ID \"%s\": want a number (games lists your games)", word(args[0])))
 	}
 	ctx, cancel := c.timeout()
 	defer cancel()
@@ -366,7 +366,7 @@ func (c *call) top() int {
 	today := c.a.cfg.Now().UTC().Format(time.DateOnly)
 	if date != "" {
 		if _, err := time.Parse(time.DateOnly, date); err != nil {
-			return c.fail(fmt.Sprintf("bad date %q: want YYYY-MM-DD", word(date)))
+			return c.fail(fmt.Sprintf("bad date \"%s\": want YYYY-MM-DD", word(date)))
 		}
 	}
 	ctx, cancel := c.timeout()

@@ -79,7 +79,7 @@ func (c *call) who() int {
 	asJSON := false
 	for _, arg := range c.args {
 		if arg != "--json" && arg != "-json" {
-			fmt.Fprintf(c.stderr, "pyramid: who: unexpected argument %q\nusage: who [--json]\n", keys.Clean(arg, 40))
+			fmt.Fprintf(c.stderr, "pyramid: who: unexpected argument \"%s\"\nusage: who [--json]\n", keys.Clean(arg, 40))
 			return 2
 		}
 		asJSON = true

@@ -117,7 +117,7 @@ func (g *games) SaveRecord(ctx context.Context, player string, sg tui.SavedGame)
 	case errors.Is(err, store.ErrConflict):
 		return tui.SaveResult{}, fmt.Errorf("save game %d: %w", id, tui.ErrTakenOver)
 	case err != nil:
-		return tui.SaveResult{}, fmt.Errorf("save game %d: %w", id, err)
+		return tui.SaveResult{}, err // the store's error names the game already
 	}
 	out := tui.SaveResult{ID: strconv.FormatInt(id, 10), Status: string(st.Status), Hints: st.Hints, Undos: st.Undos,
 		Assisted: st.Assisted(), Practice: g.seen.isPractice(id)}

@@ -139,7 +139,10 @@ func hazard(r rune) error {
 		return ErrNameControl
 	case unicode.Is(unicode.Cf, r), isInvisibleLetter(r):
 		return ErrNameFormat
-	case unicode.Is(unicode.Co, r), unicode.Is(unicode.Cs, r), r == utf8.RuneError:
+	case r == utf8.RuneError:
+		// U+FFFD stands where text that was not valid UTF-8 was replaced.
+		return ErrNameEncoding
+	case unicode.Is(unicode.Co, r), unicode.Is(unicode.Cs, r):
 		return ErrNamePrivateUse
 	case unicode.Is(unicode.Zl, r), unicode.Is(unicode.Zp, r):
 		return ErrNameSeparator

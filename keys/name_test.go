@@ -51,6 +51,7 @@ func TestValidateName(t *testing.T) {
 		{"line separator", "bob\u2028", ErrNameSeparator},
 		{"paragraph separator", "bob\u2029", ErrNameSeparator},
 		{"invalid utf8", "bob\xff", ErrNameEncoding},
+		{"replacement character", "bob\ufffd", ErrNameEncoding},
 		{"standalone mark", "\u0301bob", ErrNameCombining},
 		{"mark after dash", "bob-\u0301", ErrNameCombining},
 		{"space", "bob smith", ErrNameChar},
