@@ -174,10 +174,23 @@ func sessionToken() string {
 
 // translate maps the server's messages to the tui's.
 func translate(msg tea.Msg) tea.Msg {
-	if _, ok := msg.(server.ShutdownMsg); ok {
-		return tui.ShutdownMsg{Text: "the server is restarting; reconnect in a moment"}
+	if sm, ok := msg.(server.ShutdownMsg); ok {
+		// The model waits for its saves for most of the grace, keeping
+		// time to stop the one in flight, hear back and draw its farewell.
+		return tui.ShutdownMsg{Text: "the server is restarting; reconnect in a moment", Wait: shutdownWait(sm.Grace)}
 	}
 	return msg
+}
+
+// shutdownWait is how long a session may wait for its saves in a shutdown
+// that closes it after grace: all of it but two seconds (one to stop the
+// save in flight and hear back, one to draw the farewell), at least a
+// second; zero (the tui's default) when the grace is unknown.
+func shutdownWait(grace time.Duration) time.Duration {
+	if grace <= 0 {
+		return 0
+	}
+	return max(grace-2*time.Second, time.Second)
 }
 
 // noticeFirst is the tui model with a notice shown at the start.

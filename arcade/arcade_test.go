@@ -556,3 +556,21 @@ func TestRedeemFromTheMenu(t *testing.T) {
 		t.Errorf("whoami from the linked key:\n%s", out)
 	}
 }
+
+// TestShutdownTranslation: the server's shutdown becomes the tui's, and
+// the time the model waits for its saves fits in the server's grace.
+func TestShutdownTranslation(t *testing.T) {
+	for _, tt := range []struct {
+		grace, want time.Duration
+	}{
+		{0, 0},                              // unknown: the tui's default
+		{10 * time.Second, 8 * time.Second}, // the default grace
+		{60 * time.Second, 58 * time.Second},
+		{2 * time.Second, time.Second}, // never less than a second
+	} {
+		got, ok := translate(server.ShutdownMsg{Grace: tt.grace}).(tui.ShutdownMsg)
+		if !ok || got.Wait != tt.want || got.Text == "" {
+			t.Errorf("grace %s: got %+v, want a tui.ShutdownMsg waiting %s", tt.grace, got, tt.want)
+		}
+	}
+}

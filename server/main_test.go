@@ -40,6 +40,7 @@ type testApp struct {
 	execs     atomic.Int64
 	sizeMsgs  atomic.Int64
 	shutdowns atomic.Int64
+	grace     atomic.Int64 // the Grace of the last ShutdownMsg, in ns
 	floods    atomic.Int64 // frames computed by flood models
 }
 
@@ -145,6 +146,7 @@ func (m *testModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case ShutdownMsg:
 		m.shutdown = true
 		m.app.shutdowns.Add(1)
+		m.app.grace.Store(int64(msg.Grace))
 		if m.mode != "stubborn" {
 			return m, tea.Tick(100*time.Millisecond, func(time.Time) tea.Msg { return tea.Quit() })
 		}

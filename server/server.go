@@ -43,6 +43,7 @@ type Server struct {
 
 	mu        sync.Mutex
 	closing   bool
+	closeBy   time.Time // when closing: when sessions still running are closed
 	listeners []net.Listener
 	addr      net.Addr // of the first listener
 	conns     map[*connState]struct{}
@@ -166,6 +167,14 @@ func (s *Server) isClosing() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.closing
+}
+
+// closeDeadline is when sessions still running at a shutdown are closed
+// (zero before a shutdown).
+func (s *Server) closeDeadline() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closeBy
 }
 
 // trackConn registers a new connection, unless the server is closing.

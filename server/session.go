@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -31,7 +32,11 @@ type App interface {
 // shutting down. The model should tell the player, make sure nothing is
 // lost, and quit (tea.Quit) soon: sessions still running when the grace
 // period ends are closed.
-type ShutdownMsg struct{}
+type ShutdownMsg struct {
+	// Grace is how long the program has, from when the message was sent,
+	// before its session is closed.
+	Grace time.Duration
+}
 
 // Session is what an App sees of an SSH session. Everything in it that came
 // from the client (User, ClientVersion, Args, Env, Term) is untrusted text:

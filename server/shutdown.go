@@ -26,15 +26,15 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	sessions, drained := s.beginClose()
+	// Keep a little time to close what is left and let it unwind.
+	reserve := min(time.Second, deadline.Sub(start)/5)
+	sessions, drained := s.beginClose(deadline.Add(-reserve))
 	s.log.Info("shutting down", "sessions", len(sessions), "grace", deadline.Sub(start).Round(time.Millisecond))
 	for _, st := range sessions {
 		st.notifyShutdown()
 	}
 	s.closeConns(func(cs *connState) bool { return cs.liveSessions() == 0 })
 
-	// Keep a little time to close what is left and let it unwind.
-	reserve := min(time.Second, deadline.Sub(start)/5)
 	force := time.NewTimer(time.Until(deadline.Add(-reserve)))
 	defer force.Stop()
 	select {
@@ -68,7 +68,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // Close closes the listeners, every connection and so every session at
 // once. Use Shutdown to let players know first.
 func (s *Server) Close() error {
-	s.beginClose()
+	s.beginClose(s.now())
 	s.closeConns(nil)
 	s.events.stop()
 	return nil
@@ -77,8 +77,11 @@ func (s *Server) Close() error {
 // beginClose marks the server as closing (new connections and sessions are
 // refused), closes the listeners, and returns the running sessions and a
 // channel closed once none is left.
-func (s *Server) beginClose() ([]*sessionState, <-chan struct{}) {
+func (s *Server) beginClose(closeBy time.Time) ([]*sessionState, <-chan struct{}) {
 	s.mu.Lock()
+	if !s.closing {
+		s.closeBy = closeBy
+	}
 	s.closing = true
 	if s.drained == nil {
 		s.drained = make(chan struct{})

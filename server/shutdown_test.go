@@ -47,6 +47,11 @@ func TestShutdownNotifiesAndWaits(t *testing.T) {
 	if got := app.shutdowns.Load(); got != 3 {
 		t.Errorf("%d programs got ShutdownMsg, want 3", got)
 	}
+	// The message says how long the program has: the 5 s grace less the
+	// second the server keeps to close what is left.
+	if g := time.Duration(app.grace.Load()); g <= 3*time.Second || g > 4*time.Second {
+		t.Errorf("ShutdownMsg.Grace = %s, want just under 4s", g)
+	}
 	for i, term := range terms {
 		if got := term.ExitStatus(2 * time.Second); got != 0 {
 			t.Errorf("session %d exit status %d, want 0", i, got)

@@ -243,7 +243,8 @@ func (st *sessionState) notifyShutdown() {
 		st.end(shuttingDown)
 		return
 	}
-	st.srv.goSafe("shutdown notice", func() { p.Send(ShutdownMsg{}) })
+	msg := ShutdownMsg{Grace: max(time.Until(st.srv.closeDeadline()), 0)}
+	st.srv.goSafe("shutdown notice", func() { p.Send(msg) })
 }
 
 // inputReader is the program's input: it marks the time of every read that
