@@ -267,7 +267,9 @@ func (s *solver) freedScore(m *smove) int {
 // unlimited passes and one waste pile, where every remaining stock card can
 // be brought to the waste top, and, when the stock is open, two cards next
 // to each other in the remaining stock can be the waste top and the stock
-// top together. Kings go at once, as in removals.
+// top together. Kings go at once, as in removals. With a closed stock a
+// pyramid card pairs with the first remaining stock card of the partner
+// rank only.
 func (s *solver) macroMoves(p *pos, out []smove) []smove {
 	if k := p.free & s.pyrRank[13]; k != 0 {
 		return append(out, smove{kind: RemoveKing, a: int8(bits.TrailingZeros64(k)), b: -1})
@@ -292,6 +294,12 @@ func (s *solver) macroMoves(p *pos, out []smove) []smove {
 		x := bits.TrailingZeros64(f)
 		for q := s.stkRank[13-s.rank[x]] &^ p.stk; q != 0; q &= q - 1 {
 			out = append(out, smove{kind: RemovePair, a: int8(x), b: int8(s.nPyr + bits.TrailingZeros64(q))})
+			if !s.open {
+				// A closed stock's cards of one rank are alike: any can be
+				// brought to the waste top and none pairs with another
+				// pile card, so which of them goes changes nothing.
+				break
+			}
 		}
 	}
 	if s.open && !s.pyrPairs {
