@@ -115,7 +115,7 @@ func solve(ctx context.Context, g *Game, budget, first int) Solution {
 			// (see freeLost) before searching on.
 			lost, ok := s.freeLost(p, (budget-s.states)/4)
 			if lost && ok {
-				sol.Verdict = Unwinnable
+				sol.Verdict, sol.States = Unwinnable, s.states
 				break
 			}
 			continue

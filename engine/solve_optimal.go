@@ -91,6 +91,7 @@ type optSearch struct {
 // positions or ctx stopped it first.
 func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok bool) {
 	words := (s.optKeyBits() + 63) / 64
+	s.optOneWord = words == 1 && s.draw == 1
 	o := &optSearch{s: s, words: words, stride: words + 1}
 	o.alloc(1 << 14)
 	h, alive := s.optBound(&root)
@@ -218,16 +219,16 @@ func (o *optSearch) add(k *stateKey, at, parent int32, g, h uint16) int32 {
 	slot := o.slots[int(at)*o.stride : int(at)*o.stride+o.stride]
 	copy(slot, k[:o.words])
 	slot[o.words] = uint64(i) + 1
-	if len(o.nodes)*4 > int(o.mask+1)*3 {
+	if len(o.nodes)*2 > int(o.mask+1) {
 		o.rehash()
 	}
 	return i
 }
 
-// rehash doubles the hash table.
+// rehash makes the hash table four times as large.
 func (o *optSearch) rehash() {
 	old := o.slots
-	o.alloc(int(o.mask+1) * 2)
+	o.alloc(int(o.mask+1) * 4)
 	w, st := o.words, o.stride
 	for a := 0; a < len(old); a += st {
 		if old[a+w] == 0 {
@@ -356,6 +357,13 @@ func (s *solver) optKeyBits() int {
 
 // optKey packs a position, 64 bits a word.
 func (s *solver) optKey(p *pos) stateKey {
+	if s.optOneWord {
+		k := p.pyr | p.stk<<s.nPyr | uint64(p.b)<<(s.nPyr+s.nStk)
+		if s.passes != 0 {
+			k |= uint64(p.pass) << (s.nPyr + s.nStk + 6)
+		}
+		return stateKey{k}
+	}
 	var k stateKey
 	off := 0
 	put := func(v uint64, width int) {
@@ -386,6 +394,15 @@ func (s *solver) optKey(p *pos) stateKey {
 
 // optPos unpacks a key made by optKey.
 func (s *solver) optPos(k []uint64) pos {
+	if s.optOneWord {
+		w := k[0]
+		p := pos{pyr: w & s.fullPyr, stk: w >> s.nPyr & s.fullStk, b: int32(w >> (s.nPyr + s.nStk) & 63)}
+		if s.passes != 0 {
+			p.pass = int32(w >> (s.nPyr + s.nStk + 6) & 3)
+		}
+		s.setFree(&p)
+		return p
+	}
 	off := 0
 	get := func(width int) uint64 {
 		var v uint64
@@ -411,12 +428,18 @@ func (s *solver) optPos(k []uint64) pos {
 		p.pst = get(s.nStk)
 		s.setPiles(&p)
 	}
+	s.setFree(&p)
+	return p
+}
+
+// setFree computes p.free from p.pyr.
+func (s *solver) setFree(p *pos) {
+	p.free = 0
 	for x := range s.nPyr {
 		if p.pyr&(1<<x) == 0 && s.cover[x]&^p.pyr == 0 {
 			p.free |= 1 << x
 		}
 	}
-	return p
 }
 
 // optMoves appends every legal move at p, as Game.AppendLegal lists them,

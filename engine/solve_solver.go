@@ -94,6 +94,9 @@ type solver struct {
 
 	table stateTable
 	path  []smove
+	// optOneWord: the shortest-line search's keys fit one word (see
+	// optKey), packed without a loop.
+	optOneWord bool
 }
 
 // newSolver builds the tables for g's deal and rules.
