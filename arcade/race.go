@@ -162,7 +162,7 @@ func (rs *races) leaveAll() {
 func (rs *races) seated(snap lobby.Snapshot) tui.RaceSeat {
 	rs.hold(snap.Code, true)
 	rs.doing(snap, 0)
-	seat := tui.RaceSeat{Snapshot: snap}
+	seat := tui.RaceSeat{You: rs.me.ID, Snapshot: snap}
 	if snap.Phase == lobby.PhaseRacing {
 		if g := rs.a.book.game(raceGameKey(snap.Code, snap.Round, rs.me.ID), false); g != nil {
 			g.mu.Lock()

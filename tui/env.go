@@ -33,6 +33,8 @@ type env struct {
 	connect string
 	// inbox carries messages from the server (Deps.Inbox), or is nil.
 	inbox Inbox
+	// races are the server's race rooms (Deps.Races), or nil.
+	races Races
 	// watchStep is the time between two moves when the watch screen
 	// plays the solver's line by itself (watchStep; tests shorten it).
 	watchStep time.Duration

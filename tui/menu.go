@@ -41,6 +41,8 @@ const (
 	itemCards
 	itemHelp
 	itemQuit
+	itemRaceNew  // race.go
+	itemRaceJoin // race.go
 )
 
 // menuItem is one line of the menu.
@@ -156,6 +158,11 @@ func (m *menuScreen) build() {
 			menuItem{kind: itemName, label: "Change name…"},
 			menuItem{kind: itemLink, label: "Link another key…"},
 			menuItem{kind: itemRedeem, label: "Use a link code…"})
+	}
+	if m.env.races != nil { // race.go
+		items = append(items,
+			menuItem{kind: itemRaceNew, label: "New race…"},
+			menuItem{kind: itemRaceJoin, label: "Join a race…"})
 	}
 	if m.env.solver != nil {
 		items = append(items, menuItem{kind: itemWinnable, label: "Winnable deals only"})
@@ -318,6 +325,9 @@ func (m *menuScreen) choose() tea.Cmd {
 		return nil
 	case itemStats, itemLeaders, itemName, itemLink, itemRedeem:
 		m.event = menuAccountMsg{kind: it.kind}
+		return nil
+	case itemRaceNew, itemRaceJoin: // race.go
+		m.event = menuRaceMsg{join: it.kind == itemRaceJoin}
 		return nil
 	case itemHelp:
 		m.event = helpMsg{}

@@ -78,6 +78,7 @@ func New(d Deps) *Model {
 		account:   d.Account,
 		connect:   d.Connect,
 		inbox:     d.Inbox,
+		races:     d.Races,
 		watchStep: watchStep,
 		after:     tick,
 	}
@@ -94,7 +95,9 @@ func New(d Deps) *Model {
 	m := &Model{env: e, w: w, h: h, saves: saveQueue{ids: map[int]string{}}}
 	m.screens[screenMenu] = newMenu(e, w, h)
 	m.screens[screenDealing] = &dealingScreen{chrome: chrome{env: e, w: w, h: h}}
-	if len(d.Args) > 0 {
+	if isRaceLink(d.Args) {
+		m.raceLink(d.Args) // race.go
+	} else if len(d.Args) > 0 {
 		spec, err := parseLink(d.Args)
 		if err != nil {
 			m.menu().say(sErr, clean(err.Error(), 300))
@@ -115,7 +118,7 @@ func New(d Deps) *Model {
 // Init loads the player's unfinished games, starts the deep-linked game
 // and reads the clock for a game dealt in New.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.waitInbox()}
+	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.waitInbox(), m.raceInit()}
 	if m.loading {
 		games, player, ctx := m.env.games, m.env.player.ID, m.env.ctx
 		cmds = append(cmds, func() tea.Msg {
@@ -199,6 +202,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case redeemedMsg:
 		m.redeemed(msg)
+		return nil
+	case RaceEventMsg, raceSeatMsg, raceDoneMsg, raceTickMsg, menuRaceMsg: // race.go
+		return m.handleRace(msg)
+	case raceLeftMsg:
+		m.raceLeft(msg)
 		return nil
 	case quitMsg, backMsg, newDealMsg, helpMsg, helpDoneMsg, confirmMsg, dealCancelMsg,
 		menuPlayMsg, menuContinueMsg, menuSettingsMsg, menuAccountMsg, watchMsg, watchDoneMsg:
@@ -407,6 +415,9 @@ func (m *Model) needs() (w, h int) {
 	if w := m.watch(); m.cur == screenWatch && w != nil {
 		return w.needs()
 	}
+	if r := m.race(); m.cur == screenRace && r != nil {
+		return r.needs() // the race's game is not the table's: no held table
+	}
 	if held := m.saves.hold; held != nil {
 		return held.needs()
 	}
@@ -446,6 +457,9 @@ func (m *Model) view() string {
 		// which keeps a move from showing before it is stored, is not
 		// what this screen shows.
 		return w.view()
+	}
+	if r := m.race(); m.cur == screenRace && r != nil {
+		return r.view() // the race's game is not the table's: no held table
 	}
 	if held := m.saves.hold; held != nil {
 		return held.view()

@@ -61,6 +61,8 @@ type RoomOptions struct {
 // RaceSeat is the player's seat in a room: the room as it stands and,
 // for a racer back in a race they dropped out of, their game.
 type RaceSeat struct {
+	// You is the player's ID in the room (a guest has one there too).
+	You      string
 	Snapshot lobby.Snapshot
 	// Resume is the racer's game of the current round, or nil.
 	Resume *engine.Record

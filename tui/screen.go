@@ -51,6 +51,7 @@ const (
 	screenLink                    // link.go
 	screenWatch                   // watch.go: built when shown
 	screenRedeem                  // redeem.go: built when shown
+	screenRace                    // race.go: built when the player asks for a race, let go of when they leave
 	numScreens
 )
 
