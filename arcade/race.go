@@ -350,6 +350,15 @@ func (rs *races) Say(code, text string) error {
 	return r.Say(rs.me.ID, text)
 }
 
+// Mute mutes a member's chat.
+func (rs *races) Mute(code, playerID string, muted bool) error {
+	r, err := rs.room(code)
+	if err != nil {
+		return err
+	}
+	return r.Mute(rs.me.ID, playerID, muted)
+}
+
 // Leave leaves the room.
 func (rs *races) Leave(code string) error {
 	rs.hold(code, false)

@@ -203,7 +203,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case redeemedMsg:
 		m.redeemed(msg)
 		return nil
-	case RaceEventMsg, raceSeatMsg, raceDoneMsg, raceTickMsg, menuRaceMsg: // race.go
+	case RaceEventMsg, raceSeatMsg, raceDoneMsg, raceTickMsg, raceClockMsg, menuRaceMsg: // race.go
 		return m.handleRace(msg)
 	case raceLeftMsg:
 		m.raceLeft(msg)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -34,8 +35,10 @@ type (
 		err  error
 		play bool
 	}
-	// raceTickMsg brings the time, for the countdown and the time left.
-	raceTickMsg struct{ now time.Time }
+	// raceTickMsg: time to read the clock again, for the countdown and
+	// the time left; raceClockMsg brings the reading.
+	raceTickMsg  struct{}
+	raceClockMsg struct{ now time.Time }
 	// menuRaceMsg: the menu's New race… (join false) or Join a race….
 	menuRaceMsg struct{ join bool }
 )
@@ -232,6 +235,9 @@ func (rs *raceScreen) update(msg tea.Msg) tea.Cmd {
 	case raceDoneMsg:
 		rs.done(msg)
 	case raceTickMsg:
+		now := rs.env.now
+		cmd = func() tea.Msg { return raceClockMsg{now: now()} }
+	case raceClockMsg:
 		rs.now = msg.now
 		rs.ticking = false
 		cmd = rs.tick()
@@ -396,8 +402,7 @@ func (rs *raceScreen) tick() tea.Cmd {
 		return nil
 	}
 	rs.ticking = true
-	now := rs.env.now
-	return tea.Tick(d, func(time.Time) tea.Msg { return raceTickMsg{now: now()} })
+	return rs.env.after(d, raceTickMsg{})
 }
 
 // racing reports whether the player is racing: the race runs and their
@@ -580,6 +585,9 @@ func (rs *raceScreen) inputKey(k tea.KeyMsg) tea.Cmd {
 			return rs.ask(raceReq{kind: raceJoin, code: text})
 		}
 		code, races := rs.snap.Code, rs.races
+		if cmd, ok := rs.muteCommand(text); ok {
+			return cmd
+		}
 		return rs.call("chat", func() error { return races.Say(code, text) })
 	}
 	var cmd tea.Cmd
@@ -600,4 +608,22 @@ func (rs *raceScreen) setEnv(e *env) {
 		rs.table.setEnv(e)
 	}
 	rs.layOut()
+}
+
+// muteCommand reads "/mute NAME" and "/unmute NAME" typed on the chat
+// line: the host mutes a member.
+func (rs *raceScreen) muteCommand(text string) (tea.Cmd, bool) {
+	verb, name, _ := strings.Cut(strings.TrimSpace(text), " ")
+	if verb != "/mute" && verb != "/unmute" {
+		return nil, false
+	}
+	name = strings.TrimSpace(name)
+	for _, r := range rs.racers {
+		if strings.EqualFold(r.Name, name) {
+			code, races, id, muted := rs.snap.Code, rs.races, r.ID, verb == "/mute"
+			return rs.call(verb[1:], func() error { return races.Mute(code, id, muted) }), true
+		}
+	}
+	rs.say(sErr, clean("nobody called "+name+" in this room", 100))
+	return nil, true
 }

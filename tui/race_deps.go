@@ -36,6 +36,9 @@ type Races interface {
 	Rematch(ctx context.Context, code string) error
 	// Say says a line in the room's chat.
 	Say(code, text string) error
+	// Mute mutes or unmutes the member with this player ID in the room's
+	// chat (the host).
+	Mute(code, playerID string, muted bool) error
 	// Leave takes the session out of the room; during a race the seat
 	// stays until it ends.
 	Leave(code string) error

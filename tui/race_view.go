@@ -23,11 +23,89 @@ func racerCols(w, n int) int {
 const racerLineW = 39
 
 // panelLines is how many lines the racer panel takes: the room's line and
-// the racers.
+// the racers (a line each, or a mini pyramid each in a wide window).
 func (rs *raceScreen) panelLines() int {
+	if rs.minis() {
+		return 1 + rs.pyramidRows() + 3
+	}
 	n := len(rs.racers)
 	c := racerCols(rs.w, n)
 	return 1 + (n+c-1)/c
+}
+
+// pyramidRows is the number of rows of the race's pyramid.
+func (rs *raceScreen) pyramidRows() int {
+	if rs.table != nil {
+		return rs.table.game.Rows()
+	}
+	return 7
+}
+
+// miniW is the width of one racer's mini pyramid block.
+func (rs *raceScreen) miniW() int { return max(2*rs.pyramidRows()-1, 10) + 1 }
+
+// minis reports whether the panel draws a mini pyramid per racer: in a
+// window of 120 columns or more, wide enough for all of them, and tall
+// enough beside the board.
+func (rs *raceScreen) minis() bool {
+	if rs.table == nil || rs.w < 120 || len(rs.racers)*rs.miniW() > rs.w-1 {
+		return false
+	}
+	_, needH := rs.table.needs()
+	return rs.h-needH >= 1+rs.pyramidRows()+3
+}
+
+// writeMinis writes a block per racer: the name, the pyramid with one
+// cell per card (removed or not), and the figures.
+func (rs *raceScreen) writeMinis(out *lines) {
+	rows, bw := rs.pyramidRows(), rs.miniW()
+	pal := rs.env.pal
+	full, gone := "▲", "·"
+	if !rs.env.gl.unicode {
+		full = "^"
+	}
+	block := make([][]string, len(rs.racers))
+	for i, r := range rs.racers {
+		mark := " "
+		if r.ID == rs.you {
+			mark = ">"
+		}
+		b := []string{padRight(mark+cut(clean(r.Name, 16), bw-2, rs.env.gl.ell), bw)}
+		for row := range rows {
+			var l strings.Builder
+			l.WriteString(strings.Repeat(" ", 1+rows-1-row))
+			for c := 0; c <= row; c++ {
+				if c > 0 {
+					l.WriteByte(' ')
+				}
+				if r.Board&(1<<(row*(row+1)/2+c)) != 0 {
+					l.WriteString(gone)
+				} else {
+					l.WriteString(full)
+				}
+			}
+			b = append(b, padRight(l.String(), bw))
+		}
+		st := r.State.String()
+		if !r.Present && r.State == lobby.RacerPlaying {
+			st = "left"
+		}
+		b = append(b, padRight(" "+strconv.Itoa(r.Removed)+"/"+strconv.Itoa(max(r.Cards, rs.snap.Cards))+" "+strconv.Itoa(r.Moves)+"mv", bw),
+			padRight(" "+st, bw))
+		block[i] = b
+	}
+	for line := range rows + 3 {
+		var l strings.Builder
+		l.WriteByte(' ')
+		for i, b := range block {
+			st := sPlain
+			if rs.racers[i].ID == rs.you {
+				st = sBold
+			}
+			l.WriteString(pal.style(st, cut(b[line], bw, "")))
+		}
+		out.add(l.String())
+	}
 }
 
 // chatLines is how many chat lines show under the board: the last ones,
@@ -154,6 +232,10 @@ func (rs *raceScreen) racerLine(r lobby.Racer) string {
 func (rs *raceScreen) writePanel(out *lines) {
 	pal := rs.env.pal
 	out.add(" " + pal.style(sBold, cut(rs.roomLine(), rs.w-2, rs.env.gl.ell)))
+	if rs.minis() {
+		rs.writeMinis(out)
+		return
+	}
 	c := racerCols(rs.w, len(rs.racers))
 	for i := 0; i < len(rs.racers); i += c {
 		var line strings.Builder
