@@ -43,6 +43,7 @@ const (
 	itemQuit
 	itemRaceNew  // race.go
 	itemRaceJoin // race.go
+	itemRaceBack // race.go
 )
 
 // menuItem is one line of the menu.
@@ -118,6 +119,9 @@ type menuScreen struct {
 	custom  engine.Rules
 	knobCur int
 	number  Prompt
+	// raceBack is the code of the race room the player has a seat in
+	// (race.go): the menu offers to go back to it. Empty hides it.
+	raceBack string
 }
 
 // newMenu builds the menu.
@@ -141,6 +145,9 @@ func newMenu(e *env, w, h int) *menuScreen {
 // build lists the items.
 func (m *menuScreen) build() {
 	var items []menuItem
+	if m.raceBack != "" { // race.go
+		items = append(items, menuItem{kind: itemRaceBack, label: "Back to race " + m.raceBack})
+	}
 	if m.cont != "" {
 		items = append(items, menuItem{kind: itemContinue, label: "Continue"})
 	}
@@ -328,6 +335,9 @@ func (m *menuScreen) choose() tea.Cmd {
 		return nil
 	case itemRaceNew, itemRaceJoin: // race.go
 		m.event = menuRaceMsg{join: it.kind == itemRaceJoin}
+		return nil
+	case itemRaceBack: // race.go
+		m.event = menuRaceMsg{code: m.raceBack}
 		return nil
 	case itemHelp:
 		m.event = helpMsg{}

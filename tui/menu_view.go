@@ -213,6 +213,8 @@ func (m *menuScreen) note(it menuItem) string {
 		return "a room of these rules: others join by its code"
 	case itemRaceJoin:
 		return "race in a room whose code you were given"
+	case itemRaceBack:
+		return "your seat is kept until the race ends"
 	}
 	return ""
 }

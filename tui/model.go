@@ -203,11 +203,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case redeemedMsg:
 		m.redeemed(msg)
 		return nil
-	case RaceEventMsg, raceSeatMsg, raceDoneMsg, raceTickMsg, raceClockMsg, menuRaceMsg: // race.go
+	case RaceEventMsg, raceSeatMsg, raceDoneMsg, raceTickMsg, raceClockMsg, menuRaceMsg, raceSeatedMsg: // race.go
 		return m.handleRace(msg)
 	case raceLeftMsg:
-		m.raceLeft(msg)
-		return nil
+		return m.raceLeft(msg)
 	case quitMsg, backMsg, newDealMsg, helpMsg, helpDoneMsg, confirmMsg, dealCancelMsg,
 		menuPlayMsg, menuContinueMsg, menuSettingsMsg, menuAccountMsg, watchMsg, watchDoneMsg:
 		return m.handleEvent(msg)

@@ -39,8 +39,15 @@ type (
 	// the time left; raceClockMsg brings the reading.
 	raceTickMsg  struct{}
 	raceClockMsg struct{ now time.Time }
-	// menuRaceMsg: the menu's New race… (join false) or Join a race….
-	menuRaceMsg struct{ join bool }
+	// menuRaceMsg: the menu's New race… (join false), Join a race… or
+	// Back to race CODE (code set).
+	menuRaceMsg struct {
+		join bool
+		code string
+	}
+	// raceSeatedMsg brings the code of the room the player has a seat
+	// in, or "", for the menu.
+	raceSeatedMsg struct{ code string }
 )
 
 // raceTimeout bounds a room call that may wait on the solver or the
@@ -134,11 +141,12 @@ func (m *Model) raceLink(args []string) {
 	m.show(screenRace)
 }
 
-// raceInit is the command that sends the deep link's request, or nil.
+// raceInit is the command that sends the deep link's request, or asks
+// whether the player has a seat in a race (one they dropped out of).
 func (m *Model) raceInit() tea.Cmd {
 	rs := m.race()
 	if rs == nil || rs.req == nil {
-		return nil
+		return m.askSeated()
 	}
 	req := *rs.req
 	rs.req = nil
@@ -147,6 +155,10 @@ func (m *Model) raceInit() tea.Cmd {
 
 // handleRace takes the race screen's messages, whether or not it shows.
 func (m *Model) handleRace(msg tea.Msg) tea.Cmd {
+	if sm, ok := msg.(raceSeatedMsg); ok {
+		m.seatedReply(sm)
+		return nil
+	}
 	if mr, ok := msg.(menuRaceMsg); ok {
 		if m.env.races == nil {
 			return nil
@@ -160,6 +172,8 @@ func (m *Model) handleRace(msg tea.Msg) tea.Cmd {
 		switch {
 		case rs.stage == stageRoom:
 			return nil // back to the room the player is in
+		case mr.code != "":
+			return rs.ask(raceReq{kind: raceJoin, code: mr.code})
 		case mr.join:
 			rs.openCode()
 			return nil
@@ -173,13 +187,38 @@ func (m *Model) handleRace(msg tea.Msg) tea.Cmd {
 }
 
 // raceLeft is the root's part when the player leaves the race screen.
-func (m *Model) raceLeft(msg raceLeftMsg) {
+func (m *Model) raceLeft(msg raceLeftMsg) tea.Cmd {
 	m.screens[screenRace] = nil
 	m.show(screenMenu)
 	if msg.text != "" {
 		m.menu().say(msg.st, clean(msg.text, 200))
 	}
 	m.setContinue()
+	return m.askSeated()
+}
+
+// askSeated asks, in a command, for the room the player has a seat in.
+func (m *Model) askSeated() tea.Cmd {
+	races := m.env.races
+	if races == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		code, _ := races.Seated()
+		return raceSeatedMsg{code: code}
+	}
+}
+
+// seatedReply has the menu offer to go back to a race.
+func (m *Model) seatedReply(msg raceSeatedMsg) {
+	mn := m.menu()
+	if mn.raceBack == msg.code {
+		return
+	}
+	mn.raceBack = msg.code
+	if mn.items != nil {
+		mn.build()
+	}
 }
 
 // raceLeftMsg: the race screen closed, saying why.

@@ -23,6 +23,7 @@ type fakeRaces struct {
 	said   []string
 	starts int
 	left   int
+	seated string
 }
 
 func (f *fakeRaces) Create(ctx context.Context, opt RoomOptions) (RaceSeat, error) {
@@ -35,8 +36,12 @@ func (f *fakeRaces) Join(ctx context.Context, code string) (RaceSeat, error) {
 	return f.seat, nil
 }
 func (f *fakeRaces) Quick(ctx context.Context) (RaceSeat, error) { return f.seat, nil }
-func (f *fakeRaces) Seated() (string, bool)                      { return "", false }
-func (f *fakeRaces) Ready(code string, ready bool) error         { return nil }
+func (f *fakeRaces) Seated() (string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.seated, f.seated != ""
+}
+func (f *fakeRaces) Ready(code string, ready bool) error { return nil }
 func (f *fakeRaces) Start(code string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -205,9 +210,17 @@ func TestRaceKeys(t *testing.T) {
 	if h.m.cur != screenRace || f.left != 0 {
 		t.Fatalf("one q left the race")
 	}
+	f.seated = "KMTX" // the seat stays until the race ends
 	h.keys("q")
 	if h.m.cur != screenMenu || f.left != 1 {
 		t.Fatalf("two q: screen %d, %d leaves; want the menu and one leave", h.m.cur, f.left)
+	}
+	if s := screenOf(h); !strings.Contains(s, "> Back to race KMTX") {
+		t.Fatalf("the menu does not offer the race back first:\n%s", s)
+	}
+	h.keys("enter")
+	if h.m.cur != screenRace || !strings.Contains(screenOf(h), "room KMTX") {
+		t.Fatalf("Back to race: want the race again:\n%s", screenOf(h))
 	}
 }
 

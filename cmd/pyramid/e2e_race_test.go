@@ -5,10 +5,15 @@ package main
 // results, a racer who drops and comes back, quick match, chat.
 
 import (
+	"bytes"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
 
 	"pyramid/engine"
 	"pyramid/server/sshtest"
@@ -187,4 +192,120 @@ func TestE2ERaceQuickMatch(t *testing.T) {
 	}
 	a.WaitFor(t, "2/8 players", wait)
 	a.WaitFor(t, "s starts the race", wait)
+}
+
+// openStuckRacer joins a room from a PTY session whose client never reads
+// its output; flood then makes its program draw big frames until one of
+// its writes blocks on the full SSH window.
+func openStuckRacer(t *testing.T, ts *testServer, code string) (flood func()) {
+	t.Helper()
+	sess, err := ts.dial(t, sshtest.NewKey(t)).NewSession()
+	if err != nil {
+		t.Fatalf("new session: %v", err)
+	}
+	if err := sess.RequestPty("xterm", 200, 500, nil); err != nil {
+		t.Fatalf("pty: %v", err)
+	}
+	if _, err := sess.StdoutPipe(); err != nil { // never read
+		t.Fatalf("stdout: %v", err)
+	}
+	if _, err := sess.StderrPipe(); err != nil { // never read
+		t.Fatalf("stderr: %v", err)
+	}
+	if err := sess.Start("race " + code); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	return func() { floodUntilBlocked(t, sess) }
+}
+
+// floodUntilBlocked changes a session's window size (each change redraws
+// the whole screen) until a write of the server blocks on its SSH window.
+func floodUntilBlocked(t *testing.T, sess *gossh.Session) {
+	t.Helper()
+	buf := make([]byte, 1<<22)
+	blocked := 0
+	sshtest.Eventually(t, 60*time.Second, func() bool {
+		// Every size change redraws the whole (large) screen; the sizes
+		// are paced past the server's resize debounce (pacing, not
+		// synchronisation).
+		_ = sess.WindowChange(200, 499)
+		time.Sleep(60 * time.Millisecond)
+		_ = sess.WindowChange(200, 500)
+		time.Sleep(60 * time.Millisecond)
+		n := runtime.Stack(buf, true)
+		if bytes.Contains(buf[:n], []byte("x/crypto/ssh.(*window).reserve")) {
+			blocked++
+		} else {
+			blocked = 0
+		}
+		return blocked >= 10
+	}, "the stuck racer's output never blocked")
+}
+
+// TestE2ERaceStuckRacer: in a race of eight, a client that never reads
+// slows nobody: the others see each other's moves as fast as ever, and
+// the stuck one is dropped from the room.
+func TestE2ERaceStuckRacer(t *testing.T) {
+	ts := startServer(t, "")
+	deal, line := hintGame(t, "classic", engine.Won)
+	a := sshtest.OpenTerm(t, ts.dial(t, sshtest.NewKey(t)), sshtest.TermOptions{Command: "race new classic " + strconv.FormatUint(deal, 10)})
+	code := waitRoom(t, a)
+	others := make([]*sshtest.Term, 6)
+	for i := range others {
+		others[i] = sshtest.OpenTerm(t, ts.dial(t, sshtest.NewKey(t)), sshtest.TermOptions{Command: "race " + code})
+		others[i].WaitFor(t, "room "+code, wait)
+	}
+	b := others[0]
+	a.WaitFor(t, "7/8 players", wait)
+	flood := openStuckRacer(t, ts, code)
+	a.WaitFor(t, "8/8 players", wait)
+	typeKeys(t, a, "s")
+	g := newGame(t, "classic", deal)
+	waitPosition(t, a, g)
+	for _, o := range others {
+		waitPosition(t, o, newGame(t, "classic", deal))
+	}
+	flood()
+
+	var worst time.Duration
+	for _, mv := range line[:20] {
+		start := time.Now()
+		typeKeys(t, a, ":"+mv+"\r")
+		play(t, g, mv)
+		want := strconv.Itoa(g.Removed()) + "/28 " + padMoves(g.MovesMade())
+		b.WaitScreen(t, wait, "alice's progress "+want, func(s string) bool {
+			for _, l := range strings.Split(s, "\n") {
+				if strings.HasPrefix(strings.TrimLeft(l, " "), "player") && strings.Contains(l, want) {
+					return true
+				}
+			}
+			return false
+		})
+		worst = max(worst, time.Since(start))
+	}
+	t.Logf("worst move → other racer's panel beside a stuck racer: %s", worst)
+	if worst > 2*time.Second {
+		t.Errorf("worst latency %s, want < 2s", worst)
+	}
+	// Chat lines are events the stuck racer's queue holds until it is
+	// full; it is then dropped from the room RoomDropAfter later.
+	for i, o := range others {
+		for j := range 3 {
+			typeKeys(t, o, "tline "+strconv.Itoa(i)+"."+strconv.Itoa(j)+"\r")
+		}
+	}
+	a.WaitFor(t, "line 5.2", wait)
+	a.WaitScreen(t, 3*wait, "the stuck racer left", func(s string) bool { return leftRE.MatchString(s) })
+}
+
+// leftRE finds a racer who left in the racer panel.
+var leftRE = regexp.MustCompile(`\d+ mv p\d+ left`)
+
+// padMoves is a move count as the racer panel aligns it.
+func padMoves(n int) string {
+	s := strconv.Itoa(n)
+	for len(s) < 3 {
+		s = " " + s
+	}
+	return s + " mv"
 }
