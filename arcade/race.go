@@ -162,7 +162,7 @@ func (rs *races) leaveAll() {
 func (rs *races) seated(snap lobby.Snapshot) tui.RaceSeat {
 	rs.hold(snap.Code, true)
 	rs.doing(snap, 0)
-	seat := tui.RaceSeat{Snapshot: snap}
+	seat := tui.RaceSeat{You: rs.me.ID, Snapshot: snap}
 	if snap.Phase == lobby.PhaseRacing {
 		if g := rs.a.book.game(raceGameKey(snap.Code, snap.Round, rs.me.ID), false); g != nil {
 			g.mu.Lock()
@@ -348,6 +348,15 @@ func (rs *races) Say(code, text string) error {
 		return err
 	}
 	return r.Say(rs.me.ID, text)
+}
+
+// Mute mutes a member's chat.
+func (rs *races) Mute(code, playerID string, muted bool) error {
+	r, err := rs.room(code)
+	if err != nil {
+		return err
+	}
+	return r.Mute(rs.me.ID, playerID, muted)
 }
 
 // Leave leaves the room.

@@ -35,6 +35,8 @@ type env struct {
 	inbox Inbox
 	// lobby is the session's lobby (Deps.Lobby), or nil.
 	lobby Lobby
+	// races are the server's race rooms (Deps.Races), or nil.
+	races Races
 	// watchStep is the time between two moves when the watch screen
 	// plays the solver's line by itself (watchStep; tests shorten it).
 	watchStep time.Duration

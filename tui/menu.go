@@ -43,6 +43,9 @@ const (
 	itemCards
 	itemHelp
 	itemQuit
+	itemRaceNew  // race.go
+	itemRaceJoin // race.go
+	itemRaceBack // race.go
 )
 
 // menuItem is one line of the menu.
@@ -123,6 +126,9 @@ type menuScreen struct {
 	// setting "Others may watch me".
 	online    int
 	watchable bool
+	// raceBack is the code of the race room the player has a seat in
+	// (race.go): the menu offers to go back to it. Empty hides it.
+	raceBack string
 }
 
 // newMenu builds the menu.
@@ -147,6 +153,9 @@ func newMenu(e *env, w, h int) *menuScreen {
 // build lists the items.
 func (m *menuScreen) build() {
 	var items []menuItem
+	if m.raceBack != "" { // race.go
+		items = append(items, menuItem{kind: itemRaceBack, label: "Back to race " + m.raceBack})
+	}
 	if m.cont != "" {
 		items = append(items, menuItem{kind: itemContinue, label: "Continue"})
 	}
@@ -167,6 +176,11 @@ func (m *menuScreen) build() {
 			menuItem{kind: itemName, label: "Change name…"},
 			menuItem{kind: itemLink, label: "Link another key…"},
 			menuItem{kind: itemRedeem, label: "Use a link code…"})
+	}
+	if m.env.races != nil { // race.go
+		items = append(items,
+			menuItem{kind: itemRaceNew, label: "New race…"},
+			menuItem{kind: itemRaceJoin, label: "Join a race…"})
 	}
 	if m.env.solver != nil {
 		items = append(items, menuItem{kind: itemWinnable, label: "Winnable deals only"})
@@ -321,6 +335,12 @@ func (m *menuScreen) choose() tea.Cmd {
 		return nil
 	case itemStats, itemLeaders, itemName, itemLink, itemRedeem:
 		m.event = menuAccountMsg{kind: it.kind}
+		return nil
+	case itemRaceNew, itemRaceJoin: // race.go
+		m.event = menuRaceMsg{join: it.kind == itemRaceJoin}
+		return nil
+	case itemRaceBack: // race.go
+		m.event = menuRaceMsg{code: m.raceBack}
 		return nil
 	case itemHelp:
 		m.event = helpMsg{}

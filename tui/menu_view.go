@@ -223,6 +223,12 @@ func (m *menuScreen) note(it menuItem) string {
 		return "play as you from another machine"
 	case itemRedeem:
 		return "play as the player who gave you the code"
+	case itemRaceNew:
+		return "a room of these rules: others join by its code"
+	case itemRaceJoin:
+		return "race in a room whose code you were given"
+	case itemRaceBack:
+		return "your seat is kept until the race ends"
 	}
 	return ""
 }

@@ -84,6 +84,7 @@ func New(d Deps) *Model {
 		connect:   d.Connect,
 		inbox:     d.Inbox,
 		lobby:     d.Lobby,
+		races:     d.Races,
 		watchStep: watchStep,
 		after:     tick,
 	}
@@ -107,7 +108,9 @@ func New(d Deps) *Model {
 	if name, ok := watchArgs(args); ok { // presence.go: ssh -t HOST watch NAME
 		m.live.link, m.live.linkBad, args = name, name == "", nil
 	}
-	if len(args) > 0 {
+	if isRaceLink(args) {
+		m.raceLink(args) // race.go
+	} else if len(args) > 0 {
 		spec, err := parseLink(args)
 		if err != nil {
 			m.menu().say(sErr, clean(err.Error(), 300))
@@ -128,7 +131,7 @@ func New(d Deps) *Model {
 // Init loads the player's unfinished games, starts the deep-linked game
 // and reads the clock for a game dealt in New.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.waitInbox(), m.startLive()}
+	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.waitInbox(), m.startLive(), m.raceInit()}
 	if m.loading {
 		games, player, ctx := m.env.games, m.env.player.ID, m.env.ctx
 		cmds = append(cmds, func() tea.Msg {
@@ -216,6 +219,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case redeemedMsg:
 		m.redeemed(msg)
 		return nil
+	case RaceEventMsg, raceSeatMsg, raceDoneMsg, raceTickMsg, raceClockMsg, menuRaceMsg, raceSeatedMsg: // race.go
+		return m.handleRace(msg)
+	case raceLeftMsg:
+		return m.raceLeft(msg)
 	case quitMsg, backMsg, newDealMsg, helpMsg, helpDoneMsg, confirmMsg, dealCancelMsg,
 		menuPlayMsg, menuContinueMsg, menuSettingsMsg, menuAccountMsg, watchMsg, watchDoneMsg:
 		return m.handleEvent(msg)
@@ -424,6 +431,9 @@ func (m *Model) needs() (w, h int) {
 	if w := m.watch(); m.cur == screenWatch && w != nil {
 		return w.needs()
 	}
+	if r := m.race(); m.cur == screenRace && r != nil {
+		return r.needs() // the race's game is not the table's: no held table
+	}
 	if held := m.saves.hold; held != nil {
 		return held.needs()
 	}
@@ -463,6 +473,9 @@ func (m *Model) view() string {
 		// which keeps a move from showing before it is stored, is not
 		// what this screen shows.
 		return w.view()
+	}
+	if r := m.race(); m.cur == screenRace && r != nil {
+		return r.view() // the race's game is not the table's: no held table
 	}
 	if held := m.saves.hold; held != nil {
 		return held.view()

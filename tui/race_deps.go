@@ -36,6 +36,9 @@ type Races interface {
 	Rematch(ctx context.Context, code string) error
 	// Say says a line in the room's chat.
 	Say(code, text string) error
+	// Mute mutes or unmutes the member with this player ID in the room's
+	// chat (the host).
+	Mute(code, playerID string, muted bool) error
 	// Leave takes the session out of the room; during a race the seat
 	// stays until it ends.
 	Leave(code string) error
@@ -61,6 +64,8 @@ type RoomOptions struct {
 // RaceSeat is the player's seat in a room: the room as it stands and,
 // for a racer back in a race they dropped out of, their game.
 type RaceSeat struct {
+	// You is the player's ID in the room (a guest has one there too).
+	You      string
 	Snapshot lobby.Snapshot
 	// Resume is the racer's game of the current round, or nil.
 	Resume *engine.Record

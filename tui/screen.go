@@ -53,6 +53,7 @@ const (
 	screenRedeem                   // redeem.go: built when shown
 	screenLobby                    // lobby.go: who is online, public rooms
 	screenSpectate                 // spectate.go: another player's game
+	screenRace                     // race.go: built when the player asks for a race, let go of when they leave
 	numScreens
 )
 

@@ -1,0 +1,150 @@
+package arcade
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"pyramid/engine"
+	"pyramid/lobby"
+	"pyramid/store"
+	"pyramid/tui"
+)
+
+// racer is one session in a room, as the arcade binds it.
+func (f *fixture) racer(t *testing.T, name string, guest bool) (*races, *lobby.Session) {
+	t.Helper()
+	p := tui.Player{Name: name, Guest: guest}
+	var g *games
+	sess := f.app.lobby.Join(lobby.Player{Name: name, Guest: guest})
+	if !guest {
+		sp, _, err := f.st.GetOrCreatePlayer(context.Background(), "SHA256:"+name, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.ID = sp.ID
+		g = &games{st: f.st, owner: sessionToken(), lobby: f.app.lobby, self: sess}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	return f.app.newRaces(ctx, p, sess, g), sess
+}
+
+// waitPhase polls a room until it reaches a phase.
+func waitPhase(t *testing.T, r *lobby.Room, want lobby.Phase) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for r.Phase() != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("room %s: phase %v, want %v", r.Code(), r.Phase(), want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestRaceStored: a race with a guest stores the placings of the players
+// with a key only, their race games as stored games, and rates them.
+func TestRaceStored(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	rec := winningRecord(t)
+	ann, _ := f.racer(t, "ann", false)
+	bob, _ := f.racer(t, "bob", false)
+	gus, _ := f.racer(t, "gus", true)
+	seat, err := ann.Create(ctx, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := seat.Snapshot.Code
+	if seat.You != ann.me.ID || seat.Snapshot.Host != ann.me.ID {
+		t.Fatalf("the host's seat: %+v", seat)
+	}
+	if _, err := ann.Create(ctx, tui.RoomOptions{Rules: engine.Classic()}); !errors.Is(err, lobby.ErrAlreadyHosting) {
+		t.Errorf("a second room: got %v, want ErrAlreadyHosting", err)
+	}
+	for _, rs := range []*races{bob, gus} {
+		if _, err := rs.Join(ctx, code); err != nil {
+			t.Fatal(err)
+		}
+	}
+	room, _ := f.app.rooms.Room(code)
+	if err := ann.Start(code); err != nil {
+		t.Fatal(err)
+	}
+	waitPhase(t, room, lobby.PhaseRacing)
+
+	// ann wins; bob plays a draw and leaves; the guest plays to the end.
+	for i := range rec.Moves {
+		r := rec
+		r.Moves = rec.Moves[:i+1]
+		if note, err := ann.Play(ctx, code, 1, i+1, r); err != nil || note != "" {
+			t.Fatalf("ann's move %d: note %q, err %v", i+1, note, err)
+		}
+	}
+	if _, err := bob.Play(ctx, code, 1, 1, engine.Record{Rules: rec.Rules, Deal: rec.Deal, Moves: []string{"d"}}); err != nil {
+		t.Fatal(err)
+	}
+	// A report of an earlier change that comes late is ignored.
+	if _, err := bob.Play(ctx, code, 1, 0, engine.Record{Rules: rec.Rules, Deal: rec.Deal}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gus.Play(ctx, code, 1, 1, engine.Record{Rules: rec.Rules, Deal: 1 + rec.Deal, Moves: []string{"d"}}); !errors.Is(err, errRaceDeal) {
+		t.Errorf("another deal's game: got %v, want errRaceDeal", err)
+	}
+	if err := bob.Leave(code); err != nil {
+		t.Fatal(err)
+	}
+	if err := gus.Leave(code); err != nil {
+		t.Fatal(err)
+	}
+	waitPhase(t, room, lobby.PhaseResults)
+
+	var recs []store.RaceRecord
+	deadline := time.Now().Add(10 * time.Second)
+	for len(recs) == 0 && time.Now().Before(deadline) {
+		recs, _ = f.st.RaceRecords(ctx, ann.me.ID)
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(recs) != 1 || recs[0].Races != 1 || recs[0].Wins != 1 {
+		t.Fatalf("ann's race records: %+v, want one race won", recs)
+	}
+	top, err := f.st.TopRatings(ctx, engine.Classic().ID(), 10)
+	if err != nil || len(top) != 2 {
+		t.Fatalf("ratings: %+v (%v), want ann and bob, not the guest", top, err)
+	}
+	// bob's race game was stored and is finished now the race is over.
+	if _, err := f.st.GameInProgress(ctx, bob.me.ID, engine.Classic().ID()); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("bob's race game is still unfinished after the race: %v", err)
+	}
+}
+
+// TestRaceAllGuests: a race of guests stores nothing.
+func TestRaceAllGuests(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	a, _ := f.racer(t, "g1", true)
+	b, _ := f.racer(t, "g2", true)
+	if a.me.ID == b.me.ID || !a.me.Guest {
+		t.Fatalf("guests share a seat: %+v %+v", a.me, b.me)
+	}
+	seat, err := a.Create(ctx, tui.RoomOptions{Rules: engine.Classic(), Deal: 5, HasDeal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := seat.Snapshot.Code
+	if _, err := b.Join(ctx, code); err != nil {
+		t.Fatal(err)
+	}
+	room, _ := f.app.rooms.Room(code)
+	if err := a.Start(code); err != nil {
+		t.Fatal(err)
+	}
+	waitPhase(t, room, lobby.PhaseRacing)
+	_ = a.Leave(code)
+	_ = b.Leave(code)
+	waitPhase(t, room, lobby.PhaseResults)
+	if top, err := f.st.TopRatings(ctx, engine.Classic().ID(), 10); err != nil || len(top) != 0 {
+		t.Errorf("ratings after a race of guests: %+v (%v), want none", top, err)
+	}
+}

@@ -1,0 +1,311 @@
+package main
+
+// End-to-end tests of race rooms over real SSH, as in e2e_test.go: rooms
+// made and joined by deep link, a whole race from the waiting room to the
+// results, a racer who drops and comes back, quick match, chat.
+
+import (
+	"bytes"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"pyramid/engine"
+	"pyramid/server/sshtest"
+)
+
+// roomRE finds a room's code on a screen.
+var roomRE = regexp.MustCompile(`room ([A-Z]{4})`)
+
+// waitRoom waits until a screen shows a room and returns its code.
+func waitRoom(t *testing.T, term *sshtest.Term) string {
+	t.Helper()
+	s := term.WaitScreen(t, wait, "a room code", func(s string) bool { return roomRE.MatchString(s) })
+	return roomRE.FindStringSubmatch(s)[1]
+}
+
+// roomJSON is a line of rooms --json.
+type roomJSON struct {
+	Code       string `json:"code"`
+	Rules      string `json:"rules"`
+	Phase      string `json:"phase"`
+	Players    int    `json:"players"`
+	MaxPlayers int    `json:"max_players"`
+	Host       string `json:"host"`
+	TimeLimitS int    `json:"time_limit_s"`
+}
+
+// statsRaceJSON is the race part of a stats --json line.
+type statsRaceJSON struct {
+	Rules string `json:"rules"`
+	Race  *struct {
+		Races   int `json:"races"`
+		Wins    int `json:"wins"`
+		Podiums int `json:"podiums"`
+	} `json:"race"`
+}
+
+// ratingJSON is a line of top race --json.
+type ratingJSON struct {
+	Rank  int    `json:"rank"`
+	Name  string `json:"name"`
+	Races int    `json:"races"`
+	Wins  int    `json:"wins"`
+}
+
+// playLine types moves at the ":" prompt, a few at a time, each batch
+// once the last one shows; the last batch is not waited for when it ends
+// the race (the results replace the board).
+func playLine(t *testing.T, term *sshtest.Term, g *engine.Game, moves []string, endsRace bool) {
+	t.Helper()
+	for len(moves) > 0 {
+		n := min(8, len(moves))
+		typeKeys(t, term, ":"+strings.Join(moves[:n], " ")+"\r")
+		play(t, g, moves[:n]...)
+		moves = moves[n:]
+		if len(moves) > 0 || !endsRace {
+			waitPosition(t, term, g)
+		}
+	}
+}
+
+// TestE2ERace: three racers from `race new` to the results. One drops in
+// the middle and comes back to the same game; chat reaches everybody
+// cleaned; the race is stored with its placings and ratings.
+func TestE2ERace(t *testing.T) {
+	ts := startServer(t, "")
+	deal, line := hintGame(t, "classic", engine.Won)
+	keyA, keyB, keyC := sshtest.NewKey(t), sshtest.NewKey(t), sshtest.NewKey(t)
+	runOK(t, ts.user(keyA), "name alice")
+	runOK(t, ts.user(keyB), "name bob")
+	runOK(t, ts.user(keyC), "name carol")
+
+	a := sshtest.OpenTerm(t, ts.dial(t, keyA), sshtest.TermOptions{Command: "race new classic " + strconv.FormatUint(deal, 10) + " --public --time 5m"})
+	code := waitRoom(t, a)
+	a.WaitFor(t, "1/8 players", wait)
+
+	var rooms []roomJSON
+	runJSON(t, ts.user(keyC), "rooms --json", &rooms)
+	if len(rooms) != 1 || rooms[0].Code != code || rooms[0].Players != 1 || rooms[0].Phase != "waiting" ||
+		rooms[0].Host != "alice" || rooms[0].TimeLimitS != 300 {
+		t.Fatalf("rooms --json: got %+v, want room %s of alice waiting with 1 player, 300 s", rooms, code)
+	}
+	if _, stderr, status := ts.user(keyC).exec(t, "race "+code); status == 0 || !strings.Contains(stderr, "needs a terminal") {
+		t.Errorf("race without a terminal: status %d, stderr %q; want a refusal that says it needs -t", status, stderr)
+	}
+
+	b := sshtest.OpenTerm(t, ts.dial(t, keyB), sshtest.TermOptions{Command: "race " + strings.ToLower(code)})
+	b.WaitFor(t, "room "+code, wait)
+	c := sshtest.OpenTerm(t, ts.dial(t, keyC), sshtest.TermOptions{Command: "race " + code})
+	c.WaitFor(t, "room "+code, wait)
+	a.WaitFor(t, "3/8 players", wait)
+	wrong := "CDFG"
+	if wrong == code {
+		wrong = "CDFH"
+	}
+	sshtest.OpenTerm(t, ts.dial(t, sshtest.NewKey(t)), sshtest.TermOptions{Command: "race " + wrong}).WaitFor(t, "there is no room "+wrong, wait)
+	sshtest.OpenTerm(t, ts.dial(t, sshtest.NewKey(t)), sshtest.TermOptions{Command: "race QQQQ"}).WaitFor(t, "a room code is 4 letters", wait)
+
+	// Chat: a bidi override never reaches the others raw.
+	typeKeys(t, b, "tgl\u202ehf\r")
+	a.WaitFor(t, "<bob> gl", wait)
+	if s := c.WaitFor(t, "<bob> gl", wait); strings.ContainsRune(s, '\u202e') || !strings.Contains(s, "hf") {
+		t.Errorf("chat: want bob's line without the bidi override; got\n%s", s)
+	}
+
+	typeKeys(t, b, "r")
+	a.WaitScreen(t, wait, "bob ready", func(s string) bool {
+		return strings.Contains(lineWith(s, "bob"), "ready") && !strings.Contains(lineWith(s, "bob"), "not ready")
+	})
+	typeKeys(t, a, "s")
+	ga, gb := newGame(t, "classic", deal), newGame(t, "classic", deal)
+	waitPosition(t, a, ga)
+	waitPosition(t, b, gb)
+	waitPosition(t, c, newGame(t, "classic", deal))
+
+	// No hints in a race.
+	typeKeys(t, a, "H")
+	a.WaitFor(t, "no hints in a race", wait)
+
+	// bob plays half the line, drops, and comes back to the same game.
+	half := len(line) / 2
+	playLine(t, b, gb, line[:half], false)
+	a.WaitScreen(t, wait, "bob's progress", func(s string) bool {
+		return strings.Contains(lineWith(s, ">alice"), "0/28") && strings.Contains(lineWith(s, " bob"), strconv.Itoa(gb.Removed())+"/28")
+	})
+	b.Session().Close()
+	a.WaitScreen(t, wait, "bob left", func(s string) bool { return strings.Contains(lineWith(s, " bob"), "left") })
+	b = sshtest.OpenTerm(t, ts.dial(t, keyB), sshtest.TermOptions{Command: "race " + code})
+	waitPosition(t, b, gb)
+	b.WaitFor(t, "welcome back", wait)
+
+	// carol leaves; alice and bob clear the deal.
+	typeKeys(t, c, "qq")
+	c.WaitScreen(t, wait, "the menu", isMenu)
+	playLine(t, a, ga, line, false)
+	a.WaitFor(t, "You cleared the pyramid!", wait)
+	playLine(t, b, gb, line[half:], true)
+
+	for _, term := range []*sshtest.Term{a, b} {
+		term.WaitFor(t, "room "+code+" · results", wait)
+		s := term.WaitFor(t, "The deal was winnable", wait)
+		if !strings.Contains(lineWith(s, "1. alice"), "cleared in") || !strings.Contains(lineWith(s, "2. bob"), "cleared in") ||
+			!strings.Contains(lineWith(s, "3. carol"), "left") {
+			t.Errorf("results: want alice 1st, bob 2nd, carol 3rd (left); got\n%s", s)
+		}
+	}
+
+	sshtest.Eventually(t, wait, func() bool {
+		var stats []statsRaceJSON
+		runJSON(t, ts.user(keyA), "stats --json", &stats)
+		for _, s := range stats {
+			if s.Rules == "classic" && s.Race != nil && s.Race.Races == 1 && s.Race.Wins == 1 {
+				return true
+			}
+		}
+		return false
+	}, "alice's stats show one race won")
+	var top []ratingJSON
+	runJSON(t, ts.user(keyB), "top race --json", &top)
+	if len(top) != 3 || top[0].Name != "alice" || top[0].Wins != 1 {
+		t.Errorf("top race --json: got %+v, want alice first of 3 with a win", top)
+	}
+	if out := runOK(t, ts.user(keyA), "rooms"); !strings.Contains(out, "no public rooms") && !strings.Contains(out, code) {
+		t.Errorf("rooms: got %q", out)
+	}
+}
+
+// TestE2ERaceQuickMatch: `race` alone puts the first player in a new public
+// room and the second in the same one.
+func TestE2ERaceQuickMatch(t *testing.T) {
+	ts := startServer(t, "")
+	a := sshtest.OpenTerm(t, ts.dial(t, sshtest.NewKey(t)), sshtest.TermOptions{Command: "race"})
+	code := waitRoom(t, a)
+	b := sshtest.OpenTerm(t, ts.dial(t, nil), sshtest.TermOptions{Command: "race"})
+	if got := waitRoom(t, b); got != code {
+		t.Fatalf("quick match put the second player in room %s, want %s", got, code)
+	}
+	a.WaitFor(t, "2/8 players", wait)
+	a.WaitFor(t, "s starts the race", wait)
+}
+
+// openStuckRacer joins a room from a PTY session whose client never reads
+// its output; flood then makes its program draw big frames until one of
+// its writes blocks on the full SSH window.
+func openStuckRacer(t *testing.T, ts *testServer, code string) (flood func()) {
+	t.Helper()
+	sess, err := ts.dial(t, sshtest.NewKey(t)).NewSession()
+	if err != nil {
+		t.Fatalf("new session: %v", err)
+	}
+	if err := sess.RequestPty("xterm", 200, 500, nil); err != nil {
+		t.Fatalf("pty: %v", err)
+	}
+	if _, err := sess.StdoutPipe(); err != nil { // never read
+		t.Fatalf("stdout: %v", err)
+	}
+	if _, err := sess.StderrPipe(); err != nil { // never read
+		t.Fatalf("stderr: %v", err)
+	}
+	if err := sess.Start("race " + code); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	return func() { floodUntilBlocked(t, sess) }
+}
+
+// floodUntilBlocked changes a session's window size (each change redraws
+// the whole screen) until a write of the server blocks on its SSH window.
+func floodUntilBlocked(t *testing.T, sess *gossh.Session) {
+	t.Helper()
+	buf := make([]byte, 1<<22)
+	blocked := 0
+	sshtest.Eventually(t, 60*time.Second, func() bool {
+		// Every size change redraws the whole (large) screen; the sizes
+		// are paced past the server's resize debounce (pacing, not
+		// synchronisation).
+		_ = sess.WindowChange(200, 499)
+		time.Sleep(60 * time.Millisecond)
+		_ = sess.WindowChange(200, 500)
+		time.Sleep(60 * time.Millisecond)
+		n := runtime.Stack(buf, true)
+		if bytes.Contains(buf[:n], []byte("x/crypto/ssh.(*window).reserve")) {
+			blocked++
+		} else {
+			blocked = 0
+		}
+		return blocked >= 10
+	}, "the stuck racer's output never blocked")
+}
+
+// TestE2ERaceStuckRacer: in a race of eight, a client that never reads
+// slows nobody: the others see each other's moves as fast as ever, and
+// the stuck one is dropped from the room.
+func TestE2ERaceStuckRacer(t *testing.T) {
+	ts := startServer(t, "")
+	deal, line := hintGame(t, "classic", engine.Won)
+	a := sshtest.OpenTerm(t, ts.dial(t, sshtest.NewKey(t)), sshtest.TermOptions{Command: "race new classic " + strconv.FormatUint(deal, 10)})
+	code := waitRoom(t, a)
+	others := make([]*sshtest.Term, 6)
+	for i := range others {
+		others[i] = sshtest.OpenTerm(t, ts.dial(t, sshtest.NewKey(t)), sshtest.TermOptions{Command: "race " + code})
+		others[i].WaitFor(t, "room "+code, wait)
+	}
+	b := others[0]
+	a.WaitFor(t, "7/8 players", wait)
+	flood := openStuckRacer(t, ts, code)
+	a.WaitFor(t, "8/8 players", wait)
+	typeKeys(t, a, "s")
+	g := newGame(t, "classic", deal)
+	waitPosition(t, a, g)
+	for _, o := range others {
+		waitPosition(t, o, newGame(t, "classic", deal))
+	}
+	flood()
+
+	var worst time.Duration
+	for _, mv := range line[:20] {
+		start := time.Now()
+		typeKeys(t, a, ":"+mv+"\r")
+		play(t, g, mv)
+		want := strconv.Itoa(g.Removed()) + "/28 " + padMoves(g.MovesMade())
+		b.WaitScreen(t, wait, "alice's progress "+want, func(s string) bool {
+			for _, l := range strings.Split(s, "\n") {
+				if strings.HasPrefix(strings.TrimLeft(l, " "), "player") && strings.Contains(l, want) {
+					return true
+				}
+			}
+			return false
+		})
+		worst = max(worst, time.Since(start))
+	}
+	t.Logf("worst move → other racer's panel beside a stuck racer: %s", worst)
+	if worst > 2*time.Second {
+		t.Errorf("worst latency %s, want < 2s", worst)
+	}
+	// Chat lines are events the stuck racer's queue holds until it is
+	// full; it is then dropped from the room RoomDropAfter later.
+	for i, o := range others {
+		for j := range 3 {
+			typeKeys(t, o, "tline "+strconv.Itoa(i)+"."+strconv.Itoa(j)+"\r")
+		}
+	}
+	a.WaitFor(t, "line 5.2", wait)
+	a.WaitScreen(t, 3*wait, "the stuck racer left", func(s string) bool { return leftRE.MatchString(s) })
+}
+
+// leftRE finds a racer who left in the racer panel.
+var leftRE = regexp.MustCompile(`\d+ mv p\d+ left`)
+
+// padMoves is a move count as the racer panel aligns it.
+func padMoves(n int) string {
+	s := strconv.Itoa(n)
+	for len(s) < 3 {
+		s = " " + s
+	}
+	return s + " mv"
+}

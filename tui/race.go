@@ -1,0 +1,668 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pyramid/engine"
+	"pyramid/lobby"
+)
+
+// The race screen: a room's waiting room, its countdown, the race (the
+// player's own game drawn through a table, with a panel of every racer)
+// and the results, with the room's chat under each. The room lives on
+// the server (Deps.Races); its events come through the inbox as
+// RaceEventMsg.
+
+// Replies of the race screen's commands, and its own events.
+type (
+	// raceSeatMsg brings the player's seat in a room (or why not).
+	raceSeatMsg struct {
+		seat RaceSeat
+		err  error
+	}
+	// raceDoneMsg is the reply of a room call; play is set for the
+	// reports of the game.
+	raceDoneMsg struct {
+		what string
+		note string
+		err  error
+		play bool
+	}
+	// raceTickMsg: time to read the clock again, for the countdown and
+	// the time left; raceClockMsg brings the reading.
+	raceTickMsg  struct{}
+	raceClockMsg struct{ now time.Time }
+	// menuRaceMsg: the menu's New race… (join false), Join a race… or
+	// Back to race CODE (code set).
+	menuRaceMsg struct {
+		join bool
+		code string
+	}
+	// raceSeatedMsg brings the code of the room the player has a seat
+	// in, or "", for the menu.
+	raceSeatedMsg struct{ code string }
+)
+
+// raceTimeout bounds a room call that may wait on the solver or the
+// store (a new room, a rematch, a report).
+const raceTimeout = 20 * time.Second
+
+// raceStage is what the race screen shows.
+type raceStage uint8
+
+const (
+	stageJoining raceStage = iota // the seat is on its way
+	stageCode                     // the join form: type a code
+	stageRoom                     // in a room: the room's phase decides
+)
+
+// raceScreen is the race screen. It is built when the player asks for a
+// race and let go of when they leave the room.
+type raceScreen struct {
+	chrome
+	races  Races
+	scheme KeyScheme
+	stage  raceStage
+	req    *raceReq // the request to send at Init (a deep link)
+
+	you    string // the player's ID in the room
+	snap   lobby.Snapshot
+	racers []lobby.Racer // snap.Members with the progress since
+	chat   []lobby.ChatLine
+
+	// The player's game of the current round, nil outside a race.
+	table *tableScreen
+	round int
+	seq   int
+
+	now     time.Time
+	ticking bool
+
+	input     Prompt // the chat line, or the join form's code
+	inputOpen bool
+	leaving   bool // q was pressed once during the race
+
+	keys raceKeys
+	bar  *helpBar
+}
+
+// raceKeys are the race screen's own keys.
+type raceKeys struct {
+	Chat, Ready, Start, Rematch, Leave, Help, Quit key.Binding
+}
+
+func newRaceKeys() raceKeys {
+	return raceKeys{
+		Chat:    key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "chat")),
+		Ready:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "ready")),
+		Start:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "start")),
+		Rematch: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rematch")),
+		Leave:   key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "leave")),
+		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:    key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+	}
+}
+
+func newRaceScreen(e *env, races Races, scheme KeyScheme, w, h int) *raceScreen {
+	return &raceScreen{chrome: chrome{env: e, w: w, h: h}, races: races, scheme: scheme,
+		keys: newRaceKeys(), bar: newHelpBar(), input: Prompt{Label: "say: "}}
+}
+
+// The model's side: requests, replies and events.
+
+// race returns the race screen, or nil.
+func (m *Model) race() *raceScreen {
+	r, _ := m.screens[screenRace].(*raceScreen)
+	return r
+}
+
+// raceLink takes a race deep link at the start of the session: the race
+// screen shows at once, and Init sends the request.
+func (m *Model) raceLink(args []string) {
+	if m.env.races == nil {
+		m.menu().say(sErr, "this server has no race rooms")
+		return
+	}
+	req, err := parseRaceLink(args[1:])
+	if err != nil {
+		m.menu().say(sErr, clean(err.Error(), 300))
+		return
+	}
+	rs := newRaceScreen(m.env, m.env.races, m.menu().Scheme, m.w, m.h)
+	rs.req = &req
+	m.screens[screenRace] = rs
+	m.show(screenRace)
+}
+
+// raceInit is the command that sends the deep link's request, or asks
+// whether the player has a seat in a race (one they dropped out of).
+func (m *Model) raceInit() tea.Cmd {
+	rs := m.race()
+	if rs == nil || rs.req == nil {
+		return m.askSeated()
+	}
+	req := *rs.req
+	rs.req = nil
+	return rs.ask(req)
+}
+
+// handleRace takes the race screen's messages, whether or not it shows.
+func (m *Model) handleRace(msg tea.Msg) tea.Cmd {
+	if sm, ok := msg.(raceSeatedMsg); ok {
+		m.seatedReply(sm)
+		return nil
+	}
+	if mr, ok := msg.(menuRaceMsg); ok {
+		if m.env.races == nil {
+			return nil
+		}
+		rs := m.race()
+		if rs == nil || rs.stage != stageRoom {
+			rs = newRaceScreen(m.env, m.env.races, m.menu().Scheme, m.w, m.h)
+			m.screens[screenRace] = rs
+		}
+		m.show(screenRace)
+		switch {
+		case rs.stage == stageRoom:
+			return nil // back to the room the player is in
+		case mr.code != "":
+			return rs.ask(raceReq{kind: raceJoin, code: mr.code})
+		case mr.join:
+			rs.openCode()
+			return nil
+		}
+		return rs.ask(raceReq{kind: raceNew, opt: RoomOptions{Rules: m.menu().rules}})
+	}
+	if m.race() == nil {
+		return nil // a late event of a room the player left
+	}
+	return m.toScreen(screenRace, msg)
+}
+
+// raceLeft is the root's part when the player leaves the race screen.
+func (m *Model) raceLeft(msg raceLeftMsg) tea.Cmd {
+	m.screens[screenRace] = nil
+	m.show(screenMenu)
+	if msg.text != "" {
+		m.menu().say(msg.st, clean(msg.text, 200))
+	}
+	m.setContinue()
+	return m.askSeated()
+}
+
+// askSeated asks, in a command, for the room the player has a seat in.
+func (m *Model) askSeated() tea.Cmd {
+	races := m.env.races
+	if races == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		code, _ := races.Seated()
+		return raceSeatedMsg{code: code}
+	}
+}
+
+// seatedReply has the menu offer to go back to a race.
+func (m *Model) seatedReply(msg raceSeatedMsg) {
+	mn := m.menu()
+	if mn.raceBack == msg.code {
+		return
+	}
+	mn.raceBack = msg.code
+	if mn.items != nil {
+		mn.build()
+	}
+}
+
+// raceLeftMsg: the race screen closed, saying why.
+type raceLeftMsg struct {
+	st   styleID
+	text string
+}
+
+// The screen.
+
+// ask sends a request for a seat.
+func (rs *raceScreen) ask(req raceReq) tea.Cmd {
+	rs.stage = stageJoining
+	rs.msg = ""
+	races, ctx := rs.races, rs.env.ctx
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, raceTimeout)
+		defer cancel()
+		var seat RaceSeat
+		var err error
+		switch req.kind {
+		case raceNew:
+			seat, err = races.Create(ctx, req.opt)
+		case raceJoin:
+			seat, err = races.Join(ctx, req.code)
+		default:
+			seat, err = races.Quick(ctx)
+		}
+		return raceSeatMsg{seat: seat, err: err}
+	}
+}
+
+// openCode shows the join form.
+func (rs *raceScreen) openCode() {
+	rs.stage = stageCode
+	rs.input = Prompt{Label: "room code: "}
+	rs.inputOpen = true
+}
+
+// call runs a room call in a command.
+func (rs *raceScreen) call(what string, f func() error) tea.Cmd {
+	return func() tea.Msg { return raceDoneMsg{what: what, err: f()} }
+}
+
+// update handles keys, the room's events and the replies.
+func (rs *raceScreen) update(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case raceSeatMsg:
+		cmd = rs.seated(msg)
+	case RaceEventMsg:
+		cmd = rs.onEvent(msg.Event)
+	case raceDoneMsg:
+		rs.done(msg)
+	case raceTickMsg:
+		now := rs.env.now
+		cmd = func() tea.Msg { return raceClockMsg{now: now()} }
+	case raceClockMsg:
+		rs.now = msg.now
+		rs.ticking = false
+		cmd = rs.tick()
+	case tea.KeyMsg:
+		cmd = rs.key(msg)
+	case tea.MouseMsg:
+		if rs.racing() && !rs.inputOpen {
+			cmd = rs.toTable(msg)
+		}
+	}
+	rs.layOut()
+	return cmd
+}
+
+// seated takes the seat the server gave, or says why there is none.
+func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
+	if msg.err != nil {
+		rs.event = raceLeftMsg{st: sErr, text: msg.err.Error()}
+		return nil
+	}
+	rs.stage = stageRoom
+	rs.inputOpen = false
+	rs.you = msg.seat.You
+	rs.chat = slices.Clone(msg.seat.Snapshot.Chat)
+	rs.snap = lobby.Snapshot{}
+	rs.setSnap(msg.seat.Snapshot, msg.seat.Resume)
+	switch msg.seat.Snapshot.Phase {
+	case lobby.PhaseWaiting:
+		rs.say(sInfo, "room "+msg.seat.Snapshot.Code+": share the code; r marks you ready")
+	case lobby.PhaseRacing:
+		if msg.seat.Resume != nil {
+			rs.say(sInfo, "welcome back: your race game is as you left it")
+		}
+	}
+	return rs.tick()
+}
+
+// setSnap takes a snapshot of the room (resume is the player's game, on a
+// comeback): the game is dealt when the race starts.
+func (rs *raceScreen) setSnap(s lobby.Snapshot, resume *engine.Record) {
+	if s.Seq < rs.snap.Seq && s.Round == rs.snap.Round {
+		return // an older one came late
+	}
+	rs.snap = s
+	rs.racers = slices.Clone(s.Members)
+	switch s.Phase {
+	case lobby.PhaseWaiting:
+		if rs.table != nil && rs.round != s.Round {
+			rs.table = nil // a rematch: a new deal comes with the next start
+		}
+	case lobby.PhaseRacing, lobby.PhaseResults:
+		if rs.table == nil || rs.round != s.Round {
+			rs.deal(s, resume)
+		}
+	}
+}
+
+// deal seats the player's game of the race.
+func (rs *raceScreen) deal(s lobby.Snapshot, resume *engine.Record) {
+	r, err := engine.ParseRules(s.RulesID)
+	if err != nil {
+		rs.say(sErr, clean("the race's rules: "+err.Error(), 200))
+		return
+	}
+	var g *engine.Game
+	if resume != nil && resume.Rules == s.RulesID && resume.Deal == s.Deal {
+		g, err = engine.Replay(*resume)
+	}
+	if g == nil || err != nil {
+		if g, err = engine.NewNumbered(r, s.Deal); err != nil {
+			rs.say(sErr, clean("the race's deal: "+err.Error(), 200))
+			return
+		}
+	}
+	t := newTable(rs.env, rs.scheme, g, -1000-s.Round, "", 0, rs.w, rs.h)
+	t.title = "room " + s.Code + rs.env.gl.sep + titleOf(r, g.Deal(), "", rs.env.gl.sep)
+	// The verdict is the room's: the table asks the solver nothing.
+	t.answer = answerOf(s.Verdict, nil)
+	rs.table, rs.round = t, s.Round
+	rs.seq = g.MovesMade()
+}
+
+// event takes one of the room's events.
+func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
+	switch ev := ev.(type) {
+	case lobby.RoomChanged:
+		if ev.Snapshot.Code == rs.snap.Code {
+			rs.setSnap(ev.Snapshot, nil)
+		}
+	case lobby.RacerProgress:
+		if ev.Code == rs.snap.Code && ev.Round == rs.snap.Round {
+			for i := range rs.racers {
+				if rs.racers[i].ID == ev.Racer.ID {
+					rs.racers[i] = ev.Racer
+				}
+			}
+		}
+	case lobby.CountdownStarted:
+		if ev.Code == rs.snap.Code {
+			rs.snap.StartsAt = ev.StartsAt
+			rs.say(sInfo, "get ready!")
+		}
+	case lobby.RaceStarted:
+		if ev.Code == rs.snap.Code && ev.Round == rs.snap.Round {
+			rs.snap.Phase, rs.snap.Deadline = lobby.PhaseRacing, ev.Deadline
+			if rs.table == nil || rs.round != ev.Round {
+				rs.deal(rs.snap, nil)
+			}
+			rs.say(sOK, "go!")
+		}
+	case lobby.RaceEnded:
+		if ev.Code == rs.snap.Code && ev.Round == rs.snap.Round {
+			rs.snap.Phase, rs.snap.Results = lobby.PhaseResults, ev.Results
+			rs.inputOpen = false
+			rs.say(sInfo, "the race is over")
+		}
+	case lobby.ChatLine:
+		if ev.Code == rs.snap.Code {
+			rs.chat = append(rs.chat, ev)
+			if len(rs.chat) > lobby.ChatHistory {
+				rs.chat = slices.Delete(rs.chat, 0, len(rs.chat)-lobby.ChatHistory)
+			}
+		}
+	case lobby.SeatTakenOver:
+		if ev.Code == rs.snap.Code {
+			rs.event = raceLeftMsg{st: sWarn, text: "your race continues in another session"}
+		}
+	case lobby.RoomClosed:
+		if ev.Code == rs.snap.Code {
+			rs.event = raceLeftMsg{st: sWarn, text: "room " + ev.Code + " closed: " + ev.Reason}
+		}
+	}
+	return rs.tick()
+}
+
+// done takes the reply of a room call.
+func (rs *raceScreen) done(msg raceDoneMsg) {
+	switch {
+	case errors.Is(msg.err, ErrTakenOver):
+		rs.event = raceLeftMsg{st: sWarn, text: "your race continues in another session"}
+	case msg.err != nil && msg.play && (errors.Is(msg.err, lobby.ErrNotRacing) || errors.Is(msg.err, lobby.ErrRaceOver)):
+		// The race ended while the move was on its way.
+	case msg.err != nil:
+		rs.say(sErr, clean(msg.what+": "+msg.err.Error(), 200))
+	case msg.note != "":
+		rs.say(sWarn, clean(msg.note, 300))
+	}
+}
+
+// tick keeps the clock going while the countdown or the race runs.
+func (rs *raceScreen) tick() tea.Cmd {
+	if rs.ticking || rs.stage != stageRoom {
+		return nil
+	}
+	var d time.Duration
+	switch rs.snap.Phase {
+	case lobby.PhaseCountdown:
+		d = 200 * time.Millisecond
+	case lobby.PhaseRacing:
+		d = time.Second
+	default:
+		return nil
+	}
+	rs.ticking = true
+	return rs.env.after(d, raceTickMsg{})
+}
+
+// racing reports whether the player is racing: the race runs and their
+// game goes on.
+func (rs *raceScreen) racing() bool {
+	return rs.stage == stageRoom && rs.snap.Phase == lobby.PhaseRacing && rs.table != nil &&
+		rs.table.d.status == engine.Playing && rs.mine().State != lobby.RacerLeft
+}
+
+// mine is the player's line of the panel.
+func (rs *raceScreen) mine() lobby.Racer {
+	for _, r := range rs.racers {
+		if r.ID == rs.you {
+			return r
+		}
+	}
+	return lobby.Racer{}
+}
+
+// key handles a key.
+func (rs *raceScreen) key(k tea.KeyMsg) tea.Cmd {
+	if k.Type == tea.KeyCtrlC {
+		rs.event = quitMsg{}
+		return nil
+	}
+	if rs.inputOpen {
+		return rs.inputKey(k)
+	}
+	if rs.stage == stageJoining {
+		if key.Matches(k, rs.keys.Leave) {
+			rs.event = raceLeftMsg{}
+		}
+		return nil
+	}
+	km := &rs.keys
+	if k.String() != "q" && k.String() != "esc" {
+		rs.leaving = false
+	}
+	switch {
+	case key.Matches(k, km.Help):
+		rs.event = helpMsg{}
+		return nil
+	case key.Matches(k, km.Chat):
+		rs.input = Prompt{Label: "say: "}
+		rs.inputOpen = true
+		return nil
+	case key.Matches(k, km.Leave):
+		return rs.leave()
+	}
+	switch rs.snap.Phase {
+	case lobby.PhaseWaiting:
+		return rs.waitingKey(k)
+	case lobby.PhaseRacing:
+		if rs.table != nil {
+			return rs.raceKey(k)
+		}
+	case lobby.PhaseResults:
+		if key.Matches(k, km.Rematch) {
+			code, races, ctx := rs.snap.Code, rs.races, rs.env.ctx
+			rs.say(sInfo, "dealing a new race"+rs.env.gl.ell)
+			return rs.call("rematch", func() error {
+				ctx, cancel := context.WithTimeout(ctx, raceTimeout)
+				defer cancel()
+				return races.Rematch(ctx, code)
+			})
+		}
+		if k.Type == tea.KeyEnter {
+			return rs.leave()
+		}
+	}
+	return nil
+}
+
+// leave leaves the room; during the race q asks to be pressed again.
+func (rs *raceScreen) leave() tea.Cmd {
+	if rs.racing() && !rs.leaving {
+		rs.leaving = true
+		rs.say(sWarn, "q again leaves the race (race "+rs.snap.Code+" brings you back while it runs)")
+		return nil
+	}
+	code, races := rs.snap.Code, rs.races
+	rs.event = raceLeftMsg{}
+	if code == "" {
+		return nil
+	}
+	return func() tea.Msg {
+		_ = races.Leave(code)
+		return nil
+	}
+}
+
+// waitingKey handles a key in the waiting room.
+func (rs *raceScreen) waitingKey(k tea.KeyMsg) tea.Cmd {
+	code, races := rs.snap.Code, rs.races
+	switch {
+	case key.Matches(k, rs.keys.Start):
+		if rs.snap.Host != rs.you {
+			rs.say(sErr, "only the host starts the race")
+			return nil
+		}
+		return rs.call("start", func() error { return races.Start(code) })
+	case key.Matches(k, rs.keys.Ready):
+		ready := !rs.mine().Ready
+		return rs.call("ready", func() error { return races.Ready(code, ready) })
+	}
+	return nil
+}
+
+// raceKey handles a key during the race: the table's, but no hints, no
+// new deal, and undo never takes back a draw or a redeal.
+func (rs *raceScreen) raceKey(k tea.KeyMsg) tea.Cmd {
+	t := rs.table
+	if !rs.racing() {
+		if t.d.status != engine.Playing {
+			rs.say(sInfo, "your race is over: the others are still racing")
+		}
+		return nil
+	}
+	switch {
+	case t.promptOpen:
+		// Moves typed in notation: the table reads the line.
+	case key.Matches(k, t.Keys.Hint):
+		rs.say(sWarn, "no hints in a race")
+		return nil
+	case bound(k, t.Keys.New):
+		rs.say(sWarn, "no new deal in a race: everybody plays this one")
+		return nil
+	case key.Matches(k, watchKeys):
+		return nil
+	case bound(k, t.Keys.Undo):
+		if ms := t.game.Moves(); len(ms) > 0 && (ms[len(ms)-1].Kind == engine.Draw || ms[len(ms)-1].Kind == engine.Redeal) {
+			rs.say(sWarn, "undo takes back removals in a race, never a draw or a redeal")
+			return nil
+		}
+	}
+	return rs.toTable(k)
+}
+
+// toTable hands a key or a click to the player's game and reports the
+// change to the room.
+func (rs *raceScreen) toTable(msg tea.Msg) tea.Cmd {
+	t := rs.table
+	v := t.version
+	cmd := t.update(msg)
+	switch t.takeEvent().(type) {
+	case quitMsg:
+		rs.event = quitMsg{}
+	case helpMsg:
+		rs.event = helpMsg{}
+	}
+	if t.version == v {
+		return cmd
+	}
+	if t.d.status == engine.Lost {
+		t.say(sWarn, "no moves left: your race is over")
+	}
+	rs.seq++
+	code, round, seq, rec, races, ctx := rs.snap.Code, rs.round, rs.seq, t.game.Record(), rs.races, rs.env.ctx
+	return tea.Batch(cmd, func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), raceTimeout)
+		defer cancel()
+		note, err := races.Play(ctx, code, round, seq, rec)
+		return raceDoneMsg{what: "move", note: note, err: err, play: true}
+	})
+}
+
+// inputKey edits the chat line or the join form's code.
+func (rs *raceScreen) inputKey(k tea.KeyMsg) tea.Cmd {
+	switch k.Type {
+	case tea.KeyEsc:
+		rs.inputOpen = false
+		if rs.stage == stageCode {
+			rs.event = raceLeftMsg{}
+		}
+		return nil
+	case tea.KeyEnter:
+		text := rs.input.Value()
+		rs.inputOpen = false
+		if rs.stage == stageCode {
+			return rs.ask(raceReq{kind: raceJoin, code: text})
+		}
+		code, races := rs.snap.Code, rs.races
+		if cmd, ok := rs.muteCommand(text); ok {
+			return cmd
+		}
+		return rs.call("chat", func() error { return races.Say(code, text) })
+	}
+	var cmd tea.Cmd
+	rs.input, cmd = rs.input.Update(k)
+	return cmd
+}
+
+// setSize lays the screen out.
+func (rs *raceScreen) setSize(w, h int) {
+	rs.w, rs.h = w, h
+	rs.layOut()
+}
+
+// setEnv draws with another env.
+func (rs *raceScreen) setEnv(e *env) {
+	rs.env = e
+	if rs.table != nil {
+		rs.table.setEnv(e)
+	}
+	rs.layOut()
+}
+
+// muteCommand reads "/mute NAME" and "/unmute NAME" typed on the chat
+// line: the host mutes a member.
+func (rs *raceScreen) muteCommand(text string) (tea.Cmd, bool) {
+	verb, name, _ := strings.Cut(strings.TrimSpace(text), " ")
+	if verb != "/mute" && verb != "/unmute" {
+		return nil, false
+	}
+	name = strings.TrimSpace(name)
+	for _, r := range rs.racers {
+		if strings.EqualFold(r.Name, name) {
+			code, races, id, muted := rs.snap.Code, rs.races, r.ID, verb == "/mute"
+			return rs.call(verb[1:], func() error { return races.Mute(code, id, muted) }), true
+		}
+	}
+	rs.say(sErr, clean("nobody called "+name+" in this room", 100))
+	return nil, true
+}

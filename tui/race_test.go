@@ -1,0 +1,281 @@
+package tui
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"pyramid/engine"
+	"pyramid/lobby"
+)
+
+// fakeRaces is a server's rooms as one session sees them: it hands out
+// the seat it holds and records what the session asks.
+type fakeRaces struct {
+	mu     sync.Mutex
+	seat   RaceSeat
+	plays  []engine.Record
+	said   []string
+	starts int
+	left   int
+	seated string
+}
+
+func (f *fakeRaces) Create(ctx context.Context, opt RoomOptions) (RaceSeat, error) {
+	return f.seat, nil
+}
+func (f *fakeRaces) Join(ctx context.Context, code string) (RaceSeat, error) {
+	if code != f.seat.Snapshot.Code {
+		return RaceSeat{}, lobby.ErrNoRoom
+	}
+	return f.seat, nil
+}
+func (f *fakeRaces) Quick(ctx context.Context) (RaceSeat, error) { return f.seat, nil }
+func (f *fakeRaces) Seated() (string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.seated, f.seated != ""
+}
+func (f *fakeRaces) Ready(code string, ready bool) error { return nil }
+func (f *fakeRaces) Start(code string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.starts++
+	return nil
+}
+func (f *fakeRaces) Rematch(ctx context.Context, code string) error { return nil }
+func (f *fakeRaces) Say(code, text string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.said = append(f.said, text)
+	return nil
+}
+func (f *fakeRaces) Mute(code, playerID string, muted bool) error { return nil }
+func (f *fakeRaces) Leave(code string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.left++
+	return nil
+}
+func (f *fakeRaces) Play(ctx context.Context, code string, round, seq int, rec engine.Record) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.plays = append(f.plays, rec)
+	return "", nil
+}
+
+// raceRoom is a snapshot of a room of n racers, the first of them "you".
+func raceRoom(n int, phase lobby.Phase) lobby.Snapshot {
+	s := lobby.Snapshot{Code: "KMTX", Phase: phase, Round: 1, Seq: 1, RulesID: engine.Classic().ID(),
+		RulesTitle: engine.Classic().Title(), Deal: 42, Verdict: engine.Winnable, TimeLimit: 10 * time.Minute,
+		MaxPlayers: 8, Cards: 28, Host: "p0", StartsAt: epoch, Deadline: epoch.Add(10 * time.Minute)}
+	for i := range n {
+		r := lobby.Racer{ID: "p" + strconv.Itoa(i), Name: "racer" + strconv.Itoa(i), Present: true, Cards: 28, Host: i == 0}
+		if phase == lobby.PhaseRacing {
+			r.State = lobby.RacerPlaying
+		}
+		s.Members = append(s.Members, r)
+	}
+	return s
+}
+
+// raceHarness opens a session on a race deep link with the seat given.
+func raceHarness(t *testing.T, snap lobby.Snapshot, w, h int) (*harness, *fakeRaces) {
+	t.Helper()
+	f := &fakeRaces{seat: RaceSeat{You: "p0", Snapshot: snap}}
+	hs := newHarness(t, Deps{Races: f, Args: []string{"race", snap.Code}, Width: w, Height: h, Unicode: true})
+	return hs, f
+}
+
+func screenOf(h *harness) string { return ansi.Strip(h.m.View()) }
+
+func TestParseRaceLink(t *testing.T) {
+	tests := []struct {
+		args    []string
+		want    raceReq
+		wantErr string
+	}{
+		{nil, raceReq{kind: raceQuick}, ""},
+		{[]string{"kmtx"}, raceReq{kind: raceJoin, code: "kmtx"}, ""},
+		{[]string{"new"}, raceReq{kind: raceNew, opt: RoomOptions{Rules: engine.Classic()}}, ""},
+		{[]string{"new", "42"}, raceReq{kind: raceNew, opt: RoomOptions{Rules: engine.Classic(), Deal: 42, HasDeal: true}}, ""},
+		{[]string{"new", "double", "7", "--public", "--time", "5m", "--max=4"},
+			raceReq{kind: raceNew, opt: RoomOptions{Rules: engine.MustRules("double"), Deal: 7, HasDeal: true, Public: true, TimeLimit: 5 * time.Minute, Max: 4}}, ""},
+		{[]string{"new", "--time", "30s"}, raceReq{}, "--time"},
+		{[]string{"new", "--max", "9"}, raceReq{}, "--max"},
+		{[]string{"new", "--fast"}, raceReq{}, "unknown option"},
+		{[]string{"new", "daily"}, raceReq{}, "its own deal"},
+		{[]string{"new", "nosuchrules"}, raceReq{}, "nosuchrules"},
+		{[]string{"ABCD", "EFGH"}, raceReq{}, "room code"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			got, err := parseRaceLink(tt.args)
+			switch {
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("got error %v, want one saying %q", err, tt.wantErr)
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("got error %v", err)
+			case tt.wantErr == "" && (got.kind != tt.want.kind || got.code != tt.want.code || got.opt.Rules.ID() != tt.want.opt.Rules.ID() && tt.want.kind == raceNew ||
+				got.opt.Deal != tt.want.opt.Deal || got.opt.HasDeal != tt.want.opt.HasDeal || got.opt.Public != tt.want.opt.Public ||
+				got.opt.TimeLimit != tt.want.opt.TimeLimit || got.opt.Max != tt.want.opt.Max):
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRaceFits80x24: eight racers, their panel and the player's board fit
+// 80×24, every line within the width.
+func TestRaceFits80x24(t *testing.T) {
+	for _, rules := range []string{"classic", "double"} {
+		t.Run(rules, func(t *testing.T) {
+			snap := raceRoom(8, lobby.PhaseRacing)
+			r := engine.MustRules(rules)
+			snap.RulesID, snap.RulesTitle, snap.Cards = r.ID(), r.Title(), r.PyramidSize()
+			h, _ := raceHarness(t, snap, 80, 24)
+			s := screenOf(h)
+			ls := strings.Split(s, "\n")
+			if len(ls) != 24 {
+				t.Fatalf("got %d lines, want 24:\n%s", len(ls), s)
+			}
+			for i, l := range ls {
+				if cells(l) > 80 {
+					t.Errorf("line %d is %d cells wide: %q", i+1, cells(l), l)
+				}
+			}
+			for i := range 8 {
+				if !strings.Contains(s, "racer"+strconv.Itoa(i)) {
+					t.Errorf("racer%d is not on the screen:\n%s", i, s)
+				}
+			}
+			if !strings.Contains(s, "room KMTX") || !strings.Contains(s, "0/"+strconv.Itoa(r.PyramidSize())+" removed") {
+				t.Errorf("want the room and the board's header:\n%s", s)
+			}
+		})
+	}
+}
+
+// TestRaceKeys: the usual keys play, every change is reported, no hints,
+// and undo never takes back a draw.
+func TestRaceKeys(t *testing.T) {
+	h, f := raceHarness(t, raceRoom(3, lobby.PhaseRacing), 80, 24)
+	h.keys("H")
+	if s := screenOf(h); !strings.Contains(s, "no hints in a race") {
+		t.Errorf("H: want \"no hints in a race\":\n%s", s)
+	}
+	h.keys("d")
+	if len(f.plays) != 1 || strings.Join(f.plays[0].Moves, " ") != "d" {
+		t.Fatalf("after a draw: reports %+v, want one with the draw", f.plays)
+	}
+	h.keys("u")
+	if s := screenOf(h); !strings.Contains(s, "never a draw or a redeal") || len(f.plays) != 1 {
+		t.Errorf("undo of a draw: want it refused, %d reports:\n%s", len(f.plays), s)
+	}
+	h.keys("n")
+	if s := screenOf(h); !strings.Contains(s, "no new deal in a race") {
+		t.Errorf("n: want it refused:\n%s", s)
+	}
+	// Another racer's progress shows in the panel.
+	other := h.m.race().racers[1]
+	other.Removed, other.Moves = 6, 9
+	h.send(RaceEventMsg{Event: lobby.RacerProgress{Code: "KMTX", Round: 1, Racer: other}})
+	if l := lineWith(screenOf(h), "racer1"); !strings.Contains(l, " 6/28") || !strings.Contains(l, "9 mv") {
+		t.Errorf("racer1's line: got %q, want 6/28 and 9 moves", l)
+	}
+	// A progress report of an earlier round is left alone.
+	other.Removed = 20
+	h.send(RaceEventMsg{Event: lobby.RacerProgress{Code: "KMTX", Round: 0, Racer: other}})
+	if l := lineWith(screenOf(h), "racer1"); strings.Contains(l, "20/28") {
+		t.Errorf("a report of another round changed the panel: %q", l)
+	}
+	// Chat.
+	h.keys("t")
+	h.typeText("gl hf")
+	h.keys("enter")
+	if len(f.said) != 1 || f.said[0] != "gl hf" {
+		t.Errorf("chat: said %q, want gl hf", f.said)
+	}
+	h.send(RaceEventMsg{Event: lobby.ChatLine{Code: "KMTX", FromID: "p1", From: "racer1", Text: "you too"}})
+	if s := screenOf(h); !strings.Contains(s, "<racer1> you too") {
+		t.Errorf("chat line: not shown:\n%s", s)
+	}
+	// q asks twice during the race.
+	h.keys("q")
+	if h.m.cur != screenRace || f.left != 0 {
+		t.Fatalf("one q left the race")
+	}
+	f.seated = "KMTX" // the seat stays until the race ends
+	h.keys("q")
+	if h.m.cur != screenMenu || f.left != 1 {
+		t.Fatalf("two q: screen %d, %d leaves; want the menu and one leave", h.m.cur, f.left)
+	}
+	if s := screenOf(h); !strings.Contains(s, "> Back to race KMTX") {
+		t.Fatalf("the menu does not offer the race back first:\n%s", s)
+	}
+	h.keys("enter")
+	if h.m.cur != screenRace || !strings.Contains(screenOf(h), "room KMTX") {
+		t.Fatalf("Back to race: want the race again:\n%s", screenOf(h))
+	}
+}
+
+// TestRaceWaitingRoom: the host starts with s; the results show places.
+func TestRaceWaitingRoom(t *testing.T) {
+	h, f := raceHarness(t, raceRoom(2, lobby.PhaseWaiting), 80, 24)
+	s := screenOf(h)
+	if !strings.Contains(s, "room KMTX") || !strings.Contains(s, "s starts the race") {
+		t.Fatalf("waiting room:\n%s", s)
+	}
+	h.keys("s")
+	if f.starts != 1 {
+		t.Fatalf("s: %d starts, want 1", f.starts)
+	}
+	snap := raceRoom(2, lobby.PhaseResults)
+	snap.Seq = 5
+	snap.Results = []lobby.Placing{
+		{Place: 1, ID: "p1", Name: "racer1", Cleared: true, State: lobby.RacerCleared, Removed: 28, Moves: 40, Time: 83 * time.Second},
+		{Place: 2, ID: "p0", Name: "racer0", State: lobby.RacerStuck, Removed: 20, Moves: 38, Time: 75 * time.Second},
+	}
+	h.send(RaceEventMsg{Event: lobby.RoomChanged{Snapshot: snap}})
+	s = screenOf(h)
+	if !strings.Contains(lineWith(s, "1. racer1"), "cleared in 1:23.0") || !strings.Contains(lineWith(s, "2. racer0"), "20/28 at 1:15.0") ||
+		!strings.Contains(s, "The deal was winnable") || !strings.Contains(s, "r: a rematch") {
+		t.Errorf("results:\n%s", s)
+	}
+}
+
+// lineWith is the first line of s with sub in it.
+func lineWith(s, sub string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
+}
+
+// TestRaceMinis: at 120 columns each racer gets a mini pyramid, one cell
+// per card, removed or not.
+func TestRaceMinis(t *testing.T) {
+	snap := raceRoom(8, lobby.PhaseRacing)
+	snap.Members[1].Board = 1<<27 | 1<<21 // two cards of the bottom row
+	snap.Members[1].Removed = 2
+	h, _ := raceHarness(t, snap, 120, 30)
+	s := screenOf(h)
+	ls := strings.Split(s, "\n")
+	if len(ls) != 30 {
+		t.Fatalf("got %d lines, want 30", len(ls))
+	}
+	bottom := ls[len(ls)-3]
+	if got := strings.Count(bottom, "·"); got != 2 {
+		t.Errorf("the bottom rows of the mini pyramids show %d removed cards, want 2:\n%s", got, s)
+	}
+	if got := strings.Count(s, "▲"); got != 8*28-2 {
+		t.Errorf("%d cards in the mini pyramids, want %d:\n%s", got, 8*28-2, s)
+	}
+}

@@ -1,0 +1,457 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+
+	"pyramid/engine"
+	"pyramid/lobby"
+)
+
+// racerCols is how many racers the panel puts on one line at width w.
+func racerCols(w, n int) int {
+	if w >= 2*racerLineW+2 && n > 4 {
+		return 2
+	}
+	return 1
+}
+
+// racerLineW is the width of one racer in the panel.
+const racerLineW = 39
+
+// panelLines is how many lines the racer panel takes: the room's line and
+// the racers (a line each, or a mini pyramid each in a wide window).
+func (rs *raceScreen) panelLines() int {
+	if rs.minis() {
+		return 1 + rs.pyramidRows() + 3
+	}
+	n := len(rs.racers)
+	c := racerCols(rs.w, n)
+	return 1 + (n+c-1)/c
+}
+
+// pyramidRows is the number of rows of the race's pyramid.
+func (rs *raceScreen) pyramidRows() int {
+	if rs.table != nil {
+		return rs.table.game.Rows()
+	}
+	return 7
+}
+
+// miniW is the width of one racer's mini pyramid block.
+func (rs *raceScreen) miniW() int { return max(2*rs.pyramidRows()-1, 10) + 1 }
+
+// minis reports whether the panel draws a mini pyramid per racer: in a
+// window of 120 columns or more, wide enough for all of them, and tall
+// enough beside the board.
+func (rs *raceScreen) minis() bool {
+	if rs.table == nil || rs.w < 120 || len(rs.racers)*rs.miniW() > rs.w-1 {
+		return false
+	}
+	_, needH := rs.table.needs()
+	return rs.h-needH >= 1+rs.pyramidRows()+3
+}
+
+// writeMinis writes a block per racer: the name, the pyramid with one
+// cell per card (removed or not), and the figures.
+func (rs *raceScreen) writeMinis(out *lines) {
+	rows, bw := rs.pyramidRows(), rs.miniW()
+	pal := rs.env.pal
+	full, gone := "▲", "·"
+	if !rs.env.gl.unicode {
+		full = "^"
+	}
+	block := make([][]string, len(rs.racers))
+	for i, r := range rs.racers {
+		mark := " "
+		if r.ID == rs.you {
+			mark = ">"
+		}
+		b := []string{padRight(mark+cut(clean(r.Name, 16), bw-2, rs.env.gl.ell), bw)}
+		for row := range rows {
+			var l strings.Builder
+			l.WriteString(strings.Repeat(" ", 1+rows-1-row))
+			for c := 0; c <= row; c++ {
+				if c > 0 {
+					l.WriteByte(' ')
+				}
+				if r.Board&(1<<(row*(row+1)/2+c)) != 0 {
+					l.WriteString(gone)
+				} else {
+					l.WriteString(full)
+				}
+			}
+			b = append(b, padRight(l.String(), bw))
+		}
+		st := r.State.String()
+		if !r.Present && r.State == lobby.RacerPlaying {
+			st = "left"
+		}
+		b = append(b, padRight(" "+strconv.Itoa(r.Removed)+"/"+strconv.Itoa(max(r.Cards, rs.snap.Cards))+" "+strconv.Itoa(r.Moves)+"mv", bw),
+			padRight(" "+st, bw))
+		block[i] = b
+	}
+	for line := range rows + 3 {
+		var l strings.Builder
+		l.WriteByte(' ')
+		for i, b := range block {
+			st := sPlain
+			if rs.racers[i].ID == rs.you {
+				st = sBold
+			}
+			l.WriteString(pal.style(st, cut(b[line], bw, "")))
+		}
+		out.add(l.String())
+	}
+}
+
+// chatLines is how many chat lines show under the board: the last ones,
+// up to three, in the lines the board leaves.
+func (rs *raceScreen) chatLines(spare int) int {
+	n := len(rs.chat)
+	if rs.inputOpen {
+		n++
+	}
+	return max(0, min(n, 3, spare))
+}
+
+// layOut sizes the player's board to leave room for the panel and the
+// chat.
+func (rs *raceScreen) layOut() {
+	t := rs.table
+	if t == nil {
+		return
+	}
+	_, needH := t.needs()
+	spare := rs.h - rs.panelLines() - needH
+	boardH := rs.h - rs.panelLines() - rs.chatLines(spare)
+	if t.w != rs.w || t.h != boardH {
+		t.setSize(rs.w, max(1, boardH))
+	}
+}
+
+// needs is the smallest window the screen is readable in.
+func (rs *raceScreen) needs() (w, h int) {
+	if rs.table != nil && rs.snap.Phase == lobby.PhaseRacing {
+		w, h = rs.table.needs()
+		return w, h + rs.panelLines()
+	}
+	return minTableWidth, 12
+}
+
+// say sets the message line, the table's too during the race.
+func (rs *raceScreen) say(st styleID, text string) {
+	rs.msg, rs.msgSt = text, st
+	if rs.table != nil {
+		rs.table.say(st, text)
+	}
+}
+
+// view draws the screen.
+func (rs *raceScreen) view() string {
+	switch {
+	case rs.stage == stageJoining:
+		return centered(rs.w, rs.h, "Finding your room"+rs.env.gl.ell, "q: back to the menu")
+	case rs.stage == stageCode:
+		var b strings.Builder
+		out := lines{b: &b}
+		out.fill(max(0, rs.h/2-2))
+		out.add("  Join a race: type the room's code (four letters) and press enter")
+		out.add("")
+		out.add("  " + rs.input.view(rs.env.pal, rs.w-4))
+		out.fill(rs.h - 2)
+		out.add(" " + rs.env.pal.style(rs.msgSt, cut(rs.msg, rs.w-2, rs.env.gl.ell)))
+		out.add(cut(" enter: join"+rs.env.gl.sep+"esc: back", rs.w, ""))
+		return b.String()
+	case rs.snap.Phase == lobby.PhaseRacing && rs.table != nil:
+		return rs.viewRace()
+	case rs.snap.Phase == lobby.PhaseResults:
+		return rs.viewResults()
+	}
+	return rs.viewWaiting()
+}
+
+// roomLine is the room's line: code, rules, deal and what it waits for.
+func (rs *raceScreen) roomLine() string {
+	s := &rs.snap
+	gl := rs.env.gl
+	line := "room " + s.Code + gl.sep + s.RulesTitle
+	switch s.Phase {
+	case lobby.PhaseWaiting:
+		kind := "private"
+		if s.Public {
+			kind = "public"
+		}
+		line += gl.sep + kind + gl.sep + clock(s.TimeLimit) + " race" + gl.sep +
+			strconv.Itoa(len(rs.racers)) + "/" + strconv.Itoa(s.MaxPlayers) + " players"
+	case lobby.PhaseCountdown:
+		line += gl.sep + "starting"
+	case lobby.PhaseRacing:
+		left := s.Deadline.Sub(rs.now)
+		if rs.now.IsZero() || left > s.TimeLimit {
+			left = s.TimeLimit
+		}
+		line += gl.sep + clock(max(0, left)) + " left"
+	case lobby.PhaseResults:
+		line += gl.sep + "deal " + strconv.FormatUint(s.Deal, 10) + gl.sep + "results"
+	}
+	if s.Spectators > 0 {
+		line += gl.sep + strconv.Itoa(s.Spectators) + " watching"
+	}
+	return line
+}
+
+// racerLine is one racer in the panel: name, cards removed, moves, pass
+// and state, racerLineW cells at most.
+func (rs *raceScreen) racerLine(r lobby.Racer) string {
+	mark := " "
+	switch {
+	case r.ID == rs.you:
+		mark = ">"
+	case r.Host && rs.snap.Phase == lobby.PhaseWaiting:
+		mark = "*"
+	}
+	name := padRight(cut(clean(r.Name, 16), 10, rs.env.gl.ell), 10)
+	cards := r.Cards
+	if cards == 0 {
+		cards = rs.snap.Cards
+	}
+	state := r.State.String()
+	if !r.Present && r.State == lobby.RacerPlaying {
+		state = "left"
+	}
+	s := mark + name + " " + padLeft(strconv.Itoa(r.Removed), 2) + "/" + strconv.Itoa(cards) + " " +
+		padLeft(strconv.Itoa(r.Moves), 3) + " mv p" + strconv.Itoa(max(r.Pass, 1)) + " " + state
+	return padRight(cut(s, racerLineW, ""), racerLineW)
+}
+
+// panel writes the racer panel.
+func (rs *raceScreen) writePanel(out *lines) {
+	pal := rs.env.pal
+	out.add(" " + pal.style(sBold, cut(rs.roomLine(), rs.w-2, rs.env.gl.ell)))
+	if rs.minis() {
+		rs.writeMinis(out)
+		return
+	}
+	c := racerCols(rs.w, len(rs.racers))
+	for i := 0; i < len(rs.racers); i += c {
+		var line strings.Builder
+		for j := i; j < min(i+c, len(rs.racers)); j++ {
+			r := rs.racers[j]
+			st := sPlain
+			switch {
+			case r.ID == rs.you:
+				st = sBold
+			case r.State == lobby.RacerLeft || !r.Present:
+				st = sDim
+			case r.State == lobby.RacerCleared:
+				st = sOK
+			}
+			if j > i {
+				line.WriteString("  ")
+			}
+			line.WriteString(pal.style(st, rs.racerLine(r)))
+		}
+		out.add(line.String())
+	}
+}
+
+// writeChat writes the last n chat lines, and the open input.
+func (rs *raceScreen) writeChat(out *lines, n int) {
+	if n <= 0 {
+		return
+	}
+	shown := rs.chat
+	k := n
+	if rs.inputOpen {
+		k--
+	}
+	if len(shown) > k {
+		shown = shown[len(shown)-k:]
+	}
+	for _, c := range shown {
+		out.add(cut(" "+rs.env.pal.style(sDim, "<"+clean(c.From, 16)+">")+" "+clean(c.Text, 400), rs.w, rs.env.gl.ell))
+	}
+	if rs.inputOpen {
+		out.add(" " + rs.input.view(rs.env.pal, rs.w-2))
+	}
+}
+
+// viewRace draws the race: the player's board, the panel, the chat.
+func (rs *raceScreen) viewRace() string {
+	t := rs.table
+	var p *Prompt
+	if t.promptOpen {
+		p = &t.prompt
+	}
+	bar := rs.raceBar()
+	board := t.render(rs, "", p, bar, raceBarDrop[:])
+	var b strings.Builder
+	b.WriteString(board)
+	out := lines{b: &b, n: 1} // the board's lines are written; the next add starts a line
+	rs.writePanel(&out)
+	_, needH := t.needs()
+	rs.writeChat(&out, rs.chatLines(rs.h-rs.panelLines()-needH))
+	return b.String()
+}
+
+// The race's help bar, and the order it gives items up in.
+var raceBarDrop = [...]uint8{5, 0, 1, 4, 2, 3, 6, 7}
+
+func (rs *raceScreen) raceBar() []key.Binding {
+	k := &rs.table.Keys
+	sel := k.Select
+	sel.SetEnabled(rs.table.d.status == engine.Playing)
+	return []key.Binding{k.Move, sel, k.Draw, k.Undo, k.Redo, k.Prompt, rs.keys.Chat, rs.keys.Leave}
+}
+
+// panel is the table's panel once the player cleared the pyramid.
+func (rs *raceScreen) panel(dst []string, moves, passes string, w int) []string {
+	me := rs.mine()
+	tm := ""
+	if me.Finish > 0 {
+		tm = "time " + raceTime(me.Finish) + rs.env.gl.sep
+	}
+	return append(dst, "You cleared the pyramid!", "", tm+moves+rs.env.gl.sep+passes, "",
+		"the results come when everybody is done")
+}
+
+// viewWaiting draws the waiting room and the countdown.
+func (rs *raceScreen) viewWaiting() string {
+	gl := rs.env.gl
+	s := &rs.snap
+	var body []string
+	body = append(body, "")
+	for _, r := range rs.racers {
+		line := "   " + padRight(cut(clean(r.Name, 16), 16, gl.ell), 17)
+		if r.Host {
+			line += "host  "
+		} else {
+			line += "      "
+		}
+		switch {
+		case !r.Present:
+			line += "away"
+		case r.Ready:
+			line += "ready"
+		default:
+			line += "not ready"
+		}
+		if r.ID == rs.you {
+			line += "  (you)"
+		}
+		body = append(body, line)
+	}
+	body = append(body, "")
+	switch {
+	case s.Phase == lobby.PhaseCountdown:
+		left := s.StartsAt.Sub(rs.now)
+		n := int((left + time.Second - 1) / time.Second)
+		if rs.now.IsZero() || n > int(lobby.CountdownTime/time.Second) {
+			n = int(lobby.CountdownTime / time.Second)
+		}
+		body = append(body, "   "+rs.env.pal.style(sWarn, "The race starts in "+strconv.Itoa(max(n, 0))+gl.ell))
+	case s.Host == rs.you && len(rs.racers) < lobby.MinRacers:
+		body = append(body, "   Waiting for a second racer: give them the code "+s.Code+".")
+	case s.Host == rs.you:
+		body = append(body, "   You host: s starts the race.")
+	default:
+		body = append(body, "   The host starts the race.")
+	}
+	body = append(body, "")
+	body = append(body, rs.chatBody(rs.h-4-len(body))...)
+	keys := rs.waitingKeys()
+	sub := "deal " + strconv.FormatUint(s.Deal, 10) + gl.sep + "the same deal for everybody" + gl.sep + "no hints; undo takes back removals only"
+	return drawPage(rs.env, rs.w, rs.h, rs.roomLine(), sub, body, rs.msg, rs.msgSt, rs.bar, keys)
+}
+
+func (rs *raceScreen) waitingKeys() []key.Binding {
+	km := rs.keys
+	km.Start.SetEnabled(rs.snap.Host == rs.you && rs.snap.Phase == lobby.PhaseWaiting)
+	km.Ready.SetEnabled(rs.snap.Phase == lobby.PhaseWaiting)
+	if rs.mine().Ready {
+		km.Ready.SetHelp("r", "not ready")
+	}
+	return []key.Binding{km.Start, km.Ready, km.Chat, km.Leave, km.Help}
+}
+
+// chatBody is the chat as lines of a page: the last ones that fit in n.
+func (rs *raceScreen) chatBody(n int) []string {
+	if n <= 1 {
+		return nil
+	}
+	var out []string
+	shown := rs.chat
+	k := n - 1
+	if rs.inputOpen {
+		k--
+	}
+	if len(shown) > k {
+		shown = shown[len(shown)-max(k, 0):]
+	}
+	if len(shown) > 0 || rs.inputOpen {
+		out = append(out, " "+rs.env.pal.style(sDim, "chat"))
+	}
+	for _, c := range shown {
+		out = append(out, cut("   "+rs.env.pal.style(sDim, "<"+clean(c.From, 16)+">")+" "+clean(c.Text, 400), rs.w, rs.env.gl.ell))
+	}
+	if rs.inputOpen {
+		out = append(out, "   "+rs.input.view(rs.env.pal, rs.w-4))
+	}
+	return out
+}
+
+// viewResults draws the results.
+func (rs *raceScreen) viewResults() string {
+	gl := rs.env.gl
+	s := &rs.snap
+	body := []string{""}
+	for _, p := range s.Results {
+		what := strconv.Itoa(p.Removed) + "/" + strconv.Itoa(s.Cards)
+		switch {
+		case p.Cleared:
+			what = "cleared in " + raceTime(p.Time)
+		case p.Removed > 0:
+			what += " at " + raceTime(p.Time) + " (" + p.State.String() + ")"
+		default:
+			what += " (" + p.State.String() + ")"
+		}
+		line := "  " + padLeft(strconv.Itoa(p.Place), 2) + ". " + padRight(cut(clean(p.Name, 16), 16, gl.ell), 17) +
+			padRight(what, 28) + strconv.Itoa(p.Moves) + plural(p.Moves, " move", " moves")
+		if p.ID == rs.you {
+			line = rs.env.pal.style(sBold, line)
+		}
+		body = append(body, line)
+	}
+	body = append(body, "")
+	switch s.Verdict {
+	case engine.Winnable:
+		body = append(body, "  The deal was winnable: the solver proved it.")
+	case engine.Unwinnable:
+		body = append(body, "  The deal could not be won: no line of play clears it.")
+	default:
+		body = append(body, "  Whether the deal could be won is not known: the solver did not decide in time.")
+	}
+	if s.Host == rs.you {
+		body = append(body, "  r: a rematch in this room, on a new deal.")
+	} else {
+		body = append(body, "  The host may start a rematch in this room.")
+	}
+	body = append(body, "")
+	body = append(body, rs.chatBody(rs.h-4-len(body))...)
+	km := rs.keys
+	km.Rematch.SetEnabled(s.Host == rs.you)
+	sub := s.RulesTitle + gl.sep + "deal " + strconv.FormatUint(s.Deal, 10)
+	return drawPage(rs.env, rs.w, rs.h, "room "+s.Code+gl.sep+"results", sub, body, rs.msg, rs.msgSt, rs.bar,
+		[]key.Binding{km.Rematch, km.Chat, km.Leave, km.Help})
+}
+
+// raceTime is a race's time to the tenth of a second: m:ss.t.
+func raceTime(d time.Duration) string {
+	d = max(d, 0).Round(100 * time.Millisecond)
+	tenths := int(d % time.Second / (100 * time.Millisecond))
+	return clock(d.Truncate(time.Second)) + "." + strconv.Itoa(tenths)
+}
