@@ -287,6 +287,11 @@ func (b *Bus) Publish(ctx context.Context, topic string, m bus.Message) (bus.Eve
 	case err != nil:
 		return bus.Event{}, fmt.Errorf("publish on %q: %w", topic, b.cause(err))
 	}
+	// This process's own subscriptions need not wait for the NOTIFY to
+	// come back (nor for a reconnect, should the listener be down).
+	b.mu.Lock()
+	b.heardLocked(topic, ev.Seq)
+	b.mu.Unlock()
 	return ev, nil
 }
 

@@ -325,3 +325,43 @@ func TestServerRestart(t *testing.T) {
 		t.Fatalf("events: %+v, want #1 and #2", evs)
 	}
 }
+
+// TestQuietPing: a listening connection that hears nothing is pinged
+// after PingEvery, and kept: no reconnect, and the next event arrives.
+func TestQuietPing(t *testing.T) {
+	u := storetest.PostgresSchemaURL(t)
+	resynced := make(chan time.Duration, 10)
+	listener := open(t, u, Options{PingEvery: 20 * time.Millisecond, OnResync: func(d time.Duration) { resynced <- d }})
+	publisher := open(t, u, Options{})
+	ctx := ctxFor(t)
+	s, err := listener.Subscribe(ctx, "t", bus.Latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listener.mu.Lock()
+	pid := listener.listenPID
+	listener.mu.Unlock()
+	quiet, cancel := context.WithTimeout(ctx, 300*time.Millisecond) // some 15 pings
+	defer cancel()
+	if _, err := s.Next(quiet); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Next on a quiet topic: %v", err)
+	}
+	select {
+	case <-resynced:
+		t.Fatal("the bus reconnected although its connection was alive")
+	default:
+	}
+	listener.mu.Lock()
+	same := listener.listenPID == pid
+	listener.mu.Unlock()
+	if !same {
+		t.Fatal("the listening connection changed")
+	}
+	ev, err := publisher.Publish(ctx, "t", bus.Message{Kind: "after"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readN(t, s, 1)[0]; got.ID != ev.ID {
+		t.Fatalf("got %+v, want %+v", got, ev)
+	}
+}
