@@ -53,7 +53,7 @@ const (
 	DefaultRetain       = 1000
 	DefaultPingEvery    = 5 * time.Second
 	DefaultReconnectMax = time.Second
-	DefaultConns        = 8
+	DefaultConns        = 4
 )
 
 // memRetain bounds how many recent events of a followed topic the bus
