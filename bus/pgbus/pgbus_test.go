@@ -365,3 +365,38 @@ func TestQuietPing(t *testing.T) {
 		t.Fatalf("got %+v, want %+v", got, ev)
 	}
 }
+
+// TestMaxAge: events older than MaxAge go, whatever their topic's
+// activity; the counter stays, so a later event does not reuse a number,
+// and a subscriber from the start learns of the gap.
+func TestMaxAge(t *testing.T) {
+	u := storetest.PostgresSchemaURL(t)
+	b := open(t, u, Options{MaxAge: time.Hour})
+	ctx := ctxFor(t)
+	for range 3 {
+		if _, err := b.Publish(ctx, "old", bus.Message{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := b.pool.Exec(ctx, `UPDATE bus_events SET at = now() - interval '2 hours' WHERE seq <= 2`); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.prune(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := b.Publish(ctx, "old", bus.Message{})
+	if err != nil || ev.Seq != 4 {
+		t.Fatalf("Publish after the prune: #%d, %v; want #4", ev.Seq, err)
+	}
+	s, err := b.Subscribe(ctx, "old", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gap *bus.GapError
+	if _, err := s.Next(ctx); !errors.As(err, &gap) || gap.From != 1 || gap.To != 2 {
+		t.Fatalf("Next: %v, want a gap of 1 to 2", err)
+	}
+	if evs := readN(t, s, 2); evs[0].Seq != 3 || evs[1].Seq != 4 {
+		t.Fatalf("after the gap: %+v", evs)
+	}
+}
