@@ -5,11 +5,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/log"
 
+	"pyramid/bus"
 	"pyramid/keys"
 	"pyramid/lobby"
 	"pyramid/server"
@@ -39,9 +41,17 @@ type Config struct {
 	// MaxRooms is the most race rooms open at once (--max-rooms);
 	// lobby.DefaultMaxRooms when 0.
 	MaxRooms int
-	// Instance names this server in the keys of the races it stores;
-	// a random name when empty.
+	// Bus, when set, joins this server to the other servers on it (the
+	// PostgreSQL bus when they share a PostgreSQL): a takeover of a game
+	// tells the player's sessions on every server at once, and who lists
+	// every server's players. nil: this server is alone.
+	Bus bus.Bus
+	// Instance names this server on the bus and in the keys of the races
+	// it stores; empty: a random name, new at each start (a restarted
+	// server is a new one to the others).
 	Instance string
+	// Cluster tunes presence across servers (heartbeats, time to live).
+	Cluster lobby.ClusterConfig
 }
 
 // App implements server.App.
@@ -73,15 +83,36 @@ func New(cfg Config) *App {
 		cfg.Connect = "ssh -p 23234 HOST"
 	}
 	a := &App{cfg: cfg, lobby: lobby.New(lobby.Config{Now: cfg.Now})}
-	// Race rooms (arcade/race.go).
-	a.instance = cfg.Instance
-	if a.instance == "" {
-		a.instance = sessionToken()[:8]
+	if a.cfg.Instance == "" {
+		a.cfg.Instance = sessionToken()
 	}
+	// Race rooms (arcade/race.go).
+	a.instance = a.cfg.Instance
 	a.book = &raceBook{games: map[string]*raceGame{}}
 	a.rooms = lobby.NewRooms(lobby.RoomsConfig{MaxRooms: cfg.MaxRooms, OnRaceEnd: a.raceEnded})
+	// Across servers: takeovers over the lobby's bridge, presence over its
+	// cluster. A server that cannot join still serves its own players.
+	if cfg.Bus != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+		defer cancel()
+		if err := a.lobby.Bridge(ctx, cfg.Bus, a.cfg.Instance); err != nil {
+			cfg.Logger.Error("takeovers stay on this server", "err", err)
+		}
+		cc := cfg.Cluster
+		if cc.Logf == nil {
+			cc.Logf = func(f string, args ...any) { cfg.Logger.Warn(fmt.Sprintf(f, args...)) }
+		}
+		if err := a.lobby.Cluster(ctx, cfg.Bus, a.cfg.Instance, cc); err != nil {
+			cfg.Logger.Error("who lists this server's players only", "err", err)
+		}
+	}
 	return a
 }
+
+// Close ends the arcade's lobby: the other servers of a cluster are told
+// that this one's players are gone. Call it after the server shut down,
+// before closing the bus.
+func (a *App) Close() { a.lobby.Close() }
 
 // errBanned is what a banned player is told.
 var errBanned = errors.New("this key's player is banned from this server")

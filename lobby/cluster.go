@@ -328,8 +328,8 @@ func (c *cluster) publishRoster(l *Lobby, sent map[string]wireEntry, m presenceM
 			m.Gone = append(m.Gone, key)
 		}
 	}
-	if !full && !m.Hello && len(m.Up) == 0 && len(m.Gone) == 0 {
-		return
+	if !m.Hello && len(m.Up) == 0 && len(m.Gone) == 0 {
+		return // nothing to say, not even to a heartbeat: the others hold no entry of ours
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), clusterPublishTimeout)
 	defer cancel()

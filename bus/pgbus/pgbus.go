@@ -20,8 +20,10 @@
 // down loses nothing, and a repeated one reads nothing twice.
 //
 // The bus keeps the last Options.Retain events of each topic in the table
-// (older ones are pruned as new ones are published); a subscriber further
-// behind gets a *bus.GapError, as with bus.Memory.
+// (older ones are pruned as new ones are published), none older than
+// Options.MaxAge; a subscriber further behind gets a *bus.GapError, as
+// with bus.Memory. A topic's counter row is never deleted, so its
+// sequence numbers are never reused.
 //
 // The bus owns its two tables, bus_topics and bus_events, and makes them
 // (CREATE TABLE IF NOT EXISTS, under an advisory lock so that instances
@@ -53,8 +55,12 @@ const (
 	DefaultRetain       = 1000
 	DefaultPingEvery    = 5 * time.Second
 	DefaultReconnectMax = time.Second
-	DefaultConns        = 8
+	DefaultConns        = 4
+	DefaultMaxAge       = 24 * time.Hour
 )
+
+// pruneEvery is how often a bus deletes the events older than MaxAge.
+const pruneEvery = time.Hour
 
 // memRetain bounds how many recent events of a followed topic the bus
 // keeps in memory for its subscriptions; a subscription further behind
@@ -77,6 +83,11 @@ type Options struct {
 	// listening connection (DefaultReconnectMax when 0); the first attempt
 	// is immediate.
 	ReconnectMax time.Duration
+	// MaxAge is how long an event is kept at most (DefaultMaxAge when
+	// 0): a topic no one publishes on any more (a finished race's) does
+	// not keep its last Retain events forever. Its counter stays, so its
+	// sequence numbers are never reused.
+	MaxAge time.Duration
 	// Conns is the size of the pool that publishes and reads events
 	// (DefaultConns when 0). The listening connection is apart.
 	Conns int
@@ -100,6 +111,7 @@ type Bus struct {
 	cancel context.CancelFunc
 	done   chan struct{} // closed by Close
 	heard  chan struct{} // closed when the listener ends
+	pruned chan struct{} // closed when the pruner ends
 
 	mu        sync.Mutex
 	closed    bool
@@ -169,6 +181,9 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*Bus, error) {
 	if opts.Conns <= 0 {
 		opts.Conns = DefaultConns
 	}
+	if opts.MaxAge <= 0 {
+		opts.MaxAge = DefaultMaxAge
+	}
 	pcfg, err := pgxpool.ParseConfig(databaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("open bus: %w", err)
@@ -179,7 +194,7 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*Bus, error) {
 		return nil, fmt.Errorf("open bus: %w", err)
 	}
 	b := &Bus{url: databaseURL, pool: pool, retain: opts.Retain, opts: opts,
-		done: make(chan struct{}), heard: make(chan struct{}),
+		done: make(chan struct{}), heard: make(chan struct{}), pruned: make(chan struct{}),
 		topics: map[string]*topicState{}, connected: make(chan struct{})}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	schema, err := b.migrate(ctx)
@@ -196,7 +211,35 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*Bus, error) {
 		return nil, fmt.Errorf("open bus: %w", err)
 	}
 	go b.listen(conn)
+	go b.pruneOld()
 	return b, nil
+}
+
+// pruneOld deletes the events older than MaxAge, now and every
+// pruneEvery, until the bus closes. Every instance does it; the deletes
+// are idempotent.
+func (b *Bus) pruneOld() {
+	defer close(b.pruned)
+	tick := time.NewTicker(pruneEvery)
+	defer tick.Stop()
+	for {
+		if err := b.prune(b.ctx); err != nil && b.ctx.Err() == nil {
+			b.logf("bus: prune old events: %v", err)
+		}
+		select {
+		case <-b.ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// prune deletes the events older than MaxAge.
+func (b *Bus) prune(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	defer cancel()
+	_, err := b.pool.Exec(ctx, `DELETE FROM bus_events WHERE at < now() - make_interval(secs => $1)`, b.opts.MaxAge.Seconds())
+	return err
 }
 
 // migrate makes the tables and returns the current schema.
@@ -287,6 +330,11 @@ func (b *Bus) Publish(ctx context.Context, topic string, m bus.Message) (bus.Eve
 	case err != nil:
 		return bus.Event{}, fmt.Errorf("publish on %q: %w", topic, b.cause(err))
 	}
+	// This process's own subscriptions need not wait for the NOTIFY to
+	// come back (nor for a reconnect, should the listener be down).
+	b.mu.Lock()
+	b.heardLocked(topic, ev.Seq)
+	b.mu.Unlock()
 	return ev, nil
 }
 
@@ -382,6 +430,7 @@ func (b *Bus) Close() error {
 	b.mu.Unlock()
 	b.cancel()
 	<-b.heard
+	<-b.pruned
 	b.pool.Close()
 	return nil
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -259,5 +262,141 @@ func TestParsePayload(t *testing.T) {
 				t.Fatalf("parsePayload(%q) = %q, %d, %v; want %q, %d, %v", tt.in, topic, seq, ok, tt.topic, tt.seq, tt.ok)
 			}
 		})
+	}
+}
+
+// TestServerRestart measures the bus's reconnect after its PostgreSQL
+// restarts, with nothing lost. It restarts the server, so it runs only
+// when PYRAMID_TEST_PG_RESTART holds the command that does it, on a
+// throwaway server of one's own (never a shared one):
+//
+//	eval "$(PGPORT=5450 .ci/postgres.sh)"
+//	PYRAMID_TEST_PG_RESTART="runuser -u postgres -- $(ls -d /usr/lib/postgresql/*/bin | tail -1)/pg_ctl -D $PYRAMID_TEST_PGDATA/db -l $PYRAMID_TEST_PGDATA/server.log -m fast -w restart" \
+//	  go test ./bus/pgbus -run ServerRestart -v
+func TestServerRestart(t *testing.T) {
+	restart := os.Getenv("PYRAMID_TEST_PG_RESTART")
+	if restart == "" {
+		t.Skip("restarts PostgreSQL: set PYRAMID_TEST_PG_RESTART to the command that restarts a throwaway server")
+	}
+	u := storetest.PostgresSchemaURL(t)
+	resynced := make(chan time.Duration, 10)
+	listener := open(t, u, Options{OnResync: func(d time.Duration) { resynced <- d }})
+	publisher := open(t, u, Options{})
+	ctx := ctxFor(t)
+	s, err := listener.Subscribe(ctx, "t", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish := func(i int) {
+		for {
+			if _, err := publisher.Publish(ctx, "t", bus.Message{Body: []byte{byte(i)}}); err == nil {
+				return
+			} else if ctx.Err() != nil {
+				t.Fatalf("Publish: %v", err)
+			}
+			time.Sleep(50 * time.Millisecond) // retrying while the server is down
+		}
+	}
+	publish(0)
+	start := time.Now()
+	// Its output goes to a file: a server started by the command keeps
+	// the file open, and would keep a pipe open forever.
+	out, err := os.Create(filepath.Join(t.TempDir(), "restart.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	cmd := exec.Command("sh", "-c", restart)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v", restart, err)
+	}
+	up := time.Now()
+	publish(1)
+	select {
+	case d := <-resynced:
+		t.Logf("PostgreSQL restart took %s; the bus listened again %s after the restart began, %s after the server was up (deaf %s)",
+			up.Sub(start).Round(time.Millisecond), time.Since(start).Round(time.Millisecond), time.Since(up).Round(time.Millisecond), d.Round(time.Millisecond))
+	case <-time.After(wait):
+		t.Fatal("the bus did not reconnect")
+	}
+	evs := readN(t, s, 2)
+	if evs[0].Body[0] != 0 || evs[1].Body[0] != 1 || evs[1].Seq != 2 {
+		t.Fatalf("events: %+v, want #1 and #2", evs)
+	}
+}
+
+// TestQuietPing: a listening connection that hears nothing is pinged
+// after PingEvery, and kept: no reconnect, and the next event arrives.
+func TestQuietPing(t *testing.T) {
+	u := storetest.PostgresSchemaURL(t)
+	resynced := make(chan time.Duration, 10)
+	listener := open(t, u, Options{PingEvery: 20 * time.Millisecond, OnResync: func(d time.Duration) { resynced <- d }})
+	publisher := open(t, u, Options{})
+	ctx := ctxFor(t)
+	s, err := listener.Subscribe(ctx, "t", bus.Latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listener.mu.Lock()
+	pid := listener.listenPID
+	listener.mu.Unlock()
+	quiet, cancel := context.WithTimeout(ctx, 300*time.Millisecond) // some 15 pings
+	defer cancel()
+	if _, err := s.Next(quiet); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Next on a quiet topic: %v", err)
+	}
+	select {
+	case <-resynced:
+		t.Fatal("the bus reconnected although its connection was alive")
+	default:
+	}
+	listener.mu.Lock()
+	same := listener.listenPID == pid
+	listener.mu.Unlock()
+	if !same {
+		t.Fatal("the listening connection changed")
+	}
+	ev, err := publisher.Publish(ctx, "t", bus.Message{Kind: "after"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readN(t, s, 1)[0]; got.ID != ev.ID {
+		t.Fatalf("got %+v, want %+v", got, ev)
+	}
+}
+
+// TestMaxAge: events older than MaxAge go, whatever their topic's
+// activity; the counter stays, so a later event does not reuse a number,
+// and a subscriber from the start learns of the gap.
+func TestMaxAge(t *testing.T) {
+	u := storetest.PostgresSchemaURL(t)
+	b := open(t, u, Options{MaxAge: time.Hour})
+	ctx := ctxFor(t)
+	for range 3 {
+		if _, err := b.Publish(ctx, "old", bus.Message{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := b.pool.Exec(ctx, `UPDATE bus_events SET at = now() - interval '2 hours' WHERE seq <= 2`); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.prune(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := b.Publish(ctx, "old", bus.Message{})
+	if err != nil || ev.Seq != 4 {
+		t.Fatalf("Publish after the prune: #%d, %v; want #4", ev.Seq, err)
+	}
+	s, err := b.Subscribe(ctx, "old", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gap *bus.GapError
+	if _, err := s.Next(ctx); !errors.As(err, &gap) || gap.From != 1 || gap.To != 2 {
+		t.Fatalf("Next: %v, want a gap of 1 to 2", err)
+	}
+	if evs := readN(t, s, 2); evs[0].Seq != 3 || evs[1].Seq != 4 {
+		t.Fatalf("after the gap: %+v", evs)
 	}
 }

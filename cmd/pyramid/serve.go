@@ -17,8 +17,11 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"pyramid/arcade"
+	"pyramid/bus"
+	"pyramid/bus/pgbus"
 	"pyramid/engine"
 	"pyramid/keys"
+	"pyramid/lobby"
 	"pyramid/server"
 	"pyramid/store/sqlstore"
 )
@@ -89,6 +92,19 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 	go func() { // work out today's daily deal before the first player asks
 		_, _ = solver.DailyDeal(ctx, engine.MustRules("daily"), time.Now())
 	}()
+	// Several servers on one PostgreSQL meet on its bus (takeovers,
+	// presence); on SQLite a server is alone and needs none.
+	var eventBus bus.Bus
+	if cfg.databaseURL != "" {
+		pb, err := pgbus.Open(ctx, cfg.databaseURL, pgbus.Options{
+			Logf: func(f string, a ...any) { logger.Warn(fmt.Sprintf(f, a...)) },
+		})
+		if err != nil {
+			return err
+		}
+		defer pb.Close()
+		eventBus = pb
+	}
 	app := arcade.New(arcade.Config{
 		Store:   st,
 		Admins:  admins,
@@ -97,7 +113,10 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 		Connect: cfg.connect,
 		// Race rooms.
 		MaxRooms: cfg.maxRooms,
+		Bus:      eventBus,
+		Cluster:  lobby.ClusterConfig{TTL: cfg.presenceTTL, Heartbeat: cfg.presenceTTL / 3},
 	})
+	defer app.Close() // before the bus closes: tells the other servers this one's players left
 	limits, err := cfg.serverLimits()
 	if err != nil {
 		return err
