@@ -3,11 +3,14 @@ package arcade
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"pyramid/engine"
+	"pyramid/server/sshtest"
 	"pyramid/tui"
 )
 
@@ -128,4 +131,32 @@ func TestSolverWhereLostAndLive(t *testing.T) {
 		t.Errorf("where lost with no free slot: %v", err)
 	}
 	<-s.slots
+}
+
+// TestTopDailyPar: `top daily` names the day's par once the solver
+// knows it, and says nothing of it without a solver.
+func TestTopDailyPar(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	r := engine.MustRules("daily")
+	s := NewSolver(0, 2)
+	n, err := s.DailyDeal(context.Background(), r, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := s.Par(context.Background(), r, engine.NewDeal(n, r.Decks))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t)
+	f.app.cfg.Now = func() time.Time { return now }
+	alice := sshtest.NewKey(t)
+	_, out, _ := f.run(session(alice, "alice", "top", "daily"))
+	if strings.Contains(out, "par ") {
+		t.Errorf("top daily without a solver names a par:\n%s", out)
+	}
+	f.app.cfg.Solver = s
+	_, out, _ = f.run(session(alice, "alice", "top", "daily"))
+	if first, _, _ := strings.Cut(out, "\n"); !strings.Contains(first, fmt.Sprintf("2026-12-01, par %d (the shortest winning line):", want)) {
+		t.Errorf("top daily with a solver:\n%s", out)
+	}
 }

@@ -118,3 +118,57 @@ func (t *tableScreen) movesWithPar(moves string) string {
 	}
 	return moves + ", par " + strconv.Itoa(t.par)
 }
+
+// boardParMsg brings the par of the daily deal of date (time.DateOnly)
+// for the daily board: 0 when it is not known.
+type boardParMsg struct {
+	date string
+	par  int
+}
+
+// askDailyPar returns the command that asks for the par of the daily
+// deal of rules rulesID on date, or of today (read from the session's
+// clock in the command) when date is empty; nil without an analyst.
+func (e *env) askDailyPar(rulesID, date string) tea.Cmd {
+	a := e.analyst()
+	if a == nil {
+		return nil
+	}
+	r, err := engine.ParseRules(rulesID)
+	if err != nil {
+		return nil
+	}
+	solver := e.solver
+	return func() tea.Msg {
+		day := e.now().UTC()
+		if date != "" {
+			d, err := time.Parse(time.DateOnly, date)
+			if err != nil {
+				return nil
+			}
+			day = d
+		}
+		msg := boardParMsg{date: day.Format(time.DateOnly)}
+		ctx, cancel := context.WithTimeout(e.ctx, parTimeout)
+		defer cancel()
+		n, err := solver.DailyDeal(ctx, r, day)
+		if err != nil {
+			return msg
+		}
+		if p, err := a.Par(ctx, r, engine.NewDeal(n, r.Decks)); err == nil {
+			msg.par = p
+		}
+		return msg
+	}
+}
+
+// joinSub joins two parts of a subtitle, either of which may be empty.
+func joinSub(a, b, sep string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + sep + b
+}

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -327,4 +328,37 @@ func TestTellSettingSaveFails(t *testing.T) {
 	tellItem(h)
 	h.keys("enter")
 	h.wantScreen("[x] on", "not kept for next time")
+}
+
+func TestBoardPar(t *testing.T) {
+	r := engine.MustRules("daily")
+	g, _ := engine.NewNumbered(r, 77) // fakeSolver's daily deal
+	sol := engine.SolveOptimal(context.Background(), g, 0)
+	if sol.Verdict != engine.Winnable || !sol.Optimal {
+		t.Fatalf("daily deal 77: %s, optimal %v; pick another deal in fakeSolver", sol.Verdict, sol.Optimal)
+	}
+	want := fmt.Sprintf("par %d (the shortest winning line)", len(sol.Moves))
+	for _, sz := range []struct {
+		name string
+		w, h int
+	}{{"80x24", 80, 24}, {"120x40", 120, 40}} {
+		t.Run(sz.name, func(t *testing.T) {
+			d := accountDeps(newFakeAccount())
+			d.Solver = &analystSolver{fakeSolver: fakeSolver{deal: engine.Winnable}}
+			h := newHarness(t, d)
+			h.open(itemLeaders)
+			h.resize(sz.w, sz.h)
+			h.wantScreen(want, "bob")
+			golden(t, "board_par_"+sz.name, h.screen())
+			// Another day: its par is asked for that day.
+			h.keys("left")
+			h.wantScreen("2026-02-28")
+		})
+	}
+	// Without an analyst the board says nothing of par.
+	d := accountDeps(newFakeAccount())
+	d.Solver = &fakeSolver{deal: engine.Winnable}
+	h := newHarness(t, d)
+	h.open(itemLeaders)
+	h.wantNotScreen("par ")
 }
