@@ -418,7 +418,11 @@ func (c *call) printBoard(r engine.Rules, date string, future bool, board []stor
 	if asJSON {
 		return c.writeJSON(reps)
 	}
-	fmt.Fprintf(c.stdout, "%s of %s: first finished attempt of each player; most pyramid cards removed, then time\n", dailyTitle(r), date)
+	par := ""
+	if !future {
+		par = c.dailyPar(r, date) // cmd_par.go
+	}
+	fmt.Fprintf(c.stdout, "%s of %s%s: first finished attempt of each player; most pyramid cards removed, then time\n", dailyTitle(r), date, par)
 	switch {
 	case future:
 		fmt.Fprintf(c.stdout, "%s has not come yet (today is %s UTC)\n", date, c.a.cfg.Now().UTC().Format(time.DateOnly))

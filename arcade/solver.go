@@ -26,6 +26,9 @@ type Solver struct {
 
 	mu    sync.Mutex
 	daily map[dailyKey]*dailyDeal
+	// pars are the deals' pars worked out or on their way
+	// (solver_par.go), made on first use.
+	pars map[parKey]*parEntry
 }
 
 var _ tui.Solver = (*Solver)(nil)
@@ -136,6 +139,9 @@ func (s *Solver) DailyDeal(ctx context.Context, r engine.Rules, day time.Time) (
 			// Not the asker's context: the deal must be found even if
 			// the first asker leaves.
 			d.number, d.err = engine.DailyDeal(context.Background(), r, day, DailyBudget)
+			if d.err == nil { // solver_par.go: the daily deal shows its par
+				s.WarmPar(r, engine.NewDeal(d.number, r.Decks))
+			}
 		}()
 	}
 	s.mu.Unlock()

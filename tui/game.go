@@ -300,6 +300,7 @@ func (m *Model) seat(g *engine.Game, day string, started time.Time, played time.
 	m.token++
 	m.started = started
 	t := newTable(m.env, m.menu().Scheme, g, m.token, day, played, m.w, m.h)
+	t.live = newLiveCheck(m.menu().TellLost) // lost.go
 	m.screens[screenTable] = t
 	m.saves.seated(m.token, id, t.version, g.MovesMade())
 	if left != nil {
@@ -425,6 +426,9 @@ func (m *Model) solvedReply(msg solvedMsg) {
 // a session holds a line only while it is watched.
 func (m *Model) askLine() tea.Cmd {
 	if !m.playing || m.env.solver == nil || m.table().fetching || !m.table().canWatch() {
+		return nil
+	}
+	if m.watchLoss() { // lost.go: from where the win was lost
 		return nil
 	}
 	t := m.table()

@@ -52,6 +52,8 @@ type leadersScreen struct {
 	// playing is how many play the daily deal now (presence.go), -1
 	// until the lobby said.
 	playing int
+	// par is the par of the day's deal (par.go), 0 until known.
+	par int
 }
 
 // newLeadersScreen builds the screen; open shows and loads it.
@@ -103,9 +105,10 @@ func (b *leadersScreen) load(date string) tea.Cmd {
 	b.loading, b.msg = true, ""
 	if date != b.date {
 		b.date, b.entries, b.top = date, nil, 0
+		b.par = 0 // par.go
 	}
 	e, req := b.env, b.req
-	return func() tea.Msg {
+	return tea.Batch(e.askDailyPar(leadersRules, date) /* par.go */, func() tea.Msg {
 		msg := leadersMsg{req: req, date: date}
 		if date == "" {
 			msg.today = e.now().UTC().Format(time.DateOnly)
@@ -115,7 +118,7 @@ func (b *leadersScreen) load(date string) tea.Cmd {
 		defer cancel()
 		msg.entries, msg.err = e.account.Board(ctx, leadersRules, msg.date, leadersLimit)
 		return msg
-	}
+	})
 }
 
 // loaded takes the account's answer and scrolls the player's own line
@@ -161,6 +164,11 @@ func (b *leadersScreen) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case dailyPlayingMsg:
 		b.playing = r.n
+		return nil
+	case boardParMsg: // par.go
+		if r.date == b.date || b.date == "" {
+			b.par = r.par
+		}
 		return nil
 	}
 	k, ok := msg.(tea.KeyMsg)
@@ -261,6 +269,9 @@ func (b *leadersScreen) view() string {
 	sub := ""
 	if b.playing >= 0 && b.date == b.today {
 		sub = strconv.Itoa(b.playing) + plural(b.playing, " player is", " players are") + " playing today's deal now"
+	}
+	if b.par > 0 { // par.go
+		sub = joinSub("par "+strconv.Itoa(b.par)+" (the shortest winning line)", sub, e.gl.sep)
 	}
 	return drawPage(e, b.w, b.h, "Pyramid Solitaire"+e.gl.sep+"daily board"+e.gl.sep+b.dayLabel(), sub, body,
 		msg, st, b.bar, []key.Binding{b.prev, b.next, b.toToday, b.up, b.reload, b.back})

@@ -39,6 +39,7 @@ const (
 	itemLobby     // presence.go: the Lobby screen
 	itemWatchable // presence.go: "Others may watch me"
 	itemWinnable
+	itemTellLost // lost.go: "Tell me when a deal can no longer be won"
 	itemKeys
 	itemCards
 	itemHelp
@@ -96,6 +97,9 @@ type menuScreen struct {
 	Keys MenuKeyMap
 	// Winnable asks for deals the solver proves winnable.
 	Winnable bool
+	// TellLost is the setting "Tell me when a deal can no longer be won"
+	// (lost.go): the table checks every position in the background.
+	TellLost bool
 	// Scheme is the table's movement keys.
 	Scheme KeyScheme
 	// ASCII is the player's choice of suit letters (S H D C) over
@@ -184,6 +188,9 @@ func (m *menuScreen) build() {
 	}
 	if m.env.solver != nil {
 		items = append(items, menuItem{kind: itemWinnable, label: "Winnable deals only"})
+	}
+	if m.env.analyst() != nil { // lost.go
+		items = append(items, menuItem{kind: itemTellLost, label: "Tell me when a deal can no longer be won"})
 	}
 	if m.env.lobby != nil {
 		items = append(items, menuItem{kind: itemWatchable, label: "Others may watch me"})
@@ -315,6 +322,10 @@ func (m *menuScreen) choose() tea.Cmd {
 	case itemWinnable:
 		m.Winnable = !m.Winnable
 		m.event = menuSettingsMsg{}
+		return nil
+	case itemTellLost: // lost.go
+		m.TellLost = !m.TellLost
+		m.event = menuTellMsg{}
 		return nil
 	case itemLobby:
 		m.event = menuLobbyMsg{}

@@ -161,6 +161,8 @@ func (m *menuScreen) viewList(out *lines) string {
 		return "play a deal by its number: the same number is the same deal for everyone"
 	case itemWinnable:
 		return "new deals are ones the solver proves can be won"
+	case itemTellLost:
+		return "after each move the solver checks the position and says when the deal can no longer be won (never in races)"
 	case itemLobby:
 		return "who is online and what each is doing, and the race rooms waiting for players; watch a player's game"
 	case itemWatchable:
@@ -196,6 +198,11 @@ func (m *menuScreen) note(it menuItem) string {
 		return m.rules.Title() + " or any rule set"
 	case itemWinnable:
 		if m.Winnable {
+			return "[x] on"
+		}
+		return "[ ] off"
+	case itemTellLost:
+		if m.TellLost {
 			return "[x] on"
 		}
 		return "[ ] off"

@@ -131,7 +131,7 @@ func New(d Deps) *Model {
 // Init loads the player's unfinished games, starts the deep-linked game
 // and reads the clock for a game dealt in New.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.waitInbox(), m.startLive(), m.raceInit()}
+	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.waitInbox(), m.startLive(), m.raceInit(), m.env.loadTell() /* lost.go */}
 	if m.loading {
 		games, player, ctx := m.env.games, m.env.player.ID, m.env.ctx
 		cmds = append(cmds, func() tea.Msg {
@@ -208,6 +208,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleGame(msg)
 	case savedMsg:
 		return m.savedReply(msg)
+	case parMsg, lostMsg, liveMsg, tellLoadedMsg, tellSavedMsg, menuTellMsg:
+		return m.handleAnalyst(msg) // lost.go, par.go: the solver's second level
 	case lobby.PresenceChanged, lobby.Spectators, lobby.Watched, lobby.WatchEnded, lobby.DailyChanged,
 		menuLobbyMsg, spectateOpenMsg, spectateMsg, spectateDoneMsg, menuWatchableMsg, watchableMsg, watchableSetMsg:
 		return m.handleLobby(msg) // presence.go

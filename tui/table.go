@@ -80,6 +80,13 @@ type tableScreen struct {
 	// after is the token of the lost game this one was dealt after, or
 	// 0: the solver's answer about that deal shows here when it comes.
 	after int
+
+	// The solver's second level (par.go, lost.go): the deal's par once
+	// known after a win (0 until then), where a lost game lost its win,
+	// and the live check "tell me when a deal can no longer be won".
+	par  int
+	lost *loss
+	live liveCheck
 }
 
 // answer is what the solver said about a deal from its start.
@@ -596,6 +603,9 @@ func (t *tableScreen) askDeal() tea.Cmd {
 		return nil
 	}
 	t.answer = answerAsking
+	if cmd := t.askWhereLost(); cmd != nil { // lost.go: also answers this question
+		return cmd
+	}
 	solver, ctx, token := t.env.solver, t.env.ctx, t.token
 	r, d := t.game.Rules(), t.game.Deal()
 	return func() tea.Msg {
@@ -639,6 +649,9 @@ func (t *tableScreen) lostNote(w int) string {
 		return lost + t.env.gl.sep + t.answer.sentence(t.env.gl)
 	}
 	s := t.answer.sentence(t.env.gl)
+	if l := t.lossNote(w); l != "" { // lost.go: where the win was lost
+		s = l
+	}
 	if long := "no moves left. " + s; cells(long) <= w-2 {
 		return long
 	}
@@ -676,7 +689,7 @@ func (t *tableScreen) changed() tea.Cmd {
 		t.msg = ""
 		if before != engine.Won {
 			t.wonKnown = false
-			cmd = tea.Batch(t.env.readClock(t.token, clockWon), t.askDeal())
+			cmd = tea.Batch(t.env.readClock(t.token, clockWon), t.askDeal(), t.askWonPar() /* par.go */)
 		}
 	case engine.Lost:
 		cmd = t.askDeal()
@@ -685,7 +698,7 @@ func (t *tableScreen) changed() tea.Cmd {
 	if before == engine.Won {
 		t.wonKnown = false
 	}
-	return cmd
+	return tea.Batch(cmd, t.liveChanged()) // lost.go: the live check
 }
 
 // pileIndex is the index (0–2) of a waste place.

@@ -35,6 +35,7 @@ func (t *tableScreen) panel(lines []string, moves, passes string, w int) []strin
 	if t.wonKnown {
 		tm = clock(t.wonIn)
 	}
+	moves = t.movesWithPar(moves) // par.go
 	lines = append(lines, title, "", "time "+tm+gl.sep+moves+gl.sep+passes)
 	if s := t.answer.sentence(gl); s != "" {
 		lines = append(lines, "")

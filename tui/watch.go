@@ -50,15 +50,17 @@ type watchScreen struct {
 	Keys WatchKeyMap
 
 	line  []engine.Move
+	base  int    // moves of start before the line (lost.go: from where the win was lost)
 	right string // the header's right side
 	auto  bool   // playing by itself
 	run   int    // counts the starts of auto-play
 }
 
-// newWatch builds the watch screen of line, which wins from start, a
-// fresh game of the deal.
+// newWatch builds the watch screen of line, which wins from start: a
+// fresh game of the deal, or one with the moves of the player's game up
+// to where the line takes over.
 func newWatch(e *env, start *engine.Game, line []engine.Move, title string, w, h int) *watchScreen {
-	wt := &watchScreen{board: newBoard(e, start, title, w, h), Keys: NewWatchKeyMap(e.gl), line: line}
+	wt := &watchScreen{board: newBoard(e, start, title, w, h), Keys: NewWatchKeyMap(e.gl), line: line, base: start.MovesMade()}
 	wt.cursor = engine.NoPlace
 	wt.refreshTargets()
 	wt.shown()
@@ -66,7 +68,7 @@ func newWatch(e *env, start *engine.Game, line []engine.Move, title string, w, h
 }
 
 // Pos is the number of the line's moves played on the board.
-func (w *watchScreen) Pos() int { return w.board.game.MovesMade() }
+func (w *watchScreen) Pos() int { return w.board.game.MovesMade() - w.base }
 
 // Board is the board's game: the line's position.
 func (w *watchScreen) Board() *engine.Game { return w.board.game }
@@ -163,18 +165,18 @@ func (w *watchScreen) pause() {
 func (w *watchScreen) seek(pos int) {
 	pos = max(0, min(pos, len(w.line)))
 	g := w.board.game
-	if pos == g.MovesMade() {
+	if pos == w.Pos() {
 		return
 	}
-	for g.MovesMade() < pos {
-		if err := g.Apply(w.line[g.MovesMade()]); err != nil {
+	for w.Pos() < pos {
+		if err := g.Apply(w.line[w.Pos()]); err != nil {
 			// The command checked the line; a line that does not play
 			// stops where it breaks.
-			w.line = w.line[:g.MovesMade()]
+			w.line = w.line[:w.Pos()]
 			break
 		}
 	}
-	for g.MovesMade() > pos {
+	for w.Pos() > pos {
 		if g.Undo() != nil {
 			break
 		}
@@ -190,6 +192,9 @@ func (w *watchScreen) shown() {
 	t := &w.board
 	pos, n := w.Pos(), len(w.line)
 	w.right = "watching the solver" + w.env.gl.sep + "move " + strconv.Itoa(pos) + "/" + strconv.Itoa(n)
+	if w.base > 0 {
+		w.right = "the solver from move " + strconv.Itoa(w.base+1) + w.env.gl.sep + strconv.Itoa(pos) + "/" + strconv.Itoa(n)
+	}
 	t.hint = engine.Move{}
 	switch {
 	case pos < n:

@@ -1,0 +1,172 @@
+package arcade
+
+import (
+	"context"
+	"fmt"
+
+	"pyramid/engine"
+	"pyramid/tui"
+)
+
+// The solver's second level (issue 11): par, where a win was lost, and
+// the live check, with the same slots and budget as the other solves.
+
+var _ tui.Analyst = (*Solver)(nil)
+
+// parCacheSize is the most deals whose par the solver keeps; past it the
+// finished entries are dropped. A par is a few bytes: the bound is there
+// so that a server up for months does not grow without end.
+const parCacheSize = 4096
+
+// liveBudget is the most positions the live check ("tell me when a deal
+// can no longer be won") searches after a move: a fraction of a second.
+// It runs after every move of every player who turned the setting on,
+// so it must stay small; most positions are decided well within it.
+const liveBudget = 1 << 20
+
+// parKey names a deal under a rule set.
+type parKey struct {
+	rules string
+	// number is the deal's number for a numbered deal; cards its cards
+	// (as bytes) for one given as text.
+	number uint64
+	cards  string
+}
+
+// parEntry is a deal's par being worked out or known: 0 when there is
+// none (the deal cannot be won, or the budget did not prove a line
+// shortest).
+type parEntry struct {
+	done chan struct{}
+	par  int
+}
+
+// keyOf returns the cache key of deal d under r.
+func keyOf(r engine.Rules, d engine.Deal) parKey {
+	k := parKey{rules: r.ID()}
+	if d.Numbered {
+		k.number = d.Number
+		return k
+	}
+	b := make([]byte, len(d.Cards))
+	for i, c := range d.Cards {
+		b[i] = byte(c)
+	}
+	k.cards = string(b)
+	return k
+}
+
+// Par returns the length of the shortest winning line of deal d under r,
+// proved shortest within the solver's budget. It is worked out once per
+// rule set and deal, whoever asks first, in a solve slot, and the work
+// goes on when that asker gives up, so that the next asker gets it at
+// once. It fails with tui.ErrNoPar when the deal cannot be won or no
+// line was proved shortest.
+func (s *Solver) Par(ctx context.Context, r engine.Rules, d engine.Deal) (int, error) {
+	e := s.parEntry(r, d)
+	select {
+	case <-e.done:
+		if e.par <= 0 {
+			return 0, fmt.Errorf("par of %s deal %s: %w", r.ID(), parDealName(d), tui.ErrNoPar)
+		}
+		return e.par, nil
+	case <-ctx.Done():
+		return 0, fmt.Errorf("par: %w", ctx.Err())
+	}
+}
+
+// WarmPar starts working out the par of deal d under r, if it is not
+// known or on its way, without waiting for it: the daily deal's and each
+// race deal's, so that it is known by the time a player wins.
+func (s *Solver) WarmPar(r engine.Rules, d engine.Deal) { s.parEntry(r, d) }
+
+// parEntry returns the cache entry of deal d under r, starting its work
+// when it is new.
+func (s *Solver) parEntry(r engine.Rules, d engine.Deal) *parEntry {
+	key := keyOf(r, d)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pars == nil {
+		s.pars = map[parKey]*parEntry{}
+	}
+	if e, ok := s.pars[key]; ok {
+		return e
+	}
+	if len(s.pars) >= parCacheSize {
+		s.forgetPars()
+	}
+	e := &parEntry{done: make(chan struct{})}
+	s.pars[key] = e
+	go func() {
+		defer close(e.done)
+		defer func() {
+			if recover() != nil {
+				e.par = 0
+			}
+		}()
+		// Not the asker's context: the par is for everybody.
+		ctx := context.Background()
+		if s.acquire(ctx) != nil {
+			return
+		}
+		defer s.release()
+		g, err := engine.NewGame(r, d)
+		if err != nil {
+			return
+		}
+		sol := engine.SolveOptimal(ctx, g, s.budget)
+		if sol.Verdict == engine.Winnable && sol.Optimal {
+			e.par = len(sol.Moves)
+		}
+	}()
+	return e
+}
+
+// forgetPars drops the finished entries of the par cache. The caller
+// holds s.mu.
+func (s *Solver) forgetPars() {
+	for k, e := range s.pars {
+		select {
+		case <-e.done:
+			delete(s.pars, k)
+		default:
+		}
+	}
+}
+
+// parDealName is a deal's number, or "given as text".
+func parDealName(d engine.Deal) string {
+	if d.Numbered {
+		return fmt.Sprint(d.Number)
+	}
+	return "given as text"
+}
+
+// WhereLost says where g lost its win (engine.WhereLost within the
+// solver's budget). It fails only when no solve slot frees up before ctx
+// is done, or when ctx ends the search.
+func (s *Solver) WhereLost(ctx context.Context, g *engine.Game) (engine.WinLoss, error) {
+	if err := s.acquire(ctx); err != nil {
+		return engine.WinLoss{Verdict: engine.Unknown}, err
+	}
+	defer s.release()
+	wl := engine.WhereLost(ctx, g, s.budget)
+	if err := ctx.Err(); err != nil && wl.Verdict == engine.Unknown {
+		return wl, fmt.Errorf("where lost: %w", err)
+	}
+	return wl, nil
+}
+
+// StillWinnable reports whether g's position can still be won, searching
+// at most liveBudget positions (the solver's budget when smaller).
+func (s *Solver) StillWinnable(ctx context.Context, g *engine.Game) (engine.Verdict, error) {
+	if err := s.acquire(ctx); err != nil {
+		return engine.Unknown, err
+	}
+	defer s.release()
+	v := engine.StillWinnable(ctx, g, min(s.budget, liveBudget))
+	if err := ctx.Err(); err != nil && v == engine.Unknown {
+		return v, fmt.Errorf("still winnable: %w", err)
+	}
+	return v, nil
+}

@@ -1,0 +1,162 @@
+package arcade
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"pyramid/engine"
+	"pyramid/server/sshtest"
+	"pyramid/tui"
+)
+
+func TestSolverPar(t *testing.T) {
+	s := NewSolver(0, 2)
+	r := engine.Classic()
+	tests := []struct {
+		name string
+		deal uint64
+		want int // 0: no par
+	}{
+		{"winnable", 3, 58},
+		{"another", 16, 55},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := engine.NewDeal(tt.deal, r.Decks)
+			var wg sync.WaitGroup
+			got := make([]int, 4)
+			for i := range got {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					p, err := s.Par(context.Background(), r, d)
+					if err != nil {
+						t.Error(err)
+					}
+					got[i] = p
+				}()
+			}
+			wg.Wait()
+			for _, p := range got {
+				if p != tt.want {
+					t.Fatalf("par of classic %d: got %v, want %d", tt.deal, got, tt.want)
+				}
+			}
+		})
+	}
+	if n := len(s.pars); n != 2 {
+		t.Errorf("%d pars cached, want 2 (one per deal)", n)
+	}
+	// A deal given as text is keyed by its cards.
+	d := engine.NewDeal(3, 1)
+	d.Numbered, d.Number = false, 0
+	if p, err := s.Par(context.Background(), r, d); err != nil || p != 58 {
+		t.Errorf("par of classic 3 as text: %d, %v; want 58", p, err)
+	}
+}
+
+func TestSolverParNone(t *testing.T) {
+	s := NewSolver(0, 1)
+	// one-pass 1 cannot be won (solver_test.go).
+	_, err := s.Par(context.Background(), engine.MustRules("one-pass"), engine.NewDeal(1, 1))
+	if !errors.Is(err, tui.ErrNoPar) {
+		t.Fatalf("par of an unwinnable deal: %v, want ErrNoPar", err)
+	}
+	// An asker that gives up does not stop the work for the next.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, d := engine.Classic(), engine.NewDeal(5, 1)
+	if _, err := s.Par(ctx, r, d); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled asker: %v", err)
+	}
+	if p, err := s.Par(context.Background(), r, d); err != nil || p != 72 {
+		t.Fatalf("after a cancelled asker: %d, %v; want 72", p, err)
+	}
+}
+
+func TestSolverWarmParOfDaily(t *testing.T) {
+	s := NewSolver(0, 2)
+	r := engine.MustRules("daily")
+	day := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	n, err := s.DailyDeal(context.Background(), r, day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	_, ok := s.pars[keyOf(r, engine.NewDeal(n, r.Decks))]
+	s.mu.Unlock()
+	if !ok {
+		t.Fatal("the daily deal's par is not on its way once the deal is known")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if p, err := s.Par(ctx, r, engine.NewDeal(n, r.Decks)); err != nil || p <= 0 {
+		t.Fatalf("daily par: %d, %v", p, err)
+	}
+}
+
+func TestSolverWhereLostAndLive(t *testing.T) {
+	s := NewSolver(0, 1)
+	g, _ := engine.NewNumbered(engine.Classic(), 2)
+	for g.Status() == engine.Playing {
+		m, ok := g.Hint()
+		if !ok {
+			break
+		}
+		if err := g.Apply(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wl, err := s.WhereLost(context.Background(), g)
+	if err != nil || !wl.Lost || wl.Index != 18 || wl.Move.String() != "7.1+w" || wl.Kept.String() != "d" {
+		t.Fatalf("where lost: %+v, %v; want move 19 (7.1+w), d kept it", wl, err)
+	}
+	v, err := s.StillWinnable(context.Background(), g)
+	if err != nil || v != engine.Unwinnable {
+		t.Fatalf("still winnable at the end: %s, %v", v, err)
+	}
+	// With every slot taken, both give up with their context.
+	s.slots <- struct{}{}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := s.StillWinnable(ctx, g); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("live check with no free slot: %v", err)
+	}
+	if _, err := s.WhereLost(ctx, g); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("where lost with no free slot: %v", err)
+	}
+	<-s.slots
+}
+
+// TestTopDailyPar: `top daily` names the day's par once the solver
+// knows it, and says nothing of it without a solver.
+func TestTopDailyPar(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	r := engine.MustRules("daily")
+	s := NewSolver(0, 2)
+	n, err := s.DailyDeal(context.Background(), r, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := s.Par(context.Background(), r, engine.NewDeal(n, r.Decks))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t)
+	f.app.cfg.Now = func() time.Time { return now }
+	alice := sshtest.NewKey(t)
+	_, out, _ := f.run(session(alice, "alice", "top", "daily"))
+	if strings.Contains(out, "par ") {
+		t.Errorf("top daily without a solver names a par:\n%s", out)
+	}
+	f.app.cfg.Solver = s
+	_, out, _ = f.run(session(alice, "alice", "top", "daily"))
+	if first, _, _ := strings.Cut(out, "\n"); !strings.Contains(first, fmt.Sprintf("2026-12-01, par %d (the shortest winning line):", want)) {
+		t.Errorf("top daily with a solver:\n%s", out)
+	}
+}

@@ -1,0 +1,364 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pyramid/engine"
+)
+
+// analystSolver is fakeSolver with the second level answered by the real
+// engine, or by canned answers when set.
+type analystSolver struct {
+	fakeSolver
+	mu2 sync.Mutex
+	// unknown makes WhereLost and Par answer as a solver out of budget.
+	unknown bool
+	// lost counts WhereLost calls, live StillWinnable calls, pars Par
+	// calls.
+	lost, live, pars int
+}
+
+var _ Analyst = (*analystSolver)(nil)
+
+func (a *analystSolver) Par(ctx context.Context, r engine.Rules, d engine.Deal) (int, error) {
+	a.mu2.Lock()
+	a.pars++
+	unknown := a.unknown
+	a.mu2.Unlock()
+	if unknown {
+		return 0, ErrNoPar
+	}
+	g, err := engine.NewGame(r, d)
+	if err != nil {
+		return 0, err
+	}
+	sol := engine.SolveOptimal(ctx, g, 0)
+	if sol.Verdict != engine.Winnable || !sol.Optimal {
+		return 0, ErrNoPar
+	}
+	return len(sol.Moves), nil
+}
+
+func (a *analystSolver) WhereLost(ctx context.Context, g *engine.Game) (engine.WinLoss, error) {
+	a.mu2.Lock()
+	a.lost++
+	unknown := a.unknown
+	a.mu2.Unlock()
+	if unknown {
+		return engine.WinLoss{Verdict: engine.Unknown}, nil
+	}
+	return engine.WhereLost(ctx, g, 0), nil
+}
+
+func (a *analystSolver) StillWinnable(ctx context.Context, g *engine.Game) (engine.Verdict, error) {
+	a.mu2.Lock()
+	a.live++
+	a.mu2.Unlock()
+	return engine.StillWinnable(ctx, g, 0), nil
+}
+
+// playLine types moves at the table's prompt.
+func playLine(h *harness, moves []string) {
+	h.t.Helper()
+	h.keys(":")
+	h.typeText(strings.Join(moves, " "))
+	h.keys("enter")
+}
+
+func TestWinScreenPar(t *testing.T) {
+	moves, status := heuristicLine(t, "classic", 3)
+	if status != engine.Won {
+		t.Fatalf("the heuristic does not win classic 3 any more (%s); pick another deal", status)
+	}
+	tests := []struct {
+		name    string
+		unknown bool
+		want    string
+		golden  string
+	}{
+		{"par known", false, "74 moves, par 58", "win_par"},
+		{"par unknown", true, "74 moves", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &analystSolver{fakeSolver: fakeSolver{deal: engine.Winnable}, unknown: tt.unknown}
+			h := newHarness(t, Deps{Args: []string{"classic", "3"}, Unicode: true, Solver: s})
+			h.clock.advance(4*time.Minute + 12*time.Second)
+			playLine(h, moves)
+			if h.game().Status() != engine.Won {
+				t.Fatalf("not won:\n%s", h.screen())
+			}
+			h.wantScreen("You cleared the pyramid!", tt.want)
+			if tt.unknown {
+				h.wantNotScreen("par")
+			}
+			if s.pars != 1 {
+				t.Errorf("%d questions for par, want 1", s.pars)
+			}
+			if tt.golden != "" {
+				golden(t, tt.golden+"_80x24", h.screen())
+				h.resize(120, 40)
+				golden(t, tt.golden+"_120x40", h.screen())
+			}
+		})
+	}
+}
+
+func TestParNote(t *testing.T) {
+	tests := []struct {
+		moves, par int
+		want       string
+	}{
+		{1, 0, "1 move"},
+		{74, 0, "74 moves"},
+		{74, 58, "74 moves, par 58"},
+	}
+	for _, tt := range tests {
+		if got := parNote(tt.moves, tt.par); got != tt.want {
+			t.Errorf("parNote(%d, %d) = %q, want %q", tt.moves, tt.par, got, tt.want)
+		}
+	}
+}
+
+// classic 2: the heuristic's line loses it, and its 19th move (7.1+w)
+// is the one that lost the win; a draw kept it.
+const lostSpec, lostDeal, lostMove = "classic", 2, "move 19, 7.1+w, lost the win: d kept it"
+
+func TestLostWhereLost(t *testing.T) {
+	moves, status := heuristicLine(t, lostSpec, lostDeal)
+	if status != engine.Lost {
+		t.Fatalf("the heuristic does not lose %s %d any more (%s); pick another deal", lostSpec, lostDeal, status)
+	}
+	s := &analystSolver{fakeSolver: fakeSolver{deal: engine.Winnable}}
+	h := newHarness(t, Deps{Args: []string{lostSpec, "2"}, Unicode: true, Solver: s})
+	playLine(h, moves)
+	h.wantScreen(lostMove, "w: watch from there", "lost")
+	if s.lost != 1 || s.solves != 0 {
+		t.Errorf("%d where-lost questions and %d solves, want 1 and 0", s.lost, s.solves)
+	}
+	golden(t, "lost_where_80x24", h.screen())
+	h.resize(120, 40)
+	golden(t, "lost_where_120x40", h.screen())
+	h.resize(80, 24)
+
+	// w watches the winning line from the position before move 19.
+	h.keys("w")
+	if h.m.cur != screenWatch {
+		t.Fatalf("w did not open the watch screen:\n%s", h.screen())
+	}
+	w := h.m.watch()
+	if w.Pos() != 0 || w.Board().MovesMade() != 18 {
+		t.Fatalf("watch starts at line move %d, game move %d; want 0 and 18", w.Pos(), w.Board().MovesMade())
+	}
+	h.wantScreen("the solver from move 19", "next: ")
+	golden(t, "watch_from_lost_80x24", h.screen())
+	h.keys("G")
+	if w.Board().Status() != engine.Won {
+		t.Fatalf("the line from move 19 does not win:\n%s", h.screen())
+	}
+	h.keys("g")
+	if w.Board().MovesMade() != 18 {
+		t.Fatalf("home went to game move %d, want 18 (the line's start)", w.Board().MovesMade())
+	}
+	h.keys("q")
+	if h.m.cur != screenTable {
+		t.Fatalf("q did not go back to the table")
+	}
+	h.wantScreen(lostMove)
+
+	// Undoing past the losing move makes the note false: it goes, and
+	// a new loss on another line says nothing of the old one.
+	for range len(moves) - 17 {
+		h.keys("u")
+	}
+	if h.game().MovesMade() != 17 {
+		t.Fatalf("%d moves after undo, want 17", h.game().MovesMade())
+	}
+	if got := h.m.table().lossNote(80); got != "" {
+		t.Errorf("after undoing the losing move the note is %q, want none", got)
+	}
+}
+
+func TestLostWhereUnknown(t *testing.T) {
+	moves, _ := heuristicLine(t, lostSpec, lostDeal)
+	s := &analystSolver{fakeSolver: fakeSolver{deal: engine.Winnable}, unknown: true}
+	h := newHarness(t, Deps{Args: []string{lostSpec, "2"}, Unicode: true, Solver: s})
+	playLine(h, moves)
+	h.wantScreen("The solver could not decide in time")
+	h.wantNotScreen("lost the win", "watch")
+}
+
+func TestLostWhereNoAnalyst(t *testing.T) {
+	moves, _ := heuristicLine(t, lostSpec, lostDeal)
+	s := &fakeSolver{deal: engine.Winnable}
+	h := newHarness(t, Deps{Args: []string{lostSpec, "2"}, Unicode: true, Solver: s})
+	playLine(h, moves)
+	h.wantScreen("This deal could be won")
+	h.wantNotScreen("lost the win")
+}
+
+// tellAccount is a fakeAccount that keeps settings.
+type tellAccount struct {
+	fakeAccount
+	mu  sync.Mutex
+	set map[string]string
+	err error
+}
+
+func (a *tellAccount) Settings(ctx context.Context, player string) (map[string]string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := map[string]string{}
+	for k, v := range a.set {
+		out[k] = v
+	}
+	return out, nil
+}
+
+func (a *tellAccount) SetSetting(ctx context.Context, player, name, value string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.err != nil {
+		return a.err
+	}
+	a.set[name] = value
+	return nil
+}
+
+// tellItem moves the menu's cursor to the setting.
+func tellItem(h *harness) {
+	h.t.Helper()
+	mn := h.m.menu()
+	for range len(mn.items) {
+		if mn.items[mn.cur].kind == itemTellLost {
+			return
+		}
+		h.keys("down")
+	}
+	h.t.Fatalf("no Tell me item in the menu:\n%s", h.screen())
+}
+
+func TestTellLostLive(t *testing.T) {
+	moves, _ := heuristicLine(t, lostSpec, lostDeal)
+	s := &analystSolver{fakeSolver: fakeSolver{deal: engine.Winnable}}
+	acct := &tellAccount{set: map[string]string{}}
+	h := newHarness(t, Deps{Player: testPlayer, Unicode: true, Solver: s, Account: acct})
+	tellItem(h)
+	h.wantScreen("Tell me when a deal can no longer be won", "[ ] off")
+	h.keys("enter")
+	h.wantScreen("[x] on")
+	if acct.set[settingTellLost] != "on" {
+		t.Fatalf("setting kept as %q, want on", acct.set[settingTellLost])
+	}
+	// Off by default: a new session of another player has it off, this
+	// player's next session has it on.
+	h2 := newHarness(t, Deps{Player: testPlayer, Unicode: true, Solver: s, Account: acct, Args: []string{lostSpec, "2"}})
+	if !h2.m.menu().TellLost || !h2.m.table().live.on {
+		t.Fatalf("the kept setting is not loaded: menu %v, table %v", h2.m.menu().TellLost, h2.m.table().live.on)
+	}
+	// Move by move, the check after move 19 says the deal is lost.
+	for i, mv := range moves[:18] {
+		playLine(h2, []string{mv})
+		if strings.Contains(h2.screen(), "can no longer be won") {
+			t.Fatalf("after move %d (%s) the deal is said lost:\n%s", i+1, mv, h2.screen())
+		}
+	}
+	playLine(h2, []string{moves[18]})
+	h2.wantScreen("this deal can no longer be won (since move 19)")
+	// It stays said after the next moves, without asking again.
+	asked := s.live
+	playLine(h2, []string{moves[19]})
+	h2.wantScreen("this deal can no longer be won (since move 19)")
+	if s.live != asked {
+		t.Errorf("the solver was asked again about a lost line")
+	}
+	// Undo back before it: the next check finds it winnable again.
+	h2.keys("u", "u")
+	playLine(h2, []string{"d"})
+	h2.wantNotScreen("can no longer be won")
+
+	// Without the setting nothing is asked.
+	s2 := &analystSolver{fakeSolver: fakeSolver{deal: engine.Winnable}}
+	h3 := newHarness(t, Deps{Unicode: true, Solver: s2, Args: []string{lostSpec, "2"}})
+	playLine(h3, moves[:20])
+	if s2.live != 0 {
+		t.Errorf("%d live checks with the setting off", s2.live)
+	}
+}
+
+func TestTellLostLatestOnly(t *testing.T) {
+	s := &analystSolver{fakeSolver: fakeSolver{deal: engine.Winnable}}
+	h := newHarness(t, Deps{Unicode: true, Solver: s, Args: []string{lostSpec, "2"}})
+	h.m.table().live.on = true
+	// The checks' answers are held back: moves meanwhile start none.
+	var held []liveMsg
+	h.skip = func(msg tea.Msg) bool {
+		if lm, ok := msg.(liveMsg); ok {
+			held = append(held, lm)
+			return true
+		}
+		return false
+	}
+	h.keys("d", "d", "d")
+	if len(held) != 1 {
+		t.Fatalf("%d checks in flight after three moves, want 1", len(held))
+	}
+	h.skip = nil
+	h.send(held[0]) // an old position's answer: the latest is checked now
+	if s.live != 2 {
+		t.Fatalf("%d checks, want 2 (the first, then the latest)", s.live)
+	}
+	if v := h.m.table().live; v.busy || v.winAt != 3 {
+		t.Errorf("after the latest check: %+v, want idle and winnable at move 3", v)
+	}
+}
+
+func TestTellSettingSaveFails(t *testing.T) {
+	s := &analystSolver{fakeSolver: fakeSolver{deal: engine.Winnable}}
+	acct := &tellAccount{set: map[string]string{}, err: errors.New("db down")}
+	h := newHarness(t, Deps{Player: testPlayer, Unicode: true, Solver: s, Account: acct})
+	tellItem(h)
+	h.keys("enter")
+	h.wantScreen("[x] on", "not kept for next time")
+}
+
+func TestBoardPar(t *testing.T) {
+	r := engine.MustRules("daily")
+	g, _ := engine.NewNumbered(r, 77) // fakeSolver's daily deal
+	sol := engine.SolveOptimal(context.Background(), g, 0)
+	if sol.Verdict != engine.Winnable || !sol.Optimal {
+		t.Fatalf("daily deal 77: %s, optimal %v; pick another deal in fakeSolver", sol.Verdict, sol.Optimal)
+	}
+	want := fmt.Sprintf("par %d (the shortest winning line)", len(sol.Moves))
+	for _, sz := range []struct {
+		name string
+		w, h int
+	}{{"80x24", 80, 24}, {"120x40", 120, 40}} {
+		t.Run(sz.name, func(t *testing.T) {
+			d := accountDeps(newFakeAccount())
+			d.Solver = &analystSolver{fakeSolver: fakeSolver{deal: engine.Winnable}}
+			h := newHarness(t, d)
+			h.open(itemLeaders)
+			h.resize(sz.w, sz.h)
+			h.wantScreen(want, "bob")
+			golden(t, "board_par_"+sz.name, h.screen())
+			// Another day: its par is asked for that day.
+			h.keys("left")
+			h.wantScreen("2026-02-28")
+		})
+	}
+	// Without an analyst the board says nothing of par.
+	d := accountDeps(newFakeAccount())
+	d.Solver = &fakeSolver{deal: engine.Winnable}
+	h := newHarness(t, d)
+	h.open(itemLeaders)
+	h.wantNotScreen("par ")
+}
