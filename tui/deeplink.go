@@ -19,6 +19,9 @@ type dealSpec struct {
 	hasNumber bool
 	// daily asks for the day's deal of rules.
 	daily bool
+	// replace names the game in progress of these rules the player
+	// agreed to abandon for this one (see SavedGame.Replace).
+	replace replaceRef
 }
 
 // maxArgs bounds the deep link's words.

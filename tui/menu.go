@@ -14,8 +14,9 @@ import (
 type (
 	// menuPlayMsg: start a game.
 	menuPlayMsg struct{ spec dealSpec }
-	// menuContinueMsg: go back to the game in progress.
-	menuContinueMsg struct{}
+	// menuContinueMsg: go back to a game in progress, the index-th of
+	// the menu's Continue items.
+	menuContinueMsg struct{ index int }
 	// menuSettingsMsg: a setting (winnable deals, keys, cards) changed.
 	menuSettingsMsg struct{}
 	// menuAccountMsg: open a screen of the player's account (itemStats,
@@ -48,6 +49,8 @@ type menuItem struct {
 	kind   itemKind
 	preset string
 	label  string
+	// index is a Continue's place among them.
+	index int
 }
 
 // menuMode is which form the menu shows.
@@ -106,8 +109,8 @@ type menuScreen struct {
 	items []menuItem
 	cur   int
 	mode  menuMode
-	// cont describes the game Continue goes back to; empty hides it.
-	cont string
+	// conts describe the games in progress, one Continue each.
+	conts []string
 	// name is the player's display name as the menu shows it.
 	name string
 	// rules are those of the last game, for custom rules and deals by
@@ -139,8 +142,8 @@ func newMenu(e *env, w, h int) *menuScreen {
 // build lists the items.
 func (m *menuScreen) build() {
 	var items []menuItem
-	if m.cont != "" {
-		items = append(items, menuItem{kind: itemContinue, label: "Continue"})
+	for i := range m.conts {
+		items = append(items, menuItem{kind: itemContinue, label: "Continue", index: i})
 	}
 	for _, name := range engine.PresetNames() {
 		r, _ := engine.Preset(name)
@@ -183,16 +186,28 @@ func (m *menuScreen) show(showing bool) {
 	}
 }
 
-// setContinue sets what Continue returns to ("" removes the item) and
-// puts the cursor on it.
-func (m *menuScreen) setContinue(desc string) {
-	had := m.cont != ""
-	m.cont = desc
+// setContinues lists the games in progress, one Continue each, and keeps
+// the cursor on the item it was on (on the first Continue when there
+// were none before).
+func (m *menuScreen) setContinues(notes []string) {
+	had := len(m.conts)
+	m.conts = notes
 	m.build()
-	if desc != "" && !had {
+	switch {
+	case had == 0 && len(notes) > 0:
 		m.cur = 0
-	} else if desc == "" && had && m.cur > 0 {
-		m.cur--
+	case m.cur >= had:
+		m.cur = max(0, min(m.cur+len(notes)-had, len(m.items)-1))
+	default:
+		m.cur = min(m.cur, max(0, len(notes)-1))
+	}
+}
+
+// focusContinue puts the cursor on the first Continue, if there is one:
+// back from the table, the menu always opens there.
+func (m *menuScreen) focusContinue() {
+	if len(m.conts) > 0 {
+		m.cur = 0
 	}
 }
 
@@ -270,7 +285,7 @@ func (m *menuScreen) choose() tea.Cmd {
 	it := m.items[m.cur]
 	switch it.kind {
 	case itemContinue:
-		m.event = menuContinueMsg{}
+		m.event = menuContinueMsg{index: it.index}
 		return nil
 	case itemPreset:
 		r, _ := engine.Preset(it.preset)

@@ -180,7 +180,7 @@ func (m *menuScreen) viewList(out *lines) string {
 func (m *menuScreen) note(it menuItem) string {
 	switch it.kind {
 	case itemContinue:
-		return m.cont
+		return m.conts[it.index]
 	case itemPreset:
 		return presetNote(it.preset)
 	case itemCustom:

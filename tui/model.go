@@ -32,10 +32,10 @@ type Model struct {
 	token   int       // of the table's game; every game gets a new one
 	started time.Time // when the game was first dealt
 
-	// resume is the stored game Continue opens when nothing is on the
-	// table yet; unfinished are all the stored games loaded at the start.
+	// resume is the stored game being fetched to be continued;
+	// unfinished are the games in progress not on the table (inprogress.go).
 	resume     *SavedGame
-	unfinished []SavedGame
+	unfinished []storedGame
 
 	// Deals asked of a command: only the latest request counts.
 	dealReq int
@@ -94,7 +94,7 @@ func New(d Deps) *Model {
 	if w <= 0 || h <= 0 {
 		w, h = 80, 24
 	}
-	m := &Model{env: e, w: w, h: h, saves: saveQueue{ids: map[int]string{}}}
+	m := &Model{env: e, w: w, h: h, saves: saveQueue{ids: map[int]string{}, replace: map[int]replaceRef{}}}
 	m.screens[screenMenu] = newMenu(e, w, h)
 	m.screens[screenDealing] = &dealingScreen{chrome: chrome{env: e, w: w, h: h}}
 	if len(d.Args) > 0 {
@@ -262,7 +262,12 @@ func (m *Model) handleServer(msg tea.Msg) tea.Cmd {
 		return m.shutdownDeadline(msg)
 	case GameTakenMsg:
 		if m.playing && msg.ID != "" && m.saves.ids[m.token] == msg.ID {
-			m.dropGame()
+			m.dropGame(msg.Reason)
+			return nil
+		}
+		m.forgetUnfinished(msg.ID)
+		if m.cur == screenMenu {
+			m.setContinue()
 		}
 	}
 	return nil
@@ -276,6 +281,7 @@ func (m *Model) handleEvent(msg tea.Msg) tea.Cmd {
 	case backMsg:
 		m.show(screenMenu)
 		m.setContinue()
+		m.menu().focusContinue()
 	case newDealMsg:
 		if !m.playing {
 			return nil
@@ -288,17 +294,14 @@ func (m *Model) handleEvent(msg tea.Msg) tea.Cmd {
 	case helpDoneMsg:
 		m.show(m.back)
 	case confirmMsg:
-		m.show(m.back)
-		if c, ok := m.screens[screenConfirm].(*confirmScreen); ok && msg.yes {
-			return m.start(c.spec)
-		}
+		return m.confirmed(msg.yes)
 	case dealCancelMsg:
 		m.dealReq++ // the answer, when it comes, is ignored
 		m.show(screenMenu)
 	case menuPlayMsg:
 		return m.askStart(msg.spec)
 	case menuContinueMsg:
-		return m.resumeGame()
+		return m.continueAt(msg.index)
 	case menuSettingsMsg:
 		mn := m.menu()
 		if m.playing {
@@ -352,8 +355,8 @@ func (m *Model) setGlyphs(gl *glyphs) {
 	if held := m.saves.hold; held != nil {
 		held.setEnv(e)
 	}
-	if mn := m.menu(); mn.cont != "" {
-		mn.setContinue(m.continueNote()) // the note has the separator in it
+	if mn := m.menu(); len(mn.conts) > 0 {
+		m.setContinue() // the notes have the separator in them
 	}
 }
 
@@ -410,7 +413,7 @@ func (m *Model) needs() (w, h int) {
 	if w := m.watch(); m.cur == screenWatch && w != nil {
 		return w.needs()
 	}
-	if held := m.saves.hold; held != nil {
+	if held := m.saves.hold; held != nil && m.cur != screenConfirm {
 		return held.needs()
 	}
 	if s := m.screens[m.cur]; s != nil && (m.cur != screenTable || m.playing) {
@@ -450,7 +453,7 @@ func (m *Model) view() string {
 		// what this screen shows.
 		return w.view()
 	}
-	if held := m.saves.hold; held != nil {
+	if held := m.saves.hold; held != nil && m.cur != screenConfirm {
 		return held.view()
 	}
 	if s := m.screens[m.cur]; s != nil {

@@ -166,22 +166,26 @@ func (h *helpScreen) view() string {
 // confirmMsg is the answer of the confirmation.
 type confirmMsg struct{ yes bool }
 
-// confirmScreen asks whether to abandon the game in progress for another.
+// confirmScreen asks whether to abandon a game in progress for another.
 type confirmScreen struct {
 	chrome
 	question string
 	detail   string
-	spec     dealSpec
-	yes, no  key.Binding
-	bar      *helpBar
+	// spec is the game to start on yes; retry, when not nil, is another
+	// session's game that a refused save named instead (inprogress.go).
+	spec    dealSpec
+	retry   *SavedGame
+	yes, no key.Binding
+	bar     *helpBar
 }
 
-// newConfirm builds the confirmation for starting spec.
-func newConfirm(e *env, question, detail string, spec dealSpec, w, h int) *confirmScreen {
+// newConfirm builds the abandon question for starting spec, or for
+// saving the table's game over retry.
+func newConfirm(e *env, question, detail string, spec dealSpec, retry *SavedGame, w, h int) *confirmScreen {
 	return &confirmScreen{
-		chrome: chrome{env: e, w: w, h: h}, question: question, detail: detail, spec: spec,
-		yes: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes, new game")),
-		no:  key.NewBinding(key.WithKeys("n", "N", "esc", "q"), key.WithHelp("n", "no, keep playing")),
+		chrome: chrome{env: e, w: w, h: h}, question: question, detail: detail, spec: spec, retry: retry,
+		yes: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes, abandon it")),
+		no:  key.NewBinding(key.WithKeys("n", "N", "esc", "q"), key.WithHelp("n", "no, keep it")),
 		bar: newHelpBar(),
 	}
 }
@@ -211,8 +215,15 @@ func (c *confirmScreen) view() string {
 	var b strings.Builder
 	out := lines{b: &b}
 	pal := c.env.pal
-	body := []string{pal.style(sWarn, cut(c.question, c.w-4, c.env.gl.ell)), "", cut(c.detail, c.w-4, c.env.gl.ell), "",
-		pal.style(sBold, "y") + ": yes" + c.env.gl.sep + pal.style(sBold, "n") + ": no"}
+	var body []string
+	for _, s := range wrapWords(c.question, max(10, c.w-4)) {
+		body = append(body, pal.style(sWarn, cut(s, c.w-4, c.env.gl.ell)))
+	}
+	body = append(body, "")
+	for _, s := range wrapWords(c.detail, max(10, c.w-4)) {
+		body = append(body, cut(s, c.w-4, c.env.gl.ell))
+	}
+	body = append(body, "", pal.style(sBold, "y")+": yes"+c.env.gl.sep+pal.style(sBold, "n")+": no")
 	out.fill(max(0, (c.h-len(body))/2-1))
 	for _, s := range body {
 		out.add("  " + s)

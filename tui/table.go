@@ -100,6 +100,16 @@ type tableScreen struct {
 	// after is the token of the lost game this one was dealt after, or
 	// 0: the solver's answer about that deal shows here when it comes.
 	after int
+
+	// hints and undos count the hints shown and the moves undone in
+	// this game, from the stored figures of a resumed game on; watched
+	// is set once the solver's line was watched. Saves carry them: the
+	// server records assisted games as such.
+	hints, undos int
+	watched      bool
+	// result is what the server recorded at the last save, when it says
+	// (Recorder): the end screens show it.
+	result *SaveResult
 }
 
 // answer is what the solver said about a deal from its start.
@@ -517,6 +527,7 @@ func (t *tableScreen) undo() tea.Cmd {
 		t.say(sErr, err.Error())
 		return nil
 	}
+	t.undos++
 	t.sel = engine.NoPlace
 	cmd := t.changed()
 	if t.d.status != engine.Lost {
@@ -553,6 +564,10 @@ func (t *tableScreen) askHint() tea.Cmd {
 	if !ok {
 		return nil
 	}
+	// A hint makes the game assisted: a new version is saved with the
+	// count (the position stays as it is).
+	t.hints++
+	t.version++
 	t.showHint(m, "")
 	if t.env.solver == nil {
 		return nil

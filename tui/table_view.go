@@ -36,7 +36,12 @@ func (t *tableScreen) panel(lines []string, moves, passes string, w int) []strin
 		tm = clock(t.wonIn)
 	}
 	lines = append(lines, title, "", "time "+tm+gl.sep+moves+gl.sep+passes)
-	if s := t.answer.sentence(gl); s != "" {
+	lines = t.resultLines(lines)
+	s := t.answer.sentence(gl)
+	if t.answer == answerWinnable {
+		s = "watch the solver's line (w)" // the player just won it
+	}
+	if s != "" {
 		lines = append(lines, "")
 		lines = appendWrapped(lines, s, w)
 	}

@@ -79,11 +79,13 @@ func TestE2EOldUnfinishedGame(t *testing.T) {
 			t.Fatalf("quit: exit status %d, want 0", st)
 		}
 
-		// TEMPORARY (issue 9): the server now refuses to abandon another
-		// session's unfinished game without the player's word; until the
-		// tui asks for it on a new deal, the rest of this test cannot pass.
-		t.Skip("until the tui asks before abandoning an unfinished game of the same rules")
+		// A new Classic deal asks before abandoning the old game; yes
+		// starts it, and its first save abandons the old one.
 		c := sshtest.OpenTerm(t, ts.dial(t, key), sshtest.TermOptions{Command: "classic 7"})
+		c.WaitScreen(t, wait, "the abandon question", func(s string) bool {
+			return strings.Contains(s, "You have Classic deal 42 in progress (1 move): abandon it?")
+		})
+		typeKeys(t, c, "y")
 		g7 := newGame(t, "classic", 7)
 		waitPosition(t, c, g7)
 		typeKeys(t, c, "d")

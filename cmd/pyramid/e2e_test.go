@@ -1253,13 +1253,15 @@ func TestE2ETwoSessionsDoNotAbandon(t *testing.T) {
 		waitPosition(t, a, ga)
 		waitStored(t, u, "classic", 3, ga.Record().Moves)
 
+		// The second session asks before abandoning the first one's
+		// game; no keeps it, and Continue reaches it.
 		b := sshtest.OpenTerm(t, ts.dial(t, key), sshtest.TermOptions{Command: "classic 42"})
-		gb := newGame(t, "classic", 42)
-		waitPosition(t, b, gb)
-		typeKeys(t, b, "d")
-		play(t, gb, "d")
-		b.WaitScreen(t, wait, "the save refused, saying why", func(s string) bool {
-			return strings.Contains(s, "not saved") && strings.Contains(s, "your classic game")
+		b.WaitScreen(t, wait, "the abandon question", func(s string) bool {
+			return strings.Contains(s, "You have Classic deal 3 in progress (2 moves): abandon it?")
+		})
+		typeKeys(t, b, "n")
+		b.WaitScreen(t, wait, "the menu with the game in progress", func(s string) bool {
+			return isMenu(s) && strings.Contains(s, "Classic · deal 3 · 2 moves")
 		})
 
 		typeKeys(t, a, "d")
@@ -1275,6 +1277,47 @@ func TestE2ETwoSessionsDoNotAbandon(t *testing.T) {
 		for _, g := range games(t, u) {
 			if g.Status == "abandoned" {
 				t.Fatalf("games: %+v; nothing was abandoned", games(t, u))
+			}
+		}
+	})
+}
+
+// TestE2ESecondSessionAbandonsAfterAsking: a second session that starts
+// the rule set of the first one's game asks; on yes the first game is
+// abandoned, and the first session is told so (not that it goes on).
+func TestE2ESecondSessionAbandonsAfterAsking(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ts := startServer(t, be.url(t))
+		key := sshtest.NewKey(t)
+		u := ts.user(key)
+		a := sshtest.OpenTerm(t, ts.dial(t, key), sshtest.TermOptions{Command: "classic 3"})
+		ga := newGame(t, "classic", 3)
+		waitPosition(t, a, ga)
+		typeKeys(t, a, "d")
+		play(t, ga, "d")
+		waitPosition(t, a, ga)
+		waitStored(t, u, "classic", 3, ga.Record().Moves)
+
+		b := sshtest.OpenTerm(t, ts.dial(t, key), sshtest.TermOptions{Command: "classic 42"})
+		b.WaitScreen(t, wait, "the abandon question", func(s string) bool {
+			return strings.Contains(s, "You have Classic deal 3 in progress (1 move): abandon it?")
+		})
+		typeKeys(t, b, "y")
+		gb := newGame(t, "classic", 42)
+		waitPosition(t, b, gb)
+		typeKeys(t, b, "d")
+		play(t, gb, "d")
+		waitPosition(t, b, gb)
+		waitStored(t, u, "classic", 42, gb.Record().Moves)
+		a.WaitScreen(t, wait, "the first session told what happened", func(s string) bool {
+			return strings.Contains(s, "abandoned from another session")
+		})
+		if strings.Contains(a.Screen(), "continues in another session") {
+			t.Fatalf("the first session was told its game goes on:\n%s", a.Screen())
+		}
+		for _, g := range games(t, u) {
+			if g.Rules == "classic" && g.Deal == 3 && g.Status != "abandoned" {
+				t.Fatalf("games: %+v; want classic 3 abandoned", games(t, u))
 			}
 		}
 	})
