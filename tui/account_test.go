@@ -225,7 +225,7 @@ func TestStatsScreen(t *testing.T) {
 	h.open(itemStats)
 	h.wantScreen("your stats", "Classic", "12", "42%", "2/4", "4:12", "Classic: 12 played, 5 won (42%)")
 	h.keys("down")
-	h.wantScreen("Daily: 3 played", "daily deals: 3 played, best 28 removed in 5:01")
+	h.wantScreen("Daily: 3 played", "daily deals: 3 played, 0 won, best 28 removed in 5:01", "daily streak 0 days in a row")
 	// The columns that do not fit at 80 cells show at 120.
 	h.wantNotScreen("best daily")
 	h.resize(120, 40)

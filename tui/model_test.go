@@ -613,6 +613,9 @@ func TestSolver(t *testing.T) {
 	h.wantScreen("keeps the deal winnable")
 	s.verdict = engine.Unwinnable
 	h.keys("H")
+	h.wantScreen("this deal can never be won: n deals a new one")
+	h.wantNotScreen("undo to find")
+	h.keys("d", "H")
 	h.wantScreen("the deal can no longer be won")
 	// A reply for an older position is dropped.
 	h.send(hintMsg{token: h.m.token, version: h.m.table().Version() - 1, move: engine.DrawMove, verdict: engine.Winnable})

@@ -191,7 +191,7 @@ func titleOfStats(r *RulesStats) string {
 }
 
 // detailLines is how many lines describe the highlighted rule set.
-const detailLines = 3
+const detailLines = 4
 
 // rowsRoom is how many rule sets fit: the window less the title, the
 // identity, a blank, the column heads, a blank, the details, the message
@@ -292,7 +292,11 @@ func (s *statsScreen) details(r *RulesStats) []string {
 		strconv.FormatFloat(r.AvgRemoved, 'f', 1, 64) + " pyramid cards removed a game",
 	}
 	if r.DailyPlayed > 0 {
-		d = append(d, "daily deals: "+strconv.Itoa(r.DailyPlayed)+" played, best "+bestDaily(r, " removed in "))
+		d = append(d, "daily deals: "+strconv.Itoa(r.DailyPlayed)+" played, "+strconv.Itoa(r.DailyWon)+" won, best "+bestDaily(r, " removed in "),
+			"daily streak "+strconv.Itoa(r.DailyStreak)+plural(r.DailyStreak, " day", " days")+" in a row, best "+strconv.Itoa(r.BestDailyStreak))
+	}
+	if r.AssistedWins > 0 {
+		d = append(d, strconv.Itoa(r.AssistedWins)+" of the wins used hints or undo: they set no record")
 	}
 	return d
 }

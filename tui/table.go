@@ -447,7 +447,10 @@ func (t *tableScreen) activate(p engine.Place) tea.Cmd {
 		first, _ := t.cardAt(t.sel)
 		m := engine.PairMove(t.sel, p)
 		if err := t.game.Check(m); err != nil {
-			t.sayf(sErr, "%s and %s: %s", t.env.gl.cardName(first), t.env.gl.cardName(c), err)
+			// The card just chosen becomes the selection, as in other
+			// solitaires: the player most often meant to start anew.
+			t.sel = p
+			t.sayf(sErr, "%s and %s: %s; %s selected", t.env.gl.cardName(first), t.env.gl.cardName(c), err, t.env.gl.cardName(c))
 			return nil
 		}
 		t.sel = engine.NoPlace
@@ -588,9 +591,13 @@ func (t *tableScreen) solverHint(h hintMsg) {
 	switch {
 	case h.err == nil && h.verdict == engine.Winnable && h.move.Kind != 0 && t.game.Check(h.move) == nil:
 		t.showHint(h.move, "keeps the deal winnable")
+	case h.err == nil && h.verdict == engine.Unwinnable && t.game.MovesMade() == 0:
+		// From the start: no line of play ever wins this deal.
+		t.showHint(t.hint, "")
+		t.sayf(sWarn, "%s%sthis deal can never be won: %s deals a new one", t.msg, t.env.gl.sep, t.Keys.New.Help().Key)
 	case h.err == nil && h.verdict == engine.Unwinnable:
 		t.showHint(t.hint, "")
-		t.sayf(sWarn, "%s · the deal can no longer be won: undo to find a winning line", t.msg)
+		t.sayf(sWarn, "%s%sthe deal can no longer be won: undo to find a winning line", t.msg, t.env.gl.sep)
 	default:
 		t.showHint(t.hint, "the solver does not know better in time")
 	}
@@ -759,6 +766,9 @@ func (t *tableScreen) updateKeys() {
 	k.Hint.SetEnabled(playing)
 	k.Prompt.SetEnabled(!won && !t.promptOpen)
 	k.New.SetEnabled(!t.promptOpen && !won) // after a win, enter says it
+	if t.game.Rules().Daily {
+		k.New.SetHelp(k.New.Help().Key, "restart") // the day has one deal
+	}
 	k.Help.SetEnabled(!t.promptOpen)
 	k.Back.SetEnabled(!t.promptOpen)
 }

@@ -62,12 +62,12 @@ func TestSelectPairByKeys(t *testing.T) {
 func TestIllegalPairSaysWhy(t *testing.T) {
 	h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true})
 	h.keys("l", "l", "enter", "l", "enter") // 9♣ then 10♦
-	h.wantScreen("9♣ and 10♦: cards do not sum to 13")
+	h.wantScreen("9♣ and 10♦: cards do not sum to 13", "10♦ selected")
 	if h.game().MovesMade() != 0 {
 		t.Fatal("an illegal pair was played")
 	}
-	if h.m.table().sel != engine.Slot(7, 3) {
-		t.Errorf("selection is %s, want 9♣ at 7.3 kept", h.m.table().sel)
+	if h.m.table().sel != engine.Slot(7, 4) {
+		t.Errorf("selection is %s, want the card just chosen, 10♦ at 7.4", h.m.table().sel)
 	}
 	h.keys("esc")
 	if h.m.table().sel != engine.NoPlace {

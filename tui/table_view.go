@@ -45,7 +45,11 @@ func (t *tableScreen) panel(lines []string, moves, passes string, w int) []strin
 		lines = append(lines, "")
 		lines = appendWrapped(lines, s, w)
 	}
-	return append(lines, "", "enter or n: new deal"+gl.sep+"q: menu")
+	again := "enter or n: new deal"
+	if t.game.Rules().Daily {
+		again = "enter or n: play it again (practice)"
+	}
+	return append(lines, "", again+gl.sep+"q: menu")
 }
 
 // barKeys is the table's help bar: the key map's short help with w
