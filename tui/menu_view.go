@@ -186,7 +186,7 @@ func (m *menuScreen) note(it menuItem) string {
 	case itemCustom:
 		return "every knob of the rule model"
 	case itemNumber:
-		return m.rules.Title() + " or any rule set"
+		return rulesName(m.rules) + " or any rule set"
 	case itemWinnable:
 		if m.Winnable {
 			return "[x] on"
@@ -240,14 +240,14 @@ func (m *menuScreen) viewCustom(out *lines) string {
 		out.add(marker + label + "  " + vals.String())
 	}
 	out.add("")
-	m.item(out, m.knobCur == len(knobs), "Play these rules", m.custom.Title(), 20)
+	m.item(out, m.knobCur == len(knobs), "Play these rules", rulesName(m.custom), 20)
 	m.item(out, m.knobCur == len(knobs)+1, "Back", "", 20)
 	return m.custom.Describe()
 }
 
 // viewNumber writes the deal number form.
 func (m *menuScreen) viewNumber(out *lines) string {
-	out.add("    Type a deal number for " + m.rules.Title() + ",")
+	out.add("    Type a deal number for " + rulesName(m.rules) + ",")
 	out.add("    or a rule set and a number (double 42, classic,passes=2 7).")
 	out.add("")
 	out.add("    " + m.number.view(m.env.pal, m.w-5))

@@ -75,7 +75,7 @@ func TestDeepLinks(t *testing.T) {
 		{[]string{"42"}, []string{"Classic · deal 42"}},
 		{[]string{"double", "7"}, []string{"Double · deal 7", "0/45 removed"}},
 		{[]string{"CLASSIC,passes=2", "9"}, []string{"Easy · deal 9", "pass 1/2"}},
-		{[]string{"classic,cover=overlap", "9"}, []string{"Custom · deal 9", "pass 1/3"}},
+		{[]string{"classic,cover=overlap", "9"}, []string{"Classic, cover=overlap · deal 9", "pass 1/3"}},
 		{[]string{"relaxed", "9"}, []string{"Relaxed · deal 9", "pass 1/∞"}},
 		{[]string{"double"}, []string{fmt.Sprintf("Double · deal %d", dealFromClock(epoch))}},
 		{[]string{"daily"}, []string{"Daily · 2026-03-01"}},
@@ -184,7 +184,7 @@ func TestMenuFlow(t *testing.T) {
 		h.keys("down")
 	}
 	h.keys("enter") // no question: the Double game had no move yet
-	h.wantScreen("Custom · deal", "pass 1/1", "0/45 removed")
+	h.wantScreen("Double, passes=1 · deal", "pass 1/1", "0/45 removed")
 	// q from the menu quits.
 	h.keys("q", "q")
 	if !h.quit {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"pyramid/engine"
 	"strconv"
 	"strings"
 	"time"
@@ -183,6 +184,9 @@ func bestDaily(r *RulesStats, in string) string {
 
 // titleOfStats is the rule set's title as the table shows it.
 func titleOfStats(r *RulesStats) string {
+	if rules, err := engine.ParseRules(r.RulesID); err == nil && (r.Title == "" || r.Title == "Custom" || r.Title == "Daily (custom)") {
+		return clean(rulesName(rules), 40) // custom rules by their rules
+	}
 	t := clean(r.Title, 20)
 	if t == "" {
 		t = clean(r.RulesID, 20)
