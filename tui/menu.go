@@ -113,6 +113,8 @@ type menuScreen struct {
 	conts []string
 	// name is the player's display name as the menu shows it.
 	name string
+	// daily says whether today's daily deal is done, and its place.
+	daily dailyTodayMsg
 	// rules are those of the last game, for custom rules and deals by
 	// number.
 	rules   engine.Rules
@@ -200,6 +202,13 @@ func (m *menuScreen) setContinues(notes []string) {
 		m.cur = max(0, min(m.cur+len(notes)-had, len(m.items)-1))
 	default:
 		m.cur = min(m.cur, max(0, len(notes)-1))
+	}
+}
+
+// setDailyDone marks today's daily deal done on the Daily item.
+func (m *menuScreen) setDailyDone(d dailyTodayMsg) {
+	if d.done {
+		m.daily = d
 	}
 }
 

@@ -182,6 +182,9 @@ func (m *menuScreen) note(it menuItem) string {
 	case itemContinue:
 		return m.conts[it.index]
 	case itemPreset:
+		if it.preset == "daily" && m.daily.done {
+			return m.dailyNote()
+		}
 		return presetNote(it.preset)
 	case itemCustom:
 		return "every knob of the rule model"
@@ -211,6 +214,19 @@ func (m *menuScreen) note(it menuItem) string {
 		return "play as the player who gave you the code"
 	}
 	return ""
+}
+
+// dailyNote is the Daily item's note once today's deal is done: a
+// replay is practice.
+func (m *menuScreen) dailyNote() string {
+	s := "done today"
+	if m.env.gl.unicode {
+		s += " ✓"
+	}
+	if d := m.daily; d.rank > 0 {
+		s += " (#" + strconv.Itoa(d.rank) + " of " + strconv.Itoa(d.players) + ")"
+	}
+	return s + m.env.gl.sep + "replays are practice"
 }
 
 // viewCustom writes the custom rules form: every knob with its values,

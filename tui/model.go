@@ -118,7 +118,7 @@ func New(d Deps) *Model {
 // Init loads the player's unfinished games, starts the deep-linked game
 // and reads the clock for a game dealt in New.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.waitInbox()}
+	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.waitInbox(), m.loadDailyToday()}
 	if m.loading {
 		games, player, ctx := m.env.games, m.env.player.ID, m.env.ctx
 		cmds = append(cmds, func() tea.Msg {
@@ -195,6 +195,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleGame(msg)
 	case savedMsg:
 		return m.savedReply(msg)
+	case dailyTodayMsg:
+		m.menu().setDailyDone(msg)
+		return nil
 	case routed:
 		return m.route(msg)
 	case renamedMsg:

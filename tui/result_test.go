@@ -106,3 +106,21 @@ func TestWinScreenSaysWhatWasRecorded(t *testing.T) {
 		})
 	}
 }
+
+func TestDailyItemSaysDoneToday(t *testing.T) {
+	acc := newFakeAccount()
+	h := newHarness(t, accountDeps(acc))
+	h.wantNotScreen("done today")
+	acc.stats[1].DailyToday, acc.stats[1].TodayRank, acc.stats[1].TodayPlayers = true, 2, 5
+	h = newHarness(t, accountDeps(acc))
+	h.wantScreen("done today ✓ (#2 of 5) · replays are practice")
+	// A daily finished in the session says so at once.
+	store := &recordingGames{res: SaveResult{Status: StatusWon, DailyRank: 1, DailyPlayers: 1}}
+	d := accountDeps(newFakeAccount())
+	d.Args, d.Games = []string{"daily"}, store
+	h = newHarness(t, d)
+	h.m.table().recorded(SaveResult{})
+	h.m.dailyRecorded(h.m.table(), SaveResult{Status: StatusLost, DailyRank: 4, DailyPlayers: 9})
+	h.keys("q")
+	h.wantScreen("done today ✓ (#4 of 9)")
+}

@@ -255,6 +255,7 @@ func (m *Model) savedReply(msg savedMsg) tea.Cmd {
 	if msg.token == m.token {
 		if t := m.table(); m.playing && msg.res != nil {
 			t.recorded(*msg.res)
+			m.dailyRecorded(t, *msg.res)
 		}
 		q.acked = len(done.game.Record.Moves)
 		q.failed = ""

@@ -2,13 +2,14 @@ package tui
 
 import (
 	"context"
-	"pyramid/engine"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"pyramid/engine"
 )
 
 // statsMsg brings the player's records, read through Account.Stats.
