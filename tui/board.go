@@ -45,6 +45,9 @@ type board struct {
 
 	d       derived
 	version int // counts changes of the game
+	// clock is the time played, shown after the figures; empty shows
+	// none (the watch screen's board).
+	clock string
 }
 
 // newBoard lays game out for a w×h window. The cursor starts on the
@@ -307,7 +310,7 @@ func (b *board) render(pw panelWriter, right string, p *Prompt, bar []key.Bindin
 	gr := getGrid(l.boardW, l.boardH)
 	b.drawBoard(gr, pw)
 	vc := b.cache
-	if k := (headerKey{b.version, b.w}); k != vc.headerKey || vc.header == "" {
+	if k := (headerKey{b.version, b.w, b.clock}); k != vc.headerKey || vc.header == "" {
 		var hb strings.Builder
 		b.writeHeader(&hb, right)
 		vc.headerKey, vc.header = k, hb.String()
@@ -397,6 +400,10 @@ func (b *board) figures() string {
 		r.WriteString(b.env.gl.sep + "won")
 	case engine.Lost:
 		r.WriteString(b.env.gl.sep + "lost")
+	}
+	if b.clock != "" {
+		r.WriteString(b.env.gl.sep)
+		r.WriteString(b.clock)
 	}
 	return r.String()
 }

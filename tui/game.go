@@ -48,6 +48,10 @@ func (m *Model) handleGame(msg tea.Msg) tea.Cmd {
 		if m.playing {
 			return m.table().update(msg)
 		}
+	case tickMsg:
+		if m.playing && msg.token == m.token {
+			return m.env.readClock(m.token, clockTick)
+		}
 	case hintMsg:
 		if m.playing {
 			return m.table().update(msg)
@@ -321,7 +325,7 @@ type resumedMsg struct {
 func (m *Model) resumeGame() tea.Cmd {
 	if m.playing {
 		m.show(screenTable)
-		return nil
+		return m.table().back()
 	}
 	if m.resume == nil || !m.env.persist() {
 		return nil

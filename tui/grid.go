@@ -98,6 +98,7 @@ type span struct{ lo, hi int32 }
 // headerKey is what the header lines depend on.
 type headerKey struct {
 	version, w int
+	clock      string
 }
 
 // msgKey is what the message line depends on.

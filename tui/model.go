@@ -191,7 +191,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleInput(msg)
 	case NoticeMsg, ShutdownMsg, GameTakenMsg, endingMsg:
 		return m.handleServer(msg)
-	case linkMsg, unfinishedMsg, dealtMsg, resumedMsg, clockMsg, hintMsg, solvedMsg, lineMsg:
+	case linkMsg, unfinishedMsg, dealtMsg, resumedMsg, clockMsg, tickMsg, hintMsg, solvedMsg, lineMsg:
 		return m.handleGame(msg)
 	case savedMsg:
 		return m.savedReply(msg)
@@ -285,6 +285,9 @@ func (m *Model) handleEvent(msg tea.Msg) tea.Cmd {
 		m.show(screenMenu)
 		m.setContinue()
 		m.menu().focusContinue()
+		if m.playing {
+			return m.table().leave()
+		}
 	case newDealMsg:
 		if !m.playing {
 			return nil

@@ -80,10 +80,15 @@ type tableScreen struct {
 	prompt     Prompt
 	promptOpen bool
 
-	played   time.Duration // time played in earlier sessions
-	since    time.Time     // when play began in this session; zero until known
+	played   time.Duration // time played before since (earlier sessions, before the menu)
+	since    time.Time     // when play last began; zero until known and while away
 	wonIn    time.Duration
 	wonKnown bool
+	// The header's clock (clock.go): the last tick's reading, whether a
+	// tick is on its way, whether the player is in the menu and whether
+	// the pause's reading is on its way.
+	lastTick               time.Time
+	ticking, away, pausing bool
 
 	// wantBefore asks the table to keep a copy of itself as it is right
 	// before the game changes (before), for its owner: a stored game
@@ -266,19 +271,7 @@ func (t *tableScreen) update(msg tea.Msg) tea.Cmd {
 		if msg.token != t.token {
 			return nil
 		}
-		switch msg.what {
-		case clockStart:
-			if t.since.IsZero() {
-				t.since = msg.now
-			}
-		case clockWon:
-			if !t.since.IsZero() {
-				t.wonIn = t.played + msg.now.Sub(t.since)
-			} else {
-				t.wonIn = t.played
-			}
-			t.wonKnown = true
-		}
+		return t.clocked(msg)
 	case hintMsg:
 		if msg.token == t.token && msg.version == t.version {
 			t.solverHint(msg)
@@ -722,10 +715,19 @@ func (t *tableScreen) changed() tea.Cmd {
 		}
 	case engine.Lost:
 		cmd = t.askDeal()
+		if before != engine.Lost {
+			// The clock stops at the loss too.
+			t.wonKnown = false
+			cmd = tea.Batch(t.env.readClock(t.token, clockWon), cmd)
+		}
 		t.say(sWarn, t.lostNote(t.w))
-	}
-	if before == engine.Won {
-		t.wonKnown = false
+	case engine.Playing:
+		if before != engine.Playing {
+			// Undone from the end: the clock runs again.
+			t.wonKnown = false
+			t.showClock()
+			cmd = t.startTicking()
+		}
 	}
 	return cmd
 }
