@@ -447,7 +447,7 @@ func (b *board) drawBoard(gr *grid, pw panelWriter) {
 			b.drawEmpty(gr, x, y, p)
 		}
 	}
-	if d.status == engine.Won {
+	if d.status == engine.Won || d.status == engine.Lost && pw != nil {
 		b.drawWinPanel(gr, pw)
 	}
 }
@@ -603,8 +603,8 @@ func (b *board) drawEmpty(gr *grid, x, y int, p engine.Place) {
 	}
 }
 
-// drawWinPanel draws the end-of-game panel over the empty pyramid, with
-// the lines pw writes.
+// drawWinPanel draws the end-of-game panel over the pyramid (empty after
+// a win, what is left of it after a loss), with the lines pw writes.
 func (b *board) drawWinPanel(gr *grid, pw panelWriter) {
 	l := &b.lay
 	g := b.game
