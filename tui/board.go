@@ -316,11 +316,23 @@ func (b *board) render(pw panelWriter, right string, p *Prompt, bar []key.Bindin
 		vc.headerKey, vc.header = k, hb.String()
 	}
 	buf := append(gr.out[:0], vc.header...)
+	// A message wider than the window wraps onto the blank lines under
+	// the board, as many as there are; what is left over is cut.
+	var above []string
+	var rest string
+	if p == nil && b.msg != "" && cells(b.msg) > b.w-2 {
+		spare := b.h - chromeBottom - (l.boardY + l.boardH)
+		if ws := wrapWords(b.msg, max(10, b.w-2)); spare > 0 && len(ws) > 1 {
+			n := min(len(ws)-1, spare)
+			above, rest = ws[:n], strings.Join(ws[n:], " ")
+		}
+	}
+	bottom := b.h - chromeBottom - len(above)
 	y := chromeTop
 	for ; y < l.boardY; y++ {
 		buf = append(buf, '\n')
 	}
-	for j := 0; j < l.boardH && y < b.h-chromeBottom; j, y = j+1, y+1 {
+	for j := 0; j < l.boardH && y < bottom; j, y = j+1, y+1 {
 		start := len(buf)
 		buf = appendBlanks(buf, l.boardX)
 		margin := len(buf)
@@ -329,13 +341,21 @@ func (b *board) render(pw panelWriter, right string, p *Prompt, bar []key.Bindin
 		}
 		buf = append(buf, '\n')
 	}
-	for ; y < b.h-chromeBottom; y++ {
+	for ; y < bottom; y++ {
+		buf = append(buf, '\n')
+	}
+	for _, s := range above {
+		buf = append(buf, ' ')
+		buf = append(buf, b.env.pal.style(b.msgSt, s)...)
 		buf = append(buf, '\n')
 	}
 	switch {
 	case p != nil:
 		buf = append(buf, ' ')
 		buf = append(buf, p.view(b.env.pal, b.w-1)...)
+	case len(above) > 0:
+		buf = append(buf, ' ')
+		buf = append(buf, b.env.pal.style(b.msgSt, cut(rest, b.w-2, b.env.gl.ell))...)
 	case b.msg != "":
 		if k := (msgKey{b.msg, b.msgSt, b.w}); k != vc.msgKey || vc.msgLine == "" {
 			vc.msgKey = k

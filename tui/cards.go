@@ -67,7 +67,7 @@ func newGlyphs(unicode bool) *glyphs {
 		g.box = [6]rune{'┌', '┐', '└', '┘', '─', '│'}
 		g.panel = [6]rune{'╔', '╗', '╚', '╝', '═', '║'}
 		g.sep, g.inf, g.ell = " · ", "∞", "…"
-		g.arrows = "←↓↑→"
+		g.arrows = "←↑↓→"
 	} else {
 		g.back = '#'
 		g.box = [6]rune{'+', '+', '+', '+', '-', '|'}

@@ -83,7 +83,7 @@ func newTableKeyMap(s KeyScheme, g *glyphs) TableKeyMap {
 	draw, moveHelp := "d", g.arrows
 	if s == SchemeWASD {
 		up, down, left, right = append(up, "w"), append(down, "s"), append(left, "a"), append(right, "d")
-		draw, moveHelp = "x", g.arrows
+		draw, moveHelp = "x", "wasd"
 	}
 	return TableKeyMap{
 		Up:     key.NewBinding(key.WithKeys(up...), key.WithHelp(strings.Join(up, "/"), "up")),
@@ -130,10 +130,11 @@ const (
 )
 
 // tableBarDrop is the order in which the table's help bar gives items up
-// when the window is too narrow for all of them: the keys the full help
-// explains first, the way back to the menu and the help itself last, so
-// that q and ? show at 80 columns whatever else does.
-var tableBarDrop = [barItems]uint8{barPrompt, barHint, barMove, barSelect, barRedo, barNew, barDraw, barUndo, barWatch, barHelp, barBack}
+// when the window is too narrow for all of them: the keys a player finds
+// without being told first (the arrows, enter), the way back to the
+// menu, the help and the ':' prompt last, so that q, ? and : show at 80
+// columns whatever else does.
+var tableBarDrop = [barItems]uint8{barMove, barRedo, barSelect, barHint, barNew, barDraw, barUndo, barWatch, barPrompt, barHelp, barBack}
 
 // watchKeys is the table's w after a game: watch the solver's winning
 // line. It is kept apart from TableKeyMap, which every table carries, so

@@ -141,7 +141,10 @@ func TestDrawRedealUndoRedo(t *testing.T) {
 	h.keys("d")
 	h.wantScreen("pass 2/3", "pass 2/3: the waste is the stock again")
 	h.keys("u")
-	h.wantScreen("pass 1/3", "undid r", "r redo")
+	h.wantScreen("pass 1/3", "undid r")
+	if !h.m.table().Keys.Redo.Enabled() {
+		t.Error("redo is not enabled after an undo")
+	}
 	checkShape(t, h.m.View(), 80, 24) // the help bar with undo and redo fits
 	h.keys("r")
 	h.wantScreen("pass 2/3", "redid r")
@@ -355,5 +358,21 @@ func TestDrawThreeAndOpenStock(t *testing.T) {
 	h2.keys("down", "enter")
 	if h2.game().MovesMade() != 0 && top.Rank() != 13 {
 		t.Error("enter on the open stock drew")
+	}
+}
+
+func TestLongMessagesWrap(t *testing.T) {
+	h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true})
+	long := "move 1 (w+s): card is not available: the stock is face down in these rules (draw it onto the waste first)"
+	h.m.table().say(sErr, long)
+	s := h.screen()
+	checkShape(t, h.m.View(), 80, 24)
+	if strings.Contains(s, "…") {
+		t.Errorf("the message is cut at 80 columns:\n%s", s)
+	}
+	for _, w := range []string{"move 1 (w+s)", "(draw it onto the waste first)"} {
+		if !strings.Contains(s, w) {
+			t.Errorf("the screen lacks %q:\n%s", w, s)
+		}
 	}
 }

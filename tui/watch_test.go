@@ -493,7 +493,7 @@ func TestBarDropsLeastImportantFirst(t *testing.T) {
 	h.keys("d", "d", "u")
 	lines := strings.Split(h.screen(), "\n")
 	got := lines[len(lines)-1]
-	want := " ←↓↑→ move · enter select · d draw · u undo · r redo · ? help · n new · q menu …"
+	want := " enter select · d draw · u undo · H hint · : moves · ? help · n new · q menu …"
 	if got != want {
 		t.Errorf("the bar at 80 columns is\n%q, want\n%q", got, want)
 	}
@@ -501,7 +501,7 @@ func TestBarDropsLeastImportantFirst(t *testing.T) {
 	h.resize(120, 40)
 	lines = strings.Split(h.screen(), "\n")
 	got = lines[len(lines)-1]
-	want = " ←↓↑→ move · enter select · d draw · u undo · r redo · H hint · : moves · ? help · n new · q menu"
+	want = " ←↑↓→ move · enter select · d draw · u undo · r redo · H hint · : moves · ? help · n new · q menu"
 	if got != want {
 		t.Errorf("the bar at 120 columns is\n%q, want\n%q", got, want)
 	}
