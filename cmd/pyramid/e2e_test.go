@@ -434,7 +434,9 @@ func TestE2EDeepLinkPlay(t *testing.T) {
 		if err := g.Check(engine.PairMove(engine.Slot(7, 2), engine.Slot(7, 4))); err == nil {
 			t.Fatalf("engine: %s + %s is legal; the test's premise is wrong", c72, c74)
 		}
-		typeKeys(t, term, sshtest.KeyLeft+sshtest.KeyEnter)
+		// The failed pair selects 7.4, the card just chosen: enter on it
+		// again unselects it, then 7.2 with 7.3.
+		typeKeys(t, term, sshtest.KeyEnter+sshtest.KeyLeft+sshtest.KeyLeft+sshtest.KeyEnter+sshtest.KeyRight+sshtest.KeyEnter)
 		play(t, g, "7.2+7.3")
 		waitPosition(t, term, g)
 
