@@ -261,6 +261,9 @@ func (b *board) fixCursor() {
 		if tg.level < cl {
 			score -= 2 // a card freed above is the likely next play
 		}
+		if b.cursor.IsPyramid() && !tg.p.IsPyramid() {
+			score += 100 // a card of the pyramid goes: stay in the pyramid
+		}
 		if bestScore < 0 || score < bestScore {
 			best, bestScore = tg.p, score
 		}
@@ -610,9 +613,14 @@ func (b *board) drawEmpty(gr *grid, x, y int, p engine.Place) {
 	} else {
 		marks = b.env.gl.markAv
 	}
+	// The empty stock shows whether the waste can turn over once more.
+	redeal := p == engine.Stock && b.d.canRedeal
 	if !geo.boxed {
 		gr.set(x, y, marks[0], st)
 		gr.set(x+4, y, marks[1], st)
+		if redeal {
+			gr.set(x+2, y, b.env.gl.redeal, st)
+		}
 		return
 	}
 	b.drawBox(gr, x, y, geo.cardH, b.env.gl.box, sDim, sPlain)
@@ -620,6 +628,9 @@ func (b *board) drawEmpty(gr *grid, x, y int, p engine.Place) {
 		gr.fill(x, y+1, geo.cardW, 1, ' ', st)
 		gr.set(x, y+1, marks[0], st)
 		gr.set(x+geo.cardW-1, y+1, marks[1], st)
+	}
+	if redeal {
+		gr.set(x+geo.cardW/2, y+1, b.env.gl.redeal, st)
 	}
 }
 

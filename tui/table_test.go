@@ -376,3 +376,46 @@ func TestLongMessagesWrap(t *testing.T) {
 		}
 	}
 }
+
+func TestCursorStaysInThePyramidAfterAKing(t *testing.T) {
+	// Find a deal whose bottom row has a King in the middle.
+	for n := uint64(1); n < 500; n++ {
+		g, err := engine.NewNumbered(engine.Classic(), n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var king engine.Place = engine.NoPlace
+		for c := 3; c <= 5; c++ {
+			if card, _ := g.PyramidCard(engine.Slot(7, c)); card.Rank() == 13 {
+				king = engine.Slot(7, c)
+			}
+		}
+		if king == engine.NoPlace {
+			continue
+		}
+		h := newHarness(t, Deps{Args: []string{"classic", itoa(int(n))}, Unicode: true})
+		h.m.table().cursor = king
+		h.keys("enter")
+		if h.game().MovesMade() != 1 {
+			t.Fatalf("deal %d: the King at %s was not removed", n, king)
+		}
+		if c := h.m.table().cursor; !c.IsPyramid() {
+			t.Errorf("deal %d: after the King at %s the cursor is on %s, want a card of the pyramid", n, king, c)
+		}
+		return
+	}
+	t.Fatal("no deal with a King in the middle of the bottom row")
+}
+
+func TestEmptyStockShowsARedeal(t *testing.T) {
+	h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true})
+	for h.game().StockCount() > 0 {
+		h.keys("d")
+	}
+	h.wantScreen("│ ↻ │ 0")
+	h = newHarness(t, Deps{Args: []string{"one-pass", "42"}, Unicode: true})
+	for h.game().StockCount() > 0 {
+		h.keys("d")
+	}
+	h.wantNotScreen("↻")
+}
