@@ -35,6 +35,32 @@ type fakeAccount struct {
 	redeemed   []string
 	redeemName string
 	redeemErr  error
+	// settings are the kept settings; setErr refuses SetSetting.
+	settings map[string]string
+	setErr   error
+}
+
+func (f *fakeAccount) Settings(ctx context.Context, player string) (map[string]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]string{"keys": "arrows", "cards": "symbols", "winnable-only": "off"}
+	for k, v := range f.settings {
+		out[k] = v
+	}
+	return out, nil
+}
+
+func (f *fakeAccount) SetSetting(ctx context.Context, player, name, value string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.setErr != nil {
+		return f.setErr
+	}
+	if f.settings == nil {
+		f.settings = map[string]string{}
+	}
+	f.settings[name] = value
+	return nil
 }
 
 func newFakeAccount() *fakeAccount {

@@ -115,6 +115,10 @@ type menuScreen struct {
 	name string
 	// daily says whether today's daily deal is done, and its place.
 	daily dailyTodayMsg
+	// kept are the settings as the account last kept them (settings.go);
+	// settingsChanged is set once the player changed one in the session.
+	kept            map[string]string
+	settingsChanged bool
 	// rules are those of the last game, for custom rules and deals by
 	// number.
 	rules   engine.Rules
@@ -138,6 +142,7 @@ func newMenu(e *env, w, h int) *menuScreen {
 	// The items are listed when the menu first shows (see show): the
 	// model New returns, which Bubble Tea keeps for the whole session,
 	// then holds none.
+	m.kept = m.settingValues() // the defaults, until the account's come
 	return m
 }
 

@@ -118,7 +118,7 @@ func New(d Deps) *Model {
 // Init loads the player's unfinished games, starts the deep-linked game
 // and reads the clock for a game dealt in New.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.waitInbox(), m.loadDailyToday()}
+	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.waitInbox(), m.loadDailyToday(), m.loadSettings()}
 	if m.loading {
 		games, player, ctx := m.env.games, m.env.player.ID, m.env.ctx
 		cmds = append(cmds, func() tea.Msg {
@@ -197,6 +197,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.savedReply(msg)
 	case dailyTodayMsg:
 		m.menu().setDailyDone(msg)
+		return nil
+	case settingsMsg:
+		return m.applySettings(msg)
+	case settingKeptMsg:
+		if msg.err != nil {
+			m.menu().say(sWarn, clean("could not keep the setting: "+msg.err.Error(), 200))
+		}
 		return nil
 	case routed:
 		return m.route(msg)
@@ -309,13 +316,9 @@ func (m *Model) handleEvent(msg tea.Msg) tea.Cmd {
 	case menuContinueMsg:
 		return m.continueAt(msg.index)
 	case menuSettingsMsg:
-		mn := m.menu()
-		if m.playing {
-			m.table().setScheme(mn.Scheme)
-		}
-		if gl := glyphsFor(mn.unicode()); gl != m.env.gl {
-			m.setGlyphs(gl)
-		}
+		m.menu().settingsChanged = true
+		m.settingsChanged()
+		return m.keepSettings()
 	case menuAccountMsg:
 		return m.openAccount(msg.kind)
 	case watchMsg:

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"pyramid/engine"
@@ -123,4 +124,28 @@ func TestDailyItemSaysDoneToday(t *testing.T) {
 	h.m.dailyRecorded(h.m.table(), SaveResult{Status: StatusLost, DailyRank: 4, DailyPlayers: 9})
 	h.keys("q")
 	h.wantScreen("done today ✓ (#4 of 9)")
+}
+
+func TestSettingsAreThePlayers(t *testing.T) {
+	acc := newFakeAccount()
+	acc.settings = map[string]string{"keys": "wasd", "cards": "letters", "winnable-only": "on"}
+	d := accountDeps(acc)
+	d.Solver = &fakeSolver{}
+	h := newHarness(t, d)
+	mn := h.m.menu()
+	if mn.Scheme != SchemeWASD || !mn.ASCII || !mn.Winnable {
+		t.Fatalf("settings at the start: scheme %v ascii %v winnable %v; want the player's wasd, letters, on", mn.Scheme, mn.ASCII, mn.Winnable)
+	}
+	wantASCII(t, "the menu with the player's letters", h.screen())
+	h.open(itemKeys)
+	if acc.settings["keys"] != "arrows" {
+		t.Errorf("the changed keys are kept as %q, want arrows", acc.settings["keys"])
+	}
+	if acc.settings["cards"] != "letters" {
+		t.Errorf("an unchanged setting was rewritten: cards %q", acc.settings["cards"])
+	}
+	// A refusal says so.
+	acc.setErr = errors.New("the server could not keep the setting now, try again")
+	h.open(itemWinnable)
+	h.wantScreen("could not keep the setting")
 }
