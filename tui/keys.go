@@ -209,7 +209,9 @@ type MenuKeyMap struct {
 	Up, Down, Left, Right key.Binding
 	// Select opens the item.
 	Select key.Binding
-	// Back leaves a form, or quits from the list.
+	// First, Last, PgUp and PgDown jump through the list.
+	First, Last, PgUp, PgDown key.Binding
+	// Back leaves a form, or asks whether to quit from the list.
 	Back key.Binding
 	// Help opens the full help.
 	Help key.Binding
@@ -245,6 +247,10 @@ func newMenuKeyMap(g *glyphs) MenuKeyMap {
 		Left:   key.NewBinding(key.WithKeys("left", "h", "a"), key.WithHelp("←/→", "change"), key.WithDisabled()),
 		Right:  key.NewBinding(key.WithKeys("right", "l", "d"), key.WithHelp("←/→", "change"), key.WithDisabled()),
 		Select: key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "open")),
+		First:  key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home", "first")),
+		Last:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", "last")),
+		PgUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
+		PgDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
 		Back:   key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "quit")),
 		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),

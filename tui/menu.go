@@ -42,6 +42,7 @@ const (
 	itemCards
 	itemHelp
 	itemQuit
+	itemHeader // a group's heading, or a blank line: not an item to choose
 )
 
 // menuItem is one line of the menu.
@@ -74,9 +75,11 @@ func presetNote(name string) string {
 	case "one-pass":
 		return "a single pass through the stock"
 	case "easy":
-		return "2 passes"
+		// Its name is the engine's: say what it is easier than.
+		return "2 passes: easier than One pass, harder than Classic"
 	case "draw-three":
-		return "three waste piles · 1 pass"
+		// Not three cards onto one waste: one onto each of three.
+		return "3 waste piles, one card onto each per draw · 1 pass"
 	case "double":
 		return "2 decks · 9 rows · pairs need a pyramid card"
 	case "daily":
@@ -115,6 +118,8 @@ type menuScreen struct {
 	name string
 	// daily says whether today's daily deal is done, and its place.
 	daily dailyTodayMsg
+	// asking is set while the menu asks whether to end the session.
+	asking bool
 	// kept are the settings as the account last kept them (settings.go);
 	// settingsChanged is set once the player changed one in the session.
 	kept            map[string]string
@@ -146,39 +151,78 @@ func newMenu(e *env, w, h int) *menuScreen {
 	return m
 }
 
-// build lists the items.
+// build lists the items, in groups under headings: play, records,
+// account, settings. A group without items has no heading.
 func (m *menuScreen) build() {
 	var items []menuItem
+	group := func(title string, its ...menuItem) {
+		if len(its) == 0 {
+			return
+		}
+		items = append(items, menuItem{kind: itemHeader, label: title})
+		items = append(items, its...)
+	}
+	var play []menuItem
 	for i := range m.conts {
-		items = append(items, menuItem{kind: itemContinue, label: "Continue", index: i})
+		play = append(play, menuItem{kind: itemContinue, label: "Continue", index: i})
 	}
 	for _, name := range engine.PresetNames() {
 		r, _ := engine.Preset(name)
-		items = append(items, menuItem{kind: itemPreset, preset: name, label: r.Title()})
+		play = append(play, menuItem{kind: itemPreset, preset: name, label: r.Title()})
 	}
-	items = append(items,
+	play = append(play,
 		menuItem{kind: itemCustom, label: "Custom rules…"},
 		menuItem{kind: itemNumber, label: "Deal by number…"})
+	group("Play", play...)
 	if m.env.accounts() {
-		items = append(items,
+		group("Records",
 			menuItem{kind: itemStats, label: "Stats"},
-			menuItem{kind: itemLeaders, label: "Daily board"},
+			menuItem{kind: itemLeaders, label: "Daily board"})
+		group("Account",
 			menuItem{kind: itemName, label: "Change name…"},
 			menuItem{kind: itemLink, label: "Link another key…"},
 			menuItem{kind: itemRedeem, label: "Use a link code…"})
 	}
+	var settings []menuItem
 	if m.env.solver != nil {
-		items = append(items, menuItem{kind: itemWinnable, label: "Winnable deals only"})
+		settings = append(settings, menuItem{kind: itemWinnable, label: "Winnable deals only"})
 	}
-	items = append(items, menuItem{kind: itemKeys, label: "Keys"})
+	settings = append(settings, menuItem{kind: itemKeys, label: "Keys"})
 	if m.symbols {
-		items = append(items, menuItem{kind: itemCards, label: "Cards"})
+		settings = append(settings, menuItem{kind: itemCards, label: "Cards"})
 	}
+	group("Settings", settings...)
 	items = append(items,
+		menuItem{kind: itemHeader},
 		menuItem{kind: itemHelp, label: "Help"},
 		menuItem{kind: itemQuit, label: "Quit"})
 	m.items = items
 	m.cur = min(m.cur, len(items)-1)
+	m.cur = m.selectable(m.cur, 1)
+}
+
+// selectable returns the first item from i on, going by step (1 or -1),
+// that is not a heading, wrapping round the list.
+func (m *menuScreen) selectable(i, step int) int {
+	n := len(m.items)
+	for range n {
+		i = (i%n + n) % n
+		if m.items[i].kind != itemHeader {
+			return i
+		}
+		i += step
+	}
+	return 0
+}
+
+// firstOf is the index of the first item of a kind, or -1.
+func (m *menuScreen) firstOf(kind itemKind) int {
+	for i, it := range m.items {
+		if it.kind == kind {
+			return i
+		}
+	}
+	return -1
 }
 
 // show lists the items when the menu shows and lets go of them when it
@@ -198,15 +242,32 @@ func (m *menuScreen) show(showing bool) {
 // were none before).
 func (m *menuScreen) setContinues(notes []string) {
 	had := len(m.conts)
+	var was menuItem
+	if m.items != nil && m.cur < len(m.items) {
+		was = m.items[m.cur]
+	}
 	m.conts = notes
 	m.build()
 	switch {
 	case had == 0 && len(notes) > 0:
-		m.cur = 0
-	case m.cur >= had:
-		m.cur = max(0, min(m.cur+len(notes)-had, len(m.items)-1))
-	default:
-		m.cur = min(m.cur, max(0, len(notes)-1))
+		m.focusContinue()
+	case was.kind == itemContinue:
+		m.cur = m.selectable(m.firstOf(itemContinue)+min(was.index, max(0, len(notes)-1)), 1)
+	case m.items != nil:
+		for i, it := range m.items {
+			if it.kind == was.kind && it.preset == was.preset && it.kind != itemContinue {
+				m.cur = i
+				break
+			}
+		}
+	}
+}
+
+// focusContinue puts the cursor on the first Continue, if there is one:
+// back from the table, the menu always opens there.
+func (m *menuScreen) focusContinue() {
+	if i := m.firstOf(itemContinue); i >= 0 {
+		m.cur = i
 	}
 }
 
@@ -214,14 +275,6 @@ func (m *menuScreen) setContinues(notes []string) {
 func (m *menuScreen) setDailyDone(d dailyTodayMsg) {
 	if d.done {
 		m.daily = d
-	}
-}
-
-// focusContinue puts the cursor on the first Continue, if there is one:
-// back from the table, the menu always opens there.
-func (m *menuScreen) focusContinue() {
-	if len(m.conts) > 0 {
-		m.cur = 0
 	}
 }
 
@@ -276,18 +329,37 @@ func (m *menuScreen) update(msg tea.Msg) tea.Cmd {
 
 // updateList handles a key in the list of items.
 func (m *menuScreen) updateList(k tea.KeyMsg) tea.Cmd {
+	if m.asking {
+		// Quit? y ends the session, anything else stays.
+		m.asking = false
+		m.msg = ""
+		if k.String() == "y" || k.String() == "Y" {
+			m.event = quitMsg{}
+		}
+		return nil
+	}
 	switch {
 	case key.Matches(k, m.Keys.Up):
-		m.cur = (m.cur + len(m.items) - 1) % len(m.items)
+		m.cur = m.selectable(m.cur-1, -1)
 	case key.Matches(k, m.Keys.Down):
-		m.cur = (m.cur + 1) % len(m.items)
+		m.cur = m.selectable(m.cur+1, 1)
+	case key.Matches(k, m.Keys.First):
+		m.cur = m.selectable(0, 1)
+	case key.Matches(k, m.Keys.Last):
+		m.cur = m.selectable(len(m.items)-1, -1)
+	case key.Matches(k, m.Keys.PgUp):
+		m.cur = m.selectable(max(0, m.cur-m.visible()), 1)
+	case key.Matches(k, m.Keys.PgDown):
+		m.cur = m.selectable(min(len(m.items)-1, m.cur+m.visible()), -1)
 	case key.Matches(k, m.Keys.Select):
 		return m.choose()
 	case key.Matches(k, m.Keys.Help):
 		m.event = helpMsg{}
 		return nil
 	case key.Matches(k, m.Keys.Back):
-		m.event = quitMsg{}
+		// One esc too many should not end the session: ask.
+		m.asking = true
+		m.msg, m.msgSt = "end the session? y: yes, any other key: no", sWarn
 		return nil
 	}
 	return nil
@@ -298,6 +370,8 @@ func (m *menuScreen) choose() tea.Cmd {
 	m.msg = ""
 	it := m.items[m.cur]
 	switch it.kind {
+	case itemHeader:
+		return nil
 	case itemContinue:
 		m.event = menuContinueMsg{index: it.index}
 		return nil

@@ -143,6 +143,10 @@ func (m *menuScreen) viewList(out *lines) string {
 	first, n := m.window()
 	for i := first; i < first+n; i++ {
 		it := m.items[i]
+		if it.kind == itemHeader {
+			out.add("  " + m.env.pal.style(sBold, cut(it.label, m.w-4, m.env.gl.ell)))
+			continue
+		}
 		m.item(out, i == m.cur, it.label, m.note(it), 20)
 	}
 	it := m.items[m.cur]

@@ -185,17 +185,26 @@ func TestMenuFlow(t *testing.T) {
 	}
 	h.keys("enter") // no question: the Double game had no move yet
 	h.wantScreen("Double, passes=1 · deal", "pass 1/1", "0/45 removed")
-	// q from the menu quits.
+	// q from the menu asks first: n stays, y quits.
 	h.keys("q", "q")
+	h.wantScreen("end the session? y: yes")
+	h.keys("n")
+	if h.quit {
+		t.Error("n to the question quit")
+	}
+	h.keys("esc", "y")
 	if !h.quit {
-		t.Error("q in the menu did not quit")
+		t.Error("esc, y in the menu did not quit")
 	}
 }
 
 func TestMenuClick(t *testing.T) {
 	h := newHarness(t, Deps{Player: testPlayer, Unicode: true})
-	// Line menuTop+6 is Double.
-	h.click(6, menuTop+6)
+	// Line menuTop+7 is Double, under the Play heading; a click on the
+	// heading does nothing.
+	h.click(6, menuTop)
+	h.wantScreen("Pyramid Solitaire")
+	h.click(6, menuTop+7)
 	h.wantScreen("Double · deal")
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"pyramid/engine"
 )
 
@@ -148,4 +150,35 @@ func TestSettingsAreThePlayers(t *testing.T) {
 	acc.setErr = errors.New("the server could not keep the setting now, try again")
 	h.open(itemWinnable)
 	h.wantScreen("could not keep the setting")
+}
+
+func TestMenuJumpsAndGroups(t *testing.T) {
+	h := newHarness(t, accountDeps(newFakeAccount()))
+	mn := h.m.menu()
+	at := func() itemKind { return mn.items[mn.cur].kind }
+	h.wantScreen("Play", "Records", "Account")
+	if at() != itemPreset {
+		t.Fatalf("the cursor starts on %q, want the first rule set", mn.items[mn.cur].label)
+	}
+	h.send(tea.KeyMsg{Type: tea.KeyEnd})
+	if at() != itemQuit {
+		t.Errorf("end: on %q, want Quit", mn.items[mn.cur].label)
+	}
+	h.send(tea.KeyMsg{Type: tea.KeyHome})
+	if at() != itemPreset || mn.cur != 1 {
+		t.Errorf("home: on %q (%d), want the first rule set", mn.items[mn.cur].label, mn.cur)
+	}
+	h.send(tea.KeyMsg{Type: tea.KeyPgDown})
+	if mn.cur <= mn.visible()-1 || at() == itemHeader {
+		t.Errorf("pgdown: on %d, want a page further, not on a heading", mn.cur)
+	}
+	h.send(tea.KeyMsg{Type: tea.KeyPgUp})
+	if mn.cur != 1 {
+		t.Errorf("pgup: on %d, want back to 1", mn.cur)
+	}
+	// Up from the first item wraps to the last, skipping the heading.
+	h.keys("up")
+	if at() != itemQuit {
+		t.Errorf("up from the first: on %q, want Quit", mn.items[mn.cur].label)
+	}
 }
