@@ -263,6 +263,10 @@ func (m *menuScreen) setContinues(notes []string) {
 	}
 }
 
+// needs is the smallest window the menu is readable in: narrow ones cut
+// the notes beside the items.
+func (m *menuScreen) needs() (w, h int) { return minTableWidth, 16 }
+
 // focusContinue puts the cursor on the first Continue, if there is one:
 // back from the table, the menu always opens there.
 func (m *menuScreen) focusContinue() {

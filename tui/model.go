@@ -428,7 +428,7 @@ func (m *Model) needs() (w, h int) {
 	if s := m.screens[m.cur]; s != nil && (m.cur != screenTable || m.playing) {
 		return s.needs()
 	}
-	return minTableWidth, 16
+	return minScreenWidth, 16
 }
 
 // tooSmall reports whether the window is below what the screen needs.

@@ -28,8 +28,18 @@ func (t *tableScreen) assists() (hints, undos int) {
 	return t.hints, t.undos
 }
 
-// resultLines says what the game's end recorded, one short line each.
-func (t *tableScreen) resultLines(dst []string) []string {
+// resultLines says what the game's end recorded, one short line each,
+// broken to at most w cells.
+func (t *tableScreen) resultLines(dst []string, w int) []string {
+	var buf [4]string
+	for _, s := range t.results(buf[:0]) {
+		dst = appendWrapped(dst, s, w)
+	}
+	return dst
+}
+
+// results are the lines of resultLines before they are broken.
+func (t *tableScreen) results(dst []string) []string {
 	r := t.result
 	hints, undos := t.assists()
 	switch {
@@ -41,7 +51,7 @@ func (t *tableScreen) resultLines(dst []string) []string {
 	case r != nil && t.d.status == engine.Won:
 		switch {
 		case r.FirstWin:
-			dst = append(dst, "your first win of these rules: a new record")
+			dst = append(dst, "first win of these rules: a new record")
 		case r.NewBestTime && r.NewFewestMoves:
 			dst = append(dst, "new record: best time and fewest moves")
 		case r.NewBestTime:

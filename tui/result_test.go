@@ -85,7 +85,7 @@ func TestWinScreenSaysWhatWasRecorded(t *testing.T) {
 		{name: "new record", res: SaveResult{Status: StatusWon, NewBestTime: true, NewFewestMoves: true},
 			want: []string{"new record: best time and fewest moves"}, wantN: []string{"assisted"}},
 		{name: "first win", res: SaveResult{Status: StatusWon, FirstWin: true, NewBestTime: true, NewFewestMoves: true},
-			want: []string{"your first win of these rules: a new record"}},
+			want: []string{"first win of these rules: a new record"}},
 		{name: "assisted", res: SaveResult{Status: StatusWon}, hint: true,
 			want: []string{"assisted: 1 hint, 0 undos (no records)"}, wantN: []string{"new record"}},
 		{name: "practice", res: SaveResult{Status: StatusWon, Practice: true},

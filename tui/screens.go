@@ -277,20 +277,13 @@ func tooSmall(w, h, needW, needH int, g *glyphs) string {
 		", now " + strconv.Itoa(w) + x + strconv.Itoa(h) + ")"
 	var b strings.Builder
 	out := lines{b: &b}
-	words := strings.Fields(msg)
-	var line strings.Builder
-	var wrapped []string
-	for _, wd := range words {
-		if line.Len() > 0 && cells(line.String())+1+cells(wd) > w {
-			wrapped = append(wrapped, line.String())
-			line.Reset()
-		}
-		if line.Len() > 0 {
-			line.WriteByte(' ')
-		}
-		line.WriteString(wd)
+	wrapped := []string{msg}
+	if cells(msg) > w {
+		// Too narrow for one line: the request, then the sizes, each
+		// broken further only if it must be.
+		req, sizes, _ := strings.Cut(msg, " (")
+		wrapped = append(wrapWords(req, max(1, w)), wrapWords("("+sizes, max(1, w))...)
 	}
-	wrapped = append(wrapped, line.String())
 	out.fill(max(0, (h-len(wrapped))/2))
 	for _, s := range wrapped {
 		if out.n >= h {

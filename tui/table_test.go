@@ -419,3 +419,21 @@ func TestEmptyStockShowsARedeal(t *testing.T) {
 	}
 	h.wantNotScreen("↻")
 }
+
+func TestPhoneWidthPlays(t *testing.T) {
+	h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true})
+	h.resize(46, 20)
+	h.wantNotScreen("make the window larger")
+	h.wantScreen("Classic · deal 42")
+	checkShape(t, h.m.View(), 46, 20)
+	h.keys("d")
+	if h.game().MovesMade() != 1 {
+		t.Error("a draw at 46 columns was not played")
+	}
+	h.keys("q")
+	h.wantNotScreen("make the window larger")
+	checkShape(t, h.m.View(), 46, 20)
+	h.resize(45, 20)
+	h.open(itemContinue)
+	h.wantScreen("need 46×14")
+}

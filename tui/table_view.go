@@ -35,7 +35,7 @@ func (t *tableScreen) panel(lines []string, moves, passes string, w int) []strin
 	}
 	again := "enter or n: new deal"
 	if t.game.Rules().Daily {
-		again = "enter or n: play it again (practice)"
+		again = "enter or n: replay (practice)"
 	}
 	if t.d.status == engine.Lost {
 		total := t.game.Rules().PyramidSize()
@@ -44,10 +44,10 @@ func (t *tableScreen) panel(lines []string, moves, passes string, w int) []strin
 		}
 		lines = append(lines, "No moves left", "", "time "+tm+gl.sep+moves,
 			strconv.Itoa(t.d.removed)+" of "+strconv.Itoa(total)+" cards removed")
-		lines = t.resultLines(lines)
+		lines = t.resultLines(lines, w)
 		again = "u: undo" + gl.sep + "n: new deal"
 		if t.game.Rules().Daily {
-			again = "u: undo" + gl.sep + "n: play it again (practice)"
+			again = "u: undo" + gl.sep + "n: replay (practice)"
 		}
 		return append(lines, "", again+gl.sep+"q: menu")
 	}
@@ -56,7 +56,7 @@ func (t *tableScreen) panel(lines []string, moves, passes string, w int) []strin
 		title = "You removed every card!"
 	}
 	lines = append(lines, title, "", "time "+tm+gl.sep+moves+gl.sep+passes)
-	lines = t.resultLines(lines)
+	lines = t.resultLines(lines, w)
 	s := t.answer.sentence(gl)
 	if t.answer == answerWinnable {
 		s = "watch the solver's line (w)" // the player just won it

@@ -292,13 +292,13 @@ func board(screen string) string {
 }
 
 // menuFirst returns the first item of the menu on screen (the line after
-// the title, the identity line and a blank line).
+// the title, the identity line, a blank line and the Play heading).
 func menuFirst(screen string) string {
 	ls := strings.Split(screen, "\n")
-	if len(ls) < 4 {
+	if len(ls) < 5 {
 		return ""
 	}
-	return ls[3]
+	return ls[4] // under the Play heading
 }
 
 // isMenu reports whether screen is the main menu.
@@ -509,7 +509,7 @@ func TestE2EDeepLinkPlay(t *testing.T) {
 		if first := menuFirst(screen); !strings.Contains(first, "> Continue") || !strings.Contains(first, "Classic · deal 42 · 3 moves") {
 			t.Fatalf("menu's first entry: got %q, want the cursor on Continue to Classic · deal 42 · 3 moves", first)
 		}
-		typeKeys(t, term, "q")
+		typeKeys(t, term, "qy")
 		if st := term.ExitStatus(wait); st != 0 {
 			t.Fatalf("quit: exit status %d, want 0; screen:\n%s", st, term.Screen())
 		}
@@ -780,7 +780,7 @@ func TestE2ECommands(t *testing.T) {
 		waitPosition(t, term, wg)
 		typeKeys(t, term, "q")
 		term.WaitScreen(t, wait, "the menu", isMenu)
-		typeKeys(t, term, "q")
+		typeKeys(t, term, "qy")
 		if st := term.ExitStatus(wait); st != 0 {
 			t.Fatalf("quit: exit status %d, want 0", st)
 		}
@@ -802,7 +802,7 @@ func TestE2ECommands(t *testing.T) {
 		})
 		typeKeys(t, term, "q")
 		term.WaitScreen(t, wait, "the menu", isMenu)
-		typeKeys(t, term, "q")
+		typeKeys(t, term, "qy")
 		if st := term.ExitStatus(wait); st != 0 {
 			t.Fatalf("quit: exit status %d, want 0", st)
 		}
@@ -1031,7 +1031,7 @@ func TestE2EGoroutines(t *testing.T) {
 			if !sshtest.Poll(wait, func() bool { return isMenu(term.Screen()) }) {
 				return fmt.Errorf("session %d: no menu", i)
 			}
-			_ = term.Type("q")
+			_ = term.Type("qy")
 			if st := term.ExitStatus(wait); st != 0 {
 				return fmt.Errorf("session %d: quit with status %d", i, st)
 			}
@@ -1225,7 +1225,7 @@ func TestE2ESolutionAfterLoss(t *testing.T) {
 		waitPosition(t, term, start) // the table shows the win
 		typeKeys(t, term, "q")
 		term.WaitScreen(t, wait, "the menu", isMenu)
-		typeKeys(t, term, "q")
+		typeKeys(t, term, "qy")
 		if st := term.ExitStatus(wait); st != 0 {
 			t.Fatalf("quit: exit status %d, want 0", st)
 		}
