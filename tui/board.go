@@ -67,6 +67,9 @@ type board struct {
 	// watchers is how many spectators watch the game (presence.go): the
 	// header says so when there are any.
 	watchers int
+	// clock is the time played, shown after the figures; empty shows
+	// none (the watch screen's board).
+	clock string
 }
 
 // newBoard lays game out for a w×h window. The cursor starts on the
@@ -280,6 +283,9 @@ func (b *board) fixCursor() {
 		if tg.level < cl {
 			score -= 2 // a card freed above is the likely next play
 		}
+		if b.cursor.IsPyramid() && !tg.p.IsPyramid() {
+			score += 100 // a card of the pyramid goes: stay in the pyramid
+		}
 		if bestScore < 0 || score < bestScore {
 			best, bestScore = tg.p, score
 		}
@@ -329,17 +335,29 @@ func (b *board) render(pw panelWriter, right string, p *Prompt, bar []key.Bindin
 	gr := getGrid(l.boardW, l.boardH)
 	b.drawBoard(gr, pw)
 	vc := b.cache
-	if k := (headerKey{b.version, b.w, b.watchers}); k != vc.headerKey || vc.header == "" {
+	if k := (headerKey{b.version, b.w, b.watchers, b.clock}); k != vc.headerKey || vc.header == "" {
 		var hb strings.Builder
 		b.writeHeader(&hb, right)
 		vc.headerKey, vc.header = k, hb.String()
 	}
 	buf := append(gr.out[:0], vc.header...)
+	// A message wider than the window wraps onto the blank lines under
+	// the board, as many as there are; what is left over is cut.
+	var above []string
+	var rest string
+	if p == nil && b.msg != "" && cells(b.msg) > b.w-2 {
+		spare := b.h - chromeBottom - (l.boardY + l.boardH)
+		if ws := wrapWords(b.msg, max(10, b.w-2)); spare > 0 && len(ws) > 1 {
+			n := min(len(ws)-1, spare)
+			above, rest = ws[:n], strings.Join(ws[n:], " ")
+		}
+	}
+	bottom := b.h - chromeBottom - len(above)
 	y := chromeTop
 	for ; y < l.boardY; y++ {
 		buf = append(buf, '\n')
 	}
-	for j := 0; j < l.boardH && y < b.h-chromeBottom; j, y = j+1, y+1 {
+	for j := 0; j < l.boardH && y < bottom; j, y = j+1, y+1 {
 		start := len(buf)
 		buf = appendBlanks(buf, l.boardX)
 		margin := len(buf)
@@ -348,13 +366,21 @@ func (b *board) render(pw panelWriter, right string, p *Prompt, bar []key.Bindin
 		}
 		buf = append(buf, '\n')
 	}
-	for ; y < b.h-chromeBottom; y++ {
+	for ; y < bottom; y++ {
+		buf = append(buf, '\n')
+	}
+	for _, s := range above {
+		buf = append(buf, ' ')
+		buf = append(buf, b.env.pal.style(b.msgSt, s)...)
 		buf = append(buf, '\n')
 	}
 	switch {
 	case p != nil:
 		buf = append(buf, ' ')
 		buf = append(buf, p.view(b.env.pal, b.w-1)...)
+	case len(above) > 0:
+		buf = append(buf, ' ')
+		buf = append(buf, b.env.pal.style(b.msgSt, cut(rest, b.w-2, b.env.gl.ell))...)
 	case b.msg != "":
 		if k := (msgKey{b.msg, b.msgSt, b.w}); k != vc.msgKey || vc.msgLine == "" {
 			vc.msgKey = k
@@ -423,6 +449,10 @@ func (b *board) figures() string {
 	if b.watchers > 0 {
 		r.WriteString(b.env.gl.sep + strconv.Itoa(b.watchers) + " watching")
 	}
+	if b.clock != "" {
+		r.WriteString(b.env.gl.sep)
+		r.WriteString(b.clock)
+	}
 	return r.String()
 }
 
@@ -465,7 +495,7 @@ func (b *board) drawBoard(gr *grid, pw panelWriter) {
 			b.drawEmpty(gr, x, y, p)
 		}
 	}
-	if d.status == engine.Won {
+	if d.status == engine.Won || d.status == engine.Lost && pw != nil {
 		b.drawWinPanel(gr, pw)
 	}
 }
@@ -608,9 +638,14 @@ func (b *board) drawEmpty(gr *grid, x, y int, p engine.Place) {
 	} else {
 		marks = b.env.gl.markAv
 	}
+	// The empty stock shows whether the waste can turn over once more.
+	redeal := p == engine.Stock && b.d.canRedeal
 	if !geo.boxed {
 		gr.set(x, y, marks[0], st)
 		gr.set(x+4, y, marks[1], st)
+		if redeal {
+			gr.set(x+2, y, b.env.gl.redeal, st)
+		}
 		return
 	}
 	b.drawBox(gr, x, y, geo.cardH, b.env.gl.box, sDim, sPlain)
@@ -619,10 +654,13 @@ func (b *board) drawEmpty(gr *grid, x, y int, p engine.Place) {
 		gr.set(x, y+1, marks[0], st)
 		gr.set(x+geo.cardW-1, y+1, marks[1], st)
 	}
+	if redeal {
+		gr.set(x+geo.cardW/2, y+1, b.env.gl.redeal, st)
+	}
 }
 
-// drawWinPanel draws the end-of-game panel over the empty pyramid, with
-// the lines pw writes.
+// drawWinPanel draws the end-of-game panel over the pyramid (empty after
+// a win, what is left of it after a loss), with the lines pw writes.
 func (b *board) drawWinPanel(gr *grid, pw panelWriter) {
 	l := &b.lay
 	g := b.game

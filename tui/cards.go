@@ -24,6 +24,8 @@ type glyphs struct {
 	sep, inf, ell string
 	// arrows for the help bar.
 	arrows string
+	// redeal marks the empty stock while the waste can turn over.
+	redeal rune
 }
 
 // glyphSets are the two sets of glyphs, ASCII then Unicode. They are
@@ -67,13 +69,15 @@ func newGlyphs(unicode bool) *glyphs {
 		g.box = [6]rune{'┌', '┐', '└', '┘', '─', '│'}
 		g.panel = [6]rune{'╔', '╗', '╚', '╝', '═', '║'}
 		g.sep, g.inf, g.ell = " · ", "∞", "…"
-		g.arrows = "←↓↑→"
+		g.arrows = "←↑↓→"
+		g.redeal = '↻'
 	} else {
 		g.back = '#'
 		g.box = [6]rune{'+', '+', '+', '+', '-', '|'}
 		g.panel = g.box
 		g.sep, g.inf, g.ell = " - ", "inf", "..."
 		g.arrows = "arrows"
+		g.redeal = 'r'
 	}
 	return g
 }

@@ -53,7 +53,7 @@ func TestCardsSwitchBeforeAGame(t *testing.T) {
 	h.open(itemContinue)
 	golden(t, "classic_80x24", h.screen())
 	h.keys("?")
-	h.wantScreen("←↓↑→ hjkl", "↑/↓ scroll")
+	h.wantScreen("←↑↓→ hjkl", "↑/↓ scroll")
 }
 
 func TestCardsSwitchMidGame(t *testing.T) {
@@ -62,7 +62,7 @@ func TestCardsSwitchMidGame(t *testing.T) {
 	keys := []string{"d", "enter", "l"}
 	h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true})
 	h.keys(keys...)
-	h.wantScreen("* 8♣* > 4♠<", "←↓↑→ move", "8♣ selected: pick a 5")
+	h.wantScreen("* 8♣* > 4♠<", "8♣ selected: pick a 5")
 	ascii := newHarness(t, Deps{Args: []string{"classic", "42"}})
 	ascii.keys(keys...)
 
@@ -74,7 +74,10 @@ func TestCardsSwitchMidGame(t *testing.T) {
 	if got, want := h.screen(), ascii.screen(); got != want {
 		t.Errorf("after choosing letters:\n%s\nwant, as an ASCII client sees it:\n%s", got, want)
 	}
-	h.wantScreen("* 8C* > 4S<", "arrows move", "8C selected: pick a 5")
+	h.wantScreen("* 8C* > 4S<", "8C selected: pick a 5")
+	if k := h.m.table().Keys.Move.Help().Key; k != "arrows" {
+		t.Errorf("letters: the move keys' help is %q, want arrows", k)
+	}
 	if tb := h.m.table(); tb.sel != engine.Slot(7, 1) || tb.cursor != engine.Slot(7, 2) || h.game().MovesMade() != 1 {
 		t.Errorf("selection %s, cursor %s, %d moves; want 7.1, 7.2 and 1", tb.sel, tb.cursor, h.game().MovesMade())
 	}
@@ -95,7 +98,7 @@ func TestCardsSwitchMidGame(t *testing.T) {
 	if got, want := withoutMessage(h.screen()), withoutMessage(ref.screen()); got != want {
 		t.Errorf("back to symbols:\n%s\nwant:\n%s", got, want)
 	}
-	h.wantScreen("> 4♠*", "←↓↑→ move", "4S selected: pick a 9")
+	h.wantScreen("> 4♠*", "4S selected: pick a 9")
 	h.keys("esc", "enter")
 	if got, want := h.screen(), ref.screen(); got != want {
 		t.Errorf("a key after symbols again:\n%s\nwant:\n%s", got, want)

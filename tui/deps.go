@@ -331,6 +331,14 @@ type Account interface {
 	LinkCode(ctx context.Context, player string) (code string, expires time.Time, err error)
 	// Redeem uses a link code made by another player's LinkCode with the session's own key (the adapter knows it): from now on that key plays as the code's player, whose display name it returns. The code is as the player typed it; the account reads it as the server's link command does. The session itself still plays as the player it started as, so the tui ends it once the player has read the result. The error says why a code is refused (no such code, expired, the key has games of its own, banned) in words fit for the player.
 	Redeem(ctx context.Context, code string) (name string, err error)
+	// Settings returns the player's settings by name, the default where
+	// none is kept: "keys" ("arrows" or "wasd"), "cards" ("symbols" or
+	// "letters") and "winnable-only" ("off" or "on"), among others the
+	// tui ignores.
+	Settings(ctx context.Context, player string) (map[string]string, error)
+	// SetSetting keeps one of the player's settings; the error says why
+	// a name or value is refused in words fit for the player.
+	SetSetting(ctx context.Context, player, name, value string) error
 }
 
 // RulesStats is a player's record under one rule set, derived by the

@@ -48,6 +48,10 @@ func (m *Model) handleGame(msg tea.Msg) tea.Cmd {
 		if m.playing {
 			return m.table().update(msg)
 		}
+	case tickMsg:
+		if m.playing && msg.token == m.token {
+			return m.env.readClock(m.token, clockTick)
+		}
 	case hintMsg:
 		if m.playing {
 			return m.table().update(msg)
@@ -128,11 +132,6 @@ func StatusOf(s engine.Status) string {
 	return StatusPlaying
 }
 
-// setContinue has the menu's Continue describe the game to go back to.
-func (m *Model) setContinue() {
-	m.menu().setContinue(m.continueNote())
-}
-
 // openHelp shows the help for the table's keys and, with a game, its
 // rules.
 func (m *Model) openHelp() {
@@ -147,16 +146,10 @@ func (m *Model) openHelp() {
 	m.show(screenHelp)
 }
 
-// continueNote describes the game Continue returns to, or "".
+// continueNote describes the game on the table, for its Continue.
 func (m *Model) continueNote() string {
-	switch {
-	case m.playing && m.table().d.status != engine.Won:
-		g := m.table().game
-		return fmt.Sprintf("%s%s%d %s", m.table().title, m.env.gl.sep, g.MovesMade(), plural(g.MovesMade(), "move", "moves"))
-	case m.resume != nil:
-		return m.storedTitle(*m.resume)
-	}
-	return ""
+	g := m.table().game
+	return fmt.Sprintf("%s%s%d %s", m.table().title, m.env.gl.sep, g.MovesMade(), plural(g.MovesMade(), "move", "moves"))
 }
 
 // storedTitle describes a stored game: rule set, deal and moves.
@@ -170,44 +163,24 @@ func (m *Model) storedTitle(sg SavedGame) string {
 	return fmt.Sprintf("%s%s%d %s", titleOf(r, d, sg.Daily, m.env.gl.sep), m.env.gl.sep, n, plural(n, "move", "moves"))
 }
 
-// askStart starts spec, after a confirmation when it would abandon a game
-// in progress (changing rule set mid-game asks first, as the seeds do).
-func (m *Model) askStart(spec dealSpec) tea.Cmd {
-	var detail string
-	switch {
-	case m.playing && m.table().d.status == engine.Playing && m.table().game.MovesMade() > 0:
-		g := m.table().game
-		detail = fmt.Sprintf("The game in progress (%s, %d %s) will be abandoned.", m.table().title, g.MovesMade(), plural(g.MovesMade(), "move", "moves"))
-	case !m.playing && m.resume != nil && m.resume.Record.Rules == spec.rules.ID() && !spec.daily:
-		detail = "Your unfinished game (" + m.storedTitle(*m.resume) + ") will be abandoned; Continue in the menu goes back to it."
-	default:
-		return m.start(spec)
-	}
-	q := "Start a new " + spec.rules.Title() + " game?"
-	if m.playing && m.table().game.Rules().ID() == spec.rules.ID() {
-		q = "Start a new deal?"
-	}
-	m.back = m.cur
-	m.screens[screenConfirm] = newConfirm(m.env, q, detail, spec, m.w, m.h)
-	m.show(screenConfirm)
-	return nil
-}
-
 // start deals spec: at once for a deal number, through a command for a
 // new or daily deal (the clock and the solver live outside Update).
 func (m *Model) start(spec dealSpec) tea.Cmd {
 	var cmds []tea.Cmd
-	if m.playing && m.table().d.status != engine.Won && m.table().game.MovesMade() > 0 {
-		st := StatusAbandoned
-		if m.table().d.status == engine.Lost {
-			st = StatusLost
+	if t := m.table(); m.endsTable(spec) {
+		// A new deal of the same rules: the game on the table ends
+		// (saved before the new one, so the store never sees two).
+		if t.d.status != engine.Won && (t.game.MovesMade() > 0 || m.saves.ids[m.token] != "") {
+			st := StatusAbandoned
+			if t.d.status == engine.Lost {
+				st = StatusLost
+			}
+			cmds = append(cmds, m.queueSave(st))
 		}
-		cmds = append(cmds, m.queueSave(st))
+	} else {
+		cmds = append(cmds, m.leaveTable())
 	}
-	if !m.playing && m.resume != nil && m.resume.Record.Rules == spec.rules.ID() && !spec.daily {
-		cmds = append(cmds, m.abandonStored(*m.resume))
-		m.resume = nil
-	}
+	m.resume = nil
 	m.menu().rules = spec.rules
 	winnable := m.menu().Winnable && m.env.solver != nil
 	if !spec.hasNumber && !spec.daily && !winnable && !m.seed.IsZero() {
@@ -222,6 +195,7 @@ func (m *Model) start(spec dealSpec) tea.Cmd {
 			return tea.Batch(cmds...)
 		}
 		m.seat(g, "", time.Time{}, 0, "")
+		m.saves.replace[m.token] = spec.replace
 		return tea.Batch(append(cmds, m.env.readClock(m.token, clockStart))...)
 	}
 	m.dealReq++
@@ -268,10 +242,9 @@ func (m *Model) dealt(msg dealtMsg) tea.Cmd {
 		return nil
 	}
 	if msg.spec.daily {
-		for _, sg := range m.unfinished {
+		for i, sg := range m.unfinished {
 			if sg.Daily == msg.day && sg.Record.Rules == msg.spec.rules.ID() {
-				m.resume = &sg
-				return m.resumeGame()
+				return m.resumeStored(i)
 			}
 		}
 	}
@@ -282,6 +255,7 @@ func (m *Model) dealt(msg dealtMsg) tea.Cmd {
 		return nil
 	}
 	m.seat(g, msg.day, msg.now, 0, "")
+	m.saves.replace[m.token] = msg.spec.replace
 	t := m.table()
 	t.since = msg.now
 	if msg.note != "" {
@@ -312,35 +286,30 @@ func (m *Model) seat(g *engine.Game, day string, started time.Time, played time.
 	}
 	m.playing = true
 	m.resume = nil
+	m.forgetUnfinished(id)
 	m.show(screenTable)
 	m.menu().rules = g.Rules()
 }
 
-// loaded takes the player's unfinished games: the newest becomes the
-// menu's Continue, and a deep link to one of them continues it.
+// loaded takes the player's unfinished games: each gets a Continue in
+// the menu, and a deep link starts as the menu would (continuing the
+// stored game of its very deal, asking before abandoning another).
 func (m *Model) loaded(msg unfinishedMsg) tea.Cmd {
 	m.loading = false
-	m.unfinished = msg.games
+	for _, sg := range msg.games {
+		if m.playing && sg.ID == m.saves.ids[m.token] {
+			continue
+		}
+		m.unfinished = append(m.unfinished, storedGame{SavedGame: sg})
+	}
 	if msg.err != nil {
 		m.menu().say(sWarn, clean("could not load your games: "+msg.err.Error(), 200))
 	}
+	m.setContinue()
 	if m.link != nil {
 		spec := *m.link
 		m.link = nil
-		for _, sg := range msg.games {
-			if sg.Record.Rules == spec.rules.ID() && spec.hasNumber && sg.Record.Deal == spec.number && sg.Record.DealText == "" {
-				m.resume = &sg
-				return m.resumeGame()
-			}
-		}
-		if len(msg.games) > 0 && !m.playing {
-			m.resume = &msg.games[0]
-		}
-		return m.start(spec)
-	}
-	if len(msg.games) > 0 && !m.playing {
-		m.resume = &msg.games[0]
-		m.menu().setContinue(m.continueNote())
+		return m.askStart(spec)
 	}
 	return nil
 }
@@ -357,7 +326,7 @@ type resumedMsg struct {
 func (m *Model) resumeGame() tea.Cmd {
 	if m.playing {
 		m.show(screenTable)
-		return nil
+		return m.table().back()
 	}
 	if m.resume == nil || !m.env.persist() {
 		return nil
@@ -387,14 +356,14 @@ func (m *Model) resumed(msg resumedMsg) tea.Cmd {
 	}
 	if err != nil {
 		m.show(screenMenu)
-		mn := m.menu()
-		mn.setContinue("")
-		mn.say(sErr, clean("could not restore your game: "+err.Error(), 200))
+		m.setContinue()
+		m.menu().say(sErr, clean("could not restore your game: "+err.Error(), 200))
 		return nil
 	}
 	sg := msg.game
 	m.seat(g, sg.Daily, sg.Started, sg.Played, sg.ID)
 	t := m.table()
+	t.hints, t.undos, t.watched = sg.Hints, sg.Undos, sg.Watched
 	t.say(sInfo, "welcome back: your game is as you left it (undo goes back to the start)")
 	// A game stored at a lost position ended there: ask about its deal
 	// as the lost screen does.
@@ -494,5 +463,11 @@ func (m *Model) lineReply(msg lineMsg) tea.Cmd {
 	}
 	m.screens[screenWatch] = newWatch(m.env, msg.start, msg.line, t.title, m.w, m.h)
 	m.show(screenWatch)
+	if !t.watched && t.d.status != engine.Won {
+		// Watching the solution gives the game up: saved at once, so
+		// that the record says so whatever the player does next.
+		t.watched = true
+		t.version++
+	}
 	return nil
 }

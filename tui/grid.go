@@ -99,6 +99,7 @@ type span struct{ lo, hi int32 }
 type headerKey struct {
 	version, w int
 	watchers   int // spectators (board.watchers)
+	clock      string
 }
 
 // msgKey is what the message line depends on.

@@ -83,7 +83,7 @@ func newTableKeyMap(s KeyScheme, g *glyphs) TableKeyMap {
 	draw, moveHelp := "d", g.arrows
 	if s == SchemeWASD {
 		up, down, left, right = append(up, "w"), append(down, "s"), append(left, "a"), append(right, "d")
-		draw, moveHelp = "x", g.arrows
+		draw, moveHelp = "x", "wasd"
 	}
 	return TableKeyMap{
 		Up:     key.NewBinding(key.WithKeys(up...), key.WithHelp(strings.Join(up, "/"), "up")),
@@ -130,10 +130,11 @@ const (
 )
 
 // tableBarDrop is the order in which the table's help bar gives items up
-// when the window is too narrow for all of them: the keys the full help
-// explains first, the way back to the menu and the help itself last, so
-// that q and ? show at 80 columns whatever else does.
-var tableBarDrop = [barItems]uint8{barPrompt, barHint, barMove, barSelect, barRedo, barNew, barDraw, barUndo, barWatch, barHelp, barBack}
+// when the window is too narrow for all of them: the keys a player finds
+// without being told first (the arrows, enter), the way back to the
+// menu, the help and the ':' prompt last, so that q, ? and : show at 80
+// columns whatever else does.
+var tableBarDrop = [barItems]uint8{barMove, barRedo, barSelect, barHint, barNew, barDraw, barUndo, barWatch, barPrompt, barHelp, barBack}
 
 // watchKeys is the table's w after a game: watch the solver's winning
 // line. It is kept apart from TableKeyMap, which every table carries, so
@@ -208,7 +209,9 @@ type MenuKeyMap struct {
 	Up, Down, Left, Right key.Binding
 	// Select opens the item.
 	Select key.Binding
-	// Back leaves a form, or quits from the list.
+	// First, Last, PgUp and PgDown jump through the list.
+	First, Last, PgUp, PgDown key.Binding
+	// Back leaves a form, or asks whether to quit from the list.
 	Back key.Binding
 	// Help opens the full help.
 	Help key.Binding
@@ -244,6 +247,10 @@ func newMenuKeyMap(g *glyphs) MenuKeyMap {
 		Left:   key.NewBinding(key.WithKeys("left", "h", "a"), key.WithHelp("←/→", "change"), key.WithDisabled()),
 		Right:  key.NewBinding(key.WithKeys("right", "l", "d"), key.WithHelp("←/→", "change"), key.WithDisabled()),
 		Select: key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "open")),
+		First:  key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home", "first")),
+		Last:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", "last")),
+		PgUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
+		PgDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
 		Back:   key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "quit")),
 		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),

@@ -28,9 +28,13 @@ func geoLarge() geometry   { return geometry{cardW: 7, cardH: 4, colStep: 8, row
 const (
 	chromeTop    = 2
 	chromeBottom = 2
-	// minTableWidth is the narrowest window the table accepts: the header,
-	// the three waste piles and a useful help bar need it.
-	minTableWidth = 60
+	// minTableWidth is the narrowest window the table and the menu
+	// accept; the table needs its board's width too (46 columns for a
+	// single pyramid in the one-line layout: phones in portrait). The
+	// header, the message line and the help bar wrap or give way.
+	minTableWidth = 40
+	// minScreenWidth is the narrowest window the other screens accept.
+	minScreenWidth = 60
 	// panelMinWidth is the width the end-of-game panel needs.
 	panelMinWidth = 44
 )

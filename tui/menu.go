@@ -14,8 +14,9 @@ import (
 type (
 	// menuPlayMsg: start a game.
 	menuPlayMsg struct{ spec dealSpec }
-	// menuContinueMsg: go back to the game in progress.
-	menuContinueMsg struct{}
+	// menuContinueMsg: go back to a game in progress, the index-th of
+	// the menu's Continue items.
+	menuContinueMsg struct{ index int }
 	// menuSettingsMsg: a setting (winnable deals, keys, cards) changed.
 	menuSettingsMsg struct{}
 	// menuAccountMsg: open a screen of the player's account (itemStats,
@@ -47,6 +48,7 @@ const (
 	itemRaceNew  // race.go
 	itemRaceJoin // race.go
 	itemRaceBack // race.go
+	itemHeader   // a group's heading, or a blank line: not an item to choose
 )
 
 // menuItem is one line of the menu.
@@ -54,6 +56,8 @@ type menuItem struct {
 	kind   itemKind
 	preset string
 	label  string
+	// index is a Continue's place among them.
+	index int
 }
 
 // menuMode is which form the menu shows.
@@ -77,9 +81,11 @@ func presetNote(name string) string {
 	case "one-pass":
 		return "a single pass through the stock"
 	case "easy":
-		return "2 passes"
+		// Its name is the engine's: say what it is easier than.
+		return "2 passes: easier than One pass, harder than Classic"
 	case "draw-three":
-		return "three waste piles · 1 pass"
+		// Not three cards onto one waste: one onto each of three.
+		return "3 waste piles, one card onto each per draw · 1 pass"
 	case "double":
 		return "2 decks · 9 rows · pairs need a pyramid card"
 	case "daily":
@@ -115,10 +121,18 @@ type menuScreen struct {
 	items []menuItem
 	cur   int
 	mode  menuMode
-	// cont describes the game Continue goes back to; empty hides it.
-	cont string
+	// conts describe the games in progress, one Continue each.
+	conts []string
 	// name is the player's display name as the menu shows it.
 	name string
+	// daily says whether today's daily deal is done, and its place.
+	daily dailyTodayMsg
+	// asking is set while the menu asks whether to end the session.
+	asking bool
+	// kept are the settings as the account last kept them (settings.go);
+	// settingsChanged is set once the player changed one in the session.
+	kept            map[string]string
+	settingsChanged bool
 	// rules are those of the last game, for custom rules and deals by
 	// number.
 	rules   engine.Rules
@@ -151,59 +165,101 @@ func newMenu(e *env, w, h int) *menuScreen {
 	// The items are listed when the menu first shows (see show): the
 	// model New returns, which Bubble Tea keeps for the whole session,
 	// then holds none.
+	m.kept = m.settingValues() // the defaults, until the account's come
 	return m
 }
 
-// build lists the items.
+// build lists the items, in groups under headings: play, records,
+// account, settings. A group without items has no heading.
 func (m *menuScreen) build() {
 	var items []menuItem
-	if m.raceBack != "" { // race.go
-		items = append(items, menuItem{kind: itemRaceBack, label: "Back to race " + m.raceBack})
+	group := func(title string, its ...menuItem) {
+		if len(its) == 0 {
+			return
+		}
+		items = append(items, menuItem{kind: itemHeader, label: title})
+		items = append(items, its...)
 	}
-	if m.cont != "" {
-		items = append(items, menuItem{kind: itemContinue, label: "Continue"})
+	var play []menuItem
+	if m.raceBack != "" { // race.go
+		play = append(play, menuItem{kind: itemRaceBack, label: "Back to race " + m.raceBack})
+	}
+	for i := range m.conts {
+		play = append(play, menuItem{kind: itemContinue, label: "Continue", index: i})
 	}
 	for _, name := range engine.PresetNames() {
 		r, _ := engine.Preset(name)
-		items = append(items, menuItem{kind: itemPreset, preset: name, label: r.Title()})
+		play = append(play, menuItem{kind: itemPreset, preset: name, label: r.Title()})
 	}
-	items = append(items,
+	play = append(play,
 		menuItem{kind: itemCustom, label: "Custom rules…"},
 		menuItem{kind: itemNumber, label: "Deal by number…"})
-	if m.env.lobby != nil {
-		items = append(items, menuItem{kind: itemLobby, label: "Lobby"})
+	group("Play", play...)
+	var others []menuItem
+	if m.env.races != nil { // race.go
+		others = append(others,
+			menuItem{kind: itemRaceNew, label: "New race…"},
+			menuItem{kind: itemRaceJoin, label: "Join a race…"})
 	}
+	if m.env.lobby != nil { // presence.go
+		others = append(others, menuItem{kind: itemLobby, label: "Lobby"})
+	}
+	group("With others", others...)
 	if m.env.accounts() {
-		items = append(items,
+		group("Records",
 			menuItem{kind: itemStats, label: "Stats"},
-			menuItem{kind: itemLeaders, label: "Daily board"},
+			menuItem{kind: itemLeaders, label: "Daily board"})
+		group("Account",
 			menuItem{kind: itemName, label: "Change name…"},
 			menuItem{kind: itemLink, label: "Link another key…"},
 			menuItem{kind: itemRedeem, label: "Use a link code…"})
 	}
-	if m.env.races != nil { // race.go
-		items = append(items,
-			menuItem{kind: itemRaceNew, label: "New race…"},
-			menuItem{kind: itemRaceJoin, label: "Join a race…"})
-	}
+	var settings []menuItem
 	if m.env.solver != nil {
-		items = append(items, menuItem{kind: itemWinnable, label: "Winnable deals only"})
+		settings = append(settings, menuItem{kind: itemWinnable, label: "Winnable deals only"})
 	}
 	if m.env.analyst() != nil { // lost.go
-		items = append(items, menuItem{kind: itemTellLost, label: "Tell me when a deal can no longer be won"})
+		settings = append(settings, menuItem{kind: itemTellLost, label: "Tell me when a deal can no longer be won"})
 	}
-	if m.env.lobby != nil {
-		items = append(items, menuItem{kind: itemWatchable, label: "Others may watch me"})
+	if m.env.lobby != nil { // presence.go
+		settings = append(settings, menuItem{kind: itemWatchable, label: "Others may watch me"})
 	}
-	items = append(items, menuItem{kind: itemKeys, label: "Keys"})
+	settings = append(settings, menuItem{kind: itemKeys, label: "Keys"})
 	if m.symbols {
-		items = append(items, menuItem{kind: itemCards, label: "Cards"})
+		settings = append(settings, menuItem{kind: itemCards, label: "Cards"})
 	}
+	group("Settings", settings...)
 	items = append(items,
+		menuItem{kind: itemHeader},
 		menuItem{kind: itemHelp, label: "Help"},
 		menuItem{kind: itemQuit, label: "Quit"})
 	m.items = items
 	m.cur = min(m.cur, len(items)-1)
+	m.cur = m.selectable(m.cur, 1)
+}
+
+// selectable returns the first item from i on, going by step (1 or -1),
+// that is not a heading, wrapping round the list.
+func (m *menuScreen) selectable(i, step int) int {
+	n := len(m.items)
+	for range n {
+		i = (i%n + n) % n
+		if m.items[i].kind != itemHeader {
+			return i
+		}
+		i += step
+	}
+	return 0
+}
+
+// firstOf is the index of the first item of a kind, or -1.
+func (m *menuScreen) firstOf(kind itemKind) int {
+	for i, it := range m.items {
+		if it.kind == kind {
+			return i
+		}
+	}
+	return -1
 }
 
 // show lists the items when the menu shows and lets go of them when it
@@ -218,16 +274,48 @@ func (m *menuScreen) show(showing bool) {
 	}
 }
 
-// setContinue sets what Continue returns to ("" removes the item) and
-// puts the cursor on it.
-func (m *menuScreen) setContinue(desc string) {
-	had := m.cont != ""
-	m.cont = desc
+// setContinues lists the games in progress, one Continue each, and keeps
+// the cursor on the item it was on (on the first Continue when there
+// were none before).
+func (m *menuScreen) setContinues(notes []string) {
+	had := len(m.conts)
+	var was menuItem
+	if m.items != nil && m.cur < len(m.items) {
+		was = m.items[m.cur]
+	}
+	m.conts = notes
 	m.build()
-	if desc != "" && !had {
-		m.cur = 0
-	} else if desc == "" && had && m.cur > 0 {
-		m.cur--
+	switch {
+	case had == 0 && len(notes) > 0:
+		m.focusContinue()
+	case was.kind == itemContinue:
+		m.cur = m.selectable(m.firstOf(itemContinue)+min(was.index, max(0, len(notes)-1)), 1)
+	case m.items != nil:
+		for i, it := range m.items {
+			if it.kind == was.kind && it.preset == was.preset && it.kind != itemContinue {
+				m.cur = i
+				break
+			}
+		}
+	}
+}
+
+// needs is the smallest window the menu is readable in: narrow ones cut
+// the notes beside the items.
+func (m *menuScreen) needs() (w, h int) { return minTableWidth, 16 }
+
+// focusContinue puts the cursor on the first Continue, if there is one:
+// back from the table, the menu always opens there.
+func (m *menuScreen) focusContinue() {
+	if i := m.firstOf(itemContinue); i >= 0 {
+		m.cur = i
+	}
+}
+
+// setDailyDone marks today's daily deal done on the Daily item.
+func (m *menuScreen) setDailyDone(d dailyTodayMsg) {
+	if d.done {
+		m.daily = d
 	}
 }
 
@@ -282,18 +370,37 @@ func (m *menuScreen) update(msg tea.Msg) tea.Cmd {
 
 // updateList handles a key in the list of items.
 func (m *menuScreen) updateList(k tea.KeyMsg) tea.Cmd {
+	if m.asking {
+		// Quit? y ends the session, anything else stays.
+		m.asking = false
+		m.msg = ""
+		if k.String() == "y" || k.String() == "Y" {
+			m.event = quitMsg{}
+		}
+		return nil
+	}
 	switch {
 	case key.Matches(k, m.Keys.Up):
-		m.cur = (m.cur + len(m.items) - 1) % len(m.items)
+		m.cur = m.selectable(m.cur-1, -1)
 	case key.Matches(k, m.Keys.Down):
-		m.cur = (m.cur + 1) % len(m.items)
+		m.cur = m.selectable(m.cur+1, 1)
+	case key.Matches(k, m.Keys.First):
+		m.cur = m.selectable(0, 1)
+	case key.Matches(k, m.Keys.Last):
+		m.cur = m.selectable(len(m.items)-1, -1)
+	case key.Matches(k, m.Keys.PgUp):
+		m.cur = m.selectable(max(0, m.cur-m.visible()), 1)
+	case key.Matches(k, m.Keys.PgDown):
+		m.cur = m.selectable(min(len(m.items)-1, m.cur+m.visible()), -1)
 	case key.Matches(k, m.Keys.Select):
 		return m.choose()
 	case key.Matches(k, m.Keys.Help):
 		m.event = helpMsg{}
 		return nil
 	case key.Matches(k, m.Keys.Back):
-		m.event = quitMsg{}
+		// One esc too many should not end the session: ask.
+		m.asking = true
+		m.msg, m.msgSt = "end the session? y: yes, any other key: no", sWarn
 		return nil
 	}
 	return nil
@@ -304,8 +411,10 @@ func (m *menuScreen) choose() tea.Cmd {
 	m.msg = ""
 	it := m.items[m.cur]
 	switch it.kind {
+	case itemHeader:
+		return nil
 	case itemContinue:
-		m.event = menuContinueMsg{}
+		m.event = menuContinueMsg{index: it.index}
 		return nil
 	case itemPreset:
 		r, _ := engine.Preset(it.preset)

@@ -146,6 +146,10 @@ func (m *menuScreen) viewList(out *lines) string {
 	first, n := m.window()
 	for i := first; i < first+n; i++ {
 		it := m.items[i]
+		if it.kind == itemHeader {
+			out.add("  " + m.env.pal.style(sBold, cut(it.label, m.w-4, m.env.gl.ell)))
+			continue
+		}
 		m.item(out, i == m.cur, it.label, m.note(it), 20)
 	}
 	it := m.items[m.cur]
@@ -189,13 +193,16 @@ func (m *menuScreen) viewList(out *lines) string {
 func (m *menuScreen) note(it menuItem) string {
 	switch it.kind {
 	case itemContinue:
-		return m.cont
+		return m.conts[it.index]
 	case itemPreset:
+		if it.preset == "daily" && m.daily.done {
+			return m.dailyNote()
+		}
 		return presetNote(it.preset)
 	case itemCustom:
 		return "every knob of the rule model"
 	case itemNumber:
-		return m.rules.Title() + " or any rule set"
+		return rulesName(m.rules) + " or any rule set"
 	case itemWinnable:
 		if m.Winnable {
 			return "[x] on"
@@ -240,6 +247,19 @@ func (m *menuScreen) note(it menuItem) string {
 	return ""
 }
 
+// dailyNote is the Daily item's note once today's deal is done: a
+// replay is practice.
+func (m *menuScreen) dailyNote() string {
+	s := "done today"
+	if m.env.gl.unicode {
+		s += " ✓"
+	}
+	if d := m.daily; d.rank > 0 {
+		s += " (#" + strconv.Itoa(d.rank) + " of " + strconv.Itoa(d.players) + ")"
+	}
+	return s + m.env.gl.sep + "replays are practice"
+}
+
 // viewCustom writes the custom rules form: every knob with its values,
 // the current one in brackets.
 func (m *menuScreen) viewCustom(out *lines) string {
@@ -267,14 +287,14 @@ func (m *menuScreen) viewCustom(out *lines) string {
 		out.add(marker + label + "  " + vals.String())
 	}
 	out.add("")
-	m.item(out, m.knobCur == len(knobs), "Play these rules", m.custom.Title(), 20)
+	m.item(out, m.knobCur == len(knobs), "Play these rules", rulesName(m.custom), 20)
 	m.item(out, m.knobCur == len(knobs)+1, "Back", "", 20)
 	return m.custom.Describe()
 }
 
 // viewNumber writes the deal number form.
 func (m *menuScreen) viewNumber(out *lines) string {
-	out.add("    Type a deal number for " + m.rules.Title() + ",")
+	out.add("    Type a deal number for " + rulesName(m.rules) + ",")
 	out.add("    or a rule set and a number (double 42, classic,passes=2 7).")
 	out.add("")
 	out.add("    " + m.number.view(m.env.pal, m.w-5))

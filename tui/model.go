@@ -34,10 +34,10 @@ type Model struct {
 	token   int       // of the table's game; every game gets a new one
 	started time.Time // when the game was first dealt
 
-	// resume is the stored game Continue opens when nothing is on the
-	// table yet; unfinished are all the stored games loaded at the start.
+	// resume is the stored game being fetched to be continued;
+	// unfinished are the games in progress not on the table (inprogress.go).
 	resume     *SavedGame
-	unfinished []SavedGame
+	unfinished []storedGame
 
 	// Deals asked of a command: only the latest request counts.
 	dealReq int
@@ -101,7 +101,7 @@ func New(d Deps) *Model {
 	if w <= 0 || h <= 0 {
 		w, h = 80, 24
 	}
-	m := &Model{env: e, w: w, h: h, saves: saveQueue{ids: map[int]string{}}}
+	m := &Model{env: e, w: w, h: h, saves: saveQueue{ids: map[int]string{}, replace: map[int]replaceRef{}}}
 	m.screens[screenMenu] = newMenu(e, w, h)
 	m.screens[screenDealing] = &dealingScreen{chrome: chrome{env: e, w: w, h: h}}
 	args := d.Args
@@ -131,7 +131,7 @@ func New(d Deps) *Model {
 // Init loads the player's unfinished games, starts the deep-linked game
 // and reads the clock for a game dealt in New.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.waitInbox(), m.startLive(), m.raceInit(), m.env.loadTell() /* lost.go */}
+	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.waitInbox(), m.startLive(), m.raceInit(), m.env.loadTell() /* lost.go */, m.loadDailyToday(), m.loadSettings()}
 	if m.loading {
 		games, player, ctx := m.env.games, m.env.player.ID, m.env.ctx
 		cmds = append(cmds, func() tea.Msg {
@@ -204,7 +204,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleInput(msg)
 	case NoticeMsg, ShutdownMsg, GameTakenMsg, endingMsg:
 		return m.handleServer(msg)
-	case linkMsg, unfinishedMsg, dealtMsg, resumedMsg, clockMsg, hintMsg, solvedMsg, lineMsg:
+	case linkMsg, unfinishedMsg, dealtMsg, resumedMsg, clockMsg, tickMsg, hintMsg, solvedMsg, lineMsg:
 		return m.handleGame(msg)
 	case savedMsg:
 		return m.savedReply(msg)
@@ -213,6 +213,16 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case lobby.PresenceChanged, lobby.Spectators, lobby.Watched, lobby.WatchEnded, lobby.DailyChanged,
 		menuLobbyMsg, spectateOpenMsg, spectateMsg, spectateDoneMsg, menuWatchableMsg, watchableMsg, watchableSetMsg:
 		return m.handleLobby(msg) // presence.go
+	case dailyTodayMsg:
+		m.menu().setDailyDone(msg)
+		return nil
+	case settingsMsg:
+		return m.applySettings(msg)
+	case settingKeptMsg:
+		if msg.err != nil {
+			m.menu().say(sWarn, clean("could not keep the setting: "+msg.err.Error(), 200))
+		}
+		return nil
 	case routed:
 		return m.route(msg)
 	case renamedMsg:
@@ -284,7 +294,12 @@ func (m *Model) handleServer(msg tea.Msg) tea.Cmd {
 		return m.shutdownDeadline(msg)
 	case GameTakenMsg:
 		if m.playing && msg.ID != "" && m.saves.ids[m.token] == msg.ID {
-			m.dropGame()
+			m.dropGame(msg.Reason)
+			return nil
+		}
+		m.forgetUnfinished(msg.ID)
+		if m.cur == screenMenu {
+			m.setContinue()
 		}
 	}
 	return nil
@@ -298,6 +313,10 @@ func (m *Model) handleEvent(msg tea.Msg) tea.Cmd {
 	case backMsg:
 		m.show(screenMenu)
 		m.setContinue()
+		m.menu().focusContinue()
+		if m.playing {
+			return m.table().leave()
+		}
 	case newDealMsg:
 		if !m.playing {
 			return nil
@@ -310,25 +329,18 @@ func (m *Model) handleEvent(msg tea.Msg) tea.Cmd {
 	case helpDoneMsg:
 		m.show(m.back)
 	case confirmMsg:
-		m.show(m.back)
-		if c, ok := m.screens[screenConfirm].(*confirmScreen); ok && msg.yes {
-			return m.start(c.spec)
-		}
+		return m.confirmed(msg.yes)
 	case dealCancelMsg:
 		m.dealReq++ // the answer, when it comes, is ignored
 		m.show(screenMenu)
 	case menuPlayMsg:
 		return m.askStart(msg.spec)
 	case menuContinueMsg:
-		return m.resumeGame()
+		return m.continueAt(msg.index)
 	case menuSettingsMsg:
-		mn := m.menu()
-		if m.playing {
-			m.table().setScheme(mn.Scheme)
-		}
-		if gl := glyphsFor(mn.unicode()); gl != m.env.gl {
-			m.setGlyphs(gl)
-		}
+		m.menu().settingsChanged = true
+		m.settingsChanged()
+		return m.keepSettings()
 	case menuAccountMsg:
 		return m.openAccount(msg.kind)
 	case watchMsg:
@@ -374,8 +386,8 @@ func (m *Model) setGlyphs(gl *glyphs) {
 	if held := m.saves.hold; held != nil {
 		held.setEnv(e)
 	}
-	if mn := m.menu(); mn.cont != "" {
-		mn.setContinue(m.continueNote()) // the note has the separator in it
+	if mn := m.menu(); len(mn.conts) > 0 {
+		m.setContinue() // the notes have the separator in them
 	}
 }
 
@@ -436,13 +448,13 @@ func (m *Model) needs() (w, h int) {
 	if r := m.race(); m.cur == screenRace && r != nil {
 		return r.needs() // the race's game is not the table's: no held table
 	}
-	if held := m.saves.hold; held != nil {
+	if held := m.saves.hold; held != nil && m.cur != screenConfirm {
 		return held.needs()
 	}
 	if s := m.screens[m.cur]; s != nil && (m.cur != screenTable || m.playing) {
 		return s.needs()
 	}
-	return minTableWidth, 16
+	return minScreenWidth, 16
 }
 
 // tooSmall reports whether the window is below what the screen needs.
@@ -479,7 +491,7 @@ func (m *Model) view() string {
 	if r := m.race(); m.cur == screenRace && r != nil {
 		return r.view() // the race's game is not the table's: no held table
 	}
-	if held := m.saves.hold; held != nil {
+	if held := m.saves.hold; held != nil && m.cur != screenConfirm {
 		return held.view()
 	}
 	if s := m.screens[m.cur]; s != nil {

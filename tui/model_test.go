@@ -75,7 +75,7 @@ func TestDeepLinks(t *testing.T) {
 		{[]string{"42"}, []string{"Classic · deal 42"}},
 		{[]string{"double", "7"}, []string{"Double · deal 7", "0/45 removed"}},
 		{[]string{"CLASSIC,passes=2", "9"}, []string{"Easy · deal 9", "pass 1/2"}},
-		{[]string{"classic,cover=overlap", "9"}, []string{"Custom · deal 9", "pass 1/3"}},
+		{[]string{"classic,cover=overlap", "9"}, []string{"Classic, cover=overlap · deal 9", "pass 1/3"}},
 		{[]string{"relaxed", "9"}, []string{"Relaxed · deal 9", "pass 1/∞"}},
 		{[]string{"double"}, []string{fmt.Sprintf("Double · deal %d", dealFromClock(epoch))}},
 		{[]string{"daily"}, []string{"Daily · 2026-03-01"}},
@@ -106,7 +106,7 @@ func TestResizeTooSmallAndBack(t *testing.T) {
 	h := newHarness(t, Deps{Args: []string{"double", "7"}, Unicode: true})
 	h.keys("d", "d")
 	h.resize(50, 12)
-	h.wantScreen("make the window", "larger (need 60×16, now 50×12)")
+	h.wantScreen("make the window larger", "(need 55×16, now 50×12)")
 	checkShape(t, h.m.View(), 50, 12)
 	h.keys("d", "enter") // ignored while too small
 	if h.game().MovesMade() != 2 {
@@ -140,7 +140,7 @@ func TestMenuFlow(t *testing.T) {
 	h.wantScreen(want, "1 move")
 	// Changing rule set mid-game asks first; no keeps the game.
 	h.keys("q", "down", "down", "enter")
-	h.wantScreen("Start a new Relaxed game?", "will be abandoned")
+	h.wantScreen(fmt.Sprintf("You have Classic deal %d in progress (1 move): abandon it?", dealFromClock(epoch)), "It counts as a game lost.")
 	h.keys("n")
 	h.wantScreen("Pyramid Solitaire")
 	h.keys("up", "up", "enter")
@@ -148,7 +148,7 @@ func TestMenuFlow(t *testing.T) {
 	// n asks too, and y deals anew, at once: new deal numbers come from
 	// the session's seed and a counter, without a round trip.
 	h.keys("n")
-	h.wantScreen("Start a new deal?")
+	h.wantScreen(fmt.Sprintf("You have Classic deal %d in progress (1 move): abandon it?", dealFromClock(epoch)))
 	h.send(keyMsg("y"))
 	h.wantScreen(fmt.Sprintf("Classic · deal %d", dealFromClock(epoch.Add(1))), "0 moves")
 	// Deal by number, with another rule set.
@@ -160,8 +160,15 @@ func TestMenuFlow(t *testing.T) {
 	h.typeText("double 12")
 	h.keys("enter")
 	h.wantScreen("Double · deal 12")
-	// A bad number stays in the form and says why.
+	// Back from the table, the cursor is on Continue. A bad number
+	// stays in the form and says why.
 	h.keys("q")
+	if it := h.m.menu().items[h.m.menu().cur]; it.kind != itemContinue {
+		t.Errorf("back from the table, the cursor is on %q, want Continue", it.label)
+	}
+	for h.m.menu().items[h.m.menu().cur].kind != itemNumber {
+		h.keys("down")
+	}
 	h.keys("enter")
 	h.typeText("x1")
 	h.keys("enter")
@@ -177,18 +184,27 @@ func TestMenuFlow(t *testing.T) {
 		h.keys("down")
 	}
 	h.keys("enter") // no question: the Double game had no move yet
-	h.wantScreen("Custom · deal", "pass 1/1", "0/45 removed")
-	// q from the menu quits.
+	h.wantScreen("Double, passes=1 · deal", "pass 1/1", "0/45 removed")
+	// q from the menu asks first: n stays, y quits.
 	h.keys("q", "q")
+	h.wantScreen("end the session? y: yes")
+	h.keys("n")
+	if h.quit {
+		t.Error("n to the question quit")
+	}
+	h.keys("esc", "y")
 	if !h.quit {
-		t.Error("q in the menu did not quit")
+		t.Error("esc, y in the menu did not quit")
 	}
 }
 
 func TestMenuClick(t *testing.T) {
 	h := newHarness(t, Deps{Player: testPlayer, Unicode: true})
-	// Line menuTop+6 is Double.
-	h.click(6, menuTop+6)
+	// Line menuTop+7 is Double, under the Play heading; a click on the
+	// heading does nothing.
+	h.click(6, menuTop)
+	h.wantScreen("Pyramid Solitaire")
+	h.click(6, menuTop+7)
 	h.wantScreen("Double · deal")
 }
 
@@ -338,6 +354,18 @@ func (f *fakeGames) Save(ctx context.Context, player string, g SavedGame) (strin
 		return "", f.fail
 	}
 	if g.ID == "" {
+		// One game in progress per rule set, as the server keeps it: a
+		// new one needs the player's word to replace the other.
+		for id, old := range f.games {
+			if old.Status != StatusPlaying || old.Record.Rules != g.Record.Rules {
+				continue
+			}
+			if g.Replace != id {
+				return "", fmt.Errorf("create game: %w", &UnfinishedError{Game: old})
+			}
+			old.Status = StatusAbandoned
+			f.games[id] = old
+		}
 		f.nextID++
 		g.ID = fmt.Sprintf("g%d", f.nextID)
 	}
@@ -493,10 +521,17 @@ func TestResume(t *testing.T) {
 	h4 := newHarness(t, Deps{Unicode: true, Player: testPlayer, Games: store})
 	h4.wantScreen("Continue")
 	h4.keys("down", "enter")
-	h4.wantScreen("Start a new Classic game?", "Your unfinished game (Classic · deal 42")
+	h4.wantScreen("You have Classic deal 42 in progress (3 moves): abandon it?", "It counts as a game lost.")
 	h4.keys("y")
+	if s := store.games["g1"].Status; s != StatusPlaying {
+		t.Errorf("the stored game is %q before the new game's first save, want playing", s)
+	}
+	h4.keys("d")
 	if s := store.games["g1"].Status; s != StatusAbandoned {
 		t.Errorf("the stored game is %q after a confirmed new game, want abandoned", s)
+	}
+	if sg := store.saves[len(store.saves)-1]; sg.Replace != "g1" {
+		t.Errorf("the new game's first save replaces %q, want g1", sg.Replace)
 	}
 }
 
@@ -587,6 +622,9 @@ func TestSolver(t *testing.T) {
 	h.wantScreen("keeps the deal winnable")
 	s.verdict = engine.Unwinnable
 	h.keys("H")
+	h.wantScreen("this deal can never be won: n deals a new one")
+	h.wantNotScreen("undo to find")
+	h.keys("d", "H")
 	h.wantScreen("the deal can no longer be won")
 	// A reply for an older position is dropped.
 	h.send(hintMsg{token: h.m.token, version: h.m.table().Version() - 1, move: engine.DrawMove, verdict: engine.Winnable})

@@ -218,6 +218,9 @@ func (m *Model) seatedReply(msg raceSeatedMsg) {
 	mn.raceBack = msg.code
 	if mn.items != nil {
 		mn.build()
+		if i := mn.firstOf(itemRaceBack); i >= 0 {
+			mn.cur = i // the race comes first
+		}
 	}
 }
 

@@ -28,6 +28,8 @@ type savedMsg struct {
 	token int
 	id    string
 	err   error
+	// res is what the save recorded, when the store says (Recorder).
+	res *SaveResult
 }
 
 // pendingSave is a save waiting for its turn.
@@ -42,7 +44,10 @@ type pendingSave struct {
 
 // saveQueue is the model's saving state.
 type saveQueue struct {
-	ids      map[int]string // stored game ID by game token
+	ids map[int]string // stored game ID by game token
+	// replace is, by game token, the game in progress a new game's
+	// first save names as the one it replaces (SavedGame.Replace).
+	replace  map[int]replaceRef
 	inFlight bool
 	current  pendingSave // the save in flight
 	queue    []pendingSave
@@ -122,16 +127,9 @@ func (m *Model) queueSave(status string) tea.Cmd {
 		return nil
 	}
 	t := m.table()
-	g := t.game
 	ps := pendingSave{
-		token: m.token,
-		game: SavedGame{
-			Record:  g.Record(),
-			Status:  status,
-			Daily:   t.day,
-			Removed: g.Removed(),
-			Started: m.started,
-		},
+		token:  m.token,
+		game:   m.tableGame(status),
 		played: t.played,
 		since:  t.since,
 	}
@@ -147,6 +145,22 @@ func (m *Model) queueSave(status string) tea.Cmd {
 	return m.nextSave()
 }
 
+// tableGame is the game on the table as it is stored, with a status.
+func (m *Model) tableGame(status string) SavedGame {
+	t := m.table()
+	g := t.game
+	return SavedGame{
+		Record:  g.Record(),
+		Status:  status,
+		Daily:   t.day,
+		Removed: g.Removed(),
+		Started: m.started,
+		Hints:   t.hints,
+		Undos:   t.undos,
+		Watched: t.watched,
+	}
+}
+
 // nextSave sends the first queued save when none is in flight.
 func (m *Model) nextSave() tea.Cmd {
 	q := &m.saves
@@ -158,6 +172,15 @@ func (m *Model) nextSave() tea.Cmd {
 	q.inFlight = true
 	if ps.game.ID == "" {
 		ps.game.ID = q.ids[ps.token]
+	}
+	if ps.game.ID == "" {
+		// The first save of a new game names the game it replaces, by
+		// now stored (saves go in order) if it was left in this session.
+		if r := q.replace[ps.token]; r.id != "" {
+			ps.game.Replace = r.id
+		} else if r.token != 0 {
+			ps.game.Replace = q.ids[r.token]
+		}
 	}
 	q.current = ps
 	games, player, e := m.env.games, m.env.player.ID, m.env
@@ -178,6 +201,13 @@ func (m *Model) nextSave() tea.Cmd {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), saveTimeout)
 		defer cancel()
 		defer context.AfterFunc(e.saveStop, cancel)()
+		if rec, ok := games.(Recorder); ok {
+			res, err := rec.SaveRecord(ctx, player, sg)
+			if err != nil {
+				return savedMsg{token: ps.token, err: err}
+			}
+			return savedMsg{token: ps.token, id: res.ID, res: &res}
+		}
 		id, err := games.Save(ctx, player, sg)
 		return savedMsg{token: ps.token, id: id, err: err}
 	}
@@ -197,9 +227,21 @@ func (m *Model) savedReply(msg savedMsg) tea.Cmd {
 	q.current = pendingSave{}
 	if errors.Is(msg.err, ErrTakenOver) {
 		q.dropSaves(msg.token)
+		m.forgetUnfinished(q.ids[msg.token])
 		if msg.token == m.token && m.playing {
-			m.dropGame()
+			reason := ""
+			if errors.Is(msg.err, ErrAbandonedElsewhere) {
+				reason = ErrAbandonedElsewhere.Error()
+			}
+			m.dropGame(reason)
 		}
+		return m.afterSave()
+	}
+	if ue := unfinishedOf(msg.err); ue != nil && msg.token == m.token && m.playing && q.ids[msg.token] == "" {
+		// Another session has a game of these rules in progress: the
+		// player decides. The table keeps showing the stored position.
+		q.dropSaves(msg.token)
+		m.askReplace(ue.Game)
 		return m.afterSave()
 	}
 	if msg.err != nil {
@@ -208,8 +250,13 @@ func (m *Model) savedReply(msg savedMsg) tea.Cmd {
 	}
 	if msg.id != "" {
 		q.ids[msg.token] = msg.id
+		delete(q.replace, msg.token)
 	}
 	if msg.token == m.token {
+		if t := m.table(); m.playing && msg.res != nil {
+			t.recorded(*msg.res)
+			m.dailyRecorded(t, *msg.res)
+		}
 		q.acked = len(done.game.Record.Moves)
 		q.failed = ""
 		if q.hold != nil && q.hold.token == msg.token && !q.queued(msg.token) {
@@ -314,27 +361,19 @@ func (q *saveQueue) dropSaves(token int) {
 }
 
 // dropGame takes the game off the table without saving it: another
-// session of the player goes on with it.
-func (m *Model) dropGame() {
+// session of the player took it, and reason says what became of it
+// (empty: that session goes on with it).
+func (m *Model) dropGame(reason string) {
 	m.saves.dropSaves(m.token)
 	m.saves.hold = nil
 	m.playing = false
 	m.saves.saved = 0
 	m.show(screenMenu)
-	mn := m.menu()
-	mn.setContinue("")
-	mn.say(sWarn, "your game continues in another session")
-}
-
-// abandonStored queues the save that abandons a stored game the player
-// chose not to continue.
-func (m *Model) abandonStored(sg SavedGame) tea.Cmd {
-	if !m.env.persist() || sg.ID == "" {
-		return nil
+	m.setContinue()
+	if reason == "" {
+		reason = "your game continues in another session"
 	}
-	sg.Status = StatusAbandoned
-	m.saves.queue = append(m.saves.queue, pendingSave{token: -1, game: sg, played: sg.Played})
-	return m.nextSave()
+	m.menu().say(sWarn, clean(reason, 200))
 }
 
 // quit ends the session once every queued save is stored: the session's

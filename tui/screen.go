@@ -82,7 +82,7 @@ type chrome struct {
 func (c *chrome) setSize(w, h int)            { c.w, c.h = w, h }
 func (c *chrome) setEnv(e *env)               { c.env = e }
 func (c *chrome) say(st styleID, text string) { c.msg, c.msgSt = text, st }
-func (c *chrome) needs() (w, h int)           { return minTableWidth, 16 }
+func (c *chrome) needs() (w, h int)           { return minScreenWidth, 16 }
 
 func (c *chrome) takeEvent() tea.Msg {
 	ev := c.event

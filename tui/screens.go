@@ -17,12 +17,14 @@ type helpDoneMsg struct{}
 // the move notation. It scrolls when the window is short.
 type helpScreen struct {
 	chrome
-	text  []string
-	top   int
-	up    key.Binding
-	down  key.Binding
-	close key.Binding
-	bar   *helpBar
+	text []string
+	// wrapped is text broken to the window's width.
+	wrapped []string
+	top     int
+	up      key.Binding
+	down    key.Binding
+	close   key.Binding
+	bar     *helpBar
 }
 
 // newHelpScreen writes the help for the table's keys and, when there is a
@@ -45,7 +47,7 @@ func newHelpScreen(e *env, km TableKeyMap, rules *engine.Rules, w, h int) *helpS
 	}
 	text = append(text, "",
 		"Keys",
-		row(moveKeys(km), "move between the available cards and the piles"),
+		row(moveKeys(km, gl), "move between the available cards and the piles"),
 		row("enter space", "select a card; a second card that makes 13 removes both"),
 		row("", "a King goes at once; select a card again or press esc to unselect"),
 		row("click", "select with the mouse; a click on the stock draws"),
@@ -83,12 +85,13 @@ func newHelpScreen(e *env, km TableKeyMap, rules *engine.Rules, w, h int) *helpS
 		up.SetHelp("up/down", "scroll")
 	}
 	return &helpScreen{
-		chrome: chrome{env: e, w: w, h: h},
-		text:   text,
-		up:     up,
-		down:   key.NewBinding(key.WithKeys("down", "j", "s", "pgdown", " ")),
-		close:  key.NewBinding(key.WithKeys("q", "esc", "?", "enter"), key.WithHelp("q", "back")),
-		bar:    newHelpBar(),
+		chrome:  chrome{env: e, w: w, h: h},
+		text:    text,
+		wrapped: wrapHelp(text, w-2),
+		up:      up,
+		down:    key.NewBinding(key.WithKeys("down", "j", "s", "pgdown", " ")),
+		close:   key.NewBinding(key.WithKeys("q", "esc", "?", "enter"), key.WithHelp("q", "back")),
+		bar:     newHelpBar(),
 	}
 }
 
@@ -99,7 +102,7 @@ func watchKeysHelp(gl *glyphs) string {
 }
 
 // moveKeys lists the movement keys for the help: the arrows and letters.
-func moveKeys(km TableKeyMap) string {
+func moveKeys(km TableKeyMap, gl *glyphs) string {
 	letters := ""
 	for _, b := range []key.Binding{km.Left, km.Down, km.Up, km.Right} {
 		for _, k := range b.Keys() {
@@ -108,17 +111,47 @@ func moveKeys(km TableKeyMap) string {
 			}
 		}
 	}
-	return km.Move.Help().Key + " " + letters
+	return gl.arrows + " " + letters
 }
 
 // SetSize sets the window size.
 func (h *helpScreen) setSize(w, ht int) {
 	h.w, h.h = w, ht
+	h.wrapped = wrapHelp(h.text, w-2)
 	h.top = min(h.top, h.maxTop())
 }
 
 func (h *helpScreen) rows() int   { return max(1, h.h-2) }
-func (h *helpScreen) maxTop() int { return max(0, len(h.text)-h.rows()) }
+func (h *helpScreen) maxTop() int { return max(0, len(h.wrapped)-h.rows()) }
+
+// wrapHelp breaks the help's lines that are wider than w at spaces, the
+// rest of a line indented under its start: at 80 columns nothing is cut.
+func wrapHelp(text []string, w int) []string {
+	out := make([]string, 0, len(text))
+	for _, line := range text {
+		if cells(line) <= w {
+			out = append(out, line)
+			continue
+		}
+		indent := len(line) - len(strings.TrimLeft(line, " "))
+		if i := strings.Index(line[indent:], "  "); i > 0 && indent > 0 {
+			// A key's row: the rest goes under its description.
+			rest := strings.TrimLeft(line[indent+i:], " ")
+			indent = len(line) - len(rest)
+		}
+		pad := strings.Repeat(" ", indent)
+		first := true
+		for _, part := range wrapWords(line, max(10, w-indent)) {
+			if first {
+				out = append(out, strings.Repeat(" ", len(line)-len(strings.TrimLeft(line, " ")))+part)
+				first = false
+				continue
+			}
+			out = append(out, pad+part)
+		}
+	}
+	return out
+}
 
 // Update scrolls or closes the help.
 func (h *helpScreen) update(msg tea.Msg) tea.Cmd {
@@ -148,8 +181,8 @@ func (h *helpScreen) view() string {
 	var b strings.Builder
 	out := lines{b: &b}
 	pal := h.env.pal
-	for i := h.top; i < len(h.text) && out.n < h.rows(); i++ {
-		s := cut(h.text[i], h.w-2, h.env.gl.ell)
+	for i := h.top; i < len(h.wrapped) && out.n < h.rows(); i++ {
+		s := cut(h.wrapped[i], h.w-2, h.env.gl.ell)
 		if s != "" && s[0] != ' ' {
 			s = pal.style(sBold, s)
 		}
@@ -165,22 +198,26 @@ func (h *helpScreen) view() string {
 // confirmMsg is the answer of the confirmation.
 type confirmMsg struct{ yes bool }
 
-// confirmScreen asks whether to abandon the game in progress for another.
+// confirmScreen asks whether to abandon a game in progress for another.
 type confirmScreen struct {
 	chrome
 	question string
 	detail   string
-	spec     dealSpec
-	yes, no  key.Binding
-	bar      *helpBar
+	// spec is the game to start on yes; retry, when not nil, is another
+	// session's game that a refused save named instead (inprogress.go).
+	spec    dealSpec
+	retry   *SavedGame
+	yes, no key.Binding
+	bar     *helpBar
 }
 
-// newConfirm builds the confirmation for starting spec.
-func newConfirm(e *env, question, detail string, spec dealSpec, w, h int) *confirmScreen {
+// newConfirm builds the abandon question for starting spec, or for
+// saving the table's game over retry.
+func newConfirm(e *env, question, detail string, spec dealSpec, retry *SavedGame, w, h int) *confirmScreen {
 	return &confirmScreen{
-		chrome: chrome{env: e, w: w, h: h}, question: question, detail: detail, spec: spec,
-		yes: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes, new game")),
-		no:  key.NewBinding(key.WithKeys("n", "N", "esc", "q"), key.WithHelp("n", "no, keep playing")),
+		chrome: chrome{env: e, w: w, h: h}, question: question, detail: detail, spec: spec, retry: retry,
+		yes: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes, abandon it")),
+		no:  key.NewBinding(key.WithKeys("n", "N", "esc", "q"), key.WithHelp("n", "no, keep it")),
 		bar: newHelpBar(),
 	}
 }
@@ -210,8 +247,15 @@ func (c *confirmScreen) view() string {
 	var b strings.Builder
 	out := lines{b: &b}
 	pal := c.env.pal
-	body := []string{pal.style(sWarn, cut(c.question, c.w-4, c.env.gl.ell)), "", cut(c.detail, c.w-4, c.env.gl.ell), "",
-		pal.style(sBold, "y") + ": yes" + c.env.gl.sep + pal.style(sBold, "n") + ": no"}
+	var body []string
+	for _, s := range wrapWords(c.question, max(10, c.w-4)) {
+		body = append(body, pal.style(sWarn, cut(s, c.w-4, c.env.gl.ell)))
+	}
+	body = append(body, "")
+	for _, s := range wrapWords(c.detail, max(10, c.w-4)) {
+		body = append(body, cut(s, c.w-4, c.env.gl.ell))
+	}
+	body = append(body, "", pal.style(sBold, "y")+": yes"+c.env.gl.sep+pal.style(sBold, "n")+": no")
 	out.fill(max(0, (c.h-len(body))/2-1))
 	for _, s := range body {
 		out.add("  " + s)
@@ -233,20 +277,13 @@ func tooSmall(w, h, needW, needH int, g *glyphs) string {
 		", now " + strconv.Itoa(w) + x + strconv.Itoa(h) + ")"
 	var b strings.Builder
 	out := lines{b: &b}
-	words := strings.Fields(msg)
-	var line strings.Builder
-	var wrapped []string
-	for _, wd := range words {
-		if line.Len() > 0 && cells(line.String())+1+cells(wd) > w {
-			wrapped = append(wrapped, line.String())
-			line.Reset()
-		}
-		if line.Len() > 0 {
-			line.WriteByte(' ')
-		}
-		line.WriteString(wd)
+	wrapped := []string{msg}
+	if cells(msg) > w {
+		// Too narrow for one line: the request, then the sizes, each
+		// broken further only if it must be.
+		req, sizes, _ := strings.Cut(msg, " (")
+		wrapped = append(wrapWords(req, max(1, w)), wrapWords("("+sizes, max(1, w))...)
 	}
-	wrapped = append(wrapped, line.String())
 	out.fill(max(0, (h-len(wrapped))/2))
 	for _, s := range wrapped {
 		if out.n >= h {

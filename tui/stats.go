@@ -8,6 +8,8 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"pyramid/engine"
 )
 
 // statsMsg brings the player's records, read through Account.Stats.
@@ -182,6 +184,9 @@ func bestDaily(r *RulesStats, in string) string {
 
 // titleOfStats is the rule set's title as the table shows it.
 func titleOfStats(r *RulesStats) string {
+	if rules, err := engine.ParseRules(r.RulesID); err == nil && (r.Title == "" || r.Title == "Custom" || r.Title == "Daily (custom)") {
+		return clean(rulesName(rules), 40) // custom rules by their rules
+	}
 	t := clean(r.Title, 20)
 	if t == "" {
 		t = clean(r.RulesID, 20)
@@ -190,7 +195,7 @@ func titleOfStats(r *RulesStats) string {
 }
 
 // detailLines is how many lines describe the highlighted rule set.
-const detailLines = 3
+const detailLines = 4
 
 // rowsRoom is how many rule sets fit: the window less the title, the
 // identity, a blank, the column heads, a blank, the details, the message
@@ -291,7 +296,11 @@ func (s *statsScreen) details(r *RulesStats) []string {
 		strconv.FormatFloat(r.AvgRemoved, 'f', 1, 64) + " pyramid cards removed a game",
 	}
 	if r.DailyPlayed > 0 {
-		d = append(d, "daily deals: "+strconv.Itoa(r.DailyPlayed)+" played, best "+bestDaily(r, " removed in "))
+		d = append(d, "daily deals: "+strconv.Itoa(r.DailyPlayed)+" played, "+strconv.Itoa(r.DailyWon)+" won, best "+bestDaily(r, " removed in "),
+			"daily streak "+strconv.Itoa(r.DailyStreak)+plural(r.DailyStreak, " day", " days")+" in a row, best "+strconv.Itoa(r.BestDailyStreak))
+	}
+	if r.AssistedWins > 0 {
+		d = append(d, strconv.Itoa(r.AssistedWins)+" of the wins used hints or undo: they set no record")
 	}
 	return d
 }

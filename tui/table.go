@@ -60,10 +60,15 @@ type tableScreen struct {
 	prompt     Prompt
 	promptOpen bool
 
-	played   time.Duration // time played in earlier sessions
-	since    time.Time     // when play began in this session; zero until known
+	played   time.Duration // time played before since (earlier sessions, before the menu)
+	since    time.Time     // when play last began; zero until known and while away
 	wonIn    time.Duration
 	wonKnown bool
+	// The header's clock (clock.go): the last tick's reading, whether a
+	// tick is on its way, whether the player is in the menu and whether
+	// the pause's reading is on its way.
+	lastTick               time.Time
+	ticking, away, pausing bool
 
 	// wantBefore asks the table to keep a copy of itself as it is right
 	// before the game changes (before), for its owner: a stored game
@@ -87,6 +92,15 @@ type tableScreen struct {
 	par  int
 	lost *loss
 	live liveCheck
+	// hints and undos count the hints shown and the moves undone in
+	// this game, from the stored figures of a resumed game on; watched
+	// is set once the solver's line was watched. Saves carry them: the
+	// server records assisted games as such.
+	hints, undos int
+	watched      bool
+	// result is what the server recorded at the last save, when it says
+	// (Recorder): the end screens show it.
+	result *SaveResult
 }
 
 // answer is what the solver said about a deal from its start.
@@ -243,19 +257,7 @@ func (t *tableScreen) update(msg tea.Msg) tea.Cmd {
 		if msg.token != t.token {
 			return nil
 		}
-		switch msg.what {
-		case clockStart:
-			if t.since.IsZero() {
-				t.since = msg.now
-			}
-		case clockWon:
-			if !t.since.IsZero() {
-				t.wonIn = t.played + msg.now.Sub(t.since)
-			} else {
-				t.wonIn = t.played
-			}
-			t.wonKnown = true
-		}
+		return t.clocked(msg)
 	case hintMsg:
 		if msg.token == t.token && msg.version == t.version {
 			t.solverHint(msg)
@@ -424,7 +426,10 @@ func (t *tableScreen) activate(p engine.Place) tea.Cmd {
 		first, _ := t.cardAt(t.sel)
 		m := engine.PairMove(t.sel, p)
 		if err := t.game.Check(m); err != nil {
-			t.sayf(sErr, "%s and %s: %s", t.env.gl.cardName(first), t.env.gl.cardName(c), err)
+			// The card just chosen becomes the selection, as in other
+			// solitaires: the player most often meant to start anew.
+			t.sel = p
+			t.sayf(sErr, "%s and %s: %s; %s selected", t.env.gl.cardName(first), t.env.gl.cardName(c), err, t.env.gl.cardName(c))
 			return nil
 		}
 		t.sel = engine.NoPlace
@@ -504,6 +509,7 @@ func (t *tableScreen) undo() tea.Cmd {
 		t.say(sErr, err.Error())
 		return nil
 	}
+	t.undos++
 	t.sel = engine.NoPlace
 	cmd := t.changed()
 	if t.d.status != engine.Lost {
@@ -540,6 +546,10 @@ func (t *tableScreen) askHint() tea.Cmd {
 	if !ok {
 		return nil
 	}
+	// A hint makes the game assisted: a new version is saved with the
+	// count (the position stays as it is).
+	t.hints++
+	t.version++
 	t.showHint(m, "")
 	if t.env.solver == nil {
 		return nil
@@ -560,9 +570,13 @@ func (t *tableScreen) solverHint(h hintMsg) {
 	switch {
 	case h.err == nil && h.verdict == engine.Winnable && h.move.Kind != 0 && t.game.Check(h.move) == nil:
 		t.showHint(h.move, "keeps the deal winnable")
+	case h.err == nil && h.verdict == engine.Unwinnable && t.game.MovesMade() == 0:
+		// From the start: no line of play ever wins this deal.
+		t.showHint(t.hint, "")
+		t.sayf(sWarn, "%s%sthis deal can never be won: %s deals a new one", t.msg, t.env.gl.sep, t.Keys.New.Help().Key)
 	case h.err == nil && h.verdict == engine.Unwinnable:
 		t.showHint(t.hint, "")
-		t.sayf(sWarn, "%s · the deal can no longer be won: undo to find a winning line", t.msg)
+		t.sayf(sWarn, "%s%sthe deal can no longer be won: undo to find a winning line", t.msg, t.env.gl.sep)
 	default:
 		t.showHint(t.hint, "the solver does not know better in time")
 	}
@@ -693,10 +707,19 @@ func (t *tableScreen) changed() tea.Cmd {
 		}
 	case engine.Lost:
 		cmd = t.askDeal()
+		if before != engine.Lost {
+			// The clock stops at the loss too.
+			t.wonKnown = false
+			cmd = tea.Batch(t.env.readClock(t.token, clockWon), cmd)
+		}
 		t.say(sWarn, t.lostNote(t.w))
-	}
-	if before == engine.Won {
-		t.wonKnown = false
+	case engine.Playing:
+		if before != engine.Playing {
+			// Undone from the end: the clock runs again.
+			t.wonKnown = false
+			t.showClock()
+			cmd = t.startTicking()
+		}
 	}
 	return tea.Batch(cmd, t.liveChanged()) // lost.go: the live check
 }
@@ -737,6 +760,9 @@ func (t *tableScreen) updateKeys() {
 	k.Hint.SetEnabled(playing)
 	k.Prompt.SetEnabled(!won && !t.promptOpen)
 	k.New.SetEnabled(!t.promptOpen && !won) // after a win, enter says it
+	if t.game.Rules().Daily {
+		k.New.SetHelp(k.New.Help().Key, "restart") // the day has one deal
+	}
 	k.Help.SetEnabled(!t.promptOpen)
 	k.Back.SetEnabled(!t.promptOpen)
 }

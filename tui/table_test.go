@@ -62,12 +62,12 @@ func TestSelectPairByKeys(t *testing.T) {
 func TestIllegalPairSaysWhy(t *testing.T) {
 	h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true})
 	h.keys("l", "l", "enter", "l", "enter") // 9♣ then 10♦
-	h.wantScreen("9♣ and 10♦: cards do not sum to 13")
+	h.wantScreen("9♣ and 10♦: cards do not sum to 13", "10♦ selected")
 	if h.game().MovesMade() != 0 {
 		t.Fatal("an illegal pair was played")
 	}
-	if h.m.table().sel != engine.Slot(7, 3) {
-		t.Errorf("selection is %s, want 9♣ at 7.3 kept", h.m.table().sel)
+	if h.m.table().sel != engine.Slot(7, 4) {
+		t.Errorf("selection is %s, want the card just chosen, 10♦ at 7.4", h.m.table().sel)
 	}
 	h.keys("esc")
 	if h.m.table().sel != engine.NoPlace {
@@ -141,7 +141,10 @@ func TestDrawRedealUndoRedo(t *testing.T) {
 	h.keys("d")
 	h.wantScreen("pass 2/3", "pass 2/3: the waste is the stock again")
 	h.keys("u")
-	h.wantScreen("pass 1/3", "undid r", "r redo")
+	h.wantScreen("pass 1/3", "undid r")
+	if !h.m.table().Keys.Redo.Enabled() {
+		t.Error("redo is not enabled after an undo")
+	}
 	checkShape(t, h.m.View(), 80, 24) // the help bar with undo and redo fits
 	h.keys("r")
 	h.wantScreen("pass 2/3", "redid r")
@@ -356,4 +359,81 @@ func TestDrawThreeAndOpenStock(t *testing.T) {
 	if h2.game().MovesMade() != 0 && top.Rank() != 13 {
 		t.Error("enter on the open stock drew")
 	}
+}
+
+func TestLongMessagesWrap(t *testing.T) {
+	h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true})
+	long := "move 1 (w+s): card is not available: the stock is face down in these rules (draw it onto the waste first)"
+	h.m.table().say(sErr, long)
+	s := h.screen()
+	checkShape(t, h.m.View(), 80, 24)
+	if strings.Contains(s, "…") {
+		t.Errorf("the message is cut at 80 columns:\n%s", s)
+	}
+	for _, w := range []string{"move 1 (w+s)", "(draw it onto the waste first)"} {
+		if !strings.Contains(s, w) {
+			t.Errorf("the screen lacks %q:\n%s", w, s)
+		}
+	}
+}
+
+func TestCursorStaysInThePyramidAfterAKing(t *testing.T) {
+	// Find a deal whose bottom row has a King in the middle.
+	for n := uint64(1); n < 500; n++ {
+		g, err := engine.NewNumbered(engine.Classic(), n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var king engine.Place = engine.NoPlace
+		for c := 3; c <= 5; c++ {
+			if card, _ := g.PyramidCard(engine.Slot(7, c)); card.Rank() == 13 {
+				king = engine.Slot(7, c)
+			}
+		}
+		if king == engine.NoPlace {
+			continue
+		}
+		h := newHarness(t, Deps{Args: []string{"classic", itoa(int(n))}, Unicode: true})
+		h.m.table().cursor = king
+		h.keys("enter")
+		if h.game().MovesMade() != 1 {
+			t.Fatalf("deal %d: the King at %s was not removed", n, king)
+		}
+		if c := h.m.table().cursor; !c.IsPyramid() {
+			t.Errorf("deal %d: after the King at %s the cursor is on %s, want a card of the pyramid", n, king, c)
+		}
+		return
+	}
+	t.Fatal("no deal with a King in the middle of the bottom row")
+}
+
+func TestEmptyStockShowsARedeal(t *testing.T) {
+	h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true})
+	for h.game().StockCount() > 0 {
+		h.keys("d")
+	}
+	h.wantScreen("│ ↻ │ 0")
+	h = newHarness(t, Deps{Args: []string{"one-pass", "42"}, Unicode: true})
+	for h.game().StockCount() > 0 {
+		h.keys("d")
+	}
+	h.wantNotScreen("↻")
+}
+
+func TestPhoneWidthPlays(t *testing.T) {
+	h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true})
+	h.resize(46, 20)
+	h.wantNotScreen("make the window larger")
+	h.wantScreen("Classic · deal 42")
+	checkShape(t, h.m.View(), 46, 20)
+	h.keys("d")
+	if h.game().MovesMade() != 1 {
+		t.Error("a draw at 46 columns was not played")
+	}
+	h.keys("q")
+	h.wantNotScreen("make the window larger")
+	checkShape(t, h.m.View(), 46, 20)
+	h.resize(45, 20)
+	h.open(itemContinue)
+	h.wantScreen("need 46×14")
 }

@@ -23,25 +23,50 @@ func (t *tableScreen) view() string {
 	return t.render(t, "", p, keys[:], tableBarDrop[:])
 }
 
-// panel writes the lines of the win panel: the time, moves and passes,
-// the solver's answer about the deal, and how to go on.
+// panel writes the lines of the end panel: after a win the time, moves
+// and passes, what was recorded, the solver's answer about the deal and
+// how to go on; after a loss the time, the cards removed and the moves,
+// what was recorded and how to go on (the message line says the rest).
 func (t *tableScreen) panel(lines []string, moves, passes string, w int) []string {
 	gl := t.env.gl
-	title := "You cleared the pyramid!"
-	if t.game.Rules().Goal == engine.GoalAll {
-		title = "You removed every card!"
-	}
 	tm := gl.ell
 	if t.wonKnown {
 		tm = clock(t.wonIn)
 	}
+	again := "enter or n: new deal"
+	if t.game.Rules().Daily {
+		again = "enter or n: replay (practice)"
+	}
+	if t.d.status == engine.Lost {
+		total := t.game.Rules().PyramidSize()
+		if t.game.Rules().Goal == engine.GoalAll {
+			total = t.game.Rules().DeckSize()
+		}
+		lines = append(lines, "No moves left", "", "time "+tm+gl.sep+moves,
+			strconv.Itoa(t.d.removed)+" of "+strconv.Itoa(total)+" cards removed")
+		lines = t.resultLines(lines, w)
+		again = "u: undo" + gl.sep + "n: new deal"
+		if t.game.Rules().Daily {
+			again = "u: undo" + gl.sep + "n: replay (practice)"
+		}
+		return append(lines, "", again+gl.sep+"q: menu")
+	}
+	title := "You cleared the pyramid!"
+	if t.game.Rules().Goal == engine.GoalAll {
+		title = "You removed every card!"
+	}
 	moves = t.movesWithPar(moves) // par.go
 	lines = append(lines, title, "", "time "+tm+gl.sep+moves+gl.sep+passes)
-	if s := t.answer.sentence(gl); s != "" {
+	lines = t.resultLines(lines, w)
+	s := t.answer.sentence(gl)
+	if t.answer == answerWinnable {
+		s = "watch the solver's line (w)" // the player just won it
+	}
+	if s != "" {
 		lines = append(lines, "")
 		lines = appendWrapped(lines, s, w)
 	}
-	return append(lines, "", "enter or n: new deal"+gl.sep+"q: menu")
+	return append(lines, "", again+gl.sep+"q: menu")
 }
 
 // barKeys is the table's help bar: the key map's short help with w

@@ -57,7 +57,7 @@ func TestE2EOldUnfinishedGame(t *testing.T) {
 		play(t, g, "d")
 		waitPosition(t, a, g)
 		waitStored(t, cmds, "classic", 42, []string{"d"})
-		typeKeys(t, a, "qq")
+		typeKeys(t, a, "qqy")
 		if st := a.ExitStatus(wait); st != 0 {
 			t.Fatalf("quit: exit status %d, want 0", st)
 		}
@@ -70,20 +70,25 @@ func TestE2EOldUnfinishedGame(t *testing.T) {
 		}
 
 		b := sshtest.OpenTerm(t, ts.dial(t, key), sshtest.TermOptions{})
-		screen := b.WaitScreen(t, wait, "the menu", isMenu)
+		// The games in progress load after the menu's first frame.
+		screen := b.WaitScreen(t, wait, "the menu with a Continue", func(s string) bool {
+			return isMenu(s) && strings.Contains(s, "Continue")
+		})
 		if first := menuFirst(screen); !strings.Contains(first, "> Continue") || !strings.Contains(first, "Classic · deal 42 · 1 move") {
 			t.Fatalf("menu's first entry: got %q, want Continue to Classic · deal 42 · 1 move; screen:\n%s", first, screen)
 		}
-		typeKeys(t, b, "q")
+		typeKeys(t, b, "qy")
 		if st := b.ExitStatus(wait); st != 0 {
 			t.Fatalf("quit: exit status %d, want 0", st)
 		}
 
-		// TEMPORARY (issue 9): the server now refuses to abandon another
-		// session's unfinished game without the player's word; until the
-		// tui asks for it on a new deal, the rest of this test cannot pass.
-		t.Skip("until the tui asks before abandoning an unfinished game of the same rules")
+		// A new Classic deal asks before abandoning the old game; yes
+		// starts it, and its first save abandons the old one.
 		c := sshtest.OpenTerm(t, ts.dial(t, key), sshtest.TermOptions{Command: "classic 7"})
+		c.WaitScreen(t, wait, "the abandon question", func(s string) bool {
+			return strings.Contains(s, "You have Classic deal 42 in progress (1 move): abandon it?")
+		})
+		typeKeys(t, c, "y")
 		g7 := newGame(t, "classic", 7)
 		waitPosition(t, c, g7)
 		typeKeys(t, c, "d")
@@ -188,7 +193,7 @@ func TestE2EWho(t *testing.T) {
 	// Back at the menu after the game is over; then gone.
 	typeKeys(t, bob, "q")
 	bob.WaitScreen(t, wait, "bob's menu", isMenu)
-	typeKeys(t, bob, "q")
+	typeKeys(t, bob, "qy")
 	if st := bob.ExitStatus(wait); st != 0 {
 		t.Fatalf("bob quit: exit status %d", st)
 	}

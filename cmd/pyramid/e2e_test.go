@@ -292,13 +292,13 @@ func board(screen string) string {
 }
 
 // menuFirst returns the first item of the menu on screen (the line after
-// the title, the identity line and a blank line).
+// the title, the identity line, a blank line and the Play heading).
 func menuFirst(screen string) string {
 	ls := strings.Split(screen, "\n")
-	if len(ls) < 4 {
+	if len(ls) < 5 {
 		return ""
 	}
-	return ls[3]
+	return ls[4] // under the Play heading
 }
 
 // isMenu reports whether screen is the main menu.
@@ -434,7 +434,9 @@ func TestE2EDeepLinkPlay(t *testing.T) {
 		if err := g.Check(engine.PairMove(engine.Slot(7, 2), engine.Slot(7, 4))); err == nil {
 			t.Fatalf("engine: %s + %s is legal; the test's premise is wrong", c72, c74)
 		}
-		typeKeys(t, term, sshtest.KeyLeft+sshtest.KeyEnter)
+		// The failed pair selects 7.4, the card just chosen: enter on it
+		// again unselects it, then 7.2 with 7.3.
+		typeKeys(t, term, sshtest.KeyEnter+sshtest.KeyLeft+sshtest.KeyLeft+sshtest.KeyEnter+sshtest.KeyRight+sshtest.KeyEnter)
 		play(t, g, "7.2+7.3")
 		waitPosition(t, term, g)
 
@@ -507,7 +509,7 @@ func TestE2EDeepLinkPlay(t *testing.T) {
 		if first := menuFirst(screen); !strings.Contains(first, "> Continue") || !strings.Contains(first, "Classic · deal 42 · 3 moves") {
 			t.Fatalf("menu's first entry: got %q, want the cursor on Continue to Classic · deal 42 · 3 moves", first)
 		}
-		typeKeys(t, term, "q")
+		typeKeys(t, term, "qy")
 		if st := term.ExitStatus(wait); st != 0 {
 			t.Fatalf("quit: exit status %d, want 0; screen:\n%s", st, term.Screen())
 		}
@@ -778,7 +780,7 @@ func TestE2ECommands(t *testing.T) {
 		waitPosition(t, term, wg)
 		typeKeys(t, term, "q")
 		term.WaitScreen(t, wait, "the menu", isMenu)
-		typeKeys(t, term, "q")
+		typeKeys(t, term, "qy")
 		if st := term.ExitStatus(wait); st != 0 {
 			t.Fatalf("quit: exit status %d, want 0", st)
 		}
@@ -800,7 +802,7 @@ func TestE2ECommands(t *testing.T) {
 		})
 		typeKeys(t, term, "q")
 		term.WaitScreen(t, wait, "the menu", isMenu)
-		typeKeys(t, term, "q")
+		typeKeys(t, term, "qy")
 		if st := term.ExitStatus(wait); st != 0 {
 			t.Fatalf("quit: exit status %d, want 0", st)
 		}
@@ -1029,7 +1031,7 @@ func TestE2EGoroutines(t *testing.T) {
 			if !sshtest.Poll(wait, func() bool { return isMenu(term.Screen()) }) {
 				return fmt.Errorf("session %d: no menu", i)
 			}
-			_ = term.Type("q")
+			_ = term.Type("qy")
 			if st := term.ExitStatus(wait); st != 0 {
 				return fmt.Errorf("session %d: quit with status %d", i, st)
 			}
@@ -1223,7 +1225,7 @@ func TestE2ESolutionAfterLoss(t *testing.T) {
 		waitPosition(t, term, start) // the table shows the win
 		typeKeys(t, term, "q")
 		term.WaitScreen(t, wait, "the menu", isMenu)
-		typeKeys(t, term, "q")
+		typeKeys(t, term, "qy")
 		if st := term.ExitStatus(wait); st != 0 {
 			t.Fatalf("quit: exit status %d, want 0", st)
 		}
@@ -1253,13 +1255,15 @@ func TestE2ETwoSessionsDoNotAbandon(t *testing.T) {
 		waitPosition(t, a, ga)
 		waitStored(t, u, "classic", 3, ga.Record().Moves)
 
+		// The second session asks before abandoning the first one's
+		// game; no keeps it, and Continue reaches it.
 		b := sshtest.OpenTerm(t, ts.dial(t, key), sshtest.TermOptions{Command: "classic 42"})
-		gb := newGame(t, "classic", 42)
-		waitPosition(t, b, gb)
-		typeKeys(t, b, "d")
-		play(t, gb, "d")
-		b.WaitScreen(t, wait, "the save refused, saying why", func(s string) bool {
-			return strings.Contains(s, "not saved") && strings.Contains(s, "your classic game")
+		b.WaitScreen(t, wait, "the abandon question", func(s string) bool {
+			return strings.Contains(s, "You have Classic deal 3 in progress (2 moves): abandon it?")
+		})
+		typeKeys(t, b, "n")
+		b.WaitScreen(t, wait, "the menu with the game in progress", func(s string) bool {
+			return isMenu(s) && strings.Contains(s, "Classic · deal 3 · 2 moves")
 		})
 
 		typeKeys(t, a, "d")
@@ -1275,6 +1279,47 @@ func TestE2ETwoSessionsDoNotAbandon(t *testing.T) {
 		for _, g := range games(t, u) {
 			if g.Status == "abandoned" {
 				t.Fatalf("games: %+v; nothing was abandoned", games(t, u))
+			}
+		}
+	})
+}
+
+// TestE2ESecondSessionAbandonsAfterAsking: a second session that starts
+// the rule set of the first one's game asks; on yes the first game is
+// abandoned, and the first session is told so (not that it goes on).
+func TestE2ESecondSessionAbandonsAfterAsking(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ts := startServer(t, be.url(t))
+		key := sshtest.NewKey(t)
+		u := ts.user(key)
+		a := sshtest.OpenTerm(t, ts.dial(t, key), sshtest.TermOptions{Command: "classic 3"})
+		ga := newGame(t, "classic", 3)
+		waitPosition(t, a, ga)
+		typeKeys(t, a, "d")
+		play(t, ga, "d")
+		waitPosition(t, a, ga)
+		waitStored(t, u, "classic", 3, ga.Record().Moves)
+
+		b := sshtest.OpenTerm(t, ts.dial(t, key), sshtest.TermOptions{Command: "classic 42"})
+		b.WaitScreen(t, wait, "the abandon question", func(s string) bool {
+			return strings.Contains(s, "You have Classic deal 3 in progress (1 move): abandon it?")
+		})
+		typeKeys(t, b, "y")
+		gb := newGame(t, "classic", 42)
+		waitPosition(t, b, gb)
+		typeKeys(t, b, "d")
+		play(t, gb, "d")
+		waitPosition(t, b, gb)
+		waitStored(t, u, "classic", 42, gb.Record().Moves)
+		a.WaitScreen(t, wait, "the first session told what happened", func(s string) bool {
+			return strings.Contains(s, "abandoned from another session")
+		})
+		if strings.Contains(a.Screen(), "continues in another session") {
+			t.Fatalf("the first session was told its game goes on:\n%s", a.Screen())
+		}
+		for _, g := range games(t, u) {
+			if g.Rules == "classic" && g.Deal == 3 && g.Status != "abandoned" {
+				t.Fatalf("games: %+v; want classic 3 abandoned", games(t, u))
 			}
 		}
 	})

@@ -1,0 +1,51 @@
+package tui
+
+import (
+	"context"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// The menu's Daily item says when today's daily deal is done: the
+// account's stats say so at the start of the session, and a daily game
+// finished in the session says so at once.
+
+// dailyTodayMsg brings whether the player finished today's daily deal,
+// and its place on today's board (0: not on it).
+type dailyTodayMsg struct {
+	done          bool
+	rank, players int
+}
+
+// loadDailyToday asks the account, in a command, whether today's daily
+// deal is done; nil without an account.
+func (m *Model) loadDailyToday() tea.Cmd {
+	if !m.env.accounts() {
+		return nil
+	}
+	acc, player, ctx := m.env.account, m.env.player.ID, m.env.ctx
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
+		defer cancel()
+		st, err := acc.Stats(ctx, player)
+		if err != nil {
+			return nil // the item just does not say
+		}
+		for _, r := range st {
+			if r.RulesID == "daily" && r.DailyToday {
+				return dailyTodayMsg{done: true, rank: r.TodayRank, players: r.TodayPlayers}
+			}
+		}
+		return nil
+	}
+}
+
+// dailyRecorded marks the Daily item done once a save finished the
+// day's first attempt at today's daily deal.
+func (m *Model) dailyRecorded(t *tableScreen, r SaveResult) {
+	finished := r.Status == StatusWon || r.Status == StatusLost || r.Status == StatusAbandoned
+	if t.day == "" || t.day != m.today() || !finished || r.Practice || !t.game.Rules().Daily {
+		return
+	}
+	m.menu().setDailyDone(dailyTodayMsg{done: true, rank: r.DailyRank, players: r.DailyPlayers})
+}

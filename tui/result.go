@@ -1,0 +1,67 @@
+package tui
+
+import (
+	"strconv"
+
+	"pyramid/engine"
+)
+
+// What the server recorded of a game, as the end screens say it: a
+// practice game, an assisted one (no records), a new record, the place
+// on the daily board.
+
+// recorded keeps what the server recorded at the last save of the
+// table's game.
+func (t *tableScreen) recorded(r SaveResult) {
+	t.result = &r
+	if t.d.status == engine.Lost && t.sel == engine.NoPlace && !t.promptOpen {
+		t.endMessage()
+	}
+}
+
+// assists is the game's hints and undos: the server's figures when it
+// said, the table's own otherwise.
+func (t *tableScreen) assists() (hints, undos int) {
+	if r := t.result; r != nil && (r.Hints > 0 || r.Undos > 0) {
+		return max(r.Hints, t.hints), max(r.Undos, t.undos)
+	}
+	return t.hints, t.undos
+}
+
+// resultLines says what the game's end recorded, one short line each,
+// broken to at most w cells.
+func (t *tableScreen) resultLines(dst []string, w int) []string {
+	var buf [4]string
+	for _, s := range t.results(buf[:0]) {
+		dst = appendWrapped(dst, s, w)
+	}
+	return dst
+}
+
+// results are the lines of resultLines before they are broken.
+func (t *tableScreen) results(dst []string) []string {
+	r := t.result
+	hints, undos := t.assists()
+	switch {
+	case r != nil && r.Practice:
+		return append(dst, "practice: no result is recorded")
+	case hints > 0 || undos > 0:
+		dst = append(dst, "assisted: "+strconv.Itoa(hints)+plural(hints, " hint, ", " hints, ")+
+			strconv.Itoa(undos)+plural(undos, " undo", " undos")+" (no records)")
+	case r != nil && t.d.status == engine.Won:
+		switch {
+		case r.FirstWin:
+			dst = append(dst, "first win of these rules: a new record")
+		case r.NewBestTime && r.NewFewestMoves:
+			dst = append(dst, "new record: best time and fewest moves")
+		case r.NewBestTime:
+			dst = append(dst, "new record: best time")
+		case r.NewFewestMoves:
+			dst = append(dst, "new record: fewest moves")
+		}
+	}
+	if r != nil && r.DailyRank > 0 {
+		dst = append(dst, "#"+strconv.Itoa(r.DailyRank)+" of "+strconv.Itoa(r.DailyPlayers)+" on today's daily board")
+	}
+	return dst
+}

@@ -1,0 +1,184 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pyramid/engine"
+)
+
+// recordingGames is a Games that says what each save recorded (a
+// Recorder): res, with the game's ID and counts, on every save that
+// finishes a game; a plain result otherwise.
+type recordingGames struct {
+	fakeGames
+	res     SaveResult
+	records int
+}
+
+func (r *recordingGames) SaveRecord(ctx context.Context, player string, g SavedGame) (SaveResult, error) {
+	id, err := r.fakeGames.Save(ctx, player, g)
+	if err != nil {
+		return SaveResult{}, err
+	}
+	r.records++
+	out := SaveResult{ID: id, Status: g.Status, Hints: g.Hints, Undos: g.Undos, Assisted: g.Hints > 0 || g.Undos > 0}
+	if st, err := engine.Replay(g.Record); err == nil && st.Status() != engine.Playing {
+		out = r.res
+		out.ID, out.Hints, out.Undos = id, g.Hints, g.Undos
+		out.Assisted = g.Hints > 0 || g.Undos > 0
+	}
+	return out, nil
+}
+
+func TestAssistsAreCountedAndSent(t *testing.T) {
+	store := &fakeGames{}
+	h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true, Player: testPlayer, Games: store})
+	h.keys("H") // a hint alone is saved: the game is assisted from now on
+	if n := len(store.saves); n != 1 || store.saves[0].Hints != 1 {
+		t.Fatalf("after a hint: saves %+v, want one with Hints 1", store.saves)
+	}
+	h.keys("d", "u", "d", "H")
+	last := store.saves[len(store.saves)-1]
+	if last.Hints != 2 || last.Undos != 1 {
+		t.Errorf("saved hints %d, undos %d; want 2 and 1", last.Hints, last.Undos)
+	}
+	// A resumed game counts on from the stored figures.
+	h2 := newHarness(t, Deps{Unicode: true, Player: testPlayer, Games: store})
+	h2.open(itemContinue)
+	h2.keys("u")
+	last = store.saves[len(store.saves)-1]
+	if last.Hints != 2 || last.Undos != 2 {
+		t.Errorf("resumed: saved hints %d, undos %d; want 2 and 2", last.Hints, last.Undos)
+	}
+}
+
+func TestWatchingGivesTheGameUp(t *testing.T) {
+	s := &fakeSolver{deal: engine.Winnable, line: solverLine(t, "one-pass", 18)}
+	store := &fakeGames{}
+	h := newHarness(t, Deps{Args: []string{"one-pass", "18"}, Unicode: true, Solver: s, Player: testPlayer, Games: store})
+	endGame(t, h, "one-pass", 18, engine.Lost)
+	n := len(store.saves)
+	if store.saves[n-1].Watched {
+		t.Fatal("watched before watching")
+	}
+	h.keys("w")
+	if h.m.cur != screenWatch {
+		t.Fatalf("w did not open the watch screen:\n%s", h.screen())
+	}
+	if len(store.saves) != n+1 || !store.saves[n].Watched {
+		t.Errorf("opening the watch screen: %d saves, want one more with Watched", len(store.saves)-n)
+	}
+}
+
+func TestWinScreenSaysWhatWasRecorded(t *testing.T) {
+	tests := []struct {
+		name  string
+		res   SaveResult
+		hint  bool
+		want  []string
+		wantN []string
+	}{
+		{name: "new record", res: SaveResult{Status: StatusWon, NewBestTime: true, NewFewestMoves: true},
+			want: []string{"new record: best time and fewest moves"}, wantN: []string{"assisted"}},
+		{name: "first win", res: SaveResult{Status: StatusWon, FirstWin: true, NewBestTime: true, NewFewestMoves: true},
+			want: []string{"first win of these rules: a new record"}},
+		{name: "assisted", res: SaveResult{Status: StatusWon}, hint: true,
+			want: []string{"assisted: 1 hint, 0 undos (no records)"}, wantN: []string{"new record"}},
+		{name: "practice", res: SaveResult{Status: StatusWon, Practice: true},
+			want: []string{"practice: no result is recorded"}, wantN: []string{"new record"}},
+		{name: "daily rank", res: SaveResult{Status: StatusWon, DailyRank: 3, DailyPlayers: 12},
+			want: []string{"#3 of 12 on today's daily board"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := &recordingGames{res: tt.res}
+			h := newHarness(t, Deps{Args: []string{"classic", "3"}, Unicode: true, Player: testPlayer, Games: store})
+			if tt.hint {
+				h.keys("H", "esc")
+			}
+			endGame(t, h, "classic", 3, engine.Won)
+			if store.records == 0 {
+				t.Fatal("SaveRecord was never called")
+			}
+			h.wantScreen(tt.want...)
+			h.wantNotScreen(tt.wantN...)
+		})
+	}
+}
+
+func TestDailyItemSaysDoneToday(t *testing.T) {
+	acc := newFakeAccount()
+	h := newHarness(t, accountDeps(acc))
+	h.wantNotScreen("done today")
+	acc.stats[1].DailyToday, acc.stats[1].TodayRank, acc.stats[1].TodayPlayers = true, 2, 5
+	h = newHarness(t, accountDeps(acc))
+	h.wantScreen("done today ✓ (#2 of 5) · replays are practice")
+	// A daily finished in the session says so at once.
+	store := &recordingGames{res: SaveResult{Status: StatusWon, DailyRank: 1, DailyPlayers: 1}}
+	d := accountDeps(newFakeAccount())
+	d.Args, d.Games = []string{"daily"}, store
+	h = newHarness(t, d)
+	h.m.table().recorded(SaveResult{})
+	h.m.dailyRecorded(h.m.table(), SaveResult{Status: StatusLost, DailyRank: 4, DailyPlayers: 9})
+	h.keys("q")
+	h.wantScreen("done today ✓ (#4 of 9)")
+}
+
+func TestSettingsAreThePlayers(t *testing.T) {
+	acc := newFakeAccount()
+	acc.settings = map[string]string{"keys": "wasd", "cards": "letters", "winnable-only": "on"}
+	d := accountDeps(acc)
+	d.Solver = &fakeSolver{}
+	h := newHarness(t, d)
+	mn := h.m.menu()
+	if mn.Scheme != SchemeWASD || !mn.ASCII || !mn.Winnable {
+		t.Fatalf("settings at the start: scheme %v ascii %v winnable %v; want the player's wasd, letters, on", mn.Scheme, mn.ASCII, mn.Winnable)
+	}
+	wantASCII(t, "the menu with the player's letters", h.screen())
+	h.open(itemKeys)
+	if acc.settings["keys"] != "arrows" {
+		t.Errorf("the changed keys are kept as %q, want arrows", acc.settings["keys"])
+	}
+	if acc.settings["cards"] != "letters" {
+		t.Errorf("an unchanged setting was rewritten: cards %q", acc.settings["cards"])
+	}
+	// A refusal says so.
+	acc.setErr = errors.New("the server could not keep the setting now, try again")
+	h.open(itemWinnable)
+	h.wantScreen("could not keep the setting")
+}
+
+func TestMenuJumpsAndGroups(t *testing.T) {
+	h := newHarness(t, accountDeps(newFakeAccount()))
+	mn := h.m.menu()
+	at := func() itemKind { return mn.items[mn.cur].kind }
+	h.wantScreen("Play", "Records", "Account")
+	if at() != itemPreset {
+		t.Fatalf("the cursor starts on %q, want the first rule set", mn.items[mn.cur].label)
+	}
+	h.send(tea.KeyMsg{Type: tea.KeyEnd})
+	if at() != itemQuit {
+		t.Errorf("end: on %q, want Quit", mn.items[mn.cur].label)
+	}
+	h.send(tea.KeyMsg{Type: tea.KeyHome})
+	if at() != itemPreset || mn.cur != 1 {
+		t.Errorf("home: on %q (%d), want the first rule set", mn.items[mn.cur].label, mn.cur)
+	}
+	h.send(tea.KeyMsg{Type: tea.KeyPgDown})
+	if mn.cur <= mn.visible()-1 || at() == itemHeader {
+		t.Errorf("pgdown: on %d, want a page further, not on a heading", mn.cur)
+	}
+	h.send(tea.KeyMsg{Type: tea.KeyPgUp})
+	if mn.cur != 1 {
+		t.Errorf("pgup: on %d, want back to 1", mn.cur)
+	}
+	// Up from the first item wraps to the last, skipping the heading.
+	h.keys("up")
+	if at() != itemQuit {
+		t.Errorf("up from the first: on %q, want Quit", mn.items[mn.cur].label)
+	}
+}
