@@ -123,6 +123,10 @@ type menuScreen struct {
 	// setting "Others may watch me".
 	online    int
 	watchable bool
+
+	// frameLen is the length of the last frame, the room the next is
+	// given (menu_view.go).
+	frameLen int
 }
 
 // newMenu builds the menu.
