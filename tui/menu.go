@@ -147,6 +147,10 @@ type menuScreen struct {
 	// raceBack is the code of the race room the player has a seat in
 	// (race.go): the menu offers to go back to it. Empty hides it.
 	raceBack string
+
+	// frameLen is the length of the last frame, the room the next is
+	// given (menu_view.go).
+	frameLen int
 }
 
 // newMenu builds the menu.

@@ -16,11 +16,25 @@ type lines struct {
 
 // add writes one line (the caller cut it to the width).
 func (l *lines) add(s string) {
+	l.next()
+	l.b.WriteString(s)
+}
+
+// next starts a line, for the caller to write.
+func (l *lines) next() {
 	if l.n > 0 {
 		l.b.WriteByte('\n')
 	}
-	l.b.WriteString(s)
 	l.n++
+}
+
+// styled writes one line: prefix, then s in style id (the caller cut it
+// to the width). It is add(prefix + p.style(id, s)) without the strings
+// in between.
+func (l *lines) styled(prefix string, p *palette, id styleID, s string) {
+	l.next()
+	l.b.WriteString(prefix)
+	p.write(l.b, id, s)
 }
 
 // fill adds blank lines until n lines are written.
@@ -64,7 +78,9 @@ func dash(g *glyphs) string {
 func (m *menuScreen) view() string {
 	m.show(true)
 	var b strings.Builder
-	b.Grow(m.w * m.h)
+	// The frame is a string of its own once written: room for it and no
+	// more (a frame is a third of w×h bytes or less).
+	b.Grow(max(m.frameLen, m.w*m.h/3))
 	pal := m.env.pal
 	out := lines{b: &b}
 	title := "Pyramid Solitaire"
@@ -77,12 +93,12 @@ func (m *menuScreen) view() string {
 	if m.online > 0 && m.mode == modeList {
 		title += m.env.gl.sep + strconv.Itoa(m.online) + " online" // presence.go
 	}
-	out.add(" " + pal.style(sTitle, cut(title, m.w-2, m.env.gl.ell)))
-	out.add(" " + pal.style(sDim, cut(m.identity(), m.w-2, m.env.gl.ell)))
+	out.styled(" ", pal, sTitle, cut(title, m.w-2, m.env.gl.ell))
+	out.styled(" ", pal, sDim, cut(m.identity(), m.w-2, m.env.gl.ell))
 	first, n := m.window()
 	if m.mode == modeList && first > 0 {
 		// The list scrolled: a mark says there are more items above.
-		out.add("    " + pal.style(sDim, m.more(first, "↑")))
+		out.styled("    ", pal, sDim, m.more(first, "↑"))
 	} else {
 		out.add("")
 	}
@@ -96,15 +112,16 @@ func (m *menuScreen) view() string {
 		desc = m.viewNumber(&out)
 	}
 	if below := len(m.items) - first - n; m.mode == modeList && below > 0 && out.n < m.h-4 {
-		out.add("    " + pal.style(sDim, m.more(below, "↓")))
+		out.styled("    ", pal, sDim, m.more(below, "↓"))
 	}
 	d1, d2 := wrap2(desc, m.w-2)
 	out.fill(m.h - 4)
-	out.add(" " + pal.style(sDim, d1))
-	out.add(" " + pal.style(sDim, cut(d2, m.w-2, m.env.gl.ell)))
-	out.add(" " + pal.style(m.msgSt, cut(m.msg, m.w-2, m.env.gl.ell)))
+	out.styled(" ", pal, sDim, d1)
+	out.styled(" ", pal, sDim, cut(d2, m.w-2, m.env.gl.ell))
+	out.styled(" ", pal, m.msgSt, cut(m.msg, m.w-2, m.env.gl.ell))
 	b.WriteByte('\n')
 	b.WriteString(m.bar.view(m.env, m.Keys.ShortHelp(), m.w))
+	m.frameLen = b.Len()
 	return b.String()
 }
 
@@ -121,23 +138,26 @@ func (m *menuScreen) more(n int, arrow string) string {
 func (m *menuScreen) item(out *lines, cur bool, label, note string, labelW int) {
 	pal := m.env.pal
 	label = cut(label, m.w-6, m.env.gl.ell)
-	padded := label
+	// The line is written straight into the screen: the menu is drawn
+	// anew for every key.
+	padW := cells(label)
 	if note != "" || cur {
-		padded += strings.Repeat(" ", max(0, labelW-cells(label)))
+		padW = max(padW, labelW)
 	}
-	var b strings.Builder
+	b := out.b
+	out.next()
 	if cur {
 		b.WriteString("  > ")
-		b.WriteString(pal.style(sMenuCur, padded))
+		pal.writePadded(b, sMenuCur, label, padW-cells(label))
 	} else {
 		b.WriteString("    ")
-		b.WriteString(padded)
+		b.WriteString(label)
+		pad(b, padW-cells(label))
 	}
-	if room := m.w - 4 - cells(padded) - 3; room > 3 && note != "" {
+	if room := m.w - 4 - padW - 3; room > 3 && note != "" {
 		b.WriteString("  ")
-		b.WriteString(pal.style(sDim, cut(note, room, m.env.gl.ell)))
+		pal.write(b, sDim, cut(note, room, m.env.gl.ell))
 	}
-	out.add(b.String())
 }
 
 // viewList writes the items and returns the description of the

@@ -145,6 +145,25 @@ func (p *palette) style(id styleID, s string) string {
 	return p.open[id] + s + "\x1b[m"
 }
 
+// write writes s in style id to b, as style returns it.
+func (p *palette) write(b *strings.Builder, id styleID, s string) {
+	p.writePadded(b, id, s, 0)
+}
+
+// writePadded writes s and n blanks after it in style id to b, as
+// style(id, s + n blanks) returns them.
+func (p *palette) writePadded(b *strings.Builder, id styleID, s string, n int) {
+	if p.open[id] == "" || s == "" && n <= 0 {
+		b.WriteString(s)
+		pad(b, n)
+		return
+	}
+	b.WriteString(p.open[id])
+	b.WriteString(s)
+	pad(b, n)
+	b.WriteString("\x1b[m")
+}
+
 // appendStyle appends the escape sequence that switches from style cur
 // to style id, as short as it can be, and returns the buffer.
 func (p *palette) appendStyle(buf []byte, cur, id styleID) []byte {

@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
 
@@ -10,7 +11,12 @@ import (
 )
 
 // cells is the width of s in terminal cells.
-func cells(s string) int { return ansi.StringWidth(s) }
+func cells(s string) int {
+	if n := narrowRunes(s); n >= 0 {
+		return n
+	}
+	return ansi.StringWidth(s)
+}
 
 // cut shortens plain text s to at most w cells, ending it with tail when
 // it was cut.
@@ -18,10 +24,73 @@ func cut(s string, w int, tail string) string {
 	if w <= 0 {
 		return ""
 	}
-	if cells(s) <= w {
+	n := narrowRunes(s)
+	if n < 0 {
+		if cells(s) <= w {
+			return s
+		}
+		return ansi.Truncate(s, w, tail)
+	}
+	if n <= w {
 		return s
 	}
-	return ansi.Truncate(s, w, tail)
+	// As ansi.Truncate: as many runes as leave room for the tail.
+	keep := w - cells(tail)
+	if keep < 0 {
+		return ""
+	}
+	for i := range s {
+		if keep == 0 {
+			return s[:i] + tail
+		}
+		keep--
+	}
+	return s + tail
+}
+
+// narrowRunes returns the number of runes of s when each is one cell wide
+// and a grapheme cluster of its own, as nearly all the text the screens
+// draw is (ASCII, Latin-1, the dashes and the ellipsis, arrows, box
+// drawing, the suits), or -1 when s has any other rune, an escape
+// sequence or a control character: measuring such text a rune at a time
+// is several times faster than by grapheme clusters, and measuring is
+// most of the work of drawing a menu.
+func narrowRunes(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x20 && c < 0x7f {
+			n++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !narrow(r) {
+			return -1
+		}
+		i += size - 1
+		n++
+	}
+	return n
+}
+
+// narrow reports whether r is one cell wide and never joins a neighbour
+// into one grapheme cluster (no combining mark, joiner, variation
+// selector or emoji presentation is among these). TestNarrow checks
+// every one against ansi.StringWidth.
+func narrow(r rune) bool {
+	switch {
+	case r >= 0x20 && r < 0x7f:
+		return true
+	case r < 0xa0:
+		return false
+	case r <= 0xff:
+		return r != 0xad // the soft hyphen is invisible
+	}
+	return r >= 0x2010 && r <= 0x2027 || // dashes, quotes, bullet, ellipsis
+		r >= 0x2190 && r <= 0x21ff || // arrows
+		r == 0x221e || r == 0x00d7 || // ∞ ×
+		r >= 0x2500 && r <= 0x259f || // box drawing, blocks
+		r >= 0x2660 && r <= 0x2667 || // the suits
+		r == 0x2713 // ✓
 }
 
 // clean makes a string from outside (a player name, a notice) safe to

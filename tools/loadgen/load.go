@@ -10,6 +10,7 @@ import (
 	"io"
 	mrand "math/rand/v2"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,7 +27,8 @@ type loadConfig struct {
 	dialers       int
 	pid           int
 	width, height int
-	key           string // keys pressed in turn
+	key           string // keys pressed in turn (see pressKeys)
+	trace         int    // print what the first session receives after each of its first trace keys
 	command       string // run instead of a shell when set
 	ready         string // marks the first frame in the output
 	spread        bool   // dial each player from its own address 127.0.1.N
@@ -54,6 +56,8 @@ type loadSession struct {
 	measuring  *atomic.Bool
 
 	mu        sync.Mutex
+	trace     int       // keys whose redraw is still to be printed (the first session only)
+	traced    []byte    // what arrived since the last traced key
 	pending   time.Time // when the unanswered key was sent
 	latencies []time.Duration
 	keys      int
@@ -90,6 +94,9 @@ func runLoad(ctx context.Context, cfg loadConfig) error {
 			if err != nil {
 				failed = append(failed, err)
 				return
+			}
+			if i == 0 {
+				s.trace = cfg.trace
 			}
 			sessions[i] = s
 			connect = append(connect, time.Since(t0))
@@ -267,6 +274,9 @@ func (s *loadSession) read(stdout io.Reader) {
 				close(s.firstFrame)
 			}
 			s.mu.Lock()
+			if s.traced != nil {
+				s.traced = append(s.traced, chunk...)
+			}
 			if !s.pending.IsZero() {
 				s.latencies = append(s.latencies, now.Sub(s.pending))
 				s.pending = time.Time{}
@@ -294,20 +304,25 @@ func (s *loadSession) press(ctx context.Context, cfg loadConfig) {
 	}
 	tick := time.NewTicker(cfg.every)
 	defer tick.Stop()
-	keys := []rune(cfg.key)
-	if len(keys) == 0 {
-		keys = []rune{'l'}
-	}
+	keys := pressKeys(cfg.key)
 	for {
 		s.mu.Lock()
 		if !s.pending.IsZero() {
 			s.missed++
 		}
+		if s.traced != nil {
+			fmt.Printf("trace: after key %d, %d bytes: %q\n", s.keys, len(s.traced), s.traced)
+			s.traced = nil
+		}
+		if s.trace > 0 {
+			s.trace--
+			s.traced = []byte{}
+		}
 		s.pending = time.Now()
 		k := keys[s.keys%len(keys)]
 		s.keys++
 		s.mu.Unlock()
-		if _, err := io.WriteString(s.stdin, string(k)); err != nil {
+		if _, err := io.WriteString(s.stdin, k); err != nil {
 			return
 		}
 		select {
@@ -318,6 +333,37 @@ func (s *loadSession) press(ctx context.Context, cfg loadConfig) {
 		case <-tick.C:
 		}
 	}
+}
+
+// keyNames are the keys pressKeys knows by name, as a terminal sends them.
+var keyNames = map[string]string{
+	"up": "\x1b[A", "down": "\x1b[B", "right": "\x1b[C", "left": "\x1b[D",
+	"enter": "\r", "esc": "\x1b", "space": " ", "tab": "\t",
+}
+
+// pressKeys turns the -key flag into the keys pressed in turn: names
+// separated by commas ("down,up"; a name keyNames does not know is sent
+// as it is), or else one key per character ("lh").
+func pressKeys(spec string) []string {
+	var keys []string
+	if strings.Contains(spec, ",") || keyNames[spec] != "" {
+		for _, k := range strings.Split(spec, ",") {
+			if seq, ok := keyNames[k]; ok {
+				k = seq
+			}
+			if k != "" {
+				keys = append(keys, k)
+			}
+		}
+	} else {
+		for _, r := range spec {
+			keys = append(keys, string(r))
+		}
+	}
+	if len(keys) == 0 {
+		keys = []string{"l"}
+	}
+	return keys
 }
 
 // percentiles returns the median, the 99th percentile and the maximum.

@@ -36,7 +36,8 @@ func main() {
 		pid      = flag.Int("pid", 0, "server process id, to report its RSS (Linux)")
 		width    = flag.Int("width", 80, "terminal width")
 		height   = flag.Int("height", 24, "terminal height")
-		key      = flag.String("key", "l", "keys to press, one per press, in turn (e.g. \"lh\" walks right and left)")
+		key      = flag.String("key", "l", "keys to press, in turn: one per character (\"lh\" walks right and left) or names separated by commas (\"down,up\"; up down left right enter esc space tab)")
+		trace    = flag.Int("trace", 0, "print what the first session receives after each of its first N keys")
 		command  = flag.String("cmd", "", "command to run in the PTY instead of a shell (e.g. \"classic 42\" for the arcade)")
 		ready    = flag.String("ready", "load test", "text in the output that marks the first frame")
 		spread   = flag.Bool("spread", false, "dial each player from its own loopback address 127.0.1.N (per-address limits)")
@@ -59,7 +60,7 @@ func main() {
 	default:
 		err = runLoad(ctx, loadConfig{
 			addr: *addr, sessions: *n, every: *every, duration: *duration, dialers: *dialers,
-			pid: *pid, width: *width, height: *height, key: *key, command: *command, ready: *ready,
+			pid: *pid, width: *width, height: *height, key: *key, trace: *trace, command: *command, ready: *ready,
 			spread: *spread,
 			flood:  floodConfig{rate: *fRate, addrs: *fAddrs, newcomers: *fNew, newcomerDo: *fNewCmd, logFile: *fLog},
 		})
