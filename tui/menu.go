@@ -292,8 +292,10 @@ func (m *menuScreen) setContinues(notes []string) {
 	switch {
 	case had == 0 && len(notes) > 0:
 		m.focusContinue()
-	case was.kind == itemContinue:
-		m.cur = m.selectable(m.firstOf(itemContinue)+min(was.index, max(0, len(notes)-1)), 1)
+	case was.kind == itemContinue && was.label != "" && len(notes) == 0:
+		m.cur = m.selectable(0, 1) // its game is gone: back to the top
+	case was.kind == itemContinue && was.label != "":
+		m.cur = m.selectable(m.firstOf(itemContinue)+min(was.index, len(notes)-1), 1)
 	case m.items != nil:
 		for i, it := range m.items {
 			if it.kind == was.kind && it.preset == was.preset && it.kind != itemContinue {

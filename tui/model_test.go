@@ -509,6 +509,10 @@ func TestResume(t *testing.T) {
 	h3.send(inboxMsg{GameTakenMsg{ID: "g1"}})
 	h3.wantScreen("your game continues in another session")
 	h3.wantNotScreen("Continue")
+	// The cursor goes back to the top, not round to Quit.
+	if mn := h3.m.menu(); mn.items[mn.cur].kind != itemPreset {
+		t.Errorf("after the takeover the menu's cursor is on %q, want the first rule set", mn.items[mn.cur].label)
+	}
 	// The store refuses a save because another session took over.
 	store.fail = fmt.Errorf("save: %w", ErrTakenOver)
 	h2.keys("d")

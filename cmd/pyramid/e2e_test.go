@@ -303,7 +303,7 @@ func menuFirst(screen string) string {
 
 // isMenu reports whether screen is the main menu.
 func isMenu(s string) bool {
-	return strings.Contains(s, "Pyramid Solitaire") && strings.Contains(s, "Deal by number")
+	return strings.Contains(s, "Pyramid Solitaire") && strings.Contains(s, "enter open")
 }
 
 // user runs commands as `ssh HOST CMD` does: a connection per command,

@@ -114,7 +114,7 @@ func TestE2EWatch(t *testing.T) {
 	waitWho(t, ts.user(bobKey), "bob at the menu", func(w map[string]whoJSON) bool { return w["bob"].Doing == "menu" })
 
 	// ann leaves: the guest is told.
-	typeKeys(t, ann, "qq")
+	typeKeys(t, ann, "qqy")
 	if st := ann.ExitStatus(wait); st != 0 {
 		t.Fatalf("ann quit: exit status %d", st)
 	}
@@ -147,7 +147,7 @@ func TestE2EWatchRefused(t *testing.T) {
 		bob.WaitScreen(t, wait, "bob refused", func(s string) bool {
 			return isMenu(s) && strings.Contains(s, "ann does not let others watch their games")
 		})
-		typeKeys(t, ann, "q")
+		typeKeys(t, ann, "qy")
 		if st := ann.ExitStatus(wait); st != 0 {
 			t.Fatalf("ann quit: exit status %d", st)
 		}
@@ -240,7 +240,7 @@ func TestE2ELiveDailyBoard(t *testing.T) {
 	ann.WaitFor(t, "1 move", wait)
 	// A new deal abandons the day's first attempt: that is ann's result.
 	typeKeys(t, ann, "n")
-	ann.WaitFor(t, "will be abandoned", wait)
+	ann.WaitFor(t, "This will be your result on today's board", wait)
 	typeKeys(t, ann, "y")
 	bob.WaitScreen(t, wait, "ann on the board", func(s string) bool {
 		return strings.Contains(lineWith(s, "ann"), "0/28")
