@@ -289,6 +289,9 @@ func (b *Bus) Publish(ctx context.Context, topic string, m bus.Message) (bus.Eve
 		m.Body = []byte{}
 	}
 	ev := bus.Event{Topic: topic, ID: m.ID, Kind: m.Kind, Body: append([]byte(nil), m.Body...)}
+	if !given {
+		return b.publishNew(ctx, ev)
+	}
 	err := b.inTx(ctx, func(tx pgx.Tx) error {
 		// The counter row's lock queues the topic's publishers until this
 		// transaction ends: sequence order is commit order, and a
@@ -335,6 +338,42 @@ func (b *Bus) Publish(ctx context.Context, topic string, m bus.Message) (bus.Eve
 	// come back (nor for a reconnect, should the listener be down).
 	b.mu.Lock()
 	b.heardLocked(topic, ev.Seq)
+	b.mu.Unlock()
+	return ev, nil
+}
+
+// publishSQL publishes an event whose ID is new (made by the bus) in one
+// statement, so one round trip and one transaction: the counter's row
+// lock is held to its end, as in the transaction of Publish, and the
+// pruning CTE runs whether or not it deletes anything.
+const publishSQL = `WITH s AS (
+	INSERT INTO bus_topics AS t (topic, seq) VALUES ($1, 1)
+	ON CONFLICT (topic) DO UPDATE SET seq = t.seq + 1 RETURNING seq
+), e AS (
+	INSERT INTO bus_events (topic, seq, id, kind, body) SELECT $1, s.seq, $2, $3, $4 FROM s RETURNING seq, at
+), pruned AS (
+	DELETE FROM bus_events WHERE topic = $1 AND seq <= (SELECT seq FROM s) - $6 AND (SELECT seq FROM s) % 32 = 0
+)
+SELECT e.seq, e.at, pg_notify($5, e.seq::text || ' ' || $1) FROM e`
+
+// publishNew publishes an event with a fresh ID: no earlier publish can
+// hold it, so there is nothing to look up first.
+func (b *Bus) publishNew(ctx context.Context, ev bus.Event) (bus.Event, error) {
+	body := ev.Body
+	if body == nil {
+		body = []byte{} // bytea NOT NULL
+	}
+	err := again(ctx, func() error {
+		var seq int64
+		err := b.pool.QueryRow(ctx, publishSQL, ev.Topic, ev.ID, ev.Kind, body, b.channel, int64(b.retain)).Scan(&seq, &ev.At, nil)
+		ev.Seq = uint64(seq)
+		return err
+	})
+	if err != nil {
+		return bus.Event{}, fmt.Errorf("publish on %q: %w", ev.Topic, b.cause(err))
+	}
+	b.mu.Lock()
+	b.heardLocked(ev.Topic, ev.Seq)
 	b.mu.Unlock()
 	return ev, nil
 }
