@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"pyramid/bus"
 	"pyramid/lobby"
 	"pyramid/store/storetest"
 )
@@ -35,7 +36,8 @@ func TestPresenceLoad(t *testing.T) {
 	one, two := lobby.New(lobby.Config{}), lobby.New(lobby.Config{})
 	defer one.Close()
 	defer two.Close()
-	ctx := ctxFor(t)
+	ctx, cancel := context.WithTimeout(context.Background(), *loadFor+time.Minute)
+	defer cancel()
 	for i, pair := range []struct {
 		l *lobby.Lobby
 		b *Bus
@@ -95,6 +97,48 @@ func TestPresenceLoad(t *testing.T) {
 			lobbyOf(i).SetDoing(sessions[i], lobby.Doing{What: lobby.Playing, Rules: "classic", Deal: uint64(i), Removed: moves[i]})
 		}
 	}()
+	// The bus's own latency under that load, as a race's progress would
+	// see it: events published on server one, 20 a second, read on two.
+	raceSub, err := busTwo.Subscribe(ctx, "race.probe", bus.Latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var busLat []time.Duration
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		for {
+			ev, err := raceSub.Next(ctx)
+			if err != nil {
+				return
+			}
+			var sent time.Time
+			if sent.UnmarshalBinary(ev.Body) == nil {
+				busLat = append(busLat, time.Since(sent))
+			}
+		}
+	}()
+	racing := make(chan struct{})
+	var pubLat []time.Duration // of Publish alone
+	go func() {
+		defer close(racing)
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			at := time.Now()
+			body, _ := at.MarshalBinary()
+			if _, err := busOne.Publish(ctx, "race.probe", bus.Message{Kind: "progress", Body: body}); err != nil {
+				t.Errorf("Publish: %v", err)
+				return
+			}
+			pubLat = append(pubLat, time.Since(at))
+		}
+	}()
 	// The probe: a session of server one changes; how long until two
 	// lists the change.
 	probe := one.Join(lobby.Player{ID: "probe", Name: "probe"})
@@ -110,7 +154,14 @@ func TestPresenceLoad(t *testing.T) {
 	}
 	close(stop)
 	<-done
+	<-racing
 	elapsed, sent := time.Since(start), notifies()-before
+	raceSub.Close()
+	<-read
+	slices.Sort(busLat)
+	slices.Sort(pubLat)
+	t.Logf("meanwhile a bus event from server one to a subscriber on two: p50 %s, p99 %s, max %s (%d events, 20/s, counted in the NOTIFYs); of which Publish: p50 %s, p99 %s",
+		busLat[len(busLat)/2], busLat[len(busLat)*99/100], busLat[len(busLat)-1], len(busLat), pubLat[len(pubLat)/2], pubLat[len(pubLat)*99/100])
 	slices.Sort(lat)
 	t.Logf("%d sessions on 2 servers, each changing every %s (%.0f changes/s): %d NOTIFYs in %s = %.1f/s; "+
 		"a change on one server in Who on the other: p50 %s, p99 %s, max %s (%d probes)",

@@ -45,6 +45,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"pyramid/bus"
@@ -288,7 +289,10 @@ func (b *Bus) Publish(ctx context.Context, topic string, m bus.Message) (bus.Eve
 		m.Body = []byte{}
 	}
 	ev := bus.Event{Topic: topic, ID: m.ID, Kind: m.Kind, Body: append([]byte(nil), m.Body...)}
-	err := pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
+	if !given {
+		return b.publishNew(ctx, ev)
+	}
+	err := b.inTx(ctx, func(tx pgx.Tx) error {
 		// The counter row's lock queues the topic's publishers until this
 		// transaction ends: sequence order is commit order, and a
 		// rollback gives the number back.
@@ -336,6 +340,74 @@ func (b *Bus) Publish(ctx context.Context, topic string, m bus.Message) (bus.Eve
 	b.heardLocked(topic, ev.Seq)
 	b.mu.Unlock()
 	return ev, nil
+}
+
+// publishSQL publishes an event whose ID is new (made by the bus) in one
+// statement, so one round trip and one transaction: the counter's row
+// lock is held to its end, as in the transaction of Publish, and the
+// pruning CTE runs whether or not it deletes anything.
+const publishSQL = `WITH s AS (
+	INSERT INTO bus_topics AS t (topic, seq) VALUES ($1, 1)
+	ON CONFLICT (topic) DO UPDATE SET seq = t.seq + 1 RETURNING seq
+), e AS (
+	INSERT INTO bus_events (topic, seq, id, kind, body) SELECT $1, s.seq, $2, $3, $4 FROM s RETURNING seq, at
+), pruned AS (
+	DELETE FROM bus_events WHERE topic = $1 AND seq <= (SELECT seq FROM s) - $6 AND (SELECT seq FROM s) % 32 = 0
+)
+SELECT e.seq, e.at, pg_notify($5, e.seq::text || ' ' || $1) FROM e`
+
+// publishNew publishes an event with a fresh ID: no earlier publish can
+// hold it, so there is nothing to look up first.
+func (b *Bus) publishNew(ctx context.Context, ev bus.Event) (bus.Event, error) {
+	body := ev.Body
+	if body == nil {
+		body = []byte{} // bytea NOT NULL
+	}
+	err := again(ctx, func() error {
+		var seq int64
+		err := b.pool.QueryRow(ctx, publishSQL, ev.Topic, ev.ID, ev.Kind, body, b.channel, int64(b.retain)).Scan(&seq, &ev.At, nil)
+		ev.Seq = uint64(seq)
+		return err
+	})
+	if err != nil {
+		return bus.Event{}, fmt.Errorf("publish on %q: %w", ev.Topic, b.cause(err))
+	}
+	b.mu.Lock()
+	b.heardLocked(ev.Topic, ev.Seq)
+	b.mu.Unlock()
+	return ev, nil
+}
+
+// inTx runs fn in a transaction, again (up to four more times) when it
+// failed without committing anything: a pooled connection whose backend
+// died (a restart, pg_terminate_backend) fails its next use, and that
+// must not cost an event.
+func (b *Bus) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	return again(ctx, func() error { return pgx.BeginFunc(ctx, b.pool, fn) })
+}
+
+// again runs fn, and again (up to four more times, one more than the
+// pool's default size) while it fails in a way that is retriable.
+func again(ctx context.Context, fn func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := fn()
+		if err == nil || attempt == 4 || !retriable(err) || ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+// retriable: err says nothing was committed and another connection may
+// do better: nothing reached the server, or the server said it ended the
+// session (SQLSTATE class 57P: admin or crash shutdown, not accepting
+// connections yet), which rolls back whatever it was doing. A connection
+// lost during COMMIT is neither: the commit may have happened.
+func retriable(err error) bool {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return strings.HasPrefix(pg.Code, "57P")
+	}
+	return pgconn.SafeToRetry(err)
 }
 
 // errDuplicate rolls back the publish of an ID the topic holds.
@@ -390,7 +462,9 @@ func (b *Bus) Subscribe(ctx context.Context, topic string, since uint64) (bus.Su
 	qctx, stop := b.bound(ctx)
 	defer stop()
 	var cur int64
-	err := b.pool.QueryRow(qctx, `SELECT seq FROM bus_topics WHERE topic = $1`, topic).Scan(&cur)
+	err := again(qctx, func() error {
+		return b.pool.QueryRow(qctx, `SELECT seq FROM bus_topics WHERE topic = $1`, topic).Scan(&cur)
+	})
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		b.unfollow(topic, t)
 		return nil, fmt.Errorf("subscribe to %q: %w", topic, b.cause(err))
@@ -435,10 +509,20 @@ func (b *Bus) Close() error {
 	return nil
 }
 
-// read reads up to fetchLimit events of topic after seq from the table.
+// read reads up to fetchLimit events of topic after seq from the table,
+// again at once when a dead pooled connection failed it.
 func (b *Bus) read(ctx context.Context, topic string, after uint64) ([]bus.Event, error) {
 	ctx, stop := b.bound(ctx)
 	defer stop()
+	var evs []bus.Event
+	err := again(ctx, func() (err error) {
+		evs, err = b.readOnce(ctx, topic, after)
+		return err
+	})
+	return evs, err
+}
+
+func (b *Bus) readOnce(ctx context.Context, topic string, after uint64) ([]bus.Event, error) {
 	rows, err := b.pool.Query(ctx, `SELECT seq, id, kind, body, at FROM bus_events
 		WHERE topic = $1 AND seq > $2 ORDER BY seq LIMIT $3`, topic, int64(after), fetchLimit)
 	if err != nil {

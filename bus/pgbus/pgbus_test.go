@@ -400,3 +400,64 @@ func TestMaxAge(t *testing.T) {
 		t.Fatalf("after the gap: %+v", evs)
 	}
 }
+
+// TestAllConnectionsKilled: every connection of a bus, pooled and
+// listening, dies while a subscriber waits and events are published
+// elsewhere; the subscriber reads them all, once, in order, with no error.
+func TestAllConnectionsKilled(t *testing.T) {
+	u := storetest.PostgresSchemaURL(t)
+	resynced := make(chan time.Duration, 10)
+	victim := open(t, u, Options{OnResync: func(d time.Duration) { resynced <- d }})
+	publisher := open(t, u, Options{})
+	ctx := ctxFor(t)
+	s, err := victim.Subscribe(ctx, "t", bus.Latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(context.Background())
+	// Fill the pool, note its backends, kill them and the listener.
+	for range 3 {
+		if _, err := publisher.Publish(ctx, "t", bus.Message{Kind: "before"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readN(t, s, 3)
+	var pids []int64
+	for _, c := range victim.pool.AcquireAllIdle(ctx) {
+		pids = append(pids, int64(c.Conn().PgConn().PID()))
+		c.Release()
+	}
+	victim.mu.Lock()
+	pids = append(pids, int64(victim.listenPID))
+	victim.mu.Unlock()
+	if _, err := admin.Exec(ctx, "SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid", pids); err != nil {
+		t.Fatal(err)
+	}
+	// The victim's pool is all dead connections: its publishes still
+	// go (a dead one fails before anything is sent, and is retried).
+	for i := range 2 {
+		if _, err := victim.Publish(ctx, "t", bus.Message{Kind: "mine", Body: []byte{byte(i)}}); err != nil {
+			t.Fatalf("Publish %d after the kill: %v", i, err)
+		}
+	}
+	for i := range 3 {
+		if _, err := publisher.Publish(ctx, "t", bus.Message{Kind: "theirs", Body: []byte{byte(2 + i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evs := readN(t, s, 5)
+	for i, ev := range evs {
+		if ev.Seq != uint64(4+i) || ev.Body[0] != byte(i) {
+			t.Fatalf("event %d after the kill: #%d %v, want #%d", i, ev.Seq, ev.Body, 4+i)
+		}
+	}
+	select {
+	case <-resynced:
+	case <-time.After(wait):
+		t.Fatal("the listener did not reconnect")
+	}
+}
