@@ -122,7 +122,7 @@ func (s *Solver) NextWinnable(ctx context.Context, r engine.Rules, start uint64)
 // out once per rule set and date, whoever asks first, and the work goes on
 // when that asker gives up, so that everybody gets the same deal.
 func (s *Solver) DailyDeal(ctx context.Context, r engine.Rules, day time.Time) (uint64, error) {
-	key := dailyKey{r.ID(), day.UTC().Format("2006-01-02")}
+	key := dailyKey{r.ID(), day.UTC().Format(time.DateOnly)}
 	s.mu.Lock()
 	d, ok := s.daily[key]
 	if !ok {
@@ -145,6 +145,11 @@ func (s *Solver) DailyDeal(ctx context.Context, r engine.Rules, day time.Time) (
 		}()
 	}
 	s.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		// An asker that has given up is told so, even when the deal is
+		// known already (select would pick either at random).
+		return 0, fmt.Errorf("daily deal: %w", err)
+	}
 	select {
 	case <-d.done:
 		return d.number, d.err
@@ -156,7 +161,7 @@ func (s *Solver) DailyDeal(ctx context.Context, r engine.Rules, day time.Time) (
 // forgetOldDays drops daily deals of dates before the day before date, so
 // the cache stays small. The caller holds s.mu.
 func (s *Solver) forgetOldDays(date string) {
-	t, err := time.Parse("2006-01-02", date)
+	t, err := time.Parse(time.DateOnly, date)
 	if err != nil {
 		return
 	}
