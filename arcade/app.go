@@ -143,7 +143,7 @@ func (a *App) Model(s *server.Session) tea.Model {
 	sess := a.join(s.Context(), p)
 	var g *games
 	if saved {
-		g = &games{st: a.cfg.Store, owner: sessionToken(), lobby: a.lobby, self: sess}
+		g = &games{st: a.cfg.Store, owner: sessionToken(), lobby: a.lobby, self: sess, racing: a.book.racing}
 		deps.Games = g
 		deps.Account = a.account(p.ID, s.Identity)
 	}

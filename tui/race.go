@@ -48,6 +48,12 @@ type (
 	// raceSeatedMsg brings the code of the room the player has a seat
 	// in, or "", for the menu.
 	raceSeatedMsg struct{ code string }
+	// raceBoardMsg brings a racer's game, for a spectator.
+	raceBoardMsg struct {
+		id  string
+		rec engine.Record
+		err error
+	}
 )
 
 // raceTimeout bounds a room call that may wait on the solver or the
@@ -72,10 +78,14 @@ type raceScreen struct {
 	stage  raceStage
 	req    *raceReq // the request to send at Init (a deep link)
 
-	you    string // the player's ID in the room
-	snap   lobby.Snapshot
-	racers []lobby.Racer // snap.Members with the progress since
-	chat   []lobby.ChatLine
+	you string // the player's ID in the room; empty for a spectator
+	// watching is set for a spectator, who sees the board of the racer
+	// watched (an ID of snap.Members).
+	watching bool
+	watched  string
+	snap     lobby.Snapshot
+	racers   []lobby.Racer // snap.Members with the progress since
+	chat     []lobby.ChatLine
 
 	// The player's game of the current round, nil outside a race.
 	table *tableScreen
@@ -233,6 +243,7 @@ type raceLeftMsg struct {
 func (rs *raceScreen) ask(req raceReq) tea.Cmd {
 	rs.stage = stageJoining
 	rs.msg = ""
+	rs.watching = req.kind == raceWatch
 	races, ctx := rs.races, rs.env.ctx
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, raceTimeout)
@@ -244,6 +255,8 @@ func (rs *raceScreen) ask(req raceReq) tea.Cmd {
 			seat, err = races.Create(ctx, req.opt)
 		case raceJoin:
 			seat, err = races.Join(ctx, req.code)
+		case raceWatch:
+			seat, err = races.Watch(ctx, req.code)
 		default:
 			seat, err = races.Quick(ctx)
 		}
@@ -269,6 +282,8 @@ func (rs *raceScreen) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case raceSeatMsg:
 		cmd = rs.seated(msg)
+	case raceBoardMsg:
+		rs.board(msg)
 	case RaceEventMsg:
 		cmd = rs.onEvent(msg.Event)
 	case raceDoneMsg:
@@ -303,6 +318,10 @@ func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 	rs.chat = slices.Clone(msg.seat.Snapshot.Chat)
 	rs.snap = lobby.Snapshot{}
 	rs.setSnap(msg.seat.Snapshot, msg.seat.Resume)
+	if rs.watching {
+		rs.say(sInfo, "you watch room "+msg.seat.Snapshot.Code+": tab switches between the racers' boards")
+		return tea.Batch(rs.tick(), rs.fetchBoard())
+	}
 	switch msg.seat.Snapshot.Phase {
 	case lobby.PhaseWaiting:
 		rs.say(sInfo, "room "+msg.seat.Snapshot.Code+": share the code; r marks you ready")
@@ -373,6 +392,9 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 					rs.racers[i] = ev.Racer
 				}
 			}
+			if rs.watching && ev.Racer.ID == rs.watched {
+				return tea.Batch(rs.tick(), rs.fetchBoard())
+			}
 		}
 	case lobby.CountdownStarted:
 		if ev.Code == rs.snap.Code {
@@ -386,6 +408,9 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 				rs.deal(rs.snap, nil)
 			}
 			rs.say(sOK, "go!")
+			if rs.watching {
+				return tea.Batch(rs.tick(), rs.fetchBoard())
+			}
 		}
 	case lobby.RaceEnded:
 		if ev.Code == rs.snap.Code && ev.Round == rs.snap.Round {
@@ -447,7 +472,7 @@ func (rs *raceScreen) tick() tea.Cmd {
 // racing reports whether the player is racing: the race runs and their
 // game goes on.
 func (rs *raceScreen) racing() bool {
-	return rs.stage == stageRoom && rs.snap.Phase == lobby.PhaseRacing && rs.table != nil &&
+	return !rs.watching && rs.stage == stageRoom && rs.snap.Phase == lobby.PhaseRacing && rs.table != nil &&
 		rs.table.d.status == engine.Playing && rs.mine().State != lobby.RacerLeft
 }
 
@@ -484,12 +509,17 @@ func (rs *raceScreen) key(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.Help):
 		rs.event = helpMsg{}
 		return nil
+	case key.Matches(k, km.Chat) && rs.watching:
+		rs.say(sInfo, "spectators read the chat; only the racers write in it")
+		return nil
+	case key.Matches(k, km.Leave):
+		return rs.leave()
+	case rs.watching:
+		return rs.watchKey(k)
 	case key.Matches(k, km.Chat):
 		rs.input = Prompt{Label: "say: "}
 		rs.inputOpen = true
 		return nil
-	case key.Matches(k, km.Leave):
-		return rs.leave()
 	}
 	switch rs.snap.Phase {
 	case lobby.PhaseWaiting:
@@ -665,4 +695,78 @@ func (rs *raceScreen) muteCommand(text string) (tea.Cmd, bool) {
 	}
 	rs.say(sErr, clean("nobody called "+name+" in this room", 100))
 	return nil, true
+}
+
+// watchKey handles a spectator's key: tab (or → l) shows the next racer's
+// board, shift+tab (or ← h) the one before.
+func (rs *raceScreen) watchKey(k tea.KeyMsg) tea.Cmd {
+	step := 0
+	switch k.String() {
+	case "tab", "right", "l":
+		step = 1
+	case "shift+tab", "left", "h":
+		step = -1
+	case "enter":
+		if rs.snap.Phase == lobby.PhaseResults {
+			return rs.leave()
+		}
+	}
+	if step == 0 || len(rs.racers) == 0 {
+		return nil
+	}
+	i := 0
+	for j, r := range rs.racers {
+		if r.ID == rs.watched {
+			i = j
+		}
+	}
+	rs.watched = rs.racers[(i+step+len(rs.racers))%len(rs.racers)].ID
+	return rs.fetchBoard()
+}
+
+// fetchBoard asks for the watched racer's game (the first racer's when
+// none is watched yet) while the race runs.
+func (rs *raceScreen) fetchBoard() tea.Cmd {
+	if !rs.watching || rs.snap.Phase != lobby.PhaseRacing || len(rs.racers) == 0 {
+		return nil
+	}
+	if _, ok := rs.snap.Member(rs.watched); !ok {
+		rs.watched = rs.racers[0].ID
+	}
+	code, id, races, ctx := rs.snap.Code, rs.watched, rs.races, rs.env.ctx
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, raceTimeout)
+		defer cancel()
+		rec, err := races.Board(ctx, code, id)
+		return raceBoardMsg{id: id, rec: rec, err: err}
+	}
+}
+
+// board shows the watched racer's game.
+func (rs *raceScreen) board(msg raceBoardMsg) {
+	if !rs.watching || msg.id != rs.watched {
+		return
+	}
+	if msg.err != nil {
+		rs.say(sErr, clean("their board: "+msg.err.Error(), 200))
+		return
+	}
+	g, err := engine.Replay(msg.rec)
+	if err != nil {
+		rs.say(sErr, clean("their board: "+err.Error(), 200))
+		return
+	}
+	name := ""
+	for _, r := range rs.racers {
+		if r.ID == msg.id {
+			name = clean(r.Name, 16)
+		}
+	}
+	t := newTable(rs.env, rs.scheme, g, -1000-rs.snap.Round, "", 0, rs.w, rs.h)
+	t.title = "watching " + name + rs.env.gl.sep + "room " + rs.snap.Code
+	t.answer = answerOf(rs.snap.Verdict, nil)
+	t.cursor = engine.NoPlace
+	t.msg, t.msgSt = rs.msg, rs.msgSt
+	rs.table, rs.round = t, rs.snap.Round
+	rs.layOut()
 }
