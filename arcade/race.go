@@ -206,6 +206,9 @@ func (rs *races) seated(snap lobby.Snapshot) tui.RaceSeat {
 			g.mu.Unlock()
 			if rec.Rules != "" {
 				seat.Resume = &rec
+				if g, err := engine.Replay(rec); err == nil {
+					rs.doing(snap, g.Removed())
+				}
 			}
 			if id > 0 && rs.games != nil {
 				// The game's saves are this session's from now on.
@@ -269,9 +272,9 @@ func dealNumberFrom(t time.Time) uint64 {
 
 // Create opens a room the player hosts.
 func (rs *races) Create(ctx context.Context, opt tui.RoomOptions) (tui.RaceSeat, error) {
-	if _, ok := rs.a.rooms.Hosted(rs.me.ID); ok {
+	if err := rs.leaveHosted(); err != nil {
 		// Checked before the solver's search, which takes a while.
-		return tui.RaceSeat{}, lobby.ErrAlreadyHosting
+		return tui.RaceSeat{}, err
 	}
 	deal, verdict := rs.pickDeal(ctx, opt.Rules, opt.Deal, opt.HasDeal)
 	_, snap, err := rs.a.rooms.Create(rs.me, rs.sink, lobby.RoomConfig{Rules: opt.Rules, Deal: deal, Verdict: verdict,
@@ -280,6 +283,23 @@ func (rs *races) Create(ctx context.Context, opt tui.RoomOptions) (tui.RaceSeat,
 		return tui.RaceSeat{}, fmt.Errorf("new room: %w", err)
 	}
 	return rs.seated(snap), nil
+}
+
+// leaveHosted lets a player who hosts a room they are no longer in (they
+// left it, or their connection dropped) open another: that room closes.
+// A room they are in, or whose race runs (their seat is kept), stays, and
+// the player is told which it is.
+func (rs *races) leaveHosted() error {
+	r, ok := rs.a.rooms.Hosted(rs.me.ID)
+	if !ok {
+		return nil
+	}
+	snap := r.Snapshot()
+	if m, in := snap.Member(rs.me.ID); in && m.Present || snap.Phase == lobby.PhaseRacing || snap.Phase == lobby.PhaseCountdown {
+		return fmt.Errorf("%w (%s): race %s goes back to it", lobby.ErrAlreadyHosting, snap.Code, snap.Code)
+	}
+	r.Close("its host opened another room")
+	return nil
 }
 
 // Join joins a room by the code the player typed.

@@ -26,6 +26,8 @@ type (
 	raceSeatMsg struct {
 		seat RaceSeat
 		err  error
+		// refresh: the seat asked for again after missed events.
+		refresh bool
 	}
 	// raceDoneMsg is the reply of a room call; play is set for the
 	// reports of the game.
@@ -264,6 +266,25 @@ func (rs *raceScreen) ask(req raceReq) tea.Cmd {
 	}
 }
 
+// refresh asks for the room again, after the session missed some of its
+// events: the seat (or the view) is the session's already, so this only
+// brings the room as it stands.
+func (rs *raceScreen) refresh() tea.Cmd {
+	code, watching, races, ctx := rs.snap.Code, rs.watching, rs.races, rs.env.ctx
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, raceTimeout)
+		defer cancel()
+		var seat RaceSeat
+		var err error
+		if watching {
+			seat, err = races.Watch(ctx, code)
+		} else {
+			seat, err = races.Join(ctx, code)
+		}
+		return raceSeatMsg{seat: seat, err: err, refresh: true}
+	}
+}
+
 // openCode shows the join form.
 func (rs *raceScreen) openCode() {
 	rs.stage = stageCode
@@ -308,6 +329,13 @@ func (rs *raceScreen) update(msg tea.Msg) tea.Cmd {
 
 // seated takes the seat the server gave, or says why there is none.
 func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
+	if msg.refresh {
+		if msg.err == nil && msg.seat.Snapshot.Code == rs.snap.Code {
+			rs.chat = slices.Clone(msg.seat.Snapshot.Chat)
+			rs.setSnap(msg.seat.Snapshot, msg.seat.Resume)
+		}
+		return rs.tick()
+	}
 	if msg.err != nil {
 		rs.event = raceLeftMsg{st: sErr, text: msg.err.Error()}
 		return nil
@@ -432,6 +460,10 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 	case lobby.RoomClosed:
 		if ev.Code == rs.snap.Code {
 			rs.event = raceLeftMsg{st: sWarn, text: "room " + ev.Code + " closed: " + ev.Reason}
+		}
+	case lobby.Missed:
+		if ev.Code == rs.snap.Code {
+			return rs.refresh()
 		}
 	}
 	return rs.tick()

@@ -78,7 +78,11 @@ func playLine(t *testing.T, term *sshtest.Term, g *engine.Game, moves []string, 
 // the middle and comes back to the same game; chat reaches everybody
 // cleaned; the race is stored with its placings and ratings.
 func TestE2ERace(t *testing.T) {
-	ts := startServer(t, "", "--max-conns-per-ip", "32")
+	forEachBackend(t, testE2ERace)
+}
+
+func testE2ERace(t *testing.T, be backend) {
+	ts := startServer(t, be.url(t), "--max-conns-per-ip", "32")
 	deal, line := hintGame(t, "classic", engine.Won)
 	keyA, keyB, keyC := sshtest.NewKey(t), sshtest.NewKey(t), sshtest.NewKey(t)
 	runOK(t, ts.user(keyA), "name alice")
