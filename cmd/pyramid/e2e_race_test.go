@@ -156,6 +156,11 @@ func testE2ERace(t *testing.T, be backend) {
 	b = sshtest.OpenTerm(t, ts.dial(t, keyB), sshtest.TermOptions{Command: "race " + code})
 	waitPosition(t, b, gb)
 	b.WaitFor(t, "welcome back", wait)
+	// A second session of bob's key takes the seat over.
+	b2 := sshtest.OpenTerm(t, ts.dial(t, keyB), sshtest.TermOptions{Command: "race " + code})
+	waitPosition(t, b2, gb)
+	b.WaitFor(t, "your race continues in another session", wait)
+	b = b2
 
 	// carol leaves; alice and bob clear the deal.
 	typeKeys(t, c, "qq")
