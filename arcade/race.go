@@ -143,6 +143,10 @@ func (a *App) newRaces(ctx context.Context, p tui.Player, sess *lobby.Session, g
 	if p.Guest || me.ID == "" {
 		me.ID = "guest-" + strconv.FormatUint(sess.ID(), 10)
 		me.Guest = true
+		if p.Guest {
+			// Guests are all "guest": a room tells them apart.
+			me.Name = me.ID
+		}
 	}
 	rs := &races{a: a, me: me, sink: sess.Queue(), sess: sess, games: g, held: map[string]bool{}}
 	context.AfterFunc(ctx, rs.leaveAll)
