@@ -207,6 +207,7 @@ func (rs *races) seated(snap lobby.Snapshot) tui.RaceSeat {
 			rec.Moves = append([]string(nil), rec.Moves...)
 			rec.Redo = append([]string(nil), rec.Redo...)
 			id := g.gameID
+			seat.Seq = max(g.seq, 0)
 			g.mu.Unlock()
 			if rec.Rules != "" {
 				seat.Resume = &rec

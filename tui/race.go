@@ -36,6 +36,7 @@ type (
 		note string
 		err  error
 		play bool
+		seq  int // of a report
 	}
 	// raceTickMsg: time to read the clock again, for the countdown and
 	// the time left; raceClockMsg brings the reading.
@@ -93,6 +94,10 @@ type raceScreen struct {
 	table *tableScreen
 	round int
 	seq   int
+	// held is the table as it was before the first change the server
+	// has not taken yet: it shows meanwhile, so that a move shows once
+	// the server has it (stored, and told to the room), as at the table.
+	held *tableScreen
 
 	now     time.Time
 	ticking bool
@@ -346,6 +351,7 @@ func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 	rs.chat = slices.Clone(msg.seat.Snapshot.Chat)
 	rs.snap = lobby.Snapshot{}
 	rs.setSnap(msg.seat.Snapshot, msg.seat.Resume)
+	rs.seq = max(rs.seq, msg.seat.Seq)
 	if rs.watching {
 		rs.say(sInfo, "you watch room "+msg.seat.Snapshot.Code+": tab switches between the racers' boards")
 		return tea.Batch(rs.tick(), rs.fetchBoard())
@@ -402,8 +408,7 @@ func (rs *raceScreen) deal(s lobby.Snapshot, resume *engine.Record) {
 	t.title = "room " + s.Code + rs.env.gl.sep + titleOf(r, g.Deal(), "", rs.env.gl.sep)
 	// The verdict is the room's: the table asks the solver nothing.
 	t.answer = answerOf(s.Verdict, nil)
-	rs.table, rs.round = t, s.Round
-	rs.seq = g.MovesMade()
+	rs.table, rs.round, rs.held = t, s.Round, nil
 }
 
 // event takes one of the room's events.
@@ -471,6 +476,9 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 
 // done takes the reply of a room call.
 func (rs *raceScreen) done(msg raceDoneMsg) {
+	if msg.play && msg.seq == rs.seq {
+		rs.held = nil // the server has every change
+	}
 	switch {
 	case errors.Is(msg.err, ErrTakenOver):
 		rs.event = raceLeftMsg{st: sWarn, text: "your race continues in another session"}
@@ -647,7 +655,10 @@ func (rs *raceScreen) raceKey(k tea.KeyMsg) tea.Cmd {
 func (rs *raceScreen) toTable(msg tea.Msg) tea.Cmd {
 	t := rs.table
 	v := t.version
+	t.wantBefore = rs.held == nil
 	cmd := t.update(msg)
+	before := t.before
+	t.before, t.wantBefore = nil, false
 	switch t.takeEvent().(type) {
 	case quitMsg:
 		rs.event = quitMsg{}
@@ -660,13 +671,16 @@ func (rs *raceScreen) toTable(msg tea.Msg) tea.Cmd {
 	if t.d.status == engine.Lost {
 		t.say(sWarn, "no moves left: your race is over")
 	}
+	if rs.held == nil && before != nil {
+		rs.held = before
+	}
 	rs.seq++
 	code, round, seq, rec, races, ctx := rs.snap.Code, rs.round, rs.seq, t.game.Record(), rs.races, rs.env.ctx
 	return tea.Batch(cmd, func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), raceTimeout)
 		defer cancel()
 		note, err := races.Play(ctx, code, round, seq, rec)
-		return raceDoneMsg{what: "move", note: note, err: err, play: true}
+		return raceDoneMsg{what: "move", note: note, err: err, play: true, seq: seq}
 	})
 }
 

@@ -74,8 +74,10 @@ type RaceSeat struct {
 	// You is the player's ID in the room (a guest has one there too).
 	You      string
 	Snapshot lobby.Snapshot
-	// Resume is the racer's game of the current round, or nil.
+	// Resume is the racer's game of the current round, or nil; Seq is
+	// the seq of its last report, which the session's reports go on from.
 	Resume *engine.Record
+	Seq    int
 }
 
 // RaceEventMsg brings one event of the player's room (a lobby.RoomChanged,

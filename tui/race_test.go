@@ -317,3 +317,26 @@ func TestRaceWatch(t *testing.T) {
 		t.Errorf("q: want the menu and the room left")
 	}
 }
+
+// TestRaceHold: a move shows once the server has taken it, as at the
+// table; keys typed meanwhile still play.
+func TestRaceHold(t *testing.T) {
+	h, _ := raceHarness(t, raceRoom(2, lobby.PhaseRacing), 80, 24)
+	if _, cmd := h.m.Update(keyMsg("d")); cmd == nil {
+		t.Fatal("a draw sent nothing to the server")
+	}
+	if s := screenOf(h); !strings.Contains(s, "0 moves") {
+		t.Fatalf("the draw shows before the server has it:\n%s", s)
+	}
+	if _, cmd := h.m.Update(keyMsg("d")); cmd == nil {
+		t.Fatal("the second draw sent nothing")
+	}
+	h.send(raceDoneMsg{what: "move", play: true, seq: 1})
+	if s := screenOf(h); !strings.Contains(s, "0 moves") {
+		t.Fatalf("the first reply released the hold while the second move is on its way:\n%s", s)
+	}
+	h.send(raceDoneMsg{what: "move", play: true, seq: 2})
+	if s := screenOf(h); !strings.Contains(s, "2 moves") {
+		t.Fatalf("both moves taken: want them shown:\n%s", s)
+	}
+}

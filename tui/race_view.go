@@ -131,6 +131,9 @@ func (rs *raceScreen) layOut() {
 	if t.w != rs.w || t.h != boardH {
 		t.setSize(rs.w, max(1, boardH))
 	}
+	if h := rs.held; h != nil && (h.w != rs.w || h.h != boardH) {
+		h.setSize(rs.w, max(1, boardH))
+	}
 }
 
 // needs is the smallest window the screen is readable in.
@@ -147,6 +150,9 @@ func (rs *raceScreen) say(st styleID, text string) {
 	rs.msg, rs.msgSt = text, st
 	if rs.table != nil {
 		rs.table.say(st, text)
+	}
+	if rs.held != nil {
+		rs.held.say(st, text)
 	}
 }
 
@@ -283,6 +289,9 @@ func (rs *raceScreen) writeChat(out *lines, n int) {
 // viewRace draws the race: the player's board, the panel, the chat.
 func (rs *raceScreen) viewRace() string {
 	t := rs.table
+	if rs.held != nil {
+		t = rs.held
+	}
 	var p *Prompt
 	if t.promptOpen {
 		p = &t.prompt
