@@ -312,7 +312,6 @@ func TestE2ERaceStuckRacer(t *testing.T) {
 			typeKeys(t, o, "tline "+strconv.Itoa(i)+"."+strconv.Itoa(j)+"\r")
 		}
 	}
-	a.WaitFor(t, "line 5.2", wait)
 	a.WaitScreen(t, 3*wait, "the stuck racer left", func(s string) bool { return leftRE.MatchString(s) })
 }
 
