@@ -255,6 +255,7 @@ func (c *call) help() int {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Pyramid arcade.\n\nPlay:      %s\nDeep link: ssh -t … RULES [DEAL], e.g. ssh -t … classic 42, or ssh -t … daily\n", c.a.cfg.Connect)
+	b.WriteString("Race:      ssh -t … race (quick match) · race CODE · race new [RULES] [DEAL] [--public] [--time 10m] [--max N] · race watch CODE\n")
 	b.WriteString(wrap("RULES:     ", strings.Join(engine.PresetNames(), " ")+", optionally followed by ,knob=value: "+strings.Join(knobs, " ")))
 	fmt.Fprintf(&b, "\nCommands (%s COMMAND; --help for a command's flags):\n", c.a.cfg.Connect)
 	list := func(admin bool) {

@@ -21,6 +21,10 @@ type games struct {
 	lobby *lobby.Lobby   // to tell the player's other sessions when this one takes a game from them
 	self  *lobby.Session // this session in the lobby; nil: tell nobody
 	seen  seen           // the games this session created
+	// racing reports whether a stored game is a racer's game of a race
+	// still running (arcade/race.go): it is not the player's to continue
+	// alone. Nil: none is.
+	racing func(id int64) bool
 }
 
 // taken tells the player's other sessions that this session took game id
@@ -44,6 +48,9 @@ func (g *games) Unfinished(ctx context.Context, player string) ([]tui.SavedGame,
 	}
 	out := make([]tui.SavedGame, 0, len(list))
 	for _, sg := range list {
+		if g.racing != nil && g.racing(sg.ID) {
+			continue // the race brings it back (Back to race CODE)
+		}
 		out = append(out, savedGame(sg))
 	}
 	return out, nil

@@ -59,6 +59,26 @@ func (b *raceBook) game(key string, create bool) *raceGame {
 	return g
 }
 
+// racing reports whether a stored game is a racer's game of a race that
+// runs.
+func (b *raceBook) racing(id int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, g := range b.games {
+		if g.stored() == id {
+			return true
+		}
+	}
+	return false
+}
+
+// stored is the racer's stored game ID, or 0.
+func (g *raceGame) stored() int64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.gameID
+}
+
 // forget lets go of the games of one round of a room.
 func (b *raceBook) forget(code string, round int, placings []lobby.Placing) {
 	b.mu.Lock()
@@ -111,7 +131,7 @@ type races struct {
 	games *games // nil for a player whose games are not stored (a guest)
 
 	mu   sync.Mutex
-	held map[string]bool // codes of the rooms this session is in
+	held map[string]bool // codes of the rooms this session is in: true as a racer, false as a spectator
 }
 
 var _ tui.Races = (*races)(nil)
@@ -123,20 +143,36 @@ func (a *App) newRaces(ctx context.Context, p tui.Player, sess *lobby.Session, g
 	if p.Guest || me.ID == "" {
 		me.ID = "guest-" + strconv.FormatUint(sess.ID(), 10)
 		me.Guest = true
+		if p.Guest {
+			// Guests are all "guest": a room tells them apart.
+			me.Name = me.ID
+		}
 	}
 	rs := &races{a: a, me: me, sink: sess.Queue(), sess: sess, games: g, held: map[string]bool{}}
 	context.AfterFunc(ctx, rs.leaveAll)
 	return rs
 }
 
-func (rs *races) hold(code string, on bool) {
+func (rs *races) hold(code string, on bool) { rs.holdAs(code, on, true) }
+
+// holdAs notes the session in a room (on), as a racer or a spectator, or
+// out of it.
+func (rs *races) holdAs(code string, on, racer bool) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	if on {
-		rs.held[code] = true
+		rs.held[code] = racer
 	} else {
 		delete(rs.held, code)
 	}
+}
+
+// spectating reports whether the session watches the room.
+func (rs *races) spectating(code string) bool {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	racer, ok := rs.held[code]
+	return ok && !racer
 }
 
 // takenOver forgets a room whose seat another session of the player took:
@@ -145,15 +181,16 @@ func (rs *races) takenOver(code string) { rs.hold(code, false) }
 
 func (rs *races) leaveAll() {
 	rs.mu.Lock()
-	codes := make([]string, 0, len(rs.held))
-	for c := range rs.held {
-		codes = append(codes, c)
-	}
+	held := rs.held
 	rs.held = map[string]bool{}
 	rs.mu.Unlock()
-	for _, c := range codes {
+	for c, racer := range held {
 		if r, ok := rs.a.rooms.Room(c); ok {
-			_ = r.Leave(rs.me.ID)
+			if racer {
+				_ = r.Leave(rs.me.ID)
+			} else {
+				_ = r.Unwatch(rs.me.ID)
+			}
 		}
 	}
 }
@@ -170,9 +207,13 @@ func (rs *races) seated(snap lobby.Snapshot) tui.RaceSeat {
 			rec.Moves = append([]string(nil), rec.Moves...)
 			rec.Redo = append([]string(nil), rec.Redo...)
 			id := g.gameID
+			seat.Seq = max(g.seq, 0)
 			g.mu.Unlock()
 			if rec.Rules != "" {
 				seat.Resume = &rec
+				if g, err := engine.Replay(rec); err == nil {
+					rs.doing(snap, g.Removed())
+				}
 			}
 			if id > 0 && rs.games != nil {
 				// The game's saves are this session's from now on.
@@ -236,9 +277,9 @@ func dealNumberFrom(t time.Time) uint64 {
 
 // Create opens a room the player hosts.
 func (rs *races) Create(ctx context.Context, opt tui.RoomOptions) (tui.RaceSeat, error) {
-	if _, ok := rs.a.rooms.Hosted(rs.me.ID); ok {
+	if err := rs.leaveHosted(); err != nil {
 		// Checked before the solver's search, which takes a while.
-		return tui.RaceSeat{}, lobby.ErrAlreadyHosting
+		return tui.RaceSeat{}, err
 	}
 	deal, verdict := rs.pickDeal(ctx, opt.Rules, opt.Deal, opt.HasDeal)
 	_, snap, err := rs.a.rooms.Create(rs.me, rs.sink, lobby.RoomConfig{Rules: opt.Rules, Deal: deal, Verdict: verdict,
@@ -247,6 +288,23 @@ func (rs *races) Create(ctx context.Context, opt tui.RoomOptions) (tui.RaceSeat,
 		return tui.RaceSeat{}, fmt.Errorf("new room: %w", err)
 	}
 	return rs.seated(snap), nil
+}
+
+// leaveHosted lets a player who hosts a room they are no longer in (they
+// left it, or their connection dropped) open another: that room closes.
+// A room they are in, or whose race runs (their seat is kept), stays, and
+// the player is told which it is.
+func (rs *races) leaveHosted() error {
+	r, ok := rs.a.rooms.Hosted(rs.me.ID)
+	if !ok {
+		return nil
+	}
+	snap := r.Snapshot()
+	if m, in := snap.Member(rs.me.ID); in && m.Present || snap.Phase == lobby.PhaseRacing || snap.Phase == lobby.PhaseCountdown {
+		return fmt.Errorf("%w (%s): race %s goes back to it", lobby.ErrAlreadyHosting, snap.Code, snap.Code)
+	}
+	r.Close("its host opened another room")
+	return nil
 }
 
 // Join joins a room by the code the player typed.
@@ -359,8 +417,60 @@ func (rs *races) Mute(code, playerID string, muted bool) error {
 	return r.Mute(rs.me.ID, playerID, muted)
 }
 
+// Watch watches a room.
+func (rs *races) Watch(ctx context.Context, code string) (tui.RaceSeat, error) {
+	r, err := rs.a.rooms.Find(rs.me.ID, code)
+	if err != nil {
+		return tui.RaceSeat{}, err
+	}
+	snap, err := r.Watch(rs.me.ID, rs.sink)
+	if err != nil {
+		return tui.RaceSeat{}, fmt.Errorf("room %s: %w", r.Code(), err)
+	}
+	rs.holdAs(snap.Code, true, false)
+	if rs.sess != nil {
+		rs.a.lobby.SetDoing(rs.sess, lobby.Doing{What: lobby.Watching, Watched: "room " + snap.Code})
+	}
+	return tui.RaceSeat{Snapshot: snap}, nil
+}
+
+// Board returns a racer's game of the race that runs, or the start of
+// the deal before their first move.
+func (rs *races) Board(ctx context.Context, code, playerID string) (engine.Record, error) {
+	r, err := rs.room(code)
+	if err != nil {
+		return engine.Record{}, err
+	}
+	snap := r.Snapshot()
+	if _, ok := snap.Member(playerID); !ok {
+		return engine.Record{}, lobby.ErrNotMember
+	}
+	rec := engine.Record{Rules: snap.RulesID, Deal: snap.Deal}
+	if g := rs.a.book.game(raceGameKey(code, snap.Round, playerID), false); g != nil {
+		g.mu.Lock()
+		if g.rec.Rules != "" {
+			rec = g.rec
+			rec.Moves = append([]string(nil), g.rec.Moves...)
+			rec.Redo = nil // a spectator sees the position, not what undo could bring back
+		}
+		g.mu.Unlock()
+	}
+	return rec, nil
+}
+
 // Leave leaves the room.
 func (rs *races) Leave(code string) error {
+	if rs.spectating(code) {
+		rs.hold(code, false)
+		if rs.sess != nil {
+			rs.a.lobby.SetDoing(rs.sess, lobby.Doing{What: lobby.AtMenu})
+		}
+		r, err := rs.room(code)
+		if err != nil {
+			return err
+		}
+		return r.Unwatch(rs.me.ID)
+	}
 	rs.hold(code, false)
 	if rs.sess != nil {
 		rs.a.lobby.SetDoing(rs.sess, lobby.Doing{What: lobby.AtMenu})

@@ -92,7 +92,17 @@ func TestRaceStored(t *testing.T) {
 	if _, err := gus.Play(ctx, code, 1, 1, engine.Record{Rules: rec.Rules, Deal: 1 + rec.Deal, Moves: []string{"d"}}); !errors.Is(err, errRaceDeal) {
 		t.Errorf("another deal's game: got %v, want errRaceDeal", err)
 	}
-	if err := bob.Leave(code); err != nil {
+	// bob comes back in another session: his game, and the reports go
+	// on from the last one taken.
+	bob2, _ := f.racer(t, "bob", false)
+	back, err := bob2.Join(ctx, code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Resume == nil || len(back.Resume.Moves) != 1 || back.Seq != 1 {
+		t.Fatalf("bob's comeback: resume %+v, seq %d; want his draw and seq 1", back.Resume, back.Seq)
+	}
+	if err := bob2.Leave(code); err != nil {
 		t.Fatal(err)
 	}
 	if err := gus.Leave(code); err != nil {

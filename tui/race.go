@@ -26,6 +26,8 @@ type (
 	raceSeatMsg struct {
 		seat RaceSeat
 		err  error
+		// refresh: the seat asked for again after missed events.
+		refresh bool
 	}
 	// raceDoneMsg is the reply of a room call; play is set for the
 	// reports of the game.
@@ -34,6 +36,7 @@ type (
 		note string
 		err  error
 		play bool
+		seq  int // of a report
 	}
 	// raceTickMsg: time to read the clock again, for the countdown and
 	// the time left; raceClockMsg brings the reading.
@@ -48,6 +51,12 @@ type (
 	// raceSeatedMsg brings the code of the room the player has a seat
 	// in, or "", for the menu.
 	raceSeatedMsg struct{ code string }
+	// raceBoardMsg brings a racer's game, for a spectator.
+	raceBoardMsg struct {
+		id  string
+		rec engine.Record
+		err error
+	}
 )
 
 // raceTimeout bounds a room call that may wait on the solver or the
@@ -72,15 +81,23 @@ type raceScreen struct {
 	stage  raceStage
 	req    *raceReq // the request to send at Init (a deep link)
 
-	you    string // the player's ID in the room
-	snap   lobby.Snapshot
-	racers []lobby.Racer // snap.Members with the progress since
-	chat   []lobby.ChatLine
+	you string // the player's ID in the room; empty for a spectator
+	// watching is set for a spectator, who sees the board of the racer
+	// watched (an ID of snap.Members).
+	watching bool
+	watched  string
+	snap     lobby.Snapshot
+	racers   []lobby.Racer // snap.Members with the progress since
+	chat     []lobby.ChatLine
 
 	// The player's game of the current round, nil outside a race.
 	table *tableScreen
 	round int
 	seq   int
+	// held is the table as it was before the first change the server
+	// has not taken yet: it shows meanwhile, so that a move shows once
+	// the server has it (stored, and told to the room), as at the table.
+	held *tableScreen
 
 	now     time.Time
 	ticking bool
@@ -236,6 +253,7 @@ type raceLeftMsg struct {
 func (rs *raceScreen) ask(req raceReq) tea.Cmd {
 	rs.stage = stageJoining
 	rs.msg = ""
+	rs.watching = req.kind == raceWatch
 	races, ctx := rs.races, rs.env.ctx
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, raceTimeout)
@@ -247,10 +265,31 @@ func (rs *raceScreen) ask(req raceReq) tea.Cmd {
 			seat, err = races.Create(ctx, req.opt)
 		case raceJoin:
 			seat, err = races.Join(ctx, req.code)
+		case raceWatch:
+			seat, err = races.Watch(ctx, req.code)
 		default:
 			seat, err = races.Quick(ctx)
 		}
 		return raceSeatMsg{seat: seat, err: err}
+	}
+}
+
+// refresh asks for the room again, after the session missed some of its
+// events: the seat (or the view) is the session's already, so this only
+// brings the room as it stands.
+func (rs *raceScreen) refresh() tea.Cmd {
+	code, watching, races, ctx := rs.snap.Code, rs.watching, rs.races, rs.env.ctx
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, raceTimeout)
+		defer cancel()
+		var seat RaceSeat
+		var err error
+		if watching {
+			seat, err = races.Watch(ctx, code)
+		} else {
+			seat, err = races.Join(ctx, code)
+		}
+		return raceSeatMsg{seat: seat, err: err, refresh: true}
 	}
 }
 
@@ -272,6 +311,8 @@ func (rs *raceScreen) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case raceSeatMsg:
 		cmd = rs.seated(msg)
+	case raceBoardMsg:
+		rs.board(msg)
 	case RaceEventMsg:
 		cmd = rs.onEvent(msg.Event)
 	case raceDoneMsg:
@@ -296,6 +337,13 @@ func (rs *raceScreen) update(msg tea.Msg) tea.Cmd {
 
 // seated takes the seat the server gave, or says why there is none.
 func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
+	if msg.refresh {
+		if msg.err == nil && msg.seat.Snapshot.Code == rs.snap.Code {
+			rs.chat = slices.Clone(msg.seat.Snapshot.Chat)
+			rs.setSnap(msg.seat.Snapshot, msg.seat.Resume)
+		}
+		return rs.tick()
+	}
 	if msg.err != nil {
 		rs.event = raceLeftMsg{st: sErr, text: msg.err.Error()}
 		return nil
@@ -306,6 +354,11 @@ func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 	rs.chat = slices.Clone(msg.seat.Snapshot.Chat)
 	rs.snap = lobby.Snapshot{}
 	rs.setSnap(msg.seat.Snapshot, msg.seat.Resume)
+	rs.seq = max(rs.seq, msg.seat.Seq)
+	if rs.watching {
+		rs.say(sInfo, "you watch room "+msg.seat.Snapshot.Code+": tab switches between the racers' boards")
+		return tea.Batch(rs.tick(), rs.fetchBoard())
+	}
 	switch msg.seat.Snapshot.Phase {
 	case lobby.PhaseWaiting:
 		rs.say(sInfo, "room "+msg.seat.Snapshot.Code+": share the code; r marks you ready")
@@ -358,8 +411,7 @@ func (rs *raceScreen) deal(s lobby.Snapshot, resume *engine.Record) {
 	t.title = "room " + s.Code + rs.env.gl.sep + titleOf(r, g.Deal(), "", rs.env.gl.sep)
 	// The verdict is the room's: the table asks the solver nothing.
 	t.answer = answerOf(s.Verdict, nil)
-	rs.table, rs.round = t, s.Round
-	rs.seq = g.MovesMade()
+	rs.table, rs.round, rs.held = t, s.Round, nil
 }
 
 // event takes one of the room's events.
@@ -376,6 +428,9 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 					rs.racers[i] = ev.Racer
 				}
 			}
+			if rs.watching && ev.Racer.ID == rs.watched {
+				return tea.Batch(rs.tick(), rs.fetchBoard())
+			}
 		}
 	case lobby.CountdownStarted:
 		if ev.Code == rs.snap.Code {
@@ -389,6 +444,9 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 				rs.deal(rs.snap, nil)
 			}
 			rs.say(sOK, "go!")
+			if rs.watching {
+				return tea.Batch(rs.tick(), rs.fetchBoard())
+			}
 		}
 	case lobby.RaceEnded:
 		if ev.Code == rs.snap.Code && ev.Round == rs.snap.Round {
@@ -411,12 +469,19 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 		if ev.Code == rs.snap.Code {
 			rs.event = raceLeftMsg{st: sWarn, text: "room " + ev.Code + " closed: " + ev.Reason}
 		}
+	case lobby.Missed:
+		if ev.Code == rs.snap.Code {
+			return rs.refresh()
+		}
 	}
 	return rs.tick()
 }
 
 // done takes the reply of a room call.
 func (rs *raceScreen) done(msg raceDoneMsg) {
+	if msg.play && msg.seq == rs.seq {
+		rs.held = nil // the server has every change
+	}
 	switch {
 	case errors.Is(msg.err, ErrTakenOver):
 		rs.event = raceLeftMsg{st: sWarn, text: "your race continues in another session"}
@@ -450,7 +515,7 @@ func (rs *raceScreen) tick() tea.Cmd {
 // racing reports whether the player is racing: the race runs and their
 // game goes on.
 func (rs *raceScreen) racing() bool {
-	return rs.stage == stageRoom && rs.snap.Phase == lobby.PhaseRacing && rs.table != nil &&
+	return !rs.watching && rs.stage == stageRoom && rs.snap.Phase == lobby.PhaseRacing && rs.table != nil &&
 		rs.table.d.status == engine.Playing && rs.mine().State != lobby.RacerLeft
 }
 
@@ -487,12 +552,17 @@ func (rs *raceScreen) key(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.Help):
 		rs.event = helpMsg{}
 		return nil
+	case key.Matches(k, km.Chat) && rs.watching:
+		rs.say(sInfo, "spectators read the chat; only the racers write in it")
+		return nil
+	case key.Matches(k, km.Leave):
+		return rs.leave()
+	case rs.watching:
+		return rs.watchKey(k)
 	case key.Matches(k, km.Chat):
 		rs.input = Prompt{Label: "say: "}
 		rs.inputOpen = true
 		return nil
-	case key.Matches(k, km.Leave):
-		return rs.leave()
 	}
 	switch rs.snap.Phase {
 	case lobby.PhaseWaiting:
@@ -588,7 +658,10 @@ func (rs *raceScreen) raceKey(k tea.KeyMsg) tea.Cmd {
 func (rs *raceScreen) toTable(msg tea.Msg) tea.Cmd {
 	t := rs.table
 	v := t.version
+	t.wantBefore = rs.held == nil
 	cmd := t.update(msg)
+	before := t.before
+	t.before, t.wantBefore = nil, false
 	switch t.takeEvent().(type) {
 	case quitMsg:
 		rs.event = quitMsg{}
@@ -601,13 +674,16 @@ func (rs *raceScreen) toTable(msg tea.Msg) tea.Cmd {
 	if t.d.status == engine.Lost {
 		t.say(sWarn, "no moves left: your race is over")
 	}
+	if rs.held == nil && before != nil {
+		rs.held = before
+	}
 	rs.seq++
 	code, round, seq, rec, races, ctx := rs.snap.Code, rs.round, rs.seq, t.game.Record(), rs.races, rs.env.ctx
 	return tea.Batch(cmd, func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), raceTimeout)
 		defer cancel()
 		note, err := races.Play(ctx, code, round, seq, rec)
-		return raceDoneMsg{what: "move", note: note, err: err, play: true}
+		return raceDoneMsg{what: "move", note: note, err: err, play: true, seq: seq}
 	})
 }
 
@@ -668,4 +744,78 @@ func (rs *raceScreen) muteCommand(text string) (tea.Cmd, bool) {
 	}
 	rs.say(sErr, clean("nobody called "+name+" in this room", 100))
 	return nil, true
+}
+
+// watchKey handles a spectator's key: tab (or → l) shows the next racer's
+// board, shift+tab (or ← h) the one before.
+func (rs *raceScreen) watchKey(k tea.KeyMsg) tea.Cmd {
+	step := 0
+	switch k.String() {
+	case "tab", "right", "l":
+		step = 1
+	case "shift+tab", "left", "h":
+		step = -1
+	case "enter":
+		if rs.snap.Phase == lobby.PhaseResults {
+			return rs.leave()
+		}
+	}
+	if step == 0 || len(rs.racers) == 0 {
+		return nil
+	}
+	i := 0
+	for j, r := range rs.racers {
+		if r.ID == rs.watched {
+			i = j
+		}
+	}
+	rs.watched = rs.racers[(i+step+len(rs.racers))%len(rs.racers)].ID
+	return rs.fetchBoard()
+}
+
+// fetchBoard asks for the watched racer's game (the first racer's when
+// none is watched yet) while the race runs.
+func (rs *raceScreen) fetchBoard() tea.Cmd {
+	if !rs.watching || rs.snap.Phase != lobby.PhaseRacing || len(rs.racers) == 0 {
+		return nil
+	}
+	if _, ok := rs.snap.Member(rs.watched); !ok {
+		rs.watched = rs.racers[0].ID
+	}
+	code, id, races, ctx := rs.snap.Code, rs.watched, rs.races, rs.env.ctx
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, raceTimeout)
+		defer cancel()
+		rec, err := races.Board(ctx, code, id)
+		return raceBoardMsg{id: id, rec: rec, err: err}
+	}
+}
+
+// board shows the watched racer's game.
+func (rs *raceScreen) board(msg raceBoardMsg) {
+	if !rs.watching || msg.id != rs.watched {
+		return
+	}
+	if msg.err != nil {
+		rs.say(sErr, clean("their board: "+msg.err.Error(), 200))
+		return
+	}
+	g, err := engine.Replay(msg.rec)
+	if err != nil {
+		rs.say(sErr, clean("their board: "+err.Error(), 200))
+		return
+	}
+	name := ""
+	for _, r := range rs.racers {
+		if r.ID == msg.id {
+			name = clean(r.Name, 16)
+		}
+	}
+	t := newTable(rs.env, rs.scheme, g, -1000-rs.snap.Round, "", 0, rs.w, rs.h)
+	t.title = "watching " + name + rs.env.gl.sep + "room " + rs.snap.Code
+	t.answer = answerOf(rs.snap.Verdict, nil)
+	t.cursor = engine.NoPlace
+	t.msg, t.msgSt = rs.msg, rs.msgSt
+	rs.table, rs.round = t, rs.snap.Round
+	rs.layOut()
 }

@@ -24,6 +24,13 @@ type Races interface {
 	// Quick is quick match: the oldest public room of the default rules
 	// waiting for players, or a new public one the player hosts.
 	Quick(ctx context.Context) (RaceSeat, error)
+	// Watch puts the player among the room's spectators: they see every
+	// racer's progress and the chat, and take no part. RaceSeat.You is
+	// empty.
+	Watch(ctx context.Context, code string) (RaceSeat, error)
+	// Board returns a racer's game of the race as it stands, for a
+	// spectator switching between boards.
+	Board(ctx context.Context, code, playerID string) (engine.Record, error)
 	// Seated returns the code of a room the player has a seat in, for the
 	// menu's Continue.
 	Seated() (code string, ok bool)
@@ -39,8 +46,8 @@ type Races interface {
 	// Mute mutes or unmutes the member with this player ID in the room's
 	// chat (the host).
 	Mute(code, playerID string, muted bool) error
-	// Leave takes the session out of the room; during a race the seat
-	// stays until it ends.
+	// Leave takes the session out of the room (a spectator too); during
+	// a race a racer's seat stays until it ends.
 	Leave(code string) error
 	// Play reports the racer's game after a change: the server replays
 	// rec, stores it as the player's game of the race, shows the progress
@@ -67,8 +74,10 @@ type RaceSeat struct {
 	// You is the player's ID in the room (a guest has one there too).
 	You      string
 	Snapshot lobby.Snapshot
-	// Resume is the racer's game of the current round, or nil.
+	// Resume is the racer's game of the current round, or nil; Seq is
+	// the seq of its last report, which the session's reports go on from.
 	Resume *engine.Record
+	Seq    int
 }
 
 // RaceEventMsg brings one event of the player's room (a lobby.RoomChanged,

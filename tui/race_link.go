@@ -18,6 +18,7 @@ const (
 	raceQuick raceKind = iota // race: quick match
 	raceNew                   // race new …: a new room
 	raceJoin                  // race CODE: join a room
+	raceWatch                 // race watch CODE: watch a room
 )
 
 // raceReq is a race deep link, or the menu's choice.
@@ -33,10 +34,17 @@ func isRaceLink(args []string) bool {
 }
 
 // parseRaceLink reads the words after "race": nothing (quick match), a
-// room code, or new [RULES] [DEAL] [--public] [--time 10m] [--max N].
+// room code, watch CODE, or new [RULES] [DEAL] [--public] [--time 10m]
+// [--max N].
 func parseRaceLink(args []string) (raceReq, error) {
 	if len(args) == 0 {
 		return raceReq{kind: raceQuick}, nil
+	}
+	if strings.EqualFold(args[0], "watch") {
+		if len(args) != 2 {
+			return raceReq{}, errors.New("race watch takes a room code: race watch ABCD")
+		}
+		return raceReq{kind: raceWatch, code: args[1]}, nil
 	}
 	if !strings.EqualFold(args[0], "new") {
 		if len(args) > 1 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"pyramid/engine"
@@ -36,6 +37,21 @@ func (f *fakeRaces) Join(ctx context.Context, code string) (RaceSeat, error) {
 	return f.seat, nil
 }
 func (f *fakeRaces) Quick(ctx context.Context) (RaceSeat, error) { return f.seat, nil }
+func (f *fakeRaces) Watch(ctx context.Context, code string) (RaceSeat, error) {
+	seat := f.seat
+	seat.You = ""
+	return seat, nil
+}
+
+// Board is racer pN's game: N draws.
+func (f *fakeRaces) Board(ctx context.Context, code, id string) (engine.Record, error) {
+	n, _ := strconv.Atoi(strings.TrimPrefix(id, "p"))
+	rec := engine.Record{Rules: f.seat.Snapshot.RulesID, Deal: f.seat.Snapshot.Deal}
+	for range n {
+		rec.Moves = append(rec.Moves, "d")
+	}
+	return rec, nil
+}
 func (f *fakeRaces) Seated() (string, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -277,5 +293,50 @@ func TestRaceMinis(t *testing.T) {
 	}
 	if got := strings.Count(s, "▲"); got != 8*28-2 {
 		t.Errorf("%d cards in the mini pyramids, want %d:\n%s", got, 8*28-2, s)
+	}
+}
+
+// TestRaceWatch: a spectator sees a racer's board and switches with tab;
+// the game's keys do nothing.
+func TestRaceWatch(t *testing.T) {
+	f := &fakeRaces{seat: RaceSeat{Snapshot: raceRoom(3, lobby.PhaseRacing)}}
+	h := newHarness(t, Deps{Races: f, Args: []string{"race", "watch", "KMTX"}, Unicode: true})
+	if s := screenOf(h); !strings.Contains(s, "watching racer0") || !strings.Contains(s, "0 moves") {
+		t.Fatalf("want racer0's board:\n%s", s)
+	}
+	h.send(tea.KeyMsg{Type: tea.KeyTab})
+	if s := screenOf(h); !strings.Contains(s, "watching racer1") || !strings.Contains(s, "1 move") {
+		t.Fatalf("tab: want racer1's board with one move:\n%s", s)
+	}
+	h.keys("d", "t")
+	if len(f.plays) != 0 || len(f.said) != 0 {
+		t.Errorf("a spectator played %d moves and said %q", len(f.plays), f.said)
+	}
+	h.keys("q")
+	if h.m.cur != screenMenu || f.left != 1 {
+		t.Errorf("q: want the menu and the room left")
+	}
+}
+
+// TestRaceHold: a move shows once the server has taken it, as at the
+// table; keys typed meanwhile still play.
+func TestRaceHold(t *testing.T) {
+	h, _ := raceHarness(t, raceRoom(2, lobby.PhaseRacing), 80, 24)
+	if _, cmd := h.m.Update(keyMsg("d")); cmd == nil {
+		t.Fatal("a draw sent nothing to the server")
+	}
+	if s := screenOf(h); !strings.Contains(s, "0 moves") {
+		t.Fatalf("the draw shows before the server has it:\n%s", s)
+	}
+	if _, cmd := h.m.Update(keyMsg("d")); cmd == nil {
+		t.Fatal("the second draw sent nothing")
+	}
+	h.send(raceDoneMsg{what: "move", play: true, seq: 1})
+	if s := screenOf(h); !strings.Contains(s, "0 moves") {
+		t.Fatalf("the first reply released the hold while the second move is on its way:\n%s", s)
+	}
+	h.send(raceDoneMsg{what: "move", play: true, seq: 2})
+	if s := screenOf(h); !strings.Contains(s, "2 moves") {
+		t.Fatalf("both moves taken: want them shown:\n%s", s)
 	}
 }

@@ -131,6 +131,9 @@ func (rs *raceScreen) layOut() {
 	if t.w != rs.w || t.h != boardH {
 		t.setSize(rs.w, max(1, boardH))
 	}
+	if h := rs.held; h != nil && (h.w != rs.w || h.h != boardH) {
+		h.setSize(rs.w, max(1, boardH))
+	}
 }
 
 // needs is the smallest window the screen is readable in.
@@ -147,6 +150,9 @@ func (rs *raceScreen) say(st styleID, text string) {
 	rs.msg, rs.msgSt = text, st
 	if rs.table != nil {
 		rs.table.say(st, text)
+	}
+	if rs.held != nil {
+		rs.held.say(st, text)
 	}
 }
 
@@ -209,7 +215,7 @@ func (rs *raceScreen) roomLine() string {
 func (rs *raceScreen) racerLine(r lobby.Racer) string {
 	mark := " "
 	switch {
-	case r.ID == rs.you:
+	case r.ID == rs.you, rs.watching && r.ID == rs.watched:
 		mark = ">"
 	case r.Host && rs.snap.Phase == lobby.PhaseWaiting:
 		mark = "*"
@@ -283,6 +289,9 @@ func (rs *raceScreen) writeChat(out *lines, n int) {
 // viewRace draws the race: the player's board, the panel, the chat.
 func (rs *raceScreen) viewRace() string {
 	t := rs.table
+	if rs.held != nil {
+		t = rs.held
+	}
 	var p *Prompt
 	if t.promptOpen {
 		p = &t.prompt
@@ -302,10 +311,17 @@ func (rs *raceScreen) viewRace() string {
 var raceBarDrop = [...]uint8{5, 0, 1, 4, 2, 3, 6, 7}
 
 func (rs *raceScreen) raceBar() []key.Binding {
+	if rs.watching {
+		return []key.Binding{key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next racer")), rs.keys.Leave, rs.keys.Help}
+	}
 	k := &rs.table.Keys
-	sel := k.Select
+	sel, undo := k.Select, k.Undo
 	sel.SetEnabled(rs.table.d.status == engine.Playing)
-	return []key.Binding{k.Move, sel, k.Draw, k.Undo, k.Redo, k.Prompt, rs.keys.Chat, rs.keys.Leave}
+	if ms := rs.table.game.Moves(); len(ms) > 0 && (ms[len(ms)-1].Kind == engine.Draw || ms[len(ms)-1].Kind == engine.Redeal) ||
+		rs.table.d.status != engine.Playing {
+		undo.SetEnabled(false) // undo never takes back a draw or a redeal in a race
+	}
+	return []key.Binding{k.Move, sel, k.Draw, undo, k.Redo, k.Prompt, rs.keys.Chat, rs.keys.Leave}
 }
 
 // panel is the table's panel once the player cleared the pyramid.
@@ -354,6 +370,8 @@ func (rs *raceScreen) viewWaiting() string {
 			n = int(lobby.CountdownTime / time.Second)
 		}
 		body = append(body, "   "+rs.env.pal.style(sWarn, "The race starts in "+strconv.Itoa(max(n, 0))+gl.ell))
+	case rs.watching:
+		body = append(body, "   You watch this room: the race shows here when the host starts it.")
 	case s.Host == rs.you && len(rs.racers) < lobby.MinRacers:
 		body = append(body, "   Waiting for a second racer: give them the code "+s.Code+".")
 	case s.Host == rs.you:
@@ -370,6 +388,9 @@ func (rs *raceScreen) viewWaiting() string {
 
 func (rs *raceScreen) waitingKeys() []key.Binding {
 	km := rs.keys
+	if rs.watching {
+		return []key.Binding{km.Leave, km.Help}
+	}
 	km.Start.SetEnabled(rs.snap.Host == rs.you && rs.snap.Phase == lobby.PhaseWaiting)
 	km.Ready.SetEnabled(rs.snap.Phase == lobby.PhaseWaiting)
 	if rs.mine().Ready {

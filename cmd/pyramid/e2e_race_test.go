@@ -78,7 +78,11 @@ func playLine(t *testing.T, term *sshtest.Term, g *engine.Game, moves []string, 
 // the middle and comes back to the same game; chat reaches everybody
 // cleaned; the race is stored with its placings and ratings.
 func TestE2ERace(t *testing.T) {
-	ts := startServer(t, "")
+	forEachBackend(t, testE2ERace)
+}
+
+func testE2ERace(t *testing.T, be backend) {
+	ts := startServer(t, be.url(t), "--max-conns-per-ip", "32")
 	deal, line := hintGame(t, "classic", engine.Won)
 	keyA, keyB, keyC := sshtest.NewKey(t), sshtest.NewKey(t), sshtest.NewKey(t)
 	runOK(t, ts.user(keyA), "name alice")
@@ -104,6 +108,9 @@ func TestE2ERace(t *testing.T) {
 	c := sshtest.OpenTerm(t, ts.dial(t, keyC), sshtest.TermOptions{Command: "race " + code})
 	c.WaitFor(t, "room "+code, wait)
 	a.WaitFor(t, "3/8 players", wait)
+	d := sshtest.OpenTerm(t, ts.dial(t, sshtest.NewKey(t)), sshtest.TermOptions{Command: "race watch " + code})
+	d.WaitFor(t, "You watch this room", wait)
+	a.WaitFor(t, "1 watching", wait)
 	wrong := "CDFG"
 	if wrong == code {
 		wrong = "CDFH"
@@ -135,6 +142,12 @@ func TestE2ERace(t *testing.T) {
 	// bob plays half the line, drops, and comes back to the same game.
 	half := len(line) / 2
 	playLine(t, b, gb, line[:half], false)
+	// The spectator switches to bob's board.
+	for i := 0; i < 3 && !strings.Contains(d.Screen(), "watching bob"); i++ {
+		typeKeys(t, d, "\t")
+		sshtest.Poll(wait/10, func() bool { return strings.Contains(d.Screen(), "watching bob") })
+	}
+	waitPosition(t, d, gb)
 	a.WaitScreen(t, wait, "bob's progress", func(s string) bool {
 		return strings.Contains(lineWith(s, ">alice"), "0/28") && strings.Contains(lineWith(s, " bob"), strconv.Itoa(gb.Removed())+"/28")
 	})
@@ -143,6 +156,11 @@ func TestE2ERace(t *testing.T) {
 	b = sshtest.OpenTerm(t, ts.dial(t, keyB), sshtest.TermOptions{Command: "race " + code})
 	waitPosition(t, b, gb)
 	b.WaitFor(t, "welcome back", wait)
+	// A second session of bob's key takes the seat over.
+	b2 := sshtest.OpenTerm(t, ts.dial(t, keyB), sshtest.TermOptions{Command: "race " + code})
+	waitPosition(t, b2, gb)
+	b.WaitFor(t, "your race continues in another session", wait)
+	b = b2
 
 	// carol leaves; alice and bob clear the deal.
 	typeKeys(t, c, "qq")
@@ -151,7 +169,7 @@ func TestE2ERace(t *testing.T) {
 	a.WaitFor(t, "You cleared the pyramid!", wait)
 	playLine(t, b, gb, line[half:], true)
 
-	for _, term := range []*sshtest.Term{a, b} {
+	for _, term := range []*sshtest.Term{a, b, d} {
 		term.WaitFor(t, "room "+code+" · results", wait)
 		s := term.WaitFor(t, "The deal was winnable", wait)
 		if !strings.Contains(lineWith(s, "1. alice"), "cleared in") || !strings.Contains(lineWith(s, "2. bob"), "cleared in") ||
@@ -246,7 +264,7 @@ func floodUntilBlocked(t *testing.T, sess *gossh.Session) {
 // slows nobody: the others see each other's moves as fast as ever, and
 // the stuck one is dropped from the room.
 func TestE2ERaceStuckRacer(t *testing.T) {
-	ts := startServer(t, "")
+	ts := startServer(t, "", "--max-conns-per-ip", "32")
 	deal, line := hintGame(t, "classic", engine.Won)
 	a := sshtest.OpenTerm(t, ts.dial(t, sshtest.NewKey(t)), sshtest.TermOptions{Command: "race new classic " + strconv.FormatUint(deal, 10)})
 	code := waitRoom(t, a)
