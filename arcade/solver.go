@@ -165,7 +165,7 @@ func (s *Solver) forgetOldDays(date string) {
 	if err != nil {
 		return
 	}
-	cutoff := t.AddDate(0, 0, -1).Format("2006-01-02")
+	cutoff := t.AddDate(0, 0, -1).Format(time.DateOnly)
 	for k := range s.daily {
 		if k.date < cutoff {
 			delete(s.daily, k)

@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 	"strconv"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -166,7 +167,7 @@ func (m *Model) today() string {
 	if m.seed.IsZero() {
 		return ""
 	}
-	return m.seed.UTC().Format("2006-01-02")
+	return m.seed.UTC().Format(time.DateOnly)
 }
 
 // abandonQuestion is the question before a game in progress is given up
