@@ -170,3 +170,23 @@ func (s *Solver) StillWinnable(ctx context.Context, g *engine.Game) (engine.Verd
 	}
 	return v, nil
 }
+
+// warmParOf starts working out the par of deal number n under r when s
+// is the arcade's Solver: the race code's one line when it picks a race
+// deal, so that the par is known by the results.
+func warmParOf(s tui.Solver, r engine.Rules, n uint64) {
+	if as, ok := s.(*Solver); ok {
+		as.WarmPar(r, engine.NewDeal(n, r.Decks))
+	}
+}
+
+// parOf returns the par of deal number n under r, and whether s knows it
+// before ctx is done: the race code's one line for the results.
+func parOf(ctx context.Context, s tui.Solver, r engine.Rules, n uint64) (int, bool) {
+	a, ok := s.(tui.Analyst)
+	if !ok {
+		return 0, false
+	}
+	p, err := a.Par(ctx, r, engine.NewDeal(n, r.Decks))
+	return p, err == nil
+}

@@ -160,3 +160,16 @@ func TestTopDailyPar(t *testing.T) {
 		t.Errorf("top daily with a solver:\n%s", out)
 	}
 }
+
+func TestParOfForRaces(t *testing.T) {
+	s := NewSolver(0, 1)
+	r := engine.Classic()
+	warmParOf(s, r, 3)
+	if p, ok := parOf(context.Background(), s, r, 3); !ok || p != 58 {
+		t.Fatalf("parOf classic 3: %d, %v; want 58", p, ok)
+	}
+	warmParOf(nil, r, 3) // no solver: nothing to do
+	if _, ok := parOf(context.Background(), nil, r, 3); ok {
+		t.Fatal("parOf without a solver knows a par")
+	}
+}

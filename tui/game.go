@@ -287,7 +287,7 @@ func (m *Model) dealt(msg dealtMsg) tea.Cmd {
 	if msg.note != "" {
 		t.say(sInfo, msg.note)
 	}
-	return nil
+	return t.askDailyStartPar() // par.go
 }
 
 // seat puts a game on the table and shows it. After a lost game, the

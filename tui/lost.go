@@ -75,11 +75,12 @@ func newLiveCheck(on bool) liveCheck { return liveCheck{on: on, winAt: -1} }
 func (m *Model) handleAnalyst(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case parMsg:
-		if m.playing && msg.key == m.token {
-			m.table().parReply(msg)
-			return nil
+		if msg.screen != screenTable {
+			return m.route(msg) // another screen's question (race results)
 		}
-		return m.toScreen(m.cur, msg) // another screen's question (race results)
+		if m.playing {
+			m.table().parReply(msg)
+		}
 	case lostMsg:
 		m.lostReply(msg)
 	case liveMsg:

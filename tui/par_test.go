@@ -362,3 +362,24 @@ func TestBoardPar(t *testing.T) {
 	h.open(itemLeaders)
 	h.wantNotScreen("par ")
 }
+
+func TestDailyStartPar(t *testing.T) {
+	s := &analystSolver{fakeSolver: fakeSolver{deal: engine.Winnable}, par: 57}
+	h := newHarness(t, Deps{Args: []string{"daily"}, Unicode: true, Solver: s})
+	h.wantScreen("Daily", "par 57: the shortest winning line of this deal")
+	if h.m.table().par != 57 {
+		t.Errorf("the table keeps par %d, want 57 for its win panel", h.m.table().par)
+	}
+	// A deal that is not the daily one asks only once it is won.
+	s2 := &analystSolver{fakeSolver: fakeSolver{deal: engine.Winnable}, par: 58}
+	h2 := newHarness(t, Deps{Args: []string{"classic", "3"}, Unicode: true, Solver: s2})
+	h2.wantNotScreen("par ")
+	if s2.pars != 0 {
+		t.Errorf("%d questions for par before the win, want 0", s2.pars)
+	}
+	// A late answer about an earlier game is dropped.
+	h2.send(parMsg{screen: screenTable, key: h2.m.token - 1, par: 12})
+	if h2.m.table().par != 0 {
+		t.Errorf("an earlier game's par reached the table")
+	}
+}
