@@ -383,3 +383,10 @@ func TestDailyStartPar(t *testing.T) {
 		t.Errorf("an earlier game's par reached the table")
 	}
 }
+
+func TestHelpTellsOfWatchFromLoss(t *testing.T) {
+	s := &analystSolver{fakeSolver: fakeSolver{deal: engine.Winnable}}
+	h := newHarness(t, Deps{Args: []string{"classic", "2"}, Unicode: true, Solver: s, Width: 120, Height: 60})
+	h.keys("?")
+	h.wantScreen("after a loss: from the move that lost the win")
+}
