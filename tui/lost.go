@@ -219,6 +219,9 @@ func (t *tableScreen) askLive() tea.Cmd {
 // if the game changed meanwhile.
 func (t *tableScreen) liveReply(msg liveMsg) tea.Cmd {
 	t.live.busy = false
+	if !t.live.on {
+		return nil // turned off meanwhile
+	}
 	if msg.version == t.version {
 		switch msg.verdict {
 		case engine.Unwinnable:

@@ -390,3 +390,27 @@ func TestHelpTellsOfWatchFromLoss(t *testing.T) {
 	h.keys("?")
 	h.wantScreen("after a loss: from the move that lost the win")
 }
+
+func TestTellLostTurnedOffMeanwhile(t *testing.T) {
+	moves, _ := heuristicLine(t, lostSpec, lostDeal)
+	s := &analystSolver{fakeSolver: fakeSolver{deal: engine.Winnable}}
+	h := newHarness(t, Deps{Unicode: true, Solver: s, Args: []string{lostSpec, "2"}})
+	var held []liveMsg
+	h.skip = func(msg tea.Msg) bool {
+		if lm, ok := msg.(liveMsg); ok {
+			held = append(held, lm)
+			return true
+		}
+		return false
+	}
+	playLine(h, moves[:18])
+	h.m.table().live.on = true
+	playLine(h, moves[18:19])
+	if len(held) != 1 {
+		t.Fatalf("%d checks, want 1", len(held))
+	}
+	h.skip = nil
+	h.m.table().live.on = false
+	h.send(held[0])
+	h.wantNotScreen("can no longer be won")
+}
