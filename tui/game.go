@@ -305,7 +305,7 @@ func (m *Model) seat(g *engine.Game, day string, started time.Time, played time.
 	m.saves.seated(m.token, id, t.version, g.MovesMade())
 	if left != nil {
 		if left.answer.decided() {
-			t.say(sInfo, left.answer.afterNote())
+			t.say(sInfo, left.afterNote()) // lost.go: with where the win was lost
 		} else {
 			t.after = left.token // the answer is on its way
 		}

@@ -414,3 +414,32 @@ func TestTellLostTurnedOffMeanwhile(t *testing.T) {
 	h.send(held[0])
 	h.wantNotScreen("can no longer be won")
 }
+
+func TestDealAnewSaysWhereLost(t *testing.T) {
+	moves, _ := heuristicLine(t, lostSpec, lostDeal)
+	const want = "the deal you left could have been won: move 19, 7.1+w, lost it (d kept it)"
+	// The answer came before the player dealt anew.
+	s := &analystSolver{fakeSolver: fakeSolver{deal: engine.Winnable}}
+	h := newHarness(t, Deps{Args: []string{lostSpec, "2"}, Unicode: true, Solver: s})
+	playLine(h, moves)
+	h.keys("n")
+	h.wantScreen("0 moves", want)
+	// The answer comes after.
+	h2 := newHarness(t, Deps{Args: []string{lostSpec, "2"}, Unicode: true, Solver: s})
+	var late []tea.Msg
+	h2.skip = func(msg tea.Msg) bool {
+		if _, ok := msg.(lostMsg); ok {
+			late = append(late, msg)
+			return true
+		}
+		return false
+	}
+	playLine(h2, moves)
+	h2.keys("n")
+	if len(late) != 1 {
+		t.Fatalf("%d answers held back, want 1", len(late))
+	}
+	h2.wantNotScreen("the deal you left")
+	h2.send(late[0])
+	h2.wantScreen("0 moves", want)
+}
