@@ -114,7 +114,12 @@ func (s *Solver) parEntry(r engine.Rules, d engine.Deal) *parEntry {
 		if err != nil {
 			return
 		}
-		sol := engine.SolveOptimal(ctx, g, s.budget)
+		// The shortest-line search stores every position it meets
+		// (about 32 bytes each), where the ordinary solve keeps about
+		// one in ten: capped at the engine's default, it holds at most
+		// a few hundred megabytes, whatever budget the server was
+		// given.
+		sol := engine.SolveOptimal(ctx, g, min(s.budget, engine.DefaultOptimalBudget))
 		if sol.Verdict == engine.Winnable && sol.Optimal {
 			e.par = len(sol.Moves)
 		}
