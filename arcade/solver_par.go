@@ -148,14 +148,25 @@ func parDealName(d engine.Deal) string {
 }
 
 // WhereLost says where g lost its win (engine.WhereLost within the
-// solver's budget). It fails only when no solve slot frees up before ctx
-// is done, or when ctx ends the search.
+// solver's budget). When the budget runs out before the move is found,
+// the verdict is still the one a solve of the deal from its start gives,
+// without the move: the end screen says no less than it did before. It
+// fails only when no solve slot frees up before ctx is done, or when ctx
+// ends the search.
 func (s *Solver) WhereLost(ctx context.Context, g *engine.Game) (engine.WinLoss, error) {
 	if err := s.acquire(ctx); err != nil {
 		return engine.WinLoss{Verdict: engine.Unknown}, err
 	}
 	defer s.release()
 	wl := engine.WhereLost(ctx, g, s.budget)
+	if wl.Verdict == engine.Unknown && ctx.Err() == nil {
+		// engine.WhereLost's budget covers all its solves, so a hard
+		// deal can run it out after the first: ask that one again.
+		if start, err := engine.NewGame(g.Rules(), g.Deal()); err == nil {
+			sol := engine.Solve(ctx, start, s.budget)
+			wl = engine.WinLoss{Verdict: sol.Verdict, States: wl.States + sol.States}
+		}
+	}
 	if err := ctx.Err(); err != nil && wl.Verdict == engine.Unknown {
 		return wl, fmt.Errorf("where lost: %w", err)
 	}

@@ -173,3 +173,25 @@ func TestParOfForRaces(t *testing.T) {
 		t.Fatal("parOf without a solver knows a par")
 	}
 }
+
+// TestSolverWhereLostOutOfBudget: when the budget runs out after the
+// solve from the start, the verdict of that solve still comes back.
+func TestSolverWhereLostOutOfBudget(t *testing.T) {
+	g, _ := engine.NewNumbered(engine.Classic(), 2)
+	for g.Status() == engine.Playing {
+		m, _ := g.Hint()
+		if err := g.Apply(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start, _ := engine.NewNumbered(engine.Classic(), 2)
+	first := engine.Solve(context.Background(), start, 0).States
+	if wl := engine.WhereLost(context.Background(), g, first+1); wl.Verdict != engine.Unknown {
+		t.Skipf("a budget of %d positions does not run WhereLost out any more (%s)", first+1, wl.Verdict)
+	}
+	s := NewSolver(first+1, 1)
+	wl, err := s.WhereLost(context.Background(), g)
+	if err != nil || wl.Verdict != engine.Winnable || wl.Lost {
+		t.Fatalf("where lost out of budget: %+v, %v; want winnable without the move", wl, err)
+	}
+}

@@ -31,7 +31,10 @@ type Analyst interface {
 	Par(ctx context.Context, r engine.Rules, d engine.Deal) (int, error)
 	// WhereLost says where g lost its win: the first of its moves after
 	// which the deal could no longer be won, and a move that kept it
-	// (engine.WhereLost, within the solver's budget).
+	// (engine.WhereLost, within the solver's budget). Its Verdict is
+	// what the deal was from its start, as Solve would say it, also when
+	// the move is not known (Lost false): the end screen shows it as it
+	// shows Solve's answer.
 	WhereLost(ctx context.Context, g *engine.Game) (engine.WinLoss, error)
 	// StillWinnable reports whether g's position can still be won, with
 	// a small budget fit for a check after every move: engine.Unknown
