@@ -3,6 +3,7 @@ package arcade
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"pyramid/engine"
 	"pyramid/tui"
@@ -173,11 +174,23 @@ func (s *Solver) WhereLost(ctx context.Context, g *engine.Game) (engine.WinLoss,
 	return wl, nil
 }
 
+// liveWait is the longest the live check waits for a solve slot: it is
+// a courtesy, and must not queue behind hints and deals when the server
+// is busy (the next move asks again).
+const liveWait = 250 * time.Millisecond
+
 // StillWinnable reports whether g's position can still be won, searching
-// at most liveBudget positions (the solver's budget when smaller).
+// at most liveBudget positions (the solver's budget when smaller). When
+// no solve slot frees up within liveWait, it answers engine.Unknown.
 func (s *Solver) StillWinnable(ctx context.Context, g *engine.Game) (engine.Verdict, error) {
-	if err := s.acquire(ctx); err != nil {
-		return engine.Unknown, err
+	wait, cancel := context.WithTimeout(ctx, liveWait)
+	err := s.acquire(wait)
+	cancel()
+	if err != nil {
+		if ctx.Err() != nil {
+			return engine.Unknown, fmt.Errorf("still winnable: %w", ctx.Err())
+		}
+		return engine.Unknown, nil // busy: not now
 	}
 	defer s.release()
 	v := engine.StillWinnable(ctx, g, min(s.budget, liveBudget))

@@ -120,12 +120,16 @@ func TestSolverWhereLostAndLive(t *testing.T) {
 	if err != nil || v != engine.Unwinnable {
 		t.Fatalf("still winnable at the end: %s, %v", v, err)
 	}
-	// With every slot taken, both give up with their context.
+	// With every slot taken, the live check does not queue: it answers
+	// unknown soon; WhereLost waits for its context.
 	s.slots <- struct{}{}
+	if v, err := s.StillWinnable(context.Background(), g); err != nil || v != engine.Unknown {
+		t.Errorf("live check with no free slot: %s, %v; want unknown, no error", v, err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if _, err := s.StillWinnable(ctx, g); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("live check with no free slot: %v", err)
+		t.Errorf("live check with no free slot and its context ending: %v", err)
 	}
 	if _, err := s.WhereLost(ctx, g); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("where lost with no free slot: %v", err)
