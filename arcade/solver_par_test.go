@@ -199,3 +199,27 @@ func TestSolverWhereLostOutOfBudget(t *testing.T) {
 		t.Fatalf("where lost out of budget: %+v, %v; want winnable without the move", wl, err)
 	}
 }
+
+// TestRaceDealParIsWarmed: a new room's deal has its par on its way, so
+// that it is known by the results.
+func TestRaceDealParIsWarmed(t *testing.T) {
+	s := NewSolver(0, 1)
+	a := New(Config{Solver: s})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := tui.Player{ID: "SHA256:ann", Name: "ann"}
+	rs := a.newRaces(ctx, p, a.join(ctx, p), nil)
+	r := engine.Classic()
+	if _, err := rs.Create(ctx, tui.RoomOptions{Rules: r, Deal: 3, HasDeal: true}); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	_, ok := s.pars[keyOf(r, engine.NewDeal(3, r.Decks))]
+	s.mu.Unlock()
+	if !ok {
+		t.Fatal("the race deal's par is not on its way")
+	}
+	if p, ok := parOf(ctx, s, r, 3); !ok || p != 58 {
+		t.Fatalf("race deal's par: %d, %v; want 58", p, ok)
+	}
+}
