@@ -282,6 +282,7 @@ func (rs *races) Create(ctx context.Context, opt tui.RoomOptions) (tui.RaceSeat,
 		return tui.RaceSeat{}, err
 	}
 	deal, verdict := rs.pickDeal(ctx, opt.Rules, opt.Deal, opt.HasDeal)
+	warmParOf(rs.a.cfg.Solver, opt.Rules, deal) // solver_par.go: known by the results
 	_, snap, err := rs.a.rooms.Create(rs.me, rs.sink, lobby.RoomConfig{Rules: opt.Rules, Deal: deal, Verdict: verdict,
 		Public: opt.Public, TimeLimit: opt.TimeLimit, MaxPlayers: opt.Max})
 	if err != nil {
@@ -335,6 +336,7 @@ func (rs *races) Quick(ctx context.Context) (tui.RaceSeat, error) {
 		return rs.seated(snap), nil
 	}
 	deal, verdict := rs.pickDeal(ctx, rules, 0, false)
+	warmParOf(rs.a.cfg.Solver, rules, deal) // solver_par.go: known by the results
 	_, snap, _, err := rs.a.rooms.QuickMatch(rs.me, rs.sink, lobby.RoomConfig{Rules: rules, Deal: deal, Verdict: verdict, Public: true})
 	if err != nil {
 		return tui.RaceSeat{}, fmt.Errorf("quick match: %w", err)
@@ -396,6 +398,7 @@ func (rs *races) Rematch(ctx context.Context, code string) error {
 		return fmt.Errorf("rematch: %w", err)
 	}
 	deal, verdict := rs.pickDeal(ctx, rules, 0, false)
+	warmParOf(rs.a.cfg.Solver, rules, deal) // solver_par.go: known by the results
 	return r.Rematch(rs.me.ID, deal, verdict)
 }
 

@@ -3,6 +3,7 @@ package arcade
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"pyramid/engine"
 	"pyramid/tui"
@@ -114,7 +115,12 @@ func (s *Solver) parEntry(r engine.Rules, d engine.Deal) *parEntry {
 		if err != nil {
 			return
 		}
-		sol := engine.SolveOptimal(ctx, g, s.budget)
+		// The shortest-line search stores every position it meets
+		// (about 32 bytes each), where the ordinary solve keeps about
+		// one in ten: capped at the engine's default, it holds at most
+		// a few hundred megabytes, whatever budget the server was
+		// given.
+		sol := engine.SolveOptimal(ctx, g, min(s.budget, engine.DefaultOptimalBudget))
 		if sol.Verdict == engine.Winnable && sol.Optimal {
 			e.par = len(sol.Moves)
 		}
@@ -143,25 +149,48 @@ func parDealName(d engine.Deal) string {
 }
 
 // WhereLost says where g lost its win (engine.WhereLost within the
-// solver's budget). It fails only when no solve slot frees up before ctx
-// is done, or when ctx ends the search.
+// solver's budget). When the budget runs out before the move is found,
+// the verdict is still the one a solve of the deal from its start gives,
+// without the move: the end screen says no less than it did before. It
+// fails only when no solve slot frees up before ctx is done, or when ctx
+// ends the search.
 func (s *Solver) WhereLost(ctx context.Context, g *engine.Game) (engine.WinLoss, error) {
 	if err := s.acquire(ctx); err != nil {
 		return engine.WinLoss{Verdict: engine.Unknown}, err
 	}
 	defer s.release()
 	wl := engine.WhereLost(ctx, g, s.budget)
+	if wl.Verdict == engine.Unknown && ctx.Err() == nil {
+		// engine.WhereLost's budget covers all its solves, so a hard
+		// deal can run it out after the first: ask that one again.
+		if start, err := engine.NewGame(g.Rules(), g.Deal()); err == nil {
+			sol := engine.Solve(ctx, start, s.budget)
+			wl = engine.WinLoss{Verdict: sol.Verdict, States: wl.States + sol.States}
+		}
+	}
 	if err := ctx.Err(); err != nil && wl.Verdict == engine.Unknown {
 		return wl, fmt.Errorf("where lost: %w", err)
 	}
 	return wl, nil
 }
 
+// liveWait is the longest the live check waits for a solve slot: it is
+// a courtesy, and must not queue behind hints and deals when the server
+// is busy (the next move asks again).
+const liveWait = 250 * time.Millisecond
+
 // StillWinnable reports whether g's position can still be won, searching
-// at most liveBudget positions (the solver's budget when smaller).
+// at most liveBudget positions (the solver's budget when smaller). When
+// no solve slot frees up within liveWait, it answers engine.Unknown.
 func (s *Solver) StillWinnable(ctx context.Context, g *engine.Game) (engine.Verdict, error) {
-	if err := s.acquire(ctx); err != nil {
-		return engine.Unknown, err
+	wait, cancel := context.WithTimeout(ctx, liveWait)
+	err := s.acquire(wait)
+	cancel()
+	if err != nil {
+		if ctx.Err() != nil {
+			return engine.Unknown, fmt.Errorf("still winnable: %w", ctx.Err())
+		}
+		return engine.Unknown, nil // busy: not now
 	}
 	defer s.release()
 	v := engine.StillWinnable(ctx, g, min(s.budget, liveBudget))
@@ -169,4 +198,24 @@ func (s *Solver) StillWinnable(ctx context.Context, g *engine.Game) (engine.Verd
 		return v, fmt.Errorf("still winnable: %w", err)
 	}
 	return v, nil
+}
+
+// warmParOf starts working out the par of deal number n under r when s
+// is the arcade's Solver: the race code's one line when it picks a race
+// deal, so that the par is known by the results.
+func warmParOf(s tui.Solver, r engine.Rules, n uint64) {
+	if as, ok := s.(*Solver); ok {
+		as.WarmPar(r, engine.NewDeal(n, r.Decks))
+	}
+}
+
+// parOf returns the par of deal number n under r, and whether s knows it
+// before ctx is done: the race code's one line for the results.
+func parOf(ctx context.Context, s tui.Solver, r engine.Rules, n uint64) (int, bool) {
+	a, ok := s.(tui.Analyst)
+	if !ok {
+		return 0, false
+	}
+	p, err := a.Par(ctx, r, engine.NewDeal(n, r.Decks))
+	return p, err == nil
 }

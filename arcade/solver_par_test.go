@@ -120,12 +120,16 @@ func TestSolverWhereLostAndLive(t *testing.T) {
 	if err != nil || v != engine.Unwinnable {
 		t.Fatalf("still winnable at the end: %s, %v", v, err)
 	}
-	// With every slot taken, both give up with their context.
+	// With every slot taken, the live check does not queue: it answers
+	// unknown soon; WhereLost waits for its context.
 	s.slots <- struct{}{}
+	if v, err := s.StillWinnable(context.Background(), g); err != nil || v != engine.Unknown {
+		t.Errorf("live check with no free slot: %s, %v; want unknown, no error", v, err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if _, err := s.StillWinnable(ctx, g); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("live check with no free slot: %v", err)
+		t.Errorf("live check with no free slot and its context ending: %v", err)
 	}
 	if _, err := s.WhereLost(ctx, g); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("where lost with no free slot: %v", err)
@@ -158,5 +162,64 @@ func TestTopDailyPar(t *testing.T) {
 	_, out, _ = f.run(session(alice, "alice", "top", "daily"))
 	if first, _, _ := strings.Cut(out, "\n"); !strings.Contains(first, fmt.Sprintf("2026-12-01, par %d (the shortest winning line):", want)) {
 		t.Errorf("top daily with a solver:\n%s", out)
+	}
+}
+
+func TestParOfForRaces(t *testing.T) {
+	s := NewSolver(0, 1)
+	r := engine.Classic()
+	warmParOf(s, r, 3)
+	if p, ok := parOf(context.Background(), s, r, 3); !ok || p != 58 {
+		t.Fatalf("parOf classic 3: %d, %v; want 58", p, ok)
+	}
+	warmParOf(nil, r, 3) // no solver: nothing to do
+	if _, ok := parOf(context.Background(), nil, r, 3); ok {
+		t.Fatal("parOf without a solver knows a par")
+	}
+}
+
+// TestSolverWhereLostOutOfBudget: when the budget runs out after the
+// solve from the start, the verdict of that solve still comes back.
+func TestSolverWhereLostOutOfBudget(t *testing.T) {
+	g, _ := engine.NewNumbered(engine.Classic(), 2)
+	for g.Status() == engine.Playing {
+		m, _ := g.Hint()
+		if err := g.Apply(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start, _ := engine.NewNumbered(engine.Classic(), 2)
+	first := engine.Solve(context.Background(), start, 0).States
+	if wl := engine.WhereLost(context.Background(), g, first+1); wl.Verdict != engine.Unknown {
+		t.Skipf("a budget of %d positions does not run WhereLost out any more (%s)", first+1, wl.Verdict)
+	}
+	s := NewSolver(first+1, 1)
+	wl, err := s.WhereLost(context.Background(), g)
+	if err != nil || wl.Verdict != engine.Winnable || wl.Lost {
+		t.Fatalf("where lost out of budget: %+v, %v; want winnable without the move", wl, err)
+	}
+}
+
+// TestRaceDealParIsWarmed: a new room's deal has its par on its way, so
+// that it is known by the results.
+func TestRaceDealParIsWarmed(t *testing.T) {
+	s := NewSolver(0, 1)
+	a := New(Config{Solver: s})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := tui.Player{ID: "SHA256:ann", Name: "ann"}
+	rs := a.newRaces(ctx, p, a.join(ctx, p), nil)
+	r := engine.Classic()
+	if _, err := rs.Create(ctx, tui.RoomOptions{Rules: r, Deal: 3, HasDeal: true}); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	_, ok := s.pars[keyOf(r, engine.NewDeal(3, r.Decks))]
+	s.mu.Unlock()
+	if !ok {
+		t.Fatal("the race deal's par is not on its way")
+	}
+	if p, ok := parOf(ctx, s, r, 3); !ok || p != 58 {
+		t.Fatalf("race deal's par: %d, %v; want 58", p, ok)
 	}
 }

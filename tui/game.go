@@ -261,7 +261,7 @@ func (m *Model) dealt(msg dealtMsg) tea.Cmd {
 	if msg.note != "" {
 		t.say(sInfo, msg.note)
 	}
-	return nil
+	return t.askDailyStartPar() // par.go
 }
 
 // seat puts a game on the table and shows it. After a lost game, the
@@ -279,7 +279,7 @@ func (m *Model) seat(g *engine.Game, day string, started time.Time, played time.
 	m.saves.seated(m.token, id, t.version, g.MovesMade())
 	if left != nil {
 		if left.answer.decided() {
-			t.say(sInfo, left.answer.afterNote())
+			t.say(sInfo, left.afterNote()) // lost.go: with where the win was lost
 		} else {
 			t.after = left.token // the answer is on its way
 		}

@@ -75,11 +75,12 @@ func newLiveCheck(on bool) liveCheck { return liveCheck{on: on, winAt: -1} }
 func (m *Model) handleAnalyst(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case parMsg:
-		if m.playing && msg.key == m.token {
-			m.table().parReply(msg)
-			return nil
+		if msg.screen != screenTable {
+			return m.route(msg) // another screen's question (race results)
 		}
-		return m.toScreen(m.cur, msg) // another screen's question (race results)
+		if m.playing {
+			m.table().parReply(msg)
+		}
 	case lostMsg:
 		m.lostReply(msg)
 	case liveMsg:
@@ -122,11 +123,37 @@ func (t *tableScreen) askWhereLost() tea.Cmd {
 // lostReply takes where the game lost its win: the table keeps it, then
 // the verdict from the start goes where askDeal's answer goes.
 func (m *Model) lostReply(msg lostMsg) {
-	if m.playing && msg.token == m.token && msg.err == nil && msg.loss.Lost &&
-		msg.loss.Index < len(msg.moves) && len(msg.loss.Line) > 0 {
+	known := msg.err == nil && msg.loss.Lost && msg.loss.Index < len(msg.moves) && len(msg.loss.Line) > 0
+	switch {
+	case !m.playing:
+		return
+	case msg.token == m.token && known:
 		m.table().lost = &loss{WinLoss: msg.loss, moves: msg.moves}
+	case msg.token == m.table().after && msg.token != 0 && known:
+		// The player dealt anew meanwhile: the new table tells of it.
+		t := m.table()
+		t.after = 0
+		if t.sel == engine.NoPlace && !t.promptOpen {
+			t.say(sInfo, lossAfterNote(&msg.loss))
+		}
+		return
 	}
 	m.solvedReply(solvedMsg{token: msg.token, verdict: msg.loss.Verdict, err: msg.err})
+}
+
+// afterNote is what the table of the next deal says of this lost game:
+// the solver's answer and, when known, the move that lost the win.
+func (t *tableScreen) afterNote() string {
+	if l := t.lossNow(); l != nil {
+		return lossAfterNote(&l.WinLoss)
+	}
+	return t.answer.afterNote()
+}
+
+// lossAfterNote says where the game the player left lost its win.
+func lossAfterNote(l *engine.WinLoss) string {
+	return "the deal you left could have been won: move " + strconv.Itoa(l.Index+1) + ", " +
+		l.Move.String() + ", lost it (" + l.Kept.String() + " kept it)"
 }
 
 // lossNow returns where the win was lost when that still describes the
@@ -218,6 +245,9 @@ func (t *tableScreen) askLive() tea.Cmd {
 // if the game changed meanwhile.
 func (t *tableScreen) liveReply(msg liveMsg) tea.Cmd {
 	t.live.busy = false
+	if !t.live.on {
+		return nil // turned off meanwhile
+	}
 	if msg.version == t.version {
 		switch msg.verdict {
 		case engine.Unwinnable:

@@ -31,7 +31,10 @@ type Analyst interface {
 	Par(ctx context.Context, r engine.Rules, d engine.Deal) (int, error)
 	// WhereLost says where g lost its win: the first of its moves after
 	// which the deal could no longer be won, and a move that kept it
-	// (engine.WhereLost, within the solver's budget).
+	// (engine.WhereLost, within the solver's budget). Its Verdict is
+	// what the deal was from its start, as Solve would say it, also when
+	// the move is not known (Lost false): the end screen shows it as it
+	// shows Solve's answer.
 	WhereLost(ctx context.Context, g *engine.Game) (engine.WinLoss, error)
 	// StillWinnable reports whether g's position can still be won, with
 	// a small budget fit for a check after every move: engine.Unknown
@@ -55,20 +58,24 @@ func (e *env) analyst() Analyst {
 // cache for the next asker.
 const parTimeout = 20 * time.Second
 
-// parMsg brings the par of a deal, asked for key (a game's token, or
-// whatever the screen that asked tells its answers apart with): par is 0
-// when no par is known.
+// parMsg brings the par of a deal to the screen that asked, whether or
+// not it shows (see routed), with the key it asked with (the table: its
+// game's token): par is 0 when no par is known.
 type parMsg struct {
-	key  int
-	par  int
-	deal engine.Deal
+	screen screenID
+	key    int
+	par    int
+	deal   engine.Deal
 }
 
+func (p parMsg) to() screenID { return p.screen }
+
 // askPar returns a command that asks the analyst for the par of deal d
-// under r, or nil without an analyst. The answer comes as a parMsg with
-// key. Screens other than the table (race results) use it as it is:
-// route the parMsg to the screen and show parNote(moves, msg.par).
-func (e *env) askPar(key int, r engine.Rules, d engine.Deal) tea.Cmd {
+// under r, or nil without an analyst. The answer comes to screen to as a
+// parMsg with key. This is the race screens' one line to par: ask with
+// their screen ID when a race deal is known, take the parMsg in their
+// update and show parNote(moves, msg.par) in the results.
+func (e *env) askPar(to screenID, key int, r engine.Rules, d engine.Deal) tea.Cmd {
 	a := e.analyst()
 	if a == nil {
 		return nil
@@ -81,7 +88,7 @@ func (e *env) askPar(key int, r engine.Rules, d engine.Deal) tea.Cmd {
 		if err != nil || p <= 0 {
 			p = 0
 		}
-		return parMsg{key: key, par: p, deal: d}
+		return parMsg{screen: to, key: key, par: p, deal: d}
 	}
 }
 
@@ -100,13 +107,27 @@ func (t *tableScreen) askWonPar() tea.Cmd {
 	if t.par != 0 {
 		return nil
 	}
-	return t.env.askPar(t.token, t.game.Rules(), t.game.Deal())
+	return t.env.askPar(screenTable, t.token, t.game.Rules(), t.game.Deal())
 }
 
-// parReply takes the par of the table's deal.
+// askDailyStartPar asks for the par of the daily deal just seated: the
+// message line says it when it comes, and the win panel has it at once.
+func (t *tableScreen) askDailyStartPar() tea.Cmd {
+	if t.day == "" {
+		return nil
+	}
+	return t.env.askPar(screenTable, t.token, t.game.Rules(), t.game.Deal())
+}
+
+// parReply takes the par of the table's deal. Before the first move it
+// is said on an empty message line (the daily deal's par).
 func (t *tableScreen) parReply(msg parMsg) {
-	if msg.key == t.token && msg.par > 0 {
-		t.par = msg.par
+	if msg.key != t.token || msg.par <= 0 {
+		return
+	}
+	t.par = msg.par
+	if t.d.status == engine.Playing && t.game.MovesMade() == 0 && t.msg == "" {
+		t.sayf(sInfo, "par %d: the shortest winning line of this deal", t.par)
 	}
 }
 

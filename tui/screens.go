@@ -61,6 +61,9 @@ func newHelpScreen(e *env, km TableKeyMap, rules *engine.Rules, w, h int) *helpS
 		text = append(text,
 			row("w", "after a game: watch the solver win the deal from its start,"),
 			row("", "move by move ("+watchKeysHelp(gl)+")"))
+		if e.analyst() != nil { // lost.go
+			text = append(text, row("", "after a loss: from the move that lost the win, when it is known"))
+		}
 	}
 	text = append(text,
 		row(hk(km.Back), "back to the menu (the game waits there)"),
