@@ -149,6 +149,11 @@ func (l *lobbyScreen) update(msg tea.Msg) tea.Cmd {
 				return nil
 			}
 			l.msg = ""
+			if p.What == lobby.Racing && p.Room != "" && l.env.races != nil {
+				// A racer's board is in their room: watch the race.
+				l.event = menuRaceMsg{code: p.Room, watch: true}
+				return nil
+			}
 			l.event = spectateOpenMsg{name: p.Name}
 		}
 	case key.Matches(k, l.back):

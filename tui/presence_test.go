@@ -310,3 +310,24 @@ func TestSpectateEarlyBoard(t *testing.T) {
 	h.send(spectateMsg{name: "bob", watched: lobby.Watched{Name: "bob", Spectators: 1}})
 	h.wantScreen("bob · Classic · deal 7", "1 move")
 }
+
+// TestLobbyWatchesARacer: w on a racer in the Lobby watches their race
+// room, where their board is, instead of "not at a game".
+func TestLobbyWatchesARacer(t *testing.T) {
+	fl := newFakeLobby()
+	fl.who = []lobby.Presence{
+		{Player: lobby.Player{ID: "b", Name: "bob"}, Doing: lobby.Doing{What: lobby.Racing, Rules: "classic", Deal: 3, Room: "KMTX"}, Session: 2},
+		{Player: testLobbyPlayer(), Doing: lobby.Doing{What: lobby.AtMenu}, Session: 1},
+	}
+	f := &fakeRaces{seat: RaceSeat{Snapshot: raceRoom(3, lobby.PhaseRacing)}}
+	h := newHarness(t, Deps{Player: testPlayer, Lobby: fl, Races: f, Unicode: true})
+	h.open(itemLobby)
+	h.wantScreen("racing in room KMTX")
+	h.keys("w")
+	if h.m.cur != screenRace {
+		t.Fatalf("w on a racer: screen %d, want the race room:\n%s", h.m.cur, h.screen())
+	}
+	if fl.watching != "" {
+		t.Fatalf("w on a racer asked the lobby to watch %q's solo game", fl.watching)
+	}
+}

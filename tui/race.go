@@ -45,8 +45,9 @@ type (
 	// menuRaceMsg: the menu's New race… (join false), Join a race… or
 	// Back to race CODE (code set).
 	menuRaceMsg struct {
-		join bool
-		code string
+		join  bool
+		code  string
+		watch bool // watch the room code (the Lobby's w on a racer)
 	}
 	// raceSeatedMsg brings the code of the room the player has a seat
 	// in, or "", for the menu.
@@ -189,6 +190,8 @@ func (m *Model) handleRace(msg tea.Msg) tea.Cmd {
 		switch {
 		case rs.stage == stageRoom:
 			return nil // back to the room the player is in
+		case mr.watch:
+			return rs.ask(raceReq{kind: raceWatch, code: mr.code})
 		case mr.code != "":
 			return rs.ask(raceReq{kind: raceJoin, code: mr.code})
 		case mr.join:
