@@ -486,3 +486,34 @@ func TestAccountNoticesAndQuit(t *testing.T) {
 		t.Error("ctrl+c on the board did not quit")
 	}
 }
+
+func TestKeysListAndUnlink(t *testing.T) {
+	acc := newFakeAccount()
+	acc.keys = []KeyInfo{
+		{Fingerprint: testPlayer.ID, Added: epoch.Add(-48 * time.Hour), This: true},
+		{Fingerprint: "SHA256:LostLaptopKey0123456789abcdefghijklmnopqrs", Added: epoch.Add(-24 * time.Hour)},
+	}
+	h := newHarness(t, accountDeps(acc))
+	h.open(itemKeyList)
+	h.wantScreen("your keys", "The SSH keys that play as alice:", "SHA256:Xy3k9Qa1b2c3d4e5…", "added 2026-02-27 · this key", "SHA256:LostLaptopKey012…")
+	// The session's own key is refused at once.
+	h.keys("u")
+	h.wantScreen("that is the key of this session")
+	// Another key: asked first; n keeps it, y unlinks it.
+	h.keys("down", "u")
+	h.wantScreen("unlink SHA256:LostLaptopKey012…? it then plays as a new player")
+	h.keys("n")
+	if len(acc.unlinked) != 0 {
+		t.Fatal("n unlinked the key")
+	}
+	h.keys("u", "y")
+	if len(acc.unlinked) != 1 || len(acc.keys) != 1 {
+		t.Errorf("unlinked %q, keys left %+v", acc.unlinked, acc.keys)
+	}
+	h.wantScreen("unlinked SHA256:LostLaptopKey012…: that key no longer plays as you")
+	if ks := h.m.screens[screenKeys].(*keysScreen).keys; len(ks) != 1 || !ks[0].This {
+		t.Errorf("the list after the unlink: %+v, want this key alone", ks)
+	}
+	h.keys("q")
+	h.wantScreen("Pyramid Solitaire", "Your keys…")
+}

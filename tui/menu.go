@@ -37,6 +37,7 @@ const (
 	itemName
 	itemLink
 	itemRedeem
+	itemKeyList
 	itemWinnable
 	itemKeys
 	itemCards
@@ -181,7 +182,8 @@ func (m *menuScreen) build() {
 		group("Account",
 			menuItem{kind: itemName, label: "Change name…"},
 			menuItem{kind: itemLink, label: "Link another key…"},
-			menuItem{kind: itemRedeem, label: "Use a link code…"})
+			menuItem{kind: itemRedeem, label: "Use a link code…"},
+			menuItem{kind: itemKeyList, label: "Your keys…"})
 	}
 	var settings []menuItem
 	if m.env.solver != nil {
@@ -405,7 +407,7 @@ func (m *menuScreen) choose() tea.Cmd {
 			m.event = menuSettingsMsg{}
 		}
 		return nil
-	case itemStats, itemLeaders, itemName, itemLink, itemRedeem:
+	case itemStats, itemLeaders, itemName, itemLink, itemRedeem, itemKeyList:
 		m.event = menuAccountMsg{kind: it.kind}
 		return nil
 	case itemHelp:

@@ -176,6 +176,8 @@ func (m *menuScreen) viewList(out *lines) string {
 		return "a one-time code that lets another SSH key play as you, with the same stats and games"
 	case itemRedeem:
 		return "a code from another player's Link another key: this SSH key then plays as them, with their stats and games"
+	case itemKeyList:
+		return "the SSH keys that play as you; unlink one you no longer use"
 	}
 	return ""
 }
@@ -216,6 +218,8 @@ func (m *menuScreen) note(it menuItem) string {
 		return "play as you from another machine"
 	case itemRedeem:
 		return "play as the player who gave you the code"
+	case itemKeyList:
+		return "see and unlink them"
 	}
 	return ""
 }

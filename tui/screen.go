@@ -51,6 +51,7 @@ const (
 	screenLink                    // link.go
 	screenWatch                   // watch.go: built when shown
 	screenRedeem                  // redeem.go: built when shown
+	screenKeys                    // keyslist.go
 	numScreens
 )
 
