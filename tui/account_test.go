@@ -517,3 +517,26 @@ func TestKeysListAndUnlink(t *testing.T) {
 	h.keys("q")
 	h.wantScreen("Pyramid Solitaire", "Your keys…")
 }
+
+func TestLinkScreenSeesItsCodeUsed(t *testing.T) {
+	acc := newFakeAccount()
+	acc.keys = []KeyInfo{{Fingerprint: testPlayer.ID, This: true}}
+	h := newHarness(t, accountDeps(acc))
+	h.open(itemLink)
+	h.wantScreen("Your link code:", "ABCD-EFG1", "15 minutes from now")
+	l := h.m.screens[screenLink].(*linkScreen)
+	// Time passes: the minutes count down at the next look.
+	h.clock.advance(5 * time.Minute)
+	h.send(linkPollMsg{req: l.req})
+	h.wantScreen("10 minutes from now")
+	// A new code says it replaces the old one.
+	h.keys("n")
+	h.wantScreen("the old code ABCD-EFG1 no longer works: the new one replaces it", "ABCD-EFG2")
+	// Another key uses the code.
+	acc.mu.Lock()
+	acc.keys = append(acc.keys, KeyInfo{Fingerprint: "SHA256:EveLaptop0123456789abcdefghijkl"})
+	acc.mu.Unlock()
+	h.send(linkPollMsg{req: l.req})
+	h.wantScreen("✓ Linked SHA256:EveLaptop0123456…", "The code ABCD-EFG2 was used: that key plays as alice now.")
+	h.wantNotScreen("minutes from now")
+}
