@@ -136,14 +136,12 @@ func (b *leadersScreen) loaded(msg leadersMsg) {
 			b.top = min(i-b.room()/2, b.maxTop())
 		}
 	}
-	return
 }
 
 // SetSize sets the window size.
 func (b *leadersScreen) setSize(w, h int) {
 	b.w, b.h = w, h
 	b.top = min(b.top, b.maxTop())
-	return
 }
 
 // room is how many lines of the board fit: the window less the title,

@@ -152,7 +152,6 @@ func (l *linkScreen) loaded(msg linkCodeMsg) {
 		return
 	}
 	l.code, l.expires, l.now = formatCode(clean(msg.code, 40)), msg.expires, msg.now
-	return
 }
 
 // formatCode writes an eight-character code in two groups, as the

@@ -81,7 +81,6 @@ func (f *nameScreen) open(current string) {
 	f.input.CursorEnd()
 	f.input.Focus() // nil command: the cursor is static
 	f.pending, f.msg = false, ""
-	return
 }
 
 // Update edits the name, sends it on enter, or goes back on esc.
@@ -182,7 +181,6 @@ func (f *nameScreen) refused(msg renamedMsg) {
 	}
 	f.pending = false
 	f.msg, f.msgSt = clean(msg.err.Error(), 200), sErr
-	return
 }
 
 // View draws the form, exactly h lines.

@@ -167,7 +167,6 @@ func (f *redeemScreen) answered(msg redeemedMsg) {
 		f.done = "?" // a name the screen cannot show; the key moved all the same
 	}
 	f.msg = ""
-	return
 }
 
 // View draws the form, or the result once a code is accepted, exactly h

@@ -93,7 +93,6 @@ func (s *statsScreen) loaded(msg statsMsg) {
 	}
 	s.stats = msg.stats
 	s.cur = max(0, min(s.cur, len(s.stats)-1))
-	return
 }
 
 // Update moves through the rule sets, reloads, or goes back.

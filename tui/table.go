@@ -50,7 +50,6 @@ type (
 type derived struct {
 	status     engine.Status
 	present    [maxSlots]bool
-	free       [maxSlots]bool
 	target     [maxSlots]bool
 	stockN     int
 	stockTop   engine.Card
