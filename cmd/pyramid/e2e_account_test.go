@@ -1,11 +1,13 @@
 package main
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"pyramid/engine"
 	"pyramid/server/sshtest"
 )
 
@@ -121,6 +123,36 @@ func TestE2ELinkScreenAndKeys(t *testing.T) {
 		typeKeys(t, a, sshtest.KeyEnter+"\x15"+strings.Repeat("x", 20))
 		a.WaitScreen(t, wait, "the width refused", func(s string) bool {
 			return strings.Contains(s, "at most 16 characters wide; this one is 20")
+		})
+	})
+}
+
+// TestE2EAssistedWinSaysSo: a hint makes the game assisted; its win says
+// so on the win screen, as the server recorded it, and sets no record
+// (playtest A2, issue 9 item 3).
+func TestE2EAssistedWinSaysSo(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ts := startServer(t, be.url(t))
+		key := sshtest.NewKey(t)
+		deal, moves := hintGame(t, "classic", engine.Won)
+		g := newGame(t, "classic", deal)
+		term := sshtest.OpenTerm(t, ts.dial(t, key), sshtest.TermOptions{Command: "classic " + strconv.FormatUint(deal, 10)})
+		waitPosition(t, term, g)
+		typeKeys(t, term, "H")
+		term.WaitFor(t, "hint:", wait)
+		typeKeys(t, term, ":"+strings.Join(moves, " ")+sshtest.KeyEnter)
+		term.WaitScreen(t, wait, "the win screen, assisted", func(s string) bool {
+			return strings.Contains(s, "You cleared the pyramid!") && strings.Contains(s, "assisted: 1 hint, 0 undos")
+		})
+		if strings.Contains(term.Screen(), "new record") {
+			t.Errorf("an assisted win says new record:\n%s", term.Screen())
+		}
+		// The same deal again, unassisted: the first win that counts.
+		term2 := sshtest.OpenTerm(t, ts.dial(t, key), sshtest.TermOptions{Command: "classic " + strconv.FormatUint(deal, 10)})
+		waitPosition(t, term2, newGame(t, "classic", deal))
+		typeKeys(t, term2, ":"+strings.Join(moves, " ")+sshtest.KeyEnter)
+		term2.WaitScreen(t, wait, "the win screen, a record", func(s string) bool {
+			return strings.Contains(s, "You cleared the pyramid!") && strings.Contains(s, "first win of these rules: a new record")
 		})
 	})
 }
