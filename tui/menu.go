@@ -494,6 +494,12 @@ func (m *menuScreen) updateNumber(k tea.KeyMsg) tea.Cmd {
 			spec.rules.Daily = false
 			spec.number, err = parseDealNumber(words[0])
 			spec.hasNumber = err == nil
+			if err != nil {
+				// A rule set alone: a new deal of it.
+				if s, lerr := parseLink(words); lerr == nil {
+					spec, err = s, nil
+				}
+			}
 		default:
 			spec, err = parseLink(words)
 			if err == nil && !spec.hasNumber && !spec.daily {
