@@ -192,7 +192,7 @@ func (s *keysScreen) view() string {
 			}
 			body = append(body, mark+line)
 		}
-		body = append(body, "", pal.style(sDim, cut("    Unlink a key you no longer use (a lost laptop's): it then plays as a new player.", s.w-1, e.gl.ell)))
+		body = append(body, "", pal.style(sDim, cut("    Unlink a key you no longer use (a lost laptop's): u, then y.", s.w-1, e.gl.ell)))
 	}
 	s.unlink.SetEnabled(len(s.keys) > 1 && !s.pending)
 	return drawPage(e, s.w, s.h, "Pyramid Solitaire"+e.gl.sep+"your keys", identity(e, s.name), body,
