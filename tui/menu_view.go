@@ -96,9 +96,13 @@ func (m *menuScreen) view() string {
 		out.add("    " + pal.style(sDim, m.more(below, "↓")))
 	}
 	d1, d2 := wrap2(desc, m.w-2)
-	out.fill(m.h - 4)
+	// The description of the highlighted item sits under the list (in a
+	// tall window, not far down at the bottom), the message line and the
+	// help bar at the bottom.
+	out.fill(min(m.h-4, out.n+1))
 	out.add(" " + pal.style(sDim, d1))
 	out.add(" " + pal.style(sDim, cut(d2, m.w-2, m.env.gl.ell)))
+	out.fill(m.h - 2)
 	out.add(" " + pal.style(m.msgSt, cut(m.msg, m.w-2, m.env.gl.ell)))
 	b.WriteByte('\n')
 	b.WriteString(m.bar.view(m.env, m.Keys.ShortHelp(), m.w))
