@@ -176,6 +176,23 @@ func (a *account) Redeem(ctx context.Context, code string) (string, error) {
 	return name, nil
 }
 
+// Keys lists the player's keys, oldest first, the session's own marked.
+func (a *account) Keys(ctx context.Context, player string) ([]tui.KeyInfo, error) {
+	ks, err := a.st.Keys(ctx, player)
+	if err != nil {
+		return nil, fmt.Errorf("keys: %w", err)
+	}
+	out := make([]tui.KeyInfo, 0, len(ks))
+	for _, k := range ks {
+		out = append(out, tui.KeyInfo{Fingerprint: k.Fingerprint, Added: k.Added, This: k.Fingerprint == a.key})
+	}
+	return out, nil
+}
+
+// NameRefusal says why a display name cannot be one, as the name
+// command does (keys.NameRefusal), or "" for one that can.
+func (a *account) NameRefusal(name string) string { return keys.NameRefusal(name) }
+
 // Why a key is not unlinked, in the words the unlink command (and a menu's
 // key list) uses.
 const (

@@ -55,6 +55,14 @@ func (m *Model) openAccount(kind itemKind) tea.Cmd {
 		}
 		cmd = l.open(name)
 		m.show(screenLink)
+	case itemKeyList:
+		s, _ := m.screens[screenKeys].(*keysScreen)
+		if s == nil {
+			s = newKeysScreen(e, w, h)
+			m.screens[screenKeys] = s
+		}
+		cmd = s.open(name)
+		m.show(screenKeys)
 	case itemRedeem:
 		if m.screens[screenRedeem] == nil {
 			m.screens[screenRedeem] = newRedeemScreen(e, name, w, h)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -38,6 +39,10 @@ type fakeAccount struct {
 	// settings are the kept settings; setErr refuses SetSetting.
 	settings map[string]string
 	setErr   error
+	// keys are the player's keys; unlinked the fingerprints Unlink took.
+	keys     []KeyInfo
+	keysErr  error
+	unlinked []string
 }
 
 func (f *fakeAccount) Settings(ctx context.Context, player string) (map[string]string, error) {
@@ -128,6 +133,43 @@ func (f *fakeAccount) Rename(ctx context.Context, player, name string) (string, 
 	}
 	f.name = name
 	return name, nil
+}
+
+func (f *fakeAccount) NameRefusal(name string) string {
+	if n := ansi.StringWidth(name); n > 16 {
+		return fmt.Sprintf("A name is at most 16 characters wide; this one is %d.", n)
+	}
+	for i, r := range []rune(name) {
+		if !(r == '_' || r == '.' || r == '-' || r >= '0' && r <= '9' || unicode.IsLetter(r)) {
+			return fmt.Sprintf("Character %d (U+%04X) cannot be in a name: use letters, digits, _ . or -.", i+1, r)
+		}
+	}
+	return ""
+}
+
+func (f *fakeAccount) Keys(ctx context.Context, player string) ([]KeyInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.keysErr != nil {
+		return nil, f.keysErr
+	}
+	return append([]KeyInfo(nil), f.keys...), nil
+}
+
+func (f *fakeAccount) Unlink(ctx context.Context, player, fp string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, k := range f.keys {
+		if k.Fingerprint == fp {
+			if k.This {
+				return "", errors.New("that is the key of this session: connect with another of your keys to unlink it")
+			}
+			f.keys = append(f.keys[:i], f.keys[i+1:]...)
+			f.unlinked = append(f.unlinked, fp)
+			return fp, nil
+		}
+	}
+	return "", errors.New("that is not one of your keys (whoami lists them)")
 }
 
 func (f *fakeAccount) LinkCode(ctx context.Context, player string) (string, time.Time, error) {
@@ -330,24 +372,37 @@ func TestChangeName(t *testing.T) {
 	h.typeText("bob")
 	h.keys("enter")
 	h.wantScreen("that name is taken: pick another", "name: bob")
+	// The account's reason shows as the player types, and enter sends
+	// nothing while there is one.
 	h.typeText("!")
+	h.wantScreen("Character 4 (U+0021) cannot be in a name")
+	renames := acc.name
 	h.keys("enter")
-	h.wantScreen(`'!' cannot be in a name`)
-	// At most 16 cells: a wide character takes two.
+	h.wantScreen("Character 4 (U+0021) cannot be in a name")
+	if acc.name != renames {
+		t.Error("a refused name was sent")
+	}
+	// Past 16 cells the name is not cut: the form says it is too wide
+	// (a wide character takes two cells).
 	h.send(tea.KeyMsg{Type: tea.KeyCtrlU})
 	h.typeText(strings.Repeat("x", 20))
-	if got := h.m.nameForm().input.Value(); got != strings.Repeat("x", 16) {
-		t.Errorf("the input took %q, want 16 x", got)
+	if got := h.m.nameForm().input.Value(); got != strings.Repeat("x", 20) {
+		t.Errorf("the input took %q, want the 20 x typed", got)
 	}
+	h.wantScreen("A name is at most 16 characters wide; this one is 20.")
 	h.send(tea.KeyMsg{Type: tea.KeyCtrlU})
 	h.typeText(strings.Repeat("名", 9))
-	if got := h.m.nameForm().input.Value(); got != strings.Repeat("名", 8) {
-		t.Errorf("the input took %q, want 8 wide characters", got)
+	h.wantScreen("this one is 18.")
+	h.send(tea.KeyMsg{Type: tea.KeyCtrlU})
+	h.typeText(strings.Repeat("y", 40))
+	if got := h.m.nameForm().input.Value(); len(got) != maxNameInput {
+		t.Errorf("the input took %d characters, want the field's %d", len(got), maxNameInput)
 	}
 	// A paste with a bidi control is refused whole; escape sequences
 	// never reach the input.
 	h.send(tea.KeyMsg{Type: tea.KeyCtrlU})
 	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("ev\u202eil"), Paste: true})
+	h.wantScreen("U+202E cannot be in a name: it does not show on a screen")
 	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a\x1b[2J"), Paste: true})
 	if v := h.m.nameForm().input.Value(); strings.ContainsAny(v, "\u202e\x1b") {
 		t.Errorf("the input holds %q", v)
@@ -430,4 +485,58 @@ func TestAccountNoticesAndQuit(t *testing.T) {
 	if !h.quit {
 		t.Error("ctrl+c on the board did not quit")
 	}
+}
+
+func TestKeysListAndUnlink(t *testing.T) {
+	acc := newFakeAccount()
+	acc.keys = []KeyInfo{
+		{Fingerprint: testPlayer.ID, Added: epoch.Add(-48 * time.Hour), This: true},
+		{Fingerprint: "SHA256:LostLaptopKey0123456789abcdefghijklmnopqrs", Added: epoch.Add(-24 * time.Hour)},
+	}
+	h := newHarness(t, accountDeps(acc))
+	h.open(itemKeyList)
+	h.wantScreen("your keys", "The SSH keys that play as alice:", "SHA256:Xy3k9Qa1b2c3d4e5…", "added 2026-02-27 · this key", "SHA256:LostLaptopKey012…")
+	// The session's own key is refused at once.
+	h.keys("u")
+	h.wantScreen("that is the key of this session")
+	// Another key: asked first; n keeps it, y unlinks it.
+	h.keys("down", "u")
+	h.wantScreen("unlink SHA256:LostLaptopKey012…? it then plays as a new player")
+	h.keys("n")
+	if len(acc.unlinked) != 0 {
+		t.Fatal("n unlinked the key")
+	}
+	h.keys("u", "y")
+	if len(acc.unlinked) != 1 || len(acc.keys) != 1 {
+		t.Errorf("unlinked %q, keys left %+v", acc.unlinked, acc.keys)
+	}
+	h.wantScreen("unlinked SHA256:LostLaptopKey012…: that key no longer plays as you")
+	if ks := h.m.screens[screenKeys].(*keysScreen).keys; len(ks) != 1 || !ks[0].This {
+		t.Errorf("the list after the unlink: %+v, want this key alone", ks)
+	}
+	h.keys("q")
+	h.wantScreen("Pyramid Solitaire", "Your keys…")
+}
+
+func TestLinkScreenSeesItsCodeUsed(t *testing.T) {
+	acc := newFakeAccount()
+	acc.keys = []KeyInfo{{Fingerprint: testPlayer.ID, This: true}}
+	h := newHarness(t, accountDeps(acc))
+	h.open(itemLink)
+	h.wantScreen("Your link code:", "ABCD-EFG1", "15 minutes from now")
+	l := h.m.screens[screenLink].(*linkScreen)
+	// Time passes: the minutes count down at the next look.
+	h.clock.advance(5 * time.Minute)
+	h.send(linkPollMsg{req: l.req})
+	h.wantScreen("10 minutes from now")
+	// A new code says it replaces the old one.
+	h.keys("n")
+	h.wantScreen("the old code ABCD-EFG1 no longer works: the new one replaces it", "ABCD-EFG2")
+	// Another key uses the code.
+	acc.mu.Lock()
+	acc.keys = append(acc.keys, KeyInfo{Fingerprint: "SHA256:EveLaptop0123456789abcdefghijkl"})
+	acc.mu.Unlock()
+	h.send(linkPollMsg{req: l.req})
+	h.wantScreen("✓ Linked SHA256:EveLaptop0123456…", "The code ABCD-EFG2 was used: that key plays as alice now.")
+	h.wantNotScreen("minutes from now")
 }

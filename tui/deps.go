@@ -339,6 +339,28 @@ type Account interface {
 	// SetSetting keeps one of the player's settings; the error says why
 	// a name or value is refused in words fit for the player.
 	SetSetting(ctx context.Context, player, name, value string) error
+	// Keys lists the player's SSH keys, oldest first, the session's own
+	// marked.
+	Keys(ctx context.Context, player string) ([]KeyInfo, error)
+	// Unlink removes one of the player's keys by fingerprint and returns
+	// it in full; the error says why a key is refused (the session's
+	// own, not the player's) in words fit for the player.
+	Unlink(ctx context.Context, player, fingerprint string) (string, error)
+	// NameRefusal says in a sentence why a display name cannot be one
+	// (a character, its width), or returns "" for a name that can; a
+	// taken name is Rename's to refuse. It is pure and fast: the name
+	// field asks it at every key.
+	NameRefusal(name string) string
+}
+
+// KeyInfo is one of the player's SSH keys.
+type KeyInfo struct {
+	// Fingerprint is the key's SHA256 fingerprint ("SHA256:…").
+	Fingerprint string
+	// Added is when the key was linked to the player.
+	Added time.Time
+	// This is set on the key of the session that asks.
+	This bool
 }
 
 // RulesStats is a player's record under one rule set, derived by the

@@ -86,6 +86,9 @@ func (d *dealingScreen) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// needs is the smallest window the dealing screen is readable in.
+func (d *dealingScreen) needs() (w, h int) { return minTableWidth, 12 }
+
 func (d *dealingScreen) view() string { return centered(d.w, d.h, d.text, "q: back to the menu") }
 
 // showDealing shows the dealing screen, saying what is on its way.

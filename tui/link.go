@@ -23,6 +23,8 @@ type linkCodeMsg struct {
 
 // linkScreen shows a one-time code that links another SSH key to the
 // player, how long it lasts and the exact command to run with that key.
+// While it shows, it looks at the player's keys every few seconds: once
+// a new one is there, the code was used, and the screen says so.
 type linkScreen struct {
 	chrome
 	name    string
@@ -31,9 +33,73 @@ type linkScreen struct {
 	code    string
 	expires time.Time
 	now     time.Time
+	// known are the player's keys when the code came (nil until the
+	// first look); linked is the key that used the code, once seen.
+	known   map[string]bool
+	linked  string
+	showing bool
 	renew   key.Binding
 	back    key.Binding
 	bar     *helpBar
+}
+
+// linkPollMsg asks the link screen to look at the player's keys again;
+// linkKeysMsg brings them, with the clock's reading.
+type (
+	linkPollMsg struct{ req int }
+	linkKeysMsg struct {
+		req  int
+		keys []KeyInfo
+		now  time.Time
+		err  error
+	}
+)
+
+func (linkPollMsg) to() screenID { return screenLink }
+func (linkKeysMsg) to() screenID { return screenLink }
+
+// linkPoll is the time between two looks at the player's keys.
+const linkPoll = 3 * time.Second
+
+// look reads the player's keys and the clock, in a command.
+func (l *linkScreen) look() tea.Cmd {
+	e, req := l.env, l.req
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(e.ctx, loadTimeout)
+		defer cancel()
+		ks, err := e.account.Keys(ctx, e.player.ID)
+		return linkKeysMsg{req: req, keys: ks, now: e.now(), err: err}
+	}
+}
+
+// looked takes the player's keys: the first look is what there was
+// before the code; a key beyond those used it.
+func (l *linkScreen) looked(msg linkKeysMsg) tea.Cmd {
+	if msg.req != l.req || l.code == "" || l.linked != "" {
+		return nil
+	}
+	if !msg.now.IsZero() {
+		l.now = msg.now
+	}
+	if msg.err == nil {
+		if l.known == nil {
+			l.known = map[string]bool{}
+			for _, k := range msg.keys {
+				l.known[k.Fingerprint] = true
+			}
+		} else {
+			for _, k := range msg.keys {
+				if !l.known[k.Fingerprint] {
+					l.linked = clean(k.Fingerprint, 60)
+					return nil
+				}
+			}
+		}
+	}
+	if !l.showing || !l.now.Before(l.expires) {
+		return nil
+	}
+	return l.env.after(linkPoll, linkPollMsg{req: l.req})
 }
 
 // newLinkScreen builds the screen; open shows it and asks for a code.
@@ -50,14 +116,21 @@ func newLinkScreen(e *env, w, h int) *linkScreen {
 func (l *linkScreen) open(name string) tea.Cmd {
 	l.name = name
 	l.code = ""
+	l.showing = true
 	return l.load()
 }
 
 // load asks the account for a new code, in a command that also reads
 // the clock.
 func (l *linkScreen) load() tea.Cmd {
+	if l.code != "" && l.linked == "" {
+		l.msg, l.msgSt = "the old code "+l.code+" no longer works: the new one replaces it", sInfo
+	} else {
+		l.msg = ""
+	}
 	l.req++
-	l.loading, l.msg = true, ""
+	l.loading = true
+	l.known, l.linked = nil, ""
 	e, req := l.env, l.req
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(e.ctx, loadTimeout)
@@ -92,9 +165,20 @@ func formatCode(c string) string {
 
 // Update asks for a new code or goes back.
 func (l *linkScreen) update(msg tea.Msg) tea.Cmd {
-	if r, ok := msg.(linkCodeMsg); ok {
+	switch r := msg.(type) {
+	case linkCodeMsg:
 		l.loaded(r)
-		return nil
+		if l.code == "" || l.env.account == nil {
+			return nil
+		}
+		return l.look()
+	case linkPollMsg:
+		if r.req != l.req || !l.showing || l.linked != "" {
+			return nil
+		}
+		return l.look()
+	case linkKeysMsg:
+		return l.looked(r)
 	}
 	k, ok := msg.(tea.KeyMsg)
 	if !ok {
@@ -108,6 +192,7 @@ func (l *linkScreen) update(msg tea.Msg) tea.Cmd {
 	case key.Matches(k, l.renew) && !l.loading:
 		return l.load()
 	case key.Matches(k, l.back):
+		l.showing = false
 		l.event = backMsg{}
 	}
 	return nil
@@ -130,6 +215,17 @@ func (l *linkScreen) view() string {
 	switch {
 	case l.loading:
 		body = append(body, "", "    asking for a link code"+e.gl.ell)
+	case l.linked != "":
+		ok := "✓ "
+		if !e.gl.unicode {
+			ok = ""
+		}
+		body = append(body,
+			"",
+			"    "+pal.style(sOK, ok+"Linked "+shortFP(l.linked, e.gl)),
+			"    The code "+l.code+" was used: that key plays as "+clean(l.name, maxNameCells)+" now.",
+			"",
+			pal.style(sDim, "    Your keys… in the menu lists your keys and unlinks one."))
 	case l.code != "":
 		left := int(math.Ceil(l.expires.Sub(l.now).Minutes()))
 		valid := "It works once, until " + l.expires.UTC().Format("15:04") + " UTC (" +

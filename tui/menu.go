@@ -39,6 +39,7 @@ const (
 	itemRedeem
 	itemLobby     // presence.go: the Lobby screen
 	itemWatchable // presence.go: "Others may watch me"
+	itemKeyList
 	itemWinnable
 	itemTellLost // lost.go: "Tell me when a deal can no longer be won"
 	itemKeys
@@ -216,7 +217,8 @@ func (m *menuScreen) build() {
 		group("Account",
 			menuItem{kind: itemName, label: "Change name…"},
 			menuItem{kind: itemLink, label: "Link another key…"},
-			menuItem{kind: itemRedeem, label: "Use a link code…"})
+			menuItem{kind: itemRedeem, label: "Use a link code…"},
+			menuItem{kind: itemKeyList, label: "Your keys…"})
 	}
 	var settings []menuItem
 	if m.env.solver != nil {
@@ -459,7 +461,7 @@ func (m *menuScreen) choose() tea.Cmd {
 			m.event = menuSettingsMsg{}
 		}
 		return nil
-	case itemStats, itemLeaders, itemName, itemLink, itemRedeem:
+	case itemStats, itemLeaders, itemName, itemLink, itemRedeem, itemKeyList:
 		m.event = menuAccountMsg{kind: it.kind}
 		return nil
 	case itemRaceNew, itemRaceJoin: // race.go
@@ -552,6 +554,12 @@ func (m *menuScreen) updateNumber(k tea.KeyMsg) tea.Cmd {
 			spec.rules.Daily = false
 			spec.number, err = parseDealNumber(words[0])
 			spec.hasNumber = err == nil
+			if err != nil {
+				// A rule set alone: a new deal of it.
+				if s, lerr := parseLink(words); lerr == nil {
+					spec, err = s, nil
+				}
+			}
 		default:
 			spec, err = parseLink(words)
 			if err == nil && !spec.hasNumber && !spec.daily {

@@ -115,9 +115,13 @@ func (m *menuScreen) view() string {
 		out.styled("    ", pal, sDim, m.more(below, "↓"))
 	}
 	d1, d2 := wrap2(desc, m.w-2)
-	out.fill(m.h - 4)
+	// The description of the highlighted item sits under the list (in a
+	// tall window, not far down at the bottom), the message line and the
+	// help bar at the bottom.
+	out.fill(min(m.h-4, out.n+1))
 	out.styled(" ", pal, sDim, d1)
 	out.styled(" ", pal, sDim, cut(d2, m.w-2, m.env.gl.ell))
+	out.fill(m.h - 2)
 	out.styled(" ", pal, m.msgSt, cut(m.msg, m.w-2, m.env.gl.ell))
 	b.WriteByte('\n')
 	b.WriteString(m.bar.view(m.env, m.Keys.ShortHelp(), m.w))
@@ -205,6 +209,8 @@ func (m *menuScreen) viewList(out *lines) string {
 		return "a one-time code that lets another SSH key play as you, with the same stats and games"
 	case itemRedeem:
 		return "a code from another player's Link another key: this SSH key then plays as them, with their stats and games"
+	case itemKeyList:
+		return "the SSH keys that play as you; unlink one you no longer use"
 	}
 	return ""
 }
@@ -263,6 +269,8 @@ func (m *menuScreen) note(it menuItem) string {
 		return "race in a room whose code you were given"
 	case itemRaceBack:
 		return "your seat is kept until the race ends"
+	case itemKeyList:
+		return "see and unlink them"
 	}
 	return ""
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -18,8 +19,13 @@ type renamedMsg struct {
 	err  error
 }
 
-// maxNameCells is the widest display name, in terminal cells.
-const maxNameCells = 16
+// maxNameCells is the widest display name, in terminal cells;
+// maxNameInput the most characters the name field takes, so that a name
+// typed too long is shown as such (and said so) rather than cut.
+const (
+	maxNameCells = 16
+	maxNameInput = 2 * maxNameCells
+)
 
 // nameScreen is the form that changes the player's display name: a text
 // input, the rules a name follows, and the server's reason when it
@@ -61,7 +67,7 @@ func newTextInput(r *lipgloss.Renderer, prompt string, limit, width int) textinp
 func newNameScreen(e *env, w, h int) *nameScreen {
 	return &nameScreen{
 		chrome: chrome{env: e, w: w, h: h},
-		input:  newTextInput(e.renderer, "name: ", maxNameCells, maxNameCells+1),
+		input:  newTextInput(e.renderer, "name: ", maxNameInput, maxNameCells+1),
 		save:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "save")),
 		back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		bar:    newHelpBar(),
@@ -98,16 +104,44 @@ func (f *nameScreen) update(msg tea.Msg) tea.Cmd {
 	before, pos := f.input.Value(), f.input.Position()
 	var cmd tea.Cmd
 	f.input, cmd = f.input.Update(k)
-	if v := f.input.Value(); cells(v) > maxNameCells || clean(v, 4*maxNameCells) != v {
-		// Too wide (the input counts characters, a wide one takes two
-		// cells) or a character no screen may show: the key is refused.
+	v := f.input.Value()
+	if bad, ok := unshown(v); ok {
+		// A character no screen may show (a control, a bidi override):
+		// it cannot be typed, and the form says which it was.
 		f.input.SetValue(before)
 		f.input.SetCursor(pos)
+		f.msg, f.msgSt = fmt.Sprintf("U+%04X cannot be in a name: it does not show on a screen", bad), sErr
+		return cmd
 	}
-	if f.input.Value() != before && f.msgSt == sErr {
-		f.msg = ""
+	if v != before {
+		f.msg = f.refusal(v)
+		f.msgSt = sErr
+		if f.msg == "" && len([]rune(v)) >= maxNameInput {
+			f.msg, f.msgSt = "that is as long as the field takes", sWarn
+		}
 	}
 	return cmd
+}
+
+// refusal is why a name cannot be one, as the account says it (too
+// wide, a character it takes for another), or "".
+func (f *nameScreen) refusal(name string) string {
+	name = strings.TrimSpace(name)
+	if name == "" || f.env.account == nil {
+		return ""
+	}
+	return clean(f.env.account.NameRefusal(name), 200)
+}
+
+// unshown returns the first character of s that the screens drop (see
+// clean), if there is one.
+func unshown(s string) (rune, bool) {
+	for _, r := range s {
+		if c := string(r); clean(c, 4) != c {
+			return r, true
+		}
+	}
+	return 0, false
 }
 
 // submit sends the name to the account, in a command.
@@ -122,6 +156,10 @@ func (f *nameScreen) submit() tea.Cmd {
 		return nil
 	case f.current:
 		f.msg, f.msgSt = "that is your name already", sInfo
+		return nil
+	}
+	if why := f.refusal(name); why != "" {
+		f.msg, f.msgSt = why, sErr
 		return nil
 	}
 	f.req++

@@ -185,7 +185,7 @@ func (f *redeemScreen) view() string {
 	var keys []key.Binding
 	if f.done != "" {
 		for _, l := range wrap("This key now plays as " + f.done + ": reconnect to continue as " + f.done +
-			" (your games and stats are theirs).") {
+			" (you share their games and stats).") {
 			body = append(body, pal.style(sOK, l))
 		}
 		body = append(body, "")

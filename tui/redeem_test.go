@@ -26,7 +26,7 @@ func TestRedeemAccepted(t *testing.T) {
 		t.Fatalf("redeemed %q, want %q", acc.redeemed, want)
 	}
 	h.wantScreen("This key now plays as bob: reconnect to continue as bob",
-		"stats are theirs).", "ssh -p 23234 games.example.org",
+		"stats).", "ssh -p 23234 games.example.org",
 		"This session still plays as alice: press any key to end it.", "any key end this session")
 	if h.quit {
 		t.Fatal("the session ended before the player read the result")

@@ -54,6 +54,7 @@ const (
 	screenLobby                    // lobby.go: who is online, public rooms
 	screenSpectate                 // spectate.go: another player's game
 	screenRace                     // race.go: built when the player asks for a race, let go of when they leave
+	screenKeys                     // keyslist.go
 	numScreens
 )
 

@@ -225,6 +225,13 @@ func newConfirm(e *env, question, detail string, spec dealSpec, retry *SavedGame
 	}
 }
 
+// needs is the smallest window the question is readable in: it wraps.
+func (c *confirmScreen) needs() (w, h int) { return minTableWidth, 12 }
+
+// needs is the smallest window the help is readable in: it wraps and
+// scrolls.
+func (h *helpScreen) needs() (w, ht int) { return minTableWidth, 12 }
+
 // Update answers on y or n.
 func (c *confirmScreen) update(msg tea.Msg) tea.Cmd {
 	k, ok := msg.(tea.KeyMsg)

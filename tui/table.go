@@ -758,7 +758,7 @@ func (t *tableScreen) updateKeys() {
 	k.Undo.SetEnabled(!won && !t.promptOpen && t.game.CanUndo())
 	k.Redo.SetEnabled(!won && !t.promptOpen && t.game.CanRedo())
 	k.Hint.SetEnabled(playing)
-	k.Prompt.SetEnabled(!won && !t.promptOpen)
+	k.Prompt.SetEnabled(playing)            // after the end, typed moves have nothing to play on
 	k.New.SetEnabled(!t.promptOpen && !won) // after a win, enter says it
 	if t.game.Rules().Daily {
 		k.New.SetHelp(k.New.Help().Key, "restart") // the day has one deal

@@ -437,3 +437,20 @@ func TestPhoneWidthPlays(t *testing.T) {
 	h.open(itemContinue)
 	h.wantScreen("need 46×14")
 }
+
+func TestNoPromptAfterTheEnd(t *testing.T) {
+	h := newHarness(t, Deps{Args: []string{"one-pass", "1"}, Unicode: true})
+	endGame(t, h, "one-pass", 1, engine.Lost)
+	h.keys(":")
+	if h.m.table().promptOpen {
+		t.Error("':' opened the prompt on a lost game")
+	}
+}
+
+func TestDealByNumberTakesARuleSetAlone(t *testing.T) {
+	h := newHarness(t, Deps{Player: testPlayer, Unicode: true})
+	h.open(itemNumber)
+	h.typeText("double")
+	h.keys("enter")
+	h.wantScreen("Double · deal")
+}
