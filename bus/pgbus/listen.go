@@ -142,6 +142,9 @@ func (b *Bus) reconnect() *pgx.Conn {
 	}
 }
 
+// minPingWait is the least time a ping of the listening connection gets.
+const minPingWait = 2 * time.Second
+
 // hear waits for notifications, pinging the connection after PingEvery
 // of silence, until the connection fails or the bus closes.
 func (b *Bus) hear(conn *pgx.Conn) error {
@@ -153,7 +156,10 @@ func (b *Bus) hear(conn *pgx.Conn) error {
 		case b.ctx.Err() != nil:
 			return b.ctx.Err()
 		case errors.Is(err, context.DeadlineExceeded):
-			pctx, cancel := context.WithTimeout(b.ctx, b.opts.PingEvery)
+			// A ping gets at least minPingWait to answer, however short
+			// the silence that calls for it: a loaded server (or a short
+			// PingEvery) must not pass for a dead connection.
+			pctx, cancel := context.WithTimeout(b.ctx, max(b.opts.PingEvery, minPingWait))
 			err = conn.Ping(pctx)
 			cancel()
 			if err != nil {
