@@ -93,7 +93,7 @@ func solveWith(ctx context.Context, g *Game, budget, first int, relax bool) Solu
 	// time into a hopeless line that another avoids. Every run is exact
 	// when it ends uncut, and the table keeps what finished runs proved,
 	// so a run repeats little of the work of those before it.
-	again := false // fewer passes tried a second time
+	nextTry := 0 // when to try fewer passes again
 	for run := 0; ; run++ {
 		s.limit = min(budget, s.states+first<<min(run, 40))
 		s.cut, s.path = false, s.path[:0]
@@ -119,21 +119,20 @@ func solveWith(ctx context.Context, g *Game, budget, first int, relax bool) Solu
 			sol.Verdict = Unknown
 		case run == 0 && !s.macro && relax:
 			// The first run did not end: try the free-stock relaxation
-			// (see freeLost), then fewer passes, before searching on.
+			// (see freeLost) before searching on.
 			lost, ok := s.freeLost(p, (budget-s.states)/4)
 			if lost && ok {
 				sol.Verdict, sol.States = Unwinnable, s.states
 				break
 			}
-			if moves := s.fewerPasses(ctx, g, budget, first, 32, false); moves != nil {
-				sol.Verdict, sol.Moves, sol.States = Winnable, moves, s.states
-				break
-			}
-			continue
-		case relax && !s.macro && !again && s.states >= budget/32:
-			// Long on: one pass fewer once more, with more to spend.
-			again = true
-			if moves := s.fewerPasses(ctx, g, budget, first, 8, true); moves != nil {
+			fallthrough
+		case relax && !s.macro && s.states >= nextTry:
+			// Now and then, fewer passes (see fewerPasses) for a share
+			// of what the search has spent so far, so that they cost at
+			// most about as much again as the search.
+			moves := s.fewerPasses(ctx, g, min(s.states, (budget-s.states)/4), first, nextTry > 0)
+			nextTry = 2 * s.states
+			if moves != nil {
 				sol.Verdict, sol.Moves, sol.States = Winnable, moves, s.states
 				break
 			}
@@ -148,11 +147,10 @@ func solveWith(ctx context.Context, g *Game, budget, first int, relax bool) Solu
 // fewerPasses tries to win g's position with fewer passes than its rules
 // allow (one pass, then two, …; with unlimited passes up to three): a line
 // that wins with fewer passes wins with more, and the smaller searches
-// often find one long before the whole search would. Each gets 1/share
-// of the budget left; their positions count in s.states. With last only
-// the most passes below the rules' are tried. It returns the line found,
-// or nil.
-func (s *solver) fewerPasses(ctx context.Context, g *Game, budget, first, share int, last bool) []Move {
+// often find one long before the whole search would. Each may search each
+// positions; they count in s.states. With last only the most passes below
+// the rules' are tried. It returns the line found, or nil.
+func (s *solver) fewerPasses(ctx context.Context, g *Game, each, first int, last bool) []Move {
 	most := s.passes - 1
 	if s.passes == 0 {
 		most = 3
@@ -162,13 +160,12 @@ func (s *solver) fewerPasses(ctx context.Context, g *Game, budget, first, share 
 		from = max(from, most)
 	}
 	for k := from; k <= most; k++ {
-		left := (budget - s.states) / share
-		if left < first || ctx.Err() != nil {
+		if each < first || ctx.Err() != nil {
 			return nil
 		}
 		c := g.stateCopy()
 		c.rules.Passes = k
-		sol := solveWith(ctx, c, left, first, false)
+		sol := solveWith(ctx, c, each, first, false)
 		s.states += sol.States
 		if sol.Verdict == Winnable {
 			return sol.Moves
