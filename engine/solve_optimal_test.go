@@ -99,7 +99,7 @@ func TestSolveOptimalBruteForce(t *testing.T) {
 func TestSolveOptimalMSCSample(t *testing.T) {
 	deals := loadMSCLengths(t)
 	var sample []mscLength
-	for i := 0; i < len(deals); i += 15 {
+	for i := 0; i < len(deals); i += 50 {
 		sample = append(sample, deals[i])
 	}
 	checkMSCLengths(t, sample)
