@@ -71,6 +71,12 @@ func Solve(ctx context.Context, g *Game, budget int) Solution {
 // solve is Solve with the first run's share of the budget as a parameter,
 // so that tests can make every search restart many times.
 func solve(ctx context.Context, g *Game, budget, first int) Solution {
+	return solveWith(ctx, g, budget, first, true)
+}
+
+// solveWith is solve; relax turns on the relaxations tried when the first
+// run does not end (a solve with fewer passes made by them has it off).
+func solveWith(ctx context.Context, g *Game, budget, first int, relax bool) Solution {
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
@@ -87,6 +93,7 @@ func solve(ctx context.Context, g *Game, budget, first int) Solution {
 	// time into a hopeless line that another avoids. Every run is exact
 	// when it ends uncut, and the table keeps what finished runs proved,
 	// so a run repeats little of the work of those before it.
+	nextTry := 0 // when to try fewer passes again
 	for run := 0; ; run++ {
 		s.limit = min(budget, s.states+first<<min(run, 40))
 		s.cut, s.path = false, s.path[:0]
@@ -110,12 +117,23 @@ func solve(ctx context.Context, g *Game, budget, first int) Solution {
 			sol.Verdict = Unwinnable
 		case s.full || s.states >= budget || ctx.Err() != nil:
 			sol.Verdict = Unknown
-		case run == 0 && !s.macro:
+		case run == 0 && !s.macro && relax:
 			// The first run did not end: try the free-stock relaxation
 			// (see freeLost) before searching on.
 			lost, ok := s.freeLost(p, (budget-s.states)/4)
 			if lost && ok {
 				sol.Verdict, sol.States = Unwinnable, s.states
+				break
+			}
+			fallthrough
+		case relax && !s.macro && s.states >= nextTry:
+			// Now and then, fewer passes (see fewerPasses) for a share
+			// of what the search has spent so far, so that they cost at
+			// most about as much again as the search.
+			moves := s.fewerPasses(ctx, g, min(s.states, (budget-s.states)/4), first, nextTry > 0)
+			nextTry = 2 * s.states
+			if moves != nil {
+				sol.Verdict, sol.Moves, sol.States = Winnable, moves, s.states
 				break
 			}
 			continue
@@ -124,6 +142,36 @@ func solve(ctx context.Context, g *Game, budget, first int) Solution {
 		}
 		return sol
 	}
+}
+
+// fewerPasses tries to win g's position with fewer passes than its rules
+// allow (one pass, then two, …; with unlimited passes up to three): a line
+// that wins with fewer passes wins with more, and the smaller searches
+// often find one long before the whole search would. Each may search each
+// positions; they count in s.states. With last only the most passes below
+// the rules' are tried. It returns the line found, or nil.
+func (s *solver) fewerPasses(ctx context.Context, g *Game, each, first int, last bool) []Move {
+	most := s.passes - 1
+	if s.passes == 0 {
+		most = 3
+	}
+	from := max(g.pass, 1)
+	if last {
+		from = max(from, most)
+	}
+	for k := from; k <= most; k++ {
+		if each < first || ctx.Err() != nil {
+			return nil
+		}
+		c := g.stateCopy()
+		c.rules.Passes = k
+		sol := solveWith(ctx, c, each, first, false)
+		s.states += sol.States
+		if sol.Verdict == Winnable {
+			return sol.Moves
+		}
+	}
+	return nil
 }
 
 // firstRun is the share of the budget of the search's first run; each

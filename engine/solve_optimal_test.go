@@ -72,7 +72,7 @@ func checkOptimal(t *testing.T, g *Game, limit int) (checked, win bool) {
 func TestSolveOptimalBruteForce(t *testing.T) {
 	cases, limit := 600, 20_000
 	if *longSolve {
-		cases, limit = 5_000, 200_000
+		cases, limit = 5_000, 50_000
 	}
 	checked, wins := 0, 0
 	perRules := map[string]int{}
@@ -99,7 +99,7 @@ func TestSolveOptimalBruteForce(t *testing.T) {
 func TestSolveOptimalMSCSample(t *testing.T) {
 	deals := loadMSCLengths(t)
 	var sample []mscLength
-	for i := 0; i < len(deals); i += 15 {
+	for i := 0; i < len(deals); i += 50 {
 		sample = append(sample, deals[i])
 	}
 	checkMSCLengths(t, sample)
