@@ -102,3 +102,35 @@ func BenchmarkKey(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDiff is the renderer's share of a key at 100×34: the diff of
+// a key's frame against the one before (wire.frame, which does what
+// Bubble Tea's standardRenderer.flush does: split the frame into lines,
+// compare each with the last, and measure and cut the changed ones).
+func BenchmarkDiff(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		args []string
+		keys []string
+	}{
+		{"table_100x34", []string{"classic", "42"}, []string{"l", "h"}},
+		{"menu_100x34", nil, []string{"down", "up"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			m := New(Deps{Args: c.args, Unicode: true, Width: 100, Height: 34, Renderer: renderer(termenv.ANSI256)})
+			var frames []string
+			for _, k := range c.keys {
+				next, _ := m.Update(keyMsg(k))
+				m = next.(*Model)
+				frames = append(frames, m.View())
+			}
+			r := &wire{w: 100, h: 34}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				r.frame(frames[i%len(frames)])
+				i++
+			}
+		})
+	}
+}
