@@ -134,3 +134,26 @@ func BenchmarkDiff(b *testing.B) {
 		})
 	}
 }
+
+// TestKeyAllocations bounds the allocations of a cursor move at the
+// table of a session in the lobby, Update and View: the frame, and the
+// key's name, which bubbles/key builds for every binding it checks.
+func TestKeyAllocations(t *testing.T) {
+	m := New(Deps{Args: []string{"classic", "42"}, Unicode: true, Width: 100, Height: 34,
+		Player: testPlayer, Lobby: newFakeLobby(), Renderer: renderer(termenv.ANSI256)})
+	if !m.playing {
+		t.Fatal("no game on the table")
+	}
+	keys := []tea.Msg{keyMsg("l"), keyMsg("h")}
+	i := 0
+	step := func() {
+		next, _ := m.Update(keys[i%2])
+		m = next.(*Model)
+		_ = m.View()
+		i++
+	}
+	step() // the lobby is told once what the session does
+	if n := testing.AllocsPerRun(100, step); n > 10 {
+		t.Errorf("a cursor move allocates %.0f times, want at most 10", n)
+	}
+}
