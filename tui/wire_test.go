@@ -139,6 +139,9 @@ func BenchmarkDiff(b *testing.B) {
 // table of a session in the lobby, Update and View: the frame, and the
 // key's name, which bubbles/key builds for every binding it checks.
 func TestKeyAllocations(t *testing.T) {
+	if raceDetector {
+		t.Skip("the race detector allocates")
+	}
 	m := New(Deps{Args: []string{"classic", "42"}, Unicode: true, Width: 100, Height: 34,
 		Player: testPlayer, Lobby: newFakeLobby(), Renderer: renderer(termenv.ANSI256)})
 	if !m.playing {
