@@ -120,6 +120,9 @@ func (m *Model) liveChange() tea.Cmd {
 	}
 	box := lv.box
 	box.mu.Lock()
+	// The box gets copies made where something changed: a variable
+	// whose address it takes would be allocated on every message, and
+	// this runs after every key.
 	dirty := false
 	switch d, ok := m.doing(); {
 	case !ok:
@@ -128,18 +131,18 @@ func (m *Model) liveChange() tea.Cmd {
 		lv.toldOK = false
 	case !lv.toldOK || d != lv.told:
 		lv.told, lv.toldOK = d, true
-		box.doing, dirty = &d, true
+		box.doing, dirty = ptr(d), true
 	}
 	if viewer := m.cur == screenMenu || m.cur == screenLobby || m.cur == screenLeaders; viewer != lv.viewer {
 		lv.viewer = viewer
-		box.viewer, dirty = &viewer, true
+		box.viewer, dirty = ptr(viewer), true
 	}
 	if daily := m.cur == screenLeaders; daily != lv.daily {
 		lv.daily = daily
-		box.daily, dirty = &daily, true
+		box.daily, dirty = ptr(daily), true
 	}
 	if b, ok := m.boardChange(); ok {
-		box.board, dirty = &b, true
+		box.board, dirty = ptr(b), true
 	}
 	box.mu.Unlock()
 	if t := m.table(); t != nil {
@@ -158,6 +161,9 @@ func (m *Model) liveChange() tea.Cmd {
 		return nil
 	})
 }
+
+// ptr returns a pointer to a copy of v.
+func ptr[T any](v T) *T { return &v }
 
 // doing is what the session does as the lobby shows it; ok is false on
 // a screen this file does not know (a race's), which tells the lobby

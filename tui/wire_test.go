@@ -102,3 +102,61 @@ func BenchmarkKey(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDiff is the renderer's share of a key at 100×34: the diff of
+// a key's frame against the one before (wire.frame, which does what
+// Bubble Tea's standardRenderer.flush does: split the frame into lines,
+// compare each with the last, and measure and cut the changed ones).
+func BenchmarkDiff(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		args []string
+		keys []string
+	}{
+		{"table_100x34", []string{"classic", "42"}, []string{"l", "h"}},
+		{"menu_100x34", nil, []string{"down", "up"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			m := New(Deps{Args: c.args, Unicode: true, Width: 100, Height: 34, Renderer: renderer(termenv.ANSI256)})
+			var frames []string
+			for _, k := range c.keys {
+				next, _ := m.Update(keyMsg(k))
+				m = next.(*Model)
+				frames = append(frames, m.View())
+			}
+			r := &wire{w: 100, h: 34}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				r.frame(frames[i%len(frames)])
+				i++
+			}
+		})
+	}
+}
+
+// TestKeyAllocations bounds the allocations of a cursor move at the
+// table of a session in the lobby, Update and View: the frame, and the
+// key's name, which bubbles/key builds for every binding it checks.
+func TestKeyAllocations(t *testing.T) {
+	if raceDetector {
+		t.Skip("the race detector allocates")
+	}
+	m := New(Deps{Args: []string{"classic", "42"}, Unicode: true, Width: 100, Height: 34,
+		Player: testPlayer, Lobby: newFakeLobby(), Renderer: renderer(termenv.ANSI256)})
+	if !m.playing {
+		t.Fatal("no game on the table")
+	}
+	keys := []tea.Msg{keyMsg("l"), keyMsg("h")}
+	i := 0
+	step := func() {
+		next, _ := m.Update(keys[i%2])
+		m = next.(*Model)
+		_ = m.View()
+		i++
+	}
+	step() // the lobby is told once what the session does
+	if n := testing.AllocsPerRun(100, step); n > 10 {
+		t.Errorf("a cursor move allocates %.0f times, want at most 10", n)
+	}
+}

@@ -67,6 +67,7 @@ type loadSession struct {
 
 func runLoad(ctx context.Context, cfg loadConfig) error {
 	rssStart := readRSS(cfg.pid)
+	cpuFirst := readCPU(cfg.pid)
 	var measuring atomic.Bool
 	sessions := make([]*loadSession, cfg.sessions)
 	connect := make([]time.Duration, 0, cfg.sessions)
@@ -190,6 +191,9 @@ func runLoad(ctx context.Context, cfg loadConfig) error {
 			mib(rssStart), mib(rssConnected), len(live), kib((rssConnected-rssStart)/int64(len(live))), mib(rssEnd))
 		if cpuStart >= 0 && cpuEnd >= 0 {
 			fmt.Printf("server CPU during the run: %.1f%% of one core\n", 100*float64(cpuEnd-cpuStart)/cfg.duration.Seconds()/clockTicks)
+		}
+		if cpuFirst >= 0 && cpuEnd >= 0 {
+			fmt.Printf("server CPU for the whole run (connects included): %.2f s\n", float64(cpuEnd-cpuFirst)/clockTicks)
 		}
 	}
 	return nil

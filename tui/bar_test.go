@@ -1,0 +1,69 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/x/vt"
+	"github.com/muesli/termenv"
+)
+
+// lipglossBar is the help bar as lipgloss writes it: every piece in its
+// style, then a full reset. fit writes shorter escape sequences; the
+// terminal must show the same.
+func lipglossBar(e *env, bindings []key.Binding) string {
+	var b strings.Builder
+	piece := func(id styleID, s string) {
+		if e.pal.open[id] == "" {
+			b.WriteString(s)
+			return
+		}
+		b.WriteString(e.pal.open[id] + s + "\x1b[0m")
+	}
+	first := true
+	for _, kb := range bindings {
+		if !kb.Enabled() {
+			continue
+		}
+		if !first {
+			piece(sDesc, e.gl.sep)
+		}
+		first = false
+		piece(sKey, kb.Help().Key)
+		b.WriteByte(' ')
+		piece(sDesc, kb.Help().Desc)
+	}
+	return b.String()
+}
+
+// TestBarOnScreen checks that the help bar shows on a terminal exactly
+// as lipgloss's rendering of it does: every cell's character, and the
+// style of every cell that is not a blank (a blank shows no foreground
+// colour or boldness).
+func TestBarOnScreen(t *testing.T) {
+	for _, p := range []termenv.Profile{termenv.TrueColor, termenv.ANSI256, termenv.ANSI, termenv.Ascii} {
+		m := New(Deps{Args: []string{"classic", "42"}, Unicode: true, Width: 200, Height: 34, Renderer: renderer(p)})
+		e := m.env
+		bindings := m.table().Keys.ShortHelp()
+		got, want := fit(e, bindings, nil, 200), lipglossBar(e, bindings)
+		if len(got) > len(want) {
+			t.Errorf("profile %v: the bar is %d bytes, lipgloss's %d", p, len(got), len(want))
+		}
+		gt, wt := vt.NewEmulator(200, 1), vt.NewEmulator(200, 1)
+		_, _ = gt.WriteString(got)
+		_, _ = wt.WriteString(want)
+		for x := range 200 {
+			g, w := gt.CellAt(x, 0), wt.CellAt(x, 0)
+			if g.Content != w.Content {
+				t.Fatalf("profile %v: column %d shows %q, want %q\ngot  %q\nwant %q", p, x, g.Content, w.Content, got, want)
+			}
+			if g.Content != " " && g.Content != "" && !g.Style.Equal(&w.Style) {
+				t.Errorf("profile %v: column %d (%q) has style %+v, want %+v", p, x, g.Content, g.Style, w.Style)
+			}
+			if g.Style.Bg != nil || w.Style.Bg != nil {
+				t.Errorf("profile %v: column %d has a background", p, x)
+			}
+		}
+	}
+}
