@@ -151,6 +151,11 @@ type SavedGame struct {
 	Started time.Time
 	// Played is the time spent in the game so far, over all sessions.
 	Played time.Duration
+	// MoveTimes is when each move of Record.Moves was made: the Played
+	// clock at that move, in the order of the moves. It may be shorter
+	// than the moves (a game stored before times were kept), never
+	// longer; undo drops the times of the moves it takes back.
+	MoveTimes []time.Duration
 	// Saved is when this version was written (from Deps.Now).
 	Saved time.Time
 	// Hints and Undos count the hints shown and the moves undone in this
