@@ -86,6 +86,10 @@ type Deps struct {
 	// Races, when not nil, gives the menu's New race… and Join a race…
 	// and the race deep links (tui/race*.go). Nil hides them.
 	Races Races
+
+	// Ghosts, when not nil, gives ghost races: g on the daily board and
+	// the deep link race ghost daily|GAME-ID (tui/ghost*.go).
+	Ghosts Ghosts
 }
 
 // Inbox is a session's queue of messages from the rest of the server
@@ -401,4 +405,7 @@ type BoardEntry struct {
 	Won bool
 	// You is true for the asking player's own entry.
 	You bool // this entry is the asking player
+	// GameID is the stored game of the entry, which g on the board races
+	// as a ghost (Ghosts), or empty.
+	GameID string
 }
