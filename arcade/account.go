@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -72,7 +73,7 @@ func (a *account) Board(ctx context.Context, rulesID, date string, limit int) ([
 	out := make([]tui.BoardEntry, 0, len(board))
 	for _, e := range board {
 		out = append(out, tui.BoardEntry{Rank: e.Rank, Name: keys.Clean(e.PlayerName, keys.MaxNameWidth),
-			Removed: e.Removed, Time: e.Elapsed, Won: e.Won, You: e.PlayerID == a.player})
+			Removed: e.Removed, Time: e.Elapsed, Won: e.Won, You: e.PlayerID == a.player, GameID: strconv.FormatInt(e.GameID, 10)})
 	}
 	return out, nil
 }

@@ -187,6 +187,9 @@ func (a *App) Model(s *server.Session) tea.Model {
 	// Race rooms (arcade/race.go).
 	rs := a.newRaces(s.Context(), p, sess, g)
 	deps.Races = rs
+	if gh := a.newGhosts(p, g); gh != nil { // arcade/ghost.go
+		deps.Ghosts = gh
+	}
 	deps.Inbox = inbox{q: sess.Queue(), races: rs}
 	m := tui.New(deps)
 	if note != "" {

@@ -231,9 +231,13 @@ type gameReport struct {
 	Daily    string   `json:"daily,omitempty"`
 	Status   string   `json:"status"`
 	Moves    []string `json:"moves"`
-	Removed  int      `json:"removed"`
-	Updated  string   `json:"updated"`
-	Board    string   `json:"board,omitempty"`
+	// MoveMS is when each move was made, in milliseconds of play time
+	// since the game's start; shorter than Moves for a game stored
+	// before times were kept.
+	MoveMS  []int64 `json:"move_ms"`
+	Removed int     `json:"removed"`
+	Updated string  `json:"updated"`
+	Board   string  `json:"board,omitempty"`
 }
 
 func report(sg store.Game) gameReport {
@@ -241,8 +245,12 @@ func report(sg store.Game) gameReport {
 	if moves == nil {
 		moves = []string{}
 	}
+	ms := make([]int64, len(sg.MoveTimes))
+	for i, d := range sg.MoveTimes {
+		ms[i] = d.Milliseconds()
+	}
 	return gameReport{ID: sg.ID, Rules: sg.RulesID, Deal: sg.DealNumber, DealText: sg.DealText, Daily: sg.Daily,
-		Status: string(sg.Status), Moves: moves, Removed: sg.Removed, Updated: sg.Updated.UTC().Format(time.RFC3339)}
+		Status: string(sg.Status), Moves: moves, MoveMS: ms, Removed: sg.Removed, Updated: sg.Updated.UTC().Format(time.RFC3339)}
 }
 
 func (c *call) games() int {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"pyramid/engine"
 	"pyramid/lobby"
@@ -92,14 +93,15 @@ func (g *games) SaveRecord(ctx context.Context, player string, sg tui.SavedGame)
 		return tui.SaveResult{}, fmt.Errorf("save game: %w", err)
 	}
 	st := store.State{
-		Moves:   rec.Moves,
-		Redo:    rec.Redo,
-		Status:  finalStatus(replayed, sg),
-		Removed: replayed.Removed(),
-		Elapsed: sg.Played,
-		Hints:   min(max(sg.Hints, 0), store.MaxAssists),
-		Undos:   min(max(sg.Undos, 0), store.MaxAssists),
-		Watched: sg.Watched,
+		Moves:     rec.Moves,
+		MoveTimes: moveTimes(sg.MoveTimes, len(rec.Moves)),
+		Redo:      rec.Redo,
+		Status:    finalStatus(replayed, sg),
+		Removed:   replayed.Removed(),
+		Elapsed:   sg.Played,
+		Hints:     min(max(sg.Hints, 0), store.MaxAssists),
+		Undos:     min(max(sg.Undos, 0), store.MaxAssists),
+		Watched:   sg.Watched,
 	}
 	id := int64(0)
 	if sg.ID != "" {
@@ -199,6 +201,18 @@ func (g *games) abandon(ctx context.Context, player string, id int64) error {
 	return nil
 }
 
+// moveTimes is what is stored of the move times a session sent for n
+// moves: at most n, up to the first negative one (a client's mistake).
+func moveTimes(ts []time.Duration, n int) []time.Duration {
+	ts = ts[:min(len(ts), n)]
+	for i, d := range ts {
+		if d < 0 {
+			return ts[:i]
+		}
+	}
+	return ts
+}
+
 // finalStatus is the stored status of a game, decided by its replayed
 // position: won when it is won, lost when it is lost (whatever the screen
 // says: undo can leave a lost position, the result stays) or when the
@@ -233,18 +247,19 @@ func record(sg store.Game) engine.Record {
 // savedGame is a stored game as the tui sees it.
 func savedGame(sg store.Game) tui.SavedGame {
 	return tui.SavedGame{
-		ID:       strconv.FormatInt(sg.ID, 10),
-		Record:   record(sg),
-		Status:   string(sg.Status),
-		Daily:    sg.Daily,
-		Removed:  sg.Removed,
-		Started:  sg.Started,
-		Played:   sg.Elapsed,
-		Saved:    sg.Updated,
-		Hints:    sg.Hints,
-		Undos:    sg.Undos,
-		Watched:  sg.Watched,
-		Practice: sg.Practice,
+		ID:        strconv.FormatInt(sg.ID, 10),
+		Record:    record(sg),
+		Status:    string(sg.Status),
+		Daily:     sg.Daily,
+		Removed:   sg.Removed,
+		Started:   sg.Started,
+		Played:    sg.Elapsed,
+		MoveTimes: sg.MoveTimes,
+		Saved:     sg.Updated,
+		Hints:     sg.Hints,
+		Undos:     sg.Undos,
+		Watched:   sg.Watched,
+		Practice:  sg.Practice,
 	}
 }
 

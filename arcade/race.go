@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -34,9 +35,13 @@ type raceBook struct {
 
 // raceGame is one racer's game of one round of a room.
 type raceGame struct {
-	mu     sync.Mutex // held across a report and its save, so they stay in order
-	seq    int        // of the last report taken
-	rec    engine.Record
+	mu  sync.Mutex // held across a report and its save, so they stay in order
+	seq int        // of the last report taken
+	rec engine.Record
+	// times is when each move of rec was made, since the race's start,
+	// as the reports came (the server's clock): the stored game's move
+	// times.
+	times  []time.Duration
 	gameID int64 // the stored game; 0 before the first save
 	// unstored: the store refused the game (the player has an unfinished
 	// game of these rules): the race runs, the game is not kept.
@@ -514,6 +519,10 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 	}
 	rg.seq = seq
 	rg.rec = rec
+	rg.times = rg.times[:min(len(rg.times), len(rec.Moves))]
+	for at := max(0, rs.a.cfg.Now().Sub(snap.StartsAt)); len(rg.times) < len(rec.Moves); {
+		rg.times = append(rg.times, at)
+	}
 	note := ""
 	if rs.games != nil && rg.gameID == 0 && !rg.unstored {
 		note = rs.createGame(ctx, rg, rec)
@@ -523,7 +532,7 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 	}
 	if rg.gameID > 0 {
 		sg := tui.SavedGame{ID: strconv.FormatInt(rg.gameID, 10), Record: rec, Status: tui.StatusOf(g.Status()),
-			Started: snap.StartsAt, Played: rs.a.cfg.Now().Sub(snap.StartsAt)}
+			Started: snap.StartsAt, Played: rs.a.cfg.Now().Sub(snap.StartsAt), MoveTimes: slices.Clone(rg.times)}
 		if sg.Status == tui.StatusLost {
 			sg.Status = tui.StatusPlaying // the store records the loss from the position
 		}

@@ -145,11 +145,17 @@ type Game struct {
 // State is the part of a game that changes as it is played, written in one
 // statement by SaveGame.
 type State struct {
-	Moves   []string // the move log, in notation
-	Redo    []string // the redo stack, in notation, most recent undo last
-	Status  Status
-	Removed int           // pyramid cards removed
-	Elapsed time.Duration // play time
+	Moves []string // the move log, in notation
+	// MoveTimes is when each move of Moves was made: the play time since
+	// the game's start (Elapsed's clock), in the order of Moves. It may
+	// be shorter than Moves (a game stored before times were kept, or a
+	// client that sends none), never longer; it is kept to the
+	// millisecond. Undo drops the times of the moves it takes back.
+	MoveTimes []time.Duration
+	Redo      []string // the redo stack, in notation, most recent undo last
+	Status    Status
+	Removed   int           // pyramid cards removed
+	Elapsed   time.Duration // play time
 	// Hints and Undos count the hints shown and the moves undone, over
 	// all the game's sessions. A save never lowers them: the store keeps
 	// the larger of the stored and the written count. A game with either

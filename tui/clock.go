@@ -70,6 +70,9 @@ func (t *tableScreen) clocked(msg clockMsg) tea.Cmd {
 			t.lastTick = msg.now
 		}
 		cmd = t.startTicking()
+	case clockMove:
+		t.movesTimed(msg.now) // movetimes.go
+		return nil
 	case clockWon:
 		if !t.since.IsZero() {
 			t.wonIn = t.played + msg.now.Sub(t.since)

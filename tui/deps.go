@@ -86,6 +86,10 @@ type Deps struct {
 	// Races, when not nil, gives the menu's New race… and Join a race…
 	// and the race deep links (tui/race*.go). Nil hides them.
 	Races Races
+
+	// Ghosts, when not nil, gives ghost races: g on the daily board and
+	// the deep link race ghost daily|GAME-ID (tui/ghost*.go).
+	Ghosts Ghosts
 }
 
 // Inbox is a session's queue of messages from the rest of the server
@@ -151,6 +155,11 @@ type SavedGame struct {
 	Started time.Time
 	// Played is the time spent in the game so far, over all sessions.
 	Played time.Duration
+	// MoveTimes is when each move of Record.Moves was made: the Played
+	// clock at that move, in the order of the moves. It may be shorter
+	// than the moves (a game stored before times were kept), never
+	// longer; undo drops the times of the moves it takes back.
+	MoveTimes []time.Duration
 	// Saved is when this version was written (from Deps.Now).
 	Saved time.Time
 	// Hints and Undos count the hints shown and the moves undone in this
@@ -418,4 +427,7 @@ type BoardEntry struct {
 	Won bool
 	// You is true for the asking player's own entry.
 	You bool // this entry is the asking player
+	// GameID is the stored game of the entry, which g on the board races
+	// as a ghost (Ghosts), or empty.
+	GameID string
 }

@@ -37,6 +37,8 @@ type env struct {
 	lobby Lobby
 	// races are the server's race rooms (Deps.Races), or nil.
 	races Races
+	// ghosts are the recorded games to race (Deps.Ghosts), or nil.
+	ghosts Ghosts
 	// watchStep is the time between two moves when the watch screen
 	// plays the solver's line by itself (watchStep; tests shorten it).
 	watchStep time.Duration

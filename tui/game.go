@@ -365,6 +365,7 @@ func (m *Model) resumed(msg resumedMsg) tea.Cmd {
 	}
 	sg := msg.game
 	m.seat(g, sg.Daily, sg.Started, sg.Played, sg.ID)
+	m.table().resumeTimes(sg.MoveTimes) // movetimes.go
 	t := m.table()
 	t.hints, t.undos, t.watched = sg.Hints, sg.Undos, sg.Watched
 	t.say(sInfo, "welcome back: your game is as you left it (undo goes back to the start)")

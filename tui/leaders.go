@@ -48,7 +48,9 @@ type leadersScreen struct {
 	down    key.Binding
 	reload  key.Binding
 	back    key.Binding
-	bar     *helpBar
+	// ghost races the ghost of the first line shown (ghost.go).
+	ghost key.Binding
+	bar   *helpBar
 	// playing is how many play the daily deal now (presence.go), -1
 	// until the lobby said.
 	playing int
@@ -73,6 +75,7 @@ func newLeadersScreen(e *env, w, h int) *leadersScreen {
 		down:    key.NewBinding(key.WithKeys("down", "j", "s", "pgdown", " ")),
 		reload:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
 		back:    key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "menu")),
+		ghost:   key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "race its ghost")),
 		bar:     newHelpBar(),
 	}
 	b.setEnv(e)
@@ -193,6 +196,11 @@ func (b *leadersScreen) update(msg tea.Msg) tea.Cmd {
 		b.top = min(b.maxTop(), b.top+1)
 	case key.Matches(k, b.reload):
 		return b.load(b.date)
+	case key.Matches(k, b.ghost):
+		// The first line shown: scroll to race another.
+		if b.top < len(b.entries) && b.entries[b.top].GameID != "" {
+			b.event = ghostAskMsg{ref: b.entries[b.top].GameID}
+		}
 	case key.Matches(k, b.back):
 		b.event = backMsg{}
 	}
@@ -208,6 +216,7 @@ func (b *leadersScreen) updateKeys() {
 	b.up.SetEnabled(b.maxTop() > 0)
 	b.down.SetEnabled(b.maxTop() > 0)
 	b.reload.SetEnabled(!b.loading && b.date != "")
+	b.ghost.SetEnabled(b.env != nil && b.env.ghosts != nil && b.top < len(b.entries) && b.entries[b.top].GameID != "")
 }
 
 // shiftDate returns the UTC date days after date (time.DateOnly); a date
@@ -274,7 +283,7 @@ func (b *leadersScreen) view() string {
 		sub = joinSub("par "+strconv.Itoa(b.par)+" (the shortest winning line)", sub, e.gl.sep)
 	}
 	return drawPage(e, b.w, b.h, "Pyramid Solitaire"+e.gl.sep+"daily board"+e.gl.sep+b.dayLabel(), sub, body,
-		msg, st, b.bar, []key.Binding{b.prev, b.next, b.toToday, b.up, b.reload, b.back})
+		msg, st, b.bar, []key.Binding{b.prev, b.next, b.toToday, b.up, b.ghost, b.reload, b.back})
 }
 
 // row draws one line of the board.

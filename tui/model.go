@@ -85,6 +85,7 @@ func New(d Deps) *Model {
 		inbox:     d.Inbox,
 		lobby:     d.Lobby,
 		races:     d.Races,
+		ghosts:    d.Ghosts,
 		watchStep: watchStep,
 		after:     tick,
 	}
@@ -231,8 +232,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case redeemedMsg:
 		m.redeemed(msg)
 		return nil
-	case RaceEventMsg, raceSeatMsg, raceDoneMsg, raceTickMsg, raceClockMsg, menuRaceMsg, raceSeatedMsg: // race.go
+	case RaceEventMsg, raceSeatMsg, raceDoneMsg, raceTickMsg, raceClockMsg, menuRaceMsg, raceSeatedMsg, // race.go
+		ghostLoadedMsg, ghostTickMsg, ghostClockMsg, ghostPlayedMsg: // ghost.go
 		return m.handleRace(msg)
+	case ghostAskMsg:
+		return m.ghostOpen(msg.ref) // ghost.go
 	case raceLeftMsg:
 		return m.raceLeft(msg)
 	case quitMsg, backMsg, newDealMsg, helpMsg, helpDoneMsg, confirmMsg, dealCancelMsg,

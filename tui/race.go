@@ -109,6 +109,10 @@ type raceScreen struct {
 
 	keys raceKeys
 	bar  *helpBar
+
+	// ghost is set in a ghost race (ghost.go): a race against a recorded
+	// game, which no room holds.
+	ghost *ghostRun
 }
 
 // raceKeys are the race screen's own keys.
@@ -144,6 +148,10 @@ func (m *Model) race() *raceScreen {
 // raceLink takes a race deep link at the start of the session: the race
 // screen shows at once, and Init sends the request.
 func (m *Model) raceLink(args []string) {
+	if len(args) > 1 && strings.EqualFold(args[1], "ghost") {
+		m.ghostLink(args[2:]) // ghost.go
+		return
+	}
 	if m.env.races == nil {
 		m.menu().say(sErr, "this server has no race rooms")
 		return
@@ -163,6 +171,9 @@ func (m *Model) raceLink(args []string) {
 // whether the player has a seat in a race (one they dropped out of).
 func (m *Model) raceInit() tea.Cmd {
 	rs := m.race()
+	if rs != nil && rs.ghost != nil && rs.stage == stageJoining {
+		return tea.Batch(rs.ghostLoad(), m.askSeated()) // ghost.go
+	}
 	if rs == nil || rs.req == nil {
 		return m.askSeated()
 	}
@@ -311,6 +322,11 @@ func (rs *raceScreen) call(what string, f func() error) tea.Cmd {
 // update handles keys, the room's events and the replies.
 func (rs *raceScreen) update(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
+	if rs.ghost != nil {
+		cmd = rs.ghostUpdate(msg) // ghost.go
+		rs.layOut()
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case raceSeatMsg:
 		cmd = rs.seated(msg)
@@ -659,6 +675,9 @@ func (rs *raceScreen) raceKey(k tea.KeyMsg) tea.Cmd {
 // toTable hands a key or a click to the player's game and reports the
 // change to the room.
 func (rs *raceScreen) toTable(msg tea.Msg) tea.Cmd {
+	if rs.ghost != nil {
+		return rs.ghostToTable(msg) // ghost.go
+	}
 	t := rs.table
 	v := t.version
 	t.wantBefore = rs.held == nil

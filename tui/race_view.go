@@ -174,6 +174,8 @@ func (rs *raceScreen) view() string {
 		return b.String()
 	case rs.snap.Phase == lobby.PhaseRacing && rs.table != nil:
 		return rs.viewRace()
+	case rs.snap.Phase == lobby.PhaseResults && rs.ghost != nil:
+		return rs.viewGhostResults() // ghost.go
 	case rs.snap.Phase == lobby.PhaseResults:
 		return rs.viewResults()
 	}
@@ -182,6 +184,9 @@ func (rs *raceScreen) view() string {
 
 // roomLine is the room's line: code, rules, deal and what it waits for.
 func (rs *raceScreen) roomLine() string {
+	if rs.ghost != nil {
+		return rs.ghostLine() // ghost.go
+	}
 	s := &rs.snap
 	gl := rs.env.gl
 	line := "room " + s.Code + gl.sep + s.RulesTitle

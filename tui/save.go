@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +41,9 @@ type pendingSave struct {
 	// from since to its clock reading.
 	played time.Duration
 	since  time.Time
+	// times is the table's move times (movetimes.go), pending ones
+	// included: the command gives those its reading.
+	times []time.Duration
 }
 
 // saveQueue is the model's saving state.
@@ -132,6 +136,7 @@ func (m *Model) queueSave(status string) tea.Cmd {
 		game:   m.tableGame(status),
 		played: t.played,
 		since:  t.since,
+		times:  slices.Clone(t.times),
 	}
 	if t.wonKnown {
 		ps.played, ps.since = t.wonIn, time.Time{}
@@ -195,6 +200,7 @@ func (m *Model) nextSave() tea.Cmd {
 		if !ps.since.IsZero() {
 			sg.Played += now.Sub(ps.since)
 		}
+		sg.MoveTimes = sentTimes(ps.times, sg.Played)
 		// Not cancelled with the session: a move typed just before the
 		// connection dropped is still kept. A shutdown whose time is up
 		// stops it (see shutdownDeadline).

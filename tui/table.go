@@ -98,6 +98,9 @@ type tableScreen struct {
 	// server records assisted games as such.
 	hints, undos int
 	watched      bool
+	// times is when each move of the game was made, by the table's clock
+	// (movetimes.go); pending or unknown ones are marked.
+	times []time.Duration
 	// result is what the server recorded at the last save, when it says
 	// (Recorder): the end screens show it.
 	result *SaveResult
@@ -204,6 +207,7 @@ func (t *tableScreen) frozen() *tableScreen {
 	f.d.targets = slices.Clone(f.d.targets)
 	f.d.legalMoves = slices.Clone(f.d.legalMoves)
 	f.prompt.value = slices.Clone(f.prompt.value)
+	f.times = slices.Clone(f.times)
 	f.wantBefore, f.before, f.event = false, nil, nil
 	return f
 }
@@ -721,7 +725,7 @@ func (t *tableScreen) changed() tea.Cmd {
 			cmd = t.startTicking()
 		}
 	}
-	return tea.Batch(cmd, t.liveChanged()) // lost.go: the live check
+	return tea.Batch(cmd, t.liveChanged(), t.timeMoves() /* movetimes.go */) // lost.go: the live check
 }
 
 // pileIndex is the index (0–2) of a waste place.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -56,7 +57,54 @@ func checkState(st store.State) error {
 	if err := checkMoves("move log", st.Moves); err != nil {
 		return err
 	}
+	if err := checkMoveTimes(st); err != nil {
+		return err
+	}
 	return checkMoves("redo stack", st.Redo)
+}
+
+// checkMoveTimes refuses more move times than moves, and negative ones.
+func checkMoveTimes(st store.State) error {
+	if len(st.MoveTimes) > len(st.Moves) {
+		return fmt.Errorf("%w: %d move times for %d moves", store.ErrInvalid, len(st.MoveTimes), len(st.Moves))
+	}
+	for i, d := range st.MoveTimes {
+		if d < 0 {
+			return fmt.Errorf("%w: move %d has a negative time", store.ErrInvalid, i+1)
+		}
+	}
+	return nil
+}
+
+// encodeTimes writes move times as milliseconds separated by single
+// spaces.
+func encodeTimes(ts []time.Duration) string {
+	b := make([]byte, 0, 8*len(ts))
+	for i, d := range ts {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendInt(b, d.Milliseconds(), 10)
+	}
+	return string(b)
+}
+
+// decodeTimes reads stored move times; a field that is not a number
+// (which the store never writes) ends the list there.
+func decodeTimes(s string) []time.Duration {
+	if s == "" {
+		return nil
+	}
+	fields := strings.Split(s, " ")
+	ts := make([]time.Duration, 0, len(fields))
+	for _, f := range fields {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil || n < 0 {
+			break
+		}
+		ts = append(ts, time.Duration(n)*time.Millisecond)
+	}
+	return ts
 }
 
 func checkDaily(daily string) error {
@@ -70,22 +118,26 @@ func checkDaily(daily string) error {
 }
 
 const gameCols = `id, player_id, rules_id, deal_number, deal_text, daily, moves, redo, status,
-	removed, elapsed_ms, started_at, updated_at, finished_at, version, owner, hints, undos, watched, practice`
+	removed, elapsed_ms, started_at, updated_at, finished_at, version, owner, hints, undos, watched, practice, move_ms`
 
 func scanGame(row interface{ Scan(...any) error }) (store.Game, error) {
 	var (
 		g                          store.Game
 		deal, elapsed, started, up int64
 		finished                   sql.NullInt64
-		moves, redo, status        string
+		moves, redo, status, times string
 	)
 	err := row.Scan(&g.ID, &g.PlayerID, &g.RulesID, &deal, &g.DealText, &g.Daily, &moves, &redo, &status,
-		&g.Removed, &elapsed, &started, &up, &finished, &g.Version, &g.Owner, &g.Hints, &g.Undos, &g.Watched, &g.Practice)
+		&g.Removed, &elapsed, &started, &up, &finished, &g.Version, &g.Owner, &g.Hints, &g.Undos, &g.Watched, &g.Practice, &times)
 	if err != nil {
 		return store.Game{}, err
 	}
 	g.DealNumber = uint64(deal)
 	g.Moves, g.Redo = decodeMoves(moves), decodeMoves(redo)
+	g.MoveTimes = decodeTimes(times)
+	if len(g.MoveTimes) > len(g.Moves) {
+		g.MoveTimes = g.MoveTimes[:len(g.Moves)]
+	}
 	g.Status = store.Status(status)
 	g.Elapsed = time.Duration(elapsed) * time.Millisecond
 	g.Started, g.Updated = fromMS(started), fromMS(up)
@@ -295,14 +347,15 @@ func whyNot(ctx context.Context, q querier, gameID int64, playerID, owner string
 	return store.ErrConflict
 }
 
-// saveSQL is the one statement that stores a move. It is conditioned on
+// saveSQL is the one statement that stores a move, with the time of each
+// move (move_ms). It is conditioned on
 // the owner, so a session whose game was claimed elsewhere cannot write.
 // The assistance counts and the watched mark never go down.
 const saveSQL = `UPDATE games SET moves = $1, redo = $2, status = $3, removed = $4, elapsed_ms = $5,
 	updated_at = $6, finished_at = $7, version = version + 1,
 	hints = CASE WHEN hints > $10 THEN hints ELSE $10 END,
 	undos = CASE WHEN undos > $11 THEN undos ELSE $11 END,
-	watched = (watched OR $12)
+	watched = (watched OR $12), move_ms = $13
 	WHERE id = $8 AND owner = $9 AND status = 'playing'`
 
 func saveArgs(gameID int64, owner string, st store.State, now time.Time) []any {
@@ -311,7 +364,7 @@ func saveArgs(gameID int64, owner string, st store.State, now time.Time) []any {
 		finished = sql.NullInt64{Int64: ms(now), Valid: true}
 	}
 	return []any{encodeMoves(st.Moves), encodeMoves(st.Redo), string(st.Status), st.Removed,
-		st.Elapsed.Milliseconds(), ms(now), finished, gameID, owner, st.Hints, st.Undos, st.Watched}
+		st.Elapsed.Milliseconds(), ms(now), finished, gameID, owner, st.Hints, st.Undos, st.Watched, encodeTimes(st.MoveTimes)}
 }
 
 // SaveGame implements store.Games. It is a single UPDATE in autocommit

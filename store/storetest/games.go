@@ -95,11 +95,12 @@ func testGameSaveAndLoad(t *testing.T, e *env) {
 	p := e.player("alice")
 	g := e.game(p, "classic", 42)
 	st := store.State{
-		Moves:   []string{"d", "7.1+7.2", "w+6.1", "r", "1.1"},
-		Redo:    []string{"d", "7.3+w"},
-		Status:  store.StatusPlaying,
-		Removed: 5,
-		Elapsed: 83*time.Second + 250*time.Millisecond,
+		Moves:     []string{"d", "7.1+7.2", "w+6.1", "r", "1.1"},
+		MoveTimes: []time.Duration{0, 1500 * time.Millisecond, 3 * time.Second, 3 * time.Second, 80*time.Second + 999*time.Millisecond},
+		Redo:      []string{"d", "7.3+w"},
+		Status:    store.StatusPlaying,
+		Removed:   5,
+		Elapsed:   83*time.Second + 250*time.Millisecond,
 	}
 	e.clock.Advance(time.Minute)
 	if err := e.s.SaveGame(e.ctx, g.ID, "session-A", st); err != nil {
@@ -119,8 +120,19 @@ func testGameSaveAndLoad(t *testing.T, e *env) {
 	if err := e.s.SaveGame(e.ctx, g.ID, "session-A", store.State{Status: store.StatusPlaying}); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := e.s.Game(e.ctx, g.ID); len(got.Moves) != 0 || len(got.Redo) != 0 || got.Version != 3 {
+	if got, _ := e.s.Game(e.ctx, g.ID); len(got.Moves) != 0 || len(got.MoveTimes) != 0 || len(got.Redo) != 0 || got.Version != 3 {
 		t.Errorf("after undoing all: %+v", got)
+	}
+	// Undo drops the times of the moves it takes back; a client that
+	// sends fewer times than moves (none at all, for an old game) keeps
+	// them that way.
+	undone := st
+	undone.Moves, undone.MoveTimes = st.Moves[:3], st.MoveTimes[:2]
+	if err := e.s.SaveGame(e.ctx, g.ID, "session-A", undone); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := e.s.Game(e.ctx, g.ID); !reflect.DeepEqual(got.MoveTimes, undone.MoveTimes) || len(got.Moves) != 3 {
+		t.Errorf("after undo: moves %v times %v, want 3 moves, times %v", got.Moves, got.MoveTimes, undone.MoveTimes)
 	}
 	err = e.s.SaveGame(e.ctx, g.ID+1000, "session-A", st)
 	wantErr(t, "SaveGame(unknown)", err, store.ErrNotFound)
@@ -134,14 +146,16 @@ func testGameSaveInvalid(t *testing.T, e *env) {
 		long[i] = "d"
 	}
 	for name, st := range map[string]store.State{
-		"space in move":  {Moves: []string{"d r"}, Status: store.StatusPlaying},
-		"empty move":     {Moves: []string{""}, Status: store.StatusPlaying},
-		"escape in move": {Moves: []string{"\x1b[2J"}, Status: store.StatusPlaying},
-		"long move":      {Moves: []string{strings.Repeat("1", store.MaxMoveLen+1)}, Status: store.StatusPlaying},
-		"too many moves": {Moves: long, Status: store.StatusPlaying},
-		"bad redo":       {Redo: []string{"a\nb"}, Status: store.StatusPlaying},
-		"bad status":     {Status: "paused"},
-		"negative":       {Status: store.StatusPlaying, Removed: -1},
+		"space in move":         {Moves: []string{"d r"}, Status: store.StatusPlaying},
+		"empty move":            {Moves: []string{""}, Status: store.StatusPlaying},
+		"escape in move":        {Moves: []string{"\x1b[2J"}, Status: store.StatusPlaying},
+		"long move":             {Moves: []string{strings.Repeat("1", store.MaxMoveLen+1)}, Status: store.StatusPlaying},
+		"too many moves":        {Moves: long, Status: store.StatusPlaying},
+		"bad redo":              {Redo: []string{"a\nb"}, Status: store.StatusPlaying},
+		"bad status":            {Status: "paused"},
+		"negative":              {Status: store.StatusPlaying, Removed: -1},
+		"more times than moves": {Moves: []string{"d"}, MoveTimes: []time.Duration{1, 2}, Status: store.StatusPlaying},
+		"negative time":         {Moves: []string{"d"}, MoveTimes: []time.Duration{-time.Millisecond}, Status: store.StatusPlaying},
 	} {
 		wantErr(t, name, e.s.SaveGame(e.ctx, g.ID, "session-A", st), store.ErrInvalid)
 	}

@@ -1,0 +1,164 @@
+package arcade
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"pyramid/engine"
+	"pyramid/keys"
+	"pyramid/store"
+	"pyramid/tui"
+)
+
+// ghosts is one session's way to race recorded games (tui.Ghosts): it
+// finds the ghost by the read rule of replay and stores the player's
+// game of the race as practice.
+type ghosts struct {
+	a      *App
+	player string // empty for a guest
+	games  *games // nil for a player whose games are not stored
+
+	mu     sync.Mutex // held across a report and its save, so they stay in order
+	seq    int
+	gameID int64
+	// unstored: the store refused the game (an unfinished game of these
+	// rules keeps its place); the race runs, the game is not kept.
+	unstored bool
+}
+
+var _ tui.Ghosts = (*ghosts)(nil)
+
+// newGhosts binds ghost races to a session of p; nil when the server
+// keeps no games.
+func (a *App) newGhosts(p tui.Player, g *games) *ghosts {
+	if a.cfg.Store == nil {
+		return nil
+	}
+	gh := &ghosts{a: a, games: g, seq: -1}
+	if !p.Guest {
+		gh.player = p.ID
+	}
+	return gh
+}
+
+// errNoSpoilers: today's best daily play is only for those who played it.
+var errNoSpoilers = errors.New("finish today's daily deal first: its best play would spoil it")
+
+// Ghost finds the recorded game ref names: "daily", the best of today's
+// daily board, or a game ID the player may read.
+func (gh *ghosts) Ghost(ctx context.Context, ref string) (tui.Ghost, error) {
+	st := gh.a.cfg.Store
+	today := gh.a.cfg.Now().UTC().Format(time.DateOnly)
+	daily, err := engine.ParseRules("daily")
+	if err != nil {
+		return tui.Ghost{}, fmt.Errorf("ghost: %w", err)
+	}
+	var id int64
+	if strings.EqualFold(ref, "daily") {
+		if !gh.finishedDaily(ctx, daily.ID(), today) {
+			return tui.Ghost{}, errNoSpoilers
+		}
+		board, err := st.Leaderboard(ctx, daily.ID(), today, 1)
+		if err != nil {
+			return tui.Ghost{}, fmt.Errorf("ghost: today's daily board: %w", err)
+		}
+		if len(board) == 0 {
+			return tui.Ghost{}, errors.New("nobody is on today's daily board yet")
+		}
+		id = board[0].GameID
+	} else if id, err = strconv.ParseInt(ref, 10, 64); err != nil || id <= 0 {
+		return tui.Ghost{}, fmt.Errorf("race ghost takes daily or a game ID, not %q", keys.Clean(ref, 20))
+	}
+	sg, err := st.Game(ctx, id)
+	notFound := fmt.Errorf("game %d not found: %w of yours, nor a past day's daily", id, errNoSuchGame)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return tui.Ghost{}, notFound
+	case err != nil:
+		return tui.Ghost{}, fmt.Errorf("ghost: %w", err)
+	}
+	if sg.PlayerID != gh.player || gh.player == "" {
+		switch {
+		case sg.Daily == "" || sg.Daily > today:
+			return tui.Ghost{}, notFound
+		case sg.Daily == today && !gh.finishedDaily(ctx, sg.RulesID, today):
+			return tui.Ghost{}, errNoSpoilers
+		}
+	}
+	if len(sg.Moves) == 0 {
+		return tui.Ghost{}, fmt.Errorf("game %d has no move to race", id)
+	}
+	name := "a player"
+	if p, err := st.Player(ctx, sg.PlayerID); err == nil {
+		name = keys.Clean(p.Name, keys.MaxNameWidth)
+	}
+	rec := record(sg)
+	rec.Redo = nil
+	return tui.Ghost{GameID: strconv.FormatInt(sg.ID, 10), Name: name, Record: rec, Times: sg.MoveTimes,
+		Played: sg.Elapsed, Daily: sg.Daily}, nil
+}
+
+// finishedDaily reports whether the player has a result for the daily
+// deal of date with these rules.
+func (gh *ghosts) finishedDaily(ctx context.Context, rulesID, date string) bool {
+	if gh.player == "" {
+		return false
+	}
+	_, err := gh.a.cfg.Store.DailyStanding(ctx, gh.player, rulesID, date)
+	return err == nil
+}
+
+// Play stores the player's game of the ghost race as a practice game: no
+// result, no rating, and the day's first daily attempt stays the one
+// that counts.
+func (gh *ghosts) Play(ctx context.Context, seq int, rec engine.Record, times []time.Duration) (string, error) {
+	if gh.games == nil || gh.player == "" {
+		return "", nil // a guest: nothing is kept
+	}
+	g, err := engine.Replay(rec)
+	if err != nil {
+		return "", fmt.Errorf("ghost race game: %w", err)
+	}
+	gh.mu.Lock()
+	defer gh.mu.Unlock()
+	if seq <= gh.seq {
+		return "", nil // a later report came first
+	}
+	gh.seq = seq
+	if gh.unstored {
+		return "", nil
+	}
+	if gh.gameID == 0 {
+		created, err := gh.a.cfg.Store.CreateGame(ctx, store.NewGame{PlayerID: gh.player, RulesID: rec.Rules,
+			DealNumber: rec.Deal, DealText: rec.DealText, Owner: gh.games.owner, Practice: true})
+		switch {
+		case errors.Is(err, store.ErrInProgress):
+			gh.unstored = true
+			return "your unfinished game of these rules keeps its place: this ghost race is not stored", nil
+		case err != nil:
+			gh.unstored = true
+			return "this ghost race is not stored: " + err.Error(), nil
+		}
+		gh.games.seen.created(created)
+		gh.gameID = created.ID
+	}
+	sg := tui.SavedGame{ID: strconv.FormatInt(gh.gameID, 10), Record: rec, Status: tui.StatusOf(g.Status()), MoveTimes: times}
+	if n := len(times); n > 0 {
+		sg.Played = times[n-1]
+	}
+	if sg.Status == tui.StatusLost {
+		sg.Status = tui.StatusPlaying // the store records the loss from the position
+	}
+	if _, err := gh.games.SaveRecord(ctx, gh.player, sg); err != nil {
+		if errors.Is(err, tui.ErrTakenOver) {
+			return "", err
+		}
+		return "your ghost race game was not saved: " + err.Error(), nil
+	}
+	return "", nil
+}

@@ -1,0 +1,154 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pyramid/engine"
+	"pyramid/lobby"
+)
+
+// fakeGhosts is a Ghosts in memory that records the reports.
+type fakeGhosts struct {
+	mu    sync.Mutex
+	ghost Ghost
+	err   error
+	plays []engine.Record
+	times [][]time.Duration
+}
+
+func (f *fakeGhosts) Ghost(ctx context.Context, ref string) (Ghost, error) {
+	if f.err != nil {
+		return Ghost{}, f.err
+	}
+	return f.ghost, nil
+}
+
+func (f *fakeGhosts) Play(ctx context.Context, seq int, rec engine.Record, times []time.Duration) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.plays = append(f.plays, rec)
+	f.times = append(f.times, times)
+	return "", nil
+}
+
+// TestGhostRace: the ghost plays its recorded moves at their recorded
+// times (a tick set for its next move, on a fake clock), the player's
+// game is reported with its move times, and the results rank the two.
+func TestGhostRace(t *testing.T) {
+	line, status := heuristicLine(t, "classic", 3)
+	if status != engine.Won {
+		t.Fatalf("the heuristic does not win classic 3 any more (%s)", status)
+	}
+	step := 700 * time.Millisecond
+	times := make([]time.Duration, len(line))
+	for i := range times {
+		times[i] = step * time.Duration(i+1)
+	}
+	ghostEnd := times[len(times)-1]
+	for _, tt := range []struct {
+		name  string
+		wait  time.Duration // before the player types the winning line
+		first string
+		say   string
+	}{
+		{"the player is faster", 2*step + step/2, ghostYou, "You beat the ghost!"},
+		{"the ghost is faster", ghostEnd + time.Second, ghostID, "You lost to the ghost."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			gh := &fakeGhosts{ghost: Ghost{GameID: "7", Name: "bob", Record: engine.Record{Rules: "classic", Deal: 3, Moves: line}, Times: times}}
+			h := newHarness(t, Deps{Args: []string{"race", "ghost", "7"}, Unicode: true, Player: testPlayer, Ghosts: gh})
+			var asked []time.Duration
+			h.m.env.after = func(d time.Duration, msg tea.Msg) tea.Cmd {
+				if _, ok := msg.(ghostTickMsg); ok {
+					asked = append(asked, d)
+				}
+				return nil
+			}
+			h.send(ghostTickMsg{}) // the first tick, asked for before the hook
+			rs := h.m.race()
+			if rs == nil || rs.ghost == nil || rs.snap.Phase != lobby.PhaseRacing {
+				t.Fatalf("no ghost race:\n%s", h.screen())
+			}
+			h.wantScreen("ghost of bob")
+			if len(asked) == 0 || asked[len(asked)-1] != step {
+				t.Errorf("next tick asked in %v, want %v (the ghost's first move)", asked, step)
+			}
+			// The ghost moves at its pace: two moves by 2.5 steps.
+			h.clock.advance(2*step + step/2)
+			h.send(ghostTickMsg{})
+			if got := rs.racers[1].Moves; got != 2 {
+				t.Errorf("ghost at %d moves after 2.5 steps, want 2", got)
+			}
+			// At 1.75 s: the panel's clock turns at 2 s, before the
+			// ghost's third move at 2.1 s.
+			if got := asked[len(asked)-1]; got != 250*time.Millisecond {
+				t.Errorf("next tick asked in %v, want 250ms", got)
+			}
+			h.clock.advance(tt.wait - (2*step + step/2))
+			h.send(ghostTickMsg{})
+			h.keys(":")
+			h.typeText(strings.Join(line, " "))
+			h.keys("enter")
+			if rs.snap.Phase != lobby.PhaseResults {
+				t.Fatalf("no results after the player won:\n%s", h.screen())
+			}
+			if got := rs.snap.Results[0].ID; got != tt.first {
+				t.Errorf("first place %q, want %q (%+v)", got, tt.first, rs.snap.Results)
+			}
+			h.wantScreen(tt.say, "practice")
+			gh.mu.Lock()
+			defer gh.mu.Unlock()
+			if len(gh.plays) == 0 || !reflect.DeepEqual(gh.plays[len(gh.plays)-1].Moves, line) {
+				t.Fatalf("reports %v, want the winning line", gh.plays)
+			}
+			for _, d := range gh.times[len(gh.times)-1] {
+				if d != tt.wait {
+					t.Fatalf("reported times %v, want every move at %v", gh.times[len(gh.times)-1], tt.wait)
+				}
+			}
+			h.keys("enter")
+			if h.m.race() != nil || h.m.cur != screenMenu {
+				t.Errorf("enter on the results did not go back to the menu")
+			}
+		})
+	}
+}
+
+func TestGhostRefused(t *testing.T) {
+	gh := &fakeGhosts{err: errors.New("finish today's daily deal first: its best play would spoil it")}
+	h := newHarness(t, Deps{Args: []string{"race", "ghost", "daily"}, Unicode: true, Player: testPlayer, Ghosts: gh})
+	h.wantScreen("finish today's daily deal first")
+	if h.m.race() != nil {
+		t.Errorf("the race screen stays after a refusal")
+	}
+}
+
+func TestGhostTimes(t *testing.T) {
+	s := time.Second
+	for _, tt := range []struct {
+		name   string
+		ts     []time.Duration
+		n      int
+		played time.Duration
+		want   []time.Duration
+	}{
+		{"recorded", []time.Duration{s, 2 * s}, 2, 9 * s, []time.Duration{s, 2 * s}},
+		{"none: an even pace", nil, 4, 8 * s, []time.Duration{2 * s, 4 * s, 6 * s, 8 * s}},
+		{"some, then even", []time.Duration{7 * s}, 2, 4 * s, []time.Duration{7 * s, 7 * s}},
+		{"never back in time", []time.Duration{3 * s, s}, 2, 0, []time.Duration{3 * s, 3 * s}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ghostTimes(tt.ts, tt.n, tt.played); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("ghostTimes = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
