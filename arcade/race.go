@@ -535,12 +535,15 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 	return note, nil
 }
 
-// createGame starts the stored game of a racer. A player keeps one
-// unfinished game per rule set: beside one, the race runs but its game
-// is not stored (the race's result is), and the player is told so.
+// createGame starts the stored game of a racer. A race game is stored as
+// practice: it records no solo result (played, won, best time, streak),
+// since a race is not a solo game; the race's own record is its placing
+// (raceEnded). A player keeps one unfinished game per rule set: beside
+// one, the race runs but its game is not stored (the race's result is),
+// and the player is told so.
 func (rs *races) createGame(ctx context.Context, rg *raceGame, rec engine.Record) string {
 	created, err := rs.a.cfg.Store.CreateGame(ctx, store.NewGame{PlayerID: rs.me.ID, RulesID: rec.Rules,
-		DealNumber: rec.Deal, Owner: rs.games.owner})
+		DealNumber: rec.Deal, Owner: rs.games.owner, Practice: true})
 	switch {
 	case errors.Is(err, store.ErrInProgress):
 		rg.unstored = true
