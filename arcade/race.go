@@ -195,8 +195,17 @@ func (rs *races) leaveAll() {
 	}
 }
 
-// seated notes the session in a room and tells the lobby.
+// seated notes the session in a room, and out of the room it raced in
+// before (the registry took it out: one room at a time), and tells the
+// lobby.
 func (rs *races) seated(snap lobby.Snapshot) tui.RaceSeat {
+	rs.mu.Lock()
+	for c, racer := range rs.held {
+		if racer && c != snap.Code {
+			delete(rs.held, c)
+		}
+	}
+	rs.mu.Unlock()
 	rs.hold(snap.Code, true)
 	rs.doing(snap, 0)
 	seat := tui.RaceSeat{You: rs.me.ID, Snapshot: snap}
@@ -313,7 +322,7 @@ func (rs *races) Join(ctx context.Context, code string) (tui.RaceSeat, error) {
 	if err != nil {
 		return tui.RaceSeat{}, err
 	}
-	snap, err := r.Join(rs.me, rs.sink)
+	snap, err := rs.a.rooms.Join(r, rs.me, rs.sink)
 	if err != nil {
 		return tui.RaceSeat{}, fmt.Errorf("room %s: %w", r.Code(), err)
 	}
@@ -328,7 +337,7 @@ func (rs *races) Quick(ctx context.Context) (tui.RaceSeat, error) {
 	}
 	if r, ok := rs.a.rooms.Hosted(rs.me.ID); ok {
 		// Back to the room the player hosts rather than a refusal.
-		snap, err := r.Join(rs.me, rs.sink)
+		snap, err := rs.a.rooms.Join(r, rs.me, rs.sink)
 		if err != nil {
 			return tui.RaceSeat{}, fmt.Errorf("room %s: %w", r.Code(), err)
 		}
