@@ -33,7 +33,13 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	st, err := sqlstore.Open(context.Background(), t.TempDir(), "")
+	return newFixtureDB(t, "")
+}
+
+// newFixtureDB is newFixture on the database at dbURL (SQLite when empty).
+func newFixtureDB(t *testing.T, dbURL string) *fixture {
+	t.Helper()
+	st, err := sqlstore.Open(context.Background(), t.TempDir(), dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,48 @@
 package arcade
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"strings"
 
+	"pyramid/keys"
+	"pyramid/lobby"
 	"pyramid/store"
 )
+
+// maxCloseReason is the widest reason close-room passes on, in cells.
+const maxCloseReason = 120
+
+// closeRoom closes a race room (close-room CODE [REASON]): a race that
+// runs is abandoned, unstored, and everybody in the room is told the
+// reason, cleaned like a chat line.
+func (c *call) closeRoom() int {
+	args, code, ok := c.flags(64, func(*flag.FlagSet) {})
+	if !ok {
+		return code
+	}
+	if len(args) == 0 {
+		return c.usageErr("close-room needs a room code")
+	}
+	roomCode, err := lobby.ParseCode(args[0])
+	if err != nil {
+		return c.fail(err.Error())
+	}
+	reason := "closed by an admin"
+	if why := keys.Clean(strings.Join(args[1:], " "), maxCloseReason); why != "" {
+		reason += ": " + why
+	}
+	if err := c.a.rooms.Close(roomCode, reason); err != nil {
+		if errors.Is(err, lobby.ErrNoRoom) {
+			return c.fail(err.Error())
+		}
+		return c.fail("close-room: " + err.Error())
+	}
+	c.a.cfg.Logger.Info("admin close room", "by", c.s.Identity, "room", roomCode)
+	fmt.Fprintf(c.stdout, "room %s closed (%s)\n", roomCode, reason)
+	return 0
+}
 
 // target finds the player an admin command names.
 func (c *call) target(name string) (store.Player, bool) {

@@ -60,6 +60,7 @@ func commands() []command {
 		{"ban", "NAME", "ban a player", true, true, (*call).ban},
 		{"unban", "NAME", "lift a ban", true, true, (*call).ban},
 		{"rename", "NAME NEW", "rename a player", true, true, (*call).adminRename},
+		{"close-room", "CODE [REASON]", "close a race room; its members and spectators are told why", false, true, (*call).closeRoom},
 	}
 }
 

@@ -200,8 +200,17 @@ func (rs *races) leaveAll() {
 	}
 }
 
-// seated notes the session in a room and tells the lobby.
+// seated notes the session in a room, and out of the room it raced in
+// before (the registry took it out: one room at a time), and tells the
+// lobby.
 func (rs *races) seated(snap lobby.Snapshot) tui.RaceSeat {
+	rs.mu.Lock()
+	for c, racer := range rs.held {
+		if racer && c != snap.Code {
+			delete(rs.held, c)
+		}
+	}
+	rs.mu.Unlock()
 	rs.hold(snap.Code, true)
 	rs.doing(snap, 0)
 	seat := tui.RaceSeat{You: rs.me.ID, Snapshot: snap}
@@ -319,7 +328,7 @@ func (rs *races) Join(ctx context.Context, code string) (tui.RaceSeat, error) {
 	if err != nil {
 		return tui.RaceSeat{}, err
 	}
-	snap, err := r.Join(rs.me, rs.sink)
+	snap, err := rs.a.rooms.Join(r, rs.me, rs.sink)
 	if err != nil {
 		return tui.RaceSeat{}, fmt.Errorf("room %s: %w", r.Code(), err)
 	}
@@ -334,7 +343,7 @@ func (rs *races) Quick(ctx context.Context) (tui.RaceSeat, error) {
 	}
 	if r, ok := rs.a.rooms.Hosted(rs.me.ID); ok {
 		// Back to the room the player hosts rather than a refusal.
-		snap, err := r.Join(rs.me, rs.sink)
+		snap, err := rs.a.rooms.Join(r, rs.me, rs.sink)
 		if err != nil {
 			return tui.RaceSeat{}, fmt.Errorf("room %s: %w", r.Code(), err)
 		}
@@ -547,12 +556,15 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 	return note, nil
 }
 
-// createGame starts the stored game of a racer. A player keeps one
-// unfinished game per rule set: beside one, the race runs but its game
-// is not stored (the race's result is), and the player is told so.
+// createGame starts the stored game of a racer. A race game is stored as
+// practice: it records no solo result (played, won, best time, streak),
+// since a race is not a solo game; the race's own record is its placing
+// (raceEnded). A player keeps one unfinished game per rule set: beside
+// one, the race runs but its game is not stored (the race's result is),
+// and the player is told so.
 func (rs *races) createGame(ctx context.Context, rg *raceGame, rec engine.Record) string {
 	created, err := rs.a.cfg.Store.CreateGame(ctx, store.NewGame{PlayerID: rs.me.ID, RulesID: rec.Rules,
-		DealNumber: rec.Deal, Owner: rs.games.owner})
+		DealNumber: rec.Deal, Owner: rs.games.owner, Practice: true})
 	switch {
 	case errors.Is(err, store.ErrInProgress):
 		rg.unstored = true

@@ -282,6 +282,9 @@ type spectator struct {
 type hooks struct {
 	onEnd   func(RaceResult)
 	onClose func(*Room)
+	// hosts, shared by a registry's rooms, keeps a player from hosting
+	// two rooms when a host's part passes to them; nil outside one.
+	hosts *hostBook
 }
 
 // Room is a race room: 2–8 players race their own game of one deal. Its
@@ -566,16 +569,40 @@ func (r *Room) occupied() {
 }
 
 // pickHost passes the host's part to the first member present when the
-// host is not.
+// host is not, skipping members who host another room (a player hosts
+// one room at a time): when every member present does, the part stays.
 func (r *Room) pickHost() {
 	if h := r.member(r.host); h != nil && h.present() {
 		return
 	}
 	for _, m := range r.members {
-		if m.present() {
+		if m.present() && m.ID != r.host && r.hooks.hosts.claim(m.ID, r) {
+			r.hooks.hosts.release(r.host, r)
 			r.host = m.ID
 			return
 		}
+	}
+}
+
+// moveOut takes the player out of the room because they went into
+// another (Rooms.Join): like Leave, and a session of theirs other than
+// sink is told its seat went. A room the player hosts and nobody is in,
+// waiting or showing results, goes: it closes, so that its host's part
+// does not keep them from taking over another room's.
+func (r *Room) moveOut(playerID string, sink Sink, to string) {
+	r.mu.Lock()
+	defer r.unlock()
+	if r.phase == PhaseClosed {
+		return
+	}
+	if m := r.member(playerID); m != nil && m.present() {
+		if !sameSink(m.sink, sink) {
+			r.post(&m.seat, SeatTakenOver{Code: r.code})
+		}
+		r.leave(m)
+	}
+	if r.host == playerID && r.presentCount() == 0 && (r.phase == PhaseWaiting || r.phase == PhaseResults) {
+		r.close("its host went to room " + to)
 	}
 }
 
@@ -909,6 +936,7 @@ func (r *Room) close(reason string) {
 		}
 	}
 	r.timer, r.closeTimer = nil, nil
+	r.hooks.hosts.release(r.host, r)
 	r.broadcast(RoomClosed{Code: r.code, Reason: reason})
 	r.phase, r.reason = PhaseClosed, reason
 	r.changed()

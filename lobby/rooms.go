@@ -67,9 +67,49 @@ type RoomInfo struct {
 type Rooms struct {
 	cfg RoomsConfig
 
+	hosts hostBook
+
 	mu    sync.Mutex
 	rooms []*Room // open rooms, oldest first
 	wrong map[string]*wrongCodes
+}
+
+// hostBook says which room each player hosts, for the rooms to check
+// when the host's part passes (pickHost) with their own lock held: its
+// lock is taken last, under a room's or the registry's, and nothing is
+// called with it held. A nil *hostBook lets anybody host.
+type hostBook struct {
+	mu    sync.Mutex
+	rooms map[string]*Room // by player ID
+}
+
+// claim makes the player the host of r unless they host another room.
+func (b *hostBook) claim(playerID string, r *Room) bool {
+	if b == nil {
+		return true
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if other, ok := b.rooms[playerID]; ok && other != r {
+		return false
+	}
+	if b.rooms == nil {
+		b.rooms = make(map[string]*Room)
+	}
+	b.rooms[playerID] = r
+	return true
+}
+
+// release notes that the player no longer hosts r.
+func (b *hostBook) release(playerID string, r *Room) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.rooms[playerID] == r {
+		delete(b.rooms, playerID)
+	}
 }
 
 // wrongCodes is one player's recent wrong room codes.
@@ -110,11 +150,41 @@ func (rs *Rooms) byCode(code string) *Room {
 
 // Create opens a room hosted by host, who is its first member. A player
 // hosts one room at a time (ErrAlreadyHosting), and the server holds
-// MaxRooms at most (ErrTooManyRooms).
+// MaxRooms at most (ErrTooManyRooms). The host leaves any other room they
+// are in, as with Join.
 func (rs *Rooms) Create(host Entrant, sink Sink, cfg RoomConfig) (*Room, Snapshot, error) {
 	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	return rs.create(host, sink, cfg)
+	r, snap, err := rs.create(host, sink, cfg)
+	rs.mu.Unlock()
+	if err == nil {
+		rs.leaveOthers(r, host.ID, sink)
+	}
+	return r, snap, err
+}
+
+// Join puts the player in the room (Room.Join) and takes them out of
+// every other room they are in: a player is in one room at a time, so a
+// session that goes into a new room leaves the old one (a racer's seat in
+// a race that runs stays, as with Leave, to come back to).
+func (rs *Rooms) Join(r *Room, p Entrant, sink Sink) (Snapshot, error) {
+	snap, err := r.Join(p, sink)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	rs.leaveOthers(r, p.ID, sink)
+	return snap, nil
+}
+
+// leaveOthers takes the player out of every room but keep.
+func (rs *Rooms) leaveOthers(keep *Room, playerID string, sink Sink) {
+	rs.mu.Lock()
+	rooms := slices.Clone(rs.rooms)
+	rs.mu.Unlock()
+	for _, r := range rooms {
+		if r != keep {
+			r.moveOut(playerID, sink, keep.code)
+		}
+	}
 }
 
 func (rs *Rooms) create(host Entrant, sink Sink, cfg RoomConfig) (*Room, Snapshot, error) {
@@ -134,10 +204,15 @@ func (rs *Rooms) create(host Entrant, sink Sink, cfg RoomConfig) (*Room, Snapsho
 	if err != nil {
 		return nil, Snapshot{}, fmt.Errorf("lobby: create room: %w", err)
 	}
-	r := newRoom(code, rs.cfg.Clock, cfg, hooks{onEnd: rs.cfg.OnRaceEnd, onClose: rs.remove})
+	r := newRoom(code, rs.cfg.Clock, cfg, hooks{onEnd: rs.cfg.OnRaceEnd, onClose: rs.remove, hosts: &rs.hosts})
 	r.host = host.ID
+	if !rs.hosts.claim(host.ID, r) {
+		// The host's part of a room passed to them just now.
+		return nil, Snapshot{}, ErrAlreadyHosting
+	}
 	snap, err := r.Join(host, sink)
 	if err != nil {
+		rs.hosts.release(host.ID, r)
 		return nil, Snapshot{}, fmt.Errorf("lobby: create room: %w", err)
 	}
 	rs.rooms = append(rs.rooms, r)
@@ -240,13 +315,18 @@ func (rs *Rooms) wrongCode(playerID string, now time.Time) {
 // room.
 func (rs *Rooms) QuickMatch(p Entrant, sink Sink, cfg RoomConfig) (r *Room, snap Snapshot, created bool, err error) {
 	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if r, snap, err := rs.quickJoin(p, sink, cfg.Rules.ID()); err == nil {
-		return r, snap, false, nil
+	r, snap, err = rs.quickJoin(p, sink, cfg.Rules.ID())
+	if err != nil {
+		cfg.Public = true
+		r, snap, err = rs.create(p, sink, cfg)
+		created = err == nil
 	}
-	cfg.Public = true
-	r, snap, err = rs.create(p, sink, cfg)
-	return r, snap, err == nil, err
+	rs.mu.Unlock()
+	if err != nil {
+		return nil, Snapshot{}, false, err
+	}
+	rs.leaveOthers(r, p.ID, sink)
+	return r, snap, created, nil
 }
 
 // QuickJoin is the first half of QuickMatch: it puts the player in the
@@ -254,8 +334,13 @@ func (rs *Rooms) QuickMatch(p Entrant, sink Sink, cfg RoomConfig) (r *Room, snap
 // or reports ErrNoRoom.
 func (rs *Rooms) QuickJoin(p Entrant, sink Sink, rulesID string) (*Room, Snapshot, error) {
 	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	return rs.quickJoin(p, sink, rulesID)
+	r, snap, err := rs.quickJoin(p, sink, rulesID)
+	rs.mu.Unlock()
+	if err != nil {
+		return nil, Snapshot{}, err
+	}
+	rs.leaveOthers(r, p.ID, sink)
+	return r, snap, nil
 }
 
 func (rs *Rooms) quickJoin(p Entrant, sink Sink, rulesID string) (*Room, Snapshot, error) {
