@@ -47,6 +47,7 @@ func main() {
 		fNewCmd  = flag.String("newcomer-cmd", "help", "command each newcomer runs")
 		fLog     = flag.String("server-log", "", "the server's log file, to report its growth during the flood")
 	)
+	race := raceFlags(flag.CommandLine) // race.go
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -57,6 +58,8 @@ func main() {
 		err = runServer(ctx, *addr)
 	case *baseline:
 		err = runBaseline(ctx, *addr)
+	case race.racers > 0: // race.go
+		err = runRace(ctx, loadConfig{addr: *addr, every: *every, duration: *duration, dialers: *dialers, pid: *pid, width: *width, height: *height}, race)
 	default:
 		err = runLoad(ctx, loadConfig{
 			addr: *addr, sessions: *n, every: *every, duration: *duration, dialers: *dialers,

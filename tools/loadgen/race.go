@@ -1,0 +1,790 @@
+package main
+
+// The race mode (-race N): N racers in rooms of -room-size (one host
+// creates the room with a fixed deal, the others join by its code, the
+// host starts), each pressing a key every -every, plus -lobby-viewers
+// sessions on the Lobby screen. It reports the racers' own keystroke →
+// first byte, opponent move → progress panel latency, memory per session,
+// bytes per key, and the lobby viewers' redraws per 500 ms while racers
+// join and leave; then, given -baseline-addr, the bare baseline with as
+// many sessions, right after.
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	mrand "math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	gossh "golang.org/x/crypto/ssh"
+
+	"pyramid/engine"
+)
+
+// raceConfig is what the race mode adds to a load run.
+type raceConfig struct {
+	racers       int    // 0: race mode off
+	roomSize     int    // racers per room
+	viewers      int    // sessions on the Lobby screen
+	rules        string // the room's rule set
+	deal         uint64 // the room's deal
+	moveEvery    int    // every moveEvery-th key of a racer is a move
+	baselineAddr string // the bare baseline server, run right after
+	baselinePid  int
+}
+
+// raceFlags defines the race mode's flags on fs.
+func raceFlags(fs *flag.FlagSet) *raceConfig {
+	rc := &raceConfig{}
+	fs.IntVar(&rc.racers, "race", 0, "race mode: this many racers in rooms of -room-size against the arcade at -addr (0: off)")
+	fs.IntVar(&rc.roomSize, "room-size", 8, "race mode: racers per room")
+	fs.IntVar(&rc.viewers, "lobby-viewers", 0, "race mode: sessions on the Lobby screen, connected before the racers")
+	fs.StringVar(&rc.rules, "race-rules", "classic", "race mode: the rooms' rule set")
+	fs.Uint64Var(&rc.deal, "race-deal", 2, "race mode: the rooms' deal number")
+	fs.IntVar(&rc.moveEvery, "move-every", 4, "race mode: every Nth key of a racer is a move typed at the : prompt (a removal if any, else a draw); the others move the cursor")
+	fs.StringVar(&rc.baselineAddr, "baseline-addr", "", "race mode: the bare baseline server (loadgen -baseline-server), loaded right after with as many sessions")
+	fs.IntVar(&rc.baselinePid, "baseline-pid", 0, "race mode: the baseline server's pid, for its RSS")
+	return rc
+}
+
+// Marks on the arcade's screens, ANSI stripped.
+const (
+	menuMark  = "enter open"     // the menu's help bar
+	lobbyMark = "lobby"          // the Lobby screen's title
+	panelMark = " mv p"          // a racer's line in the race panel
+	frameMark = "\x1b[H"         // the renderer starts every frame at home
+	roomLimit = 30 * time.Second // for each step of setting a room up
+	quietTime = 3 * time.Second  // lobby viewers' frames are counted this long after the last leave
+	window    = 500 * time.Millisecond
+)
+
+// racerLineRE is a racer's line in the race panel: mark, name, cards
+// removed, moves (race_view.go's racerLine).
+var racerLineRE = regexp.MustCompile(`([ >*])([^\s>*]\S*) +(\d+)/(\d+) +(\d+) mv p\d+`)
+
+// roomCodeRE is a room's code on a screen.
+var roomCodeRE = regexp.MustCompile(`room ([A-Z]{4})`)
+
+// racerLine is one racer's line as a screen shows it.
+type racerLine struct {
+	you     bool // marked as the screen's own player
+	name    string
+	removed int
+	moves   int
+}
+
+// parseRacerLines returns the racer lines in text (ANSI stripped).
+func parseRacerLines(text string) []racerLine {
+	var out []racerLine
+	for _, m := range racerLineRE.FindAllStringSubmatch(text, -1) {
+		removed, _ := strconv.Atoi(m[3])
+		moves, _ := strconv.Atoi(m[5])
+		out = append(out, racerLine{you: m[1] == ">", name: m[2], removed: removed, moves: moves})
+	}
+	return out
+}
+
+// raceSession is one racer or lobby viewer.
+type raceSession struct {
+	user   string
+	client *gossh.Client
+	sess   *gossh.Session
+	stdin  io.WriteCloser
+	ended  chan struct{} // closed when the server closes the session
+	notify chan struct{} // a token after each chunk received
+	run    *raceRun
+
+	mu         sync.Mutex
+	text       strings.Builder // stripped output, for the set-up steps (reset by mark)
+	tail       string          // the end of the last chunk, stripped: a racer line cut by a read
+	name       string          // the display name, from the panel's own line
+	frames     []time.Time     // when each frame started (lobby viewers)
+	frameStart time.Time       // when the current frame's first chunk came
+	pending    time.Time       // when the unanswered key was sent
+	firstAny   time.Time       // when the first byte after it came
+	ownLat     []time.Duration // key → first byte of a frame that redraws the board
+	anyLat     []time.Duration // the same keys → the first byte of anything after them
+	moveLat    []time.Duration // the same as ownLat, for the keys that were moves
+	pendMove   bool
+	keys       int
+	moves      int
+	missed     int
+	bytes      int64
+	sent       []time.Time    // when each own move was sent: sent[k] for the move that made the count k+1
+	seen       map[string]int // the moves count last seen of each opponent
+	progLat    []time.Duration
+	skipped    int // opponents' move counts never shown (coalesced)
+	shown      int // the moves count of the own line, last seen
+	game       *engine.Game
+}
+
+// raceRun is the state shared by the sessions of one run.
+type raceRun struct {
+	measuring atomic.Bool
+	mu        sync.Mutex
+	byName    map[string]*raceSession
+}
+
+// racer returns the racer named name.
+func (r *raceRun) racer(name string) *raceSession {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.byName[name]
+}
+
+// dialRace connects a session as user with a fresh key, a PTY of cfg's
+// size and command cmd ("" for the menu).
+func dialRace(cfg loadConfig, run *raceRun, user, cmd string) (*raceSession, error) {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("key: %w", err)
+	}
+	signer, err := gossh.NewSignerFromKey(priv)
+	if err != nil {
+		return nil, fmt.Errorf("signer: %w", err)
+	}
+	client, err := dialFrom(cfg.addr, "", &gossh.ClientConfig{
+		User:            user,
+		Auth:            []gossh.AuthMethod{gossh.PublicKeys(signer)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), //nolint:gosec // local load test
+		Timeout:         30 * time.Second,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", user, err)
+	}
+	s := &raceSession{user: user, client: client, ended: make(chan struct{}), notify: make(chan struct{}, 1),
+		run: run, seen: map[string]int{}}
+	fail := func(err error) (*raceSession, error) {
+		_ = client.Close()
+		return nil, fmt.Errorf("%s: %w", user, err)
+	}
+	if s.sess, err = client.NewSession(); err != nil {
+		return fail(fmt.Errorf("session: %w", err))
+	}
+	if err := s.sess.RequestPty("xterm-256color", cfg.height, cfg.width, gossh.TerminalModes{gossh.ECHO: 0}); err != nil {
+		return fail(fmt.Errorf("pty: %w", err))
+	}
+	if s.stdin, err = s.sess.StdinPipe(); err != nil {
+		return fail(fmt.Errorf("stdin: %w", err))
+	}
+	stdout, err := s.sess.StdoutPipe()
+	if err != nil {
+		return fail(fmt.Errorf("stdout: %w", err))
+	}
+	if cmd != "" {
+		err = s.sess.Start(cmd)
+	} else {
+		err = s.sess.Shell()
+	}
+	if err != nil {
+		return fail(fmt.Errorf("start: %w", err))
+	}
+	go s.read(stdout)
+	return s, nil
+}
+
+// boardChunk reports whether a stripped chunk redraws the player's own
+// board rather than only the panel or the clock: it holds part of a card
+// (boxed │ ╭ ╰, ASCII |, or one-line [ ]), the stock or the waste.
+func boardChunk(text string) bool {
+	return strings.ContainsAny(text, "[│╭╰|") || strings.Contains(text, "stock") || strings.Contains(text, "waste")
+}
+
+// read consumes the server's output: it answers terminal queries, times
+// the answers to keys, counts frames and reads the opponents' progress.
+func (s *raceSession) read(stdout io.Reader) {
+	defer close(s.ended)
+	buf := make([]byte, 32<<10)
+	queries := queryAnswers()
+	for {
+		n, err := stdout.Read(buf)
+		if n > 0 {
+			s.chunk(time.Now(), buf[:n], queries)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// chunk takes one read of output that arrived at now.
+func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query, answer []byte }) {
+	for _, qa := range queries {
+		if bytes.Contains(chunk, qa.query) {
+			_, _ = s.stdin.Write(qa.answer)
+		}
+	}
+	text := ansi.Strip(string(chunk))
+	measuring := s.run.measuring.Load()
+	var lines []racerLine
+	s.mu.Lock()
+	newFrames := bytes.Count(chunk, []byte(frameMark))
+	if newFrames > 0 || s.frameStart.IsZero() {
+		s.frameStart = now
+	}
+	for range newFrames {
+		s.frames = append(s.frames, now)
+	}
+	if s.text.Len() < 64<<10 {
+		s.text.WriteString(text)
+	}
+	if !s.pending.IsZero() && s.firstAny.IsZero() {
+		s.firstAny = now
+	}
+	if !s.pending.IsZero() && boardChunk(text) {
+		lat := s.frameStart.Sub(s.pending)
+		if lat < 0 {
+			lat = now.Sub(s.pending)
+		}
+		s.ownLat = append(s.ownLat, lat)
+		s.anyLat = append(s.anyLat, s.firstAny.Sub(s.pending))
+		if s.pendMove {
+			s.moveLat = append(s.moveLat, lat)
+		}
+		s.pending = time.Time{}
+	}
+	if measuring {
+		s.bytes += int64(len(chunk))
+	}
+	scan := s.tail + text
+	if len(text) > 80 {
+		s.tail = text[len(text)-80:]
+	} else {
+		s.tail = scan[max(0, len(scan)-80):]
+	}
+	if strings.Contains(scan, panelMark) {
+		lines = parseRacerLines(scan)
+		for _, l := range lines {
+			if l.you {
+				s.name, s.shown = l.name, l.moves
+			}
+		}
+	}
+	me := s.name
+	s.mu.Unlock()
+	select {
+	case s.notify <- struct{}{}:
+	default:
+	}
+	if !measuring {
+		return
+	}
+	for _, l := range lines {
+		if l.you || l.name == me {
+			continue
+		}
+		s.opponentMoved(now, l)
+	}
+}
+
+// opponentMoved notes that this screen shows racer l.name at l.moves
+// moves.
+func (s *raceSession) opponentMoved(now time.Time, l racerLine) {
+	s.mu.Lock()
+	last := s.seen[l.name]
+	s.seen[l.name] = max(last, l.moves)
+	s.mu.Unlock()
+	if l.moves <= last {
+		return
+	}
+	o := s.run.racer(l.name)
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	var at time.Time
+	if l.moves-1 < len(o.sent) {
+		at = o.sent[l.moves-1]
+	}
+	o.mu.Unlock()
+	if at.IsZero() {
+		return // a move made before the run measured
+	}
+	s.mu.Lock()
+	s.progLat = append(s.progLat, now.Sub(at))
+	s.skipped += l.moves - last - 1
+	s.mu.Unlock()
+}
+
+// waitText waits until the output since the last mark holds want (or
+// match when want is a regexp's text and re is set) and returns the
+// submatches of re, or want.
+func (s *raceSession) waitText(want string, re *regexp.Regexp, timeout time.Duration) ([]string, error) {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		t := s.text.String()
+		s.mu.Unlock()
+		if re != nil {
+			if m := re.FindStringSubmatch(t); m != nil {
+				return m, nil
+			}
+		} else if strings.Contains(t, want) {
+			return []string{want}, nil
+		}
+		select {
+		case <-s.notify:
+		case <-s.ended:
+			return nil, fmt.Errorf("%s: the session ended waiting for %q", s.user, want)
+		case <-deadline.C:
+			return nil, fmt.Errorf("%s: no %q within %s; the screen's last output: %q", s.user, want, timeout, t[max(0, len(t)-300):])
+		}
+	}
+}
+
+// mark forgets the output so far: the next waitText looks at what comes
+// after.
+func (s *raceSession) mark() {
+	s.mu.Lock()
+	s.text.Reset()
+	s.mu.Unlock()
+}
+
+// typeKeys sends keys to the session.
+func (s *raceSession) typeKeys(k string) error {
+	if _, err := io.WriteString(s.stdin, k); err != nil {
+		return fmt.Errorf("%s: type: %w", s.user, err)
+	}
+	return nil
+}
+
+// toLobby walks a viewer from the menu to the Lobby screen.
+func (s *raceSession) toLobby() error {
+	if _, err := s.waitText(menuMark, nil, roomLimit); err != nil {
+		return err
+	}
+	for range 40 {
+		s.mu.Lock()
+		t := s.text.String()
+		s.mu.Unlock()
+		if strings.Contains(t, "> Lobby") {
+			s.mark()
+			if err := s.typeKeys("\r"); err != nil {
+				return err
+			}
+			_, err := s.waitText(lobbyMark, nil, roomLimit)
+			return err
+		}
+		s.mark()
+		if err := s.typeKeys("j"); err != nil {
+			return err
+		}
+		if _, err := s.waitText(">", nil, roomLimit); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("%s: no Lobby item in the menu", s.user)
+}
+
+// room is one race room's racers, the host first.
+type room struct {
+	code   string
+	racers []*raceSession
+	err    error
+}
+
+// setUp connects room i's racers: the host creates the room, the others
+// join by its code, the host starts once all are in, and each waits for
+// its board. sem bounds the sessions connecting at once.
+func setUp(cfg loadConfig, rc *raceConfig, run *raceRun, i, size int, sem chan struct{}) *room {
+	rm := &room{}
+	connect := func(seat int, cmd string) (*raceSession, error) {
+		sem <- struct{}{}
+		defer func() { <-sem }()
+		s, err := dialRace(cfg, run, fmt.Sprintf("r%03dx%d", i, seat), cmd)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := s.waitText("", roomCodeRE, roomLimit); err != nil {
+			_ = s.client.Close()
+			return nil, err
+		}
+		return s, nil
+	}
+	host, err := connect(0, fmt.Sprintf("race new %s %d --public --max %d", rc.rules, rc.deal, size))
+	if err != nil {
+		rm.err = err
+		return rm
+	}
+	m, _ := host.waitText("", roomCodeRE, roomLimit)
+	rm.code = m[1]
+	rm.racers = append(rm.racers, host)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for seat := 1; seat < size; seat++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := connect(seat, "race "+rm.code)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				rm.err = err
+				return
+			}
+			rm.racers = append(rm.racers, s)
+		}()
+	}
+	wg.Wait()
+	if len(rm.racers) < 2 {
+		if rm.err == nil {
+			rm.err = errors.New("fewer than two racers")
+		}
+		return rm
+	}
+	want := fmt.Sprintf("%d/%d players", len(rm.racers), size)
+	if _, err := host.waitText(want, nil, roomLimit); err != nil {
+		rm.err = err
+		return rm
+	}
+	for _, s := range rm.racers {
+		s.mark()
+	}
+	if err := host.typeKeys("s"); err != nil {
+		rm.err = err
+		return rm
+	}
+	for _, s := range rm.racers {
+		if _, err := s.waitText(panelMark, nil, roomLimit); err != nil {
+			rm.err = err
+			return rm
+		}
+		s.mu.Lock()
+		name := s.name
+		s.mu.Unlock()
+		if name == "" {
+			rm.err = fmt.Errorf("%s: no own line in the race panel: %q", s.user, s.text.String())
+			return rm
+		}
+		run.mu.Lock()
+		run.byName[name] = s
+		run.mu.Unlock()
+	}
+	rules, err := engine.ParseRules(rc.rules)
+	if err != nil {
+		rm.err = fmt.Errorf("rules %q: %w", rc.rules, err)
+		return rm
+	}
+	for _, s := range rm.racers {
+		if s.game, err = engine.NewNumbered(rules, rc.deal); err != nil {
+			rm.err = fmt.Errorf("deal: %w", err)
+			return rm
+		}
+	}
+	return rm
+}
+
+// nextMove is the move a racer makes in g: the first removal, else the
+// first legal move (a draw or a redeal); false when there is none.
+func nextMove(g *engine.Game) (engine.Move, bool) {
+	legal := g.Legal()
+	for _, m := range legal {
+		if m.Kind == engine.RemovePair || m.Kind == engine.RemoveKing {
+			return m, true
+		}
+	}
+	if len(legal) == 0 || g.Status() != engine.Playing {
+		return engine.Move{}, false
+	}
+	return legal[0], true
+}
+
+// race presses a key every cfg.every from a random phase: a move typed at
+// the prompt every rc.moveEvery keys, cursor moves between.
+func (s *raceSession) race(ctx context.Context, cfg loadConfig, rc *raceConfig) {
+	phase := time.NewTimer(time.Duration(mrand.Int64N(int64(cfg.every))))
+	select {
+	case <-ctx.Done():
+		phase.Stop()
+		return
+	case <-phase.C:
+	}
+	tick := time.NewTicker(cfg.every)
+	defer tick.Stop()
+	// The cursor goes right and left in turn (moves do not count), so
+	// that it does not drift to an edge, where a key would not move it.
+	cursor, c := []string{"l", "h"}, 0
+	for k := 0; ; k++ {
+		s.mu.Lock()
+		if !s.pending.IsZero() {
+			s.missed++
+		}
+		key, isMove := cursor[c%2], false
+		if rc.moveEvery > 0 && k%rc.moveEvery == rc.moveEvery-1 {
+			if m, ok := nextMove(s.game); ok && s.game.Apply(m) == nil {
+				key, isMove = ":"+m.String()+"\r", true
+			}
+		}
+		if !isMove {
+			c++
+		}
+		now := time.Now()
+		s.pending, s.firstAny, s.pendMove = now, time.Time{}, isMove
+		s.keys++
+		if isMove {
+			s.moves++
+			s.sent = append(s.sent, now)
+		}
+		s.mu.Unlock()
+		if s.typeKeys(key) != nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.ended:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// perWindow is how many frames each viewer got in each 500 ms window of
+// [from, to): the largest count of any viewer's window and the mean over
+// all windows of all viewers.
+func perWindow(frames [][]time.Time, from, to time.Time) (most int, mean float64) {
+	if !to.After(from) || len(frames) == 0 {
+		return 0, 0
+	}
+	n := int((to.Sub(from) + window - 1) / window)
+	total := 0
+	for _, fs := range frames {
+		counts := make([]int, n)
+		for _, t := range fs {
+			if t.Before(from) || !t.Before(to) {
+				continue
+			}
+			counts[int(t.Sub(from)/window)]++
+		}
+		for _, c := range counts {
+			most = max(most, c)
+			total += c
+		}
+	}
+	return most, float64(total) / float64(n*len(frames))
+}
+
+// runRace runs the race mode.
+func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
+	size := max(2, rc.roomSize)
+	if _, err := engine.ParseRules(rc.rules); err != nil {
+		return fmt.Errorf("rules %q: %w", rc.rules, err)
+	}
+	run := &raceRun{byName: map[string]*raceSession{}}
+	rssStart := readRSS(cfg.pid)
+	cpuStart := readCPU(cfg.pid)
+	var all []*raceSession
+	defer func() {
+		for _, s := range all {
+			_ = s.client.Close()
+		}
+	}()
+
+	// The lobby viewers first, on the Lobby screen.
+	var viewers []*raceSession
+	{
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var failed []error
+		sem := make(chan struct{}, cfg.dialers)
+		for i := range rc.viewers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				s, err := dialRace(cfg, run, fmt.Sprintf("lv%03d", i), "")
+				if err == nil {
+					if err = s.toLobby(); err != nil {
+						_ = s.client.Close()
+					}
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					failed = append(failed, err)
+					return
+				}
+				viewers = append(viewers, s)
+			}()
+		}
+		wg.Wait()
+		fmt.Printf("lobby viewers on the Lobby screen: %d/%d\n", len(viewers), rc.viewers)
+		for i, err := range failed {
+			if i == 3 {
+				fmt.Println("  ...")
+				break
+			}
+			fmt.Printf("  failure: %v\n", err)
+		}
+		all = append(all, viewers...)
+	}
+
+	// The rooms, rc.dialers sessions connecting at once.
+	joinStart := time.Now()
+	nRooms := (rc.racers + size - 1) / size
+	rooms := make([]*room, nRooms)
+	{
+		sem := make(chan struct{}, cfg.dialers)
+		var wg sync.WaitGroup
+		for i := range rooms {
+			n := min(size, rc.racers-i*size)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rooms[i] = setUp(cfg, rc, run, i, n, sem)
+			}()
+		}
+		wg.Wait()
+	}
+	joinEnd := time.Now()
+	var racers []*raceSession
+	var failedRooms []error
+	for _, rm := range rooms {
+		all = append(all, rm.racers...)
+		if rm.err != nil {
+			failedRooms = append(failedRooms, rm.err)
+			continue
+		}
+		racers = append(racers, rm.racers...)
+	}
+	fmt.Printf("rooms racing: %d/%d, racers %d/%d, set up in %s\n", nRooms-len(failedRooms), nRooms, len(racers), rc.racers,
+		joinEnd.Sub(joinStart).Round(time.Millisecond))
+	for i, err := range failedRooms {
+		if i == 3 {
+			fmt.Println("  ...")
+			break
+		}
+		fmt.Printf("  failed room: %v\n", err)
+	}
+	if len(racers) == 0 {
+		return errors.New("no room raced")
+	}
+	rssConnected := readRSS(cfg.pid)
+
+	// The race.
+	cpuRace := readCPU(cfg.pid)
+	raceStart := time.Now()
+	run.measuring.Store(true)
+	mctx, cancel := context.WithTimeout(ctx, cfg.duration)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, s := range racers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.race(mctx, cfg, rc)
+		}()
+	}
+	wg.Wait()
+	settle := time.NewTimer(200 * time.Millisecond)
+	<-settle.C
+	run.measuring.Store(false)
+	raceEnd := time.Now()
+	cpuRaceEnd := readCPU(cfg.pid)
+	rssEnd := readRSS(cfg.pid)
+
+	var own, anyLat, moveLat, prog []time.Duration
+	var keys, moves, missed, skipped, ended, behind int
+	var received int64
+	for _, s := range racers {
+		s.mu.Lock()
+		own = append(own, s.ownLat...)
+		anyLat = append(anyLat, s.anyLat...)
+		moveLat = append(moveLat, s.moveLat...)
+		prog = append(prog, s.progLat...)
+		keys += s.keys
+		moves += s.moves
+		missed += s.missed
+		skipped += s.skipped
+		received += s.bytes
+		if s.shown != s.moves {
+			behind++ // a move the server did not take, or its last redraw is missing
+		}
+		s.mu.Unlock()
+		select {
+		case <-s.ended:
+			ended++
+		default:
+		}
+	}
+
+	// The leaves: every racer's connection closes at once.
+	leaveStart := time.Now()
+	for _, s := range racers {
+		_ = s.client.Close()
+	}
+	quiet := time.NewTimer(quietTime)
+	<-quiet.C
+	leaveEnd := time.Now()
+
+	fmt.Printf("race: %d racers in %d rooms of %d, %d lobby viewers, %dx%d, a key every %s for %s, a move every %d keys (%s deal %d)\n",
+		len(racers), nRooms-len(failedRooms), size, len(viewers), cfg.width, cfg.height, cfg.every, cfg.duration, rc.moveEvery, rc.rules, rc.deal)
+	fmt.Printf("keys pressed: %d (%d moves), own redraws %d, pressed before the previous was answered %d, sessions ended by the server %d\n",
+		keys, moves, len(own), missed, ended)
+	fmt.Printf("racers whose own panel line does not show the moves they sent: %d\n", behind)
+	p50, p99, worst := percentiles(own)
+	fmt.Printf("own keystroke→first byte of its redraw: p50 %s  p99 %s  max %s\n", p50, p99, worst)
+	p50, p99, worst = percentiles(moveLat)
+	fmt.Printf("  of which moves at the prompt: p50 %s  p99 %s  max %s\n", p50, p99, worst)
+	p50, p99, worst = percentiles(anyLat)
+	fmt.Printf("  the same keys→first byte of anything (a panel or clock line may come first): p50 %s  p99 %s  max %s\n", p50, p99, worst)
+	p50, p99, worst = percentiles(prog)
+	fmt.Printf("opponent move→its line changes on another racer's panel: p50 %s  p99 %s  max %s (%d seen, %d move counts coalesced away)\n",
+		p50, p99, worst, len(prog), skipped)
+	if keys > 0 {
+		fmt.Printf("bytes per keystroke (everything a racer receives / its keys): %.0f\n", float64(received)/float64(keys))
+	}
+	if cfg.pid > 0 {
+		sessions := int64(len(all))
+		fmt.Printf("server RSS: %s before, %s with %d sessions (%s per session), %s at the end of the race\n",
+			mib(rssStart), mib(rssConnected), sessions, kib((rssConnected-rssStart)/max(sessions, 1)), mib(rssEnd))
+		if cpuStart >= 0 && cpuRaceEnd >= 0 {
+			fmt.Printf("server CPU: %.1f%% of one core during the race, %.1f s for the whole run (connects included)\n",
+				100*float64(cpuRaceEnd-cpuRace)/raceEnd.Sub(raceStart).Seconds()/clockTicks, float64(cpuRaceEnd-cpuStart)/clockTicks)
+		}
+	}
+	if len(viewers) > 0 {
+		frames := make([][]time.Time, len(viewers))
+		for i, v := range viewers {
+			v.mu.Lock()
+			frames[i] = append([]time.Time(nil), v.frames...)
+			v.mu.Unlock()
+		}
+		for _, ph := range []struct {
+			what     string
+			from, to time.Time
+		}{
+			{fmt.Sprintf("%d racers join (%s)", len(racers), joinEnd.Sub(joinStart).Round(time.Millisecond)), joinStart, joinEnd},
+			{"the race", raceStart, raceEnd},
+			{fmt.Sprintf("%d racers leave (and %s)", len(racers), quietTime), leaveStart, leaveEnd},
+		} {
+			most, mean := perWindow(frames, ph.from, ph.to)
+			fmt.Printf("lobby viewers' redraws per 500 ms while %s: at most %d, mean %.2f\n", ph.what, most, mean)
+		}
+	}
+	for _, s := range viewers {
+		_ = s.client.Close()
+	}
+
+	if rc.baselineAddr != "" {
+		fmt.Printf("\nbare baseline at %s, %d sessions, right after:\n", rc.baselineAddr, len(all))
+		return runLoad(ctx, loadConfig{
+			addr: rc.baselineAddr, sessions: len(all), every: cfg.every, duration: cfg.duration, dialers: cfg.dialers,
+			pid: rc.baselinePid, width: cfg.width, height: cfg.height, key: "l", ready: "load test",
+		})
+	}
+	return nil
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"reflect"
+	"strconv"
+	"testing"
+	"time"
+
+	"pyramid/engine"
+)
+
+func TestParseRacerLines(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want []racerLine
+	}{
+		{"none", " room YGRT · Classic · starting\r\n   The race starts in 3…\r\n", nil},
+		{"two columns", " room YGRT · Classic · 10:00 left\r\n" +
+			" player-95…  0/28   0 mv p1 playing      >player-31…  3/28  12 mv p2 playing    \r\n" +
+			" r001x2      28/28 140 mv p3 cleared      r001x3      0/28   0 mv p1 left    \r\n",
+			[]racerLine{
+				{name: "player-95…"}, {you: true, name: "player-31…", removed: 3, moves: 12},
+				{name: "r001x2", removed: 28, moves: 140}, {name: "r001x3"},
+			}},
+		{"host in the waiting room, a double deal", "*ann         2/45   5 mv p1 playing", []racerLine{{name: "ann", removed: 2, moves: 5}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := parseRacerLines(tt.text); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("parseRacerLines: got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPerWindow(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	at := func(ms ...int) []time.Time {
+		var ts []time.Time
+		for _, m := range ms {
+			ts = append(ts, t0.Add(time.Duration(m)*time.Millisecond))
+		}
+		return ts
+	}
+	tests := []struct {
+		name     string
+		frames   [][]time.Time
+		to       time.Duration
+		wantMost int
+		wantMean float64
+	}{
+		{"no viewer", nil, time.Second, 0, 0},
+		{"empty phase", [][]time.Time{at(10)}, 0, 0, 0},
+		{"one a window", [][]time.Time{at(10, 600), at(499, 999)}, time.Second, 1, 1},
+		{"a burst", [][]time.Time{at(10, 20, 30), nil}, time.Second, 3, 0.75},
+		{"outside the phase", [][]time.Time{at(-1, 1000, 1500)}, time.Second, 0, 0},
+		{"a partial last window", [][]time.Time{at(1100)}, 1200 * time.Millisecond, 1, 1.0 / 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			most, mean := perWindow(tt.frames, t0, t0.Add(tt.to))
+			if most != tt.wantMost || mean != tt.wantMean {
+				t.Errorf("perWindow: got %d, %.3f; want %d, %.3f", most, mean, tt.wantMost, tt.wantMean)
+			}
+		})
+	}
+}
+
+func TestBoardChunk(t *testing.T) {
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"\r\n\r\n                      │7♥   │ >9♣   < │A♣   │\r\n", true},
+		{"                      [ 7♣][ 4♣][10♠]", true},
+		{"   stock |###| 24    waste |   |", true},
+		{" room YGRT · Classic · 09:58 left\r\n", false},
+		{" r001x2      3/28  12 mv p1 playing       r001x3      0/28   0 mv p1 playing", false},
+	}
+	for _, tt := range tests {
+		if got := boardChunk(tt.text); got != tt.want {
+			t.Errorf("boardChunk(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestNextMove(t *testing.T) {
+	g, err := engine.NewNumbered(engine.Classic(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 200; i++ {
+		m, ok := nextMove(g)
+		if !ok {
+			break
+		}
+		if len(g.Legal()) > 0 && m.Kind == engine.Draw {
+			for _, l := range g.Legal() {
+				if l.Kind == engine.RemovePair || l.Kind == engine.RemoveKing {
+					t.Fatalf("move %d: a draw while %s removes cards", i, l)
+				}
+			}
+		}
+		if err := g.Apply(m); err != nil {
+			t.Fatalf("move %d %s: %v", i, m, err)
+		}
+	}
+	if g.Status() == engine.Playing {
+		t.Errorf("after 200 moves the game still plays: %d removed", g.Removed())
+	}
+}
+
+// TestOpponentLatency feeds a racer's screen the panel lines of an
+// opponent and checks the latency measured from the opponent's moves.
+func TestOpponentLatency(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	run := &raceRun{byName: map[string]*raceSession{}}
+	run.measuring.Store(true)
+	me := &raceSession{run: run, seen: map[string]int{}, notify: make(chan struct{}, 1)}
+	ann := &raceSession{run: run, seen: map[string]int{}, sent: []time.Time{t0, t0.Add(time.Second), t0.Add(2 * time.Second)}}
+	run.byName["ann"] = ann
+	line := func(moves int) []byte {
+		return []byte("\x1b[H\r\n\x1b[1m>me           0/28   0 mv p1 playing\x1b[m  ann          1/28  " +
+			strconv.Itoa(moves) + " mv p1 playing\r\n")
+	}
+	me.chunk(t0.Add(30*time.Millisecond), line(1), nil)
+	me.chunk(t0.Add(40*time.Millisecond), line(1), nil)                              // the same line again: no new sample
+	me.chunk(t0.Add(2*time.Second+50*time.Millisecond), line(3), nil)                // move 2 coalesced away
+	me.chunk(t0.Add(3*time.Second), []byte("\x1b[H\r\n room ABCD · 9:58 left"), nil) // no panel
+	want := []time.Duration{30 * time.Millisecond, 50 * time.Millisecond}
+	if !reflect.DeepEqual(me.progLat, want) || me.skipped != 1 || me.name != "me" || len(me.frames) != 4 {
+		t.Errorf("got latencies %v, %d skipped, name %q, %d frames; want %v, 1 skipped, me, 4 frames",
+			me.progLat, me.skipped, me.name, len(me.frames), want)
+	}
+}
