@@ -76,6 +76,11 @@ const (
 // raceScreen is the race screen. It is built when the player asks for a
 // race and let go of when they leave the room.
 type raceScreen struct {
+	// par is the race deal's par once the analyst knows it (par.go), 0
+	// until then; parRound is the round it was asked for, plus one (0:
+	// not asked yet).
+	par, parRound int
+
 	chrome
 	races  Races
 	scheme KeyScheme
@@ -349,6 +354,15 @@ func (rs *raceScreen) update(msg tea.Msg) tea.Cmd {
 		if rs.racing() && !rs.inputOpen {
 			cmd = rs.toTable(msg)
 		}
+	case parMsg:
+		if msg.key == rs.round {
+			rs.par = msg.par
+		}
+	}
+	if t := rs.table; t != nil && rs.parRound != rs.round+1 {
+		// A new race deal: ask for its par, which the results show.
+		rs.parRound, rs.par = rs.round+1, 0
+		cmd = tea.Batch(cmd, rs.env.askPar(screenRace, rs.round, t.game.Rules(), t.game.Deal()))
 	}
 	rs.layOut()
 	return cmd

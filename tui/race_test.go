@@ -340,3 +340,19 @@ func TestRaceHold(t *testing.T) {
 		t.Fatalf("both moves taken: want them shown:\n%s", s)
 	}
 }
+
+// TestRaceResultsPar: the results name the race deal's par once the
+// analyst knows it (issue 11: every race deal shows par).
+func TestRaceResultsPar(t *testing.T) {
+	a := &analystSolver{par: 41}
+	snap := raceRoom(2, lobby.PhaseRacing)
+	f := &fakeRaces{seat: RaceSeat{You: "p0", Snapshot: snap}}
+	h := newHarness(t, Deps{Races: f, Solver: a, Args: []string{"race", snap.Code}, Width: 80, Height: 24, Unicode: true})
+	done := raceRoom(2, lobby.PhaseResults)
+	done.Seq = snap.Seq + 1
+	done.Results = []lobby.Placing{{Place: 1, ID: "p0", Name: "racer0", Cleared: true, State: lobby.RacerCleared, Removed: 28, Moves: 50, Time: time.Minute}}
+	h.send(RaceEventMsg{Event: lobby.RoomChanged{Snapshot: done}})
+	if s := screenOf(h); !strings.Contains(s, "Par: 41 moves") {
+		t.Fatalf("results without the par (%d asked):\n%s", a.pars, s)
+	}
+}

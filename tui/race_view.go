@@ -461,6 +461,9 @@ func (rs *raceScreen) viewResults() string {
 	default:
 		body = append(body, "  Whether the deal could be won is not known: the solver did not decide in time.")
 	}
+	if rs.par > 0 && rs.parRound == s.Round+1 {
+		body = append(body, "  Par: "+parNote(rs.par, 0)+" (the shortest winning line).")
+	}
 	if s.Host == rs.you {
 		body = append(body, "  r: a rematch in this room, on a new deal.")
 	} else {
