@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -151,4 +152,43 @@ func TestGhostTimes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGhostFromTheBoard: g on the daily board races the ghost of the
+// first line shown; scrolling picks another.
+func TestGhostFromTheBoard(t *testing.T) {
+	acc := newFakeAccount()
+	for i := range acc.boards["2026-03-01"] {
+		acc.boards["2026-03-01"][i].GameID = strconv.Itoa(100 + i)
+	}
+	line, _ := heuristicLine(t, "classic", 3)
+	gh := &refGhosts{fakeGhosts: fakeGhosts{ghost: Ghost{Name: "bob", Record: engine.Record{Rules: "classic", Deal: 3, Moves: line}, Played: time.Minute}}}
+	d := accountDeps(acc)
+	d.Ghosts = gh
+	d.Width, d.Height = 80, 16 // the board scrolls
+	h := newHarness(t, d)
+	h.open(itemLeaders)
+	h.wantScreen("g race its ghost")
+	h.keys("down", "g")
+	if gh.ref != "101" {
+		t.Fatalf("g raced %q, want the first line shown, game 101", gh.ref)
+	}
+	if rs := h.m.race(); rs == nil || rs.ghost == nil || h.m.cur != screenRace {
+		t.Fatalf("no ghost race after g:\n%s", h.screen())
+	}
+}
+
+// refGhosts remembers the ref asked for.
+type refGhosts struct {
+	fakeGhosts
+	ref string
+}
+
+func (r *refGhosts) Ghost(ctx context.Context, ref string) (Ghost, error) {
+	r.mu.Lock()
+	r.ref = ref
+	r.mu.Unlock()
+	g := r.ghost
+	g.GameID = ref
+	return g, nil
 }
