@@ -110,4 +110,23 @@ func TestGhostReadRule(t *testing.T) {
 	if after := f.stats("classic"); after.Played != before.Played {
 		t.Errorf("a ghost race counted: played %d, then %d", before.Played, after.Played)
 	}
+	// A second race of the session makes a game of its own; left before
+	// its end, that game is abandoned rather than left waiting.
+	first := gh.gameID
+	if _, err := gh.Ghost(ctx, own); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gh.Play(ctx, 1, engine.Record{Rules: "classic", Deal: won.Deal, Moves: won.Moves[:2]}, times[:2]); err != nil {
+		t.Fatal(err)
+	}
+	second := gh.gameID
+	if second == 0 || second == first {
+		t.Fatalf("the second race's game is %d (the first's was %d), want a new one", second, first)
+	}
+	if err := gh.Leave(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if sg, err := f.st.Game(ctx, second); err != nil || sg.Status != store.StatusAbandoned || !sg.Practice {
+		t.Errorf("the left race's game: %v %v, want abandoned practice", sg.Status, err)
+	}
 }

@@ -23,6 +23,7 @@ type fakeGhosts struct {
 	err   error
 	plays []engine.Record
 	times [][]time.Duration
+	left  int
 }
 
 func (f *fakeGhosts) Ghost(ctx context.Context, ref string) (Ghost, error) {
@@ -30,6 +31,13 @@ func (f *fakeGhosts) Ghost(ctx context.Context, ref string) (Ghost, error) {
 		return Ghost{}, f.err
 	}
 	return f.ghost, nil
+}
+
+func (f *fakeGhosts) Leave(ctx context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.left++
+	return nil
 }
 
 func (f *fakeGhosts) Play(ctx context.Context, seq int, rec engine.Record, times []time.Duration) (string, error) {
@@ -191,4 +199,23 @@ func (r *refGhosts) Ghost(ctx context.Context, ref string) (Ghost, error) {
 	g := r.ghost
 	g.GameID = ref
 	return g, nil
+}
+
+// TestGhostLeave: q twice leaves a ghost race; the server is told, so
+// that the unfinished practice game does not wait in Continue.
+func TestGhostLeave(t *testing.T) {
+	line, _ := heuristicLine(t, "classic", 3)
+	gh := &fakeGhosts{ghost: Ghost{GameID: "7", Name: "bob", Record: engine.Record{Rules: "classic", Deal: 3, Moves: line}, Played: time.Minute}}
+	h := newHarness(t, Deps{Args: []string{"race", "ghost", "7"}, Unicode: true, Player: testPlayer, Ghosts: gh})
+	h.keys("d", "q")
+	h.wantScreen("q again leaves the ghost race")
+	h.keys("q")
+	if h.m.race() != nil || h.m.cur != screenMenu {
+		t.Fatalf("q twice did not leave:\n%s", h.screen())
+	}
+	gh.mu.Lock()
+	defer gh.mu.Unlock()
+	if gh.left != 1 || len(gh.plays) != 1 {
+		t.Errorf("left %d times after %d reports, want 1 and 1", gh.left, len(gh.plays))
+	}
 }
