@@ -177,6 +177,17 @@ func TestGhostFromTheBoard(t *testing.T) {
 	h := newHarness(t, d)
 	h.open(itemLeaders)
 	h.wantScreen("g race its ghost")
+	// Not before the player is on today's board: no spoilers.
+	b := h.m.screens[screenLeaders].(*leadersScreen)
+	for i := range b.entries {
+		b.entries[i].You = false
+	}
+	h.keys("g")
+	h.wantScreen("finish today's daily deal first")
+	if gh.ref != "" || h.m.cur != screenLeaders {
+		t.Fatalf("g before the player's daily raced %q", gh.ref)
+	}
+	b.entries[2].You = true
 	h.keys("down", "g")
 	if gh.ref != "101" {
 		t.Fatalf("g raced %q, want the first line shown, game 101", gh.ref)
