@@ -50,7 +50,8 @@ func (a *App) newGhosts(p tui.Player, g *games) *ghosts {
 var errNoSpoilers = errors.New("finish today's daily deal first: its best play would spoil it")
 
 // Ghost finds the recorded game ref names: "daily", the best of today's
-// daily board, or a game ID the player may read.
+// daily board, or a game ID the player may read. The session's ghost
+// race starts with it: the reports that follow make a new game.
 func (gh *ghosts) Ghost(ctx context.Context, ref string) (tui.Ghost, error) {
 	st := gh.a.cfg.Store
 	today := gh.a.cfg.Now().UTC().Format(time.DateOnly)
@@ -99,6 +100,10 @@ func (gh *ghosts) Ghost(ctx context.Context, ref string) (tui.Ghost, error) {
 	}
 	rec := record(sg)
 	rec.Redo = nil
+	// A new race: its reports start from seq 1 and make a game of their own.
+	gh.mu.Lock()
+	gh.gameID, gh.unstored, gh.seq = 0, false, -1
+	gh.mu.Unlock()
 	return tui.Ghost{GameID: strconv.FormatInt(sg.ID, 10), Name: name, Record: rec, Times: sg.MoveTimes,
 		Played: sg.Elapsed, Daily: sg.Daily}, nil
 }
@@ -111,6 +116,22 @@ func (gh *ghosts) finishedDaily(ctx context.Context, rulesID, date string) bool 
 	}
 	_, err := gh.a.cfg.Store.DailyStanding(ctx, gh.player, rulesID, date)
 	return err == nil
+}
+
+// Leave finishes the race's stored game, if it is still being played,
+// as abandoned: a practice game that ends with its race.
+func (gh *ghosts) Leave(ctx context.Context) error {
+	gh.mu.Lock()
+	defer gh.mu.Unlock()
+	if gh.gameID == 0 || gh.games == nil {
+		return nil
+	}
+	id := gh.gameID
+	gh.gameID, gh.unstored, gh.seq = 0, false, -1 // a next race starts afresh
+	if err := gh.games.abandon(ctx, gh.player, id); err != nil {
+		return fmt.Errorf("leave the ghost race: %w", err)
+	}
+	return nil
 }
 
 // Play stores the player's game of the ghost race as a practice game: no

@@ -351,9 +351,25 @@ func (rs *raceScreen) ghostKey(k tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		rs.event = raceLeftMsg{}
-		return nil
+		return rs.ghostLeave()
 	}
 	return rs.raceKey(k)
+}
+
+// ghostLeave tells the server the race ends before the player's game
+// does; the reports on their way go first (one session's calls are
+// ordered by the server's lock).
+func (rs *raceScreen) ghostLeave() tea.Cmd {
+	if rs.table == nil || rs.table.d.status != engine.Playing || rs.seq == 0 {
+		return nil
+	}
+	ghosts, ctx := rs.ghost.ghosts, rs.env.ctx
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), raceTimeout)
+		defer cancel()
+		_ = ghosts.Leave(ctx) // a game left unfinished goes with the next game of its rules anyway
+		return nil
+	}
 }
 
 // ghostToTable hands a key or a click to the player's game; the next

@@ -24,6 +24,11 @@ type Ghosts interface {
 	// every change; a report older than one already seen is ignored. It
 	// returns a note for the player, such as why the game is not stored.
 	Play(ctx context.Context, seq int, rec engine.Record, times []time.Duration) (note string, err error)
+	// Leave ends the race before the player's game is over: its stored
+	// game is finished as abandoned (it was practice), so that it neither
+	// waits in the menu's Continue nor stands in the way of the next game
+	// of its rules.
+	Leave(ctx context.Context) error
 }
 
 // Ghost is a recorded game to race.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,7 @@ type fakeGhosts struct {
 	err   error
 	plays []engine.Record
 	times [][]time.Duration
+	left  int
 }
 
 func (f *fakeGhosts) Ghost(ctx context.Context, ref string) (Ghost, error) {
@@ -29,6 +31,13 @@ func (f *fakeGhosts) Ghost(ctx context.Context, ref string) (Ghost, error) {
 		return Ghost{}, f.err
 	}
 	return f.ghost, nil
+}
+
+func (f *fakeGhosts) Leave(ctx context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.left++
+	return nil
 }
 
 func (f *fakeGhosts) Play(ctx context.Context, seq int, rec engine.Record, times []time.Duration) (string, error) {
@@ -150,5 +159,74 @@ func TestGhostTimes(t *testing.T) {
 				t.Errorf("ghostTimes = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestGhostFromTheBoard: g on the daily board races the ghost of the
+// first line shown; scrolling picks another.
+func TestGhostFromTheBoard(t *testing.T) {
+	acc := newFakeAccount()
+	for i := range acc.boards["2026-03-01"] {
+		acc.boards["2026-03-01"][i].GameID = strconv.Itoa(100 + i)
+	}
+	line, _ := heuristicLine(t, "classic", 3)
+	gh := &refGhosts{fakeGhosts: fakeGhosts{ghost: Ghost{Name: "bob", Record: engine.Record{Rules: "classic", Deal: 3, Moves: line}, Played: time.Minute}}}
+	d := accountDeps(acc)
+	d.Ghosts = gh
+	d.Width, d.Height = 80, 16 // the board scrolls
+	h := newHarness(t, d)
+	h.open(itemLeaders)
+	h.wantScreen("g race its ghost")
+	// Not before the player is on today's board: no spoilers.
+	b := h.m.screens[screenLeaders].(*leadersScreen)
+	for i := range b.entries {
+		b.entries[i].You = false
+	}
+	h.keys("g")
+	h.wantScreen("finish today's daily deal first")
+	if gh.ref != "" || h.m.cur != screenLeaders {
+		t.Fatalf("g before the player's daily raced %q", gh.ref)
+	}
+	b.entries[2].You = true
+	h.keys("down", "g")
+	if gh.ref != "101" {
+		t.Fatalf("g raced %q, want the first line shown, game 101", gh.ref)
+	}
+	if rs := h.m.race(); rs == nil || rs.ghost == nil || h.m.cur != screenRace {
+		t.Fatalf("no ghost race after g:\n%s", h.screen())
+	}
+}
+
+// refGhosts remembers the ref asked for.
+type refGhosts struct {
+	fakeGhosts
+	ref string
+}
+
+func (r *refGhosts) Ghost(ctx context.Context, ref string) (Ghost, error) {
+	r.mu.Lock()
+	r.ref = ref
+	r.mu.Unlock()
+	g := r.ghost
+	g.GameID = ref
+	return g, nil
+}
+
+// TestGhostLeave: q twice leaves a ghost race; the server is told, so
+// that the unfinished practice game does not wait in Continue.
+func TestGhostLeave(t *testing.T) {
+	line, _ := heuristicLine(t, "classic", 3)
+	gh := &fakeGhosts{ghost: Ghost{GameID: "7", Name: "bob", Record: engine.Record{Rules: "classic", Deal: 3, Moves: line}, Played: time.Minute}}
+	h := newHarness(t, Deps{Args: []string{"race", "ghost", "7"}, Unicode: true, Player: testPlayer, Ghosts: gh})
+	h.keys("d", "q")
+	h.wantScreen("q again leaves the ghost race")
+	h.keys("q")
+	if h.m.race() != nil || h.m.cur != screenMenu {
+		t.Fatalf("q twice did not leave:\n%s", h.screen())
+	}
+	gh.mu.Lock()
+	defer gh.mu.Unlock()
+	if gh.left != 1 || len(gh.plays) != 1 {
+		t.Errorf("left %d times after %d reports, want 1 and 1", gh.left, len(gh.plays))
 	}
 }

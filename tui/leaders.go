@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -197,8 +198,12 @@ func (b *leadersScreen) update(msg tea.Msg) tea.Cmd {
 	case key.Matches(k, b.reload):
 		return b.load(b.date)
 	case key.Matches(k, b.ghost):
-		// The first line shown: scroll to race another.
-		if b.top < len(b.entries) && b.entries[b.top].GameID != "" {
+		// The first line shown: scroll to race another. Today's board
+		// only once the player is on it (no spoilers); the server checks
+		// it again.
+		if b.date == b.today && !slices.ContainsFunc(b.entries, func(e BoardEntry) bool { return e.You }) {
+			b.say(sWarn, "finish today's daily deal first: its best plays would spoil it")
+		} else if b.top < len(b.entries) && b.entries[b.top].GameID != "" {
 			b.event = ghostAskMsg{ref: b.entries[b.top].GameID}
 		}
 	case key.Matches(k, b.back):

@@ -19,6 +19,10 @@ import (
 // instead of saving as fast as it can.
 var benchPaced = flag.Duration("pyramid.paced", 0, "run BenchmarkSaveMove at one save per player per second for this long")
 
+// benchNoTimes leaves the move times out of BenchmarkSaveMove's saves, to
+// measure what writing them costs.
+var benchNoTimes = flag.Bool("pyramid.notimes", false, "BenchmarkSaveMove without move times")
+
 // benchPlayers is the number of simulated players.
 const benchPlayers = 200
 
@@ -78,6 +82,10 @@ func benchSaveMove(b *testing.B, s *Store) {
 				}
 				st.Moves = append(st.Moves, "7.1+7.2")
 				st.Removed, st.Elapsed = len(st.Moves)%29, time.Duration(len(st.Moves))*time.Second
+				if !*benchNoTimes {
+					// The move times the server writes with the moves.
+					st.MoveTimes = append(st.MoveTimes[:len(st.Moves)-1], st.Elapsed+1234*time.Millisecond)
+				}
 				t0 := time.Now()
 				err := s.SaveGame(ctx, g.ID, "o", st)
 				lat[i] = append(lat[i], time.Since(t0))
