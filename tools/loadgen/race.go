@@ -7,7 +7,13 @@ package main
 // first byte, opponent move → progress panel latency, memory per session,
 // bytes per key, and the lobby viewers' redraws per 500 ms while racers
 // join and leave; then, given -baseline-addr, the bare baseline with as
-// many sessions, right after.
+// many sessions, right after:
+//
+//	pyramid serve --listen 127.0.0.1:23234 --data DIR --max-conns 3000 --max-conns-per-ip 3000 \
+//	    --max-unauth-per-ip 3000 --max-startups 3000:30:3000 --penalties off
+//	loadgen -baseline-server -addr 127.0.0.1:23301
+//	loadgen -addr 127.0.0.1:23234 -race 1000 -lobby-viewers 20 -width 100 -height 34 -duration 30s \
+//	    -pid ARCADE_PID -baseline-addr 127.0.0.1:23301 -baseline-pid BASELINE_PID
 
 import (
 	"bytes"
@@ -123,6 +129,7 @@ type raceSession struct {
 	moves      int
 	missed     int
 	bytes      int64
+	ownBytes   int64          // of the reads that brought a key's redraw
 	sent       []time.Time    // when each own move was sent: sent[k] for the move that made the count k+1
 	seen       map[string]int // the moves count last seen of each opponent
 	progLat    []time.Duration
@@ -242,7 +249,7 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 	for range newFrames {
 		s.frames = append(s.frames, now)
 	}
-	if s.text.Len() < 64<<10 {
+	if !measuring && s.text.Len() < 64<<10 { // only the set-up reads it
 		s.text.WriteString(text)
 	}
 	if !s.pending.IsZero() && s.firstAny.IsZero() {
@@ -255,6 +262,7 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 		}
 		s.ownLat = append(s.ownLat, lat)
 		s.anyLat = append(s.anyLat, s.firstAny.Sub(s.pending))
+		s.ownBytes += int64(len(chunk))
 		if s.pendMove {
 			s.moveLat = append(s.moveLat, lat)
 		} else {
@@ -723,7 +731,7 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 
 	var own, anyLat, moveLat, cursorLat, prog []time.Duration
 	var keys, moves, missed, skipped, ended, behind int
-	var received int64
+	var received, ownBytes int64
 	for _, s := range racers {
 		s.mu.Lock()
 		own = append(own, s.ownLat...)
@@ -736,6 +744,7 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 		missed += s.missed
 		skipped += s.skipped
 		received += s.bytes
+		ownBytes += s.ownBytes
 		if s.shown != s.moves {
 			behind++ // a move the server did not take, or its last redraw is missing
 		}
@@ -783,7 +792,8 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 	fmt.Printf("opponent move→its line changes on another racer's panel: p50 %s  p99 %s  max %s (%d seen, %d move counts coalesced away)\n",
 		p50, p99, worst, len(prog), skipped)
 	if keys > 0 {
-		fmt.Printf("bytes per keystroke (everything a racer receives / its keys): %.0f\n", float64(received)/float64(keys))
+		fmt.Printf("bytes per keystroke (everything a racer receives / its keys): %.0f; the read that brought a key's redraw: %.0f on average\n",
+			float64(received)/float64(keys), float64(ownBytes)/float64(max(len(own), 1)))
 	}
 	if cfg.pid > 0 {
 		sessions := int64(len(all))
