@@ -7,7 +7,13 @@ package main
 // first byte, opponent move → progress panel latency, memory per session,
 // bytes per key, and the lobby viewers' redraws per 500 ms while racers
 // join and leave; then, given -baseline-addr, the bare baseline with as
-// many sessions, right after.
+// many sessions, right after:
+//
+//	pyramid serve --listen 127.0.0.1:23234 --data DIR --max-conns 3000 --max-conns-per-ip 3000 \
+//	    --max-unauth-per-ip 3000 --max-startups 3000:30:3000 --penalties off
+//	loadgen -baseline-server -addr 127.0.0.1:23301
+//	loadgen -addr 127.0.0.1:23234 -race 1000 -lobby-viewers 20 -width 100 -height 34 -duration 30s \
+//	    -pid ARCADE_PID -baseline-addr 127.0.0.1:23301 -baseline-pid BASELINE_PID
 
 import (
 	"bytes"
@@ -19,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	mrand "math/rand/v2"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -116,11 +123,13 @@ type raceSession struct {
 	ownLat     []time.Duration // key → first byte of a frame that redraws the board
 	anyLat     []time.Duration // the same keys → the first byte of anything after them
 	moveLat    []time.Duration // the same as ownLat, for the keys that were moves
+	cursorLat  []time.Duration // and for the cursor keys
 	pendMove   bool
 	keys       int
 	moves      int
 	missed     int
 	bytes      int64
+	ownBytes   int64          // of the reads that brought a key's redraw
 	sent       []time.Time    // when each own move was sent: sent[k] for the move that made the count k+1
 	seen       map[string]int // the moves count last seen of each opponent
 	progLat    []time.Duration
@@ -131,6 +140,10 @@ type raceSession struct {
 
 // raceRun is the state shared by the sessions of one run.
 type raceRun struct {
+	// tag starts the SSH user names of the run, so that the names the
+	// arcade gives them (its players' names are unique) are new to it,
+	// and each racer's is its user name, short enough to show whole.
+	tag       string
 	measuring atomic.Bool
 	mu        sync.Mutex
 	byName    map[string]*raceSession
@@ -236,7 +249,7 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 	for range newFrames {
 		s.frames = append(s.frames, now)
 	}
-	if s.text.Len() < 64<<10 {
+	if !measuring && s.text.Len() < 64<<10 { // only the set-up reads it
 		s.text.WriteString(text)
 	}
 	if !s.pending.IsZero() && s.firstAny.IsZero() {
@@ -249,8 +262,11 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 		}
 		s.ownLat = append(s.ownLat, lat)
 		s.anyLat = append(s.anyLat, s.firstAny.Sub(s.pending))
+		s.ownBytes += int64(len(chunk))
 		if s.pendMove {
 			s.moveLat = append(s.moveLat, lat)
+		} else {
+			s.cursorLat = append(s.cursorLat, lat)
 		}
 		s.pending = time.Time{}
 	}
@@ -403,7 +419,7 @@ func setUp(cfg loadConfig, rc *raceConfig, run *raceRun, i, size int, sem chan s
 	connect := func(seat int, cmd string) (*raceSession, error) {
 		sem <- struct{}{}
 		defer func() { <-sem }()
-		s, err := dialRace(cfg, run, fmt.Sprintf("r%03dx%d", i, seat), cmd)
+		s, err := dialRace(cfg, run, fmt.Sprintf("%s%03dx%d", run.tag, i, seat), cmd)
 		if err != nil {
 			return nil, err
 		}
@@ -469,8 +485,13 @@ func setUp(cfg loadConfig, rc *raceConfig, run *raceRun, i, size int, sem chan s
 			return rm
 		}
 		run.mu.Lock()
+		_, dup := run.byName[name]
 		run.byName[name] = s
 		run.mu.Unlock()
+		if dup {
+			rm.err = fmt.Errorf("%s: two racers show as %q", s.user, name)
+			return rm
+		}
 	}
 	rules, err := engine.ParseRules(rc.rules)
 	if err != nil {
@@ -576,13 +597,23 @@ func perWindow(frames [][]time.Time, from, to time.Time) (most int, mean float64
 	return most, float64(total) / float64(n*len(frames))
 }
 
+// runTag is three random letters without look-alikes (no i, l, o).
+func runTag() string {
+	const letters = "abcdefghjkmnpqrstuvwxyz"
+	b := make([]byte, 3)
+	for i := range b {
+		b[i] = letters[mrand.IntN(len(letters))]
+	}
+	return string(b)
+}
+
 // runRace runs the race mode.
 func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 	size := max(2, rc.roomSize)
 	if _, err := engine.ParseRules(rc.rules); err != nil {
 		return fmt.Errorf("rules %q: %w", rc.rules, err)
 	}
-	run := &raceRun{byName: map[string]*raceSession{}}
+	run := &raceRun{byName: map[string]*raceSession{}, tag: runTag()}
 	rssStart := readRSS(cfg.pid)
 	cpuStart := readCPU(cfg.pid)
 	var all []*raceSession
@@ -605,7 +636,7 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 				defer wg.Done()
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				s, err := dialRace(cfg, run, fmt.Sprintf("lv%03d", i), "")
+				s, err := dialRace(cfg, run, fmt.Sprintf("%sv%03d", run.tag, i), "")
 				if err == nil {
 					if err = s.toLobby(); err != nil {
 						_ = s.client.Close()
@@ -675,6 +706,7 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 	rssConnected := readRSS(cfg.pid)
 
 	// The race.
+	selfRace := readCPU(os.Getpid())
 	cpuRace := readCPU(cfg.pid)
 	raceStart := time.Now()
 	run.measuring.Store(true)
@@ -694,22 +726,25 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 	run.measuring.Store(false)
 	raceEnd := time.Now()
 	cpuRaceEnd := readCPU(cfg.pid)
+	selfRaceEnd := readCPU(os.Getpid())
 	rssEnd := readRSS(cfg.pid)
 
-	var own, anyLat, moveLat, prog []time.Duration
+	var own, anyLat, moveLat, cursorLat, prog []time.Duration
 	var keys, moves, missed, skipped, ended, behind int
-	var received int64
+	var received, ownBytes int64
 	for _, s := range racers {
 		s.mu.Lock()
 		own = append(own, s.ownLat...)
 		anyLat = append(anyLat, s.anyLat...)
 		moveLat = append(moveLat, s.moveLat...)
+		cursorLat = append(cursorLat, s.cursorLat...)
 		prog = append(prog, s.progLat...)
 		keys += s.keys
 		moves += s.moves
 		missed += s.missed
 		skipped += s.skipped
 		received += s.bytes
+		ownBytes += s.ownBytes
 		if s.shown != s.moves {
 			behind++ // a move the server did not take, or its last redraw is missing
 		}
@@ -721,6 +756,16 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 		}
 	}
 
+	dbg := 0
+	for _, s := range racers {
+		for name, n := range s.seen {
+			o := run.racer(name)
+			if o != nil && o.moves != n && dbg < 10 {
+				dbg++
+				fmt.Printf("DEBUG %s sees %s at %d, it made %d; progLat %d\n", s.name, name, n, o.moves, len(s.progLat))
+			}
+		}
+	}
 	// The leaves: every racer's connection closes at once.
 	leaveStart := time.Now()
 	for _, s := range racers {
@@ -732,20 +777,23 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 
 	fmt.Printf("race: %d racers in %d rooms of %d, %d lobby viewers, %dx%d, a key every %s for %s, a move every %d keys (%s deal %d)\n",
 		len(racers), nRooms-len(failedRooms), size, len(viewers), cfg.width, cfg.height, cfg.every, cfg.duration, rc.moveEvery, rc.rules, rc.deal)
-	fmt.Printf("keys pressed: %d (%d moves), own redraws %d, pressed before the previous was answered %d, sessions ended by the server %d\n",
+	fmt.Printf("keys pressed: %d (%d moves), own redraws %d, keys unanswered when the next was pressed %d (a cursor key at an edge draws nothing), sessions ended by the server %d\n",
 		keys, moves, len(own), missed, ended)
 	fmt.Printf("racers whose own panel line does not show the moves they sent: %d\n", behind)
 	p50, p99, worst := percentiles(own)
 	fmt.Printf("own keystroke→first byte of its redraw: p50 %s  p99 %s  max %s\n", p50, p99, worst)
+	p50, p99, worst = percentiles(cursorLat)
+	fmt.Printf("  cursor keys: p50 %s  p99 %s  max %s\n", p50, p99, worst)
 	p50, p99, worst = percentiles(moveLat)
-	fmt.Printf("  of which moves at the prompt: p50 %s  p99 %s  max %s\n", p50, p99, worst)
+	fmt.Printf("  moves at the prompt (stored before they show): p50 %s  p99 %s  max %s\n", p50, p99, worst)
 	p50, p99, worst = percentiles(anyLat)
 	fmt.Printf("  the same keys→first byte of anything (a panel or clock line may come first): p50 %s  p99 %s  max %s\n", p50, p99, worst)
 	p50, p99, worst = percentiles(prog)
 	fmt.Printf("opponent move→its line changes on another racer's panel: p50 %s  p99 %s  max %s (%d seen, %d move counts coalesced away)\n",
 		p50, p99, worst, len(prog), skipped)
 	if keys > 0 {
-		fmt.Printf("bytes per keystroke (everything a racer receives / its keys): %.0f\n", float64(received)/float64(keys))
+		fmt.Printf("bytes per keystroke (everything a racer receives / its keys): %.0f; the read that brought a key's redraw: %.0f on average\n",
+			float64(received)/float64(keys), float64(ownBytes)/float64(max(len(own), 1)))
 	}
 	if cfg.pid > 0 {
 		sessions := int64(len(all))
@@ -755,6 +803,9 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 			fmt.Printf("server CPU: %.1f%% of one core during the race, %.1f s for the whole run (connects included)\n",
 				100*float64(cpuRaceEnd-cpuRace)/raceEnd.Sub(raceStart).Seconds()/clockTicks, float64(cpuRaceEnd-cpuStart)/clockTicks)
 		}
+	}
+	if selfRace >= 0 && selfRaceEnd >= 0 {
+		fmt.Printf("loadgen's own CPU during the race: %.1f%% of one core\n", 100*float64(selfRaceEnd-selfRace)/raceEnd.Sub(raceStart).Seconds()/clockTicks)
 	}
 	if len(viewers) > 0 {
 		frames := make([][]time.Time, len(viewers))
