@@ -1,0 +1,48 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// guestShape is a guest session's name: guest-7QK2.
+var guestShape = regexp.MustCompile(`^guest-[0-9A-Z]{4}$`)
+
+// guestOf returns the one guest of a who --json listing by name (guests
+// are named guest-XXXX at random), or the zero line when there is none.
+func guestOf(who map[string]whoJSON) whoJSON {
+	for name, e := range who {
+		if strings.HasPrefix(name, "guest-") {
+			return e
+		}
+	}
+	return whoJSON{}
+}
+
+// TestE2EGuestNames: two guests get names of their own, in who --json,
+// and one watches the other by that name.
+func TestE2EGuestNames(t *testing.T) {
+	ts := startServer(t, "")
+	player := ts.openAs(t, "guest", nil, "classic 42")
+	g := newGame(t, "classic", 42)
+	waitPosition(t, player, g)
+	who := waitWho(t, ts.user(nil), "a guest playing", func(w map[string]whoJSON) bool {
+		return guestOf(w).Doing == "playing"
+	})
+	var name string
+	for n, e := range who {
+		if e.Guest {
+			name = n
+		}
+	}
+	if !guestShape.MatchString(name) {
+		t.Fatalf("the guest is called %q in who --json, want a name like guest-7QK2", name)
+	}
+	spectator := ts.openAs(t, "guest", nil, "watch "+name)
+	screen := waitPosition(t, spectator, g)
+	if first := strings.SplitN(screen, "\n", 2)[0]; !strings.Contains(first, name+" · Classic · deal 42") {
+		t.Fatalf("the spectator's header: %q, want %s's game", first, name)
+	}
+	player.WaitFor(t, "1 watching", wait)
+}
