@@ -43,10 +43,12 @@ type (
 	raceTickMsg  struct{}
 	raceClockMsg struct{ now time.Time }
 	// menuRaceMsg: the menu's New race… (join false), Join a race… or
-	// Back to race CODE (code set).
+	// Back to race CODE (code set); the Lobby's enter on a room (code
+	// set, watch for a room whose race runs).
 	menuRaceMsg struct {
-		join bool
-		code string
+		join  bool
+		code  string
+		watch bool
 	}
 	// raceSeatedMsg brings the code of the room the player has a seat
 	// in, or "", for the menu.
@@ -189,6 +191,8 @@ func (m *Model) handleRace(msg tea.Msg) tea.Cmd {
 		switch {
 		case rs.stage == stageRoom:
 			return nil // back to the room the player is in
+		case mr.code != "" && mr.watch:
+			return rs.ask(raceReq{kind: raceWatch, code: mr.code})
 		case mr.code != "":
 			return rs.ask(raceReq{kind: raceJoin, code: mr.code})
 		case mr.join:
