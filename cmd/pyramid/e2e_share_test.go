@@ -4,6 +4,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"pyramid/server/sshtest"
 )
 
 // guestShape is a guest session's name: guest-7QK2.
@@ -45,4 +49,30 @@ func TestE2EGuestNames(t *testing.T) {
 		t.Fatalf("the spectator's header: %q, want %s's game", first, name)
 	}
 	player.WaitFor(t, "1 watching", wait)
+}
+
+// TestE2ECloseRoom: an admin closes a room over SSH; its racers are told
+// why, and the room is gone from rooms --json; a player may not.
+func TestE2ECloseRoom(t *testing.T) {
+	admin := sshtest.NewKey(t)
+	ts := startServer(t, "", "--admins", gossh.FingerprintSHA256(admin.PublicKey()))
+	keyA := sshtest.NewKey(t)
+	a := sshtest.OpenTerm(t, ts.dial(t, keyA), sshtest.TermOptions{Command: "race new classic 42 --public"})
+	code := waitRoom(t, a)
+	b := sshtest.OpenTerm(t, ts.dial(t, nil), sshtest.TermOptions{Command: "race " + code})
+	b.WaitFor(t, "room "+code, wait)
+	if _, stderr, status := ts.user(keyA).exec(t, "close-room "+code); status == 0 || !strings.Contains(stderr, "for the server's admins") {
+		t.Fatalf("close-room by a player: status %d, stderr %q", status, stderr)
+	}
+	out := runOK(t, ts.user(admin), "close-room "+code+" spam")
+	if !strings.Contains(out, "room "+code+" closed") {
+		t.Fatalf("close-room: %q", out)
+	}
+	a.WaitFor(t, "closed by an admin: spam", wait)
+	b.WaitFor(t, "closed by an admin: spam", wait)
+	var rooms []roomJSON
+	runJSON(t, ts.user(keyA), "rooms --json", &rooms)
+	if len(rooms) != 0 {
+		t.Fatalf("rooms --json after the close: %+v", rooms)
+	}
 }
