@@ -2,8 +2,10 @@ package main
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	gossh "golang.org/x/crypto/ssh"
 
@@ -74,5 +76,37 @@ func TestE2ECloseRoom(t *testing.T) {
 	runJSON(t, ts.user(keyA), "rooms --json", &rooms)
 	if len(rooms) != 0 {
 		t.Fatalf("rooms --json after the close: %+v", rooms)
+	}
+}
+
+// TestE2EShare: share ID prints the game's line, with no card and no
+// escape in it, and refuses another player's game.
+func TestE2EShare(t *testing.T) {
+	ts := startServer(t, "")
+	key := sshtest.NewKey(t)
+	term := sshtest.OpenTerm(t, ts.dial(t, key), sshtest.TermOptions{Command: "classic 42"})
+	g := newGame(t, "classic", 42)
+	waitPosition(t, term, g)
+	typeKeys(t, term, ":7.2+7.3"+sshtest.KeyEnter)
+	play(t, g, "7.2+7.3")
+	waitPosition(t, term, g)
+	var games []gameJSON
+	for deadline := time.Now().Add(wait); len(games) == 0 || len(games[0].Moves) != 1; {
+		runJSON(t, ts.user(key), "games --json", &games)
+		if time.Now().After(deadline) {
+			t.Fatalf("games --json: %+v", games)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the server, not synchronising
+	}
+	id := strconv.FormatInt(games[0].ID, 10)
+	out := runOK(t, ts.user(key), "share "+id)
+	if !strings.HasPrefix(out, "Pyramid · Classic · deal 42 · 2/28 so far · ") || !strings.HasSuffix(out, " · 1 move\n") {
+		t.Fatalf("share: %q", out)
+	}
+	if strings.ContainsAny(out, "\x1b♠♥♦♣") || strings.Contains(out, "7.2") {
+		t.Fatalf("share gives away cards or moves: %q", out)
+	}
+	if _, stderr, status := ts.user(sshtest.NewKey(t)).exec(t, "share "+id); status != 1 || !strings.Contains(stderr, "not found among yours") {
+		t.Fatalf("another player's share: status %d, stderr %q", status, stderr)
 	}
 }
