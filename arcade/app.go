@@ -125,7 +125,7 @@ var errBanned = errors.New("this key's player is banned from this server")
 // know about it.
 func (a *App) player(ctx context.Context, s *server.Session) (p tui.Player, saved bool, note string, err error) {
 	if s.Guest() {
-		return tui.Player{Name: guestName(nil), Guest: true}, false, "", nil
+		return tui.Player{Name: a.freeGuestName(), Guest: true}, false, "", nil
 	}
 	name, ok := keys.NameFromUser(s.User)
 	if !ok {

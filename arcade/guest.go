@@ -3,6 +3,7 @@ package arcade
 import (
 	"crypto/rand"
 	"io"
+	"strings"
 
 	"pyramid/keys"
 )
@@ -30,4 +31,24 @@ func guestName(rnd io.Reader) string {
 		b[i] = guestAlphabet[int(b[i])%len(guestAlphabet)]
 	}
 	return keys.GuestPrefix + string(b[:])
+}
+
+// freeGuestName is a guest name nobody online has, drawing again a few
+// times when the name is taken (one in 194,481 for each guest online).
+func (a *App) freeGuestName() string {
+	name := guestName(nil)
+	for try := 0; try < 3; try++ {
+		taken := false
+		for _, p := range a.lobby.Who() {
+			if strings.EqualFold(p.Name, name) {
+				taken = true
+				break
+			}
+		}
+		if !taken {
+			break
+		}
+		name = guestName(nil)
+	}
+	return name
 }
