@@ -43,12 +43,11 @@ type (
 	raceTickMsg  struct{}
 	raceClockMsg struct{ now time.Time }
 	// menuRaceMsg: the menu's New race… (join false), Join a race… or
-	// Back to race CODE (code set); the Lobby's enter on a room (code
-	// set, watch for a room whose race runs).
+	// Back to race CODE (code set).
 	menuRaceMsg struct {
 		join  bool
 		code  string
-		watch bool
+		watch bool // watch the room code (the Lobby's w on a racer)
 	}
 	// raceSeatedMsg brings the code of the room the player has a seat
 	// in, or "", for the menu.
@@ -191,7 +190,7 @@ func (m *Model) handleRace(msg tea.Msg) tea.Cmd {
 		switch {
 		case rs.stage == stageRoom:
 			return nil // back to the room the player is in
-		case mr.code != "" && mr.watch:
+		case mr.watch:
 			return rs.ask(raceReq{kind: raceWatch, code: mr.code})
 		case mr.code != "":
 			return rs.ask(raceReq{kind: raceJoin, code: mr.code})

@@ -456,13 +456,13 @@ func (rs *raceScreen) viewResults() string {
 	default:
 		body = append(body, "  Whether the deal could be won is not known: the solver did not decide in time.")
 	}
-	if line := raceShareLine(*s, rs.you); line != "" {
-		body = append(body, "  "+cut("Share: "+line, max(rs.w-4, 10), gl.ell))
-	}
 	if s.Host == rs.you {
 		body = append(body, "  r: a rematch in this room, on a new deal.")
 	} else {
 		body = append(body, "  The host may start a rematch in this room.")
+	}
+	if line := raceShareLine(*s, rs.you); line != "" {
+		body = append(body, "  "+cut("Share: "+line, max(rs.w-4, 10), gl.ell))
 	}
 	body = append(body, "")
 	body = append(body, rs.chatBody(rs.h-4-len(body))...)
