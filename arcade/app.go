@@ -117,14 +117,15 @@ func (a *App) Close() { a.lobby.Close() }
 // errBanned is what a banned player is told.
 var errBanned = errors.New("this key's player is banned from this server")
 
-// player resolves who plays a session: a guest; the player the session's
+// player resolves who plays a session: a guest, named guest-XXXX at
+// random (guestName); the player the session's
 // key belongs to in the store (created on first sight, named after the SSH
 // user name when that is a valid, free name); or, without a store or when
 // it fails, the key's fingerprint unsaved. note says what the player should
 // know about it.
 func (a *App) player(ctx context.Context, s *server.Session) (p tui.Player, saved bool, note string, err error) {
 	if s.Guest() {
-		return tui.Player{Name: "guest", Guest: true}, false, "", nil
+		return tui.Player{Name: a.freeGuestName(), Guest: true}, false, "", nil
 	}
 	name, ok := keys.NameFromUser(s.User)
 	if !ok {

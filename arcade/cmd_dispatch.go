@@ -54,6 +54,7 @@ func commands() []command {
 		{"games", "[--json]", "your games, newest first", true, false, (*call).games},
 		{"top", "daily|RULES|race [RULES] [--date YYYY-MM-DD] [--json]", "a leaderboard: the daily deal's, a rule set's, or race ratings", true, false, (*call).top},
 		{"replay", "ID [--json]", "a game's moves and board: yours, or a past day's daily", true, false, (*call).replay},
+		{"share", "ID", "a game's one spoiler-free line to paste in a chat", true, false, (*call).share},
 		{"name", "NEW", "change your display name", true, false, (*call).rename},
 		{"link", "[CODE]", "a code to link another key; with CODE, from that key: link it", true, false, (*call).link},
 		{"unlink", "FINGERPRINT", "remove one of your keys (whoami lists them)", true, false, (*call).unlink},

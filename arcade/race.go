@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"pyramid/engine"
+	"pyramid/keys"
 	"pyramid/lobby"
 	"pyramid/store"
 	"pyramid/tui"
@@ -148,8 +150,9 @@ func (a *App) newRaces(ctx context.Context, p tui.Player, sess *lobby.Session, g
 	if p.Guest || me.ID == "" {
 		me.ID = "guest-" + strconv.FormatUint(sess.ID(), 10)
 		me.Guest = true
-		if p.Guest {
-			// Guests are all "guest": a room tells them apart.
+		if p.Guest && !strings.HasPrefix(p.Name, keys.GuestPrefix) {
+			// A guest without a name of its own (guestName): the
+			// session's ID tells it apart.
 			me.Name = me.ID
 		}
 	}

@@ -52,6 +52,10 @@ var reservedNames = map[string]bool{
 	"sysop": true, "staff": true, "guest": true, "pyramid": true,
 }
 
+// GuestPrefix starts the names the server gives guest sessions
+// (guest-7QK2); no player may take one, so nobody passes for a guest.
+const GuestPrefix = "guest-"
+
 // NameError says why a display name was refused and, when one character is
 // to blame, which one and where (1-based, counted in characters).
 type NameError struct {
@@ -102,7 +106,7 @@ func NormalizeName(s string) (string, error) {
 	if ansi.StringWidth(n) > MaxNameWidth {
 		return "", &NameError{Err: ErrNameTooLong}
 	}
-	if reservedNames[strings.ToLower(n)] {
+	if lower := strings.ToLower(n); reservedNames[lower] || strings.HasPrefix(lower, GuestPrefix) {
 		return "", &NameError{Err: ErrNameReserved}
 	}
 	return n, nil

@@ -62,6 +62,7 @@ func TestValidateName(t *testing.T) {
 		{"only punctuation", "._-", ErrNameNoAlnum},
 		{"reserved", "Admin", ErrNameReserved},
 		{"reserved root", "root", ErrNameReserved},
+		{"a guest's name", "Guest-7QK2", ErrNameReserved},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -24,14 +24,16 @@ func (lobbyMsg) to() screenID { return screenLobby }
 // race rooms waiting for players. It reloads on every
 // lobby.PresenceChanged, which the lobby sends a viewer at most once per
 // lobby.PresenceEvery: a burst of joins costs one redraw. w or enter on a
-// player watches their game.
+// player watches their game; the cursor goes on down to the rooms, where
+// enter joins a waiting room (as the race screen's join does) and watches
+// one whose race runs.
 type lobbyScreen struct {
 	chrome
 	req   int
 	ready bool
 	who   []lobby.Presence
 	rooms []lobby.RoomInfo
-	cur   int // the player under the cursor, in who
+	cur   int // the line under the cursor: a player of who, then a room of shownRooms
 	top   int // the first player shown
 	up    key.Binding
 	down  key.Binding
@@ -83,8 +85,11 @@ func (l *lobbyScreen) loaded(msg lobbyMsg) {
 		return
 	}
 	var was uint64
+	wasRoom := ""
 	if l.cur < len(l.who) {
 		was = l.who[l.cur].Session
+	} else if r, ok := l.curRoom(); ok {
+		wasRoom = r.Code
 	}
 	l.who, l.rooms, l.ready = msg.who, msg.rooms, true
 	l.cur = 0
@@ -93,13 +98,38 @@ func (l *lobbyScreen) loaded(msg lobbyMsg) {
 			l.cur = i
 		}
 	}
+	for i, r := range l.shownRooms() {
+		if wasRoom != "" && r.Code == wasRoom {
+			l.cur = len(l.who) + i
+		}
+	}
 	l.scroll()
+}
+
+// maxLobbyRooms is the most rooms the Lobby lists.
+const maxLobbyRooms = 4
+
+// shownRooms are the rooms the screen lists.
+func (l *lobbyScreen) shownRooms() []lobby.RoomInfo {
+	return l.rooms[:min(len(l.rooms), maxLobbyRooms)]
+}
+
+// lines is how many lines the cursor moves over: players, then rooms.
+func (l *lobbyScreen) lines() int { return len(l.who) + len(l.shownRooms()) }
+
+// curRoom is the room under the cursor, if it is on one.
+func (l *lobbyScreen) curRoom() (lobby.RoomInfo, bool) {
+	i := l.cur - len(l.who)
+	if rooms := l.shownRooms(); i >= 0 && i < len(rooms) {
+		return rooms[i], true
+	}
+	return lobby.RoomInfo{}, false
 }
 
 // rows is how many players fit: the window less the title, the count,
 // the column heads, the rooms, the message line and the help bar.
 func (l *lobbyScreen) rows() int {
-	rooms := 2 + max(1, min(len(l.rooms), 4))
+	rooms := 2 + max(1, len(l.shownRooms()))
 	return max(1, l.h-5-rooms)
 }
 
@@ -107,11 +137,15 @@ func (l *lobbyScreen) rows() int {
 func (l *lobbyScreen) scroll() {
 	n := l.rows()
 	l.top = max(0, min(l.top, len(l.who)-n))
-	if l.cur < l.top {
-		l.top = l.cur
+	cur := min(l.cur, len(l.who)-1) // on a room, the players stay put
+	if cur < 0 {
+		return
 	}
-	if l.cur >= l.top+n {
-		l.top = l.cur - n + 1
+	if cur < l.top {
+		l.top = cur
+	}
+	if cur >= l.top+n {
+		l.top = cur - n + 1
 	}
 }
 
@@ -139,9 +173,14 @@ func (l *lobbyScreen) update(msg tea.Msg) tea.Cmd {
 		l.cur = max(0, l.cur-1)
 		l.scroll()
 	case key.Matches(k, l.down):
-		l.cur = max(0, min(len(l.who)-1, l.cur+1))
+		l.cur = max(0, min(l.lines()-1, l.cur+1))
 		l.scroll()
 	case key.Matches(k, l.watch):
+		if r, ok := l.curRoom(); ok {
+			l.msg = ""
+			l.event = menuRaceMsg{code: r.Code, watch: r.Phase == lobby.PhaseCountdown || r.Phase == lobby.PhaseRacing}
+			return nil
+		}
 		if l.cur < len(l.who) {
 			p := l.who[l.cur]
 			if l.isYou(p) {
@@ -191,18 +230,26 @@ func (l *lobbyScreen) view() string {
 	if len(l.rooms) == 0 {
 		body = append(body, "    "+pal.style(sDim, "no public room is waiting right now"))
 	}
-	for i, r := range l.rooms {
-		if i == 4 {
-			break
+	for i, r := range l.shownRooms() {
+		line := l.room(r)
+		if len(l.who)+i == l.cur {
+			body = append(body, "  > "+pal.style(sMenuCur, line))
+		} else {
+			body = append(body, "    "+line)
 		}
-		body = append(body, "    "+l.room(r))
 	}
 	sub := strconv.Itoa(len(l.who)) + " online"
 	msg, st := l.msg, l.msgSt
 	if msg == "" {
-		msg, st = "w on a player watches their game, read-only", sDim
+		msg, st = "w on a player watches their game, read-only; enter on a room joins it", sDim
+		if r, ok := l.curRoom(); ok {
+			msg = "enter joins room " + clean(r.Code, 8)
+			if r.Phase == lobby.PhaseCountdown || r.Phase == lobby.PhaseRacing {
+				msg = "enter watches the race in room " + clean(r.Code, 8)
+			}
+		}
 	}
-	l.watch.SetEnabled(len(l.who) > 0)
+	l.watch.SetEnabled(l.lines() > 0)
 	return drawPage(e, l.w, l.h, "Pyramid Solitaire"+e.gl.sep+"lobby", sub, body, msg, st, l.bar,
 		[]key.Binding{l.up, l.watch, l.back})
 }
@@ -234,8 +281,12 @@ func (l *lobbyScreen) row(p lobby.Presence, cur bool) string {
 // room draws one public room.
 func (l *lobbyScreen) room(r lobby.RoomInfo) string {
 	gl := l.env.gl
+	phase := ""
+	if r.Phase != lobby.PhaseWaiting {
+		phase = gl.sep + r.Phase.String()
+	}
 	return clean(r.Code, 8) + "  " + padRight(clean(r.RulesTitle, 20), 20) + "  " +
-		strconv.Itoa(r.Players) + "/" + strconv.Itoa(r.MaxPlayers) + " players" + gl.sep + "host " + clean(r.Host, 16)
+		strconv.Itoa(r.Players) + "/" + strconv.Itoa(r.MaxPlayers) + " players" + gl.sep + "host " + clean(r.Host, 16) + phase
 }
 
 // describeDoing says what a player is doing, as the Lobby screen and

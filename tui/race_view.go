@@ -469,6 +469,9 @@ func (rs *raceScreen) viewResults() string {
 	} else {
 		body = append(body, "  The host may start a rematch in this room.")
 	}
+	if line := raceShareLine(*s, rs.you); line != "" {
+		body = append(body, "  "+cut("Share: "+line, max(rs.w-4, 10), gl.ell))
+	}
 	body = append(body, "")
 	body = append(body, rs.chatBody(rs.h-4-len(body))...)
 	km := rs.keys

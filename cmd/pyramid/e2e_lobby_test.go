@@ -178,7 +178,7 @@ func TestE2EWho(t *testing.T) {
 		if a := who["ann"]; a.Rules != "classic" || a.Guest {
 			t.Fatalf("ann: %+v", a)
 		}
-		if g := who["guest"]; !g.Guest || g.Doing != "menu" || g.Removed != nil || g.Deal != "" {
+		if g := guestOf(who); !g.Guest || g.Doing != "menu" || g.Removed != nil || g.Deal != "" {
 			t.Fatalf("the guest: got %+v, want a guest at the menu with no game fields", g)
 		}
 		if len(who) != 3 {

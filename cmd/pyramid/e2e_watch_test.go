@@ -99,7 +99,7 @@ func TestE2EWatch(t *testing.T) {
 	waitPosition(t, bob, g)
 
 	who := waitWho(t, ts.user(annKey), "ann playing, bob and a guest watching ann", func(w map[string]whoJSON) bool {
-		a, b, gu := w["ann"], w["bob"], w["guest"]
+		a, b, gu := w["ann"], w["bob"], guestOf(w)
 		return a.Doing == "playing" && a.Removed != nil && *a.Removed == g.Removed() &&
 			b.Doing == "watching" && b.Watching == "ann" && gu.Doing == "watching" && gu.Watching == "ann"
 	})

@@ -1,0 +1,47 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"pyramid/lobby"
+)
+
+func TestRaceShareLine(t *testing.T) {
+	snap := raceRoom(3, lobby.PhaseResults)
+	snap.Results = []lobby.Placing{
+		{Place: 1, ID: "p1", Name: "racer1", Cleared: true, State: lobby.RacerCleared, Removed: 28, Moves: 40, Time: 83 * time.Second},
+		{Place: 2, ID: "p0", Name: "racer0", State: lobby.RacerStuck, Removed: 20, Moves: 1, Time: 75 * time.Second},
+		{Place: 2, ID: "p2", Name: "racer2\x1b[2J", State: lobby.RacerLeft, Removed: 20, Moves: 38, Time: 75 * time.Second},
+	}
+	title := clean(snap.RulesTitle, 40)
+	for _, tc := range []struct{ you, want string }{
+		{"p1", "Pyramid race · " + title + " · 1st of 3 · cleared · 1:23.0 · 40 moves"},
+		{"p0", "Pyramid race · " + title + " · 2nd of 3 · 20/28 · 1:15.0 · 1 move"},
+		{"spectator", ""},
+	} {
+		if got := raceShareLine(snap, tc.you); got != tc.want {
+			t.Errorf("raceShareLine(%s) = %q, want %q", tc.you, got, tc.want)
+		}
+	}
+	for n, want := range map[int]string{1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 11: "11th", 12: "12th", 13: "13th", 21: "21st", 22: "22nd"} {
+		if got := ordinal(n); got != want {
+			t.Errorf("ordinal(%d) = %q, want %q", n, got, want)
+		}
+	}
+
+	// The results screen shows it, at 80×24 with eight racers.
+	snap = raceRoom(8, lobby.PhaseResults)
+	for i, m := range snap.Members {
+		snap.Results = append(snap.Results, lobby.Placing{Place: i + 1, ID: m.ID, Name: m.Name, State: lobby.RacerStuck, Removed: 10 - i, Moves: 20})
+	}
+	h, _ := raceHarness(t, snap, 80, 24)
+	s := screenOf(h)
+	if line := lineWith(s, "Share: "); !strings.Contains(line, "Pyramid race · ") || !strings.Contains(line, "1st of 8 · 10/28") {
+		t.Errorf("the results screen's share line: %q in\n%s", line, s)
+	}
+	if strings.ContainsRune(s, '\x1b') {
+		t.Error("a raw escape on the results screen")
+	}
+}
