@@ -114,7 +114,7 @@ type raceSession struct {
 
 	mu         sync.Mutex
 	text       strings.Builder // stripped output, for the set-up steps (reset by mark)
-	tail       string          // the end of the last chunk, stripped: a racer line cut by a read
+	tail       []byte          // the end of the last read: a racer line cut by a read
 	name       string          // the display name, from the panel's own line
 	frames     []time.Time     // when each frame started (lobby viewers)
 	frameStart time.Time       // when the current frame's first chunk came
@@ -207,11 +207,20 @@ func dialRace(cfg loadConfig, run *raceRun, user, cmd string) (*raceSession, err
 	return s, nil
 }
 
-// boardChunk reports whether a stripped chunk redraws the player's own
+// boardChunk reports whether a chunk of output redraws the player's own
 // board rather than only the panel or the clock: it holds part of a card
-// (boxed │ ╭ ╰, ASCII |, or one-line [ ]), the stock or the waste.
-func boardChunk(text string) bool {
-	return strings.ContainsAny(text, "[│╭╰|") || strings.Contains(text, "stock") || strings.Contains(text, "waste")
+// (boxed │ ╭ ╰, ASCII |, or one-line [ ]), the stock or the waste. It
+// reads the raw output: a [ that is not an escape sequence's is a card's.
+func boardChunk(raw []byte) bool {
+	if bytes.ContainsAny(raw, "│╭╰|") || bytes.Contains(raw, []byte("stock")) || bytes.Contains(raw, []byte("waste")) {
+		return true
+	}
+	for i, b := range raw {
+		if b == '[' && (i == 0 || raw[i-1] != 0x1b) {
+			return true
+		}
+	}
+	return false
 }
 
 // read consumes the server's output: it answers terminal queries, times
@@ -238,10 +247,19 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 			_, _ = s.stdin.Write(qa.answer)
 		}
 	}
-	text := ansi.Strip(string(chunk))
 	measuring := s.run.measuring.Load()
 	var lines []racerLine
 	s.mu.Lock()
+	// Only the set-up and the panel's lines need the text: during the
+	// race the other reads are not stripped, to spare the load
+	// generator's CPU. The end of the last read goes first, for a line
+	// that two reads cut.
+	scan := append(s.tail, chunk...)
+	s.tail = append(s.tail[:0], scan[max(0, len(scan)-160):]...)
+	var text string
+	if !measuring || bytes.Contains(scan, []byte(panelMark)) {
+		text = ansi.Strip(string(scan))
+	}
 	newFrames := bytes.Count(chunk, []byte(frameMark))
 	if newFrames > 0 || s.frameStart.IsZero() {
 		s.frameStart = now
@@ -250,12 +268,12 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 		s.frames = append(s.frames, now)
 	}
 	if !measuring && s.text.Len() < 64<<10 { // only the set-up reads it
-		s.text.WriteString(text)
+		s.text.WriteString(ansi.Strip(string(chunk)))
 	}
 	if !s.pending.IsZero() && s.firstAny.IsZero() {
 		s.firstAny = now
 	}
-	if !s.pending.IsZero() && boardChunk(text) {
+	if !s.pending.IsZero() && boardChunk(chunk) {
 		lat := s.frameStart.Sub(s.pending)
 		if lat < 0 {
 			lat = now.Sub(s.pending)
@@ -273,14 +291,8 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 	if measuring {
 		s.bytes += int64(len(chunk))
 	}
-	scan := s.tail + text
-	if len(text) > 80 {
-		s.tail = text[len(text)-80:]
-	} else {
-		s.tail = scan[max(0, len(scan)-80):]
-	}
-	if strings.Contains(scan, panelMark) {
-		lines = parseRacerLines(scan)
+	if strings.Contains(text, panelMark) {
+		lines = parseRacerLines(text)
 		for _, l := range lines {
 			if l.you {
 				s.name, s.shown = l.name, l.moves
