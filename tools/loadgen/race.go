@@ -67,12 +67,12 @@ func raceFlags(fs *flag.FlagSet) *raceConfig {
 
 // Marks on the arcade's screens, ANSI stripped.
 const (
-	menuMark  = "enter open"     // the menu's help bar
-	lobbyMark = "lobby"          // the Lobby screen's title
-	panelMark = " mv p"          // a racer's line in the race panel
-	frameMark = "\x1b[H"         // the renderer starts every frame at home
-	roomLimit = 30 * time.Second // for each step of setting a room up
-	quietTime = 3 * time.Second  // lobby viewers' frames are counted this long after the last leave
+	menuMark  = "enter open"    // the menu's help bar
+	lobbyMark = "lobby"         // the Lobby screen's title
+	panelMark = " mv p"         // a racer's line in the race panel
+	frameMark = "\x1b[H"        // the renderer starts every frame at home
+	roomLimit = time.Minute     // for each step of setting a room up
+	quietTime = 3 * time.Second // lobby viewers' frames are counted this long after the last leave
 	window    = 500 * time.Millisecond
 )
 
