@@ -809,8 +809,9 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 	}
 	if cfg.pid > 0 {
 		sessions := int64(len(all))
-		fmt.Printf("server RSS: %s before, %s with %d sessions (%s per session), %s at the end of the race\n",
-			mib(rssStart), mib(rssConnected), sessions, kib((rssConnected-rssStart)/max(sessions, 1)), mib(rssEnd))
+		fmt.Printf("server RSS: %s before, %s with %d sessions in their rooms (%s per session), %s at the end of the race (%s per session)\n",
+			mib(rssStart), mib(rssConnected), sessions, kib((rssConnected-rssStart)/max(sessions, 1)),
+			mib(rssEnd), kib((rssEnd-rssStart)/max(sessions, 1)))
 		if cpuStart >= 0 && cpuRaceEnd >= 0 {
 			fmt.Printf("server CPU: %.1f%% of one core during the race, %.1f s for the whole run (connects included)\n",
 				100*float64(cpuRaceEnd-cpuRace)/raceEnd.Sub(raceStart).Seconds()/clockTicks, float64(cpuRaceEnd-cpuStart)/clockTicks)
