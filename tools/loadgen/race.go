@@ -49,6 +49,7 @@ type raceConfig struct {
 	moveEvery    int    // every moveEvery-th key of a racer is a move
 	baselineAddr string // the bare baseline server, run right after
 	baselinePid  int
+	warm         bool // race a room of two first, and let the server settle
 }
 
 // raceFlags defines the race mode's flags on fs.
@@ -62,17 +63,18 @@ func raceFlags(fs *flag.FlagSet) *raceConfig {
 	fs.IntVar(&rc.moveEvery, "move-every", 4, "race mode: every Nth key of a racer is a move typed at the : prompt (a removal if any, else a draw); the others move the cursor")
 	fs.StringVar(&rc.baselineAddr, "baseline-addr", "", "race mode: the bare baseline server (loadgen -baseline-server), loaded right after with as many sessions")
 	fs.IntVar(&rc.baselinePid, "baseline-pid", 0, "race mode: the baseline server's pid, for its RSS")
+	fs.BoolVar(&rc.warm, "warm", true, "race mode: race a room of two first and wait for the server's RSS to settle (the first race of a deal works out its par: tens of MiB for a while)")
 	return rc
 }
 
 // Marks on the arcade's screens, ANSI stripped.
 const (
-	menuMark  = "enter open"     // the menu's help bar
-	lobbyMark = "lobby"          // the Lobby screen's title
-	panelMark = " mv p"          // a racer's line in the race panel
-	frameMark = "\x1b[H"         // the renderer starts every frame at home
-	roomLimit = 30 * time.Second // for each step of setting a room up
-	quietTime = 3 * time.Second  // lobby viewers' frames are counted this long after the last leave
+	menuMark  = "enter open"    // the menu's help bar
+	lobbyMark = "lobby"         // the Lobby screen's title
+	panelMark = " mv p"         // a racer's line in the race panel
+	frameMark = "\x1b[H"        // the renderer starts every frame at home
+	roomLimit = time.Minute     // for each step of setting a room up
+	quietTime = 3 * time.Second // lobby viewers' frames are counted this long after the last leave
 	window    = 500 * time.Millisecond
 )
 
@@ -114,7 +116,7 @@ type raceSession struct {
 
 	mu         sync.Mutex
 	text       strings.Builder // stripped output, for the set-up steps (reset by mark)
-	tail       string          // the end of the last chunk, stripped: a racer line cut by a read
+	tail       []byte          // the end of the last read: a racer line cut by a read
 	name       string          // the display name, from the panel's own line
 	frames     []time.Time     // when each frame started (lobby viewers)
 	frameStart time.Time       // when the current frame's first chunk came
@@ -207,11 +209,20 @@ func dialRace(cfg loadConfig, run *raceRun, user, cmd string) (*raceSession, err
 	return s, nil
 }
 
-// boardChunk reports whether a stripped chunk redraws the player's own
+// boardChunk reports whether a chunk of output redraws the player's own
 // board rather than only the panel or the clock: it holds part of a card
-// (boxed │ ╭ ╰, ASCII |, or one-line [ ]), the stock or the waste.
-func boardChunk(text string) bool {
-	return strings.ContainsAny(text, "[│╭╰|") || strings.Contains(text, "stock") || strings.Contains(text, "waste")
+// (boxed │ ╭ ╰, ASCII |, or one-line [ ]), the stock or the waste. It
+// reads the raw output: a [ that is not an escape sequence's is a card's.
+func boardChunk(raw []byte) bool {
+	if bytes.ContainsAny(raw, "│╭╰|") || bytes.Contains(raw, []byte("stock")) || bytes.Contains(raw, []byte("waste")) {
+		return true
+	}
+	for i, b := range raw {
+		if b == '[' && (i == 0 || raw[i-1] != 0x1b) {
+			return true
+		}
+	}
+	return false
 }
 
 // read consumes the server's output: it answers terminal queries, times
@@ -238,10 +249,19 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 			_, _ = s.stdin.Write(qa.answer)
 		}
 	}
-	text := ansi.Strip(string(chunk))
 	measuring := s.run.measuring.Load()
 	var lines []racerLine
 	s.mu.Lock()
+	// Only the set-up and the panel's lines need the text: during the
+	// race the other reads are not stripped, to spare the load
+	// generator's CPU. The end of the last read goes first, for a line
+	// that two reads cut.
+	scan := append(s.tail, chunk...)
+	s.tail = append(s.tail[:0], scan[max(0, len(scan)-160):]...)
+	var text string
+	if !measuring || bytes.Contains(scan, []byte(panelMark)) {
+		text = ansi.Strip(string(scan))
+	}
 	newFrames := bytes.Count(chunk, []byte(frameMark))
 	if newFrames > 0 || s.frameStart.IsZero() {
 		s.frameStart = now
@@ -250,12 +270,12 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 		s.frames = append(s.frames, now)
 	}
 	if !measuring && s.text.Len() < 64<<10 { // only the set-up reads it
-		s.text.WriteString(text)
+		s.text.WriteString(ansi.Strip(string(chunk)))
 	}
 	if !s.pending.IsZero() && s.firstAny.IsZero() {
 		s.firstAny = now
 	}
-	if !s.pending.IsZero() && boardChunk(text) {
+	if !s.pending.IsZero() && boardChunk(chunk) {
 		lat := s.frameStart.Sub(s.pending)
 		if lat < 0 {
 			lat = now.Sub(s.pending)
@@ -273,14 +293,8 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 	if measuring {
 		s.bytes += int64(len(chunk))
 	}
-	scan := s.tail + text
-	if len(text) > 80 {
-		s.tail = text[len(text)-80:]
-	} else {
-		s.tail = scan[max(0, len(scan)-80):]
-	}
-	if strings.Contains(scan, panelMark) {
-		lines = parseRacerLines(scan)
+	if strings.Contains(text, panelMark) {
+		lines = parseRacerLines(text)
 		for _, l := range lines {
 			if l.you {
 				s.name, s.shown = l.name, l.moves
@@ -597,6 +611,40 @@ func perWindow(frames [][]time.Time, from, to time.Time) (most int, mean float64
 	return most, float64(total) / float64(n*len(frames))
 }
 
+// warmUp races one room of two and waits for the server's RSS to settle
+// after they left: the first race of a deal makes the arcade work out
+// its par (one shortest-line search, tens of MiB for a few seconds),
+// which is not a cost of the sessions measured after it.
+func warmUp(cfg loadConfig, rc *raceConfig, run *raceRun) {
+	rss0 := readRSS(cfg.pid)
+	rm := setUp(cfg, rc, run, 999, 2, make(chan struct{}, 2))
+	for _, s := range rm.racers {
+		_ = s.client.Close()
+	}
+	if rm.err != nil {
+		fmt.Printf("warm-up room: %v\n", rm.err)
+		return
+	}
+	peak, last, still := readRSS(cfg.pid), int64(-1), 0
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for range 40 { // 20 s at most
+		<-tick.C
+		rss := readRSS(cfg.pid)
+		peak = max(peak, rss)
+		if last >= 0 && rss <= last && last-rss < 256<<10 {
+			if still++; still == 4 {
+				break
+			}
+		} else {
+			still = 0
+		}
+		last = rss
+	}
+	fmt.Printf("warm-up room of 2 on %s deal %d (its par worked out): server RSS %s before, %s at most, %s settled\n",
+		rc.rules, rc.deal, mib(rss0), mib(peak), mib(last))
+}
+
 // runTag is three random letters without look-alikes (no i, l, o).
 func runTag() string {
 	const letters = "abcdefghjkmnpqrstuvwxyz"
@@ -614,6 +662,9 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 		return fmt.Errorf("rules %q: %w", rc.rules, err)
 	}
 	run := &raceRun{byName: map[string]*raceSession{}, tag: runTag()}
+	if rc.warm {
+		warmUp(cfg, rc, run)
+	}
 	rssStart := readRSS(cfg.pid)
 	cpuStart := readCPU(cfg.pid)
 	var all []*raceSession
@@ -797,8 +848,9 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 	}
 	if cfg.pid > 0 {
 		sessions := int64(len(all))
-		fmt.Printf("server RSS: %s before, %s with %d sessions (%s per session), %s at the end of the race\n",
-			mib(rssStart), mib(rssConnected), sessions, kib((rssConnected-rssStart)/max(sessions, 1)), mib(rssEnd))
+		fmt.Printf("server RSS: %s before, %s with %d sessions in their rooms (%s per session), %s at the end of the race (%s per session)\n",
+			mib(rssStart), mib(rssConnected), sessions, kib((rssConnected-rssStart)/max(sessions, 1)),
+			mib(rssEnd), kib((rssEnd-rssStart)/max(sessions, 1)))
 		if cpuStart >= 0 && cpuRaceEnd >= 0 {
 			fmt.Printf("server CPU: %.1f%% of one core during the race, %.1f s for the whole run (connects included)\n",
 				100*float64(cpuRaceEnd-cpuRace)/raceEnd.Sub(raceStart).Seconds()/clockTicks, float64(cpuRaceEnd-cpuStart)/clockTicks)

@@ -77,9 +77,11 @@ func TestBoardChunk(t *testing.T) {
 		{"   stock |###| 24    waste |   |", true},
 		{" room YGRT · Classic · 09:58 left\r\n", false},
 		{" r001x2      3/28  12 mv p1 playing       r001x3      0/28   0 mv p1 playing", false},
+		{"\x1b[H\r\n\x1b[1m room YGRT · Classic · 09:58 left\x1b[m\x1b[K\r\n\x1b[34;H", false},
+		{"\x1b[H\r\n                      \x1b[1;7;91m>7♥   <\x1b[m │9♣   │", true},
 	}
 	for _, tt := range tests {
-		if got := boardChunk(tt.text); got != tt.want {
+		if got := boardChunk([]byte(tt.text)); got != tt.want {
 			t.Errorf("boardChunk(%q) = %v, want %v", tt.text, got, tt.want)
 		}
 	}
