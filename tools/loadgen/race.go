@@ -807,16 +807,6 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 		}
 	}
 
-	dbg := 0
-	for _, s := range racers {
-		for name, n := range s.seen {
-			o := run.racer(name)
-			if o != nil && o.moves != n && dbg < 10 {
-				dbg++
-				fmt.Printf("DEBUG %s sees %s at %d, it made %d; progLat %d\n", s.name, name, n, o.moves, len(s.progLat))
-			}
-		}
-	}
 	// The leaves: every racer's connection closes at once.
 	leaveStart := time.Now()
 	for _, s := range racers {
