@@ -24,44 +24,19 @@ func (m *Model) openAccount(kind itemKind) tea.Cmd {
 	var cmd tea.Cmd
 	switch kind {
 	case itemStats:
-		s, _ := m.screens[screenStats].(*statsScreen)
-		if s == nil {
-			s = newStatsScreen(e, w, h)
-			m.screens[screenStats] = s
-		}
-		cmd = s.open(name)
+		cmd = kept(m, screenStats, func() *statsScreen { return newStatsScreen(e, w, h) }).open(name)
 		m.show(screenStats)
 	case itemLeaders:
-		b, _ := m.screens[screenLeaders].(*leadersScreen)
-		if b == nil {
-			b = newLeadersScreen(e, w, h)
-			m.screens[screenLeaders] = b
-		}
-		cmd = b.open()
+		cmd = kept(m, screenLeaders, func() *leadersScreen { return newLeadersScreen(e, w, h) }).open()
 		m.show(screenLeaders)
 	case itemName:
-		f, _ := m.screens[screenName].(*nameScreen)
-		if f == nil {
-			f = newNameScreen(e, w, h)
-			m.screens[screenName] = f
-		}
-		f.open(name)
+		kept(m, screenName, func() *nameScreen { return newNameScreen(e, w, h) }).open(name)
 		m.show(screenName)
 	case itemLink:
-		l, _ := m.screens[screenLink].(*linkScreen)
-		if l == nil {
-			l = newLinkScreen(e, w, h)
-			m.screens[screenLink] = l
-		}
-		cmd = l.open(name)
+		cmd = kept(m, screenLink, func() *linkScreen { return newLinkScreen(e, w, h) }).open(name)
 		m.show(screenLink)
 	case itemKeyList:
-		s, _ := m.screens[screenKeys].(*keysScreen)
-		if s == nil {
-			s = newKeysScreen(e, w, h)
-			m.screens[screenKeys] = s
-		}
-		cmd = s.open(name)
+		cmd = kept(m, screenKeys, func() *keysScreen { return newKeysScreen(e, w, h) }).open(name)
 		m.show(screenKeys)
 	case itemRedeem:
 		if m.screens[screenRedeem] == nil {

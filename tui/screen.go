@@ -90,3 +90,14 @@ func (c *chrome) takeEvent() tea.Msg {
 	c.event = nil
 	return ev
 }
+
+// kept returns the screen id of the registry, built by build and kept
+// there when the session has none yet.
+func kept[T screen](m *Model, id screenID, build func() T) T {
+	s, ok := m.screens[id].(T)
+	if !ok {
+		s = build()
+		m.screens[id] = s
+	}
+	return s
+}
