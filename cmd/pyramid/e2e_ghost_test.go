@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"pyramid/engine"
 	"pyramid/server/sshtest"
@@ -66,11 +67,20 @@ func TestE2EGhost(t *testing.T) {
 		}
 		// The race's game is stored as practice: a second won game of
 		// the deal, and still one result.
-		n := 0
-		for _, gj := range games(t, u) {
-			if gj.Rules == "classic" && gj.Deal == deal && gj.Status == "won" {
-				n++
+		// The results may show before the last save of the race's game
+		// is stored: poll until it is, or the deadline.
+		wonGames := func() int {
+			n := 0
+			for _, gj := range games(t, u) {
+				if gj.Rules == "classic" && gj.Deal == deal && gj.Status == "won" {
+					n++
+				}
 			}
+			return n
+		}
+		n := wonGames()
+		for deadline := time.Now().Add(wait); n != 2 && time.Now().Before(deadline); n = wonGames() {
+			time.Sleep(20 * time.Millisecond) // polling the store, not synchronising
 		}
 		if n != 2 {
 			t.Errorf("%d won games of the deal stored, want 2 (the game and its ghost race)", n)
