@@ -534,7 +534,9 @@ func heapInUse() uint64 {
 
 func TestIdleTimeoutIsDrivenByInput(t *testing.T) {
 	cfg, _ := testConfig(t)
-	cfg.IdleTimeout = 400 * time.Millisecond
+	// Long enough that a key's round trip on a loaded machine stays well
+	// inside it: the typing session presses a key every quarter of it.
+	cfg.IdleTimeout = time.Second
 	_, addr := startServer(t, cfg, &testApp{})
 	client := sshtest.Dial(t, addr, sshtest.NewKey(t))
 
@@ -557,7 +559,7 @@ func TestIdleTimeoutIsDrivenByInput(t *testing.T) {
 		case <-time.After(cfg.IdleTimeout / 4):
 		}
 	}
-	ticking.WaitFor(t, "without input", 2*time.Second)
+	ticking.WaitFor(t, "without input", 3*time.Second)
 	if got := ticking.ExitStatus(2 * time.Second); got != 0 {
 		t.Errorf("idle session exit status %d, want 0", got)
 	}
