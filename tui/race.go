@@ -49,6 +49,9 @@ type (
 		code  string
 		watch bool // watch the room code (the Lobby's w on a racer)
 	}
+	// raceMovedMsg: the seat in room from went to another session of
+	// the player, which is seated in room to now (empty: in none).
+	raceMovedMsg struct{ from, to string }
 	// raceSeatedMsg brings the code of the room the player has a seat
 	// in, or "", for the menu.
 	raceSeatedMsg struct{ code string }
@@ -341,6 +344,10 @@ func (rs *raceScreen) update(msg tea.Msg) tea.Cmd {
 		cmd = rs.onEvent(msg.Event)
 	case raceDoneMsg:
 		rs.done(msg)
+	case raceMovedMsg:
+		if msg.from == rs.snap.Code {
+			rs.event = raceLeftMsg{st: sWarn, text: msg.text()}
+		}
 	case raceTickMsg:
 		now := rs.env.now
 		cmd = func() tea.Msg { return raceClockMsg{now: now()} }
@@ -496,7 +503,18 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 		}
 	case lobby.SeatTakenOver:
 		if ev.Code == rs.snap.Code {
-			rs.event = raceLeftMsg{st: sWarn, text: "your race continues in another session"}
+			if rs.watching {
+				rs.event = raceLeftMsg{st: sWarn, text: "you watch room " + ev.Code + " in another session"}
+				return nil
+			}
+			// Another session of the player took the seat over, or went
+			// into another room (one room at a time): the room the player
+			// is seated in now tells which.
+			races, from := rs.races, ev.Code
+			return func() tea.Msg {
+				to, _ := races.Seated()
+				return raceMovedMsg{from: from, to: to}
+			}
 		}
 	case lobby.RoomClosed:
 		if ev.Code == rs.snap.Code {
@@ -508,6 +526,14 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 		}
 	}
 	return rs.tick()
+}
+
+// text says where the player's race went.
+func (msg raceMovedMsg) text() string {
+	if msg.to != "" && msg.to != msg.from {
+		return "you left room " + msg.from + " for room " + msg.to + " in another session"
+	}
+	return "your race continues in another session"
 }
 
 // done takes the reply of a room call.

@@ -356,3 +356,36 @@ func TestRaceResultsPar(t *testing.T) {
 		t.Fatalf("results without the par (%d asked):\n%s", a.pars, s)
 	}
 }
+
+// TestRaceSeatGoneSaysWhere: a racer whose seat went to another session
+// of theirs is told whether that session took the seat over or went into
+// another room (one room at a time), and a spectator that another of
+// their sessions watches the room.
+func TestRaceSeatGoneSaysWhere(t *testing.T) {
+	tests := []struct {
+		name, seated string
+		watch        bool
+		want         string
+	}{
+		{"taken over", "KMTX", false, "your race continues in another session"},
+		{"another room", "EFGH", false, "you left room KMTX for room EFGH in another session"},
+		{"no room", "", false, "your race continues in another session"},
+		{"spectator", "", true, "you watch room KMTX in another session"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, f := raceHarness(t, raceRoom(3, lobby.PhaseRacing), 80, 24)
+			if tt.watch {
+				h.m.race().watching = true
+			}
+			f.mu.Lock()
+			f.seated = tt.seated
+			f.mu.Unlock()
+			h.send(RaceEventMsg{Event: lobby.SeatTakenOver{Code: "KMTX"}})
+			if h.m.cur != screenMenu {
+				t.Fatalf("want the menu:\n%s", h.screen())
+			}
+			h.wantScreen(tt.want)
+		})
+	}
+}
