@@ -530,6 +530,7 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 		return "", nil // a later report came first
 	}
 	rg.seq = seq
+	prev, prevTimes := rg.rec, slices.Clone(rg.times)
 	rg.rec = rec
 	rg.times = rg.times[:min(len(rg.times), len(rec.Moves))]
 	for at := max(0, rs.a.cfg.Now().Sub(snap.StartsAt)); len(rg.times) < len(rec.Moves); {
@@ -552,7 +553,18 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 			if errors.Is(err, tui.ErrTakenOver) {
 				return note, err
 			}
-			note = "your race game was not saved: " + err.Error()
+			// As at the table, a change the store does not have did not
+			// happen: the racer's board goes back to the stored game
+			// (tui/race.go), and so do the room's panel and a comeback.
+			rg.rec, rg.times = prev, prevTimes
+			back, rerr := engine.Replay(prev)
+			if prev.Rules == "" || rerr != nil {
+				back, _ = engine.NewNumbered(g.Rules(), snap.Deal)
+			}
+			if back != nil {
+				_ = r.Report(rs.me.ID, lobby.ProgressOf(back, rg.gameID))
+			}
+			return note, fmt.Errorf("race game %d: %w", rg.gameID, err)
 		}
 	}
 	rs.doing(snap, g.Removed())

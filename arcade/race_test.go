@@ -3,6 +3,8 @@ package arcade
 import (
 	"context"
 	"errors"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -156,5 +158,72 @@ func TestRaceAllGuests(t *testing.T) {
 	waitPhase(t, room, lobby.PhaseResults)
 	if top, err := f.st.TopRatings(ctx, engine.Classic().ID(), 10); err != nil || len(top) != 0 {
 		t.Errorf("ratings after a race of guests: %+v (%v), want none", top, err)
+	}
+}
+
+// failingStore is a store whose game saves fail while fail is set.
+type failingStore struct {
+	store.Store
+	fail atomic.Bool
+}
+
+func (s *failingStore) SaveGame(ctx context.Context, id int64, owner string, st store.State) error {
+	if s.fail.Load() {
+		return errors.New("disk full")
+	}
+	return s.Store.SaveGame(ctx, id, owner, st)
+}
+
+func (s *failingStore) FinishGame(ctx context.Context, id int64, owner string, st store.State, res *store.Result) error {
+	if s.fail.Load() {
+		return errors.New("disk full")
+	}
+	return s.Store.FinishGame(ctx, id, owner, st, res)
+}
+
+// TestRacePlayUnstoredIsUndone: a race move the store does not take is
+// refused (the racer's board goes back, tui/race.go), and the room's
+// panel and a comeback keep the stored game, as at the table.
+func TestRacePlayUnstoredIsUndone(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	rec := winningRecord(t)
+	ann, _ := f.racer(t, "ann", false)
+	fs := &failingStore{Store: f.st}
+	ann.games.st = fs
+	bob, _ := f.racer(t, "bob", false)
+	seat, err := ann.Create(ctx, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := seat.Snapshot.Code
+	if _, err := bob.Join(ctx, code); err != nil {
+		t.Fatal(err)
+	}
+	room, _ := f.app.rooms.Room(code)
+	if err := ann.Start(code); err != nil {
+		t.Fatal(err)
+	}
+	waitPhase(t, room, lobby.PhaseRacing)
+	first := engine.Record{Rules: rec.Rules, Deal: rec.Deal, Moves: rec.Moves[:1]}
+	if note, err := ann.Play(ctx, code, 1, 1, first); err != nil || note != "" {
+		t.Fatalf("the first move: note %q, err %v", note, err)
+	}
+	fs.fail.Store(true)
+	two := engine.Record{Rules: rec.Rules, Deal: rec.Deal, Moves: rec.Moves[:2]}
+	if _, err := ann.Play(ctx, code, 1, 2, two); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("an unstored move: got %v, want the store's error", err)
+	}
+	if m, _ := room.Snapshot().Member(ann.me.ID); m.Moves != 1 {
+		t.Errorf("the room shows %d moves of ann's, want the stored 1", m.Moves)
+	}
+	fs.fail.Store(false)
+	ann2, _ := f.racer(t, "ann", false)
+	back, err := ann2.Join(ctx, code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Resume == nil || len(back.Resume.Moves) != 1 || back.Seq != 2 {
+		t.Fatalf("ann's comeback: resume %+v, seq %d; want the stored move and seq 2", back.Resume, back.Seq)
 	}
 }

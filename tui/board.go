@@ -325,6 +325,12 @@ type panelWriter interface {
 	panel(dst []string, moves, passes string, w int) []string
 }
 
+// footWriter is implemented by a panelWriter with a line to show under
+// the board once the game has ended (the daily's share line).
+type footWriter interface {
+	foot() string
+}
+
 // render draws the frame: the header (with right as its right side in
 // place of the game's figures when it is not empty), the board (with
 // pw's panel after a win), the message line or the open prompt p (nil
@@ -332,7 +338,18 @@ type panelWriter interface {
 // drop when they do not fit.
 func (b *board) render(pw panelWriter, right string, p *Prompt, bar []key.Binding, drop []uint8) string {
 	l := &b.lay
-	gr := getGrid(l.boardW, l.boardH)
+	// A lost game's summary goes beside the pyramid, which stays
+	// readable (what is left is what the player looks at): its grid is
+	// the window's width, the board drawn where it always is.
+	gw, margin := l.boardW, l.boardX
+	wide := b.d.status == engine.Lost && pw != nil && b.w > l.boardW
+	if wide {
+		gw, margin = max(b.w, l.boardX+l.boardW), 0
+	}
+	gr := getGrid(gw, l.boardH)
+	if wide {
+		gr.ox = l.boardX
+	}
 	b.drawBoard(gr, pw)
 	vc := b.cache
 	if k := (headerKey{b.version, b.w, b.watchers, b.clock}); k != vc.headerKey || vc.header == "" {
@@ -341,32 +358,48 @@ func (b *board) render(pw panelWriter, right string, p *Prompt, bar []key.Bindin
 		vc.headerKey, vc.header = k, hb.String()
 	}
 	buf := append(gr.out[:0], vc.header...)
-	// A message wider than the window wraps onto the blank lines under
-	// the board, as many as there are; what is left over is cut.
+	// A finished game's foot (the daily's share line) takes the first
+	// blank line under the board, when there is one.
+	spare := b.h - chromeBottom - (l.boardY + l.boardH)
+	var foot string
+	if fw, ok := pw.(footWriter); ok && b.d.status != engine.Playing && p == nil && spare > 0 {
+		if foot = fw.foot(); foot != "" {
+			spare--
+		}
+	}
+	// A message wider than the window wraps onto the blank lines left
+	// under the board, as many as there are; what is left over is cut.
 	var above []string
 	var rest string
 	if p == nil && b.msg != "" && cells(b.msg) > b.w-2 {
-		spare := b.h - chromeBottom - (l.boardY + l.boardH)
 		if ws := wrapWords(b.msg, max(10, b.w-2)); spare > 0 && len(ws) > 1 {
 			n := min(len(ws)-1, spare)
 			above, rest = ws[:n], strings.Join(ws[n:], " ")
 		}
 	}
 	bottom := b.h - chromeBottom - len(above)
+	if foot != "" {
+		bottom--
+	}
 	y := chromeTop
 	for ; y < l.boardY; y++ {
 		buf = append(buf, '\n')
 	}
 	for j := 0; j < l.boardH && y < bottom; j, y = j+1, y+1 {
 		start := len(buf)
-		buf = appendBlanks(buf, l.boardX)
-		margin := len(buf)
-		if buf = gr.line(buf, b.env.pal, j); len(buf) == margin {
+		buf = appendBlanks(buf, margin)
+		at := len(buf)
+		if buf = gr.line(buf, b.env.pal, j); len(buf) == at {
 			buf = buf[:start] // a blank line needs no margin
 		}
 		buf = append(buf, '\n')
 	}
 	for ; y < bottom; y++ {
+		buf = append(buf, '\n')
+	}
+	if foot != "" {
+		buf = append(buf, ' ')
+		buf = append(buf, b.env.pal.style(sDim, cut(foot, b.w-2, b.env.gl.ell))...)
 		buf = append(buf, '\n')
 	}
 	for _, s := range above {
@@ -660,17 +693,23 @@ func (b *board) drawEmpty(gr *grid, x, y int, p engine.Place) {
 }
 
 // drawWinPanel draws the end-of-game panel over the pyramid (empty after
-// a win, what is left of it after a loss), with the lines pw writes.
+// a win), or beside what is left of it after a loss when there is room,
+// with the lines pw writes.
 func (b *board) drawWinPanel(gr *grid, pw panelWriter) {
 	l := &b.lay
 	g := b.game
-	gl := b.env.gl
 	passes := strconv.Itoa(g.Pass()) + plural(g.Pass(), " pass", " passes")
 	if g.Passes() > 0 {
 		passes = strconv.Itoa(g.Pass()) + " of " + strconv.Itoa(g.Passes()) + plural(g.Passes(), " pass", " passes")
 	}
 	moves := strconv.Itoa(g.MovesMade()) + plural(g.MovesMade(), " move", " moves")
-	var buf [10]string
+	var buf [12]string
+	if b.d.status == engine.Lost {
+		if lines, x, ok := b.besidePyramid(gr, pw, buf[:0], moves, passes); ok {
+			b.drawPanel(gr, lines, x, 0)
+			return
+		}
+	}
 	lines := pw.panel(buf[:0], moves, passes, l.boardW-4)
 	pyrH := l.pileY - 1
 	if len(lines)+2 > pyrH {
@@ -678,16 +717,69 @@ func (b *board) drawWinPanel(gr *grid, pw panelWriter) {
 		// pyramid by leaving out the blank lines.
 		lines = slices.DeleteFunc(lines, func(s string) bool { return s == "" })
 	}
-	w := 0
+	w, h := panelSize(lines)
+	b.drawPanel(gr, lines, (l.boardW-w)/2, max(0, (pyrH-h)/2))
+}
+
+// besidePyramid finds room for the lost summary in a top corner of the
+// grid that no card or pile touches (a blank column between), trying
+// narrower summaries until one fits; it returns the lines and the
+// panel's column in board coordinates.
+func (b *board) besidePyramid(gr *grid, pw panelWriter, dst []string, moves, passes string) ([]string, int, bool) {
+	lo, hi := -gr.ox+1, gr.w-gr.ox-1 // the grid's columns, a margin kept
+	// The widths tried, narrower ones broken onto more lines.
+	for _, lw := range [...]int{40, 30, 26, 22} {
+		lines := pw.panel(dst[:0], moves, passes, lw)
+		for range 2 {
+			w, h := panelSize(lines)
+			for _, x := range [2]int{lo, hi - w} {
+				if x >= lo && x+w <= hi && b.free(x-1, 0, w+2, h) {
+					return lines, x, true
+				}
+			}
+			lines = slices.DeleteFunc(lines, func(s string) bool { return s == "" })
+		}
+	}
+	return nil, 0, false
+}
+
+// free reports whether no pyramid card left on the board and nothing of
+// the pile row lies in the w×h rectangle at (x, y).
+func (b *board) free(x, y, w, h int) bool {
+	l := &b.lay
+	geo := l.geo
+	overlaps := func(rx, ry, rw, rh int) bool {
+		return x < rx+rw && rx < x+w && y < ry+rh && ry < y+h
+	}
+	if overlaps(l.stockLbl, l.pileY, l.wasteX[l.piles-1]+geo.cardW-l.stockLbl, l.boardH-l.pileY) {
+		return false
+	}
+	for s := range b.game.Rules().PyramidSize() {
+		if !b.d.present[s] {
+			continue
+		}
+		sx, sy := l.slotPos(engine.Place(s))
+		if overlaps(sx, sy, geo.cardW, geo.cardH) {
+			return false
+		}
+	}
+	return true
+}
+
+// panelSize is the size of the panel framing lines.
+func panelSize(lines []string) (w, h int) {
 	for _, s := range lines {
 		w = max(w, cells(s))
 	}
-	w += 4
-	h := len(lines) + 2
-	x := (l.boardW - w) / 2
-	y := max(0, (pyrH-h)/2)
+	return w + 4, len(lines) + 2
+}
+
+// drawPanel draws the framed panel of lines with its top-left corner at
+// board position (x, y), its first line as the title.
+func (b *board) drawPanel(gr *grid, lines []string, x, y int) {
+	w, h := panelSize(lines)
 	gr.fill(x, y, w, h, ' ', sPlain)
-	box := gl.panel
+	box := b.env.gl.panel
 	gr.set(x, y, box[0], sTitle)
 	gr.set(x+w-1, y, box[1], sTitle)
 	gr.set(x, y+h-1, box[2], sTitle)

@@ -24,6 +24,10 @@ type cell struct {
 type grid struct {
 	w, h  int
 	cells []cell
+	// ox is added to every column drawn: a board drawn into a grid wider
+	// than itself (the lost table's, whose summary sits beside the
+	// pyramid) keeps its own coordinates.
+	ox int
 	// spans are the columns of each line that were drawn on: the cells
 	// outside a line's span are blanks, which appendLine need not look at.
 	spans []span
@@ -111,7 +115,7 @@ type msgKey struct {
 
 // reset clears the grid to w×h blanks.
 func (g *grid) reset(w, h int) {
-	g.w, g.h = w, h
+	g.w, g.h, g.ox = w, h, 0
 	if cap(g.cells) < w*h {
 		g.cells = make([]cell, w*h)
 	}
@@ -132,6 +136,7 @@ func (g *grid) reset(w, h int) {
 
 // set puts r in style s at (x, y); cells outside the grid are ignored.
 func (g *grid) set(x, y int, r rune, s styleID) {
+	x += g.ox
 	if uint(x) >= uint(g.w) || uint(y) >= uint(g.h) {
 		return
 	}
@@ -149,6 +154,7 @@ func (g *grid) hline(x, y, n int, r rune, s styleID) {
 	if uint(y) >= uint(g.h) {
 		return
 	}
+	x += g.ox
 	lo, hi := max(x, 0), min(x+n, g.w)
 	if lo >= hi {
 		return

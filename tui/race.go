@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,6 +50,9 @@ type (
 		code  string
 		watch bool // watch the room code (the Lobby's w on a racer)
 	}
+	// raceMovedMsg: the seat in room from went to another session of
+	// the player, which is seated in room to now (empty: in none).
+	raceMovedMsg struct{ from, to string }
 	// raceSeatedMsg brings the code of the room the player has a seat
 	// in, or "", for the menu.
 	raceSeatedMsg struct{ code string }
@@ -102,8 +106,13 @@ type raceScreen struct {
 	seq   int
 	// held is the table as it was before the first change the server
 	// has not taken yet: it shows meanwhile, so that a move shows once
-	// the server has it (stored, and told to the room), as at the table.
-	held *tableScreen
+	// the server has it (stored, and told to the room), as at the table
+	// (save.go's hold rule). One report is in flight at a time (sending),
+	// so that the store sees the game's changes in order; a change made
+	// meanwhile waits in next, the newest only.
+	held    *tableScreen
+	sending bool
+	next    *raceReport
 
 	now     time.Time
 	ticking bool
@@ -340,7 +349,11 @@ func (rs *raceScreen) update(msg tea.Msg) tea.Cmd {
 	case RaceEventMsg:
 		cmd = rs.onEvent(msg.Event)
 	case raceDoneMsg:
-		rs.done(msg)
+		cmd = rs.done(msg)
+	case raceMovedMsg:
+		if msg.from == rs.snap.Code {
+			rs.event = raceLeftMsg{st: sWarn, text: msg.text()}
+		}
 	case raceTickMsg:
 		now := rs.env.now
 		cmd = func() tea.Msg { return raceClockMsg{now: now()} }
@@ -444,7 +457,7 @@ func (rs *raceScreen) deal(s lobby.Snapshot, resume *engine.Record) {
 	t.title = "room " + s.Code + rs.env.gl.sep + titleOf(r, g.Deal(), "", rs.env.gl.sep)
 	// The verdict is the room's: the table asks the solver nothing.
 	t.answer = answerOf(s.Verdict, nil)
-	rs.table, rs.round, rs.held = t, s.Round, nil
+	rs.table, rs.round, rs.held, rs.next = t, s.Round, nil, nil
 }
 
 // event takes one of the room's events.
@@ -496,7 +509,18 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 		}
 	case lobby.SeatTakenOver:
 		if ev.Code == rs.snap.Code {
-			rs.event = raceLeftMsg{st: sWarn, text: "your race continues in another session"}
+			if rs.watching {
+				rs.event = raceLeftMsg{st: sWarn, text: "you watch room " + ev.Code + " in another session"}
+				return nil
+			}
+			// Another session of the player took the seat over, or went
+			// into another room (one room at a time): the room the player
+			// is seated in now tells which.
+			races, from := rs.races, ev.Code
+			return func() tea.Msg {
+				to, _ := races.Seated()
+				return raceMovedMsg{from: from, to: to}
+			}
 		}
 	case lobby.RoomClosed:
 		if ev.Code == rs.snap.Code {
@@ -510,21 +534,28 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 	return rs.tick()
 }
 
+// text says where the player's race went.
+func (msg raceMovedMsg) text() string {
+	if msg.to != "" && msg.to != msg.from {
+		return "you left room " + msg.from + " for room " + msg.to + " in another session"
+	}
+	return "your race continues in another session"
+}
+
 // done takes the reply of a room call.
-func (rs *raceScreen) done(msg raceDoneMsg) {
-	if msg.play && msg.seq == rs.seq {
-		rs.held = nil // the server has every change
+func (rs *raceScreen) done(msg raceDoneMsg) tea.Cmd {
+	if msg.play {
+		return rs.reported(msg)
 	}
 	switch {
 	case errors.Is(msg.err, ErrTakenOver):
 		rs.event = raceLeftMsg{st: sWarn, text: "your race continues in another session"}
-	case msg.err != nil && msg.play && (errors.Is(msg.err, lobby.ErrNotRacing) || errors.Is(msg.err, lobby.ErrRaceOver)):
-		// The race ended while the move was on its way.
 	case msg.err != nil:
 		rs.say(sErr, clean(msg.what+": "+msg.err.Error(), 200))
 	case msg.note != "":
 		rs.say(sWarn, clean(msg.note, 300))
 	}
+	return nil
 }
 
 // tick keeps the clock going while the countdown or the race runs.
@@ -714,13 +745,81 @@ func (rs *raceScreen) toTable(msg tea.Msg) tea.Cmd {
 		rs.held = before
 	}
 	rs.seq++
-	code, round, seq, rec, races, ctx := rs.snap.Code, rs.round, rs.seq, t.game.Record(), rs.races, rs.env.ctx
-	return tea.Batch(cmd, func() tea.Msg {
+	rep := raceReport{code: rs.snap.Code, round: rs.round, seq: rs.seq, rec: t.game.Record()}
+	if rs.sending {
+		rs.next = &rep // sent when the one in flight returns
+		return cmd
+	}
+	return tea.Batch(cmd, rs.report(rep))
+}
+
+// raceReport is a report of the racer's game to the room (Races.Play).
+type raceReport struct {
+	code       string
+	round, seq int
+	rec        engine.Record
+}
+
+// report sends a report of the racer's game.
+func (rs *raceScreen) report(rep raceReport) tea.Cmd {
+	rs.sending = true
+	races, ctx := rs.races, rs.env.ctx
+	return func() tea.Msg {
+		// Not cancelled with the session: a move typed just before the
+		// connection dropped is still kept, as at the table.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), raceTimeout)
 		defer cancel()
-		note, err := races.Play(ctx, code, round, seq, rec)
-		return raceDoneMsg{what: "move", note: note, err: err, play: true, seq: seq}
-	})
+		note, err := races.Play(ctx, rep.code, rep.round, rep.seq, rep.rec)
+		return raceDoneMsg{what: "move", note: note, err: err, play: true, seq: rep.seq}
+	}
+}
+
+// reported takes the answer to a report: the next one goes, the held
+// table goes once the server has every change, and a report the server
+// could not store takes the board back to the held table, the last
+// position it has, as a failed save does at the table.
+func (rs *raceScreen) reported(msg raceDoneMsg) tea.Cmd {
+	rs.sending = false
+	switch {
+	case errors.Is(msg.err, ErrTakenOver):
+		rs.next, rs.held = nil, nil
+		rs.event = raceLeftMsg{st: sWarn, text: "your race continues in another session"}
+		return nil
+	case msg.err != nil && (errors.Is(msg.err, lobby.ErrNotRacing) || errors.Is(msg.err, lobby.ErrRaceOver)):
+		// The race ended while the move was on its way: the results say
+		// what counted.
+		rs.next, rs.held = nil, nil
+		return nil
+	case msg.err != nil:
+		rs.next = nil
+		why := clean(msg.err.Error(), 200)
+		held := rs.held
+		rs.held = nil
+		if held == nil || rs.table == nil || held.token != rs.table.token {
+			rs.say(sErr, "move: "+why)
+			return nil
+		}
+		lost := rs.table.game.MovesMade() - held.game.MovesMade()
+		held.setScheme(rs.scheme)
+		held.wantBefore, held.before = false, nil
+		rs.table = held
+		n := held.game.MovesMade()
+		rs.say(sWarn, clean("not saved: "+why+": back to your last saved position ("+
+			strconv.Itoa(n)+plural(n, " move", " moves")+")"+undone(lost), 300))
+		return nil
+	}
+	if msg.note != "" {
+		rs.say(sWarn, clean(msg.note, 300))
+	}
+	if rs.next != nil {
+		rep := *rs.next
+		rs.next = nil
+		return rs.report(rep)
+	}
+	if msg.seq == rs.seq {
+		rs.held = nil // the server has every change
+	}
+	return nil
 }
 
 // inputKey edits the chat line or the join form's code.

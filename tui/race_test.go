@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -319,25 +320,23 @@ func TestRaceWatch(t *testing.T) {
 }
 
 // TestRaceHold: a move shows once the server has taken it, as at the
-// table; keys typed meanwhile still play.
+// table; keys typed meanwhile still play, and wait for the report in
+// flight (TestRaceMoveShowsOnlyOnceStored follows the whole rule).
 func TestRaceHold(t *testing.T) {
-	h, _ := raceHarness(t, raceRoom(2, lobby.PhaseRacing), 80, 24)
+	h, f := raceHarness(t, raceRoom(2, lobby.PhaseRacing), 80, 24)
 	if _, cmd := h.m.Update(keyMsg("d")); cmd == nil {
 		t.Fatal("a draw sent nothing to the server")
 	}
 	if s := screenOf(h); !strings.Contains(s, "0 moves") {
 		t.Fatalf("the draw shows before the server has it:\n%s", s)
 	}
-	if _, cmd := h.m.Update(keyMsg("d")); cmd == nil {
-		t.Fatal("the second draw sent nothing")
+	h.keys("d") // played; its report waits for the first one's answer
+	if s := screenOf(h); !strings.Contains(s, "0 moves") || len(f.plays) != 0 {
+		t.Fatalf("a second report went while the first is on its way (%d sent):\n%s", len(f.plays), s)
 	}
 	h.send(raceDoneMsg{what: "move", play: true, seq: 1})
-	if s := screenOf(h); !strings.Contains(s, "0 moves") {
-		t.Fatalf("the first reply released the hold while the second move is on its way:\n%s", s)
-	}
-	h.send(raceDoneMsg{what: "move", play: true, seq: 2})
-	if s := screenOf(h); !strings.Contains(s, "2 moves") {
-		t.Fatalf("both moves taken: want them shown:\n%s", s)
+	if s := screenOf(h); !strings.Contains(s, "2 moves") || len(f.plays) != 1 || len(f.plays[0].Moves) != 2 {
+		t.Fatalf("the first answer: want the second report sent (%d) and both moves shown:\n%s", len(f.plays), s)
 	}
 }
 
@@ -355,4 +354,118 @@ func TestRaceResultsPar(t *testing.T) {
 	if s := screenOf(h); !strings.Contains(s, "Par: 41 moves") {
 		t.Fatalf("results without the par (%d asked):\n%s", a.pars, s)
 	}
+}
+
+// TestRaceSeatGoneSaysWhere: a racer whose seat went to another session
+// of theirs is told whether that session took the seat over or went into
+// another room (one room at a time), and a spectator that another of
+// their sessions watches the room.
+func TestRaceSeatGoneSaysWhere(t *testing.T) {
+	tests := []struct {
+		name, seated string
+		watch        bool
+		want         string
+	}{
+		{"taken over", "KMTX", false, "your race continues in another session"},
+		{"another room", "EFGH", false, "you left room KMTX for room EFGH in another session"},
+		{"no room", "", false, "your race continues in another session"},
+		{"spectator", "", true, "you watch room KMTX in another session"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, f := raceHarness(t, raceRoom(3, lobby.PhaseRacing), 80, 24)
+			if tt.watch {
+				h.m.race().watching = true
+			}
+			f.mu.Lock()
+			f.seated = tt.seated
+			f.mu.Unlock()
+			h.send(RaceEventMsg{Event: lobby.SeatTakenOver{Code: "KMTX"}})
+			if h.m.cur != screenMenu {
+				t.Fatalf("want the menu:\n%s", h.screen())
+			}
+			h.wantScreen(tt.want)
+		})
+	}
+}
+
+// blockingRaces is a fakeRaces whose Play waits until the test answers
+// it: calls brings each report, answers takes the outcome.
+type blockingRaces struct {
+	fakeRaces
+	calls   chan engine.Record
+	answers chan error
+}
+
+func (b *blockingRaces) Play(ctx context.Context, code string, round, seq int, rec engine.Record) (string, error) {
+	b.calls <- rec
+	select {
+	case err := <-b.answers:
+		return "", err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// nextPlay delivers messages until the room is sent a report, and
+// returns the game reported (the call waits for an answer).
+func (d *asyncDriver) nextPlay(b *blockingRaces) engine.Record {
+	d.t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case rec := <-b.calls:
+			return rec
+		case msg := <-d.msgs:
+			d.send(msg)
+		case <-deadline:
+			d.t.Fatalf("timed out waiting for a report; screen:\n%s", d.screen())
+		}
+	}
+}
+
+// TestRaceMoveShowsOnlyOnceStored: a race board follows the table's hold
+// rule. A move shows once the server has stored it; one report is in
+// flight at a time, the moves made meanwhile merged into the next; a
+// report the server could not store takes the board back to the last
+// stored position and says so.
+func TestRaceMoveShowsOnlyOnceStored(t *testing.T) {
+	f := &blockingRaces{fakeRaces: fakeRaces{seat: RaceSeat{You: "p0", Snapshot: raceRoom(3, lobby.PhaseRacing)}},
+		calls: make(chan engine.Record), answers: make(chan error)}
+	d := newAsyncDriver(t, Deps{Races: f, Args: []string{"race", "KMTX"}, Unicode: true})
+	d.until("the race", func() bool { return d.shows("room KMTX", "0 moves") })
+
+	d.keys("d")
+	if got := len(d.nextPlay(f).Moves); got != 1 {
+		t.Fatalf("first report has %d moves, want 1", got)
+	}
+	d.wantScreen("0 moves", "stock [▒▒▒] 24")
+	d.keys("d", "d") // wait for the one in flight
+	d.wantScreen("0 moves")
+	f.answers <- nil
+	if got := len(d.nextPlay(f).Moves); got != 3 {
+		t.Fatalf("second report has %d moves, want the two draws merged into it", got)
+	}
+	d.wantScreen("0 moves")
+	f.answers <- nil
+	d.until("the three draws on screen", func() bool { return d.shows("3 moves", "stock [▒▒▒] 21") })
+
+	// A failed save takes the board back; the room never showed the move.
+	d.keys("d")
+	d.nextPlay(f)
+	d.keys("d")
+	f.answers <- errors.New("disk full")
+	d.until("the warning", func() bool {
+		return d.shows("not saved: disk full: back to your last saved position (3 moves)", "your last 2", "3 moves")
+	})
+	if got := d.m.race().table.game.MovesMade(); got != 3 {
+		t.Fatalf("%d moves after the failed save, want the stored 3", got)
+	}
+	// And play goes on from there.
+	d.keys("d")
+	if got := len(d.nextPlay(f).Moves); got != 4 {
+		t.Fatalf("the report after the failure has %d moves, want 4", got)
+	}
+	f.answers <- nil
+	d.until("the draw on screen", func() bool { return d.shows("4 moves") })
 }

@@ -65,3 +65,39 @@ func (t *tableScreen) results(dst []string) []string {
 	}
 	return dst
 }
+
+// foot is the line under the board of a finished daily: its share line.
+func (t *tableScreen) foot() string {
+	if line := t.shareLine(); line != "" {
+		return "share: " + line
+	}
+	return ""
+}
+
+// shareLine is the finished daily's one spoiler-free line to paste in a
+// club chat, as `ssh HOST share ID` writes it (arcade/share.go): the
+// date, the rules, cleared or the cards removed as N/28, the time and
+// the moves; never a card or a move. Empty for another game, before the
+// end's time is read, and for a replay of the day's deal (practice: the
+// day's result is the first attempt's).
+func (t *tableScreen) shareLine() string {
+	if t.day == "" || t.d.status == engine.Playing || !t.wonKnown {
+		return ""
+	}
+	if r := t.result; t.env.persist() && (r == nil || r.Practice) {
+		return ""
+	}
+	g := t.game
+	sep := t.env.gl.sep
+	what := strconv.Itoa(g.Removed()) + "/" + strconv.Itoa(g.Rules().PyramidSize())
+	if t.d.status == engine.Won {
+		what = "cleared"
+	}
+	n := len(g.Moves())
+	line := "Pyramid" + sep + "daily " + t.day + sep + clean(g.Rules().Title(), 40) + sep + what + sep +
+		clock(t.wonIn) + sep + strconv.Itoa(n) + plural(n, " move", " moves")
+	if hints, undos := t.assists(); hints > 0 || undos > 0 {
+		line += sep + "assisted"
+	}
+	return line
+}

@@ -3,7 +3,9 @@ package tui
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -180,5 +182,50 @@ func TestMenuJumpsAndGroups(t *testing.T) {
 	h.keys("up")
 	if at() != itemQuit {
 		t.Errorf("up from the first: on %q, want Quit", mn.items[mn.cur].label)
+	}
+}
+
+// dailySolver is a fakeSolver whose daily deal is deal.
+type dailySolver struct {
+	fakeSolver
+	deal uint64
+}
+
+func (d *dailySolver) DailyDeal(context.Context, engine.Rules, time.Time) (uint64, error) {
+	return d.deal, nil
+}
+
+// TestDailyEndShowsShareLine: the end of the day's daily, won or lost,
+// shows its share line under the board (spoiler-free: the date, the
+// rules, cleared or N/28, the time, the moves); a replay (practice) does
+// not.
+func TestDailyEndShowsShareLine(t *testing.T) {
+	tests := []struct {
+		name     string
+		deal     uint64
+		status   engine.Status
+		practice bool
+		want     string
+	}{
+		{"won", 3, engine.Won, false, "share: Pyramid · daily 2026-03-01 · Daily · cleared · 0:00 · 74 moves"},
+		{"lost", 2, engine.Lost, false, "share: Pyramid · daily 2026-03-01 · Daily · 23/28 · 0:00 · 75 moves"},
+		{"practice", 3, engine.Won, true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := &recordingGames{res: SaveResult{Status: StatusOf(tt.status), Practice: tt.practice}}
+			h := newHarness(t, Deps{Args: []string{"daily"}, Unicode: true, Player: testPlayer, Games: store,
+				Solver: &dailySolver{fakeSolver: fakeSolver{deal: engine.Unknown}, deal: tt.deal}})
+			endGame(t, h, "daily", tt.deal, tt.status)
+			if tt.want == "" {
+				h.wantNotScreen("share:")
+				return
+			}
+			h.wantScreen(tt.want)
+			if line := h.m.table().shareLine(); strings.ContainsAny(line, "♠♥♦♣") {
+				t.Errorf("the share line shows a card: %q", line)
+			}
+			golden(t, "daily_"+tt.name+"_80x24", h.screen())
+		})
 	}
 }

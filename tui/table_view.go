@@ -42,14 +42,21 @@ func (t *tableScreen) panel(lines []string, moves, passes string, w int) []strin
 		if t.game.Rules().Goal == engine.GoalAll {
 			total = t.game.Rules().DeckSize()
 		}
-		lines = append(lines, "No moves left", "", "time "+tm+gl.sep+moves,
-			strconv.Itoa(t.d.removed)+" of "+strconv.Itoa(total)+" cards removed")
+		removed := strconv.Itoa(t.d.removed) + " of " + strconv.Itoa(total) + " cards removed"
+		if cells(removed) > w {
+			removed = strconv.Itoa(t.d.removed) + "/" + strconv.Itoa(total) + " removed"
+		}
+		lines = append(lines, "No moves left", "", "time "+tm+gl.sep+moves, removed)
 		lines = t.resultLines(lines, w)
 		again = "u: undo" + gl.sep + "n: new deal"
 		if t.game.Rules().Daily {
 			again = "u: undo" + gl.sep + "n: replay (practice)"
 		}
-		return append(lines, "", again+gl.sep+"q: menu")
+		if s := again + gl.sep + "q: menu"; cells(s) <= w {
+			return append(lines, "", s)
+		}
+		// A narrow summary (beside the pyramid) breaks the keys.
+		return append(lines, "", again, "q: menu")
 	}
 	title := "You cleared the pyramid!"
 	if t.game.Rules().Goal == engine.GoalAll {
@@ -82,11 +89,18 @@ func (t *tableScreen) barKeys() [barItems]key.Binding {
 }
 
 // appendWrapped appends s to lines, broken after its colon when it is
-// wider than w cells, and cut when a part still is.
+// wider than w cells, then at spaces, and cut when a word still is.
 func appendWrapped(lines []string, s string, w int) []string {
 	if cells(s) > w {
 		if a, b, ok := strings.Cut(s, ": "); ok {
-			return append(lines, cut(a+":", w, ""), cut(b, w, ""))
+			lines = append(lines, cut(a+":", w, ""))
+			s = b
+		}
+		if cells(s) > w {
+			for _, part := range wrapWords(s, w) {
+				lines = append(lines, cut(part, w, ""))
+			}
+			return lines
 		}
 	}
 	return append(lines, cut(s, w, ""))
