@@ -123,6 +123,9 @@ type raceScreen struct {
 
 	keys raceKeys
 	bar  *helpBar
+	// vc keeps the race frame's parts (race_frame.go), nil until the
+	// race first shows.
+	vc *raceFrame
 
 	// ghost is set in a ghost race (ghost.go): a race against a recorded
 	// game, which no room holds.

@@ -55,59 +55,6 @@ func (rs *raceScreen) minis() bool {
 	return rs.h-needH >= 1+rs.pyramidRows()+3
 }
 
-// writeMinis writes a block per racer: the name, the pyramid with one
-// cell per card (removed or not), and the figures.
-func (rs *raceScreen) writeMinis(out *lines) {
-	rows, bw := rs.pyramidRows(), rs.miniW()
-	pal := rs.env.pal
-	full, gone := "▲", "·"
-	if !rs.env.gl.unicode {
-		full = "^"
-	}
-	block := make([][]string, len(rs.racers))
-	for i, r := range rs.racers {
-		mark := " "
-		if r.ID == rs.you {
-			mark = ">"
-		}
-		b := []string{padRight(mark+cut(clean(r.Name, 16), bw-2, rs.env.gl.ell), bw)}
-		for row := range rows {
-			var l strings.Builder
-			l.WriteString(strings.Repeat(" ", 1+rows-1-row))
-			for c := 0; c <= row; c++ {
-				if c > 0 {
-					l.WriteByte(' ')
-				}
-				if r.Board&(1<<(row*(row+1)/2+c)) != 0 {
-					l.WriteString(gone)
-				} else {
-					l.WriteString(full)
-				}
-			}
-			b = append(b, padRight(l.String(), bw))
-		}
-		st := r.State.String()
-		if !r.Present && r.State == lobby.RacerPlaying {
-			st = "left"
-		}
-		b = append(b, padRight(" "+strconv.Itoa(r.Removed)+"/"+strconv.Itoa(max(r.Cards, rs.snap.Cards))+" "+strconv.Itoa(r.Moves)+"mv", bw),
-			padRight(" "+st, bw))
-		block[i] = b
-	}
-	for line := range rows + 3 {
-		var l strings.Builder
-		l.WriteByte(' ')
-		for i, b := range block {
-			st := sPlain
-			if rs.racers[i].ID == rs.you {
-				st = sBold
-			}
-			l.WriteString(pal.style(st, cut(b[line], bw, "")))
-		}
-		out.add(l.String())
-	}
-}
-
 // chatLines is how many chat lines show under the board: the last ones,
 // up to three, in the lines the board leaves.
 func (rs *raceScreen) chatLines(spare int) int {
@@ -201,11 +148,7 @@ func (rs *raceScreen) roomLine() string {
 	case lobby.PhaseCountdown:
 		line += gl.sep + "starting"
 	case lobby.PhaseRacing:
-		left := s.Deadline.Sub(rs.now)
-		if rs.now.IsZero() || left > s.TimeLimit {
-			left = s.TimeLimit
-		}
-		line += gl.sep + clock(max(0, left)) + " left"
+		line += gl.sep + clock(rs.timeLeft()) + " left"
 	case lobby.PhaseResults:
 		line += gl.sep + "deal " + strconv.FormatUint(s.Deal, 10) + gl.sep + "results"
 	}
@@ -237,79 +180,6 @@ func (rs *raceScreen) racerLine(r lobby.Racer) string {
 	s := mark + name + " " + padLeft(strconv.Itoa(r.Removed), 2) + "/" + strconv.Itoa(cards) + " " +
 		padLeft(strconv.Itoa(r.Moves), 3) + " mv p" + strconv.Itoa(max(r.Pass, 1)) + " " + state
 	return padRight(cut(s, racerLineW, ""), racerLineW)
-}
-
-// panel writes the racer panel.
-func (rs *raceScreen) writePanel(out *lines) {
-	pal := rs.env.pal
-	out.add(" " + pal.style(sBold, cut(rs.roomLine(), rs.w-2, rs.env.gl.ell)))
-	if rs.minis() {
-		rs.writeMinis(out)
-		return
-	}
-	c := racerCols(rs.w, len(rs.racers))
-	for i := 0; i < len(rs.racers); i += c {
-		var line strings.Builder
-		for j := i; j < min(i+c, len(rs.racers)); j++ {
-			r := rs.racers[j]
-			st := sPlain
-			switch {
-			case r.ID == rs.you:
-				st = sBold
-			case r.State == lobby.RacerLeft || !r.Present:
-				st = sDim
-			case r.State == lobby.RacerCleared:
-				st = sOK
-			}
-			if j > i {
-				line.WriteString("  ")
-			}
-			line.WriteString(pal.style(st, rs.racerLine(r)))
-		}
-		out.add(line.String())
-	}
-}
-
-// writeChat writes the last n chat lines, and the open input.
-func (rs *raceScreen) writeChat(out *lines, n int) {
-	if n <= 0 {
-		return
-	}
-	shown := rs.chat
-	k := n
-	if rs.inputOpen {
-		k--
-	}
-	if len(shown) > k {
-		shown = shown[len(shown)-k:]
-	}
-	for _, c := range shown {
-		out.add(cut(" "+rs.env.pal.style(sDim, "<"+clean(c.From, 16)+">")+" "+clean(c.Text, 400), rs.w, rs.env.gl.ell))
-	}
-	if rs.inputOpen {
-		out.add(" " + rs.input.view(rs.env.pal, rs.w-2))
-	}
-}
-
-// viewRace draws the race: the player's board, the panel, the chat.
-func (rs *raceScreen) viewRace() string {
-	t := rs.table
-	if rs.held != nil {
-		t = rs.held
-	}
-	var p *Prompt
-	if t.promptOpen {
-		p = &t.prompt
-	}
-	bar := rs.raceBar()
-	board := t.render(rs, "", p, bar, raceBarDrop[:])
-	var b strings.Builder
-	b.WriteString(board)
-	out := lines{b: &b, n: 1} // the board's lines are written; the next add starts a line
-	rs.writePanel(&out)
-	_, needH := t.needs()
-	rs.writeChat(&out, rs.chatLines(rs.h-rs.panelLines()-needH))
-	return b.String()
 }
 
 // The race's help bar, and the order it gives items up in.

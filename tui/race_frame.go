@@ -1,0 +1,376 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"pyramid/engine"
+	"pyramid/lobby"
+)
+
+// The race's frame, drawn from parts that are each kept until what they
+// show changes. A racer's frame is drawn again for every opponent's move
+// (several a second in a race of eight, for every racer of the server),
+// and such a move changes one racer's line: the board, the room's line
+// and the other racers' lines come out of the cache, and a frame made of
+// the same parts as the last one is the last one.
+
+// raceFrame is the race screen's cache of its frame's parts.
+type raceFrame struct {
+	board    raceBoardKey
+	boardStr string
+
+	room    roomLineKey
+	roomStr string
+
+	racers []racerLineCache
+	rows   []string // the panel's racer lines, two racers each in a wide window
+	minis  []miniCache
+
+	chat    chatKey
+	chatStr []string
+
+	parts []string // this frame's, joined by newlines
+	last  []string // the last frame's
+	frame string
+}
+
+// raceBoardKey is everything the player's board draws from: when it is
+// the same, so is the board (the board's game changes only with its
+// version).
+type raceBoardKey struct {
+	t            *tableScreen
+	env          *env
+	version      int
+	cursor, sel  engine.Place
+	hint         engine.Move
+	msg, title   string
+	clock        string
+	msgSt        styleID
+	w, h         int
+	watchers     int
+	status       engine.Status
+	finish       time.Duration // the player's time, on the cleared panel
+	promptClosed bool          // an open prompt changes with every key: never kept
+}
+
+// roomLineKey is what the room's line says.
+type roomLineKey struct {
+	env                *env
+	w                  int
+	code, title        string
+	phase              lobby.Phase
+	public             bool
+	timeLimit, left    time.Duration
+	racers, maxPlayers int
+	deal               uint64
+	spectators         int
+}
+
+// racerLineCache is one racer's line of the panel, styled.
+type racerLineCache struct {
+	key racerLineKey
+	s   string
+}
+
+// racerLineKey is what a racer's line shows.
+type racerLineKey struct {
+	env     *env
+	r       lobby.Racer
+	you     bool // the screen's player, or the racer a spectator watches
+	waiting bool // the host's mark shows in the waiting room
+	cards   int  // the room's pyramid size
+	st      styleID
+}
+
+// miniCache is one racer's mini pyramid block, a styled string per line.
+type miniCache struct {
+	key   miniKey
+	lines []string
+}
+
+// miniKey is what a racer's mini pyramid shows.
+type miniKey struct {
+	env       *env
+	r         lobby.Racer
+	you       bool
+	cards     int
+	bw, rows  int
+	unicode   bool
+	snapCards int
+}
+
+// chatKey is what the chat lines under the board show; an open input
+// changes with every key and is never kept.
+type chatKey struct {
+	env  *env
+	w, n int
+	len  int
+	last lobby.ChatLine
+}
+
+// frameOf returns the cache, made on first use.
+func (rs *raceScreen) frameOf() *raceFrame {
+	if rs.vc == nil {
+		rs.vc = &raceFrame{}
+	}
+	return rs.vc
+}
+
+// viewRace draws the race: the player's board, the panel, the chat.
+func (rs *raceScreen) viewRace() string {
+	vc := rs.frameOf()
+	vc.parts = append(vc.parts[:0], rs.boardPart(vc))
+	vc.parts = rs.appendPanel(vc, vc.parts)
+	t := rs.table
+	if rs.held != nil {
+		t = rs.held
+	}
+	_, needH := t.needs()
+	vc.parts = rs.appendChat(vc, vc.parts, rs.chatLines(rs.h-rs.panelLines()-needH))
+	if vc.frame != "" && equalStrings(vc.parts, vc.last) {
+		return vc.frame
+	}
+	n := len(vc.parts) - 1
+	for _, p := range vc.parts {
+		n += len(p)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, p := range vc.parts {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(p)
+	}
+	vc.frame = b.String()
+	vc.last = append(vc.last[:0], vc.parts...)
+	return vc.frame
+}
+
+// equalStrings reports whether a and b hold the same strings; a part
+// taken from the cache is the very string of the last frame, which
+// compares at once.
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// boardPart is the player's board (or the one held until the server has
+// the last change), drawn again only when it changed.
+func (rs *raceScreen) boardPart(vc *raceFrame) string {
+	t := rs.table
+	if rs.held != nil {
+		t = rs.held
+	}
+	k := raceBoardKey{t: t, env: t.env, version: t.version, cursor: t.cursor, sel: t.sel, hint: t.hint,
+		msg: t.msg, title: t.title, clock: t.clock, msgSt: t.msgSt, w: t.w, h: t.h, watchers: t.watchers,
+		status: t.d.status, promptClosed: !t.promptOpen}
+	if t.d.status != engine.Playing {
+		k.finish = rs.mine().Finish
+	}
+	if k.promptClosed && k == vc.board && vc.boardStr != "" {
+		return vc.boardStr
+	}
+	var p *Prompt
+	if t.promptOpen {
+		p = &t.prompt
+	}
+	vc.board, vc.boardStr = k, t.render(rs, "", p, rs.raceBar(), raceBarDrop[:])
+	return vc.boardStr
+}
+
+// appendPanel appends the racer panel's lines: the room's line, then the
+// racers (a line each, two to a line in a wide window, or a mini pyramid
+// each).
+func (rs *raceScreen) appendPanel(vc *raceFrame, parts []string) []string {
+	parts = append(parts, rs.roomPart(vc))
+	if rs.minis() {
+		return rs.appendMinis(vc, parts)
+	}
+	pal := rs.env.pal
+	if len(vc.racers) != len(rs.racers) {
+		vc.racers = make([]racerLineCache, len(rs.racers))
+	}
+	for i, r := range rs.racers {
+		st := sPlain
+		switch {
+		case r.ID == rs.you:
+			st = sBold
+		case r.State == lobby.RacerLeft || !r.Present:
+			st = sDim
+		case r.State == lobby.RacerCleared:
+			st = sOK
+		}
+		k := racerLineKey{env: rs.env, r: r, you: r.ID == rs.you || rs.watching && r.ID == rs.watched,
+			waiting: r.Host && rs.snap.Phase == lobby.PhaseWaiting, cards: rs.snap.Cards, st: st}
+		if c := &vc.racers[i]; c.key != k || c.s == "" {
+			c.key, c.s = k, pal.style(st, rs.racerLine(r))
+		}
+	}
+	c := racerCols(rs.w, len(rs.racers))
+	nRows := (len(rs.racers) + c - 1) / c
+	if len(vc.rows) != nRows {
+		vc.rows = make([]string, nRows)
+	}
+	for row := range nRows {
+		i := row * c
+		var s string
+		if c == 1 || i+1 >= len(rs.racers) {
+			s = vc.racers[i].s
+		} else {
+			a, b := vc.racers[i].s, vc.racers[i+1].s
+			if old := vc.rows[row]; len(old) == len(a)+2+len(b) && old[:len(a)] == a && old[len(a)+2:] == b {
+				s = old
+			} else {
+				s = a + "  " + b
+			}
+		}
+		vc.rows[row] = s
+		parts = append(parts, s)
+	}
+	return parts
+}
+
+// roomPart is the room's line, styled.
+func (rs *raceScreen) roomPart(vc *raceFrame) string {
+	if rs.ghost != nil {
+		return " " + rs.env.pal.style(sBold, cut(rs.roomLine(), rs.w-2, rs.env.gl.ell))
+	}
+	s := &rs.snap
+	k := roomLineKey{env: rs.env, w: rs.w, code: s.Code, title: s.RulesTitle, phase: s.Phase, public: s.Public,
+		timeLimit: s.TimeLimit, racers: len(rs.racers), maxPlayers: s.MaxPlayers, deal: s.Deal, spectators: s.Spectators}
+	if s.Phase == lobby.PhaseRacing {
+		k.left = rs.timeLeft().Round(time.Second)
+	}
+	if k != vc.room || vc.roomStr == "" {
+		vc.room, vc.roomStr = k, " "+rs.env.pal.style(sBold, cut(rs.roomLine(), rs.w-2, rs.env.gl.ell))
+	}
+	return vc.roomStr
+}
+
+// timeLeft is the race's time left as the room's line shows it.
+func (rs *raceScreen) timeLeft() time.Duration {
+	s := &rs.snap
+	left := s.Deadline.Sub(rs.now)
+	if rs.now.IsZero() || left > s.TimeLimit {
+		left = s.TimeLimit
+	}
+	return max(0, left)
+}
+
+// appendMinis appends a block per racer: the name, the pyramid with one
+// cell per card (removed or not), and the figures.
+func (rs *raceScreen) appendMinis(vc *raceFrame, parts []string) []string {
+	rows, bw := rs.pyramidRows(), rs.miniW()
+	if len(vc.minis) != len(rs.racers) {
+		vc.minis = make([]miniCache, len(rs.racers))
+	}
+	for i, r := range rs.racers {
+		k := miniKey{env: rs.env, r: r, you: r.ID == rs.you, bw: bw, rows: rows, unicode: rs.env.gl.unicode, snapCards: rs.snap.Cards}
+		if c := &vc.minis[i]; c.key != k || c.lines == nil {
+			c.key, c.lines = k, rs.miniBlock(r, rows, bw)
+		}
+	}
+	for line := range rows + 3 {
+		n := 1
+		for i := range vc.minis {
+			n += len(vc.minis[i].lines[line])
+		}
+		var l strings.Builder
+		l.Grow(n)
+		l.WriteByte(' ')
+		for i := range vc.minis {
+			l.WriteString(vc.minis[i].lines[line])
+		}
+		parts = append(parts, l.String())
+	}
+	return parts
+}
+
+// miniBlock is one racer's mini pyramid block, each line bw cells and
+// styled.
+func (rs *raceScreen) miniBlock(r lobby.Racer, rows, bw int) []string {
+	full, gone := "▲", "·"
+	if !rs.env.gl.unicode {
+		full = "^"
+	}
+	mark := " "
+	st := sPlain
+	if r.ID == rs.you {
+		mark, st = ">", sBold
+	}
+	b := make([]string, 0, rows+3)
+	b = append(b, padRight(mark+cut(clean(r.Name, 16), bw-2, rs.env.gl.ell), bw))
+	for row := range rows {
+		var l strings.Builder
+		l.WriteString(strings.Repeat(" ", 1+rows-1-row))
+		for c := 0; c <= row; c++ {
+			if c > 0 {
+				l.WriteByte(' ')
+			}
+			if r.Board&(1<<(row*(row+1)/2+c)) != 0 {
+				l.WriteString(gone)
+			} else {
+				l.WriteString(full)
+			}
+		}
+		b = append(b, padRight(l.String(), bw))
+	}
+	state := r.State.String()
+	if !r.Present && r.State == lobby.RacerPlaying {
+		state = "left"
+	}
+	b = append(b, padRight(" "+strconv.Itoa(r.Removed)+"/"+strconv.Itoa(max(r.Cards, rs.snap.Cards))+" "+strconv.Itoa(r.Moves)+"mv", bw),
+		padRight(" "+state, bw))
+	for i := range b {
+		b[i] = rs.env.pal.style(st, cut(b[i], bw, ""))
+	}
+	return b
+}
+
+// appendChat appends the last n chat lines, and the open input.
+func (rs *raceScreen) appendChat(vc *raceFrame, parts []string, n int) []string {
+	if n <= 0 {
+		return parts
+	}
+	if rs.inputOpen {
+		return append(parts, rs.chatPart(n)...)
+	}
+	k := chatKey{env: rs.env, w: rs.w, n: n, len: len(rs.chat)}
+	if len(rs.chat) > 0 {
+		k.last = rs.chat[len(rs.chat)-1]
+	}
+	if k != vc.chat || vc.chatStr == nil {
+		vc.chat, vc.chatStr = k, rs.chatPart(n)
+	}
+	return append(parts, vc.chatStr...)
+}
+
+// chatPart is the last n chat lines, and the open input.
+func (rs *raceScreen) chatPart(n int) []string {
+	shown := rs.chat
+	k := n
+	if rs.inputOpen {
+		k--
+	}
+	if len(shown) > k {
+		shown = shown[len(shown)-k:]
+	}
+	out := make([]string, 0, n)
+	for _, c := range shown {
+		out = append(out, cut(" "+rs.env.pal.style(sDim, "<"+clean(c.From, 16)+">")+" "+clean(c.Text, 400), rs.w, rs.env.gl.ell))
+	}
+	if rs.inputOpen {
+		out = append(out, " "+rs.input.view(rs.env.pal, rs.w-2))
+	}
+	return out
+}

@@ -1,0 +1,95 @@
+package tui
+
+import (
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pyramid/engine"
+	"pyramid/lobby"
+)
+
+// TestRaceFrameCache: after every kind of change the race screen sees,
+// the frame drawn from its cache is the frame drawn afresh.
+func TestRaceFrameCache(t *testing.T) {
+	for _, size := range []struct {
+		name string
+		w, h int
+	}{{"80x24", 80, 24}, {"100x34", 100, 34}, {"120x40", 120, 40}} {
+		t.Run(size.name, func(t *testing.T) {
+			h, _ := raceHarness(t, raceRoom(8, lobby.PhaseRacing), size.w, size.h)
+			check := func(step string) {
+				t.Helper()
+				rs := h.m.race()
+				if rs == nil {
+					t.Fatalf("%s: the race screen is gone", step)
+				}
+				got := h.m.View()
+				if again := h.m.View(); again != got {
+					t.Fatalf("%s: two views in a row differ", step)
+				}
+				vc := rs.vc
+				rs.vc = nil
+				want := h.m.View()
+				rs.vc = vc
+				if got != want {
+					t.Fatalf("%s: the cached frame differs from a fresh one:\ngot:\n%s\nwant:\n%s", step, got, want)
+				}
+			}
+			check("start")
+			progress := func(i, removed, moves int, st lobby.RacerState) {
+				r := h.m.race().racers[i]
+				r.Removed, r.Moves, r.State, r.Board = removed, moves, st, 1<<27|uint64(removed)
+				h.send(RaceEventMsg{Event: lobby.RacerProgress{Code: "KMTX", Round: 1, Racer: r}})
+			}
+			progress(1, 2, 3, lobby.RacerPlaying)
+			check("an opponent's move")
+			progress(7, 1, 1, lobby.RacerPlaying)
+			check("the last racer's move")
+			progress(2, 28, 40, lobby.RacerCleared)
+			check("an opponent cleared")
+			h.keys("l")
+			check("a cursor key")
+			h.keys("d")
+			check("a draw on its way")
+			h.send(raceDoneMsg{what: "move", play: true, seq: 1})
+			check("the draw taken")
+			h.send(raceClockMsg{now: epoch.Add(61 * time.Second)})
+			check("the clock")
+			h.send(raceClockMsg{now: epoch.Add(61*time.Second + 300*time.Millisecond)})
+			check("the clock within the second")
+			h.send(RaceEventMsg{Event: lobby.ChatLine{Code: "KMTX", FromID: "p1", From: "racer1", Text: "gl"}})
+			check("a chat line")
+			h.send(RaceEventMsg{Event: lobby.ChatLine{Code: "KMTX", FromID: "p1", From: "racer1", Text: "hf"}})
+			check("another chat line")
+			h.keys("t")
+			h.typeText("hi")
+			check("the chat input")
+			h.keys("esc")
+			check("the chat input closed")
+			h.keys(":")
+			h.typeText("d")
+			check("the move prompt")
+			h.keys("esc")
+			check("the move prompt closed")
+			snap := h.m.race().snap
+			snap.Seq++
+			snap.Spectators = 2
+			snap.Members = h.m.race().racers
+			h.send(RaceEventMsg{Event: lobby.RoomChanged{Snapshot: snap}})
+			check("spectators")
+			h.send(tea.WindowSizeMsg{Width: size.w + 1, Height: size.h})
+			check("a resize")
+			h.keys("H")
+			check("a message")
+			left := h.m.race().racers[3]
+			left.Present = false
+			h.send(RaceEventMsg{Event: lobby.RacerProgress{Code: "KMTX", Round: 1, Racer: left}})
+			check("a racer left")
+			if h.m.race().table.d.status != engine.Playing {
+				t.Fatalf("the game ended")
+			}
+		})
+	}
+}
