@@ -43,6 +43,15 @@ type Session struct {
 	board      Board               // this session's game as it last published it
 	private    bool                // refuses spectators: "Others may watch me" is off
 	daily      bool                // gets DailyChanged
+
+	// Spectating across servers (watch_cluster.go), guarded by the
+	// lobby's mu: the game on another server this session watches, the
+	// spectators on other servers of this one's (each until it expires
+	// unless its server says it still watches), and the version of what
+	// this session last sent them.
+	remote      *remoteRef
+	remoteSpecs map[remoteRef]time.Time
+	watchVer    uint64
 }
 
 // ID is the session's number in the lobby, unique while the lobby runs.
@@ -105,6 +114,9 @@ type Lobby struct {
 
 	// Presence across servers (Cluster, cluster.go); nil: this server's only.
 	cluster *cluster
+	// Spectating across servers (WatchAcross, watch_cluster.go); nil:
+	// this server's games only.
+	watchNet *watchNet
 }
 
 // New returns an empty lobby.
@@ -322,5 +334,6 @@ func (l *Lobby) Close() {
 		sub.Close()
 		<-bridged
 	}
+	l.closeWatchNet() // watch_cluster.go: before the cluster says bye
 	l.closeCluster()
 }
