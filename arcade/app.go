@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -64,6 +65,9 @@ type App struct {
 	rooms    *lobby.Rooms
 	book     *raceBook
 	instance string
+
+	// guestRand draws guest names (guest.go); crypto/rand when nil.
+	guestRand io.Reader
 }
 
 var _ server.App = (*App)(nil)
@@ -104,6 +108,8 @@ func New(cfg Config) *App {
 		}
 		if err := a.lobby.Cluster(ctx, cfg.Bus, a.cfg.Instance, cc); err != nil {
 			cfg.Logger.Error("who lists this server's players only", "err", err)
+		} else if err := a.lobby.WatchAcross(ctx, cfg.Bus, a.cfg.Instance); err != nil {
+			cfg.Logger.Error("spectators watch this server's players only", "err", err)
 		}
 	}
 	return a
@@ -118,14 +124,14 @@ func (a *App) Close() { a.lobby.Close() }
 var errBanned = errors.New("this key's player is banned from this server")
 
 // player resolves who plays a session: a guest, named guest-XXXX at
-// random (guestName); the player the session's
+// random, a name nobody in the cluster has (freeGuestName); the player the session's
 // key belongs to in the store (created on first sight, named after the SSH
 // user name when that is a valid, free name); or, without a store or when
 // it fails, the key's fingerprint unsaved. note says what the player should
 // know about it.
 func (a *App) player(ctx context.Context, s *server.Session) (p tui.Player, saved bool, note string, err error) {
 	if s.Guest() {
-		return tui.Player{Name: a.freeGuestName(), Guest: true}, false, "", nil
+		return tui.Player{Name: a.freeGuestName(ctx), Guest: true}, false, "", nil
 	}
 	name, ok := keys.NameFromUser(s.User)
 	if !ok {

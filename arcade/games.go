@@ -33,8 +33,9 @@ type games struct {
 func (g *games) taken(ctx context.Context, id int64, reason string) {
 	if g.lobby != nil && g.self != nil {
 		// Only a lobby bridged to other servers can fail to tell them; the
-		// sessions here are told regardless, and one elsewhere learns it
-		// at its next save, as the store refuses that save.
+		// sessions here are told regardless, the lobby tries again while
+		// this session lasts, and one elsewhere learns it at its next
+		// save at the latest, as the store refuses that save.
 		_ = g.lobby.TakeOver(ctx, g.self, strconv.FormatInt(id, 10), reason)
 	}
 }

@@ -1,10 +1,12 @@
 package arcade
 
 import (
+	"context"
 	"crypto/rand"
 	"io"
 	"strings"
 
+	"pyramid/bus"
 	"pyramid/keys"
 )
 
@@ -33,22 +35,58 @@ func guestName(rnd io.Reader) string {
 	return keys.GuestPrefix + string(b[:])
 }
 
-// freeGuestName is a guest name nobody online has, drawing again a few
-// times when the name is taken (one in 194,481 for each guest online).
-func (a *App) freeGuestName() string {
-	name := guestName(nil)
-	for try := 0; try < 3; try++ {
-		taken := false
-		for _, p := range a.lobby.Who() {
-			if strings.EqualFold(p.Name, name) {
-				taken = true
-				break
-			}
-		}
-		if !taken {
+// GuestsTopic is the bus topic on which the servers of a cluster claim
+// guest names: an event whose ID is the name (lower-cased), whose body
+// names the session that claimed it. The bus keeps one event per ID, so
+// of two servers that claim one name at once exactly one gets it; the
+// bus forgets old claims (it keeps a topic's recent events only), which
+// presence covers: a guest online for long is listed by who.
+const GuestsTopic = "arcade.guests"
+
+// guestTries is how many names freeGuestName draws at most.
+const guestTries = 4
+
+// freeGuestName is a guest name nobody in the cluster has: none online
+// here or on the other servers (presence), and, with a bus, one this
+// session claimed on it first (two guests arriving at once on two
+// servers, before presence tells either of the other, never share a
+// name). It draws again a few times when a name is taken (one in 194,481
+// for each guest online); when the bus fails, presence alone decides.
+func (a *App) freeGuestName(ctx context.Context) string {
+	name := ""
+	for try := 0; try < guestTries; try++ {
+		name = guestName(a.guestRand)
+		if !a.guestOnline(name) && a.claimGuest(ctx, name) {
 			break
 		}
-		name = guestName(nil)
 	}
 	return name
+}
+
+// guestOnline reports whether who lists a player called name.
+func (a *App) guestOnline(name string) bool {
+	for _, p := range a.lobby.Who() {
+		if strings.EqualFold(p.Name, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// claimGuest claims name on the bus for a new session; it reports
+// whether the name is this session's (always, without a bus or when the
+// bus fails).
+func (a *App) claimGuest(ctx context.Context, name string) bool {
+	if a.cfg.Bus == nil {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(ctx, storeTimeout)
+	defer cancel()
+	token := a.instance + " " + sessionToken()
+	ev, err := a.cfg.Bus.Publish(ctx, GuestsTopic, bus.Message{ID: strings.ToLower(name), Kind: "guest", Body: []byte(token)})
+	if err != nil {
+		a.cfg.Logger.Warn("claim a guest name: presence alone keeps guests apart", "err", err)
+		return true
+	}
+	return string(ev.Body) == token
 }

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/log"
+
+	"pyramid/bus"
 	"pyramid/engine"
 	"pyramid/lobby"
 	"pyramid/tui"
@@ -81,5 +85,39 @@ func TestGuestsToldApart(t *testing.T) {
 	// A player with a key cannot pass for a guest.
 	if code, _, errOut := f.run(session(f.admin, "root", "name", names[1])); code == 0 || !strings.Contains(errOut, "reserved") {
 		t.Errorf("name %s: exit %d, %q; want refused as reserved", names[1], code, errOut)
+	}
+}
+
+// TestGuestNamesAcrossServers: two servers on one bus that draw the same
+// names for guests arriving at once, before presence tells either of the
+// other, still name them apart; a server whose bus fails falls back on
+// presence.
+func TestGuestNamesAcrossServers(t *testing.T) {
+	b := bus.NewMemory(bus.MemoryOptions{})
+	defer b.Close()
+	same := func() io.Reader { return bytes.NewReader(bytes.Repeat([]byte{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2}, 2)) }
+	newApp := func(instance string, bb bus.Bus) *App {
+		a := New(Config{Logger: log.New(&bytes.Buffer{}), Bus: bb, Instance: instance})
+		t.Cleanup(a.Close)
+		a.guestRand = same()
+		return a
+	}
+	one, two := newApp("one", b), newApp("two", b)
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		app  *App
+		want string
+	}{
+		{"the first claims the first name", one, "guest-3333"},
+		{"the other server draws again", two, "guest-4444"},
+		// Its draws go on where they were: 4444 is the other's.
+		{"the first again, past the other's claim", one, "guest-6666"},
+	}
+	for _, tt := range tests {
+		p, _, _, err := tt.app.player(ctx, session(nil, "guest"))
+		if err != nil || p.Name != tt.want {
+			t.Fatalf("%s: %q, %v; want %s", tt.name, p.Name, err, tt.want)
+		}
 	}
 }

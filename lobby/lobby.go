@@ -2,6 +2,8 @@ package lobby
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,6 +45,15 @@ type Session struct {
 	board      Board               // this session's game as it last published it
 	private    bool                // refuses spectators: "Others may watch me" is off
 	daily      bool                // gets DailyChanged
+
+	// Spectating across servers (watch_cluster.go), guarded by the
+	// lobby's mu: the game on another server this session watches, the
+	// spectators on other servers of this one's (each until it expires
+	// unless its server says it still watches), and the version of what
+	// this session last sent them.
+	remote      *remoteRef
+	remoteSpecs map[remoteRef]time.Time
+	watchVer    uint64
 }
 
 // ID is the session's number in the lobby, unique while the lobby runs.
@@ -102,9 +113,18 @@ type Lobby struct {
 	instance string
 	sub      bus.Subscription
 	bridged  chan struct{} // closed when the bridge's reader ends
+	// Takeovers published again (retryTakeover): how many of each
+	// player's were made or heard of, the retries' end and their count.
+	takeovers   map[string]uint64
+	retryCtx    context.Context // ends at Close
+	retryCancel context.CancelFunc
+	retries     sync.WaitGroup
 
 	// Presence across servers (Cluster, cluster.go); nil: this server's only.
 	cluster *cluster
+	// Spectating across servers (WatchAcross, watch_cluster.go); nil:
+	// this server's games only.
+	watchNet *watchNet
 }
 
 // New returns an empty lobby.
@@ -216,7 +236,10 @@ func (l *Lobby) postLocked(s *Session, ev Event) bool {
 // game gameID over from it: those on this server through their queues,
 // and, over the bridge when there is one, those on other servers. Guests
 // have no games to take. It returns the bridge's error, if any; the
-// sessions here are told regardless.
+// sessions here are told regardless, and a takeover the bus refused
+// (PostgreSQL down) is published again, with backoff, while s lasts and
+// no newer takeover of the player's came, so that the other servers
+// hear of it once the bus is back.
 func (l *Lobby) TakeOver(ctx context.Context, s *Session, gameID, reason string) error {
 	key := playerKey(s.player)
 	if key == "" {
@@ -225,18 +248,88 @@ func (l *Lobby) TakeOver(ctx context.Context, s *Session, gameID, reason string)
 	l.mu.Lock()
 	l.tellLocked(key, s.id, gameID, reason)
 	b, instance := l.bus, l.instance
+	gen := l.takenLocked(key)
 	l.mu.Unlock()
 	if b == nil {
 		return nil
 	}
 	body, err := json.Marshal(takeover{Instance: instance, Player: key, Game: gameID, Reason: reason})
-	if err == nil {
-		_, err = b.Publish(ctx, TakeoverTopic, bus.Message{Kind: "taken", Body: body})
-	}
 	if err != nil {
 		return fmt.Errorf("lobby: tell other servers of the takeover of game %s: %w", gameID, err)
 	}
+	// An ID of its own: a retry that the bus took already the first
+	// time publishes nothing twice.
+	m := bus.Message{ID: eventID(), Kind: "taken", Body: body}
+	if _, err = b.Publish(ctx, TakeoverTopic, m); err != nil {
+		l.retryTakeover(b, s, key, gen, m)
+		return fmt.Errorf("lobby: tell other servers of the takeover of game %s (trying again): %w", gameID, err)
+	}
 	return nil
+}
+
+// Backoff of a takeover published again.
+const (
+	takeoverRetryFirst   = 250 * time.Millisecond
+	takeoverRetryMax     = 5 * time.Second
+	takeoverRetryTimeout = 5 * time.Second
+)
+
+// takenLocked counts a takeover of the player key (made here, or heard
+// of from another server) and returns its number: a takeover published
+// again stops once a newer one came.
+func (l *Lobby) takenLocked(key string) uint64 {
+	if l.takeovers == nil {
+		l.takeovers = map[string]uint64{}
+	}
+	l.takeovers[key]++
+	return l.takeovers[key]
+}
+
+// retryTakeover publishes m again, with backoff, until the bus takes it,
+// s leaves, a newer takeover of key comes (gen is no longer the last),
+// or the lobby closes.
+func (l *Lobby) retryTakeover(b bus.Bus, s *Session, key string, gen uint64, m bus.Message) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed || l.retryCtx == nil {
+		return
+	}
+	stop := l.retryCtx
+	l.retries.Add(1)
+	go func() {
+		defer l.retries.Done()
+		wait := takeoverRetryFirst
+		timer := time.NewTimer(wait)
+		defer timer.Stop()
+		for {
+			select {
+			case <-timer.C:
+			case <-stop.Done():
+				return
+			}
+			l.mu.Lock()
+			stale := s.gone || l.takeovers[key] != gen
+			l.mu.Unlock()
+			if stale {
+				return
+			}
+			ctx, cancel := context.WithTimeout(stop, takeoverRetryTimeout)
+			_, err := b.Publish(ctx, TakeoverTopic, m)
+			cancel()
+			if err == nil || errors.Is(err, bus.ErrClosed) || stop.Err() != nil {
+				return
+			}
+			wait = min(2*wait, takeoverRetryMax)
+			timer.Reset(wait)
+		}
+	}()
+}
+
+// eventID returns a random event ID.
+func eventID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported systems
+	return hex.EncodeToString(b[:])
 }
 
 // tellLocked posts TakenOver to the sessions of a player but one (except;
@@ -276,6 +369,7 @@ func (l *Lobby) Bridge(ctx context.Context, b bus.Bus, instance string) error {
 		return errors.New("lobby: bridge: already bridged, or closed")
 	}
 	l.bus, l.instance, l.sub, l.bridged = b, instance, sub, make(chan struct{})
+	l.retryCtx, l.retryCancel = context.WithCancel(context.Background())
 	l.mu.Unlock()
 	go l.readBridge(sub, instance)
 	return nil
@@ -299,6 +393,7 @@ func (l *Lobby) readBridge(sub bus.Subscription, instance string) {
 			continue
 		}
 		l.mu.Lock()
+		l.takenLocked(t.Player) // a takeover of ours published again stops here
 		l.tellLocked(t.Player, 0, t.Game, t.Reason)
 		l.mu.Unlock()
 	}
@@ -317,10 +412,15 @@ func (l *Lobby) Close() {
 		l.pending = nil
 	}
 	sub, bridged := l.sub, l.bridged
+	if l.retryCancel != nil {
+		l.retryCancel()
+	}
 	l.mu.Unlock()
+	l.retries.Wait()
 	if sub != nil {
 		sub.Close()
 		<-bridged
 	}
+	l.closeWatchNet() // watch_cluster.go: before the cluster says bye
 	l.closeCluster()
 }

@@ -67,11 +67,16 @@ const (
 // MaxSpectators watch one session.
 func (l *Lobby) Watch(viewer *Session, name string) (Watched, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if viewer.gone {
+		l.mu.Unlock()
 		return Watched{}, ErrClosed
 	}
 	target := l.findLocked(name, viewer)
+	if at, ok := l.remoteCandidateLocked(viewer, name, target); ok { // watch_cluster.go
+		l.mu.Unlock()
+		return l.watchRemote(viewer, name, at)
+	}
+	defer l.mu.Unlock()
 	switch {
 	case target == nil && l.isSelfLocked(viewer, name):
 		return Watched{}, ErrWatchSelf
@@ -81,7 +86,7 @@ func (l *Lobby) Watch(viewer *Session, name string) (Watched, error) {
 		return Watched{}, ErrNotWatchable
 	case target == viewer.watching:
 		return l.watchedLocked(target), nil
-	case len(target.spectators) >= MaxSpectators:
+	case target.watchersLocked() >= MaxSpectators:
 		return Watched{}, ErrGameFull
 	}
 	l.unwatchLocked(viewer)
@@ -94,6 +99,9 @@ func (l *Lobby) Watch(viewer *Session, name string) (Watched, error) {
 	return l.watchedLocked(target), nil
 }
 
+// watchersLocked is how many watch s: on this server and on the others.
+func (s *Session) watchersLocked() int { return len(s.spectators) + len(s.remoteSpecs) }
+
 // isSelfLocked reports whether name is the viewer's own.
 func (l *Lobby) isSelfLocked(viewer *Session, name string) bool {
 	return strings.EqualFold(viewer.player.Name, strings.TrimSpace(name))
@@ -103,14 +111,19 @@ func (l *Lobby) isSelfLocked(viewer *Session, name string) bool {
 // spectator should watch, never one of viewer's own player: the one that
 // plays, else the one that changed last. Nil when there is none.
 func (l *Lobby) findLocked(name string, viewer *Session) *Session {
+	return l.findByNameLocked(name, playerKey(viewer.player), viewer)
+}
+
+// findByNameLocked is findLocked for a viewer of player key self (empty
+// for a guest), who may be on another server (except nil).
+func (l *Lobby) findByNameLocked(name, self string, except *Session) *Session {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return nil
 	}
-	self := playerKey(viewer.player)
 	var best *Session
 	for _, s := range l.sessions {
-		if s == viewer || !strings.EqualFold(s.player.Name, name) || self != "" && playerKey(s.player) == self {
+		if s == except || !strings.EqualFold(s.player.Name, name) || self != "" && playerKey(s.player) == self {
 			continue
 		}
 		if best == nil || better(s, best) {
@@ -132,7 +145,7 @@ func better(s, cur *Session) bool {
 
 // watchedLocked is what a spectator of s shows.
 func (l *Lobby) watchedLocked(s *Session) Watched {
-	return Watched{Name: s.player.Name, Board: s.board, Spectators: len(s.spectators)}
+	return Watched{Name: s.player.Name, Board: s.board, Spectators: s.watchersLocked()}
 }
 
 // Unwatch stops viewer watching; it is harmless when it watches nobody.
@@ -143,26 +156,33 @@ func (l *Lobby) Unwatch(viewer *Session) {
 }
 
 func (l *Lobby) unwatchLocked(viewer *Session) {
+	l.unwatchRemoteLocked(viewer) // watch_cluster.go
 	target := viewer.watching
 	if target == nil {
 		return
 	}
 	viewer.watching = nil
 	delete(target.spectators, viewer.id)
-	if len(target.spectators) == 0 {
+	l.forgetBoardIfUnwatchedLocked(target)
+	l.tellSpectatorsLocked(target)
+}
+
+// forgetBoardIfUnwatchedLocked forgets what s published last when nobody
+// watches it any more, here or elsewhere.
+func (l *Lobby) forgetBoardIfUnwatchedLocked(s *Session) {
+	if s.watchersLocked() == 0 {
 		// Nobody watches: the session stops publishing, so what it
 		// published last goes stale. The next spectator waits for a
 		// fresh board instead (the session publishes one at once when it
 		// learns it is watched).
-		target.board = Board{}
+		s.board = Board{}
 	}
-	l.tellSpectatorsLocked(target)
 }
 
 // tellSpectatorsLocked tells s and its spectators how many watch it.
 func (l *Lobby) tellSpectatorsLocked(s *Session) {
 	if !s.gone {
-		s.queue.Coalesce(spectatorsKey, Spectators{N: len(s.spectators)})
+		s.queue.Coalesce(spectatorsKey, Spectators{N: s.watchersLocked()})
 	}
 	l.sendBoardLocked(s)
 }
@@ -185,6 +205,7 @@ func (l *Lobby) Publish(s *Session, b Board) {
 
 // sendBoardLocked sends s's board to each of its spectators.
 func (l *Lobby) sendBoardLocked(s *Session) {
+	l.offerRemoteLocked(s) // watch_cluster.go
 	if len(s.spectators) == 0 {
 		return
 	}
@@ -237,9 +258,10 @@ func (l *Lobby) ownLocked(s *Session) []*Session {
 
 // endSpectatorsLocked tells every spectator of s that watching ended.
 func (l *Lobby) endSpectatorsLocked(s *Session, reason string) {
-	if len(s.spectators) == 0 {
+	if s.watchersLocked() == 0 {
 		return
 	}
+	l.endRemoteSpectatorsLocked(s, reason) // watch_cluster.go
 	specs := s.spectators
 	s.spectators, s.board = nil, Board{}
 	for _, v := range specs {
@@ -261,5 +283,5 @@ func (l *Lobby) forgetWatchLocked(s *Session) {
 func (l *Lobby) SpectatorsOf(s *Session) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return len(s.spectators)
+	return s.watchersLocked()
 }
