@@ -180,9 +180,9 @@ type sharedRoom struct {
 	reason   string
 	empty    time.Time // since when nobody is in it; zero when somebody is
 
-	timer    Timer                   // this server's countdown or deadline
-	chatLim  map[string]*chatLimiter // this server's members' chat limits
-	stop     context.CancelFunc      // ends the progress reader
+	timer   Timer                   // this server's countdown or deadline
+	chatLim map[string]*chatLimiter // this server's members' chat limits
+	stop    context.CancelFunc      // ends the progress reader
 }
 
 type sharedMember struct {
