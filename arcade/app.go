@@ -53,6 +53,14 @@ type Config struct {
 	Instance string
 	// Cluster tunes presence across servers (heartbeats, time to live).
 	Cluster lobby.ClusterConfig
+	// Lease, with Bus, makes the race rooms the cluster's (lobby.NewShared):
+	// the servers on the bus share them, and the lease's holder runs their
+	// clock. DBNow is the cluster's clock (the database's). nil: each
+	// server has its own rooms.
+	Lease lobby.Lease
+	DBNow func(ctx context.Context) (time.Time, error)
+	// LeaseTTL is the lease's time to live (lobby.DefaultLeaseTTL when 0).
+	LeaseTTL time.Duration
 }
 
 // App implements server.App.
@@ -62,9 +70,11 @@ type App struct {
 
 	// Race rooms (arcade/race.go); the Lobby screen lists the public ones
 	// (presence.go).
-	rooms    *lobby.Rooms
+	rooms    roomSet
+	shared   *lobby.SharedRooms // the cluster's rooms; nil: this server's own
 	book     *raceBook
 	instance string
+	raceKey  string // the instance part of stored races' keys
 
 	// guestRand draws guest names (guest.go); crypto/rand when nil.
 	guestRand io.Reader
@@ -93,7 +103,8 @@ func New(cfg Config) *App {
 	// Race rooms (arcade/race.go).
 	a.instance = a.cfg.Instance
 	a.book = &raceBook{games: map[string]*raceGame{}}
-	a.rooms = lobby.NewRooms(lobby.RoomsConfig{MaxRooms: cfg.MaxRooms, OnRaceEnd: a.raceEnded})
+	a.raceKey = a.instance
+	a.rooms = localRooms{lobby.NewRooms(lobby.RoomsConfig{MaxRooms: cfg.MaxRooms, OnRaceEnd: a.raceEnded})}
 	// Across servers: takeovers over the lobby's bridge, presence over its
 	// cluster. A server that cannot join still serves its own players.
 	if cfg.Bus != nil {
@@ -111,14 +122,38 @@ func New(cfg Config) *App {
 		} else if err := a.lobby.WatchAcross(ctx, cfg.Bus, a.cfg.Instance); err != nil {
 			cfg.Logger.Error("spectators watch this server's players only", "err", err)
 		}
+		if cfg.Lease != nil {
+			a.shareRooms(ctx)
+		}
 	}
 	return a
+}
+
+// shareRooms makes the race rooms the cluster's (lobby.SharedRooms). A
+// server that cannot join keeps rooms of its own.
+func (a *App) shareRooms(ctx context.Context) {
+	sr, err := lobby.NewShared(ctx, lobby.SharedConfig{Bus: a.cfg.Bus, Instance: a.cfg.Instance, Lease: a.cfg.Lease,
+		LeaseTTL: a.cfg.LeaseTTL, DBNow: a.cfg.DBNow, MaxRooms: a.cfg.MaxRooms,
+		OnRaceEnd:   a.storeRace,
+		OnRoundOver: a.book.forget,
+		Logf:        func(f string, args ...any) { a.cfg.Logger.Warn(fmt.Sprintf(f, args...)) }})
+	if err != nil {
+		a.cfg.Logger.Error("race rooms stay on this server", "err", err)
+		return
+	}
+	a.shared, a.rooms, a.raceKey = sr, sharedRooms{sr}, lobby.SharedKey
+	a.cfg.Logger.Info("race rooms shared with the cluster", "instance", a.cfg.Instance, "clock offset", sr.Offset())
 }
 
 // Close ends the arcade's lobby: the other servers of a cluster are told
 // that this one's players are gone. Call it after the server shut down,
 // before closing the bus.
-func (a *App) Close() { a.lobby.Close() }
+func (a *App) Close() {
+	if a.shared != nil {
+		a.shared.Shutdown()
+	}
+	a.lobby.Close()
+}
 
 // errBanned is what a banned player is told.
 var errBanned = errors.New("this key's player is banned from this server")

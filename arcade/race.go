@@ -101,12 +101,19 @@ func (b *raceBook) forget(code string, round int, placings []lobby.Placing) {
 // or they left) is finished as abandoned, or lost when its position is.
 func (a *App) raceEnded(res lobby.RaceResult) {
 	defer a.book.forget(res.Code, res.Round, res.Placings)
+	a.storeRace(res)
+}
+
+// storeRace stores a race's result (see raceEnded), under a key that
+// makes a second write of the same race change nothing: on a cluster the
+// lease holder stores it, and a new holder may store it again.
+func (a *App) storeRace(res lobby.RaceResult) {
 	if a.cfg.Store == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
-	nr := store.NewRace{Key: res.Key(a.instance), Code: res.Code, RulesID: res.RulesID, DealNumber: res.Deal,
+	nr := store.NewRace{Key: res.Key(a.raceKey), Code: res.Code, RulesID: res.RulesID, DealNumber: res.Deal,
 		Started: res.Started, Ended: res.Ended, Racers: len(res.Placings)}
 	closer := &games{st: a.cfg.Store, owner: "race-end-" + sessionToken()}
 	for _, p := range res.Placings {
@@ -218,7 +225,11 @@ func (rs *races) seated(snap lobby.Snapshot) tui.RaceSeat {
 	rs.doing(snap, 0)
 	seat := tui.RaceSeat{You: rs.me.ID, Snapshot: snap}
 	if snap.Phase == lobby.PhaseRacing {
-		if g := rs.a.book.game(raceGameKey(snap.Code, snap.Round, rs.me.ID), false); g != nil {
+		g := rs.a.book.game(raceGameKey(snap.Code, snap.Round, rs.me.ID), false)
+		if g == nil {
+			g = rs.resumeStored(snap)
+		}
+		if g != nil {
 			g.mu.Lock()
 			rec := g.rec
 			rec.Moves = append([]string(nil), rec.Moves...)
@@ -241,6 +252,45 @@ func (rs *races) seated(snap lobby.Snapshot) tui.RaceSeat {
 		}
 	}
 	return seat
+}
+
+// resumeStored is the racer's game of a race that runs, read from the
+// store: a racer who comes back to the race on another server of the
+// cluster (theirs died, or they reconnected elsewhere) goes on with it.
+// nil when there is none to read.
+func (rs *races) resumeStored(snap lobby.Snapshot) *raceGame {
+	m, ok := snap.Member(rs.me.ID)
+	if !ok || m.GameID <= 0 || rs.games == nil {
+		return nil
+	}
+	sg, ok := rs.a.storedRaceGame(snap, m)
+	if !ok {
+		return nil
+	}
+	g := rs.a.book.game(raceGameKey(snap.Code, snap.Round, rs.me.ID), true)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.rec.Rules == "" {
+		g.rec = record(sg)
+		g.times = slices.Clone(sg.MoveTimes)
+		g.gameID = sg.ID
+	}
+	return g
+}
+
+// storedRaceGame reads a racer's stored game of the race, if it is theirs
+// and of the race's deal.
+func (a *App) storedRaceGame(snap lobby.Snapshot, m lobby.Racer) (store.Game, bool) {
+	if a.cfg.Store == nil || m.GameID <= 0 || m.Guest {
+		return store.Game{}, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	sg, err := a.cfg.Store.Game(ctx, m.GameID)
+	if err != nil || sg.PlayerID != m.ID || sg.RulesID != snap.RulesID || sg.DealNumber != snap.Deal || sg.DealText != "" {
+		return store.Game{}, false
+	}
+	return sg, true
 }
 
 func (rs *races) doing(snap lobby.Snapshot, removed int) {
@@ -370,7 +420,7 @@ func (rs *races) Seated() (string, bool) {
 	return r.Code(), true
 }
 
-func (rs *races) room(code string) (*lobby.Room, error) {
+func (rs *races) room(code string) (raceRoom, error) {
 	r, ok := rs.a.rooms.Room(code)
 	if !ok {
 		return nil, fmt.Errorf("%w %s", lobby.ErrNoRoom, code)
@@ -466,7 +516,17 @@ func (rs *races) Board(ctx context.Context, code, playerID string) (engine.Recor
 		return engine.Record{}, lobby.ErrNotMember
 	}
 	rec := engine.Record{Rules: snap.RulesID, Deal: snap.Deal}
-	if g := rs.a.book.game(raceGameKey(code, snap.Round, playerID), false); g != nil {
+	g := rs.a.book.game(raceGameKey(code, snap.Round, playerID), false)
+	if g == nil {
+		// A racer of another server of the cluster: their stored game,
+		// saved at every move.
+		if m, ok := snap.Member(playerID); ok {
+			if sg, ok := rs.a.storedRaceGame(snap, m); ok {
+				rec.Moves = sg.Moves
+			}
+		}
+	}
+	if g != nil {
 		g.mu.Lock()
 		if g.rec.Rules != "" {
 			rec = g.rec

@@ -34,12 +34,12 @@ func (f *fixture) racer(t *testing.T, name string, guest bool) (*races, *lobby.S
 }
 
 // waitPhase polls a room until it reaches a phase.
-func waitPhase(t *testing.T, r *lobby.Room, want lobby.Phase) {
+func waitPhase(t *testing.T, r raceRoom, want lobby.Phase) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for r.Phase() != want {
+	for r.Snapshot().Phase != want {
 		if time.Now().After(deadline) {
-			t.Fatalf("room %s: phase %v, want %v", r.Code(), r.Phase(), want)
+			t.Fatalf("room %s: phase %v, want %v", r.Code(), r.Snapshot().Phase, want)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -25,10 +25,10 @@
 // with bus.Memory. A topic's counter row is never deleted, so its
 // sequence numbers are never reused.
 //
-// The bus owns its two tables, bus_topics and bus_events, and makes them
-// (CREATE TABLE IF NOT EXISTS, under an advisory lock so that instances
-// starting together do not race) in the connection's current schema when
-// it opens: they are not store tables, no store code reads them, and a
+// The bus owns its tables, bus_topics, bus_events and bus_leases (Hold),
+// and makes them (CREATE TABLE IF NOT EXISTS, under an advisory lock so
+// that instances starting together do not race) in the connection's
+// current schema when it opens: they are not store tables, no store code reads them, and a
 // server on SQLite never needs them.
 package pgbus
 
@@ -159,6 +159,11 @@ CREATE TABLE IF NOT EXISTS bus_events (
 	at timestamptz NOT NULL DEFAULT now(),
 	PRIMARY KEY (topic, seq),
 	UNIQUE (topic, id)
+);
+CREATE TABLE IF NOT EXISTS bus_leases (
+	name text PRIMARY KEY,
+	holder text NOT NULL,
+	expires timestamptz NOT NULL
 );`
 
 // schemaLock is the advisory lock key under which instances make the

@@ -95,6 +95,8 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 	// Several servers on one PostgreSQL meet on its bus (takeovers,
 	// presence); on SQLite a server is alone and needs none.
 	var eventBus bus.Bus
+	var lease lobby.Lease
+	var dbNow func(context.Context) (time.Time, error)
 	if cfg.databaseURL != "" {
 		pb, err := pgbus.Open(ctx, cfg.databaseURL, pgbus.Options{
 			Logf: func(f string, a ...any) { logger.Warn(fmt.Sprintf(f, a...)) },
@@ -103,7 +105,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 			return err
 		}
 		defer pb.Close()
-		eventBus = pb
+		eventBus, lease, dbNow = pb, pb, pb.Now // race rooms shared with the cluster
 	}
 	app := arcade.New(arcade.Config{
 		Store:   st,
@@ -115,6 +117,9 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 		MaxRooms: cfg.maxRooms,
 		Bus:      eventBus,
 		Cluster:  lobby.ClusterConfig{TTL: cfg.presenceTTL, Heartbeat: cfg.presenceTTL / 3},
+		Lease:    lease,
+		DBNow:    dbNow,
+		LeaseTTL: cfg.presenceTTL,
 	})
 	defer app.Close() // before the bus closes: tells the other servers this one's players left
 	limits, err := cfg.serverLimits()

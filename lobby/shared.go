@@ -1,0 +1,1186 @@
+package lobby
+
+// Race rooms shared by the servers of a cluster (SharedRooms): a room
+// made on one server is joined, raced, watched and chatted in from any.
+//
+// The design, in short:
+//
+//   - The rooms' life is an ordered log: every change (a room opened, a
+//     join, a leave, a ready mark, a start, a chat line, a mute, a
+//     spectator, the end of a race, a rematch, a close) is an event on
+//     one bus topic, SharedTopic. The bus numbers a topic's events, and
+//     on PostgreSQL sends their NOTIFY in the transaction that stores
+//     them, so every server reads the same events in the same order and
+//     folds them into the same rooms (apply): membership, the host, the
+//     one-room-per-player and one-hosted-room rules, full rooms and races
+//     under way are decided by the fold, the same way everywhere. A
+//     server that asks for a change publishes it and waits until its own
+//     fold has applied it to learn whether it was taken (await).
+//   - Times come from one clock. The start moment is the database's clock
+//     plus CountdownTime (SharedConfig.DBNow, read by the server that
+//     starts the race and carried in the event); each server measures its
+//     offset to that clock (about every LeaseTTL/3) and sets its own
+//     timers by it, so every server counts down together. The deadline is
+//     the start plus the time limit.
+//   - Progress stays where the racer is: each racer's board lives on the
+//     server that serves them, which saves every move (arcade) and keeps
+//     the room's view of its own racers at once; other servers hear of
+//     them through one topic per room (ProgressTopic), coalesced: at most
+//     one event per server per room per ProgressEvery (bus.Coalescer,
+//     newest wins, each event holding all of the server's racers of the
+//     room), never one per key.
+//   - One server holds the races' lease (SharedConfig.Lease, a row with
+//     an expiry on PostgreSQL) and runs the clock for every room: it ends
+//     races (everybody done, or the deadline), closes rooms empty for
+//     EmptyRoomClose, and stores each race's result (OnRaceEnd). It
+//     renews the lease every LeaseTTL/3; when it dies another server
+//     takes the lease once it expires, tells the others that the dead
+//     server's sessions are gone (their racers count as left until they
+//     come back, to any server: their seat and stored game wait for
+//     them), ends what is overdue and stores again the results of the
+//     races that ended last (the store keeps one race per key: a second
+//     write changes nothing). A race's end event has a fixed ID, so that
+//     two servers ending it at once publish one end.
+//
+// On SQLite (one server) none of this runs: Rooms keeps the rooms in
+// memory.
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"pyramid/bus"
+	"pyramid/engine"
+	"pyramid/keys"
+)
+
+// SharedTopic is the bus topic of the shared rooms' lifecycle.
+const SharedTopic = "lobby.rooms"
+
+// ProgressTopic is the bus topic of one shared room's racer progress.
+func ProgressTopic(code string) string { return "lobby.room." + code }
+
+// Defaults of SharedConfig.
+const (
+	DefaultLeaseTTL      = 6 * time.Second
+	DefaultProgressEvery = 200 * time.Millisecond
+	// raceLease is the name of the races' lease.
+	raceLease = "lobby.races"
+	// sharedTimeout bounds one publish or lease call.
+	sharedTimeout = 5 * time.Second
+)
+
+// Lease is a named lease with an expiry, kept where every server of a
+// cluster sees it (the database).
+type Lease interface {
+	// Hold takes the lease name for holder, or keeps it, until ttl from
+	// now: it reports whether holder holds it, and, when holder took it
+	// over from another holder whose lease had run out, who that was.
+	Hold(ctx context.Context, name, holder string, ttl time.Duration) (held bool, prev string, err error)
+}
+
+// SharedConfig configures shared rooms.
+type SharedConfig struct {
+	// Bus carries the rooms between servers; Instance names this server
+	// on it (unique per running server).
+	Bus      bus.Bus
+	Instance string
+	// Lease decides which server runs the rooms' clock; LeaseTTL is its
+	// time to live (DefaultLeaseTTL when 0).
+	Lease    Lease
+	LeaseTTL time.Duration
+	// Clock sets the timers; SystemClock() when nil.
+	Clock Clock
+	// DBNow reads the cluster's clock (the database's); nil: Clock.Now.
+	DBNow func(ctx context.Context) (time.Time, error)
+	// MaxRooms bounds the rooms open in the cluster (DefaultMaxRooms
+	// when 0).
+	MaxRooms int
+	// Rand is the source of room codes; crypto/rand when nil.
+	Rand io.Reader
+	// ProgressEvery is the least time between two progress events of
+	// one room from this server (DefaultProgressEvery when 0).
+	ProgressEvery time.Duration
+	// OnRaceEnd is called on the lease holder for each race that ended,
+	// with no lock held; maybe more than once for one race (after a
+	// takeover of the lease): RaceResult.Key(SharedKey) is the same each
+	// time, for the store to keep it once.
+	OnRaceEnd func(RaceResult)
+	// OnRoundOver is called on every server when a race ends or its room
+	// closes, with no lock held: the server may forget its racers' games.
+	OnRoundOver func(code string, round int, placings []Placing)
+	// Logf, when set, is told of failures.
+	Logf func(format string, args ...any)
+}
+
+// SharedKey is the instance part of the keys of shared rooms' races
+// (RaceResult.Key): the same on every server.
+const SharedKey = "cluster"
+
+// SharedRooms is this server's view of the rooms of a cluster, and its
+// way to change them. It is safe for concurrent use.
+type SharedRooms struct {
+	cfg    SharedConfig
+	ctx    context.Context
+	cancel context.CancelFunc
+	ended  sync.WaitGroup
+	coal   *bus.Coalescer
+
+	mu       sync.Mutex
+	rooms    map[string]*sharedRoom // open rooms by code
+	applied  uint64                 // the last lifecycle event applied
+	wake     chan struct{}          // closed and replaced at each event applied
+	outcome  map[string]error       // of this server's events waited for, by event ID
+	waiting  map[string]bool        // event IDs waited for
+	holder   bool                   // this server holds the lease
+	offset   time.Duration          // the cluster's clock minus this server's
+	sids     int                    // makes session tokens
+	wrong    map[string]*wrongCodes
+	after    []func() // what the current locked call must do once unlocked
+	closed   bool
+	tried    bool            // the lease was tried at least once
+	sessions []sharedSession // this server's sinks, by token
+}
+
+// sharedSession is one local session's sink and its token.
+type sharedSession struct {
+	sid  string
+	sink Sink
+}
+
+// sharedRoom is one room as the fold knows it, plus this server's
+// sessions in it.
+type sharedRoom struct {
+	code     string
+	created  time.Time
+	cfg      RoomConfig
+	phase    Phase
+	round    int
+	seq      uint64
+	host     string
+	members  []*sharedMember
+	watchers []*sharedWatcher
+	startsDB time.Time // the start on the cluster's clock
+	startsAt time.Time // the start on this server's clock
+	deadline time.Time
+	ended    time.Time
+	results  []Placing
+	lastEnd  *RaceResult // the last race's result, for a new lease holder to store again
+	chat     []ChatLine
+	muted    map[string]bool
+	reason   string
+	empty    time.Time // since when nobody is in it; zero when somebody is
+
+	timer   Timer                   // this server's countdown or deadline
+	chatLim map[string]*chatLimiter // this server's members' chat limits
+	stop    context.CancelFunc      // ends the progress reader
+}
+
+type sharedMember struct {
+	Entrant
+	inst, sid   string // the server and session serving the member; sid empty: none
+	ready       bool
+	progress    Progress
+	lastRemoval time.Duration
+	finish      time.Duration
+	removals    []removal // this server's own racers only
+}
+
+func (m *sharedMember) present() bool { return m.sid != "" }
+
+type sharedWatcher struct {
+	id, inst, sid string
+}
+
+// wire forms of the events.
+type (
+	sharedMsg struct {
+		Op      string        `json:"op"`
+		Code    string        `json:"c"`
+		Inst    string        `json:"i"`
+		Sid     string        `json:"s,omitempty"`
+		Wait    bool          `json:"w,omitempty"` // the publisher awaits the outcome
+		Who     *wireEntrant  `json:"p,omitempty"`
+		Cfg     *wireCfg      `json:"cfg,omitempty"`
+		Ready   bool          `json:"r,omitempty"`
+		Round   int           `json:"n,omitempty"`
+		At      int64         `json:"at,omitempty"` // Unix ms on the cluster's clock
+		Text    string        `json:"t,omitempty"`
+		Target  string        `json:"x,omitempty"`
+		Muted   bool          `json:"m,omitempty"`
+		Results []wirePlacing `json:"res,omitempty"`
+		Gone    string        `json:"g,omitempty"` // a server whose sessions are gone
+	}
+	wireEntrant struct {
+		ID    string `json:"id"`
+		Name  string `json:"n"`
+		Guest bool   `json:"g,omitempty"`
+	}
+	wireCfg struct {
+		Rules   string `json:"r"`
+		Deal    uint64 `json:"d"`
+		Verdict int    `json:"v"`
+		Public  bool   `json:"p,omitempty"`
+		LimitMS int64  `json:"l"`
+		Max     int    `json:"m"`
+	}
+	wirePlacing struct {
+		Place   int    `json:"p"`
+		ID      string `json:"id"`
+		Name    string `json:"n"`
+		Guest   bool   `json:"g,omitempty"`
+		GameID  int64  `json:"gid,omitempty"`
+		State   int    `json:"s"`
+		Removed int    `json:"r"`
+		Moves   int    `json:"m"`
+		TimeMS  int64  `json:"t"`
+	}
+	progressMsg struct {
+		Inst   string      `json:"i"`
+		Round  int         `json:"n"`
+		Racers []wireRacer `json:"r"`
+	}
+	wireRacer struct {
+		ID       string `json:"id"`
+		Removed  int    `json:"r"`
+		Moves    int    `json:"m"`
+		Pass     int    `json:"p"`
+		Board    uint64 `json:"b"`
+		State    int    `json:"s"`
+		GameID   int64  `json:"g,omitempty"`
+		LastMS   int64  `json:"l,omitempty"`
+		FinishMS int64  `json:"f,omitempty"`
+	}
+)
+
+func toWirePlacings(ps []Placing) []wirePlacing {
+	out := make([]wirePlacing, len(ps))
+	for i, p := range ps {
+		out[i] = wirePlacing{Place: p.Place, ID: p.ID, Name: p.Name, Guest: p.Guest, GameID: p.GameID, State: int(p.State),
+			Removed: p.Removed, Moves: p.Moves, TimeMS: p.Time.Milliseconds()}
+	}
+	return out
+}
+
+func fromWirePlacings(ws []wirePlacing) []Placing {
+	out := make([]Placing, len(ws))
+	for i, w := range ws {
+		st := RacerState(w.State)
+		out[i] = Placing{Place: w.Place, ID: w.ID, Name: keys.Clean(w.Name, keys.MaxNameWidth), Guest: w.Guest, GameID: w.GameID,
+			State: st, Cleared: st == RacerCleared, Removed: w.Removed, Moves: w.Moves, Time: time.Duration(w.TimeMS) * time.Millisecond}
+	}
+	return out
+}
+
+// NewShared joins this server to the cluster's rooms: it reads every
+// room event the bus still holds, then follows the topic, and takes part
+// in the race for the lease. Shutdown ends it.
+func NewShared(ctx context.Context, cfg SharedConfig) (*SharedRooms, error) {
+	if cfg.Bus == nil || cfg.Lease == nil || cfg.Instance == "" {
+		return nil, errors.New("lobby: shared rooms need a bus, a lease and an instance name")
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = SystemClock()
+	}
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = DefaultLeaseTTL
+	}
+	if cfg.MaxRooms <= 0 {
+		cfg.MaxRooms = DefaultMaxRooms
+	}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.Reader
+	}
+	if cfg.ProgressEvery <= 0 {
+		cfg.ProgressEvery = DefaultProgressEvery
+	}
+	if cfg.DBNow == nil {
+		clock := cfg.Clock
+		cfg.DBNow = func(context.Context) (time.Time, error) { return clock.Now(), nil }
+	}
+	sub, err := cfg.Bus.Subscribe(ctx, SharedTopic, 0)
+	if err != nil {
+		return nil, fmt.Errorf("lobby: shared rooms: %w", err)
+	}
+	rs := &SharedRooms{cfg: cfg, rooms: map[string]*sharedRoom{}, wake: make(chan struct{}),
+		outcome: map[string]error{}, waiting: map[string]bool{}, wrong: map[string]*wrongCodes{}}
+	rs.ctx, rs.cancel = context.WithCancel(context.Background())
+	rs.coal = bus.NewCoalescer(cfg.Bus, cfg.ProgressEvery, func(topic string, err error) {
+		rs.logf("lobby: shared rooms: publish progress on %s: %v", topic, err)
+	})
+	rs.measure(ctx)
+	rs.ended.Add(2)
+	go func() {
+		defer rs.ended.Done()
+		rs.read(sub)
+	}()
+	go func() {
+		defer rs.ended.Done()
+		rs.keepLease()
+	}()
+	return rs, nil
+}
+
+// Shutdown stops following the rooms: this server's sessions leave them
+// (the others are told), and the lease is left to run out.
+func (rs *SharedRooms) Shutdown() {
+	rs.mu.Lock()
+	if rs.closed {
+		rs.mu.Unlock()
+		return
+	}
+	rs.closed = true
+	rs.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), sharedTimeout)
+	_, _ = rs.publish(ctx, sharedMsg{Op: "gone", Gone: rs.cfg.Instance})
+	cancel()
+	rs.kill()
+}
+
+// kill stops following the rooms without a word to the others, as a
+// server killed would.
+func (rs *SharedRooms) kill() {
+	rs.mu.Lock()
+	rs.closed = true
+	rs.mu.Unlock()
+	rs.cancel()
+	rs.ended.Wait()
+	rs.coal.Close()
+	rs.mu.Lock()
+	for _, r := range rs.rooms {
+		if r.stop != nil {
+			r.stop()
+		}
+	}
+	rs.mu.Unlock()
+}
+
+func (rs *SharedRooms) logf(format string, args ...any) {
+	if rs.cfg.Logf != nil {
+		rs.cfg.Logf(format, args...)
+	}
+}
+
+// unlock releases the lock and runs what the call left to do.
+func (rs *SharedRooms) unlock() {
+	after := rs.after
+	rs.after = nil
+	rs.mu.Unlock()
+	for _, f := range after {
+		f()
+	}
+}
+
+// measure reads the cluster's clock and sets this server's offset to it
+// (the middle of the round trip is taken as the moment it was read).
+func (rs *SharedRooms) measure(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, sharedTimeout)
+	defer cancel()
+	t0 := rs.cfg.Clock.Now()
+	db, err := rs.cfg.DBNow(ctx)
+	if err != nil {
+		rs.logf("lobby: shared rooms: read the database's clock: %v", err)
+		return
+	}
+	t1 := rs.cfg.Clock.Now()
+	off := db.Sub(t0.Add(t1.Sub(t0) / 2))
+	rs.mu.Lock()
+	rs.offset = off
+	rs.mu.Unlock()
+}
+
+// Offset returns this server's offset to the cluster's clock: the
+// database's time minus this server's, as last measured.
+func (rs *SharedRooms) Offset() time.Duration {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.offset
+}
+
+// Holder reports whether this server holds the races' lease.
+func (rs *SharedRooms) Holder() bool {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.holder
+}
+
+// sidOf returns the token of a local session's sink, made on first sight.
+func (rs *SharedRooms) sidOf(sink Sink) string {
+	for _, s := range rs.sessions {
+		if sameSink(s.sink, sink) {
+			return s.sid
+		}
+	}
+	rs.sids++
+	sid := rs.cfg.Instance + "/" + strconv.Itoa(rs.sids)
+	rs.sessions = append(rs.sessions, sharedSession{sid: sid, sink: sink})
+	return sid
+}
+
+// sinkOf returns the local sink of a session token, or nil.
+func (rs *SharedRooms) sinkOf(inst, sid string) Sink {
+	if inst != rs.cfg.Instance || sid == "" {
+		return nil
+	}
+	for _, s := range rs.sessions {
+		if s.sid == sid {
+			return s.sink
+		}
+	}
+	return nil
+}
+
+// forgetSink drops a local session's token once it is in no room.
+func (rs *SharedRooms) forgetUnused() {
+	used := map[string]bool{}
+	for _, r := range rs.rooms {
+		for _, m := range r.members {
+			used[m.sid] = true
+		}
+		for _, w := range r.watchers {
+			used[w.sid] = true
+		}
+	}
+	rs.sessions = slices.DeleteFunc(rs.sessions, func(s sharedSession) bool { return !used[s.sid] })
+}
+
+// publish publishes a lifecycle event.
+func (rs *SharedRooms) publish(ctx context.Context, m sharedMsg) (bus.Event, error) {
+	return rs.publishID(ctx, "", m)
+}
+
+func (rs *SharedRooms) publishID(ctx context.Context, id string, m sharedMsg) (bus.Event, error) {
+	m.Inst = rs.cfg.Instance
+	body, err := json.Marshal(m)
+	if err != nil {
+		return bus.Event{}, fmt.Errorf("lobby: encode %s: %w", m.Op, err)
+	}
+	ev, err := rs.cfg.Bus.Publish(ctx, SharedTopic, bus.Message{ID: id, Kind: m.Op, Body: body})
+	if err != nil {
+		return bus.Event{}, fmt.Errorf("lobby: room %s: %w", m.Code, err)
+	}
+	return ev, nil
+}
+
+// do publishes a change and waits until this server's fold applied it:
+// the fold's verdict on it is the result.
+func (rs *SharedRooms) do(m sharedMsg) error {
+	ctx, cancel := context.WithTimeout(rs.ctx, sharedTimeout)
+	defer cancel()
+	m.Wait = true
+	ev, err := rs.publish(ctx, m)
+	if err != nil {
+		return err
+	}
+	return rs.await(ctx, ev)
+}
+
+// await waits until the fold applied ev and returns its verdict.
+func (rs *SharedRooms) await(ctx context.Context, ev bus.Event) error {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	for rs.applied < ev.Seq {
+		wake := rs.wake
+		rs.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			rs.mu.Lock()
+			return fmt.Errorf("lobby: the rooms did not answer: %w", ctx.Err())
+		}
+		rs.mu.Lock()
+	}
+	err := rs.outcome[ev.ID]
+	delete(rs.outcome, ev.ID)
+	return err
+}
+
+// read folds the lifecycle events until the rooms close.
+func (rs *SharedRooms) read(sub bus.Subscription) {
+	defer sub.Close()
+	for {
+		ev, err := sub.Next(rs.ctx)
+		if errors.Is(err, bus.ErrGap) {
+			rs.logf("lobby: shared rooms: %v", err)
+			continue
+		}
+		if err != nil {
+			return
+		}
+		var m sharedMsg
+		jerr := json.Unmarshal(ev.Body, &m)
+		if jerr != nil {
+			rs.logf("lobby: shared rooms: event %d: %v", ev.Seq, jerr)
+		}
+		rs.mu.Lock()
+		if jerr == nil {
+			err := rs.apply(m, ev)
+			if m.Wait && m.Inst == rs.cfg.Instance {
+				rs.outcome[ev.ID] = err
+			}
+		}
+		rs.applied = ev.Seq
+		close(rs.wake)
+		rs.wake = make(chan struct{})
+		rs.unlock()
+	}
+}
+
+// keepLease takes part in the race for the lease until the rooms close:
+// it tries to hold it every LeaseTTL/3, and its holder runs the rooms'
+// clock at each try.
+func (rs *SharedRooms) keepLease() {
+	every := rs.cfg.LeaseTTL / 3
+	for {
+		rs.tryLease()
+		select {
+		case <-rs.ctx.Done():
+			return
+		case <-time.After(every):
+		}
+	}
+}
+
+// tryLease holds or takes the lease, then runs the holder's duties.
+func (rs *SharedRooms) tryLease() {
+	rs.measure(rs.ctx)
+	ctx, cancel := context.WithTimeout(rs.ctx, sharedTimeout)
+	defer cancel()
+	held, prev, err := rs.cfg.Lease.Hold(ctx, raceLease, rs.cfg.Instance, rs.cfg.LeaseTTL)
+	if err != nil {
+		rs.logf("lobby: shared rooms: hold the lease: %v", err)
+		held = false
+	}
+	rs.mu.Lock()
+	was := rs.holder
+	rs.holder, rs.tried = held, true
+	var again []RaceResult
+	if held && !was {
+		// A new holder stores again the last results (the store keeps
+		// one per key): the one before may have died before it did.
+		for _, r := range rs.rooms {
+			if r.lastEnd != nil {
+				again = append(again, *r.lastEnd)
+			}
+		}
+	}
+	rs.mu.Unlock()
+	if held && prev != "" && prev != rs.cfg.Instance {
+		// The holder before died without a word: its sessions are gone.
+		if _, err := rs.publish(ctx, sharedMsg{Op: "gone", Gone: prev}); err != nil {
+			rs.logf("lobby: shared rooms: %v", err)
+		}
+	}
+	if rs.cfg.OnRaceEnd != nil {
+		for _, res := range again {
+			rs.cfg.OnRaceEnd(res)
+		}
+	}
+	if held {
+		rs.duties()
+	}
+}
+
+// duties are the lease holder's: end the races that are over, close the
+// rooms empty for EmptyRoomClose.
+func (rs *SharedRooms) duties() {
+	rs.mu.Lock()
+	now := rs.cfg.Clock.Now()
+	var ends []string
+	var closes []string
+	for _, r := range rs.rooms {
+		if (r.phase == PhaseRacing || r.phase == PhaseCountdown) && (r.phase == PhaseRacing && r.allDone() || !r.deadline.IsZero() && !now.Before(r.deadline)) {
+			ends = append(ends, r.code)
+		}
+		if !r.empty.IsZero() && now.Sub(r.empty) >= EmptyRoomClose && r.phase != PhaseRacing && r.phase != PhaseCountdown {
+			closes = append(closes, r.code)
+		}
+	}
+	rs.mu.Unlock()
+	for _, code := range ends {
+		rs.endRace(code)
+	}
+	for _, code := range closes {
+		ctx, cancel := context.WithTimeout(rs.ctx, sharedTimeout)
+		if _, err := rs.publish(ctx, sharedMsg{Op: "close", Code: code, Text: "nobody was in the room"}); err != nil {
+			rs.logf("lobby: shared rooms: %v", err)
+		}
+		cancel()
+	}
+}
+
+// endRace publishes the end of the room's race with its placings as this
+// server sees them, if it holds the lease. The event's ID is the race's:
+// a second end of the same race publishes nothing.
+func (rs *SharedRooms) endRace(code string) {
+	rs.mu.Lock()
+	r := rs.rooms[code]
+	if r == nil || !rs.holder || (r.phase != PhaseRacing && r.phase != PhaseCountdown) {
+		rs.mu.Unlock()
+		return
+	}
+	racers := make([]Racer, len(r.members))
+	for i, m := range r.members {
+		racers[i] = r.racer(m)
+		if racers[i].State == RacerWaiting {
+			racers[i].State = RacerPlaying
+		}
+	}
+	results := rank(racers)
+	round := r.round
+	dbNow := rs.cfg.Clock.Now().Add(rs.offset)
+	id := "end/" + code + "/" + strconv.Itoa(round) + "/" + strconv.FormatInt(r.startsDB.UnixMilli(), 10)
+	rs.mu.Unlock()
+	ctx, cancel := context.WithTimeout(rs.ctx, sharedTimeout)
+	defer cancel()
+	if _, err := rs.publishID(ctx, id, sharedMsg{Op: "end", Code: code, Round: round, At: dbNow.UnixMilli(),
+		Results: toWirePlacings(results)}); err != nil {
+		rs.logf("lobby: shared rooms: end race: %v", err)
+	}
+}
+
+// byCode returns the open room with this code.
+func (rs *SharedRooms) byCode(code string) *sharedRoom { return rs.rooms[code] }
+
+// apply folds one lifecycle event into the rooms, with rs.mu held; the
+// error is the event's verdict (for its publisher, when waiting).
+func (rs *SharedRooms) apply(m sharedMsg, ev bus.Event) error {
+	if m.Op == "gone" {
+		rs.gone(m.Gone)
+		return nil
+	}
+	r := rs.rooms[m.Code]
+	if m.Op == "open" {
+		return rs.open(m, ev)
+	}
+	if r == nil {
+		return fmt.Errorf("%w %s", ErrNoRoom, m.Code)
+	}
+	switch m.Op {
+	case "join":
+		return rs.join(r, m)
+	case "leave":
+		mb := r.member(m.Target)
+		if mb == nil || !mb.present() || (m.Sid != "" && mb.sid != m.Sid) {
+			return ErrNotMember
+		}
+		rs.leave(r, mb)
+	case "ready":
+		mb := r.member(m.Target)
+		switch {
+		case mb == nil || !mb.present():
+			return ErrNotMember
+		case r.phase != PhaseWaiting:
+			return ErrNotWaiting
+		}
+		if mb.ready != m.Ready {
+			mb.ready = m.Ready
+			rs.changed(r)
+		}
+	case "start":
+		return rs.start(r, m)
+	case "end":
+		rs.end(r, m)
+	case "rematch":
+		return rs.rematch(r, m)
+	case "chat":
+		mb := r.member(m.Target)
+		switch {
+		case mb == nil || !mb.present():
+			return ErrNotMember
+		case r.muted[mb.ID]:
+			return ErrMuted
+		}
+		cl := ChatLine{Code: r.code, FromID: mb.ID, From: mb.Name, Text: keys.Clean(m.Text, 10*MaxChatLen),
+			At: time.UnixMilli(m.At).Add(-rs.offset)}
+		r.chat = append(r.chat, cl)
+		if len(r.chat) > ChatHistory {
+			r.chat = slices.Delete(r.chat, 0, len(r.chat)-ChatHistory)
+		}
+		rs.broadcast(r, cl)
+	case "mute":
+		mb := r.member(m.Target)
+		switch {
+		case r.host != m.Who.ID:
+			return ErrNotHost
+		case mb == nil || m.Target == m.Who.ID:
+			return ErrNotMember
+		}
+		if r.muted[mb.ID] != m.Muted {
+			if r.muted == nil {
+				r.muted = map[string]bool{}
+			}
+			if m.Muted {
+				r.muted[mb.ID] = true
+			} else {
+				delete(r.muted, mb.ID)
+			}
+			rs.changed(r)
+		}
+	case "watch":
+		return rs.watch(r, m)
+	case "unwatch":
+		for _, w := range r.watchers {
+			if w.id == m.Target && (m.Sid == "" || w.sid == m.Sid) {
+				r.watchers = slices.DeleteFunc(r.watchers, func(x *sharedWatcher) bool { return x == w })
+				rs.changed(r)
+				return nil
+			}
+		}
+		return ErrNotMember
+	case "close":
+		rs.close(r, m.Text)
+	}
+	return nil
+}
+
+func (r *sharedRoom) member(id string) *sharedMember {
+	for _, m := range r.members {
+		if m.ID == id {
+			return m
+		}
+	}
+	return nil
+}
+
+func (r *sharedRoom) presentCount() int {
+	n := 0
+	for _, m := range r.members {
+		if m.present() {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *sharedRoom) allDone() bool {
+	for _, m := range r.members {
+		if m.present() && m.progress.State == RacerPlaying {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *sharedRoom) cards() int { return r.cfg.Rules.PyramidSize() }
+
+// open folds the opening of a room.
+func (rs *SharedRooms) open(m sharedMsg, ev bus.Event) error {
+	if m.Cfg == nil || m.Who == nil {
+		return ErrBadRoomConfig
+	}
+	if r := rs.rooms[m.Code]; r != nil {
+		return errCodeTaken
+	}
+	if len(rs.rooms) >= rs.cfg.MaxRooms {
+		return ErrTooManyRooms
+	}
+	for _, r := range rs.rooms {
+		if r.host == m.Who.ID {
+			return fmt.Errorf("%w (%s)", ErrAlreadyHosting, r.code)
+		}
+	}
+	rules, err := engine.ParseRules(m.Cfg.Rules)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBadRoomConfig, err)
+	}
+	cfg, err := RoomConfig{Rules: rules, Deal: m.Cfg.Deal, Verdict: engine.Verdict(m.Cfg.Verdict), Public: m.Cfg.Public,
+		TimeLimit: time.Duration(m.Cfg.LimitMS) * time.Millisecond, MaxPlayers: m.Cfg.Max}.normalize()
+	if err != nil {
+		return err
+	}
+	created := ev.At.Add(-rs.offset)
+	if created.IsZero() || ev.At.IsZero() {
+		created = rs.cfg.Clock.Now()
+	}
+	r := &sharedRoom{code: m.Code, created: created, cfg: cfg, round: 1, host: m.Who.ID, chatLim: map[string]*chatLimiter{}}
+	rs.rooms[m.Code] = r
+	mb := &sharedMember{Entrant: Entrant{ID: m.Who.ID, Name: keys.Clean(m.Who.Name, keys.MaxNameWidth), Guest: m.Who.Guest},
+		inst: m.Inst, sid: m.Sid}
+	r.members = append(r.members, mb)
+	rs.followProgress(r)
+	rs.leaveOthers(r, mb.ID, m.Inst, m.Sid)
+	rs.changed(r)
+	return nil
+}
+
+// errCodeTaken: two servers drew the same code at once; the later tries
+// another.
+var errCodeTaken = errors.New("lobby: room code taken")
+
+// join folds a join.
+func (rs *SharedRooms) join(r *sharedRoom, m sharedMsg) error {
+	if m.Who == nil {
+		return ErrNotMember
+	}
+	name := keys.Clean(m.Who.Name, keys.MaxNameWidth)
+	if mb := r.member(m.Who.ID); mb != nil {
+		if mb.present() && (mb.inst != m.Inst || mb.sid != m.Sid) {
+			if sink := rs.sinkOf(mb.inst, mb.sid); sink != nil {
+				sink.Post(SeatTakenOver{Code: r.code})
+			}
+		}
+		if mb.inst != m.Inst && m.Inst == rs.cfg.Instance {
+			// A racer who comes to this server from another: the
+			// removals so far, for the time of the last one.
+			mb.removals = nil
+			if mb.progress.Removed > 0 {
+				mb.removals = []removal{{removed: mb.progress.Removed, at: mb.lastRemoval}}
+			}
+		}
+		mb.Name, mb.inst, mb.sid = name, m.Inst, m.Sid
+		if r.phase == PhaseRacing {
+			rs.coalesceRacer(r, mb)
+		}
+	} else {
+		switch {
+		case r.phase == PhaseCountdown || r.phase == PhaseRacing:
+			return ErrRaceUnderway
+		case len(r.members) >= r.cfg.MaxPlayers:
+			return ErrRoomFull
+		}
+		r.members = append(r.members, &sharedMember{Entrant: Entrant{ID: m.Who.ID, Name: name, Guest: m.Who.Guest},
+			inst: m.Inst, sid: m.Sid})
+	}
+	r.empty = time.Time{}
+	rs.pickHost(r)
+	rs.leaveOthers(r, m.Who.ID, m.Inst, m.Sid)
+	rs.changed(r)
+	return nil
+}
+
+// leaveOthers takes a player who went into keep out of every other room
+// (one room at a time), as Rooms.Join does.
+func (rs *SharedRooms) leaveOthers(keep *sharedRoom, playerID, inst, sid string) {
+	for _, r := range rs.sortedRooms() {
+		if r == keep {
+			continue
+		}
+		if mb := r.member(playerID); mb != nil && mb.present() {
+			if mb.inst != inst || mb.sid != sid {
+				if sink := rs.sinkOf(mb.inst, mb.sid); sink != nil {
+					sink.Post(SeatTakenOver{Code: r.code})
+				}
+			}
+			rs.leave(r, mb)
+		}
+		if r.host == playerID && r.presentCount() == 0 && (r.phase == PhaseWaiting || r.phase == PhaseResults) {
+			rs.close(r, "its host went to room "+keep.code)
+		}
+	}
+}
+
+// sortedRooms is the open rooms, oldest first (then by code), for folds
+// that must visit them in the same order everywhere.
+func (rs *SharedRooms) sortedRooms() []*sharedRoom {
+	out := make([]*sharedRoom, 0, len(rs.rooms))
+	for _, r := range rs.rooms {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].created.Equal(out[j].created) {
+			return out[i].created.Before(out[j].created)
+		}
+		return out[i].code < out[j].code
+	})
+	return out
+}
+
+// hostsOther reports whether the player hosts an open room other than r.
+func (rs *SharedRooms) hostsOther(playerID string, r *sharedRoom) bool {
+	for _, o := range rs.rooms {
+		if o != r && o.host == playerID {
+			return true
+		}
+	}
+	return false
+}
+
+// pickHost passes the host's part to the first member present when the
+// host is not, skipping members who host another room.
+func (rs *SharedRooms) pickHost(r *sharedRoom) {
+	if h := r.member(r.host); h != nil && h.present() {
+		return
+	}
+	for _, m := range r.members {
+		if m.present() && m.ID != r.host && !rs.hostsOther(m.ID, r) {
+			r.host = m.ID
+			return
+		}
+	}
+}
+
+// leave folds a member's leaving (or being gone with their server).
+func (rs *SharedRooms) leave(r *sharedRoom, m *sharedMember) {
+	m.sid, m.ready = "", false
+	if r.phase == PhaseWaiting || r.phase == PhaseResults {
+		r.members = slices.DeleteFunc(r.members, func(x *sharedMember) bool { return x == m })
+	}
+	rs.pickHost(r)
+	if r.presentCount() == 0 && r.empty.IsZero() {
+		r.empty = rs.cfg.Clock.Now()
+	}
+	if r.phase == PhaseRacing {
+		rs.coalesceRacer(r, m)
+		rs.checkDone(r)
+	}
+	rs.changed(r)
+}
+
+// gone folds the end of a server: its sessions leave their rooms.
+func (rs *SharedRooms) gone(inst string) {
+	for _, r := range rs.sortedRooms() {
+		for _, m := range slices.Clone(r.members) {
+			if m.present() && m.inst == inst {
+				rs.leave(r, m)
+			}
+		}
+		n := len(r.watchers)
+		r.watchers = slices.DeleteFunc(r.watchers, func(w *sharedWatcher) bool { return w.inst == inst })
+		if len(r.watchers) != n {
+			rs.changed(r)
+		}
+	}
+}
+
+// checkDone has the lease holder end a race once every racer is done.
+func (rs *SharedRooms) checkDone(r *sharedRoom) {
+	if rs.holder && r.phase == PhaseRacing && r.allDone() {
+		code := r.code
+		rs.after = append(rs.after, func() { go rs.endRace(code) })
+	}
+}
+
+// start folds the host's start.
+func (rs *SharedRooms) start(r *sharedRoom, m sharedMsg) error {
+	switch {
+	case r.member(m.Target) == nil:
+		return ErrNotMember
+	case r.host != m.Target:
+		return ErrNotHost
+	case r.phase != PhaseWaiting:
+		return ErrNotWaiting
+	case r.presentCount() < MinRacers:
+		return ErrTooFewRacers
+	}
+	r.phase = PhaseCountdown
+	r.startsDB = time.UnixMilli(m.At)
+	r.startsAt = r.startsDB.Add(-rs.offset)
+	r.deadline = r.startsAt.Add(r.cfg.TimeLimit)
+	for _, mb := range r.members {
+		mb.ready = false
+	}
+	round := r.round
+	rs.setTimer(r, r.startsAt, func() { rs.begin(r.code, round) })
+	rs.broadcast(r, CountdownStarted{Code: r.code, Round: r.round, StartsAt: r.startsAt, Deal: r.cfg.Deal, RulesID: r.cfg.Rules.ID()})
+	rs.changed(r)
+	return nil
+}
+
+// setTimer sets the room's timer for at on this server's clock.
+func (rs *SharedRooms) setTimer(r *sharedRoom, at time.Time, f func()) {
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	r.timer = rs.cfg.Clock.AfterFunc(at.Sub(rs.cfg.Clock.Now()), f)
+}
+
+// begin ends the countdown of round on this server.
+func (rs *SharedRooms) begin(code string, round int) {
+	rs.mu.Lock()
+	defer rs.unlock()
+	r := rs.rooms[code]
+	if r == nil || r.phase != PhaseCountdown || r.round != round {
+		return
+	}
+	r.phase = PhaseRacing
+	for _, m := range r.members {
+		if m.progress.State == RacerWaiting {
+			m.progress.State = RacerPlaying
+		}
+	}
+	rs.setTimer(r, r.deadline, func() { rs.endRace(code) })
+	rs.broadcast(r, RaceStarted{Code: r.code, Round: r.round, Deadline: r.deadline})
+	rs.checkDone(r)
+	rs.changed(r)
+}
+
+// end folds the end of a race.
+func (rs *SharedRooms) end(r *sharedRoom, m sharedMsg) {
+	if r.round != m.Round || (r.phase != PhaseRacing && r.phase != PhaseCountdown) {
+		return
+	}
+	if r.timer != nil {
+		r.timer.Stop()
+		r.timer = nil
+	}
+	r.phase = PhaseResults
+	r.ended = time.UnixMilli(m.At).Add(-rs.offset)
+	r.results = fromWirePlacings(m.Results)
+	r.members = slices.DeleteFunc(r.members, func(mb *sharedMember) bool { return !mb.present() })
+	rs.pickHost(r)
+	if r.presentCount() == 0 && r.empty.IsZero() {
+		r.empty = rs.cfg.Clock.Now()
+	}
+	rs.broadcast(r, RaceEnded{Code: r.code, Round: r.round, Results: slices.Clone(r.results)})
+	rs.changed(r)
+	res := RaceResult{Code: r.code, Round: r.round, RulesID: r.cfg.Rules.ID(), Deal: r.cfg.Deal, Verdict: r.cfg.Verdict,
+		Started: r.startsDB, Ended: time.UnixMilli(m.At), Placings: slices.Clone(r.results)}
+	r.lastEnd = &res
+	if rs.holder && rs.cfg.OnRaceEnd != nil {
+		rs.after = append(rs.after, func() { rs.cfg.OnRaceEnd(res) })
+	}
+	if rs.cfg.OnRoundOver != nil {
+		code, round, ps := r.code, r.round, slices.Clone(r.results)
+		rs.after = append(rs.after, func() { rs.cfg.OnRoundOver(code, round, ps) })
+	}
+}
+
+// rematch folds the host's rematch.
+func (rs *SharedRooms) rematch(r *sharedRoom, m sharedMsg) error {
+	switch {
+	case r.member(m.Target) == nil:
+		return ErrNotMember
+	case r.host != m.Target:
+		return ErrNotHost
+	case r.phase != PhaseResults:
+		return ErrNotOver
+	case m.Cfg == nil:
+		return ErrBadRoomConfig
+	}
+	r.cfg.Deal, r.cfg.Verdict = m.Cfg.Deal, engine.Verdict(m.Cfg.Verdict)
+	r.round++
+	r.phase = PhaseWaiting
+	r.results = nil
+	r.startsDB, r.startsAt, r.deadline, r.ended = time.Time{}, time.Time{}, time.Time{}, time.Time{}
+	for _, mb := range r.members {
+		mb.ready, mb.progress, mb.lastRemoval, mb.finish, mb.removals = false, Progress{}, 0, 0, nil
+	}
+	rs.changed(r)
+	return nil
+}
+
+// watch folds a spectator's coming.
+func (rs *SharedRooms) watch(r *sharedRoom, m sharedMsg) error {
+	for _, w := range r.watchers {
+		if w.id == m.Target {
+			if w.inst != m.Inst || w.sid != m.Sid {
+				if sink := rs.sinkOf(w.inst, w.sid); sink != nil {
+					sink.Post(SeatTakenOver{Code: r.code})
+				}
+			}
+			w.inst, w.sid = m.Inst, m.Sid
+			rs.changed(r)
+			return nil
+		}
+	}
+	if len(r.watchers) >= MaxSpectators {
+		return ErrTooManySpectators
+	}
+	r.watchers = append(r.watchers, &sharedWatcher{id: m.Target, inst: m.Inst, sid: m.Sid})
+	rs.changed(r)
+	return nil
+}
+
+// close folds the closing of a room.
+func (rs *SharedRooms) close(r *sharedRoom, reason string) {
+	if r.timer != nil {
+		r.timer.Stop()
+		r.timer = nil
+	}
+	over := r.phase == PhaseCountdown || r.phase == PhaseRacing
+	rs.broadcast(r, RoomClosed{Code: r.code, Reason: reason})
+	r.phase, r.reason = PhaseClosed, reason
+	rs.changed(r)
+	delete(rs.rooms, r.code)
+	if r.stop != nil {
+		r.stop()
+	}
+	rs.forgetUnused()
+	if rs.cfg.OnRoundOver != nil && over {
+		code, round := r.code, r.round
+		var ps []Placing
+		for _, m := range r.members {
+			ps = append(ps, Placing{ID: m.ID})
+		}
+		rs.after = append(rs.after, func() { rs.cfg.OnRoundOver(code, round, ps) })
+	}
+}
+
+// local calls f for each of this server's sessions in the room: members,
+// then spectators.
+func (rs *SharedRooms) local(r *sharedRoom, f func(Sink)) {
+	for _, m := range r.members {
+		if s := rs.sinkOf(m.inst, m.sid); s != nil {
+			f(s)
+		}
+	}
+	for _, w := range r.watchers {
+		if s := rs.sinkOf(w.inst, w.sid); s != nil {
+			f(s)
+		}
+	}
+}
+
+// broadcast posts ev to this server's sessions in the room.
+func (rs *SharedRooms) broadcast(r *sharedRoom, ev Event) {
+	rs.local(r, func(s Sink) { s.Post(ev) })
+}
+
+// changed shows the room's new snapshot to this server's sessions in it.
+func (rs *SharedRooms) changed(r *sharedRoom) {
+	r.seq++
+	var ev Event = RoomChanged{Snapshot: rs.snapshot(r)}
+	key := RoomKey(r.code)
+	rs.local(r, func(s Sink) { s.Coalesce(key, ev) })
+}
+
+// coalesceRacer shows m's line of the racer panel to this server's
+// sessions in the room.
+func (rs *SharedRooms) coalesceRacer(r *sharedRoom, m *sharedMember) {
+	var ev Event = RacerProgress{Code: r.code, Round: r.round, Racer: r.racer(m)}
+	key := RacerKey(r.code, m.ID)
+	rs.local(r, func(s Sink) { s.Coalesce(key, ev) })
+}
+
+// racer is m as the racer panel shows it.
+func (r *sharedRoom) racer(m *sharedMember) Racer {
+	v := Racer{ID: m.ID, Name: m.Name, Guest: m.Guest, Host: m.ID == r.host, Ready: m.ready, Present: m.present(),
+		Muted: r.muted[m.ID], Progress: m.progress, Cards: r.cards(), Finish: m.finish, LastRemoval: m.lastRemoval}
+	if (r.phase == PhaseRacing || r.phase == PhaseResults) && !m.present() && v.State == RacerPlaying {
+		v.State = RacerLeft
+	}
+	for _, p := range r.results {
+		if p.ID == m.ID {
+			v.Place = p.Place
+		}
+	}
+	return v
+}
+
+func (rs *SharedRooms) snapshot(r *sharedRoom) Snapshot {
+	s := Snapshot{
+		Code: r.code, Phase: r.phase, Round: r.round, Seq: r.seq,
+		RulesID: r.cfg.Rules.ID(), RulesTitle: r.cfg.Rules.Title(), Deal: r.cfg.Deal, Verdict: r.cfg.Verdict,
+		Public: r.cfg.Public, TimeLimit: r.cfg.TimeLimit, MaxPlayers: r.cfg.MaxPlayers, Cards: r.cards(),
+		Host: r.host, StartsAt: r.startsAt, Ended: r.ended,
+		Members: make([]Racer, len(r.members)), Spectators: len(r.watchers),
+		Results: slices.Clone(r.results), Chat: slices.Clone(r.chat), ClosedReason: r.reason,
+	}
+	if r.phase == PhaseRacing || r.phase == PhaseResults {
+		s.Deadline = r.deadline
+	}
+	for i, m := range r.members {
+		s.Members[i] = r.racer(m)
+	}
+	return s
+}

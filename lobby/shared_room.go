@@ -1,0 +1,510 @@
+package lobby
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"pyramid/bus"
+	"pyramid/engine"
+	"pyramid/keys"
+)
+
+// SharedRoom is a handle on one shared room, by its code: its methods
+// are those of Room, for a session of this server.
+type SharedRoom struct {
+	rs   *SharedRooms
+	code string
+}
+
+// Code returns the room's code.
+func (h *SharedRoom) Code() string { return h.code }
+
+// Snapshot returns the room as this server sees it; a closed room's is in
+// PhaseClosed.
+func (h *SharedRoom) Snapshot() Snapshot {
+	h.rs.mu.Lock()
+	defer h.rs.mu.Unlock()
+	r := h.rs.rooms[h.code]
+	if r == nil {
+		return Snapshot{Code: h.code, Phase: PhaseClosed}
+	}
+	return h.rs.snapshot(r)
+}
+
+// handle returns the handle of an open room.
+func (rs *SharedRooms) handle(code string) *SharedRoom { return &SharedRoom{rs: rs, code: code} }
+
+// Len returns the number of open rooms of the cluster.
+func (rs *SharedRooms) Len() int {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return len(rs.rooms)
+}
+
+func toWireCfg(c RoomConfig) *wireCfg {
+	return &wireCfg{Rules: c.Rules.ID(), Deal: c.Deal, Verdict: int(c.Verdict), Public: c.Public,
+		LimitMS: c.TimeLimit.Milliseconds(), Max: c.MaxPlayers}
+}
+
+func toWireEntrant(p Entrant) *wireEntrant {
+	return &wireEntrant{ID: p.ID, Name: keys.Clean(p.Name, keys.MaxNameWidth), Guest: p.Guest}
+}
+
+// Create opens a room hosted by host, as Rooms.Create does, for the
+// whole cluster.
+func (rs *SharedRooms) Create(host Entrant, sink Sink, cfg RoomConfig) (*SharedRoom, Snapshot, error) {
+	if sink == nil {
+		return nil, Snapshot{}, errors.New("lobby: Create without a sink")
+	}
+	cfg, err := cfg.normalize()
+	if err != nil {
+		return nil, Snapshot{}, err
+	}
+	for range 5 {
+		rs.mu.Lock()
+		code, cerr := newCode(rs.cfg.Rand, func(c string) bool { return rs.rooms[c] != nil })
+		sid := rs.sidOf(sink)
+		rs.mu.Unlock()
+		if cerr != nil {
+			return nil, Snapshot{}, fmt.Errorf("lobby: create room: %w", cerr)
+		}
+		err = rs.do(sharedMsg{Op: "open", Code: code, Sid: sid, Who: toWireEntrant(host), Cfg: toWireCfg(cfg)})
+		if errors.Is(err, errCodeTaken) {
+			continue
+		}
+		if err != nil {
+			rs.tidy()
+			return nil, Snapshot{}, err
+		}
+		h := rs.handle(code)
+		return h, h.Snapshot(), nil
+	}
+	return nil, Snapshot{}, fmt.Errorf("lobby: create room: %w", err)
+}
+
+// tidy forgets the tokens of local sessions in no room.
+func (rs *SharedRooms) tidy() {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.forgetUnused()
+}
+
+// Join puts the player in the room, or back in their seat, and out of
+// every other room, as Rooms.Join does.
+func (rs *SharedRooms) Join(h *SharedRoom, p Entrant, sink Sink) (Snapshot, error) {
+	if sink == nil {
+		return Snapshot{}, errors.New("lobby: Join without a sink")
+	}
+	rs.mu.Lock()
+	sid := rs.sidOf(sink)
+	rs.mu.Unlock()
+	if err := rs.do(sharedMsg{Op: "join", Code: h.code, Sid: sid, Who: toWireEntrant(p)}); err != nil {
+		rs.tidy()
+		return Snapshot{}, err
+	}
+	return h.Snapshot(), nil
+}
+
+// QuickJoin puts the player in the oldest public room of these rules
+// waiting for players with a seat free, or reports ErrNoRoom.
+func (rs *SharedRooms) QuickJoin(p Entrant, sink Sink, rulesID string) (*SharedRoom, Snapshot, error) {
+	rs.mu.Lock()
+	var codes []string
+	for _, r := range rs.sortedRooms() {
+		if r.cfg.Public && r.phase == PhaseWaiting && r.cfg.Rules.ID() == rulesID && len(r.members) < r.cfg.MaxPlayers {
+			codes = append(codes, r.code)
+		}
+	}
+	rs.mu.Unlock()
+	for _, code := range codes {
+		h := rs.handle(code)
+		if snap, err := rs.Join(h, p, sink); err == nil {
+			return h, snap, nil
+		}
+	}
+	return nil, Snapshot{}, fmt.Errorf("%w waiting for players of these rules", ErrNoRoom)
+}
+
+// QuickMatch is QuickJoin, or a new public room of cfg when none waits.
+func (rs *SharedRooms) QuickMatch(p Entrant, sink Sink, cfg RoomConfig) (*SharedRoom, Snapshot, bool, error) {
+	if h, snap, err := rs.QuickJoin(p, sink, cfg.Rules.ID()); err == nil {
+		return h, snap, false, nil
+	}
+	cfg.Public = true
+	h, snap, err := rs.Create(p, sink, cfg)
+	if err != nil {
+		return nil, Snapshot{}, false, err
+	}
+	return h, snap, true, nil
+}
+
+// Room returns the open room with this code.
+func (rs *SharedRooms) Room(code string) (*SharedRoom, bool) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.rooms[code] == nil {
+		return nil, false
+	}
+	return rs.handle(code), true
+}
+
+// Hosted returns the open room the player hosts.
+func (rs *SharedRooms) Hosted(playerID string) (*SharedRoom, bool) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	for _, r := range rs.sortedRooms() {
+		if r.host == playerID {
+			return rs.handle(r.code), true
+		}
+	}
+	return nil, false
+}
+
+// Seated returns the open room where the player has a seat.
+func (rs *SharedRooms) Seated(playerID string) (*SharedRoom, bool) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	for _, r := range rs.sortedRooms() {
+		if r.member(playerID) != nil {
+			return rs.handle(r.code), true
+		}
+	}
+	return nil, false
+}
+
+// Find looks up a room by the code a player typed, with Rooms.Find's
+// limit on wrong codes (counted on this server).
+func (rs *SharedRooms) Find(playerID, text string) (*SharedRoom, error) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	now := rs.cfg.Clock.Now()
+	w := rs.wrong[playerID]
+	if w != nil && now.Before(w.blocked) {
+		return nil, ErrThrottled
+	}
+	code, err := ParseCode(text)
+	if err == nil && rs.rooms[code] == nil {
+		err = fmt.Errorf("%w %s", ErrNoRoom, code)
+	}
+	if err != nil {
+		if w == nil {
+			w = &wrongCodes{}
+			rs.wrong[playerID] = w
+		}
+		w.times = slices.DeleteFunc(w.times, func(t time.Time) bool { return now.Sub(t) >= WrongCodeWindow })
+		w.times = append(w.times, now)
+		if len(w.times) >= MaxWrongCodes {
+			w.blocked = now.Add(WrongCodePause)
+			w.times = w.times[:0]
+		}
+		return nil, err
+	}
+	return rs.handle(code), nil
+}
+
+// Public lists the cluster's open public rooms, oldest first.
+func (rs *SharedRooms) Public() []RoomInfo {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	var list []RoomInfo
+	for _, r := range rs.sortedRooms() {
+		if !r.cfg.Public {
+			continue
+		}
+		info := RoomInfo{Code: r.code, RulesID: r.cfg.Rules.ID(), RulesTitle: r.cfg.Rules.Title(), Phase: r.phase,
+			MaxPlayers: r.cfg.MaxPlayers, Spectators: len(r.watchers), TimeLimit: r.cfg.TimeLimit,
+			TimeLimitS: int(r.cfg.TimeLimit / time.Second), Created: r.created}
+		for _, m := range r.members {
+			if m.present() {
+				info.Players++
+			}
+			if m.ID == r.host {
+				info.Host = m.Name
+			}
+		}
+		list = append(list, info)
+	}
+	return list
+}
+
+// Close closes the room with this code for the whole cluster.
+func (rs *SharedRooms) Close(code, reason string) error {
+	if _, ok := rs.Room(code); !ok {
+		return fmt.Errorf("%w %s", ErrNoRoom, code)
+	}
+	return rs.do(sharedMsg{Op: "close", Code: code, Text: reason})
+}
+
+// localMember returns the room and the member if the member's session is
+// this server's.
+func (rs *SharedRooms) localMember(code, playerID string) (*sharedRoom, *sharedMember, error) {
+	r := rs.rooms[code]
+	if r == nil {
+		return nil, nil, ErrRoomClosed
+	}
+	m := r.member(playerID)
+	if m == nil || !m.present() || m.inst != rs.cfg.Instance {
+		return r, nil, ErrNotMember
+	}
+	return r, m, nil
+}
+
+// Leave takes the player's session on this server out of the room.
+func (h *SharedRoom) Leave(playerID string) error {
+	rs := h.rs
+	rs.mu.Lock()
+	_, m, err := rs.localMember(h.code, playerID)
+	sid := ""
+	if m != nil {
+		sid = m.sid
+	}
+	rs.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	err = rs.do(sharedMsg{Op: "leave", Code: h.code, Target: playerID, Sid: sid})
+	rs.tidy()
+	return err
+}
+
+// SetReady sets a member's ready mark in the waiting room.
+func (h *SharedRoom) SetReady(playerID string, ready bool) error {
+	return h.rs.do(sharedMsg{Op: "ready", Code: h.code, Target: playerID, Ready: ready})
+}
+
+// Start starts the countdown: the race starts CountdownTime from now by
+// the cluster's clock.
+func (h *SharedRoom) Start(playerID string) error {
+	rs := h.rs
+	ctx, cancel := context.WithTimeout(rs.ctx, sharedTimeout)
+	defer cancel()
+	now, err := rs.cfg.DBNow(ctx)
+	if err != nil {
+		return fmt.Errorf("lobby: start: the database's clock: %w", err)
+	}
+	return rs.do(sharedMsg{Op: "start", Code: h.code, Target: playerID, At: now.Add(CountdownTime).UnixMilli()})
+}
+
+// Rematch takes the room back to the waiting room for a new race of deal.
+func (h *SharedRoom) Rematch(playerID string, deal uint64, verdict engine.Verdict) error {
+	return h.rs.do(sharedMsg{Op: "rematch", Code: h.code, Target: playerID, Cfg: &wireCfg{Deal: deal, Verdict: int(verdict)}})
+}
+
+// Say says a chat line in the room (members only, not muted, at most
+// ChatBurst lines per ChatWindow).
+func (h *SharedRoom) Say(playerID, text string) error {
+	line, err := CleanChat(text)
+	if err != nil {
+		return err
+	}
+	rs := h.rs
+	rs.mu.Lock()
+	r, m, err := rs.localMember(h.code, playerID)
+	if err == nil && r.muted[m.ID] {
+		err = ErrMuted
+	}
+	if err == nil {
+		lim := r.chatLim[m.ID]
+		if lim == nil {
+			lim = &chatLimiter{}
+			r.chatLim[m.ID] = lim
+		}
+		if !lim.allow(rs.cfg.Clock.Now()) {
+			err = ErrChatTooFast
+		}
+	}
+	at := rs.cfg.Clock.Now().Add(rs.offset)
+	rs.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return rs.do(sharedMsg{Op: "chat", Code: h.code, Target: playerID, Text: line, At: at.UnixMilli()})
+}
+
+// Mute mutes or unmutes a member: the host only.
+func (h *SharedRoom) Mute(hostID, playerID string, muted bool) error {
+	return h.rs.do(sharedMsg{Op: "mute", Code: h.code, Who: &wireEntrant{ID: hostID}, Target: playerID, Muted: muted})
+}
+
+// Watch adds a spectator.
+func (h *SharedRoom) Watch(viewerID string, sink Sink) (Snapshot, error) {
+	if sink == nil {
+		return Snapshot{}, errors.New("lobby: Watch without a sink")
+	}
+	rs := h.rs
+	rs.mu.Lock()
+	sid := rs.sidOf(sink)
+	rs.mu.Unlock()
+	if err := rs.do(sharedMsg{Op: "watch", Code: h.code, Target: viewerID, Sid: sid}); err != nil {
+		rs.tidy()
+		return Snapshot{}, err
+	}
+	return h.Snapshot(), nil
+}
+
+// Unwatch takes this server's spectator out.
+func (h *SharedRoom) Unwatch(viewerID string) error {
+	rs := h.rs
+	rs.mu.Lock()
+	sid := ""
+	if r := rs.rooms[h.code]; r != nil {
+		for _, w := range r.watchers {
+			if w.id == viewerID && w.inst == rs.cfg.Instance {
+				sid = w.sid
+			}
+		}
+	}
+	rs.mu.Unlock()
+	if sid == "" {
+		return ErrNotMember
+	}
+	err := rs.do(sharedMsg{Op: "unwatch", Code: h.code, Target: viewerID, Sid: sid})
+	rs.tidy()
+	return err
+}
+
+// Close closes the room for the whole cluster.
+func (h *SharedRoom) Close(reason string) {
+	ctx, cancel := context.WithTimeout(h.rs.ctx, sharedTimeout)
+	defer cancel()
+	if _, err := h.rs.publish(ctx, sharedMsg{Op: "close", Code: h.code, Text: reason}); err != nil {
+		h.rs.logf("lobby: shared rooms: %v", err)
+	}
+}
+
+// Report records the progress of a racer this server serves, shows it to
+// this server's sessions at once and to the other servers' within
+// ProgressEvery, as Room.Report does.
+func (h *SharedRoom) Report(playerID string, p Progress) error {
+	rs := h.rs
+	rs.mu.Lock()
+	defer rs.unlock()
+	r, m, err := rs.localMember(h.code, playerID)
+	switch {
+	case err != nil:
+		return err
+	case r.phase != PhaseRacing:
+		return ErrNotRacing
+	case m.progress.State != RacerPlaying:
+		return ErrRaceOver
+	case p.Removed < 0 || p.Removed > r.cards() || p.Moves < 0 || p.Pass < 0:
+		return fmt.Errorf("%w: %d of %d cards removed in %d moves", ErrBadProgress, p.Removed, r.cards(), p.Moves)
+	case p.State != RacerPlaying && p.State != RacerStuck && p.State != RacerCleared:
+		return fmt.Errorf("%w: state %v", ErrBadProgress, p.State)
+	case p.State == RacerCleared && p.Removed != r.cards():
+		return fmt.Errorf("%w: cleared with %d of %d cards removed", ErrBadProgress, p.Removed, r.cards())
+	}
+	el := rs.cfg.Clock.Now().Sub(r.startsAt)
+	for n := len(m.removals); n > 0 && m.removals[n-1].removed > p.Removed; n-- {
+		m.removals = m.removals[:n-1]
+	}
+	if n := len(m.removals); p.Removed > 0 && (n == 0 || m.removals[n-1].removed < p.Removed) {
+		m.removals = append(m.removals, removal{removed: p.Removed, at: el})
+	}
+	m.lastRemoval = 0
+	if n := len(m.removals); n > 0 {
+		m.lastRemoval = m.removals[n-1].at
+	}
+	if p.State == RacerCleared {
+		m.finish = el
+	}
+	m.progress = p
+	rs.coalesceRacer(r, m)
+	rs.offerProgress(r)
+	rs.checkDone(r)
+	return nil
+}
+
+// offerProgress hands the progress of this server's racers in the room
+// to the coalescer.
+func (rs *SharedRooms) offerProgress(r *sharedRoom) {
+	msg := progressMsg{Inst: rs.cfg.Instance, Round: r.round}
+	for _, m := range r.members {
+		if m.inst != rs.cfg.Instance {
+			continue
+		}
+		msg.Racers = append(msg.Racers, wireRacer{ID: m.ID, Removed: m.progress.Removed, Moves: m.progress.Moves,
+			Pass: m.progress.Pass, Board: m.progress.Board, State: int(m.progress.State), GameID: m.progress.GameID,
+			LastMS: m.lastRemoval.Milliseconds(), FinishMS: m.finish.Milliseconds()})
+	}
+	body, err := json.Marshal(msg)
+	if err != nil {
+		return
+	}
+	rs.coal.Offer(ProgressTopic(r.code), bus.Message{Kind: "progress", Body: body})
+}
+
+// followProgress starts reading the room's progress topic, with rs.mu
+// held (from the fold).
+func (rs *SharedRooms) followProgress(r *sharedRoom) {
+	ctx, cancel := context.WithCancel(rs.ctx)
+	r.stop = cancel
+	code := r.code
+	rs.ended.Add(1)
+	go func() {
+		defer rs.ended.Done()
+		rs.readProgress(ctx, code)
+	}()
+}
+
+// readProgress applies the other servers' progress of one room until ctx
+// ends.
+func (rs *SharedRooms) readProgress(ctx context.Context, code string) {
+	var sub bus.Subscription
+	for sub == nil {
+		s, err := rs.cfg.Bus.Subscribe(ctx, ProgressTopic(code), 0)
+		if err == nil {
+			sub = s
+			break
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		rs.logf("lobby: shared rooms: follow room %s: %v", code, err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Second):
+		}
+	}
+	defer sub.Close()
+	for {
+		ev, err := sub.Next(ctx)
+		if errors.Is(err, bus.ErrGap) {
+			continue
+		}
+		if err != nil {
+			return
+		}
+		var m progressMsg
+		if json.Unmarshal(ev.Body, &m) != nil || m.Inst == rs.cfg.Instance {
+			continue
+		}
+		rs.mu.Lock()
+		rs.applyProgress(code, m)
+		rs.unlock()
+	}
+}
+
+// applyProgress folds another server's progress of its racers.
+func (rs *SharedRooms) applyProgress(code string, p progressMsg) {
+	r := rs.rooms[code]
+	if r == nil || r.round != p.Round || (r.phase != PhaseRacing && r.phase != PhaseCountdown) {
+		return
+	}
+	for _, w := range p.Racers {
+		m := r.member(w.ID)
+		if m == nil || m.inst != p.Inst {
+			continue // a racer now served elsewhere: that server says
+		}
+		m.progress = Progress{Removed: w.Removed, Moves: w.Moves, Pass: w.Pass, Board: w.Board, State: RacerState(w.State), GameID: w.GameID}
+		m.lastRemoval = time.Duration(w.LastMS) * time.Millisecond
+		m.finish = time.Duration(w.FinishMS) * time.Millisecond
+		rs.coalesceRacer(r, m)
+	}
+	rs.checkDone(r)
+}

@@ -1,0 +1,277 @@
+package lobby
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"pyramid/bus"
+)
+
+// cluster of shared-room servers in one process: one bus, one lease, one
+// fake clock (the rooms' timers; the lease's own loop runs once, at the
+// start, with a TTL of an hour: the tests call tryLease themselves).
+type sharedEnv struct {
+	t     *testing.T
+	clock *FakeClock
+	bus   *bus.Memory
+	lease *MemoryLease
+
+	mu    sync.Mutex
+	ended map[string][]RaceResult // by instance
+}
+
+func newSharedEnv(t *testing.T) *sharedEnv {
+	clock := NewFakeClock(t0)
+	e := &sharedEnv{t: t, clock: clock, bus: bus.NewMemory(bus.MemoryOptions{Now: clock.Now}),
+		lease: NewMemoryLease(clock), ended: map[string][]RaceResult{}}
+	t.Cleanup(func() { e.bus.Close() })
+	return e
+}
+
+func (e *sharedEnv) server(name string) *SharedRooms {
+	e.t.Helper()
+	rs, err := NewShared(context.Background(), SharedConfig{Bus: e.bus, Instance: name, Lease: e.lease, LeaseTTL: time.Hour,
+		Clock: e.clock, ProgressEvery: 10 * time.Millisecond,
+		OnRaceEnd: func(res RaceResult) {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			e.ended[name] = append(e.ended[name], res)
+		},
+		Logf: e.t.Logf})
+	if err != nil {
+		e.t.Fatalf("NewShared %s: %v", name, err)
+	}
+	e.t.Cleanup(rs.kill)
+	// The lease loop's first try is done before the test goes on.
+	eventually(e.t, name+" tried the lease", func() bool { rs.mu.Lock(); defer rs.mu.Unlock(); return rs.tried })
+	return rs
+}
+
+func (e *sharedEnv) results(name string) []RaceResult {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]RaceResult(nil), e.ended[name]...)
+}
+
+// eventually polls cond until it holds, for at most ten seconds.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond) // polling a condition, not synchronising on time
+	}
+}
+
+func phaseOf(rs *SharedRooms, code string) Phase {
+	if r, ok := rs.Room(code); ok {
+		return r.Snapshot().Phase
+	}
+	return PhaseClosed
+}
+
+func (s *fakeSink) has(pred func(Event) bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ev := range s.posts {
+		if pred(ev) {
+			return true
+		}
+	}
+	for _, ev := range s.latest {
+		if pred(ev) {
+			return true
+		}
+	}
+	return false
+}
+
+// placingTimes is placings with the cards removed and the times.
+func placingTimes(ps []Placing) string {
+	s := ""
+	for i, p := range ps {
+		if i > 0 {
+			s += " "
+		}
+		s += fmt.Sprintf("%d:%s:%v:%d:%v", p.Place, p.Name, p.State, p.Removed, p.Time)
+	}
+	return s
+}
+
+func isEnded(ev Event) bool { _, ok := ev.(RaceEnded); return ok }
+
+// sharedRace makes a room on a with ann, bob joining on b, and starts the
+// race: both servers count down together and race.
+func sharedRace(t *testing.T, e *sharedEnv, a, b *SharedRooms) (code string, ann, bob *fakeSink) {
+	t.Helper()
+	ann, bob = newSink(), newSink()
+	h, snap, err := a.Create(pl("ann"), ann, classic())
+	wantErr(t, "Create", err, nil)
+	code = h.Code()
+	eventually(t, "b sees the room", func() bool { _, ok := b.Room(code); return ok })
+	hb, err := b.Find("id-bob", code)
+	wantErr(t, "Find on b", err, nil)
+	snap, err = b.Join(hb, pl("bob"), bob)
+	wantErr(t, "Join on b", err, nil)
+	if len(snap.Members) != 2 {
+		t.Fatalf("after bob's join on b: %d members, want 2", len(snap.Members))
+	}
+	eventually(t, "a sees bob", func() bool { return len(h.Snapshot().Members) == 2 })
+	wantErr(t, "Start by bob (not the host)", hb.Start("id-bob"), ErrNotHost)
+	wantErr(t, "Start", h.Start("id-ann"), nil)
+	eventually(t, "both count down", func() bool {
+		return phaseOf(a, code) == PhaseCountdown && phaseOf(b, code) == PhaseCountdown
+	})
+	sa, sb := h.Snapshot(), hb.Snapshot()
+	if !sa.StartsAt.Equal(sb.StartsAt) || !sa.StartsAt.Equal(t0.Add(CountdownTime)) {
+		t.Fatalf("start moments %v and %v, want both %v", sa.StartsAt, sb.StartsAt, t0.Add(CountdownTime))
+	}
+	e.clock.Advance(CountdownTime)
+	eventually(t, "both race", func() bool { return phaseOf(a, code) == PhaseRacing && phaseOf(b, code) == PhaseRacing })
+	return code, ann, bob
+}
+
+// TestSharedRace: a room made on one server is joined from another, the
+// race starts on both at the moment of the cluster's clock, each sees the
+// other's progress, and the lease holder ends it and stores it once.
+func TestSharedRace(t *testing.T) {
+	e := newSharedEnv(t)
+	a, b := e.server("a"), e.server("b")
+	if !a.Holder() || b.Holder() {
+		t.Fatalf("holders: a %v, b %v; want a only", a.Holder(), b.Holder())
+	}
+	code, ann, bob := sharedRace(t, e, a, b)
+	ha, _ := a.Room(code)
+	hb, _ := b.Room(code)
+	wantErr(t, "ann reports on b (not her server)", hb.Report("id-ann", Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), ErrNotMember)
+	e.clock.Advance(10 * time.Second)
+	wantErr(t, "bob reports", hb.Report("id-bob", Progress{Removed: 4, Moves: 3, Pass: 1, State: RacerPlaying}), nil)
+	eventually(t, "ann's server shows bob's progress", func() bool {
+		m, _ := ha.Snapshot().Member("id-bob")
+		return m.Removed == 4 && m.LastRemoval == 10*time.Second
+	})
+	wantErr(t, "ann's chat", ha.Say("id-ann", "hello bob"), nil)
+	eventually(t, "bob hears ann", func() bool {
+		return bob.has(func(ev Event) bool { cl, ok := ev.(ChatLine); return ok && cl.Text == "hello bob" })
+	})
+	e.clock.Advance(10 * time.Second)
+	wantErr(t, "ann clears", ha.Report("id-ann", Progress{Removed: 28, Moves: 40, Pass: 1, State: RacerCleared}), nil)
+	wantErr(t, "bob is stuck", hb.Report("id-bob", Progress{Removed: 4, Moves: 30, Pass: 3, State: RacerStuck}), nil)
+	eventually(t, "both see the results", func() bool { return ann.has(isEnded) && bob.has(isEnded) })
+	eventually(t, "the holder stored the race", func() bool { return len(e.results("a")) == 1 })
+	res := e.results("a")[0]
+	if got := placingTimes(res.Placings); got != "1:ann:cleared:28:20s 2:bob:stuck:4:10s" {
+		t.Fatalf("placings %q", got)
+	}
+	if len(e.results("b")) != 0 {
+		t.Fatalf("b stored %d races, want none (not the holder)", len(e.results("b")))
+	}
+	if sb := hb.Snapshot(); sb.Phase != PhaseResults || placings(sb.Results) != placings(res.Placings) {
+		t.Fatalf("b's room: %v %q", sb.Phase, placings(sb.Results))
+	}
+}
+
+// TestSharedOneRoomAtATime: a player who joins a room on one server leaves
+// the room they were in on another.
+func TestSharedOneRoomAtATime(t *testing.T) {
+	e := newSharedEnv(t)
+	a, b := e.server("a"), e.server("b")
+	h1, _, err := a.Create(pl("ann"), newSink(), classic())
+	wantErr(t, "Create", err, nil)
+	bobA := newSink()
+	_, err = a.Join(h1, pl("bob"), bobA)
+	wantErr(t, "bob joins on a", err, nil)
+	h2, _, err := b.Create(pl("carol"), newSink(), classic())
+	wantErr(t, "carol's room on b", err, nil)
+	_, err = b.Join(h2, pl("bob"), newSink())
+	wantErr(t, "bob joins carol's on b", err, nil)
+	eventually(t, "bob out of ann's room on a", func() bool {
+		_, in := h1.Snapshot().Member("id-bob")
+		return !in && bobA.has(func(ev Event) bool { _, ok := ev.(SeatTakenOver); return ok })
+	})
+	if _, _, err := b.Create(pl("ann"), newSink(), classic()); !errors.Is(err, ErrAlreadyHosting) {
+		t.Fatalf("ann opens a second room on b: %v, want ErrAlreadyHosting", err)
+	}
+	if got := len(b.Public()) + len(a.Public()); got != 0 {
+		t.Fatalf("%d public rooms, want none", got)
+	}
+}
+
+// TestSharedLeaseTakeover: the holder dies mid-race without a word; once
+// its lease runs out another server takes it, the dead server's racer
+// counts as left until she comes back (to the survivor), and the race ends
+// and is stored by the new holder.
+func TestSharedLeaseTakeover(t *testing.T) {
+	e := newSharedEnv(t)
+	a, b := e.server("a"), e.server("b")
+	code, _, bob := sharedRace(t, e, a, b)
+	ha, _ := a.Room(code)
+	wantErr(t, "ann removes 6", ha.Report("id-ann", Progress{Removed: 6, Moves: 5, Pass: 1, State: RacerPlaying, GameID: 77}), nil)
+	hb, _ := b.Room(code)
+	eventually(t, "b sees ann's progress", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return m.Removed == 6 })
+	a.kill()
+	e.lease.Expire(raceLease)
+	b.tryLease()
+	if !b.Holder() {
+		t.Fatal("b did not take the lease")
+	}
+	eventually(t, "ann left, seen on b", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return !m.Present && m.State == RacerLeft })
+	// ann comes back, on b: her seat and progress wait for her.
+	ann2 := newSink()
+	snap, err := b.Join(hb, pl("ann"), ann2)
+	wantErr(t, "ann back on b", err, nil)
+	if m, _ := snap.Member("id-ann"); !m.Present || m.Removed != 6 || m.GameID != 77 || snap.Phase != PhaseRacing {
+		t.Fatalf("ann back: %+v in %v", m, snap.Phase)
+	}
+	e.clock.Advance(5 * time.Second)
+	wantErr(t, "ann clears on b", hb.Report("id-ann", Progress{Removed: 28, Moves: 30, Pass: 1, State: RacerCleared, GameID: 77}), nil)
+	wantErr(t, "bob stuck", hb.Report("id-bob", Progress{Removed: 1, Moves: 9, Pass: 3, State: RacerStuck}), nil)
+	eventually(t, "the race ends", func() bool { return bob.has(isEnded) && ann2.has(isEnded) })
+	eventually(t, "b stored it", func() bool { return len(e.results("b")) == 1 })
+	if got := placingTimes(e.results("b")[0].Placings); got != "1:ann:cleared:28:5s 2:bob:stuck:1:5s" {
+		t.Fatalf("placings %q", got)
+	}
+}
+
+// TestSharedDeadlineOneEnd: two servers that both think they hold the
+// lease end the same race at the deadline at once: one end event, and the
+// results both would store have one key.
+func TestSharedDeadlineOneEnd(t *testing.T) {
+	e := newSharedEnv(t)
+	a, b := e.server("a"), e.server("b")
+	code, ann, bob := sharedRace(t, e, a, b)
+	b.mu.Lock()
+	b.holder = true // as if a's lease had run out while a still ran
+	b.mu.Unlock()
+	e.clock.Advance(DefaultTimeLimit)
+	eventually(t, "both see the end", func() bool { return ann.has(isEnded) && bob.has(isEnded) })
+	eventually(t, "both stored", func() bool { return len(e.results("a")) == 1 && len(e.results("b")) == 1 })
+	ka, kb := e.results("a")[0].Key(SharedKey), e.results("b")[0].Key(SharedKey)
+	if ka != kb {
+		t.Fatalf("keys %q and %q, want one", ka, kb)
+	}
+	sub, err := e.bus.Subscribe(context.Background(), SharedTopic, 0)
+	wantErr(t, "Subscribe", err, nil)
+	defer sub.Close()
+	ends := 0
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		ev, err := sub.Next(ctx)
+		cancel()
+		if err != nil {
+			break
+		}
+		if ev.Kind == "end" {
+			ends++
+		}
+	}
+	if ends != 1 {
+		t.Fatalf("%d end events of room %s, want 1", ends, code)
+	}
+}
