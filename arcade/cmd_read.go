@@ -224,13 +224,16 @@ func plural(n int, noun string) string {
 // number is a JSON string: daily deals are above 2^53, past which
 // JavaScript and jq round numbers to another deal.
 type gameReport struct {
-	ID       int64    `json:"id"`
-	Rules    string   `json:"rules"`
-	Deal     uint64   `json:"deal,string"`
-	DealText string   `json:"deal_text,omitempty"`
-	Daily    string   `json:"daily,omitempty"`
-	Status   string   `json:"status"`
-	Moves    []string `json:"moves"`
+	ID       int64  `json:"id"`
+	Rules    string `json:"rules"`
+	Deal     uint64 `json:"deal,string"`
+	DealText string `json:"deal_text,omitempty"`
+	Daily    string `json:"daily,omitempty"`
+	Status   string `json:"status"`
+	// Kind is what the game is: solo, replay (of a daily deal finished
+	// already that day), race or ghost; every kind but solo is practice.
+	Kind  string   `json:"kind"`
+	Moves []string `json:"moves"`
 	// MoveMS is when each move was made, in milliseconds of play time
 	// since the game's start; shorter than Moves for a game stored
 	// before times were kept.
@@ -250,7 +253,7 @@ func report(sg store.Game) gameReport {
 		ms[i] = d.Milliseconds()
 	}
 	return gameReport{ID: sg.ID, Rules: sg.RulesID, Deal: sg.DealNumber, DealText: sg.DealText, Daily: sg.Daily,
-		Status: string(sg.Status), Moves: moves, MoveMS: ms, Removed: sg.Removed, Updated: sg.Updated.UTC().Format(time.RFC3339)}
+		Status: string(sg.Status), Kind: string(sg.Kind), Moves: moves, MoveMS: ms, Removed: sg.Removed, Updated: sg.Updated.UTC().Format(time.RFC3339)}
 }
 
 func (c *call) games() int {
@@ -276,9 +279,9 @@ func (c *call) games() int {
 		return 0
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "id\trules\tdeal\tstatus\tremoved\tmoves\tupdated")
+	fmt.Fprintln(tw, "id\trules\tdeal\tstatus\tkind\tremoved\tmoves\tupdated")
 	for i, r := range reps {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%s\n", r.ID, r.Rules, dealName(list[i]), r.Status, r.Removed, len(r.Moves), r.Updated)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.ID, r.Rules, dealName(list[i]), r.Status, r.Kind, r.Removed, len(r.Moves), r.Updated)
 	}
 	_ = tw.Flush()
 	return 0

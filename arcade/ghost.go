@@ -156,7 +156,7 @@ func (gh *ghosts) Play(ctx context.Context, seq int, rec engine.Record, times []
 	}
 	if gh.gameID == 0 {
 		created, err := gh.a.cfg.Store.CreateGame(ctx, store.NewGame{PlayerID: gh.player, RulesID: rec.Rules,
-			DealNumber: rec.Deal, DealText: rec.DealText, Owner: gh.games.owner, Practice: true})
+			DealNumber: rec.Deal, DealText: rec.DealText, Owner: gh.games.owner, Practice: true, Kind: store.KindGhost})
 		switch {
 		case errors.Is(err, store.ErrInProgress):
 			gh.unstored = true

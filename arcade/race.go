@@ -639,7 +639,7 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 // and the player is told so.
 func (rs *races) createGame(ctx context.Context, rg *raceGame, rec engine.Record) string {
 	created, err := rs.a.cfg.Store.CreateGame(ctx, store.NewGame{PlayerID: rs.me.ID, RulesID: rec.Rules,
-		DealNumber: rec.Deal, Owner: rs.games.owner, Practice: true})
+		DealNumber: rec.Deal, Owner: rs.games.owner, Practice: true, Kind: store.KindRace})
 	switch {
 	case errors.Is(err, store.ErrInProgress):
 		rg.unstored = true

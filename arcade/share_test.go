@@ -80,3 +80,52 @@ func TestShareCommand(t *testing.T) {
 		t.Errorf("share x: exit %d, want 2", code)
 	}
 }
+
+// TestShareRaceGame: share of a race's game gives the place of how many
+// raced, as the results screen's share line does; before the race is
+// stored it is the game's plain line.
+func TestShareRaceGame(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	key := sshtest.NewKey(t)
+	ann, _, err := f.st.GetOrCreatePlayer(ctx, gossh.FingerprintSHA256(key.PublicKey()), "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := winningRecord(t)
+	g, err := f.st.CreateGame(ctx, store.NewGame{PlayerID: ann.ID, RulesID: rec.Rules, DealNumber: rec.Deal, Owner: "s",
+		Practice: true, Kind: store.KindRace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := store.State{Moves: rec.Moves[:10], Status: store.StatusLost, Removed: 6, Elapsed: 50 * time.Second}
+	if err := f.st.FinishGame(ctx, g.ID, "s", st, nil); err != nil {
+		t.Fatal(err)
+	}
+	id := strconv.FormatInt(g.ID, 10)
+	if code, out, errOut := f.run(session(key, "ann", "share", id)); code != 0 || !strings.HasPrefix(out, "Pyramid · Classic · deal ") {
+		t.Fatalf("share before the race is stored: exit %d, %q %q", code, out, errOut)
+	}
+	now := time.Now()
+	if _, err := f.st.RecordRace(ctx, store.NewRace{Key: "k1", Code: "ABCD", RulesID: rec.Rules, DealNumber: rec.Deal,
+		Started: now, Ended: now, Racers: 5, Placings: []store.RacePlacing{
+			{PlayerID: f.adminID(t), Place: 1, Cleared: true, Removed: 28, Moves: 60, Time: 95 * time.Second},
+			{PlayerID: ann.ID, Place: 2, Removed: 6, Moves: 10, Time: 47300 * time.Millisecond, GameID: g.ID},
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := f.run(session(key, "ann", "share", id))
+	if want := "Pyramid race · Classic · 2nd of 5 · 6/28 · 0:47.3 · 10 moves\n"; code != 0 || out != want {
+		t.Fatalf("share of a race's game: exit %d, %q %q; want %q", code, out, errOut, want)
+	}
+}
+
+// adminID is the store's player of the fixture's admin key.
+func (f *fixture) adminID(t *testing.T) string {
+	t.Helper()
+	p, _, err := f.st.GetOrCreatePlayer(context.Background(), gossh.FingerprintSHA256(f.admin.PublicKey()), "root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.ID
+}

@@ -138,9 +138,43 @@ type Game struct {
 	Owner string
 	// Practice marks a game that does not count: a replay of a daily deal
 	// the player already finished that day (the first finished attempt is
-	// the result). It is set by CreateGame; finishing it records no result.
+	// the result), a race's game or a ghost race's. It is set by
+	// CreateGame; finishing it records no result.
 	Practice bool
+	// Kind says what the game is: which practice, if any.
+	Kind Kind
 }
+
+// Kind is what a game is: the player's own, or one of the kinds of
+// practice game, which record no solo result.
+type Kind string
+
+// The kinds of game.
+const (
+	// KindSolo is a game of the player's own, the day's first attempt at
+	// a daily deal included.
+	KindSolo Kind = "solo"
+	// KindReplay is a later attempt at a daily deal the player already
+	// finished that day: practice.
+	KindReplay Kind = "replay"
+	// KindRace is a racer's game of a race room: practice (the race's
+	// record is its placing).
+	KindRace Kind = "race"
+	// KindGhost is a game raced against a recorded one: practice.
+	KindGhost Kind = "ghost"
+)
+
+// Valid reports whether k is one of the kinds.
+func (k Kind) Valid() bool {
+	switch k {
+	case KindSolo, KindReplay, KindRace, KindGhost:
+		return true
+	}
+	return false
+}
+
+// Practice reports whether games of the kind record no solo result.
+func (k Kind) Practice() bool { return k != KindSolo }
 
 // State is the part of a game that changes as it is played, written in one
 // statement by SaveGame.
@@ -184,6 +218,11 @@ type NewGame struct {
 	// makes every daily game practice once the player has a result for
 	// that day's deal with these rules.
 	Practice bool
+	// Kind is what the game is; empty means KindSolo, or KindGhost for
+	// a practice game (the callers of before kinds). CreateGame makes a
+	// daily game a KindReplay when it makes it practice; any kind but
+	// KindSolo is practice.
+	Kind Kind
 }
 
 // Page selects a page of a list, newest first: at most Limit items
@@ -493,6 +532,10 @@ type Races interface {
 	RecordRace(ctx context.Context, race NewRace) (int64, error)
 	// Race returns a stored race with its placings.
 	Race(ctx context.Context, id int64) (Race, error)
+	// RaceOfGame returns the stored race a game was the player's game of
+	// (a KindRace game placed in it), with its placings; ErrNotFound when
+	// there is none (the race is not over, or the game is no race's).
+	RaceOfGame(ctx context.Context, gameID int64) (Race, error)
 	// RaceRecord returns the player's race figures for the rules ID (zero
 	// figures and a new player's rating if none).
 	RaceRecord(ctx context.Context, playerID, rulesID string) (RaceRecord, error)

@@ -118,7 +118,7 @@ func checkDaily(daily string) error {
 }
 
 const gameCols = `id, player_id, rules_id, deal_number, deal_text, daily, moves, redo, status,
-	removed, elapsed_ms, started_at, updated_at, finished_at, version, owner, hints, undos, watched, practice, move_ms`
+	removed, elapsed_ms, started_at, updated_at, finished_at, version, owner, hints, undos, watched, practice, move_ms, kind`
 
 func scanGame(row interface{ Scan(...any) error }) (store.Game, error) {
 	var (
@@ -126,13 +126,15 @@ func scanGame(row interface{ Scan(...any) error }) (store.Game, error) {
 		deal, elapsed, started, up int64
 		finished                   sql.NullInt64
 		moves, redo, status, times string
+		kind                       string
 	)
 	err := row.Scan(&g.ID, &g.PlayerID, &g.RulesID, &deal, &g.DealText, &g.Daily, &moves, &redo, &status,
-		&g.Removed, &elapsed, &started, &up, &finished, &g.Version, &g.Owner, &g.Hints, &g.Undos, &g.Watched, &g.Practice, &times)
+		&g.Removed, &elapsed, &started, &up, &finished, &g.Version, &g.Owner, &g.Hints, &g.Undos, &g.Watched, &g.Practice, &times, &kind)
 	if err != nil {
 		return store.Game{}, err
 	}
 	g.DealNumber = uint64(deal)
+	g.Kind = store.Kind(kind)
 	g.Moves, g.Redo = decodeMoves(moves), decodeMoves(redo)
 	g.MoveTimes = decodeTimes(times)
 	if len(g.MoveTimes) > len(g.Moves) {
@@ -170,6 +172,12 @@ func (s *Store) CreateGame(ctx context.Context, ng store.NewGame) (store.Game, e
 	if len(ng.DealText) > store.MaxDealText {
 		err = errors.Join(err, fmt.Errorf("%w: deal text over %d bytes", store.ErrInvalid, store.MaxDealText))
 	}
+	if ng.Kind != "" && !ng.Kind.Valid() {
+		err = errors.Join(err, fmt.Errorf("%w: game kind %q", store.ErrInvalid, ng.Kind))
+	}
+	if ng.Kind == store.KindSolo && ng.Practice {
+		err = errors.Join(err, fmt.Errorf("%w: a solo game that is practice", store.ErrInvalid))
+	}
 	if err != nil {
 		return store.Game{}, fmt.Errorf("store: create game: %w", err)
 	}
@@ -187,20 +195,31 @@ func (s *Store) CreateGame(ctx context.Context, ng store.NewGame) (store.Game, e
 		if p.Banned {
 			return store.ErrBanned
 		}
-		g.Practice = ng.Practice
-		if !g.Practice && ng.Daily != "" {
+		g.Kind = ng.Kind
+		switch {
+		case g.Kind == "" && ng.Practice:
+			g.Kind = store.KindGhost
+		case g.Kind == "":
+			g.Kind = store.KindSolo
+		}
+		if g.Kind == store.KindSolo && ng.Daily != "" {
 			// The first finished attempt at a day's deal is the result;
 			// every later one is practice.
-			if g.Practice, err = hasDailyResult(ctx, tx, ng.PlayerID, ng.RulesID, ng.Daily); err != nil {
+			replay, err := hasDailyResult(ctx, tx, ng.PlayerID, ng.RulesID, ng.Daily)
+			if err != nil {
 				return err
 			}
+			if replay {
+				g.Kind = store.KindReplay
+			}
 		}
+		g.Practice = g.Kind.Practice()
 		// uniqueViolation maps a second unfinished game with these rules
 		// to ErrInProgress.
 		return tx.QueryRowContext(ctx,
-			`INSERT INTO games (player_id, rules_id, deal_number, deal_text, daily, status, started_at, updated_at, version, owner, practice)
-			 VALUES ($1, $2, $3, $4, $5, 'playing', $6, $6, 1, $7, $8) RETURNING id`,
-			ng.PlayerID, ng.RulesID, int64(ng.DealNumber), ng.DealText, ng.Daily, ms(now), ng.Owner, g.Practice).Scan(&g.ID)
+			`INSERT INTO games (player_id, rules_id, deal_number, deal_text, daily, status, started_at, updated_at, version, owner, practice, kind)
+			 VALUES ($1, $2, $3, $4, $5, 'playing', $6, $6, 1, $7, $8, $9) RETURNING id`,
+			ng.PlayerID, ng.RulesID, int64(ng.DealNumber), ng.DealText, ng.Daily, ms(now), ng.Owner, g.Practice, string(g.Kind)).Scan(&g.ID)
 	})
 	if err != nil {
 		return store.Game{}, fmt.Errorf("store: create game for player %s (%s): %w", ng.PlayerID, ng.RulesID, err)

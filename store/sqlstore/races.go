@@ -255,6 +255,18 @@ func (s *Store) Race(ctx context.Context, id int64) (store.Race, error) {
 	return race, nil
 }
 
+// RaceOfGame implements store.Races.
+func (s *Store) RaceOfGame(ctx context.Context, gameID int64) (store.Race, error) {
+	var id int64
+	err := s.read(ctx, func(ctx context.Context, db *sql.DB) error {
+		return db.QueryRowContext(ctx, `SELECT race_id FROM race_placings WHERE game_id = $1`, gameID).Scan(&id)
+	})
+	if err != nil {
+		return store.Race{}, fmt.Errorf("store: the race of game %d: %w", gameID, err)
+	}
+	return s.Race(ctx, id)
+}
+
 // raceRecordSQL sums up a player's placings per rules ID, with the rating
 // when there is one; an empty $2 selects every rules ID.
 const raceRecordSQL = `SELECT rp.rules_id, COUNT(*),

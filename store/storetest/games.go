@@ -24,7 +24,7 @@ func testGameCreate(t *testing.T, e *env) {
 	want := store.Game{
 		ID: g.ID, PlayerID: p.ID, RulesID: "classic", DealNumber: math.MaxUint64, Daily: "2026-03-14",
 		State:   store.State{Status: store.StatusPlaying},
-		Started: start, Updated: start, Version: 1, Owner: "session-A",
+		Started: start, Updated: start, Version: 1, Owner: "session-A", Kind: store.KindSolo,
 	}
 	if !reflect.DeepEqual(g, want) {
 		t.Errorf("CreateGame = %+v, want %+v", g, want)

@@ -118,6 +118,13 @@ func testRaceRecordAndRead(t *testing.T, e *env) {
 		t.Error("Race of an unknown ID: no error")
 	}
 	wantErr(t, "Race of an unknown ID", func() error { _, err := e.s.Race(e.ctx, id+1000); return err }(), store.ErrNotFound)
+	// The race a game was raced in.
+	of, err := e.s.RaceOfGame(e.ctx, g.ID)
+	if err != nil || of.ID != id || len(of.Placings) != 3 || of.Placings[0].GameID != g.ID {
+		t.Errorf("RaceOfGame(%d) = %+v, %v; want race %d", g.ID, of, err, id)
+	}
+	other := e.game(b, "classic", 43)
+	wantErr(t, "RaceOfGame of a game in no race", func() error { _, err := e.s.RaceOfGame(e.ctx, other.ID); return err }(), store.ErrNotFound)
 }
 
 func testRaceIdempotent(t *testing.T, e *env) {

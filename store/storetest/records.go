@@ -234,3 +234,65 @@ func testSettings(t *testing.T, e *env) {
 		}
 	}
 }
+
+// testGameKinds: a game says what it is, so that a race's game, a ghost
+// race's and a replay of a daily deal are told apart; every kind but
+// solo is practice and records no result.
+func testGameKinds(t *testing.T, e *env) {
+	ann := e.player("ann")
+	today := e.clock.Now().UTC().Format(store.DateFormat)
+	first := e.play(ann, "daily", today, false, 12, 30, 4*time.Minute)
+	if first.Kind != store.KindSolo || first.Practice {
+		t.Errorf("the day's first attempt: kind %q, practice %v; want solo", first.Kind, first.Practice)
+	}
+	replay := e.play(ann, "daily", today, true, 28, 40, 2*time.Minute)
+	if replay.Kind != store.KindReplay || !replay.Practice {
+		t.Errorf("a replay of the daily: kind %q, practice %v; want a practice replay", replay.Kind, replay.Practice)
+	}
+	tests := []struct {
+		name string
+		ng   store.NewGame
+		want store.Kind
+	}{
+		{"solo", store.NewGame{RulesID: "classic"}, store.KindSolo},
+		{"race", store.NewGame{RulesID: "one-pass", Kind: store.KindRace, Practice: true}, store.KindRace},
+		{"race without the practice flag", store.NewGame{RulesID: "double", Kind: store.KindRace}, store.KindRace},
+		{"ghost", store.NewGame{RulesID: "easy", Kind: store.KindGhost}, store.KindGhost},
+		{"practice of before kinds", store.NewGame{RulesID: "draw-three", Practice: true}, store.KindGhost},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ng := tt.ng
+			ng.PlayerID, ng.Owner, ng.DealNumber = ann.ID, "s", 7
+			g, err := e.s.CreateGame(e.ctx, ng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Kind != tt.want || g.Practice != tt.want.Practice() {
+				t.Errorf("created: kind %q, practice %v; want %q", g.Kind, g.Practice, tt.want)
+			}
+			if err := e.s.FinishGame(e.ctx, g.ID, "s", store.State{Status: store.StatusWon, Removed: 28},
+				&store.Result{GameID: g.ID, Won: true, Removed: 28}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := e.s.Game(e.ctx, g.ID)
+			if err != nil || got.Kind != tt.want || got.Practice != tt.want.Practice() {
+				t.Fatalf("read back: kind %q, practice %v (%v); want %q", got.Kind, got.Practice, err, tt.want)
+			}
+			st, err := e.s.Stats(e.ctx, ann.ID, ng.RulesID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := map[bool]int{true: 0, false: 1}[tt.want.Practice()]; st.Played != want {
+				t.Errorf("%s game: %d played, want %d", tt.want, st.Played, want)
+			}
+		})
+	}
+	for _, ng := range []store.NewGame{
+		{PlayerID: ann.ID, RulesID: "classic", Owner: "s", Kind: "arcade"},
+		{PlayerID: ann.ID, RulesID: "classic", Owner: "s", Kind: store.KindSolo, Practice: true},
+	} {
+		_, err := e.s.CreateGame(e.ctx, ng)
+		wantErr(t, "kind "+string(ng.Kind), err, store.ErrInvalid)
+	}
+}

@@ -122,6 +122,7 @@ func Run(t *testing.T, open Opener) {
 		{"GameInProgress", testGameInProgress},
 		{"AssistedResults", testAssistedResults},
 		{"DailyFirstAttempt", testDailyFirstAttempt},
+		{"GameKinds", testGameKinds},
 		{"Settings", testSettings},
 	}
 	for _, tt := range tests {
