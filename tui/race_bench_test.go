@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -110,4 +111,28 @@ func BenchmarkRace(b *testing.B) {
 			b.ReportMetric(float64(sent)/float64(n), "wire-B/op")
 		})
 	}
+}
+
+// BenchmarkRaceMemory reports what a racer's model keeps between frames
+// in a race of eight at 100×34 (bytes of live heap per model after a
+// collection), once it has drawn an opponent's move and its own cursor
+// key: the race screen's share of a racer's resident memory.
+func BenchmarkRaceMemory(b *testing.B) {
+	const n = 200
+	var per float64
+	for b.Loop() {
+		models := make([]*Model, n)
+		before := heapInUse()
+		for i := range models {
+			rb := newRaceBench(b, 100, 34)
+			rb.send(b, opponent(1, 1))
+			rb.send(b, keyMsg("l"))
+			rb.r = nil // the renderer's copy of the frame is not the model's
+			models[i] = rb.m
+		}
+		after := heapInUse()
+		per = float64(int64(after)-int64(before)) / n
+		runtime.KeepAlive(models)
+	}
+	b.ReportMetric(per, "B/model")
 }

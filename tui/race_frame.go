@@ -31,6 +31,10 @@ type raceFrame struct {
 	chat    chatKey
 	chatStr []string
 
+	cols       int  // racers to a panel line
+	chatKept   int  // the frame's last parts are chatStr's
+	minisShown bool // the panel is mini pyramids (their lines are not kept)
+
 	parts []string // this frame's, joined by newlines
 	last  []string // the last frame's
 	frame string
@@ -74,14 +78,17 @@ type racerLineCache struct {
 	s   string
 }
 
-// racerLineKey is what a racer's line shows.
+// racerLineKey is what a racer's line shows (racerLine), and no more: a
+// session keeps one per racer.
 type racerLineKey struct {
-	env     *env
-	r       lobby.Racer
-	you     bool // the screen's player, or the racer a spectator watches
-	waiting bool // the host's mark shows in the waiting room
-	cards   int  // the room's pyramid size
-	st      styleID
+	env                  *env
+	name                 string
+	removed, moves, pass int32
+	cards                int32 // the racer's pyramid size, or the room's
+	state                lobby.RacerState
+	present              bool
+	mark                 byte
+	st                   styleID
 }
 
 // miniCache is one racer's mini pyramid block, a styled string per line.
@@ -129,6 +136,7 @@ func (rs *raceScreen) viewRace() string {
 	}
 	_, needH := t.needs()
 	vc.parts = rs.appendChat(vc, vc.parts, rs.chatLines(rs.h-rs.panelLines()-needH))
+	defer clear(vc.parts) // the parts of the frame before may go
 	if vc.frame != "" && equalStrings(vc.parts, vc.last) {
 		return vc.frame
 	}
@@ -145,8 +153,39 @@ func (rs *raceScreen) viewRace() string {
 		b.WriteString(p)
 	}
 	vc.frame = b.String()
-	vc.last = append(vc.last[:0], vc.parts...)
+	vc.keep()
 	return vc.frame
+}
+
+// keep points the kept parts into the new frame, so that a session holds
+// one copy of its frame's text, not two: the parts drawn for it go, and
+// a part taken again next time compares with the frame's own at once.
+func (vc *raceFrame) keep() {
+	vc.last = vc.last[:0]
+	at := 0
+	for _, p := range vc.parts {
+		vc.last = append(vc.last, vc.frame[at:at+len(p)])
+		at += len(p) + 1
+	}
+	vc.boardStr = vc.last[0]
+	if vc.roomStr != "" && vc.roomStr == vc.last[1] {
+		vc.roomStr = vc.last[1]
+	}
+	if !vc.minisShown {
+		for j := range vc.rows {
+			row := vc.last[2+j]
+			vc.rows[j] = row
+			for k := j * vc.cols; k < min((j+1)*vc.cols, len(vc.racers)); k++ {
+				r := &vc.racers[k]
+				if off := strings.Index(row, r.s); off >= 0 {
+					r.s = row[off : off+len(r.s)]
+				}
+			}
+		}
+	}
+	if vc.chatKept > 0 {
+		copy(vc.chatStr, vc.last[len(vc.last)-vc.chatKept:])
+	}
 }
 
 // equalStrings reports whether a and b hold the same strings; a part
@@ -193,7 +232,7 @@ func (rs *raceScreen) boardPart(vc *raceFrame) string {
 // each).
 func (rs *raceScreen) appendPanel(vc *raceFrame, parts []string) []string {
 	parts = append(parts, rs.roomPart(vc))
-	if rs.minis() {
+	if vc.minisShown = rs.minis(); vc.minisShown {
 		return rs.appendMinis(vc, parts)
 	}
 	pal := rs.env.pal
@@ -210,13 +249,17 @@ func (rs *raceScreen) appendPanel(vc *raceFrame, parts []string) []string {
 		case r.State == lobby.RacerCleared:
 			st = sOK
 		}
-		k := racerLineKey{env: rs.env, r: r, you: r.ID == rs.you || rs.watching && r.ID == rs.watched,
-			waiting: r.Host && rs.snap.Phase == lobby.PhaseWaiting, cards: rs.snap.Cards, st: st}
+		k := racerLineKey{env: rs.env, name: r.Name, removed: int32(r.Removed), moves: int32(r.Moves), pass: int32(r.Pass),
+			cards: int32(r.Cards), state: r.State, present: r.Present, mark: rs.racerMark(r)[0], st: st}
+		if r.Cards == 0 {
+			k.cards = int32(rs.snap.Cards)
+		}
 		if c := &vc.racers[i]; c.key != k || c.s == "" {
 			c.key, c.s = k, pal.style(st, rs.racerLine(r))
 		}
 	}
 	c := racerCols(rs.w, len(rs.racers))
+	vc.cols = c
 	nRows := (len(rs.racers) + c - 1) / c
 	if len(vc.rows) != nRows {
 		vc.rows = make([]string, nRows)
@@ -339,6 +382,7 @@ func (rs *raceScreen) miniBlock(r lobby.Racer, rows, bw int) []string {
 
 // appendChat appends the last n chat lines, and the open input.
 func (rs *raceScreen) appendChat(vc *raceFrame, parts []string, n int) []string {
+	vc.chatKept = 0
 	if n <= 0 {
 		return parts
 	}
@@ -352,6 +396,7 @@ func (rs *raceScreen) appendChat(vc *raceFrame, parts []string, n int) []string 
 	if k != vc.chat || vc.chatStr == nil {
 		vc.chat, vc.chatStr = k, rs.chatPart(n)
 	}
+	vc.chatKept = len(vc.chatStr)
 	return append(parts, vc.chatStr...)
 }
 

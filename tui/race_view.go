@@ -161,13 +161,7 @@ func (rs *raceScreen) roomLine() string {
 // racerLine is one racer in the panel: name, cards removed, moves, pass
 // and state, racerLineW cells at most.
 func (rs *raceScreen) racerLine(r lobby.Racer) string {
-	mark := " "
-	switch {
-	case r.ID == rs.you, rs.watching && r.ID == rs.watched:
-		mark = ">"
-	case r.Host && rs.snap.Phase == lobby.PhaseWaiting:
-		mark = "*"
-	}
+	mark := rs.racerMark(r)
 	name := padRight(cut(clean(r.Name, 16), 10, rs.env.gl.ell), 10)
 	cards := r.Cards
 	if cards == 0 {
@@ -197,6 +191,19 @@ func (rs *raceScreen) raceBar() []key.Binding {
 		undo.SetEnabled(false) // undo never takes back a draw or a redeal in a race
 	}
 	return []key.Binding{k.Move, sel, k.Draw, undo, k.Redo, k.Prompt, rs.keys.Chat, rs.keys.Leave}
+}
+
+// racerMark is the mark before a racer's name in the panel: > for the
+// player (or the racer a spectator watches), * for the host in the
+// waiting room.
+func (rs *raceScreen) racerMark(r lobby.Racer) string {
+	switch {
+	case r.ID == rs.you, rs.watching && r.ID == rs.watched:
+		return ">"
+	case r.Host && rs.snap.Phase == lobby.PhaseWaiting:
+		return "*"
+	}
+	return " "
 }
 
 // panel is the table's panel once the player cleared the pyramid.

@@ -24,29 +24,42 @@ var benchPaced = flag.Duration("pyramid.paced", 0, "run BenchmarkSaveMove at one
 var benchNoTimes = flag.Bool("pyramid.notimes", false, "BenchmarkSaveMove without move times")
 
 // benchPlayers is the number of simulated players.
-const benchPlayers = 200
+var benchPlayers = flag.Int("pyramid.players", 200, "BenchmarkSaveMove's simulated players")
 
-// BenchmarkSaveMove has 200 simulated players each saving the moves of
-// their own game, and reports commit latency percentiles. By default the
-// b.N saves are spread over the 200 goroutines with no pause (the store at
-// saturation); with -pyramid.paced=60s each player saves once a second for
-// a minute, as real players would at a brisk pace.
+// BenchmarkSaveMove has 200 simulated players (-pyramid.players) each
+// saving the moves of their own game, and reports commit latency
+// percentiles. By default the b.N saves are spread over the 200
+// goroutines with no pause (the store at saturation); with
+// -pyramid.paced=60s each player saves once a second for a minute, as
+// real players would at a brisk pace. On SQLite the saves go through the
+// group commit (group.go), and sqlite-solo stores each in its own
+// statement, as before it.
 //
 //	go test -run '^$' -bench SaveMove ./store/sqlstore/
 //	go test -run '^$' -bench SaveMove/sqlite -benchtime 1x -timeout 5m ./store/sqlstore/ -pyramid.paced=60s
 func BenchmarkSaveMove(b *testing.B) {
-	b.Run("sqlite", func(b *testing.B) {
-		dir := b.TempDir()
-		s, err := OpenConfig(context.Background(), Config{DataDir: dir})
-		if err != nil {
-			b.Fatal(err)
+	for _, solo := range []bool{false, true} {
+		name := "sqlite"
+		if solo {
+			name = "sqlite-solo"
 		}
-		defer s.Close()
-		benchSaveMove(b, s)
-		if fi, err := os.Stat(dbPath(b, s) + "-wal"); err == nil {
-			b.ReportMetric(float64(fi.Size())/(1<<20), "wal-MiB")
-		}
-	})
+		b.Run(name, func(b *testing.B) {
+			dir := b.TempDir()
+			s, err := OpenConfig(context.Background(), Config{DataDir: dir})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			s.soloSaves = solo
+			benchSaveMove(b, s)
+			if txs, saves := s.saves.counts(); txs > 0 {
+				b.ReportMetric(float64(saves)/float64(txs), "saves/tx")
+			}
+			if fi, err := os.Stat(dbPath(b, s) + "-wal"); err == nil {
+				b.ReportMetric(float64(fi.Size())/(1<<20), "wal-MiB")
+			}
+		})
+	}
 	b.Run("postgres", func(b *testing.B) {
 		benchSaveMove(b, openPostgres(b, time.Now))
 	})
@@ -54,7 +67,7 @@ func BenchmarkSaveMove(b *testing.B) {
 
 func benchSaveMove(b *testing.B, s *Store) {
 	ctx := context.Background()
-	games := make([]store.Game, benchPlayers)
+	games := make([]store.Game, *benchPlayers)
 	for i := range games {
 		p, _, err := s.GetOrCreatePlayer(ctx, fmt.Sprintf("SHA256:bench-%03d", i), fmt.Sprintf("bench%03d", i))
 		if err != nil {
@@ -64,7 +77,7 @@ func benchSaveMove(b *testing.B, s *Store) {
 			b.Fatal(err)
 		}
 	}
-	lat := make([][]time.Duration, benchPlayers)
+	lat := make([][]time.Duration, *benchPlayers)
 	var errs []error
 	var mu sync.Mutex
 	b.ResetTimer()
@@ -105,8 +118,8 @@ func benchSaveMove(b *testing.B, s *Store) {
 				}
 				return
 			}
-			n := b.N / benchPlayers
-			if i < b.N%benchPlayers {
+			n := b.N / *benchPlayers
+			if i < b.N%*benchPlayers {
 				n++
 			}
 			for range n {

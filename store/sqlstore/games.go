@@ -386,13 +386,20 @@ func saveArgs(gameID int64, owner string, st store.State, now time.Time) []any {
 		st.Elapsed.Milliseconds(), ms(now), finished, gameID, owner, st.Hints, st.Undos, st.Watched, encodeTimes(st.MoveTimes)}
 }
 
-// SaveGame implements store.Games. It is a single UPDATE in autocommit
-// mode; on SQLite that statement takes the write lock when it starts (as
-// BEGIN IMMEDIATE would) and, with synchronous=FULL, the WAL is synced
-// before it returns.
+// SaveGame implements store.Games. It is a single UPDATE. On SQLite it
+// joins the saves waiting for the writer, stored together in one
+// transaction (group.go), and returns once that transaction is
+// committed: with synchronous=FULL, the WAL is synced before it returns.
+// On PostgreSQL it runs in autocommit mode.
 func (s *Store) SaveGame(ctx context.Context, gameID int64, owner string, st store.State) error {
 	if err := checkState(st); err != nil {
 		return fmt.Errorf("store: save game %d: %w", gameID, err)
+	}
+	if s.gate != nil && !s.soloSaves {
+		if err := s.groupSave(ctx, gameID, owner, saveArgs(gameID, owner, st, s.now())); err != nil {
+			return fmt.Errorf("store: save game %d: %w", gameID, err)
+		}
+		return nil
 	}
 	err := s.write(ctx, func(ctx context.Context) error {
 		res, err := s.w.ExecContext(ctx, saveSQL, saveArgs(gameID, owner, st, s.now())...)

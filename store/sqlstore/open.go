@@ -91,9 +91,14 @@ type Store struct {
 	// blocked senders are served in order). Without it database/sql hands
 	// the one writer connection to a random waiter, and under load the
 	// unlucky ones wait far longer than their turn. nil on PostgreSQL.
-	gate    chan struct{}
-	now     func() time.Time
-	timeout time.Duration
+	gate chan struct{}
+	// saves are SQLite's game saves waiting for the writer, stored
+	// together (group.go); soloSaves stores each in its own statement
+	// instead (tests and benchmarks compare the two).
+	saves     saveQueue
+	soloSaves bool
+	now       func() time.Time
+	timeout   time.Duration
 }
 
 // Open opens the store: SQLite at dataDir/pyramid.db when databaseURL is

@@ -1,0 +1,188 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// Group commit of SQLite's game saves. SQLite has one writer, and with
+// synchronous=FULL every commit waits for the disk; one save a
+// transaction makes a thousand racers' moves queue behind each other's
+// syncs. Instead, a save joins a queue, and whoever gets the writer next
+// (the leader) takes every save queued by then and stores them in one
+// transaction: one sync for all. Nobody waits for a batch to fill: while
+// one transaction is being synced the next batch gathers by itself.
+//
+// Each save keeps its own answer: it is told only once the transaction
+// that holds it has committed (a move is shown only once it is stored),
+// a save that changes no row (the game was claimed elsewhere, or
+// finished) gets the reason, as on its own. A transaction that fails
+// (the disk, a lock held by another process past busy_timeout and its
+// retries) is rolled back whole, and its saves are then tried one by one,
+// each with its own error.
+
+// maxGroup bounds the saves of one transaction, so that one batch never
+// holds the writer for long.
+const maxGroup = 64
+
+// saveReq is one save waiting for the writer.
+type saveReq struct {
+	ctx    context.Context
+	gameID int64
+	owner  string
+	args   []any
+	done   chan error // buffered: the leader never waits on it
+}
+
+// saveQueue is the saves waiting for the writer.
+type saveQueue struct {
+	mu      sync.Mutex
+	pending []*saveReq
+	// txs and stored count the transactions and the saves they held,
+	// for tests and benchmarks.
+	txs, stored int
+}
+
+func (q *saveQueue) add(r *saveReq) {
+	q.mu.Lock()
+	q.pending = append(q.pending, r)
+	q.mu.Unlock()
+}
+
+// remove takes r out of the queue; false when a leader took it already.
+func (q *saveQueue) remove(r *saveReq) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	i := slices.Index(q.pending, r)
+	if i < 0 {
+		return false
+	}
+	q.pending = slices.Delete(q.pending, i, i+1)
+	return true
+}
+
+// take takes up to maxGroup saves, oldest first, leaving out those whose
+// caller gave up (they are told so).
+func (q *saveQueue) take() []*saveReq {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n := min(len(q.pending), maxGroup)
+	batch := make([]*saveReq, 0, n)
+	for _, r := range q.pending[:n] {
+		if err := r.ctx.Err(); err != nil {
+			r.done <- err
+			continue
+		}
+		batch = append(batch, r)
+	}
+	rest := copy(q.pending, q.pending[n:])
+	clear(q.pending[rest:])
+	q.pending = q.pending[:rest]
+	if len(batch) > 0 {
+		q.txs++
+		q.stored += len(batch)
+	}
+	return batch
+}
+
+// counts returns the transactions led and the saves they held.
+func (q *saveQueue) counts() (txs, saves int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.txs, q.stored
+}
+
+// groupSave stores one save through the group commit, and returns its
+// own answer once the transaction that holds it has committed or failed.
+func (s *Store) groupSave(ctx context.Context, gameID int64, owner string, args []any) error {
+	r := &saveReq{ctx: ctx, gameID: gameID, owner: owner, args: args, done: make(chan error, 1)}
+	s.saves.add(r)
+	for {
+		select {
+		case err := <-r.done:
+			return err
+		default:
+		}
+		select {
+		case err := <-r.done:
+			return err
+		case s.gate <- struct{}{}:
+			select {
+			case err := <-r.done:
+				// The last leader stored it: nothing to lead.
+				<-s.gate
+				return err
+			default:
+			}
+			s.lead()
+			<-s.gate
+		case <-ctx.Done():
+			if s.saves.remove(r) {
+				return ctx.Err()
+			}
+			// A leader has it: its transaction is bounded by the store's
+			// timeout, and its answer is the truth about the save.
+			return <-r.done
+		}
+	}
+}
+
+// lead stores the saves waiting, holding the writer (the gate).
+func (s *Store) lead() {
+	batch := s.saves.take()
+	if len(batch) == 0 {
+		return
+	}
+	errs, err := s.saveBatch(batch)
+	if err != nil {
+		// The transaction failed as a whole: each save on its own, so
+		// that each gets its own error.
+		for i, r := range batch {
+			errs[i] = s.saveOne(r)
+		}
+	}
+	for i, r := range batch {
+		r.done <- mapErr(errs[i])
+	}
+}
+
+// saveBatch stores a batch in one transaction, retried as a whole on
+// transient failures. errs has each save's answer when err is nil.
+func (s *Store) saveBatch(batch []*saveReq) (errs []error, err error) {
+	errs = make([]error, len(batch))
+	err = s.retry(context.Background(), false, func(ctx context.Context) error {
+		clear(errs)
+		tx, err := s.w.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		for i, r := range batch {
+			res, err := tx.ExecContext(ctx, saveSQL, r.args...)
+			if err := oneRow(res, err); errors.Is(err, sql.ErrNoRows) {
+				errs[i] = whyNot(ctx, tx, r.gameID, "", r.owner)
+			} else if err != nil {
+				tx.Rollback()
+				return fmt.Errorf("save game %d: %w", r.gameID, err)
+			}
+		}
+		return tx.Commit()
+	})
+	return errs, err
+}
+
+// saveOne stores one save in its own statement, the writer held.
+func (s *Store) saveOne(r *saveReq) error {
+	return s.retry(r.ctx, false, func(ctx context.Context) error {
+		res, err := s.w.ExecContext(ctx, saveSQL, r.args...)
+		if err := oneRow(res, err); errors.Is(err, sql.ErrNoRows) {
+			return whyNot(ctx, s.r, r.gameID, "", r.owner)
+		} else if err != nil {
+			return err
+		}
+		return nil
+	})
+}

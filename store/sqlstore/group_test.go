@@ -1,0 +1,172 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"pyramid/store"
+)
+
+// groupGames makes n players with a game each, owned by "o".
+func groupGames(t *testing.T, s *Store, n int) []store.Game {
+	t.Helper()
+	ctx := context.Background()
+	games := make([]store.Game, n)
+	for i := range games {
+		p, _, err := s.GetOrCreatePlayer(ctx, fmt.Sprintf("SHA256:group-%03d", i), fmt.Sprintf("group%03d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if games[i], err = s.CreateGame(ctx, store.NewGame{PlayerID: p.ID, RulesID: "classic", DealNumber: uint64(i), Owner: "o"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return games
+}
+
+// holdWriter takes the writer, so that saves queue up behind it, until
+// the function it returns lets it go.
+func holdWriter(s *Store) (release func()) {
+	s.gate <- struct{}{}
+	return func() { <-s.gate }
+}
+
+// waitQueued polls until n saves wait for the writer.
+func waitQueued(t *testing.T, s *Store, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		s.saves.mu.Lock()
+		got := len(s.saves.pending)
+		s.saves.mu.Unlock()
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d saves queued, want %d", got, n)
+		}
+		time.Sleep(time.Millisecond) // polling a condition, not synchronising
+	}
+}
+
+// TestGroupCommit: saves that queue behind the writer are stored in one
+// transaction, each with its own answer: a game claimed by another owner
+// or finished refuses its save, the others are stored.
+func TestGroupCommit(t *testing.T) {
+	s := openSQLite(t, time.Now)
+	ctx := context.Background()
+	games := groupGames(t, s, 40)
+	finished := games[len(games)-1]
+	if err := s.FinishGame(ctx, finished.ID, "o", store.State{Status: store.StatusAbandoned}, nil); err != nil {
+		t.Fatal(err)
+	}
+	release := holdWriter(s)
+	errs := make([]error, len(games))
+	var wg sync.WaitGroup
+	for i, g := range games {
+		owner := "o"
+		if i == 0 {
+			owner = "someone else"
+		}
+		wg.Go(func() {
+			errs[i] = s.SaveGame(ctx, g.ID, owner, store.State{Status: store.StatusPlaying, Moves: []string{"d", fmt.Sprint(i + 1)}})
+		})
+	}
+	waitQueued(t, s, len(games))
+	txs0, _ := s.saves.counts()
+	release()
+	wg.Wait()
+	if txs, saves := s.saves.counts(); txs-txs0 != 1 || saves != len(games) {
+		t.Errorf("%d transactions for %d saves, want 1 for %d", txs-txs0, saves, len(games))
+	}
+	for i, g := range games {
+		err := errs[i]
+		switch {
+		case i == 0:
+			if !errors.Is(err, store.ErrConflict) {
+				t.Errorf("a save of another owner: got %v, want ErrConflict", err)
+			}
+		case g.ID == finished.ID:
+			if !errors.Is(err, store.ErrFinished) {
+				t.Errorf("a save of a finished game: got %v, want ErrFinished", err)
+			}
+		case err != nil:
+			t.Errorf("save %d: %v", i, err)
+		default:
+			got, err := s.Game(ctx, g.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := "d " + fmt.Sprint(i+1); strings.Join(got.Moves, " ") != want {
+				t.Errorf("game %d has moves %q, want %q", i, got.Moves, want)
+			}
+		}
+	}
+}
+
+// TestGroupCommitFailure: a transaction that fails is rolled back, and its
+// saves are stored one by one, each with its own error.
+func TestGroupCommitFailure(t *testing.T) {
+	s := openSQLite(t, time.Now)
+	ctx := context.Background()
+	games := groupGames(t, s, 3)
+	args := func(g store.Game, moves ...string) []any {
+		return saveArgs(g.ID, "o", store.State{Status: store.StatusPlaying, Moves: moves}, time.Now())
+	}
+	bad := args(games[1], "d")
+	bad[2] = "no such status" // the table's CHECK refuses it
+	release := holdWriter(s)
+	errs := make([]error, len(games))
+	var wg sync.WaitGroup
+	for i, g := range games {
+		a := args(g, "d", "d")
+		if i == 1 {
+			a = bad
+		}
+		wg.Go(func() { errs[i] = s.groupSave(ctx, g.ID, "o", a) })
+	}
+	waitQueued(t, s, len(games))
+	release()
+	wg.Wait()
+	if errs[1] == nil || !strings.Contains(errs[1].Error(), "CHECK") {
+		t.Errorf("the bad save: got %v, want the CHECK constraint's error", errs[1])
+	}
+	for _, i := range []int{0, 2} {
+		if errs[i] != nil {
+			t.Errorf("save %d: %v", i, errs[i])
+		}
+		if got, err := s.Game(ctx, games[i].ID); err != nil || len(got.Moves) != 2 {
+			t.Errorf("game %d: %v moves, %v; want 2", i, got.Moves, err)
+		}
+	}
+	if got, err := s.Game(ctx, games[1].ID); err != nil || len(got.Moves) != 0 || got.Status != store.StatusPlaying {
+		t.Errorf("the bad save's game: %+v, %v; want it untouched", got, err)
+	}
+}
+
+// TestGroupCommitGiveUp: a save whose caller gives up before a leader
+// takes it is never stored.
+func TestGroupCommitGiveUp(t *testing.T) {
+	s := openSQLite(t, time.Now)
+	games := groupGames(t, s, 1)
+	release := holdWriter(s)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- s.SaveGame(ctx, games[0].ID, "o", store.State{Status: store.StatusPlaying, Moves: []string{"d"}})
+	}()
+	waitQueued(t, s, 1)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("got %v, want context.Canceled", err)
+	}
+	release()
+	if got, err := s.Game(context.Background(), games[0].ID); err != nil || len(got.Moves) != 0 {
+		t.Errorf("the game: %v moves, %v; want none", got.Moves, err)
+	}
+	waitQueued(t, s, 0)
+}
