@@ -20,7 +20,7 @@ package lobby
 //   - ended (player's → viewer's): the session left, or no longer lets
 //     others watch;
 //   - unwatch (viewer's → player's): this spectator watches no more;
-//   - keep (viewer's → player's), every Heartbeat: these spectators still
+//   - keep (viewer's → player's), twice a Heartbeat: these spectators still
 //     watch. A spectator not kept for the presence TTL stops counting: so
 //     the spectators of a server that died vanish within the TTL, and so
 //     does one whose unwatch was lost. A kept spectator of a session the
@@ -159,9 +159,9 @@ type askAnswer struct {
 type watchNet struct {
 	b        bus.Bus
 	instance string
-	ttl      time.Duration // a remote spectator's life without a keep
-	keep     time.Duration // how often this server keeps its spectators elsewhere
-	sweep    time.Duration // how often expired spectators are swept
+	ttl      time.Duration // a remote spectator's life without a keep: the presence TTL less a sweep
+	keep     time.Duration // how often this server keeps its spectators elsewhere: twice a heartbeat
+	sweep    time.Duration // how often expired spectators are swept: a tenth of the TTL
 	logf     func(format string, args ...any)
 
 	nextReq uint64
@@ -191,7 +191,11 @@ func (l *Lobby) WatchAcross(ctx context.Context, b bus.Bus, instance string) err
 		return fmt.Errorf("lobby: watch across servers: %w", err)
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
-	n := &watchNet{b: b, instance: instance, ttl: c.cfg.TTL, keep: c.cfg.Heartbeat, sweep: min(c.cfg.Every, c.cfg.Heartbeat),
+	// A spectator lives the TTL less one sweep from its last keep, so
+	// that the sweep forgets it within the TTL; keeps come twice a
+	// heartbeat, so that two lost ones lose nobody.
+	sweep := max(c.cfg.TTL/10, time.Millisecond)
+	n := &watchNet{b: b, instance: instance, ttl: c.cfg.TTL - sweep, keep: max(c.cfg.Heartbeat/2, time.Millisecond), sweep: sweep,
 		logf: c.logf, asks: map[string]*ask{}, games: map[remoteRef]*remoteGame{}, boards: map[remoteRef]outMsg{},
 		kick: make(chan struct{}, 1), cancel: cancel, ended: make(chan struct{})}
 	l.mu.Lock()
