@@ -97,7 +97,9 @@ func TestWatchLatency(t *testing.T) {
 		took = append(took, time.Since(start))
 	}
 	slices.Sort(took)
-	p := func(q float64) time.Duration { return took[min(len(took)-1, int(q*float64(len(took))))].Round(100 * time.Microsecond) }
+	p := func(q float64) time.Duration {
+		return took[min(len(took)-1, int(q*float64(len(took))))].Round(100 * time.Microsecond)
+	}
 	t.Logf("a move on server one in the queue of a spectator on server two, %d moves: p50 %s, p90 %s, p99 %s, max %s",
 		len(took), p(0.5), p(0.9), p(0.99), took[len(took)-1].Round(100*time.Microsecond))
 }
