@@ -62,7 +62,7 @@ const (
 	// boardPart is the most bytes of a record one board event carries.
 	boardPart = bus.MaxBody - 500
 	// keepBatch is the most spectators one keep event lists.
-	keepBatch = 100
+	keepBatch = 40
 )
 
 // The kinds of watch events.
@@ -118,20 +118,30 @@ type remoteGame struct {
 // watchMsg is the header of a watch event (the whole body but for a
 // board, whose record part follows the header's line).
 type watchMsg struct {
-	From    string      `json:"f"`           // the sending server
-	Req     string      `json:"q,omitempty"` // ask, reply: the question's ID
-	Viewer  uint64      `json:"v,omitempty"` // ask, unwatch: the spectator's session on the viewer's server
-	Player  string      `json:"p,omitempty"` // ask: the spectator's player key (empty for a guest)
-	Name    string      `json:"n,omitempty"` // ask: whom to watch; reply, board: the player's name
-	Session uint64      `json:"s,omitempty"` // the watched session on the player's server
-	Ver     uint64      `json:"ver,omitempty"`
-	N       int         `json:"c,omitempty"`    // reply, board: how many watch
-	Refused string      `json:"e,omitempty"`    // reply: why not (a key of refusals)
-	Reason  string      `json:"r,omitempty"`    // ended: why, in words fit for the player
-	Daily   string      `json:"d,omitempty"`    // board
-	Part    int         `json:"i,omitempty"`    // board: this part's index
-	Parts   int         `json:"k,omitempty"`    // board: how many parts
-	Keep    [][2]uint64 `json:"keep,omitempty"` // keep: spectator and watched session pairs
+	From    string     `json:"f"`           // the sending server
+	Req     string     `json:"q,omitempty"` // ask, reply: the question's ID
+	Viewer  uint64     `json:"v,omitempty"` // ask, unwatch: the spectator's session on the viewer's server
+	Player  string     `json:"p,omitempty"` // ask: the spectator's player key (empty for a guest)
+	Name    string     `json:"n,omitempty"` // ask: whom to watch; reply, board: the player's name
+	Session uint64     `json:"s,omitempty"` // the watched session on the player's server
+	Ver     uint64     `json:"ver,omitempty"`
+	N       int        `json:"c,omitempty"` // reply, board: how many watch
+	Refused string     `json:"e,omitempty"` // reply: why not (a key of refusals)
+	Reason  string     `json:"r,omitempty"` // ended: why, in words fit for the player
+	Daily   string     `json:"d,omitempty"` // board
+	Part    int        `json:"i,omitempty"` // board: this part's index
+	Parts   int        `json:"k,omitempty"` // board: how many parts
+	Keep    []keepPair `json:"keep,omitempty"`
+}
+
+// keepPair is a spectator a keep says still watches: its session on the
+// viewer's server, and the session and name of the player it watches (a
+// server restarted under the same name may give the session's ID to
+// another player).
+type keepPair struct {
+	Viewer  uint64 `json:"v"`
+	Session uint64 `json:"s"`
+	Name    string `json:"n"`
 }
 
 // outMsg is a watch event the sender publishes.
@@ -614,12 +624,11 @@ func (l *Lobby) remoteUnwatchLocked(m watchMsg) {
 // may, or is told watching ended.
 func (l *Lobby) keepLocked(n *watchNet, m watchMsg) {
 	now := l.now()
-	for _, pair := range m.Keep {
-		viewer, session := pair[0], pair[1]
-		ref := remoteRef{m.From, viewer}
-		s := l.sessions[session]
-		if s == nil {
-			n.sendLocked(outMsg{to: m.From, kind: kindEnded, msg: watchMsg{Session: session, Viewer: viewer}})
+	for _, k := range m.Keep {
+		ref := remoteRef{m.From, k.Viewer}
+		s := l.sessions[k.Session]
+		if s == nil || !strings.EqualFold(s.player.Name, k.Name) {
+			n.sendLocked(outMsg{to: m.From, kind: kindEnded, msg: watchMsg{Session: k.Session, Viewer: k.Viewer}})
 			continue
 		}
 		if _, ok := s.remoteSpecs[ref]; ok {
@@ -631,7 +640,7 @@ func (l *Lobby) keepLocked(n *watchNet, m watchMsg) {
 			if !s.private {
 				reason = s.player.Name + "'s game has as many spectators as it can take"
 			}
-			n.sendLocked(outMsg{to: m.From, kind: kindEnded, msg: watchMsg{Session: session, Viewer: viewer, Reason: reason}})
+			n.sendLocked(outMsg{to: m.From, kind: kindEnded, msg: watchMsg{Session: k.Session, Viewer: k.Viewer, Reason: reason}})
 			continue
 		}
 		if s.remoteSpecs == nil {
@@ -645,10 +654,10 @@ func (l *Lobby) keepLocked(n *watchNet, m watchMsg) {
 // keepsLocked queues this server's keeps: to each server, the spectators
 // here of its games.
 func (l *Lobby) keepsLocked(n *watchNet) {
-	by := map[string][][2]uint64{}
+	by := map[string][]keepPair{}
 	for ref, g := range n.games {
 		for id := range g.viewers {
-			by[ref.instance] = append(by[ref.instance], [2]uint64{id, ref.session})
+			by[ref.instance] = append(by[ref.instance], keepPair{Viewer: id, Session: ref.session, Name: g.name})
 		}
 	}
 	for inst, pairs := range by {

@@ -359,3 +359,43 @@ func TestWatchBoardParts(t *testing.T) {
 		t.Fatalf("the parts make %d bytes, want %d", len(got), len(body))
 	}
 }
+
+// TestWatchAcrossKeepRepairs: a spectator whose server could not keep it
+// for longer than the TTL (its bus was down) stops counting, and counts
+// again at its server's next keep, still watching.
+func TestWatchAcrossKeepRepairs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bus.NewMemory(bus.MemoryOptions{})
+		defer b.Close()
+		f := &flaky{Bus: b}
+		one, two := watching(t, b, "one"), watching(t, f, "two")
+		ann := one.Join(Player{ID: "a", Name: "ann"})
+		bob := two.Join(Player{ID: "b", Name: "bob"})
+		settle()
+		if _, err := two.Watch(bob, "ann"); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		f.set(true)
+		time.Sleep(clusterCfg.TTL + clusterCfg.Heartbeat)
+		synctest.Wait()
+		if n := one.SpectatorsOf(ann); n != 0 {
+			t.Fatalf("ann has %d spectators after the spectator's server was cut off past the TTL, want 0", n)
+		}
+		f.set(false)
+		time.Sleep(clusterCfg.Heartbeat)
+		synctest.Wait()
+		if n := one.SpectatorsOf(ann); n != 1 {
+			t.Fatalf("ann has %d spectators once the spectator's server keeps it again, want 1", n)
+		}
+		one.Publish(ann, board("d"))
+		settle()
+		evs := events(t, bob)
+		if _, ended := lastOf[WatchEnded](evs); ended {
+			t.Fatalf("bob was told watching ended: %v", evs)
+		}
+		if w, ok := lastOf[Watched](evs); !ok || len(w.Board.Record.Moves) != 1 {
+			t.Fatalf("bob's last board: %+v, want ann's move", w)
+		}
+	})
+}
