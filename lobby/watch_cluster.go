@@ -20,6 +20,8 @@ package lobby
 //   - ended (player's → viewer's): the session left, or no longer lets
 //     others watch;
 //   - unwatch (viewer's → player's): this spectator watches no more;
+//   - private (player's → every other): the player (key) turned "Others
+//     may watch me" on or off; the player's sessions there follow;
 //   - keep (viewer's → player's), twice a Heartbeat: these spectators still
 //     watch. A spectator not kept for the presence TTL stops counting: so
 //     the spectators of a server that died vanish within the TTL, and so
@@ -73,6 +75,7 @@ const (
 	kindEnded   = "ended"
 	kindUnwatch = "unwatch"
 	kindKeep    = "keep"
+	kindPrivate = "private"
 )
 
 // The refusals an answer may carry, and the errors they stand for.
@@ -121,7 +124,7 @@ type watchMsg struct {
 	From    string     `json:"f"`           // the sending server
 	Req     string     `json:"q,omitempty"` // ask, reply: the question's ID
 	Viewer  uint64     `json:"v,omitempty"` // ask, unwatch: the spectator's session on the viewer's server
-	Player  string     `json:"p,omitempty"` // ask: the spectator's player key (empty for a guest)
+	Player  string     `json:"p,omitempty"` // ask: the spectator's player key (empty for a guest); private: the player's
 	Name    string     `json:"n,omitempty"` // ask: whom to watch; reply, board: the player's name
 	Session uint64     `json:"s,omitempty"` // the watched session on the player's server
 	Ver     uint64     `json:"ver,omitempty"`
@@ -132,6 +135,7 @@ type watchMsg struct {
 	Part    int        `json:"i,omitempty"` // board: this part's index
 	Parts   int        `json:"k,omitempty"` // board: how many parts
 	Keep    []keepPair `json:"keep,omitempty"`
+	Off     bool       `json:"o,omitempty"` // private: "Others may watch me" is off
 }
 
 // keepPair is a spectator a keep says still watches: its session on the
@@ -451,6 +455,8 @@ func (l *Lobby) readWatch(ctx context.Context, n *watchNet, sub bus.Subscription
 			l.remoteUnwatchLocked(m)
 		case kindKeep:
 			l.keepLocked(n, m)
+		case kindPrivate:
+			l.applyWatchableLocked(m.Player, !m.Off)
 		}
 		l.mu.Unlock()
 	}
@@ -648,6 +654,21 @@ func (l *Lobby) keepLocked(n *watchNet, m watchMsg) {
 		}
 		s.remoteSpecs[ref] = now.Add(n.ttl)
 		l.tellSpectatorsLocked(s)
+	}
+}
+
+// tellWatchableLocked tells the other servers that the player key let
+// others watch (on) or not.
+func (l *Lobby) tellWatchableLocked(key string, on bool) {
+	n, c := l.watchNet, l.cluster
+	if n == nil || c == nil || key == "" {
+		return
+	}
+	now := l.now()
+	for inst := range c.remote {
+		if c.liveLocked(inst, now) {
+			n.sendLocked(outMsg{to: inst, kind: kindPrivate, msg: watchMsg{Player: key, Off: !on}})
+		}
 	}
 }
 

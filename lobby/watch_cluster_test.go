@@ -399,3 +399,33 @@ func TestWatchAcrossKeepRepairs(t *testing.T) {
 		}
 	})
 }
+
+// TestWatchAcrossSettingFollows: "Others may watch me" turned off on one
+// server holds for the player's sessions on the others too.
+func TestWatchAcrossSettingFollows(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bus.NewMemory(bus.MemoryOptions{})
+		defer b.Close()
+		one, two := watching(t, b, "one"), watching(t, b, "two")
+		ann1 := one.Join(Player{ID: "a", Name: "ann"})
+		ann2 := two.Join(Player{ID: "a", Name: "ann"})
+		bob := two.Join(Player{ID: "b", Name: "bob"})
+		settle()
+		if _, err := two.Watch(bob, "ann"); err != nil { // ann's session on two
+			t.Fatal(err)
+		}
+		one.SetWatchable(ann1, false)
+		settle()
+		if two.Watchable(ann2) {
+			t.Fatal("ann's session on two still lets others watch")
+		}
+		if e, ok := lastOf[WatchEnded](events(t, bob)); !ok || e.Reason != "ann no longer lets others watch" {
+			t.Fatalf("bob: %+v, want told ann no longer lets others watch", e)
+		}
+		one.SetWatchable(ann1, true)
+		settle()
+		if !two.Watchable(ann2) {
+			t.Fatal("ann's session on two does not let others watch again")
+		}
+	})
+}
