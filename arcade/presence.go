@@ -76,7 +76,7 @@ func (p *presence) PlayingRules(rulesID string) int { return p.lobby.PlayingRule
 func (p *presence) Watchable(context.Context) (bool, error) { return p.lobby.Watchable(p.self), nil }
 
 // SetWatchable keeps the setting for the player, then applies it to
-// every session of theirs on this server.
+// every session of theirs, on this server and the others.
 func (p *presence) SetWatchable(ctx context.Context, on bool) error {
 	if p.acct != nil {
 		value := "off"

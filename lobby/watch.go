@@ -223,16 +223,34 @@ func (l *Lobby) sendBoardLocked(s *Session) {
 }
 
 // SetWatchable sets whether others may watch the games of s's player, on
-// every session of the player (a guest's session alone). Turning it off
-// ends every spectator of those sessions with WatchEnded.
+// every session of the player (a guest's session alone), on this server
+// and on the others (WatchAcross). Turning it off ends every spectator of
+// those sessions with WatchEnded.
 func (l *Lobby) SetWatchable(s *Session, on bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, own := range l.ownLocked(s) {
-		own.private = !on
-		if !on {
-			l.endSpectatorsLocked(own, own.player.Name+" no longer lets others watch")
-		}
+		l.setWatchableLocked(own, on)
+	}
+	l.tellWatchableLocked(playerKey(s.player), on) // watch_cluster.go
+}
+
+// setWatchableLocked applies the setting to one session.
+func (l *Lobby) setWatchableLocked(s *Session, on bool) {
+	s.private = !on
+	if !on {
+		l.endSpectatorsLocked(s, s.player.Name+" no longer lets others watch")
+	}
+}
+
+// applyWatchableLocked applies another server's news of the setting of
+// the player key to its sessions here.
+func (l *Lobby) applyWatchableLocked(key string, on bool) {
+	if key == "" {
+		return
+	}
+	for _, own := range l.byPlayer[key] {
+		l.setWatchableLocked(own, on)
 	}
 }
 

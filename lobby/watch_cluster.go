@@ -20,7 +20,9 @@ package lobby
 //   - ended (player's → viewer's): the session left, or no longer lets
 //     others watch;
 //   - unwatch (viewer's → player's): this spectator watches no more;
-//   - keep (viewer's → player's), every Heartbeat: these spectators still
+//   - private (player's → every other): the player (key) turned "Others
+//     may watch me" on or off; the player's sessions there follow;
+//   - keep (viewer's → player's), twice a Heartbeat: these spectators still
 //     watch. A spectator not kept for the presence TTL stops counting: so
 //     the spectators of a server that died vanish within the TTL, and so
 //     does one whose unwatch was lost. A kept spectator of a session the
@@ -62,7 +64,7 @@ const (
 	// boardPart is the most bytes of a record one board event carries.
 	boardPart = bus.MaxBody - 500
 	// keepBatch is the most spectators one keep event lists.
-	keepBatch = 100
+	keepBatch = 40
 )
 
 // The kinds of watch events.
@@ -73,6 +75,7 @@ const (
 	kindEnded   = "ended"
 	kindUnwatch = "unwatch"
 	kindKeep    = "keep"
+	kindPrivate = "private"
 )
 
 // The refusals an answer may carry, and the errors they stand for.
@@ -118,20 +121,31 @@ type remoteGame struct {
 // watchMsg is the header of a watch event (the whole body but for a
 // board, whose record part follows the header's line).
 type watchMsg struct {
-	From    string      `json:"f"`           // the sending server
-	Req     string      `json:"q,omitempty"` // ask, reply: the question's ID
-	Viewer  uint64      `json:"v,omitempty"` // ask, unwatch: the spectator's session on the viewer's server
-	Player  string      `json:"p,omitempty"` // ask: the spectator's player key (empty for a guest)
-	Name    string      `json:"n,omitempty"` // ask: whom to watch; reply, board: the player's name
-	Session uint64      `json:"s,omitempty"` // the watched session on the player's server
-	Ver     uint64      `json:"ver,omitempty"`
-	N       int         `json:"c,omitempty"`    // reply, board: how many watch
-	Refused string      `json:"e,omitempty"`    // reply: why not (a key of refusals)
-	Reason  string      `json:"r,omitempty"`    // ended: why, in words fit for the player
-	Daily   string      `json:"d,omitempty"`    // board
-	Part    int         `json:"i,omitempty"`    // board: this part's index
-	Parts   int         `json:"k,omitempty"`    // board: how many parts
-	Keep    [][2]uint64 `json:"keep,omitempty"` // keep: spectator and watched session pairs
+	From    string     `json:"f"`           // the sending server
+	Req     string     `json:"q,omitempty"` // ask, reply: the question's ID
+	Viewer  uint64     `json:"v,omitempty"` // ask, unwatch: the spectator's session on the viewer's server
+	Player  string     `json:"p,omitempty"` // ask: the spectator's player key (empty for a guest); private: the player's
+	Name    string     `json:"n,omitempty"` // ask: whom to watch; reply, board: the player's name
+	Session uint64     `json:"s,omitempty"` // the watched session on the player's server
+	Ver     uint64     `json:"ver,omitempty"`
+	N       int        `json:"c,omitempty"` // reply, board: how many watch
+	Refused string     `json:"e,omitempty"` // reply: why not (a key of refusals)
+	Reason  string     `json:"r,omitempty"` // ended: why, in words fit for the player
+	Daily   string     `json:"d,omitempty"` // board
+	Part    int        `json:"i,omitempty"` // board: this part's index
+	Parts   int        `json:"k,omitempty"` // board: how many parts
+	Keep    []keepPair `json:"keep,omitempty"`
+	Off     bool       `json:"o,omitempty"` // private: "Others may watch me" is off
+}
+
+// keepPair is a spectator a keep says still watches: its session on the
+// viewer's server, and the session and name of the player it watches (a
+// server restarted under the same name may give the session's ID to
+// another player).
+type keepPair struct {
+	Viewer  uint64 `json:"v"`
+	Session uint64 `json:"s"`
+	Name    string `json:"n"`
 }
 
 // outMsg is a watch event the sender publishes.
@@ -159,9 +173,9 @@ type askAnswer struct {
 type watchNet struct {
 	b        bus.Bus
 	instance string
-	ttl      time.Duration // a remote spectator's life without a keep
-	keep     time.Duration // how often this server keeps its spectators elsewhere
-	sweep    time.Duration // how often expired spectators are swept
+	ttl      time.Duration // a remote spectator's life without a keep: the presence TTL less a sweep
+	keep     time.Duration // how often this server keeps its spectators elsewhere: twice a heartbeat
+	sweep    time.Duration // how often expired spectators are swept: a tenth of the TTL
 	logf     func(format string, args ...any)
 
 	nextReq uint64
@@ -191,7 +205,11 @@ func (l *Lobby) WatchAcross(ctx context.Context, b bus.Bus, instance string) err
 		return fmt.Errorf("lobby: watch across servers: %w", err)
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
-	n := &watchNet{b: b, instance: instance, ttl: c.cfg.TTL, keep: c.cfg.Heartbeat, sweep: min(c.cfg.Every, c.cfg.Heartbeat),
+	// A spectator lives the TTL less one sweep from its last keep, so
+	// that the sweep forgets it within the TTL; keeps come twice a
+	// heartbeat, so that two lost ones lose nobody.
+	sweep := max(c.cfg.TTL/10, time.Millisecond)
+	n := &watchNet{b: b, instance: instance, ttl: c.cfg.TTL - sweep, keep: max(c.cfg.Heartbeat/2, time.Millisecond), sweep: sweep,
 		logf: c.logf, asks: map[string]*ask{}, games: map[remoteRef]*remoteGame{}, boards: map[remoteRef]outMsg{},
 		kick: make(chan struct{}, 1), cancel: cancel, ended: make(chan struct{})}
 	l.mu.Lock()
@@ -437,6 +455,8 @@ func (l *Lobby) readWatch(ctx context.Context, n *watchNet, sub bus.Subscription
 			l.remoteUnwatchLocked(m)
 		case kindKeep:
 			l.keepLocked(n, m)
+		case kindPrivate:
+			l.applyWatchableLocked(m.Player, !m.Off)
 		}
 		l.mu.Unlock()
 	}
@@ -610,12 +630,11 @@ func (l *Lobby) remoteUnwatchLocked(m watchMsg) {
 // may, or is told watching ended.
 func (l *Lobby) keepLocked(n *watchNet, m watchMsg) {
 	now := l.now()
-	for _, pair := range m.Keep {
-		viewer, session := pair[0], pair[1]
-		ref := remoteRef{m.From, viewer}
-		s := l.sessions[session]
-		if s == nil {
-			n.sendLocked(outMsg{to: m.From, kind: kindEnded, msg: watchMsg{Session: session, Viewer: viewer}})
+	for _, k := range m.Keep {
+		ref := remoteRef{m.From, k.Viewer}
+		s := l.sessions[k.Session]
+		if s == nil || !strings.EqualFold(s.player.Name, k.Name) {
+			n.sendLocked(outMsg{to: m.From, kind: kindEnded, msg: watchMsg{Session: k.Session, Viewer: k.Viewer}})
 			continue
 		}
 		if _, ok := s.remoteSpecs[ref]; ok {
@@ -627,7 +646,7 @@ func (l *Lobby) keepLocked(n *watchNet, m watchMsg) {
 			if !s.private {
 				reason = s.player.Name + "'s game has as many spectators as it can take"
 			}
-			n.sendLocked(outMsg{to: m.From, kind: kindEnded, msg: watchMsg{Session: session, Viewer: viewer, Reason: reason}})
+			n.sendLocked(outMsg{to: m.From, kind: kindEnded, msg: watchMsg{Session: k.Session, Viewer: k.Viewer, Reason: reason}})
 			continue
 		}
 		if s.remoteSpecs == nil {
@@ -638,13 +657,28 @@ func (l *Lobby) keepLocked(n *watchNet, m watchMsg) {
 	}
 }
 
+// tellWatchableLocked tells the other servers that the player key let
+// others watch (on) or not.
+func (l *Lobby) tellWatchableLocked(key string, on bool) {
+	n, c := l.watchNet, l.cluster
+	if n == nil || c == nil || key == "" {
+		return
+	}
+	now := l.now()
+	for inst := range c.remote {
+		if c.liveLocked(inst, now) {
+			n.sendLocked(outMsg{to: inst, kind: kindPrivate, msg: watchMsg{Player: key, Off: !on}})
+		}
+	}
+}
+
 // keepsLocked queues this server's keeps: to each server, the spectators
 // here of its games.
 func (l *Lobby) keepsLocked(n *watchNet) {
-	by := map[string][][2]uint64{}
+	by := map[string][]keepPair{}
 	for ref, g := range n.games {
 		for id := range g.viewers {
-			by[ref.instance] = append(by[ref.instance], [2]uint64{id, ref.session})
+			by[ref.instance] = append(by[ref.instance], keepPair{Viewer: id, Session: ref.session, Name: g.name})
 		}
 	}
 	for inst, pairs := range by {
