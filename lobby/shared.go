@@ -66,6 +66,11 @@ import (
 // SharedTopic is the bus topic of the shared rooms' lifecycle.
 const SharedTopic = "lobby.rooms"
 
+// SharedRetain is how many events of SharedTopic a bus should keep (a
+// starting server reads them all to know the rooms open): far more than
+// any day's rooms make.
+const SharedRetain = 100_000
+
 // ProgressTopic is the bus topic of one shared room's racer progress.
 func ProgressTopic(code string) string { return "lobby.room." + code }
 
