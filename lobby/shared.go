@@ -66,6 +66,11 @@ import (
 // SharedTopic is the bus topic of the shared rooms' lifecycle.
 const SharedTopic = "lobby.rooms"
 
+// SharedRetain is how many events of SharedTopic a bus should keep (a
+// starting server reads them all to know the rooms open): far more than
+// any day's rooms make.
+const SharedRetain = 100_000
+
 // ProgressTopic is the bus topic of one shared room's racer progress.
 func ProgressTopic(code string) string { return "lobby.room." + code }
 
@@ -75,6 +80,10 @@ const (
 	DefaultProgressEvery = 200 * time.Millisecond
 	// raceLease is the name of the races' lease.
 	raceLease = "lobby.races"
+	// instanceLeasePrefix and the instance's name make the lease each
+	// server holds while it runs: the races' holder takes the lease of a
+	// server whose lease ran out, and so learns that it died.
+	instanceLeasePrefix = "lobby.instance."
 	// sharedTimeout bounds one publish or lease call.
 	sharedTimeout = 5 * time.Second
 )
@@ -318,6 +327,9 @@ func NewShared(ctx context.Context, cfg SharedConfig) (*SharedRooms, error) {
 		rs.logf("lobby: shared rooms: publish progress on %s: %v", topic, err)
 	})
 	rs.measure(ctx)
+	// Before any session of this server can join a room: a server in a
+	// room always holds its own lease.
+	rs.holdOwn(ctx)
 	rs.ended.Add(2)
 	go func() {
 		defer rs.ended.Done()
@@ -439,7 +451,7 @@ func (rs *SharedRooms) sinkOf(inst, sid string) Sink {
 	return nil
 }
 
-// forgetSink drops a local session's token once it is in no room.
+// forgetUnused drops the tokens of local sessions in no room.
 func (rs *SharedRooms) forgetUnused() {
 	used := map[string]bool{}
 	for _, r := range rs.rooms {
@@ -550,9 +562,19 @@ func (rs *SharedRooms) keepLease() {
 	}
 }
 
+// holdOwn takes or keeps this server's own lease, which says it runs.
+func (rs *SharedRooms) holdOwn(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, sharedTimeout)
+	defer cancel()
+	if _, _, err := rs.cfg.Lease.Hold(ctx, instanceLeasePrefix+rs.cfg.Instance, rs.cfg.Instance, rs.cfg.LeaseTTL); err != nil {
+		rs.logf("lobby: shared rooms: hold this server's lease: %v", err)
+	}
+}
+
 // tryLease holds or takes the lease, then runs the holder's duties.
 func (rs *SharedRooms) tryLease() {
 	rs.measure(rs.ctx)
+	rs.holdOwn(rs.ctx)
 	ctx, cancel := context.WithTimeout(rs.ctx, sharedTimeout)
 	defer cancel()
 	held, prev, err := rs.cfg.Lease.Hold(ctx, raceLease, rs.cfg.Instance, rs.cfg.LeaseTTL)
@@ -590,9 +612,11 @@ func (rs *SharedRooms) tryLease() {
 	}
 }
 
-// duties are the lease holder's: end the races that are over, close the
-// rooms empty for EmptyRoomClose.
+// duties are the lease holder's: tell of the servers that died (their
+// leases ran out), end the races that are over, close the rooms empty for
+// EmptyRoomClose.
 func (rs *SharedRooms) duties() {
+	rs.reap()
 	rs.mu.Lock()
 	now := rs.cfg.Clock.Now()
 	var ends []string
@@ -615,6 +639,41 @@ func (rs *SharedRooms) duties() {
 			rs.logf("lobby: shared rooms: %v", err)
 		}
 		cancel()
+	}
+}
+
+// reap looks for the servers with sessions in rooms whose own lease ran
+// out: the holder takes it (so a server is reaped once), and tells the
+// others that its sessions are gone.
+func (rs *SharedRooms) reap() {
+	rs.mu.Lock()
+	others := map[string]bool{}
+	for _, r := range rs.rooms {
+		for _, m := range r.members {
+			if m.present() && m.inst != rs.cfg.Instance {
+				others[m.inst] = true
+			}
+		}
+		for _, w := range r.watchers {
+			if w.inst != rs.cfg.Instance {
+				others[w.inst] = true
+			}
+		}
+	}
+	rs.mu.Unlock()
+	ctx, cancel := context.WithTimeout(rs.ctx, sharedTimeout)
+	defer cancel()
+	for inst := range others {
+		dead, _, err := rs.cfg.Lease.Hold(ctx, instanceLeasePrefix+inst, rs.cfg.Instance, rs.cfg.LeaseTTL)
+		if err != nil {
+			rs.logf("lobby: shared rooms: look at server %s: %v", inst, err)
+			continue
+		}
+		if dead {
+			if _, err := rs.publish(ctx, sharedMsg{Op: "gone", Gone: inst}); err != nil {
+				rs.logf("lobby: shared rooms: %v", err)
+			}
+		}
 	}
 }
 
@@ -647,9 +706,6 @@ func (rs *SharedRooms) endRace(code string) {
 		rs.logf("lobby: shared rooms: end race: %v", err)
 	}
 }
-
-// byCode returns the open room with this code.
-func (rs *SharedRooms) byCode(code string) *sharedRoom { return rs.rooms[code] }
 
 // apply folds one lifecycle event into the rooms, with rs.mu held; the
 // error is the event's verdict (for its publisher, when waiting).

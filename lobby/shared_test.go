@@ -239,6 +239,34 @@ func TestSharedLeaseTakeover(t *testing.T) {
 	}
 }
 
+// TestSharedServerDies: a server that is not the holder dies mid-race;
+// once its own lease runs out the holder tells the others, and its racer
+// counts as left: the race ends when the others are done.
+func TestSharedServerDies(t *testing.T) {
+	e := newSharedEnv(t)
+	a, b := e.server("a"), e.server("b")
+	code, ann, _ := sharedRace(t, e, a, b)
+	ha, _ := a.Room(code)
+	hb, _ := b.Room(code)
+	wantErr(t, "bob removes 2", hb.Report("id-bob", Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), nil)
+	eventually(t, "a sees bob's progress", func() bool { m, _ := ha.Snapshot().Member("id-bob"); return m.Removed == 2 })
+	b.kill()
+	a.tryLease()
+	if m, _ := ha.Snapshot().Member("id-bob"); !m.Present {
+		t.Fatal("bob gone while b's lease runs")
+	}
+	e.lease.Expire(instanceLeasePrefix + "b")
+	a.tryLease()
+	eventually(t, "bob left", func() bool { m, _ := ha.Snapshot().Member("id-bob"); return !m.Present && m.State == RacerLeft })
+	e.clock.Advance(3 * time.Second)
+	wantErr(t, "ann stuck", ha.Report("id-ann", Progress{Removed: 1, Moves: 9, Pass: 3, State: RacerStuck}), nil)
+	eventually(t, "the race ends", func() bool { return ann.has(isEnded) })
+	eventually(t, "a stored it", func() bool { return len(e.results("a")) == 1 })
+	if got := placingTimes(e.results("a")[0].Placings); got != "1:ann:stuck:1:3s 2:bob:left:2:0s" {
+		t.Fatalf("placings %q", got)
+	}
+}
+
 // TestSharedDeadlineOneEnd: two servers that both think they hold the
 // lease end the same race at the deadline at once: one end event, and the
 // results both would store have one key.

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"pyramid/bus"
 	"pyramid/store/storetest"
 )
 
@@ -47,5 +48,28 @@ func TestNow(t *testing.T) {
 	}
 	if d := now.Sub(before); d < -time.Second || d > 5*time.Second {
 		t.Fatalf("database clock %v, this machine's %v", now, before)
+	}
+}
+
+// TestRetainTopic: a topic given a retain of its own keeps its events past
+// the bus's Retain.
+func TestRetainTopic(t *testing.T) {
+	b := open(t, storetest.PostgresSchemaURL(t), Options{Retain: 100, RetainTopic: map[string]int{"keep": 1000}})
+	ctx := ctxFor(t)
+	for range 130 {
+		for _, topic := range []string{"keep", "t"} {
+			if _, err := b.Publish(ctx, topic, bus.Message{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for topic, first := range map[string]uint64{"keep": 1, "t": 29} {
+		var n int64
+		if err := b.pool.QueryRow(ctx, `SELECT min(seq) FROM bus_events WHERE topic = $1`, topic).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if uint64(n) != first {
+			t.Errorf("topic %s: first event kept #%d, want #%d", topic, n, first)
+		}
 	}
 }

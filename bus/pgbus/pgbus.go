@@ -76,6 +76,10 @@ type Options struct {
 	// Retain is how many recent events of each topic the table keeps
 	// (DefaultRetain when 0 or less; at least 100, what bustest assumes).
 	Retain int
+	// RetainTopic overrides Retain for some topics (at least Retain
+	// each): a topic whose whole history a starting server reads (the
+	// shared race rooms') keeps more.
+	RetainTopic map[string]int
 	// PingEvery is how long the listening connection may stay silent
 	// before the bus pings it to find out whether it is dead
 	// (DefaultPingEvery when 0).
@@ -326,8 +330,8 @@ func (b *Bus) Publish(ctx context.Context, topic string, m bus.Message) (bus.Eve
 		}
 		// Prune now and then rather than at every publish: the table
 		// keeps between Retain and Retain+31 events of the topic.
-		if seq > int64(b.retain) && seq%32 == 0 {
-			if _, err := tx.Exec(ctx, `DELETE FROM bus_events WHERE topic = $1 AND seq <= $2`, topic, seq-int64(b.retain)); err != nil {
+		if keep := int64(b.retainOf(topic)); seq > keep && seq%32 == 0 {
+			if _, err := tx.Exec(ctx, `DELETE FROM bus_events WHERE topic = $1 AND seq <= $2`, topic, seq-keep); err != nil {
 				return err
 			}
 		}
@@ -361,6 +365,14 @@ const publishSQL = `WITH s AS (
 )
 SELECT e.seq, e.at, pg_notify($5, e.seq::text || ' ' || $1) FROM e`
 
+// retainOf is how many recent events of topic the table keeps.
+func (b *Bus) retainOf(topic string) int {
+	if n, ok := b.opts.RetainTopic[topic]; ok {
+		return max(n, b.retain)
+	}
+	return b.retain
+}
+
 // publishNew publishes an event with a fresh ID: no earlier publish can
 // hold it, so there is nothing to look up first.
 func (b *Bus) publishNew(ctx context.Context, ev bus.Event) (bus.Event, error) {
@@ -370,7 +382,7 @@ func (b *Bus) publishNew(ctx context.Context, ev bus.Event) (bus.Event, error) {
 	}
 	err := again(ctx, func() error {
 		var seq int64
-		err := b.pool.QueryRow(ctx, publishSQL, ev.Topic, ev.ID, ev.Kind, body, b.channel, int64(b.retain)).Scan(&seq, &ev.At, nil)
+		err := b.pool.QueryRow(ctx, publishSQL, ev.Topic, ev.ID, ev.Kind, body, b.channel, int64(b.retainOf(ev.Topic))).Scan(&seq, &ev.At, nil)
 		ev.Seq = uint64(seq)
 		return err
 	})

@@ -99,7 +99,8 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 	var dbNow func(context.Context) (time.Time, error)
 	if cfg.databaseURL != "" {
 		pb, err := pgbus.Open(ctx, cfg.databaseURL, pgbus.Options{
-			Logf: func(f string, a ...any) { logger.Warn(fmt.Sprintf(f, a...)) },
+			Logf:        func(f string, a ...any) { logger.Warn(fmt.Sprintf(f, a...)) },
+			RetainTopic: map[string]int{lobby.SharedTopic: lobby.SharedRetain},
 		})
 		if err != nil {
 			return err

@@ -20,6 +20,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
@@ -34,6 +35,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, for -database-url
 	gossh "golang.org/x/crypto/ssh"
 
 	"pyramid/engine"
@@ -41,6 +43,7 @@ import (
 
 // raceConfig is what the race mode adds to a load run.
 type raceConfig struct {
+	databaseURL  string // the cluster's PostgreSQL, to count NOTIFYs; empty: not counted
 	racers       int    // 0: race mode off
 	roomSize     int    // racers per room
 	viewers      int    // sessions on the Lobby screen
@@ -63,6 +66,7 @@ func raceFlags(fs *flag.FlagSet) *raceConfig {
 	fs.IntVar(&rc.moveEvery, "move-every", 4, "race mode: every Nth key of a racer is a move typed at the : prompt (a removal if any, else a draw); the others move the cursor")
 	fs.StringVar(&rc.baselineAddr, "baseline-addr", "", "race mode: the bare baseline server (loadgen -baseline-server), loaded right after with as many sessions")
 	fs.IntVar(&rc.baselinePid, "baseline-pid", 0, "race mode: the baseline server's pid, for its RSS")
+	fs.StringVar(&rc.databaseURL, "database-url", "", "race mode: the cluster's PostgreSQL (servers given as a comma list in -addr): count the bus's NOTIFYs during the race")
 	fs.BoolVar(&rc.warm, "warm", true, "race mode: race a room of two first and wait for the server's RSS to settle (the first race of a deal works out its par: tens of MiB for a while)")
 	return rc
 }
@@ -107,6 +111,7 @@ func parseRacerLines(text string) []racerLine {
 // raceSession is one racer or lobby viewer.
 type raceSession struct {
 	user   string
+	addr   string // the server it is connected to (one of -addr's list)
 	client *gossh.Client
 	sess   *gossh.Session
 	stdin  io.WriteCloser
@@ -135,8 +140,9 @@ type raceSession struct {
 	sent       []time.Time    // when each own move was sent: sent[k] for the move that made the count k+1
 	seen       map[string]int // the moves count last seen of each opponent
 	progLat    []time.Duration
-	skipped    int // opponents' move counts never shown (coalesced)
-	shown      int // the moves count of the own line, last seen
+	crossLat   []time.Duration // progLat of opponents on another server of -addr's list
+	skipped    int             // opponents' move counts never shown (coalesced)
+	shown      int             // the moves count of the own line, last seen
 	game       *engine.Game
 }
 
@@ -160,7 +166,12 @@ func (r *raceRun) racer(name string) *raceSession {
 
 // dialRace connects a session as user with a fresh key, a PTY of cfg's
 // size and command cmd ("" for the menu).
-func dialRace(cfg loadConfig, run *raceRun, user, cmd string) (*raceSession, error) {
+//
+// -addr may list several servers of a cluster, comma-separated: slot
+// picks one, so that a room's racers (slots i+seat) spread over them.
+func dialRace(cfg loadConfig, run *raceRun, slot int, user, cmd string) (*raceSession, error) {
+	addrs := strings.Split(cfg.addr, ",")
+	addr := strings.TrimSpace(addrs[slot%len(addrs)])
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("key: %w", err)
@@ -169,7 +180,7 @@ func dialRace(cfg loadConfig, run *raceRun, user, cmd string) (*raceSession, err
 	if err != nil {
 		return nil, fmt.Errorf("signer: %w", err)
 	}
-	client, err := dialFrom(cfg.addr, "", &gossh.ClientConfig{
+	client, err := dialFrom(addr, "", &gossh.ClientConfig{
 		User:            user,
 		Auth:            []gossh.AuthMethod{gossh.PublicKeys(signer)},
 		HostKeyCallback: gossh.InsecureIgnoreHostKey(), //nolint:gosec // local load test
@@ -178,7 +189,7 @@ func dialRace(cfg loadConfig, run *raceRun, user, cmd string) (*raceSession, err
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", user, err)
 	}
-	s := &raceSession{user: user, client: client, ended: make(chan struct{}), notify: make(chan struct{}, 1),
+	s := &raceSession{user: user, addr: addr, client: client, ended: make(chan struct{}), notify: make(chan struct{}, 1),
 		run: run, seen: map[string]int{}}
 	fail := func(err error) (*raceSession, error) {
 		_ = client.Close()
@@ -343,6 +354,9 @@ func (s *raceSession) opponentMoved(now time.Time, l racerLine) {
 	}
 	s.mu.Lock()
 	s.progLat = append(s.progLat, now.Sub(at))
+	if o.addr != s.addr {
+		s.crossLat = append(s.crossLat, now.Sub(at))
+	}
 	s.skipped += l.moves - last - 1
 	s.mu.Unlock()
 }
@@ -433,7 +447,7 @@ func setUp(cfg loadConfig, rc *raceConfig, run *raceRun, i, size int, sem chan s
 	connect := func(seat int, cmd string) (*raceSession, error) {
 		sem <- struct{}{}
 		defer func() { <-sem }()
-		s, err := dialRace(cfg, run, fmt.Sprintf("%s%03dx%d", run.tag, i, seat), cmd)
+		s, err := dialRace(cfg, run, i+seat, fmt.Sprintf("%s%03dx%d", run.tag, i, seat), cmd)
 		if err != nil {
 			return nil, err
 		}
@@ -687,7 +701,7 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 				defer wg.Done()
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				s, err := dialRace(cfg, run, fmt.Sprintf("%sv%03d", run.tag, i), "")
+				s, err := dialRace(cfg, run, i, fmt.Sprintf("%sv%03d", run.tag, i), "")
 				if err == nil {
 					if err = s.toLobby(); err != nil {
 						_ = s.client.Close()
@@ -760,6 +774,7 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 	selfRace := readCPU(os.Getpid())
 	cpuRace := readCPU(cfg.pid)
 	raceStart := time.Now()
+	notifyStart := busEvents(ctx, rc.databaseURL)
 	run.measuring.Store(true)
 	mctx, cancel := context.WithTimeout(ctx, cfg.duration)
 	defer cancel()
@@ -776,11 +791,12 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 	<-settle.C
 	run.measuring.Store(false)
 	raceEnd := time.Now()
+	notifyEnd := busEvents(ctx, rc.databaseURL)
 	cpuRaceEnd := readCPU(cfg.pid)
 	selfRaceEnd := readCPU(os.Getpid())
 	rssEnd := readRSS(cfg.pid)
 
-	var own, anyLat, moveLat, cursorLat, prog []time.Duration
+	var own, anyLat, moveLat, cursorLat, prog, cross []time.Duration
 	var keys, moves, missed, skipped, ended, behind int
 	var received, ownBytes int64
 	for _, s := range racers {
@@ -790,6 +806,7 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 		moveLat = append(moveLat, s.moveLat...)
 		cursorLat = append(cursorLat, s.cursorLat...)
 		prog = append(prog, s.progLat...)
+		cross = append(cross, s.crossLat...)
 		keys += s.keys
 		moves += s.moves
 		missed += s.missed
@@ -832,6 +849,14 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 	p50, p99, worst = percentiles(prog)
 	fmt.Printf("opponent move→its line changes on another racer's panel: p50 %s  p99 %s  max %s (%d seen, %d move counts coalesced away)\n",
 		p50, p99, worst, len(prog), skipped)
+	if strings.Contains(cfg.addr, ",") {
+		p50, p99, worst = percentiles(cross)
+		fmt.Printf("  opponent on another server of the cluster: p50 %s  p99 %s  max %s (%d seen)\n", p50, p99, worst, len(cross))
+	}
+	if notifyStart >= 0 && notifyEnd >= 0 {
+		secs := raceEnd.Sub(raceStart).Seconds()
+		fmt.Printf("bus events (one NOTIFY each) during the race: %d, %.1f/s\n", notifyEnd-notifyStart, float64(notifyEnd-notifyStart)/secs)
+	}
 	if keys > 0 {
 		fmt.Printf("bytes per keystroke (everything a racer receives / its keys): %.0f; the read that brought a key's redraw: %.0f on average\n",
 			float64(received)/float64(keys), float64(ownBytes)/float64(max(len(own), 1)))
@@ -880,4 +905,25 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 		})
 	}
 	return nil
+}
+
+// busEvents is the number of events the cluster's bus has published (the
+// sum of its topics' counters: one NOTIFY each), or -1 without a database.
+func busEvents(ctx context.Context, databaseURL string) int64 {
+	if databaseURL == "" {
+		return -1
+	}
+	db, err := sql.Open("pgx", databaseURL)
+	if err != nil {
+		return -1
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var n int64
+	if err := db.QueryRowContext(ctx, `SELECT coalesce(sum(seq), 0) FROM bus_topics`).Scan(&n); err != nil {
+		fmt.Fprintf(os.Stderr, "loadgen: count bus events: %v\n", err)
+		return -1
+	}
+	return n
 }

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# cluster-race.sh: the race load over a cluster of two instances on one
+# PostgreSQL, then (for a baseline in the same minute) over one instance on
+# SQLite with as many racers.
+#
+#   DATABASE_URL=postgres://… tools/loadgen/cluster-race.sh [RACERS] [ROOM_SIZE] [DURATION]
+#
+# It makes (and drops) a schema of its own in DATABASE_URL's database,
+# listens on 127.0.0.1:${PORT_BASE:-24200}+1..+3, and prints loadgen's
+# reports: "opponent on another server of the cluster" is the move on one
+# instance → the panel on the other, "bus events" the NOTIFYs per second.
+set -euo pipefail
+racers=${1:-500}
+size=${2:-8}
+duration=${3:-20s}
+base=${PORT_BASE:-24200}
+: "${DATABASE_URL:?set DATABASE_URL to a PostgreSQL URL}"
+
+dir=$(mktemp -d)
+schema="cluster_race_$$"
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	psql "$DATABASE_URL" -qc "DROP SCHEMA IF EXISTS $schema CASCADE" || true
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+
+go build -o "$dir/pyramid" ./cmd/pyramid
+go build -o "$dir/loadgen" ./tools/loadgen
+psql "$DATABASE_URL" -qc "CREATE SCHEMA $schema"
+sep='?'
+[[ $DATABASE_URL == *\?* ]] && sep='&'
+url="${DATABASE_URL}${sep}search_path=$schema"
+ssh-keygen -q -t ed25519 -N '' -f "$dir/host_key"
+limits=(--max-conns 3000 --max-conns-per-ip 3000 --max-unauth-per-ip 3000 --penalties off --max-startups 3000:30:3000 --max-rooms 300)
+
+serve() { # port data-dir [database-url]
+	local args=(serve --listen "127.0.0.1:$1" --data "$2" --host-key "$dir/host_key" "${limits[@]}")
+	[[ -n ${3:-} ]] && args+=(--database-url "$3")
+	mkdir -p "$2"
+	"$dir/pyramid" "${args[@]}" >"$2.log" 2>&1 &
+	pids+=($!)
+	for _ in $(seq 100); do
+		grep -q listening "$2.log" && return
+		sleep 0.1
+	done
+	echo "instance on $1 did not start:" >&2
+	cat "$2.log" >&2
+	exit 1
+}
+
+serve $((base + 1)) "$dir/one" "$url"
+one=${pids[-1]}
+serve $((base + 2)) "$dir/two" "$url"
+echo "== cluster: $racers racers over two instances on PostgreSQL"
+"$dir/loadgen" -addr "127.0.0.1:$((base + 1)),127.0.0.1:$((base + 2))" -race "$racers" -room-size "$size" \
+	-duration "$duration" -width 100 -height 34 -pid "$one" -database-url "$url"
+
+serve $((base + 3)) "$dir/alone"
+echo "== baseline: $racers racers on one instance on SQLite"
+"$dir/loadgen" -addr "127.0.0.1:$((base + 3))" -race "$racers" -room-size "$size" \
+	-duration "$duration" -width 100 -height 34 -pid "${pids[-1]}"
