@@ -2,12 +2,17 @@ package engine
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 )
+
+// benchDeals limits the published-deal benchmarks to the first N deals
+// (0: all), for quick comparisons.
+var benchDeals = flag.Int("solver.deals", 0, "solve only the first N published deals in the benchmarks (0: all)")
 
 // solveTimes solves games one after another and returns each solve's time.
 func solveTimes(b *testing.B, games []*Game, timeout time.Duration, check func(int, Solution)) []time.Duration {
@@ -103,6 +108,9 @@ func BenchmarkSolveClassic(b *testing.B) {
 // cores and a median under 20 ms; the published A* took 18 min 51 s.
 func BenchmarkSolveOptimalMSC(b *testing.B) {
 	deals := loadMSC(b)
+	if n := *benchDeals; n > 0 && n < len(deals) {
+		deals = deals[:n]
+	}
 	r := MustRules("open-stock")
 	var times []time.Duration
 	var wall time.Duration

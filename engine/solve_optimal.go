@@ -20,7 +20,7 @@ import (
 // DefaultOptimalBudget is the optimal search's budget when a caller passes
 // zero or less: the most positions it stores, about 32 bytes each with one
 // deck (a few more with two decks or three piles), so about 260 MB at most.
-// The ordinary solve that runs first has DefaultBudget.
+// The ordinary solve that runs first then has DefaultBudget.
 const DefaultOptimalBudget = 8_000_000
 
 // SolveOptimal is Solve that also proves its winning line shortest: when
@@ -29,13 +29,15 @@ const DefaultOptimalBudget = 8_000_000
 // and Moves is a winning line of the fewest moves, draws, redeals and
 // removals each counting one. When the shortest-line search runs out of
 // budget or ctx is done first, the verdict and line of Solve are returned
-// with Optimal false. States counts the positions of both searches. g is
-// not changed.
+// with Optimal false. The ordinary solve that runs first searches at most
+// budget positions too (DefaultBudget when budget is zero or less). States
+// counts the positions of both searches. g is not changed.
 func SolveOptimal(ctx context.Context, g *Game, budget int) Solution {
+	first := budget // the ordinary solve's: Solve's default for none
 	if budget <= 0 {
 		budget = DefaultOptimalBudget
 	}
-	sol := Solve(ctx, g, DefaultBudget)
+	sol := Solve(ctx, g, first)
 	if sol.Verdict != Winnable {
 		return sol
 	}
@@ -56,33 +58,70 @@ func SolveOptimal(ctx context.Context, g *Game, budget int) Solution {
 	return sol
 }
 
-// optNode is one stored position of the shortest-line search.
-type optNode struct {
-	parent int32  // index of the position it was reached from, -1 at the root
-	slot   uint32 // where its key lies in the hash table
-	g      uint16 // moves from the root
-	h      uint16 // optBound, or deadEnd
-	closed bool   // expanded at distance g
-	// drawn: the parent's move was a draw or a redeal. Those change
+// optNode is one stored position of the shortest-line search, packed in
+// one word after its key (see optSearch.recs).
+type optNode uint64
+
+// The fields of an optNode.
+const (
+	nodeParent = 0  // bits 0–31: the index of the position it was reached from, + 1 (0 at the root)
+	nodeG      = 32 // bits 32–47: moves from the root
+	nodeH      = 48 // bits 48–59: optBound, or deadEnd
+	// nodeClosed: expanded at distance g.
+	nodeClosed = 1 << 60
+	// nodeDrawn: the parent's move was a draw or a redeal. Those change
 	// nothing in the pyramid, so a pair of two pyramid cards after one
 	// could as well come before it: the same position at the same
 	// distance, through the parent; it is not searched again.
-	drawn bool
+	nodeDrawn = 1 << 61
+)
+
+func (n optNode) parent() int32 { return int32(uint32(n>>nodeParent)) - 1 }
+func (n optNode) g() int        { return int(uint16(n >> nodeG)) }
+func (n optNode) h() int        { return int(n >> nodeH & deadEnd) }
+
+// makeNode packs a node's fields.
+func makeNode(parent int32, g, h int, drawn bool) optNode {
+	n := optNode(uint32(parent+1))<<nodeParent | optNode(g)<<nodeG | optNode(h)<<nodeH
+	if drawn {
+		n |= nodeDrawn
+	}
+	return n
 }
 
 // deadEnd is the bound of a stored position that can never be won.
-const deadEnd = 1<<16 - 1
+const deadEnd = 1<<12 - 1
 
-// optSearch is the state of one shortest-line search.
+// maxOptG is the longest line the search stores: distances are 16 bits.
+const maxOptG = 1<<16 - 1
+
+// optSearch is the state of one shortest-line search. Positions are
+// stored in the order they are found, each as its key's words and an
+// optNode; the hash table holds, for each stored position, its index + 1
+// (the low 32 bits) and the high 32 bits of its key's hash, which also
+// give its slot at every size up to 2³² slots, so that a probe seldom
+// reads a record that is not the one looked for and growing the table
+// reads no record at all.
 type optSearch struct {
 	s      *solver
-	words  int // words a key
-	stride int // words a slot: the key, then the node index + 1 (0: empty)
-	nodes  []optNode
+	words  int      // words a key
+	stride int      // words a record: the key, then the optNode
+	recs   []uint64 // the records, in index order
+	n      int      // records stored
 	slots  []uint64
 	mask   uint64
-	shift  uint
+	shift  uint      // 64 - log2(slots)
 	bucket [][]int32 // open list by f
+}
+
+// node returns the node of record i.
+func (o *optSearch) node(i int32) optNode {
+	return optNode(o.recs[int(i)*o.stride+o.words])
+}
+
+// setNode replaces the node of record i.
+func (o *optSearch) setNode(i int32, n optNode) {
+	o.recs[int(i)*o.stride+o.words] = uint64(n)
 }
 
 // shortest searches for a winning line from root shorter than upper moves.
@@ -90,17 +129,20 @@ type optSearch struct {
 // moves is shortest), with the positions stored; ok is false when budget
 // positions or ctx stopped it first.
 func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok bool) {
+	if upper > maxOptG {
+		return nil, 0, false
+	}
 	words := (s.optKeyBits() + 63) / 64
 	s.optOneWord = words == 1 && s.draw == 1
 	o := &optSearch{s: s, words: words, stride: words + 1}
-	o.alloc(1 << 14)
+	o.alloc(1 << 12)
 	h, alive := s.optBound(&root)
 	if !alive || h >= upper {
 		return nil, 1, true
 	}
 	k := s.optKey(&root)
-	at, _ := o.find(&k)
-	o.add(&k, at, -1, 0, uint16(h))
+	hash, _, _ := o.find(&k)
+	o.add(&k, hash, makeNode(-1, 0, h, false))
 	o.push(h, 0)
 	var buf [64]smove
 	// f is the least f queued: every bucket below it is empty.
@@ -112,17 +154,19 @@ func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok
 		b := o.bucket[f]
 		i := b[len(b)-1]
 		o.bucket[f] = b[:len(b)-1]
-		n := &o.nodes[i]
-		if n.closed || int(n.g)+int(n.h) != f {
+		n := o.node(i)
+		if n&nodeClosed != 0 || n.g()+n.h() != f {
 			continue // a stale entry: expanded already, or reached shorter since
 		}
-		n.closed = true
+		o.setNode(i, n|nodeClosed)
 		if expanded++; expanded&4095 == 0 && s.ctx.Err() != nil {
-			return nil, len(o.nodes), false
+			return nil, o.n, false
 		}
 		p := s.optPos(o.key(i))
-		g0 := int(n.g)
-		for _, m := range s.optMoves(&p, !n.drawn, buf[:0]) {
+		g0 := n.g()
+		counted := false // counts holds p's (see optCounts)
+		var counts optCounts
+		for _, m := range s.optMoves(&p, n&nodeDrawn == 0, buf[:0]) {
 			c := p
 			drawn := m.kind == Draw || m.kind == Redeal
 			gc := g0 + 1
@@ -136,30 +180,38 @@ func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok
 				continue
 			}
 			key := s.optKey(&c)
-			j, found := o.find(&key)
+			hash, j, found := o.find(&key)
 			var hc int
 			if found {
-				nj := &o.nodes[j]
-				if int(nj.g) <= gc || nj.h == deadEnd {
+				nj := o.node(j)
+				if nj.g() <= gc || nj.h() == deadEnd {
 					continue
 				}
-				nj.g, nj.parent, nj.closed, nj.drawn = uint16(gc), i, false, drawn
-				hc = int(nj.h)
+				hc = nj.h()
+				o.setNode(j, makeNode(i, gc, hc, drawn))
 			} else {
-				if len(o.nodes) >= budget {
-					return nil, len(o.nodes), false
+				if o.n >= budget {
+					return nil, o.n, false
 				}
 				alive := true
-				if !s.won(&c) {
+				switch {
+				case s.won(&c):
+				case drawn:
+					if !counted {
+						s.countRemovals(&p, &counts)
+						counted = true
+					}
+					hc, alive = s.optBoundWith(&c, &counts)
+					alive = alive && s.optAlive(&c)
+				default:
 					hc, alive = s.optBound(&c)
 					alive = alive && s.optAlive(&c)
 				}
 				if !alive {
-					o.add(&key, j, i, uint16(gc), deadEnd)
+					o.add(&key, hash, makeNode(i, gc, deadEnd, false))
 					continue
 				}
-				j = o.add(&key, j, i, uint16(gc), uint16(hc))
-				o.nodes[j].drawn = drawn
+				j = o.add(&key, hash, makeNode(i, gc, hc, drawn))
 			}
 			fc := gc + hc
 			if fc >= upper {
@@ -167,13 +219,13 @@ func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok
 			}
 			if hc == 0 && fc <= f && s.won(&c) {
 				// Every line is at least f long: nothing queued lies below.
-				return o.line(j), len(o.nodes), true
+				return o.line(j), o.n, true
 			}
 			o.push(fc, j)
 			f = min(f, fc) // where the bound is not consistent
 		}
 	}
-	return nil, len(o.nodes), true
+	return nil, o.n, true
 }
 
 // push queues node i at f.
@@ -185,63 +237,71 @@ func (o *optSearch) push(f int, i int32) {
 }
 
 func (o *optSearch) alloc(capacity int) {
-	o.slots = make([]uint64, capacity*o.stride)
+	o.slots = make([]uint64, capacity)
 	o.mask = uint64(capacity - 1)
 	o.shift = uint(64 - bits.TrailingZeros(uint(capacity)))
 }
 
-// key returns node i's key words.
+// key returns record i's key words.
 func (o *optSearch) key(i int32) []uint64 {
-	at := int(o.nodes[i].slot) * o.stride
-	return o.slots[at : at+o.words]
+	at := int(i) * o.stride
+	return o.recs[at : at+o.words]
 }
 
-// find looks a key up: the node index and true when it is stored, else
-// the empty slot where it goes and false.
-func (o *optSearch) find(k *stateKey) (int32, bool) {
+// find looks a key up. It returns the key's hash and, when the key is
+// stored, its record's index and true.
+func (o *optSearch) find(k *stateKey) (hash uint64, _ int32, _ bool) {
+	hash = hashKey(k, o.words)
+	tag := hash &^ (1<<32 - 1)
 	w, st := o.words, o.stride
-	for i := hashKey(k, w) >> o.shift; ; i = (i + 1) & o.mask {
-		slot := o.slots[int(i)*st : int(i)*st+st]
-		if slot[w] == 0 {
-			return int32(i), false
+	for i := hash >> o.shift; ; i = (i + 1) & o.mask {
+		v := o.slots[i]
+		if v == 0 {
+			return hash, 0, false
 		}
-		if slot[0] == k[0] && (w < 2 || slot[1] == k[1]) && (w < 3 || slot[2] == k[2]) {
-			return int32(slot[w] - 1), true
+		if v&^(1<<32-1) != tag {
+			continue
+		}
+		j := int32(uint32(v)) - 1
+		r := o.recs[int(j)*st : int(j)*st+w]
+		if r[0] == k[0] && (w < 2 || r[1] == k[1]) && (w < 3 || r[2] == k[2]) {
+			return hash, j, true
 		}
 	}
 }
 
-// add stores a new node with key k in the empty slot at (from find) and
-// returns its index.
-func (o *optSearch) add(k *stateKey, at, parent int32, g, h uint16) int32 {
-	i := int32(len(o.nodes))
-	o.nodes = append(o.nodes, optNode{parent: parent, slot: uint32(at), g: g, h: h})
-	slot := o.slots[int(at)*o.stride : int(at)*o.stride+o.stride]
-	copy(slot, k[:o.words])
-	slot[o.words] = uint64(i) + 1
-	if len(o.nodes)*2 > int(o.mask+1) {
+// add stores a new record of key k (not stored, with the hash find gave)
+// and node n, and returns its index.
+func (o *optSearch) add(k *stateKey, hash uint64, n optNode) int32 {
+	i := int32(o.n)
+	o.recs = append(o.recs, k[:o.words]...)
+	o.recs = append(o.recs, uint64(n))
+	o.n++
+	at := hash >> o.shift
+	for o.slots[at] != 0 {
+		at = (at + 1) & o.mask
+	}
+	o.slots[at] = hash&^(1<<32-1) | uint64(i+1)
+	if o.n*2 > len(o.slots) {
 		o.rehash()
 	}
 	return i
 }
 
-// rehash makes the hash table four times as large.
+// rehash makes the hash table twice as large. A slot's hash bits give its
+// place: no record is read.
 func (o *optSearch) rehash() {
 	old := o.slots
-	o.alloc(int(o.mask+1) * 4)
-	w, st := o.words, o.stride
-	for a := 0; a < len(old); a += st {
-		if old[a+w] == 0 {
+	o.alloc(len(old) * 2)
+	for _, v := range old {
+		if v == 0 {
 			continue
 		}
-		var k stateKey
-		copy(k[:], old[a:a+w])
-		h := hashKey(&k, w) >> o.shift
-		for o.slots[int(h)*st+w] != 0 {
-			h = (h + 1) & o.mask
+		at := v >> o.shift
+		for o.slots[at] != 0 {
+			at = (at + 1) & o.mask
 		}
-		copy(o.slots[int(h)*st:int(h)*st+st], old[a:a+st])
-		o.nodes[old[a+w]-1].slot = uint32(h)
+		o.slots[at] = v
 	}
 }
 
@@ -249,7 +309,7 @@ func (o *optSearch) rehash() {
 // the move from the parent's position that leads to the child's.
 func (o *optSearch) line(i int32) []Move {
 	var chain []int32
-	for j := i; j >= 0; j = o.nodes[j].parent {
+	for j := i; j >= 0; j = o.node(j).parent() {
 		chain = append(chain, j)
 	}
 	s := o.s
@@ -432,13 +492,46 @@ func (s *solver) optPos(k []uint64) pos {
 	return p
 }
 
-// setFree computes p.free from p.pyr.
+// setFree computes p.free from p.pyr: a slot is free when it is there and
+// both slots covering it are gone, which the rows' shifts (see freeRows)
+// test for a whole row at once.
 func (s *solver) setFree(p *pos) {
-	p.free = 0
+	there := s.fullPyr &^ p.pyr
+	free := there & s.freeTop
+	for _, r := range s.freeRows {
+		free |= there & r.mask & (p.pyr >> r.d) & (p.pyr >> (r.d + 1))
+	}
+	p.free = free
+}
+
+// freeRow is a set of pyramid slots x covered by slots x+d and x+d+1.
+type freeRow struct {
+	mask uint64
+	d    uint
+}
+
+// buildFreeRows fills freeTop (the slots nothing covers) and freeRows.
+// Pyramid slots are numbered row by row from the top, so a slot of row r
+// (from 0) is covered by the slots r+1 and r+2 further on.
+func (s *solver) buildFreeRows() {
 	for x := range s.nPyr {
-		if p.pyr&(1<<x) == 0 && s.cover[x]&^p.pyr == 0 {
-			p.free |= 1 << x
+		c := s.cover[x]
+		if c == 0 {
+			s.freeTop |= 1 << x
+			continue
 		}
+		d := uint(bits.TrailingZeros64(c) - x)
+		if c != 3<<(uint(x)+d) {
+			panic("engine: a pyramid slot is not covered by the two slots after it")
+		}
+		i := 0
+		for i < len(s.freeRows) && s.freeRows[i].d != d {
+			i++
+		}
+		if i == len(s.freeRows) {
+			s.freeRows = append(s.freeRows, freeRow{d: d})
+		}
+		s.freeRows[i].mask |= 1 << x
 	}
 }
 
@@ -528,27 +621,50 @@ func (s *solver) optAlive(p *pos) bool {
 // the pyramid cards that can ever meet). Advances: see advBound; the
 // comment inside says how the two counts combine.
 func (s *solver) optBound(p *pos) (int, bool) {
+	var c optCounts
+	s.countRemovals(p, &c)
+	return s.optBoundWith(p, &c)
+}
+
+// optCounts is what optBound counts of the cards that must go: it depends
+// on the removed cards alone, not on where the stock stands, so that a
+// draw's position shares its parent's.
+type optCounts struct {
+	kings, n, m int    // Kings, cards of the classes, most pairs among them
+	matched     [7]int // most pairs of pyramid cards in each class
+}
+
+// countRemovals fills c for p.
+func (s *solver) countRemovals(p *pos, c *optCounts) {
 	needPyr := s.fullPyr &^ p.pyr
 	var needStk uint64
-	rem := s.fullStk &^ p.stk
 	if s.goalAll {
-		needStk = rem
+		needStk = s.fullStk &^ p.stk
 	}
-	kings := bits.OnesCount64(needPyr&s.pyrRank[13]) + bits.OnesCount64(needStk&s.stkRank[13])
-	n, m := 0, 0 // cards of the classes that must go, most pairs among them
-	var matched [7]int
+	*c = optCounts{kings: bits.OnesCount64(needPyr&s.pyrRank[13]) + bits.OnesCount64(needStk&s.stkRank[13])}
 	for lo := 1; lo <= 6; lo++ {
 		a := bits.OnesCount64(needPyr&s.pyrRank[lo]) + bits.OnesCount64(needStk&s.stkRank[lo])
 		b := bits.OnesCount64(needPyr&s.pyrRank[13-lo]) + bits.OnesCount64(needStk&s.stkRank[13-lo])
-		n += a + b
+		c.n += a + b
 		if s.goalAll {
-			m += min(a, b)
+			c.m += min(a, b)
 			continue
 		}
-		matched[lo] = s.pyrMatching(needPyr&s.pyrRank[lo], needPyr&s.pyrRank[13-lo])
-		m += matched[lo]
+		c.matched[lo] = s.pyrMatching(needPyr&s.pyrRank[lo], needPyr&s.pyrRank[13-lo])
+		c.m += c.matched[lo]
 	}
-	adv, work, bounded, alive := s.advBound(p, needPyr, needStk, &matched)
+}
+
+// optBoundWith is optBound with the counts of p's removed cards.
+func (s *solver) optBoundWith(p *pos, c *optCounts) (int, bool) {
+	needPyr := s.fullPyr &^ p.pyr
+	var needStk uint64
+	if s.goalAll {
+		needStk = s.fullStk &^ p.stk
+	}
+	kings, n, m := c.kings, c.n, c.m
+	matched := &c.matched
+	adv, work, bounded, alive := s.advBound(p, needPyr, needStk, matched)
 	if !alive {
 		return 0, false
 	}

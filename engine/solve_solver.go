@@ -97,6 +97,8 @@ type solver struct {
 	// optOneWord: the shortest-line search's keys fit one word (see
 	// optKey), packed without a loop.
 	optOneWord bool
+	freeTop    uint64    // the pyramid slots nothing covers (see setFree)
+	freeRows   []freeRow // the others, by row (see setFree)
 }
 
 // newSolver builds the tables for g's deal and rules.
@@ -135,6 +137,7 @@ func newSolver(ctx context.Context, g *Game, budget int) *solver {
 		}
 	}
 	s.buildClasses()
+	s.buildFreeRows()
 	for lo := 1; lo <= 6; lo++ {
 		s.classStk[lo] = s.stkRank[lo] | s.stkRank[13-lo]
 	}
