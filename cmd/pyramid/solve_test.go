@@ -104,9 +104,15 @@ func TestSolveCommandOptimal(t *testing.T) {
 	if code != 0 || !strings.Contains(out, fmt.Sprintf("shortest winning line, %d moves", rep.Length)) {
 		t.Errorf("exit %d, output:\n%s", code, out)
 	}
-	// A budget too small for the proof: the plain line, not called shortest.
-	code, out, _ = runSolverCmd(runSolve, "", "--rules", "classic", "--seed", "2", "--optimal", "--budget", "1")
+	// A budget enough for a line but too small for the proof: the plain
+	// line, not called shortest.
+	code, out, _ = runSolverCmd(runSolve, "", "--rules", "classic", "--seed", "2", "--optimal", "--budget", "500")
 	if code != 0 || !strings.Contains(out, "not proved shortest") {
+		t.Errorf("budget 500: exit %d, output:\n%s", code, out)
+	}
+	// A budget too small for any line: unknown, as without --optimal.
+	code, out, _ = runSolverCmd(runSolve, "", "--rules", "classic", "--seed", "2", "--optimal", "--budget", "1")
+	if code != 0 || !strings.Contains(out, "unknown") || !strings.Contains(out, "--budget") {
 		t.Errorf("budget 1: exit %d, output:\n%s", code, out)
 	}
 }
