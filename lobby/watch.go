@@ -74,7 +74,17 @@ func (l *Lobby) Watch(viewer *Session, name string) (Watched, error) {
 	target := l.findLocked(name, viewer)
 	if at, ok := l.remoteCandidateLocked(viewer, name, target); ok { // watch_cluster.go
 		l.mu.Unlock()
-		return l.watchRemote(viewer, name, at)
+		w, err := l.watchRemote(viewer, name, at)
+		if err == nil || target == nil || !errors.Is(err, ErrNotOnline) && !errors.Is(err, ErrNoAnswer) {
+			return w, err
+		}
+		// Gone there, or no answer: the session here, at the menu, will do.
+		l.mu.Lock()
+		if viewer.gone {
+			l.mu.Unlock()
+			return Watched{}, ErrClosed
+		}
+		target = l.findLocked(name, viewer)
 	}
 	defer l.mu.Unlock()
 	switch {

@@ -429,3 +429,35 @@ func TestWatchAcrossSettingFollows(t *testing.T) {
 		}
 	})
 }
+
+// TestWatchAcrossPrefersAGame: a player at the menu here and at a game on
+// another server is watched at the game; when that session is gone
+// already (presence here does not know yet), at the menu here.
+func TestWatchAcrossPrefersAGame(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bus.NewMemory(bus.MemoryOptions{})
+		defer b.Close()
+		one, two := watching(t, b, "one"), watching(t, b, "two")
+		annThere := one.Join(Player{ID: "a", Name: "ann"})
+		one.SetDoing(annThere, Doing{What: Playing, Rules: "classic", Deal: 42})
+		annHere := two.Join(Player{ID: "a", Name: "ann"})
+		bob := two.Join(Player{ID: "b", Name: "bob"})
+		settle()
+		if _, err := two.Watch(bob, "ann"); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if one.SpectatorsOf(annThere) != 1 || two.SpectatorsOf(annHere) != 0 {
+			t.Fatalf("spectators: %d of ann at her game, %d of ann at the menu; want 1 and 0",
+				one.SpectatorsOf(annThere), two.SpectatorsOf(annHere))
+		}
+		two.Unwatch(bob)
+		one.Leave(annThere)
+		if _, err := two.Watch(bob, "ann"); err != nil { // before presence tells two
+			t.Fatal(err)
+		}
+		if n := two.SpectatorsOf(annHere); n != 1 {
+			t.Fatalf("ann at the menu here has %d spectators, want 1", n)
+		}
+	})
+}

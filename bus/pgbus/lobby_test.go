@@ -26,23 +26,30 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"pyramid/bus"
 	"pyramid/bus/pgbus"
 	"pyramid/engine"
 	"pyramid/lobby"
 	"pyramid/store/storetest"
 )
 
-var watchMoves = flag.Int("pgbus.watchmoves", 20, "moves TestWatchLatency times")
+var (
+	watchMoves    = flag.Int("pgbus.watchmoves", 20, "moves TestWatchLatency times")
+	watchWatchers = flag.Int("pgbus.watchers", 3, "spectators of TestWatchLatency, all on the other server")
+)
 
 // TestWatchLatency times a move published on one server to the board in
-// a spectator's queue on the other, at a player's pace (a move every
-// 150 ms, further apart than the boards' coalescing):
+// the queues of its spectators on the other, at a player's pace (a move
+// every 150 ms, further apart than the boards' coalescing), and counts
+// the events it costs (one per move and spectators' server, however many
+// watch there):
 //
-//	go test ./bus/pgbus -run WatchLatency -v -pgbus.watchmoves 200
+//	go test ./bus/pgbus -run WatchLatency -v -pgbus.watchmoves 200 -pgbus.watchers 49
 func TestWatchLatency(t *testing.T) {
 	u := storetest.PostgresSchemaURL(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute+time.Duration(*watchMoves)*time.Second)
@@ -64,19 +71,38 @@ func TestWatchLatency(t *testing.T) {
 		}
 		return l
 	}
+	probe, err := pgbus.Open(ctx, u, pgbus.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer probe.Close()
 	one, two := server("one"), server("two")
 	ann := one.Join(lobby.Player{ID: "a", Name: "ann"})
 	one.SetDoing(ann, lobby.Doing{What: lobby.Playing, Rules: "classic", Deal: 42})
-	bob := two.Join(lobby.Player{ID: "b", Name: "bob"})
+	var viewers []*lobby.Session
+	for i := range max(*watchWatchers, 1) {
+		viewers = append(viewers, two.Join(lobby.Player{ID: "v" + strconv.Itoa(i), Name: "v" + strconv.Itoa(i)}))
+	}
 	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(names(two.Who()), "ann"); {
 		if time.Now().After(deadline) {
 			t.Fatalf("server two never listed ann: %q", names(two.Who()))
 		}
 		time.Sleep(10 * time.Millisecond) // polling the other server's presence, not synchronising
 	}
-	if _, err := two.Watch(bob, "ann"); err != nil {
-		t.Fatal(err)
+	for _, v := range viewers {
+		if _, err := two.Watch(v, "ann"); err != nil {
+			t.Fatal(err)
+		}
 	}
+	seq := func() uint64 { // the last event on the spectators' server's topic
+		sub, err := probe.Subscribe(ctx, lobby.WatchTopic("two"), bus.Latest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sub.Close()
+		return sub.Seq()
+	}
+	before := seq()
 	pace := time.NewTicker(150 * time.Millisecond)
 	defer pace.Stop()
 	var took []time.Duration
@@ -85,23 +111,26 @@ func TestWatchLatency(t *testing.T) {
 		rec := engine.Record{Rules: "classic", Deal: 42, Moves: slices.Repeat([]string{"d"}, i+1)}
 		start := time.Now()
 		one.Publish(ann, lobby.Board{Record: rec})
-		for {
-			ev, err := bob.Queue().Next(ctx)
-			if err != nil {
-				t.Fatalf("move %d never reached the spectator: %v", i+1, err)
-			}
-			if w, ok := ev.(lobby.Watched); ok && len(w.Board.Record.Moves) == i+1 {
-				break
+		for _, v := range viewers {
+			for {
+				ev, err := v.Queue().Next(ctx)
+				if err != nil {
+					t.Fatalf("move %d never reached a spectator: %v", i+1, err)
+				}
+				if w, ok := ev.(lobby.Watched); ok && len(w.Board.Record.Moves) == i+1 {
+					break
+				}
 			}
 		}
 		took = append(took, time.Since(start))
 	}
+	events := seq() - before
 	slices.Sort(took)
 	p := func(q float64) time.Duration {
 		return took[min(len(took)-1, int(q*float64(len(took))))].Round(100 * time.Microsecond)
 	}
-	t.Logf("a move on server one in the queue of a spectator on server two, %d moves: p50 %s, p90 %s, p99 %s, max %s",
-		len(took), p(0.5), p(0.9), p(0.99), took[len(took)-1].Round(100*time.Microsecond))
+	t.Logf("a move on server one in the queues of its %d spectators on server two, %d moves: p50 %s, p90 %s, p99 %s, max %s; %d events on server two's topic",
+		len(viewers), len(took), p(0.5), p(0.9), p(0.99), took[len(took)-1].Round(100*time.Microsecond), events)
 }
 
 // names lists the names of a Who.

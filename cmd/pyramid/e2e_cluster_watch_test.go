@@ -31,7 +31,7 @@ func TestE2EClusterWatch(t *testing.T) {
 	ann := one.openAs(t, "ann", annKey, "classic 42")
 	g := newGame(t, "classic", 42)
 	waitPosition(t, ann, g)
-	waitWho(t, two.user(bobKey), "ann playing, on instance two", func(w map[string]whoJSON) bool {
+	waitWho(t, two.user(annKey), "ann playing, on instance two", func(w map[string]whoJSON) bool {
 		return w["ann"].Doing == "playing"
 	})
 
@@ -74,8 +74,19 @@ func TestE2EClusterWatch(t *testing.T) {
 		t.Fatalf("bob's board differs from ann's:\n%s\nann:\n%s", screen, ann.Screen())
 	}
 
-	// A guest on instance two watches too: ann counts both.
-	guest := two.openAs(t, "guest", nil, "watch ann")
+	// A guest on instance two watches too, from the Lobby screen: ann
+	// counts both.
+	guest := two.openAs(t, "guest", nil, "")
+	guest.WaitScreen(t, wait, "the guest's menu", isMenu)
+	menuSelect(t, guest, "Lobby")
+	typeKeys(t, guest, sshtest.KeyEnter)
+	list := guest.WaitScreen(t, wait, "the Lobby listing ann playing and bob watching", func(s string) bool {
+		return strings.Contains(lineWith(s, "ann"), "playing Classic · deal 42") && strings.Contains(lineWith(s, "bob"), "watching ann")
+	})
+	if !strings.Contains(lineWith(list, "> "), "ann") {
+		t.Fatalf("the Lobby's cursor is not on ann:\n%s", list)
+	}
+	typeKeys(t, guest, "w")
 	waitPosition(t, guest, g)
 	ann.WaitFor(t, "2 watching", wait)
 
