@@ -258,6 +258,11 @@ func (m *Model) handleLobby(msg tea.Msg) tea.Cmd {
 	case lobby.WatchEnded:
 		if s := m.spectate(); s != nil {
 			s.end(msg.Reason)
+		} else if rs := m.race(); rs != nil && rs.watching && rs.stage == stageRoom {
+			// A race room watched: the player went racing elsewhere.
+			code, races := rs.snap.Code, rs.races
+			seated := m.raceLeft(raceLeftMsg{st: sWarn, text: msg.Reason})
+			return tea.Batch(seated, func() tea.Msg { _ = races.Leave(code); return nil })
 		}
 	case lobby.DailyChanged:
 		if b, ok := m.screens[screenLeaders].(*leadersScreen); ok && m.cur == screenLeaders && msg.Rules == leadersRules && b.date == b.today {

@@ -375,3 +375,35 @@ func TestDailyBoardCursor(t *testing.T) {
 		t.Fatalf("q on the watched game: screen %d, want the daily board", h.m.cur)
 	}
 }
+
+// TestWatchEndsWhenRacing: a session watching a game, or a race room,
+// is told when its player took a seat in a race room elsewhere, and
+// stops watching (presence: at the menu).
+func TestWatchEndsWhenRacing(t *testing.T) {
+	t.Run("a game", func(t *testing.T) {
+		fl := newFakeLobby()
+		fl.watched["bob"] = lobby.Watched{Name: "bob", Board: lobby.Board{Record: engine.Record{Rules: "classic", Deal: 7}}, Spectators: 1}
+		h := newHarness(t, Deps{Player: testPlayer, Lobby: fl, Unicode: true})
+		h.send(spectateOpenMsg{name: "bob"})
+		if h.m.cur != screenSpectate {
+			t.Fatalf("not watching bob:\n%s", h.screen())
+		}
+		h.send(lobby.WatchEnded{Name: "bob", Reason: "you joined room KMTX"})
+		h.wantScreen("you joined room KMTX")
+		if d, _ := h.m.doing(); d.What != lobby.AtMenu {
+			t.Errorf("presence says %+v, want the menu", d)
+		}
+	})
+	t.Run("a race room", func(t *testing.T) {
+		f := &fakeRaces{seat: RaceSeat{Snapshot: raceRoom(3, lobby.PhaseRacing)}}
+		h := newHarness(t, Deps{Player: testPlayer, Lobby: newFakeLobby(), Races: f, Args: []string{"race", "watch", "KMTX"}, Unicode: true})
+		if rs := h.m.race(); rs == nil || !rs.watching {
+			t.Fatalf("not watching the room:\n%s", h.screen())
+		}
+		h.send(lobby.WatchEnded{Name: "room KMTX", Reason: "you joined room EFGH"})
+		if h.m.cur != screenMenu || f.left != 1 {
+			t.Fatalf("want the menu and the room left (%d):\n%s", f.left, h.screen())
+		}
+		h.wantScreen("you joined room EFGH")
+	})
+}
