@@ -4,7 +4,8 @@ package lobby
 // own watching: a player who takes a seat in a race room watches nothing
 // else (one room at a time). Each session that watched a game, or a race
 // room, is told with WatchEnded and reason; what it tells the lobby it
-// does next follows from there. A guest's other sessions are not the
+// does next follows from there: it is at the menu, and who shows the
+// player as s shows them. A guest's other sessions are not the
 // same player's, and are left alone.
 func (l *Lobby) StopWatching(s *Session, reason string) {
 	l.mu.Lock()
@@ -16,6 +17,11 @@ func (l *Lobby) StopWatching(s *Session, reason string) {
 		watched := own.doing
 		l.unwatchLocked(own)
 		if own != s && watched.What == Watching {
+			// At the menu now, but not as a change of its own: who shows
+			// the session that changed last, and that is the racer's
+			// (its tui saying so later changes nothing).
+			own.doing = Doing{What: AtMenu}
+			l.changedLocked()
 			l.postLocked(own, WatchEnded{Name: watched.Watched, Reason: reason})
 		}
 	}

@@ -36,4 +36,13 @@ func TestStopWatching(t *testing.T) {
 	if _, ok := lastOf[WatchEnded](events(t, ann2)); ok {
 		t.Error("the session that joined the room was told it stopped watching")
 	}
+	// Who shows ann racing, even once her watching session says it is
+	// at the menu.
+	l.SetDoing(ann2, Doing{What: Racing, Room: "KMTX"})
+	l.SetDoing(ann, Doing{What: AtMenu})
+	for _, p := range l.Who() {
+		if p.Player.ID == "a" && p.Doing.What != Racing {
+			t.Errorf("who shows ann %+v, want racing", p.Doing)
+		}
+	}
 }
