@@ -184,6 +184,12 @@ func (b *leadersScreen) moveCursor(n int) {
 	b.top = max(0, min(b.top, b.maxTop()))
 }
 
+// spoils reports whether a ghost of the board would spoil the player's
+// daily: today's board, and the player not on it yet.
+func (b *leadersScreen) spoils() bool {
+	return b.date == b.today && !slices.ContainsFunc(b.entries, func(e BoardEntry) bool { return e.You })
+}
+
 // step is how many lines a cursor key moves: a page, the whole board
 // (home, end) or one.
 func (b *leadersScreen) step(k tea.KeyMsg) int {
@@ -255,7 +261,7 @@ func (b *leadersScreen) update(msg tea.Msg) tea.Cmd {
 	case key.Matches(k, b.ghost):
 		// The line under the cursor. Today's board only once the player
 		// is on it (no spoilers); the server checks it again.
-		if b.date == b.today && !slices.ContainsFunc(b.entries, func(e BoardEntry) bool { return e.You }) {
+		if b.spoils() {
 			b.say(sWarn, "finish today's daily deal first: its best plays would spoil it")
 		} else if en := b.selected(); en != nil && en.GameID != "" {
 			b.event = ghostAskMsg{ref: en.GameID}
@@ -344,7 +350,7 @@ func (b *leadersScreen) view() string {
 	msg, st := b.msg, b.msgSt
 	if msg == "" {
 		msg, st = "best first: pyramid cards removed, then time", sDim
-		if en := b.selected(); en != nil && b.ghost.Enabled() {
+		if en := b.selected(); en != nil && b.ghost.Enabled() && !b.spoils() {
 			msg = "g races " + clean(en.Name, 16) + "'s play of that day as a ghost"
 		}
 	}
