@@ -222,6 +222,11 @@ func (rs *races) seated(snap lobby.Snapshot) tui.RaceSeat {
 	}
 	rs.mu.Unlock()
 	rs.hold(snap.Code, true)
+	if rs.sess != nil {
+		// A racer watches nothing else, in any session (tui: the
+		// spectate screen, or a race room's, ends saying why).
+		rs.a.lobby.StopWatching(rs.sess, "you joined room "+snap.Code)
+	}
 	rs.doing(snap, 0)
 	seat := tui.RaceSeat{You: rs.me.ID, Snapshot: snap}
 	if snap.Phase == lobby.PhaseRacing {
