@@ -93,3 +93,27 @@ func TestRaceFrameCache(t *testing.T) {
 		})
 	}
 }
+
+// TestRaceTickOneMessage: the race's clock tick is one command that waits
+// and brings the clock's reading: one message a second, not two.
+func TestRaceTickOneMessage(t *testing.T) {
+	h, _ := raceHarness(t, raceRoom(2, lobby.PhaseRacing), 80, 24)
+	rs := h.m.race()
+	var waited time.Duration
+	rs.env.after = func(d time.Duration, msg tea.Msg) tea.Cmd {
+		return func() tea.Msg { waited = d; return msg }
+	}
+	rs.ticking = false
+	cmd := rs.tick()
+	if cmd == nil {
+		t.Fatal("no tick during the race")
+	}
+	h.clock.advance(time.Second)
+	msg, ok := cmd().(raceClockMsg)
+	if !ok || !msg.now.Equal(epoch.Add(time.Second)) || waited != time.Second {
+		t.Fatalf("the tick brought %#v after %v, want the clock's reading after a second", msg, waited)
+	}
+	if rs.tick() != nil {
+		t.Fatal("a second tick while one is on its way")
+	}
+}
