@@ -267,6 +267,20 @@ func TestSharedServerDies(t *testing.T) {
 	}
 }
 
+// TestSharedDropsRefusingSession: a session that stops reading leaves its
+// room RoomDropAfter later, as in a Room: its racer counts as left.
+func TestSharedDropsRefusingSession(t *testing.T) {
+	e := newSharedEnv(t)
+	a, b := e.server("a"), e.server("b")
+	code, ann, _ := sharedRace(t, e, a, b)
+	hb, _ := b.Room(code)
+	ann.setRefuse(true)
+	wantErr(t, "bob says", hb.Say("id-bob", "still there?"), nil)
+	eventually(t, "ann refused the line", func() bool { ann.mu.Lock(); defer ann.mu.Unlock(); return ann.refused > 0 })
+	e.clock.Advance(RoomDropAfter)
+	eventually(t, "ann left, seen on b", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return !m.Present && m.State == RacerLeft })
+}
+
 // TestSharedDeadlineOneEnd: two servers that both think they hold the
 // lease end the same race at the deadline at once: one end event, and the
 // results both would store have one key.
@@ -302,4 +316,34 @@ func TestSharedDeadlineOneEnd(t *testing.T) {
 	if ends != 1 {
 		t.Fatalf("%d end events of room %s, want 1", ends, code)
 	}
+}
+
+// TestSharedQuickMatchWatchMute: quick match on one server finds the room
+// made on the other; a spectator and a mute cross servers too.
+func TestSharedQuickMatchWatchMute(t *testing.T) {
+	e := newSharedEnv(t)
+	a, b := e.server("a"), e.server("b")
+	cfg := classic()
+	ha, _, created, err := a.QuickMatch(pl("ann"), newSink(), cfg)
+	if err != nil || !created {
+		t.Fatalf("ann's quick match: created %v, %v", created, err)
+	}
+	eventually(t, "b lists ann's room", func() bool { return len(b.Public()) == 1 })
+	hb, snap, created, err := b.QuickMatch(pl("bob"), newSink(), cfg)
+	if err != nil || created || hb.Code() != ha.Code() || len(snap.Members) != 2 {
+		t.Fatalf("bob's quick match: room %v (ann's %s), created %v, %d members, %v", hb, ha.Code(), created, len(snap.Members), err)
+	}
+	eventually(t, "a lists 2 players", func() bool { p := a.Public(); return len(p) == 1 && p[0].Players == 2 && p[0].Host == "ann" })
+	_, err = hb.Watch("id-carol", newSink())
+	wantErr(t, "carol watches on b", err, nil)
+	eventually(t, "a counts carol", func() bool { return ha.Snapshot().Spectators == 1 })
+	wantErr(t, "carol stops on a (not hers)", ha.Unwatch("id-carol"), ErrNotMember)
+	wantErr(t, "carol stops on b", hb.Unwatch("id-carol"), nil)
+	eventually(t, "a counts none", func() bool { return ha.Snapshot().Spectators == 0 })
+	wantErr(t, "bob mutes ann (not the host)", hb.Mute("id-bob", "id-ann", true), ErrNotHost)
+	wantErr(t, "ann mutes bob", ha.Mute("id-ann", "id-bob", true), nil)
+	eventually(t, "b sees bob muted", func() bool { m, _ := hb.Snapshot().Member("id-bob"); return m.Muted })
+	wantErr(t, "bob says", hb.Say("id-bob", "hey"), ErrMuted)
+	wantErr(t, "ann closes", a.Close(ha.Code(), "testing"), nil)
+	eventually(t, "b sees it closed", func() bool { _, ok := b.Room(ha.Code()); return !ok })
 }
