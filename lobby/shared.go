@@ -156,7 +156,7 @@ type SharedRooms struct {
 	wrong    map[string]*wrongCodes
 	after    []func() // what the current locked call must do once unlocked
 	closed   bool
-	tried    bool            // the lease was tried at least once
+	tried    bool             // the lease was tried at least once
 	sessions []*sharedSession // this server's sinks, by token
 }
 
