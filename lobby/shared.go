@@ -111,8 +111,8 @@ type SharedConfig struct {
 	Clock Clock
 	// DBNow reads the cluster's clock (the database's); nil: Clock.Now.
 	DBNow func(ctx context.Context) (time.Time, error)
-	// MaxRooms bounds the rooms open in the cluster (DefaultMaxRooms
-	// when 0).
+	// MaxRooms bounds the rooms open in the cluster that this server
+	// opens new ones beside (DefaultMaxRooms when 0).
 	MaxRooms int
 	// Rand is the source of room codes; crypto/rand when nil.
 	Rand io.Reader
@@ -915,9 +915,8 @@ func (rs *SharedRooms) open(m sharedMsg, ev bus.Event) error {
 	if r := rs.rooms[m.Code]; r != nil {
 		return errCodeTaken
 	}
-	if len(rs.rooms) >= rs.cfg.MaxRooms {
-		return ErrTooManyRooms
-	}
+	// MaxRooms is not the fold's to check (servers may be configured
+	// apart, and the fold must decide alike everywhere): Create checks it.
 	for _, r := range rs.rooms {
 		if r.host == m.Who.ID {
 			return fmt.Errorf("%w (%s)", ErrAlreadyHosting, r.code)
