@@ -123,6 +123,8 @@ func sharedRace(t *testing.T, e *sharedEnv, a, b *SharedRooms) (code string, ann
 		t.Fatalf("after bob's join on b: %d members, want 2", len(snap.Members))
 	}
 	eventually(t, "a sees bob", func() bool { return len(h.Snapshot().Members) == 2 })
+	wantErr(t, "bob ready", hb.SetReady("id-bob", true), nil)
+	eventually(t, "a sees bob ready", func() bool { m, _ := h.Snapshot().Member("id-bob"); return m.Ready })
 	wantErr(t, "Start by bob (not the host)", hb.Start("id-bob"), ErrNotHost)
 	wantErr(t, "Start", h.Start("id-ann"), nil)
 	eventually(t, "both count down", func() bool {
