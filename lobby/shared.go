@@ -342,6 +342,12 @@ func NewShared(ctx context.Context, cfg SharedConfig) (*SharedRooms, error) {
 		defer rs.ended.Done()
 		rs.keepLease()
 	}()
+	// A hello of this server's, awaited: once the fold has applied it,
+	// it has read every room event before it, so that a player who
+	// connects now finds every open room.
+	if err := rs.do(sharedMsg{Op: "hello"}); err != nil {
+		rs.logf("lobby: shared rooms: read the rooms open: %v", err)
+	}
 	return rs, nil
 }
 
@@ -788,7 +794,10 @@ func (rs *SharedRooms) endRace(code string) {
 // apply folds one lifecycle event into the rooms, with rs.mu held; the
 // error is the event's verdict (for its publisher, when waiting).
 func (rs *SharedRooms) apply(m sharedMsg, ev bus.Event) error {
-	if m.Op == "gone" {
+	switch m.Op {
+	case "hello":
+		return nil
+	case "gone":
 		rs.gone(m.Gone)
 		return nil
 	}

@@ -349,3 +349,22 @@ func TestSharedQuickMatchWatchMute(t *testing.T) {
 	wantErr(t, "ann closes", a.Close(ha.Code(), "testing"), nil)
 	eventually(t, "b sees it closed", func() bool { _, ok := b.Room(ha.Code()); return !ok })
 }
+
+// TestSharedLateServer: a server that starts after rooms were made knows
+// them as soon as it is up, from the bus's history.
+func TestSharedLateServer(t *testing.T) {
+	e := newSharedEnv(t)
+	a := e.server("a")
+	h, _, err := a.Create(pl("ann"), newSink(), classic())
+	wantErr(t, "Create", err, nil)
+	_, err = a.Join(h, pl("bob"), newSink())
+	wantErr(t, "Join", err, nil)
+	c := e.server("c")
+	hc, ok := c.Room(h.Code())
+	if !ok {
+		t.Fatalf("the late server does not know room %s", h.Code())
+	}
+	if snap := hc.Snapshot(); len(snap.Members) != 2 || snap.Host != "id-ann" {
+		t.Fatalf("the late server's room: %+v", snap)
+	}
+}
