@@ -162,6 +162,11 @@ func (a *App) newRaces(ctx context.Context, p tui.Player, sess *lobby.Session, g
 			// session's ID tells it apart.
 			me.Name = me.ID
 		}
+		if a.shared != nil {
+			// Session numbers are this server's: in the cluster's rooms
+			// the server's name keeps two guests' seats apart.
+			me.ID += "@" + a.instance
+		}
 	}
 	rs := &races{a: a, me: me, sink: sess.Queue(), sess: sess, games: g, held: map[string]bool{}}
 	context.AfterFunc(ctx, rs.leaveAll)
