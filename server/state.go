@@ -104,8 +104,8 @@ func newSessionState(s *Server, cs *connState, parent context.Context) *sessionS
 	return st
 }
 
-// startTimers arms the idle timer, the session time limit and the watcher of
-// the client's channel. They run until finish.
+// startTimers arms the idle timer, the session time limit and the check of
+// blocked writes. They run until finish.
 func (st *sessionState) startTimers() {
 	cfg := st.srv.cfg
 	st.mu.Lock()
@@ -115,13 +115,16 @@ func (st *sessionState) startTimers() {
 		time.AfterFunc(time.Until(st.cs.deadline()), func() { st.end(timeLimit) }), // end recovers
 		time.AfterFunc(cfg.WriteTimeout/4, st.checkWrites),
 	)
-	st.srv.goSafe("channel watcher", func() {
-		select {
-		case <-st.clientDone:
-			st.end(clientClosed)
-		case <-st.ctx.Done():
-		}
-	})
+}
+
+// watchChannel ends the session when the client's channel closes (a
+// program session's watchSession does it for a program).
+func (st *sessionState) watchChannel() {
+	select {
+	case <-st.clientDone:
+		st.end(clientClosed)
+	case <-st.ctx.Done():
+	}
 }
 
 // checkIdle ends the session if no input came for IdleTimeout, and otherwise

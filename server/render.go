@@ -1,0 +1,489 @@
+package server
+
+import (
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Frame pacing. Bubble Tea's standard renderer draws on a 60 fps ticker:
+// a goroutine and a timer per session that wake 60 times a second whether
+// or not anything changed, and a key waits for the next tick (8 ms on
+// average) before its frame leaves. The session's own renderer draws
+// right after the Update that changed the view instead, and only paces
+// frames that come in a burst.
+const (
+	// inputGap is the least time between two frames when the second one
+	// answers the player's input (a key, a click, a resize): a key alone
+	// is drawn at once; a paste of keys is drawn at most every inputGap.
+	inputGap = 4 * time.Millisecond
+	// eventGap is the same for everything else (replies of commands,
+	// lobby and race events, clock ticks): at most 60 such frames a
+	// second, as the standard renderer drew.
+	eventGap = time.Second / 60
+	// keepBuf is the largest output buffer a session keeps between
+	// frames: a key's frame fits, a full repaint is allocated when it
+	// comes, so a thousand idle sessions do not each hold a screenful.
+	keepBuf = 2 << 10
+)
+
+// Terminal sequences the renderer writes (DEC private modes and the
+// few cursor and erase commands a frame needs).
+const (
+	seqAltScreenOn   = ansi.SetAltScreenSaveCursorMode   // \x1b[?1049h
+	seqAltScreenOff  = ansi.ResetAltScreenSaveCursorMode // \x1b[?1049l
+	seqCursorHide    = ansi.HideCursor
+	seqCursorShow    = ansi.ShowCursor
+	seqPasteOn       = ansi.SetBracketedPasteMode
+	seqPasteOff      = ansi.ResetBracketedPasteMode
+	seqMouseCell     = ansi.SetButtonEventMouseMode
+	seqMouseCellOff  = ansi.ResetButtonEventMouseMode
+	seqMouseAll      = ansi.SetAnyEventMouseMode
+	seqMouseAllOff   = ansi.ResetAnyEventMouseMode
+	seqMouseSGR      = ansi.SetSgrExtMouseMode
+	seqMouseSGROff   = ansi.ResetSgrExtMouseMode
+	seqFocusOn       = ansi.SetFocusEventMode
+	seqFocusOff      = ansi.ResetFocusEventMode
+	seqClearScreen   = ansi.EraseEntireScreen + ansi.CursorHomePosition
+	seqHome          = ansi.CursorHomePosition // every frame starts here (tools/loadgen counts frames by it)
+	seqEraseRight    = ansi.EraseLineRight
+	seqEraseBelow    = ansi.EraseScreenBelow
+	seqEraseLine     = ansi.EraseEntireLine
+	seqAllMouseModes = seqMouseCellOff + seqMouseAllOff + seqMouseSGROff
+)
+
+// mouseMode is the mouse reporting a program asked for.
+type mouseMode uint8
+
+const (
+	mouseOff mouseMode = iota
+	mouseCell
+	mouseAll
+)
+
+// flushMsg asks the renderer to draw a frame it held back (see pace).
+type flushMsg struct{}
+
+// frameRenderer draws a program's views on its session's terminal. It
+// replaces Bubble Tea's standard renderer (the program runs with
+// tea.WithoutRenderer): it is driven by the program's updates instead of a
+// ticker, writes each frame (the lines that changed, with the terminal
+// commands that came before them) in one write, and owns the terminal
+// modes: alternate screen, cursor, mouse, bracketed paste, all restored by
+// restore.
+//
+// Everything but the pacing timer runs on the program's event loop
+// goroutine (framedModel's Init and Update, then runProgram once the
+// program is done), so it needs no lock. A write that blocks (a client
+// that stopped reading) stalls only this session's program, as the
+// standard renderer's did; the session's write timeout ends it.
+type frameRenderer struct {
+	out  io.Writer
+	now  func() time.Time
+	send func(tea.Msg) // the program's Send, for the pacing timer
+
+	width, height int
+
+	// Terminal modes: wanted, and whether the terminal was set up.
+	started  bool
+	alt      bool
+	cursor   bool // cursor shown
+	mouse    mouseMode
+	paste    bool
+	focus    bool
+	inlineN  int  // lines of the last frame drawn outside the alternate screen
+	repaint  bool // draw every line of the next frame
+	lastView string
+	lines    []string // lastView's lines (substrings of it)
+	next     []string // scratch for the next frame's lines
+	buf      []byte   // terminal commands waiting for the next write, then the frame
+
+	last    time.Time   // when the last frame was written
+	held    bool        // a frame was held back by pace
+	timer   *time.Timer // delivers flushMsg for a held frame
+	armed   bool        // timer is running
+	written int64       // bytes written, for tests and benchmarks
+	frames  int64       // frames written
+}
+
+// newFrameRenderer returns a renderer for a terminal of width × height that
+// starts in the alternate screen with the cursor hidden, cell-motion mouse
+// reports and bracketed paste, as the program's options used to ask of the
+// standard renderer.
+func newFrameRenderer(out io.Writer, now func() time.Time, width, height int) *frameRenderer {
+	return &frameRenderer{out: out, now: now, width: width, height: height, alt: true, mouse: mouseCell, paste: true}
+}
+
+// command applies a terminal command message to the renderer's state and
+// queues its sequence for the next write; it reports whether msg was one.
+// Bubble Tea's messages for these commands are unexported empty structs,
+// so they are told apart by value.
+func (r *frameRenderer) command(msg tea.Msg) bool {
+	switch msg {
+	case tea.ClearScreen():
+		r.emit(seqClearScreen)
+		r.repaint = true
+	case tea.EnterAltScreen():
+		if !r.alt {
+			r.alt = true
+			if r.started {
+				r.emit(seqAltScreenOn + seqClearScreen)
+				r.emitCursor()
+			}
+			r.repaint = true
+		}
+	case tea.ExitAltScreen():
+		if r.alt {
+			r.alt = false
+			if r.started {
+				r.emit(seqAltScreenOff)
+				r.emitCursor()
+			}
+			r.inlineN = 0
+			r.repaint = true
+		}
+	case tea.ShowCursor(), tea.HideCursor():
+		r.cursor = msg == tea.ShowCursor()
+		if r.started {
+			r.emitCursor()
+		}
+	case tea.EnableMouseCellMotion(), tea.EnableMouseAllMotion():
+		r.mouse = mouseCell
+		seq := seqMouseCell
+		if msg == tea.EnableMouseAllMotion() {
+			r.mouse, seq = mouseAll, seqMouseAll
+		}
+		if r.started {
+			r.emit(seq + seqMouseSGR)
+		}
+	case tea.DisableMouse():
+		r.mouse = mouseOff
+		if r.started {
+			r.emit(seqAllMouseModes)
+		}
+	case tea.EnableBracketedPaste(), tea.DisableBracketedPaste():
+		r.paste = msg == tea.EnableBracketedPaste()
+		if r.started {
+			r.emit(pick(r.paste, seqPasteOn, seqPasteOff))
+		}
+	case tea.EnableReportFocus(), tea.DisableReportFocus():
+		r.focus = msg == tea.EnableReportFocus()
+		if r.started {
+			r.emit(pick(r.focus, seqFocusOn, seqFocusOff))
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// pick returns on when b holds, else off.
+func pick(b bool, on, off string) string {
+	if b {
+		return on
+	}
+	return off
+}
+
+// resize takes a new window size: the next frame is drawn whole on a
+// cleared screen (the terminal may have rewrapped what it showed).
+func (r *frameRenderer) resize(width, height int) {
+	if width == r.width && height == r.height {
+		return
+	}
+	r.width, r.height = width, height
+	if r.started && r.alt {
+		r.emit(seqClearScreen)
+	}
+	r.repaint = true
+}
+
+// emit queues a sequence for the next write.
+func (r *frameRenderer) emit(seq string) { r.buf = append(r.buf, seq...) }
+
+// emitCursor queues the cursor's visibility: terminals keep one per
+// screen, so it is set again on every switch of screen.
+func (r *frameRenderer) emitCursor() {
+	if r.cursor {
+		r.emit(seqCursorShow)
+	} else {
+		r.emit(seqCursorHide)
+	}
+}
+
+// start queues the set-up of the terminal before the first frame.
+func (r *frameRenderer) start() {
+	r.started = true
+	if r.alt {
+		r.emit(seqAltScreenOn + ansi.EraseEntireScreen)
+	}
+	r.emitCursor()
+	if r.paste {
+		r.emit(seqPasteOn)
+	}
+	switch r.mouse {
+	case mouseCell:
+		r.emit(seqMouseCell + seqMouseSGR)
+	case mouseAll:
+		r.emit(seqMouseAll + seqMouseSGR)
+	}
+	if r.focus {
+		r.emit(seqFocusOn)
+	}
+	r.repaint = true
+}
+
+// pace decides whether the frame after a message is drawn now: at once
+// when the last frame is at least gap old, or else held back and drawn
+// by a flushMsg when it is (one timer, re-armed only while frames come
+// faster than gap).
+func (r *frameRenderer) pace(gap time.Duration) bool {
+	if r.last.IsZero() {
+		return true
+	}
+	wait := gap - r.now().Sub(r.last)
+	if wait <= 0 {
+		return true
+	}
+	r.held = true
+	if !r.armed && r.send != nil {
+		r.armed = true
+		if r.timer == nil {
+			send := r.send
+			r.timer = time.AfterFunc(wait, func() { send(flushMsg{}) })
+		} else {
+			r.timer.Reset(wait)
+		}
+	}
+	return false
+}
+
+// flushed handles a flushMsg: the timer is free again, and the held frame
+// is drawn if no frame was drawn since.
+func (r *frameRenderer) flushed(view func() string) {
+	r.armed = false
+	if r.held {
+		r.draw(view())
+	}
+}
+
+// draw writes the frame for view: the queued terminal commands, then the
+// lines that differ from the last frame, in one write.
+func (r *frameRenderer) draw(view string) {
+	r.held = false
+	if !r.started {
+		r.start()
+	}
+	if view == "" {
+		view = " " // as the standard renderer: an empty view clears the screen
+	}
+	if view != r.lastView || r.repaint {
+		if r.alt {
+			r.frameAlt(view)
+		} else {
+			r.frameInline(view)
+		}
+		r.lastView, r.lines, r.next = view, r.next, r.lines
+		r.repaint = false
+		r.frames++
+	}
+	r.flush()
+}
+
+// flush writes what is queued.
+func (r *frameRenderer) flush() {
+	if len(r.buf) == 0 {
+		return
+	}
+	n, _ := r.out.Write(r.buf) // a failed write ends the session elsewhere; the next frame repaints nothing more
+	r.written += int64(n)
+	r.last = r.now()
+	if cap(r.buf) > keepBuf {
+		r.buf = nil
+	} else {
+		r.buf = r.buf[:0]
+	}
+}
+
+// splitLines splits view into r.next (reused), keeping at most the last
+// height lines: the top ones would scroll off.
+func (r *frameRenderer) splitLines(view string) []string {
+	next := r.next[:0]
+	for {
+		i := strings.IndexByte(view, '\n')
+		if i < 0 {
+			next = append(next, view)
+			break
+		}
+		next = append(next, view[:i])
+		view = view[i+1:]
+	}
+	if r.height > 0 && len(next) > r.height {
+		n := copy(next, next[len(next)-r.height:])
+		next = next[:n]
+	}
+	r.next = next
+	return next
+}
+
+// frameAlt writes a frame on the alternate screen. It starts at home (the
+// mark of a frame), moves down to each changed line (by line feeds for a
+// line or two, else by an absolute move), erases it and writes it; lines
+// the last frame had below the new one's end are erased.
+func (r *frameRenderer) frameAlt(view string) {
+	next := r.splitLines(view)
+	r.emit(seqHome)
+	row := 0 // the cursor's row; it is at the start of it or after written text
+	atStart := true
+	for i, line := range next {
+		if !r.repaint && i < len(r.lines) && r.lines[i] == line {
+			continue
+		}
+		r.moveTo(&row, &atStart, i)
+		r.writeLine(line)
+		atStart = false
+	}
+	if len(r.lines) > len(next) {
+		r.moveTo(&row, &atStart, len(next))
+		r.emit(seqEraseBelow)
+	}
+}
+
+// moveTo moves the cursor from the start of, or text on, row to the start
+// of row i (i ≥ row, i below the screen's last row only to erase).
+func (r *frameRenderer) moveTo(row *int, atStart *bool, i int) {
+	switch d := i - *row; {
+	case d == 0:
+		if !*atStart {
+			r.emit("\r")
+		}
+	case d <= 2:
+		for range d {
+			r.emit("\r\n")
+		}
+	default:
+		r.buf = append(r.buf, "\x1b["...)
+		r.buf = strconv.AppendInt(r.buf, int64(i+1), 10)
+		r.buf = append(r.buf, 'H')
+	}
+	*row, *atStart = i, true
+}
+
+// writeLine writes one line from the start of its row: erased first, so
+// a full-width line leaves no pending wrap for an erase to clip, and cut
+// to the window's width (a wider line would wrap and shift the screen).
+func (r *frameRenderer) writeLine(line string) {
+	r.emit(seqEraseRight)
+	if r.width > 0 && len(line) > r.width && ansi.StringWidth(line) > r.width {
+		line = ansi.Truncate(line, r.width, "")
+	}
+	r.emit(line)
+}
+
+// frameInline writes a frame outside the alternate screen (a farewell
+// left on the player's terminal): from the start of the last frame's
+// first line, every line, as the standard renderer does inline.
+func (r *frameRenderer) frameInline(view string) {
+	next := r.splitLines(view)
+	r.emit("\r")
+	if r.inlineN > 1 {
+		r.emit(ansi.CursorUp(r.inlineN - 1))
+	}
+	for i, line := range next {
+		if i > 0 {
+			r.emit("\r\n")
+		}
+		r.writeLine(line)
+	}
+	if r.inlineN > len(next) {
+		r.emit(seqEraseBelow)
+	}
+	r.emit("\r")
+	r.inlineN = len(next)
+}
+
+// restore gives the terminal back as the program found it: paste and
+// mouse reports off, the cursor shown, the main screen. It is written
+// once, when the program has ended, whatever the way.
+func (r *frameRenderer) restore() {
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	if !r.started {
+		return
+	}
+	if !r.alt {
+		r.emit(seqEraseLine + "\r")
+	}
+	r.emit(seqPasteOff + seqCursorShow + seqAllMouseModes)
+	if r.focus {
+		r.emit(seqFocusOff)
+	}
+	if r.alt {
+		r.emit(seqAltScreenOff)
+	}
+	r.flush()
+	r.started = false
+}
+
+// framedModel runs a program's model with the session's renderer: after
+// every Update it hands the view to the renderer, which draws it now or
+// paces it; its own View is empty, for the program runs without Bubble
+// Tea's renderer.
+type framedModel struct {
+	model tea.Model
+	r     *frameRenderer
+}
+
+// Init starts the model and draws its first frame.
+func (f framedModel) Init() tea.Cmd {
+	cmd := f.model.Init()
+	f.r.draw(f.model.View())
+	return cmd
+}
+
+// Update hands msg to the model, then draws the frame or paces it.
+func (f framedModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if _, ok := msg.(flushMsg); ok {
+		f.r.flushed(f.model.View)
+		return f, nil
+	}
+	gap := eventGap
+	switch msg := msg.(type) {
+	case tea.KeyMsg, tea.MouseMsg:
+		gap = inputGap
+	case tea.WindowSizeMsg:
+		f.r.resize(msg.Width, msg.Height)
+		gap = 0
+	default:
+		if f.r.command(msg) {
+			gap = 0
+		}
+	}
+	next, cmd := f.model.Update(msg)
+	f.model = next
+	if gap == 0 || f.r.pace(gap) {
+		f.r.draw(f.model.View())
+	}
+	return f, cmd
+}
+
+// View is empty: the renderer draws the model's view (see Update).
+func (f framedModel) View() string { return "" }
+
+// finish draws the last frame of a program that ended normally (the
+// standard renderer drew the final view on quitting too) and restores
+// the terminal; after a kill only the terminal is restored.
+func (r *frameRenderer) finish(final tea.Model, killed bool) {
+	if f, ok := final.(framedModel); ok && !killed {
+		r.draw(f.model.View())
+	}
+	if killed {
+		r.buf = r.buf[:0] // a frame cut short by a panic is not worth finishing
+	}
+	r.restore()
+}
