@@ -408,21 +408,127 @@ func BenchmarkProgramKey(b *testing.B) {
 			b.ReportMetric(float64(out.writes.Load()-start)/float64(n), "writes/key")
 			p.Kill()
 			<-done
-			// The table's clock tick (a tea.Tick goroutine) ends within
-			// its step; TestMain's leak check must not see it.
-			deadline := time.Now().Add(5 * time.Second)
-			for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond) //nolint:forbidigo // polling for goroutines to end, not synchronising
-			}
+			waitGoroutines(before)
 		})
 	}
 }
 
-// countingWriter counts writes and bytes.
+// countingWriter counts bytes, and frames: writes of more than 16 bytes
+// (Bubble Tea's standard renderer writes each terminal command on its
+// own; those short writes are not frames).
 type countingWriter struct{ writes, bytes atomic.Int64 }
 
 func (w *countingWriter) Write(p []byte) (int, error) {
 	w.bytes.Add(int64(len(p)))
-	w.writes.Add(1)
+	if len(p) > 16 {
+		w.writes.Add(1)
+	}
 	return len(p), nil
+}
+
+// BenchmarkProgramMemory is what a session's program keeps at the menu
+// at 100×34 once it has drawn ten keys, per program, run as the server
+// runs it (framed: this renderer) and as it ran before (standard: Bubble
+// Tea's renderer at its default 60 fps): live heap, goroutine stacks,
+// goroutines, and the bytes allocated per key.
+func BenchmarkProgramMemory(b *testing.B) {
+	const n = 50
+	for _, framed := range []bool{true, false} {
+		name := map[bool]string{true: "framed", false: "standard"}[framed]
+		b.Run(name, func(b *testing.B) {
+			before := runtime.NumGoroutine()
+			var heap, stack, gors, garbage float64
+			for b.Loop() {
+				heap0, stack0 := memInUse()
+				g0 := runtime.NumGoroutine()
+				var allocs uint64
+				progs := make([]*tea.Program, n)
+				var wg sync.WaitGroup
+				for i := range progs {
+					lr := lipgloss.NewRenderer(io.Discard)
+					lr.SetColorProfile(termenv.ANSI256)
+					lr.SetHasDarkBackground(true)
+					model := tui.New(tui.Deps{Unicode: true, Width: 100, Height: 34, Renderer: lr, Now: time.Now})
+					out := &countingWriter{}
+					var p *tea.Program
+					if framed {
+						var ticks atomic.Int64
+						base := time.Now()
+						r := newFrameRenderer(out, func() time.Time { return base.Add(time.Duration(ticks.Add(1)) * time.Second) }, 100, 34)
+						p = tea.NewProgram(framedModel{model: model, r: r}, tea.WithInput(nil), tea.WithOutput(io.Discard),
+							tea.WithoutRenderer(), tea.WithoutSignalHandler())
+						r.send = p.Send
+					} else {
+						p = tea.NewProgram(model, tea.WithInput(nil), tea.WithOutput(out),
+							tea.WithoutSignalHandler(), tea.WithAltScreen(), tea.WithMouseCellMotion())
+					}
+					progs[i] = p
+					wg.Add(1)
+					go func() { defer wg.Done(); _, _ = p.Run() }()
+					p.Send(tea.WindowSizeMsg{Width: 100, Height: 34})
+					waitWrites(b, out, 1)
+					before := totalAlloc()
+					for k := range 10 {
+						w := out.writes.Load()
+						p.Send([]tea.KeyMsg{{Type: tea.KeyDown}, {Type: tea.KeyUp}}[k%2])
+						waitWrites(b, out, w+1)
+					}
+					allocs += totalAlloc() - before
+				}
+				heap1, stack1 := memInUse()
+				heap = float64(int64(heap1)-int64(heap0)) / n
+				stack = float64(int64(stack1)-int64(stack0)) / n
+				gors = float64(runtime.NumGoroutine()-g0) / n
+				garbage = float64(allocs) / (10 * n)
+				for _, p := range progs {
+					p.Kill()
+				}
+				wg.Wait()
+			}
+			b.ReportMetric(heap, "heap-B/program")
+			b.ReportMetric(stack, "stack-B/program")
+			b.ReportMetric(gors, "goroutines/program")
+			b.ReportMetric(garbage, "alloc-B/key")
+			waitGoroutines(before)
+		})
+	}
+}
+
+// waitWrites polls until out has seen at least n writes.
+func waitWrites(tb testing.TB, out *countingWriter, n int64) {
+	tb.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for out.writes.Load() < n {
+		if time.Now().After(deadline) {
+			tb.Fatalf("%d writes within 5 s, want %d", out.writes.Load(), n)
+		}
+		runtime.Gosched()
+	}
+}
+
+// waitGoroutines polls, for a few seconds at most, until no more than n
+// goroutines are left: the tui's clock ticks (tea.Tick goroutines) end
+// within their step, and TestMain's leak check must not see them.
+func waitGoroutines(n int) {
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > n && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) //nolint:forbidigo // polling for goroutines to end, not synchronising
+	}
+}
+
+// totalAlloc is the bytes allocated so far.
+func totalAlloc() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.TotalAlloc
+}
+
+// memInUse is the live heap after a full collection and the goroutine
+// stacks in use.
+func memInUse() (heap, stack uint64) {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc, ms.StackInuse
 }
