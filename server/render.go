@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -100,7 +101,9 @@ type frameRenderer struct {
 	lastView string
 	lines    []string // lastView's lines (substrings of it)
 	next     []string // scratch for the next frame's lines
-	buf      []byte   // terminal commands waiting for the next write, then the frame
+	// syncNew and syncOld are writeChange's scratch.
+	syncNew, syncOld []syncPoint
+	buf              []byte // terminal commands waiting for the next write, then the frame
 
 	last    time.Time   // when the last frame was written
 	held    bool        // a frame was held back by pace
@@ -340,8 +343,14 @@ func (r *frameRenderer) frameAlt(view string) {
 	row := 0 // the cursor's row; it is at the start of it or after written text
 	atStart := true
 	for i, line := range next {
-		if !r.repaint && i < len(r.lines) && r.lines[i] == line {
-			continue
+		if !r.repaint && i < len(r.lines) {
+			if r.lines[i] == line {
+				continue
+			}
+			if r.writeChange(i, r.lines[i], line) {
+				row, atStart = i, false
+				continue
+			}
 		}
 		r.moveTo(&row, &atStart, i)
 		r.writeLine(line)
@@ -373,15 +382,248 @@ func (r *frameRenderer) moveTo(row *int, atStart *bool, i int) {
 	*row, *atStart = i, true
 }
 
+// fit cuts line to the window's width.
+func (r *frameRenderer) fit(line string) string {
+	if r.width > 0 && len(line) > r.width && cells(line) > r.width {
+		return ansi.Truncate(line, r.width, "")
+	}
+	return line
+}
+
+// writeChange writes the part of row i that differs between the line the
+// terminal shows (old) and its new text, when that is shorter than the
+// whole line: a cursor move to the first changed cell, the style in force
+// there, the new text up to where both lines end alike (from an SGR reset
+// on, at the same column), and a reset. It reports whether it wrote; it
+// writes nothing for a line with controls or escape sequences other than
+// SGR before the change, whose state it could not set up.
+func (r *frameRenderer) writeChange(i int, old, line string) bool {
+	old, line = r.fit(old), r.fit(line)
+	if !printable(old) || !printable(line) {
+		return false
+	}
+	n := 0
+	for n < len(old) && n < len(line) && old[n] == line[n] {
+		n++
+	}
+	// The change starts with the grapheme that holds or ends at byte n
+	// (its cluster may differ: "e" against "e" + a combining accent), or
+	// after the escape sequence that ends there.
+	start, col, c := 0, 0, 0
+	for at := 0; at < n; {
+		size, w, escape := token(line[at:])
+		if !escape {
+			start, col = at, c
+		} else if at+size <= n {
+			start, col = at+size, c+w
+		} else {
+			start, col = at, c
+		}
+		c += w
+		at += size
+	}
+	// The end: the longest common tail that starts with an escape
+	// sequence where both lines are unstyled (or with a reset), at the
+	// same column: the tail's cells are already on the screen.
+	end, tail, styledEnd := len(line), false, false
+	widthNew, widthOld := -1, -1 // unknown yet
+	m := 0
+	for m < len(old)-start && m < len(line)-start && old[len(old)-1-m] == line[len(line)-1-m] {
+		m++
+	}
+	if m > 0 {
+		r.syncNew, widthNew = syncPoints(line, len(line)-m, r.syncNew[:0])
+		r.syncOld, widthOld = syncPoints(old, len(old)-m, r.syncOld[:0])
+		shift := len(old) - len(line)
+		j := 0
+	match:
+		for _, pn := range r.syncNew {
+			for ; j < len(r.syncOld); j++ {
+				po := r.syncOld[j]
+				if po.at > pn.at+shift {
+					break
+				}
+				if po.at == pn.at+shift && po.col == pn.col {
+					end, tail, styledEnd = pn.at, true, pn.styled
+					break match
+				}
+			}
+		}
+	}
+	mark := len(r.buf)
+	r.buf = append(r.buf, "\x1b["...)
+	r.buf = strconv.AppendInt(r.buf, int64(i+1), 10)
+	if col > 0 {
+		r.buf = append(r.buf, ';')
+		r.buf = strconv.AppendInt(r.buf, int64(col+1), 10)
+	}
+	r.buf = append(r.buf, 'H')
+	if !r.styleAt(line[:start]) {
+		r.buf = r.buf[:mark]
+		return false
+	}
+	r.emit(line[start:end])
+	switch {
+	case tail:
+		if styledEnd {
+			r.emit("\x1b[m") // the terminal is left unstyled after every write
+		}
+	default:
+		if widthNew < 0 {
+			widthNew, widthOld = cells(line), cells(old)
+		}
+		if widthNew < widthOld {
+			r.emit(seqEraseRight)
+		}
+	}
+	if len(r.buf)-mark >= len(seqEraseRight)+len(line)+4 { // no shorter than the whole line
+		r.buf = r.buf[:mark]
+		return false
+	}
+	return true
+}
+
+// styleAt queues the SGR state in force at the end of prefix (a line's
+// start): its SGR sequences since its last reset. Lines end unstyled (as
+// lipgloss's do) and writeChange resets after a styled end, so the
+// terminal is unstyled when this is written. It reports false, and
+// may have queued part, if prefix holds another kind of sequence.
+func (r *frameRenderer) styleAt(prefix string) bool {
+	from := len(r.buf)
+	for at := 0; at < len(prefix); {
+		size, _, escape := token(prefix[at:])
+		seq := prefix[at : at+size]
+		at += size
+		if !escape {
+			continue
+		}
+		if !isSGR(seq) {
+			return false
+		}
+		if seq == "\x1b[m" || seq == "\x1b[0m" {
+			r.buf = r.buf[:from]
+			continue
+		}
+		r.emit(seq) // on an unstyled terminal: every write leaves it so
+
+	}
+	return true
+}
+
+// token measures the escape sequence or grapheme at the start of s: its
+// size in bytes, its width in cells, and whether it is an escape
+// sequence. ASCII text and CSI sequences, nearly all of a frame, are
+// measured here; other graphemes by the ansi package.
+func token(s string) (size, width int, escape bool) {
+	switch b := s[0]; {
+	case b == 0x1b:
+		if len(s) > 2 && s[1] == '[' {
+			for i := 2; i < len(s); i++ {
+				if c := s[i]; c >= 0x40 && c <= 0x7e {
+					return i + 1, 0, true
+				} else if c < 0x20 || c > 0x7e {
+					break // not a CSI sequence: left to the ansi package
+				}
+			}
+		}
+	case b < 0x80 && (len(s) == 1 || s[1] < 0x80):
+		return 1, 1, false // an ASCII character not followed by a combining one
+	default:
+		if r, n := utf8.DecodeRuneInString(s); narrowRune(r) && (len(s) == n || s[n] < 0x80) {
+			return n, 1, false // a one-cell rune, alone in its cluster
+		}
+	}
+	seq, w, n, _ := ansi.DecodeSequence(s, ansi.NormalState, nil)
+	return n, w, w == 0 && isEscape(seq)
+}
+
+// narrowRune reports whether r is in one of the blocks of one-cell
+// characters a frame is mostly made of besides ASCII (Latin-1 and Latin
+// letters, punctuation, arrows, box drawing, shapes, card suits), checked
+// against the ansi package by TestNarrowRunes.
+func narrowRune(r rune) bool {
+	switch {
+	case r >= 0xa0 && r <= 0x2ff, r >= 0x2010 && r <= 0x2027, r >= 0x2030 && r <= 0x205e,
+		r >= 0x2190 && r <= 0x21ff, r >= 0x2500 && r <= 0x25ff, r >= 0x2660 && r <= 0x2667:
+		return r != 0xad && r != 0x25fd && r != 0x25fe // no width; emoji
+	}
+	return false
+}
+
+// cells is the width of s in cells (ansi.StringWidth, faster on ASCII).
+func cells(s string) int {
+	w := 0
+	for at := 0; at < len(s); {
+		n, cw, _ := token(s[at:])
+		w += cw
+		at += n
+	}
+	return w
+}
+
+// printable reports whether line has no control characters but ESC (the
+// start of escape sequences): a tab or a carriage return would move the
+// cursor where a diff cannot follow.
+func printable(line string) bool {
+	for i := range len(line) {
+		if b := line[i]; (b < 0x20 && b != 0x1b) || b == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// isEscape reports whether seq is an escape sequence.
+func isEscape(seq string) bool { return len(seq) > 0 && seq[0] == 0x1b }
+
+// isSGR reports whether seq is a Select Graphic Rendition sequence.
+func isSGR(seq string) bool {
+	if len(seq) < 3 || seq[1] != '[' || seq[len(seq)-1] != 'm' {
+		return false
+	}
+	for _, b := range []byte(seq[2 : len(seq)-1]) {
+		if (b < '0' || b > '9') && b != ';' && b != ':' {
+			return false
+		}
+	}
+	return true
+}
+
+// syncPoint is a place in a line where a tail can be left as it is: the
+// start of a grapheme or an escape sequence with no style in force, or of
+// a reset; styled says whether a style is in force there.
+type syncPoint struct {
+	at, col int
+	styled  bool
+}
+
+// syncPoints appends to pts the sync points of line at or after byte
+// from, and returns line's width.
+func syncPoints(line string, from int, pts []syncPoint) ([]syncPoint, int) {
+	styled := false
+	col := 0
+	for at := 0; at < len(line); {
+		size, w, escape := token(line[at:])
+		seq := line[at : at+size]
+		reset := escape && (seq == "\x1b[m" || seq == "\x1b[0m")
+		if at >= from && (reset || !styled) {
+			pts = append(pts, syncPoint{at: at, col: col, styled: styled})
+		}
+		if escape && isSGR(seq) {
+			styled = !reset
+		}
+		col += w
+		at += size
+	}
+	return pts, col
+}
+
 // writeLine writes one line from the start of its row: erased first, so
 // a full-width line leaves no pending wrap for an erase to clip, and cut
 // to the window's width (a wider line would wrap and shift the screen).
 func (r *frameRenderer) writeLine(line string) {
 	r.emit(seqEraseRight)
-	if r.width > 0 && len(line) > r.width && ansi.StringWidth(line) > r.width {
-		line = ansi.Truncate(line, r.width, "")
-	}
-	r.emit(line)
+	r.emit(r.fit(line))
 }
 
 // frameInline writes a frame outside the alternate screen (a farewell

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"runtime"
 	"strings"
 	"sync"
@@ -531,4 +532,127 @@ func memInUse() (heap, stack uint64) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc, ms.StackInuse
+}
+
+// randomView builds a view of up to h+2 lines from styled pieces: plain
+// and wide text, bold, reverse, colours and backgrounds, some closed by a
+// reset at once, some left open to the end of the line, where every line
+// ends reset, as lipgloss's do (a style left open would run into the next
+// line: line-based renderers all take each line to start reset).
+func randomView(rng *mrand.Rand, w, h int) string {
+	pieces := []string{"a", "bc", " ", "   ", "♠", "10♦", "宽", "é", "│", "[ 9♠]", "xyz"}
+	styles := []string{"", "", "\x1b[1m", "\x1b[7m", "\x1b[1;7m", "\x1b[90m", "\x1b[91m", "\x1b[38;5;205m", "\x1b[44m", "\x1b[1;44;33m"}
+	lines := make([]string, rng.IntN(h+3))
+	for i := range lines {
+		var b strings.Builder
+		open := false
+		for range rng.IntN(w / 3) {
+			st := styles[rng.IntN(len(styles))]
+			b.WriteString(st)
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+			open = open || st != ""
+			if open && rng.IntN(3) != 0 {
+				b.WriteString("\x1b[m")
+				open = false
+			}
+		}
+		if open {
+			b.WriteString("\x1b[m")
+		}
+		lines[i] = b.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// mutate changes a few lines of view, or a few pieces of one line.
+func mutate(rng *mrand.Rand, view string, w, h int) string {
+	if rng.IntN(6) == 0 {
+		return randomView(rng, w, h)
+	}
+	lines := strings.Split(view, "\n")
+	other := strings.Split(randomView(rng, w, h), "\n")
+	for range 1 + rng.IntN(3) {
+		i := rng.IntN(len(lines))
+		o := other[rng.IntN(len(other))]
+		switch rng.IntN(3) {
+		case 0:
+			lines[i] = o
+		case 1: // same start, new end
+			lines[i] = ansi.Cut(lines[i], 0, rng.IntN(w)) + o
+		default: // new start, same end
+			lines[i] = o + ansi.Cut(lines[i], rng.IntN(w), w)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Every frame drawn over the last one leaves the terminal exactly as the
+// same view drawn on a fresh terminal: text, and every cell's style.
+func TestFrameRendererMatchesAFreshDraw(t *testing.T) {
+	const w, h = 24, 8
+	rng := mrand.New(mrand.NewPCG(13, 14))
+	out := newScreenOut(w, h)
+	r := newFrameRenderer(out, newFakeNow().now, w, h)
+	view := randomView(rng, w, h)
+	for i := range 800 {
+		r.draw(view)
+		fresh := newScreenOut(w, h)
+		newFrameRenderer(fresh, newFakeNow().now, w, h).draw(view)
+		if got, want := out.emu.Render(), fresh.emu.Render(); got != want {
+			t.Fatalf("frame %d of view %q:\ngot  %q\nwant %q\n(last write %q)", i, view, got, want, out.writes[len(out.writes)-1])
+		}
+		view = mutate(rng, view, w, h)
+	}
+}
+
+// BenchmarkFrame is the renderer's own share of a key at 100×34: the
+// frame of a key's view drawn over the one before (line and cell diff,
+// into the output buffer), menu and table.
+func BenchmarkFrame(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		args []string
+		keys []tea.KeyMsg
+	}{
+		{"menu_100x34", nil, []tea.KeyMsg{{Type: tea.KeyDown}, {Type: tea.KeyUp}}},
+		{"table_100x34", []string{"classic", "42"}, []tea.KeyMsg{{Type: tea.KeyRunes, Runes: []rune("l")}, {Type: tea.KeyRunes, Runes: []rune("h")}}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			lr := lipgloss.NewRenderer(io.Discard)
+			lr.SetColorProfile(termenv.ANSI256)
+			lr.SetHasDarkBackground(true)
+			var m tea.Model = tui.New(tui.Deps{Args: c.args, Unicode: true, Width: 100, Height: 34, Renderer: lr, Now: time.Now})
+			var views []string
+			for _, k := range c.keys {
+				m, _ = m.Update(k)
+				views = append(views, m.View())
+			}
+			out := &countingWriter{}
+			r := newFrameRenderer(out, time.Now, 100, 34)
+			r.draw(views[1])
+			i := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				r.draw(views[i%2])
+				i++
+			}
+		})
+	}
+}
+
+// narrowRune's blocks are one cell wide for the ansi package too, and
+// token measures text as ansi.StringWidth does.
+func TestNarrowRunes(t *testing.T) {
+	for r := rune(0); r < 0x3000; r++ {
+		if narrowRune(r) {
+			if w := ansi.StringWidth(string(r) + "a"); w != 2 {
+				t.Errorf("%U %q: ansi width %d, want 1", r, r, w-1)
+			}
+		}
+	}
+	for _, s := range []string{"", "abc", "é", "e\u0301x", "宽字", "♠️", "👍🏽 ok", "\x1b[1;7m>8♣   <\x1b[m │4♠", "·→←│", "\x1b]8;;x\x1b\\link\x1b]8;;\x1b\\", "a\x1b[2Kb"} {
+		if got, want := cells(s), ansi.StringWidth(s); got != want {
+			t.Errorf("cells(%q) = %d, want %d", s, got, want)
+		}
+	}
 }
