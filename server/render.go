@@ -29,7 +29,7 @@ const (
 	// keepBuf is the largest output buffer a session keeps between
 	// frames: a key's frame fits, a full repaint is allocated when it
 	// comes, so a thousand idle sessions do not each hold a screenful.
-	keepBuf = 2 << 10
+	keepBuf = 512
 )
 
 // Terminal sequences the renderer writes (DEC private modes and the
@@ -96,11 +96,9 @@ type frameRenderer struct {
 	mouse    mouseMode
 	paste    bool
 	focus    bool
-	inlineN  int  // lines of the last frame drawn outside the alternate screen
-	repaint  bool // draw every line of the next frame
-	lastView string
-	lines    []string // lastView's lines (substrings of it)
-	next     []string // scratch for the next frame's lines
+	inlineN  int    // lines of the last frame drawn outside the alternate screen
+	repaint  bool   // draw every line of the next frame
+	lastView string // the view on the screen
 	// syncNew and syncOld are writeChange's scratch.
 	syncNew, syncOld []syncPoint
 	buf              []byte // terminal commands waiting for the next write, then the frame
@@ -290,7 +288,7 @@ func (r *frameRenderer) draw(view string) {
 		} else {
 			r.frameInline(view)
 		}
-		r.lastView, r.lines, r.next = view, r.next, r.lines
+		r.lastView = view
 		r.repaint = false
 		r.frames++
 	}
@@ -312,42 +310,57 @@ func (r *frameRenderer) flush() {
 	}
 }
 
-// splitLines splits view into r.next (reused), keeping at most the last
-// height lines: the top ones would scroll off.
-func (r *frameRenderer) splitLines(view string) []string {
-	next := r.next[:0]
-	for {
-		i := strings.IndexByte(view, '\n')
-		if i < 0 {
-			next = append(next, view)
-			break
-		}
-		next = append(next, view[:i])
-		view = view[i+1:]
+// visible is the part of view a screen of the renderer's height shows:
+// its last height lines (the top ones would scroll off).
+func (r *frameRenderer) visible(view string) string {
+	if r.height <= 0 {
+		return view
 	}
-	if r.height > 0 && len(next) > r.height {
-		n := copy(next, next[len(next)-r.height:])
-		next = next[:n]
+	for n := strings.Count(view, "\n") + 1; n > r.height; n-- {
+		view = view[strings.IndexByte(view, '\n')+1:]
 	}
-	r.next = next
-	return next
+	return view
+}
+
+// lineIter yields the lines of a text, without allocating them.
+type lineIter struct {
+	rest string
+	done bool
+}
+
+// next returns the next line, or false after the last.
+func (it *lineIter) next() (string, bool) {
+	if it.done {
+		return "", false
+	}
+	line, rest, found := strings.Cut(it.rest, "\n")
+	it.rest, it.done = rest, !found
+	return line, true
 }
 
 // frameAlt writes a frame on the alternate screen. It starts at home (the
 // mark of a frame), moves down to each changed line (by line feeds for a
-// line or two, else by an absolute move), erases it and writes it; lines
-// the last frame had below the new one's end are erased.
+// line or two, else by an absolute move) and writes it, whole or only its
+// changed cells; lines the last frame had below the new one's end are
+// erased.
 func (r *frameRenderer) frameAlt(view string) {
-	next := r.splitLines(view)
+	next := lineIter{rest: r.visible(view)}
+	old := lineIter{rest: r.visible(r.lastView), done: r.lastView == ""}
 	r.emit(seqHome)
 	row := 0 // the cursor's row; it is at the start of it or after written text
 	atStart := true
-	for i, line := range next {
-		if !r.repaint && i < len(r.lines) {
-			if r.lines[i] == line {
+	i := 0
+	for ; ; i++ {
+		line, ok := next.next()
+		if !ok {
+			break
+		}
+		was, had := old.next()
+		if had && !r.repaint {
+			if was == line {
 				continue
 			}
-			if r.writeChange(i, r.lines[i], line) {
+			if r.writeChange(i, was, line) {
 				row, atStart = i, false
 				continue
 			}
@@ -356,8 +369,8 @@ func (r *frameRenderer) frameAlt(view string) {
 		r.writeLine(line)
 		atStart = false
 	}
-	if len(r.lines) > len(next) {
-		r.moveTo(&row, &atStart, len(next))
+	if _, more := old.next(); more {
+		r.moveTo(&row, &atStart, i)
 		r.emit(seqEraseBelow)
 	}
 }
@@ -630,22 +643,24 @@ func (r *frameRenderer) writeLine(line string) {
 // left on the player's terminal): from the start of the last frame's
 // first line, every line, as the standard renderer does inline.
 func (r *frameRenderer) frameInline(view string) {
-	next := r.splitLines(view)
+	next := lineIter{rest: r.visible(view)}
 	r.emit("\r")
 	if r.inlineN > 1 {
 		r.emit(ansi.CursorUp(r.inlineN - 1))
 	}
-	for i, line := range next {
-		if i > 0 {
+	n := 0
+	for line, ok := next.next(); ok; line, ok = next.next() {
+		if n > 0 {
 			r.emit("\r\n")
 		}
 		r.writeLine(line)
+		n++
 	}
-	if r.inlineN > len(next) {
+	if r.inlineN > n {
 		r.emit(seqEraseBelow)
 	}
 	r.emit("\r")
-	r.inlineN = len(next)
+	r.inlineN = n
 }
 
 // restore gives the terminal back as the program found it: paste and
