@@ -28,8 +28,12 @@ func (s *Server) runProgram(sess ssh.Session, st *sessionState, info *Session) i
 		return 1
 	}
 	size := st.resize.get()
-	r := newFrameRenderer(&outputWriter{w: sess, st: st}, s.now, size.Width, size.Height)
-	p := tea.NewProgram(framedModel{model: model, r: r},
+	var screen io.Writer = sess
+	if st.channel != nil {
+		screen = st.channel // frames have no bare "\n" for the library's writer to turn into "\r\n"
+	}
+	r := newFrameRenderer(&outputWriter{w: screen, st: st}, s.now, size.Width, size.Height)
+	p := tea.NewProgram(&framedModel{model: model, r: r},
 		tea.WithInput(&inputReader{r: sess, st: st}),
 		tea.WithOutput(io.Discard), // the frame renderer writes to the session
 		tea.WithoutRenderer(),

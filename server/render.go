@@ -690,21 +690,22 @@ func (r *frameRenderer) restore() {
 // framedModel runs a program's model with the session's renderer: after
 // every Update it hands the view to the renderer, which draws it now or
 // paces it; its own View is empty, for the program runs without Bubble
-// Tea's renderer.
+// Tea's renderer. It is used by pointer, so that an Update allocates no
+// new tea.Model.
 type framedModel struct {
 	model tea.Model
 	r     *frameRenderer
 }
 
 // Init starts the model and draws its first frame.
-func (f framedModel) Init() tea.Cmd {
+func (f *framedModel) Init() tea.Cmd {
 	cmd := f.model.Init()
 	f.r.draw(f.model.View())
 	return cmd
 }
 
 // Update hands msg to the model, then draws the frame or paces it.
-func (f framedModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (f *framedModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if _, ok := msg.(flushMsg); ok {
 		f.r.flushed(f.model.View)
 		return f, nil
@@ -730,13 +731,13 @@ func (f framedModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // View is empty: the renderer draws the model's view (see Update).
-func (f framedModel) View() string { return "" }
+func (f *framedModel) View() string { return "" }
 
 // finish draws the last frame of a program that ended normally (the
 // standard renderer drew the final view on quitting too) and restores
 // the terminal; after a kill only the terminal is restored.
 func (r *frameRenderer) finish(final tea.Model, killed bool) {
-	if f, ok := final.(framedModel); ok && !killed {
+	if f, ok := final.(*framedModel); ok && !killed {
 		r.draw(f.model.View())
 	}
 	if killed {

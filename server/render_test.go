@@ -306,7 +306,7 @@ func TestFramedModelPacesBursts(t *testing.T) {
 		}
 		sent.Done()
 	}
-	var m tea.Model = framedModel{model: pacedModel{}, r: r}
+	var m tea.Model = &framedModel{model: pacedModel{}, r: r}
 	m.Init()
 	if r.frames != 1 {
 		t.Fatalf("%d frames after Init, want 1", r.frames)
@@ -382,7 +382,7 @@ func BenchmarkProgramKey(b *testing.B) {
 			base := time.Now()
 			now := func() time.Time { return base.Add(time.Duration(ticks.Add(1)) * time.Second) }
 			r := newFrameRenderer(out, now, 100, 34)
-			p := tea.NewProgram(framedModel{model: model, r: r}, tea.WithInput(nil), tea.WithOutput(io.Discard),
+			p := tea.NewProgram(&framedModel{model: model, r: r}, tea.WithInput(nil), tea.WithOutput(io.Discard),
 				tea.WithoutRenderer(), tea.WithoutSignalHandler())
 			r.send = p.Send
 			before := runtime.NumGoroutine()
@@ -456,7 +456,7 @@ func BenchmarkProgramMemory(b *testing.B) {
 						var ticks atomic.Int64
 						base := time.Now()
 						r := newFrameRenderer(out, func() time.Time { return base.Add(time.Duration(ticks.Add(1)) * time.Second) }, 100, 34)
-						p = tea.NewProgram(framedModel{model: model, r: r}, tea.WithInput(nil), tea.WithOutput(io.Discard),
+						p = tea.NewProgram(&framedModel{model: model, r: r}, tea.WithInput(nil), tea.WithOutput(io.Discard),
 							tea.WithoutRenderer(), tea.WithoutSignalHandler())
 						r.send = p.Send
 					} else {

@@ -10,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/ssh"
+	gossh "golang.org/x/crypto/ssh"
 )
 
 // endReason says why the server ended a session.
@@ -57,6 +58,11 @@ type sessionState struct {
 	ctx    context.Context // ends when the session is ended or the connection closes
 	cancel context.CancelFunc
 	resize *resizeBox
+	// channel is the session's SSH channel, set when it is accepted
+	// (before the handler starts). The program's frames are written to it
+	// directly: the library's session writer copies every write twice to
+	// turn "\n" into "\r\n", and a frame has no bare "\n".
+	channel gossh.Channel
 	// releaseSlot gives the connection's session slot back, once: when the
 	// handler ends (before the client sees the exit status, so a client
 	// opening its next session at once is not refused) or when the channel
