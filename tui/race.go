@@ -33,11 +33,12 @@ type (
 	// raceDoneMsg is the reply of a room call; play is set for the
 	// reports of the game.
 	raceDoneMsg struct {
-		what string
-		note string
-		err  error
-		play bool
-		seq  int // of a report
+		what  string
+		note  string
+		err   error
+		play  bool
+		seq   int // of a report
+		round int // of a report
 	}
 	// raceTickMsg: time to read the clock again, for the countdown and
 	// the time left; raceClockMsg brings the reading.
@@ -770,7 +771,7 @@ func (rs *raceScreen) report(rep raceReport) tea.Cmd {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), raceTimeout)
 		defer cancel()
 		note, err := races.Play(ctx, rep.code, rep.round, rep.seq, rep.rec)
-		return raceDoneMsg{what: "move", note: note, err: err, play: true, seq: rep.seq}
+		return raceDoneMsg{what: "move", note: note, err: err, play: true, seq: rep.seq, round: rep.round}
 	}
 }
 
@@ -780,6 +781,11 @@ func (rs *raceScreen) report(rep raceReport) tea.Cmd {
 // position it has, as a failed save does at the table.
 func (rs *raceScreen) reported(msg raceDoneMsg) tea.Cmd {
 	rs.sending = false
+	if msg.round != rs.round && !errors.Is(msg.err, ErrTakenOver) {
+		// The answer about a round before this one (a rematch dealt
+		// meanwhile): it says nothing of this round's game.
+		msg = raceDoneMsg{play: true, seq: msg.seq, round: rs.round}
+	}
 	switch {
 	case errors.Is(msg.err, ErrTakenOver):
 		rs.next, rs.held = nil, nil

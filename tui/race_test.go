@@ -334,7 +334,7 @@ func TestRaceHold(t *testing.T) {
 	if s := screenOf(h); !strings.Contains(s, "0 moves") || len(f.plays) != 0 {
 		t.Fatalf("a second report went while the first is on its way (%d sent):\n%s", len(f.plays), s)
 	}
-	h.send(raceDoneMsg{what: "move", play: true, seq: 1})
+	h.send(raceDoneMsg{what: "move", play: true, seq: 1, round: 1})
 	if s := screenOf(h); !strings.Contains(s, "2 moves") || len(f.plays) != 1 || len(f.plays[0].Moves) != 2 {
 		t.Fatalf("the first answer: want the second report sent (%d) and both moves shown:\n%s", len(f.plays), s)
 	}
