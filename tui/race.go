@@ -229,7 +229,11 @@ func (m *Model) handleRace(msg tea.Msg) tea.Cmd {
 	if m.race() == nil {
 		return nil // a late event of a room the player left
 	}
-	return m.toScreen(screenRace, msg)
+	cmd := m.toScreen(screenRace, msg)
+	if _, ok := msg.(raceDoneMsg); ok && m.quitting && !m.pendingSaves() {
+		return tea.Batch(cmd, m.end()) // the last report is in: the session may end
+	}
+	return cmd
 }
 
 // raceLeft is the root's part when the player leaves the race screen.

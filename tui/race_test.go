@@ -469,3 +469,20 @@ func TestRaceMoveShowsOnlyOnceStored(t *testing.T) {
 	f.answers <- nil
 	d.until("the draw on screen", func() bool { return d.shows("4 moves") })
 }
+
+// TestRaceQuitWaitsForTheReport: a session that quits with a race move
+// on its way to the server ends once the server has it, as with a save.
+func TestRaceQuitWaitsForTheReport(t *testing.T) {
+	f := &blockingRaces{fakeRaces: fakeRaces{seat: RaceSeat{You: "p0", Snapshot: raceRoom(2, lobby.PhaseRacing)}},
+		calls: make(chan engine.Record), answers: make(chan error)}
+	d := newAsyncDriver(t, Deps{Races: f, Args: []string{"race", "KMTX"}, Unicode: true})
+	d.until("the race", func() bool { return d.shows("room KMTX", "0 moves") })
+	d.keys("d")
+	d.nextPlay(f)
+	d.keys("ctrl+c")
+	if d.quit {
+		t.Fatal("quit with a race move on its way")
+	}
+	f.answers <- nil
+	d.until("the quit", func() bool { return d.quit })
+}
