@@ -486,3 +486,20 @@ func TestRaceQuitWaitsForTheReport(t *testing.T) {
 	f.answers <- nil
 	d.until("the quit", func() bool { return d.quit })
 }
+
+// TestRaceStuckPanel: a racer with no moves left is told so over the
+// board, not that they cleared the pyramid.
+func TestRaceStuckPanel(t *testing.T) {
+	moves, status := heuristicLine(t, "one-pass", 1)
+	if status != engine.Lost {
+		t.Fatalf("the heuristic does not lose one-pass 1 any more (%s); pick another deal", status)
+	}
+	snap := raceRoom(2, lobby.PhaseRacing)
+	snap.RulesID, snap.RulesTitle, snap.Deal = engine.MustRules("one-pass").ID(), "One pass", 1
+	h, _ := raceHarness(t, snap, 80, 24)
+	h.keys(":")
+	h.typeText(strings.Join(moves, " "))
+	h.keys("enter")
+	h.wantScreen("No moves left", "16/28 removed · 40 moves", "no moves left: your race is over")
+	h.wantNotScreen("You cleared the pyramid")
+}
