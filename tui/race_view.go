@@ -233,8 +233,13 @@ func (rs *raceScreen) racerMark(r lobby.Racer) string {
 	return " "
 }
 
-// panel is the table's panel once the player cleared the pyramid.
+// panel is the table's panel once the player cleared the pyramid, or
+// is stuck.
 func (rs *raceScreen) panel(dst []string, moves, passes string, w int) []string {
+	if t := rs.table; t != nil && t.d.status == engine.Lost {
+		return append(dst, "No moves left", "", strconv.Itoa(t.d.removed)+"/"+strconv.Itoa(t.game.Rules().PyramidSize())+
+			" removed"+rs.env.gl.sep+moves, "", "the results come when everybody is done")
+	}
 	me := rs.mine()
 	tm := ""
 	if me.Finish > 0 {
