@@ -78,10 +78,6 @@ const (
 	window    = 500 * time.Millisecond
 )
 
-// racerLineRE is a racer's line in the race panel: mark, name, cards
-// removed, moves (race_view.go's racerLine).
-var racerLineRE = regexp.MustCompile(`([ >*])([^\s>*]\S*) +(\d+)/(\d+) +(\d+) mv p\d+`)
-
 // roomCodeRE is a room's code on a screen.
 var roomCodeRE = regexp.MustCompile(`room ([A-Z]{4})`)
 
@@ -93,15 +89,97 @@ type racerLine struct {
 	moves   int
 }
 
-// parseRacerLines returns the racer lines in text (ANSI stripped).
+// parseRacerLines returns the racer lines in text (ANSI stripped): a
+// racer's line in the race panel is a mark, the name, cards removed,
+// moves (race_view.go's racerLine), as the regular expression
+// `([ >*])([^\s>*]\S*) +(\d+)/(\d+) +(\d+) mv p\d+` reads it. It is read
+// by hand, back from each " mv p": a regular expression over every read
+// was a tenth of the load generator's CPU, which the server under test
+// shares the machine with.
 func parseRacerLines(text string) []racerLine {
 	var out []racerLine
-	for _, m := range racerLineRE.FindAllStringSubmatch(text, -1) {
-		removed, _ := strconv.Atoi(m[3])
-		moves, _ := strconv.Atoi(m[5])
-		out = append(out, racerLine{you: m[1] == ">", name: m[2], removed: removed, moves: moves})
+	floor := 0 // the end of the last line read: the next starts after it
+	for from := 0; ; {
+		i := strings.Index(text[from:], panelMark)
+		if i < 0 {
+			return out
+		}
+		at := from + i
+		end := at + len(panelMark)
+		from = end
+		if end == len(text) || !isDigit(text[end]) {
+			continue
+		}
+		if l, ok := racerLineBefore(text, at, floor); ok {
+			out = append(out, l)
+			for end < len(text) && isDigit(text[end]) {
+				end++
+			}
+			floor, from = end, end
+		}
 	}
-	return out
+}
+
+// racerLineBefore reads the racer line that ends at text[at:], " mv p",
+// and starts at floor or after.
+func racerLineBefore(text string, at, floor int) (racerLine, bool) {
+	j := at
+	digits := func() (int, bool) {
+		end := j
+		for j > floor && isDigit(text[j-1]) {
+			j--
+		}
+		n, err := strconv.Atoi(text[j:end])
+		return n, err == nil
+	}
+	spaces := func() bool {
+		end := j
+		for j > floor && text[j-1] == ' ' {
+			j--
+		}
+		return j < end
+	}
+	var l racerLine
+	var ok bool
+	if l.moves, ok = digits(); !ok || !spaces() {
+		return racerLine{}, false
+	}
+	if _, ok = digits(); !ok || j == floor || text[j-1] != '/' {
+		return racerLine{}, false
+	}
+	j--
+	if l.removed, ok = digits(); !ok || !spaces() {
+		return racerLine{}, false
+	}
+	end := j
+	for j > floor && !isSpace(text[j-1]) {
+		j--
+	}
+	// The name is the first place in the run of non-blanks that is not a
+	// mark and follows one (a blank before the run is the mark " ").
+	isMark := func(b byte) bool { return b == '>' || b == '*' }
+	for k := j; k < end; k++ {
+		if isMark(text[k]) {
+			continue
+		}
+		switch {
+		case k > j && isMark(text[k-1]):
+			l.you = text[k-1] == '>'
+		case k == j && k > floor && text[k-1] == ' ':
+		default:
+			continue
+		}
+		l.name = text[k:end]
+		return l, true
+	}
+	return racerLine{}, false
+}
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
+
+// isSpace is \s of a regular expression (RE2's [\t\n\f\r ]).
+func isSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f'
 }
 
 // raceSession is one racer or lobby viewer.

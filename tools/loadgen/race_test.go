@@ -1,8 +1,11 @@
 package main
 
 import (
+	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,6 +34,43 @@ func TestParseRacerLines(t *testing.T) {
 				t.Errorf("parseRacerLines: got %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestParseRacerLinesAsRegexp: the hand-written reader finds what the
+// regular expression it replaced finds, in panels made up at random
+// (names with marks and digits in them, lines cut short, noise).
+func TestParseRacerLinesAsRegexp(t *testing.T) {
+	re := regexp.MustCompile(`([ >*])([^\s>*]\S*) +(\d+)/(\d+) +(\d+) mv p\d+`)
+	byRegexp := func(text string) []racerLine {
+		var out []racerLine
+		for _, m := range re.FindAllStringSubmatch(text, -1) {
+			removed, _ := strconv.Atoi(m[3])
+			moves, _ := strconv.Atoi(m[5])
+			out = append(out, racerLine{you: m[1] == ">", name: m[2], removed: removed, moves: moves})
+		}
+		return out
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func(s ...string) string { return s[rng.IntN(len(s))] }
+	for i := range 20000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(5) {
+			b.WriteString(pick(" ", ">", "*", "", "\r\n ", "  ", "x"))
+			b.WriteString(pick("ann", "r001x2", "player-95…", ">x", "*", "a>b", "7", "", "ab*"))
+			b.WriteString(pick(" ", "   ", "", "\t"))
+			b.WriteString(pick("0", "12", "", "x"))
+			b.WriteString(pick("/", "", " /"))
+			b.WriteString(pick("28", "45", "", "1"))
+			b.WriteString(pick(" ", "  ", ""))
+			b.WriteString(pick("0", "140", "", "5"))
+			b.WriteString(pick(" mv p", " mv p1", " mv p3 playing", " mv", " mv px"))
+			b.WriteString(pick("", " left    ", "\r\n", "  "))
+		}
+		text := b.String()
+		if got, want := parseRacerLines(text), byRegexp(text); !reflect.DeepEqual(got, want) {
+			t.Fatalf("case %d, %q: got %+v, the regular expression %+v", i, text, got, want)
+		}
 	}
 }
 
@@ -134,5 +174,18 @@ func TestOpponentLatency(t *testing.T) {
 	if !reflect.DeepEqual(me.progLat, want) || me.skipped != 1 || me.name != "me" || len(me.frames) != 4 {
 		t.Errorf("got latencies %v, %d skipped, name %q, %d frames; want %v, 1 skipped, me, 4 frames",
 			me.progLat, me.skipped, me.name, len(me.frames), want)
+	}
+}
+
+// BenchmarkParseRacerLines reads a panel of eight racers, two a line, as
+// a racer's read brings it.
+func BenchmarkParseRacerLines(b *testing.B) {
+	text := " room YGRT · Classic · 9:41 left\r\n" + strings.Repeat(
+		" player-95…  0/28   0 mv p1 playing      >player-31…  3/28  12 mv p2 playing    \r\n", 4)
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(parseRacerLines(text)) != 8 {
+			b.Fatal("want 8 racers")
+		}
 	}
 }
