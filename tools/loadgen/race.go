@@ -89,7 +89,43 @@ type racerLine struct {
 	moves   int
 }
 
-// parseRacerLines returns the racer lines in text (ANSI stripped): a
+// stripFrame is output as text: a cursor move to a line (CSI row H, by
+// which a renderer that writes only the lines that changed goes from one
+// to the next) becomes a line break, and the other escape sequences go.
+func stripFrame(b []byte) string {
+	var out []byte
+	for {
+		i := bytes.Index(b, []byte("\x1b["))
+		if i < 0 {
+			break
+		}
+		j := i + 2
+		for j < len(b) && (isDigit(b[j]) || b[j] == ';') {
+			j++
+		}
+		if j < len(b) && b[j] == 'H' {
+			if out == nil {
+				out = make([]byte, 0, len(b))
+			}
+			out = append(out, b[:i]...)
+			out = append(out, '\n')
+			b = b[j+1:]
+			continue
+		}
+		if out != nil {
+			out = append(out, b[:j]...)
+		} else {
+			out = append(make([]byte, 0, len(b)), b[:j]...)
+		}
+		b = b[j:]
+	}
+	if out == nil {
+		return ansi.Strip(string(b))
+	}
+	return ansi.Strip(string(append(out, b...)))
+}
+
+// parseRacerLines returns the racer lines in text (stripFrame's): a
 // racer's line in the race panel is a mark, the name, cards removed,
 // moves (race_view.go's racerLine), as the regular expression
 // `([ >*])([^\s>*]\S*) +(\d+)/(\d+) +(\d+) mv p\d+` reads it. It is read
@@ -338,7 +374,7 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 	s.tail = append(s.tail[:0], scan[max(0, len(scan)-160):]...)
 	var text string
 	if !measuring || bytes.Contains(scan, []byte(panelMark)) {
-		text = ansi.Strip(string(scan))
+		text = stripFrame(scan)
 	}
 	newFrames := bytes.Count(chunk, []byte(frameMark))
 	if newFrames > 0 || s.frameStart.IsZero() {
@@ -348,7 +384,7 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 		s.frames = append(s.frames, now)
 	}
 	if !measuring && s.text.Len() < 64<<10 { // only the set-up reads it
-		s.text.WriteString(ansi.Strip(string(chunk)))
+		s.text.WriteString(stripFrame(chunk))
 	}
 	if !s.pending.IsZero() && s.firstAny.IsZero() {
 		s.firstAny = now

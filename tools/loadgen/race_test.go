@@ -189,3 +189,19 @@ func BenchmarkParseRacerLines(b *testing.B) {
 		}
 	}
 }
+
+// TestStripFrame: a renderer that moves the cursor from one changed line
+// to the next leaves them apart, and the panel's lines read as before.
+func TestStripFrame(t *testing.T) {
+	raw := "\x1b[H\x1b[K\x1b[1m room NGDW · Classic · 10:00 left\x1b[m\x1b[31H\x1b[K\x1b[1m>pxb999x0    0/28   0 mv p1 playing\x1b[m" +
+		"  pxb999x1    3/28   4 mv p1 playing\r\n\x1b[K ann         1/28   2 mv p2 playing\x1b[;H"
+	got := stripFrame([]byte(raw))
+	want := "\n room NGDW · Classic · 10:00 left\n>pxb999x0    0/28   0 mv p1 playing  pxb999x1    3/28   4 mv p1 playing\r\n ann         1/28   2 mv p2 playing\n"
+	if got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	lines := parseRacerLines(got)
+	if len(lines) != 3 || !lines[0].you || lines[0].name != "pxb999x0" || lines[1].moves != 4 || lines[2].name != "ann" {
+		t.Fatalf("racer lines: %+v", lines)
+	}
+}
