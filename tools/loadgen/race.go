@@ -230,7 +230,8 @@ type raceSession struct {
 
 	mu         sync.Mutex
 	text       strings.Builder // stripped output, for the set-up steps (reset by mark)
-	tail       []byte          // the end of the last read: a racer line cut by a read
+	scr        *screen         // the terminal's screen, from the output
+	rows       []string        // scratch: the screen's panel rows written by a read
 	name       string          // the display name, from the panel's own line
 	frames     []time.Time     // when each frame started (lobby viewers)
 	frameStart time.Time       // when the current frame's first chunk came
@@ -293,7 +294,7 @@ func dialRace(cfg loadConfig, run *raceRun, user, cmd string) (*raceSession, err
 		return nil, fmt.Errorf("%s: %w", user, err)
 	}
 	s := &raceSession{user: user, client: client, ended: make(chan struct{}), notify: make(chan struct{}, 1),
-		run: run, seen: map[string]int{}}
+		run: run, seen: map[string]int{}, scr: newScreen(cfg.width, cfg.height)}
 	fail := func(err error) (*raceSession, error) {
 		_ = client.Close()
 		return nil, fmt.Errorf("%s: %w", user, err)
@@ -366,16 +367,11 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 	measuring := s.run.measuring.Load()
 	var lines []racerLine
 	s.mu.Lock()
-	// Only the set-up and the panel's lines need the text: during the
-	// race the other reads are not stripped, to spare the load
-	// generator's CPU. The end of the last read goes first, for a line
-	// that two reads cut.
-	scan := append(s.tail, chunk...)
-	s.tail = append(s.tail[:0], scan[max(0, len(scan)-160):]...)
-	var text string
-	if !measuring || bytes.Contains(scan, []byte(panelMark)) {
-		text = stripFrame(scan)
-	}
+	// The panel's lines are read from the copy of the screen, once a
+	// read has written them: the arcade's renderer writes the cells
+	// that changed, as little as a digit.
+	s.scr.write(chunk)
+	s.rows = s.scr.takeDirty(s.rows[:0], panelMark)
 	newFrames := bytes.Count(chunk, []byte(frameMark))
 	if newFrames > 0 || s.frameStart.IsZero() {
 		s.frameStart = now
@@ -407,12 +403,12 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 	if measuring {
 		s.bytes += int64(len(chunk))
 	}
-	if strings.Contains(text, panelMark) {
-		lines = parseRacerLines(text)
-		for _, l := range lines {
-			if l.you {
-				s.name, s.shown = l.name, l.moves
-			}
+	for _, row := range s.rows {
+		lines = append(lines, parseRacerLines(row)...)
+	}
+	for _, l := range lines {
+		if l.you {
+			s.name, s.shown = l.name, l.moves
 		}
 	}
 	me := s.name

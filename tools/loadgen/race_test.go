@@ -159,7 +159,7 @@ func TestOpponentLatency(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	run := &raceRun{byName: map[string]*raceSession{}}
 	run.measuring.Store(true)
-	me := &raceSession{run: run, seen: map[string]int{}, notify: make(chan struct{}, 1)}
+	me := &raceSession{run: run, seen: map[string]int{}, notify: make(chan struct{}, 1), scr: newScreen(100, 34)}
 	ann := &raceSession{run: run, seen: map[string]int{}, sent: []time.Time{t0, t0.Add(time.Second), t0.Add(2 * time.Second)}}
 	run.byName["ann"] = ann
 	line := func(moves int) []byte {
@@ -203,5 +203,40 @@ func TestStripFrame(t *testing.T) {
 	lines := parseRacerLines(got)
 	if len(lines) != 3 || !lines[0].you || lines[0].name != "pxb999x0" || lines[1].moves != 4 || lines[2].name != "ann" {
 		t.Fatalf("racer lines: %+v", lines)
+	}
+}
+
+// TestScreen: the copy of the screen follows a frame drawn whole, then a
+// change of one digit written where it goes, and gives the panel rows
+// written since it was last asked.
+func TestScreen(t *testing.T) {
+	s := newScreen(40, 4)
+	s.write([]byte("\x1b[?1049h\x1b[H\x1b[2J\x1b[1m room KMTX\x1b[m\r\n\x1b[K>ann       0/28   3 mv p1 playing\r\n\x1b[K bob       2/28   5 mv p1 play"))
+	s.write([]byte("ing\x1b[4;3Hx"))
+	rows := s.takeDirty(nil, panelMark)
+	if len(rows) != 2 || !strings.HasPrefix(rows[0], ">ann       0/28   3 mv p1 playing") || !strings.HasPrefix(rows[1], " bob       2/28   5 mv p1 playing") {
+		t.Fatalf("the panel rows: %q", rows)
+	}
+	if rows := s.takeDirty(nil, panelMark); rows != nil {
+		t.Fatalf("rows again: %q", rows)
+	}
+	// bob's sixth move: the renderer writes the digit alone, cut in two
+	// reads mid-sequence.
+	s.write([]byte("\x1b[3;1"))
+	s.write([]byte("9H\x1b[1m6\x1b[m"))
+	rows = s.takeDirty(nil, panelMark)
+	if len(rows) != 1 {
+		t.Fatalf("rows after the digit: %q", rows)
+	}
+	if l := parseRacerLines(rows[0]); len(l) != 1 || l[0].name != "bob" || l[0].moves != 6 || l[0].removed != 2 {
+		t.Fatalf("bob's line: %+v from %q", l, rows[0])
+	}
+	if got := strings.Split(s.text(), "\n")[3]; got != "  x"+strings.Repeat(" ", 37) {
+		t.Fatalf("the last row: %q", got)
+	}
+	// Erasing below the cursor and a wide line that wraps.
+	s.write([]byte("\x1b[2;1H\x1b[J"))
+	if got := s.text(); strings.Contains(got, "ann") || strings.Contains(got, "bob") || !strings.Contains(got, "room KMTX") {
+		t.Fatalf("after erasing below row 2:\n%s", got)
 	}
 }
