@@ -294,7 +294,7 @@ func dialRace(cfg loadConfig, run *raceRun, user, cmd string) (*raceSession, err
 		return nil, fmt.Errorf("%s: %w", user, err)
 	}
 	s := &raceSession{user: user, client: client, ended: make(chan struct{}), notify: make(chan struct{}, 1),
-		run: run, seen: map[string]int{}, scr: newScreen(cfg.width, cfg.height)}
+		run: run, seen: map[string]int{}}
 	fail := func(err error) (*raceSession, error) {
 		_ = client.Close()
 		return nil, fmt.Errorf("%s: %w", user, err)
@@ -320,6 +320,7 @@ func dialRace(cfg loadConfig, run *raceRun, user, cmd string) (*raceSession, err
 	if err != nil {
 		return fail(fmt.Errorf("start: %w", err))
 	}
+	s.scr = newScreen(cfg.width, cfg.height)
 	go s.read(stdout)
 	return s, nil
 }
