@@ -33,7 +33,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
 	gossh "golang.org/x/crypto/ssh"
 
 	"pyramid/engine"
@@ -66,6 +65,9 @@ func raceFlags(fs *flag.FlagSet) *raceConfig {
 	fs.BoolVar(&rc.warm, "warm", true, "race mode: race a room of two first and wait for the server's RSS to settle (the first race of a deal works out its par: tens of MiB for a while)")
 	return rc
 }
+
+// The screen of a session built without a size (tests).
+const defaultScreenW, defaultScreenH = 100, 34
 
 // Marks on the arcade's screens, ANSI stripped.
 const (
@@ -116,7 +118,7 @@ type raceSession struct {
 
 	mu         sync.Mutex
 	text       strings.Builder // stripped output, for the set-up steps (reset by mark)
-	tail       []byte          // the end of the last read: a racer line cut by a read
+	scr        *screen         // what the terminal shows (screen.go)
 	name       string          // the display name, from the panel's own line
 	frames     []time.Time     // when each frame started (lobby viewers)
 	frameStart time.Time       // when the current frame's first chunk came
@@ -179,7 +181,7 @@ func dialRace(cfg loadConfig, run *raceRun, user, cmd string) (*raceSession, err
 		return nil, fmt.Errorf("%s: %w", user, err)
 	}
 	s := &raceSession{user: user, client: client, ended: make(chan struct{}), notify: make(chan struct{}, 1),
-		run: run, seen: map[string]int{}}
+		run: run, seen: map[string]int{}, scr: newScreen(cfg.width, cfg.height)}
 	fail := func(err error) (*raceSession, error) {
 		_ = client.Close()
 		return nil, fmt.Errorf("%s: %w", user, err)
@@ -252,16 +254,13 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 	measuring := s.run.measuring.Load()
 	var lines []racerLine
 	s.mu.Lock()
-	// Only the set-up and the panel's lines need the text: during the
-	// race the other reads are not stripped, to spare the load
-	// generator's CPU. The end of the last read goes first, for a line
-	// that two reads cut.
-	scan := append(s.tail, chunk...)
-	s.tail = append(s.tail[:0], scan[max(0, len(scan)-160):]...)
-	var text string
-	if !measuring || bytes.Contains(scan, []byte(panelMark)) {
-		text = ansi.Strip(string(scan))
+	// The text read is that of the rows the read touched, whole: the
+	// arcade rewrites only the cells of a line that changed, so a read
+	// may hold a few digits of a racer's line.
+	if s.scr == nil {
+		s.scr = newScreen(defaultScreenW, defaultScreenH)
 	}
+	text := s.scr.write(chunk)
 	newFrames := bytes.Count(chunk, []byte(frameMark))
 	if newFrames > 0 || s.frameStart.IsZero() {
 		s.frameStart = now
@@ -270,7 +269,7 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 		s.frames = append(s.frames, now)
 	}
 	if !measuring && s.text.Len() < 64<<10 { // only the set-up reads it
-		s.text.WriteString(ansi.Strip(string(chunk)))
+		s.text.WriteString(text)
 	}
 	if !s.pending.IsZero() && s.firstAny.IsZero() {
 		s.firstAny = now
