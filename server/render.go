@@ -103,12 +103,12 @@ type frameRenderer struct {
 	syncNew, syncOld []syncPoint
 	buf              []byte // terminal commands waiting for the next write, then the frame
 
-	last    time.Time   // when the last frame was written
-	held    bool        // a frame was held back by pace
-	timer   *time.Timer // delivers flushMsg for a held frame
-	armed   bool        // timer is running
-	written int64       // bytes written, for tests and benchmarks
-	frames  int64       // frames written
+	last   time.Time   // when the last frame was written
+	held   bool        // a frame was held back by pace
+	timer  *time.Timer // delivers flushMsg for a held frame
+	armed  bool        // timer is running
+	due    time.Time   // when the armed timer fires
+	frames int64       // frames written (for tests)
 }
 
 // newFrameRenderer returns a renderer for a terminal of width × height that
@@ -251,14 +251,19 @@ func (r *frameRenderer) pace(gap time.Duration) bool {
 		return true
 	}
 	r.held = true
-	if !r.armed && r.send != nil {
-		r.armed = true
-		if r.timer == nil {
-			send := r.send
-			r.timer = time.AfterFunc(wait, func() { send(flushMsg{}) })
-		} else {
-			r.timer.Reset(wait)
-		}
+	due := r.last.Add(gap)
+	if r.send == nil || r.armed && !due.Before(r.due) {
+		return false // the armed timer comes soon enough
+	}
+	// Not armed, or armed for an event's frame while a key's is due
+	// sooner. A timer that fired meanwhile brings one flushMsg more,
+	// which finds nothing held.
+	r.armed, r.due = true, due
+	if r.timer == nil {
+		send := r.send
+		r.timer = time.AfterFunc(wait, func() { send(flushMsg{}) })
+	} else {
+		r.timer.Reset(wait)
 	}
 	return false
 }
@@ -300,8 +305,7 @@ func (r *frameRenderer) flush() {
 	if len(r.buf) == 0 {
 		return
 	}
-	n, _ := r.out.Write(r.buf) // a failed write ends the session elsewhere; the next frame repaints nothing more
-	r.written += int64(n)
+	_, _ = r.out.Write(r.buf) // a failed write: the client is gone, or the write timeout ends the session
 	r.last = r.now()
 	if cap(r.buf) > keepBuf {
 		r.buf = nil
