@@ -149,15 +149,14 @@ type SharedRooms struct {
 	applied  uint64                 // the last lifecycle event applied
 	wake     chan struct{}          // closed and replaced at each event applied
 	outcome  map[string]error       // of this server's events waited for, by event ID
-	waiting  map[string]bool        // event IDs waited for
 	holder   bool                   // this server holds the lease
 	offset   time.Duration          // the cluster's clock minus this server's
 	sids     int                    // makes session tokens
 	wrong    map[string]*wrongCodes
 	after    []func() // what the current locked call must do once unlocked
 	closed   bool
-	tried    bool             // the lease was tried at least once
-	sessions []*sharedSession // this server's sinks, by token
+	tried    bool                      // the lease was tried at least once
+	sessions map[string]*sharedSession // this server's sinks, by token
 }
 
 // sharedSession is one local session's sink and its token, and how long
@@ -324,7 +323,8 @@ func NewShared(ctx context.Context, cfg SharedConfig) (*SharedRooms, error) {
 		return nil, fmt.Errorf("lobby: shared rooms: %w", err)
 	}
 	rs := &SharedRooms{cfg: cfg, rooms: map[string]*sharedRoom{}, wake: make(chan struct{}),
-		outcome: map[string]error{}, waiting: map[string]bool{}, wrong: map[string]*wrongCodes{}}
+		outcome: map[string]error{}, wrong: map[string]*wrongCodes{},
+		sessions: map[string]*sharedSession{}}
 	rs.ctx, rs.cancel = context.WithCancel(context.Background())
 	rs.coal = bus.NewCoalescer(cfg.Bus, cfg.ProgressEvery, func(topic string, err error) {
 		rs.logf("lobby: shared rooms: publish progress on %s: %v", topic, err)
@@ -443,7 +443,7 @@ func (rs *SharedRooms) sidOf(sink Sink) string {
 	}
 	rs.sids++
 	sid := rs.cfg.Instance + "/" + strconv.Itoa(rs.sids)
-	rs.sessions = append(rs.sessions, &sharedSession{sid: sid, sink: sink})
+	rs.sessions[sid] = &sharedSession{sid: sid, sink: sink}
 	return sid
 }
 
@@ -452,12 +452,7 @@ func (rs *SharedRooms) sessionOf(inst, sid string) *sharedSession {
 	if inst != rs.cfg.Instance || sid == "" {
 		return nil
 	}
-	for _, s := range rs.sessions {
-		if s.sid == sid {
-			return s
-		}
-	}
-	return nil
+	return rs.sessions[sid]
 }
 
 // sinkOf returns the local sink of a session token, or nil.
@@ -494,7 +489,7 @@ func (rs *SharedRooms) post(s *sharedSession, ev Event) {
 func (rs *SharedRooms) checkDrop(s *sharedSession, since time.Time) {
 	rs.mu.Lock()
 	defer rs.unlock()
-	if !s.refused.Equal(since) || !slices.Contains(rs.sessions, s) {
+	if !s.refused.Equal(since) || rs.sessions[s.sid] != s {
 		return
 	}
 	s.drop = nil
@@ -541,12 +536,14 @@ func (rs *SharedRooms) forgetUnused() {
 			used[w.sid] = true
 		}
 	}
-	rs.sessions = slices.DeleteFunc(rs.sessions, func(s *sharedSession) bool {
-		if !used[s.sid] && s.drop != nil {
-			s.drop.Stop()
+	for sid, s := range rs.sessions {
+		if !used[sid] {
+			if s.drop != nil {
+				s.drop.Stop()
+			}
+			delete(rs.sessions, sid)
 		}
-		return !used[s.sid]
-	})
+	}
 }
 
 // publish publishes a lifecycle event.
