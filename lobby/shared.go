@@ -149,6 +149,7 @@ type SharedRooms struct {
 	applied  uint64                 // the last lifecycle event applied
 	wake     chan struct{}          // closed and replaced at each event applied
 	outcome  map[string]error       // of this server's events waited for, by event ID
+	gaveUp   map[string]bool        // events whose waiter gave up before the fold applied them
 	holder   bool                   // this server holds the lease
 	offset   time.Duration          // the cluster's clock minus this server's
 	sids     int                    // makes session tokens
@@ -323,7 +324,7 @@ func NewShared(ctx context.Context, cfg SharedConfig) (*SharedRooms, error) {
 		return nil, fmt.Errorf("lobby: shared rooms: %w", err)
 	}
 	rs := &SharedRooms{cfg: cfg, rooms: map[string]*sharedRoom{}, wake: make(chan struct{}),
-		outcome: map[string]error{}, wrong: map[string]*wrongCodes{},
+		outcome: map[string]error{}, gaveUp: map[string]bool{}, wrong: map[string]*wrongCodes{},
 		sessions: map[string]*sharedSession{}}
 	rs.ctx, rs.cancel = context.WithCancel(context.Background())
 	rs.coal = bus.NewCoalescer(cfg.Bus, cfg.ProgressEvery, func(topic string, err error) {
@@ -588,6 +589,11 @@ func (rs *SharedRooms) await(ctx context.Context, ev bus.Event) error {
 		case <-wake:
 		case <-ctx.Done():
 			rs.mu.Lock()
+			if rs.applied < ev.Seq {
+				rs.gaveUp[ev.ID] = true
+			} else {
+				delete(rs.outcome, ev.ID)
+			}
 			return fmt.Errorf("lobby: the rooms did not answer: %w", ctx.Err())
 		}
 		rs.mu.Lock()
@@ -618,7 +624,11 @@ func (rs *SharedRooms) read(sub bus.Subscription) {
 		if jerr == nil {
 			err := rs.apply(m, ev)
 			if m.Wait && m.Inst == rs.cfg.Instance {
-				rs.outcome[ev.ID] = err
+				if rs.gaveUp[ev.ID] {
+					delete(rs.gaveUp, ev.ID)
+				} else {
+					rs.outcome[ev.ID] = err
+				}
 			}
 		}
 		rs.applied = ev.Seq
