@@ -123,7 +123,9 @@ type SharedConfig struct {
 	// with no lock held; maybe more than once for one race (after a
 	// takeover of the lease): RaceResult.Key(SharedKey) is the same each
 	// time, for the store to keep it once.
-	OnRaceEnd func(RaceResult)
+	// A result it fails to store (an error) is stored again at the
+	// holder's next tick.
+	OnRaceEnd func(RaceResult) error
 	// OnRoundOver is called on every server when a race ends or its room
 	// closes, with no lock held: the server may forget its racers' games.
 	OnRoundOver func(code string, round int, placings []Placing)
@@ -187,6 +189,7 @@ type sharedRoom struct {
 	ended    time.Time
 	results  []Placing
 	lastEnd  *RaceResult // the last race's result, for a new lease holder to store again
+	unstored bool        // the holder failed to store lastEnd: its next tick tries again
 	chat     []ChatLine
 	muted    map[string]bool
 	reason   string
@@ -693,13 +696,27 @@ func (rs *SharedRooms) tryLease() {
 			rs.logf("lobby: shared rooms: %v", err)
 		}
 	}
-	if rs.cfg.OnRaceEnd != nil {
-		for _, res := range again {
-			rs.cfg.OnRaceEnd(res)
-		}
+	for _, res := range again {
+		rs.record(res)
 	}
 	if held {
 		rs.duties()
+	}
+}
+
+// record has OnRaceEnd store a race's result, and notes whether it did.
+func (rs *SharedRooms) record(res RaceResult) {
+	if rs.cfg.OnRaceEnd == nil {
+		return
+	}
+	err := rs.cfg.OnRaceEnd(res)
+	if err != nil {
+		rs.logf("lobby: shared rooms: store race %s round %d (tried again later): %v", res.Code, res.Round, err)
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if r := rs.rooms[res.Code]; r != nil && r.lastEnd != nil && r.lastEnd.Round == res.Round {
+		r.unstored = err != nil
 	}
 }
 
@@ -712,7 +729,11 @@ func (rs *SharedRooms) duties() {
 	now := rs.cfg.Clock.Now()
 	var ends []string
 	var closes []string
+	var unstored []RaceResult
 	for _, r := range rs.rooms {
+		if r.unstored && r.lastEnd != nil {
+			unstored = append(unstored, *r.lastEnd)
+		}
 		if (r.phase == PhaseRacing || r.phase == PhaseCountdown) && (r.phase == PhaseRacing && r.allDone() || !r.deadline.IsZero() && !now.Before(r.deadline)) {
 			ends = append(ends, r.code)
 		}
@@ -721,6 +742,9 @@ func (rs *SharedRooms) duties() {
 		}
 	}
 	rs.mu.Unlock()
+	for _, res := range unstored {
+		rs.record(res)
+	}
 	for _, code := range ends {
 		rs.endRace(code)
 	}
@@ -1184,9 +1208,9 @@ func (rs *SharedRooms) end(r *sharedRoom, m sharedMsg) {
 	rs.changed(r)
 	res := RaceResult{Code: r.code, Round: r.round, RulesID: r.cfg.Rules.ID(), Deal: r.cfg.Deal, Verdict: r.cfg.Verdict,
 		Started: r.startsDB, Ended: time.UnixMilli(m.At), Placings: slices.Clone(r.results)}
-	r.lastEnd = &res
-	if rs.holder && rs.cfg.OnRaceEnd != nil {
-		rs.after = append(rs.after, func() { rs.cfg.OnRaceEnd(res) })
+	r.lastEnd, r.unstored = &res, false
+	if rs.holder {
+		rs.after = append(rs.after, func() { rs.record(res) })
 	}
 	if rs.cfg.OnRoundOver != nil {
 		code, round, ps := r.code, r.round, slices.Clone(r.results)
