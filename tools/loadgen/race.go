@@ -14,6 +14,14 @@ package main
 //	loadgen -baseline-server -addr 127.0.0.1:23301
 //	loadgen -addr 127.0.0.1:23234 -race 1000 -lobby-viewers 20 -width 100 -height 34 -duration 30s \
 //	    -pid ARCADE_PID -baseline-addr 127.0.0.1:23301 -baseline-pid BASELINE_PID
+//
+// Over a cluster, -addr lists its servers (comma-separated): each room's
+// racers are spread over them in turn, the report adds the latency from a
+// move on one server to the panel on another, and -database-url (the
+// cluster's PostgreSQL) counts the bus's NOTIFYs during the race.
+// cluster-race.sh runs it over two instances, then the SQLite baseline:
+//
+//	DATABASE_URL=postgres://… tools/loadgen/cluster-race.sh 500 8 20s
 
 import (
 	"bytes"
