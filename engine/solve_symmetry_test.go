@@ -72,14 +72,14 @@ func TestCanonStock(t *testing.T) {
 		{"the 5 and the last 7", 1<<3 | 1<<4, 1<<3 | 1<<4},
 		{"all", 31, 31},
 	}
-	s := &solver{nPyr: 1, nStk: 5, fullStk: 31}
+	s := &solver{nPyr: 1, nStk: 5, fullStk: 31, open: true}
 	for j, r := range []int8{5, 5, 7, 5, 7} {
 		s.rank[1+j] = r
 		s.stkRank[r] |= 1 << j
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := s.canonStock(tc.stk, nil); got != tc.want {
+			if got := s.canonStock(0, tc.stk, nil); got != tc.want {
 				t.Errorf("canonStock(%05b) = %05b, want %05b", tc.stk, got, tc.want)
 			}
 		})

@@ -152,19 +152,36 @@ func (s *solver) ordinal(p *pos, canon *[maxStock + 1]uint8) uint8 {
 // its class: with one waste pile, play depends on the stock only through
 // the ranks of its remaining cards in order (suits never matter), so two
 // removed sets that leave the same sequence of ranks, with the boundary
-// at the same place in it, are the same position. The canonical set
-// leaves the sequence at the earliest stock indices that spell it (each
-// card at the first index after the previous one that holds its rank),
+// at the same place in it, are the same position. Where pile cards pair
+// only with pyramid cards (pairs need one, or the stock is closed), a
+// card whose partner rank is gone from the pyramid (dead, a King never)
+// can never leave, whatever its rank: dead cards count as one rank, and
+// which ranks are dead depends only on the pyramid, the same for the
+// whole class. The canonical set leaves the sequence at the earliest
+// stock indices that spell it (each card at the first index after the
+// previous one that holds its rank, or any dead card for a dead one),
 // which lies at or before each remaining card's own. canon, when not nil,
 // receives for each remaining stock index its canonical index, and nStk
 // for nStk.
-func (s *solver) canonStock(stk uint64, canon *[maxStock + 1]uint8) uint64 {
+func (s *solver) canonStock(pyr, stk uint64, canon *[maxStock + 1]uint8) uint64 {
 	rest := s.fullStk &^ stk
+	var dead uint64 // the stock cards whose rank is dead
+	if s.pyrPairs || !s.open {
+		for r := 1; r <= 12; r++ {
+			if s.pyrRank[13-r]&^pyr == 0 {
+				dead |= s.stkRank[r]
+			}
+		}
+	}
 	var out uint64
 	from := uint64(0) // the indices still free to use: from on
 	for r := rest; r != 0; r &= r - 1 {
 		j := bits.TrailingZeros64(r)
-		e := bits.TrailingZeros64(s.stkRank[s.rank[s.nPyr+j]] &^ (1<<from - 1))
+		like := s.stkRank[s.rank[s.nPyr+j]]
+		if dead&(1<<j) != 0 {
+			like = dead
+		}
+		e := bits.TrailingZeros64(like &^ (1<<from - 1))
 		out |= 1 << e
 		from = uint64(e + 1)
 		if canon != nil {
@@ -181,7 +198,7 @@ func (s *solver) canonStock(stk uint64, canon *[maxStock + 1]uint8) uint64 {
 // boundary with it: a position that plays exactly as p (one waste pile).
 func (s *solver) canonPos(p *pos) {
 	var canon [maxStock + 1]uint8
-	p.stk = s.canonStock(p.stk, &canon)
+	p.stk = s.canonStock(p.pyr, p.stk, &canon)
 	p.b = int32(canon[p.b])
 }
 
@@ -189,7 +206,7 @@ func (s *solver) canonPos(p *pos) {
 // canonStock), filling canon.
 func (s *solver) canonLayerKey(p *pos, canon *[maxStock + 1]uint8) stateKey {
 	c := *p
-	c.stk = s.canonStock(p.stk, canon)
+	c.stk = s.canonStock(p.pyr, p.stk, canon)
 	return s.layerKey(&c)
 }
 
@@ -382,7 +399,7 @@ func (s *solver) macroSearch(p pos) bool {
 		return true
 	}
 	c := p
-	c.stk = s.canonStock(p.stk, nil)
+	c.stk = s.canonStock(p.pyr, p.stk, nil)
 	k := s.layerKey(&c)
 	_, prev, ok := s.enter(&k, 0)
 	if !ok {
