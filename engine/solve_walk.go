@@ -64,15 +64,23 @@ func (s *solver) search(p pos) bool {
 
 // layer walks p's layer from p.
 func (s *solver) layer(p *pos) bool {
+	var canon [maxStock + 1]uint8
 	if s.draw == 3 && p.pst != p.stk {
 		chain := bits.OnesCount64(s.fullStk&^p.stk&(1<<p.b-1)) % 3
 		k := s.segmentKey(p, chain)
-		stop, prev, ok := s.enter(&k, uint8(p.b))
+		if s.segPst {
+			c := *p
+			c.pst, c.stk = s.canonPass(p.pst, p.stk, &canon)
+			k = s.segmentKey(&c, chain)
+		} else {
+			identity(&canon)
+		}
+		stop, prev, ok := s.enter(&k, canon[p.b])
 		if !ok {
 			return false
 		}
 		defer s.release(k, prev)
-		for first := true; int(p.b) < stop; first = false {
+		for first := true; int(canon[p.b]) < stop; first = false {
 			if win, forced := s.position(p, first); win || forced || s.cut {
 				return win
 			}
@@ -86,7 +94,20 @@ func (s *solver) layer(p *pos) bool {
 		}
 		s.advance(p, advanceMove(Redeal))
 	}
-	k := s.layerKey(p)
+	// The layer's key and ordinals are those of its canonical stock (see
+	// canonStock, canonPass).
+	var k stateKey
+	switch {
+	case s.draw == 1:
+		k = s.canonLayerKey(p, &canon)
+	case s.segPst: // three piles, pst = stk
+		c := *p
+		c.pst, c.stk = s.canonPass(p.pst, p.stk, &canon)
+		k = s.layerKey(&c)
+	default:
+		k = s.layerKey(p)
+		identity(&canon)
+	}
 	if s.passes == 0 { // three piles: the stock cycles
 		_, prev, ok := s.enter(&k, 0)
 		if !ok {
@@ -109,16 +130,6 @@ func (s *solver) layer(p *pos) bool {
 			if p.b == start {
 				return false
 			}
-		}
-	}
-	// One waste pile: the layer's key and ordinals are those of its
-	// canonical stock (see canonStock).
-	var canon [maxStock + 1]uint8
-	if s.draw == 1 {
-		k = s.canonLayerKey(p, &canon)
-	} else {
-		for j := range canon {
-			canon[j] = uint8(j)
 		}
 	}
 	stop, prev, ok := s.enter(&k, s.ordinal(p, &canon))
@@ -192,6 +203,46 @@ func (s *solver) canonStock(pyr, stk uint64, canon *[maxStock + 1]uint8) uint64 
 		canon[s.nStk] = uint8(s.nStk)
 	}
 	return s.fullStk &^ out
+}
+
+// canonPass is canonStock for three piles (without dead cards), where a
+// position's piles depend on the pass's sequence: the stock without pst,
+// the cards removed when the pass began, in which the cards removed since
+// (stk without pst) keep their places. Two positions whose sequences
+// agree in the ranks of the remaining cards and in where the removed ones
+// lie, the boundary at the same place, are the same position. The
+// canonical sequence lies at the earliest indices that spell it, a
+// removed card at the first index after the previous card's, whatever
+// its rank. It returns the canonical pst and stk; canon receives each
+// remaining index's canonical one, and nStk for nStk.
+func (s *solver) canonPass(pst, stk uint64, canon *[maxStock + 1]uint8) (cpst, cstk uint64) {
+	var seq, holes uint64
+	from := uint64(0)
+	for r := s.fullStk &^ pst; r != 0; r &= r - 1 {
+		j := bits.TrailingZeros64(r)
+		like := s.stkRank[s.rank[s.nPyr+j]]
+		hole := stk&(1<<j) != 0
+		if hole {
+			like = s.fullStk
+		}
+		e := bits.TrailingZeros64(like &^ (1<<from - 1))
+		seq |= 1 << e
+		if hole {
+			holes |= 1 << e
+		}
+		from = uint64(e + 1)
+		canon[j] = uint8(e)
+	}
+	canon[s.nStk] = uint8(s.nStk)
+	cpst = s.fullStk &^ seq
+	return cpst, cpst | holes
+}
+
+// identity makes canon map every index to itself.
+func identity(canon *[maxStock + 1]uint8) {
+	for j := range canon {
+		canon[j] = uint8(j)
+	}
 }
 
 // canonPos replaces p's stock by its canonical one (see canonStock), the
