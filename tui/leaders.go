@@ -57,6 +57,9 @@ type leadersScreen struct {
 	playing int
 	// par is the par of the day's deal (par.go), 0 until known.
 	par int
+	// dailyDone: the player finished today's daily deal, as the menu
+	// knows it, on the board or off it (an assisted game is off it).
+	dailyDone bool
 }
 
 // newLeadersScreen builds the screen; open shows and loads it.
@@ -199,9 +202,9 @@ func (b *leadersScreen) update(msg tea.Msg) tea.Cmd {
 		return b.load(b.date)
 	case key.Matches(k, b.ghost):
 		// The first line shown: scroll to race another. Today's board
-		// only once the player is on it (no spoilers); the server checks
-		// it again.
-		if b.date == b.today && !slices.ContainsFunc(b.entries, func(e BoardEntry) bool { return e.You }) {
+		// only once the player finished the deal (no spoilers); the
+		// server checks it again.
+		if b.date == b.today && !b.dailyDone && !slices.ContainsFunc(b.entries, func(e BoardEntry) bool { return e.You }) {
 			b.say(sWarn, "finish today's daily deal first: its best plays would spoil it")
 		} else if b.top < len(b.entries) && b.entries[b.top].GameID != "" {
 			b.event = ghostAskMsg{ref: b.entries[b.top].GameID}

@@ -48,7 +48,8 @@ type (
 	menuRaceMsg struct {
 		join  bool
 		code  string
-		watch bool // watch the room code (the Lobby's w on a racer)
+		watch bool   // watch the room code (the Lobby's w on a racer)
+		racer string // the racer whose board a spectator sees first (a player ID)
 	}
 	// raceMovedMsg: the seat in room from went to another session of
 	// the player, which is seated in room to now (empty: in none).
@@ -219,6 +220,7 @@ func (m *Model) handleRace(msg tea.Msg) tea.Cmd {
 		case rs.stage == stageRoom:
 			return nil // back to the room the player is in
 		case mr.watch:
+			rs.watched = mr.racer
 			return rs.ask(raceReq{kind: raceWatch, code: mr.code})
 		case mr.code != "":
 			return rs.ask(raceReq{kind: raceJoin, code: mr.code})
@@ -586,6 +588,13 @@ func (rs *raceScreen) racing() bool {
 		rs.table.d.status == engine.Playing && rs.mine().State != lobby.RacerLeft
 }
 
+// promptOpen reports whether the racer's move prompt is open: it takes
+// every key, esc closing it, as at the table (t, q and ? are typed, not
+// the room's).
+func (rs *raceScreen) promptOpen() bool {
+	return !rs.watching && rs.table != nil && rs.table.promptOpen && rs.racing()
+}
+
 // mine is the player's line of the panel.
 func (rs *raceScreen) mine() lobby.Racer {
 	for _, r := range rs.racers {
@@ -610,6 +619,9 @@ func (rs *raceScreen) key(k tea.KeyMsg) tea.Cmd {
 			rs.event = raceLeftMsg{}
 		}
 		return nil
+	}
+	if rs.promptOpen() {
+		return rs.raceKey(k)
 	}
 	km := &rs.keys
 	if k.String() != "q" && k.String() != "esc" {

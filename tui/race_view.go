@@ -177,7 +177,7 @@ func (rs *raceScreen) racerLine(r lobby.Racer) string {
 }
 
 // The race's help bar, and the order it gives items up in.
-var raceBarDrop = [...]uint8{5, 0, 1, 4, 2, 3, 6, 7}
+var raceBarDrop = [...]uint8{5, 0, 1, 4, 2, 3, 8, 6, 7}
 
 func (rs *raceScreen) raceBar() []key.Binding {
 	if rs.watching {
@@ -190,7 +190,7 @@ func (rs *raceScreen) raceBar() []key.Binding {
 		rs.table.d.status != engine.Playing {
 		undo.SetEnabled(false) // undo never takes back a draw or a redeal in a race
 	}
-	return []key.Binding{k.Move, sel, k.Draw, undo, k.Redo, k.Prompt, rs.keys.Chat, rs.keys.Leave}
+	return []key.Binding{k.Move, sel, k.Draw, undo, k.Redo, k.Prompt, rs.keys.Chat, rs.keys.Leave, rs.keys.Help}
 }
 
 // racerMark is the mark before a racer's name in the panel: > for the
