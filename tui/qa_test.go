@@ -183,3 +183,72 @@ func TestRacePromptEsc(t *testing.T) {
 		t.Fatalf("esc twice on a ghost race's prompt: screen %d, prompt open %v", hg.m.cur, hg.m.race() != nil && hg.m.race().table.promptOpen)
 	}
 }
+
+// TestDailyShareLineFits80: the share line of an assisted daily ended
+// "… 45 moves · assis…" at 80 columns, cut where a player copies it
+// from; when "share: " does not leave room for it, the line shows alone.
+func TestDailyShareLineFits80(t *testing.T) {
+	store := &recordingGames{res: SaveResult{Status: StatusWon}}
+	h := newHarness(t, Deps{Args: []string{"daily"}, Unicode: true, Player: testPlayer, Games: store,
+		Solver: &dailySolver{fakeSolver: fakeSolver{deal: engine.Unknown}, deal: 3}})
+	h.keys("d", "u")
+	endGame(t, h, "daily", 3, engine.Won)
+	want := h.m.table().shareLine()
+	if !strings.HasSuffix(want, "· assisted") {
+		t.Fatalf("share line %q, want it assisted", want)
+	}
+	h.wantScreen(" " + want + "\n")
+	h.resize(120, 40)
+	h.wantScreen("share: " + want)
+}
+
+// TestRaceRematchAndMuteSay: the host's r left "dealing a new race…" on
+// the message line of the new waiting room (the others kept "the race is
+// over"), and /mute NAME said nothing to the host; both say what
+// happened now.
+func TestRaceRematchAndMuteSay(t *testing.T) {
+	snap := raceRoom(3, lobby.PhaseRacing)
+	h, _ := raceHarness(t, snap, 80, 24)
+	done := raceRoom(3, lobby.PhaseResults)
+	done.Seq = 2
+	h.send(RaceEventMsg{Event: lobby.RoomChanged{Snapshot: done}})
+	h.keys("r")
+	next := raceRoom(3, lobby.PhaseWaiting)
+	next.Round, next.Seq, next.Deal = 2, 3, 43
+	h.send(RaceEventMsg{Event: lobby.RoomChanged{Snapshot: next}})
+	h.wantNotScreen("dealing a new race", "the race is over")
+	h.wantScreen("a rematch on a new deal")
+	h.keys("t")
+	h.typeText("/mute racer2")
+	h.keys("enter")
+	h.wantScreen("racer2 is muted in this room")
+	h.keys("t")
+	h.typeText("/unmute racer2")
+	h.keys("enter")
+	h.wantScreen("racer2 may chat again")
+}
+
+// TestRaceMinisApart: at 160 columns the bottom rows of the racers' mini
+// pyramids ran together into one row of 21 cards (one blank between
+// pyramids, as between cards); two blanks part them now, and eight still
+// fit at 120 columns.
+func TestRaceMinisApart(t *testing.T) {
+	for _, w := range []int{120, 160} {
+		snap := raceRoom(8, lobby.PhaseRacing)
+		h, _ := raceHarness(t, snap, w, 40)
+		s := screenOf(h)
+		if got := strings.Count(s, "▲"); got != 8*28 {
+			t.Fatalf("at %d columns %d cards in the mini pyramids, want %d:\n%s", w, got, 8*28, s)
+		}
+		ls := strings.Split(s, "\n")
+		bottom := ls[len(ls)-3]
+		if strings.Count(bottom, "▲ ▲ ▲ ▲ ▲ ▲ ▲ ▲") > 0 || strings.Count(bottom, "▲  ▲") != 7 {
+			t.Errorf("at %d columns the bottom rows are not apart: %q", w, bottom)
+		}
+		for i, l := range ls {
+			if cells(l) > w {
+				t.Errorf("at %d columns line %d is %d wide", w, i, cells(l))
+			}
+		}
+	}
+}

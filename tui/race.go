@@ -433,6 +433,11 @@ func (rs *raceScreen) setSnap(s lobby.Snapshot, resume *engine.Record) {
 	case lobby.PhaseWaiting:
 		if rs.table != nil && rs.round != s.Round {
 			rs.table = nil // a rematch: a new deal comes with the next start
+			if rs.watching {
+				rs.say(sInfo, "a rematch on a new deal: the race shows here when the host starts it")
+			} else {
+				rs.say(sInfo, "a rematch on a new deal: r marks you ready")
+			}
 		}
 	case lobby.PhaseRacing, lobby.PhaseResults:
 		if rs.table == nil || rs.round != s.Round {
@@ -889,7 +894,16 @@ func (rs *raceScreen) muteCommand(text string) (tea.Cmd, bool) {
 	for _, r := range rs.racers {
 		if strings.EqualFold(r.Name, name) {
 			code, races, id, muted := rs.snap.Code, rs.races, r.ID, verb == "/mute"
-			return rs.call(verb[1:], func() error { return races.Mute(code, id, muted) }), true
+			note := clean(r.Name, 16) + " may chat again"
+			if muted {
+				note = clean(r.Name, 16) + " is muted in this room"
+			}
+			return func() tea.Msg {
+				if err := races.Mute(code, id, muted); err != nil {
+					return raceDoneMsg{what: verb[1:], err: err}
+				}
+				return raceDoneMsg{what: verb[1:], note: note}
+			}, true
 		}
 	}
 	rs.say(sErr, clean("nobody called "+name+" in this room", 100))

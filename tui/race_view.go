@@ -41,14 +41,16 @@ func (rs *raceScreen) pyramidRows() int {
 	return 7
 }
 
-// miniW is the width of one racer's mini pyramid block.
-func (rs *raceScreen) miniW() int { return max(2*rs.pyramidRows()-1, 10) + 1 }
+// miniW is the width of one racer's mini pyramid block: a margin of two
+// cells, which parts its bottom row from the block before by two blanks
+// (one is the gap between cards), and the pyramid.
+func (rs *raceScreen) miniW() int { return max(2*rs.pyramidRows()-1, 10) + 2 }
 
 // minis reports whether the panel draws a mini pyramid per racer: in a
 // window of 120 columns or more, wide enough for all of them, and tall
 // enough beside the board.
 func (rs *raceScreen) minis() bool {
-	if rs.table == nil || rs.w < 120 || len(rs.racers)*rs.miniW() > rs.w-1 {
+	if rs.table == nil || rs.w < 120 || len(rs.racers)*rs.miniW() > rs.w {
 		return false
 	}
 	_, needH := rs.table.needs()
