@@ -162,6 +162,11 @@ func (a *App) newRaces(ctx context.Context, p tui.Player, sess *lobby.Session, g
 			// session's ID tells it apart.
 			me.Name = me.ID
 		}
+		if a.shared != nil {
+			// Session numbers are this server's: in the cluster's rooms
+			// the server's name keeps two guests' seats apart.
+			me.ID += "@" + a.instance
+		}
 	}
 	rs := &races{a: a, me: me, sink: sess.Queue(), sess: sess, games: g, held: map[string]bool{}}
 	context.AfterFunc(ctx, rs.leaveAll)
@@ -222,6 +227,11 @@ func (rs *races) seated(snap lobby.Snapshot) tui.RaceSeat {
 	}
 	rs.mu.Unlock()
 	rs.hold(snap.Code, true)
+	if rs.sess != nil {
+		// A racer watches nothing else, in any session (tui: the
+		// spectate screen, or a race room's, ends saying why).
+		rs.a.lobby.StopWatching(rs.sess, "you joined room "+snap.Code)
+	}
 	rs.doing(snap, 0)
 	seat := tui.RaceSeat{You: rs.me.ID, Snapshot: snap}
 	if snap.Phase == lobby.PhaseRacing {

@@ -227,3 +227,51 @@ func TestRacePlayUnstoredIsUndone(t *testing.T) {
 		t.Fatalf("ann's comeback: resume %+v, seq %d; want the stored move and seq 2", back.Resume, back.Seq)
 	}
 }
+
+// TestJoiningARoomStopsWatching: a player who takes a seat in a race
+// room stops watching in their other sessions: the watched player's
+// count drops and the watching session is told why.
+func TestJoiningARoomStopsWatching(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	host, _ := f.racer(t, "host", false)
+	seat, err := host.Create(ctx, tui.RoomOptions{Rules: engine.Classic()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, _, err := f.st.GetOrCreatePlayer(ctx, "SHA256:ann", "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob := f.app.lobby.Join(lobby.Player{ID: "SHA256:bob", Name: "bob"})
+	watcher := f.app.lobby.Join(lobby.Player{ID: sp.ID, Name: "ann"})
+	if _, err := f.app.lobby.Watch(watcher, "bob"); err != nil {
+		t.Fatal(err)
+	}
+	f.app.lobby.SetDoing(watcher, lobby.Doing{What: lobby.Watching, Watched: "bob"})
+	racerSess := f.app.lobby.Join(lobby.Player{ID: sp.ID, Name: "ann"})
+	cctx, cancel := context.WithCancel(ctx)
+	t.Cleanup(cancel)
+	ann := f.app.newRaces(cctx, tui.Player{ID: sp.ID, Name: "ann"}, racerSess,
+		&games{st: f.st, owner: sessionToken(), lobby: f.app.lobby, self: racerSess})
+	if _, err := ann.Join(ctx, seat.Snapshot.Code); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.app.lobby.SpectatorsOf(bob); n != 0 {
+		t.Errorf("bob has %d spectators after ann joined a room, want 0", n)
+	}
+	qctx, qcancel := context.WithTimeout(ctx, 5*time.Second)
+	defer qcancel()
+	for {
+		ev, err := watcher.Queue().Next(qctx)
+		if err != nil {
+			t.Fatalf("the watching session was not told: %v", err)
+		}
+		if end, ok := ev.(lobby.WatchEnded); ok {
+			if want := "you joined room " + seat.Snapshot.Code; end.Reason != want {
+				t.Errorf("WatchEnded says %q, want %q", end.Reason, want)
+			}
+			return
+		}
+	}
+}

@@ -27,8 +27,14 @@ type Solver struct {
 	mu    sync.Mutex
 	daily map[dailyKey]*dailyDeal
 	// pars are the deals' pars worked out or on their way
-	// (solver_par.go), made on first use.
-	pars map[parKey]*parEntry
+	// (solver_par.go), made on first use; parQueue the ones waiting for
+	// the par lane, parRunning whether its worker runs.
+	pars       map[parKey]*parEntry
+	parQueue   []parJob
+	parRunning bool
+	// optimal is the shortest-line search (engine.SolveOptimal; tests
+	// replace it).
+	optimal func(ctx context.Context, g *engine.Game, budget int) engine.Solution
 }
 
 var _ tui.Solver = (*Solver)(nil)
@@ -50,7 +56,8 @@ func NewSolver(budget, concurrent int) *Solver {
 	if budget <= 0 {
 		budget = engine.DefaultBudget
 	}
-	return &Solver{budget: budget, slots: make(chan struct{}, max(concurrent, 1)), daily: map[dailyKey]*dailyDeal{}}
+	return &Solver{budget: budget, slots: make(chan struct{}, max(concurrent, 1)), daily: map[dailyKey]*dailyDeal{},
+		optimal: engine.SolveOptimal}
 }
 
 // acquire waits for a free solve slot; release gives it back.

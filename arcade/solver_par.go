@@ -19,6 +19,32 @@ var _ tui.Analyst = (*Solver)(nil)
 // so that a server up for months does not grow without end.
 const parCacheSize = 4096
 
+// Par solves have a lane of their own: one at a time for the whole
+// server, first come first served, never in the solve slots that hints,
+// new deals and race deals take (a race never waits on a par). Each is
+// bounded in positions (parBudget) and in time (parWorkTime), which bounds
+// its memory, and at most parQueueMax wait: when many rooms open at once
+// on as many deals, the pars past those are not worked out (the results
+// show none) unless somebody asks again later.
+const (
+	// parBudget is the most positions a par's shortest-line search
+	// stores: about 100 MB at most with today's search (measured: classic
+	// 5555, 676,000 positions, 127 MiB of heap at its peak; most race
+	// deals need a tenth of that).
+	parBudget = 1 << 20
+	// parWorkTime bounds a par's whole work, both searches.
+	parWorkTime = 20 * time.Second
+	// parQueueMax is the most pars waiting for the lane.
+	parQueueMax = 64
+)
+
+// parJob is a par waiting for the lane.
+type parJob struct {
+	r engine.Rules
+	d engine.Deal
+	e *parEntry
+}
+
 // liveBudget is the most positions the live check ("tell me when a deal
 // can no longer be won") searches after a move: a fraction of a second.
 // It runs after every move of every player who turned the setting on,
@@ -81,8 +107,10 @@ func (s *Solver) Par(ctx context.Context, r engine.Rules, d engine.Deal) (int, e
 // race deal's, so that it is known by the time a player wins.
 func (s *Solver) WarmPar(r engine.Rules, d engine.Deal) { s.parEntry(r, d) }
 
-// parEntry returns the cache entry of deal d under r, starting its work
-// when it is new.
+// parEntry returns the cache entry of deal d under r, queueing its work
+// for the par lane when it is new. When parQueueMax pars wait already,
+// the entry returned is done without a par and is not kept: a later ask
+// queues it again.
 func (s *Solver) parEntry(r engine.Rules, d engine.Deal) *parEntry {
 	key := keyOf(r, d)
 	s.mu.Lock()
@@ -93,39 +121,62 @@ func (s *Solver) parEntry(r engine.Rules, d engine.Deal) *parEntry {
 	if e, ok := s.pars[key]; ok {
 		return e
 	}
+	e := &parEntry{done: make(chan struct{})}
+	if len(s.parQueue) >= parQueueMax {
+		close(e.done)
+		return e
+	}
 	if len(s.pars) >= parCacheSize {
 		s.forgetPars()
 	}
-	e := &parEntry{done: make(chan struct{})}
 	s.pars[key] = e
-	go func() {
-		defer close(e.done)
-		defer func() {
-			if recover() != nil {
-				e.par = 0
-			}
-		}()
-		// Not the asker's context: the par is for everybody.
-		ctx := context.Background()
-		if s.acquire(ctx) != nil {
+	s.parQueue = append(s.parQueue, parJob{r: r, d: d, e: e})
+	if !s.parRunning {
+		s.parRunning = true
+		go s.parLane()
+	}
+	return e
+}
+
+// parLane works out the pars queued, one at a time, and ends when none
+// is left.
+func (s *Solver) parLane() {
+	for {
+		s.mu.Lock()
+		if len(s.parQueue) == 0 {
+			s.parRunning = false
+			s.parQueue = nil
+			s.mu.Unlock()
 			return
 		}
-		defer s.release()
-		g, err := engine.NewGame(r, d)
-		if err != nil {
-			return
-		}
-		// The shortest-line search stores every position it meets
-		// (about 32 bytes each), where the ordinary solve keeps about
-		// one in ten: capped at the engine's default, it holds at most
-		// a few hundred megabytes, whatever budget the server was
-		// given.
-		sol := engine.SolveOptimal(ctx, g, min(s.budget, engine.DefaultOptimalBudget))
-		if sol.Verdict == engine.Winnable && sol.Optimal {
-			e.par = len(sol.Moves)
+		job := s.parQueue[0]
+		s.parQueue[0] = parJob{}
+		s.parQueue = s.parQueue[1:]
+		s.mu.Unlock()
+		s.workPar(job)
+	}
+}
+
+// workPar works out one par and closes its entry.
+func (s *Solver) workPar(job parJob) {
+	e := job.e
+	defer close(e.done)
+	defer func() {
+		if recover() != nil {
+			e.par = 0
 		}
 	}()
-	return e
+	// Not the asker's context: the par is for everybody.
+	ctx, cancel := context.WithTimeout(context.Background(), parWorkTime)
+	defer cancel()
+	g, err := engine.NewGame(job.r, job.d)
+	if err != nil {
+		return
+	}
+	sol := s.optimal(ctx, g, min(s.budget, parBudget))
+	if sol.Verdict == engine.Winnable && sol.Optimal {
+		e.par = len(sol.Moves)
+	}
 }
 
 // forgetPars drops the finished entries of the par cache. The caller

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -221,5 +222,126 @@ func TestRaceDealParIsWarmed(t *testing.T) {
 	}
 	if p, ok := parOf(ctx, s, r, 3); !ok || p != 58 {
 		t.Fatalf("race deal's par: %d, %v; want 58", p, ok)
+	}
+}
+
+// TestSolverParLane: pars are worked out one at a time, in the order
+// asked, outside the solve slots (all of them taken here); past
+// parQueueMax waiting, a par is not queued, and a later ask queues it.
+func TestSolverParLane(t *testing.T) {
+	s := NewSolver(0, 1)
+	s.slots <- struct{}{} // every solve slot is taken: par must not need one
+	defer s.release()
+	var mu sync.Mutex
+	running, most := 0, 0
+	var order []uint64
+	entered := make(chan uint64)
+	proceed := make(chan struct{})
+	s.optimal = func(ctx context.Context, g *engine.Game, budget int) engine.Solution {
+		mu.Lock()
+		running++
+		most = max(most, running)
+		order = append(order, g.Deal().Number)
+		mu.Unlock()
+		entered <- g.Deal().Number
+		<-proceed
+		mu.Lock()
+		running--
+		mu.Unlock()
+		if budget > parBudget {
+			t.Errorf("a par searched with a budget of %d positions, want at most %d", budget, parBudget)
+		}
+		return engine.Solution{Verdict: engine.Winnable, Optimal: true, Moves: make([]engine.Move, int(g.Deal().Number))}
+	}
+	r := engine.Classic()
+	deal := func(n uint64) engine.Deal { return engine.NewDeal(n, r.Decks) }
+	s.WarmPar(r, deal(1))
+	if n := <-entered; n != 1 {
+		t.Fatalf("the lane started with deal %d, want 1", n)
+	}
+	// Deal 1 is being worked out: queue the lane full, and more.
+	for n := uint64(2); n < 2+parQueueMax+5; n++ {
+		s.WarmPar(r, deal(n))
+	}
+	late := uint64(2 + parQueueMax + 2)
+	if _, err := s.Par(context.Background(), r, deal(late)); !errors.Is(err, tui.ErrNoPar) {
+		t.Fatalf("a par past the queue's bound: %v, want ErrNoPar at once", err)
+	}
+	for want := uint64(2); want < 2+parQueueMax; want++ {
+		proceed <- struct{}{}
+		if n := <-entered; n != want {
+			t.Fatalf("the lane took deal %d, want %d", n, want)
+		}
+	}
+	proceed <- struct{}{}
+	if p, err := s.Par(context.Background(), r, deal(2+parQueueMax-1)); err != nil || p != int(2+parQueueMax-1) {
+		t.Fatalf("the last par queued: %d, %v", p, err)
+	}
+	// The lane is idle: the deal left out is queued when asked again.
+	done := make(chan int)
+	go func() {
+		p, _ := s.Par(context.Background(), r, deal(late))
+		done <- p
+	}()
+	if n := <-entered; n != late {
+		t.Fatalf("asked again, the lane took deal %d, want %d", n, late)
+	}
+	proceed <- struct{}{}
+	if p := <-done; p != int(late) {
+		t.Fatalf("par of the deal asked again: %d, want %d", p, late)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if most != 1 {
+		t.Errorf("%d pars worked out at once, want 1", most)
+	}
+}
+
+// BenchmarkParBurst is the par work of eight race rooms opened at once on
+// eight deals (the first race of a deal works out its par): the time
+// until every par is known, and the most heap in use meanwhile, sampled
+// every 10 ms.
+//
+//	go test -run '^$' -bench ParBurst -benchtime 1x ./arcade/
+func BenchmarkParBurst(b *testing.B) {
+	r := engine.Classic()
+	deals := []uint64{2, 3, 5, 16, 100, 1234, 5555, 99999}
+	for b.Loop() {
+		s := NewSolver(0, 2)
+		runtime.GC()
+		var peak uint64
+		stop := make(chan struct{})
+		sampled := make(chan struct{})
+		go func() {
+			defer close(sampled)
+			tick := time.NewTicker(10 * time.Millisecond)
+			defer tick.Stop()
+			var ms runtime.MemStats
+			for {
+				runtime.ReadMemStats(&ms)
+				peak = max(peak, ms.HeapInuse)
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+				}
+			}
+		}()
+		start := time.Now()
+		for _, n := range deals {
+			s.WarmPar(r, engine.NewDeal(n, r.Decks))
+		}
+		known := 0
+		for _, n := range deals {
+			if p, err := s.Par(context.Background(), r, engine.NewDeal(n, r.Decks)); err == nil && p > 0 {
+				known++
+			}
+		}
+		took := time.Since(start)
+		close(stop)
+		<-sampled
+		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+		b.ReportMetric(took.Seconds(), "s-all-known")
+		b.ReportMetric(float64(known), "pars-known")
 	}
 }

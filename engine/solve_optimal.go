@@ -136,6 +136,9 @@ func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok
 	s.optOneWord = words == 1 && s.draw == 1
 	o := &optSearch{s: s, words: words, stride: words + 1}
 	o.alloc(1 << 12)
+	if s.draw == 1 {
+		s.canonPos(&root)
+	}
 	h, alive := s.optBound(&root)
 	if !alive || h >= upper {
 		return nil, 1, true
@@ -178,6 +181,9 @@ func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok
 				gc = g0 + steps
 			} else if !s.apply(&c, &m) {
 				continue
+			}
+			if s.draw == 1 {
+				s.canonPos(&c)
 			}
 			key := s.optKey(&c)
 			hash, j, found := o.find(&key)
@@ -324,6 +330,9 @@ func (o *optSearch) line(i int32) []Move {
 				s.advanceRun(&q, m, nil)
 			} else {
 				s.apply(&q, &m)
+			}
+			if s.draw == 1 {
+				s.canonPos(&q)
 			}
 			k := s.optKey(&q)
 			if k[0] == want[0] && (o.words < 2 || k[1] == want[1]) && (o.words < 3 || k[2] == want[2]) {

@@ -111,12 +111,22 @@ func (s *solver) layer(p *pos) bool {
 			}
 		}
 	}
-	stop, prev, ok := s.enter(&k, s.ordinal(p))
+	// One waste pile: the layer's key and ordinals are those of its
+	// canonical stock (see canonStock).
+	var canon [maxStock + 1]uint8
+	if s.draw == 1 {
+		k = s.canonLayerKey(p, &canon)
+	} else {
+		for j := range canon {
+			canon[j] = uint8(j)
+		}
+	}
+	stop, prev, ok := s.enter(&k, s.ordinal(p, &canon))
 	if !ok {
 		return false
 	}
 	defer s.release(k, prev)
-	for first := true; int(s.ordinal(p)) < stop; first = false {
+	for first := true; int(s.ordinal(p, &canon)) < stop; first = false {
 		if win, forced := s.position(p, first); win || forced || s.cut {
 			return win
 		}
@@ -132,9 +142,55 @@ func (s *solver) layer(p *pos) bool {
 	return false
 }
 
-// ordinal orders the positions of a layer by pass, then boundary.
-func (s *solver) ordinal(p *pos) uint8 {
-	return uint8(int(p.pass)*(s.nStk+1) + int(p.b))
+// ordinal orders the positions of a layer by pass, then boundary, the
+// boundary as canon maps it (see canonLayerKey).
+func (s *solver) ordinal(p *pos, canon *[maxStock + 1]uint8) uint8 {
+	return uint8(int(p.pass)*(s.nStk+1) + int(canon[p.b]))
+}
+
+// canonStock maps a set of removed stock cards to the canonical one of
+// its class: with one waste pile, play depends on the stock only through
+// the ranks of its remaining cards in order (suits never matter), so two
+// removed sets that leave the same sequence of ranks, with the boundary
+// at the same place in it, are the same position. The canonical set
+// leaves the sequence at the earliest stock indices that spell it (each
+// card at the first index after the previous one that holds its rank),
+// which lies at or before each remaining card's own. canon, when not nil,
+// receives for each remaining stock index its canonical index, and nStk
+// for nStk.
+func (s *solver) canonStock(stk uint64, canon *[maxStock + 1]uint8) uint64 {
+	rest := s.fullStk &^ stk
+	var out uint64
+	from := uint64(0) // the indices still free to use: from on
+	for r := rest; r != 0; r &= r - 1 {
+		j := bits.TrailingZeros64(r)
+		e := bits.TrailingZeros64(s.stkRank[s.rank[s.nPyr+j]] &^ (1<<from - 1))
+		out |= 1 << e
+		from = uint64(e + 1)
+		if canon != nil {
+			canon[j] = uint8(e)
+		}
+	}
+	if canon != nil {
+		canon[s.nStk] = uint8(s.nStk)
+	}
+	return s.fullStk &^ out
+}
+
+// canonPos replaces p's stock by its canonical one (see canonStock), the
+// boundary with it: a position that plays exactly as p (one waste pile).
+func (s *solver) canonPos(p *pos) {
+	var canon [maxStock + 1]uint8
+	p.stk = s.canonStock(p.stk, &canon)
+	p.b = int32(canon[p.b])
+}
+
+// canonLayerKey is the layer key of p with its canonical stock (see
+// canonStock), filling canon.
+func (s *solver) canonLayerKey(p *pos, canon *[maxStock + 1]uint8) stateKey {
+	c := *p
+	c.stk = s.canonStock(p.stk, canon)
+	return s.layerKey(&c)
 }
 
 // unwalked is the table value of a layer no finished walk has covered.
@@ -325,7 +381,9 @@ func (s *solver) macroSearch(p pos) bool {
 	if s.won(&p) {
 		return true
 	}
-	k := s.layerKey(&p)
+	c := p
+	c.stk = s.canonStock(p.stk, nil)
+	k := s.layerKey(&c)
 	_, prev, ok := s.enter(&k, 0)
 	if !ok {
 		return false

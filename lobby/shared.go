@@ -111,8 +111,8 @@ type SharedConfig struct {
 	Clock Clock
 	// DBNow reads the cluster's clock (the database's); nil: Clock.Now.
 	DBNow func(ctx context.Context) (time.Time, error)
-	// MaxRooms bounds the rooms open in the cluster (DefaultMaxRooms
-	// when 0).
+	// MaxRooms bounds the rooms open in the cluster that this server
+	// opens new ones beside (DefaultMaxRooms when 0).
 	MaxRooms int
 	// Rand is the source of room codes; crypto/rand when nil.
 	Rand io.Reader
@@ -156,14 +156,17 @@ type SharedRooms struct {
 	wrong    map[string]*wrongCodes
 	after    []func() // what the current locked call must do once unlocked
 	closed   bool
-	tried    bool            // the lease was tried at least once
-	sessions []sharedSession // this server's sinks, by token
+	tried    bool             // the lease was tried at least once
+	sessions []*sharedSession // this server's sinks, by token
 }
 
-// sharedSession is one local session's sink and its token.
+// sharedSession is one local session's sink and its token, and how long
+// it has refused events (as a Room's seat).
 type sharedSession struct {
-	sid  string
-	sink Sink
+	sid     string
+	sink    Sink
+	refused time.Time // when it first refused an event in a row; zero when it takes them
+	drop    Timer
 }
 
 // sharedRoom is one room as the fold knows it, plus this server's
@@ -339,6 +342,12 @@ func NewShared(ctx context.Context, cfg SharedConfig) (*SharedRooms, error) {
 		defer rs.ended.Done()
 		rs.keepLease()
 	}()
+	// A hello of this server's, awaited: once the fold has applied it,
+	// it has read every room event before it, so that a player who
+	// connects now finds every open room.
+	if err := rs.do(sharedMsg{Op: "hello"}); err != nil {
+		rs.logf("lobby: shared rooms: read the rooms open: %v", err)
+	}
 	return rs, nil
 }
 
@@ -434,21 +443,91 @@ func (rs *SharedRooms) sidOf(sink Sink) string {
 	}
 	rs.sids++
 	sid := rs.cfg.Instance + "/" + strconv.Itoa(rs.sids)
-	rs.sessions = append(rs.sessions, sharedSession{sid: sid, sink: sink})
+	rs.sessions = append(rs.sessions, &sharedSession{sid: sid, sink: sink})
 	return sid
 }
 
-// sinkOf returns the local sink of a session token, or nil.
-func (rs *SharedRooms) sinkOf(inst, sid string) Sink {
+// sessionOf returns the local session of a token, or nil.
+func (rs *SharedRooms) sessionOf(inst, sid string) *sharedSession {
 	if inst != rs.cfg.Instance || sid == "" {
 		return nil
 	}
 	for _, s := range rs.sessions {
 		if s.sid == sid {
-			return s.sink
+			return s
 		}
 	}
 	return nil
+}
+
+// sinkOf returns the local sink of a session token, or nil.
+func (rs *SharedRooms) sinkOf(inst, sid string) Sink {
+	if s := rs.sessionOf(inst, sid); s != nil {
+		return s.sink
+	}
+	return nil
+}
+
+// post posts a discrete event to a local session and keeps track of its
+// refusals: the first in a row arms a check RoomDropAfter later.
+func (rs *SharedRooms) post(s *sharedSession, ev Event) {
+	if s.sink.Post(ev) {
+		if !s.refused.IsZero() {
+			s.refused = time.Time{}
+			if s.drop != nil {
+				s.drop.Stop()
+				s.drop = nil
+			}
+		}
+		return
+	}
+	if s.refused.IsZero() {
+		s.refused = rs.cfg.Clock.Now()
+		since := s.refused
+		s.drop = rs.cfg.Clock.AfterFunc(RoomDropAfter, func() { rs.checkDrop(s, since) })
+	}
+}
+
+// checkDrop runs RoomDropAfter after a session first refused an event:
+// if it refused everything since, and refuses to hear that it missed
+// some, it leaves its rooms (a racer's seat stays, as for Room).
+func (rs *SharedRooms) checkDrop(s *sharedSession, since time.Time) {
+	rs.mu.Lock()
+	defer rs.unlock()
+	if !s.refused.Equal(since) || !slices.Contains(rs.sessions, s) {
+		return
+	}
+	s.drop = nil
+	var out []sharedMsg
+	for _, r := range rs.sortedRooms() {
+		in := false
+		for _, m := range r.members {
+			if m.inst == rs.cfg.Instance && m.sid == s.sid {
+				in = true
+				out = append(out, sharedMsg{Op: "leave", Code: r.code, Target: m.ID, Sid: s.sid})
+			}
+		}
+		for _, w := range r.watchers {
+			if w.inst == rs.cfg.Instance && w.sid == s.sid {
+				in = true
+				out = append(out, sharedMsg{Op: "unwatch", Code: r.code, Target: w.id, Sid: s.sid})
+			}
+		}
+		if in && s.sink.Post(Missed{Code: r.code}) {
+			s.refused = time.Time{}
+			return
+		}
+	}
+	rs.after = append(rs.after, func() {
+		go func() {
+			for _, m := range out {
+				if err := rs.do(m); err != nil && !errors.Is(err, ErrNotMember) {
+					rs.logf("lobby: shared rooms: drop a session that stopped reading: %v", err)
+				}
+			}
+			rs.tidy()
+		}()
+	})
 }
 
 // forgetUnused drops the tokens of local sessions in no room.
@@ -462,7 +541,12 @@ func (rs *SharedRooms) forgetUnused() {
 			used[w.sid] = true
 		}
 	}
-	rs.sessions = slices.DeleteFunc(rs.sessions, func(s sharedSession) bool { return !used[s.sid] })
+	rs.sessions = slices.DeleteFunc(rs.sessions, func(s *sharedSession) bool {
+		if !used[s.sid] && s.drop != nil {
+			s.drop.Stop()
+		}
+		return !used[s.sid]
+	})
 }
 
 // publish publishes a lifecycle event.
@@ -710,7 +794,10 @@ func (rs *SharedRooms) endRace(code string) {
 // apply folds one lifecycle event into the rooms, with rs.mu held; the
 // error is the event's verdict (for its publisher, when waiting).
 func (rs *SharedRooms) apply(m sharedMsg, ev bus.Event) error {
-	if m.Op == "gone" {
+	switch m.Op {
+	case "hello":
+		return nil
+	case "gone":
 		rs.gone(m.Gone)
 		return nil
 	}
@@ -837,9 +924,8 @@ func (rs *SharedRooms) open(m sharedMsg, ev bus.Event) error {
 	if r := rs.rooms[m.Code]; r != nil {
 		return errCodeTaken
 	}
-	if len(rs.rooms) >= rs.cfg.MaxRooms {
-		return ErrTooManyRooms
-	}
+	// MaxRooms is not the fold's to check (servers may be configured
+	// apart, and the fold must decide alike everywhere): Create checks it.
 	for _, r := range rs.rooms {
 		if r.host == m.Who.ID {
 			return fmt.Errorf("%w (%s)", ErrAlreadyHosting, r.code)
@@ -1174,14 +1260,14 @@ func (rs *SharedRooms) close(r *sharedRoom, reason string) {
 
 // local calls f for each of this server's sessions in the room: members,
 // then spectators.
-func (rs *SharedRooms) local(r *sharedRoom, f func(Sink)) {
+func (rs *SharedRooms) local(r *sharedRoom, f func(*sharedSession)) {
 	for _, m := range r.members {
-		if s := rs.sinkOf(m.inst, m.sid); s != nil {
+		if s := rs.sessionOf(m.inst, m.sid); s != nil {
 			f(s)
 		}
 	}
 	for _, w := range r.watchers {
-		if s := rs.sinkOf(w.inst, w.sid); s != nil {
+		if s := rs.sessionOf(w.inst, w.sid); s != nil {
 			f(s)
 		}
 	}
@@ -1189,7 +1275,7 @@ func (rs *SharedRooms) local(r *sharedRoom, f func(Sink)) {
 
 // broadcast posts ev to this server's sessions in the room.
 func (rs *SharedRooms) broadcast(r *sharedRoom, ev Event) {
-	rs.local(r, func(s Sink) { s.Post(ev) })
+	rs.local(r, func(s *sharedSession) { rs.post(s, ev) })
 }
 
 // changed shows the room's new snapshot to this server's sessions in it.
@@ -1197,7 +1283,7 @@ func (rs *SharedRooms) changed(r *sharedRoom) {
 	r.seq++
 	var ev Event = RoomChanged{Snapshot: rs.snapshot(r)}
 	key := RoomKey(r.code)
-	rs.local(r, func(s Sink) { s.Coalesce(key, ev) })
+	rs.local(r, func(s *sharedSession) { s.sink.Coalesce(key, ev) })
 }
 
 // coalesceRacer shows m's line of the racer panel to this server's
@@ -1205,7 +1291,7 @@ func (rs *SharedRooms) changed(r *sharedRoom) {
 func (rs *SharedRooms) coalesceRacer(r *sharedRoom, m *sharedMember) {
 	var ev Event = RacerProgress{Code: r.code, Round: r.round, Racer: r.racer(m)}
 	key := RacerKey(r.code, m.ID)
-	rs.local(r, func(s Sink) { s.Coalesce(key, ev) })
+	rs.local(r, func(s *sharedSession) { s.sink.Coalesce(key, ev) })
 }
 
 // racer is m as the racer panel shows it.

@@ -66,6 +66,10 @@ func (rs *SharedRooms) Create(host Entrant, sink Sink, cfg RoomConfig) (*SharedR
 	}
 	for range 5 {
 		rs.mu.Lock()
+		if len(rs.rooms) >= rs.cfg.MaxRooms {
+			rs.mu.Unlock()
+			return nil, Snapshot{}, ErrTooManyRooms
+		}
 		code, cerr := newCode(rs.cfg.Rand, func(c string) bool { return rs.rooms[c] != nil })
 		sid := rs.sidOf(sink)
 		rs.mu.Unlock()

@@ -123,6 +123,8 @@ func sharedRace(t *testing.T, e *sharedEnv, a, b *SharedRooms) (code string, ann
 		t.Fatalf("after bob's join on b: %d members, want 2", len(snap.Members))
 	}
 	eventually(t, "a sees bob", func() bool { return len(h.Snapshot().Members) == 2 })
+	wantErr(t, "bob ready", hb.SetReady("id-bob", true), nil)
+	eventually(t, "a sees bob ready", func() bool { m, _ := h.Snapshot().Member("id-bob"); return m.Ready })
 	wantErr(t, "Start by bob (not the host)", hb.Start("id-bob"), ErrNotHost)
 	wantErr(t, "Start", h.Start("id-ann"), nil)
 	eventually(t, "both count down", func() bool {
@@ -267,6 +269,20 @@ func TestSharedServerDies(t *testing.T) {
 	}
 }
 
+// TestSharedDropsRefusingSession: a session that stops reading leaves its
+// room RoomDropAfter later, as in a Room: its racer counts as left.
+func TestSharedDropsRefusingSession(t *testing.T) {
+	e := newSharedEnv(t)
+	a, b := e.server("a"), e.server("b")
+	code, ann, _ := sharedRace(t, e, a, b)
+	hb, _ := b.Room(code)
+	ann.setRefuse(true)
+	wantErr(t, "bob says", hb.Say("id-bob", "still there?"), nil)
+	eventually(t, "ann refused the line", func() bool { ann.mu.Lock(); defer ann.mu.Unlock(); return ann.refused > 0 })
+	e.clock.Advance(RoomDropAfter)
+	eventually(t, "ann left, seen on b", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return !m.Present && m.State == RacerLeft })
+}
+
 // TestSharedDeadlineOneEnd: two servers that both think they hold the
 // lease end the same race at the deadline at once: one end event, and the
 // results both would store have one key.
@@ -301,5 +317,54 @@ func TestSharedDeadlineOneEnd(t *testing.T) {
 	}
 	if ends != 1 {
 		t.Fatalf("%d end events of room %s, want 1", ends, code)
+	}
+}
+
+// TestSharedQuickMatchWatchMute: quick match on one server finds the room
+// made on the other; a spectator and a mute cross servers too.
+func TestSharedQuickMatchWatchMute(t *testing.T) {
+	e := newSharedEnv(t)
+	a, b := e.server("a"), e.server("b")
+	cfg := classic()
+	ha, _, created, err := a.QuickMatch(pl("ann"), newSink(), cfg)
+	if err != nil || !created {
+		t.Fatalf("ann's quick match: created %v, %v", created, err)
+	}
+	eventually(t, "b lists ann's room", func() bool { return len(b.Public()) == 1 })
+	hb, snap, created, err := b.QuickMatch(pl("bob"), newSink(), cfg)
+	if err != nil || created || hb.Code() != ha.Code() || len(snap.Members) != 2 {
+		t.Fatalf("bob's quick match: room %v (ann's %s), created %v, %d members, %v", hb, ha.Code(), created, len(snap.Members), err)
+	}
+	eventually(t, "a lists 2 players", func() bool { p := a.Public(); return len(p) == 1 && p[0].Players == 2 && p[0].Host == "ann" })
+	_, err = hb.Watch("id-carol", newSink())
+	wantErr(t, "carol watches on b", err, nil)
+	eventually(t, "a counts carol", func() bool { return ha.Snapshot().Spectators == 1 })
+	wantErr(t, "carol stops on a (not hers)", ha.Unwatch("id-carol"), ErrNotMember)
+	wantErr(t, "carol stops on b", hb.Unwatch("id-carol"), nil)
+	eventually(t, "a counts none", func() bool { return ha.Snapshot().Spectators == 0 })
+	wantErr(t, "bob mutes ann (not the host)", hb.Mute("id-bob", "id-ann", true), ErrNotHost)
+	wantErr(t, "ann mutes bob", ha.Mute("id-ann", "id-bob", true), nil)
+	eventually(t, "b sees bob muted", func() bool { m, _ := hb.Snapshot().Member("id-bob"); return m.Muted })
+	wantErr(t, "bob says", hb.Say("id-bob", "hey"), ErrMuted)
+	wantErr(t, "ann closes", a.Close(ha.Code(), "testing"), nil)
+	eventually(t, "b sees it closed", func() bool { _, ok := b.Room(ha.Code()); return !ok })
+}
+
+// TestSharedLateServer: a server that starts after rooms were made knows
+// them as soon as it is up, from the bus's history.
+func TestSharedLateServer(t *testing.T) {
+	e := newSharedEnv(t)
+	a := e.server("a")
+	h, _, err := a.Create(pl("ann"), newSink(), classic())
+	wantErr(t, "Create", err, nil)
+	_, err = a.Join(h, pl("bob"), newSink())
+	wantErr(t, "Join", err, nil)
+	c := e.server("c")
+	hc, ok := c.Room(h.Code())
+	if !ok {
+		t.Fatalf("the late server does not know room %s", h.Code())
+	}
+	if snap := hc.Snapshot(); len(snap.Members) != 2 || snap.Host != "id-ann" {
+		t.Fatalf("the late server's room: %+v", snap)
 	}
 }

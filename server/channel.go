@@ -49,6 +49,7 @@ func (c *filteredChannel) Accept() (gossh.Channel, <-chan *gossh.Request, error)
 	if err != nil {
 		return nil, nil, err //nolint:wrapcheck // the library drops it
 	}
+	c.st.channel = ch
 	out := make(chan *gossh.Request)
 	c.st.srv.goSafe("request filter", func() { c.st.filterRequests(reqs, out) })
 	return ch, out, nil

@@ -61,14 +61,21 @@ func (s *Server) handle(sess ssh.Session) {
 	s.log.Info(fmt.Sprintf("session start user=%q client=%q term=%q args=%q", cut(info.User), cut(info.ClientVersion), cut(info.Term), cutAll(info.Args)),
 		"session", st.id, "remote", st.cs.remote, "identity", identityForLog(info), "pty", info.PTY, "size", fmt.Sprintf("%dx%d", info.Width, info.Height))
 
+	// The last word goes to stderr, but after a program to stdout: the
+	// program's last frame and the restored terminal came on stdout, and
+	// a client may write its stderr out of order with them (into the
+	// alternate screen it is about to leave).
+	lastWord := sess.Stderr()
 	if info.PTY && !s.isCommand(info) {
-		status = s.runProgram(sess, st, info)
+		status = s.runProgram(sess, st, info) // its session watcher watches the channel
+		lastWord = sess
 	} else {
+		s.goSafe("channel watcher", st.watchChannel)
 		status = s.runExec(sess, st, info)
 	}
 	reason := st.endedBy()
 	if msg := reason.message(s.cfg); msg != "" && reason != clientClosed {
-		writeLine(sess.Stderr(), msg)
+		writeLine(lastWord, msg)
 	}
 	s.log.Info("session end", "session", st.id, "remote", st.cs.remote, "status", status,
 		"reason", reason.String(), "duration", s.now().Sub(start).Round(time.Millisecond))

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"io"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -19,31 +20,42 @@ const resizeInterval = 50 * time.Millisecond
 // timeouts, forced shutdown); and nothing here ever waits on another
 // session.
 func (s *Server) runProgram(sess ssh.Session, st *sessionState, info *Session) int {
+	programs := make(chan *tea.Program, 1)
+	s.goSafe("session watcher", func() { s.watchSession(st, programs) })
 	model := s.app.Model(info)
 	if model == nil {
 		writeLine(sess.Stderr(), "Nothing to play here, sorry.")
 		return 1
 	}
-	p := tea.NewProgram(model,
+	size := st.resize.get()
+	var screen io.Writer = sess
+	if st.channel != nil {
+		screen = st.channel // frames have no bare "\n" for the library's writer to turn into "\r\n"
+	}
+	r := newFrameRenderer(&outputWriter{w: screen, st: st}, s.now, size.Width, size.Height)
+	p := tea.NewProgram(&framedModel{model: model, r: r},
 		tea.WithInput(&inputReader{r: sess, st: st}),
-		tea.WithOutput(&outputWriter{w: sess, st: st}),
+		tea.WithOutput(io.Discard), // the frame renderer writes to the session
+		tea.WithoutRenderer(),
 		tea.WithContext(st.ctx),
 		tea.WithEnvironment(envList(info.Env)),
 		tea.WithoutSignalHandler(), // signals belong to the server, not to a session
-		tea.WithAltScreen(),
-		tea.WithMouseCellMotion(),
 		tea.WithFilter(filterProgramMsg),
 	)
+	r.send = p.Send
 	st.setProgram(p)
-	s.goSafe("resize watcher", func() { s.watchResizes(st, p) })
+	programs <- p
 
-	_, err := p.Run()
+	final, err := p.Run()
+	// The terminal is given back before anything else is written (the
+	// handler's last word), however the program ended.
+	r.finish(final, err != nil)
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, tea.ErrProgramPanic):
 		s.log.Error("program panicked", "session", st.id, "remote", st.cs.remote, "err", err)
-		writeLine(sess.Stderr(), "Internal error; the session was closed. Sorry!")
+		writeLine(sess, "Internal error; the session was closed. Sorry!") // on stdout, after the restored terminal
 		return 1
 	case errors.Is(err, tea.ErrProgramKilled) && st.endedBy() != notEnded:
 		return 0 // ended by the server or the client; the reason is logged by handle
@@ -62,22 +74,36 @@ func filterProgramMsg(_ tea.Model, msg tea.Msg) tea.Msg {
 	return msg
 }
 
-// watchResizes delivers the session's window sizes to its program: the
-// initial size at once, then the newest size at most once per
-// resizeInterval, always ending with the last size the client sent. It
-// returns when the session ends. p.Send blocks while the program is busy;
-// that only delays this session's resizes, while the request filter keeps
-// overwriting the box.
-func (s *Server) watchResizes(st *sessionState, p *tea.Program) {
-	sent := st.resize.get()
-	p.Send(tea.WindowSizeMsg{Width: sent.Width, Height: sent.Height})
-	last := s.now()
-	var wait <-chan time.Time
+// watchSession is the one goroutine a program session keeps beside the
+// program's own: it ends the session when the client's channel closes,
+// and delivers the session's window sizes to the program (once programs
+// yields it): the initial size at once, then the newest size at most once
+// per resizeInterval, always ending with the last size the client sent.
+// It returns when the session ends. p.Send blocks while the program is
+// busy; that only delays this session's resizes, while the request filter
+// keeps overwriting the box.
+func (s *Server) watchSession(st *sessionState, programs <-chan *tea.Program) {
+	var (
+		p      *tea.Program
+		notify <-chan struct{} // the resize box's, once there is a program
+		wait   <-chan time.Time
+		sent   windowSize
+		last   time.Time
+	)
 	for {
 		select {
+		case <-st.clientDone:
+			st.end(clientClosed)
+			return
 		case <-st.ctx.Done():
 			return
-		case <-st.resize.notify:
+		case p = <-programs:
+			programs, notify = nil, st.resize.notify
+			sent = st.resize.get()
+			p.Send(tea.WindowSizeMsg{Width: sent.Width, Height: sent.Height})
+			last = s.now()
+			continue
+		case <-notify:
 			if wait != nil {
 				continue // a delivery is already scheduled and will take the newest size
 			}

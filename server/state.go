@@ -10,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/ssh"
+	gossh "golang.org/x/crypto/ssh"
 )
 
 // endReason says why the server ended a session.
@@ -57,6 +58,11 @@ type sessionState struct {
 	ctx    context.Context // ends when the session is ended or the connection closes
 	cancel context.CancelFunc
 	resize *resizeBox
+	// channel is the session's SSH channel, set when it is accepted
+	// (before the handler starts). The program's frames are written to it
+	// directly: the library's session writer copies every write twice to
+	// turn "\n" into "\r\n", and a frame has no bare "\n".
+	channel gossh.Channel
 	// releaseSlot gives the connection's session slot back, once: when the
 	// handler ends (before the client sees the exit status, so a client
 	// opening its next session at once is not refused) or when the channel
@@ -104,8 +110,8 @@ func newSessionState(s *Server, cs *connState, parent context.Context) *sessionS
 	return st
 }
 
-// startTimers arms the idle timer, the session time limit and the watcher of
-// the client's channel. They run until finish.
+// startTimers arms the idle timer, the session time limit and the check of
+// blocked writes. They run until finish.
 func (st *sessionState) startTimers() {
 	cfg := st.srv.cfg
 	st.mu.Lock()
@@ -115,13 +121,16 @@ func (st *sessionState) startTimers() {
 		time.AfterFunc(time.Until(st.cs.deadline()), func() { st.end(timeLimit) }), // end recovers
 		time.AfterFunc(cfg.WriteTimeout/4, st.checkWrites),
 	)
-	st.srv.goSafe("channel watcher", func() {
-		select {
-		case <-st.clientDone:
-			st.end(clientClosed)
-		case <-st.ctx.Done():
-		}
-	})
+}
+
+// watchChannel ends the session when the client's channel closes (a
+// program session's watchSession does it for a program).
+func (st *sessionState) watchChannel() {
+	select {
+	case <-st.clientDone:
+		st.end(clientClosed)
+	case <-st.ctx.Done():
+	}
 }
 
 // checkIdle ends the session if no input came for IdleTimeout, and otherwise

@@ -347,7 +347,7 @@ func TestBoardScreen(t *testing.T) {
 	h.resize(70, 16)
 	h.keys("q")
 	h.open(itemLeaders)
-	h.wantScreen("alice", "↑/↓ scroll")
+	h.wantScreen("alice", "↑/↓ select")
 	for range 30 {
 		h.keys("down")
 	}

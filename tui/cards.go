@@ -1,6 +1,10 @@
 package tui
 
-import "pyramid/engine"
+import (
+	"strings"
+
+	"pyramid/engine"
+)
 
 // glyphs are the characters a session draws with: Unicode or plain ASCII.
 type glyphs struct {
@@ -89,6 +93,45 @@ func (g *glyphs) cardName(c engine.Card) string {
 		return string(f[1:])
 	}
 	return string(f[:])
+}
+
+// cardsIn writes the cards named in s (an engine message, which names
+// them in letters: "KD + 4S = 17") as the board draws them: with suit
+// symbols, or letters when the session draws letters. A card is a
+// word of a rank (A23456789TJQK) and a suit (CDHS), in capitals.
+func (g *glyphs) cardsIn(s string) string {
+	var b strings.Builder
+	done := 0 // s[:done] is in b
+	for i := 0; i+2 <= len(s); i++ {
+		if !isCardWord(s, i) {
+			continue
+		}
+		c, err := engine.ParseCard(s[i : i+2])
+		if err != nil {
+			continue
+		}
+		b.WriteString(s[done:i])
+		b.WriteString(g.cardName(c))
+		done = i + 2
+		i++
+	}
+	if done == 0 {
+		return s // no card: the message as it is
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
+
+// isCardWord reports whether s holds a card in letters at i, a word of
+// its own (nothing but spaces and punctuation around it).
+func isCardWord(s string, i int) bool {
+	if !strings.ContainsRune("A23456789TJQK", rune(s[i])) || !strings.ContainsRune("CDHS", rune(s[i+1])) {
+		return false
+	}
+	word := func(c byte) bool {
+		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
+	return (i == 0 || !word(s[i-1])) && (i+2 == len(s) || !word(s[i+2]))
 }
 
 // partnerRank is the rank that makes 13 with rank r, as players read it.

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -210,4 +211,55 @@ func TestCardsNeedUnicode(t *testing.T) {
 	}
 	h.keys("enter")
 	wantASCII(t, "the table", h.screen())
+}
+
+func TestCardsIn(t *testing.T) {
+	tests := []struct {
+		in, symbols, letters string
+	}{
+		{"pair does not make 13: KD + 4S = 17", "pair does not make 13: K♦ + 4♠ = 17", "pair does not make 13: KD + 4S = 17"},
+		{"7.1 is TH", "7.1 is 10♥", "7.1 is 10H"},
+		{"7.1+w and 6.2: no card here", "7.1+w and 6.2: no card here", "7.1+w and 6.2: no card here"},
+		{"KDX AS2 QH.", "KDX AS2 Q♥.", "KDX AS2 QH."},
+		{"", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := glyphsFor(true).cardsIn(tt.in); got != tt.symbols {
+				t.Errorf("symbols: got %q, want %q", got, tt.symbols)
+			}
+			if got := glyphsFor(false).cardsIn(tt.in); got != tt.letters {
+				t.Errorf("letters: got %q, want %q", got, tt.letters)
+			}
+		})
+	}
+}
+
+// TestNotationErrorsShowCardsAsDrawn: a typed pair that does not make 13
+// names its cards as the board draws them.
+func TestNotationErrorsShowCardsAsDrawn(t *testing.T) {
+	g, err := engine.NewNumbered(engine.Classic(), 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pair engine.Move
+	for c := 1; c < 7 && pair.Kind == 0; c++ {
+		m := engine.PairMove(engine.Slot(7, c), engine.Slot(7, c+1))
+		if errors.Is(g.Check(m), engine.ErrNotThirteen) {
+			pair = m
+		}
+	}
+	if pair.Kind == 0 {
+		t.Fatal("no pair of the bottom row fails to make 13 in classic 42: pick another deal")
+	}
+	for _, uni := range []bool{true, false} {
+		h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: uni})
+		h.keys(":")
+		h.typeText(pair.String())
+		h.keys("enter")
+		a, _ := g.PyramidCard(pair.A)
+		b, _ := g.PyramidCard(pair.B)
+		gl := glyphsFor(uni)
+		h.wantScreen(gl.cardName(a) + " + " + gl.cardName(b) + " = ")
+	}
 }

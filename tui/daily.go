@@ -17,6 +17,13 @@ type dailyTodayMsg struct {
 	rank, players int
 }
 
+// dailyTodayer is implemented by an Account that says whether today's
+// daily deal is done in one question (arcade's does): every session
+// asks at its start, and the player's whole stats are more.
+type dailyTodayer interface {
+	DailyToday(ctx context.Context, player, rulesID string) (done bool, rank, players int, err error)
+}
+
 // loadDailyToday asks the account, in a command, whether today's daily
 // deal is done; nil without an account.
 func (m *Model) loadDailyToday() tea.Cmd {
@@ -27,6 +34,13 @@ func (m *Model) loadDailyToday() tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
 		defer cancel()
+		if dt, ok := acc.(dailyTodayer); ok {
+			done, rank, players, err := dt.DailyToday(ctx, player, leadersRules)
+			if err != nil || !done {
+				return nil
+			}
+			return dailyTodayMsg{done: true, rank: rank, players: players}
+		}
 		st, err := acc.Stats(ctx, player)
 		if err != nil {
 			return nil // the item just does not say

@@ -188,9 +188,10 @@ func TestGhostFromTheBoard(t *testing.T) {
 		t.Fatalf("g before the player's daily raced %q", gh.ref)
 	}
 	b.entries[2].You = true
+	h.send(tea.KeyMsg{Type: tea.KeyHome})
 	h.keys("down", "g")
 	if gh.ref != "101" {
-		t.Fatalf("g raced %q, want the first line shown, game 101", gh.ref)
+		t.Fatalf("g raced %q, want the line under the cursor, game 101:\n%s", gh.ref, h.screen())
 	}
 	if rs := h.m.race(); rs == nil || rs.ghost == nil || h.m.cur != screenRace {
 		t.Fatalf("no ghost race after g:\n%s", h.screen())

@@ -41,6 +41,10 @@ type leadersScreen struct {
 	today   string // the session clock's date at the last load of today
 	entries []BoardEntry
 	top     int // first line shown when the board is longer than the window
+	// cur is the line of the row cursor, which g (race its ghost) and
+	// enter (watch the player) act on. A live update keeps it on the
+	// same player.
+	cur     int
 	total   int // pyramid cards of the daily rules
 	prev    key.Binding
 	next    key.Binding
@@ -49,8 +53,10 @@ type leadersScreen struct {
 	down    key.Binding
 	reload  key.Binding
 	back    key.Binding
-	// ghost races the ghost of the first line shown (ghost.go).
+	// ghost races the ghost of the line under the cursor (ghost.go);
+	// watch watches that player's game live, when there is a lobby.
 	ghost key.Binding
+	watch key.Binding
 	bar   *helpBar
 	// playing is how many play the daily deal now (presence.go), -1
 	// until the lobby said.
@@ -75,11 +81,12 @@ func newLeadersScreen(e *env, w, h int) *leadersScreen {
 		prev:    key.NewBinding(key.WithKeys("left", "h", "a")),
 		next:    key.NewBinding(key.WithKeys("right", "l", "d")),
 		toToday: key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "today")),
-		up:      key.NewBinding(key.WithKeys("up", "k", "w", "pgup")),
-		down:    key.NewBinding(key.WithKeys("down", "j", "s", "pgdown", " ")),
+		up:      key.NewBinding(key.WithKeys("up", "k", "w", "pgup", "home")),
+		down:    key.NewBinding(key.WithKeys("down", "j", "s", "pgdown", " ", "end")),
 		reload:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
 		back:    key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "menu")),
 		ghost:   key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "race its ghost")),
+		watch:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "watch")),
 		bar:     newHelpBar(),
 	}
 	b.setEnv(e)
@@ -96,12 +103,12 @@ func (b *leadersScreen) setEnv(e *env) {
 	b.env = e
 	b.prev.SetHelp(left, "day before")
 	b.next.SetHelp(right, "day after")
-	b.up.SetHelp(upDown, "scroll")
+	b.up.SetHelp(upDown, "select")
 }
 
 // open shows today's board, loading it afresh.
 func (b *leadersScreen) open() tea.Cmd {
-	b.date, b.entries, b.top = "", nil, 0
+	b.date, b.entries, b.top, b.cur = "", nil, 0, 0
 	return b.load("")
 }
 
@@ -110,8 +117,10 @@ func (b *leadersScreen) open() tea.Cmd {
 func (b *leadersScreen) load(date string) tea.Cmd {
 	b.req++
 	b.loading, b.msg = true, ""
-	if date != b.date {
-		b.date, b.entries, b.top = date, nil, 0
+	// Today's board again (a live update) keeps what it shows until the
+	// answer, which keeps the cursor on the same player.
+	if again := date == b.date || date == "" && b.date != "" && b.date == b.today; !again {
+		b.date, b.entries, b.top, b.cur = date, nil, 0, 0
 		b.par = 0 // par.go
 	}
 	e, req := b.env, b.req
@@ -128,8 +137,9 @@ func (b *leadersScreen) load(date string) tea.Cmd {
 	})
 }
 
-// loaded takes the account's answer and scrolls the player's own line
-// into view.
+// loaded takes the account's answer. The cursor stays on the player it
+// was on when the board is the same day's (a live update, a reload),
+// else it goes to the player's own line, and is scrolled into view.
 func (b *leadersScreen) loaded(msg leadersMsg) {
 	if msg.req != b.req {
 		return
@@ -138,24 +148,76 @@ func (b *leadersScreen) loaded(msg leadersMsg) {
 	if msg.today != "" {
 		b.today = msg.today
 	}
+	var was *BoardEntry
+	if b.date == msg.date && b.cur < len(b.entries) {
+		was = &b.entries[b.cur]
+	}
 	b.date = msg.date
 	if msg.err != nil {
-		b.entries = nil
+		b.entries, b.cur = nil, 0
 		b.msg, b.msgSt = clean("could not load the board: "+msg.err.Error(), 200), sErr
 		return
 	}
-	b.entries, b.top = msg.entries, 0
-	for i, en := range b.entries {
-		if en.You && i >= b.room() {
-			b.top = min(i-b.room()/2, b.maxTop())
+	b.cur = -1
+	for i, en := range msg.entries {
+		if was != nil && en.Name == was.Name && en.GameID == was.GameID {
+			b.cur = i
 		}
 	}
+	if b.cur < 0 {
+		b.cur = max(0, slices.IndexFunc(msg.entries, func(en BoardEntry) bool { return en.You }))
+	}
+	b.entries = msg.entries
+	b.top = 0
+	if b.cur >= b.room() {
+		b.top = min(b.cur-b.room()/2, b.maxTop())
+	}
+}
+
+// moveCursor moves the row cursor by n lines, within the board, and
+// scrolls it into view.
+func (b *leadersScreen) moveCursor(n int) {
+	b.cur = max(0, min(len(b.entries)-1, b.cur+n))
+	if b.cur < b.top {
+		b.top = b.cur
+	}
+	if b.cur >= b.top+b.room() {
+		b.top = b.cur - b.room() + 1
+	}
+	b.top = max(0, min(b.top, b.maxTop()))
+}
+
+// spoils reports whether a ghost of the board would spoil the player's
+// daily: today's board, and the player has not finished the deal (on
+// the board, or off it with an assisted game, as the menu knows).
+func (b *leadersScreen) spoils() bool {
+	return b.date == b.today && !b.dailyDone && !slices.ContainsFunc(b.entries, func(e BoardEntry) bool { return e.You })
+}
+
+// step is how many lines a cursor key moves: a page, the whole board
+// (home, end) or one.
+func (b *leadersScreen) step(k tea.KeyMsg) int {
+	switch k.String() {
+	case "pgup", "pgdown":
+		return b.room()
+	case "home", "end":
+		return len(b.entries)
+	}
+	return 1
+}
+
+// selected is the entry under the cursor, or nil.
+func (b *leadersScreen) selected() *BoardEntry {
+	if b.cur < len(b.entries) {
+		return &b.entries[b.cur]
+	}
+	return nil
 }
 
 // SetSize sets the window size.
 func (b *leadersScreen) setSize(w, h int) {
 	b.w, b.h = w, h
-	b.top = min(b.top, b.maxTop())
+	b.moveCursor(0)
 }
 
 // room is how many lines of the board fit: the window less the title,
@@ -195,19 +257,26 @@ func (b *leadersScreen) update(msg tea.Msg) tea.Cmd {
 	case key.Matches(k, b.toToday):
 		return b.load("")
 	case key.Matches(k, b.up):
-		b.top = max(0, b.top-1)
+		b.moveCursor(-b.step(k))
 	case key.Matches(k, b.down):
-		b.top = min(b.maxTop(), b.top+1)
+		b.moveCursor(b.step(k))
 	case key.Matches(k, b.reload):
 		return b.load(b.date)
 	case key.Matches(k, b.ghost):
-		// The first line shown: scroll to race another. Today's board
-		// only once the player finished the deal (no spoilers); the
-		// server checks it again.
-		if b.date == b.today && !b.dailyDone && !slices.ContainsFunc(b.entries, func(e BoardEntry) bool { return e.You }) {
+		// The line under the cursor. Today's board only once the player
+		// finished the deal (no spoilers); the server checks it again.
+		if b.spoils() {
 			b.say(sWarn, "finish today's daily deal first: its best plays would spoil it")
-		} else if b.top < len(b.entries) && b.entries[b.top].GameID != "" {
-			b.event = ghostAskMsg{ref: b.entries[b.top].GameID}
+		} else if en := b.selected(); en != nil && en.GameID != "" {
+			b.event = ghostAskMsg{ref: en.GameID}
+		}
+	case bound(k, b.watch) && b.env.lobby != nil:
+		switch en := b.selected(); {
+		case en == nil:
+		case en.You:
+			b.say(sWarn, "that is you")
+		default:
+			b.event = spectateOpenMsg{name: en.Name}
 		}
 	case key.Matches(k, b.back):
 		b.event = backMsg{}
@@ -216,15 +285,18 @@ func (b *leadersScreen) update(msg tea.Msg) tea.Cmd {
 }
 
 // updateKeys enables the bindings that apply now: no day after today,
-// no scrolling a board that fits.
+// no cursor on a board of one line, g on a line with a stored game,
+// enter on another player's line when there is a lobby to watch them in.
 func (b *leadersScreen) updateKeys() {
 	b.prev.SetEnabled(b.date != "")
 	b.next.SetEnabled(b.date != "" && b.date < b.today)
 	b.toToday.SetEnabled(b.date != "" && b.date != b.today)
-	b.up.SetEnabled(b.maxTop() > 0)
-	b.down.SetEnabled(b.maxTop() > 0)
+	b.up.SetEnabled(len(b.entries) > 1)
+	b.down.SetEnabled(len(b.entries) > 1)
 	b.reload.SetEnabled(!b.loading && b.date != "")
-	b.ghost.SetEnabled(b.env != nil && b.env.ghosts != nil && b.top < len(b.entries) && b.entries[b.top].GameID != "")
+	en := b.selected()
+	b.ghost.SetEnabled(b.env != nil && b.env.ghosts != nil && en != nil && en.GameID != "")
+	b.watch.SetEnabled(b.env != nil && b.env.lobby != nil && en != nil && !en.You)
 }
 
 // shiftDate returns the UTC date days after date (time.DateOnly); a date
@@ -277,11 +349,14 @@ func (b *leadersScreen) view() string {
 		}
 	}
 	for i := b.top; i < len(b.entries) && i < b.top+b.room(); i++ {
-		body = append(body, b.row(&b.entries[i]))
+		body = append(body, b.row(&b.entries[i], i == b.cur))
 	}
 	msg, st := b.msg, b.msgSt
 	if msg == "" {
-		msg, st = "best first: pyramid cards removed, then time; > marks you", sDim
+		msg, st = "best first: pyramid cards removed, then time", sDim
+		if en := b.selected(); en != nil && b.ghost.Enabled() && !b.spoils() {
+			msg = "g races " + clean(en.Name, 16) + "'s play of that day as a ghost"
+		}
 	}
 	sub := ""
 	if b.playing >= 0 && b.date == b.today {
@@ -291,24 +366,32 @@ func (b *leadersScreen) view() string {
 		sub = joinSub("par "+strconv.Itoa(b.par)+" (the shortest winning line)", sub, e.gl.sep)
 	}
 	return drawPage(e, b.w, b.h, "Pyramid Solitaire"+e.gl.sep+"daily board"+e.gl.sep+b.dayLabel(), sub, body,
-		msg, st, b.bar, []key.Binding{b.prev, b.next, b.toToday, b.up, b.ghost, b.reload, b.back})
+		msg, st, b.bar, []key.Binding{b.prev, b.next, b.toToday, b.up, b.ghost, b.watch, b.reload, b.back})
 }
 
-// row draws one line of the board.
-func (b *leadersScreen) row(en *BoardEntry) string {
+// row draws one line of the board: the cursor's marked and in reverse
+// video, the player's own named so.
+func (b *leadersScreen) row(en *BoardEntry, cur bool) string {
 	pal := b.env.pal
 	var sb strings.Builder
-	name := padRight(clean(en.Name, 16), 16)
+	name := clean(en.Name, 16)
 	if en.You {
+		name = clean(en.Name, 10) + " (you)"
+	}
+	name = padRight(name, 16)
+	if cur {
 		sb.WriteString("  > ")
 	} else {
 		sb.WriteString("    ")
 	}
 	sb.WriteString(padLeft(strconv.Itoa(en.Rank), 3))
 	sb.WriteString("  ")
-	if en.You {
+	switch {
+	case cur:
 		sb.WriteString(pal.style(sMenuCur, name))
-	} else {
+	case en.You:
+		sb.WriteString(pal.style(sBold, name))
+	default:
 		sb.WriteString(name)
 	}
 	sb.WriteString("  ")

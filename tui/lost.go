@@ -34,7 +34,7 @@ type (
 		verdict               engine.Verdict
 	}
 	// tellLoadedMsg brings the player's stored setting "Tell me when a
-	// deal can no longer be won".
+	// deal can no longer be won" (with the others: settings.go).
 	tellLoadedMsg struct{ on bool }
 	// tellSavedMsg is the store's answer to a change of that setting.
 	tellSavedMsg struct{ err error }
@@ -306,25 +306,6 @@ type tellKeeper interface {
 // settingTellLost is the stored name of the setting "Tell me when a deal
 // can no longer be won" (store.SettingTellUnwinnable).
 const settingTellLost = "tell-unwinnable"
-
-// loadTell returns the command that reads the player's setting, or nil
-// when the account keeps no settings or there is no analyst to ask.
-func (e *env) loadTell() tea.Cmd {
-	k, ok := e.account.(tellKeeper)
-	if !ok || !e.accounts() || e.analyst() == nil {
-		return nil
-	}
-	ctx, player := e.ctx, e.player.ID
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
-		defer cancel()
-		all, err := k.Settings(ctx, player)
-		if err != nil {
-			return nil
-		}
-		return tellLoadedMsg{on: all[settingTellLost] == "on"}
-	}
-}
 
 // saveTell returns the command that keeps the setting, or nil when the
 // account keeps no settings.

@@ -132,7 +132,7 @@ func New(d Deps) *Model {
 // Init loads the player's unfinished games, starts the deep-linked game
 // and reads the clock for a game dealt in New.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.waitInbox(), m.startLive(), m.raceInit(), m.env.loadTell() /* lost.go */, m.loadDailyToday(), m.loadSettings()}
+	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.waitInbox(), m.startLive(), m.raceInit(), m.loadDailyToday(), m.loadSettings() /* with lost.go's setting */}
 	if m.loading {
 		games, player, ctx := m.env.games, m.env.player.ID, m.env.ctx
 		cmds = append(cmds, func() tea.Msg {

@@ -278,6 +278,11 @@ func (m *Model) handleLobby(msg tea.Msg) tea.Cmd {
 	case lobby.WatchEnded:
 		if s := m.spectate(); s != nil {
 			s.end(msg.Reason)
+		} else if rs := m.race(); rs != nil && rs.watching && rs.stage == stageRoom {
+			// A race room watched: the player went racing elsewhere.
+			code, races := rs.snap.Code, rs.races
+			seated := m.raceLeft(raceLeftMsg{st: sWarn, text: msg.Reason})
+			return tea.Batch(seated, func() tea.Msg { _ = races.Leave(code); return nil })
 		}
 	case lobby.DailyChanged:
 		if b, ok := m.screens[screenLeaders].(*leadersScreen); ok && m.cur == screenLeaders && msg.Rules == leadersRules && b.date == b.today {
@@ -291,8 +296,12 @@ func (m *Model) handleLobby(msg tea.Msg) tea.Cmd {
 		return m.watchReply(msg)
 	case spectateDoneMsg:
 		m.screens[screenSpectate] = nil
-		if lv.back == screenLobby {
+		switch lv.back {
+		case screenLobby:
 			return tea.Batch(m.unwatch(), m.openLobby())
+		case screenLeaders:
+			m.show(screenLeaders) // the daily board, live again
+			return m.unwatch()
 		}
 		m.show(screenMenu)
 		m.setContinue()
@@ -332,8 +341,8 @@ func (m *Model) askWatch(name string) tea.Cmd {
 	}
 	lv := &m.live
 	lv.back, lv.asking, lv.early = screenMenu, true, nil
-	if m.cur == screenLobby {
-		lv.back = screenLobby
+	if m.cur == screenLobby || m.cur == screenLeaders {
+		lv.back = m.cur
 	}
 	races := m.env.races
 	return func() tea.Msg {
@@ -366,7 +375,7 @@ func (m *Model) watchReply(msg spectateMsg) tea.Cmd {
 		m.say(sErr, clean(text, 200))
 		return nil
 	}
-	if m.cur != screenMenu && m.cur != screenLobby {
+	if m.cur != screenMenu && m.cur != screenLobby && m.cur != screenLeaders {
 		return m.unwatch() // the player went elsewhere meanwhile
 	}
 	if msg.room != "" {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"pyramid/engine"
 	"pyramid/lobby"
@@ -330,4 +331,79 @@ func TestLobbyWatchesARacer(t *testing.T) {
 	if fl.watching != "" {
 		t.Fatalf("w on a racer asked the lobby to watch %q's solo game", fl.watching)
 	}
+}
+
+// TestDailyBoardCursor: the daily board has a row cursor, on the
+// player's own line at first; a live update keeps it on the same player
+// wherever their line went; enter watches the player under it, and q
+// on their game comes back to the board.
+func TestDailyBoardCursor(t *testing.T) {
+	fl := newFakeLobby()
+	fl.watched["player04"] = lobby.Watched{Name: "player04", Board: lobby.Board{Record: engine.Record{Rules: "daily", Deal: 7}}, Spectators: 1}
+	acc := newFakeAccount()
+	d := accountDeps(acc)
+	d.Lobby = fl
+	h := newHarness(t, d)
+	h.open(itemLeaders)
+	b := h.m.screens[screenLeaders].(*leadersScreen)
+	if en := b.selected(); en == nil || !en.You {
+		t.Fatalf("the cursor starts on %+v, want the player's own line", en)
+	}
+	h.keys("down")
+	if en := b.selected(); en == nil || en.Name != "player04" {
+		t.Fatalf("down: the cursor is on %+v, want player04", en)
+	}
+	h.wantScreen(">   4  player04")
+	// Somebody finishes above player04: the cursor follows player04.
+	acc.mu.Lock()
+	board := acc.boards["2026-03-01"]
+	acc.boards["2026-03-01"] = append([]BoardEntry{{Rank: 1, Name: "zoe", Removed: 28, Time: time.Minute, Won: true}}, board...)
+	acc.mu.Unlock()
+	h.send(lobby.DailyChanged{Rules: "daily", Date: "2026-03-01"})
+	if en := b.selected(); en == nil || en.Name != "player04" || b.cur != 4 {
+		t.Fatalf("after a live update the cursor is on %+v (line %d), want player04 on line 4", en, b.cur)
+	}
+	// Up to the player's own line: enter says it is them.
+	h.keys("up", "enter")
+	h.wantScreen("that is you")
+	h.keys("down", "enter")
+	if h.m.cur != screenSpectate || fl.watching != "player04" {
+		t.Fatalf("enter on player04: screen %d, watching %q:\n%s", h.m.cur, fl.watching, h.screen())
+	}
+	h.keys("q")
+	if h.m.cur != screenLeaders {
+		t.Fatalf("q on the watched game: screen %d, want the daily board", h.m.cur)
+	}
+}
+
+// TestWatchEndsWhenRacing: a session watching a game, or a race room,
+// is told when its player took a seat in a race room elsewhere, and
+// stops watching (presence: at the menu).
+func TestWatchEndsWhenRacing(t *testing.T) {
+	t.Run("a game", func(t *testing.T) {
+		fl := newFakeLobby()
+		fl.watched["bob"] = lobby.Watched{Name: "bob", Board: lobby.Board{Record: engine.Record{Rules: "classic", Deal: 7}}, Spectators: 1}
+		h := newHarness(t, Deps{Player: testPlayer, Lobby: fl, Unicode: true})
+		h.send(spectateOpenMsg{name: "bob"})
+		if h.m.cur != screenSpectate {
+			t.Fatalf("not watching bob:\n%s", h.screen())
+		}
+		h.send(lobby.WatchEnded{Name: "bob", Reason: "you joined room KMTX"})
+		h.wantScreen("you joined room KMTX")
+		if d, _ := h.m.doing(); d.What != lobby.AtMenu {
+			t.Errorf("presence says %+v, want the menu", d)
+		}
+	})
+	t.Run("a race room", func(t *testing.T) {
+		f := &fakeRaces{seat: RaceSeat{Snapshot: raceRoom(3, lobby.PhaseRacing)}}
+		h := newHarness(t, Deps{Player: testPlayer, Lobby: newFakeLobby(), Races: f, Args: []string{"race", "watch", "KMTX"}, Unicode: true})
+		if rs := h.m.race(); rs == nil || !rs.watching {
+			t.Fatalf("not watching the room:\n%s", h.screen())
+		}
+		h.send(lobby.WatchEnded{Name: "room KMTX", Reason: "you joined room EFGH"})
+		if h.m.cur != screenMenu || f.left != 1 {
+			t.Fatalf("want the menu and the room left (%d):\n%s", f.left, h.screen())
+		}
+		h.wantScreen("you joined room EFGH")
+	})
 }

@@ -40,7 +40,8 @@ type (
 		seq  int // of a report
 	}
 	// raceTickMsg: time to read the clock again, for the countdown and
-	// the time left; raceClockMsg brings the reading.
+	// the time left; raceClockMsg brings the reading. The tick's command
+	// reads the clock once the tick has come, and brings the reading.
 	raceTickMsg  struct{}
 	raceClockMsg struct{ now time.Time }
 	// menuRaceMsg: the menu's New race… (join false), Join a race… or
@@ -583,7 +584,17 @@ func (rs *raceScreen) tick() tea.Cmd {
 		return nil
 	}
 	rs.ticking = true
-	return rs.env.after(d, raceTickMsg{})
+	wait := rs.env.after(d, raceTickMsg{})
+	if wait == nil {
+		return nil
+	}
+	// One command waits and reads the clock: one message a tick, not a
+	// tick and then its reading (every racer of the server ticks).
+	now := rs.env.now
+	return func() tea.Msg {
+		wait()
+		return raceClockMsg{now: now()}
+	}
 }
 
 // racing reports whether the player is racing: the race runs and their

@@ -80,7 +80,8 @@ func opponent(i, n int) tea.Msg {
 
 // BenchmarkRace is what a racer's session does for an opponent's move
 // (the panel changes) and for its own cursor key, in a race of eight at
-// 100×34 (and 120×40, with the mini pyramids): Update, View, and the
+// 100×34 (and 100×40, a racer a line, and 120×40, with the mini
+// pyramids): Update, View, and the
 // bytes the standard renderer's line diff writes (B/op, before SSH).
 //
 //	go test -run '^$' -bench BenchmarkRace -benchmem ./tui/
@@ -88,7 +89,7 @@ func BenchmarkRace(b *testing.B) {
 	for _, size := range []struct {
 		name string
 		w, h int
-	}{{"100x34", 100, 34}, {"120x40", 120, 40}} {
+	}{{"100x34", 100, 34}, {"100x40", 100, 40}, {"120x40", 120, 40}} {
 		b.Run("opponent_"+size.name, func(b *testing.B) {
 			rb := newRaceBench(b, size.w, size.h)
 			var sent, n int

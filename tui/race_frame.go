@@ -258,7 +258,7 @@ func (rs *raceScreen) appendPanel(vc *raceFrame, parts []string) []string {
 			c.key, c.s = k, pal.style(st, rs.racerLine(r))
 		}
 	}
-	c := racerCols(rs.w, len(rs.racers))
+	c := rs.panelCols()
 	vc.cols = c
 	nRows := (len(rs.racers) + c - 1) / c
 	if len(vc.rows) != nRows {

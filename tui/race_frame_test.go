@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -16,7 +17,7 @@ func TestRaceFrameCache(t *testing.T) {
 	for _, size := range []struct {
 		name string
 		w, h int
-	}{{"80x24", 80, 24}, {"100x34", 100, 34}, {"120x40", 120, 40}} {
+	}{{"80x24", 80, 24}, {"100x34", 100, 34}, {"100x40", 100, 40}, {"120x40", 120, 40}} {
 		t.Run(size.name, func(t *testing.T) {
 			h, _ := raceHarness(t, raceRoom(8, lobby.PhaseRacing), size.w, size.h)
 			check := func(step string) {
@@ -91,5 +92,53 @@ func TestRaceFrameCache(t *testing.T) {
 				t.Fatalf("the game ended")
 			}
 		})
+	}
+}
+
+// TestRaceTickOneMessage: the race's clock tick is one command that waits
+// and brings the clock's reading: one message a second, not two.
+func TestRaceTickOneMessage(t *testing.T) {
+	h, _ := raceHarness(t, raceRoom(2, lobby.PhaseRacing), 80, 24)
+	rs := h.m.race()
+	var waited time.Duration
+	rs.env.after = func(d time.Duration, msg tea.Msg) tea.Cmd {
+		return func() tea.Msg { waited = d; return msg }
+	}
+	rs.ticking = false
+	cmd := rs.tick()
+	if cmd == nil {
+		t.Fatal("no tick during the race")
+	}
+	h.clock.advance(time.Second)
+	msg, ok := cmd().(raceClockMsg)
+	if !ok || !msg.now.Equal(epoch.Add(time.Second)) || waited != time.Second {
+		t.Fatalf("the tick brought %#v after %v, want the clock's reading after a second", msg, waited)
+	}
+	if rs.tick() != nil {
+		t.Fatal("a second tick while one is on its way")
+	}
+}
+
+// TestRacePanelColumns: eight racers share lines two by two when the
+// board would otherwise lose its large cards, and take a line each when
+// there is room.
+func TestRacePanelColumns(t *testing.T) {
+	for _, tt := range []struct {
+		w, h, lines int
+	}{{80, 24, 4}, {100, 34, 4}, {100, 40, 8}} {
+		h, _ := raceHarness(t, raceRoom(8, lobby.PhaseRacing), tt.w, tt.h)
+		s := screenOf(h)
+		n := 0
+		for _, l := range strings.Split(s, "\n") {
+			if strings.Contains(l, " mv p") {
+				n++
+			}
+		}
+		if n != tt.lines {
+			t.Errorf("%dx%d: the panel has %d racer lines, want %d:\n%s", tt.w, tt.h, n, tt.lines, s)
+		}
+		if got := len(strings.Split(s, "\n")); got != tt.h {
+			t.Errorf("%dx%d: %d lines, want %d", tt.w, tt.h, got, tt.h)
+		}
 	}
 }

@@ -29,8 +29,35 @@ func (rs *raceScreen) panelLines() int {
 		return 1 + rs.pyramidRows() + 3
 	}
 	n := len(rs.racers)
-	c := racerCols(rs.w, n)
+	c := rs.panelCols()
 	return 1 + (n+c-1)/c
+}
+
+// panelCols is how many racers the panel puts on one line: two in a wide
+// window with more than four racers, unless one a line leaves the board
+// its cards as they are and room for three chat lines (an opponent's move
+// then redraws one racer's line, not two racers').
+func (rs *raceScreen) panelCols() int {
+	n := len(rs.racers)
+	if racerCols(rs.w, n) == 1 {
+		return 1
+	}
+	t := rs.table
+	if t == nil {
+		return 2
+	}
+	_, needH := t.needs()
+	two := 1 + (n+1)/2
+	one := rs.h - (1 + n) - 3
+	if one < needH {
+		return 2
+	}
+	rows, piles, uni := t.game.Rows(), t.game.Piles(), rs.env.gl.unicode
+	twoH := rs.h - two - rs.chatLines(rs.h-two-needH)
+	if newLayout(rs.w, one, rows, piles, uni).geo != newLayout(rs.w, twoH, rows, piles, uni).geo {
+		return 2
+	}
+	return 1
 }
 
 // pyramidRows is the number of rows of the race's pyramid.

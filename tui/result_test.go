@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -227,5 +228,47 @@ func TestDailyEndShowsShareLine(t *testing.T) {
 			}
 			golden(t, "daily_"+tt.name+"_80x24", h.screen())
 		})
+	}
+}
+
+// todayAccount is a fakeAccount that answers "done today" in one
+// question, and counts the settings asked for.
+type todayAccount struct {
+	*fakeAccount
+	mu            sync.Mutex
+	settings, day int
+}
+
+func (a *todayAccount) Settings(ctx context.Context, player string) (map[string]string, error) {
+	a.mu.Lock()
+	a.settings++
+	a.mu.Unlock()
+	return a.fakeAccount.Settings(ctx, player)
+}
+
+func (a *todayAccount) DailyToday(ctx context.Context, player, rulesID string) (bool, int, int, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.day++
+	return rulesID == "daily", 3, 7, nil
+}
+
+// TestSessionStartAsksLittle: a session's start asks the account for
+// the settings once (the menu's and "Tell me when a deal can no longer
+// be won" alike) and, with an account that answers it, whether today's
+// daily is done in one question rather than every stat.
+func TestSessionStartAsksLittle(t *testing.T) {
+	acc := &todayAccount{fakeAccount: newFakeAccount()}
+	acc.fakeAccount.settings = map[string]string{settingTellLost: "on"}
+	d := accountDeps(acc.fakeAccount)
+	d.Account = acc
+	d.Solver = &analystSolver{fakeSolver: fakeSolver{deal: engine.Winnable}}
+	h := newHarness(t, d)
+	h.wantScreen("done today ✓ (#3 of 7)")
+	if acc.settings != 1 || acc.day != 1 || acc.fakeAccount.statsN != 0 {
+		t.Errorf("the start asked settings %d times, done-today %d, stats %d; want 1, 1, 0", acc.settings, acc.day, acc.fakeAccount.statsN)
+	}
+	if !h.m.menu().TellLost {
+		t.Error("the Tell me setting did not come with the others")
 	}
 }

@@ -23,8 +23,9 @@ type settingsMsg struct{ values map[string]string }
 // settingKeptMsg is the account's answer to a kept setting.
 type settingKeptMsg struct{ err error }
 
-// loadSettings asks the account for the player's settings; nil without
-// an account.
+// loadSettings asks the account for the player's settings, lost.go's
+// "Tell me when a deal can no longer be won" among them: one question at
+// the start of the session. Nil without an account.
 func (m *Model) loadSettings() tea.Cmd {
 	if !m.env.accounts() {
 		return nil
@@ -60,6 +61,10 @@ func (mn *menuScreen) settingValues() map[string]string {
 // player changed one meanwhile, and redraws the session with them.
 func (m *Model) applySettings(msg settingsMsg) tea.Cmd {
 	mn := m.menu()
+	if m.env.analyst() != nil {
+		// lost.go's setting comes with the others, in the same question.
+		m.handleAnalyst(tellLoadedMsg{on: msg.values[settingTellLost] == "on"})
+	}
 	if mn.settingsChanged {
 		return nil
 	}

@@ -381,9 +381,9 @@ func (t *tableScreen) playLine(line string) tea.Cmd {
 	}
 	switch {
 	case err != nil && applied > 0:
-		t.sayf(sErr, "played %d, then %s", applied, err)
+		t.sayf(sErr, "played %d, then %s", applied, t.errText(err))
 	case err != nil:
-		t.say(sErr, err.Error())
+		t.say(sErr, t.errText(err))
 	case applied == 0:
 		t.say(sInfo, "no moves typed: e.g. 7.1+7.4 d 6.2+w (d draw, r redeal, w waste, s stock)")
 	case t.d.status == engine.Playing:
@@ -433,7 +433,7 @@ func (t *tableScreen) activate(p engine.Place) tea.Cmd {
 			// The card just chosen becomes the selection, as in other
 			// solitaires: the player most often meant to start anew.
 			t.sel = p
-			t.sayf(sErr, "%s and %s: %s; %s selected", t.env.gl.cardName(first), t.env.gl.cardName(c), err, t.env.gl.cardName(c))
+			t.sayf(sErr, "%s and %s: %s; %s selected", t.env.gl.cardName(first), t.env.gl.cardName(c), t.errText(err), t.env.gl.cardName(c))
 			return nil
 		}
 		t.sel = engine.NoPlace
@@ -448,7 +448,13 @@ func (t *tableScreen) whyNot(p engine.Place) string {
 	if err == nil || errors.Is(err, engine.ErrNotKing) {
 		return "is not available"
 	}
-	return err.Error()
+	return t.errText(err)
+}
+
+// errText is an engine error as the player reads it: its cards as the
+// board draws them (suit symbols, or letters), not in notation.
+func (t *tableScreen) errText(err error) string {
+	return t.env.gl.cardsIn(err.Error())
 }
 
 // click selects the card drawn at screen cell (x, y).
@@ -488,7 +494,7 @@ func (t *tableScreen) draw() tea.Cmd {
 func (t *tableScreen) play(m engine.Move, done string) tea.Cmd {
 	t.keepBefore()
 	if err := t.game.Apply(m); err != nil {
-		t.sayf(sErr, "%s: %s", m, err)
+		t.sayf(sErr, "%s: %s", m, t.errText(err))
 		return nil
 	}
 	if m.Kind == engine.Draw || m.Kind == engine.Redeal {

@@ -21,6 +21,7 @@ func testRaces(t *testing.T, e *env) {
 	}{
 		{"RecordAndRead", testRaceRecordAndRead},
 		{"Idempotent", testRaceIdempotent},
+		{"IdempotentAtOnce", testRaceIdempotentAtOnce},
 		{"Invalid", testRaceInvalid},
 		{"TiesAndGuests", testRaceTiesAndGuests},
 		{"TopRatings", testRaceTopRatings},
@@ -141,6 +142,34 @@ func testRaceIdempotent(t *testing.T, e *env) {
 	rec, _ := e.s.RaceRecord(e.ctx, a.ID, "classic")
 	if rec.Races != 1 || rec.Rating.Races != 1 {
 		t.Errorf("after a retry: %+v", rec)
+	}
+}
+
+// testRaceIdempotentAtOnce: two servers of a cluster store the same race
+// at the same moment (a lease holder and the one taking its lease over):
+// one race, one rating update, both told its ID.
+func testRaceIdempotentAtOnce(t *testing.T, e *env) {
+	a, b := e.racer("alice"), e.racer("bob")
+	nr := e.newRace("at-once", a, b)
+	var wg sync.WaitGroup
+	ids := make([]int64, 4)
+	errs := make([]error, len(ids))
+	for i := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ids[i], errs[i] = e.s.RecordRace(e.ctx, nr)
+		}()
+	}
+	wg.Wait()
+	for i := range ids {
+		if errs[i] != nil || ids[i] != ids[0] {
+			t.Fatalf("RecordRace %d at once = %d, %v; want %d", i, ids[i], errs[i], ids[0])
+		}
+	}
+	rec, _ := e.s.RaceRecord(e.ctx, a.ID, "classic")
+	if rec.Races != 1 || rec.Rating.Races != 1 {
+		t.Errorf("after four writes at once: %+v", rec)
 	}
 }
 

@@ -1,0 +1,124 @@
+package arcade
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/log"
+
+	"pyramid/bus"
+	"pyramid/engine"
+	"pyramid/lobby"
+	"pyramid/store"
+	"pyramid/tui"
+)
+
+// TestClusterRace: two arcades on one bus and one store, as two servers
+// on one PostgreSQL: a room made on one is joined on the other; the first
+// closes mid-race (its racer's session with it); she comes back on the
+// second to her stored game, the race ends and is stored once.
+func TestClusterRace(t *testing.T) {
+	f := newFixture(t)
+	b := bus.NewMemory(bus.MemoryOptions{})
+	defer b.Close()
+	lease := lobby.NewMemoryLease(nil)
+	newApp := func(instance string) *App {
+		a := New(Config{Store: f.st, Logger: log.New(&bytes.Buffer{}), Bus: b, Instance: instance, Lease: lease,
+			LeaseTTL: 300 * time.Millisecond, Cluster: lobby.ClusterConfig{Heartbeat: 50 * time.Millisecond}})
+		t.Cleanup(a.Close)
+		return a
+	}
+	one := newApp("one")
+	if one.shared == nil {
+		t.Fatal("one's rooms are not shared")
+	}
+	waitFor(t, "one holds the lease", one.shared.Holder)
+	two := newApp("two")
+	if two.shared == nil || two.shared.Holder() {
+		t.Fatalf("two: shared %v, holder %v", two.shared != nil, two.shared != nil && two.shared.Holder())
+	}
+	racer := func(a *App, name string) *races {
+		sp, _, err := f.st.GetOrCreatePlayer(context.Background(), "SHA256:"+name, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess := a.lobby.Join(lobby.Player{ID: sp.ID, Name: name})
+		g := &games{st: f.st, owner: sessionToken(), lobby: a.lobby, self: sess, racing: a.book.racing}
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		return a.newRaces(ctx, tui.Player{ID: sp.ID, Name: name}, sess, g)
+	}
+	ctx := context.Background()
+	rec := winningRecord(t)
+	ann, bob := racer(one, "ann"), racer(two, "bob")
+	seat, err := ann.Create(ctx, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := seat.Snapshot.Code
+	waitFor(t, "two knows the room", func() bool { _, ok := two.rooms.Room(code); return ok })
+	if _, err := bob.Join(ctx, code); err != nil {
+		t.Fatal(err)
+	}
+	if err := ann.Start(code); err != nil {
+		t.Fatal(err)
+	}
+	r1, _ := one.rooms.Room(code)
+	r2, _ := two.rooms.Room(code)
+	waitPhase(t, r1, lobby.PhaseRacing)
+	waitPhase(t, r2, lobby.PhaseRacing)
+	half := len(rec.Moves) / 2
+	for i := range half {
+		r := rec
+		r.Moves = rec.Moves[:i+1]
+		if note, err := ann.Play(ctx, code, 1, i+1, r); err != nil || note != "" {
+			t.Fatalf("ann's move %d: note %q, err %v", i+1, note, err)
+		}
+	}
+	waitFor(t, "two sees ann's moves", func() bool { m, _ := r2.Snapshot().Member(ann.me.ID); return m.Moves == half && m.GameID > 0 })
+
+	// one goes; ann comes back on two, to her game.
+	one.Close()
+	waitFor(t, "ann left, seen on two", func() bool { m, _ := r2.Snapshot().Member(ann.me.ID); return !m.Present })
+	ann2 := racer(two, "ann")
+	back, err := ann2.Join(ctx, code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Resume == nil || len(back.Resume.Moves) != half {
+		t.Fatalf("ann back on two: resume %+v, want her %d moves", back.Resume, half)
+	}
+	waitFor(t, "two took the lease over", two.shared.Holder)
+	for i := half; i < len(rec.Moves); i++ {
+		r := rec
+		r.Moves = rec.Moves[:i+1]
+		if note, err := ann2.Play(ctx, code, 1, i+1, r); err != nil || note != "" {
+			t.Fatalf("ann's move %d on two: note %q, err %v", i+1, note, err)
+		}
+	}
+	if err := bob.Leave(code); err != nil {
+		t.Fatal(err)
+	}
+	waitPhase(t, r2, lobby.PhaseResults)
+	var recs []store.RaceRecord
+	waitFor(t, "the race stored", func() bool { recs, _ = f.st.RaceRecords(ctx, ann.me.ID); return len(recs) == 1 })
+	if recs[0].Races != 1 || recs[0].Wins != 1 {
+		t.Fatalf("ann's race records: %+v, want one race won", recs)
+	}
+	if res := r2.Snapshot().Results; len(res) != 2 || res[0].ID != ann.me.ID || !res[0].Cleared || res[0].GameID == 0 {
+		t.Fatalf("results %+v, want ann first with her stored game", res)
+	}
+}
+
+// waitFor polls cond for up to ten seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond) // polling, not synchronising
+	}
+}

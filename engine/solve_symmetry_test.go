@@ -1,0 +1,129 @@
+package engine
+
+import (
+	"slices"
+	"testing"
+)
+
+// clusteredDeal is deal number seed with its stock sorted by rank in
+// blocks of block cards, so that cards of one rank lie next to each other
+// in the stock, where the solvers merge positions that differ only in
+// which of them is gone (see canonStock).
+func clusteredDeal(seed uint64, decks, block int) Deal {
+	d := NewDeal(seed, decks)
+	d.Cards = slices.Clone(d.Cards)
+	d.Numbered = false
+	st := d.Stock()
+	for i := 0; i < len(st); i += block {
+		slices.SortStableFunc(st[i:min(i+block, len(st))], func(a, b Card) int { return a.Rank() - b.Rank() })
+	}
+	return d
+}
+
+// symmetryCase builds test position i for the duplicate-card checks: one
+// waste pile, any other knobs, a clustered stock, played forward.
+func symmetryCase(t testing.TB, i int) *Game {
+	r := solveRulesFromBits(uint8(i))
+	r.Draw = 1
+	g, err := NewGame(r, clusteredDeal(uint64(i)*104729+11, r.Decks, 4+i%5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := splitMix64{s: uint64(i)}
+	keep, steps := 3+i%8, 30+i%60
+	for range steps {
+		if g.nPyr-g.Removed() <= keep {
+			break
+		}
+		moves := g.Legal()
+		if len(moves) == 0 {
+			break
+		}
+		var rem []Move
+		for _, m := range moves {
+			if m.Kind == RemoveKing || m.Kind == RemovePair {
+				rem = append(rem, m)
+			}
+		}
+		m := moves[rng.below(uint64(len(moves)))]
+		if len(rem) > 0 && rng.below(6) != 0 {
+			m = rem[rng.below(uint64(len(rem)))]
+		}
+		if err := g.Apply(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return g
+}
+
+func TestCanonStock(t *testing.T) {
+	// Stock ranks 5 5 7 5 7: removing either of the first two 5s leaves
+	// the same sequence, and so does removing the 7 at 2 or at 4 when
+	// the 5 at 3 is gone too.
+	tests := []struct {
+		name      string
+		stk, want uint64
+	}{
+		{"nothing removed", 0, 0},
+		{"first 5", 1 << 0, 1 << 1},
+		{"second 5", 1 << 1, 1 << 1},
+		{"5 between 7s", 1 << 3, 1 << 3},
+		{"first 7 and the 5 after it", 1<<2 | 1<<3, 1<<3 | 1<<4},
+		{"the 5 and the last 7", 1<<3 | 1<<4, 1<<3 | 1<<4},
+		{"all", 31, 31},
+	}
+	s := &solver{nPyr: 1, nStk: 5, fullStk: 31}
+	for j, r := range []int8{5, 5, 7, 5, 7} {
+		s.rank[1+j] = r
+		s.stkRank[r] |= 1 << j
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := s.canonStock(tc.stk, nil); got != tc.want {
+				t.Errorf("canonStock(%05b) = %05b, want %05b", tc.stk, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSolveSymmetryBruteForce(t *testing.T) {
+	cases, limit := 500, 20_000
+	if *longSolve {
+		cases, limit = 3_000, 50_000
+	}
+	checked, wins := 0, 0
+	for i := range cases {
+		ok, win := checkAgainstBrute(t, symmetryCase(t, i), limit)
+		if ok {
+			checked++
+			if win {
+				wins++
+			}
+		}
+	}
+	t.Logf("checked %d of %d clustered positions against brute force, %d winnable", checked, cases, wins)
+	if checked < cases/2 || wins < checked/10 || wins > checked*9/10 {
+		t.Errorf("got %d checked (%d winnable) of %d: want at least half checked and a mix", checked, wins, cases)
+	}
+}
+
+func TestSolveOptimalSymmetryBruteForce(t *testing.T) {
+	cases, limit := 300, 20_000
+	if *longSolve {
+		cases, limit = 2_000, 50_000
+	}
+	checked, wins := 0, 0
+	for i := range cases {
+		ok, win := checkOptimal(t, symmetryCase(t, i), limit)
+		if ok {
+			checked++
+			if win {
+				wins++
+			}
+		}
+	}
+	t.Logf("checked %d of %d clustered positions against breadth-first search, %d winnable", checked, cases, wins)
+	if checked < cases/2 || wins < checked/10 || wins > checked*9/10 {
+		t.Errorf("got %d checked (%d winnable) of %d: want at least half checked and a mix", checked, wins, cases)
+	}
+}

@@ -1,0 +1,747 @@
+package server
+
+import (
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Frame pacing. Bubble Tea's standard renderer draws on a 60 fps ticker:
+// a goroutine and a timer per session that wake 60 times a second whether
+// or not anything changed, and a key waits for the next tick (8 ms on
+// average) before its frame leaves. The session's own renderer draws
+// right after the Update that changed the view instead, and only paces
+// frames that come in a burst.
+const (
+	// inputGap is the least time between two frames when the second one
+	// answers the player's input (a key, a click, a resize): a key alone
+	// is drawn at once; a paste of keys is drawn at most every inputGap.
+	inputGap = 4 * time.Millisecond
+	// eventGap is the same for everything else (replies of commands,
+	// lobby and race events, clock ticks): at most 60 such frames a
+	// second, as the standard renderer drew.
+	eventGap = time.Second / 60
+	// keepBuf is the largest output buffer a session keeps between
+	// frames: a key's frame fits, a full repaint is allocated when it
+	// comes, so a thousand idle sessions do not each hold a screenful.
+	keepBuf = 512
+)
+
+// Terminal sequences the renderer writes (DEC private modes and the
+// few cursor and erase commands a frame needs).
+const (
+	seqAltScreenOn   = ansi.SetAltScreenSaveCursorMode   // \x1b[?1049h
+	seqAltScreenOff  = ansi.ResetAltScreenSaveCursorMode // \x1b[?1049l
+	seqCursorHide    = ansi.HideCursor
+	seqCursorShow    = ansi.ShowCursor
+	seqPasteOn       = ansi.SetBracketedPasteMode
+	seqPasteOff      = ansi.ResetBracketedPasteMode
+	seqMouseCell     = ansi.SetButtonEventMouseMode
+	seqMouseCellOff  = ansi.ResetButtonEventMouseMode
+	seqMouseAll      = ansi.SetAnyEventMouseMode
+	seqMouseAllOff   = ansi.ResetAnyEventMouseMode
+	seqMouseSGR      = ansi.SetSgrExtMouseMode
+	seqMouseSGROff   = ansi.ResetSgrExtMouseMode
+	seqFocusOn       = ansi.SetFocusEventMode
+	seqFocusOff      = ansi.ResetFocusEventMode
+	seqClearScreen   = ansi.EraseEntireScreen + ansi.CursorHomePosition
+	seqHome          = ansi.CursorHomePosition // every frame starts here (tools/loadgen counts frames by it)
+	seqEraseRight    = ansi.EraseLineRight
+	seqEraseBelow    = ansi.EraseScreenBelow
+	seqEraseLine     = ansi.EraseEntireLine
+	seqAllMouseModes = seqMouseCellOff + seqMouseAllOff + seqMouseSGROff
+)
+
+// mouseMode is the mouse reporting a program asked for.
+type mouseMode uint8
+
+const (
+	mouseOff mouseMode = iota
+	mouseCell
+	mouseAll
+)
+
+// flushMsg asks the renderer to draw a frame it held back (see pace).
+type flushMsg struct{}
+
+// frameRenderer draws a program's views on its session's terminal. It
+// replaces Bubble Tea's standard renderer (the program runs with
+// tea.WithoutRenderer): it is driven by the program's updates instead of a
+// ticker, writes each frame (the lines that changed, with the terminal
+// commands that came before them) in one write, and owns the terminal
+// modes: alternate screen, cursor, mouse, bracketed paste, all restored by
+// restore.
+//
+// Everything but the pacing timer runs on the program's event loop
+// goroutine (framedModel's Init and Update, then runProgram once the
+// program is done), so it needs no lock. A write that blocks (a client
+// that stopped reading) stalls only this session's program, as the
+// standard renderer's did; the session's write timeout ends it.
+type frameRenderer struct {
+	out  io.Writer
+	now  func() time.Time
+	send func(tea.Msg) // the program's Send, for the pacing timer
+
+	width, height int
+
+	// Terminal modes: wanted, and whether the terminal was set up.
+	started  bool
+	alt      bool
+	cursor   bool // cursor shown
+	mouse    mouseMode
+	paste    bool
+	focus    bool
+	inlineN  int    // lines of the last frame drawn outside the alternate screen
+	repaint  bool   // draw every line of the next frame
+	lastView string // the view on the screen
+	// syncNew and syncOld are writeChange's scratch.
+	syncNew, syncOld []syncPoint
+	buf              []byte // terminal commands waiting for the next write, then the frame
+
+	last    time.Time   // when the last frame was written
+	held    bool        // a frame was held back by pace
+	timer   *time.Timer // delivers flushMsg for a held frame
+	armed   bool        // timer is running
+	written int64       // bytes written, for tests and benchmarks
+	frames  int64       // frames written
+}
+
+// newFrameRenderer returns a renderer for a terminal of width × height that
+// starts in the alternate screen with the cursor hidden, cell-motion mouse
+// reports and bracketed paste, as the program's options used to ask of the
+// standard renderer.
+func newFrameRenderer(out io.Writer, now func() time.Time, width, height int) *frameRenderer {
+	return &frameRenderer{out: out, now: now, width: width, height: height, alt: true, mouse: mouseCell, paste: true}
+}
+
+// command applies a terminal command message to the renderer's state and
+// queues its sequence for the next write; it reports whether msg was one.
+// Bubble Tea's messages for these commands are unexported empty structs,
+// so they are told apart by value.
+func (r *frameRenderer) command(msg tea.Msg) bool {
+	switch msg {
+	case tea.ClearScreen():
+		r.emit(seqClearScreen)
+		r.repaint = true
+	case tea.EnterAltScreen():
+		if !r.alt {
+			r.alt = true
+			if r.started {
+				r.emit(seqAltScreenOn + seqClearScreen)
+				r.emitCursor()
+			}
+			r.repaint = true
+		}
+	case tea.ExitAltScreen():
+		if r.alt {
+			r.alt = false
+			if r.started {
+				r.emit(seqAltScreenOff)
+				r.emitCursor()
+			}
+			r.inlineN = 0
+			r.repaint = true
+		}
+	case tea.ShowCursor(), tea.HideCursor():
+		r.cursor = msg == tea.ShowCursor()
+		if r.started {
+			r.emitCursor()
+		}
+	case tea.EnableMouseCellMotion(), tea.EnableMouseAllMotion():
+		r.mouse = mouseCell
+		seq := seqMouseCell
+		if msg == tea.EnableMouseAllMotion() {
+			r.mouse, seq = mouseAll, seqMouseAll
+		}
+		if r.started {
+			r.emit(seq + seqMouseSGR)
+		}
+	case tea.DisableMouse():
+		r.mouse = mouseOff
+		if r.started {
+			r.emit(seqAllMouseModes)
+		}
+	case tea.EnableBracketedPaste(), tea.DisableBracketedPaste():
+		r.paste = msg == tea.EnableBracketedPaste()
+		if r.started {
+			r.emit(pick(r.paste, seqPasteOn, seqPasteOff))
+		}
+	case tea.EnableReportFocus(), tea.DisableReportFocus():
+		r.focus = msg == tea.EnableReportFocus()
+		if r.started {
+			r.emit(pick(r.focus, seqFocusOn, seqFocusOff))
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// pick returns on when b holds, else off.
+func pick(b bool, on, off string) string {
+	if b {
+		return on
+	}
+	return off
+}
+
+// resize takes a new window size: the next frame is drawn whole on a
+// cleared screen (the terminal may have rewrapped what it showed).
+func (r *frameRenderer) resize(width, height int) {
+	if width == r.width && height == r.height {
+		return
+	}
+	r.width, r.height = width, height
+	if r.started && r.alt {
+		r.emit(seqClearScreen)
+	}
+	r.repaint = true
+}
+
+// emit queues a sequence for the next write.
+func (r *frameRenderer) emit(seq string) { r.buf = append(r.buf, seq...) }
+
+// emitCursor queues the cursor's visibility: terminals keep one per
+// screen, so it is set again on every switch of screen.
+func (r *frameRenderer) emitCursor() {
+	if r.cursor {
+		r.emit(seqCursorShow)
+	} else {
+		r.emit(seqCursorHide)
+	}
+}
+
+// start queues the set-up of the terminal before the first frame.
+func (r *frameRenderer) start() {
+	r.started = true
+	if r.alt {
+		r.emit(seqAltScreenOn + ansi.EraseEntireScreen)
+	}
+	r.emitCursor()
+	if r.paste {
+		r.emit(seqPasteOn)
+	}
+	switch r.mouse {
+	case mouseCell:
+		r.emit(seqMouseCell + seqMouseSGR)
+	case mouseAll:
+		r.emit(seqMouseAll + seqMouseSGR)
+	}
+	if r.focus {
+		r.emit(seqFocusOn)
+	}
+	r.repaint = true
+}
+
+// pace decides whether the frame after a message is drawn now: at once
+// when the last frame is at least gap old, or else held back and drawn
+// by a flushMsg when it is (one timer, re-armed only while frames come
+// faster than gap).
+func (r *frameRenderer) pace(gap time.Duration) bool {
+	if r.last.IsZero() {
+		return true
+	}
+	wait := gap - r.now().Sub(r.last)
+	if wait <= 0 {
+		return true
+	}
+	r.held = true
+	if !r.armed && r.send != nil {
+		r.armed = true
+		if r.timer == nil {
+			send := r.send
+			r.timer = time.AfterFunc(wait, func() { send(flushMsg{}) })
+		} else {
+			r.timer.Reset(wait)
+		}
+	}
+	return false
+}
+
+// flushed handles a flushMsg: the timer is free again, and the held frame
+// is drawn if no frame was drawn since.
+func (r *frameRenderer) flushed(view func() string) {
+	r.armed = false
+	if r.held {
+		r.draw(view())
+	}
+}
+
+// draw writes the frame for view: the queued terminal commands, then the
+// lines that differ from the last frame, in one write.
+func (r *frameRenderer) draw(view string) {
+	r.held = false
+	if !r.started {
+		r.start()
+	}
+	if view == "" {
+		view = " " // as the standard renderer: an empty view clears the screen
+	}
+	if view != r.lastView || r.repaint {
+		if r.alt {
+			r.frameAlt(view)
+		} else {
+			r.frameInline(view)
+		}
+		r.lastView = view
+		r.repaint = false
+		r.frames++
+	}
+	r.flush()
+}
+
+// flush writes what is queued.
+func (r *frameRenderer) flush() {
+	if len(r.buf) == 0 {
+		return
+	}
+	n, _ := r.out.Write(r.buf) // a failed write ends the session elsewhere; the next frame repaints nothing more
+	r.written += int64(n)
+	r.last = r.now()
+	if cap(r.buf) > keepBuf {
+		r.buf = nil
+	} else {
+		r.buf = r.buf[:0]
+	}
+}
+
+// visible is the part of view a screen of the renderer's height shows:
+// its last height lines (the top ones would scroll off).
+func (r *frameRenderer) visible(view string) string {
+	if r.height <= 0 {
+		return view
+	}
+	for n := strings.Count(view, "\n") + 1; n > r.height; n-- {
+		view = view[strings.IndexByte(view, '\n')+1:]
+	}
+	return view
+}
+
+// lineIter yields the lines of a text, without allocating them.
+type lineIter struct {
+	rest string
+	done bool
+}
+
+// next returns the next line, or false after the last.
+func (it *lineIter) next() (string, bool) {
+	if it.done {
+		return "", false
+	}
+	line, rest, found := strings.Cut(it.rest, "\n")
+	it.rest, it.done = rest, !found
+	return line, true
+}
+
+// frameAlt writes a frame on the alternate screen. It starts at home (the
+// mark of a frame), moves down to each changed line (by line feeds for a
+// line or two, else by an absolute move) and writes it, whole or only its
+// changed cells; lines the last frame had below the new one's end are
+// erased.
+func (r *frameRenderer) frameAlt(view string) {
+	next := lineIter{rest: r.visible(view)}
+	old := lineIter{rest: r.visible(r.lastView), done: r.lastView == ""}
+	r.emit(seqHome)
+	row := 0 // the cursor's row; it is at the start of it or after written text
+	atStart := true
+	i := 0
+	for ; ; i++ {
+		line, ok := next.next()
+		if !ok {
+			break
+		}
+		was, had := old.next()
+		if had && !r.repaint {
+			if was == line {
+				continue
+			}
+			if r.writeChange(i, was, line) {
+				row, atStart = i, false
+				continue
+			}
+		}
+		r.moveTo(&row, &atStart, i)
+		r.writeLine(line)
+		atStart = false
+	}
+	if _, more := old.next(); more {
+		r.moveTo(&row, &atStart, i)
+		r.emit(seqEraseBelow)
+	}
+}
+
+// moveTo moves the cursor from the start of, or text on, row to the start
+// of row i (i ≥ row, i below the screen's last row only to erase).
+func (r *frameRenderer) moveTo(row *int, atStart *bool, i int) {
+	switch d := i - *row; {
+	case d == 0:
+		if !*atStart {
+			r.emit("\r")
+		}
+	case d <= 2:
+		for range d {
+			r.emit("\r\n")
+		}
+	default:
+		r.buf = append(r.buf, "\x1b["...)
+		r.buf = strconv.AppendInt(r.buf, int64(i+1), 10)
+		r.buf = append(r.buf, 'H')
+	}
+	*row, *atStart = i, true
+}
+
+// fit cuts line to the window's width.
+func (r *frameRenderer) fit(line string) string {
+	if r.width > 0 && len(line) > r.width && cells(line) > r.width {
+		return ansi.Truncate(line, r.width, "")
+	}
+	return line
+}
+
+// writeChange writes the part of row i that differs between the line the
+// terminal shows (old) and its new text, when that is shorter than the
+// whole line: a cursor move to the first changed cell, the style in force
+// there, the new text up to where both lines end alike (from an SGR reset
+// on, at the same column), and a reset. It reports whether it wrote; it
+// writes nothing for a line with controls or escape sequences other than
+// SGR before the change, whose state it could not set up.
+func (r *frameRenderer) writeChange(i int, old, line string) bool {
+	old, line = r.fit(old), r.fit(line)
+	if !printable(old) || !printable(line) {
+		return false
+	}
+	n := 0
+	for n < len(old) && n < len(line) && old[n] == line[n] {
+		n++
+	}
+	// The change starts with the grapheme that holds or ends at byte n
+	// (its cluster may differ: "e" against "e" + a combining accent), or
+	// after the escape sequence that ends there.
+	start, col, c := 0, 0, 0
+	for at := 0; at < n; {
+		size, w, escape := token(line[at:])
+		if !escape {
+			start, col = at, c
+		} else if at+size <= n {
+			start, col = at+size, c+w
+		} else {
+			start, col = at, c
+		}
+		c += w
+		at += size
+	}
+	// The end: the longest common tail that starts with an escape
+	// sequence where both lines are unstyled (or with a reset), at the
+	// same column: the tail's cells are already on the screen.
+	end, tail, styledEnd := len(line), false, false
+	widthNew, widthOld := -1, -1 // unknown yet
+	m := 0
+	for m < len(old)-start && m < len(line)-start && old[len(old)-1-m] == line[len(line)-1-m] {
+		m++
+	}
+	if m > 0 {
+		r.syncNew, widthNew = syncPoints(line, len(line)-m, r.syncNew[:0])
+		r.syncOld, widthOld = syncPoints(old, len(old)-m, r.syncOld[:0])
+		shift := len(old) - len(line)
+		j := 0
+	match:
+		for _, pn := range r.syncNew {
+			for ; j < len(r.syncOld); j++ {
+				po := r.syncOld[j]
+				if po.at > pn.at+shift {
+					break
+				}
+				if po.at == pn.at+shift && po.col == pn.col {
+					end, tail, styledEnd = pn.at, true, pn.styled
+					break match
+				}
+			}
+		}
+	}
+	mark := len(r.buf)
+	r.buf = append(r.buf, "\x1b["...)
+	r.buf = strconv.AppendInt(r.buf, int64(i+1), 10)
+	if col > 0 {
+		r.buf = append(r.buf, ';')
+		r.buf = strconv.AppendInt(r.buf, int64(col+1), 10)
+	}
+	r.buf = append(r.buf, 'H')
+	if !r.styleAt(line[:start]) {
+		r.buf = r.buf[:mark]
+		return false
+	}
+	r.emit(line[start:end])
+	switch {
+	case tail:
+		if styledEnd {
+			r.emit("\x1b[m") // the terminal is left unstyled after every write
+		}
+	default:
+		if widthNew < 0 {
+			widthNew, widthOld = cells(line), cells(old)
+		}
+		if widthNew < widthOld {
+			r.emit(seqEraseRight)
+		}
+	}
+	if len(r.buf)-mark >= len(seqEraseRight)+len(line)+4 { // no shorter than the whole line
+		r.buf = r.buf[:mark]
+		return false
+	}
+	return true
+}
+
+// styleAt queues the SGR state in force at the end of prefix (a line's
+// start): its SGR sequences since its last reset. Lines end unstyled (as
+// lipgloss's do) and writeChange resets after a styled end, so the
+// terminal is unstyled when this is written. It reports false, and
+// may have queued part, if prefix holds another kind of sequence.
+func (r *frameRenderer) styleAt(prefix string) bool {
+	from := len(r.buf)
+	for at := 0; at < len(prefix); {
+		size, _, escape := token(prefix[at:])
+		seq := prefix[at : at+size]
+		at += size
+		if !escape {
+			continue
+		}
+		if !isSGR(seq) {
+			return false
+		}
+		if seq == "\x1b[m" || seq == "\x1b[0m" {
+			r.buf = r.buf[:from]
+			continue
+		}
+		r.emit(seq) // on an unstyled terminal: every write leaves it so
+
+	}
+	return true
+}
+
+// token measures the escape sequence or grapheme at the start of s: its
+// size in bytes, its width in cells, and whether it is an escape
+// sequence. ASCII text and CSI sequences, nearly all of a frame, are
+// measured here; other graphemes by the ansi package.
+func token(s string) (size, width int, escape bool) {
+	switch b := s[0]; {
+	case b == 0x1b:
+		if len(s) > 2 && s[1] == '[' {
+			for i := 2; i < len(s); i++ {
+				if c := s[i]; c >= 0x40 && c <= 0x7e {
+					return i + 1, 0, true
+				} else if c < 0x20 || c > 0x7e {
+					break // not a CSI sequence: left to the ansi package
+				}
+			}
+		}
+	case b < 0x80 && (len(s) == 1 || s[1] < 0x80):
+		return 1, 1, false // an ASCII character not followed by a combining one
+	default:
+		if r, n := utf8.DecodeRuneInString(s); narrowRune(r) && (len(s) == n || s[n] < 0x80) {
+			return n, 1, false // a one-cell rune, alone in its cluster
+		}
+	}
+	seq, w, n, _ := ansi.DecodeSequence(s, ansi.NormalState, nil)
+	return n, w, w == 0 && isEscape(seq)
+}
+
+// narrowRune reports whether r is in one of the blocks of one-cell
+// characters a frame is mostly made of besides ASCII (Latin-1 and Latin
+// letters, punctuation, arrows, box drawing, shapes, card suits), checked
+// against the ansi package by TestNarrowRunes.
+func narrowRune(r rune) bool {
+	switch {
+	case r >= 0xa0 && r <= 0x2ff, r >= 0x2010 && r <= 0x2027, r >= 0x2030 && r <= 0x205e,
+		r >= 0x2190 && r <= 0x21ff, r >= 0x2500 && r <= 0x25ff, r >= 0x2660 && r <= 0x2667:
+		return r != 0xad && r != 0x25fd && r != 0x25fe // no width; emoji
+	}
+	return false
+}
+
+// cells is the width of s in cells (ansi.StringWidth, faster on ASCII).
+func cells(s string) int {
+	w := 0
+	for at := 0; at < len(s); {
+		n, cw, _ := token(s[at:])
+		w += cw
+		at += n
+	}
+	return w
+}
+
+// printable reports whether line has no control characters but ESC (the
+// start of escape sequences): a tab or a carriage return would move the
+// cursor where a diff cannot follow.
+func printable(line string) bool {
+	for i := range len(line) {
+		if b := line[i]; (b < 0x20 && b != 0x1b) || b == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// isEscape reports whether seq is an escape sequence.
+func isEscape(seq string) bool { return len(seq) > 0 && seq[0] == 0x1b }
+
+// isSGR reports whether seq is a Select Graphic Rendition sequence.
+func isSGR(seq string) bool {
+	if len(seq) < 3 || seq[1] != '[' || seq[len(seq)-1] != 'm' {
+		return false
+	}
+	for _, b := range []byte(seq[2 : len(seq)-1]) {
+		if (b < '0' || b > '9') && b != ';' && b != ':' {
+			return false
+		}
+	}
+	return true
+}
+
+// syncPoint is a place in a line where a tail can be left as it is: the
+// start of a grapheme or an escape sequence with no style in force, or of
+// a reset; styled says whether a style is in force there.
+type syncPoint struct {
+	at, col int
+	styled  bool
+}
+
+// syncPoints appends to pts the sync points of line at or after byte
+// from, and returns line's width.
+func syncPoints(line string, from int, pts []syncPoint) ([]syncPoint, int) {
+	styled := false
+	col := 0
+	for at := 0; at < len(line); {
+		size, w, escape := token(line[at:])
+		seq := line[at : at+size]
+		reset := escape && (seq == "\x1b[m" || seq == "\x1b[0m")
+		if at >= from && (reset || !styled) {
+			pts = append(pts, syncPoint{at: at, col: col, styled: styled})
+		}
+		if escape && isSGR(seq) {
+			styled = !reset
+		}
+		col += w
+		at += size
+	}
+	return pts, col
+}
+
+// writeLine writes one line from the start of its row: erased first, so
+// a full-width line leaves no pending wrap for an erase to clip, and cut
+// to the window's width (a wider line would wrap and shift the screen).
+func (r *frameRenderer) writeLine(line string) {
+	r.emit(seqEraseRight)
+	r.emit(r.fit(line))
+}
+
+// frameInline writes a frame outside the alternate screen (a farewell
+// left on the player's terminal): from the start of the last frame's
+// first line, every line, as the standard renderer does inline.
+func (r *frameRenderer) frameInline(view string) {
+	next := lineIter{rest: r.visible(view)}
+	r.emit("\r")
+	if r.inlineN > 1 {
+		r.emit(ansi.CursorUp(r.inlineN - 1))
+	}
+	n := 0
+	for line, ok := next.next(); ok; line, ok = next.next() {
+		if n > 0 {
+			r.emit("\r\n")
+		}
+		r.writeLine(line)
+		n++
+	}
+	if r.inlineN > n {
+		r.emit(seqEraseBelow)
+	}
+	r.emit("\r")
+	r.inlineN = n
+}
+
+// restore gives the terminal back as the program found it: paste and
+// mouse reports off, the cursor shown, the main screen. It is written
+// once, when the program has ended, whatever the way.
+func (r *frameRenderer) restore() {
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	if !r.started {
+		return
+	}
+	if !r.alt {
+		r.emit(seqEraseLine + "\r")
+	}
+	r.emit(seqPasteOff + seqCursorShow + seqAllMouseModes)
+	if r.focus {
+		r.emit(seqFocusOff)
+	}
+	if r.alt {
+		r.emit(seqAltScreenOff)
+	}
+	r.flush()
+	r.started = false
+}
+
+// framedModel runs a program's model with the session's renderer: after
+// every Update it hands the view to the renderer, which draws it now or
+// paces it; its own View is empty, for the program runs without Bubble
+// Tea's renderer. It is used by pointer, so that an Update allocates no
+// new tea.Model.
+type framedModel struct {
+	model tea.Model
+	r     *frameRenderer
+}
+
+// Init starts the model and draws its first frame.
+func (f *framedModel) Init() tea.Cmd {
+	cmd := f.model.Init()
+	f.r.draw(f.model.View())
+	return cmd
+}
+
+// Update hands msg to the model, then draws the frame or paces it.
+func (f *framedModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if _, ok := msg.(flushMsg); ok {
+		f.r.flushed(f.model.View)
+		return f, nil
+	}
+	gap := eventGap
+	switch msg := msg.(type) {
+	case tea.KeyMsg, tea.MouseMsg:
+		gap = inputGap
+	case tea.WindowSizeMsg:
+		f.r.resize(msg.Width, msg.Height)
+		gap = 0
+	default:
+		if f.r.command(msg) {
+			gap = 0
+		}
+	}
+	next, cmd := f.model.Update(msg)
+	f.model = next
+	if gap == 0 || f.r.pace(gap) {
+		f.r.draw(f.model.View())
+	}
+	return f, cmd
+}
+
+// View is empty: the renderer draws the model's view (see Update).
+func (f *framedModel) View() string { return "" }
+
+// finish draws the last frame of a program that ended normally (the
+// standard renderer drew the final view on quitting too) and restores
+// the terminal; after a kill only the terminal is restored.
+func (r *frameRenderer) finish(final tea.Model, killed bool) {
+	if f, ok := final.(*framedModel); ok && !killed {
+		r.draw(f.model.View())
+	}
+	if killed {
+		r.buf = r.buf[:0] // a frame cut short by a panic is not worth finishing
+	}
+	r.restore()
+}
