@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -251,4 +253,24 @@ func TestRaceMinisApart(t *testing.T) {
 			}
 		}
 	}
+}
+
+// underwayRaces refuses every join: the race has started.
+type underwayRaces struct{ *fakeRaces }
+
+func (u underwayRaces) Join(ctx context.Context, code string) (RaceSeat, error) {
+	return RaceSeat{}, fmt.Errorf("room %s: %w", code, lobby.ErrRaceUnderway)
+}
+
+// TestJoinAStartedRaceWatches: enter on a room the Lobby still listed as
+// waiting, whose race had just started, sent the player back to the menu
+// with "the race has started; you can watch it"; so did `race CODE`. The
+// player watches it now.
+func TestJoinAStartedRaceWatches(t *testing.T) {
+	u := underwayRaces{&fakeRaces{seat: RaceSeat{Snapshot: raceRoom(3, lobby.PhaseRacing)}}}
+	h := newHarness(t, Deps{Races: u, Args: []string{"race", "KMTX"}, Width: 80, Height: 24, Unicode: true})
+	if h.m.cur != screenRace || h.m.race() == nil || !h.m.race().watching {
+		t.Fatalf("race CODE of a race underway: screen %d, want to watch it:\n%s", h.m.cur, h.screen())
+	}
+	h.wantScreen("watching racer0 · room KMTX")
 }

@@ -29,6 +29,8 @@ type (
 		err  error
 		// refresh: the seat asked for again after missed events.
 		refresh bool
+		// joined is the code of a room the player asked to join.
+		joined string
 	}
 	// raceDoneMsg is the reply of a room call; play is set for the
 	// reports of the game.
@@ -304,7 +306,11 @@ func (rs *raceScreen) ask(req raceReq) tea.Cmd {
 		default:
 			seat, err = races.Quick(ctx)
 		}
-		return raceSeatMsg{seat: seat, err: err}
+		msg := raceSeatMsg{seat: seat, err: err}
+		if req.kind == raceJoin {
+			msg.joined = req.code
+		}
+		return msg
 	}
 }
 
@@ -395,6 +401,11 @@ func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 			rs.setSnap(msg.seat.Snapshot, msg.seat.Resume)
 		}
 		return rs.tick()
+	}
+	if msg.joined != "" && errors.Is(msg.err, lobby.ErrRaceUnderway) {
+		// A room whose race started before the player got in (the
+		// Lobby listed it waiting): they watch it.
+		return rs.ask(raceReq{kind: raceWatch, code: msg.joined})
 	}
 	if msg.err != nil {
 		rs.event = raceLeftMsg{st: sErr, text: msg.err.Error()}
