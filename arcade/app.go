@@ -218,7 +218,7 @@ func (a *App) Model(s *server.Session) tea.Model {
 	live := &presence{lobby: a.lobby, rooms: a.rooms, self: sess} // presence.go
 	var g *games
 	if saved {
-		g = &games{st: a.cfg.Store, owner: sessionToken(), lobby: a.lobby, self: sess, racing: a.book.racing}
+		g = a.sessionGames(p.ID, sess)
 		deps.Games = g
 		acct := a.account(p.ID, s.Identity)
 		deps.Account = acct

@@ -42,6 +42,30 @@ func (g *games) taken(ctx context.Context, id int64, reason string) {
 
 var _ tui.Games = (*games)(nil)
 
+// sessionGames is the stored games of a session of player.
+func (a *App) sessionGames(player string, sess *lobby.Session) *games {
+	racing := func(id int64) bool { return a.racingGame(player, id) }
+	return &games{st: a.cfg.Store, owner: sessionToken(), lobby: a.lobby, self: sess, racing: racing}
+}
+
+// racingGame reports whether a stored game of the player is their game
+// of a race that runs: one this server keeps, or the one their seat holds
+// in a room of the cluster, when they raced on another server (it died,
+// or they reconnected here). The menu offers it as Back to race, never as
+// Continue, which would play it at the solo table.
+func (a *App) racingGame(player string, id int64) bool {
+	if a.book.racing(id) {
+		return true
+	}
+	r, ok := a.rooms.Seated(player)
+	if !ok {
+		return false
+	}
+	snap := r.Snapshot()
+	m, ok := snap.Member(player)
+	return ok && m.GameID == id && (snap.Phase == lobby.PhaseRacing || snap.Phase == lobby.PhaseCountdown)
+}
+
 // Unfinished lists the player's unfinished games, most recent first.
 func (g *games) Unfinished(ctx context.Context, player string) ([]tui.SavedGame, error) {
 	list, err := g.st.UnfinishedGames(ctx, player)

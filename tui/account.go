@@ -27,7 +27,9 @@ func (m *Model) openAccount(kind itemKind) tea.Cmd {
 		cmd = kept(m, screenStats, func() *statsScreen { return newStatsScreen(e, w, h) }).open(name)
 		m.show(screenStats)
 	case itemLeaders:
-		cmd = kept(m, screenLeaders, func() *leadersScreen { return newLeadersScreen(e, w, h) }).open()
+		b := kept(m, screenLeaders, func() *leadersScreen { return newLeadersScreen(e, w, h) })
+		b.dailyDone = m.menu().daily.done
+		cmd = b.open()
 		m.show(screenLeaders)
 	case itemName:
 		kept(m, screenName, func() *nameScreen { return newNameScreen(e, w, h) }).open(name)

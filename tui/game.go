@@ -145,6 +145,11 @@ func (m *Model) openHelp() {
 		rules = &r
 	}
 	km := NewTableKeyMap(m.menu().Scheme, m.env.gl)
+	if rs := m.race(); m.cur == screenRace && rs != nil && rs.ghost == nil {
+		m.screens[screenHelp] = newRaceHelpScreen(m.env, km, rs.watching, m.w, m.h)
+		m.show(screenHelp)
+		return
+	}
 	m.screens[screenHelp] = newHelpScreen(m.env, km, rules, m.w, m.h)
 	m.show(screenHelp)
 }

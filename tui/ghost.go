@@ -329,6 +329,9 @@ func (rs *raceScreen) ghostKey(k tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if rs.promptOpen() {
+		return rs.raceKey(k)
+	}
 	if k.String() != "q" && k.String() != "esc" {
 		rs.leaving = false
 	}

@@ -63,6 +63,9 @@ type leadersScreen struct {
 	playing int
 	// par is the par of the day's deal (par.go), 0 until known.
 	par int
+	// dailyDone: the player finished today's daily deal, as the menu
+	// knows it, on the board or off it (an assisted game is off it).
+	dailyDone bool
 }
 
 // newLeadersScreen builds the screen; open shows and loads it.
@@ -185,9 +188,10 @@ func (b *leadersScreen) moveCursor(n int) {
 }
 
 // spoils reports whether a ghost of the board would spoil the player's
-// daily: today's board, and the player not on it yet.
+// daily: today's board, and the player has not finished the deal (on
+// the board, or off it with an assisted game, as the menu knows).
 func (b *leadersScreen) spoils() bool {
-	return b.date == b.today && !slices.ContainsFunc(b.entries, func(e BoardEntry) bool { return e.You })
+	return b.date == b.today && !b.dailyDone && !slices.ContainsFunc(b.entries, func(e BoardEntry) bool { return e.You })
 }
 
 // step is how many lines a cursor key moves: a page, the whole board
@@ -260,7 +264,7 @@ func (b *leadersScreen) update(msg tea.Msg) tea.Cmd {
 		return b.load(b.date)
 	case key.Matches(k, b.ghost):
 		// The line under the cursor. Today's board only once the player
-		// is on it (no spoilers); the server checks it again.
+		// finished the deal (no spoilers); the server checks it again.
 		if b.spoils() {
 			b.say(sWarn, "finish today's daily deal first: its best plays would spoil it")
 		} else if en := b.selected(); en != nil && en.GameID != "" {

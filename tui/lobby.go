@@ -190,7 +190,7 @@ func (l *lobbyScreen) update(msg tea.Msg) tea.Cmd {
 			l.msg = ""
 			if p.What == lobby.Racing && p.Room != "" && l.env.races != nil {
 				// A racer's board is in their room: watch the race.
-				l.event = menuRaceMsg{code: p.Room, watch: true}
+				l.event = menuRaceMsg{code: p.Room, watch: true, racer: p.ID}
 				return nil
 			}
 			l.event = spectateOpenMsg{name: p.Name}

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -126,8 +127,9 @@ func (m *Model) liveChange() tea.Cmd {
 	dirty := false
 	switch d, ok := m.doing(); {
 	case !ok:
-		// A screen that tells the lobby itself (a race's): what it told
-		// is not lv.told, so the next screen known here tells anew.
+		// A screen whose presence the server tells (a spectator's or a
+		// ghost's race): what it told is not lv.told, so the next screen
+		// known here tells anew.
 		lv.toldOK = false
 	case !lv.toldOK || d != lv.told:
 		lv.told, lv.toldOK = d, true
@@ -166,8 +168,8 @@ func (m *Model) liveChange() tea.Cmd {
 func ptr[T any](v T) *T { return &v }
 
 // doing is what the session does as the lobby shows it; ok is false on
-// a screen this file does not know (a race's), which tells the lobby
-// itself.
+// a screen whose presence the server tells (a spectator's or a ghost's
+// race, see raceScreen.doing).
 func (m *Model) doing() (d lobby.Doing, ok bool) {
 	cur := m.cur
 	if cur == screenHelp || cur == screenConfirm {
@@ -193,8 +195,26 @@ func (m *Model) doing() (d lobby.Doing, ok bool) {
 		return lobby.Doing{What: lobby.AtMenu}, true
 	case screenMenu, screenDealing, screenStats, screenLeaders, screenName, screenLink, screenRedeem, screenLobby:
 		return lobby.Doing{What: lobby.AtMenu}, true
+	case screenRace:
+		if rs := m.race(); rs != nil {
+			return rs.doing()
+		}
 	}
 	return lobby.Doing{}, false
+}
+
+// doing is what a racer does as the lobby shows it: racing in the room,
+// on the deal of its round, with the cards the room has of the player.
+// The server tells the same when the player takes a seat or moves; this
+// keeps it true across a rematch, whose new deal comes to every racer
+// before any of them moves. ok is false for a spectator, a ghost race and
+// before the seat, which the server alone tells.
+func (rs *raceScreen) doing() (d lobby.Doing, ok bool) {
+	if rs.watching || rs.ghost != nil || rs.stage != stageRoom || rs.snap.Code == "" {
+		return lobby.Doing{}, false
+	}
+	s := &rs.snap
+	return lobby.Doing{What: lobby.Racing, Rules: s.RulesID, Deal: s.Deal, Room: s.Code, Removed: rs.mine().Removed}, true
 }
 
 // boardChange returns the board to send the spectators, when there are
@@ -324,7 +344,16 @@ func (m *Model) askWatch(name string) tea.Cmd {
 	if m.cur == screenLobby || m.cur == screenLeaders {
 		lv.back = m.cur
 	}
+	races := m.env.races
 	return func() tea.Msg {
+		if races != nil {
+			for _, p := range lb.Who() {
+				if p.What == lobby.Racing && p.Room != "" && strings.EqualFold(p.Name, strings.TrimSpace(name)) {
+					// A racer's board is in their room: watch the race.
+					return spectateMsg{name: name, room: p.Room, racer: p.ID}
+				}
+			}
+		}
 		w, err := lb.Watch(name)
 		return spectateMsg{name: name, watched: w, err: err}
 	}
@@ -348,6 +377,9 @@ func (m *Model) watchReply(msg spectateMsg) tea.Cmd {
 	}
 	if m.cur != screenMenu && m.cur != screenLobby && m.cur != screenLeaders {
 		return m.unwatch() // the player went elsewhere meanwhile
+	}
+	if msg.room != "" {
+		return m.handleRace(menuRaceMsg{code: msg.room, watch: true, racer: msg.racer})
 	}
 	s := newSpectate(m.env, msg.watched, m.w, m.h)
 	if early != nil {

@@ -29,6 +29,8 @@ type (
 		err  error
 		// refresh: the seat asked for again after missed events.
 		refresh bool
+		// joined is the code of a room the player asked to join.
+		joined string
 	}
 	// raceDoneMsg is the reply of a room call; play is set for the
 	// reports of the game.
@@ -50,7 +52,8 @@ type (
 	menuRaceMsg struct {
 		join  bool
 		code  string
-		watch bool // watch the room code (the Lobby's w on a racer)
+		watch bool   // watch the room code (the Lobby's w on a racer)
+		racer string // the racer whose board a spectator sees first (a player ID)
 	}
 	// raceMovedMsg: the seat in room from went to another session of
 	// the player, which is seated in room to now (empty: in none).
@@ -221,6 +224,7 @@ func (m *Model) handleRace(msg tea.Msg) tea.Cmd {
 		case rs.stage == stageRoom:
 			return nil // back to the room the player is in
 		case mr.watch:
+			rs.watched = mr.racer
 			return rs.ask(raceReq{kind: raceWatch, code: mr.code})
 		case mr.code != "":
 			return rs.ask(raceReq{kind: raceJoin, code: mr.code})
@@ -307,7 +311,11 @@ func (rs *raceScreen) ask(req raceReq) tea.Cmd {
 		default:
 			seat, err = races.Quick(ctx)
 		}
-		return raceSeatMsg{seat: seat, err: err}
+		msg := raceSeatMsg{seat: seat, err: err}
+		if req.kind == raceJoin {
+			msg.joined = req.code
+		}
+		return msg
 	}
 }
 
@@ -399,6 +407,11 @@ func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 		}
 		return rs.tick()
 	}
+	if msg.joined != "" && errors.Is(msg.err, lobby.ErrRaceUnderway) {
+		// A room whose race started before the player got in (the
+		// Lobby listed it waiting): they watch it.
+		return rs.ask(raceReq{kind: raceWatch, code: msg.joined})
+	}
 	if msg.err != nil {
 		rs.event = raceLeftMsg{st: sErr, text: msg.err.Error()}
 		return nil
@@ -437,6 +450,11 @@ func (rs *raceScreen) setSnap(s lobby.Snapshot, resume *engine.Record) {
 	case lobby.PhaseWaiting:
 		if rs.table != nil && rs.round != s.Round {
 			rs.table = nil // a rematch: a new deal comes with the next start
+			if rs.watching {
+				rs.say(sInfo, "a rematch on a new deal: the race shows here when the host starts it")
+			} else {
+				rs.say(sInfo, "a rematch on a new deal: r marks you ready")
+			}
 		}
 	case lobby.PhaseRacing, lobby.PhaseResults:
 		if rs.table == nil || rs.round != s.Round {
@@ -602,6 +620,13 @@ func (rs *raceScreen) racing() bool {
 		rs.table.d.status == engine.Playing && rs.mine().State != lobby.RacerLeft
 }
 
+// promptOpen reports whether the racer's move prompt is open: it takes
+// every key, esc closing it, as at the table (t, q and ? are typed, not
+// the room's).
+func (rs *raceScreen) promptOpen() bool {
+	return !rs.watching && rs.table != nil && rs.table.promptOpen && rs.racing()
+}
+
 // mine is the player's line of the panel.
 func (rs *raceScreen) mine() lobby.Racer {
 	for _, r := range rs.racers {
@@ -626,6 +651,9 @@ func (rs *raceScreen) key(k tea.KeyMsg) tea.Cmd {
 			rs.event = raceLeftMsg{}
 		}
 		return nil
+	}
+	if rs.promptOpen() {
+		return rs.raceKey(k)
 	}
 	km := &rs.keys
 	if k.String() != "q" && k.String() != "esc" {
@@ -898,7 +926,16 @@ func (rs *raceScreen) muteCommand(text string) (tea.Cmd, bool) {
 	for _, r := range rs.racers {
 		if strings.EqualFold(r.Name, name) {
 			code, races, id, muted := rs.snap.Code, rs.races, r.ID, verb == "/mute"
-			return rs.call(verb[1:], func() error { return races.Mute(code, id, muted) }), true
+			note := clean(r.Name, 16) + " may chat again"
+			if muted {
+				note = clean(r.Name, 16) + " is muted in this room"
+			}
+			return func() tea.Msg {
+				if err := races.Mute(code, id, muted); err != nil {
+					return raceDoneMsg{what: verb[1:], err: err}
+				}
+				return raceDoneMsg{what: verb[1:], note: note}
+			}, true
 		}
 	}
 	rs.say(sErr, clean("nobody called "+name+" in this room", 100))

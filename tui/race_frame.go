@@ -326,13 +326,12 @@ func (rs *raceScreen) appendMinis(vc *raceFrame, parts []string) []string {
 		}
 	}
 	for line := range rows + 3 {
-		n := 1
+		n := 0
 		for i := range vc.minis {
 			n += len(vc.minis[i].lines[line])
 		}
 		var l strings.Builder
 		l.Grow(n)
-		l.WriteByte(' ')
 		for i := range vc.minis {
 			l.WriteString(vc.minis[i].lines[line])
 		}
@@ -354,10 +353,10 @@ func (rs *raceScreen) miniBlock(r lobby.Racer, rows, bw int) []string {
 		mark, st = ">", sBold
 	}
 	b := make([]string, 0, rows+3)
-	b = append(b, padRight(mark+cut(clean(r.Name, 16), bw-2, rs.env.gl.ell), bw))
+	b = append(b, padRight(" "+mark+cut(clean(r.Name, 16), bw-3, rs.env.gl.ell), bw))
 	for row := range rows {
 		var l strings.Builder
-		l.WriteString(strings.Repeat(" ", 1+rows-1-row))
+		l.WriteString(strings.Repeat(" ", 2+rows-1-row))
 		for c := 0; c <= row; c++ {
 			if c > 0 {
 				l.WriteByte(' ')
@@ -374,8 +373,8 @@ func (rs *raceScreen) miniBlock(r lobby.Racer, rows, bw int) []string {
 	if !r.Present && r.State == lobby.RacerPlaying {
 		state = "left"
 	}
-	b = append(b, padRight(" "+strconv.Itoa(r.Removed)+"/"+strconv.Itoa(max(r.Cards, rs.snap.Cards))+" "+strconv.Itoa(r.Moves)+"mv", bw),
-		padRight(" "+state, bw))
+	b = append(b, padRight("  "+strconv.Itoa(r.Removed)+"/"+strconv.Itoa(max(r.Cards, rs.snap.Cards))+" "+strconv.Itoa(r.Moves)+"mv", bw),
+		padRight("  "+state, bw))
 	for i := range b {
 		b[i] = rs.env.pal.style(st, cut(b[i], bw, ""))
 	}

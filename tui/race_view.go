@@ -81,14 +81,16 @@ func (rs *raceScreen) pyramidRows() int {
 	return 7
 }
 
-// miniW is the width of one racer's mini pyramid block.
-func (rs *raceScreen) miniW() int { return max(2*rs.pyramidRows()-1, 10) + 1 }
+// miniW is the width of one racer's mini pyramid block: a margin of two
+// cells, which parts its bottom row from the block before by two blanks
+// (one is the gap between cards), and the pyramid.
+func (rs *raceScreen) miniW() int { return max(2*rs.pyramidRows()-1, 10) + 2 }
 
 // minis reports whether the panel draws a mini pyramid per racer: in a
 // window of 120 columns or more, wide enough for all of them, and tall
 // enough beside the board.
 func (rs *raceScreen) minis() bool {
-	if rs.table == nil || rs.w < 120 || len(rs.racers)*rs.miniW() > rs.w-1 {
+	if rs.table == nil || rs.w < 120 || len(rs.racers)*rs.miniW() > rs.w {
 		return false
 	}
 	_, needH := rs.table.needs()
@@ -217,7 +219,7 @@ func (rs *raceScreen) racerLine(r lobby.Racer) string {
 }
 
 // The race's help bar, and the order it gives items up in.
-var raceBarDrop = [...]uint8{5, 0, 1, 4, 2, 3, 6, 7}
+var raceBarDrop = [...]uint8{5, 0, 1, 4, 2, 3, 8, 6, 7}
 
 func (rs *raceScreen) raceBar() []key.Binding {
 	if rs.watching {
@@ -230,7 +232,7 @@ func (rs *raceScreen) raceBar() []key.Binding {
 		rs.table.d.status != engine.Playing {
 		undo.SetEnabled(false) // undo never takes back a draw or a redeal in a race
 	}
-	return []key.Binding{k.Move, sel, k.Draw, undo, k.Redo, k.Prompt, rs.keys.Chat, rs.keys.Leave}
+	return []key.Binding{k.Move, sel, k.Draw, undo, k.Redo, k.Prompt, rs.keys.Chat, rs.keys.Leave, rs.keys.Help}
 }
 
 // racerMark is the mark before a racer's name in the panel: > for the

@@ -66,12 +66,18 @@ func (t *tableScreen) results(dst []string) []string {
 	return dst
 }
 
-// foot is the line under the board of a finished daily: its share line.
+// foot is the line under the board of a finished daily: its share line,
+// labelled when the label leaves room for the whole line (a player copies
+// it from the terminal: it is never cut for the label's sake).
 func (t *tableScreen) foot() string {
-	if line := t.shareLine(); line != "" {
-		return "share: " + line
+	line := t.shareLine()
+	if line == "" {
+		return ""
 	}
-	return ""
+	if labelled := "share: " + line; cells(labelled) <= t.w-2 {
+		return labelled
+	}
+	return line
 }
 
 // shareLine is the finished daily's one spoiler-free line to paste in a

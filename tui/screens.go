@@ -70,6 +70,13 @@ func newHelpScreen(e *env, km TableKeyMap, rules *engine.Rules, w, h int) *helpS
 		row(hk(km.Help), "this help"),
 		row(hk(km.Redraw), "redraw the screen"),
 		row(hk(km.Quit), "quit"),
+	)
+	return helpScreenOf(e, append(text, notationHelp(gl)...), w, h)
+}
+
+// notationHelp is the help's part on the move notation and the cards.
+func notationHelp(gl *glyphs) []string {
+	return []string{
 		"",
 		"Move notation",
 		"  R.C is the card in row R (1 is the top) and column C; w is the waste's",
@@ -80,9 +87,65 @@ func newHelpScreen(e *env, km TableKeyMap, rules *engine.Rules, w, h int) *helpS
 		"",
 		"Cards",
 		"  Available cards are bright, covered ones dim; in the one-line layout an",
-		"  available card has brackets: [ 9"+string(gl.faces[engine.NewCard(9, engine.Spades)][2])+"]. > < marks the cursor, * * the",
+		"  available card has brackets: [ 9" + string(gl.faces[engine.NewCard(9, engine.Spades)][2]) + "]. > < marks the cursor, * * the",
 		"  selected card (> * when the cursor is on it) and + + a hint's cards.",
+	}
+}
+
+// newRaceHelpScreen writes the help of a race room, for a racer or a
+// spectator: the room's keys and the race's rules (no hints, an undo
+// that never takes back a draw, q twice to leave), not the table's.
+func newRaceHelpScreen(e *env, km TableKeyMap, spectator bool, w, h int) *helpScreen {
+	gl := e.gl
+	hk := func(b key.Binding) string { return b.Help().Key }
+	row := func(k, desc string) string { return "  " + k + strings.Repeat(" ", max(1, 14-cells(k))) + desc }
+	text := []string{
+		"A race",
+		"  Every racer plays their own game of the same deal; the panel lists",
+		"  each one's cards removed, moves, pass and state, live.",
+		"  Whoever clears the pyramid first wins; then the others who cleared, by",
+		"  time; then by cards removed and the time of the last removal.",
+		"",
+	}
+	if spectator {
+		text = append(text,
+			"Keys",
+			row("tab l", "the next racer's board"),
+			row("shift+tab h", "the racer before"),
+			row("q", "stop watching"),
+			row("?", "this help"),
+		)
+		return helpScreenOf(e, text, w, h)
+	}
+	text = append(text,
+		"Waiting room",
+		row("r", "ready, or not ready"),
+		row("s", "start the countdown (the host, once two or more are in)"),
+		row("t", "chat (also racing and on the results); the host mutes a member"),
+		row("", "with /mute NAME typed there, and /unmute NAME"),
+		"",
+		"Racing",
+		row(moveKeys(km, gl), "move between the available cards and the piles"),
+		row("enter space", "select a card; a second card that makes 13 removes both"),
+		row("click", "select with the mouse; a click on the stock draws"),
+		row(hk(km.Draw), "draw; when the stock is empty, turn the waste over"),
+		row(hk(km.Undo)+" / "+hk(km.Redo), "undo / redo removals: never a draw or a redeal, which"),
+		row("", "would show the stock"),
+		row(hk(km.Hint), "no hints in a race"),
+		row(hk(km.Prompt), "type moves in notation, e.g. 7.1+7.4 d 6.2+w"),
+		row("q q", "leave the race; race CODE brings you back while it runs"),
+		"",
+		"Results",
+		row("r", "a rematch in the room, on a new deal (the host)"),
+		row("q", "leave the room"),
+		row("?", "this help"),
 	)
+	return helpScreenOf(e, append(text, notationHelp(gl)...), w, h)
+}
+
+// helpScreenOf is the help screen of text.
+func helpScreenOf(e *env, text []string, w, h int) *helpScreen {
+	gl := e.gl
 	up := key.NewBinding(key.WithKeys("up", "k", "w", "pgup"), key.WithHelp("↑/↓", "scroll"))
 	if !gl.unicode {
 		up.SetHelp("up/down", "scroll")

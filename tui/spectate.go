@@ -19,6 +19,9 @@ type (
 		name    string
 		watched lobby.Watched
 		err     error
+		// room is set when name races: their board is in that room,
+		// which the spectator watches, on racer's board (a player ID).
+		room, racer string
 	}
 	// spectateOpenMsg: the player asks to watch name (from the Lobby
 	// screen or the deep link `watch NAME`).
