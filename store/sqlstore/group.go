@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // Group commit of SQLite's game saves. SQLite has one writer, and with
@@ -156,10 +157,24 @@ func (s *Store) lead() {
 }
 
 // saveBatch stores a batch in one transaction, retried as a whole on
-// transient failures. errs has each save's answer when err is nil.
+// transient failures, until every caller in it gave up (as a save on its
+// own is retried until its caller gives up). errs has each save's answer
+// when err is nil.
 func (s *Store) saveBatch(batch []*saveReq) (errs []error, err error) {
 	errs = make([]error, len(batch))
-	err = s.retry(context.Background(), false, func(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	waiting := atomic.Int32{}
+	waiting.Store(int32(len(batch)))
+	for _, r := range batch {
+		stop := context.AfterFunc(r.ctx, func() {
+			if waiting.Add(-1) == 0 {
+				cancel()
+			}
+		})
+		defer stop()
+	}
+	err = s.retry(ctx, false, func(ctx context.Context) error {
 		clear(errs)
 		st := s.saveStmt(ctx) // before the transaction takes the one connection
 		tx, err := s.w.BeginTx(ctx, nil)
