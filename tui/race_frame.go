@@ -27,10 +27,6 @@ type raceFrame struct {
 	racers []racerLineCache
 	rows   []string // the panel's racer lines, two racers each in a wide window
 	minis  []miniCache
-	// miniRows are the mini pyramids' lines, miniChanged scratch: which
-	// of them a frame draws again.
-	miniRows    []string
-	miniChanged []bool
 
 	chat    chatKey
 	chatStr []string
@@ -188,9 +184,6 @@ func (vc *raceFrame) keep() {
 			}
 		}
 	}
-	if vc.minisShown && len(vc.last) >= 2+len(vc.miniRows)+vc.chatKept {
-		copy(vc.miniRows, vc.last[2:2+len(vc.miniRows)])
-	}
 	if vc.chatKept > 0 {
 		copy(vc.chatStr, vc.last[len(vc.last)-vc.chatKept:])
 	}
@@ -322,35 +315,16 @@ func (rs *raceScreen) timeLeft() time.Duration {
 // cell per card (removed or not), and the figures.
 func (rs *raceScreen) appendMinis(vc *raceFrame, parts []string) []string {
 	rows, bw := rs.pyramidRows(), rs.miniW()
-	all := len(vc.minis) != len(rs.racers) || len(vc.miniRows) != rows+3
 	if len(vc.minis) != len(rs.racers) {
 		vc.minis = make([]miniCache, len(rs.racers))
 	}
-	if len(vc.miniRows) != rows+3 {
-		vc.miniRows = make([]string, rows+3)
-	}
-	// The lines a racer's block changed in: an opponent's move changes
-	// a row of its pyramid and its figures, not the other lines.
-	changed := vc.miniChanged[:0]
-	for range rows + 3 {
-		changed = append(changed, all)
-	}
-	vc.miniChanged = changed
 	for i, r := range rs.racers {
 		k := miniKey{env: rs.env, r: r, you: r.ID == rs.you, bw: bw, rows: rows, unicode: rs.env.gl.unicode, snapCards: rs.snap.Cards}
 		if c := &vc.minis[i]; c.key != k || c.lines == nil {
-			old := c.lines
 			c.key, c.lines = k, rs.miniBlock(r, rows, bw)
-			for line := range changed {
-				changed[line] = changed[line] || len(old) != len(c.lines) || old[line] != c.lines[line]
-			}
 		}
 	}
 	for line := range rows + 3 {
-		if !changed[line] {
-			parts = append(parts, vc.miniRows[line])
-			continue
-		}
 		n := 1
 		for i := range vc.minis {
 			n += len(vc.minis[i].lines[line])
@@ -361,8 +335,7 @@ func (rs *raceScreen) appendMinis(vc *raceFrame, parts []string) []string {
 		for i := range vc.minis {
 			l.WriteString(vc.minis[i].lines[line])
 		}
-		vc.miniRows[line] = l.String()
-		parts = append(parts, vc.miniRows[line])
+		parts = append(parts, l.String())
 	}
 	return parts
 }
