@@ -18,8 +18,9 @@ import (
 // at once, and its winning line caps every distance worth searching.
 
 // DefaultOptimalBudget is the optimal search's budget when a caller passes
-// zero or less: the most positions it stores, about 32 bytes each with one
-// deck (a few more with two decks or three piles), so about 260 MB at most.
+// zero or less: the most positions it stores, at most about 40 bytes each
+// with one deck and one pile (a record of 16 bytes and its share of the
+// index; 8 more with two decks or three piles), so about 320 MB at most.
 // The ordinary solve that runs first then has DefaultBudget.
 const DefaultOptimalBudget = 8_000_000
 
@@ -288,7 +289,7 @@ func (o *optSearch) add(k *stateKey, hash uint64, n optNode) int32 {
 		at = (at + 1) & o.mask
 	}
 	o.slots[at] = hash&^(1<<32-1) | uint64(i+1)
-	if o.n*2 > len(o.slots) {
+	if o.n*10 > len(o.slots)*7 { // at most 70 % full
 		o.rehash()
 	}
 	return i
