@@ -149,6 +149,7 @@ func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok
 	o.add(&k, hash, makeNode(-1, 0, h, false))
 	o.push(h, 0)
 	var buf [64]smove
+	deadAlike := s.pyrPairs || !s.open // canonStock counts dead cards alike
 	// f is the least f queued: every bucket below it is empty.
 	for f, expanded := h, 0; f < upper; {
 		if f >= len(o.bucket) || len(o.bucket[f]) == 0 {
@@ -183,7 +184,9 @@ func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok
 			} else if !s.apply(&c, &m) {
 				continue
 			}
-			if s.draw == 1 {
+			// p is canonical: so is a position with its stock (and, where
+			// dead cards count, its pyramid), such as a draw's.
+			if s.draw == 1 && (c.stk != p.stk || (deadAlike && c.pyr != p.pyr)) {
 				s.canonPos(&c)
 			}
 			key := s.optKey(&c)
