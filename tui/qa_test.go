@@ -304,3 +304,13 @@ func TestLobbyRacerFits80(t *testing.T) {
 	h.resize(120, 30)
 	h.wantScreen("racing in room CMYV · Classic · deal 845224 · 6/28 removed")
 }
+
+// TestRaceWaitingSubtitleFits80: the waiting room's second line ended
+// "no hints; undo takes back removal…" at 80 columns.
+func TestRaceWaitingSubtitleFits80(t *testing.T) {
+	h, _ := raceHarness(t, raceRoom(2, lobby.PhaseWaiting), 80, 24)
+	l := lineOf(screenOf(h), "the same deal for everybody")
+	if !strings.HasSuffix(strings.TrimSpace(l), "no hints · undo: removals only") {
+		t.Errorf("the waiting room's second line: %q", l)
+	}
+}

@@ -293,7 +293,7 @@ func (rs *raceScreen) viewWaiting() string {
 	body = append(body, "")
 	body = append(body, rs.chatBody(rs.h-4-len(body))...)
 	keys := rs.waitingKeys()
-	sub := "deal " + strconv.FormatUint(s.Deal, 10) + gl.sep + "the same deal for everybody" + gl.sep + "no hints; undo takes back removals only"
+	sub := "deal " + strconv.FormatUint(s.Deal, 10) + gl.sep + "the same deal for everybody" + gl.sep + "no hints" + gl.sep + "undo: removals only"
 	return drawPage(rs.env, rs.w, rs.h, rs.roomLine(), sub, body, rs.msg, rs.msgSt, rs.bar, keys)
 }
 
