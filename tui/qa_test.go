@@ -314,3 +314,18 @@ func TestRaceWaitingSubtitleFits80(t *testing.T) {
 		t.Errorf("the waiting room's second line: %q", l)
 	}
 }
+
+// TestRaceResultsTimeUp: at the time limit the results said "7/45 at
+// 0:05.8 (playing)" of racers whose race was over; "(time up)".
+func TestRaceResultsTimeUp(t *testing.T) {
+	h, _ := raceHarness(t, raceRoom(2, lobby.PhaseRacing), 80, 24)
+	done := raceRoom(2, lobby.PhaseResults)
+	done.Seq = 2
+	done.Results = []lobby.Placing{
+		{Place: 1, ID: "p0", Name: "racer0", State: lobby.RacerPlaying, Removed: 7, Moves: 7, Time: 5 * time.Second},
+		{Place: 2, ID: "p1", Name: "racer1", State: lobby.RacerPlaying},
+	}
+	h.send(RaceEventMsg{Event: lobby.RoomChanged{Snapshot: done}})
+	h.wantScreen("7/28 at 0:05.0 (time up)", "0/28 (time up)")
+	h.wantNotScreen("(playing)")
+}

@@ -343,13 +343,17 @@ func (rs *raceScreen) viewResults() string {
 	body := []string{""}
 	for _, p := range s.Results {
 		what := strconv.Itoa(p.Removed) + "/" + strconv.Itoa(s.Cards)
+		state := p.State.String()
+		if p.State == lobby.RacerPlaying {
+			state = "time up" // still playing when the race ended: its time limit
+		}
 		switch {
 		case p.Cleared:
 			what = "cleared in " + raceTime(p.Time)
 		case p.Removed > 0:
-			what += " at " + raceTime(p.Time) + " (" + p.State.String() + ")"
+			what += " at " + raceTime(p.Time) + " (" + state + ")"
 		default:
-			what += " (" + p.State.String() + ")"
+			what += " (" + state + ")"
 		}
 		line := "  " + padLeft(strconv.Itoa(p.Place), 2) + ". " + padRight(cut(clean(p.Name, 16), 16, gl.ell), 17) +
 			padRight(what, 28) + strconv.Itoa(p.Moves) + plural(p.Moves, " move", " moves")
