@@ -329,3 +329,14 @@ func TestRaceResultsTimeUp(t *testing.T) {
 	h.wantScreen("7/28 at 0:05.0 (time up)", "0/28 (time up)")
 	h.wantNotScreen("(playing)")
 }
+
+// TestRaceCountdownNoReadyMarks: during the countdown every racer read
+// "not ready", those who had marked themselves ready too (the room
+// clears the marks at the start); the countdown shows no marks.
+func TestRaceCountdownNoReadyMarks(t *testing.T) {
+	snap := raceRoom(3, lobby.PhaseCountdown)
+	snap.StartsAt = epoch.Add(3 * time.Second)
+	h, _ := raceHarness(t, snap, 80, 24)
+	h.wantScreen("The race starts in")
+	h.wantNotScreen("not ready")
+}

@@ -262,6 +262,8 @@ func (rs *raceScreen) viewWaiting() string {
 		switch {
 		case !r.Present:
 			line += "away"
+		case s.Phase == lobby.PhaseCountdown:
+			// The marks are over: the race starts for everybody.
 		case r.Ready:
 			line += "ready"
 		default:
