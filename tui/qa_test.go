@@ -340,3 +340,33 @@ func TestRaceCountdownNoReadyMarks(t *testing.T) {
 	h.wantScreen("The race starts in")
 	h.wantNotScreen("not ready")
 }
+
+// createRaces records the options of Create.
+type createRaces struct {
+	*fakeRaces
+	opt RoomOptions
+}
+
+func (c *createRaces) Create(ctx context.Context, opt RoomOptions) (RaceSeat, error) {
+	c.opt = opt
+	return c.fakeRaces.Create(ctx, opt)
+}
+
+// TestNewRaceAfterTheDaily: after a move of the daily, the menu's New
+// race… opened "room DHYW · Daily", a room of the daily's rule set on
+// another deal (`race new daily` is refused: a race has its own deal),
+// and Deal by number… offered "Daily or any rule set" although a number
+// deals Classic; both take the daily's knobs as Classic.
+func TestNewRaceAfterTheDaily(t *testing.T) {
+	c := &createRaces{fakeRaces: &fakeRaces{seat: RaceSeat{You: "p0", Snapshot: raceRoom(1, lobby.PhaseWaiting)}}}
+	h := newHarness(t, Deps{Races: c, Args: []string{"daily"}, Width: 80, Height: 24, Unicode: true})
+	h.keys("d", "q")
+	if h.m.cur != screenMenu {
+		t.Fatalf("q from the daily: screen %d, want the menu", h.m.cur)
+	}
+	h.wantNotScreen("Daily or any rule set")
+	h.open(itemRaceNew)
+	if c.opt.Rules.Daily || c.opt.Rules.Title() != "Classic" {
+		t.Fatalf("New race… after the daily asked for a room of %q (daily %v), want Classic", c.opt.Rules.Title(), c.opt.Rules.Daily)
+	}
+}

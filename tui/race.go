@@ -231,7 +231,7 @@ func (m *Model) handleRace(msg tea.Msg) tea.Cmd {
 			rs.openCode()
 			return nil
 		}
-		return rs.ask(raceReq{kind: raceNew, opt: RoomOptions{Rules: m.menu().rules}})
+		return rs.ask(raceReq{kind: raceNew, opt: RoomOptions{Rules: m.menu().ownRules()}})
 	}
 	if m.race() == nil {
 		return nil // a late event of a room the player left
