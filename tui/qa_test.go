@@ -370,3 +370,15 @@ func TestNewRaceAfterTheDaily(t *testing.T) {
 		t.Fatalf("New race… after the daily asked for a room of %q (daily %v), want Classic", c.opt.Rules.Title(), c.opt.Rules.Daily)
 	}
 }
+
+// TestSpectatorToldAtTheStart: a spectator read "go!" under the board
+// for the whole race, meant for the racers; they are told how to switch
+// boards.
+func TestSpectatorToldAtTheStart(t *testing.T) {
+	snap := raceRoom(3, lobby.PhaseCountdown)
+	f := &fakeRaces{seat: RaceSeat{Snapshot: snap}}
+	h := newHarness(t, Deps{Races: f, Args: []string{"race", "watch", "KMTX"}, Width: 80, Height: 24, Unicode: true})
+	h.send(RaceEventMsg{Event: lobby.RaceStarted{Code: "KMTX", Round: 1, Deadline: epoch.Add(10 * time.Minute)}})
+	h.wantScreen("the race is on: tab switches between the racers' boards")
+	h.wantNotScreen("go!")
+}

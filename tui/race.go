@@ -511,10 +511,11 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 			if rs.table == nil || rs.round != ev.Round {
 				rs.deal(rs.snap, nil)
 			}
-			rs.say(sOK, "go!")
 			if rs.watching {
+				rs.say(sOK, "the race is on: tab switches between the racers' boards")
 				return tea.Batch(rs.tick(), rs.fetchBoard())
 			}
+			rs.say(sOK, "go!")
 		}
 	case lobby.RaceEnded:
 		if ev.Code == rs.snap.Code && ev.Round == rs.snap.Round {
