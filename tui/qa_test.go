@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -381,4 +382,19 @@ func TestSpectatorToldAtTheStart(t *testing.T) {
 	h.send(RaceEventMsg{Event: lobby.RaceStarted{Code: "KMTX", Round: 1, Deadline: epoch.Add(10 * time.Minute)}})
 	h.wantScreen("the race is on: tab switches between the racers' boards")
 	h.wantNotScreen("go!")
+}
+
+// TestRaceHostPassesSays: when the host dropped, their part passed to
+// another racer without a word: that racer learnt it from the results'
+// "r: a rematch"; they are told.
+func TestRaceHostPassesSays(t *testing.T) {
+	snap := raceRoom(3, lobby.PhaseRacing)
+	f := &fakeRaces{seat: RaceSeat{You: "p1", Snapshot: snap}}
+	h := newHarness(t, Deps{Races: f, Args: []string{"race", snap.Code}, Width: 80, Height: 24, Unicode: true})
+	next := snap
+	next.Seq, next.Host = 2, "p1"
+	next.Members = slices.Clone(snap.Members)
+	next.Members[0].Present, next.Members[0].Host, next.Members[1].Host = false, false, true
+	h.send(RaceEventMsg{Event: lobby.RoomChanged{Snapshot: next}})
+	h.wantScreen("you host the room now")
 }

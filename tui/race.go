@@ -439,6 +439,9 @@ func (rs *raceScreen) setSnap(s lobby.Snapshot, resume *engine.Record) {
 	if s.Seq < rs.snap.Seq && s.Round == rs.snap.Round {
 		return // an older one came late
 	}
+	if prev := rs.snap.Host; prev != "" && prev != s.Host && s.Host == rs.you && rs.you != "" && s.Code == rs.snap.Code {
+		rs.say(sInfo, "you host the room now")
+	}
 	rs.snap = s
 	rs.racers = slices.Clone(s.Members)
 	switch s.Phase {
