@@ -101,15 +101,15 @@ func (b *raceBook) forget(code string, round int, placings []lobby.Placing) {
 // or they left) is finished as abandoned, or lost when its position is.
 func (a *App) raceEnded(res lobby.RaceResult) {
 	defer a.book.forget(res.Code, res.Round, res.Placings)
-	a.storeRace(res)
+	_ = a.storeRace(res) // logged
 }
 
 // storeRace stores a race's result (see raceEnded), under a key that
 // makes a second write of the same race change nothing: on a cluster the
 // lease holder stores it, and a new holder may store it again.
-func (a *App) storeRace(res lobby.RaceResult) {
+func (a *App) storeRace(res lobby.RaceResult) error {
 	if a.cfg.Store == nil {
-		return
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
@@ -129,11 +129,13 @@ func (a *App) storeRace(res lobby.RaceResult) {
 		}
 	}
 	if len(nr.Placings) == 0 {
-		return
+		return nil
 	}
 	if _, err := a.cfg.Store.RecordRace(ctx, nr); err != nil {
 		a.cfg.Logger.Error("race not stored", "room", res.Code, "round", res.Round, "err", err)
+		return fmt.Errorf("store race %s: %w", res.Code, err)
 	}
+	return nil
 }
 
 // races is one session's way into the rooms (tui.Races).

@@ -130,7 +130,7 @@ func solveWith(ctx context.Context, g *Game, budget, first int, relax bool) Solu
 			// Now and then, fewer passes (see fewerPasses) for a share
 			// of what the search has spent so far, so that they cost at
 			// most about as much again as the search.
-			moves := s.fewerPasses(ctx, g, min(s.states, (budget-s.states)/4), first, nextTry > 0)
+			moves := s.fewerPasses(ctx, g, min(s.states, (budget-s.states)/2), first, nextTry > 0)
 			nextTry = 2 * s.states
 			if moves != nil {
 				sol.Verdict, sol.Moves, sol.States = Winnable, moves, s.states

@@ -606,6 +606,19 @@ func (s *solver) optMoves(p *pos, pyrPairs bool, out []smove) []smove {
 	return out
 }
 
+// deadStock returns the stock cards that can never be taken where pile
+// cards pair only with pyramid cards: those, Kings aside, whose partner
+// rank is gone from the pyramid (pyr: its removed slots).
+func (s *solver) deadStock(pyr uint64) uint64 {
+	var dead uint64
+	for r := 1; r <= 12; r++ {
+		if s.pyrRank[13-r]&^pyr == 0 {
+			dead |= s.stkRank[r]
+		}
+	}
+	return dead
+}
+
 // optAlive applies the bound on buried cards of the last pass (see
 // buried): false when p can no longer be won.
 func (s *solver) optAlive(p *pos) bool {
@@ -791,9 +804,34 @@ func (s *solver) advBound(p *pos, needPyr, needStk uint64, matched *[7]int) (adv
 	redeal := s.passes == 0 || int(p.pass) < s.passes
 	digs := s.open && s.draw == 1
 	// cost is the work before stock card j can be taken.
+	// With a closed stock and one pile, a waste card is taken after the
+	// cards above it leave, each with a pyramid card (counted among the
+	// removals) or as a King (a move of its own), which a dead card above
+	// it (see deadStock) never does; or after the stock's end, a redeal
+	// and the draws of the cards under it and of itself. cost is -1 when
+	// neither can be.
+	closed := !s.open && s.draw == 1
+	var dead uint64
+	if closed {
+		dead = s.deadStock(p.pyr) & waste
+	}
 	cost := func(j int) (int, uint64, bool) {
 		bit := uint64(1) << j
 		if waste&bit != 0 {
+			if closed {
+				above := waste &^ (bit<<1 - 1)
+				c := -1
+				if above&dead == 0 {
+					c = bits.OnesCount64(above & s.stkRank[13])
+				}
+				if redeal {
+					r := bits.OnesCount64(ahead) + 2 + bits.OnesCount64(rem&(bit-1))
+					if c < 0 || r < c {
+						c = r
+					}
+				}
+				return c, 0, true
+			}
 			if !digs {
 				return 0, 0, true
 			}
@@ -832,6 +870,9 @@ func (s *solver) advBound(p *pos, needPyr, needStk uint64, matched *[7]int) (adv
 		n := 0
 		for f := set; f != 0 && n < len(cs); f &= f - 1 {
 			c, w, b := cost(bits.TrailingZeros64(f))
+			if c < 0 {
+				continue // it can never be taken
+			}
 			i := n
 			for ; i > 0 && cs[i-1] > c; i-- { // insertion sort
 				cs[i], ws[i], bs[i] = cs[i-1], ws[i-1], bs[i-1]
@@ -839,8 +880,8 @@ func (s *solver) advBound(p *pos, needPyr, needStk uint64, matched *[7]int) (adv
 			cs[i], ws[i], bs[i] = c, w, b
 			n++
 		}
-		if k > n {
-			k = n
+		if n < k {
+			return false
 		}
 		if c := cs[k-1]; c > adv {
 			// The cards taken include one of those costing at least c,

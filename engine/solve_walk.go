@@ -64,15 +64,23 @@ func (s *solver) search(p pos) bool {
 
 // layer walks p's layer from p.
 func (s *solver) layer(p *pos) bool {
+	var canon [maxStock + 1]uint8
 	if s.draw == 3 && p.pst != p.stk {
 		chain := bits.OnesCount64(s.fullStk&^p.stk&(1<<p.b-1)) % 3
 		k := s.segmentKey(p, chain)
-		stop, prev, ok := s.enter(&k, uint8(p.b))
+		if s.segPst {
+			c := *p
+			c.pst, c.stk = s.canonPass(p.pst, p.stk, &canon)
+			k = s.segmentKey(&c, chain)
+		} else {
+			identity(&canon)
+		}
+		stop, prev, ok := s.enter(&k, canon[p.b])
 		if !ok {
 			return false
 		}
 		defer s.release(k, prev)
-		for first := true; int(p.b) < stop; first = false {
+		for first := true; int(canon[p.b]) < stop; first = false {
 			if win, forced := s.position(p, first); win || forced || s.cut {
 				return win
 			}
@@ -86,7 +94,20 @@ func (s *solver) layer(p *pos) bool {
 		}
 		s.advance(p, advanceMove(Redeal))
 	}
-	k := s.layerKey(p)
+	// The layer's key and ordinals are those of its canonical stock (see
+	// canonStock, canonPass).
+	var k stateKey
+	switch {
+	case s.draw == 1:
+		k = s.canonLayerKey(p, &canon)
+	case s.segPst: // three piles, pst = stk
+		c := *p
+		c.pst, c.stk = s.canonPass(p.pst, p.stk, &canon)
+		k = s.layerKey(&c)
+	default:
+		k = s.layerKey(p)
+		identity(&canon)
+	}
 	if s.passes == 0 { // three piles: the stock cycles
 		_, prev, ok := s.enter(&k, 0)
 		if !ok {
@@ -109,16 +130,6 @@ func (s *solver) layer(p *pos) bool {
 			if p.b == start {
 				return false
 			}
-		}
-	}
-	// One waste pile: the layer's key and ordinals are those of its
-	// canonical stock (see canonStock).
-	var canon [maxStock + 1]uint8
-	if s.draw == 1 {
-		k = s.canonLayerKey(p, &canon)
-	} else {
-		for j := range canon {
-			canon[j] = uint8(j)
 		}
 	}
 	stop, prev, ok := s.enter(&k, s.ordinal(p, &canon))
@@ -152,19 +163,36 @@ func (s *solver) ordinal(p *pos, canon *[maxStock + 1]uint8) uint8 {
 // its class: with one waste pile, play depends on the stock only through
 // the ranks of its remaining cards in order (suits never matter), so two
 // removed sets that leave the same sequence of ranks, with the boundary
-// at the same place in it, are the same position. The canonical set
-// leaves the sequence at the earliest stock indices that spell it (each
-// card at the first index after the previous one that holds its rank),
+// at the same place in it, are the same position. Where pile cards pair
+// only with pyramid cards (pairs need one, or the stock is closed), a
+// card whose partner rank is gone from the pyramid (dead, a King never)
+// can never leave, whatever its rank: dead cards count as one rank, and
+// which ranks are dead depends only on the pyramid, the same for the
+// whole class. The canonical set leaves the sequence at the earliest
+// stock indices that spell it (each card at the first index after the
+// previous one that holds its rank, or any dead card for a dead one),
 // which lies at or before each remaining card's own. canon, when not nil,
 // receives for each remaining stock index its canonical index, and nStk
 // for nStk.
-func (s *solver) canonStock(stk uint64, canon *[maxStock + 1]uint8) uint64 {
+func (s *solver) canonStock(pyr, stk uint64, canon *[maxStock + 1]uint8) uint64 {
 	rest := s.fullStk &^ stk
+	var dead uint64 // the stock cards whose rank is dead
+	if s.pyrPairs || !s.open {
+		for r := 1; r <= 12; r++ {
+			if s.pyrRank[13-r]&^pyr == 0 {
+				dead |= s.stkRank[r]
+			}
+		}
+	}
 	var out uint64
 	from := uint64(0) // the indices still free to use: from on
 	for r := rest; r != 0; r &= r - 1 {
 		j := bits.TrailingZeros64(r)
-		e := bits.TrailingZeros64(s.stkRank[s.rank[s.nPyr+j]] &^ (1<<from - 1))
+		like := s.stkRank[s.rank[s.nPyr+j]]
+		if dead&(1<<j) != 0 {
+			like = dead
+		}
+		e := bits.TrailingZeros64(like &^ (1<<from - 1))
 		out |= 1 << e
 		from = uint64(e + 1)
 		if canon != nil {
@@ -177,11 +205,51 @@ func (s *solver) canonStock(stk uint64, canon *[maxStock + 1]uint8) uint64 {
 	return s.fullStk &^ out
 }
 
+// canonPass is canonStock for three piles (without dead cards), where a
+// position's piles depend on the pass's sequence: the stock without pst,
+// the cards removed when the pass began, in which the cards removed since
+// (stk without pst) keep their places. Two positions whose sequences
+// agree in the ranks of the remaining cards and in where the removed ones
+// lie, the boundary at the same place, are the same position. The
+// canonical sequence lies at the earliest indices that spell it, a
+// removed card at the first index after the previous card's, whatever
+// its rank. It returns the canonical pst and stk; canon receives each
+// remaining index's canonical one, and nStk for nStk.
+func (s *solver) canonPass(pst, stk uint64, canon *[maxStock + 1]uint8) (cpst, cstk uint64) {
+	var seq, holes uint64
+	from := uint64(0)
+	for r := s.fullStk &^ pst; r != 0; r &= r - 1 {
+		j := bits.TrailingZeros64(r)
+		like := s.stkRank[s.rank[s.nPyr+j]]
+		hole := stk&(1<<j) != 0
+		if hole {
+			like = s.fullStk
+		}
+		e := bits.TrailingZeros64(like &^ (1<<from - 1))
+		seq |= 1 << e
+		if hole {
+			holes |= 1 << e
+		}
+		from = uint64(e + 1)
+		canon[j] = uint8(e)
+	}
+	canon[s.nStk] = uint8(s.nStk)
+	cpst = s.fullStk &^ seq
+	return cpst, cpst | holes
+}
+
+// identity makes canon map every index to itself.
+func identity(canon *[maxStock + 1]uint8) {
+	for j := range canon {
+		canon[j] = uint8(j)
+	}
+}
+
 // canonPos replaces p's stock by its canonical one (see canonStock), the
 // boundary with it: a position that plays exactly as p (one waste pile).
 func (s *solver) canonPos(p *pos) {
 	var canon [maxStock + 1]uint8
-	p.stk = s.canonStock(p.stk, &canon)
+	p.stk = s.canonStock(p.pyr, p.stk, &canon)
 	p.b = int32(canon[p.b])
 }
 
@@ -189,7 +257,7 @@ func (s *solver) canonPos(p *pos) {
 // canonStock), filling canon.
 func (s *solver) canonLayerKey(p *pos, canon *[maxStock + 1]uint8) stateKey {
 	c := *p
-	c.stk = s.canonStock(p.stk, canon)
+	c.stk = s.canonStock(p.pyr, p.stk, canon)
 	return s.layerKey(&c)
 }
 
@@ -382,7 +450,7 @@ func (s *solver) macroSearch(p pos) bool {
 		return true
 	}
 	c := p
-	c.stk = s.canonStock(p.stk, nil)
+	c.stk = s.canonStock(p.pyr, p.stk, nil)
 	k := s.layerKey(&c)
 	_, prev, ok := s.enter(&k, 0)
 	if !ok {

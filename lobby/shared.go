@@ -123,7 +123,9 @@ type SharedConfig struct {
 	// with no lock held; maybe more than once for one race (after a
 	// takeover of the lease): RaceResult.Key(SharedKey) is the same each
 	// time, for the store to keep it once.
-	OnRaceEnd func(RaceResult)
+	// A result it fails to store (an error) is stored again at the
+	// holder's next tick.
+	OnRaceEnd func(RaceResult) error
 	// OnRoundOver is called on every server when a race ends or its room
 	// closes, with no lock held: the server may forget its racers' games.
 	OnRoundOver func(code string, round int, placings []Placing)
@@ -149,15 +151,15 @@ type SharedRooms struct {
 	applied  uint64                 // the last lifecycle event applied
 	wake     chan struct{}          // closed and replaced at each event applied
 	outcome  map[string]error       // of this server's events waited for, by event ID
-	waiting  map[string]bool        // event IDs waited for
+	gaveUp   map[string]bool        // events whose waiter gave up before the fold applied them
 	holder   bool                   // this server holds the lease
 	offset   time.Duration          // the cluster's clock minus this server's
 	sids     int                    // makes session tokens
 	wrong    map[string]*wrongCodes
 	after    []func() // what the current locked call must do once unlocked
 	closed   bool
-	tried    bool             // the lease was tried at least once
-	sessions []*sharedSession // this server's sinks, by token
+	tried    bool                      // the lease was tried at least once
+	sessions map[string]*sharedSession // this server's sinks, by token
 }
 
 // sharedSession is one local session's sink and its token, and how long
@@ -187,6 +189,7 @@ type sharedRoom struct {
 	ended    time.Time
 	results  []Placing
 	lastEnd  *RaceResult // the last race's result, for a new lease holder to store again
+	unstored bool        // the holder failed to store lastEnd: its next tick tries again
 	chat     []ChatLine
 	muted    map[string]bool
 	reason   string
@@ -324,7 +327,8 @@ func NewShared(ctx context.Context, cfg SharedConfig) (*SharedRooms, error) {
 		return nil, fmt.Errorf("lobby: shared rooms: %w", err)
 	}
 	rs := &SharedRooms{cfg: cfg, rooms: map[string]*sharedRoom{}, wake: make(chan struct{}),
-		outcome: map[string]error{}, waiting: map[string]bool{}, wrong: map[string]*wrongCodes{}}
+		outcome: map[string]error{}, gaveUp: map[string]bool{}, wrong: map[string]*wrongCodes{},
+		sessions: map[string]*sharedSession{}}
 	rs.ctx, rs.cancel = context.WithCancel(context.Background())
 	rs.coal = bus.NewCoalescer(cfg.Bus, cfg.ProgressEvery, func(topic string, err error) {
 		rs.logf("lobby: shared rooms: publish progress on %s: %v", topic, err)
@@ -443,7 +447,7 @@ func (rs *SharedRooms) sidOf(sink Sink) string {
 	}
 	rs.sids++
 	sid := rs.cfg.Instance + "/" + strconv.Itoa(rs.sids)
-	rs.sessions = append(rs.sessions, &sharedSession{sid: sid, sink: sink})
+	rs.sessions[sid] = &sharedSession{sid: sid, sink: sink}
 	return sid
 }
 
@@ -452,12 +456,7 @@ func (rs *SharedRooms) sessionOf(inst, sid string) *sharedSession {
 	if inst != rs.cfg.Instance || sid == "" {
 		return nil
 	}
-	for _, s := range rs.sessions {
-		if s.sid == sid {
-			return s
-		}
-	}
-	return nil
+	return rs.sessions[sid]
 }
 
 // sinkOf returns the local sink of a session token, or nil.
@@ -494,7 +493,7 @@ func (rs *SharedRooms) post(s *sharedSession, ev Event) {
 func (rs *SharedRooms) checkDrop(s *sharedSession, since time.Time) {
 	rs.mu.Lock()
 	defer rs.unlock()
-	if !s.refused.Equal(since) || !slices.Contains(rs.sessions, s) {
+	if !s.refused.Equal(since) || rs.sessions[s.sid] != s {
 		return
 	}
 	s.drop = nil
@@ -541,12 +540,14 @@ func (rs *SharedRooms) forgetUnused() {
 			used[w.sid] = true
 		}
 	}
-	rs.sessions = slices.DeleteFunc(rs.sessions, func(s *sharedSession) bool {
-		if !used[s.sid] && s.drop != nil {
-			s.drop.Stop()
+	for sid, s := range rs.sessions {
+		if !used[sid] {
+			if s.drop != nil {
+				s.drop.Stop()
+			}
+			delete(rs.sessions, sid)
 		}
-		return !used[s.sid]
-	})
+	}
 }
 
 // publish publishes a lifecycle event.
@@ -591,6 +592,11 @@ func (rs *SharedRooms) await(ctx context.Context, ev bus.Event) error {
 		case <-wake:
 		case <-ctx.Done():
 			rs.mu.Lock()
+			if rs.applied < ev.Seq {
+				rs.gaveUp[ev.ID] = true
+			} else {
+				delete(rs.outcome, ev.ID)
+			}
 			return fmt.Errorf("lobby: the rooms did not answer: %w", ctx.Err())
 		}
 		rs.mu.Lock()
@@ -621,7 +627,11 @@ func (rs *SharedRooms) read(sub bus.Subscription) {
 		if jerr == nil {
 			err := rs.apply(m, ev)
 			if m.Wait && m.Inst == rs.cfg.Instance {
-				rs.outcome[ev.ID] = err
+				if rs.gaveUp[ev.ID] {
+					delete(rs.gaveUp, ev.ID)
+				} else {
+					rs.outcome[ev.ID] = err
+				}
 			}
 		}
 		rs.applied = ev.Seq
@@ -686,13 +696,27 @@ func (rs *SharedRooms) tryLease() {
 			rs.logf("lobby: shared rooms: %v", err)
 		}
 	}
-	if rs.cfg.OnRaceEnd != nil {
-		for _, res := range again {
-			rs.cfg.OnRaceEnd(res)
-		}
+	for _, res := range again {
+		rs.record(res)
 	}
 	if held {
 		rs.duties()
+	}
+}
+
+// record has OnRaceEnd store a race's result, and notes whether it did.
+func (rs *SharedRooms) record(res RaceResult) {
+	if rs.cfg.OnRaceEnd == nil {
+		return
+	}
+	err := rs.cfg.OnRaceEnd(res)
+	if err != nil {
+		rs.logf("lobby: shared rooms: store race %s round %d (tried again later): %v", res.Code, res.Round, err)
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if r := rs.rooms[res.Code]; r != nil && r.lastEnd != nil && r.lastEnd.Round == res.Round {
+		r.unstored = err != nil
 	}
 }
 
@@ -705,7 +729,11 @@ func (rs *SharedRooms) duties() {
 	now := rs.cfg.Clock.Now()
 	var ends []string
 	var closes []string
+	var unstored []RaceResult
 	for _, r := range rs.rooms {
+		if r.unstored && r.lastEnd != nil {
+			unstored = append(unstored, *r.lastEnd)
+		}
 		if (r.phase == PhaseRacing || r.phase == PhaseCountdown) && (r.phase == PhaseRacing && r.allDone() || !r.deadline.IsZero() && !now.Before(r.deadline)) {
 			ends = append(ends, r.code)
 		}
@@ -714,6 +742,9 @@ func (rs *SharedRooms) duties() {
 		}
 	}
 	rs.mu.Unlock()
+	for _, res := range unstored {
+		rs.record(res)
+	}
 	for _, code := range ends {
 		rs.endRace(code)
 	}
@@ -1177,9 +1208,9 @@ func (rs *SharedRooms) end(r *sharedRoom, m sharedMsg) {
 	rs.changed(r)
 	res := RaceResult{Code: r.code, Round: r.round, RulesID: r.cfg.Rules.ID(), Deal: r.cfg.Deal, Verdict: r.cfg.Verdict,
 		Started: r.startsDB, Ended: time.UnixMilli(m.At), Placings: slices.Clone(r.results)}
-	r.lastEnd = &res
-	if rs.holder && rs.cfg.OnRaceEnd != nil {
-		rs.after = append(rs.after, func() { rs.cfg.OnRaceEnd(res) })
+	r.lastEnd, r.unstored = &res, false
+	if rs.holder {
+		rs.after = append(rs.after, func() { rs.record(res) })
 	}
 	if rs.cfg.OnRoundOver != nil {
 		code, round, ps := r.code, r.round, slices.Clone(r.results)

@@ -22,6 +22,7 @@ type sharedEnv struct {
 
 	mu    sync.Mutex
 	ended map[string][]RaceResult // by instance
+	fail  int                     // OnRaceEnd fails this many times more
 }
 
 func newSharedEnv(t *testing.T) *sharedEnv {
@@ -36,10 +37,15 @@ func (e *sharedEnv) server(name string) *SharedRooms {
 	e.t.Helper()
 	rs, err := NewShared(context.Background(), SharedConfig{Bus: e.bus, Instance: name, Lease: e.lease, LeaseTTL: time.Hour,
 		Clock: e.clock, ProgressEvery: 10 * time.Millisecond,
-		OnRaceEnd: func(res RaceResult) {
+		OnRaceEnd: func(res RaceResult) error {
 			e.mu.Lock()
 			defer e.mu.Unlock()
+			if e.fail > 0 {
+				e.fail--
+				return errors.New("the store is down")
+			}
 			e.ended[name] = append(e.ended[name], res)
+			return nil
 		},
 		Logf: e.t.Logf})
 	if err != nil {
@@ -281,6 +287,31 @@ func TestSharedDropsRefusingSession(t *testing.T) {
 	eventually(t, "ann refused the line", func() bool { ann.mu.Lock(); defer ann.mu.Unlock(); return ann.refused > 0 })
 	e.clock.Advance(RoomDropAfter)
 	eventually(t, "ann left, seen on b", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return !m.Present && m.State == RacerLeft })
+}
+
+// TestSharedStoreRetried: a result the holder fails to store is stored at
+// its next tick.
+func TestSharedStoreRetried(t *testing.T) {
+	e := newSharedEnv(t)
+	a, b := e.server("a"), e.server("b")
+	e.mu.Lock()
+	e.fail = 1
+	e.mu.Unlock()
+	_, ann, _ := sharedRace(t, e, a, b)
+	e.clock.Advance(DefaultTimeLimit)
+	eventually(t, "the race ends", func() bool { return ann.has(isEnded) })
+	eventually(t, "the first write failed", func() bool { e.mu.Lock(); defer e.mu.Unlock(); return e.fail == 0 })
+	if n := len(e.results("a")); n != 0 {
+		t.Fatalf("%d results stored, want none yet", n)
+	}
+	a.tryLease()
+	if n := len(e.results("a")); n != 1 {
+		t.Fatalf("%d results stored after the next tick, want 1", n)
+	}
+	a.tryLease()
+	if n := len(e.results("a")); n != 1 {
+		t.Fatalf("%d results stored after one more tick, want still 1", n)
+	}
 }
 
 // TestSharedDeadlineOneEnd: two servers that both think they hold the

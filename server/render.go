@@ -32,23 +32,25 @@ const (
 	keepBuf = 512
 )
 
-// Terminal sequences the renderer writes (DEC private modes and the
-// few cursor and erase commands a frame needs).
+// Terminal sequences the renderer writes: DEC private modes (alternate
+// screen with the cursor saved, bracketed paste, mouse reports with SGR
+// coordinates, focus reports: those Bubble Tea's standard renderer set)
+// and the few cursor and erase commands a frame needs.
 const (
-	seqAltScreenOn   = ansi.SetAltScreenSaveCursorMode   // \x1b[?1049h
-	seqAltScreenOff  = ansi.ResetAltScreenSaveCursorMode // \x1b[?1049l
+	seqAltScreenOn   = "\x1b[?1049h"
+	seqAltScreenOff  = "\x1b[?1049l"
 	seqCursorHide    = ansi.HideCursor
 	seqCursorShow    = ansi.ShowCursor
-	seqPasteOn       = ansi.SetBracketedPasteMode
-	seqPasteOff      = ansi.ResetBracketedPasteMode
-	seqMouseCell     = ansi.SetButtonEventMouseMode
-	seqMouseCellOff  = ansi.ResetButtonEventMouseMode
-	seqMouseAll      = ansi.SetAnyEventMouseMode
-	seqMouseAllOff   = ansi.ResetAnyEventMouseMode
-	seqMouseSGR      = ansi.SetSgrExtMouseMode
-	seqMouseSGROff   = ansi.ResetSgrExtMouseMode
-	seqFocusOn       = ansi.SetFocusEventMode
-	seqFocusOff      = ansi.ResetFocusEventMode
+	seqPasteOn       = "\x1b[?2004h"
+	seqPasteOff      = "\x1b[?2004l"
+	seqMouseCell     = "\x1b[?1002h"
+	seqMouseCellOff  = "\x1b[?1002l"
+	seqMouseAll      = "\x1b[?1003h"
+	seqMouseAllOff   = "\x1b[?1003l"
+	seqMouseSGR      = "\x1b[?1006h"
+	seqMouseSGROff   = "\x1b[?1006l"
+	seqFocusOn       = "\x1b[?1004h"
+	seqFocusOff      = "\x1b[?1004l"
 	seqClearScreen   = ansi.EraseEntireScreen + ansi.CursorHomePosition
 	seqHome          = ansi.CursorHomePosition // every frame starts here (tools/loadgen counts frames by it)
 	seqEraseRight    = ansi.EraseLineRight
@@ -103,12 +105,12 @@ type frameRenderer struct {
 	syncNew, syncOld []syncPoint
 	buf              []byte // terminal commands waiting for the next write, then the frame
 
-	last    time.Time   // when the last frame was written
-	held    bool        // a frame was held back by pace
-	timer   *time.Timer // delivers flushMsg for a held frame
-	armed   bool        // timer is running
-	written int64       // bytes written, for tests and benchmarks
-	frames  int64       // frames written
+	last   time.Time   // when the last frame was written
+	held   bool        // a frame was held back by pace
+	timer  *time.Timer // delivers flushMsg for a held frame
+	armed  bool        // timer is running
+	due    time.Time   // when the armed timer fires
+	frames int64       // frames written (for tests)
 }
 
 // newFrameRenderer returns a renderer for a terminal of width × height that
@@ -251,14 +253,19 @@ func (r *frameRenderer) pace(gap time.Duration) bool {
 		return true
 	}
 	r.held = true
-	if !r.armed && r.send != nil {
-		r.armed = true
-		if r.timer == nil {
-			send := r.send
-			r.timer = time.AfterFunc(wait, func() { send(flushMsg{}) })
-		} else {
-			r.timer.Reset(wait)
-		}
+	due := r.last.Add(gap)
+	if r.send == nil || r.armed && !due.Before(r.due) {
+		return false // the armed timer comes soon enough
+	}
+	// Not armed, or armed for an event's frame while a key's is due
+	// sooner. A timer that fired meanwhile brings one flushMsg more,
+	// which finds nothing held.
+	r.armed, r.due = true, due
+	if r.timer == nil {
+		send := r.send
+		r.timer = time.AfterFunc(wait, func() { send(flushMsg{}) })
+	} else {
+		r.timer.Reset(wait)
 	}
 	return false
 }
@@ -300,8 +307,7 @@ func (r *frameRenderer) flush() {
 	if len(r.buf) == 0 {
 		return
 	}
-	n, _ := r.out.Write(r.buf) // a failed write ends the session elsewhere; the next frame repaints nothing more
-	r.written += int64(n)
+	_, _ = r.out.Write(r.buf) // a failed write: the client is gone, or the write timeout ends the session
 	r.last = r.now()
 	if cap(r.buf) > keepBuf {
 		r.buf = nil

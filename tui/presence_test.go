@@ -407,3 +407,15 @@ func TestWatchEndsWhenRacing(t *testing.T) {
 		h.wantScreen("you joined room EFGH")
 	})
 }
+
+// TestSpectateLostPanel: a spectator of a lost game is told the player
+// has no moves left, not that they cleared the pyramid.
+func TestSpectateLostPanel(t *testing.T) {
+	moves, _ := heuristicLine(t, "one-pass", 1)
+	fl := newFakeLobby()
+	fl.watched["bob"] = lobby.Watched{Name: "bob", Board: lobby.Board{Record: engine.Record{Rules: engine.MustRules("one-pass").ID(), Deal: 1, Moves: moves}}, Spectators: 1}
+	h := newHarness(t, Deps{Player: testPlayer, Lobby: fl, Unicode: true})
+	h.send(spectateOpenMsg{name: "bob"})
+	h.wantScreen("bob has no moves left", "lost")
+	h.wantNotScreen("cleared the pyramid")
+}

@@ -35,11 +35,12 @@ type (
 	// raceDoneMsg is the reply of a room call; play is set for the
 	// reports of the game.
 	raceDoneMsg struct {
-		what string
-		note string
-		err  error
-		play bool
-		seq  int // of a report
+		what  string
+		note  string
+		err   error
+		play  bool
+		seq   int // of a report
+		round int // of a report
 	}
 	// raceTickMsg: time to read the clock again, for the countdown and
 	// the time left; raceClockMsg brings the reading. The tick's command
@@ -236,7 +237,11 @@ func (m *Model) handleRace(msg tea.Msg) tea.Cmd {
 	if m.race() == nil {
 		return nil // a late event of a room the player left
 	}
-	return m.toScreen(screenRace, msg)
+	cmd := m.toScreen(screenRace, msg)
+	if _, ok := msg.(raceDoneMsg); ok && m.quitting && !m.pendingSaves() {
+		return tea.Batch(cmd, m.end()) // the last report is in: the session may end
+	}
+	return cmd
 }
 
 // raceLeft is the root's part when the player leaves the race screen.
@@ -816,7 +821,7 @@ func (rs *raceScreen) report(rep raceReport) tea.Cmd {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), raceTimeout)
 		defer cancel()
 		note, err := races.Play(ctx, rep.code, rep.round, rep.seq, rep.rec)
-		return raceDoneMsg{what: "move", note: note, err: err, play: true, seq: rep.seq}
+		return raceDoneMsg{what: "move", note: note, err: err, play: true, seq: rep.seq, round: rep.round}
 	}
 }
 
@@ -826,6 +831,11 @@ func (rs *raceScreen) report(rep raceReport) tea.Cmd {
 // position it has, as a failed save does at the table.
 func (rs *raceScreen) reported(msg raceDoneMsg) tea.Cmd {
 	rs.sending = false
+	if msg.round != rs.round && !errors.Is(msg.err, ErrTakenOver) {
+		// The answer about a round before this one (a rematch dealt
+		// meanwhile): it says nothing of this round's game.
+		msg = raceDoneMsg{play: true, seq: msg.seq, round: rs.round}
+	}
 	switch {
 	case errors.Is(msg.err, ErrTakenOver):
 		rs.next, rs.held = nil, nil

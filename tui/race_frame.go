@@ -31,7 +31,9 @@ type raceFrame struct {
 	chat    chatKey
 	chatStr []string
 
-	cols       int  // racers to a panel line
+	cols       int // racers to a panel line
+	colsKey    colsKey
+	colsOf     int  // panelCols's answer for colsKey
 	chatKept   int  // the frame's last parts are chatStr's
 	minisShown bool // the panel is mini pyramids (their lines are not kept)
 

@@ -334,7 +334,7 @@ func TestRaceHold(t *testing.T) {
 	if s := screenOf(h); !strings.Contains(s, "0 moves") || len(f.plays) != 0 {
 		t.Fatalf("a second report went while the first is on its way (%d sent):\n%s", len(f.plays), s)
 	}
-	h.send(raceDoneMsg{what: "move", play: true, seq: 1})
+	h.send(raceDoneMsg{what: "move", play: true, seq: 1, round: 1})
 	if s := screenOf(h); !strings.Contains(s, "2 moves") || len(f.plays) != 1 || len(f.plays[0].Moves) != 2 {
 		t.Fatalf("the first answer: want the second report sent (%d) and both moves shown:\n%s", len(f.plays), s)
 	}
@@ -468,4 +468,38 @@ func TestRaceMoveShowsOnlyOnceStored(t *testing.T) {
 	}
 	f.answers <- nil
 	d.until("the draw on screen", func() bool { return d.shows("4 moves") })
+}
+
+// TestRaceQuitWaitsForTheReport: a session that quits with a race move
+// on its way to the server ends once the server has it, as with a save.
+func TestRaceQuitWaitsForTheReport(t *testing.T) {
+	f := &blockingRaces{fakeRaces: fakeRaces{seat: RaceSeat{You: "p0", Snapshot: raceRoom(2, lobby.PhaseRacing)}},
+		calls: make(chan engine.Record), answers: make(chan error)}
+	d := newAsyncDriver(t, Deps{Races: f, Args: []string{"race", "KMTX"}, Unicode: true})
+	d.until("the race", func() bool { return d.shows("room KMTX", "0 moves") })
+	d.keys("d")
+	d.nextPlay(f)
+	d.keys("ctrl+c")
+	if d.quit {
+		t.Fatal("quit with a race move on its way")
+	}
+	f.answers <- nil
+	d.until("the quit", func() bool { return d.quit })
+}
+
+// TestRaceStuckPanel: a racer with no moves left is told so over the
+// board, not that they cleared the pyramid.
+func TestRaceStuckPanel(t *testing.T) {
+	moves, status := heuristicLine(t, "one-pass", 1)
+	if status != engine.Lost {
+		t.Fatalf("the heuristic does not lose one-pass 1 any more (%s); pick another deal", status)
+	}
+	snap := raceRoom(2, lobby.PhaseRacing)
+	snap.RulesID, snap.RulesTitle, snap.Deal = engine.MustRules("one-pass").ID(), "One pass", 1
+	h, _ := raceHarness(t, snap, 80, 24)
+	h.keys(":")
+	h.typeText(strings.Join(moves, " "))
+	h.keys("enter")
+	h.wantScreen("No moves left", "16/28 removed · 40 moves", "no moves left: your race is over")
+	h.wantNotScreen("You cleared the pyramid")
 }

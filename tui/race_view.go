@@ -54,10 +54,23 @@ func (rs *raceScreen) panelCols() int {
 	}
 	rows, piles, uni := t.game.Rows(), t.game.Piles(), rs.env.gl.unicode
 	twoH := rs.h - two - rs.chatLines(rs.h-two-needH)
-	if newLayout(rs.w, one, rows, piles, uni).geo != newLayout(rs.w, twoH, rows, piles, uni).geo {
-		return 2
+	// Asked several times a frame: the layouts are worked out once per
+	// size.
+	vc := rs.frameOf()
+	k := colsKey{w: rs.w, one: one, two: twoH, rows: rows, piles: piles, unicode: uni}
+	if k != vc.colsKey || vc.colsOf == 0 {
+		vc.colsKey, vc.colsOf = k, 2
+		if newLayout(rs.w, one, rows, piles, uni).geo == newLayout(rs.w, twoH, rows, piles, uni).geo {
+			vc.colsOf = 1
+		}
 	}
-	return 1
+	return vc.colsOf
+}
+
+// colsKey is what panelCols's layouts depend on.
+type colsKey struct {
+	w, one, two, rows, piles int
+	unicode                  bool
 }
 
 // pyramidRows is the number of rows of the race's pyramid.
@@ -235,8 +248,13 @@ func (rs *raceScreen) racerMark(r lobby.Racer) string {
 	return " "
 }
 
-// panel is the table's panel once the player cleared the pyramid.
+// panel is the table's panel once the player cleared the pyramid, or
+// is stuck.
 func (rs *raceScreen) panel(dst []string, moves, passes string, w int) []string {
+	if t := rs.table; t != nil && t.d.status == engine.Lost {
+		return append(dst, "No moves left", "", strconv.Itoa(t.d.removed)+"/"+strconv.Itoa(t.game.Rules().PyramidSize())+
+			" removed"+rs.env.gl.sep+moves, "", "the results come when everybody is done")
+	}
 	me := rs.mine()
 	tm := ""
 	if me.Finish > 0 {

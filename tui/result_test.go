@@ -227,6 +227,9 @@ func TestDailyEndShowsShareLine(t *testing.T) {
 				t.Errorf("the share line shows a card: %q", line)
 			}
 			golden(t, "daily_"+tt.name+"_80x24", h.screen())
+			h.resize(120, 40)
+			h.wantScreen(tt.want)
+			golden(t, "daily_"+tt.name+"_120x40", h.screen())
 		})
 	}
 }

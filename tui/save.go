@@ -336,7 +336,7 @@ func undone(n int) string {
 // left.
 func (m *Model) afterSave() tea.Cmd {
 	cmd := m.nextSave()
-	if cmd == nil && m.quitting {
+	if cmd == nil && m.quitting && !m.pendingSaves() {
 		return m.end()
 	}
 	return cmd
@@ -350,6 +350,14 @@ func (q *saveQueue) queued(token int) bool {
 		}
 	}
 	return false
+}
+
+// pendingSaves reports whether a save of the table's queue, or a report
+// of a race game (tui/race.go), is queued or in flight: a session that
+// quits waits for them.
+func (m *Model) pendingSaves() bool {
+	rs := m.race()
+	return m.saves.pending() || rs != nil && (rs.sending || rs.next != nil)
 }
 
 // pending reports whether any save is queued or in flight.
@@ -387,7 +395,7 @@ func (m *Model) dropGame(reason string) {
 // player's last moves. Keys still work meanwhile; their moves are saved
 // before the end too.
 func (m *Model) quit() tea.Cmd {
-	if !m.saves.pending() {
+	if !m.pendingSaves() {
 		return m.end()
 	}
 	if !m.quitting {
@@ -451,7 +459,7 @@ func (m *Model) shutdown(msg ShutdownMsg) tea.Cmd {
 	}
 	m.ending = &ending{text: text}
 	m.quitting = true
-	if !m.saves.pending() {
+	if !m.pendingSaves() {
 		return m.end()
 	}
 	m.sayAll(sWarn, text+m.env.gl.sep+"saving your game"+m.env.gl.ell)

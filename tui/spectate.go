@@ -206,7 +206,11 @@ func (s *spectateScreen) subtitle() string {
 	return strconv.Itoa(s.spectators) + plural(s.spectators, " spectator", " spectators")
 }
 
-// panel writes the lines over the cleared pyramid.
+// panel writes the lines of the end panel: over the cleared pyramid, or
+// beside what is left of a lost one.
 func (s *spectateScreen) panel(lines []string, moves, passes string, _ int) []string {
+	if s.board.d.status == engine.Lost {
+		return append(lines, s.name+" has no moves left", "", moves, "", "q: stop watching")
+	}
 	return append(lines, s.name+" cleared the pyramid", "", moves+s.env.gl.sep+passes, "", "q: stop watching")
 }

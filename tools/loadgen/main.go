@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 )
@@ -46,9 +47,24 @@ func main() {
 		fNew     = flag.Int("newcomers", 0, "logins spread over the run, each from its own address 127.0.0.200 on")
 		fNewCmd  = flag.String("newcomer-cmd", "help", "command each newcomer runs")
 		fLog     = flag.String("server-log", "", "the server's log file, to report its growth during the flood")
+		cpuProf  = flag.String("cpuprofile", "", "write the load generator's own CPU profile to this file (its share of the machine is the server's loss)")
 	)
 	race := raceFlags(flag.CommandLine) // race.go
 	flag.Parse()
+	if *cpuProf != "" {
+		f, err := os.Create(*cpuProf)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "loadgen: cpu profile:", err)
+			os.Exit(1)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -70,6 +86,8 @@ func main() {
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "loadgen:", err)
-		os.Exit(1)
+		stop()
+		pprof.StopCPUProfile()
+		os.Exit(1) //nolint:gocritic // the profile is stopped above
 	}
 }

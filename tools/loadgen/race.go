@@ -14,6 +14,14 @@ package main
 //	loadgen -baseline-server -addr 127.0.0.1:23301
 //	loadgen -addr 127.0.0.1:23234 -race 1000 -lobby-viewers 20 -width 100 -height 34 -duration 30s \
 //	    -pid ARCADE_PID -baseline-addr 127.0.0.1:23301 -baseline-pid BASELINE_PID
+//
+// Over a cluster, -addr lists its servers (comma-separated): each room's
+// racers are spread over them in turn, the report adds the latency from a
+// move on one server to the panel on another, and -database-url (the
+// cluster's PostgreSQL) counts the bus's NOTIFYs during the race.
+// cluster-race.sh runs it over two instances, then the SQLite baseline:
+//
+//	DATABASE_URL=postgres://… tools/loadgen/cluster-race.sh 500 8 20s
 
 import (
 	"bytes"
@@ -82,10 +90,6 @@ const (
 	window    = 500 * time.Millisecond
 )
 
-// racerLineRE is a racer's line in the race panel: mark, name, cards
-// removed, moves (race_view.go's racerLine).
-var racerLineRE = regexp.MustCompile(`([ >*])([^\s>*]\S*) +(\d+)/(\d+) +(\d+) mv p\d+`)
-
 // roomCodeRE is a room's code on a screen.
 var roomCodeRE = regexp.MustCompile(`room ([A-Z]{4})`)
 
@@ -97,15 +101,133 @@ type racerLine struct {
 	moves   int
 }
 
-// parseRacerLines returns the racer lines in text (ANSI stripped).
+// stripFrame is output as text: a cursor move to a line (CSI row H, by
+// which a renderer that writes only the lines that changed goes from one
+// to the next) becomes a line break, and the other escape sequences go.
+func stripFrame(b []byte) string {
+	var out []byte
+	for {
+		i := bytes.Index(b, []byte("\x1b["))
+		if i < 0 {
+			break
+		}
+		j := i + 2
+		for j < len(b) && (isDigit(b[j]) || b[j] == ';') {
+			j++
+		}
+		if j < len(b) && b[j] == 'H' {
+			if out == nil {
+				out = make([]byte, 0, len(b))
+			}
+			out = append(out, b[:i]...)
+			out = append(out, '\n')
+			b = b[j+1:]
+			continue
+		}
+		if out != nil {
+			out = append(out, b[:j]...)
+		} else {
+			out = append(make([]byte, 0, len(b)), b[:j]...)
+		}
+		b = b[j:]
+	}
+	if out == nil {
+		return ansi.Strip(string(b))
+	}
+	return ansi.Strip(string(append(out, b...)))
+}
+
+// parseRacerLines returns the racer lines in text (stripFrame's): a
+// racer's line in the race panel is a mark, the name, cards removed,
+// moves (race_view.go's racerLine), as the regular expression
+// `([ >*])([^\s>*]\S*) +(\d+)/(\d+) +(\d+) mv p\d+` reads it. It is read
+// by hand, back from each " mv p": a regular expression over every read
+// was a tenth of the load generator's CPU, which the server under test
+// shares the machine with.
 func parseRacerLines(text string) []racerLine {
 	var out []racerLine
-	for _, m := range racerLineRE.FindAllStringSubmatch(text, -1) {
-		removed, _ := strconv.Atoi(m[3])
-		moves, _ := strconv.Atoi(m[5])
-		out = append(out, racerLine{you: m[1] == ">", name: m[2], removed: removed, moves: moves})
+	floor := 0 // the end of the last line read: the next starts after it
+	for from := 0; ; {
+		i := strings.Index(text[from:], panelMark)
+		if i < 0 {
+			return out
+		}
+		at := from + i
+		end := at + len(panelMark)
+		from = end
+		if end == len(text) || !isDigit(text[end]) {
+			continue
+		}
+		if l, ok := racerLineBefore(text, at, floor); ok {
+			out = append(out, l)
+			for end < len(text) && isDigit(text[end]) {
+				end++
+			}
+			floor, from = end, end
+		}
 	}
-	return out
+}
+
+// racerLineBefore reads the racer line that ends at text[at:], " mv p",
+// and starts at floor or after.
+func racerLineBefore(text string, at, floor int) (racerLine, bool) {
+	j := at
+	digits := func() (int, bool) {
+		end := j
+		for j > floor && isDigit(text[j-1]) {
+			j--
+		}
+		n, err := strconv.Atoi(text[j:end])
+		return n, err == nil
+	}
+	spaces := func() bool {
+		end := j
+		for j > floor && text[j-1] == ' ' {
+			j--
+		}
+		return j < end
+	}
+	var l racerLine
+	var ok bool
+	if l.moves, ok = digits(); !ok || !spaces() {
+		return racerLine{}, false
+	}
+	if _, ok = digits(); !ok || j == floor || text[j-1] != '/' {
+		return racerLine{}, false
+	}
+	j--
+	if l.removed, ok = digits(); !ok || !spaces() {
+		return racerLine{}, false
+	}
+	end := j
+	for j > floor && !isSpace(text[j-1]) {
+		j--
+	}
+	// The name is the first place in the run of non-blanks that is not a
+	// mark and follows one (a blank before the run is the mark " ").
+	isMark := func(b byte) bool { return b == '>' || b == '*' }
+	for k := j; k < end; k++ {
+		if isMark(text[k]) {
+			continue
+		}
+		switch {
+		case k > j && isMark(text[k-1]):
+			l.you = text[k-1] == '>'
+		case k == j && k > floor && text[k-1] == ' ':
+		default:
+			continue
+		}
+		l.name = text[k:end]
+		return l, true
+	}
+	return racerLine{}, false
+}
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
+
+// isSpace is \s of a regular expression (RE2's [\t\n\f\r ]).
+func isSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f'
 }
 
 // raceSession is one racer or lobby viewer.
@@ -121,7 +243,8 @@ type raceSession struct {
 
 	mu         sync.Mutex
 	text       strings.Builder // stripped output, for the set-up steps (reset by mark)
-	tail       []byte          // the end of the last read: a racer line cut by a read
+	scr        *screen         // the terminal's screen, from the output
+	rows       []string        // scratch: the screen's panel rows written by a read
 	name       string          // the display name, from the panel's own line
 	frames     []time.Time     // when each frame started (lobby viewers)
 	frameStart time.Time       // when the current frame's first chunk came
@@ -216,6 +339,7 @@ func dialRace(cfg loadConfig, run *raceRun, slot int, user, cmd string) (*raceSe
 	if err != nil {
 		return fail(fmt.Errorf("start: %w", err))
 	}
+	s.scr = newScreen(cfg.width, cfg.height)
 	go s.read(stdout)
 	return s, nil
 }
@@ -263,16 +387,11 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 	measuring := s.run.measuring.Load()
 	var lines []racerLine
 	s.mu.Lock()
-	// Only the set-up and the panel's lines need the text: during the
-	// race the other reads are not stripped, to spare the load
-	// generator's CPU. The end of the last read goes first, for a line
-	// that two reads cut.
-	scan := append(s.tail, chunk...)
-	s.tail = append(s.tail[:0], scan[max(0, len(scan)-160):]...)
-	var text string
-	if !measuring || bytes.Contains(scan, []byte(panelMark)) {
-		text = ansi.Strip(string(scan))
-	}
+	// The panel's lines are read from the copy of the screen, once a
+	// read has written them: the arcade's renderer writes the cells
+	// that changed, as little as a digit.
+	s.scr.write(chunk)
+	s.rows = s.scr.takeDirty(s.rows[:0], panelMark)
 	newFrames := bytes.Count(chunk, []byte(frameMark))
 	if newFrames > 0 || s.frameStart.IsZero() {
 		s.frameStart = now
@@ -281,7 +400,7 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 		s.frames = append(s.frames, now)
 	}
 	if !measuring && s.text.Len() < 64<<10 { // only the set-up reads it
-		s.text.WriteString(ansi.Strip(string(chunk)))
+		s.text.WriteString(stripFrame(chunk))
 	}
 	if !s.pending.IsZero() && s.firstAny.IsZero() {
 		s.firstAny = now
@@ -304,12 +423,12 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 	if measuring {
 		s.bytes += int64(len(chunk))
 	}
-	if strings.Contains(text, panelMark) {
-		lines = parseRacerLines(text)
-		for _, l := range lines {
-			if l.you {
-				s.name, s.shown = l.name, l.moves
-			}
+	for _, row := range s.rows {
+		lines = append(lines, parseRacerLines(row)...)
+	}
+	for _, l := range lines {
+		if l.you {
+			s.name, s.shown = l.name, l.moves
 		}
 	}
 	me := s.name

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,6 +34,43 @@ func TestParseRacerLines(t *testing.T) {
 				t.Errorf("parseRacerLines: got %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestParseRacerLinesAsRegexp: the hand-written reader finds what the
+// regular expression it replaced finds, in panels made up at random
+// (names with marks and digits in them, lines cut short, noise).
+func TestParseRacerLinesAsRegexp(t *testing.T) {
+	re := regexp.MustCompile(`([ >*])([^\s>*]\S*) +(\d+)/(\d+) +(\d+) mv p\d+`)
+	byRegexp := func(text string) []racerLine {
+		var out []racerLine
+		for _, m := range re.FindAllStringSubmatch(text, -1) {
+			removed, _ := strconv.Atoi(m[3])
+			moves, _ := strconv.Atoi(m[5])
+			out = append(out, racerLine{you: m[1] == ">", name: m[2], removed: removed, moves: moves})
+		}
+		return out
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func(s ...string) string { return s[rng.IntN(len(s))] }
+	for i := range 20000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(5) {
+			b.WriteString(pick(" ", ">", "*", "", "\r\n ", "  ", "x"))
+			b.WriteString(pick("ann", "r001x2", "player-95…", ">x", "*", "a>b", "7", "", "ab*"))
+			b.WriteString(pick(" ", "   ", "", "\t"))
+			b.WriteString(pick("0", "12", "", "x"))
+			b.WriteString(pick("/", "", " /"))
+			b.WriteString(pick("28", "45", "", "1"))
+			b.WriteString(pick(" ", "  ", ""))
+			b.WriteString(pick("0", "140", "", "5"))
+			b.WriteString(pick(" mv p", " mv p1", " mv p3 playing", " mv", " mv px"))
+			b.WriteString(pick("", " left    ", "\r\n", "  "))
+		}
+		text := b.String()
+		if got, want := parseRacerLines(text), byRegexp(text); !reflect.DeepEqual(got, want) {
+			t.Fatalf("case %d, %q: got %+v, the regular expression %+v", i, text, got, want)
+		}
 	}
 }
 
@@ -119,7 +159,7 @@ func TestOpponentLatency(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	run := &raceRun{byName: map[string]*raceSession{}}
 	run.measuring.Store(true)
-	me := &raceSession{run: run, seen: map[string]int{}, notify: make(chan struct{}, 1)}
+	me := &raceSession{run: run, seen: map[string]int{}, notify: make(chan struct{}, 1), scr: newScreen(100, 34)}
 	ann := &raceSession{run: run, seen: map[string]int{}, sent: []time.Time{t0, t0.Add(time.Second), t0.Add(2 * time.Second)}}
 	run.byName["ann"] = ann
 	line := func(moves int) []byte {
@@ -134,5 +174,69 @@ func TestOpponentLatency(t *testing.T) {
 	if !reflect.DeepEqual(me.progLat, want) || me.skipped != 1 || me.name != "me" || len(me.frames) != 4 {
 		t.Errorf("got latencies %v, %d skipped, name %q, %d frames; want %v, 1 skipped, me, 4 frames",
 			me.progLat, me.skipped, me.name, len(me.frames), want)
+	}
+}
+
+// BenchmarkParseRacerLines reads a panel of eight racers, two a line, as
+// a racer's read brings it.
+func BenchmarkParseRacerLines(b *testing.B) {
+	text := " room YGRT · Classic · 9:41 left\r\n" + strings.Repeat(
+		" player-95…  0/28   0 mv p1 playing      >player-31…  3/28  12 mv p2 playing    \r\n", 4)
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(parseRacerLines(text)) != 8 {
+			b.Fatal("want 8 racers")
+		}
+	}
+}
+
+// TestStripFrame: a renderer that moves the cursor from one changed line
+// to the next leaves them apart, and the panel's lines read as before.
+func TestStripFrame(t *testing.T) {
+	raw := "\x1b[H\x1b[K\x1b[1m room NGDW · Classic · 10:00 left\x1b[m\x1b[31H\x1b[K\x1b[1m>pxb999x0    0/28   0 mv p1 playing\x1b[m" +
+		"  pxb999x1    3/28   4 mv p1 playing\r\n\x1b[K ann         1/28   2 mv p2 playing\x1b[;H"
+	got := stripFrame([]byte(raw))
+	want := "\n room NGDW · Classic · 10:00 left\n>pxb999x0    0/28   0 mv p1 playing  pxb999x1    3/28   4 mv p1 playing\r\n ann         1/28   2 mv p2 playing\n"
+	if got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	lines := parseRacerLines(got)
+	if len(lines) != 3 || !lines[0].you || lines[0].name != "pxb999x0" || lines[1].moves != 4 || lines[2].name != "ann" {
+		t.Fatalf("racer lines: %+v", lines)
+	}
+}
+
+// TestScreen: the copy of the screen follows a frame drawn whole, then a
+// change of one digit written where it goes, and gives the panel rows
+// written since it was last asked.
+func TestScreen(t *testing.T) {
+	s := newScreen(40, 4)
+	s.write([]byte("\x1b[?1049h\x1b[H\x1b[2J\x1b[1m room KMTX\x1b[m\r\n\x1b[K>ann       0/28   3 mv p1 playing\r\n\x1b[K bob       2/28   5 mv p1 play"))
+	s.write([]byte("ing\x1b[4;3Hx"))
+	rows := s.takeDirty(nil, panelMark)
+	if len(rows) != 2 || !strings.HasPrefix(rows[0], ">ann       0/28   3 mv p1 playing") || !strings.HasPrefix(rows[1], " bob       2/28   5 mv p1 playing") {
+		t.Fatalf("the panel rows: %q", rows)
+	}
+	if rows := s.takeDirty(nil, panelMark); rows != nil {
+		t.Fatalf("rows again: %q", rows)
+	}
+	// bob's sixth move: the renderer writes the digit alone, cut in two
+	// reads mid-sequence.
+	s.write([]byte("\x1b[3;1"))
+	s.write([]byte("9H\x1b[1m6\x1b[m"))
+	rows = s.takeDirty(nil, panelMark)
+	if len(rows) != 1 {
+		t.Fatalf("rows after the digit: %q", rows)
+	}
+	if l := parseRacerLines(rows[0]); len(l) != 1 || l[0].name != "bob" || l[0].moves != 6 || l[0].removed != 2 {
+		t.Fatalf("bob's line: %+v from %q", l, rows[0])
+	}
+	if got := strings.Split(s.text(), "\n")[3]; got != "  x"+strings.Repeat(" ", 37) {
+		t.Fatalf("the last row: %q", got)
+	}
+	// Erasing below the cursor and a wide line that wraps.
+	s.write([]byte("\x1b[2;1H\x1b[J"))
+	if got := s.text(); strings.Contains(got, "ann") || strings.Contains(got, "bob") || !strings.Contains(got, "room KMTX") {
+		t.Fatalf("after erasing below row 2:\n%s", got)
 	}
 }
