@@ -265,8 +265,15 @@ func (l *lobbyScreen) view() string {
 		}
 	}
 	l.watch.SetEnabled(l.lines() > 0)
+	watch := l.watch
+	if r, ok := l.curRoom(); ok {
+		watch.SetHelp("enter", "join")
+		if r.Phase == lobby.PhaseCountdown || r.Phase == lobby.PhaseRacing {
+			watch.SetHelp("enter", "watch")
+		}
+	}
 	return drawPage(e, l.w, l.h, "Pyramid Solitaire"+e.gl.sep+"lobby", sub, body, msg, st, l.bar,
-		[]key.Binding{l.up, l.watch, l.back})
+		[]key.Binding{l.up, watch, l.back})
 }
 
 // row draws one player.
@@ -289,7 +296,12 @@ func (l *lobbyScreen) row(p lobby.Presence, cur bool) string {
 		b.WriteString(name)
 	}
 	b.WriteString("  ")
-	b.WriteString(cut(describeDoing(p.Doing, l.env.gl), max(1, l.w-24), l.env.gl.ell))
+	doing, w := describeDoing(p.Doing, l.env.gl), max(1, l.w-24)
+	if p.What == lobby.Racing && cells(doing) > w {
+		// The room says which deal: its number goes before the cards.
+		doing = strings.Replace(doing, l.env.gl.sep+"deal "+strconv.FormatUint(p.Deal, 10), "", 1)
+	}
+	b.WriteString(cut(doing, w, l.env.gl.ell))
 	return b.String()
 }
 
