@@ -22,6 +22,8 @@ package lobby
 //   - unwatch (viewer's → player's): this spectator watches no more;
 //   - private (player's → every other): the player (key) turned "Others
 //     may watch me" on or off; the player's sessions there follow;
+//   - stop (racer's → every other): the player (key) took a seat in a
+//     race room; the player's sessions there stop watching (StopWatching);
 //   - keep (viewer's → player's), twice a Heartbeat: these spectators still
 //     watch. A spectator not kept for the presence TTL stops counting: so
 //     the spectators of a server that died vanish within the TTL, and so
@@ -76,6 +78,7 @@ const (
 	kindUnwatch = "unwatch"
 	kindKeep    = "keep"
 	kindPrivate = "private"
+	kindStop    = "stop"
 )
 
 // The refusals an answer may carry, and the errors they stand for.
@@ -124,13 +127,13 @@ type watchMsg struct {
 	From    string     `json:"f"`           // the sending server
 	Req     string     `json:"q,omitempty"` // ask, reply: the question's ID
 	Viewer  uint64     `json:"v,omitempty"` // ask, unwatch: the spectator's session on the viewer's server
-	Player  string     `json:"p,omitempty"` // ask: the spectator's player key (empty for a guest); private: the player's
+	Player  string     `json:"p,omitempty"` // ask: the spectator's player key (empty for a guest); private, stop: the player's
 	Name    string     `json:"n,omitempty"` // ask: whom to watch; reply, board: the player's name
 	Session uint64     `json:"s,omitempty"` // the watched session on the player's server
 	Ver     uint64     `json:"ver,omitempty"`
 	N       int        `json:"c,omitempty"` // reply, board: how many watch
 	Refused string     `json:"e,omitempty"` // reply: why not (a key of refusals)
-	Reason  string     `json:"r,omitempty"` // ended: why, in words fit for the player
+	Reason  string     `json:"r,omitempty"` // ended, stop: why, in words fit for the player
 	Daily   string     `json:"d,omitempty"` // board
 	Part    int        `json:"i,omitempty"` // board: this part's index
 	Parts   int        `json:"k,omitempty"` // board: how many parts
@@ -457,6 +460,8 @@ func (l *Lobby) readWatch(ctx context.Context, n *watchNet, sub bus.Subscription
 			l.keepLocked(n, m)
 		case kindPrivate:
 			l.applyWatchableLocked(m.Player, !m.Off)
+		case kindStop:
+			l.applyStopWatchingLocked(m.Player, m.Reason)
 		}
 		l.mu.Unlock()
 	}
@@ -668,6 +673,21 @@ func (l *Lobby) tellWatchableLocked(key string, on bool) {
 	for inst := range c.remote {
 		if c.liveLocked(inst, now) {
 			n.sendLocked(outMsg{to: inst, kind: kindPrivate, msg: watchMsg{Player: key, Off: !on}})
+		}
+	}
+}
+
+// tellStopWatchingLocked tells the other servers that the player key
+// took a seat in a race room: its sessions there stop watching.
+func (l *Lobby) tellStopWatchingLocked(key, reason string) {
+	n, c := l.watchNet, l.cluster
+	if n == nil || c == nil || key == "" {
+		return
+	}
+	now := l.now()
+	for inst := range c.remote {
+		if c.liveLocked(inst, now) {
+			n.sendLocked(outMsg{to: inst, kind: kindStop, msg: watchMsg{Player: key, Reason: reason}})
 		}
 	}
 }
