@@ -53,6 +53,12 @@ import (
 // ErrNoAnswer: the player's server did not answer a spectator in time.
 var ErrNoAnswer = errors.New("that player's server did not answer; try again in a moment")
 
+// ErrServerDown: the player's server is known not to answer (presence
+// has not heard from it for two heartbeats, or it left the last ask
+// unanswered and has not been heard from since): Watch says so at once,
+// as "NAME's server is not answering", instead of waiting askTimeout.
+var ErrServerDown = errors.New("server is not answering")
+
 // Tuning of spectating across servers.
 const (
 	// askTimeout bounds how long Watch waits for the player's server.
@@ -183,9 +189,12 @@ type watchNet struct {
 
 	nextReq uint64
 	asks    map[string]*ask
-	games   map[remoteRef]*remoteGame // watched here, played elsewhere
-	queue   []outMsg                  // discrete events to send, in order
-	boards  map[remoteRef]outMsg      // the newest board or end for a server (instance) of a session here (session)
+	// unanswered is, by server, when an ask to it last went unanswered;
+	// forgotten at its next event, here or on presence.
+	unanswered map[string]time.Time
+	games      map[remoteRef]*remoteGame // watched here, played elsewhere
+	queue      []outMsg                  // discrete events to send, in order
+	boards     map[remoteRef]outMsg      // the newest board or end for a server (instance) of a session here (session)
 
 	kick   chan struct{} // one token: there is something to send
 	cancel context.CancelFunc
@@ -213,7 +222,7 @@ func (l *Lobby) WatchAcross(ctx context.Context, b bus.Bus, instance string) err
 	// heartbeat, so that two lost ones lose nobody.
 	sweep := max(c.cfg.TTL/10, time.Millisecond)
 	n := &watchNet{b: b, instance: instance, ttl: c.cfg.TTL - sweep, keep: max(c.cfg.Heartbeat/2, time.Millisecond), sweep: sweep,
-		logf: c.logf, asks: map[string]*ask{}, games: map[remoteRef]*remoteGame{}, boards: map[remoteRef]outMsg{},
+		logf: c.logf, asks: map[string]*ask{}, unanswered: map[string]time.Time{}, games: map[remoteRef]*remoteGame{}, boards: map[remoteRef]outMsg{},
 		kick: make(chan struct{}, 1), cancel: cancel, ended: make(chan struct{})}
 	l.mu.Lock()
 	if l.watchNet != nil || l.closed {
@@ -324,8 +333,44 @@ func (c *cluster) liveLocked(instance string, now time.Time) bool {
 	return false
 }
 
+// heardLocked is when presence last heard of players of the server
+// called instance (each entry lives TTL from then).
+func (c *cluster) heardLocked(instance string) (time.Time, bool) {
+	var last time.Time
+	for _, e := range c.remote[instance] {
+		if e.expires.After(last) {
+			last = e.expires
+		}
+	}
+	if last.IsZero() {
+		return time.Time{}, false
+	}
+	return last.Add(-c.cfg.TTL), true
+}
+
+// downLocked reports whether the server called instance is known not to
+// answer: presence missed two of its heartbeats in a row (a live server
+// sends one every Heartbeat, so one late never counts), or an ask to it
+// went unanswered and nothing was heard of it since.
+func (l *Lobby) downLocked(n *watchNet, instance string) bool {
+	c := l.cluster
+	if c == nil {
+		return false
+	}
+	heard, ok := c.heardLocked(instance)
+	if !ok {
+		return false
+	}
+	if l.now().Sub(heard) > 2*c.cfg.Heartbeat {
+		return true
+	}
+	since, ok := n.unanswered[instance]
+	return ok && !heard.After(since)
+}
+
 // watchRemote asks the server at to make viewer a spectator of the player
-// called name there, and waits for its answer (askTimeout at most).
+// called name there, and waits for its answer (askTimeout at most); a
+// server known not to answer is not asked (ErrServerDown).
 func (l *Lobby) watchRemote(viewer *Session, name, at string) (Watched, error) {
 	name = strings.TrimSpace(name)
 	l.mu.Lock()
@@ -333,6 +378,10 @@ func (l *Lobby) watchRemote(viewer *Session, name, at string) (Watched, error) {
 	if viewer.gone {
 		l.mu.Unlock()
 		return Watched{}, ErrClosed
+	}
+	if l.downLocked(n, at) {
+		l.mu.Unlock()
+		return Watched{}, fmt.Errorf("%s's %w", name, ErrServerDown)
 	}
 	if r := viewer.remote; r != nil && r.instance == at {
 		if g := n.games[*r]; g != nil && strings.EqualFold(g.name, name) {
@@ -366,6 +415,9 @@ func (l *Lobby) watchRemote(viewer *Session, name, at string) (Watched, error) {
 	case ans := <-a.answer: // it came while the lock was free
 		return ans.w, ans.err
 	default:
+	}
+	if err == nil {
+		n.unanswered[at] = l.now()
 	}
 	return Watched{}, ErrNoAnswer
 }
@@ -445,6 +497,7 @@ func (l *Lobby) readWatch(ctx context.Context, n *watchNet, sub bus.Subscription
 			continue
 		}
 		l.mu.Lock()
+		delete(n.unanswered, m.From)
 		switch ev.Kind {
 		case kindAsk:
 			l.answerLocked(n, m)

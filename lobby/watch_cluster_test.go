@@ -461,3 +461,61 @@ func TestWatchAcrossPrefersAGame(t *testing.T) {
 		}
 	})
 }
+
+// TestWatchAcrossDownServer: a watch request to a server that died but
+// is still listed in presence is answered at once, saying the player's
+// server is not answering: right after an ask to it went unanswered, and
+// once presence missed two of its heartbeats; a server heard from again
+// is asked again.
+func TestWatchAcrossDownServer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bus.NewMemory(bus.MemoryOptions{})
+		defer b.Close()
+		dyingTwo, dyingThree := &cuttable{Bus: b}, &cuttable{Bus: b}
+		one, two, three, four := watching(t, b, "one"), watching(t, dyingTwo, "two"), watching(t, dyingThree, "three"), watching(t, b, "four")
+		ann := one.Join(Player{ID: "a", Name: "ann"})
+		two.Join(Player{ID: "d", Name: "dan"})
+		three.Join(Player{ID: "e", Name: "eve"})
+		four.Join(Player{ID: "f", Name: "fay"})
+		settle()
+		dyingTwo.kill()
+		dyingThree.kill()
+
+		watch := func(what, name string, want error) time.Duration {
+			t.Helper()
+			start := time.Now()
+			_, err := one.Watch(ann, name)
+			if !errors.Is(err, want) {
+				t.Fatalf("%s: Watch(%s): %v, want %v", what, name, err, want)
+			}
+			return time.Since(start)
+		}
+		if d := watch("just after the death", "eve", ErrNoAnswer); d < askTimeout {
+			t.Fatalf("the first ask was answered after %s, want askTimeout", d)
+		}
+		if d := watch("after an unanswered ask", "eve", ErrServerDown); d != 0 {
+			t.Errorf("an ask after an unanswered one took %s, want at once", d)
+		}
+		if _, err := one.Watch(ann, "eve"); err == nil || err.Error() != "eve's server is not answering" {
+			t.Errorf("the refusal says %v, want eve's server is not answering", err)
+		}
+
+		// A server alive but silent to one ask (its answer lost) is
+		// asked again once presence hears from it.
+		one.mu.Lock()
+		one.watchNet.unanswered["four"] = one.now()
+		one.mu.Unlock()
+		watch("right after an unanswered ask", "fay", ErrServerDown)
+		time.Sleep(clusterCfg.Heartbeat)
+		synctest.Wait()
+		watch("once her server was heard from", "fay", nil)
+
+		// Two heartbeats missed (and still listed): refused at once,
+		// without an ask.
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if d := watch("two heartbeats missed", "dan", ErrServerDown); d != 0 {
+			t.Errorf("an ask to a server silent for two heartbeats took %s, want at once", d)
+		}
+	})
+}
