@@ -16,7 +16,12 @@ package lobby
 //   - board (player's → viewer's): the game as the player's session
 //     published it last, and how many watch it on every server; coalesced
 //     per session and server, the newest winning, at most one per
-//     boardEvery. A record too long for one event goes in parts;
+//     boardEvery. A record too long for one event goes in parts. Boards
+//     go out from a sender of their own, boardWorkers at a time, so that
+//     answers and the other discrete events never wait behind boards and
+//     a round of many watched games stays short; a board waits only for
+//     the discrete events queued before it (the reply that makes its
+//     spectator one comes first);
 //   - ended (player's → viewer's): the session left, or no longer lets
 //     others watch;
 //   - unwatch (viewer's → player's): this spectator watches no more;
@@ -45,6 +50,7 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"pyramid/bus"
@@ -73,6 +79,9 @@ const (
 	boardPart = bus.MaxBody - 500
 	// keepBatch is the most spectators one keep event lists.
 	keepBatch = 40
+	// boardWorkers is how many boards a round publishes at once: a
+	// round of N boards takes about N/boardWorkers publishes' time.
+	boardWorkers = 8
 )
 
 // The kinds of watch events.
@@ -195,10 +204,16 @@ type watchNet struct {
 	games      map[remoteRef]*remoteGame // watched here, played elsewhere
 	queue      []outMsg                  // discrete events to send, in order
 	boards     map[remoteRef]outMsg      // the newest board or end for a server (instance) of a session here (session)
+	// queued counts the discrete events queued so far, sent those
+	// published (or given up on): a board queued after the nth waits
+	// until sent reaches n.
+	queued, sent uint64
 
-	kick   chan struct{} // one token: there is something to send
-	cancel context.CancelFunc
-	ended  chan struct{} // closed when both goroutines have ended
+	kick      chan struct{} // one token: there are discrete events to send
+	boardKick chan struct{} // one token: there are boards to send
+	sentKick  chan struct{} // one token: sent moved
+	cancel    context.CancelFunc
+	ended     chan struct{} // closed when both goroutines have ended
 }
 
 // WatchAcross lets the lobby's sessions watch the players of the other
@@ -223,7 +238,8 @@ func (l *Lobby) WatchAcross(ctx context.Context, b bus.Bus, instance string) err
 	sweep := max(c.cfg.TTL/10, time.Millisecond)
 	n := &watchNet{b: b, instance: instance, ttl: c.cfg.TTL - sweep, keep: max(c.cfg.Heartbeat/2, time.Millisecond), sweep: sweep,
 		logf: c.logf, asks: map[string]*ask{}, unanswered: map[string]time.Time{}, games: map[remoteRef]*remoteGame{}, boards: map[remoteRef]outMsg{},
-		kick: make(chan struct{}, 1), cancel: cancel, ended: make(chan struct{})}
+		kick: make(chan struct{}, 1), boardKick: make(chan struct{}, 1), sentKick: make(chan struct{}, 1),
+		cancel: cancel, ended: make(chan struct{})}
 	l.mu.Lock()
 	if l.watchNet != nil || l.closed {
 		l.mu.Unlock()
@@ -233,18 +249,12 @@ func (l *Lobby) WatchAcross(ctx context.Context, b bus.Bus, instance string) err
 	}
 	l.watchNet = n
 	l.mu.Unlock()
-	read, send := make(chan struct{}), make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { l.readWatch(runCtx, n, sub) })
+	wg.Go(func() { l.sendWatch(runCtx, n) })
+	wg.Go(func() { l.sendBoards(runCtx, n) })
 	go func() {
-		defer close(read)
-		l.readWatch(runCtx, n, sub)
-	}()
-	go func() {
-		defer close(send)
-		l.sendWatch(runCtx, n)
-	}()
-	go func() {
-		<-read
-		<-send
+		wg.Wait()
 		close(n.ended)
 	}()
 	return nil
@@ -268,12 +278,17 @@ func (l *Lobby) closeWatchNet() {
 func (n *watchNet) sendLocked(m outMsg) {
 	m.msg.From = n.instance
 	n.queue = append(n.queue, m)
-	n.kickLocked()
+	n.queued++
+	poke(n.kick)
 }
 
-func (n *watchNet) kickLocked() {
+// kickBoardsLocked tells the board sender that boards wait.
+func (n *watchNet) kickBoardsLocked() { poke(n.boardKick) }
+
+// poke puts the token in a one-token channel, if it is not there.
+func poke(c chan struct{}) {
 	select {
-	case n.kick <- struct{}{}:
+	case c <- struct{}{}:
 	default:
 	}
 }
@@ -460,7 +475,7 @@ func (l *Lobby) offerRemoteLocked(s *Session) {
 	for ref := range s.remoteSpecs {
 		n.boards[remoteRef{ref.instance, s.id}] = outMsg{to: ref.instance, kind: kindBoard, msg: m, rec: rec}
 	}
-	n.kickLocked()
+	n.kickBoardsLocked()
 }
 
 // endRemoteSpectatorsLocked tells the servers that watch s that watching
@@ -476,7 +491,7 @@ func (l *Lobby) endRemoteSpectatorsLocked(s *Session, reason string) {
 		n.boards[remoteRef{ref.instance, s.id}] = outMsg{to: ref.instance, kind: kindEnded, msg: m}
 	}
 	s.remoteSpecs = nil
-	n.kickLocked()
+	n.kickBoardsLocked()
 }
 
 // readWatch handles the watch events addressed to this server until ctx
@@ -791,24 +806,19 @@ func (l *Lobby) sweepLocked(n *watchNet) {
 	}
 }
 
-// sendWatch publishes the queued watch events: the discrete ones at once,
-// in order; the boards of a session to a server at most once per
-// boardEvery, the newest winning. It keeps and sweeps on its tickers,
-// and at the end sends what is queued (for a short while at most).
+// sendWatch publishes the queued discrete watch events, at once and in
+// order. It keeps and sweeps on its tickers, and at the end sends what is
+// queued (for a short while at most).
 func (l *Lobby) sendWatch(ctx context.Context, n *watchNet) {
 	keep, sweep := time.NewTicker(n.keep), time.NewTicker(n.sweep)
 	defer keep.Stop()
 	defer sweep.Stop()
-	var wait <-chan time.Time // armed while boards wait for boardEvery to pass
-	var last time.Time        // when boards were last sent
 	for {
 		final := false
 		select {
 		case <-ctx.Done():
 			final = true
 		case <-n.kick:
-		case <-wait:
-			wait = nil
 		case <-keep.C:
 			l.mu.Lock()
 			l.keepsLocked(n)
@@ -819,37 +829,111 @@ func (l *Lobby) sendWatch(ctx context.Context, n *watchNet) {
 			l.mu.Unlock()
 		}
 		l.mu.Lock()
-		out := n.queue
+		out, upto := n.queue, n.queued
 		n.queue = nil
-		if len(n.boards) > 0 {
-			if d := boardEvery - time.Since(last); d > 0 && !final {
-				if wait == nil {
-					wait = time.After(d)
-				}
-			} else {
-				for _, m := range n.boards {
-					out = append(out, m)
-				}
-				clear(n.boards)
-				last = time.Now()
-			}
-		}
 		l.mu.Unlock()
-		pctx, cancel := context.WithTimeout(context.Background(), watchPublishTimeout)
+		// Each publish has its own watchPublishTimeout, but at the end
+		// all of them a second.
+		base, cancel := context.Background(), context.CancelFunc(func() {})
 		if final {
-			cancel()
-			pctx, cancel = context.WithTimeout(context.Background(), time.Second)
+			base, cancel = context.WithTimeout(base, time.Second)
 		}
 		for _, m := range out {
+			pctx, cancelOne := context.WithTimeout(base, watchPublishTimeout)
 			if err := n.publish(pctx, m); err != nil {
 				n.logf("lobby: send %s to %s: %v", m.kind, m.to, err)
 			}
+			cancelOne()
 		}
+		cancel()
+		l.mu.Lock()
+		n.sent = upto
+		l.mu.Unlock()
+		poke(n.sentKick)
+		if final {
+			return
+		}
+	}
+}
+
+// sendBoards publishes the queued boards and ends: those of a session to
+// a server at most once per boardEvery, the newest winning, boardWorkers
+// at a time, each round once the discrete events queued before it went
+// out. At the end it sends what is queued (for a short while at most).
+func (l *Lobby) sendBoards(ctx context.Context, n *watchNet) {
+	var wait <-chan time.Time // armed while boards wait for boardEvery to pass
+	var last time.Time        // when boards were last taken
+	for {
+		final := false
+		select {
+		case <-ctx.Done():
+			final = true
+		case <-n.boardKick:
+		case <-wait:
+			wait = nil
+		}
+		l.mu.Lock()
+		if len(n.boards) == 0 {
+			l.mu.Unlock()
+			if final {
+				return
+			}
+			continue
+		}
+		if d := boardEvery - time.Since(last); d > 0 && !final {
+			if wait == nil {
+				wait = time.After(d)
+			}
+			l.mu.Unlock()
+			continue
+		}
+		out := make([]outMsg, 0, len(n.boards))
+		for _, m := range n.boards {
+			out = append(out, m)
+		}
+		clear(n.boards)
+		last = time.Now()
+		after := n.queued
+		l.mu.Unlock()
+		for !final && !l.sentUpTo(n, after) {
+			select {
+			case <-ctx.Done():
+				final = true
+			case <-n.sentKick:
+			}
+		}
+		// Each publish has its own watchPublishTimeout (a round may take
+		// longer than one), but at the end all of them a second.
+		base, cancel := context.Background(), context.CancelFunc(func() {})
+		if final {
+			base, cancel = context.WithTimeout(base, time.Second)
+		}
+		sem := make(chan struct{}, boardWorkers)
+		var wg sync.WaitGroup
+		for _, m := range out {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				pctx, cancel := context.WithTimeout(base, watchPublishTimeout)
+				defer cancel()
+				if err := n.publish(pctx, m); err != nil {
+					n.logf("lobby: send %s to %s: %v", m.kind, m.to, err)
+				}
+			})
+		}
+		wg.Wait()
 		cancel()
 		if final {
 			return
 		}
 	}
+}
+
+// sentUpTo reports whether the first k discrete events went out.
+func (l *Lobby) sentUpTo(n *watchNet, k uint64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return n.sent >= k
 }
 
 // publish publishes one watch event on its server's topic: a board whose

@@ -519,3 +519,76 @@ func TestWatchAcrossDownServer(t *testing.T) {
 		}
 	})
 }
+
+// slowBoards is a bus on which each board takes a second to publish.
+type slowBoards struct {
+	bus.Bus
+	mu     sync.Mutex
+	boards int
+}
+
+func (s *slowBoards) Publish(ctx context.Context, topic string, m bus.Message) (bus.Event, error) {
+	if m.Kind == kindBoard {
+		time.Sleep(time.Second)
+		s.mu.Lock()
+		s.boards++
+		s.mu.Unlock()
+	}
+	return s.Bus.Publish(ctx, topic, m)
+}
+
+// TestWatchAcrossBoardsDoNotBlockAnswers: on a server whose boards are
+// slow to publish, with many watched games, an answer to a watch request
+// goes out at once, not behind the boards, and a round of boards takes
+// about its boards' publishes over boardWorkers, not their sum.
+func TestWatchAcrossBoardsDoNotBlockAnswers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bus.NewMemory(bus.MemoryOptions{})
+		defer b.Close()
+		slow := &slowBoards{Bus: b}
+		one, two := watching(t, slow, "one"), watching(t, b, "two")
+		const games = 40
+		players, viewers := make([]*Session, games), make([]*Session, games)
+		for i := range games {
+			players[i] = one.Join(Player{ID: "p" + strconv.Itoa(i), Name: "p" + strconv.Itoa(i)})
+			one.SetDoing(players[i], Doing{What: Playing, Rules: "classic", Deal: 42})
+			viewers[i] = two.Join(Player{ID: "v" + strconv.Itoa(i), Name: "v" + strconv.Itoa(i)})
+		}
+		settle()
+		for i := range games {
+			if _, err := two.Watch(viewers[i], players[i].player.Name); err != nil {
+				t.Fatalf("watch %d: %v", i, err)
+			}
+		}
+		time.Sleep(time.Minute) // the first boards' rounds go out
+		synctest.Wait()
+		for _, v := range viewers {
+			events(t, v)
+		}
+
+		start := time.Now()
+		for _, p := range players {
+			one.Publish(p, board("d"))
+		}
+		late := two.Join(Player{ID: "z", Name: "zed"})
+		if _, err := two.Watch(late, "p0"); err != nil {
+			t.Fatalf("a watch request behind %d boards: %v", games, err)
+		}
+		if d := time.Since(start); d >= time.Second {
+			t.Errorf("a watch request behind %d boards was answered after %s, want at once", games, d)
+		}
+		for i, v := range viewers {
+			for {
+				if w, ok := lastOf[Watched](events(t, v)); ok && w.Board.Playing() {
+					break
+				}
+				if time.Since(start) > 2*games/boardWorkers*time.Second {
+					t.Fatalf("after %s viewer %d has no board yet, want a round of %d boards in about %s",
+						time.Since(start), i, games, games/boardWorkers*time.Second)
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+		t.Logf("%d boards of slow publishes (1 s each) went out in %s", games, time.Since(start))
+	})
+}
