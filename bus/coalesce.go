@@ -37,6 +37,7 @@ type pending struct {
 	msg   *Message  // the newest message not yet published
 	timer *time.Timer
 	busy  bool // a publish is under way
+	now   bool // msg goes out without waiting for Every (OfferNow)
 }
 
 // NewCoalescer returns a Coalescer publishing on b at most once per every
@@ -69,17 +70,42 @@ func (c *Coalescer) Offer(topic string, m Message) {
 	c.scheduleLocked(topic, p)
 }
 
+// OfferNow is Offer for a message that must not wait for Every: news a
+// later state depends on (a racer's stored game, which a comeback on
+// another server reads) rather than one more step of progress. It goes
+// out as soon as the topic's publish under way, if any, is done, still
+// in the order of the offers, and a newer offer meanwhile replaces it
+// and goes out as soon.
+func (c *Coalescer) OfferNow(topic string, m Message) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
+	p := c.topics[topic]
+	if p == nil {
+		p = &pending{}
+		c.topics[topic] = p
+	}
+	p.msg, p.now = &m, true
+	if p.timer != nil {
+		p.timer.Stop()
+		p.timer = nil
+	}
+	c.scheduleLocked(topic, p)
+}
+
 // scheduleLocked starts the topic's publish now or arms its timer.
 func (c *Coalescer) scheduleLocked(topic string, p *pending) {
 	if p.busy || p.timer != nil || p.msg == nil {
 		return
 	}
-	if wait := c.every - time.Since(p.last); wait > 0 && !c.closed {
+	if wait := c.every - time.Since(p.last); wait > 0 && !c.closed && !p.now {
 		c.armLocked(topic, p, wait)
 		return
 	}
 	m := *p.msg
-	p.msg, p.busy, p.last = nil, true, time.Now()
+	p.msg, p.busy, p.last, p.now = nil, true, time.Now(), false
 	c.idle.Add(1)
 	go c.publish(topic, p, m)
 }
@@ -87,9 +113,13 @@ func (c *Coalescer) scheduleLocked(topic string, p *pending) {
 // armLocked sets the topic's timer: when it fires, the newest message, if
 // any, goes out; if none came, the topic is forgotten.
 func (c *Coalescer) armLocked(topic string, p *pending, wait time.Duration) {
-	p.timer = time.AfterFunc(wait, func() {
+	var t *time.Timer
+	t = time.AfterFunc(wait, func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
+		if p.timer != t {
+			return // stopped by OfferNow after it fired
+		}
 		p.timer = nil
 		if p.msg == nil && !p.busy {
 			delete(c.topics, topic)
@@ -97,6 +127,7 @@ func (c *Coalescer) armLocked(topic string, p *pending, wait time.Duration) {
 		}
 		c.scheduleLocked(topic, p)
 	})
+	p.timer = t
 }
 
 // publish publishes one message, then schedules the topic's next one.

@@ -127,3 +127,41 @@ func TestCoalescerError(t *testing.T) {
 		}
 	})
 }
+
+// TestCoalescerOfferNow: news that must not wait goes out at once, after
+// the publish before it and in order, and the spell's later offers wait
+// their turn as usual.
+func TestCoalescerOfferNow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bus.NewMemory(bus.MemoryOptions{})
+		defer b.Close()
+		c := bus.NewCoalescer(b, 250*time.Millisecond, nil)
+		start := time.Now()
+		offer := func(now bool, body string) {
+			if now {
+				c.OfferNow("p", bus.Message{Kind: "progress", Body: []byte(body)})
+			} else {
+				c.Offer("p", bus.Message{Kind: "progress", Body: []byte(body)})
+			}
+		}
+		offer(false, "first") // at once
+		offer(false, "held")  // waits for Every…
+		offer(true, "news")   // …replaced by news that does not
+		synctest.Wait()
+		took := time.Since(start)
+		if got := drain(t, b, "p"); len(got) != 2 || got[0] != "first" || got[1] != "news" || took != 0 {
+			t.Fatalf("after the news: %q at %s, want [first news] at once", got, took)
+		}
+		offer(false, "later") // the spell of the news: waits Every
+		synctest.Wait()
+		if got := drain(t, b, "p"); len(got) != 2 {
+			t.Fatalf("an offer right after the news went out at once: %q", got)
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if got := drain(t, b, "p"); len(got) != 3 || got[2] != "later" {
+			t.Fatalf("in the end: %q, want [first news later]", got)
+		}
+		c.Close()
+	})
+}

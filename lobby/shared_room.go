@@ -405,16 +405,20 @@ func (h *SharedRoom) Report(playerID string, p Progress) error {
 	if p.State == RacerCleared {
 		m.finish = el
 	}
+	// A racer's stored game (a comeback on another server reads it) and
+	// a racer's end are news the other servers must not miss if this one
+	// dies within ProgressEvery: they go out at once.
+	news := p.GameID != m.progress.GameID || p.State != m.progress.State
 	m.progress = p
 	rs.coalesceRacer(r, m)
-	rs.offerProgress(r)
+	rs.offerProgress(r, news)
 	rs.checkDone(r)
 	return nil
 }
 
 // offerProgress hands the progress of this server's racers in the room
-// to the coalescer.
-func (rs *SharedRooms) offerProgress(r *sharedRoom) {
+// to the coalescer; news goes out without waiting for ProgressEvery.
+func (rs *SharedRooms) offerProgress(r *sharedRoom, news bool) {
 	msg := progressMsg{Inst: rs.cfg.Instance, Round: r.round}
 	for _, m := range r.members {
 		if m.inst != rs.cfg.Instance {
@@ -428,7 +432,12 @@ func (rs *SharedRooms) offerProgress(r *sharedRoom) {
 	if err != nil {
 		return
 	}
-	rs.coal.Offer(ProgressTopic(r.code), bus.Message{Kind: "progress", Body: body})
+	m := bus.Message{Kind: "progress", Body: body}
+	if news {
+		rs.coal.OfferNow(ProgressTopic(r.code), m)
+		return
+	}
+	rs.coal.Offer(ProgressTopic(r.code), m)
 }
 
 // followProgress starts reading the room's progress topic, with rs.mu

@@ -20,6 +20,8 @@ type sharedEnv struct {
 	bus   *bus.Memory
 	lease *MemoryLease
 
+	every time.Duration // ProgressEvery of the servers made next; 10 ms when 0
+
 	mu    sync.Mutex
 	ended map[string][]RaceResult // by instance
 	fail  int                     // OnRaceEnd fails this many times more
@@ -35,8 +37,12 @@ func newSharedEnv(t *testing.T) *sharedEnv {
 
 func (e *sharedEnv) server(name string) *SharedRooms {
 	e.t.Helper()
+	every := e.every
+	if every == 0 {
+		every = 10 * time.Millisecond
+	}
 	rs, err := NewShared(context.Background(), SharedConfig{Bus: e.bus, Instance: name, Lease: e.lease, LeaseTTL: time.Hour,
-		Clock: e.clock, ProgressEvery: 10 * time.Millisecond,
+		Clock: e.clock, ProgressEvery: every,
 		OnRaceEnd: func(res RaceResult) error {
 			e.mu.Lock()
 			defer e.mu.Unlock()
@@ -398,4 +404,23 @@ func TestSharedLateServer(t *testing.T) {
 	if snap := hc.Snapshot(); len(snap.Members) != 2 || snap.Host != "id-ann" {
 		t.Fatalf("the late server's room: %+v", snap)
 	}
+}
+
+// TestSharedStoredGameIsNews: a racer's stored game and end reach the
+// other servers at once, not at the next ProgressEvery: a server that
+// dies right after a racer's first move must not leave her comeback
+// elsewhere without her game (progress itself still waits its turn).
+func TestSharedStoredGameIsNews(t *testing.T) {
+	e := newSharedEnv(t)
+	e.every = time.Hour // progress never goes out twice within this test
+	a, b := e.server("a"), e.server("b")
+	code, _, _ := sharedRace(t, e, a, b)
+	ha, _ := a.Room(code)
+	hb, _ := b.Room(code)
+	wantErr(t, "ann's first move", ha.Report("id-ann", Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), nil)
+	wantErr(t, "ann's game stored", ha.Report("id-ann", Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying, GameID: 77}), nil)
+	eventually(t, "b knows ann's game", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return m.GameID == 77 })
+	wantErr(t, "ann's next move", ha.Report("id-ann", Progress{Removed: 4, Moves: 2, Pass: 1, State: RacerPlaying, GameID: 77}), nil)
+	wantErr(t, "ann stuck", ha.Report("id-ann", Progress{Removed: 4, Moves: 3, Pass: 3, State: RacerStuck, GameID: 77}), nil)
+	eventually(t, "b knows ann is stuck", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return m.State == RacerStuck && m.Moves == 3 })
 }
