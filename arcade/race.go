@@ -31,7 +31,8 @@ const (
 // so that a racer who drops comes back to the same game with its history,
 // whether or not the store keeps it.
 type raceBook struct {
-	mu    sync.Mutex
+	// mu is taken for reading by the lookup of every race move.
+	mu    sync.RWMutex
 	games map[string]*raceGame // by raceGameKey
 }
 
@@ -56,10 +57,15 @@ func raceGameKey(code string, round int, playerID string) string {
 
 // game returns the racer's game, made when make is set.
 func (b *raceBook) game(key string, create bool) *raceGame {
+	b.mu.RLock()
+	g := b.games[key]
+	b.mu.RUnlock()
+	if g != nil || !create {
+		return g
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	g := b.games[key]
-	if g == nil && create {
+	if g = b.games[key]; g == nil {
 		g = &raceGame{seq: -1}
 		b.games[key] = g
 	}
@@ -69,8 +75,8 @@ func (b *raceBook) game(key string, create bool) *raceGame {
 // racing reports whether a stored game is a racer's game of a race that
 // runs.
 func (b *raceBook) racing(id int64) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.mu.RLock()
+	defer b.mu.RUnlock()
 	for _, g := range b.games {
 		if g.stored() == id {
 			return true

@@ -69,7 +69,10 @@ type Rooms struct {
 
 	hosts hostBook
 
-	mu    sync.Mutex
+	// mu is taken for reading by the lookups every race move makes
+	// (Room), so that a reader the scheduler preempts while it holds it
+	// does not hold up the others.
+	mu    sync.RWMutex
 	rooms []*Room // open rooms, oldest first
 	wrong map[string]*wrongCodes
 }
@@ -229,16 +232,16 @@ func (rs *Rooms) remove(r *Room) {
 // Room returns the open room with this code (in canonical form), for the
 // server's own use: players go through Find.
 func (rs *Rooms) Room(code string) (*Room, bool) {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
+	rs.mu.RLock()
+	defer rs.mu.RUnlock()
 	r := rs.byCode(code)
 	return r, r != nil
 }
 
 // Hosted returns the open room the player hosts.
 func (rs *Rooms) Hosted(playerID string) (*Room, bool) {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
+	rs.mu.RLock()
+	defer rs.mu.RUnlock()
 	for _, r := range rs.rooms {
 		if r.Host() == playerID {
 			return r, true
@@ -250,8 +253,8 @@ func (rs *Rooms) Hosted(playerID string) (*Room, bool) {
 // Seated returns the open room where the player has a seat (a racer who
 // dropped out of a race keeps theirs until it ends), for a menu's Continue.
 func (rs *Rooms) Seated(playerID string) (*Room, bool) {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
+	rs.mu.RLock()
+	defer rs.mu.RUnlock()
 	for _, r := range rs.rooms {
 		if r.Seated(playerID) {
 			return r, true
@@ -363,9 +366,9 @@ func (rs *Rooms) quickJoin(p Entrant, sink Sink, rulesID string) (*Room, Snapsho
 
 // Public lists the open public rooms, oldest first.
 func (rs *Rooms) Public() []RoomInfo {
-	rs.mu.Lock()
+	rs.mu.RLock()
 	rooms := slices.Clone(rs.rooms)
-	rs.mu.Unlock()
+	rs.mu.RUnlock()
 	var list []RoomInfo
 	for _, r := range rooms {
 		s := r.Snapshot()

@@ -72,25 +72,32 @@ func (q *saveQueue) remove(r *saveReq) bool {
 }
 
 // take takes up to maxGroup saves, oldest first, leaving out those whose
-// caller gave up (they are told so).
+// caller gave up (they are told so). The queue's lock is held only to cut
+// the batch off the queue: on a loaded machine a holder preempted holds
+// up every save being queued.
 func (q *saveQueue) take() []*saveReq {
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	n := min(len(q.pending), maxGroup)
-	batch := make([]*saveReq, 0, n)
-	for _, r := range q.pending[:n] {
+	var taken []*saveReq
+	if len(q.pending) <= maxGroup {
+		taken, q.pending = q.pending, nil
+	} else {
+		taken = slices.Clone(q.pending[:maxGroup])
+		q.pending = slices.Delete(q.pending, 0, maxGroup)
+	}
+	q.mu.Unlock()
+	batch := taken[:0]
+	for _, r := range taken {
 		if err := r.ctx.Err(); err != nil {
 			r.done <- err
 			continue
 		}
 		batch = append(batch, r)
 	}
-	rest := copy(q.pending, q.pending[n:])
-	clear(q.pending[rest:])
-	q.pending = q.pending[:rest]
 	if len(batch) > 0 {
+		q.mu.Lock()
 		q.txs++
 		q.stored += len(batch)
+		q.mu.Unlock()
 	}
 	return batch
 }
