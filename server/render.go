@@ -32,23 +32,25 @@ const (
 	keepBuf = 512
 )
 
-// Terminal sequences the renderer writes (DEC private modes and the
-// few cursor and erase commands a frame needs).
+// Terminal sequences the renderer writes: DEC private modes (alternate
+// screen with the cursor saved, bracketed paste, mouse reports with SGR
+// coordinates, focus reports: those Bubble Tea's standard renderer set)
+// and the few cursor and erase commands a frame needs.
 const (
-	seqAltScreenOn   = ansi.SetAltScreenSaveCursorMode   // \x1b[?1049h
-	seqAltScreenOff  = ansi.ResetAltScreenSaveCursorMode // \x1b[?1049l
+	seqAltScreenOn   = "\x1b[?1049h"
+	seqAltScreenOff  = "\x1b[?1049l"
 	seqCursorHide    = ansi.HideCursor
 	seqCursorShow    = ansi.ShowCursor
-	seqPasteOn       = ansi.SetBracketedPasteMode
-	seqPasteOff      = ansi.ResetBracketedPasteMode
-	seqMouseCell     = ansi.SetButtonEventMouseMode
-	seqMouseCellOff  = ansi.ResetButtonEventMouseMode
-	seqMouseAll      = ansi.SetAnyEventMouseMode
-	seqMouseAllOff   = ansi.ResetAnyEventMouseMode
-	seqMouseSGR      = ansi.SetSgrExtMouseMode
-	seqMouseSGROff   = ansi.ResetSgrExtMouseMode
-	seqFocusOn       = ansi.SetFocusEventMode
-	seqFocusOff      = ansi.ResetFocusEventMode
+	seqPasteOn       = "\x1b[?2004h"
+	seqPasteOff      = "\x1b[?2004l"
+	seqMouseCell     = "\x1b[?1002h"
+	seqMouseCellOff  = "\x1b[?1002l"
+	seqMouseAll      = "\x1b[?1003h"
+	seqMouseAllOff   = "\x1b[?1003l"
+	seqMouseSGR      = "\x1b[?1006h"
+	seqMouseSGROff   = "\x1b[?1006l"
+	seqFocusOn       = "\x1b[?1004h"
+	seqFocusOff      = "\x1b[?1004l"
 	seqClearScreen   = ansi.EraseEntireScreen + ansi.CursorHomePosition
 	seqHome          = ansi.CursorHomePosition // every frame starts here (tools/loadgen counts frames by it)
 	seqEraseRight    = ansi.EraseLineRight

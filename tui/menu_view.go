@@ -228,7 +228,7 @@ func (m *menuScreen) note(it menuItem) string {
 	case itemCustom:
 		return "every knob of the rule model"
 	case itemNumber:
-		return rulesName(m.rules) + " or any rule set"
+		return rulesName(m.ownRules()) + " or any rule set"
 	case itemWinnable:
 		if m.Winnable {
 			return "[x] on"
