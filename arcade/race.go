@@ -429,10 +429,11 @@ func (rs *races) Quick(ctx context.Context) (tui.RaceSeat, error) {
 	return rs.seated(snap), nil
 }
 
-// Seated returns a room the player has a seat in.
+// Seated returns a room the player has a seat in, unless its race is
+// over (offersBack).
 func (rs *races) Seated() (string, bool) {
 	r, ok := rs.a.rooms.Seated(rs.me.ID)
-	if !ok {
+	if !ok || !offersBack(r.Snapshot(), rs.me.ID, time.Now()) {
 		return "", false
 	}
 	return r.Code(), true

@@ -476,7 +476,7 @@ func (m *menuScreen) choose() tea.Cmd {
 		m.event = menuRaceMsg{join: it.kind == itemRaceJoin}
 		return nil
 	case itemRaceBack: // race.go
-		m.event = menuRaceMsg{code: m.raceBack}
+		m.event = menuBackMsg{code: m.raceBack} // menu_back.go
 		return nil
 	case itemHelp:
 		m.event = helpMsg{}

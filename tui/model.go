@@ -235,6 +235,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case RaceEventMsg, raceSeatMsg, raceDoneMsg, raceTickMsg, raceClockMsg, menuRaceMsg, raceSeatedMsg, // race.go
 		ghostLoadedMsg, ghostTickMsg, ghostClockMsg, ghostPlayedMsg: // ghost.go
 		return m.handleRace(msg)
+	case menuBackMsg, raceBackMsg:
+		return m.raceBack(msg) // menu_back.go
 	case ghostAskMsg:
 		return m.ghostOpen(msg.ref) // ghost.go
 	case raceLeftMsg:
