@@ -42,9 +42,10 @@ crash:
 .PHONY: solver-long bench-solver
 # solver-long: all 1,500 published deals (verdicts and shortest lengths),
 # the six published win rates, 200 double deals and the long brute-force
-# checks of both searches (about 9 minutes on the shared box).
+# checks of both searches, duplicate-card symmetry included (about 10
+# minutes on the shared box).
 solver-long:
-	$(GO) test -count=1 -timeout 60m -run 'TestSolve(MSCAll|WinRates|Double|BruteForce|OptimalMSCAll|OptimalBruteForce)$$' ./engine/ -args -solver.long
+	$(GO) test -count=1 -timeout 60m -run 'TestSolve(MSCAll|WinRates|Double|BruteForce|OptimalMSCAll|OptimalBruteForce|SymmetryBruteForce|OptimalSymmetryBruteForce)$$|TestCanonEquivalent$$' ./engine/ -args -solver.long
 # bench-solver: the plain solve and the shortest lines of the 1,500
 # published deals, and the double deals.
 bench-solver:

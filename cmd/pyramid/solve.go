@@ -32,7 +32,7 @@ func runSolve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	df.register(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object: verdict, moves, length, optimal, states, ms")
 	optimal := fs.Bool("optimal", false, "find a shortest winning line (draws, redeals and removals count one move each) and prove it shortest")
-	budget := fs.Int("budget", engine.DefaultBudget, "search at most `STATES` positions, then answer unknown (with --optimal: the shortest-line search stores at most STATES, by default "+
+	budget := fs.Int("budget", engine.DefaultBudget, "search at most `STATES` positions, then answer unknown (with --optimal: the ordinary solve too, and the shortest-line search stores at most STATES, by default "+
 		fmt.Sprint(engine.DefaultOptimalBudget)+", then gives the line it has)")
 	timeout := fs.Duration("timeout", 0, "give up after `DURATION` (e.g. 10s) and answer unknown; 0 for none")
 	if code := parseFlags(fs, args); code >= 0 {
