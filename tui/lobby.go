@@ -84,17 +84,16 @@ func (l *lobbyScreen) loaded(msg lobbyMsg) {
 	if msg.req != l.req {
 		return
 	}
-	var was uint64
-	wasRoom := ""
+	was, wasRoom := whoKey{}, ""
 	if l.cur < len(l.who) {
-		was = l.who[l.cur].Session
+		was = keyOf(l.who[l.cur])
 	} else if r, ok := l.curRoom(); ok {
 		wasRoom = r.Code
 	}
 	l.who, l.rooms, l.ready = msg.who, msg.rooms, true
 	l.cur = 0
 	for i, p := range l.who {
-		if p.Session == was {
+		if was != (whoKey{}) && keyOf(p) == was {
 			l.cur = i
 		}
 	}
@@ -104,6 +103,22 @@ func (l *lobbyScreen) loaded(msg lobbyMsg) {
 		}
 	}
 	l.scroll()
+}
+
+// whoKey names a line of who across reloads: the player, or for a
+// guest (no ID) its session on its server. Session numbers alone are
+// each server's own, and a player's shown session can change.
+type whoKey struct {
+	player, instance string
+	session          uint64
+}
+
+// keyOf is p's whoKey.
+func keyOf(p lobby.Presence) whoKey {
+	if p.ID != "" {
+		return whoKey{player: p.ID}
+	}
+	return whoKey{instance: p.Instance, session: p.Session}
 }
 
 // maxLobbyRooms is the most rooms the Lobby lists.
