@@ -134,7 +134,10 @@ func (a *App) storeRace(res lobby.RaceResult) error {
 			}
 		}
 	}
-	if len(nr.Placings) == 0 {
+	if len(nr.Placings) == 0 || !slices.ContainsFunc(res.Placings, func(p lobby.Placing) bool { return p.Removed > 0 || p.Cleared }) {
+		// All guests, or no card removed (everybody left first, or the
+		// time ran out): the ranking ties them all first, which says
+		// nothing: no result, no race won, no rating.
 		return nil
 	}
 	if _, err := a.cfg.Store.RecordRace(ctx, nr); err != nil {

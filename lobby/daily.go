@@ -36,22 +36,36 @@ func (l *Lobby) DailyFinished(rulesID, date string) {
 }
 
 // PlayingRules is how many are playing a game of rulesID now, each
-// player once (each guest session apart), as Who counts them.
+// player once (each guest session apart), as Who counts them: on every
+// server of the cluster.
 func (l *Lobby) PlayingRules(rulesID string) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := 0
 	players := map[string]bool{}
-	for _, s := range l.sessions {
-		if s.doing.What != Playing || s.doing.Rules != rulesID {
-			continue
-		}
-		key := playerKey(s.player)
+	count := func(p Player) {
+		key := playerKey(p)
 		if key == "" {
 			n++
 		} else if !players[key] {
 			players[key] = true
 			n++
+		}
+	}
+	for _, s := range l.sessions {
+		if s.doing.What == Playing && s.doing.Rules == rulesID {
+			count(s.player)
+		}
+	}
+	if c := l.cluster; c != nil {
+		// The other servers' players, as their last roster said.
+		now := l.now()
+		for _, entries := range c.remote {
+			for _, e := range entries {
+				if now.Before(e.expires) && e.What == Playing && e.Rules == rulesID {
+					count(e.Player)
+				}
+			}
 		}
 	}
 	return n
