@@ -153,8 +153,8 @@ type menuScreen struct {
 	// given (menu_view.go).
 	frameLen int
 	// texts are lines of the last frame that most keys leave as they
-	// were (menu_view.go).
-	texts menuTexts
+	// were (menu_view.go); nil while the menu does not show.
+	texts *menuTexts
 }
 
 // newMenu builds the menu.
@@ -278,7 +278,7 @@ func (m *menuScreen) show(showing bool) {
 	case showing && m.items == nil:
 		m.build()
 	case !showing:
-		m.items = nil
+		m.items, m.texts = nil, nil
 		m.bar.forget()
 	}
 }

@@ -65,11 +65,13 @@ type menuTexts struct {
 	numberOf engine.Rules
 }
 
-// valid drops the texts drawn with other glyphs than g.
-func (t *menuTexts) valid(g *glyphs) {
-	if t.gl != g {
-		*t = menuTexts{gl: g}
+// textsFor returns the menu's kept texts, dropping them when they were
+// drawn with other glyphs than the session's now.
+func (m *menuScreen) textsFor() *menuTexts {
+	if m.texts == nil || m.texts.gl != m.env.gl {
+		m.texts = &menuTexts{gl: m.env.gl}
 	}
+	return m.texts
 }
 
 // presetDescs are the descriptions of the preset rule sets by name, the
@@ -94,8 +96,7 @@ func presetDesc(name string) string {
 
 // identity is the menu's line about the player.
 func (m *menuScreen) identity() string {
-	t := &m.texts
-	t.valid(m.env.gl)
+	t := m.textsFor()
 	if of := [2]string{m.env.player.ID, m.name}; t.id == "" || t.idOf != of || m.env.player.Guest {
 		t.id, t.idOf = identity(m.env, m.name), of
 	}
@@ -104,8 +105,7 @@ func (m *menuScreen) identity() string {
 
 // onlineNote is the Lobby item's note: how many players are online.
 func (m *menuScreen) onlineNote() string {
-	t := &m.texts
-	t.valid(m.env.gl)
+	t := m.textsFor()
 	if t.online == "" || t.onlineOf != m.online {
 		t.online, t.onlineOf = strconv.Itoa(m.online)+" online", m.online
 	}
@@ -114,8 +114,7 @@ func (m *menuScreen) onlineNote() string {
 
 // numberNote is the deal-by-number item's note.
 func (m *menuScreen) numberNote() string {
-	t := &m.texts
-	t.valid(m.env.gl)
+	t := m.textsFor()
 	if t.number == "" || t.numberOf != m.rules {
 		t.number, t.numberOf = rulesName(m.rules)+" or any rule set", m.rules
 	}
@@ -124,8 +123,7 @@ func (m *menuScreen) numberNote() string {
 
 // title is the menu's title line, cut to the width.
 func (m *menuScreen) title() string {
-	t := &m.texts
-	t.valid(m.env.gl)
+	t := m.textsFor()
 	of := [3]int{int(m.mode), m.online, m.w}
 	if t.title != "" && t.titleOf == of {
 		return t.title
