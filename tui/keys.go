@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 // KeyScheme is a set of movement keys.
@@ -431,4 +432,54 @@ func fit(e *env, bindings []key.Binding, drop []uint8, width int) string {
 		cur = sDesc
 	}
 	return string(e.pal.appendStyle(b, cur, sPlain))
+}
+
+// keyName is a key's name as bubbles/key matches it (tea.KeyMsg.String):
+// key.Matches takes any fmt.Stringer, and a keyName is its own string, so
+// a screen names a key once per message and hands that to every binding
+// it checks, where tea.KeyMsg builds the name anew (two allocations) for
+// each.
+type keyName string
+
+// String returns the name.
+func (n keyName) String() string { return string(n) }
+
+// printable is the printable ASCII characters in order, for nameOf to
+// slice one-character names from without allocating.
+const printable = " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~"
+
+// keyTypeOffset is the lowest key type keyTypeNames holds: tea's special
+// keys (arrows, home, F-keys, …) have negative types, control keys 0 to
+// 127.
+const keyTypeOffset = 128
+
+// keyTypeNames are the names of the key types that are not runes, by
+// type + keyTypeOffset, as tea.KeyMsg.String gives them; built once and
+// never changed.
+var keyTypeNames = func() (names [2 * keyTypeOffset]string) {
+	for i := range names {
+		if t := tea.KeyType(i - keyTypeOffset); t != tea.KeyRunes {
+			names[i] = tea.Key{Type: t}.String()
+		}
+	}
+	return names
+}()
+
+// nameOf returns k's name, k.String(), without allocating for a
+// printable ASCII character or a special key without alt; other keys
+// (alt, pastes, other runes) get k.String().
+func nameOf(k tea.KeyMsg) keyName {
+	switch {
+	case k.Alt || k.Paste:
+	case k.Type == tea.KeyRunes:
+		if len(k.Runes) == 1 && k.Runes[0] >= ' ' && k.Runes[0] <= '~' {
+			i := int(k.Runes[0] - ' ')
+			return keyName(printable[i : i+1])
+		}
+	case int(k.Type)+keyTypeOffset >= 0 && int(k.Type)+keyTypeOffset < len(keyTypeNames):
+		if n := keyTypeNames[int(k.Type)+keyTypeOffset]; n != "" {
+			return keyName(n)
+		}
+	}
+	return keyName(k.String())
 }

@@ -152,6 +152,9 @@ type menuScreen struct {
 	// frameLen is the length of the last frame, the room the next is
 	// given (menu_view.go).
 	frameLen int
+	// texts are lines of the last frame that most keys leave as they
+	// were (menu_view.go); nil while the menu does not show.
+	texts *menuTexts
 }
 
 // newMenu builds the menu.
@@ -275,7 +278,7 @@ func (m *menuScreen) show(showing bool) {
 	case showing && m.items == nil:
 		m.build()
 	case !showing:
-		m.items = nil
+		m.items, m.texts = nil, nil
 		m.bar.forget()
 	}
 }
@@ -357,11 +360,11 @@ func (m *menuScreen) update(msg tea.Msg) tea.Cmd {
 	m.show(true)
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		switch {
-		case key.Matches(msg, m.Keys.Quit):
+		switch kn := nameOf(msg); {
+		case key.Matches(kn, m.Keys.Quit):
 			m.event = quitMsg{}
 			return nil
-		case key.Matches(msg, m.Keys.Redraw):
+		case key.Matches(kn, m.Keys.Redraw):
 			return tea.ClearScreen
 		}
 		switch m.mode {
@@ -386,34 +389,35 @@ func (m *menuScreen) update(msg tea.Msg) tea.Cmd {
 
 // updateList handles a key in the list of items.
 func (m *menuScreen) updateList(k tea.KeyMsg) tea.Cmd {
+	kn := nameOf(k)
 	if m.asking {
 		// Quit? y ends the session, anything else stays.
 		m.asking = false
 		m.msg = ""
-		if k.String() == "y" || k.String() == "Y" {
+		if kn == "y" || kn == "Y" {
 			m.event = quitMsg{}
 		}
 		return nil
 	}
 	switch {
-	case key.Matches(k, m.Keys.Up):
+	case key.Matches(kn, m.Keys.Up):
 		m.cur = m.selectable(m.cur-1, -1)
-	case key.Matches(k, m.Keys.Down):
+	case key.Matches(kn, m.Keys.Down):
 		m.cur = m.selectable(m.cur+1, 1)
-	case key.Matches(k, m.Keys.First):
+	case key.Matches(kn, m.Keys.First):
 		m.cur = m.selectable(0, 1)
-	case key.Matches(k, m.Keys.Last):
+	case key.Matches(kn, m.Keys.Last):
 		m.cur = m.selectable(len(m.items)-1, -1)
-	case key.Matches(k, m.Keys.PgUp):
+	case key.Matches(kn, m.Keys.PgUp):
 		m.cur = m.selectable(max(0, m.cur-m.visible()), 1)
-	case key.Matches(k, m.Keys.PgDown):
+	case key.Matches(kn, m.Keys.PgDown):
 		m.cur = m.selectable(min(len(m.items)-1, m.cur+m.visible()), -1)
-	case key.Matches(k, m.Keys.Select):
+	case key.Matches(kn, m.Keys.Select):
 		return m.choose()
-	case key.Matches(k, m.Keys.Help):
+	case key.Matches(kn, m.Keys.Help):
 		m.event = helpMsg{}
 		return nil
-	case key.Matches(k, m.Keys.Back):
+	case key.Matches(kn, m.Keys.Back):
 		// One esc too many should not end the session: ask.
 		m.asking = true
 		m.msg, m.msgSt = "end the session? y: yes, any other key: no", sWarn
@@ -491,22 +495,23 @@ func (m *menuScreen) choose() tea.Cmd {
 // updateCustom handles a key in the custom rules form: one line per knob,
 // then "Play" and "Back".
 func (m *menuScreen) updateCustom(k tea.KeyMsg) tea.Cmd {
+	kn := nameOf(k)
 	knobs := engine.KnobNames()
 	lines := len(knobs) + 2
 	switch {
-	case key.Matches(k, m.Keys.Up):
+	case key.Matches(kn, m.Keys.Up):
 		m.knobCur = (m.knobCur + lines - 1) % lines
-	case key.Matches(k, m.Keys.Down):
+	case key.Matches(kn, m.Keys.Down):
 		m.knobCur = (m.knobCur + 1) % lines
-	case key.Matches(k, m.Keys.Left), key.Matches(k, m.Keys.Right):
+	case key.Matches(kn, m.Keys.Left), key.Matches(kn, m.Keys.Right):
 		if m.knobCur < len(knobs) {
 			step := 1
-			if key.Matches(k, m.Keys.Left) {
+			if key.Matches(kn, m.Keys.Left) {
 				step = -1
 			}
 			m.custom = cycleKnob(m.custom, knobs[m.knobCur], step)
 		}
-	case key.Matches(k, m.Keys.Select):
+	case key.Matches(kn, m.Keys.Select):
 		switch {
 		case m.knobCur < len(knobs):
 			m.custom = cycleKnob(m.custom, knobs[m.knobCur], 1)
@@ -520,7 +525,7 @@ func (m *menuScreen) updateCustom(k tea.KeyMsg) tea.Cmd {
 			m.mode = modeList
 			m.updateKeys()
 		}
-	case key.Matches(k, m.Keys.Back):
+	case key.Matches(kn, m.Keys.Back):
 		m.mode = modeList
 		m.updateKeys()
 	}

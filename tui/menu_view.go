@@ -44,8 +44,103 @@ func (l *lines) fill(n int) {
 	}
 }
 
+// menuTexts are texts of the menu's last frame that most keys do not
+// change, each with what it was made from: a frame whose keys match
+// reuses them rather than build them anew (several allocations a frame).
+type menuTexts struct {
+	// gl is the glyphs they were drawn with: the Cards item switches them.
+	gl *glyphs
+	// title is the title line for titleOf: the mode, how many are online
+	// and the width.
+	title   string
+	titleOf [3]int
+	// id is the identity line for idOf: the player's ID and shown name.
+	id   string
+	idOf [2]string
+	// online is the Lobby item's note for onlineOf players online.
+	online   string
+	onlineOf int
+	// number is the deal-by-number item's note for the rules numberOf.
+	number   string
+	numberOf engine.Rules
+}
+
+// textsFor returns the menu's kept texts, dropping them when they were
+// drawn with other glyphs than the session's now.
+func (m *menuScreen) textsFor() *menuTexts {
+	if m.texts == nil || m.texts.gl != m.env.gl {
+		m.texts = &menuTexts{gl: m.env.gl}
+	}
+	return m.texts
+}
+
+// presetDescs are the descriptions of the preset rule sets by name, the
+// menu's line under a preset item, built once and never changed.
+var presetDescs = func() map[string]string {
+	d := make(map[string]string)
+	for _, name := range engine.PresetNames() {
+		r, _ := engine.Preset(name)
+		d[name] = r.Describe()
+	}
+	return d
+}()
+
+// presetDesc describes a preset rule set.
+func presetDesc(name string) string {
+	if d, ok := presetDescs[name]; ok {
+		return d
+	}
+	r, _ := engine.Preset(name)
+	return r.Describe()
+}
+
 // identity is the menu's line about the player.
-func (m *menuScreen) identity() string { return identity(m.env, m.name) }
+func (m *menuScreen) identity() string {
+	t := m.textsFor()
+	if of := [2]string{m.env.player.ID, m.name}; t.id == "" || t.idOf != of || m.env.player.Guest {
+		t.id, t.idOf = identity(m.env, m.name), of
+	}
+	return t.id
+}
+
+// onlineNote is the Lobby item's note: how many players are online.
+func (m *menuScreen) onlineNote() string {
+	t := m.textsFor()
+	if t.online == "" || t.onlineOf != m.online {
+		t.online, t.onlineOf = strconv.Itoa(m.online)+" online", m.online
+	}
+	return t.online
+}
+
+// numberNote is the deal-by-number item's note.
+func (m *menuScreen) numberNote() string {
+	t := m.textsFor()
+	if own := m.ownRules(); t.number == "" || t.numberOf != own {
+		t.number, t.numberOf = rulesName(own)+" or any rule set", own
+	}
+	return t.number
+}
+
+// title is the menu's title line, cut to the width.
+func (m *menuScreen) title() string {
+	t := m.textsFor()
+	of := [3]int{int(m.mode), m.online, m.w}
+	if t.title != "" && t.titleOf == of {
+		return t.title
+	}
+	title := "Pyramid Solitaire"
+	switch m.mode {
+	case modeCustom:
+		title += m.env.gl.sep + "custom rules"
+	case modeNumber:
+		title += m.env.gl.sep + "deal by number"
+	}
+	if m.online > 0 && m.mode == modeList {
+		title += m.env.gl.sep + m.onlineNote() // presence.go
+	}
+	t.title, t.titleOf = cut(title, m.w-2, m.env.gl.ell), of
+	return t.title
+}
 
 // identity is the line about the player under a screen's title: the
 // display name and the start of the key's fingerprint, or, for a guest,
@@ -53,7 +148,10 @@ func (m *menuScreen) identity() string { return identity(m.env, m.name) }
 func identity(e *env, name string) string {
 	p := e.player
 	if p.Guest || p.ID == "" {
-		return "guest " + dash(e.gl) + " add an SSH key to keep your stats (ssh-keygen -t ed25519)"
+		if e.gl.unicode {
+			return "guest — add an SSH key to keep your stats (ssh-keygen -t ed25519)"
+		}
+		return "guest - add an SSH key to keep your stats (ssh-keygen -t ed25519)"
 	}
 	fp := p.ID
 	if strings.HasPrefix(fp, "SHA256:") && len(fp) > 7+12 {
@@ -66,14 +164,6 @@ func identity(e *env, name string) string {
 	return "playing as " + name + e.gl.sep + clean(fp, 40)
 }
 
-// dash is an em dash, or "-" in ASCII.
-func dash(g *glyphs) string {
-	if g.unicode {
-		return "—"
-	}
-	return "-"
-}
-
 // View draws the menu or its form, exactly h lines.
 func (m *menuScreen) view() string {
 	m.show(true)
@@ -83,17 +173,7 @@ func (m *menuScreen) view() string {
 	b.Grow(max(m.frameLen, m.w*m.h/3))
 	pal := m.env.pal
 	out := lines{b: &b}
-	title := "Pyramid Solitaire"
-	switch m.mode {
-	case modeCustom:
-		title += m.env.gl.sep + "custom rules"
-	case modeNumber:
-		title += m.env.gl.sep + "deal by number"
-	}
-	if m.online > 0 && m.mode == modeList {
-		title += m.env.gl.sep + strconv.Itoa(m.online) + " online" // presence.go
-	}
-	out.styled(" ", pal, sTitle, cut(title, m.w-2, m.env.gl.ell))
+	out.styled(" ", pal, sTitle, m.title())
 	out.styled(" ", pal, sDim, cut(m.identity(), m.w-2, m.env.gl.ell))
 	first, n := m.window()
 	if m.mode == modeList && first > 0 {
@@ -179,8 +259,7 @@ func (m *menuScreen) viewList(out *lines) string {
 	it := m.items[m.cur]
 	switch it.kind {
 	case itemPreset:
-		r, _ := engine.Preset(it.preset)
-		return r.Describe()
+		return presetDesc(it.preset)
 	case itemContinue:
 		return "back to your game"
 	case itemCustom:
@@ -228,7 +307,7 @@ func (m *menuScreen) note(it menuItem) string {
 	case itemCustom:
 		return "every knob of the rule model"
 	case itemNumber:
-		return rulesName(m.ownRules()) + " or any rule set"
+		return m.numberNote()
 	case itemWinnable:
 		if m.Winnable {
 			return "[x] on"
@@ -240,7 +319,7 @@ func (m *menuScreen) note(it menuItem) string {
 		}
 		return "[ ] off"
 	case itemLobby:
-		return strconv.Itoa(m.online) + " online"
+		return m.onlineNote()
 	case itemWatchable:
 		if m.watchable {
 			return "[x] on"

@@ -276,55 +276,55 @@ func (t *tableScreen) update(msg tea.Msg) tea.Cmd {
 
 // updateKey handles a key while the prompt is closed.
 func (t *tableScreen) updateKey(k tea.KeyMsg) tea.Cmd {
-	km := &t.Keys
+	km, kn := &t.Keys, nameOf(k)
 	switch {
-	case key.Matches(k, km.Quit):
+	case key.Matches(kn, km.Quit):
 		t.event = quitMsg{}
 		return nil
-	case key.Matches(k, km.Redraw):
+	case key.Matches(kn, km.Redraw):
 		return tea.ClearScreen
-	case key.Matches(k, km.Help):
+	case key.Matches(kn, km.Help):
 		t.event = helpMsg{}
 		return nil
-	case key.Matches(k, km.Back):
+	case key.Matches(kn, km.Back):
 		t.event = backMsg{}
 		return nil
-	case bound(k, km.New) && !t.promptOpen:
+	case bound(kn, km.New) && !t.promptOpen:
 		t.event = newDealMsg{}
 		return nil
-	case t.canWatch() && key.Matches(k, watchKeys):
+	case t.canWatch() && key.Matches(kn, watchKeys):
 		t.event = watchMsg{}
 		return nil
 	}
 	if t.d.status == engine.Won {
-		if key.Matches(k, km.Select) {
+		if key.Matches(kn, km.Select) {
 			t.event = newDealMsg{}
 			return nil
 		}
 		return nil
 	}
 	switch {
-	case key.Matches(k, km.Up):
+	case key.Matches(kn, km.Up):
 		t.move(0, -1)
-	case key.Matches(k, km.Down):
+	case key.Matches(kn, km.Down):
 		t.move(0, 1)
-	case key.Matches(k, km.Left):
+	case key.Matches(kn, km.Left):
 		t.move(-1, 0)
-	case key.Matches(k, km.Right):
+	case key.Matches(kn, km.Right):
 		t.move(1, 0)
-	case key.Matches(k, km.Select):
+	case key.Matches(kn, km.Select):
 		return t.activate(t.cursor)
-	case key.Matches(k, km.Cancel):
+	case key.Matches(kn, km.Cancel):
 		t.sel, t.hint, t.msg = engine.NoPlace, engine.Move{}, ""
-	case bound(k, km.Draw):
+	case bound(kn, km.Draw):
 		return t.draw()
-	case bound(k, km.Undo):
+	case bound(kn, km.Undo):
 		return t.undo()
-	case bound(k, km.Redo):
+	case bound(kn, km.Redo):
 		return t.redo()
-	case key.Matches(k, km.Hint):
+	case key.Matches(kn, km.Hint):
 		return t.askHint()
-	case key.Matches(k, km.Prompt):
+	case key.Matches(kn, km.Prompt):
 		t.promptOpen = true
 		t.prompt = t.prompt.Reset()
 		t.updateKeys()
@@ -779,7 +779,7 @@ func (t *tableScreen) updateKeys() {
 
 // bound reports whether k is one of b's keys, enabled or not: a disabled
 // draw, undo or redo still answers with the reason it cannot be done.
-func bound(k tea.KeyMsg, b key.Binding) bool {
+func bound[K fmt.Stringer](k K, b key.Binding) bool {
 	s := k.String()
 	for _, bk := range b.Keys() {
 		if s == bk {

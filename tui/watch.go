@@ -106,19 +106,19 @@ func (w *watchScreen) update(msg tea.Msg) tea.Cmd {
 
 // key handles a key press.
 func (w *watchScreen) key(k tea.KeyMsg) tea.Cmd {
-	km := &w.Keys
+	km, kn := &w.Keys, nameOf(k)
 	switch {
-	case key.Matches(k, km.Quit):
+	case key.Matches(kn, km.Quit):
 		w.event = quitMsg{}
-	case key.Matches(k, km.Redraw):
+	case key.Matches(kn, km.Redraw):
 		return tea.ClearScreen
-	case key.Matches(k, km.Back):
+	case key.Matches(kn, km.Back):
 		w.pause()
 		w.event = watchDoneMsg{}
-	case key.Matches(k, km.Help):
+	case key.Matches(kn, km.Help):
 		w.pause() // no tick runs while the help shows
 		w.event = helpMsg{}
-	case key.Matches(k, km.Auto):
+	case key.Matches(kn, km.Auto):
 		if w.auto {
 			w.pause()
 			return nil
@@ -130,16 +130,16 @@ func (w *watchScreen) key(k tea.KeyMsg) tea.Cmd {
 		w.run++
 		w.shown()
 		return w.tick()
-	case key.Matches(k, km.Next):
+	case key.Matches(kn, km.Next):
 		w.pause()
 		w.seek(w.Pos() + 1)
-	case key.Matches(k, km.Prev):
+	case key.Matches(kn, km.Prev):
 		w.pause()
 		w.seek(w.Pos() - 1)
-	case key.Matches(k, km.Start):
+	case key.Matches(kn, km.Start):
 		w.pause()
 		w.seek(0)
-	case key.Matches(k, km.End):
+	case key.Matches(kn, km.End):
 		w.pause()
 		w.seek(len(w.line))
 	}

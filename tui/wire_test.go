@@ -7,12 +7,20 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
+
+	"pyramid/engine"
 )
+
+// The bytes and allocations of a key on the wire are measured where the
+// frames are drawn, by the server's renderer: BenchmarkProgramKey and
+// BenchmarkFrame in package server. The tests here bound the tui's share,
+// Update and View.
 
 // wire is what Bubble Tea's standard renderer (v1, alternate screen)
 // writes for a frame after the previous one: the lines that changed,
-// whole, with the cursor moves between them. It counts the bytes a key
-// costs on the wire, before SSH.
+// whole, with the cursor moves between them. The server no longer runs
+// that renderer; the race's benchmark (race_bench_test.go) still counts
+// its bytes with this.
 type wire struct {
 	w, h  int
 	last  string
@@ -61,102 +69,72 @@ func (r *wire) frame(view string) string {
 	return b.String()
 }
 
-// BenchmarkKey is what a session does per key at 100×34, the load test's
-// terminal: Update, View, and the renderer's diff of the frame against
-// the last one. It reports the bytes the key costs on the wire (B/key,
-// before SSH and the PTY's CR before each LF) besides the allocations of
-// the key → frame path (the renderer's own work left out).
-func BenchmarkKey(b *testing.B) {
-	for _, c := range []struct {
-		name string
-		args []string
-		keys []string
-	}{
-		{"table_100x34", []string{"classic", "42"}, []string{"l", "h"}},
-		{"menu_100x34", nil, []string{"down", "up"}},
-		{"double_100x34", []string{"double", "7"}, []string{"l", "h"}},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			m := New(Deps{Args: c.args, Unicode: true, Width: 100, Height: 34, Renderer: renderer(termenv.ANSI256)})
-			if (c.args != nil) != m.playing {
-				b.Fatalf("playing %v for %v", m.playing, c.args)
-			}
-			keys := make([]tea.Msg, len(c.keys))
-			for i, k := range c.keys {
-				keys[i] = keyMsg(k)
-			}
-			r := &wire{w: 100, h: 34}
-			r.frame(m.View())
-			var sent, n int
-			b.ReportAllocs()
-			for b.Loop() {
-				next, _ := m.Update(keys[n%len(keys)])
-				m = next.(*Model)
-				v := m.View()
-				b.StopTimer()
-				sent += len(r.frame(v))
-				n++
-				b.StartTimer()
-			}
-			b.ReportMetric(float64(sent)/float64(n), "B/key")
-		})
-	}
-}
-
-// BenchmarkDiff is the renderer's share of a key at 100×34: the diff of
-// a key's frame against the one before (wire.frame, which does what
-// Bubble Tea's standardRenderer.flush does: split the frame into lines,
-// compare each with the last, and measure and cut the changed ones).
-func BenchmarkDiff(b *testing.B) {
-	for _, c := range []struct {
-		name string
-		args []string
-		keys []string
-	}{
-		{"table_100x34", []string{"classic", "42"}, []string{"l", "h"}},
-		{"menu_100x34", nil, []string{"down", "up"}},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			m := New(Deps{Args: c.args, Unicode: true, Width: 100, Height: 34, Renderer: renderer(termenv.ANSI256)})
-			var frames []string
-			for _, k := range c.keys {
-				next, _ := m.Update(keyMsg(k))
-				m = next.(*Model)
-				frames = append(frames, m.View())
-			}
-			r := &wire{w: 100, h: 34}
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				r.frame(frames[i%len(frames)])
-				i++
-			}
-		})
-	}
-}
-
-// TestKeyAllocations bounds the allocations of a cursor move at the
-// table of a session in the lobby, Update and View: the frame, and the
-// key's name, which bubbles/key builds for every binding it checks.
+// TestKeyAllocations bounds the allocations of a key, Update and View,
+// at the table of a session in the lobby (a cursor move) and in the menu
+// (up and down the list): the frame's string, and a little more.
 func TestKeyAllocations(t *testing.T) {
 	if raceDetector {
 		t.Skip("the race detector allocates")
 	}
-	m := New(Deps{Args: []string{"classic", "42"}, Unicode: true, Width: 100, Height: 34,
-		Player: testPlayer, Lobby: newFakeLobby(), Renderer: renderer(termenv.ANSI256)})
-	if !m.playing {
-		t.Fatal("no game on the table")
+	for _, tt := range []struct {
+		name string
+		args []string
+		keys []string
+		max  float64
+	}{
+		{"table", []string{"classic", "42"}, []string{"l", "h"}, 2},
+		{"menu", nil, []string{"down", "up"}, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := New(Deps{Args: tt.args, Unicode: true, Width: 100, Height: 34,
+				Player: testPlayer, Lobby: newFakeLobby(), Renderer: renderer(termenv.ANSI256)})
+			if m.playing != (tt.args != nil) {
+				t.Fatalf("playing %v for %v", m.playing, tt.args)
+			}
+			keys := []tea.Msg{keyMsg(tt.keys[0]), keyMsg(tt.keys[1])}
+			i := 0
+			step := func() {
+				next, _ := m.Update(keys[i%2])
+				m = next.(*Model)
+				_ = m.View()
+				i++
+			}
+			step() // the lobby is told once what the session does
+			step()
+			if n := testing.AllocsPerRun(100, step); n > tt.max {
+				t.Errorf("a key allocates %.0f times, want at most %.0f", n, tt.max)
+			}
+		})
 	}
-	keys := []tea.Msg{keyMsg("l"), keyMsg("h")}
-	i := 0
-	step := func() {
-		next, _ := m.Update(keys[i%2])
-		m = next.(*Model)
-		_ = m.View()
-		i++
+}
+
+// The menu's texts kept from frame to frame follow what they are made
+// of: the count online, the player's name, the rules of the last game
+// and the glyphs.
+func TestMenuTextsFollowChanges(t *testing.T) {
+	m := New(Deps{Unicode: true, Width: 100, Height: 34, Player: testPlayer, Renderer: renderer(termenv.ANSI256)})
+	mu := m.menu()
+	screen := func() string { return ansi.Strip(m.View()) }
+	if s := screen(); !strings.Contains(s, "playing as "+testPlayer.Name) {
+		t.Fatalf("no identity line in\n%s", s)
 	}
-	step() // the lobby is told once what the session does
-	if n := testing.AllocsPerRun(100, step); n > 10 {
-		t.Errorf("a cursor move allocates %.0f times, want at most 10", n)
+	for _, tt := range []struct {
+		name   string
+		change func()
+		want   []string
+	}{
+		{"online", func() { mu.online = 3 }, []string{"Pyramid Solitaire · 3 online", "3 online"}},
+		{"online again", func() { mu.online = 12 }, []string{"Pyramid Solitaire · 12 online"}},
+		{"name", func() { mu.name = "bob" }, []string{"playing as bob · "}},
+		{"rules", func() { mu.rules, _ = engine.Preset("double") }, []string{"Double or any rule set"}},
+		{"ascii", func() { m.env.gl = glyphSets[0] }, []string{"Pyramid Solitaire - 12 online", "playing as bob - "}},
+	} {
+		tt.change()
+		s := screen()
+		for _, w := range tt.want {
+			if !strings.Contains(s, w) {
+				t.Errorf("%s: no %q in\n%s", tt.name, w, s)
+			}
+		}
 	}
 }
