@@ -174,7 +174,7 @@ func (c *call) stats() int {
 	}
 	defer c.printRaceRecords(reps)
 	if played == 0 {
-		fmt.Fprintln(c.stdout, "no finished games yet")
+		fmt.Fprintln(c.stdout, "no solo game finished yet")
 		return 0
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)

@@ -164,6 +164,10 @@ func (g *games) SaveRecord(ctx context.Context, player string, sg tui.SavedGame)
 	return out, nil
 }
 
+// errRaceHoldsRules: a new game of the rules of a race the player has a
+// seat in, which runs; meant for the player as it is.
+var errRaceHoldsRules = errors.New("your race of these rules goes on: Back to race in the menu, or play them once it ends")
+
 // create starts a stored game. A player has one unfinished game per rule
 // set. Beside one this session owns (one it left: the model asks the
 // player when that game has moves) the new game replaces it; beside one
@@ -191,6 +195,9 @@ func (g *games) create(ctx context.Context, player string, sg tui.SavedGame) (in
 			continue // it finished meanwhile
 		case err != nil:
 			return 0, fmt.Errorf("create game: %w", err)
+		case g.racing != nil && g.racing(old.ID):
+			// The player's game of a race that runs: the race keeps it.
+			return 0, errRaceHoldsRules
 		case old.Owner != g.owner && sg.Replace != strconv.FormatInt(old.ID, 10):
 			return 0, fmt.Errorf("create game: %w", &tui.UnfinishedError{Game: savedGame(old)})
 		}

@@ -3,14 +3,18 @@ package arcade
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/charmbracelet/log"
+	gossh "golang.org/x/crypto/ssh"
 
 	"pyramid/bus"
 	"pyramid/engine"
 	"pyramid/lobby"
+	"pyramid/server/sshtest"
+	"pyramid/store"
 	"pyramid/tui"
 )
 
@@ -84,5 +88,88 @@ func TestClusterRaceGameNotContinue(t *testing.T) {
 	}
 	for _, sg := range list {
 		t.Errorf("back on two, ann's Continue lists her race game %s (%s deal %d, %d moves)", sg.ID, sg.Record.Rules, sg.Record.Deal, len(sg.Record.Moves))
+	}
+}
+
+// TestStatsRacesOnly: a player with race results and no solo game read
+// "no finished games yet" above the race lines of their finished races;
+// it says no solo game is finished.
+func TestStatsRacesOnly(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	key := sshtest.NewKey(t)
+	ann, _, err := f.st.GetOrCreatePlayer(ctx, gossh.FingerprintSHA256(key.PublicKey()), "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	if _, err := f.st.RecordRace(ctx, store.NewRace{Key: "k1", Code: "ABCD", RulesID: "classic", DealNumber: 3,
+		Started: now, Ended: now, Racers: 2, Placings: []store.RacePlacing{
+			{PlayerID: f.adminID(t), Place: 1, Cleared: true, Removed: 28, Moves: 60, Time: 95 * time.Second},
+			{PlayerID: ann.ID, Place: 2, Removed: 6, Moves: 10, Time: 47 * time.Second},
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := f.run(session(key, "ann", "stats"))
+	if code != 0 || strings.Contains(out, "no finished games yet") || !strings.Contains(out, "no solo game finished yet") || !strings.Contains(out, "classic  1") {
+		t.Fatalf("stats of races only: exit %d, %q %q", code, out, errOut)
+	}
+}
+
+// TestSoloGameBesideARace: a racer who left her race with q q (her seat
+// kept) and opened Classic from the menu saw her first move stored, and
+// her race game of Classic, still racing, was abandoned without a word:
+// its later moves were stored nowhere. A race that runs keeps its game:
+// the solo game of its rules is refused until the race ends.
+func TestSoloGameBesideARace(t *testing.T) {
+	f := newFixture(t)
+	a := f.app
+	ctx := context.Background()
+	seat := func(name string) (*races, *games) {
+		sp, _, err := f.st.GetOrCreatePlayer(ctx, "SHA256:"+name, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess := a.lobby.Join(lobby.Player{ID: sp.ID, Name: name})
+		g := a.sessionGames(sp.ID, sess)
+		cctx, cancel := context.WithCancel(ctx)
+		t.Cleanup(cancel)
+		return a.newRaces(cctx, tui.Player{ID: sp.ID, Name: name}, sess, g), g
+	}
+	ann, annGames := seat("ann")
+	bob, _ := seat("bob")
+	rec := winningRecord(t)
+	s, err := ann.Create(ctx, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := s.Snapshot.Code
+	if _, err := bob.Join(ctx, code); err != nil {
+		t.Fatal(err)
+	}
+	if err := ann.Start(code); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := a.rooms.Room(code)
+	waitPhase(t, r, lobby.PhaseRacing)
+	race := rec
+	race.Moves = rec.Moves[:2]
+	if _, err := ann.Play(ctx, code, 1, 1, race); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := r.Snapshot().Member(ann.me.ID)
+	if m.GameID <= 0 {
+		t.Fatal("ann's race game is not stored")
+	}
+	solo := engine.Record{Rules: rec.Rules, Deal: rec.Deal + 1, Moves: []string{"d"}}
+	if _, err := annGames.SaveRecord(ctx, ann.me.ID, tui.SavedGame{Record: solo}); err == nil {
+		t.Error("a solo Classic game was stored beside ann's Classic race")
+	}
+	sg, err := f.st.Game(ctx, m.GameID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sg.Status != store.StatusPlaying {
+		t.Fatalf("ann's race game is %s after a solo game of its rules, want playing", sg.Status)
 	}
 }

@@ -608,12 +608,18 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 	for at := max(0, rs.a.cfg.Now().Sub(snap.StartsAt)); len(rg.times) < len(rec.Moves); {
 		rg.times = append(rg.times, at)
 	}
+	if err := r.Report(rs.me.ID, lobby.ProgressOf(g, rg.gameID)); err != nil && !errors.Is(err, lobby.ErrRaceOver) {
+		return "", err
+	}
 	note := ""
 	if rs.games != nil && rg.gameID == 0 && !rg.unstored {
-		note = rs.createGame(ctx, rg, rec)
-	}
-	if err := r.Report(rs.me.ID, lobby.ProgressOf(g, rg.gameID)); err != nil && !errors.Is(err, lobby.ErrRaceOver) {
-		return note, err
+		// The room has the move already: the racers' first moves of a
+		// race all create their games at once, one transaction each,
+		// and the panels do not wait for them. The room learns the
+		// game's ID (its placing names it) with a second report.
+		if note = rs.createGame(ctx, rg, rec); rg.gameID > 0 {
+			_ = r.Report(rs.me.ID, lobby.ProgressOf(g, rg.gameID))
+		}
 	}
 	if rg.gameID > 0 {
 		sg := tui.SavedGame{ID: strconv.FormatInt(rg.gameID, 10), Record: rec, Status: tui.StatusOf(g.Status()),

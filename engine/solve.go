@@ -149,8 +149,19 @@ func solveWith(ctx context.Context, g *Game, budget, first int, relax bool) Solu
 // that wins with fewer passes wins with more, and the smaller searches
 // often find one long before the whole search would. Each may search each
 // positions; they count in s.states. With last only the most passes below
-// the rules' are tried. It returns the line found, or nil.
+// the rules' are tried. Under the overlap rule the strict one is tried too,
+// with every pass: it only takes pairs away, so a line that wins under it
+// wins under overlap. It returns the line found, or nil.
 func (s *solver) fewerPasses(ctx context.Context, g *Game, each, first int, last bool) []Move {
+	if s.overlap && each >= first && ctx.Err() == nil {
+		c := g.stateCopy()
+		c.rules.Cover = CoverStrict
+		sol := solveWith(ctx, c, each, first, false)
+		s.states += sol.States
+		if sol.Verdict == Winnable {
+			return sol.Moves
+		}
+	}
 	most := s.passes - 1
 	if s.passes == 0 {
 		most = 3

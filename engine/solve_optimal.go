@@ -18,8 +18,9 @@ import (
 // at once, and its winning line caps every distance worth searching.
 
 // DefaultOptimalBudget is the optimal search's budget when a caller passes
-// zero or less: the most positions it stores, about 32 bytes each with one
-// deck (a few more with two decks or three piles), so about 260 MB at most.
+// zero or less: the most positions it stores, at most about 40 bytes each
+// with one deck and one pile (a record of 16 bytes and its share of the
+// index; 8 more with two decks or three piles), so about 320 MB at most.
 // The ordinary solve that runs first then has DefaultBudget.
 const DefaultOptimalBudget = 8_000_000
 
@@ -148,6 +149,7 @@ func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok
 	o.add(&k, hash, makeNode(-1, 0, h, false))
 	o.push(h, 0)
 	var buf [64]smove
+	deadAlike := s.pyrPairs || !s.open // canonStock counts dead cards alike
 	// f is the least f queued: every bucket below it is empty.
 	for f, expanded := h, 0; f < upper; {
 		if f >= len(o.bucket) || len(o.bucket[f]) == 0 {
@@ -182,7 +184,9 @@ func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok
 			} else if !s.apply(&c, &m) {
 				continue
 			}
-			if s.draw == 1 {
+			// p is canonical: so is a position with its stock (and, where
+			// dead cards count, its pyramid), such as a draw's.
+			if s.draw == 1 && (c.stk != p.stk || (deadAlike && c.pyr != p.pyr)) {
 				s.canonPos(&c)
 			}
 			key := s.optKey(&c)
@@ -288,7 +292,7 @@ func (o *optSearch) add(k *stateKey, hash uint64, n optNode) int32 {
 		at = (at + 1) & o.mask
 	}
 	o.slots[at] = hash&^(1<<32-1) | uint64(i+1)
-	if o.n*2 > len(o.slots) {
+	if o.n*10 > len(o.slots)*7 { // at most 70 % full
 		o.rehash()
 	}
 	return i

@@ -18,7 +18,7 @@ const CodeLen = 4
 
 // ErrBadCode: the text is not a room code. Its message is meant for
 // players as it is.
-var ErrBadCode = errors.New("a room code is " + fmt.Sprint(CodeLen) + " letters, like " + CodeAlphabet[:CodeLen])
+var ErrBadCode = errors.New("a room code is " + fmt.Sprint(CodeLen) + " letters of " + CodeAlphabet + ", like " + CodeAlphabet[:CodeLen])
 
 // ParseCode reads a room code as a player typed it: surrounding space is
 // ignored and case does not matter. It returns the code in capitals.

@@ -286,18 +286,24 @@ func (rs *Rooms) Find(playerID, text string) (*Room, error) {
 }
 
 // wrongCode counts a wrong code of the player.
-func (rs *Rooms) wrongCode(playerID string, now time.Time) {
-	if len(rs.wrong) > 1024 {
-		for id, w := range rs.wrong {
+func (rs *Rooms) wrongCode(playerID string, now time.Time) { noteWrongCode(rs.wrong, playerID, now) }
+
+// noteWrongCode counts a wrong code of the player at now in wrong, and
+// blocks the player for WrongCodePause at the MaxWrongCodes-th in a
+// WrongCodeWindow; past 1024 players it forgets those neither blocked nor
+// wrong lately.
+func noteWrongCode(wrong map[string]*wrongCodes, playerID string, now time.Time) {
+	if len(wrong) > 1024 {
+		for id, w := range wrong {
 			if now.After(w.blocked) && (len(w.times) == 0 || now.Sub(w.times[len(w.times)-1]) >= WrongCodeWindow) {
-				delete(rs.wrong, id)
+				delete(wrong, id)
 			}
 		}
 	}
-	w := rs.wrong[playerID]
+	w := wrong[playerID]
 	if w == nil {
 		w = &wrongCodes{}
-		rs.wrong[playerID] = w
+		wrong[playerID] = w
 	}
 	w.times = slices.DeleteFunc(w.times, func(t time.Time) bool { return now.Sub(t) >= WrongCodeWindow })
 	w.times = append(w.times, now)

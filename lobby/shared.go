@@ -155,8 +155,8 @@ type SharedRooms struct {
 	holder   bool                   // this server holds the lease
 	offset   time.Duration          // the cluster's clock minus this server's
 	sids     int                    // makes session tokens
-	wrong    map[string]*wrongCodes
-	after    []func() // what the current locked call must do once unlocked
+	wrong    map[string]*wrongCodes // wrong room codes by player, on the cluster's clock (the fold's)
+	after    []func()               // what the current locked call must do once unlocked
 	closed   bool
 	tried    bool                      // the lease was tried at least once
 	sessions map[string]*sharedSession // this server's sinks, by token
@@ -196,7 +196,7 @@ type sharedRoom struct {
 	empty    time.Time // since when nobody is in it; zero when somebody is
 
 	timer   Timer                   // this server's countdown or deadline
-	chatLim map[string]*chatLimiter // this server's members' chat limits
+	chatLim map[string]*chatLimiter // the members' chat limits, on the cluster's clock (the fold's)
 	stop    context.CancelFunc      // ends the progress reader
 }
 
@@ -831,6 +831,11 @@ func (rs *SharedRooms) apply(m sharedMsg, ev bus.Event) error {
 	case "gone":
 		rs.gone(m.Gone)
 		return nil
+	case "wrong":
+		// A wrong room code, counted on the cluster's clock as its
+		// publisher read it: the same count on every server.
+		noteWrongCode(rs.wrong, m.Target, time.UnixMilli(m.At))
+		return nil
 	}
 	r := rs.rooms[m.Code]
 	if m.Op == "open" {
@@ -873,6 +878,16 @@ func (rs *SharedRooms) apply(m sharedMsg, ev bus.Event) error {
 			return ErrNotMember
 		case r.muted[mb.ID]:
 			return ErrMuted
+		}
+		// The limit is the fold's: it sees the player's lines from
+		// every server, in the same order everywhere.
+		lim := r.chatLim[mb.ID]
+		if lim == nil {
+			lim = &chatLimiter{}
+			r.chatLim[mb.ID] = lim
+		}
+		if !lim.allow(time.UnixMilli(m.At)) {
+			return ErrChatTooFast
 		}
 		cl := ChatLine{Code: r.code, FromID: mb.ID, From: mb.Name, Text: keys.Clean(m.Text, 10*MaxChatLen),
 			At: time.UnixMilli(m.At).Add(-rs.offset)}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"pyramid/bus"
@@ -181,33 +180,30 @@ func (rs *SharedRooms) Seated(playerID string) (*SharedRoom, bool) {
 }
 
 // Find looks up a room by the code a player typed, with Rooms.Find's
-// limit on wrong codes (counted on this server).
+// limit on wrong codes, counted for the whole cluster: each wrong code
+// is an event of the rooms' log (a player blocked publishes none), so
+// that every server's fold counts the same codes at the same times, and
+// a player with sessions on two servers gets no more tries than on one.
 func (rs *SharedRooms) Find(playerID, text string) (*SharedRoom, error) {
 	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	now := rs.cfg.Clock.Now()
-	w := rs.wrong[playerID]
-	if w != nil && now.Before(w.blocked) {
+	now := rs.cfg.Clock.Now().Add(rs.offset)
+	if w := rs.wrong[playerID]; w != nil && now.Before(w.blocked) {
+		rs.mu.Unlock()
 		return nil, ErrThrottled
 	}
 	code, err := ParseCode(text)
 	if err == nil && rs.rooms[code] == nil {
 		err = fmt.Errorf("%w %s", ErrNoRoom, code)
 	}
-	if err != nil {
-		if w == nil {
-			w = &wrongCodes{}
-			rs.wrong[playerID] = w
-		}
-		w.times = slices.DeleteFunc(w.times, func(t time.Time) bool { return now.Sub(t) >= WrongCodeWindow })
-		w.times = append(w.times, now)
-		if len(w.times) >= MaxWrongCodes {
-			w.blocked = now.Add(WrongCodePause)
-			w.times = w.times[:0]
-		}
-		return nil, err
+	rs.mu.Unlock()
+	if err == nil {
+		return rs.handle(code), nil
 	}
-	return rs.handle(code), nil
+	// Awaited, so that this player's next look-up, here, counts it.
+	if derr := rs.do(sharedMsg{Op: "wrong", Target: playerID, At: now.UnixMilli()}); derr != nil {
+		rs.logf("lobby: shared rooms: count a wrong code: %v", derr)
+	}
+	return nil, err
 }
 
 // Public lists the cluster's open public rooms, oldest first.
@@ -299,7 +295,8 @@ func (h *SharedRoom) Rematch(playerID string, deal uint64, verdict engine.Verdic
 }
 
 // Say says a chat line in the room (members only, not muted, at most
-// ChatBurst lines per ChatWindow).
+// ChatBurst lines per ChatWindow from all of the player's sessions on
+// every server).
 func (h *SharedRoom) Say(playerID, text string) error {
 	line, err := CleanChat(text)
 	if err != nil {
@@ -311,21 +308,13 @@ func (h *SharedRoom) Say(playerID, text string) error {
 	if err == nil && r.muted[m.ID] {
 		err = ErrMuted
 	}
-	if err == nil {
-		lim := r.chatLim[m.ID]
-		if lim == nil {
-			lim = &chatLimiter{}
-			r.chatLim[m.ID] = lim
-		}
-		if !lim.allow(rs.cfg.Clock.Now()) {
-			err = ErrChatTooFast
-		}
-	}
 	at := rs.cfg.Clock.Now().Add(rs.offset)
 	rs.mu.Unlock()
 	if err != nil {
 		return err
 	}
+	// The fold counts the line against ChatBurst (apply): it sees every
+	// server's lines of the player in the same order.
 	return rs.do(sharedMsg{Op: "chat", Code: h.code, Target: playerID, Text: line, At: at.UnixMilli()})
 }
 

@@ -75,7 +75,7 @@ func (l *Lobby) Watch(viewer *Session, name string) (Watched, error) {
 	if at, ok := l.remoteCandidateLocked(viewer, name, target); ok { // watch_cluster.go
 		l.mu.Unlock()
 		w, err := l.watchRemote(viewer, name, at)
-		if err == nil || target == nil || !errors.Is(err, ErrNotOnline) && !errors.Is(err, ErrNoAnswer) {
+		if err == nil || target == nil || !errors.Is(err, ErrNotOnline) && !errors.Is(err, ErrNoAnswer) && !errors.Is(err, ErrServerDown) {
 			return w, err
 		}
 		// Gone there, or no answer: the session here, at the menu, will do.

@@ -16,12 +16,19 @@ package lobby
 //   - board (player's → viewer's): the game as the player's session
 //     published it last, and how many watch it on every server; coalesced
 //     per session and server, the newest winning, at most one per
-//     boardEvery. A record too long for one event goes in parts;
+//     boardEvery. A record too long for one event goes in parts. Boards
+//     go out from a sender of their own, boardWorkers at a time, so that
+//     answers and the other discrete events never wait behind boards and
+//     a round of many watched games stays short; a board waits only for
+//     the discrete events queued before it (the reply that makes its
+//     spectator one comes first);
 //   - ended (player's → viewer's): the session left, or no longer lets
 //     others watch;
 //   - unwatch (viewer's → player's): this spectator watches no more;
 //   - private (player's → every other): the player (key) turned "Others
 //     may watch me" on or off; the player's sessions there follow;
+//   - stop (racer's → every other): the player (key) took a seat in a
+//     race room; the player's sessions there stop watching (StopWatching);
 //   - keep (viewer's → player's), twice a Heartbeat: these spectators still
 //     watch. A spectator not kept for the presence TTL stops counting: so
 //     the spectators of a server that died vanish within the TTL, and so
@@ -43,6 +50,7 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"pyramid/bus"
@@ -50,6 +58,12 @@ import (
 
 // ErrNoAnswer: the player's server did not answer a spectator in time.
 var ErrNoAnswer = errors.New("that player's server did not answer; try again in a moment")
+
+// ErrServerDown: the player's server is known not to answer (presence
+// has not heard from it for two heartbeats, or it left the last ask
+// unanswered and has not been heard from since): Watch says so at once,
+// as "NAME's server is not answering", instead of waiting askTimeout.
+var ErrServerDown = errors.New("server is not answering")
 
 // Tuning of spectating across servers.
 const (
@@ -65,6 +79,9 @@ const (
 	boardPart = bus.MaxBody - 500
 	// keepBatch is the most spectators one keep event lists.
 	keepBatch = 40
+	// boardWorkers is how many boards a round publishes at once: a
+	// round of N boards takes about N/boardWorkers publishes' time.
+	boardWorkers = 8
 )
 
 // The kinds of watch events.
@@ -76,6 +93,7 @@ const (
 	kindUnwatch = "unwatch"
 	kindKeep    = "keep"
 	kindPrivate = "private"
+	kindStop    = "stop"
 )
 
 // The refusals an answer may carry, and the errors they stand for.
@@ -124,13 +142,13 @@ type watchMsg struct {
 	From    string     `json:"f"`           // the sending server
 	Req     string     `json:"q,omitempty"` // ask, reply: the question's ID
 	Viewer  uint64     `json:"v,omitempty"` // ask, unwatch: the spectator's session on the viewer's server
-	Player  string     `json:"p,omitempty"` // ask: the spectator's player key (empty for a guest); private: the player's
+	Player  string     `json:"p,omitempty"` // ask: the spectator's player key (empty for a guest); private, stop: the player's
 	Name    string     `json:"n,omitempty"` // ask: whom to watch; reply, board: the player's name
 	Session uint64     `json:"s,omitempty"` // the watched session on the player's server
 	Ver     uint64     `json:"ver,omitempty"`
 	N       int        `json:"c,omitempty"` // reply, board: how many watch
 	Refused string     `json:"e,omitempty"` // reply: why not (a key of refusals)
-	Reason  string     `json:"r,omitempty"` // ended: why, in words fit for the player
+	Reason  string     `json:"r,omitempty"` // ended, stop: why, in words fit for the player
 	Daily   string     `json:"d,omitempty"` // board
 	Part    int        `json:"i,omitempty"` // board: this part's index
 	Parts   int        `json:"k,omitempty"` // board: how many parts
@@ -180,13 +198,22 @@ type watchNet struct {
 
 	nextReq uint64
 	asks    map[string]*ask
-	games   map[remoteRef]*remoteGame // watched here, played elsewhere
-	queue   []outMsg                  // discrete events to send, in order
-	boards  map[remoteRef]outMsg      // the newest board or end for a server (instance) of a session here (session)
+	// unanswered is, by server, when an ask to it last went unanswered;
+	// forgotten at its next event, here or on presence.
+	unanswered map[string]time.Time
+	games      map[remoteRef]*remoteGame // watched here, played elsewhere
+	queue      []outMsg                  // discrete events to send, in order
+	boards     map[remoteRef]outMsg      // the newest board or end for a server (instance) of a session here (session)
+	// queued counts the discrete events queued so far, sent those
+	// published (or given up on): a board queued after the nth waits
+	// until sent reaches n.
+	queued, sent uint64
 
-	kick   chan struct{} // one token: there is something to send
-	cancel context.CancelFunc
-	ended  chan struct{} // closed when both goroutines have ended
+	kick      chan struct{} // one token: there are discrete events to send
+	boardKick chan struct{} // one token: there are boards to send
+	sentKick  chan struct{} // one token: sent moved
+	cancel    context.CancelFunc
+	ended     chan struct{} // closed when both goroutines have ended
 }
 
 // WatchAcross lets the lobby's sessions watch the players of the other
@@ -210,8 +237,9 @@ func (l *Lobby) WatchAcross(ctx context.Context, b bus.Bus, instance string) err
 	// heartbeat, so that two lost ones lose nobody.
 	sweep := max(c.cfg.TTL/10, time.Millisecond)
 	n := &watchNet{b: b, instance: instance, ttl: c.cfg.TTL - sweep, keep: max(c.cfg.Heartbeat/2, time.Millisecond), sweep: sweep,
-		logf: c.logf, asks: map[string]*ask{}, games: map[remoteRef]*remoteGame{}, boards: map[remoteRef]outMsg{},
-		kick: make(chan struct{}, 1), cancel: cancel, ended: make(chan struct{})}
+		logf: c.logf, asks: map[string]*ask{}, unanswered: map[string]time.Time{}, games: map[remoteRef]*remoteGame{}, boards: map[remoteRef]outMsg{},
+		kick: make(chan struct{}, 1), boardKick: make(chan struct{}, 1), sentKick: make(chan struct{}, 1),
+		cancel: cancel, ended: make(chan struct{})}
 	l.mu.Lock()
 	if l.watchNet != nil || l.closed {
 		l.mu.Unlock()
@@ -221,18 +249,12 @@ func (l *Lobby) WatchAcross(ctx context.Context, b bus.Bus, instance string) err
 	}
 	l.watchNet = n
 	l.mu.Unlock()
-	read, send := make(chan struct{}), make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { l.readWatch(runCtx, n, sub) })
+	wg.Go(func() { l.sendWatch(runCtx, n) })
+	wg.Go(func() { l.sendBoards(runCtx, n) })
 	go func() {
-		defer close(read)
-		l.readWatch(runCtx, n, sub)
-	}()
-	go func() {
-		defer close(send)
-		l.sendWatch(runCtx, n)
-	}()
-	go func() {
-		<-read
-		<-send
+		wg.Wait()
 		close(n.ended)
 	}()
 	return nil
@@ -256,12 +278,17 @@ func (l *Lobby) closeWatchNet() {
 func (n *watchNet) sendLocked(m outMsg) {
 	m.msg.From = n.instance
 	n.queue = append(n.queue, m)
-	n.kickLocked()
+	n.queued++
+	poke(n.kick)
 }
 
-func (n *watchNet) kickLocked() {
+// kickBoardsLocked tells the board sender that boards wait.
+func (n *watchNet) kickBoardsLocked() { poke(n.boardKick) }
+
+// poke puts the token in a one-token channel, if it is not there.
+func poke(c chan struct{}) {
 	select {
-	case n.kick <- struct{}{}:
+	case c <- struct{}{}:
 	default:
 	}
 }
@@ -321,8 +348,44 @@ func (c *cluster) liveLocked(instance string, now time.Time) bool {
 	return false
 }
 
+// heardLocked is when presence last heard of players of the server
+// called instance (each entry lives TTL from then).
+func (c *cluster) heardLocked(instance string) (time.Time, bool) {
+	var last time.Time
+	for _, e := range c.remote[instance] {
+		if e.expires.After(last) {
+			last = e.expires
+		}
+	}
+	if last.IsZero() {
+		return time.Time{}, false
+	}
+	return last.Add(-c.cfg.TTL), true
+}
+
+// downLocked reports whether the server called instance is known not to
+// answer: presence missed two of its heartbeats in a row (a live server
+// sends one every Heartbeat, so one late never counts), or an ask to it
+// went unanswered and nothing was heard of it since.
+func (l *Lobby) downLocked(n *watchNet, instance string) bool {
+	c := l.cluster
+	if c == nil {
+		return false
+	}
+	heard, ok := c.heardLocked(instance)
+	if !ok {
+		return false
+	}
+	if l.now().Sub(heard) > 2*c.cfg.Heartbeat {
+		return true
+	}
+	since, ok := n.unanswered[instance]
+	return ok && !heard.After(since)
+}
+
 // watchRemote asks the server at to make viewer a spectator of the player
-// called name there, and waits for its answer (askTimeout at most).
+// called name there, and waits for its answer (askTimeout at most); a
+// server known not to answer is not asked (ErrServerDown).
 func (l *Lobby) watchRemote(viewer *Session, name, at string) (Watched, error) {
 	name = strings.TrimSpace(name)
 	l.mu.Lock()
@@ -330,6 +393,10 @@ func (l *Lobby) watchRemote(viewer *Session, name, at string) (Watched, error) {
 	if viewer.gone {
 		l.mu.Unlock()
 		return Watched{}, ErrClosed
+	}
+	if l.downLocked(n, at) {
+		l.mu.Unlock()
+		return Watched{}, fmt.Errorf("%s's %w", name, ErrServerDown)
 	}
 	if r := viewer.remote; r != nil && r.instance == at {
 		if g := n.games[*r]; g != nil && strings.EqualFold(g.name, name) {
@@ -363,6 +430,9 @@ func (l *Lobby) watchRemote(viewer *Session, name, at string) (Watched, error) {
 	case ans := <-a.answer: // it came while the lock was free
 		return ans.w, ans.err
 	default:
+	}
+	if err == nil {
+		n.unanswered[at] = l.now()
 	}
 	return Watched{}, ErrNoAnswer
 }
@@ -405,7 +475,7 @@ func (l *Lobby) offerRemoteLocked(s *Session) {
 	for ref := range s.remoteSpecs {
 		n.boards[remoteRef{ref.instance, s.id}] = outMsg{to: ref.instance, kind: kindBoard, msg: m, rec: rec}
 	}
-	n.kickLocked()
+	n.kickBoardsLocked()
 }
 
 // endRemoteSpectatorsLocked tells the servers that watch s that watching
@@ -421,7 +491,7 @@ func (l *Lobby) endRemoteSpectatorsLocked(s *Session, reason string) {
 		n.boards[remoteRef{ref.instance, s.id}] = outMsg{to: ref.instance, kind: kindEnded, msg: m}
 	}
 	s.remoteSpecs = nil
-	n.kickLocked()
+	n.kickBoardsLocked()
 }
 
 // readWatch handles the watch events addressed to this server until ctx
@@ -442,6 +512,7 @@ func (l *Lobby) readWatch(ctx context.Context, n *watchNet, sub bus.Subscription
 			continue
 		}
 		l.mu.Lock()
+		delete(n.unanswered, m.From)
 		switch ev.Kind {
 		case kindAsk:
 			l.answerLocked(n, m)
@@ -457,6 +528,8 @@ func (l *Lobby) readWatch(ctx context.Context, n *watchNet, sub bus.Subscription
 			l.keepLocked(n, m)
 		case kindPrivate:
 			l.applyWatchableLocked(m.Player, !m.Off)
+		case kindStop:
+			l.applyStopWatchingLocked(m.Player, m.Reason)
 		}
 		l.mu.Unlock()
 	}
@@ -672,6 +745,21 @@ func (l *Lobby) tellWatchableLocked(key string, on bool) {
 	}
 }
 
+// tellStopWatchingLocked tells the other servers that the player key
+// took a seat in a race room: its sessions there stop watching.
+func (l *Lobby) tellStopWatchingLocked(key, reason string) {
+	n, c := l.watchNet, l.cluster
+	if n == nil || c == nil || key == "" {
+		return
+	}
+	now := l.now()
+	for inst := range c.remote {
+		if c.liveLocked(inst, now) {
+			n.sendLocked(outMsg{to: inst, kind: kindStop, msg: watchMsg{Player: key, Reason: reason}})
+		}
+	}
+}
+
 // keepsLocked queues this server's keeps: to each server, the spectators
 // here of its games.
 func (l *Lobby) keepsLocked(n *watchNet) {
@@ -718,24 +806,19 @@ func (l *Lobby) sweepLocked(n *watchNet) {
 	}
 }
 
-// sendWatch publishes the queued watch events: the discrete ones at once,
-// in order; the boards of a session to a server at most once per
-// boardEvery, the newest winning. It keeps and sweeps on its tickers,
-// and at the end sends what is queued (for a short while at most).
+// sendWatch publishes the queued discrete watch events, at once and in
+// order. It keeps and sweeps on its tickers, and at the end sends what is
+// queued (for a short while at most).
 func (l *Lobby) sendWatch(ctx context.Context, n *watchNet) {
 	keep, sweep := time.NewTicker(n.keep), time.NewTicker(n.sweep)
 	defer keep.Stop()
 	defer sweep.Stop()
-	var wait <-chan time.Time // armed while boards wait for boardEvery to pass
-	var last time.Time        // when boards were last sent
 	for {
 		final := false
 		select {
 		case <-ctx.Done():
 			final = true
 		case <-n.kick:
-		case <-wait:
-			wait = nil
 		case <-keep.C:
 			l.mu.Lock()
 			l.keepsLocked(n)
@@ -746,37 +829,111 @@ func (l *Lobby) sendWatch(ctx context.Context, n *watchNet) {
 			l.mu.Unlock()
 		}
 		l.mu.Lock()
-		out := n.queue
+		out, upto := n.queue, n.queued
 		n.queue = nil
-		if len(n.boards) > 0 {
-			if d := boardEvery - time.Since(last); d > 0 && !final {
-				if wait == nil {
-					wait = time.After(d)
-				}
-			} else {
-				for _, m := range n.boards {
-					out = append(out, m)
-				}
-				clear(n.boards)
-				last = time.Now()
-			}
-		}
 		l.mu.Unlock()
-		pctx, cancel := context.WithTimeout(context.Background(), watchPublishTimeout)
+		// Each publish has its own watchPublishTimeout, but at the end
+		// all of them a second.
+		base, cancel := context.Background(), context.CancelFunc(func() {})
 		if final {
-			cancel()
-			pctx, cancel = context.WithTimeout(context.Background(), time.Second)
+			base, cancel = context.WithTimeout(base, time.Second)
 		}
 		for _, m := range out {
+			pctx, cancelOne := context.WithTimeout(base, watchPublishTimeout)
 			if err := n.publish(pctx, m); err != nil {
 				n.logf("lobby: send %s to %s: %v", m.kind, m.to, err)
 			}
+			cancelOne()
 		}
+		cancel()
+		l.mu.Lock()
+		n.sent = upto
+		l.mu.Unlock()
+		poke(n.sentKick)
+		if final {
+			return
+		}
+	}
+}
+
+// sendBoards publishes the queued boards and ends: those of a session to
+// a server at most once per boardEvery, the newest winning, boardWorkers
+// at a time, each round once the discrete events queued before it went
+// out. At the end it sends what is queued (for a short while at most).
+func (l *Lobby) sendBoards(ctx context.Context, n *watchNet) {
+	var wait <-chan time.Time // armed while boards wait for boardEvery to pass
+	var last time.Time        // when boards were last taken
+	for {
+		final := false
+		select {
+		case <-ctx.Done():
+			final = true
+		case <-n.boardKick:
+		case <-wait:
+			wait = nil
+		}
+		l.mu.Lock()
+		if len(n.boards) == 0 {
+			l.mu.Unlock()
+			if final {
+				return
+			}
+			continue
+		}
+		if d := boardEvery - time.Since(last); d > 0 && !final {
+			if wait == nil {
+				wait = time.After(d)
+			}
+			l.mu.Unlock()
+			continue
+		}
+		out := make([]outMsg, 0, len(n.boards))
+		for _, m := range n.boards {
+			out = append(out, m)
+		}
+		clear(n.boards)
+		last = time.Now()
+		after := n.queued
+		l.mu.Unlock()
+		for !final && !l.sentUpTo(n, after) {
+			select {
+			case <-ctx.Done():
+				final = true
+			case <-n.sentKick:
+			}
+		}
+		// Each publish has its own watchPublishTimeout (a round may take
+		// longer than one), but at the end all of them a second.
+		base, cancel := context.Background(), context.CancelFunc(func() {})
+		if final {
+			base, cancel = context.WithTimeout(base, time.Second)
+		}
+		sem := make(chan struct{}, boardWorkers)
+		var wg sync.WaitGroup
+		for _, m := range out {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				pctx, cancel := context.WithTimeout(base, watchPublishTimeout)
+				defer cancel()
+				if err := n.publish(pctx, m); err != nil {
+					n.logf("lobby: send %s to %s: %v", m.kind, m.to, err)
+				}
+			})
+		}
+		wg.Wait()
 		cancel()
 		if final {
 			return
 		}
 	}
+}
+
+// sentUpTo reports whether the first k discrete events went out.
+func (l *Lobby) sentUpTo(n *watchNet, k uint64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return n.sent >= k
 }
 
 // publish publishes one watch event on its server's topic: a board whose

@@ -461,3 +461,134 @@ func TestWatchAcrossPrefersAGame(t *testing.T) {
 		}
 	})
 }
+
+// TestWatchAcrossDownServer: a watch request to a server that died but
+// is still listed in presence is answered at once, saying the player's
+// server is not answering: right after an ask to it went unanswered, and
+// once presence missed two of its heartbeats; a server heard from again
+// is asked again.
+func TestWatchAcrossDownServer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bus.NewMemory(bus.MemoryOptions{})
+		defer b.Close()
+		dyingTwo, dyingThree := &cuttable{Bus: b}, &cuttable{Bus: b}
+		one, two, three, four := watching(t, b, "one"), watching(t, dyingTwo, "two"), watching(t, dyingThree, "three"), watching(t, b, "four")
+		ann := one.Join(Player{ID: "a", Name: "ann"})
+		two.Join(Player{ID: "d", Name: "dan"})
+		three.Join(Player{ID: "e", Name: "eve"})
+		four.Join(Player{ID: "f", Name: "fay"})
+		settle()
+		dyingTwo.kill()
+		dyingThree.kill()
+
+		watch := func(what, name string, want error) time.Duration {
+			t.Helper()
+			start := time.Now()
+			_, err := one.Watch(ann, name)
+			if !errors.Is(err, want) {
+				t.Fatalf("%s: Watch(%s): %v, want %v", what, name, err, want)
+			}
+			return time.Since(start)
+		}
+		if d := watch("just after the death", "eve", ErrNoAnswer); d < askTimeout {
+			t.Fatalf("the first ask was answered after %s, want askTimeout", d)
+		}
+		if d := watch("after an unanswered ask", "eve", ErrServerDown); d != 0 {
+			t.Errorf("an ask after an unanswered one took %s, want at once", d)
+		}
+		if _, err := one.Watch(ann, "eve"); err == nil || err.Error() != "eve's server is not answering" {
+			t.Errorf("the refusal says %v, want eve's server is not answering", err)
+		}
+
+		// A server alive but silent to one ask (its answer lost) is
+		// asked again once presence hears from it.
+		one.mu.Lock()
+		one.watchNet.unanswered["four"] = one.now()
+		one.mu.Unlock()
+		watch("right after an unanswered ask", "fay", ErrServerDown)
+		time.Sleep(clusterCfg.Heartbeat)
+		synctest.Wait()
+		watch("once her server was heard from", "fay", nil)
+
+		// Two heartbeats missed (and still listed): refused at once,
+		// without an ask.
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if d := watch("two heartbeats missed", "dan", ErrServerDown); d != 0 {
+			t.Errorf("an ask to a server silent for two heartbeats took %s, want at once", d)
+		}
+	})
+}
+
+// slowBoards is a bus on which each board takes a second to publish.
+type slowBoards struct {
+	bus.Bus
+	mu     sync.Mutex
+	boards int
+}
+
+func (s *slowBoards) Publish(ctx context.Context, topic string, m bus.Message) (bus.Event, error) {
+	if m.Kind == kindBoard {
+		time.Sleep(time.Second)
+		s.mu.Lock()
+		s.boards++
+		s.mu.Unlock()
+	}
+	return s.Bus.Publish(ctx, topic, m)
+}
+
+// TestWatchAcrossBoardsDoNotBlockAnswers: on a server whose boards are
+// slow to publish, with many watched games, an answer to a watch request
+// goes out at once, not behind the boards, and a round of boards takes
+// about its boards' publishes over boardWorkers, not their sum.
+func TestWatchAcrossBoardsDoNotBlockAnswers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bus.NewMemory(bus.MemoryOptions{})
+		defer b.Close()
+		slow := &slowBoards{Bus: b}
+		one, two := watching(t, slow, "one"), watching(t, b, "two")
+		const games = 40
+		players, viewers := make([]*Session, games), make([]*Session, games)
+		for i := range games {
+			players[i] = one.Join(Player{ID: "p" + strconv.Itoa(i), Name: "p" + strconv.Itoa(i)})
+			one.SetDoing(players[i], Doing{What: Playing, Rules: "classic", Deal: 42})
+			viewers[i] = two.Join(Player{ID: "v" + strconv.Itoa(i), Name: "v" + strconv.Itoa(i)})
+		}
+		settle()
+		for i := range games {
+			if _, err := two.Watch(viewers[i], players[i].player.Name); err != nil {
+				t.Fatalf("watch %d: %v", i, err)
+			}
+		}
+		time.Sleep(time.Minute) // the first boards' rounds go out
+		synctest.Wait()
+		for _, v := range viewers {
+			events(t, v)
+		}
+
+		start := time.Now()
+		for _, p := range players {
+			one.Publish(p, board("d"))
+		}
+		late := two.Join(Player{ID: "z", Name: "zed"})
+		if _, err := two.Watch(late, "p0"); err != nil {
+			t.Fatalf("a watch request behind %d boards: %v", games, err)
+		}
+		if d := time.Since(start); d >= time.Second {
+			t.Errorf("a watch request behind %d boards was answered after %s, want at once", games, d)
+		}
+		for i, v := range viewers {
+			for {
+				if w, ok := lastOf[Watched](events(t, v)); ok && w.Board.Playing() {
+					break
+				}
+				if time.Since(start) > 2*games/boardWorkers*time.Second {
+					t.Fatalf("after %s viewer %d has no board yet, want a round of %d boards in about %s",
+						time.Since(start), i, games, games/boardWorkers*time.Second)
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+		t.Logf("%d boards of slow publishes (1 s each) went out in %s", games, time.Since(start))
+	})
+}

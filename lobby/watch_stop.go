@@ -5,8 +5,10 @@ package lobby
 // else (one room at a time). Each session that watched a game, or a race
 // room, is told with WatchEnded and reason; what it tells the lobby it
 // does next follows from there: it is at the menu, and who shows the
-// player as s shows them. A guest's other sessions are not the
-// same player's, and are left alone.
+// player as s shows them. The player's sessions on the other servers
+// stop too (told over the watch topics, when the lobby watches across
+// servers), so the watched player's count drops everywhere. A guest's
+// other sessions are not the same player's, and are left alone.
 func (l *Lobby) StopWatching(s *Session, reason string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -14,15 +16,39 @@ func (l *Lobby) StopWatching(s *Session, reason string) {
 		if own.gone {
 			continue
 		}
-		watched := own.doing
-		l.unwatchLocked(own)
-		if own != s && watched.What == Watching {
-			// At the menu now, but not as a change of its own: who shows
-			// the session that changed last, and that is the racer's
-			// (its tui saying so later changes nothing).
-			own.doing = Doing{What: AtMenu}
-			l.changedLocked()
-			l.postLocked(own, WatchEnded{Name: watched.Watched, Reason: reason})
+		if own == s {
+			l.unwatchLocked(own)
+			continue
+		}
+		l.stopOtherWatchingLocked(own, reason)
+	}
+	l.tellStopWatchingLocked(playerKey(s.player), reason) // watch_cluster.go
+}
+
+// stopOtherWatchingLocked ends what s watches because another session of
+// its player (here or on another server) took a seat in a race room.
+func (l *Lobby) stopOtherWatchingLocked(s *Session, reason string) {
+	watched := s.doing
+	l.unwatchLocked(s)
+	if watched.What == Watching {
+		// At the menu now, but not as a change of its own: who shows
+		// the session that changed last, and that is the racer's
+		// (its tui saying so later changes nothing).
+		s.doing = Doing{What: AtMenu}
+		l.changedLocked()
+		l.postLocked(s, WatchEnded{Name: watched.Watched, Reason: reason})
+	}
+}
+
+// applyStopWatchingLocked applies another server's news that the player
+// key took a seat in a race room to its sessions here.
+func (l *Lobby) applyStopWatchingLocked(key, reason string) {
+	if key == "" {
+		return
+	}
+	for _, own := range l.byPlayer[key] {
+		if !own.gone {
+			l.stopOtherWatchingLocked(own, reason)
 		}
 	}
 }

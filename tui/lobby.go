@@ -84,17 +84,16 @@ func (l *lobbyScreen) loaded(msg lobbyMsg) {
 	if msg.req != l.req {
 		return
 	}
-	var was uint64
-	wasRoom := ""
+	was, wasRoom := whoKey{}, ""
 	if l.cur < len(l.who) {
-		was = l.who[l.cur].Session
+		was = keyOf(l.who[l.cur])
 	} else if r, ok := l.curRoom(); ok {
 		wasRoom = r.Code
 	}
 	l.who, l.rooms, l.ready = msg.who, msg.rooms, true
 	l.cur = 0
 	for i, p := range l.who {
-		if p.Session == was {
+		if was != (whoKey{}) && keyOf(p) == was {
 			l.cur = i
 		}
 	}
@@ -104,6 +103,22 @@ func (l *lobbyScreen) loaded(msg lobbyMsg) {
 		}
 	}
 	l.scroll()
+}
+
+// whoKey names a line of who across reloads: the player, or for a
+// guest (no ID) its session on its server. Session numbers alone are
+// each server's own, and a player's shown session can change.
+type whoKey struct {
+	player, instance string
+	session          uint64
+}
+
+// keyOf is p's whoKey.
+func keyOf(p lobby.Presence) whoKey {
+	if p.ID != "" {
+		return whoKey{player: p.ID}
+	}
+	return whoKey{instance: p.Instance, session: p.Session}
 }
 
 // maxLobbyRooms is the most rooms the Lobby lists.
@@ -250,8 +265,15 @@ func (l *lobbyScreen) view() string {
 		}
 	}
 	l.watch.SetEnabled(l.lines() > 0)
+	watch := l.watch
+	if r, ok := l.curRoom(); ok {
+		watch.SetHelp("enter", "join")
+		if r.Phase == lobby.PhaseCountdown || r.Phase == lobby.PhaseRacing {
+			watch.SetHelp("enter", "watch")
+		}
+	}
 	return drawPage(e, l.w, l.h, "Pyramid Solitaire"+e.gl.sep+"lobby", sub, body, msg, st, l.bar,
-		[]key.Binding{l.up, l.watch, l.back})
+		[]key.Binding{l.up, watch, l.back})
 }
 
 // row draws one player.
@@ -274,7 +296,12 @@ func (l *lobbyScreen) row(p lobby.Presence, cur bool) string {
 		b.WriteString(name)
 	}
 	b.WriteString("  ")
-	b.WriteString(cut(describeDoing(p.Doing, l.env.gl), max(1, l.w-24), l.env.gl.ell))
+	doing, w := describeDoing(p.Doing, l.env.gl), max(1, l.w-24)
+	if p.What == lobby.Racing && cells(doing) > w {
+		// The room says which deal: its number goes before the cards.
+		doing = strings.Replace(doing, l.env.gl.sep+"deal "+strconv.FormatUint(p.Deal, 10), "", 1)
+	}
+	b.WriteString(cut(doing, w, l.env.gl.ell))
 	return b.String()
 }
 

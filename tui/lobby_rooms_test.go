@@ -42,3 +42,37 @@ func TestLobbyRoomsSelectable(t *testing.T) {
 		})
 	}
 }
+
+// TestLobbyCursorKeepsThePlayer: a reload keeps the cursor on the same
+// player, also when another server's player has the same session number
+// (each server counts its own) and the list order changes.
+func TestLobbyCursorKeepsThePlayer(t *testing.T) {
+	ann := lobby.Presence{Player: lobby.Player{ID: "p-ann", Name: "ann"}, Session: 7}
+	bob := lobby.Presence{Player: lobby.Player{ID: "p-bob", Name: "bob"}, Session: 7, Instance: "two"}
+	guestHere := lobby.Presence{Player: lobby.Player{Name: "guest-a", Guest: true}, Session: 3}
+	guestThere := lobby.Presence{Player: lobby.Player{Name: "guest-b", Guest: true}, Session: 3, Instance: "two"}
+	for _, tc := range []struct {
+		name   string
+		before []lobby.Presence
+		cur    int
+		after  []lobby.Presence
+		want   string
+	}{
+		{"same session on two servers", []lobby.Presence{bob, ann}, 1, []lobby.Presence{ann, bob}, "ann"},
+		{"the other way round", []lobby.Presence{ann, bob}, 1, []lobby.Presence{bob, ann}, "bob"},
+		{"the shown session changed", []lobby.Presence{ann, bob}, 0, []lobby.Presence{bob, {Player: ann.Player, Session: 9}}, "ann"},
+		{"guests by server and session", []lobby.Presence{guestThere, guestHere}, 1, []lobby.Presence{guestHere, guestThere}, "guest-a"},
+		{"gone: back to the top", []lobby.Presence{ann, bob}, 1, []lobby.Presence{ann}, "ann"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := &lobbyScreen{}
+			l.req = 1
+			l.loaded(lobbyMsg{req: 1, who: tc.before})
+			l.cur = tc.cur
+			l.loaded(lobbyMsg{req: 1, who: tc.after})
+			if got := l.who[l.cur].Name; got != tc.want {
+				t.Fatalf("cursor on %s, want %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -330,6 +330,14 @@ func (m *menuScreen) setDailyDone(d dailyTodayMsg) {
 	}
 }
 
+// ownRules are the rules of the last game for a deal of its own (a
+// number, a race): the daily's knobs without its deal, which is Classic.
+func (m *menuScreen) ownRules() engine.Rules {
+	r := m.rules
+	r.Daily = false
+	return r
+}
+
 // unicode reports whether the session is to draw with Unicode glyphs:
 // the terminal shows them and the player did not choose letters.
 func (m *menuScreen) unicode() bool { return m.symbols && !m.ASCII }

@@ -115,8 +115,8 @@ func (m *menuScreen) onlineNote() string {
 // numberNote is the deal-by-number item's note.
 func (m *menuScreen) numberNote() string {
 	t := m.textsFor()
-	if t.number == "" || t.numberOf != m.rules {
-		t.number, t.numberOf = rulesName(m.rules)+" or any rule set", m.rules
+	if r := m.ownRules(); t.number == "" || t.numberOf != r {
+		t.number, t.numberOf = rulesName(r)+" or any rule set", r
 	}
 	return t.number
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -273,4 +274,127 @@ func TestJoinAStartedRaceWatches(t *testing.T) {
 		t.Fatalf("race CODE of a race underway: screen %d, want to watch it:\n%s", h.m.cur, h.screen())
 	}
 	h.wantScreen("watching racer0 · room KMTX")
+}
+
+// TestLobbyBarOnARoom: on a room's line the Lobby's help bar said "w
+// watch" (enter joins); it says what enter does there.
+func TestLobbyBarOnARoom(t *testing.T) {
+	fl := newFakeLobby()
+	fl.who = []lobby.Presence{{Player: testLobbyPlayer(), Doing: lobby.Doing{What: lobby.AtMenu}, Session: 1}}
+	fl.rooms = []lobby.RoomInfo{{Code: "KXQR", RulesTitle: "Classic", Players: 2, MaxPlayers: 8, Host: "bob", Phase: lobby.PhaseWaiting}}
+	h := newHarness(t, Deps{Player: testPlayer, Lobby: fl, Races: &fakeRaces{}, Unicode: true})
+	h.open(itemLobby)
+	h.keys("down")
+	if l := lineOf(h.screen(), "q menu"); !strings.Contains(l, "enter join") || strings.Contains(l, "w watch") {
+		t.Errorf("the bar on a waiting room: %q, want enter join", l)
+	}
+}
+
+// TestLobbyRacerFits80: at 80 columns a racer's line in the Lobby ended
+// "… deal 845224 · 6/28 remo…"; the deal number (the room says which)
+// goes first, the cards stay.
+func TestLobbyRacerFits80(t *testing.T) {
+	fl := newFakeLobby()
+	fl.who = []lobby.Presence{
+		{Player: lobby.Player{ID: "b", Name: "bob"}, Doing: lobby.Doing{What: lobby.Racing, Rules: "classic", Deal: 845224, Room: "CMYV", Removed: 6}, Session: 2},
+		{Player: testLobbyPlayer(), Doing: lobby.Doing{What: lobby.AtMenu}, Session: 1},
+	}
+	h := newHarness(t, Deps{Player: testPlayer, Lobby: fl, Races: &fakeRaces{}, Unicode: true})
+	h.open(itemLobby)
+	h.wantScreen("racing in room CMYV · Classic · 6/28 removed")
+	h.resize(120, 30)
+	h.wantScreen("racing in room CMYV · Classic · deal 845224 · 6/28 removed")
+}
+
+// TestRaceWaitingSubtitleFits80: the waiting room's second line ended
+// "no hints; undo takes back removal…" at 80 columns.
+func TestRaceWaitingSubtitleFits80(t *testing.T) {
+	h, _ := raceHarness(t, raceRoom(2, lobby.PhaseWaiting), 80, 24)
+	l := lineOf(screenOf(h), "the same deal for everybody")
+	if !strings.HasSuffix(strings.TrimSpace(l), "no hints · undo: removals only") {
+		t.Errorf("the waiting room's second line: %q", l)
+	}
+}
+
+// TestRaceResultsTimeUp: at the time limit the results said "7/45 at
+// 0:05.8 (playing)" of racers whose race was over; "(time up)".
+func TestRaceResultsTimeUp(t *testing.T) {
+	h, _ := raceHarness(t, raceRoom(2, lobby.PhaseRacing), 80, 24)
+	done := raceRoom(2, lobby.PhaseResults)
+	done.Seq = 2
+	done.Results = []lobby.Placing{
+		{Place: 1, ID: "p0", Name: "racer0", State: lobby.RacerPlaying, Removed: 7, Moves: 7, Time: 5 * time.Second},
+		{Place: 2, ID: "p1", Name: "racer1", State: lobby.RacerPlaying},
+	}
+	h.send(RaceEventMsg{Event: lobby.RoomChanged{Snapshot: done}})
+	h.wantScreen("7/28 at 0:05.0 (time up)", "0/28 (time up)")
+	h.wantNotScreen("(playing)")
+}
+
+// TestRaceCountdownNoReadyMarks: during the countdown every racer read
+// "not ready", those who had marked themselves ready too (the room
+// clears the marks at the start); the countdown shows no marks.
+func TestRaceCountdownNoReadyMarks(t *testing.T) {
+	snap := raceRoom(3, lobby.PhaseCountdown)
+	snap.StartsAt = epoch.Add(3 * time.Second)
+	h, _ := raceHarness(t, snap, 80, 24)
+	h.wantScreen("The race starts in")
+	h.wantNotScreen("not ready")
+}
+
+// createRaces records the options of Create.
+type createRaces struct {
+	*fakeRaces
+	opt RoomOptions
+}
+
+func (c *createRaces) Create(ctx context.Context, opt RoomOptions) (RaceSeat, error) {
+	c.opt = opt
+	return c.fakeRaces.Create(ctx, opt)
+}
+
+// TestNewRaceAfterTheDaily: after a move of the daily, the menu's New
+// race… opened "room DHYW · Daily", a room of the daily's rule set on
+// another deal (`race new daily` is refused: a race has its own deal),
+// and Deal by number… offered "Daily or any rule set" although a number
+// deals Classic; both take the daily's knobs as Classic.
+func TestNewRaceAfterTheDaily(t *testing.T) {
+	c := &createRaces{fakeRaces: &fakeRaces{seat: RaceSeat{You: "p0", Snapshot: raceRoom(1, lobby.PhaseWaiting)}}}
+	h := newHarness(t, Deps{Races: c, Args: []string{"daily"}, Width: 80, Height: 24, Unicode: true})
+	h.keys("d", "q")
+	if h.m.cur != screenMenu {
+		t.Fatalf("q from the daily: screen %d, want the menu", h.m.cur)
+	}
+	h.wantNotScreen("Daily or any rule set")
+	h.open(itemRaceNew)
+	if c.opt.Rules.Daily || c.opt.Rules.Title() != "Classic" {
+		t.Fatalf("New race… after the daily asked for a room of %q (daily %v), want Classic", c.opt.Rules.Title(), c.opt.Rules.Daily)
+	}
+}
+
+// TestSpectatorToldAtTheStart: a spectator read "go!" under the board
+// for the whole race, meant for the racers; they are told how to switch
+// boards.
+func TestSpectatorToldAtTheStart(t *testing.T) {
+	snap := raceRoom(3, lobby.PhaseCountdown)
+	f := &fakeRaces{seat: RaceSeat{Snapshot: snap}}
+	h := newHarness(t, Deps{Races: f, Args: []string{"race", "watch", "KMTX"}, Width: 80, Height: 24, Unicode: true})
+	h.send(RaceEventMsg{Event: lobby.RaceStarted{Code: "KMTX", Round: 1, Deadline: epoch.Add(10 * time.Minute)}})
+	h.wantScreen("the race is on: tab switches between the racers' boards")
+	h.wantNotScreen("go!")
+}
+
+// TestRaceHostPassesSays: when the host dropped, their part passed to
+// another racer without a word: that racer learnt it from the results'
+// "r: a rematch"; they are told.
+func TestRaceHostPassesSays(t *testing.T) {
+	snap := raceRoom(3, lobby.PhaseRacing)
+	f := &fakeRaces{seat: RaceSeat{You: "p1", Snapshot: snap}}
+	h := newHarness(t, Deps{Races: f, Args: []string{"race", snap.Code}, Width: 80, Height: 24, Unicode: true})
+	next := snap
+	next.Seq, next.Host = 2, "p1"
+	next.Members = slices.Clone(snap.Members)
+	next.Members[0].Present, next.Members[0].Host, next.Members[1].Host = false, false, true
+	h.send(RaceEventMsg{Event: lobby.RoomChanged{Snapshot: next}})
+	h.wantScreen("you host the room now")
 }

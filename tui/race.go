@@ -232,7 +232,7 @@ func (m *Model) handleRace(msg tea.Msg) tea.Cmd {
 			rs.openCode()
 			return nil
 		}
-		return rs.ask(raceReq{kind: raceNew, opt: RoomOptions{Rules: m.menu().rules}})
+		return rs.ask(raceReq{kind: raceNew, opt: RoomOptions{Rules: m.menu().ownRules()}})
 	}
 	if m.race() == nil {
 		return nil // a late event of a room the player left
@@ -444,6 +444,9 @@ func (rs *raceScreen) setSnap(s lobby.Snapshot, resume *engine.Record) {
 	if s.Seq < rs.snap.Seq && s.Round == rs.snap.Round {
 		return // an older one came late
 	}
+	if prev := rs.snap.Host; prev != "" && prev != s.Host && s.Host == rs.you && rs.you != "" && s.Code == rs.snap.Code {
+		rs.say(sInfo, "you host the room now")
+	}
 	rs.snap = s
 	rs.racers = slices.Clone(s.Members)
 	switch s.Phase {
@@ -516,10 +519,11 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 			if rs.table == nil || rs.round != ev.Round {
 				rs.deal(rs.snap, nil)
 			}
-			rs.say(sOK, "go!")
 			if rs.watching {
+				rs.say(sOK, "the race is on: tab switches between the racers' boards")
 				return tea.Batch(rs.tick(), rs.fetchBoard())
 			}
+			rs.say(sOK, "go!")
 		}
 	case lobby.RaceEnded:
 		if ev.Code == rs.snap.Code && ev.Round == rs.snap.Round {

@@ -104,7 +104,6 @@ type miniKey struct {
 	env       *env
 	r         lobby.Racer
 	you       bool
-	cards     int
 	bw, rows  int
 	unicode   bool
 	snapCards int

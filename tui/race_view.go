@@ -280,6 +280,8 @@ func (rs *raceScreen) viewWaiting() string {
 		switch {
 		case !r.Present:
 			line += "away"
+		case s.Phase == lobby.PhaseCountdown:
+			// The marks are over: the race starts for everybody.
 		case r.Ready:
 			line += "ready"
 		default:
@@ -311,7 +313,7 @@ func (rs *raceScreen) viewWaiting() string {
 	body = append(body, "")
 	body = append(body, rs.chatBody(rs.h-4-len(body))...)
 	keys := rs.waitingKeys()
-	sub := "deal " + strconv.FormatUint(s.Deal, 10) + gl.sep + "the same deal for everybody" + gl.sep + "no hints; undo takes back removals only"
+	sub := "deal " + strconv.FormatUint(s.Deal, 10) + gl.sep + "the same deal for everybody" + gl.sep + "no hints" + gl.sep + "undo: removals only"
 	return drawPage(rs.env, rs.w, rs.h, rs.roomLine(), sub, body, rs.msg, rs.msgSt, rs.bar, keys)
 }
 
@@ -361,13 +363,17 @@ func (rs *raceScreen) viewResults() string {
 	body := []string{""}
 	for _, p := range s.Results {
 		what := strconv.Itoa(p.Removed) + "/" + strconv.Itoa(s.Cards)
+		state := p.State.String()
+		if p.State == lobby.RacerPlaying {
+			state = "time up" // still playing when the race ended: its time limit
+		}
 		switch {
 		case p.Cleared:
 			what = "cleared in " + raceTime(p.Time)
 		case p.Removed > 0:
-			what += " at " + raceTime(p.Time) + " (" + p.State.String() + ")"
+			what += " at " + raceTime(p.Time) + " (" + state + ")"
 		default:
-			what += " (" + p.State.String() + ")"
+			what += " (" + state + ")"
 		}
 		line := "  " + padLeft(strconv.Itoa(p.Place), 2) + ". " + padRight(cut(clean(p.Name, 16), 16, gl.ell), 17) +
 			padRight(what, 28) + strconv.Itoa(p.Moves) + plural(p.Moves, " move", " moves")

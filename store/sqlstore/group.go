@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // Group commit of SQLite's game saves. SQLite has one writer, and with
@@ -45,6 +46,11 @@ type saveQueue struct {
 	// txs and stored count the transactions and the saves they held,
 	// for tests and benchmarks.
 	txs, stored int
+
+	// stmt is saveSQL prepared (saveStmt); only the writer's holder
+	// touches it, and Close.
+	stmt   *sql.Stmt
+	noStmt bool
 }
 
 func (q *saveQueue) add(r *saveReq) {
@@ -151,17 +157,40 @@ func (s *Store) lead() {
 }
 
 // saveBatch stores a batch in one transaction, retried as a whole on
-// transient failures. errs has each save's answer when err is nil.
+// transient failures, until every caller in it gave up (as a save on its
+// own is retried until its caller gives up). errs has each save's answer
+// when err is nil.
 func (s *Store) saveBatch(batch []*saveReq) (errs []error, err error) {
 	errs = make([]error, len(batch))
-	err = s.retry(context.Background(), false, func(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	waiting := atomic.Int32{}
+	waiting.Store(int32(len(batch)))
+	for _, r := range batch {
+		stop := context.AfterFunc(r.ctx, func() {
+			if waiting.Add(-1) == 0 {
+				cancel()
+			}
+		})
+		defer stop()
+	}
+	err = s.retry(ctx, false, func(ctx context.Context) error {
 		clear(errs)
+		st := s.saveStmt(ctx) // before the transaction takes the one connection
 		tx, err := s.w.BeginTx(ctx, nil)
 		if err != nil {
 			return err
 		}
+		exec := func(args []any) (sql.Result, error) { return tx.ExecContext(ctx, saveSQL, args...) }
+		if st != nil {
+			// SQLite's prepared statement on the one writer connection:
+			// the UPDATE is not parsed again for every save.
+			txst := tx.StmtContext(ctx, st)
+			defer txst.Close()
+			exec = func(args []any) (sql.Result, error) { return txst.ExecContext(ctx, args...) }
+		}
 		for i, r := range batch {
-			res, err := tx.ExecContext(ctx, saveSQL, r.args...)
+			res, err := exec(r.args)
 			if err := oneRow(res, err); errors.Is(err, sql.ErrNoRows) {
 				errs[i] = whyNot(ctx, tx, r.gameID, "", r.owner)
 			} else if err != nil {
@@ -185,4 +214,19 @@ func (s *Store) saveOne(r *saveReq) error {
 		}
 		return nil
 	})
+}
+
+// saveStmt is saveSQL prepared on the writer, made on first use (the
+// caller holds the writer), or nil when it cannot be prepared: the saves
+// then go as plain statements.
+func (s *Store) saveStmt(ctx context.Context) *sql.Stmt {
+	if s.saves.stmt == nil && !s.saves.noStmt {
+		st, err := s.w.PrepareContext(ctx, saveSQL)
+		if err != nil {
+			s.saves.noStmt = true
+			return nil
+		}
+		s.saves.stmt = st
+	}
+	return s.saves.stmt
 }

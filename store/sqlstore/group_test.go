@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -169,4 +170,53 @@ func TestGroupCommitGiveUp(t *testing.T) {
 		t.Errorf("the game: %v moves, %v; want none", got.Moves, err)
 	}
 	waitQueued(t, s, 0)
+}
+
+// TestGroupCommitBusy: while another process holds the database's write
+// lock, a batch is retried until every caller in it gave up, and each is
+// told the save did not happen.
+func TestGroupCommitBusy(t *testing.T) {
+	s := openSQLite(t, time.Now)
+	games := groupGames(t, s, 2)
+	other, err := sql.Open("sqlite", dbPath(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	errs := make([]error, len(games))
+	var wg sync.WaitGroup
+	for i, g := range games {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(i+1)*300*time.Millisecond)
+			defer cancel()
+			errs[i] = s.SaveGame(ctx, g.ID, "o", store.State{Status: store.StatusPlaying, Moves: []string{"d"}})
+		})
+	}
+	wg.Wait()
+	took := time.Since(start)
+	if _, err := conn.ExecContext(context.Background(), "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	for i, err := range errs {
+		if err == nil {
+			t.Errorf("save %d: stored while the database was locked", i)
+		}
+	}
+	if took > 4*time.Second {
+		t.Errorf("the saves took %v to give up, want about their callers' 600 ms", took)
+	}
+	for _, g := range games {
+		if got, err := s.Game(context.Background(), g.ID); err != nil || len(got.Moves) != 0 {
+			t.Errorf("game %d: %v moves, %v; want none", g.ID, got.Moves, err)
+		}
+	}
 }

@@ -286,8 +286,11 @@ func (s *Store) openPostgres(ctx context.Context, cfg Config) error {
 // Close closes the database.
 func (s *Store) Close() error {
 	var err error
+	if s.saves.stmt != nil {
+		err = s.saves.stmt.Close()
+	}
 	if s.r != nil && s.r != s.w {
-		err = s.r.Close()
+		err = errors.Join(err, s.r.Close())
 	}
 	if s.w != nil {
 		err = errors.Join(err, s.w.Close())

@@ -1,0 +1,72 @@
+package lobby
+
+import (
+	"errors"
+	"testing"
+)
+
+// TestSharedWrongCodesAcrossServers: the wrong-code limit counts a
+// player's wrong codes on every server together: ten in a minute, half on
+// each server, block the player on both, for WrongCodePause.
+func TestSharedWrongCodesAcrossServers(t *testing.T) {
+	e := newSharedEnv(t)
+	a, b := e.server("a"), e.server("b")
+	h, _, err := a.Create(pl("bob"), newSink(), classic())
+	wantErr(t, "Create", err, nil)
+	eventually(t, "b sees the room", func() bool { _, ok := b.Room(h.Code()); return ok })
+	for i := range MaxWrongCodes - 1 {
+		rs := []*SharedRooms{a, b}[i%2]
+		if _, err := rs.Find("id-ann", "NOPE"); errors.Is(err, ErrThrottled) {
+			t.Fatalf("wrong code %d refused as throttled, want counted", i+1)
+		}
+	}
+	if _, err := a.Find("id-ann", h.Code()); err != nil {
+		t.Fatalf("a right code after %d wrong ones: %v, want found", MaxWrongCodes-1, err)
+	}
+	if _, err := b.Find("id-ann", "XXXX"); !errors.Is(err, ErrNoRoom) {
+		t.Fatalf("the %dth wrong code: %v, want ErrNoRoom", MaxWrongCodes, err)
+	}
+	for _, rs := range []*SharedRooms{a, b} {
+		eventually(t, rs.cfg.Instance+" blocks ann", func() bool {
+			_, err := rs.Find("id-ann", h.Code())
+			return errors.Is(err, ErrThrottled)
+		})
+	}
+	if _, err := b.Find("id-carol", h.Code()); err != nil {
+		t.Fatalf("another player on b: %v, want found", err)
+	}
+	e.clock.Advance(WrongCodePause)
+	if _, err := a.Find("id-ann", h.Code()); err != nil {
+		t.Fatalf("after the pause: %v, want found", err)
+	}
+}
+
+// TestSharedChatLimitAcrossServers: the chat limit is the fold's: a
+// player who says ChatBurst lines on one server and takes the seat over
+// on another within ChatWindow is refused there too; every server sees
+// the lines said and no others.
+func TestSharedChatLimitAcrossServers(t *testing.T) {
+	e := newSharedEnv(t)
+	a, b := e.server("a"), e.server("b")
+	ha, _, err := a.Create(pl("ann"), newSink(), classic())
+	wantErr(t, "Create", err, nil)
+	eventually(t, "b sees the room", func() bool { _, ok := b.Room(ha.Code()); return ok })
+	hb, _ := b.Room(ha.Code())
+	_, err = b.Join(hb, pl("bob"), newSink())
+	wantErr(t, "bob joins on b", err, nil)
+	for range ChatBurst {
+		wantErr(t, "ann says on a", ha.Say("id-ann", "hello"), nil)
+	}
+	wantErr(t, "ann says one more on a", ha.Say("id-ann", "again"), ErrChatTooFast)
+	// ann's second session, on b, takes her seat over.
+	_, err = b.Join(hb, pl("ann"), newSink())
+	wantErr(t, "ann takes her seat over on b", err, nil)
+	wantErr(t, "ann says on b at once", hb.Say("id-ann", "from b"), ErrChatTooFast)
+	wantErr(t, "bob says on b", hb.Say("id-bob", "hi"), nil)
+	eventually(t, "a has every line", func() bool { return len(ha.Snapshot().Chat) == ChatBurst+1 })
+	if got := len(hb.Snapshot().Chat); got != ChatBurst+1 {
+		t.Errorf("b has %d chat lines, want %d", got, ChatBurst+1)
+	}
+	e.clock.Advance(ChatWindow)
+	wantErr(t, "ann says on b after the window", hb.Say("id-ann", "now"), nil)
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# race-load.sh: issue 14's race load on one arcade (SQLite), with the bare
+# baseline right after, as race.go's doc spells out by hand.
+#
+#   tools/loadgen/race-load.sh [RACERS] [LOBBY_VIEWERS] [DURATION] [WIDTHxHEIGHT]
+#   PROFILE=1 tools/loadgen/race-load.sh 400        # also CPU/heap/goroutine profiles
+#
+# It builds the arcade (with -tags pprof when PROFILE=1), the load
+# generator, listens on 127.0.0.1:${PORT_BASE:-24150}+0..+2, and prints
+# loadgen's report; with PROFILE=1 it takes a CPU profile of the arcade
+# for PROFILE_SECS (10) from 5 s after the racers are in their rooms, then
+# its heap (with runtime.MemStats) and goroutines, into the kept directory
+# it names (go tool pprof DIR/pyramid DIR/cpu.pprof).
+set -euo pipefail
+racers=${1:-1000}
+viewers=${2:-20}
+duration=${3:-30s}
+size=${4:-100x34}
+width=${size%x*}
+height=${size#*x}
+base=${PORT_BASE:-24150}
+dir=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	[[ ${PROFILE:-} == 1 ]] || rm -rf "$dir"
+}
+trap cleanup EXIT
+
+tags=()
+[[ ${PROFILE:-} == 1 ]] && tags=(-tags pprof)
+go build "${tags[@]}" -o "$dir/pyramid" ./cmd/pyramid
+go build -o "$dir/loadgen" ./tools/loadgen
+mkdir -p "$dir/data"
+PYRAMID_PPROF=127.0.0.1:$((base + 2)) "$dir/pyramid" serve --listen "127.0.0.1:$base" --data "$dir/data" \
+	--max-conns 3000 --max-conns-per-ip 3000 --max-unauth-per-ip 3000 --penalties off \
+	--max-startups 3000:30:3000 --max-rooms 300 >"$dir/arcade.log" 2>&1 &
+arcade=$!
+pids+=("$arcade")
+"$dir/loadgen" -baseline-server -addr "127.0.0.1:$((base + 1))" >"$dir/bare.log" 2>&1 &
+bare=$!
+pids+=("$bare")
+for _ in $(seq 100); do
+	grep -q listening "$dir/arcade.log" && break
+	sleep 0.1
+done
+
+"$dir/loadgen" -addr "127.0.0.1:$base" -race "$racers" -lobby-viewers "$viewers" -duration "$duration" \
+	-width "$width" -height "$height" -pid "$arcade" \
+	-baseline-addr "127.0.0.1:$((base + 1))" -baseline-pid "$bare" | tee "$dir/report.txt" &
+load=$!
+if [[ ${PROFILE:-} == 1 ]]; then
+	until grep -q "rooms racing" "$dir/report.txt" 2>/dev/null || ! kill -0 "$load" 2>/dev/null; do sleep 0.5; done
+	sleep 5
+	pp="http://127.0.0.1:$((base + 2))/debug/pprof"
+	curl -s -o "$dir/cpu.pprof" "$pp/profile?seconds=${PROFILE_SECS:-10}"
+	curl -s -o "$dir/heap.pprof" "$pp/heap"
+	curl -s -o "$dir/heap.txt" "$pp/heap?debug=1"
+	curl -s -o "$dir/goroutine.txt" "$pp/goroutine?debug=1"
+fi
+wait "$load"
+[[ ${PROFILE:-} == 1 ]] && echo "profiles in $dir"
