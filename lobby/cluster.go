@@ -441,7 +441,6 @@ func (l *Lobby) withRemoteLocked(local []Presence) []Presence {
 			}
 		}
 	}
-	sortPresence(out)
 	return out
 }
 

@@ -88,15 +88,15 @@ func (l *Lobby) Doing(s *Session) Doing {
 // player once, each guest session apart.
 func (l *Lobby) Who() []Presence {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.whoLocked()
+	out := l.withRemoteLocked(l.localWhoLocked())
+	l.mu.Unlock()
+	// Sorted outside the lock: every move of every player takes it
+	// (SetDoing), and a thousand names take a while to sort.
+	sortPresence(out)
+	return out
 }
 
-func (l *Lobby) whoLocked() []Presence {
-	return l.withRemoteLocked(l.localWhoLocked())
-}
-
-// localWhoLocked is Who of this server's sessions alone.
+// localWhoLocked is Who of this server's sessions alone, in no order.
 func (l *Lobby) localWhoLocked() []Presence {
 	shown := map[string]*Session{}
 	out := make([]Presence, 0, len(l.sessions))
@@ -113,16 +113,26 @@ func (l *Lobby) localWhoLocked() []Presence {
 	for _, s := range shown {
 		out = append(out, presence(s))
 	}
-	sortPresence(out)
 	return out
 }
 
-// sortPresence sorts a listing by name, case-insensitively.
+// sortPresence sorts a listing by name, case-insensitively: each name is
+// lowered once, not once per comparison.
 func sortPresence(out []Presence) {
-	slices.SortFunc(out, func(a, b Presence) int {
-		return cmp.Or(cmp.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)),
-			cmp.Compare(a.Instance, b.Instance), cmp.Compare(a.Session, b.Session))
+	type keyed struct {
+		name string
+		p    Presence
+	}
+	ks := make([]keyed, len(out))
+	for i, p := range out {
+		ks[i] = keyed{strings.ToLower(p.Name), p}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.p.Instance, b.p.Instance), cmp.Compare(a.p.Session, b.p.Session))
 	})
+	for i := range ks {
+		out[i] = ks[i].p
+	}
 }
 
 func presence(s *Session) Presence {
