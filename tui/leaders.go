@@ -342,9 +342,13 @@ func (b *leadersScreen) view() string {
 	case b.loading && len(b.entries) == 0:
 		body = append(body, "    loading the board"+e.gl.ell)
 	case len(b.entries) == 0 && b.msg == "":
-		if b.date == b.today {
+		switch {
+		case b.date == b.today && b.dailyDone:
+			// The player's own daily was assisted: off the board.
+			body = append(body, "    nobody is on today's board yet (assisted games stay off it)")
+		case b.date == b.today:
 			body = append(body, "    nobody has finished today's deal yet: be the first (Daily in the menu)")
-		} else {
+		default:
 			body = append(body, "    nobody finished the daily deal of that day")
 		}
 	}

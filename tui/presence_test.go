@@ -419,3 +419,24 @@ func TestSpectateLostPanel(t *testing.T) {
 	h.wantScreen("bob has no moves left", "lost")
 	h.wantNotScreen("cleared the pyramid")
 }
+
+// TestDailyBoardEmptyAfterAssisted: a player whose own daily was assisted
+// (off the board) is not asked to be the first to finish it.
+func TestDailyBoardEmptyAfterAssisted(t *testing.T) {
+	h := newHarness(t, accountDeps(newFakeAccount()))
+	h.open(itemLeaders)
+	b := h.m.screens[screenLeaders].(*leadersScreen)
+	b.loading, b.entries, b.msg, b.date = false, nil, "", b.today
+	for _, tc := range []struct {
+		done bool
+		want string
+	}{
+		{false, "be the first"},
+		{true, "assisted games stay off it"},
+	} {
+		b.dailyDone = tc.done
+		if v := b.view(); !strings.Contains(v, tc.want) {
+			t.Errorf("done %v: the empty board does not say %q:\n%s", tc.done, tc.want, v)
+		}
+	}
+}
