@@ -44,4 +44,17 @@ func TestRaceShareLine(t *testing.T) {
 	if strings.ContainsRune(s, '\x1b') {
 		t.Error("a raw escape on the results screen")
 	}
+
+	// A long rules title gives way at 80 columns: the place, the result,
+	// the time and the moves are all there; at 160 the line is whole.
+	snap.RulesTitle = "Custom: 3 waste piles, 3 passes, open stock, overlap"
+	h, _ = raceHarness(t, snap, 80, 24)
+	s = screenOf(h)
+	if line := lineWith(s, "Pyramid race · "); !strings.HasSuffix(strings.TrimSpace(line), "1st of 8 · 10/28 · 0:00.0 · 20 moves") {
+		t.Errorf("a long title at 80 columns: the share line %q lost its facts in\n%s", line, s)
+	}
+	h, _ = raceHarness(t, snap, 160, 40)
+	if s = screenOf(h); !strings.Contains(s, "Share: "+raceShareLine(snap, snap.Members[0].ID)) {
+		t.Errorf("at 160 columns the share line is not whole:\n%s", s)
+	}
 }

@@ -399,8 +399,14 @@ func (rs *raceScreen) viewResults() string {
 	} else {
 		body = append(body, "  The host may start a rematch in this room.")
 	}
-	if line := raceShareLine(*s, rs.you); line != "" {
-		body = append(body, "  "+cut("Share: "+line, max(rs.w-4, 10), gl.ell))
+	if line := raceShareFit(*s, rs.you, rs.w-4); line != "" {
+		// A player copies it from the terminal: the label goes on a line
+		// of its own before the line is ever cut.
+		if labelled := "Share: " + line; cells(labelled) <= rs.w-4 {
+			body = append(body, "  "+labelled)
+		} else {
+			body = append(body, "  Share:", "  "+cut(line, max(rs.w-4, 10), gl.ell))
+		}
 	}
 	body = append(body, "")
 	body = append(body, rs.chatBody(rs.h-4-len(body))...)
