@@ -298,10 +298,15 @@ func TestForwardingAndSubsystemsRefused(t *testing.T) {
 		}{false, "MIT-MAGIC-COOKIE-1", "00", 0})},
 		{"env", gossh.Marshal(struct{ Name, Value string }{"LD_PRELOAD", "/tmp/x.so"})},
 	} {
-		sess, err := client.NewSession()
-		if err != nil {
-			t.Fatalf("new session: %v", err)
-		}
+		// The server frees a closed session's slot (two per connection)
+		// when the close reaches it: the previous ones may still be on
+		// their way.
+		var sess *gossh.Session
+		sshtest.Eventually(t, 5*time.Second, func() bool {
+			s, err := client.NewSession()
+			sess = s
+			return err == nil
+		}, "a new session on the connection")
 		ok, err := sess.SendRequest(req.name, true, req.payload)
 		if err != nil || ok {
 			t.Errorf("%s request: ok=%v err=%v, want refused", req.name, ok, err)
