@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"fmt"
 	"io"
 	"net"
@@ -114,20 +112,7 @@ func runFlood(ctx context.Context, addr string, fc floodConfig, d time.Duration)
 
 // newcomer logs in once from the address from with a fresh key and runs cmd.
 func newcomer(addr, from, cmd string) error {
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		return fmt.Errorf("key: %w", err)
-	}
-	signer, err := gossh.NewSignerFromKey(priv)
-	if err != nil {
-		return fmt.Errorf("signer: %w", err)
-	}
-	client, err := dialFrom(addr, from, &gossh.ClientConfig{
-		User:            "newcomer",
-		Auth:            []gossh.AuthMethod{gossh.PublicKeys(signer)},
-		HostKeyCallback: gossh.InsecureIgnoreHostKey(), //nolint:gosec // local load test
-		Timeout:         10 * time.Second,
-	})
+	client, err := dialFresh(addr, from, "newcomer", 10*time.Second)
 	if err != nil {
 		return fmt.Errorf("newcomer from %s: %w", from, err)
 	}

@@ -199,9 +199,9 @@ func runLoad(ctx context.Context, cfg loadConfig) error {
 	return nil
 }
 
-// openSession connects one player with its own key and waits for the first
-// screen.
-func openSession(cfg loadConfig, from string, measuring *atomic.Bool) (*loadSession, error) {
+// dialFresh connects to addr from the address from ("" for any) as user
+// with a freshly generated key, so that every session is a new player.
+func dialFresh(addr, from, user string, timeout time.Duration) (*gossh.Client, error) {
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("key: %w", err)
@@ -210,40 +210,62 @@ func openSession(cfg loadConfig, from string, measuring *atomic.Bool) (*loadSess
 	if err != nil {
 		return nil, fmt.Errorf("signer: %w", err)
 	}
-	client, err := dialFrom(cfg.addr, from, &gossh.ClientConfig{
-		User:            "load",
+	client, err := dialFrom(addr, from, &gossh.ClientConfig{
+		User:            user,
 		Auth:            []gossh.AuthMethod{gossh.PublicKeys(signer)},
 		HostKeyCallback: gossh.InsecureIgnoreHostKey(), //nolint:gosec // local load test
-		Timeout:         30 * time.Second,
+		Timeout:         timeout,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("dial: %w", err)
+	}
+	return client, nil
+}
+
+// startPty opens a session on client with a PTY of cfg's size and starts
+// cmd ("" for the shell, the menu), returning its stdin and stdout.
+func startPty(client *gossh.Client, cfg loadConfig, cmd string) (*gossh.Session, io.WriteCloser, io.Reader, error) {
+	sess, err := client.NewSession()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("session: %w", err)
+	}
+	if err := sess.RequestPty("xterm-256color", cfg.height, cfg.width, gossh.TerminalModes{gossh.ECHO: 0}); err != nil {
+		return nil, nil, nil, fmt.Errorf("pty: %w", err)
+	}
+	stdin, err := sess.StdinPipe()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("stdin: %w", err)
+	}
+	stdout, err := sess.StdoutPipe()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("stdout: %w", err)
+	}
+	if cmd != "" {
+		err = sess.Start(cmd)
+	} else {
+		err = sess.Shell()
+	}
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("start: %w", err)
+	}
+	return sess, stdin, stdout, nil
+}
+
+// openSession connects one player with its own key and waits for the first
+// screen.
+func openSession(cfg loadConfig, from string, measuring *atomic.Bool) (*loadSession, error) {
+	client, err := dialFresh(cfg.addr, from, "load", 30*time.Second)
+	if err != nil {
+		return nil, err
 	}
 	s := &loadSession{ready: cfg.ready, client: client, firstFrame: make(chan struct{}), ended: make(chan struct{}), measuring: measuring}
 	fail := func(err error) (*loadSession, error) {
 		_ = client.Close()
 		return nil, err
 	}
-	if s.sess, err = client.NewSession(); err != nil {
-		return fail(fmt.Errorf("session: %w", err))
-	}
-	if err := s.sess.RequestPty("xterm-256color", cfg.height, cfg.width, gossh.TerminalModes{gossh.ECHO: 0}); err != nil {
-		return fail(fmt.Errorf("pty: %w", err))
-	}
-	if s.stdin, err = s.sess.StdinPipe(); err != nil {
-		return fail(fmt.Errorf("stdin: %w", err))
-	}
-	stdout, err := s.sess.StdoutPipe()
-	if err != nil {
-		return fail(fmt.Errorf("stdout: %w", err))
-	}
-	if cfg.command != "" {
-		err = s.sess.Start(cfg.command)
-	} else {
-		err = s.sess.Shell()
-	}
-	if err != nil {
-		return fail(fmt.Errorf("shell: %w", err))
+	var stdout io.Reader
+	if s.sess, s.stdin, stdout, err = startPty(client, cfg, cfg.command); err != nil {
+		return fail(err)
 	}
 	go s.read(stdout)
 	select {

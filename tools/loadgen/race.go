@@ -26,8 +26,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"database/sql"
 	"errors"
 	"flag"
@@ -295,20 +293,7 @@ func (r *raceRun) racer(name string) *raceSession {
 func dialRace(cfg loadConfig, run *raceRun, slot int, user, cmd string) (*raceSession, error) {
 	addrs := strings.Split(cfg.addr, ",")
 	addr := strings.TrimSpace(addrs[slot%len(addrs)])
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("key: %w", err)
-	}
-	signer, err := gossh.NewSignerFromKey(priv)
-	if err != nil {
-		return nil, fmt.Errorf("signer: %w", err)
-	}
-	client, err := dialFrom(addr, "", &gossh.ClientConfig{
-		User:            user,
-		Auth:            []gossh.AuthMethod{gossh.PublicKeys(signer)},
-		HostKeyCallback: gossh.InsecureIgnoreHostKey(), //nolint:gosec // local load test
-		Timeout:         30 * time.Second,
-	})
+	client, err := dialFresh(addr, "", user, 30*time.Second)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", user, err)
 	}
@@ -318,26 +303,9 @@ func dialRace(cfg loadConfig, run *raceRun, slot int, user, cmd string) (*raceSe
 		_ = client.Close()
 		return nil, fmt.Errorf("%s: %w", user, err)
 	}
-	if s.sess, err = client.NewSession(); err != nil {
-		return fail(fmt.Errorf("session: %w", err))
-	}
-	if err := s.sess.RequestPty("xterm-256color", cfg.height, cfg.width, gossh.TerminalModes{gossh.ECHO: 0}); err != nil {
-		return fail(fmt.Errorf("pty: %w", err))
-	}
-	if s.stdin, err = s.sess.StdinPipe(); err != nil {
-		return fail(fmt.Errorf("stdin: %w", err))
-	}
-	stdout, err := s.sess.StdoutPipe()
-	if err != nil {
-		return fail(fmt.Errorf("stdout: %w", err))
-	}
-	if cmd != "" {
-		err = s.sess.Start(cmd)
-	} else {
-		err = s.sess.Shell()
-	}
-	if err != nil {
-		return fail(fmt.Errorf("start: %w", err))
+	var stdout io.Reader
+	if s.sess, s.stdin, stdout, err = startPty(client, cfg, cmd); err != nil {
+		return fail(err)
 	}
 	s.scr = newScreen(cfg.width, cfg.height)
 	go s.read(stdout)
