@@ -394,11 +394,21 @@ func (r *frameRenderer) moveTo(row *int, atStart *bool, i int) {
 			r.emit("\r\n")
 		}
 	default:
-		r.buf = append(r.buf, "\x1b["...)
-		r.buf = strconv.AppendInt(r.buf, int64(i+1), 10)
-		r.buf = append(r.buf, 'H')
+		r.emitMove(i, 0)
 	}
 	*row, *atStart = i, true
+}
+
+// emitMove queues a move of the cursor to row i, column col (from 0), in
+// the fewest bytes: the column is left out when it is the first.
+func (r *frameRenderer) emitMove(i, col int) {
+	r.buf = append(r.buf, "\x1b["...)
+	r.buf = strconv.AppendInt(r.buf, int64(i+1), 10)
+	if col > 0 {
+		r.buf = append(r.buf, ';')
+		r.buf = strconv.AppendInt(r.buf, int64(col+1), 10)
+	}
+	r.buf = append(r.buf, 'H')
 }
 
 // fit cuts line to the window's width.
@@ -470,13 +480,7 @@ func (r *frameRenderer) writeChange(i int, old, line string) bool {
 		}
 	}
 	mark := len(r.buf)
-	r.buf = append(r.buf, "\x1b["...)
-	r.buf = strconv.AppendInt(r.buf, int64(i+1), 10)
-	if col > 0 {
-		r.buf = append(r.buf, ';')
-		r.buf = strconv.AppendInt(r.buf, int64(col+1), 10)
-	}
-	r.buf = append(r.buf, 'H')
+	r.emitMove(i, col)
 	if !r.styleAt(line[:start]) {
 		r.buf = r.buf[:mark]
 		return false
@@ -519,12 +523,11 @@ func (r *frameRenderer) styleAt(prefix string) bool {
 		if !isSGR(seq) {
 			return false
 		}
-		if seq == "\x1b[m" || seq == "\x1b[0m" {
+		if isReset(seq) {
 			r.buf = r.buf[:from]
 			continue
 		}
 		r.emit(seq) // on an unstyled terminal: every write leaves it so
-
 	}
 	return true
 }
@@ -595,6 +598,9 @@ func printable(line string) bool {
 // isEscape reports whether seq is an escape sequence.
 func isEscape(seq string) bool { return len(seq) > 0 && seq[0] == 0x1b }
 
+// isReset reports whether seq is the SGR reset, in either spelling.
+func isReset(seq string) bool { return seq == "\x1b[m" || seq == "\x1b[0m" }
+
 // isSGR reports whether seq is a Select Graphic Rendition sequence.
 func isSGR(seq string) bool {
 	if len(seq) < 3 || seq[1] != '[' || seq[len(seq)-1] != 'm' {
@@ -624,7 +630,7 @@ func syncPoints(line string, from int, pts []syncPoint) ([]syncPoint, int) {
 	for at := 0; at < len(line); {
 		size, w, escape := token(line[at:])
 		seq := line[at : at+size]
-		reset := escape && (seq == "\x1b[m" || seq == "\x1b[0m")
+		reset := escape && isReset(seq)
 		if at >= from && (reset || !styled) {
 			pts = append(pts, syncPoint{at: at, col: col, styled: styled})
 		}
