@@ -39,7 +39,7 @@ func (o *screenOut) Write(p []byte) (int, error) {
 	return o.emu.Write(p) //nolint:wrapcheck // test sink
 }
 
-// last returns the last write, or "" if there was none since n writes.
+// since returns the writes after the first n, joined ("" if none).
 func (o *screenOut) since(n int) string {
 	var b strings.Builder
 	for _, w := range o.writes[n:] {
