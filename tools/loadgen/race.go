@@ -455,9 +455,7 @@ func (s *raceSession) waitText(want string, re *regexp.Regexp, timeout time.Dura
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	for {
-		s.mu.Lock()
-		t := s.text.String()
-		s.mu.Unlock()
+		t := s.output()
 		if re != nil {
 			if m := re.FindStringSubmatch(t); m != nil {
 				return m, nil
@@ -473,6 +471,13 @@ func (s *raceSession) waitText(want string, re *regexp.Regexp, timeout time.Dura
 			return nil, fmt.Errorf("%s: no %q within %s; the screen's last output: %q", s.user, want, timeout, t[max(0, len(t)-300):])
 		}
 	}
+}
+
+// output is the text read since the last mark.
+func (s *raceSession) output() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.text.String()
 }
 
 // mark forgets the output so far: the next waitText looks at what comes
@@ -497,9 +502,7 @@ func (s *raceSession) toLobby() error {
 		return err
 	}
 	for range 40 {
-		s.mu.Lock()
-		t := s.text.String()
-		s.mu.Unlock()
+		t := s.output()
 		if strings.Contains(t, "> Lobby") {
 			s.mark()
 			if err := s.typeKeys("\r"); err != nil {
