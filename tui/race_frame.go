@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -138,7 +139,9 @@ func (rs *raceScreen) viewRace() string {
 	_, needH := t.needs()
 	vc.parts = rs.appendChat(vc, vc.parts, rs.chatLines(rs.h-rs.panelLines()-needH))
 	defer clear(vc.parts) // the parts of the frame before may go
-	if vc.frame != "" && equalStrings(vc.parts, vc.last) {
+	// A part from the cache is the last frame's very string: it compares
+	// at once.
+	if vc.frame != "" && slices.Equal(vc.parts, vc.last) {
 		return vc.frame
 	}
 	n := len(vc.parts) - 1
@@ -187,21 +190,6 @@ func (vc *raceFrame) keep() {
 	if vc.chatKept > 0 {
 		copy(vc.chatStr, vc.last[len(vc.last)-vc.chatKept:])
 	}
-}
-
-// equalStrings reports whether a and b hold the same strings; a part
-// taken from the cache is the very string of the last frame, which
-// compares at once.
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // boardPart is the player's board (or the one held until the server has
