@@ -42,9 +42,10 @@ type (
 		seq   int // of a report
 		round int // of a report
 	}
-	// raceTickMsg: time to read the clock again, for the countdown and
-	// the time left; raceClockMsg brings the reading. The tick's command
-	// reads the clock once the tick has come, and brings the reading.
+	// raceTickMsg is what env.after waits for; raceClockMsg brings the
+	// clock's reading for the countdown and the time left. The tick's
+	// command reads the clock once the tick has come and brings the
+	// reading only: raceTickMsg itself never reaches Update.
 	raceTickMsg  struct{}
 	raceClockMsg struct{ now time.Time }
 	// menuRaceMsg: the menu's New race… (join false), Join a race… or
@@ -371,9 +372,6 @@ func (rs *raceScreen) update(msg tea.Msg) tea.Cmd {
 		if msg.from == rs.snap.Code {
 			rs.event = raceLeftMsg{st: sWarn, text: msg.text()}
 		}
-	case raceTickMsg:
-		now := rs.env.now
-		cmd = func() tea.Msg { return raceClockMsg{now: now()} }
 	case raceClockMsg:
 		rs.now = msg.now
 		rs.ticking = false
