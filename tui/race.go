@@ -298,20 +298,7 @@ func (rs *raceScreen) ask(req raceReq) tea.Cmd {
 	rs.watching = req.kind == raceWatch
 	races, ctx := rs.races, rs.env.ctx
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, raceTimeout)
-		defer cancel()
-		var seat RaceSeat
-		var err error
-		switch req.kind {
-		case raceNew:
-			seat, err = races.Create(ctx, req.opt)
-		case raceJoin:
-			seat, err = races.Join(ctx, req.code)
-		case raceWatch:
-			seat, err = races.Watch(ctx, req.code)
-		default:
-			seat, err = races.Quick(ctx)
-		}
+		seat, err := takeSeat(ctx, races, req)
 		msg := raceSeatMsg{seat: seat, err: err}
 		if req.kind == raceJoin {
 			msg.joined = req.code
@@ -320,21 +307,32 @@ func (rs *raceScreen) ask(req raceReq) tea.Cmd {
 	}
 }
 
+// takeSeat makes the room call a request asks for, within raceTimeout.
+func takeSeat(ctx context.Context, races Races, req raceReq) (RaceSeat, error) {
+	ctx, cancel := context.WithTimeout(ctx, raceTimeout)
+	defer cancel()
+	switch req.kind {
+	case raceNew:
+		return races.Create(ctx, req.opt)
+	case raceJoin:
+		return races.Join(ctx, req.code)
+	case raceWatch:
+		return races.Watch(ctx, req.code)
+	}
+	return races.Quick(ctx)
+}
+
 // refresh asks for the room again, after the session missed some of its
 // events: the seat (or the view) is the session's already, so this only
 // brings the room as it stands.
 func (rs *raceScreen) refresh() tea.Cmd {
-	code, watching, races, ctx := rs.snap.Code, rs.watching, rs.races, rs.env.ctx
+	req := raceReq{kind: raceJoin, code: rs.snap.Code}
+	if rs.watching {
+		req.kind = raceWatch
+	}
+	races, ctx := rs.races, rs.env.ctx
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, raceTimeout)
-		defer cancel()
-		var seat RaceSeat
-		var err error
-		if watching {
-			seat, err = races.Watch(ctx, code)
-		} else {
-			seat, err = races.Join(ctx, code)
-		}
+		seat, err := takeSeat(ctx, races, req)
 		return raceSeatMsg{seat: seat, err: err, refresh: true}
 	}
 }
