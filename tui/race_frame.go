@@ -389,21 +389,25 @@ func (rs *raceScreen) appendChat(vc *raceFrame, parts []string, n int) []string 
 }
 
 // chatPart is the last n chat lines, and the open input.
-func (rs *raceScreen) chatPart(n int) []string {
+func (rs *raceScreen) chatPart(n int) []string { return rs.chatTail(n, " ") }
+
+// chatTail is the last chat lines, and the open input, in n lines, each
+// after indent.
+func (rs *raceScreen) chatTail(n int, indent string) []string {
 	shown := rs.chat
 	k := n
 	if rs.inputOpen {
 		k--
 	}
 	if len(shown) > k {
-		shown = shown[len(shown)-k:]
+		shown = shown[len(shown)-max(k, 0):]
 	}
 	out := make([]string, 0, n)
 	for _, c := range shown {
-		out = append(out, cut(" "+rs.env.pal.style(sDim, "<"+clean(c.From, 16)+">")+" "+clean(c.Text, 400), rs.w, rs.env.gl.ell))
+		out = append(out, cut(indent+rs.env.pal.style(sDim, "<"+clean(c.From, 16)+">")+" "+clean(c.Text, 400), rs.w, rs.env.gl.ell))
 	}
 	if rs.inputOpen {
-		out = append(out, " "+rs.input.view(rs.env.pal, rs.w-2))
+		out = append(out, indent+rs.input.view(rs.env.pal, rs.w-len(indent)-1))
 	}
 	return out
 }
