@@ -479,11 +479,18 @@ func (rs *raceScreen) deal(s lobby.Snapshot, resume *engine.Record) {
 			return
 		}
 	}
+	t := rs.newRaceTable(g, s, "room "+s.Code+rs.env.gl.sep+titleOf(r, g.Deal(), "", rs.env.gl.sep))
+	rs.table, rs.round, rs.held, rs.next = t, s.Round, nil, nil
+}
+
+// newRaceTable is a table for a game of the room's round s.Round, the
+// player's own or a watched racer's, under title.
+func (rs *raceScreen) newRaceTable(g *engine.Game, s lobby.Snapshot, title string) *tableScreen {
 	t := newTable(rs.env, rs.scheme, g, -1000-s.Round, "", 0, rs.w, rs.h)
-	t.title = "room " + s.Code + rs.env.gl.sep + titleOf(r, g.Deal(), "", rs.env.gl.sep)
+	t.title = title
 	// The verdict is the room's: the table asks the solver nothing.
 	t.answer = answerOf(s.Verdict, nil)
-	rs.table, rs.round, rs.held, rs.next = t, s.Round, nil, nil
+	return t
 }
 
 // event takes one of the room's events.
@@ -1007,9 +1014,7 @@ func (rs *raceScreen) board(msg raceBoardMsg) {
 			name = clean(r.Name, 16)
 		}
 	}
-	t := newTable(rs.env, rs.scheme, g, -1000-rs.snap.Round, "", 0, rs.w, rs.h)
-	t.title = "watching " + name + rs.env.gl.sep + "room " + rs.snap.Code
-	t.answer = answerOf(rs.snap.Verdict, nil)
+	t := rs.newRaceTable(g, rs.snap, "watching "+name+rs.env.gl.sep+"room "+rs.snap.Code)
 	t.cursor = engine.NoPlace
 	t.msg, t.msgSt = rs.msg, rs.msgSt
 	rs.table, rs.round = t, rs.snap.Round
