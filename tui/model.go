@@ -232,7 +232,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case redeemedMsg:
 		m.redeemed(msg)
 		return nil
-	case RaceEventMsg, raceSeatMsg, raceDoneMsg, raceTickMsg, raceClockMsg, menuRaceMsg, raceSeatedMsg, // race.go
+	case RaceEventMsg, raceSeatMsg, raceDoneMsg, raceClockMsg, menuRaceMsg, raceSeatedMsg, // race.go
 		ghostLoadedMsg, ghostTickMsg, ghostClockMsg, ghostPlayedMsg: // ghost.go
 		return m.handleRace(msg)
 	case menuBackMsg, raceBackMsg:

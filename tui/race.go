@@ -42,9 +42,10 @@ type (
 		seq   int // of a report
 		round int // of a report
 	}
-	// raceTickMsg: time to read the clock again, for the countdown and
-	// the time left; raceClockMsg brings the reading. The tick's command
-	// reads the clock once the tick has come, and brings the reading.
+	// raceTickMsg is what env.after waits for; raceClockMsg brings the
+	// clock's reading for the countdown and the time left. The tick's
+	// command reads the clock once the tick has come and brings the
+	// reading only: raceTickMsg itself never reaches Update.
 	raceTickMsg  struct{}
 	raceClockMsg struct{ now time.Time }
 	// menuRaceMsg: the menu's New race… (join false), Join a race… or
@@ -297,20 +298,7 @@ func (rs *raceScreen) ask(req raceReq) tea.Cmd {
 	rs.watching = req.kind == raceWatch
 	races, ctx := rs.races, rs.env.ctx
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, raceTimeout)
-		defer cancel()
-		var seat RaceSeat
-		var err error
-		switch req.kind {
-		case raceNew:
-			seat, err = races.Create(ctx, req.opt)
-		case raceJoin:
-			seat, err = races.Join(ctx, req.code)
-		case raceWatch:
-			seat, err = races.Watch(ctx, req.code)
-		default:
-			seat, err = races.Quick(ctx)
-		}
+		seat, err := takeSeat(ctx, races, req)
 		msg := raceSeatMsg{seat: seat, err: err}
 		if req.kind == raceJoin {
 			msg.joined = req.code
@@ -319,21 +307,32 @@ func (rs *raceScreen) ask(req raceReq) tea.Cmd {
 	}
 }
 
+// takeSeat makes the room call a request asks for, within raceTimeout.
+func takeSeat(ctx context.Context, races Races, req raceReq) (RaceSeat, error) {
+	ctx, cancel := context.WithTimeout(ctx, raceTimeout)
+	defer cancel()
+	switch req.kind {
+	case raceNew:
+		return races.Create(ctx, req.opt)
+	case raceJoin:
+		return races.Join(ctx, req.code)
+	case raceWatch:
+		return races.Watch(ctx, req.code)
+	}
+	return races.Quick(ctx)
+}
+
 // refresh asks for the room again, after the session missed some of its
 // events: the seat (or the view) is the session's already, so this only
 // brings the room as it stands.
 func (rs *raceScreen) refresh() tea.Cmd {
-	code, watching, races, ctx := rs.snap.Code, rs.watching, rs.races, rs.env.ctx
+	req := raceReq{kind: raceJoin, code: rs.snap.Code}
+	if rs.watching {
+		req.kind = raceWatch
+	}
+	races, ctx := rs.races, rs.env.ctx
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, raceTimeout)
-		defer cancel()
-		var seat RaceSeat
-		var err error
-		if watching {
-			seat, err = races.Watch(ctx, code)
-		} else {
-			seat, err = races.Join(ctx, code)
-		}
+		seat, err := takeSeat(ctx, races, req)
 		return raceSeatMsg{seat: seat, err: err, refresh: true}
 	}
 }
@@ -371,9 +370,6 @@ func (rs *raceScreen) update(msg tea.Msg) tea.Cmd {
 		if msg.from == rs.snap.Code {
 			rs.event = raceLeftMsg{st: sWarn, text: msg.text()}
 		}
-	case raceTickMsg:
-		now := rs.env.now
-		cmd = func() tea.Msg { return raceClockMsg{now: now()} }
 	case raceClockMsg:
 		rs.now = msg.now
 		rs.ticking = false
@@ -483,11 +479,18 @@ func (rs *raceScreen) deal(s lobby.Snapshot, resume *engine.Record) {
 			return
 		}
 	}
+	t := rs.newRaceTable(g, s, "room "+s.Code+rs.env.gl.sep+titleOf(r, g.Deal(), "", rs.env.gl.sep))
+	rs.table, rs.round, rs.held, rs.next = t, s.Round, nil, nil
+}
+
+// newRaceTable is a table for a game of the room's round s.Round, the
+// player's own or a watched racer's, under title.
+func (rs *raceScreen) newRaceTable(g *engine.Game, s lobby.Snapshot, title string) *tableScreen {
 	t := newTable(rs.env, rs.scheme, g, -1000-s.Round, "", 0, rs.w, rs.h)
-	t.title = "room " + s.Code + rs.env.gl.sep + titleOf(r, g.Deal(), "", rs.env.gl.sep)
+	t.title = title
 	// The verdict is the room's: the table asks the solver nothing.
 	t.answer = answerOf(s.Verdict, nil)
-	rs.table, rs.round, rs.held, rs.next = t, s.Round, nil, nil
+	return t
 }
 
 // event takes one of the room's events.
@@ -1011,9 +1014,7 @@ func (rs *raceScreen) board(msg raceBoardMsg) {
 			name = clean(r.Name, 16)
 		}
 	}
-	t := newTable(rs.env, rs.scheme, g, -1000-rs.snap.Round, "", 0, rs.w, rs.h)
-	t.title = "watching " + name + rs.env.gl.sep + "room " + rs.snap.Code
-	t.answer = answerOf(rs.snap.Verdict, nil)
+	t := rs.newRaceTable(g, rs.snap, "watching "+name+rs.env.gl.sep+"room "+rs.snap.Code)
 	t.cursor = engine.NoPlace
 	t.msg, t.msgSt = rs.msg, rs.msgSt
 	rs.table, rs.round = t, rs.snap.Round

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -138,7 +139,9 @@ func (rs *raceScreen) viewRace() string {
 	_, needH := t.needs()
 	vc.parts = rs.appendChat(vc, vc.parts, rs.chatLines(rs.h-rs.panelLines()-needH))
 	defer clear(vc.parts) // the parts of the frame before may go
-	if vc.frame != "" && equalStrings(vc.parts, vc.last) {
+	// A part from the cache is the last frame's very string: it compares
+	// at once.
+	if vc.frame != "" && slices.Equal(vc.parts, vc.last) {
 		return vc.frame
 	}
 	n := len(vc.parts) - 1
@@ -187,21 +190,6 @@ func (vc *raceFrame) keep() {
 	if vc.chatKept > 0 {
 		copy(vc.chatStr, vc.last[len(vc.last)-vc.chatKept:])
 	}
-}
-
-// equalStrings reports whether a and b hold the same strings; a part
-// taken from the cache is the very string of the last frame, which
-// compares at once.
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // boardPart is the player's board (or the one held until the server has
@@ -401,21 +389,25 @@ func (rs *raceScreen) appendChat(vc *raceFrame, parts []string, n int) []string 
 }
 
 // chatPart is the last n chat lines, and the open input.
-func (rs *raceScreen) chatPart(n int) []string {
+func (rs *raceScreen) chatPart(n int) []string { return rs.chatTail(n, " ") }
+
+// chatTail is the last chat lines, and the open input, in n lines, each
+// after indent.
+func (rs *raceScreen) chatTail(n int, indent string) []string {
 	shown := rs.chat
 	k := n
 	if rs.inputOpen {
 		k--
 	}
 	if len(shown) > k {
-		shown = shown[len(shown)-k:]
+		shown = shown[len(shown)-max(k, 0):]
 	}
 	out := make([]string, 0, n)
 	for _, c := range shown {
-		out = append(out, cut(" "+rs.env.pal.style(sDim, "<"+clean(c.From, 16)+">")+" "+clean(c.Text, 400), rs.w, rs.env.gl.ell))
+		out = append(out, cut(indent+rs.env.pal.style(sDim, "<"+clean(c.From, 16)+">")+" "+clean(c.Text, 400), rs.w, rs.env.gl.ell))
 	}
 	if rs.inputOpen {
-		out = append(out, " "+rs.input.view(rs.env.pal, rs.w-2))
+		out = append(out, indent+rs.input.view(rs.env.pal, rs.w-len(indent)-1))
 	}
 	return out
 }

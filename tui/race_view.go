@@ -330,30 +330,17 @@ func (rs *raceScreen) waitingKeys() []key.Binding {
 	return []key.Binding{km.Start, km.Ready, km.Chat, km.Leave, km.Help}
 }
 
-// chatBody is the chat as lines of a page: the last ones that fit in n.
+// chatBody is the chat as lines of a page, under a heading: the last
+// ones that fit in n.
 func (rs *raceScreen) chatBody(n int) []string {
 	if n <= 1 {
 		return nil
 	}
-	var out []string
-	shown := rs.chat
-	k := n - 1
-	if rs.inputOpen {
-		k--
+	tail := rs.chatTail(n-1, "   ") // race_frame.go
+	if len(tail) == 0 {
+		return nil
 	}
-	if len(shown) > k {
-		shown = shown[len(shown)-max(k, 0):]
-	}
-	if len(shown) > 0 || rs.inputOpen {
-		out = append(out, " "+rs.env.pal.style(sDim, "chat"))
-	}
-	for _, c := range shown {
-		out = append(out, cut("   "+rs.env.pal.style(sDim, "<"+clean(c.From, 16)+">")+" "+clean(c.Text, 400), rs.w, rs.env.gl.ell))
-	}
-	if rs.inputOpen {
-		out = append(out, "   "+rs.input.view(rs.env.pal, rs.w-4))
-	}
-	return out
+	return append([]string{" " + rs.env.pal.style(sDim, "chat")}, tail...)
 }
 
 // viewResults draws the results.
