@@ -733,29 +733,26 @@ func (l *Lobby) keepLocked(n *watchNet, m watchMsg) {
 // tellWatchableLocked tells the other servers that the player key let
 // others watch (on) or not.
 func (l *Lobby) tellWatchableLocked(key string, on bool) {
-	n, c := l.watchNet, l.cluster
-	if n == nil || c == nil || key == "" {
-		return
-	}
-	now := l.now()
-	for inst := range c.remote {
-		if c.liveLocked(inst, now) {
-			n.sendLocked(outMsg{to: inst, kind: kindPrivate, msg: watchMsg{Player: key, Off: !on}})
-		}
-	}
+	l.tellPlayerLocked(kindPrivate, watchMsg{Player: key, Off: !on})
 }
 
 // tellStopWatchingLocked tells the other servers that the player key
 // took a seat in a race room: its sessions there stop watching.
 func (l *Lobby) tellStopWatchingLocked(key, reason string) {
+	l.tellPlayerLocked(kindStop, watchMsg{Player: key, Reason: reason})
+}
+
+// tellPlayerLocked sends m, news of the player m.Player, to every live
+// server; a guest (no key) is nobody's elsewhere.
+func (l *Lobby) tellPlayerLocked(kind string, m watchMsg) {
 	n, c := l.watchNet, l.cluster
-	if n == nil || c == nil || key == "" {
+	if n == nil || c == nil || m.Player == "" {
 		return
 	}
 	now := l.now()
 	for inst := range c.remote {
 		if c.liveLocked(inst, now) {
-			n.sendLocked(outMsg{to: inst, kind: kindStop, msg: watchMsg{Player: key, Reason: reason}})
+			n.sendLocked(outMsg{to: inst, kind: kind, msg: m})
 		}
 	}
 }
