@@ -15,19 +15,23 @@ import (
 	"pyramid/tui"
 )
 
+// clusterApp is an arcade on bus b as server instance, with a fast
+// heartbeat, closed when the test ends.
+func clusterApp(t *testing.T, b bus.Bus, instance string) *App {
+	t.Helper()
+	fast := lobby.ClusterConfig{Heartbeat: 50 * time.Millisecond, Every: 10 * time.Millisecond}
+	a := New(Config{Logger: log.New(&bytes.Buffer{}), Bus: b, Instance: instance, Cluster: fast})
+	t.Cleanup(a.Close)
+	return a
+}
+
 // TestClusterWho: two arcades on one bus, as two servers on one
 // PostgreSQL are: who on either lists the players of both, and a server
 // that closes takes its players with it.
 func TestClusterWho(t *testing.T) {
 	b := bus.NewMemory(bus.MemoryOptions{})
 	defer b.Close()
-	fast := lobby.ClusterConfig{Heartbeat: 50 * time.Millisecond, Every: 10 * time.Millisecond}
-	newApp := func(instance string) *App {
-		a := New(Config{Logger: log.New(&bytes.Buffer{}), Bus: b, Instance: instance, Cluster: fast})
-		t.Cleanup(a.Close)
-		return a
-	}
-	one, two := newApp("one"), newApp("two")
+	one, two := clusterApp(t, b, "one"), clusterApp(t, b, "two")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	one.join(ctx, tui.Player{ID: "SHA256:ann", Name: "ann"})

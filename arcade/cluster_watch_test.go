@@ -1,15 +1,11 @@
 package arcade
 
 import (
-	"bytes"
 	"context"
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/log"
-
 	"pyramid/bus"
-	"pyramid/lobby"
 	"pyramid/tui"
 )
 
@@ -19,13 +15,7 @@ import (
 func TestClusterWatch(t *testing.T) {
 	b := bus.NewMemory(bus.MemoryOptions{})
 	defer b.Close()
-	fast := lobby.ClusterConfig{Heartbeat: 50 * time.Millisecond, Every: 10 * time.Millisecond}
-	newApp := func(instance string) *App {
-		a := New(Config{Logger: log.New(&bytes.Buffer{}), Bus: b, Instance: instance, Cluster: fast})
-		t.Cleanup(a.Close)
-		return a
-	}
-	one, two := newApp("one"), newApp("two")
+	one, two := clusterApp(t, b, "one"), clusterApp(t, b, "two")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ann := one.join(ctx, tui.Player{ID: "SHA256:ann", Name: "ann"})

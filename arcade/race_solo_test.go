@@ -29,19 +29,7 @@ func TestRaceWinIsNotASoloWin(t *testing.T) {
 			rec := winningRecord(t)
 			ann, _ := f.racer(t, "ann", false)
 			bob, _ := f.racer(t, "bob", false)
-			seat, err := ann.Create(ctx, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			code := seat.Snapshot.Code
-			if _, err := bob.Join(ctx, code); err != nil {
-				t.Fatal(err)
-			}
-			room, _ := f.app.rooms.Room(code)
-			if err := ann.Start(code); err != nil {
-				t.Fatal(err)
-			}
-			waitPhase(t, room, lobby.PhaseRacing)
+			code, room := startRace(t, f, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true}, ann, bob)
 			for i := range rec.Moves {
 				r := rec
 				r.Moves = rec.Moves[:i+1]

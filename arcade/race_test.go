@@ -45,6 +45,29 @@ func waitPhase(t *testing.T, r raceRoom, want lobby.Phase) {
 	}
 }
 
+// startRace has host open a room with opts, the others join it, and the
+// host start it; it returns the room's code once the race is on.
+func startRace(t *testing.T, f *fixture, opts tui.RoomOptions, host *races, others ...*races) (string, raceRoom) {
+	t.Helper()
+	ctx := context.Background()
+	seat, err := host.Create(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := seat.Snapshot.Code
+	for _, rs := range others {
+		if _, err := rs.Join(ctx, code); err != nil {
+			t.Fatal(err)
+		}
+	}
+	room, _ := f.app.rooms.Room(code)
+	if err := host.Start(code); err != nil {
+		t.Fatal(err)
+	}
+	waitPhase(t, room, lobby.PhaseRacing)
+	return code, room
+}
+
 // TestRaceStored: a race with a guest stores the placings of the players
 // with a key only, their race games as stored games, and rates them.
 func TestRaceStored(t *testing.T) {
@@ -140,19 +163,7 @@ func TestRaceAllGuests(t *testing.T) {
 	if a.me.ID == b.me.ID || !a.me.Guest {
 		t.Fatalf("guests share a seat: %+v %+v", a.me, b.me)
 	}
-	seat, err := a.Create(ctx, tui.RoomOptions{Rules: engine.Classic(), Deal: 5, HasDeal: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	code := seat.Snapshot.Code
-	if _, err := b.Join(ctx, code); err != nil {
-		t.Fatal(err)
-	}
-	room, _ := f.app.rooms.Room(code)
-	if err := a.Start(code); err != nil {
-		t.Fatal(err)
-	}
-	waitPhase(t, room, lobby.PhaseRacing)
+	code, room := startRace(t, f, tui.RoomOptions{Rules: engine.Classic(), Deal: 5, HasDeal: true}, a, b)
 	_ = a.Leave(code)
 	_ = b.Leave(code)
 	waitPhase(t, room, lobby.PhaseResults)
@@ -192,19 +203,7 @@ func TestRacePlayUnstoredIsUndone(t *testing.T) {
 	fs := &failingStore{Store: f.st}
 	ann.games.st = fs
 	bob, _ := f.racer(t, "bob", false)
-	seat, err := ann.Create(ctx, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	code := seat.Snapshot.Code
-	if _, err := bob.Join(ctx, code); err != nil {
-		t.Fatal(err)
-	}
-	room, _ := f.app.rooms.Room(code)
-	if err := ann.Start(code); err != nil {
-		t.Fatal(err)
-	}
-	waitPhase(t, room, lobby.PhaseRacing)
+	code, room := startRace(t, f, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true}, ann, bob)
 	first := engine.Record{Rules: rec.Rules, Deal: rec.Deal, Moves: rec.Moves[:1]}
 	if note, err := ann.Play(ctx, code, 1, 1, first); err != nil || note != "" {
 		t.Fatalf("the first move: note %q, err %v", note, err)

@@ -274,9 +274,8 @@ func (l *Lobby) closeWatchNet() {
 	<-n.ended
 }
 
-// sendLocked queues a discrete event.
+// sendLocked queues a discrete event (publish says whom from).
 func (n *watchNet) sendLocked(m outMsg) {
-	m.msg.From = n.instance
 	n.queue = append(n.queue, m)
 	n.queued++
 	poke(n.kick)
@@ -733,29 +732,26 @@ func (l *Lobby) keepLocked(n *watchNet, m watchMsg) {
 // tellWatchableLocked tells the other servers that the player key let
 // others watch (on) or not.
 func (l *Lobby) tellWatchableLocked(key string, on bool) {
-	n, c := l.watchNet, l.cluster
-	if n == nil || c == nil || key == "" {
-		return
-	}
-	now := l.now()
-	for inst := range c.remote {
-		if c.liveLocked(inst, now) {
-			n.sendLocked(outMsg{to: inst, kind: kindPrivate, msg: watchMsg{Player: key, Off: !on}})
-		}
-	}
+	l.tellPlayerLocked(kindPrivate, watchMsg{Player: key, Off: !on})
 }
 
 // tellStopWatchingLocked tells the other servers that the player key
 // took a seat in a race room: its sessions there stop watching.
 func (l *Lobby) tellStopWatchingLocked(key, reason string) {
+	l.tellPlayerLocked(kindStop, watchMsg{Player: key, Reason: reason})
+}
+
+// tellPlayerLocked sends m, news of the player m.Player, to every live
+// server; a guest (no key) is nobody's elsewhere.
+func (l *Lobby) tellPlayerLocked(kind string, m watchMsg) {
 	n, c := l.watchNet, l.cluster
-	if n == nil || c == nil || key == "" {
+	if n == nil || c == nil || m.Player == "" {
 		return
 	}
 	now := l.now()
 	for inst := range c.remote {
 		if c.liveLocked(inst, now) {
-			n.sendLocked(outMsg{to: inst, kind: kindStop, msg: watchMsg{Player: key, Reason: reason}})
+			n.sendLocked(outMsg{to: inst, kind: kind, msg: m})
 		}
 	}
 }
@@ -832,18 +828,9 @@ func (l *Lobby) sendWatch(ctx context.Context, n *watchNet) {
 		out, upto := n.queue, n.queued
 		n.queue = nil
 		l.mu.Unlock()
-		// Each publish has its own watchPublishTimeout, but at the end
-		// all of them a second.
-		base, cancel := context.Background(), context.CancelFunc(func() {})
-		if final {
-			base, cancel = context.WithTimeout(base, time.Second)
-		}
+		base, cancel := roundContext(final)
 		for _, m := range out {
-			pctx, cancelOne := context.WithTimeout(base, watchPublishTimeout)
-			if err := n.publish(pctx, m); err != nil {
-				n.logf("lobby: send %s to %s: %v", m.kind, m.to, err)
-			}
-			cancelOne()
+			n.publishLogged(base, m)
 		}
 		cancel()
 		l.mu.Lock()
@@ -902,23 +889,14 @@ func (l *Lobby) sendBoards(ctx context.Context, n *watchNet) {
 			case <-n.sentKick:
 			}
 		}
-		// Each publish has its own watchPublishTimeout (a round may take
-		// longer than one), but at the end all of them a second.
-		base, cancel := context.Background(), context.CancelFunc(func() {})
-		if final {
-			base, cancel = context.WithTimeout(base, time.Second)
-		}
+		base, cancel := roundContext(final)
 		sem := make(chan struct{}, boardWorkers)
 		var wg sync.WaitGroup
 		for _, m := range out {
 			sem <- struct{}{}
 			wg.Go(func() {
 				defer func() { <-sem }()
-				pctx, cancel := context.WithTimeout(base, watchPublishTimeout)
-				defer cancel()
-				if err := n.publish(pctx, m); err != nil {
-					n.logf("lobby: send %s to %s: %v", m.kind, m.to, err)
-				}
+				n.publishLogged(base, m)
 			})
 		}
 		wg.Wait()
@@ -926,6 +904,27 @@ func (l *Lobby) sendBoards(ctx context.Context, n *watchNet) {
 		if final {
 			return
 		}
+	}
+}
+
+// roundContext is the base of a round of publishes: each has its own
+// watchPublishTimeout (a round may take longer than one), but the final
+// round, at the end, all of them a second.
+func roundContext(final bool) (context.Context, context.CancelFunc) {
+	if final {
+		return context.WithTimeout(context.Background(), time.Second)
+	}
+	return context.Background(), func() {}
+}
+
+// publishLogged publishes m within watchPublishTimeout of base, and logs
+// a failure: a lost watch event costs nothing lasting (keeps, TTLs and
+// the next board repair it).
+func (n *watchNet) publishLogged(base context.Context, m outMsg) {
+	ctx, cancel := context.WithTimeout(base, watchPublishTimeout)
+	defer cancel()
+	if err := n.publish(ctx, m); err != nil {
+		n.logf("lobby: send %s to %s: %v", m.kind, m.to, err)
 	}
 }
 
