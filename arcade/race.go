@@ -534,7 +534,8 @@ func (rs *races) Board(ctx context.Context, code, playerID string) (engine.Recor
 		return engine.Record{}, err
 	}
 	snap := r.Snapshot()
-	if _, ok := snap.Member(playerID); !ok {
+	m, ok := snap.Member(playerID)
+	if !ok {
 		return engine.Record{}, lobby.ErrNotMember
 	}
 	rec := engine.Record{Rules: snap.RulesID, Deal: snap.Deal}
@@ -542,13 +543,10 @@ func (rs *races) Board(ctx context.Context, code, playerID string) (engine.Recor
 	if g == nil {
 		// A racer of another server of the cluster: their stored game,
 		// saved at every move.
-		if m, ok := snap.Member(playerID); ok {
-			if sg, ok := rs.a.storedRaceGame(snap, m); ok {
-				rec.Moves = sg.Moves
-			}
+		if sg, ok := rs.a.storedRaceGame(snap, m); ok {
+			rec.Moves = sg.Moves
 		}
-	}
-	if g != nil {
+	} else {
 		g.mu.Lock()
 		if g.rec.Rules != "" {
 			rec = g.rec
@@ -562,17 +560,7 @@ func (rs *races) Board(ctx context.Context, code, playerID string) (engine.Recor
 
 // Leave leaves the room.
 func (rs *races) Leave(code string) error {
-	if rs.spectating(code) {
-		rs.hold(code, false)
-		if rs.sess != nil {
-			rs.a.lobby.SetDoing(rs.sess, lobby.Doing{What: lobby.AtMenu})
-		}
-		r, err := rs.room(code)
-		if err != nil {
-			return err
-		}
-		return r.Unwatch(rs.me.ID)
-	}
+	spectator := rs.spectating(code)
 	rs.hold(code, false)
 	if rs.sess != nil {
 		rs.a.lobby.SetDoing(rs.sess, lobby.Doing{What: lobby.AtMenu})
@@ -580,6 +568,9 @@ func (rs *races) Leave(code string) error {
 	r, err := rs.room(code)
 	if err != nil {
 		return err
+	}
+	if spectator {
+		return r.Unwatch(rs.me.ID)
 	}
 	return r.Leave(rs.me.ID)
 }
