@@ -322,8 +322,16 @@ func (rs *races) doing(snap lobby.Snapshot, removed int) {
 }
 
 // pickDeal is a deal for a new room: the given one, with what the solver
-// says of it, or one the solver proves winnable.
+// says of it, or one the solver proves winnable. Its par is worked out
+// from now on, so that the results know it.
 func (rs *races) pickDeal(ctx context.Context, r engine.Rules, deal uint64, has bool) (uint64, engine.Verdict) {
+	n, v := rs.findDeal(ctx, r, deal, has)
+	warmParOf(rs.a.cfg.Solver, r, n)
+	return n, v
+}
+
+// findDeal is pickDeal without warming the deal's par.
+func (rs *races) findDeal(ctx context.Context, r engine.Rules, deal uint64, has bool) (uint64, engine.Verdict) {
 	solver := rs.a.cfg.Solver
 	if has {
 		if solver == nil {
@@ -370,7 +378,6 @@ func (rs *races) Create(ctx context.Context, opt tui.RoomOptions) (tui.RaceSeat,
 		return tui.RaceSeat{}, err
 	}
 	deal, verdict := rs.pickDeal(ctx, opt.Rules, opt.Deal, opt.HasDeal)
-	warmParOf(rs.a.cfg.Solver, opt.Rules, deal) // solver_par.go: known by the results
 	_, snap, err := rs.a.rooms.Create(rs.me, rs.sink, lobby.RoomConfig{Rules: opt.Rules, Deal: deal, Verdict: verdict,
 		Public: opt.Public, TimeLimit: opt.TimeLimit, MaxPlayers: opt.Max})
 	if err != nil {
@@ -424,7 +431,6 @@ func (rs *races) Quick(ctx context.Context) (tui.RaceSeat, error) {
 		return rs.seated(snap), nil
 	}
 	deal, verdict := rs.pickDeal(ctx, rules, 0, false)
-	warmParOf(rs.a.cfg.Solver, rules, deal) // solver_par.go: known by the results
 	_, snap, _, err := rs.a.rooms.QuickMatch(rs.me, rs.sink, lobby.RoomConfig{Rules: rules, Deal: deal, Verdict: verdict, Public: true})
 	if err != nil {
 		return tui.RaceSeat{}, fmt.Errorf("quick match: %w", err)
@@ -487,7 +493,6 @@ func (rs *races) Rematch(ctx context.Context, code string) error {
 		return fmt.Errorf("rematch: %w", err)
 	}
 	deal, verdict := rs.pickDeal(ctx, rules, 0, false)
-	warmParOf(rs.a.cfg.Solver, rules, deal) // solver_par.go: known by the results
 	return r.Rematch(rs.me.ID, deal, verdict)
 }
 
@@ -534,7 +539,8 @@ func (rs *races) Board(ctx context.Context, code, playerID string) (engine.Recor
 		return engine.Record{}, err
 	}
 	snap := r.Snapshot()
-	if _, ok := snap.Member(playerID); !ok {
+	m, ok := snap.Member(playerID)
+	if !ok {
 		return engine.Record{}, lobby.ErrNotMember
 	}
 	rec := engine.Record{Rules: snap.RulesID, Deal: snap.Deal}
@@ -542,13 +548,10 @@ func (rs *races) Board(ctx context.Context, code, playerID string) (engine.Recor
 	if g == nil {
 		// A racer of another server of the cluster: their stored game,
 		// saved at every move.
-		if m, ok := snap.Member(playerID); ok {
-			if sg, ok := rs.a.storedRaceGame(snap, m); ok {
-				rec.Moves = sg.Moves
-			}
+		if sg, ok := rs.a.storedRaceGame(snap, m); ok {
+			rec.Moves = sg.Moves
 		}
-	}
-	if g != nil {
+	} else {
 		g.mu.Lock()
 		if g.rec.Rules != "" {
 			rec = g.rec
@@ -562,17 +565,7 @@ func (rs *races) Board(ctx context.Context, code, playerID string) (engine.Recor
 
 // Leave leaves the room.
 func (rs *races) Leave(code string) error {
-	if rs.spectating(code) {
-		rs.hold(code, false)
-		if rs.sess != nil {
-			rs.a.lobby.SetDoing(rs.sess, lobby.Doing{What: lobby.AtMenu})
-		}
-		r, err := rs.room(code)
-		if err != nil {
-			return err
-		}
-		return r.Unwatch(rs.me.ID)
-	}
+	spectator := rs.spectating(code)
 	rs.hold(code, false)
 	if rs.sess != nil {
 		rs.a.lobby.SetDoing(rs.sess, lobby.Doing{What: lobby.AtMenu})
@@ -580,6 +573,9 @@ func (rs *races) Leave(code string) error {
 	r, err := rs.room(code)
 	if err != nil {
 		return err
+	}
+	if spectator {
+		return r.Unwatch(rs.me.ID)
 	}
 	return r.Leave(rs.me.ID)
 }

@@ -48,116 +48,87 @@ type roomSet interface {
 // errOtherRoom: a room of the other kind of registry (never happens).
 var errOtherRoom = errors.New("arcade: not a room of this registry")
 
+// registry is what lobby.Rooms and lobby.SharedRooms have in common, R
+// being their kind of room.
+type registry[R raceRoom] interface {
+	Create(host lobby.Entrant, sink lobby.Sink, cfg lobby.RoomConfig) (R, lobby.Snapshot, error)
+	Join(r R, p lobby.Entrant, sink lobby.Sink) (lobby.Snapshot, error)
+	QuickJoin(p lobby.Entrant, sink lobby.Sink, rulesID string) (R, lobby.Snapshot, error)
+	QuickMatch(p lobby.Entrant, sink lobby.Sink, cfg lobby.RoomConfig) (R, lobby.Snapshot, bool, error)
+	Room(code string) (R, bool)
+	Hosted(playerID string) (R, bool)
+	Seated(playerID string) (R, bool)
+	Find(playerID, text string) (R, error)
+	Public() []lobby.RoomInfo
+	Close(code, reason string) error
+}
+
+// roomsOf is a registry as a roomSet: its rooms as raceRooms, and no
+// room at all (a nil raceRoom, not a nil *R) where it has none.
+type roomsOf[R raceRoom] struct{ reg registry[R] }
+
 // localRooms is a server's own rooms as a roomSet.
-type localRooms struct{ *lobby.Rooms }
-
-func (l localRooms) Create(host lobby.Entrant, sink lobby.Sink, cfg lobby.RoomConfig) (raceRoom, lobby.Snapshot, error) {
-	r, snap, err := l.Rooms.Create(host, sink, cfg)
-	if err != nil {
-		return nil, snap, err
-	}
-	return r, snap, nil
-}
-
-func (l localRooms) Join(r raceRoom, p lobby.Entrant, sink lobby.Sink) (lobby.Snapshot, error) {
-	lr, ok := r.(*lobby.Room)
-	if !ok {
-		return lobby.Snapshot{}, errOtherRoom
-	}
-	return l.Rooms.Join(lr, p, sink)
-}
-
-func (l localRooms) QuickJoin(p lobby.Entrant, sink lobby.Sink, rulesID string) (raceRoom, lobby.Snapshot, error) {
-	r, snap, err := l.Rooms.QuickJoin(p, sink, rulesID)
-	if err != nil {
-		return nil, snap, err
-	}
-	return r, snap, nil
-}
-
-func (l localRooms) QuickMatch(p lobby.Entrant, sink lobby.Sink, cfg lobby.RoomConfig) (raceRoom, lobby.Snapshot, bool, error) {
-	r, snap, created, err := l.Rooms.QuickMatch(p, sink, cfg)
-	if err != nil {
-		return nil, snap, false, err
-	}
-	return r, snap, created, nil
-}
-
-func (l localRooms) Room(code string) (raceRoom, bool) { return okRoom(l.Rooms.Room(code)) }
-
-func (l localRooms) Hosted(playerID string) (raceRoom, bool) { return okRoom(l.Rooms.Hosted(playerID)) }
-
-func (l localRooms) Seated(playerID string) (raceRoom, bool) { return okRoom(l.Rooms.Seated(playerID)) }
-
-func (l localRooms) Find(playerID, text string) (raceRoom, error) {
-	r, err := l.Rooms.Find(playerID, text)
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
-}
-
-func okRoom(r *lobby.Room, ok bool) (raceRoom, bool) {
-	if !ok {
-		return nil, false
-	}
-	return r, true
-}
+type localRooms = roomsOf[*lobby.Room]
 
 // sharedRooms is the cluster's rooms as a roomSet.
-type sharedRooms struct{ *lobby.SharedRooms }
+type sharedRooms = roomsOf[*lobby.SharedRoom]
 
-func (s sharedRooms) Create(host lobby.Entrant, sink lobby.Sink, cfg lobby.RoomConfig) (raceRoom, lobby.Snapshot, error) {
-	r, snap, err := s.SharedRooms.Create(host, sink, cfg)
+var (
+	_ roomSet = localRooms{}
+	_ roomSet = sharedRooms{}
+)
+
+func (rs roomsOf[R]) Create(host lobby.Entrant, sink lobby.Sink, cfg lobby.RoomConfig) (raceRoom, lobby.Snapshot, error) {
+	r, snap, err := rs.reg.Create(host, sink, cfg)
 	if err != nil {
 		return nil, snap, err
 	}
 	return r, snap, nil
 }
 
-func (s sharedRooms) Join(r raceRoom, p lobby.Entrant, sink lobby.Sink) (lobby.Snapshot, error) {
-	sr, ok := r.(*lobby.SharedRoom)
+func (rs roomsOf[R]) Join(r raceRoom, p lobby.Entrant, sink lobby.Sink) (lobby.Snapshot, error) {
+	own, ok := r.(R)
 	if !ok {
 		return lobby.Snapshot{}, errOtherRoom
 	}
-	return s.SharedRooms.Join(sr, p, sink)
+	return rs.reg.Join(own, p, sink)
 }
 
-func (s sharedRooms) QuickJoin(p lobby.Entrant, sink lobby.Sink, rulesID string) (raceRoom, lobby.Snapshot, error) {
-	r, snap, err := s.SharedRooms.QuickJoin(p, sink, rulesID)
+func (rs roomsOf[R]) QuickJoin(p lobby.Entrant, sink lobby.Sink, rulesID string) (raceRoom, lobby.Snapshot, error) {
+	r, snap, err := rs.reg.QuickJoin(p, sink, rulesID)
 	if err != nil {
 		return nil, snap, err
 	}
 	return r, snap, nil
 }
 
-func (s sharedRooms) QuickMatch(p lobby.Entrant, sink lobby.Sink, cfg lobby.RoomConfig) (raceRoom, lobby.Snapshot, bool, error) {
-	r, snap, created, err := s.SharedRooms.QuickMatch(p, sink, cfg)
+func (rs roomsOf[R]) QuickMatch(p lobby.Entrant, sink lobby.Sink, cfg lobby.RoomConfig) (raceRoom, lobby.Snapshot, bool, error) {
+	r, snap, created, err := rs.reg.QuickMatch(p, sink, cfg)
 	if err != nil {
 		return nil, snap, false, err
 	}
 	return r, snap, created, nil
 }
 
-func (s sharedRooms) Room(code string) (raceRoom, bool) { return okShared(s.SharedRooms.Room(code)) }
+func (rs roomsOf[R]) Room(code string) (raceRoom, bool) { return found(rs.reg.Room(code)) }
 
-func (s sharedRooms) Hosted(playerID string) (raceRoom, bool) {
-	return okShared(s.SharedRooms.Hosted(playerID))
-}
+func (rs roomsOf[R]) Hosted(playerID string) (raceRoom, bool) { return found(rs.reg.Hosted(playerID)) }
 
-func (s sharedRooms) Seated(playerID string) (raceRoom, bool) {
-	return okShared(s.SharedRooms.Seated(playerID))
-}
+func (rs roomsOf[R]) Seated(playerID string) (raceRoom, bool) { return found(rs.reg.Seated(playerID)) }
 
-func (s sharedRooms) Find(playerID, text string) (raceRoom, error) {
-	r, err := s.SharedRooms.Find(playerID, text)
+func (rs roomsOf[R]) Find(playerID, text string) (raceRoom, error) {
+	r, err := rs.reg.Find(playerID, text)
 	if err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
-func okShared(r *lobby.SharedRoom, ok bool) (raceRoom, bool) {
+func (rs roomsOf[R]) Public() []lobby.RoomInfo { return rs.reg.Public() }
+
+func (rs roomsOf[R]) Close(code, reason string) error { return rs.reg.Close(code, reason) }
+
+func found[R raceRoom](r R, ok bool) (raceRoom, bool) {
 	if !ok {
 		return nil, false
 	}

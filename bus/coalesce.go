@@ -55,7 +55,20 @@ func NewCoalescer(b Bus, every time.Duration, onErr func(topic string, err error
 // published at once if the topic's last publish started Every ago or
 // more, otherwise when Every has passed, unless a newer message replaces
 // it first. m.ID should be empty (each publish is a new event).
-func (c *Coalescer) Offer(topic string, m Message) {
+func (c *Coalescer) Offer(topic string, m Message) { c.offer(topic, m, false) }
+
+// OfferNow is Offer for a message that must not wait for Every: news a
+// later state depends on (a racer's stored game, which a comeback on
+// another server reads) rather than one more step of progress. It goes
+// out as soon as the topic's publish under way, if any, is done, still
+// in the order of the offers, and a newer offer meanwhile replaces it
+// and goes out as soon.
+func (c *Coalescer) OfferNow(topic string, m Message) { c.offer(topic, m, true) }
+
+// offer is Offer, and OfferNow when now is set: such a message stops the
+// topic's timer and goes out without waiting for Every (a plain offer
+// that replaces it keeps that).
+func (c *Coalescer) offer(topic string, m Message, now bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -67,30 +80,12 @@ func (c *Coalescer) Offer(topic string, m Message) {
 		c.topics[topic] = p
 	}
 	p.msg = &m
-	c.scheduleLocked(topic, p)
-}
-
-// OfferNow is Offer for a message that must not wait for Every: news a
-// later state depends on (a racer's stored game, which a comeback on
-// another server reads) rather than one more step of progress. It goes
-// out as soon as the topic's publish under way, if any, is done, still
-// in the order of the offers, and a newer offer meanwhile replaces it
-// and goes out as soon.
-func (c *Coalescer) OfferNow(topic string, m Message) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return
-	}
-	p := c.topics[topic]
-	if p == nil {
-		p = &pending{}
-		c.topics[topic] = p
-	}
-	p.msg, p.now = &m, true
-	if p.timer != nil {
-		p.timer.Stop()
-		p.timer = nil
+	if now {
+		p.now = true
+		if p.timer != nil {
+			p.timer.Stop()
+			p.timer = nil
+		}
 	}
 	c.scheduleLocked(topic, p)
 }

@@ -402,13 +402,7 @@ func (s *Store) SaveGame(ctx context.Context, gameID int64, owner string, st sto
 		return nil
 	}
 	err := s.write(ctx, func(ctx context.Context) error {
-		res, err := s.w.ExecContext(ctx, saveSQL, saveArgs(gameID, owner, st, s.now())...)
-		if err := oneRow(res, err); errors.Is(err, sql.ErrNoRows) {
-			return whyNot(ctx, s.r, gameID, "", owner)
-		} else if err != nil {
-			return err
-		}
-		return nil
+		return s.saveRow(ctx, gameID, owner, saveArgs(gameID, owner, st, s.now()))
 	})
 	if err != nil {
 		return fmt.Errorf("store: save game %d: %w", gameID, err)

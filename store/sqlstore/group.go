@@ -212,15 +212,19 @@ func (s *Store) saveBatch(batch []*saveReq) (errs []error, err error) {
 
 // saveOne stores one save in its own statement, the writer held.
 func (s *Store) saveOne(r *saveReq) error {
-	return s.retry(r.ctx, false, func(ctx context.Context) error {
-		res, err := s.w.ExecContext(ctx, saveSQL, r.args...)
-		if err := oneRow(res, err); errors.Is(err, sql.ErrNoRows) {
-			return whyNot(ctx, s.r, r.gameID, "", r.owner)
-		} else if err != nil {
-			return err
-		}
-		return nil
-	})
+	return s.retry(r.ctx, false, func(ctx context.Context) error { return s.saveRow(ctx, r.gameID, r.owner, r.args) })
+}
+
+// saveRow runs saveSQL with args in its own statement; a save that
+// changes no row gets the reason (whyNot).
+func (s *Store) saveRow(ctx context.Context, gameID int64, owner string, args []any) error {
+	res, err := s.w.ExecContext(ctx, saveSQL, args...)
+	if err := oneRow(res, err); errors.Is(err, sql.ErrNoRows) {
+		return whyNot(ctx, s.r, gameID, "", owner)
+	} else if err != nil {
+		return err
+	}
+	return nil
 }
 
 // saveStmt is saveSQL prepared on the writer, made on first use (the
