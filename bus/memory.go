@@ -77,7 +77,7 @@ func (b *Memory) Publish(ctx context.Context, name string, m Message) (Event, er
 		return Event{}, fmt.Errorf("publish on %q: %w", name, err)
 	}
 	if m.ID == "" {
-		m.ID = newID()
+		m.ID = NewID()
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -219,8 +219,9 @@ func (s *memorySub) Close() error {
 	return nil
 }
 
-// newID returns a random event ID.
-func newID() string {
+// NewID returns a random event ID (24 hex digits), for a bus or a
+// publisher that needs one before publishing.
+func NewID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported systems
 	return hex.EncodeToString(b[:])

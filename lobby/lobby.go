@@ -2,8 +2,6 @@ package lobby
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -259,7 +257,7 @@ func (l *Lobby) TakeOver(ctx context.Context, s *Session, gameID, reason string)
 	}
 	// An ID of its own: a retry that the bus took already the first
 	// time publishes nothing twice.
-	m := bus.Message{ID: eventID(), Kind: "taken", Body: body}
+	m := bus.Message{ID: bus.NewID(), Kind: "taken", Body: body}
 	if _, err = b.Publish(ctx, TakeoverTopic, m); err != nil {
 		l.retryTakeover(b, s, key, gen, m)
 		return fmt.Errorf("lobby: tell other servers of the takeover of game %s (trying again): %w", gameID, err)
@@ -323,13 +321,6 @@ func (l *Lobby) retryTakeover(b bus.Bus, s *Session, key string, gen uint64, m b
 			timer.Reset(wait)
 		}
 	}()
-}
-
-// eventID returns a random event ID.
-func eventID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported systems
-	return hex.EncodeToString(b[:])
 }
 
 // tellLocked posts TakenOver to the sessions of a player but one (except;

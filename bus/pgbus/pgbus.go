@@ -34,8 +34,6 @@ package pgbus
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -292,7 +290,7 @@ func (b *Bus) Publish(ctx context.Context, topic string, m bus.Message) (bus.Eve
 	defer stop()
 	given := m.ID != ""
 	if !given {
-		m.ID = newID()
+		m.ID = bus.NewID()
 	}
 	if m.Body == nil {
 		m.Body = []byte{}
@@ -560,13 +558,6 @@ func (b *Bus) readOnce(ctx context.Context, topic string, after uint64) ([]bus.E
 		return nil, b.cause(err)
 	}
 	return evs, nil
-}
-
-// newID returns a random event ID.
-func newID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported systems
-	return hex.EncodeToString(b[:])
 }
 
 // parsePayload reads a notification's "seq topic".
