@@ -387,11 +387,18 @@ func (r *Room) racer(m *member) Racer {
 	if n := len(m.removals); n > 0 {
 		v.LastRemoval = m.removals[n-1].at
 	}
-	if (r.phase == PhaseRacing || r.phase == PhaseResults) && !m.present() && v.State == RacerPlaying {
+	return v.placed(r.phase, r.results)
+}
+
+// placed finishes a racer's line with what the room's phase and results say
+// of it, alike for a local room and a shared one: a racer gone during or
+// after the race has left, and a ranked racer has a place.
+func (v Racer) placed(phase Phase, results []Placing) Racer {
+	if (phase == PhaseRacing || phase == PhaseResults) && !v.Present && v.State == RacerPlaying {
 		v.State = RacerLeft
 	}
-	for _, p := range r.results {
-		if p.ID == m.ID {
+	for _, p := range results {
+		if p.ID == v.ID {
 			v.Place = p.Place
 		}
 	}

@@ -1344,15 +1344,7 @@ func (rs *SharedRooms) coalesceRacer(r *sharedRoom, m *sharedMember) {
 func (r *sharedRoom) racer(m *sharedMember) Racer {
 	v := Racer{ID: m.ID, Name: m.Name, Guest: m.Guest, Host: m.ID == r.host, Ready: m.ready, Present: m.present(),
 		Muted: r.muted[m.ID], Progress: m.progress, Cards: r.cards(), Finish: m.finish, LastRemoval: m.lastRemoval}
-	if (r.phase == PhaseRacing || r.phase == PhaseResults) && !m.present() && v.State == RacerPlaying {
-		v.State = RacerLeft
-	}
-	for _, p := range r.results {
-		if p.ID == m.ID {
-			v.Place = p.Place
-		}
-	}
-	return v
+	return v.placed(r.phase, r.results)
 }
 
 func (rs *SharedRooms) snapshot(r *sharedRoom) Snapshot {
