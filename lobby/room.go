@@ -249,10 +249,25 @@ type RaceResult struct {
 // seat is one session's place in a room: its sink and how long it has
 // refused events.
 type seat struct {
-	sink    Sink
-	gen     int       // goes up with each new sink, so a stale drop check is ignored
+	sink Sink
+	gen  int // goes up with each new sink, so a stale drop check is ignored
+	sinkRefusals
+}
+
+// sinkRefusals is how long a sink has refused events, for a Room's seat and a
+// shared room's session alike.
+type sinkRefusals struct {
 	refused time.Time // when the sink first refused an event in a row; zero when it takes them
-	drop    Timer
+	drop    Timer     // the check the first refusal armed
+}
+
+// forget clears the refusals and stops their check.
+func (f *sinkRefusals) forget() {
+	f.refused = time.Time{}
+	if f.drop != nil {
+		f.drop.Stop()
+		f.drop = nil
+	}
 }
 
 type removal struct {
@@ -432,11 +447,7 @@ func (r *Room) post(s *seat, ev Event) {
 	}
 	if s.sink.Post(ev) {
 		if !s.refused.IsZero() {
-			s.refused = time.Time{}
-			if s.drop != nil {
-				s.drop.Stop()
-				s.drop = nil
-			}
+			s.forget()
 		}
 		return
 	}
@@ -480,11 +491,7 @@ func (r *Room) checkDrop(s *seat, gen int, since time.Time) {
 func (s *seat) setSink(sink Sink) {
 	s.sink = sink
 	s.gen++
-	s.refused = time.Time{}
-	if s.drop != nil {
-		s.drop.Stop()
-		s.drop = nil
-	}
+	s.forget()
 }
 
 // everyone calls f for each seat with a session: members, then spectators.
