@@ -249,10 +249,25 @@ type RaceResult struct {
 // seat is one session's place in a room: its sink and how long it has
 // refused events.
 type seat struct {
-	sink    Sink
-	gen     int       // goes up with each new sink, so a stale drop check is ignored
+	sink Sink
+	gen  int // goes up with each new sink, so a stale drop check is ignored
+	sinkRefusals
+}
+
+// sinkRefusals is how long a sink has refused events, for a Room's seat and a
+// shared room's session alike.
+type sinkRefusals struct {
 	refused time.Time // when the sink first refused an event in a row; zero when it takes them
-	drop    Timer
+	drop    Timer     // the check the first refusal armed
+}
+
+// forget clears the refusals and stops their check.
+func (f *sinkRefusals) forget() {
+	f.refused = time.Time{}
+	if f.drop != nil {
+		f.drop.Stop()
+		f.drop = nil
+	}
 }
 
 type removal struct {
@@ -387,11 +402,18 @@ func (r *Room) racer(m *member) Racer {
 	if n := len(m.removals); n > 0 {
 		v.LastRemoval = m.removals[n-1].at
 	}
-	if (r.phase == PhaseRacing || r.phase == PhaseResults) && !m.present() && v.State == RacerPlaying {
+	return v.placed(r.phase, r.results)
+}
+
+// placed finishes a racer's line with what the room's phase and results say
+// of it, alike for a local room and a shared one: a racer gone during or
+// after the race has left, and a ranked racer has a place.
+func (v Racer) placed(phase Phase, results []Placing) Racer {
+	if (phase == PhaseRacing || phase == PhaseResults) && !v.Present && v.State == RacerPlaying {
 		v.State = RacerLeft
 	}
-	for _, p := range r.results {
-		if p.ID == m.ID {
+	for _, p := range results {
+		if p.ID == v.ID {
 			v.Place = p.Place
 		}
 	}
@@ -425,11 +447,7 @@ func (r *Room) post(s *seat, ev Event) {
 	}
 	if s.sink.Post(ev) {
 		if !s.refused.IsZero() {
-			s.refused = time.Time{}
-			if s.drop != nil {
-				s.drop.Stop()
-				s.drop = nil
-			}
+			s.forget()
 		}
 		return
 	}
@@ -473,11 +491,7 @@ func (r *Room) checkDrop(s *seat, gen int, since time.Time) {
 func (s *seat) setSink(sink Sink) {
 	s.sink = sink
 	s.gen++
-	s.refused = time.Time{}
-	if s.drop != nil {
-		s.drop.Stop()
-		s.drop = nil
-	}
+	s.forget()
 }
 
 // everyone calls f for each seat with a session: members, then spectators.

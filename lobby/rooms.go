@@ -375,20 +375,26 @@ func (rs *Rooms) Public() []RoomInfo {
 		if !s.Public || s.Phase == PhaseClosed {
 			continue
 		}
-		info := RoomInfo{Code: s.Code, RulesID: s.RulesID, RulesTitle: s.RulesTitle, Phase: s.Phase,
-			MaxPlayers: s.MaxPlayers, Spectators: s.Spectators, TimeLimit: s.TimeLimit,
-			TimeLimitS: int(s.TimeLimit / time.Second), Created: r.created}
-		for _, m := range s.Members {
-			if m.Present {
-				info.Players++
-			}
-			if m.Host {
-				info.Host = m.Name
-			}
-		}
-		list = append(list, info)
+		list = append(list, s.info(r.created))
 	}
 	return list
+}
+
+// info is the room's line in a list of public rooms, for a local room and
+// a shared one alike.
+func (s Snapshot) info(created time.Time) RoomInfo {
+	info := RoomInfo{Code: s.Code, RulesID: s.RulesID, RulesTitle: s.RulesTitle, Phase: s.Phase,
+		MaxPlayers: s.MaxPlayers, Spectators: s.Spectators, TimeLimit: s.TimeLimit,
+		TimeLimitS: int(s.TimeLimit / time.Second), Created: created}
+	for _, m := range s.Members {
+		if m.Present {
+			info.Players++
+		}
+		if m.Host {
+			info.Host = m.Name
+		}
+	}
+	return info
 }
 
 // Close closes the room with this code (an admin's doing): ErrNoRoom when

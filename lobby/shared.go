@@ -165,10 +165,9 @@ type SharedRooms struct {
 // sharedSession is one local session's sink and its token, and how long
 // it has refused events (as a Room's seat).
 type sharedSession struct {
-	sid     string
-	sink    Sink
-	refused time.Time // when it first refused an event in a row; zero when it takes them
-	drop    Timer
+	sid  string
+	sink Sink
+	sinkRefusals
 }
 
 // sharedRoom is one room as the fold knows it, plus this server's
@@ -472,11 +471,7 @@ func (rs *SharedRooms) sinkOf(inst, sid string) Sink {
 func (rs *SharedRooms) post(s *sharedSession, ev Event) {
 	if s.sink.Post(ev) {
 		if !s.refused.IsZero() {
-			s.refused = time.Time{}
-			if s.drop != nil {
-				s.drop.Stop()
-				s.drop = nil
-			}
+			s.forget()
 		}
 		return
 	}
@@ -542,9 +537,7 @@ func (rs *SharedRooms) forgetUnused() {
 	}
 	for sid, s := range rs.sessions {
 		if !used[sid] {
-			if s.drop != nil {
-				s.drop.Stop()
-			}
+			s.forget()
 			delete(rs.sessions, sid)
 		}
 	}
@@ -1344,15 +1337,7 @@ func (rs *SharedRooms) coalesceRacer(r *sharedRoom, m *sharedMember) {
 func (r *sharedRoom) racer(m *sharedMember) Racer {
 	v := Racer{ID: m.ID, Name: m.Name, Guest: m.Guest, Host: m.ID == r.host, Ready: m.ready, Present: m.present(),
 		Muted: r.muted[m.ID], Progress: m.progress, Cards: r.cards(), Finish: m.finish, LastRemoval: m.lastRemoval}
-	if (r.phase == PhaseRacing || r.phase == PhaseResults) && !m.present() && v.State == RacerPlaying {
-		v.State = RacerLeft
-	}
-	for _, p := range r.results {
-		if p.ID == m.ID {
-			v.Place = p.Place
-		}
-	}
-	return v
+	return v.placed(r.phase, r.results)
 }
 
 func (rs *SharedRooms) snapshot(r *sharedRoom) Snapshot {

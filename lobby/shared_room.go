@@ -215,18 +215,7 @@ func (rs *SharedRooms) Public() []RoomInfo {
 		if !r.cfg.Public {
 			continue
 		}
-		info := RoomInfo{Code: r.code, RulesID: r.cfg.Rules.ID(), RulesTitle: r.cfg.Rules.Title(), Phase: r.phase,
-			MaxPlayers: r.cfg.MaxPlayers, Spectators: len(r.watchers), TimeLimit: r.cfg.TimeLimit,
-			TimeLimitS: int(r.cfg.TimeLimit / time.Second), Created: r.created}
-		for _, m := range r.members {
-			if m.present() {
-				info.Players++
-			}
-			if m.ID == r.host {
-				info.Host = m.Name
-			}
-		}
-		list = append(list, info)
+		list = append(list, rs.snapshot(r).info(r.created))
 	}
 	return list
 }
