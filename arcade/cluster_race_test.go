@@ -104,8 +104,10 @@ func TestClusterRace(t *testing.T) {
 	waitPhase(t, r2, lobby.PhaseResults)
 	var recs []store.RaceRecord
 	waitFor(t, "the race stored", func() bool { recs, _ = f.st.RaceRecords(ctx, ann.me.ID); return len(recs) == 1 })
-	if recs[0].Races != 1 || recs[0].Wins != 1 {
-		t.Fatalf("ann's race records: %+v, want one race won", recs)
+	if recs[0].Unrated != 1 || recs[0].Races != 0 || recs[0].Rating.Races != 0 {
+		// The room's deal was chosen: the flag went with the room to the
+		// server that stored the race.
+		t.Fatalf("ann's race records: %+v, want one unrated race", recs)
 	}
 	if res := r2.Snapshot().Results; len(res) != 2 || res[0].ID != ann.me.ID || !res[0].Cleared || res[0].GameID == 0 {
 		t.Fatalf("results %+v, want ann first with her stored game", res)

@@ -19,6 +19,7 @@ type roomReport struct {
 	Players    int       `json:"players"`
 	MaxPlayers int       `json:"max_players"`
 	Spectators int       `json:"spectators"`
+	Rated      bool      `json:"rated"` // false: the host chose the deal, the race changes no rating
 	Host       string    `json:"host"`
 	TimeLimitS int       `json:"time_limit_s"`
 	Created    time.Time `json:"created"`
@@ -35,7 +36,7 @@ func (c *call) rooms() int {
 	reps := make([]roomReport, 0, len(list))
 	for _, r := range list {
 		reps = append(reps, roomReport{Code: r.Code, Rules: keys.Clean(r.RulesID, 60), RulesTitle: keys.Clean(r.RulesTitle, 60),
-			Phase: r.Phase.String(), Players: r.Players, MaxPlayers: r.MaxPlayers, Spectators: r.Spectators,
+			Phase: r.Phase.String(), Players: r.Players, MaxPlayers: r.MaxPlayers, Spectators: r.Spectators, Rated: r.Rated,
 			Host: playerName(r.Host), TimeLimitS: r.TimeLimitS, Created: r.Created.UTC()})
 	}
 	if asJSON {
@@ -46,10 +47,14 @@ func (c *call) rooms() int {
 		return 0
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "room\trules\tphase\tplayers\thost\ttime limit")
+	fmt.Fprintln(tw, "room\trules\tphase\tplayers\thost\ttime limit\trated")
 	for _, r := range reps {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\n", r.Code, r.RulesTitle, r.Phase, r.Players, r.MaxPlayers, r.Host,
-			duration(time.Duration(r.TimeLimitS)*time.Second))
+		rated := "yes"
+		if !r.Rated {
+			rated = "no: chosen deal"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", r.Code, r.RulesTitle, r.Phase, r.Players, r.MaxPlayers, r.Host,
+			duration(time.Duration(r.TimeLimitS)*time.Second), rated)
 	}
 	_ = tw.Flush()
 	fmt.Fprintln(c.stdout, "join with ssh -t … race CODE")
@@ -115,12 +120,15 @@ func round2(x float64) float64 {
 	return v
 }
 
-// raceReport is a rule set's race figures in stats --json.
+// raceReport is a rule set's race figures in stats --json: races, wins
+// and podiums of rated races, and apart from them the unrated races (on
+// a deal their host chose), which change no rating.
 type raceReport struct {
 	Races   int     `json:"races"`
 	Wins    int     `json:"wins"`
 	Podiums int     `json:"podiums"`
 	Rating  float64 `json:"rating"`
+	Unrated int     `json:"unrated"`
 }
 
 // addRaceRecords puts the player's race figures beside their game
@@ -134,10 +142,11 @@ func (c *call) addRaceRecords(reps []statsReport, only string) ([]statsReport, e
 		return reps, fmt.Errorf("race records: %w", err)
 	}
 	for _, rr := range recs {
-		if only != "" && rr.RulesID != only || rr.Races == 0 {
+		if only != "" && rr.RulesID != only || rr.Races == 0 && rr.Unrated == 0 {
 			continue
 		}
-		rep := &raceReport{Races: rr.Races, Wins: rr.Wins, Podiums: rr.Podiums, Rating: round2(rr.Rating.Ordinal)}
+		rep := &raceReport{Races: rr.Races, Wins: rr.Wins, Podiums: rr.Podiums, Rating: round2(rr.Rating.Ordinal),
+			Unrated: rr.Unrated}
 		found := false
 		for i := range reps {
 			if reps[i].Rules == rr.RulesID {
@@ -161,10 +170,11 @@ func (c *call) printRaceRecords(reps []statsReport) {
 		}
 		if !header {
 			fmt.Fprintln(c.stdout)
-			fmt.Fprintln(tw, "races\tplayed\twins\tpodiums\trating")
+			fmt.Fprintln(tw, "races\trated\twins\tpodiums\trating\tunrated")
 			header = true
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f\n", r.Rules, r.Race.Races, r.Race.Wins, r.Race.Podiums, r.Race.Rating)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f\t%d\n", r.Rules, r.Race.Races, r.Race.Wins, r.Race.Podiums, r.Race.Rating,
+			r.Race.Unrated)
 	}
 	_ = tw.Flush()
 }

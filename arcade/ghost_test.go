@@ -110,6 +110,10 @@ func TestGhostReadRule(t *testing.T) {
 	if after := f.stats("classic"); after.Played != before.Played {
 		t.Errorf("a ghost race counted: played %d, then %d", before.Played, after.Played)
 	}
+	// Nor is it a race: no race record, no rating.
+	if recs, err := f.st.RaceRecords(ctx, f.player); err != nil || len(recs) != 0 {
+		t.Errorf("race records after a ghost race: %+v, %v; want none", recs, err)
+	}
 	// A second race of the session makes a game of its own; left before
 	// its end, that game is abandoned rather than left waiting.
 	first := gh.gameID

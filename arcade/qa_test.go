@@ -105,7 +105,7 @@ func TestStatsRacesOnly(t *testing.T) {
 	}
 	now := time.Now()
 	if _, err := f.st.RecordRace(ctx, store.NewRace{Key: "k1", Code: "ABCD", RulesID: "classic", DealNumber: 3,
-		Started: now, Ended: now, Racers: 2, Placings: []store.RacePlacing{
+		Started: now, Ended: now, Racers: 2, Rated: true, Placings: []store.RacePlacing{
 			{PlayerID: f.adminID(t), Place: 1, Cleared: true, Removed: 28, Moves: 60, Time: 95 * time.Second},
 			{PlayerID: ann.ID, Place: 2, Removed: 6, Moves: 10, Time: 47 * time.Second},
 		}}); err != nil {
@@ -191,7 +191,7 @@ func TestRaceNobodyPlayedNotStored(t *testing.T) {
 		ids = append(ids, p.ID)
 	}
 	now := time.Now()
-	res := lobby.RaceResult{Code: "WJCN", Round: 1, RulesID: "classic", Deal: 3, Started: now, Ended: now.Add(time.Second)}
+	res := lobby.RaceResult{Code: "WJCN", Round: 1, RulesID: "classic", Deal: 3, Rated: true, Started: now, Ended: now.Add(time.Second)}
 	for i, id := range ids {
 		res.Placings = append(res.Placings, lobby.Placing{Place: 1, ID: id, Name: "p" + strconv.Itoa(i), State: lobby.RacerLeft, Moves: i})
 	}

@@ -120,7 +120,7 @@ func (a *App) storeRace(res lobby.RaceResult) error {
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
 	nr := store.NewRace{Key: res.Key(a.raceKey), Code: res.Code, RulesID: res.RulesID, DealNumber: res.Deal,
-		Started: res.Started, Ended: res.Ended, Racers: len(res.Placings)}
+		Started: res.Started, Ended: res.Ended, Racers: len(res.Placings), Rated: res.Rated}
 	closer := &games{st: a.cfg.Store, owner: "race-end-" + sessionToken()}
 	for _, p := range res.Placings {
 		if p.Guest {
@@ -371,7 +371,9 @@ func dealNumberFrom(t time.Time) uint64 {
 	return z%999999 + 1
 }
 
-// Create opens a room the player hosts.
+// Create opens a room the player hosts. A room on a deal the player chose
+// is unrated (lobby.RoomConfig.Rated): they may have solved it offline or
+// played it as a daily.
 func (rs *races) Create(ctx context.Context, opt tui.RoomOptions) (tui.RaceSeat, error) {
 	if err := rs.leaveHosted(); err != nil {
 		// Checked before the solver's search, which takes a while.
@@ -379,7 +381,7 @@ func (rs *races) Create(ctx context.Context, opt tui.RoomOptions) (tui.RaceSeat,
 	}
 	deal, verdict := rs.pickDeal(ctx, opt.Rules, opt.Deal, opt.HasDeal)
 	_, snap, err := rs.a.rooms.Create(rs.me, rs.sink, lobby.RoomConfig{Rules: opt.Rules, Deal: deal, Verdict: verdict,
-		Public: opt.Public, TimeLimit: opt.TimeLimit, MaxPlayers: opt.Max})
+		Public: opt.Public, TimeLimit: opt.TimeLimit, MaxPlayers: opt.Max, Rated: !opt.HasDeal})
 	if err != nil {
 		return tui.RaceSeat{}, fmt.Errorf("new room: %w", err)
 	}
@@ -431,7 +433,7 @@ func (rs *races) Quick(ctx context.Context) (tui.RaceSeat, error) {
 		return rs.seated(snap), nil
 	}
 	deal, verdict := rs.pickDeal(ctx, rules, 0, false)
-	_, snap, _, err := rs.a.rooms.QuickMatch(rs.me, rs.sink, lobby.RoomConfig{Rules: rules, Deal: deal, Verdict: verdict, Public: true})
+	_, snap, _, err := rs.a.rooms.QuickMatch(rs.me, rs.sink, lobby.RoomConfig{Rules: rules, Deal: deal, Verdict: verdict, Public: true, Rated: true})
 	if err != nil {
 		return tui.RaceSeat{}, fmt.Errorf("quick match: %w", err)
 	}
@@ -475,7 +477,8 @@ func (rs *races) Start(code string) error {
 }
 
 // Rematch takes the room back to the waiting room with a new deal of its
-// rules, one the solver proves winnable.
+// rules, one the solver proves winnable: its race is rated, whatever the
+// room's last deal was.
 func (rs *races) Rematch(ctx context.Context, code string) error {
 	r, err := rs.room(code)
 	if err != nil {
@@ -493,7 +496,7 @@ func (rs *races) Rematch(ctx context.Context, code string) error {
 		return fmt.Errorf("rematch: %w", err)
 	}
 	deal, verdict := rs.pickDeal(ctx, rules, 0, false)
-	return r.Rematch(rs.me.ID, deal, verdict)
+	return r.Rematch(rs.me.ID, deal, verdict, true)
 }
 
 // Say says a chat line.

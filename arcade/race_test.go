@@ -69,7 +69,9 @@ func startRace(t *testing.T, f *fixture, opts tui.RoomOptions, host *races, othe
 }
 
 // TestRaceStored: a race with a guest stores the placings of the players
-// with a key only, their race games as stored games, and rates them.
+// with a key only and their race games as stored games. Its deal is the
+// host's choice, so it is unrated (TestChosenDealUnrated rates a random
+// deal's race).
 func TestRaceStored(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
@@ -141,12 +143,16 @@ func TestRaceStored(t *testing.T) {
 		recs, _ = f.st.RaceRecords(ctx, ann.me.ID)
 		time.Sleep(10 * time.Millisecond)
 	}
-	if len(recs) != 1 || recs[0].Races != 1 || recs[0].Wins != 1 {
-		t.Fatalf("ann's race records: %+v, want one race won", recs)
+	if len(recs) != 1 || recs[0].Unrated != 1 || recs[0].Races != 0 {
+		t.Fatalf("ann's race records: %+v, want one unrated race", recs)
 	}
-	top, err := f.st.TopRatings(ctx, engine.Classic().ID(), 10)
-	if err != nil || len(top) != 2 {
-		t.Fatalf("ratings: %+v (%v), want ann and bob, not the guest", top, err)
+	annGames, err := f.st.ListGames(ctx, ann.me.ID, store.Page{Limit: 1})
+	if err != nil || len(annGames) != 1 {
+		t.Fatalf("ann's games: %+v, %v", annGames, err)
+	}
+	race, err := f.st.RaceOfGame(ctx, annGames[0].ID)
+	if err != nil || len(race.Placings) != 2 || race.Placings[0].PlayerID != ann.me.ID || !race.Placings[0].Cleared || race.Rated {
+		t.Fatalf("the stored race: %+v (%v), want ann first and bob, not the guest, unrated", race, err)
 	}
 	// bob's race game was stored and is finished now the race is over.
 	if _, err := f.st.GameInProgress(ctx, bob.me.ID, engine.Classic().ID()); !errors.Is(err, store.ErrNotFound) {

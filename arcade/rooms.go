@@ -16,7 +16,7 @@ type raceRoom interface {
 	Leave(playerID string) error
 	SetReady(playerID string, ready bool) error
 	Start(playerID string) error
-	Rematch(playerID string, deal uint64, verdict engine.Verdict) error
+	Rematch(playerID string, deal uint64, verdict engine.Verdict, rated bool) error
 	Say(playerID, text string) error
 	Mute(hostID, playerID string, muted bool) error
 	Watch(viewerID string, sink lobby.Sink) (lobby.Snapshot, error)

@@ -118,6 +118,13 @@ type RoomConfig struct {
 	TimeLimit time.Duration
 	// MaxPlayers is MaxRacers when zero.
 	MaxPlayers int
+	// Rated is set for a room whose deal nobody chose (the solver picked
+	// one it proves winnable): its races change ratings and count in race
+	// records. A deal the host chose may be one they solved offline or
+	// played as a daily, so such a room's races are stored and shown but
+	// unrated. The zero value is unrated: a room nobody said is rated
+	// never counts.
+	Rated bool
 }
 
 // normalize fills in the defaults and checks the rest.
@@ -152,6 +159,7 @@ type Snapshot struct {
 	Deal       uint64
 	Verdict    engine.Verdict
 	Public     bool
+	Rated      bool // RoomConfig.Rated of the room's current deal
 	TimeLimit  time.Duration
 	MaxPlayers int
 	Cards      int    // pyramid size: 28 or 45
@@ -236,11 +244,14 @@ func (r RaceResult) Key(instance string) string {
 
 // RaceResult is a finished race, for storing.
 type RaceResult struct {
-	Code     string
-	Round    int
-	RulesID  string
-	Deal     uint64
-	Verdict  engine.Verdict
+	Code    string
+	Round   int
+	RulesID string
+	Deal    uint64
+	Verdict engine.Verdict
+	// Rated is the room's RoomConfig.Rated for this race: an unrated
+	// race's placings are stored, and change no rating, win or podium.
+	Rated    bool
 	Started  time.Time
 	Ended    time.Time
 	Placings []Placing
@@ -382,7 +393,7 @@ func (r *Room) snapshot() Snapshot {
 	s := Snapshot{
 		Code: r.code, Phase: r.phase, Round: r.round, Seq: r.seq,
 		RulesID: r.cfg.Rules.ID(), RulesTitle: r.cfg.Rules.Title(), Deal: r.cfg.Deal, Verdict: r.cfg.Verdict,
-		Public: r.cfg.Public, TimeLimit: r.cfg.TimeLimit, MaxPlayers: r.cfg.MaxPlayers, Cards: r.cards(),
+		Public: r.cfg.Public, Rated: r.cfg.Rated, TimeLimit: r.cfg.TimeLimit, MaxPlayers: r.cfg.MaxPlayers, Cards: r.cards(),
 		Host: r.host, StartsAt: r.startsAt, Deadline: r.deadline, Ended: r.ended,
 		Members: make([]Racer, len(r.members)), Spectators: len(r.spectators),
 		Results: slices.Clone(r.results), Chat: slices.Clone(r.chat), ClosedReason: r.reason,
@@ -843,15 +854,16 @@ func (r *Room) end() {
 	r.changed()
 	if r.hooks.onEnd != nil {
 		res := RaceResult{Code: r.code, Round: r.round, RulesID: r.cfg.Rules.ID(), Deal: r.cfg.Deal,
-			Verdict: r.cfg.Verdict, Started: r.startsAt, Ended: r.ended, Placings: slices.Clone(r.results)}
+			Verdict: r.cfg.Verdict, Rated: r.cfg.Rated, Started: r.startsAt, Ended: r.ended, Placings: slices.Clone(r.results)}
 		r.after = append(r.after, func() { r.hooks.onEnd(res) })
 	}
 }
 
 // Rematch takes the room back to the waiting room for a new race of deal
-// (the caller picks it, and says what the solver found of it): the host
-// only, after a race. Everybody still in the room stays, spectators too.
-func (r *Room) Rematch(playerID string, deal uint64, verdict engine.Verdict) error {
+// (the caller picks it, says what the solver found of it and whether the
+// race is rated: RoomConfig.Rated): the host only, after a race.
+// Everybody still in the room stays, spectators too.
+func (r *Room) Rematch(playerID string, deal uint64, verdict engine.Verdict, rated bool) error {
 	r.mu.Lock()
 	defer r.unlock()
 	switch {
@@ -864,7 +876,7 @@ func (r *Room) Rematch(playerID string, deal uint64, verdict engine.Verdict) err
 	case r.phase != PhaseResults:
 		return ErrNotOver
 	}
-	r.cfg.Deal, r.cfg.Verdict = deal, verdict
+	r.cfg.Deal, r.cfg.Verdict, r.cfg.Rated = deal, verdict, rated
 	r.round++
 	r.phase = PhaseWaiting
 	r.results = nil

@@ -198,14 +198,14 @@ func TestRoomLifecycle(t *testing.T) {
 	}
 
 	// Rematch.
-	wantErr(t, "Rematch by bob", r.Rematch("id-bob", 43, engine.Unknown), ErrNotHost)
-	wantErr(t, "Rematch", r.Rematch("id-alice", 43, engine.Unknown), nil)
+	wantErr(t, "Rematch by bob", r.Rematch("id-bob", 43, engine.Unknown, true), ErrNotHost)
+	wantErr(t, "Rematch", r.Rematch("id-alice", 43, engine.Unknown, true), nil)
 	s = r.Snapshot()
 	if s.Phase != PhaseWaiting || s.Round != 2 || s.Deal != 43 || len(s.Results) != 0 || len(s.Members) != 3 ||
 		s.Members[0].Removed != 0 || s.Members[0].State != RacerWaiting || !s.StartsAt.IsZero() {
 		t.Errorf("after the rematch: %+v", s)
 	}
-	wantErr(t, "Rematch while waiting", r.Rematch("id-alice", 44, engine.Unknown), ErrNotOver)
+	wantErr(t, "Rematch while waiting", r.Rematch("id-alice", 44, engine.Unknown, true), ErrNotOver)
 }
 
 func TestStartAtSharedMoment(t *testing.T) {
@@ -531,7 +531,7 @@ func TestSpectators(t *testing.T) {
 	if _, ok := hasPost[RaceEnded](again); !ok {
 		t.Error("spectator missed the end")
 	}
-	wantErr(t, "Rematch", r.Rematch("id-alice", 7, engine.Unknown), nil)
+	wantErr(t, "Rematch", r.Rematch("id-alice", 7, engine.Unknown, true), nil)
 	if n := r.Snapshot().Spectators; n != MaxSpectators {
 		t.Errorf("%d spectators after the rematch", n)
 	}

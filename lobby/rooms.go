@@ -56,7 +56,8 @@ type RoomInfo struct {
 	Players    int           `json:"players"`
 	MaxPlayers int           `json:"max_players"`
 	Spectators int           `json:"spectators"`
-	Host       string        `json:"host"` // display name
+	Rated      bool          `json:"rated"` // RoomConfig.Rated
+	Host       string        `json:"host"`  // display name
 	TimeLimit  time.Duration `json:"-"`
 	TimeLimitS int           `json:"time_limit_s"`
 	Created    time.Time     `json:"created"`
@@ -384,7 +385,7 @@ func (rs *Rooms) Public() []RoomInfo {
 // a shared one alike.
 func (s Snapshot) info(created time.Time) RoomInfo {
 	info := RoomInfo{Code: s.Code, RulesID: s.RulesID, RulesTitle: s.RulesTitle, Phase: s.Phase,
-		MaxPlayers: s.MaxPlayers, Spectators: s.Spectators, TimeLimit: s.TimeLimit,
+		MaxPlayers: s.MaxPlayers, Spectators: s.Spectators, Rated: s.Rated, TimeLimit: s.TimeLimit,
 		TimeLimitS: int(s.TimeLimit / time.Second), Created: created}
 	for _, m := range s.Members {
 		if m.Present {

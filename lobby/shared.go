@@ -246,6 +246,11 @@ type (
 		Public  bool   `json:"p,omitempty"`
 		LimitMS int64  `json:"l"`
 		Max     int    `json:"m"`
+		// Rated is RoomConfig.Rated. An event of a server that did not
+		// know of it has none, and reads as unrated: a chosen deal's
+		// race must never count, and a rematch (always a random deal)
+		// makes such a room rated again.
+		Rated bool `json:"rt,omitempty"`
 	}
 	wirePlacing struct {
 		Place   int    `json:"p"`
@@ -975,7 +980,7 @@ func (rs *SharedRooms) open(m sharedMsg, ev bus.Event) error {
 		return fmt.Errorf("%w: %w", ErrBadRoomConfig, err)
 	}
 	cfg, err := RoomConfig{Rules: rules, Deal: m.Cfg.Deal, Verdict: engine.Verdict(m.Cfg.Verdict), Public: m.Cfg.Public,
-		TimeLimit: time.Duration(m.Cfg.LimitMS) * time.Millisecond, MaxPlayers: m.Cfg.Max}.normalize()
+		Rated: m.Cfg.Rated, TimeLimit: time.Duration(m.Cfg.LimitMS) * time.Millisecond, MaxPlayers: m.Cfg.Max}.normalize()
 	if err != nil {
 		return err
 	}
@@ -1215,7 +1220,7 @@ func (rs *SharedRooms) end(r *sharedRoom, m sharedMsg) {
 	rs.broadcast(r, RaceEnded{Code: r.code, Round: r.round, Results: slices.Clone(r.results)})
 	rs.changed(r)
 	res := RaceResult{Code: r.code, Round: r.round, RulesID: r.cfg.Rules.ID(), Deal: r.cfg.Deal, Verdict: r.cfg.Verdict,
-		Started: r.startsDB, Ended: time.UnixMilli(m.At), Placings: slices.Clone(r.results)}
+		Rated: r.cfg.Rated, Started: r.startsDB, Ended: time.UnixMilli(m.At), Placings: slices.Clone(r.results)}
 	r.lastEnd, r.unstored = &res, false
 	if rs.holder {
 		rs.after = append(rs.after, func() { rs.record(res) })
@@ -1238,7 +1243,7 @@ func (rs *SharedRooms) rematch(r *sharedRoom, m sharedMsg) error {
 	case m.Cfg == nil:
 		return ErrBadRoomConfig
 	}
-	r.cfg.Deal, r.cfg.Verdict = m.Cfg.Deal, engine.Verdict(m.Cfg.Verdict)
+	r.cfg.Deal, r.cfg.Verdict, r.cfg.Rated = m.Cfg.Deal, engine.Verdict(m.Cfg.Verdict), m.Cfg.Rated
 	r.round++
 	r.phase = PhaseWaiting
 	r.results = nil
@@ -1344,7 +1349,7 @@ func (rs *SharedRooms) snapshot(r *sharedRoom) Snapshot {
 	s := Snapshot{
 		Code: r.code, Phase: r.phase, Round: r.round, Seq: r.seq,
 		RulesID: r.cfg.Rules.ID(), RulesTitle: r.cfg.Rules.Title(), Deal: r.cfg.Deal, Verdict: r.cfg.Verdict,
-		Public: r.cfg.Public, TimeLimit: r.cfg.TimeLimit, MaxPlayers: r.cfg.MaxPlayers, Cards: r.cards(),
+		Public: r.cfg.Public, Rated: r.cfg.Rated, TimeLimit: r.cfg.TimeLimit, MaxPlayers: r.cfg.MaxPlayers, Cards: r.cards(),
 		Host: r.host, StartsAt: r.startsAt, Ended: r.ended,
 		Members: make([]Racer, len(r.members)), Spectators: len(r.watchers),
 		Results: slices.Clone(r.results), Chat: slices.Clone(r.chat), ClosedReason: r.reason,

@@ -46,7 +46,7 @@ func (rs *SharedRooms) Len() int {
 
 func toWireCfg(c RoomConfig) *wireCfg {
 	return &wireCfg{Rules: c.Rules.ID(), Deal: c.Deal, Verdict: int(c.Verdict), Public: c.Public,
-		LimitMS: c.TimeLimit.Milliseconds(), Max: c.MaxPlayers}
+		LimitMS: c.TimeLimit.Milliseconds(), Max: c.MaxPlayers, Rated: c.Rated}
 }
 
 func toWireEntrant(p Entrant) *wireEntrant {
@@ -278,9 +278,10 @@ func (h *SharedRoom) Start(playerID string) error {
 	return rs.do(sharedMsg{Op: "start", Code: h.code, Target: playerID, At: now.Add(CountdownTime).UnixMilli()})
 }
 
-// Rematch takes the room back to the waiting room for a new race of deal.
-func (h *SharedRoom) Rematch(playerID string, deal uint64, verdict engine.Verdict) error {
-	return h.rs.do(sharedMsg{Op: "rematch", Code: h.code, Target: playerID, Cfg: &wireCfg{Deal: deal, Verdict: int(verdict)}})
+// Rematch takes the room back to the waiting room for a new race of deal,
+// rated or not (RoomConfig.Rated), as Room.Rematch does.
+func (h *SharedRoom) Rematch(playerID string, deal uint64, verdict engine.Verdict, rated bool) error {
+	return h.rs.do(sharedMsg{Op: "rematch", Code: h.code, Target: playerID, Cfg: &wireCfg{Deal: deal, Verdict: int(verdict), Rated: rated}})
 }
 
 // Say says a chat line in the room (members only, not muted, at most

@@ -477,7 +477,13 @@ type NewRace struct {
 	Started    time.Time
 	Ended      time.Time
 	// Racers is how many raced, guests included (at least the placings).
-	Racers   int
+	Racers int
+	// Rated races update the placed players' ratings and count in their
+	// race records. An unrated race (its deal was chosen, not dealt at
+	// random) keeps its placings and changes nothing else: no rating, no
+	// race, win or podium; RaceRecord.Unrated counts it. The zero value
+	// is unrated.
+	Rated    bool
 	Placings []RacePlacing
 }
 
@@ -490,6 +496,7 @@ type Race struct {
 	Started    time.Time
 	Ended      time.Time
 	Racers     int
+	Rated      bool          // NewRace.Rated
 	Placings   []RacePlacing // by place, then player ID
 }
 
@@ -504,12 +511,14 @@ type Rating struct {
 	Races int
 }
 
-// RaceRecord is a player's race figures for one rules ID.
+// RaceRecord is a player's race figures for one rules ID. Races, Wins
+// and Podiums count rated races only (NewRace.Rated).
 type RaceRecord struct {
 	RulesID string
 	Races   int
 	Wins    int // first places, shared ones included
 	Podiums int // places 1 to 3
+	Unrated int // unrated races the player was placed in
 	Rating  Rating
 }
 
@@ -524,9 +533,10 @@ type RatingEntry struct {
 
 // Races keeps finished races and the race ratings they make.
 type Races interface {
-	// RecordRace stores a race and its placings and updates the rating of
-	// every placed player for the race's rules, in one transaction (a
-	// race of fewer than two placings is stored but not rated). It
+	// RecordRace stores a race and its placings and, for a rated race,
+	// updates the rating of every placed player for the race's rules, in
+	// one transaction (a race of fewer than two placings is stored but
+	// not rated; an unrated race's placings have no rating). It
 	// returns the race's ID; for a key already stored, that race's ID and
 	// nothing is written.
 	RecordRace(ctx context.Context, race NewRace) (int64, error)
@@ -540,9 +550,9 @@ type Races interface {
 	// figures and a new player's rating if none).
 	RaceRecord(ctx context.Context, playerID, rulesID string) (RaceRecord, error)
 	// RaceRecords returns the player's race figures for every rules ID
-	// they raced, ordered by rules ID.
+	// they raced, rated or not, ordered by rules ID.
 	RaceRecords(ctx context.Context, playerID string) ([]RaceRecord, error)
 	// TopRatings ranks the rated players of a rules ID by ordinal, highest
-	// first, banned players left off.
+	// first, banned players left off; their wins are rated races' only.
 	TopRatings(ctx context.Context, rulesID string, limit int) ([]RatingEntry, error)
 }

@@ -68,7 +68,7 @@ type roomLineKey struct {
 	w                  int
 	code, title        string
 	phase              lobby.Phase
-	public             bool
+	public, rated      bool
 	timeLimit, left    time.Duration
 	racers, maxPlayers int
 	deal               uint64
@@ -278,7 +278,7 @@ func (rs *raceScreen) roomPart(vc *raceFrame) string {
 		return " " + rs.env.pal.style(sBold, cut(rs.roomLine(), rs.w-2, rs.env.gl.ell))
 	}
 	s := &rs.snap
-	k := roomLineKey{env: rs.env, w: rs.w, code: s.Code, title: s.RulesTitle, phase: s.Phase, public: s.Public,
+	k := roomLineKey{env: rs.env, w: rs.w, code: s.Code, title: s.RulesTitle, phase: s.Phase, public: s.Public, rated: s.Rated,
 		timeLimit: s.TimeLimit, racers: len(rs.racers), maxPlayers: s.MaxPlayers, deal: s.Deal, spectators: s.Spectators}
 	if s.Phase == lobby.PhaseRacing {
 		k.left = rs.timeLeft().Round(time.Second)

@@ -89,7 +89,7 @@ func (f *fakeRaces) Play(ctx context.Context, code string, round, seq int, rec e
 // raceRoom is a snapshot of a room of n racers, the first of them "you".
 func raceRoom(n int, phase lobby.Phase) lobby.Snapshot {
 	s := lobby.Snapshot{Code: "KMTX", Phase: phase, Round: 1, Seq: 1, RulesID: engine.Classic().ID(),
-		RulesTitle: engine.Classic().Title(), Deal: 42, Verdict: engine.Winnable, TimeLimit: 10 * time.Minute,
+		RulesTitle: engine.Classic().Title(), Deal: 42, Verdict: engine.Winnable, Rated: true, TimeLimit: 10 * time.Minute,
 		MaxPlayers: 8, Cards: 28, Host: "p0", StartsAt: epoch, Deadline: epoch.Add(10 * time.Minute)}
 	for i := range n {
 		r := lobby.Racer{ID: "p" + strconv.Itoa(i), Name: "racer" + strconv.Itoa(i), Present: true, Cards: 28, Host: i == 0}

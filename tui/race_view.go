@@ -191,6 +191,9 @@ func (rs *raceScreen) roomLine() string {
 		line += gl.sep + "starting"
 	case lobby.PhaseRacing:
 		line += gl.sep + clock(rs.timeLeft()) + " left"
+		if !s.Rated {
+			line += gl.sep + unratedNote
+		}
 	case lobby.PhaseResults:
 		line += gl.sep + "deal " + strconv.FormatUint(s.Deal, 10) + gl.sep + "results"
 	}
@@ -199,6 +202,10 @@ func (rs *raceScreen) roomLine() string {
 	}
 	return line
 }
+
+// unratedNote is what the race screens say of a room whose deal the host
+// chose: its races change no rating (lobby.RoomConfig.Rated).
+const unratedNote = "unrated: chosen deal"
 
 // racerLine is one racer in the panel: name, cards removed, moves, pass
 // and state, racerLineW cells at most.
@@ -314,6 +321,11 @@ func (rs *raceScreen) viewWaiting() string {
 	body = append(body, rs.chatBody(rs.h-4-len(body))...)
 	keys := rs.waitingKeys()
 	sub := "deal " + strconv.FormatUint(s.Deal, 10) + gl.sep + "the same deal for everybody" + gl.sep + "no hints" + gl.sep + "undo: removals only"
+	if !s.Rated {
+		// "deal N" says it is the same for everybody: 80 columns hold
+		// the note instead.
+		sub = "deal " + strconv.FormatUint(s.Deal, 10) + gl.sep + unratedNote + gl.sep + "no hints" + gl.sep + "undo: removals only"
+	}
 	return drawPage(rs.env, rs.w, rs.h, rs.roomLine(), sub, body, rs.msg, rs.msgSt, rs.bar, keys)
 }
 
@@ -378,12 +390,18 @@ func (rs *raceScreen) viewResults() string {
 	default:
 		body = append(body, "  Whether the deal could be won is not known: the solver did not decide in time.")
 	}
+	if !s.Rated {
+		body = append(body, "  Unrated (the host chose the deal): no rating, win or podium changes.")
+	}
 	if rs.par > 0 && rs.parRound == s.Round+1 {
 		body = append(body, "  Par: "+parNote(rs.par, 0)+" (the shortest winning line).")
 	}
-	if s.Host == rs.you {
+	switch {
+	case s.Host == rs.you && !s.Rated:
+		body = append(body, "  r: a rematch in this room, on a new deal dealt at random: rated.")
+	case s.Host == rs.you:
 		body = append(body, "  r: a rematch in this room, on a new deal.")
-	} else {
+	default:
 		body = append(body, "  The host may start a rematch in this room.")
 	}
 	if line := raceShareFit(*s, rs.you, rs.w-4); line != "" {
@@ -400,6 +418,9 @@ func (rs *raceScreen) viewResults() string {
 	km := rs.keys
 	km.Rematch.SetEnabled(s.Host == rs.you)
 	sub := s.RulesTitle + gl.sep + "deal " + strconv.FormatUint(s.Deal, 10)
+	if !s.Rated {
+		sub += gl.sep + unratedNote
+	}
 	return drawPage(rs.env, rs.w, rs.h, "room "+s.Code+gl.sep+"results", sub, body, rs.msg, rs.msgSt, rs.bar,
 		[]key.Binding{km.Rematch, km.Chat, km.Leave, km.Help})
 }

@@ -72,9 +72,9 @@ func (s *Store) RecordRace(ctx context.Context, nr store.NewRace) (int64, error)
 	}
 	var id int64
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `INSERT INTO races (race_key, code, rules_id, deal_number, started_at, ended_at, racers)
-			VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (race_key) DO NOTHING RETURNING id`,
-			nr.Key, nr.Code, nr.RulesID, int64(nr.DealNumber), ms(nr.Started), ms(nr.Ended), nr.Racers).Scan(&id)
+		err := tx.QueryRowContext(ctx, `INSERT INTO races (race_key, code, rules_id, deal_number, started_at, ended_at, racers, rated)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (race_key) DO NOTHING RETURNING id`,
+			nr.Key, nr.Code, nr.RulesID, int64(nr.DealNumber), ms(nr.Started), ms(nr.Ended), nr.Racers, nr.Rated).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			// Stored already: a retry after a lost reply.
 			return tx.QueryRowContext(ctx, `SELECT id FROM races WHERE race_key = $1`, nr.Key).Scan(&id)
@@ -131,9 +131,10 @@ func (s *Store) checkRaceGame(ctx context.Context, tx *sql.Tx, p store.RacePlaci
 }
 
 // rateRace updates the ratings of the race's placed players and returns
-// them in placing order, or nil for a race of fewer than two placings.
+// them in placing order, or nil for an unrated race or one of fewer than
+// two placings.
 func (s *Store) rateRace(ctx context.Context, tx *sql.Tx, nr store.NewRace) ([]rating.Rating, error) {
-	if len(nr.Placings) < 2 {
+	if !nr.Rated || len(nr.Placings) < 2 {
 		return nil, nil
 	}
 	ids := make([]string, len(nr.Placings))
@@ -217,8 +218,8 @@ func (s *Store) Race(ctx context.Context, id int64) (store.Race, error) {
 		defer tx.Rollback()
 		var deal, started, ended int64
 		race = store.Race{ID: id}
-		if err := tx.QueryRowContext(ctx, `SELECT code, rules_id, deal_number, started_at, ended_at, racers FROM races WHERE id = $1`, id).
-			Scan(&race.Code, &race.RulesID, &deal, &started, &ended, &race.Racers); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT code, rules_id, deal_number, started_at, ended_at, racers, rated FROM races WHERE id = $1`, id).
+			Scan(&race.Code, &race.RulesID, &deal, &started, &ended, &race.Racers, &race.Rated); err != nil {
 			return err
 		}
 		race.DealNumber = uint64(deal)
@@ -267,13 +268,17 @@ func (s *Store) RaceOfGame(ctx context.Context, gameID int64) (store.Race, error
 	return s.Race(ctx, id)
 }
 
-// raceRecordSQL sums up a player's placings per rules ID, with the rating
-// when there is one; an empty $2 selects every rules ID.
-const raceRecordSQL = `SELECT rp.rules_id, COUNT(*),
-	SUM(CASE WHEN rp.place = 1 THEN 1 ELSE 0 END),
-	SUM(CASE WHEN rp.place <= 3 THEN 1 ELSE 0 END),
+// raceRecordSQL sums up a player's placings per rules ID, rated races
+// apart from unrated ones, with the rating when there is one; an empty $2
+// selects every rules ID.
+const raceRecordSQL = `SELECT rp.rules_id,
+	SUM(CASE WHEN r.rated THEN 1 ELSE 0 END),
+	SUM(CASE WHEN r.rated AND rp.place = 1 THEN 1 ELSE 0 END),
+	SUM(CASE WHEN r.rated AND rp.place <= 3 THEN 1 ELSE 0 END),
+	SUM(CASE WHEN r.rated THEN 0 ELSE 1 END),
 	rr.mu, rr.sigma, rr.races
 FROM race_placings rp
+JOIN races r ON r.id = rp.race_id
 LEFT JOIN race_ratings rr ON rr.player_id = rp.player_id AND rr.rules_id = rp.rules_id
 WHERE rp.player_id = $1 AND ($2 = '' OR rp.rules_id = $2)
 GROUP BY rp.rules_id, rr.mu, rr.sigma, rr.races
@@ -290,7 +295,7 @@ func raceRecords(ctx context.Context, q querier, playerID, rulesID string) ([]st
 		var rec store.RaceRecord
 		var mu, sigma sql.NullFloat64
 		var races sql.NullInt64
-		if err := rows.Scan(&rec.RulesID, &rec.Races, &rec.Wins, &rec.Podiums, &mu, &sigma, &races); err != nil {
+		if err := rows.Scan(&rec.RulesID, &rec.Races, &rec.Wins, &rec.Podiums, &rec.Unrated, &mu, &sigma, &races); err != nil {
 			return nil, err
 		}
 		rec.Rating = newRating()
@@ -338,7 +343,8 @@ func (s *Store) RaceRecords(ctx context.Context, playerID string) ([]store.RaceR
 // topRatingsSQL ranks the rated players of a rules ID.
 const topRatingsSQL = `SELECT RANK() OVER (ORDER BY rr.ordinal DESC) AS place,
 	rr.player_id, p.name, rr.mu, rr.sigma, rr.ordinal, rr.races,
-	(SELECT COUNT(*) FROM race_placings rp WHERE rp.player_id = rr.player_id AND rp.rules_id = rr.rules_id AND rp.place = 1)
+	(SELECT COUNT(*) FROM race_placings rp JOIN races r ON r.id = rp.race_id
+		WHERE rp.player_id = rr.player_id AND rp.rules_id = rr.rules_id AND rp.place = 1 AND r.rated)
 FROM race_ratings rr JOIN players p ON p.id = rr.player_id
 WHERE rr.rules_id = $1 AND rr.races > 0 AND NOT p.banned
 ORDER BY place, rr.races DESC, rr.player_id

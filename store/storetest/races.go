@@ -26,6 +26,7 @@ func testRaces(t *testing.T, e *env) {
 		{"TiesAndGuests", testRaceTiesAndGuests},
 		{"TopRatings", testRaceTopRatings},
 		{"ConcurrentRatings", testRaceConcurrentRatings},
+		{"Unrated", testRaceUnrated},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -44,11 +45,11 @@ func (e *env) prefix() string { return e.t.Name() + "/" }
 // racer creates a player for a race test, named uniquely within the store.
 func (e *env) racer(name string) store.Player { return e.player(e.prefix() + name) }
 
-// newRace is a race started now, ended 5 minutes later, with placings for
-// players in that order, places 1, 2, 3, …
+// newRace is a rated race started now, ended 5 minutes later, with
+// placings for players in that order, places 1, 2, 3, …
 func (e *env) newRace(key string, players ...store.Player) store.NewRace {
 	nr := store.NewRace{Key: e.prefix() + key, Code: "KDXW", RulesID: "classic", DealNumber: 42,
-		Started: e.clock.Now(), Ended: e.clock.Now().Add(5 * time.Minute), Racers: len(players)}
+		Started: e.clock.Now(), Ended: e.clock.Now().Add(5 * time.Minute), Racers: len(players), Rated: true}
 	for i, p := range players {
 		nr.Placings = append(nr.Placings, store.RacePlacing{PlayerID: p.ID, Place: i + 1,
 			Removed: 28 - 3*i, Moves: 40 + i, Time: time.Duration(100+10*i) * time.Second})
@@ -83,7 +84,7 @@ func testRaceRecordAndRead(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatalf("Race: %v", err)
 	}
-	if race.Code != "KDXW" || race.RulesID != "classic" || race.DealNumber != 42 || race.Racers != 3 ||
+	if race.Code != "KDXW" || race.RulesID != "classic" || race.DealNumber != 42 || race.Racers != 3 || !race.Rated ||
 		!race.Started.Equal(start) || !race.Ended.Equal(start.Add(5*time.Minute)) || len(race.Placings) != 3 {
 		t.Fatalf("race %+v", race)
 	}
@@ -366,5 +367,74 @@ func testRaceConcurrentRatings(t *testing.T, e *env) {
 	}
 	if !nearly(rec.Rating.Mu, cur.Mu) {
 		t.Errorf("hub's rating %+v, want %v", rec.Rating, cur)
+	}
+}
+
+// testRaceUnrated: an unrated race (a chosen deal) keeps its placings and
+// changes no rating, no race count, win or podium; the records count it
+// apart, and the rating list neither ranks a player by it nor counts its
+// wins.
+func testRaceUnrated(t *testing.T, e *env) {
+	a, b, c := e.racer("alice"), e.racer("bob"), e.racer("carol")
+	// One rated race first: bob wins it.
+	if _, err := e.s.RecordRace(e.ctx, e.newRace("rated", b, a)); err != nil {
+		t.Fatalf("RecordRace rated: %v", err)
+	}
+	beforeA, _ := e.s.RaceRecord(e.ctx, a.ID, "classic")
+	beforeB, _ := e.s.RaceRecord(e.ctx, b.ID, "classic")
+	beforeC, _ := e.s.RaceRecord(e.ctx, c.ID, "classic") // never raced
+	top, _ := e.s.TopRatings(e.ctx, "classic", 100)
+
+	g := e.game(a, "classic", 42)
+	nr := e.newRace("chosen", a, b, c)
+	nr.Rated = false
+	nr.Placings[0].GameID = g.ID
+	id, err := e.s.RecordRace(e.ctx, nr)
+	if err != nil {
+		t.Fatalf("RecordRace unrated: %v", err)
+	}
+	race, err := e.s.Race(e.ctx, id)
+	if err != nil || race.Rated || len(race.Placings) != 3 || race.Placings[0].PlayerID != a.ID ||
+		race.Placings[0].GameID != g.ID || !race.Placings[0].Cleared {
+		t.Fatalf("unrated race %+v, %v", race, err)
+	}
+	for i, p := range race.Placings {
+		if p.Rating != (store.Rating{}) {
+			t.Errorf("placing %d of an unrated race has a rating %+v", i+1, p.Rating)
+		}
+	}
+	for _, tt := range []struct {
+		who    store.Player
+		before store.RaceRecord
+	}{
+		{a, beforeA}, {b, beforeB}, {c, beforeC},
+	} {
+		rec, err := e.s.RaceRecord(e.ctx, tt.who.ID, "classic")
+		if err != nil {
+			t.Fatalf("RaceRecord %s: %v", tt.who.Name, err)
+		}
+		want := tt.before
+		want.Unrated++
+		if rec != want {
+			t.Errorf("%s's record after an unrated race: %+v, want %+v", tt.who.Name, rec, want)
+		}
+	}
+	// carol raced only unrated: her records list the rules, with no
+	// rated race and a new player's rating.
+	recs, err := e.s.RaceRecords(e.ctx, c.ID)
+	if err != nil || len(recs) != 1 || recs[0].Races != 0 || recs[0].Unrated != 1 || recs[0].Rating.Races != 0 {
+		t.Errorf("carol's records %+v, %v", recs, err)
+	}
+	after, err := e.s.TopRatings(e.ctx, "classic", 100)
+	if err != nil || !slices.Equal(after, top) {
+		t.Errorf("rating list after an unrated race:\n%+v\nwant\n%+v (%v)", after, top, err)
+	}
+	// Its game still leads to it (share gives the place).
+	if of, err := e.s.RaceOfGame(e.ctx, g.ID); err != nil || of.ID != id || of.Rated {
+		t.Errorf("RaceOfGame(%d) = %+v, %v", g.ID, of, err)
+	}
+	// Stored once, as any race.
+	if again, err := e.s.RecordRace(e.ctx, nr); err != nil || again != id {
+		t.Errorf("second RecordRace = %d, %v; want %d", again, err, id)
 	}
 }

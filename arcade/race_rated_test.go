@@ -1,0 +1,137 @@
+package arcade
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"pyramid/engine"
+	"pyramid/lobby"
+	"pyramid/store"
+	"pyramid/tui"
+)
+
+// removeOne is a record of the deal that removes a card or more: the
+// hints' line up to its first removal.
+func removeOne(t *testing.T, rules engine.Rules, deal uint64) engine.Record {
+	t.Helper()
+	g, err := engine.NewNumbered(rules, deal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for g.Status() == engine.Playing {
+		m, ok := g.Hint()
+		if !ok || g.Apply(m) != nil {
+			break
+		}
+		if m.Kind != engine.Draw && m.Kind != engine.Redeal {
+			return g.Record()
+		}
+	}
+	t.Skipf("the hints remove no card of deal %d", deal)
+	return engine.Record{}
+}
+
+// raceTo plays rec in the room move by move as ann, then ann and bob
+// leave, and waits for the results and the stored race.
+func raceTo(t *testing.T, f *fixture, room raceRoom, ann, bob *races, rec engine.Record, round int) {
+	t.Helper()
+	ctx := context.Background()
+	code := room.Code()
+	for i := range rec.Moves {
+		r := rec
+		r.Moves = rec.Moves[:i+1]
+		if _, err := ann.Play(ctx, code, round, i+1, r); err != nil {
+			t.Fatalf("ann's move %d: %v", i+1, err)
+		}
+	}
+	for _, rs := range []*races{ann, bob} {
+		if err := rs.Leave(code); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitPhase(t, room, lobby.PhaseResults)
+}
+
+// waitRecords polls ann's race records until they hold n races, rated or
+// not.
+func waitRecords(t *testing.T, f *fixture, playerID string, n int) store.RaceRecord {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		rec, err := f.st.RaceRecord(context.Background(), playerID, engine.Classic().ID())
+		if err == nil && rec.Races+rec.Unrated == n {
+			return rec
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("race record %+v (%v), want %d races", rec, err, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestChosenDealUnrated: a room opened on a deal the host chose races
+// unrated (stored, no rating, no race won); a room on a random deal, and
+// the rematch of a chosen deal's room, are rated.
+func TestChosenDealUnrated(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		opts    tui.RoomOptions
+		rated   bool
+		rematch bool // then a rematch, which is rated
+	}{
+		{"chosen deal", tui.RoomOptions{Rules: engine.Classic(), Deal: 42, HasDeal: true}, false, false},
+		{"random deal", tui.RoomOptions{Rules: engine.Classic()}, true, false},
+		{"chosen deal, then a rematch", tui.RoomOptions{Rules: engine.Classic(), Deal: 42, HasDeal: true}, false, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			ctx := context.Background()
+			ann, _ := f.racer(t, "ann", false)
+			bob, _ := f.racer(t, "bob", false)
+			code, room := startRace(t, f, tt.opts, ann, bob)
+			snap := room.Snapshot()
+			if snap.Rated != tt.rated {
+				t.Fatalf("room Rated %v, want %v", snap.Rated, tt.rated)
+			}
+			raceTo(t, f, room, ann, bob, removeOne(t, engine.Classic(), snap.Deal), 1)
+			rec := waitRecords(t, f, ann.me.ID, 1)
+			top, err := f.st.TopRatings(ctx, engine.Classic().ID(), 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.rated {
+				if rec.Races != 1 || rec.Wins != 1 || rec.Unrated != 0 || rec.Rating.Races != 1 || len(top) != 2 {
+					t.Fatalf("after a rated race: ann's record %+v, %d rated players; want one race won, two rated", rec, len(top))
+				}
+			} else if rec.Races != 0 || rec.Wins != 0 || rec.Unrated != 1 || rec.Rating.Races != 0 || len(top) != 0 {
+				t.Fatalf("after an unrated race: ann's record %+v, %d rated players; want one unrated race, none rated", rec, len(top))
+			}
+			if !tt.rematch {
+				return
+			}
+			// Both come back; the host's rematch deals at random: rated.
+			for _, rs := range []*races{ann, bob} {
+				if _, err := rs.Join(ctx, code); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := ann.Rematch(ctx, code); err != nil {
+				t.Fatal(err)
+			}
+			snap = room.Snapshot()
+			if !snap.Rated || snap.Round != 2 {
+				t.Fatalf("after the rematch: round %d, Rated %v; want round 2, rated", snap.Round, snap.Rated)
+			}
+			if err := ann.Start(code); err != nil {
+				t.Fatal(err)
+			}
+			waitPhase(t, room, lobby.PhaseRacing)
+			raceTo(t, f, room, ann, bob, removeOne(t, engine.Classic(), snap.Deal), 2)
+			rec = waitRecords(t, f, ann.me.ID, 2)
+			if rec.Races != 1 || rec.Wins != 1 || rec.Unrated != 1 || rec.Rating.Races != 1 {
+				t.Fatalf("after the rematch: ann's record %+v, want one rated race won and one unrated", rec)
+			}
+		})
+	}
+}

@@ -1,0 +1,43 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"pyramid/lobby"
+)
+
+// TestRaceUnratedSaid: a room on a chosen deal says so on the waiting
+// room, the race panel's header and the results, at 80×24; a rated
+// room's screens do not.
+func TestRaceUnratedSaid(t *testing.T) {
+	results := []lobby.Placing{
+		{Place: 1, ID: "p1", Name: "racer1", Cleared: true, State: lobby.RacerCleared, Removed: 28, Moves: 40, Time: 83 * time.Second},
+		{Place: 2, ID: "p0", Name: "racer0", State: lobby.RacerStuck, Removed: 20, Moves: 38, Time: 75 * time.Second},
+		{Place: 3, ID: "p2", Name: "racer2", State: lobby.RacerStuck, Removed: 12, Moves: 30, Time: 65 * time.Second},
+		{Place: 4, ID: "p3", Name: "racer3", State: lobby.RacerLeft, Removed: 2, Moves: 3, Time: 5 * time.Second},
+	}
+	for _, rated := range []bool{false, true} {
+		for _, phase := range []lobby.Phase{lobby.PhaseWaiting, lobby.PhaseRacing, lobby.PhaseResults} {
+			name := "race_" + phase.String() + "_unrated_80x24"
+			if rated {
+				name = "race_" + phase.String() + "_rated_80x24"
+			}
+			t.Run(name, func(t *testing.T) {
+				snap := raceRoom(4, phase)
+				snap.Rated = rated
+				if phase == lobby.PhaseResults {
+					snap.Results = results
+				}
+				h, _ := raceHarness(t, snap, 80, 24)
+				s := screenOf(h)
+				checkShape(t, s, 80, 24)
+				if has := strings.Contains(s, "unrated: chosen deal"); has == rated {
+					t.Errorf("rated %v: the screen says \"unrated: chosen deal\" %v, want %v:\n%s", rated, has, !rated, s)
+				}
+				golden(t, name, s)
+			})
+		}
+	}
+}
