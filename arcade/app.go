@@ -61,6 +61,9 @@ type Config struct {
 	DBNow func(ctx context.Context) (time.Time, error)
 	// LeaseTTL is the lease's time to live (lobby.DefaultLeaseTTL when 0).
 	LeaseTTL time.Duration
+	// Trace, when set, times the shared rooms' progress from the other
+	// servers (lobby.SharedConfig.Trace; a debugging aid).
+	Trace *bus.Trace
 }
 
 // App implements server.App.
@@ -136,7 +139,8 @@ func (a *App) shareRooms(ctx context.Context) {
 		LeaseTTL: a.cfg.LeaseTTL, DBNow: a.cfg.DBNow, MaxRooms: a.cfg.MaxRooms,
 		OnRaceEnd:   a.storeRace,
 		OnRoundOver: a.book.forget,
-		Logf:        func(f string, args ...any) { a.cfg.Logger.Warn(fmt.Sprintf(f, args...)) }})
+		Logf:        func(f string, args ...any) { a.cfg.Logger.Warn(fmt.Sprintf(f, args...)) },
+		Trace:       a.cfg.Trace})
 	if err != nil {
 		a.cfg.Logger.Error("race rooms stay on this server", "err", err)
 		return

@@ -131,6 +131,11 @@ type SharedConfig struct {
 	OnRoundOver func(code string, round int, placings []Placing)
 	// Logf, when set, is told of failures.
 	Logf func(format string, args ...any)
+	// Trace, when set, times the other servers' progress on its way here
+	// (a debugging aid: each progress event then carries the time of its
+	// newest report, and the servers of a cluster are on one box's clock
+	// or close).
+	Trace *bus.Trace
 }
 
 // SharedKey is the instance part of the keys of shared rooms' races
@@ -267,6 +272,9 @@ type (
 		Inst   string      `json:"i"`
 		Round  int         `json:"n"`
 		Racers []wireRacer `json:"r"`
+		// T is when the newest of these reports was made, Unix µs on the
+		// sender's clock: set only when SharedConfig.Trace is.
+		T int64 `json:"t,omitempty"`
 	}
 	wireRacer struct {
 		ID       string `json:"id"`

@@ -410,6 +410,9 @@ func (h *SharedRoom) Report(playerID string, p Progress) error {
 // to the coalescer; news goes out without waiting for ProgressEvery.
 func (rs *SharedRooms) offerProgress(r *sharedRoom, news bool) {
 	msg := progressMsg{Inst: rs.cfg.Instance, Round: r.round}
+	if rs.cfg.Trace.Enabled() {
+		msg.T = time.Now().UnixMicro()
+	}
 	for _, m := range r.members {
 		if m.inst != rs.cfg.Instance {
 			continue
@@ -479,6 +482,12 @@ func (rs *SharedRooms) readProgress(ctx context.Context, code string) {
 		rs.mu.Lock()
 		rs.applyProgress(code, m)
 		rs.unlock()
+		if tr := rs.cfg.Trace; tr.Enabled() && m.T != 0 {
+			now, sent := time.Now(), time.UnixMicro(m.T)
+			tr.Note("progress: report → stored (coalescing, pool)", ev.At.Sub(sent))
+			tr.Note("progress: stored → applied here (commit, notify, read, fold)", now.Sub(ev.At))
+			tr.Note("progress: report → applied on another server", now.Sub(sent))
+		}
 	}
 }
 

@@ -100,6 +100,9 @@ type Options struct {
 	// listening connection, once the resync is done, with how long the
 	// bus was deaf (from the loss being noticed to the resync).
 	OnResync func(deaf time.Duration)
+	// Trace, when set, times the bus's publishes and reads of the table
+	// (a debugging aid).
+	Trace *bus.Trace
 }
 
 // Bus is the PostgreSQL bus. It is safe for concurrent use.
@@ -296,6 +299,9 @@ func (b *Bus) Publish(ctx context.Context, topic string, m bus.Message) (bus.Eve
 		m.Body = []byte{}
 	}
 	ev := bus.Event{Topic: topic, ID: m.ID, Kind: m.Kind, Body: append([]byte(nil), m.Body...)}
+	if b.opts.Trace.Enabled() {
+		defer b.opts.Trace.Since("bus: publish (pool, statement, commit)", time.Now())
+	}
 	if !given {
 		return b.publishNew(ctx, ev)
 	}
@@ -538,6 +544,9 @@ func (b *Bus) read(ctx context.Context, topic string, after uint64) ([]bus.Event
 }
 
 func (b *Bus) readOnce(ctx context.Context, topic string, after uint64) ([]bus.Event, error) {
+	if b.opts.Trace.Enabled() {
+		defer b.opts.Trace.Since("bus: read of the table (pool, query)", time.Now())
+	}
 	rows, err := b.pool.Query(ctx, `SELECT seq, id, kind, body, at FROM bus_events
 		WHERE topic = $1 AND seq > $2 ORDER BY seq LIMIT $3`, topic, int64(after), fetchLimit)
 	if err != nil {

@@ -39,6 +39,7 @@ type serveConfig struct {
 	metrics        string
 	config         string
 	presenceTTL    time.Duration // several servers on one PostgreSQL: see serve's bus
+	traceBus       bool
 }
 
 // register defines the serve flags, with their defaults.
@@ -66,6 +67,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.solverBudget, "solver-budget", 2_000_000, "most positions one solver query may search (PYRAMID_SOLVER_BUDGET)")
 	fs.IntVar(&c.maxRooms, "max-rooms", lobby.DefaultMaxRooms, "most race rooms open at once (PYRAMID_MAX_ROOMS)")
 	fs.StringVar(&c.metrics, "metrics", "", "`address` serving Prometheus /metrics and /healthz, e.g. :9222; empty: off (PYRAMID_METRICS)")
+	fs.BoolVar(&c.traceBus, "trace-bus", false, "debugging: time the bus's publishes and reads and the other servers' race progress, and log the figures at exit (PYRAMID_TRACE_BUS)")
 	fs.StringVar(&c.config, "config", "", "config `file`: lines of name = value, names as the flags (PYRAMID_CONFIG)")
 }
 

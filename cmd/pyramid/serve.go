@@ -97,10 +97,16 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 	var eventBus bus.Bus
 	var lease lobby.Lease
 	var dbNow func(context.Context) (time.Time, error)
+	var trace *bus.Trace
+	if cfg.traceBus {
+		trace = bus.NewTrace()
+		defer func() { fmt.Fprint(stderr, trace) }()
+	}
 	if cfg.databaseURL != "" {
 		pb, err := pgbus.Open(ctx, cfg.databaseURL, pgbus.Options{
 			Logf:        func(f string, a ...any) { logger.Warn(fmt.Sprintf(f, a...)) },
 			RetainTopic: map[string]int{lobby.SharedTopic: lobby.SharedRetain},
+			Trace:       trace,
 		})
 		if err != nil {
 			return err
@@ -121,6 +127,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 		Lease:    lease,
 		DBNow:    dbNow,
 		LeaseTTL: cfg.presenceTTL,
+		Trace:    trace,
 	})
 	defer app.Close() // before the bus closes: tells the other servers this one's players left
 	limits, err := cfg.serverLimits()

@@ -9,6 +9,11 @@
 # listens on 127.0.0.1:${PORT_BASE:-24200}+1..+3, and prints loadgen's
 # reports: "opponent on another server of the cluster" is the move on one
 # instance → the panel on the other, "bus events" the NOTIFYs per second.
+#
+# BASELINE=0 skips the SQLite baseline. WAITS=1 samples PostgreSQL's
+# pg_stat_activity every 100 ms during the cluster's run and prints what
+# the active backends waited on (wait_event_type:wait_event, or CPU), the
+# share of samples each, and the backends' queries.
 set -euo pipefail
 racers=${1:-500}
 size=${2:-8}
@@ -36,9 +41,9 @@ url="${DATABASE_URL}${sep}search_path=$schema"
 ssh-keygen -q -t ed25519 -N '' -f "$dir/host_key"
 limits=(--max-conns 3000 --max-conns-per-ip 3000 --max-unauth-per-ip 3000 --penalties off --max-startups 3000:30:3000 --max-rooms 300)
 
-serve() { # port data-dir [database-url]
+serve() { # port data-dir [database-url [flags…]]
 	local args=(serve --listen "127.0.0.1:$1" --data "$2" --host-key "$dir/host_key" "${limits[@]}")
-	[[ -n ${3:-} ]] && args+=(--database-url "$3")
+	[[ -n ${3:-} ]] && args+=(--database-url "$3" "${@:4}")
 	mkdir -p "$2"
 	"$dir/pyramid" "${args[@]}" >"$2.log" 2>&1 &
 	pids+=($!)
@@ -51,13 +56,42 @@ serve() { # port data-dir [database-url]
 	exit 1
 }
 
-serve $((base + 1)) "$dir/one" "$url"
+cluster=("$url")
+[[ ${TRACE:-0} == 1 ]] && cluster+=(--trace-bus)
+serve $((base + 1)) "$dir/one" "${cluster[@]}"
 one=${pids[-1]}
-serve $((base + 2)) "$dir/two" "$url"
+serve $((base + 2)) "$dir/two" "${cluster[@]}"
+two=${pids[-1]}
 echo "== cluster: $racers racers over two instances on PostgreSQL"
+if [[ ${WAITS:-0} == 1 ]]; then
+	# One psql session polls (\watch) until it is killed with the rest.
+	printf '%s\n' "SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU') || ' | ' || left(regexp_replace(query, '\s+', ' ', 'g'), 60)
+		FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid() \\watch 0.1" |
+		psql "$DATABASE_URL" -qAt >"$dir/waits" 2>/dev/null &
+	pids+=($!)
+	waits=${pids[-1]}
+fi
 "$dir/loadgen" -addr "127.0.0.1:$((base + 1)),127.0.0.1:$((base + 2))" -race "$racers" -room-size "$size" \
 	-duration "$duration" -width 100 -height 34 -pid "$one" -database-url "$url"
 
+if [[ ${WAITS:-0} == 1 ]]; then
+	kill "$waits" 2>/dev/null || true
+	echo "== PostgreSQL's active backends during the cluster run (samples every 100 ms, from the warm-up on):"
+	total=$(grep -c . "$dir/waits" || true)
+	echo "$total backend samples; by wait:"
+	cut -d'|' -f1 "$dir/waits" | sort | uniq -c | sort -rn | head -12
+	echo "by wait and query:"
+	sort "$dir/waits" | uniq -c | sort -rn | head -15
+fi
+if [[ ${TRACE:-0} == 1 ]]; then
+	kill "$one" "$two"
+	wait "$one" "$two" 2>/dev/null || true
+	for i in one two; do
+		echo "== instance $i's trace:"
+		grep '^trace ' "$dir/$i.log" || true
+	done
+fi
+[[ ${BASELINE:-1} == 0 ]] && exit 0
 serve $((base + 3)) "$dir/alone"
 echo "== baseline: $racers racers on one instance on SQLite"
 "$dir/loadgen" -addr "127.0.0.1:$((base + 3))" -race "$racers" -room-size "$size" \

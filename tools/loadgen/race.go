@@ -58,7 +58,8 @@ type raceConfig struct {
 	moveEvery    int    // every moveEvery-th key of a racer is a move
 	baselineAddr string // the bare baseline server, run right after
 	baselinePid  int
-	warm         bool // race a room of two first, and let the server settle
+	warm         bool   // race a room of two first, and let the server settle
+	traceFile    string // write the first racer's keys and reads during the race here; empty: none
 }
 
 // raceFlags defines the race mode's flags on fs.
@@ -73,6 +74,7 @@ func raceFlags(fs *flag.FlagSet) *raceConfig {
 	fs.StringVar(&rc.baselineAddr, "baseline-addr", "", "race mode: the bare baseline server (loadgen -baseline-server), loaded right after with as many sessions")
 	fs.IntVar(&rc.baselinePid, "baseline-pid", 0, "race mode: the baseline server's pid, for its RSS")
 	fs.StringVar(&rc.databaseURL, "database-url", "", "race mode: the cluster's PostgreSQL (servers given as a comma list in -addr): count the bus's NOTIFYs during the race")
+	fs.StringVar(&rc.traceFile, "race-trace", "", "race mode: write the first racer's keys and reads during the race to this file (one Go-quoted line each, with µs since the race started), for the detector's tests")
 	fs.BoolVar(&rc.warm, "warm", true, "race mode: race a room of two first and wait for the server's RSS to settle (the first race of a deal works out its par: tens of MiB for a while)")
 	return rc
 }
@@ -243,19 +245,21 @@ type raceSession struct {
 	text       strings.Builder // stripped output, for the set-up steps (reset by mark)
 	scr        *screen         // the terminal's screen, from the output
 	rows       []string        // scratch: the screen's panel rows written by a read
+	written    []int           // scratch: the screen's rows written by a read
 	name       string          // the display name, from the panel's own line
 	frames     []time.Time     // when each frame started (lobby viewers)
 	frameStart time.Time       // when the current frame's first chunk came
-	pending    time.Time       // when the unanswered key was sent
-	firstAny   time.Time       // when the first byte after it came
-	ownLat     []time.Duration // key → first byte of a frame that redraws the board
+	pend       []pendingKey    // the keys sent and not answered yet, oldest first
+	ownLat     []time.Duration // key → first byte of the frame that changes the racer's own rows
 	anyLat     []time.Duration // the same keys → the first byte of anything after them
-	moveLat    []time.Duration // the same as ownLat, for the keys that were moves
+	moveLat    []time.Duration // the same as ownLat, for the keys that were moves (the prompt's echo)
 	cursorLat  []time.Duration // and for the cursor keys
-	pendMove   bool
+	lateLat    []time.Duration // ownLat of the keys answered only after the next key was sent
+	storeLat   []time.Duration // move sent → the header shows it (after the store took it)
+	storedSeen int             // the header's moves count, last seen
 	keys       int
 	moves      int
-	missed     int
+	missed     int // keys sent while an earlier one was unanswered
 	bytes      int64
 	ownBytes   int64          // of the reads that brought a key's redraw
 	sent       []time.Time    // when each own move was sent: sent[k] for the move that made the count k+1
@@ -265,6 +269,19 @@ type raceSession struct {
 	skipped    int             // opponents' move counts never shown (coalesced)
 	shown      int             // the moves count of the own line, last seen
 	game       *engine.Game
+	trace      *raceTrace // the racer's keys and reads, or nil (-race-trace)
+}
+
+// raceTrace is one racer's keys and reads during the race, as
+// -race-trace writes them.
+type raceTrace struct {
+	start time.Time
+	lines []string
+}
+
+// add notes a key (kind K) or a read (kind R) at now.
+func (t *raceTrace) add(kind byte, now time.Time, b []byte) {
+	t.lines = append(t.lines, fmt.Sprintf("%c %d %q", kind, now.Sub(t.start).Microseconds(), b))
 }
 
 // raceRun is the state shared by the sessions of one run.
@@ -312,20 +329,79 @@ func dialRace(cfg loadConfig, run *raceRun, slot int, user, cmd string) (*raceSe
 	return s, nil
 }
 
-// boardChunk reports whether a chunk of output redraws the player's own
-// board rather than only the panel or the clock: it holds part of a card
-// (boxed │ ╭ ╰, ASCII |, or one-line [ ]), the stock or the waste. It
-// reads the raw output: a [ that is not an escape sequence's is a card's.
-func boardChunk(raw []byte) bool {
-	if bytes.ContainsAny(raw, "│╭╰|") || bytes.Contains(raw, []byte("stock")) || bytes.Contains(raw, []byte("waste")) {
-		return true
+// The rows of a racer's screen, as the race screen lays them out
+// (tui/race_view.go): the panel's racer lines, the clock line, and the
+// racer's own area (the header, the board, the status and help lines),
+// which only the racer's own keys and moves change.
+type rowKind uint8
+
+const (
+	rowOwn   rowKind = iota // the header, the board, the status line, the help bar
+	rowPanel                // a racer's line of the panel (opponents move it)
+	rowClock                // the room's title with the time left (the clock ticks it)
+)
+
+// kindOf tells what a row of the race screen shows from its text.
+func kindOf(line string) rowKind {
+	switch {
+	case strings.Contains(line, panelMark):
+		return rowPanel
+	case strings.Contains(line, " left") && !strings.Contains(line, " removed"),
+		strings.Contains(line, "(time up)"):
+		return rowClock
 	}
-	for i, b := range raw {
-		if b == '[' && (i == 0 || raw[i-1] != 0x1b) {
-			return true
+	return rowOwn
+}
+
+// movesShown is the moves count of the header (" removed · N moves"),
+// or -1 when line is not the header.
+func movesShown(line string) int {
+	const mark = " removed · "
+	i := strings.Index(line, mark)
+	if i < 0 {
+		return -1
+	}
+	rest := line[i+len(mark):]
+	j := 0
+	for j < len(rest) && isDigit(rest[j]) {
+		j++
+	}
+	if j == 0 || !strings.HasPrefix(rest[j:], " move") {
+		return -1
+	}
+	n, err := strconv.Atoi(rest[:j])
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// cursorAtPiles reports whether the board's cursor (a card between > and
+// <) is on the stock or waste row (the one that says "stock"), or below.
+// Without a cursor on the screen it reports false.
+func (sc *screen) cursorAtPiles() bool {
+	cursor, stock := -1, -1
+	for r := range sc.cells {
+		line := sc.line(r)
+		if kindOf(line) != rowOwn {
+			continue
+		}
+		if stock < 0 && strings.Contains(line, "stock") {
+			stock = r
+		}
+		if i := strings.IndexByte(line, '>'); i >= 0 && strings.IndexByte(line[i:], '<') > 0 {
+			cursor = r
 		}
 	}
-	return false
+	return cursor >= 0 && stock >= 0 && cursor >= stock-1
+}
+
+// pendingKey is a key sent and not answered yet.
+type pendingKey struct {
+	at       time.Time // sent
+	firstAny time.Time // the first byte of anything after it; zero: none yet
+	move     bool      // a move typed at the prompt
+	late     bool      // another key was sent before it was answered
 }
 
 // read consumes the server's output: it answers terminal queries, times
@@ -355,11 +431,14 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 	measuring := s.run.measuring.Load()
 	var lines []racerLine
 	s.mu.Lock()
+	if s.trace != nil && measuring {
+		s.trace.add('R', now, chunk)
+	}
 	// The panel's lines are read from the copy of the screen, once a
 	// read has written them: the arcade's renderer writes the cells
 	// that changed, as little as a digit.
 	s.scr.write(chunk)
-	s.rows = s.scr.takeDirty(s.rows[:0], panelMark)
+	own := s.sortRows(now, measuring)
 	newFrames := bytes.Count(chunk, []byte(frameMark))
 	if newFrames > 0 || s.frameStart.IsZero() {
 		s.frameStart = now
@@ -370,23 +449,13 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 	if !measuring && s.text.Len() < 64<<10 { // only the set-up reads it
 		s.text.WriteString(stripFrame(chunk))
 	}
-	if !s.pending.IsZero() && s.firstAny.IsZero() {
-		s.firstAny = now
+	for i := range s.pend {
+		if s.pend[i].firstAny.IsZero() {
+			s.pend[i].firstAny = now
+		}
 	}
-	if !s.pending.IsZero() && boardChunk(chunk) {
-		lat := s.frameStart.Sub(s.pending)
-		if lat < 0 {
-			lat = now.Sub(s.pending)
-		}
-		s.ownLat = append(s.ownLat, lat)
-		s.anyLat = append(s.anyLat, s.firstAny.Sub(s.pending))
-		s.ownBytes += int64(len(chunk))
-		if s.pendMove {
-			s.moveLat = append(s.moveLat, lat)
-		} else {
-			s.cursorLat = append(s.cursorLat, lat)
-		}
-		s.pending = time.Time{}
+	if own && len(s.pend) > 0 {
+		s.answer(now, len(chunk))
 	}
 	if measuring {
 		s.bytes += int64(len(chunk))
@@ -414,6 +483,74 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 		}
 		s.opponentMoved(now, l)
 	}
+}
+
+// pressed notes a key sent at now, with s.mu held.
+func (s *raceSession) pressed(now time.Time, key string, isMove bool) {
+	if len(s.pend) > 0 {
+		s.missed++
+		for i := range s.pend {
+			s.pend[i].late = true
+		}
+	}
+	s.pend = append(s.pend, pendingKey{at: now, move: isMove})
+	s.keys++
+	if isMove {
+		s.moves++
+		s.sent = append(s.sent, now)
+	}
+	if s.trace != nil {
+		s.trace.add('K', now, []byte(key))
+	}
+}
+
+// sortRows sorts the rows a read wrote: the panel's go to s.rows, the
+// header's moves count times the moves stored, and it reports whether
+// the read changed any of the racer's own rows.
+func (s *raceSession) sortRows(now time.Time, measuring bool) (own bool) {
+	s.written = s.scr.takeWritten(s.written[:0])
+	s.rows = s.rows[:0]
+	for _, r := range s.written {
+		line := s.scr.line(r)
+		switch kindOf(line) {
+		case rowPanel:
+			s.rows = append(s.rows, line)
+		case rowOwn:
+			own = true
+			if n := movesShown(line); n >= 0 {
+				for k := s.storedSeen; measuring && k < n && k < len(s.sent); k++ {
+					s.storeLat = append(s.storeLat, now.Sub(s.sent[k]))
+				}
+				s.storedSeen = max(s.storedSeen, n)
+			}
+		}
+	}
+	return own
+}
+
+// answer takes a read that changed the racer's own rows as the answer to
+// every key waiting for one: the server handles a session's keys in
+// order, and a frame may answer several. Each key's latency runs to the
+// start of the frame (the read's, when the frame began before the key).
+func (s *raceSession) answer(now time.Time, n int) {
+	for _, k := range s.pend {
+		lat := s.frameStart.Sub(k.at)
+		if lat < 0 {
+			lat = now.Sub(k.at)
+		}
+		s.ownLat = append(s.ownLat, lat)
+		s.anyLat = append(s.anyLat, k.firstAny.Sub(k.at))
+		if k.move {
+			s.moveLat = append(s.moveLat, lat)
+		} else {
+			s.cursorLat = append(s.cursorLat, lat)
+		}
+		if k.late {
+			s.lateLat = append(s.lateLat, lat)
+		}
+	}
+	s.ownBytes += int64(n)
+	s.pend = s.pend[:0]
 }
 
 // opponentMoved notes that this screen shows racer l.name at l.moves
@@ -652,30 +789,22 @@ func (s *raceSession) race(ctx context.Context, cfg loadConfig, rc *raceConfig) 
 	}
 	tick := time.NewTicker(cfg.every)
 	defer tick.Stop()
-	// The cursor goes right and left in turn (moves do not count), so
-	// that it does not drift to an edge, where a key would not move it.
-	cursor, c := []string{"l", "h"}, 0
 	for k := 0; ; k++ {
 		s.mu.Lock()
-		if !s.pending.IsZero() {
-			s.missed++
+		// A cursor key goes down from the pyramid (to a lower card or the
+		// piles) and up from the piles, as the screen shows the cursor: a
+		// key that always moves it, so that every key has a redraw to
+		// wait for (left or right at an edge draws nothing).
+		key, isMove := "j", false
+		if s.scr.cursorAtPiles() {
+			key = "k"
 		}
-		key, isMove := cursor[c%2], false
 		if rc.moveEvery > 0 && k%rc.moveEvery == rc.moveEvery-1 {
 			if m, ok := nextMove(s.game); ok && s.game.Apply(m) == nil {
 				key, isMove = ":"+m.String()+"\r", true
 			}
 		}
-		if !isMove {
-			c++
-		}
-		now := time.Now()
-		s.pending, s.firstAny, s.pendMove = now, time.Time{}, isMove
-		s.keys++
-		if isMove {
-			s.moves++
-			s.sent = append(s.sent, now)
-		}
+		s.pressed(time.Now(), key, isMove)
 		s.mu.Unlock()
 		if s.typeKeys(key) != nil {
 			return
@@ -865,6 +994,12 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 	cpuRace := readCPU(cfg.pid)
 	raceStart := time.Now()
 	notifyStart := busEvents(ctx, rc.databaseURL)
+	if rc.traceFile != "" {
+		racers[0].mu.Lock()
+		racers[0].trace = &raceTrace{start: raceStart}
+		racers[0].trace.add('S', raceStart, []byte(racers[0].scr.text())) // the screen the reads start from
+		racers[0].mu.Unlock()
+	}
 	run.measuring.Store(true)
 	mctx, cancel := context.WithTimeout(ctx, cfg.duration)
 	defer cancel()
@@ -881,13 +1016,21 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 	<-settle.C
 	run.measuring.Store(false)
 	raceEnd := time.Now()
+	if rc.traceFile != "" {
+		racers[0].mu.Lock()
+		lines := racers[0].trace.lines
+		racers[0].mu.Unlock()
+		if err := os.WriteFile(rc.traceFile, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			fmt.Fprintf(os.Stderr, "loadgen: %v\n", err)
+		}
+	}
 	notifyEnd := busEvents(ctx, rc.databaseURL)
 	cpuRaceEnd := readCPU(cfg.pid)
 	selfRaceEnd := readCPU(os.Getpid())
 	rssEnd := readRSS(cfg.pid)
 
-	var own, anyLat, moveLat, cursorLat, prog, cross []time.Duration
-	var keys, moves, missed, skipped, ended, behind int
+	var own, anyLat, moveLat, cursorLat, lateLat, storeLat, prog, cross []time.Duration
+	var keys, moves, missed, skipped, ended, behind, unanswered int
 	var received, ownBytes int64
 	for _, s := range racers {
 		s.mu.Lock()
@@ -895,6 +1038,9 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 		anyLat = append(anyLat, s.anyLat...)
 		moveLat = append(moveLat, s.moveLat...)
 		cursorLat = append(cursorLat, s.cursorLat...)
+		lateLat = append(lateLat, s.lateLat...)
+		storeLat = append(storeLat, s.storeLat...)
+		unanswered += len(s.pend)
 		prog = append(prog, s.progLat...)
 		cross = append(cross, s.crossLat...)
 		keys += s.keys
@@ -925,17 +1071,27 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 
 	fmt.Printf("race: %d racers in %d rooms of %d, %d lobby viewers, %dx%d, a key every %s for %s, a move every %d keys (%s deal %d)\n",
 		len(racers), nRooms-len(failedRooms), size, len(viewers), cfg.width, cfg.height, cfg.every, cfg.duration, rc.moveEvery, rc.rules, rc.deal)
-	fmt.Printf("keys pressed: %d (%d moves), own redraws %d, keys unanswered when the next was pressed %d (a cursor key at an edge draws nothing), sessions ended by the server %d\n",
-		keys, moves, len(own), missed, ended)
+	fmt.Printf("keys pressed: %d (%d moves), answered %d, still unanswered at the end %d, sessions ended by the server %d\n",
+		keys, moves, len(own), unanswered, ended)
 	fmt.Printf("racers whose own panel line does not show the moves they sent: %d\n", behind)
+	// The "own keystroke → first byte": a key's redraw is the
+	// first read after it that changes the racer's own rows (the header,
+	// the board, the status or help line), not the panel or the clock,
+	// however late (a key waits for it even after the next is sent).
 	p50, p99, worst := percentiles(own)
-	fmt.Printf("own keystroke→first byte of its redraw: p50 %s  p99 %s  max %s\n", p50, p99, worst)
+	fmt.Printf("own keystroke→first byte of its redraw (a read that changes the header, board, status or help rows): p50 %s  p99 %s  max %s\n", p50, p99, worst)
 	p50, p99, worst = percentiles(cursorLat)
-	fmt.Printf("  cursor keys: p50 %s  p99 %s  max %s\n", p50, p99, worst)
+	fmt.Printf("  cursor keys (down from the pyramid, up from the piles): p50 %s  p99 %s  max %s\n", p50, p99, worst)
 	p50, p99, worst = percentiles(moveLat)
-	fmt.Printf("  moves at the prompt (stored before they show): p50 %s  p99 %s  max %s\n", p50, p99, worst)
+	fmt.Printf("  moves typed at the prompt (the prompt's echo): p50 %s  p99 %s  max %s\n", p50, p99, worst)
+	p50, p99, worst = percentiles(lateLat)
+	fmt.Printf("  keys sent before the previous one was answered: %d; those answered after the next was sent: %d, p50 %s  p99 %s\n",
+		missed, len(lateLat), p50, p99)
 	p50, p99, worst = percentiles(anyLat)
 	fmt.Printf("  the same keys→first byte of anything (a panel or clock line may come first): p50 %s  p99 %s  max %s\n", p50, p99, worst)
+	p50, p99, worst = percentiles(storeLat)
+	fmt.Printf("move sent→shown on the racer's own board, once stored (the header's move count): p50 %s  p99 %s  max %s (%d)\n",
+		p50, p99, worst, len(storeLat))
 	p50, p99, worst = percentiles(prog)
 	fmt.Printf("opponent move→its line changes on another racer's panel: p50 %s  p99 %s  max %s (%d seen, %d move counts coalesced away)\n",
 		p50, p99, worst, len(prog), skipped)

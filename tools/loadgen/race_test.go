@@ -2,6 +2,7 @@ package main
 
 import (
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -107,23 +108,143 @@ func TestPerWindow(t *testing.T) {
 	}
 }
 
-func TestBoardChunk(t *testing.T) {
+// traceStep is one line of a -race-trace file: a key (K), a read (R) or
+// the screen the reads start from (S), at µs since the race started.
+type traceStep struct {
+	kind byte
+	at   time.Duration
+	text string
+}
+
+// readTrace reads a -race-trace file.
+func readTrace(t *testing.T, path string) []traceStep {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []traceStep
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		kind, rest, _ := strings.Cut(line, " ")
+		us, quoted, _ := strings.Cut(rest, " ")
+		n, err := strconv.ParseInt(us, 10, 64)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		text, err := strconv.Unquote(quoted)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		steps = append(steps, traceStep{kind: kind[0], at: time.Duration(n) * time.Microsecond, text: text})
+	}
+	return steps
+}
+
+// replay plays steps to a racer of a 100×34 screen, as its reading and
+// key-pressing goroutines would, and returns it.
+func replay(steps []traceStep) *raceSession {
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	run := &raceRun{byName: map[string]*raceSession{}}
+	run.measuring.Store(true)
+	s := &raceSession{run: run, scr: newScreen(100, 34), notify: make(chan struct{}, 1), seen: map[string]int{}}
+	for _, st := range steps {
+		now := t0.Add(st.at)
+		switch st.kind {
+		case 'S':
+			s.scr.write([]byte(strings.ReplaceAll(st.text, "\n", "\r\n")))
+			s.scr.takeWritten(nil)
+		case 'K':
+			s.mu.Lock()
+			s.pressed(now, st.text, strings.HasPrefix(st.text, ":"))
+			s.mu.Unlock()
+		case 'R':
+			s.chunk(now, []byte(st.text), nil)
+		}
+	}
+	return s
+}
+
+// TestOwnRedraw checks what the race mode takes as a key's redraw on the
+// reads of a real racer (testdata/race_trace.txt, from -race-trace at 16
+// racers): the first read after the key that changes the racer's own rows
+// (the board, the header, the prompt and help lines), never a read of the
+// panel or the clock only; a move typed at the prompt is answered by the
+// prompt's echo, and shown as stored when the header counts it.
+func TestOwnRedraw(t *testing.T) {
+	s := replay(readTrace(t, "testdata/race_trace.txt"))
+	us := func(n int64) time.Duration { return time.Duration(n) * time.Microsecond }
+	wantOwn := []time.Duration{
+		us(288101 - 287339), us(788684 - 788095), us(1288860 - 1288463), // j, k, j: the cursor's cells
+		us(1788246 - 1787898), // the move's prompt echo, not the panel read before it
+		us(2287888 - 2287414), us(2803033 - 2795058), us(3301863 - 3288376),
+	}
+	if !reflect.DeepEqual(s.ownLat, wantOwn) {
+		t.Errorf("own latencies %v, want %v", s.ownLat, wantOwn)
+	}
+	if want := []time.Duration{us(1788246 - 1787898)}; !reflect.DeepEqual(s.moveLat, want) {
+		t.Errorf("move latencies %v, want %v", s.moveLat, want)
+	}
+	if want := []time.Duration{us(1792996 - 1787898)}; !reflect.DeepEqual(s.storeLat, want) {
+		t.Errorf("stored latencies %v, want %v (the header's \"1 move\")", s.storeLat, want)
+	}
+	if len(s.pend) != 1 || !s.pend[0].move {
+		t.Errorf("pending %+v, want the last move (the trace ends before its echo)", s.pend)
+	}
+}
+
+// TestOwnRedrawSlow: a redraw that comes after the next key was sent is
+// still its key's (a slow server shows as slow), and panel and clock
+// reads meanwhile answer nothing.
+func TestOwnRedrawSlow(t *testing.T) {
+	steps := readTrace(t, "testdata/race_trace.txt")
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	clock, panel, board := steps[5], steps[8], steps[4] // 9:59 left; 2/28 of an opponent; the k's cursor
+	slow := []traceStep{steps[0],
+		{kind: 'K', at: 0, text: "k"},
+		{kind: 'R', at: ms(200), text: clock.text},
+		{kind: 'R', at: ms(400), text: panel.text},
+		{kind: 'K', at: ms(500), text: "j"},
+		{kind: 'R', at: ms(700), text: board.text},
+	}
+	s := replay(slow)
+	if want := []time.Duration{ms(700), ms(200)}; !reflect.DeepEqual(s.ownLat, want) {
+		t.Errorf("own latencies %v, want %v", s.ownLat, want)
+	}
+	if want := []time.Duration{ms(700)}; !reflect.DeepEqual(s.lateLat, want) || s.missed != 1 {
+		t.Errorf("late %v (missed %d), want %v and 1", s.lateLat, s.missed, want)
+	}
+}
+
+func TestRowKinds(t *testing.T) {
 	tests := []struct {
-		text string
-		want bool
+		line  string
+		kind  rowKind
+		moves int
 	}{
-		{"\r\n\r\n                      │7♥   │ >9♣   < │A♣   │\r\n", true},
-		{"                      [ 7♣][ 4♣][10♠]", true},
-		{"   stock |###| 24    waste |   |", true},
-		{" room YGRT · Classic · 09:58 left\r\n", false},
-		{" r001x2      3/28  12 mv p1 playing       r001x3      0/28   0 mv p1 playing", false},
-		{"\x1b[H\r\n\x1b[1m room YGRT · Classic · 09:58 left\x1b[m\x1b[K\r\n\x1b[34;H", false},
-		{"\x1b[H\r\n                      \x1b[1;7;91m>7♥   <\x1b[m │9♣   │", true},
+		{" room DPKF · Classic · deal 2        pass 1/3 · 2/28 removed · 1 move   ", rowOwn, 1},
+		{" room DPKF · Classic · deal 2        pass 1/3 · 2/28 removed · 12 moves ", rowOwn, 12},
+		{" room DPKF · Classic · 9:58 left     ", rowClock, -1},
+		{" room DPKF · Classic · (time up)     ", rowClock, -1},
+		{">dcv000x0    0/28   0 mv p1 playing       dcv000x4    0/28   0 mv p1 playing", rowPanel, -1},
+		{"                      >7♥   < │9♣   │ │A♣   │", rowOwn, -1},
+		{" go!", rowOwn, -1},
 	}
 	for _, tt := range tests {
-		if got := boardChunk([]byte(tt.text)); got != tt.want {
-			t.Errorf("boardChunk(%q) = %v, want %v", tt.text, got, tt.want)
+		if k, n := kindOf(tt.line), movesShown(tt.line); k != tt.kind || n != tt.moves {
+			t.Errorf("%q: kind %d, moves %d; want %d, %d", tt.line, k, n, tt.kind, tt.moves)
 		}
+	}
+}
+
+func TestCursorAtPiles(t *testing.T) {
+	steps := readTrace(t, "testdata/race_trace.txt")
+	s := replay(steps[:1])
+	if s.scr.cursorAtPiles() {
+		t.Error("at the start the cursor is on 7♥ of the pyramid, not at the piles")
+	}
+	s = replay(steps[:3]) // j: down to the stock
+	if !s.scr.cursorAtPiles() {
+		t.Errorf("after j the cursor is on the stock:\n%s", s.scr.text())
 	}
 }
 

@@ -215,3 +215,18 @@ func (s *screen) text() string {
 	}
 	return string(b)
 }
+
+// takeWritten appends the index of each row written since the last take
+// and forgets which rows were written.
+func (s *screen) takeWritten(dst []int) []int {
+	for r, d := range s.dirty {
+		if d {
+			s.dirty[r] = false
+			dst = append(dst, r)
+		}
+	}
+	return dst
+}
+
+// line is row r's text.
+func (s *screen) line(r int) string { return string(s.cells[r]) }
