@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 
 	"pyramid/engine"
+	"pyramid/keys"
 	"pyramid/lobby"
 )
 
@@ -19,8 +20,25 @@ func racerCols(w, n int) int {
 	return 1
 }
 
-// racerLineW is the width of one racer in the panel.
+// racerLineW is the width of one racer in the panel when two share a
+// line of 80 columns.
 const racerLineW = 39
+
+// racerFixedW is a racer's line but the name: the mark, cards removed,
+// moves, pass and state ("> " … " 12/28  40 mv p1 playing").
+const racerFixedW = 25
+
+// racerNameW is the width of the names in a panel of c racers to a line
+// at width w: the longest name of the racers (at least 10 cells, so that
+// the columns stay put for short names), as much of it as the line holds.
+func racerNameW(racers []lobby.Racer, w, c int) int {
+	longest := 10
+	for _, r := range racers {
+		longest = max(longest, min(cells(r.Name), keys.MaxNameWidth))
+	}
+	room := (w-2*(c-1))/c - racerFixedW
+	return max(min(longest, room), 4)
+}
 
 // panelLines is how many lines the racer panel takes: the room's line and
 // the racers (a line each, or a mini pyramid each in a wide window).
@@ -207,11 +225,12 @@ func (rs *raceScreen) roomLine() string {
 // chose: its races change no rating (lobby.RoomConfig.Rated).
 const unratedNote = "unrated: chosen deal"
 
-// racerLine is one racer in the panel: name, cards removed, moves, pass
-// and state, racerLineW cells at most.
-func (rs *raceScreen) racerLine(r lobby.Racer) string {
+// racerLine is one racer in the panel: name (nameW cells, racerNameW),
+// cards removed, moves, pass and state.
+func (rs *raceScreen) racerLine(r lobby.Racer, nameW int) string {
 	mark := rs.racerMark(r)
-	name := padRight(cut(clean(r.Name, 16), 10, rs.env.gl.ell), 10)
+	w := nameW + racerFixedW
+	name := padRight(cut(clean(r.Name, keys.MaxNameWidth), nameW, rs.env.gl.ell), nameW)
 	cards := r.Cards
 	if cards == 0 {
 		cards = rs.snap.Cards
@@ -222,7 +241,7 @@ func (rs *raceScreen) racerLine(r lobby.Racer) string {
 	}
 	s := mark + name + " " + padLeft(strconv.Itoa(r.Removed), 2) + "/" + strconv.Itoa(cards) + " " +
 		padLeft(strconv.Itoa(r.Moves), 3) + " mv p" + strconv.Itoa(max(r.Pass, 1)) + " " + state
-	return padRight(cut(s, racerLineW, ""), racerLineW)
+	return padRight(cut(s, w, ""), w)
 }
 
 // The race's help bar, and the order it gives items up in.
