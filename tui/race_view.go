@@ -10,6 +10,7 @@ import (
 	"pyramid/engine"
 	"pyramid/keys"
 	"pyramid/lobby"
+	"pyramid/share"
 )
 
 // racerCols is how many racers the panel puts on one line at width w.
@@ -284,7 +285,7 @@ func (rs *raceScreen) panel(dst []string, moves, passes string, w int) []string 
 	me := rs.mine()
 	tm := ""
 	if me.Finish > 0 {
-		tm = "time " + raceTime(me.Finish) + rs.env.gl.sep
+		tm = "time " + share.RaceTime(me.Finish) + rs.env.gl.sep
 	}
 	return append(dst, "You cleared the pyramid!", "", tm+moves+rs.env.gl.sep+passes, "",
 		"the results come when everybody is done")
@@ -387,9 +388,9 @@ func (rs *raceScreen) viewResults() string {
 		}
 		switch {
 		case p.Cleared:
-			what = "cleared in " + raceTime(p.Time)
+			what = "cleared in " + share.RaceTime(p.Time)
 		case p.Removed > 0:
-			what += " at " + raceTime(p.Time) + " (" + state + ")"
+			what += " at " + share.RaceTime(p.Time) + " (" + state + ")"
 		default:
 			what += " (" + state + ")"
 		}
@@ -423,7 +424,7 @@ func (rs *raceScreen) viewResults() string {
 	default:
 		body = append(body, "  The host may start a rematch in this room.")
 	}
-	if line := raceShareFit(*s, rs.you, rs.w-4); line != "" {
+	if line := raceShareFit(*s, rs.you, gl.sep, rs.w-4); line != "" {
 		// A player copies it from the terminal: the label goes on a line
 		// of its own before the line is ever cut.
 		if labelled := "Share: " + line; cells(labelled) <= rs.w-4 {
@@ -442,11 +443,4 @@ func (rs *raceScreen) viewResults() string {
 	}
 	return drawPage(rs.env, rs.w, rs.h, "room "+s.Code+gl.sep+"results", sub, body, rs.msg, rs.msgSt, rs.bar,
 		[]key.Binding{km.Rematch, km.Chat, km.Leave, km.Help})
-}
-
-// raceTime is a race's time to the tenth of a second: m:ss.t.
-func raceTime(d time.Duration) string {
-	d = max(d, 0).Round(100 * time.Millisecond)
-	tenths := int(d % time.Second / (100 * time.Millisecond))
-	return clock(d.Truncate(time.Second)) + "." + strconv.Itoa(tenths)
 }
