@@ -19,9 +19,12 @@ type whoEntry struct {
 	Rules string `json:"rules,omitempty"`
 	// Deal is a string: deal numbers go beyond what a JSON number holds
 	// exactly (2^53); "custom" for a deal given as text.
-	Deal     string `json:"deal,omitempty"`
-	Room     string `json:"room,omitempty"`
-	Removed  *int   `json:"removed,omitempty"` // playing and racing only
+	Deal    string `json:"deal,omitempty"`
+	Room    string `json:"room,omitempty"`
+	Removed *int   `json:"removed,omitempty"` // playing and racing only
+	// Finished (playing only): the game is over, won or lost, and the
+	// player is still at its table.
+	Finished bool   `json:"finished,omitempty"`
 	Watching string `json:"watching,omitempty"`
 }
 
@@ -39,6 +42,7 @@ func whoEntries(who []lobby.Presence) []whoEntry {
 			}
 			removed := p.Removed
 			e.Removed = &removed
+			e.Finished = p.What == lobby.Playing && p.Finished
 			if p.What == lobby.Racing {
 				e.Room = keys.Clean(p.Room, 8)
 			}
@@ -62,6 +66,9 @@ func (e whoEntry) describe() string {
 	}
 	switch e.Doing {
 	case string(lobby.Playing):
+		if e.Finished {
+			return "finished " + game()
+		}
 		return "playing " + game()
 	case string(lobby.Racing):
 		return "racing in room " + e.Room + " · " + game()

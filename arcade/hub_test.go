@@ -47,6 +47,8 @@ func TestWho(t *testing.T) {
 	cat := l.Join(lobby.Player{ID: "SHA256:c", Name: "cat"})
 	l.SetDoing(cat, lobby.Doing{What: lobby.Racing, Rules: "double", Deal: 9, Room: "ABCD", Removed: 0})
 	l.Join(lobby.Player{Name: "guest", Guest: true})
+	dan := l.Join(lobby.Player{ID: "SHA256:d", Name: "dan"})
+	l.SetDoing(dan, lobby.Doing{What: lobby.Playing, Rules: "daily", Deal: 7, Removed: 28, Finished: true})
 	code, out, errOut := f.run(session(nil, "guest", "who", "--json"))
 	if code != 0 || errOut != "" {
 		t.Fatalf("who --json: exit %d, %q", code, errOut)
@@ -73,6 +75,14 @@ func TestWho(t *testing.T) {
     "removed": 0
   },
   {
+    "name": "dan",
+    "doing": "playing",
+    "rules": "daily",
+    "deal": "7",
+    "removed": 28,
+    "finished": true
+  },
+  {
     "name": "guest",
     "guest": true,
     "doing": "menu"
@@ -83,7 +93,7 @@ func TestWho(t *testing.T) {
 		t.Fatalf("who --json:\n%s\nwant:\n%s", out, want)
 	}
 	code, out, _ = f.run(session(nil, "guest", "who"))
-	for _, line := range []string{"4 online", "ann", "playing Classic · deal 1152921504606846976 · 5/28 removed",
+	for _, line := range []string{"5 online", "ann", "finished Daily · deal 7 · 28/28 removed", "playing Classic · deal 1152921504606846976 · 5/28 removed",
 		"watching ann", "racing in room ABCD · Double · deal 9 · 0/45 removed", "guest (guest)", "in the menu"} {
 		if code != 0 || !strings.Contains(out, line) {
 			t.Fatalf("who: exit %d, want %q in:\n%s", code, line, out)

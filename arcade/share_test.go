@@ -107,7 +107,7 @@ func TestShareRaceGame(t *testing.T) {
 		t.Fatalf("share before the race is stored: exit %d, %q %q", code, out, errOut)
 	}
 	now := time.Now()
-	if _, err := f.st.RecordRace(ctx, store.NewRace{Key: "k1", Code: "ABCD", RulesID: rec.Rules, DealNumber: rec.Deal,
+	if _, err := f.st.RecordRace(ctx, store.NewRace{Key: "k1", Code: "ABCD", RulesID: rec.Rules, DealNumber: rec.Deal, Rated: true,
 		Started: now, Ended: now, Racers: 5, Placings: []store.RacePlacing{
 			{PlayerID: f.adminID(t), Place: 1, Cleared: true, Removed: 28, Moves: 60, Time: 95 * time.Second},
 			{PlayerID: ann.ID, Place: 2, Removed: 6, Moves: 10, Time: 47300 * time.Millisecond, GameID: g.ID},
@@ -117,6 +117,25 @@ func TestShareRaceGame(t *testing.T) {
 	code, out, errOut := f.run(session(key, "ann", "share", id))
 	if want := "Pyramid race · Classic · 2nd of 5 · 6/28 · 0:47.3 · 10 moves\n"; code != 0 || out != want {
 		t.Fatalf("share of a race's game: exit %d, %q %q; want %q", code, out, errOut, want)
+	}
+
+	// A race on a chosen deal says it is unrated.
+	g2, err := f.st.CreateGame(ctx, store.NewGame{PlayerID: ann.ID, RulesID: rec.Rules, DealNumber: rec.Deal, Owner: "s", Kind: store.KindRace, Practice: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.st.FinishGame(ctx, g2.ID, "s", st, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.st.RecordRace(ctx, store.NewRace{Key: "k2", Code: "ABCD", RulesID: rec.Rules, DealNumber: rec.Deal,
+		Started: now, Ended: now, Racers: 2, Placings: []store.RacePlacing{
+			{PlayerID: ann.ID, Place: 1, Removed: 6, Moves: 10, Time: 47300 * time.Millisecond, GameID: g2.ID},
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = f.run(session(key, "ann", "share", strconv.FormatInt(g2.ID, 10)))
+	if want := "Pyramid race · Classic · 1st of 2 · 6/28 · 0:47.3 · 10 moves · unrated\n"; code != 0 || out != want {
+		t.Fatalf("share of an unrated race's game: exit %d, %q %q; want %q", code, out, errOut, want)
 	}
 }
 

@@ -93,6 +93,7 @@ type wireEntry struct {
 	Deal    uint64   `json:"d,omitempty"`
 	Custom  bool     `json:"c,omitempty"`
 	Removed int      `json:"m,omitempty"`
+	Done    bool     `json:"f,omitempty"` // Doing.Finished
 	Room    string   `json:"o,omitempty"`
 	Watched string   `json:"x,omitempty"`
 	Session uint64   `json:"s"`
@@ -383,8 +384,8 @@ func (l *Lobby) roster() map[string]wireEntry {
 			key = "guest:" + strconv.FormatUint(p.Session, 10)
 		}
 		out[key] = wireEntry{Key: key, ID: p.ID, Name: p.Name, Guest: p.Guest,
-			What: p.What, Rules: p.Rules, Deal: p.Deal, Custom: p.Custom, Removed: p.Removed, Room: p.Room, Watched: p.Watched,
-			Session: p.Session, Joined: p.Joined.UnixMilli(), Changed: s.changed.UnixMilli()}
+			What: p.What, Rules: p.Rules, Deal: p.Deal, Custom: p.Custom, Removed: p.Removed, Done: p.Finished,
+			Room: p.Room, Watched: p.Watched, Session: p.Session, Joined: p.Joined.UnixMilli(), Changed: s.changed.UnixMilli()}
 	}
 	return out
 }
@@ -392,8 +393,9 @@ func (l *Lobby) roster() map[string]wireEntry {
 // presence is the entry as Who lists it.
 func (w wireEntry) presence(instance string) Presence {
 	return Presence{
-		Player:   Player{ID: w.ID, Name: w.Name, Guest: w.Guest},
-		Doing:    Doing{What: w.What, Rules: w.Rules, Deal: w.Deal, Custom: w.Custom, Removed: w.Removed, Room: w.Room, Watched: w.Watched},
+		Player: Player{ID: w.ID, Name: w.Name, Guest: w.Guest},
+		Doing: Doing{What: w.What, Rules: w.Rules, Deal: w.Deal, Custom: w.Custom, Removed: w.Removed, Finished: w.Done,
+			Room: w.Room, Watched: w.Watched},
 		Session:  w.Session,
 		Joined:   time.UnixMilli(w.Joined),
 		Instance: instance,

@@ -37,7 +37,8 @@ func (l *Lobby) DailyFinished(rulesID, date string) {
 
 // PlayingRules is how many are playing a game of rulesID now, each
 // player once (each guest session apart), as Who counts them: on every
-// server of the cluster.
+// server of the cluster. A player whose game is over (Doing.Finished) is
+// not playing it.
 func (l *Lobby) PlayingRules(rulesID string) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -53,7 +54,7 @@ func (l *Lobby) PlayingRules(rulesID string) int {
 		}
 	}
 	for _, s := range l.sessions {
-		if s.doing.What == Playing && s.doing.Rules == rulesID {
+		if s.doing.What == Playing && !s.doing.Finished && s.doing.Rules == rulesID {
 			count(s.player)
 		}
 	}
@@ -62,7 +63,7 @@ func (l *Lobby) PlayingRules(rulesID string) int {
 		now := l.now()
 		for _, entries := range c.remote {
 			for _, e := range entries {
-				if now.Before(e.expires) && e.What == Playing && e.Rules == rulesID {
+				if now.Before(e.expires) && e.What == Playing && !e.Finished && e.Rules == rulesID {
 					count(e.Player)
 				}
 			}

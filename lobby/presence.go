@@ -30,6 +30,11 @@ type Doing struct {
 	// Removed is how many pyramid cards the game has removed (Playing,
 	// Racing).
 	Removed int
+	// Finished (Playing only): the game is over, won or lost, and the
+	// player is still at its table. Such a player is not counted among
+	// those playing a rule set (PlayingRules: the live daily board's
+	// "N playing now").
+	Finished bool
 	// Room is the race room's code (Racing).
 	Room string
 	// Watched is the name of the player watched (Watching).

@@ -10,6 +10,7 @@ import (
 
 	"pyramid/engine"
 	"pyramid/lobby"
+	"pyramid/share"
 )
 
 // Race the ghost (issue 14): the race screen in ghost mode. The player
@@ -420,9 +421,9 @@ func (rs *raceScreen) viewGhostResults() string {
 		what := strconv.Itoa(p.Removed) + "/" + strconv.Itoa(s.Cards)
 		switch {
 		case p.Cleared:
-			what = "cleared in " + raceTime(p.Time)
+			what = "cleared in " + share.RaceTime(p.Time)
 		case p.Removed > 0:
-			what += " at " + raceTime(p.Time)
+			what += " at " + share.RaceTime(p.Time)
 		}
 		line := "  " + padLeft(strconv.Itoa(p.Place), 2) + ". " + padRight(cut(clean(p.Name, 26), 26, gl.ell), 27) +
 			padRight(what, 22) + strconv.Itoa(p.Moves) + plural(p.Moves, " move", " moves")

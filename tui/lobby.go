@@ -332,6 +332,9 @@ func describeDoing(d lobby.Doing, gl *glyphs) string {
 	}
 	switch d.What {
 	case lobby.Playing:
+		if d.Finished {
+			return "finished " + game()
+		}
 		return "playing " + game()
 	case lobby.Racing:
 		return "racing in room " + clean(d.Room, 8) + gl.sep + game()

@@ -8,6 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"pyramid/engine"
 	"pyramid/lobby"
 )
 
@@ -181,7 +182,7 @@ func (m *Model) doing() (d lobby.Doing, ok bool) {
 			return lobby.Doing{What: lobby.AtMenu}, true
 		}
 		g := m.table().game
-		d = lobby.Doing{What: lobby.Playing, Rules: g.Rules().ID(), Removed: g.Removed()}
+		d = lobby.Doing{What: lobby.Playing, Rules: g.Rules().ID(), Removed: g.Removed(), Finished: g.Status() != engine.Playing}
 		if deal := g.Deal(); deal.Numbered {
 			d.Deal = deal.Number
 		} else {

@@ -88,6 +88,7 @@ type racerLineKey struct {
 	name                 string
 	removed, moves, pass int32
 	cards                int32 // the racer's pyramid size, or the room's
+	nameW                int32 // the names' width (racerNameW)
 	state                lobby.RacerState
 	present              bool
 	mark                 byte
@@ -225,6 +226,9 @@ func (rs *raceScreen) appendPanel(vc *raceFrame, parts []string) []string {
 		return rs.appendMinis(vc, parts)
 	}
 	pal := rs.env.pal
+	c := rs.panelCols()
+	vc.cols = c
+	nameW := racerNameW(rs.racers, rs.w, c)
 	if len(vc.racers) != len(rs.racers) {
 		vc.racers = make([]racerLineCache, len(rs.racers))
 	}
@@ -239,16 +243,14 @@ func (rs *raceScreen) appendPanel(vc *raceFrame, parts []string) []string {
 			st = sOK
 		}
 		k := racerLineKey{env: rs.env, name: r.Name, removed: int32(r.Removed), moves: int32(r.Moves), pass: int32(r.Pass),
-			cards: int32(r.Cards), state: r.State, present: r.Present, mark: rs.racerMark(r)[0], st: st}
+			cards: int32(r.Cards), nameW: int32(nameW), state: r.State, present: r.Present, mark: rs.racerMark(r)[0], st: st}
 		if r.Cards == 0 {
 			k.cards = int32(rs.snap.Cards)
 		}
-		if c := &vc.racers[i]; c.key != k || c.s == "" {
-			c.key, c.s = k, pal.style(st, rs.racerLine(r))
+		if lc := &vc.racers[i]; lc.key != k || lc.s == "" {
+			lc.key, lc.s = k, pal.style(st, rs.racerLine(r, nameW))
 		}
 	}
-	c := rs.panelCols()
-	vc.cols = c
 	nRows := (len(rs.racers) + c - 1) / c
 	if len(vc.rows) != nRows {
 		vc.rows = make([]string, nRows)

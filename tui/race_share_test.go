@@ -21,14 +21,15 @@ func TestRaceShareLine(t *testing.T) {
 		{"p0", "Pyramid race · " + title + " · 2nd of 3 · 20/28 · 1:15.0 · 1 move"},
 		{"spectator", ""},
 	} {
-		if got := raceShareLine(snap, tc.you); got != tc.want {
+		if got := raceShareLine(snap, tc.you, " · "); got != tc.want {
 			t.Errorf("raceShareLine(%s) = %q, want %q", tc.you, got, tc.want)
 		}
 	}
-	for n, want := range map[int]string{1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 11: "11th", 12: "12th", 13: "13th", 21: "21st", 22: "22nd"} {
-		if got := ordinal(n); got != want {
-			t.Errorf("ordinal(%d) = %q, want %q", n, got, want)
-		}
+	// A chosen deal's race says it is unrated.
+	unrated := snap
+	unrated.Rated = false
+	if got, want := raceShareLine(unrated, "p1", " · "), "Pyramid race · "+title+" · 1st of 3 · cleared · 1:23.0 · 40 moves · unrated"; got != want {
+		t.Errorf("raceShareLine of an unrated race = %q, want %q", got, want)
 	}
 
 	// The results screen shows it, at 80×24 with eight racers.
@@ -54,7 +55,7 @@ func TestRaceShareLine(t *testing.T) {
 		t.Errorf("a long title at 80 columns: the share line %q lost its facts in\n%s", line, s)
 	}
 	h, _ = raceHarness(t, snap, 160, 40)
-	if s = screenOf(h); !strings.Contains(s, "Share: "+raceShareLine(snap, snap.Members[0].ID)) {
+	if s = screenOf(h); !strings.Contains(s, "Share: "+raceShareLine(snap, snap.Members[0].ID, " · ")) {
 		t.Errorf("at 160 columns the share line is not whole:\n%s", s)
 	}
 }

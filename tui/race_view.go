@@ -8,7 +8,9 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 
 	"pyramid/engine"
+	"pyramid/keys"
 	"pyramid/lobby"
+	"pyramid/share"
 )
 
 // racerCols is how many racers the panel puts on one line at width w.
@@ -19,8 +21,25 @@ func racerCols(w, n int) int {
 	return 1
 }
 
-// racerLineW is the width of one racer in the panel.
+// racerLineW is the width of one racer in the panel when two share a
+// line of 80 columns.
 const racerLineW = 39
+
+// racerFixedW is a racer's line but the name: the mark, cards removed,
+// moves, pass and state ("> " … " 12/28  40 mv p1 playing").
+const racerFixedW = 25
+
+// racerNameW is the width of the names in a panel of c racers to a line
+// at width w: the longest name of the racers (at least 10 cells, so that
+// the columns stay put for short names), as much of it as the line holds.
+func racerNameW(racers []lobby.Racer, w, c int) int {
+	longest := 10
+	for _, r := range racers {
+		longest = max(longest, min(cells(r.Name), keys.MaxNameWidth))
+	}
+	room := (w-2*(c-1))/c - racerFixedW
+	return max(min(longest, room), 4)
+}
 
 // panelLines is how many lines the racer panel takes: the room's line and
 // the racers (a line each, or a mini pyramid each in a wide window).
@@ -207,11 +226,12 @@ func (rs *raceScreen) roomLine() string {
 // chose: its races change no rating (lobby.RoomConfig.Rated).
 const unratedNote = "unrated: chosen deal"
 
-// racerLine is one racer in the panel: name, cards removed, moves, pass
-// and state, racerLineW cells at most.
-func (rs *raceScreen) racerLine(r lobby.Racer) string {
+// racerLine is one racer in the panel: name (nameW cells, racerNameW),
+// cards removed, moves, pass and state.
+func (rs *raceScreen) racerLine(r lobby.Racer, nameW int) string {
 	mark := rs.racerMark(r)
-	name := padRight(cut(clean(r.Name, 16), 10, rs.env.gl.ell), 10)
+	w := nameW + racerFixedW
+	name := padRight(cut(clean(r.Name, keys.MaxNameWidth), nameW, rs.env.gl.ell), nameW)
 	cards := r.Cards
 	if cards == 0 {
 		cards = rs.snap.Cards
@@ -222,7 +242,7 @@ func (rs *raceScreen) racerLine(r lobby.Racer) string {
 	}
 	s := mark + name + " " + padLeft(strconv.Itoa(r.Removed), 2) + "/" + strconv.Itoa(cards) + " " +
 		padLeft(strconv.Itoa(r.Moves), 3) + " mv p" + strconv.Itoa(max(r.Pass, 1)) + " " + state
-	return padRight(cut(s, racerLineW, ""), racerLineW)
+	return padRight(cut(s, w, ""), w)
 }
 
 // The race's help bar, and the order it gives items up in.
@@ -265,7 +285,7 @@ func (rs *raceScreen) panel(dst []string, moves, passes string, w int) []string 
 	me := rs.mine()
 	tm := ""
 	if me.Finish > 0 {
-		tm = "time " + raceTime(me.Finish) + rs.env.gl.sep
+		tm = "time " + share.RaceTime(me.Finish) + rs.env.gl.sep
 	}
 	return append(dst, "You cleared the pyramid!", "", tm+moves+rs.env.gl.sep+passes, "",
 		"the results come when everybody is done")
@@ -368,9 +388,9 @@ func (rs *raceScreen) viewResults() string {
 		}
 		switch {
 		case p.Cleared:
-			what = "cleared in " + raceTime(p.Time)
+			what = "cleared in " + share.RaceTime(p.Time)
 		case p.Removed > 0:
-			what += " at " + raceTime(p.Time) + " (" + state + ")"
+			what += " at " + share.RaceTime(p.Time) + " (" + state + ")"
 		default:
 			what += " (" + state + ")"
 		}
@@ -404,7 +424,7 @@ func (rs *raceScreen) viewResults() string {
 	default:
 		body = append(body, "  The host may start a rematch in this room.")
 	}
-	if line := raceShareFit(*s, rs.you, rs.w-4); line != "" {
+	if line := raceShareFit(*s, rs.you, gl.sep, rs.w-4); line != "" {
 		// A player copies it from the terminal: the label goes on a line
 		// of its own before the line is ever cut.
 		if labelled := "Share: " + line; cells(labelled) <= rs.w-4 {
@@ -423,11 +443,4 @@ func (rs *raceScreen) viewResults() string {
 	}
 	return drawPage(rs.env, rs.w, rs.h, "room "+s.Code+gl.sep+"results", sub, body, rs.msg, rs.msgSt, rs.bar,
 		[]key.Binding{km.Rematch, km.Chat, km.Leave, km.Help})
-}
-
-// raceTime is a race's time to the tenth of a second: m:ss.t.
-func raceTime(d time.Duration) string {
-	d = max(d, 0).Round(100 * time.Millisecond)
-	tenths := int(d % time.Second / (100 * time.Millisecond))
-	return clock(d.Truncate(time.Second)) + "." + strconv.Itoa(tenths)
 }

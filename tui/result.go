@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"pyramid/engine"
+	"pyramid/share"
 )
 
 // What the server recorded of a game, as the end screens say it: a
@@ -81,7 +82,7 @@ func (t *tableScreen) foot() string {
 }
 
 // shareLine is the finished daily's one spoiler-free line to paste in a
-// club chat, as `ssh HOST share ID` writes it (arcade/share.go): the
+// club chat, as `ssh HOST share ID` writes it (package share): the
 // date, the rules, cleared or the cards removed as N/28, the time and
 // the moves; never a card or a move. Empty for another game, before the
 // end's time is read, and for a replay of the day's deal (practice: the
@@ -94,16 +95,7 @@ func (t *tableScreen) shareLine() string {
 		return ""
 	}
 	g := t.game
-	sep := t.env.gl.sep
-	what := strconv.Itoa(g.Removed()) + "/" + strconv.Itoa(g.Rules().PyramidSize())
-	if t.d.status == engine.Won {
-		what = "cleared"
-	}
-	n := len(g.Moves())
-	line := "Pyramid" + sep + "daily " + t.day + sep + clean(g.Rules().Title(), 40) + sep + what + sep +
-		clock(t.wonIn) + sep + strconv.Itoa(n) + plural(n, " move", " moves")
-	if hints, undos := t.assists(); hints > 0 || undos > 0 {
-		line += sep + "assisted"
-	}
-	return line
+	hints, undos := t.assists()
+	return share.Game{RulesTitle: g.Rules().Title(), Daily: t.day, Cleared: t.d.status == engine.Won, Removed: g.Removed(),
+		Cards: g.Rules().PyramidSize(), Time: t.wonIn, Moves: len(g.Moves()), Assisted: hints > 0 || undos > 0}.Line(t.env.gl.sep)
 }

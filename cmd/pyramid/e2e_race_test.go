@@ -38,6 +38,7 @@ type roomJSON struct {
 	MaxPlayers int    `json:"max_players"`
 	Host       string `json:"host"`
 	TimeLimitS int    `json:"time_limit_s"`
+	Rated      *bool  `json:"rated"`
 }
 
 // statsRaceJSON is the race part of a stats --json line.
@@ -47,6 +48,7 @@ type statsRaceJSON struct {
 		Races   int `json:"races"`
 		Wins    int `json:"wins"`
 		Podiums int `json:"podiums"`
+		Unrated int `json:"unrated"`
 	} `json:"race"`
 }
 
@@ -76,7 +78,8 @@ func playLine(t *testing.T, term *sshtest.Term, g *engine.Game, moves []string, 
 
 // TestE2ERace: three racers from `race new` to the results. One drops in
 // the middle and comes back to the same game; chat reaches everybody
-// cleaned; the race is stored with its placings and ratings.
+// cleaned; the race is stored with its placings, unrated (its deal was
+// chosen: TestE2ERaceRated rates a random deal's).
 func TestE2ERace(t *testing.T) {
 	forEachBackend(t, testE2ERace)
 }
@@ -92,12 +95,13 @@ func testE2ERace(t *testing.T, be backend) {
 	a := sshtest.OpenTerm(t, ts.dial(t, keyA), sshtest.TermOptions{Command: "race new classic " + strconv.FormatUint(deal, 10) + " --public --time 5m"})
 	code := waitRoom(t, a)
 	a.WaitFor(t, "1/8 players", wait)
+	a.WaitFor(t, "unrated: chosen deal", wait)
 
 	var rooms []roomJSON
 	runJSON(t, ts.user(keyC), "rooms --json", &rooms)
 	if len(rooms) != 1 || rooms[0].Code != code || rooms[0].Players != 1 || rooms[0].Phase != "waiting" ||
-		rooms[0].Host != "alice" || rooms[0].TimeLimitS != 300 {
-		t.Fatalf("rooms --json: got %+v, want room %s of alice waiting with 1 player, 300 s", rooms, code)
+		rooms[0].Host != "alice" || rooms[0].TimeLimitS != 300 || rooms[0].Rated == nil || *rooms[0].Rated {
+		t.Fatalf("rooms --json: got %+v, want room %s of alice waiting with 1 player, 300 s, unrated", rooms, code)
 	}
 	if _, stderr, status := ts.user(keyC).exec(t, "race "+code); status == 0 || !strings.Contains(stderr, "needs a terminal") {
 		t.Errorf("race without a terminal: status %d, stderr %q; want a refusal that says it needs -t", status, stderr)
@@ -172,6 +176,9 @@ func testE2ERace(t *testing.T, be backend) {
 	for _, term := range []*sshtest.Term{a, b, d} {
 		term.WaitFor(t, "room "+code+" · results", wait)
 		s := term.WaitFor(t, "The deal was winnable", wait)
+		if !strings.Contains(s, "unrated: chosen deal") {
+			t.Errorf("results of a chosen deal's race do not say it is unrated:\n%s", s)
+		}
 		if !strings.Contains(lineWith(s, "1. alice"), "cleared in") || !strings.Contains(lineWith(s, "2. bob"), "cleared in") ||
 			!strings.Contains(lineWith(s, "3. carol"), "left") {
 			t.Errorf("results: want alice 1st, bob 2nd, carol 3rd (left); got\n%s", s)
@@ -182,16 +189,16 @@ func testE2ERace(t *testing.T, be backend) {
 		var stats []statsRaceJSON
 		runJSON(t, ts.user(keyA), "stats --json", &stats)
 		for _, s := range stats {
-			if s.Rules == "classic" && s.Race != nil && s.Race.Races == 1 && s.Race.Wins == 1 {
+			if s.Rules == "classic" && s.Race != nil && s.Race.Unrated == 1 && s.Race.Races == 0 && s.Race.Wins == 0 {
 				return true
 			}
 		}
 		return false
-	}, "alice's stats show one race won")
+	}, "alice's stats show one unrated race")
 	var top []ratingJSON
 	runJSON(t, ts.user(keyB), "top race --json", &top)
-	if len(top) != 3 || top[0].Name != "alice" || top[0].Wins != 1 {
-		t.Errorf("top race --json: got %+v, want alice first of 3 with a win", top)
+	if len(top) != 0 {
+		t.Errorf("top race --json after a chosen deal's race: got %+v, want nobody rated", top)
 	}
 	if out := runOK(t, ts.user(keyA), "rooms"); !strings.Contains(out, "no public rooms") && !strings.Contains(out, code) {
 		t.Errorf("rooms: got %q", out)
