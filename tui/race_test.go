@@ -538,3 +538,22 @@ func TestRaceStuckPanel(t *testing.T) {
 	h.wantScreen("No moves left", "16/28 removed · 40 moves", "no moves left: your race is over")
 	h.wantNotScreen("You cleared the pyramid")
 }
+
+// TestRaceInboxBatch: events the inbox had waiting together (a session
+// that fell behind) are all taken, in order, in one update.
+func TestRaceInboxBatch(t *testing.T) {
+	h, _ := raceHarness(t, raceRoom(3, lobby.PhaseRacing), 100, 34)
+	h.send(inboxMsg{InboxBatch{opponent(1, 3), opponent(2, 5), opponent(1, 4)}})
+	s := screenOf(h)
+	for _, want := range []string{lineWith(s, "racer1"), lineWith(s, "racer2")} {
+		if want == "" {
+			t.Fatalf("a racer's line is missing:\n%s", s)
+		}
+	}
+	if l := lineWith(s, "racer1"); !strings.Contains(l, "4 mv") {
+		t.Errorf("racer1's line %q, want the batch's last report (4 moves), in order", l)
+	}
+	if l := lineWith(s, "racer2"); !strings.Contains(l, "5 mv") {
+		t.Errorf("racer2's line %q, want 5 moves", l)
+	}
+}
