@@ -20,19 +20,32 @@ type inbox struct {
 
 var _ tui.Inbox = inbox{}
 
-// Next waits for the next event the tui has a message for.
+// Next waits for the next events the tui has messages for: one message,
+// or a tui.InboxBatch of those that were waiting together, which the
+// session handles in one update (one frame).
 func (in inbox) Next(ctx context.Context) (tea.Msg, error) {
+	var evs []lobby.Event
 	for {
-		ev, err := in.q.Next(ctx)
-		if err != nil {
+		var err error
+		if evs, err = in.q.NextAll(ctx, evs[:0]); err != nil {
 			return nil, fmt.Errorf("session inbox: %w", err)
 		}
-		if t, ok := ev.(lobby.SeatTakenOver); ok && in.races != nil {
-			in.races.takenOver(t.Code)
+		var msgs tui.InboxBatch
+		for _, ev := range evs {
+			if t, ok := ev.(lobby.SeatTakenOver); ok && in.races != nil {
+				in.races.takenOver(t.Code)
+			}
+			if msg, ok := message(ev); ok {
+				msgs = append(msgs, msg)
+			}
 		}
-		if msg, ok := message(ev); ok {
-			return msg, nil
+		switch len(msgs) {
+		case 0:
+			continue
+		case 1:
+			return msgs[0], nil
 		}
+		return msgs, nil
 	}
 }
 

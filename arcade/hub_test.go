@@ -3,6 +3,7 @@ package arcade
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +13,8 @@ import (
 )
 
 // TestInboxTranslates: the tui reads the lobby's events as its messages,
-// skipping those it has none for, and stops when the queue closes.
+// skipping those it has none for, those waiting together in one batch,
+// and stops when the queue closes.
 func TestInboxTranslates(t *testing.T) {
 	l := lobby.New(lobby.Config{})
 	defer l.Close()
@@ -23,11 +25,14 @@ func TestInboxTranslates(t *testing.T) {
 	s.Queue().Post(lobby.TakenOver{GameID: "7"})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if msg, err := in.Next(ctx); msg != (lobby.PresenceChanged{Online: 1}) || err != nil {
-		t.Fatalf("Next: got %v, %v; want the lobby's PresenceChanged as it is", msg, err)
+	want := tui.InboxBatch{lobby.PresenceChanged{Online: 1}, tui.GameTakenMsg{ID: "7"}}
+	if msg, err := in.Next(ctx); !reflect.DeepEqual(msg, want) || err != nil {
+		t.Fatalf("Next: got %v, %v; want %v: the lobby's PresenceChanged as it is, then GameTakenMsg 7", msg, err, want)
 	}
-	if msg, err := in.Next(ctx); msg != (tui.GameTakenMsg{ID: "7"}) || err != nil {
-		t.Fatalf("Next: got %v, %v; want GameTakenMsg 7", msg, err)
+	s.Queue().Post(struct{ unknown int }{2})
+	s.Queue().Post(lobby.TakenOver{GameID: "8"})
+	if msg, err := in.Next(ctx); msg != (tui.GameTakenMsg{ID: "8"}) || err != nil {
+		t.Fatalf("Next: got %v, %v; want GameTakenMsg 8 alone", msg, err)
 	}
 	l.Leave(s)
 	if _, err := in.Next(ctx); !errors.Is(err, lobby.ErrClosed) {

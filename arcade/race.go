@@ -654,7 +654,11 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 			return note, fmt.Errorf("race game %d: %w", rg.gameID, err)
 		}
 	}
-	rs.doing(snap, g.Removed())
+	// What the racer does (racing, with the cards removed) reaches the
+	// lobby from the session itself (the tui tells it when the room's
+	// panel shows the move): not told here too, where it would make the
+	// answer to the move wait for the lobby's lock, which every racer's
+	// move and every Lobby screen's listing take.
 	return note, nil
 }
 

@@ -132,6 +132,24 @@ func (q *Queue) Next(ctx context.Context) (Event, error) {
 	}
 }
 
+// NextAll waits like Next, then takes every event waiting, oldest first,
+// appended to dst: a reader that fell behind catches up in one go (one
+// frame for all, not one each).
+func (q *Queue) NextAll(ctx context.Context, dst []Event) ([]Event, error) {
+	ev, err := q.Next(ctx)
+	if err != nil {
+		return dst, err
+	}
+	dst = append(dst, ev)
+	for {
+		ev, ok, err := q.take()
+		if !ok || err != nil {
+			return dst, nil
+		}
+		dst = append(dst, ev)
+	}
+}
+
 // take takes the oldest waiting event.
 func (q *Queue) take() (Event, bool, error) {
 	q.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"sync"
 	"testing"
@@ -196,5 +197,36 @@ func TestQueueConcurrent(t *testing.T) {
 	}
 	if read[each-1] == 0 {
 		t.Errorf("no sender's last snapshot (%d) was read", each-1)
+	}
+}
+
+// TestQueueNextAll: NextAll waits for an event, then takes every one
+// waiting, in order, coalesced ones at their place.
+func TestQueueNextAll(t *testing.T) {
+	tests := []struct {
+		name string
+		post func(q *Queue)
+		want []Event
+	}{
+		{"one", func(q *Queue) { q.Post(1) }, []Event{1}},
+		{"in order", func(q *Queue) { q.Post(1); q.Coalesce("p", 2); q.Post(3); q.Coalesce("p", 4) }, []Event{1, 4, 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := NewQueue(4, nil)
+			tt.post(q)
+			got, err := q.NextAll(context.Background(), nil)
+			if err != nil || !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("NextAll: %v, %v; want %v", got, err, tt.want)
+			}
+			if q.Len() != 0 {
+				t.Errorf("%d left waiting", q.Len())
+			}
+		})
+	}
+	q := NewQueue(4, nil)
+	q.Close()
+	if _, err := q.NextAll(context.Background(), nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("NextAll on a closed queue: %v, want ErrClosed", err)
 	}
 }

@@ -101,6 +101,11 @@ type Inbox interface {
 	Next(ctx context.Context) (tea.Msg, error)
 }
 
+// InboxBatch is several messages the inbox had waiting at once, as an
+// Inbox's Next may return them: the model handles them in order in one
+// update, so that a session that fell behind draws one frame for all.
+type InboxBatch []tea.Msg
+
 // Solver is the part of the engine's solver the tui uses. Every method may
 // take long and is only ever called from a tea.Cmd, with a game the model
 // no longer touches (a clone).

@@ -178,6 +178,13 @@ func (m *Model) handle(msg tea.Msg) tea.Cmd {
 		msg = m.env.translate(msg)
 	}
 	if in, ok := msg.(inboxMsg); ok {
+		if batch, ok := in.msg.(InboxBatch); ok {
+			cmds := make([]tea.Cmd, 0, len(batch)+1)
+			for _, msg := range batch {
+				cmds = append(cmds, m.handle(msg))
+			}
+			return tea.Batch(append(cmds, m.env.waitInbox())...)
+		}
 		return tea.Batch(m.handle(in.msg), m.env.waitInbox())
 	}
 	if k, ok := msg.(tea.KeyMsg); ok && k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste {

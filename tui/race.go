@@ -778,7 +778,7 @@ func (rs *raceScreen) toTable(msg tea.Msg) tea.Cmd {
 		return rs.ghostToTable(msg) // ghost.go
 	}
 	t := rs.table
-	v := t.version
+	v, said := t.version, t.msg
 	t.wantBefore = rs.held == nil
 	cmd := t.update(msg)
 	before := t.before
@@ -790,6 +790,7 @@ func (rs *raceScreen) toTable(msg tea.Msg) tea.Cmd {
 		rs.event = helpMsg{}
 	}
 	if t.version == v {
+		rs.follow(t.msg != said)
 		return cmd
 	}
 	if t.d.status == engine.Lost {
@@ -805,6 +806,34 @@ func (rs *raceScreen) toTable(msg tea.Msg) tea.Cmd {
 		return cmd
 	}
 	return tea.Batch(cmd, rs.report(rep))
+}
+
+// follow shows on the held table what a key changed on the live one
+// without changing the game: the cursor (where the held board has that
+// card to stop at), the selection, the prompt and, when the key said
+// something (said), the message. The cards wait for the store (the hold
+// rule); the marks need not, so that a cursor key is drawn at once while
+// a move is on its way.
+func (rs *raceScreen) follow(said bool) {
+	h, t := rs.held, rs.table
+	if h == nil || t == nil || h.token != t.token {
+		return
+	}
+	if h.isTarget(t.cursor) {
+		h.cursor = t.cursor
+	}
+	if t.sel == engine.NoPlace || h.isTarget(t.sel) {
+		h.sel = t.sel
+	}
+	if said {
+		h.msg, h.msgSt = t.msg, t.msgSt
+	}
+	if h.promptOpen != t.promptOpen || !slices.Equal(h.prompt.value, t.prompt.value) || h.prompt.pos != t.prompt.pos {
+		h.prompt = t.prompt
+		h.prompt.value = slices.Clone(t.prompt.value)
+		h.promptOpen = t.promptOpen
+		h.updateKeys()
+	}
 }
 
 // raceReport is a report of the racer's game to the room (Races.Play).

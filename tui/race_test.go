@@ -470,6 +470,41 @@ func TestRaceMoveShowsOnlyOnceStored(t *testing.T) {
 	d.until("the draw on screen", func() bool { return d.shows("4 moves") })
 }
 
+// TestRaceMarksFollowWhileHeld: while a move waits for the store, keys
+// that change no card still show at once on the held board (the cursor,
+// the prompt), and the cards still wait.
+func TestRaceMarksFollowWhileHeld(t *testing.T) {
+	f := &blockingRaces{fakeRaces: fakeRaces{seat: RaceSeat{You: "p0", Snapshot: raceRoom(3, lobby.PhaseRacing)}},
+		calls: make(chan engine.Record), answers: make(chan error)}
+	d := newAsyncDriver(t, Deps{Races: f, Args: []string{"race", "KMTX"}, Unicode: true})
+	d.until("the race", func() bool { return d.shows("room KMTX", "0 moves") })
+	d.keys("d")
+	d.nextPlay(f)
+	rs := d.m.race()
+	if rs.held == nil {
+		t.Fatal("no held table while the draw is on its way")
+	}
+	before := d.m.View()
+	d.keys("right")
+	if rs.held.cursor != rs.table.cursor {
+		t.Errorf("held cursor %v, live %v: the cursor key does not show", rs.held.cursor, rs.table.cursor)
+	}
+	if d.m.View() == before {
+		t.Error("the cursor key drew nothing while the draw is on its way")
+	}
+	d.wantScreen("0 moves", "stock [▒▒▒] 24") // the cards wait
+	d.keys(":", "7")
+	if !rs.held.promptOpen || rs.held.prompt.Value() != "7" {
+		t.Errorf("held prompt open %v %q: the typing does not show", rs.held.promptOpen, rs.held.prompt.Value())
+	}
+	d.keys("esc")
+	f.answers <- nil
+	d.until("the draw on screen", func() bool { return d.shows("1 move", "stock [▒▒▒] 23") })
+	if rs.table.promptOpen {
+		t.Error("the prompt is still open after esc")
+	}
+}
+
 // TestRaceQuitWaitsForTheReport: a session that quits with a race move
 // on its way to the server ends once the server has it, as with a save.
 func TestRaceQuitWaitsForTheReport(t *testing.T) {
@@ -502,4 +537,23 @@ func TestRaceStuckPanel(t *testing.T) {
 	h.keys("enter")
 	h.wantScreen("No moves left", "16/28 removed · 40 moves", "no moves left: your race is over")
 	h.wantNotScreen("You cleared the pyramid")
+}
+
+// TestRaceInboxBatch: events the inbox had waiting together (a session
+// that fell behind) are all taken, in order, in one update.
+func TestRaceInboxBatch(t *testing.T) {
+	h, _ := raceHarness(t, raceRoom(3, lobby.PhaseRacing), 100, 34)
+	h.send(inboxMsg{InboxBatch{opponent(1, 3), opponent(2, 5), opponent(1, 4)}})
+	s := screenOf(h)
+	for _, want := range []string{lineWith(s, "racer1"), lineWith(s, "racer2")} {
+		if want == "" {
+			t.Fatalf("a racer's line is missing:\n%s", s)
+		}
+	}
+	if l := lineWith(s, "racer1"); !strings.Contains(l, "4 mv") {
+		t.Errorf("racer1's line %q, want the batch's last report (4 moves), in order", l)
+	}
+	if l := lineWith(s, "racer2"); !strings.Contains(l, "5 mv") {
+		t.Errorf("racer2's line %q, want 5 moves", l)
+	}
 }

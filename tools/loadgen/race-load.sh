@@ -9,8 +9,10 @@
 # generator, listens on 127.0.0.1:${PORT_BASE:-24150}+0..+2, and prints
 # loadgen's report; with PROFILE=1 it takes a CPU profile of the arcade
 # for PROFILE_SECS (10) from 5 s after the racers are in their rooms, then
-# its heap (with runtime.MemStats) and goroutines, into the kept directory
-# it names (go tool pprof DIR/pyramid DIR/cpu.pprof).
+# its heap (with runtime.MemStats), goroutines, mutex and block profiles
+# and a 3 s runtime trace (go tool trace DIR/trace.out), into the kept
+# directory it names (go tool pprof DIR/pyramid DIR/cpu.pprof); the
+# arcade runs with GODEBUG=gctrace=1 then (its GC lines in DIR/arcade.log).
 set -euo pipefail
 racers=${1:-1000}
 viewers=${2:-20}
@@ -33,7 +35,9 @@ tags=()
 go build "${tags[@]}" -o "$dir/pyramid" ./cmd/pyramid
 go build -o "$dir/loadgen" ./tools/loadgen
 mkdir -p "$dir/data"
-PYRAMID_PPROF=127.0.0.1:$((base + 2)) "$dir/pyramid" serve --listen "127.0.0.1:$base" --data "$dir/data" \
+gctrace=()
+[[ ${PROFILE:-} == 1 ]] && gctrace=(GODEBUG=gctrace=1)
+env "${gctrace[@]}" PYRAMID_PPROF=127.0.0.1:$((base + 2)) "$dir/pyramid" serve --listen "127.0.0.1:$base" --data "$dir/data" \
 	--max-conns 3000 --max-conns-per-ip 3000 --max-unauth-per-ip 3000 --penalties off \
 	--max-startups 3000:30:3000 --max-rooms 300 >"$dir/arcade.log" 2>&1 &
 arcade=$!
@@ -58,6 +62,9 @@ if [[ ${PROFILE:-} == 1 ]]; then
 	curl -s -o "$dir/heap.pprof" "$pp/heap"
 	curl -s -o "$dir/heap.txt" "$pp/heap?debug=1"
 	curl -s -o "$dir/goroutine.txt" "$pp/goroutine?debug=1"
+	curl -s -o "$dir/mutex.pprof" "$pp/mutex"
+	curl -s -o "$dir/block.pprof" "$pp/block"
+	curl -s -o "$dir/trace.out" "$pp/trace?seconds=3"
 fi
 wait "$load"
 [[ ${PROFILE:-} == 1 ]] && echo "profiles in $dir"
