@@ -37,6 +37,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -295,52 +296,14 @@ func (b *Bus) Publish(ctx context.Context, topic string, m bus.Message) (bus.Eve
 	if !given {
 		m.ID = bus.NewID()
 	}
-	if m.Body == nil {
-		m.Body = []byte{}
-	}
-	ev := bus.Event{Topic: topic, ID: m.ID, Kind: m.Kind, Body: append([]byte(nil), m.Body...)}
+	ev := bus.Event{Topic: topic, ID: m.ID, Kind: m.Kind, Body: append([]byte{}, m.Body...)} // bytea NOT NULL
 	if b.opts.Trace.Enabled() {
 		defer b.opts.Trace.Since("bus: publish (pool, statement, commit)", time.Now())
 	}
 	if !given {
 		return b.publishNew(ctx, ev)
 	}
-	err := b.inTx(ctx, func(tx pgx.Tx) error {
-		// The counter row's lock queues the topic's publishers until this
-		// transaction ends: sequence order is commit order, and a
-		// rollback gives the number back.
-		var seq int64
-		if err := tx.QueryRow(ctx, `INSERT INTO bus_topics AS t (topic, seq) VALUES ($1, 1)
-			ON CONFLICT (topic) DO UPDATE SET seq = t.seq + 1 RETURNING seq`, topic).Scan(&seq); err != nil {
-			return err
-		}
-		if given {
-			// Under the lock, a publish of the same ID by anyone has
-			// committed or not started.
-			err := tx.QueryRow(ctx, `SELECT seq, kind, body, at FROM bus_events WHERE topic = $1 AND id = $2`,
-				topic, m.ID).Scan(&seq, &ev.Kind, &ev.Body, &ev.At)
-			if err == nil {
-				ev.Seq = uint64(seq)
-				return errDuplicate
-			}
-			if !errors.Is(err, pgx.ErrNoRows) {
-				return err
-			}
-		}
-		ev.Seq = uint64(seq)
-		if err := tx.QueryRow(ctx, `INSERT INTO bus_events (topic, seq, id, kind, body) VALUES ($1, $2, $3, $4, $5)
-			RETURNING at, pg_notify($6, $2::text || ' ' || $1)`, topic, seq, m.ID, m.Kind, m.Body, b.channel).Scan(&ev.At, nil); err != nil {
-			return err
-		}
-		// Prune now and then rather than at every publish: the table
-		// keeps between Retain and Retain+31 events of the topic.
-		if keep := int64(b.retainOf(topic)); seq > keep && seq%32 == 0 {
-			if _, err := tx.Exec(ctx, `DELETE FROM bus_events WHERE topic = $1 AND seq <= $2`, topic, seq-keep); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	err := b.inTx(ctx, func(tx pgx.Tx) error { return b.publishTx(ctx, tx, &ev) })
 	switch {
 	case errors.Is(err, errDuplicate):
 		return ev, nil
@@ -353,6 +316,44 @@ func (b *Bus) Publish(ctx context.Context, topic string, m bus.Message) (bus.Eve
 	b.heardLocked(topic, ev.Seq)
 	b.mu.Unlock()
 	return ev, nil
+}
+
+// publishTx publishes ev, whose ID was given, in tx: it fills in its
+// sequence number and time, or returns errDuplicate with ev as the topic
+// holds it.
+func (b *Bus) publishTx(ctx context.Context, tx pgx.Tx, ev *bus.Event) error {
+	// The counter row's lock queues the topic's publishers until this
+	// transaction ends: sequence order is commit order, and a rollback
+	// gives the number back.
+	var seq int64
+	if err := tx.QueryRow(ctx, `INSERT INTO bus_topics AS t (topic, seq) VALUES ($1, 1)
+		ON CONFLICT (topic) DO UPDATE SET seq = t.seq + 1 RETURNING seq`, ev.Topic).Scan(&seq); err != nil {
+		return err
+	}
+	// Under the lock, a publish of the same ID by anyone has committed
+	// or not started.
+	err := tx.QueryRow(ctx, `SELECT seq, kind, body, at FROM bus_events WHERE topic = $1 AND id = $2`,
+		ev.Topic, ev.ID).Scan(&seq, &ev.Kind, &ev.Body, &ev.At)
+	if err == nil {
+		ev.Seq = uint64(seq)
+		return errDuplicate
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return err
+	}
+	ev.Seq = uint64(seq)
+	if err := tx.QueryRow(ctx, `INSERT INTO bus_events (topic, seq, id, kind, body) VALUES ($1, $2, $3, $4, $5)
+		RETURNING at, pg_notify($6, $2::text || ' ' || $1)`, ev.Topic, seq, ev.ID, ev.Kind, ev.Body, b.channel).Scan(&ev.At, nil); err != nil {
+		return err
+	}
+	// Prune now and then rather than at every publish: the table keeps
+	// between Retain and Retain+31 events of the topic.
+	if keep := int64(b.retainOf(ev.Topic)); seq > keep && seq%32 == 0 {
+		if _, err := tx.Exec(ctx, `DELETE FROM bus_events WHERE topic = $1 AND seq <= $2`, ev.Topic, seq-keep); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // publishSQL publishes an event whose ID is new (made by the bus) in one
@@ -368,6 +369,93 @@ const publishSQL = `WITH s AS (
 	DELETE FROM bus_events WHERE topic = $1 AND seq <= (SELECT seq FROM s) - $6 AND (SELECT seq FROM s) % 32 = 0
 )
 SELECT e.seq, e.at, pg_notify($5, e.seq::text || ' ' || $1) FROM e`
+
+var _ bus.Batcher = (*Bus)(nil)
+
+// PublishBatch implements bus.Batcher: one transaction publishes every
+// post, so one commit and one turn of NOTIFY's commit-time lock for all;
+// posts with fresh IDs go to the server in one round trip. The posts take
+// their topics' counter rows in the order of the topics, so that batches
+// of overlapping topics from several servers never deadlock.
+func (b *Bus) PublishBatch(ctx context.Context, posts []bus.Post) ([]bus.Event, error) {
+	for _, p := range posts {
+		if err := bus.Check(p.Topic, p.Message); err != nil {
+			return nil, fmt.Errorf("publish on %q: %w", p.Topic, err)
+		}
+	}
+	if err := b.live(ctx); err != nil {
+		return nil, fmt.Errorf("publish a batch: %w", err)
+	}
+	if len(posts) == 0 {
+		return nil, nil
+	}
+	ctx, stop := b.bound(ctx)
+	defer stop()
+	if b.opts.Trace.Enabled() {
+		defer b.opts.Trace.Since("bus: publish a batch (pool, statements, commit)", time.Now())
+	}
+	evs := make([]bus.Event, len(posts))
+	given := make([]bool, len(posts))
+	anyGiven := false
+	for i, p := range posts {
+		given[i] = p.ID != ""
+		anyGiven = anyGiven || given[i]
+		if !given[i] {
+			p.ID = bus.NewID()
+		}
+		evs[i] = bus.Event{Topic: p.Topic, ID: p.ID, Kind: p.Kind, Body: append([]byte{}, p.Body...)}
+	}
+	order := make([]int, len(posts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return strings.Compare(posts[i].Topic, posts[j].Topic) })
+	err := b.inTx(ctx, func(tx pgx.Tx) error {
+		if !anyGiven {
+			return b.publishFresh(ctx, tx, evs, order)
+		}
+		for _, i := range order {
+			if !given[i] {
+				if err := b.publishFresh(ctx, tx, evs, []int{i}); err != nil {
+					return err
+				}
+				continue
+			}
+			// A savepoint gives the counter's number back when the ID
+			// is the topic's already.
+			err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error { return b.publishTx(ctx, sp, &evs[i]) })
+			if err != nil && !errors.Is(err, errDuplicate) {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("publish a batch on %q…: %w", posts[0].Topic, b.cause(err))
+	}
+	b.mu.Lock()
+	for _, ev := range evs {
+		b.heardLocked(ev.Topic, ev.Seq)
+	}
+	b.mu.Unlock()
+	return evs, nil
+}
+
+// publishFresh publishes the events evs[i] of order, whose IDs are new,
+// in tx, in one round trip.
+func (b *Bus) publishFresh(ctx context.Context, tx pgx.Tx, evs []bus.Event, order []int) error {
+	batch := &pgx.Batch{}
+	for _, i := range order {
+		ev := &evs[i]
+		batch.Queue(publishSQL, ev.Topic, ev.ID, ev.Kind, ev.Body, b.channel, int64(b.retainOf(ev.Topic))).QueryRow(func(row pgx.Row) error {
+			var seq int64
+			err := row.Scan(&seq, &ev.At, nil)
+			ev.Seq = uint64(seq)
+			return err
+		})
+	}
+	return tx.SendBatch(ctx, batch).Close()
+}
 
 // retainOf is how many recent events of topic the table keeps.
 func (b *Bus) retainOf(topic string) int {
