@@ -76,7 +76,7 @@ func ProgressTopic(code string) string { return "lobby.room." + code }
 
 // Defaults of SharedConfig.
 const (
-	DefaultLeaseTTL      = 6 * time.Second
+	DefaultLeaseTTL = 6 * time.Second
 	// DefaultProgressEvery is short: the Coalescer sends the progress of
 	// all the rooms due in one batch (one commit on PostgreSQL), so the
 	// cost of the bus is its commits, a few a second per server, more
