@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -196,7 +197,7 @@ func (b *Bus) hear(conn *pgx.Conn) error {
 				continue
 			}
 			if b.opts.Trace.Enabled() {
-				b.opts.Trace.Since("bus: stored → heard (commit, NOTIFY)", ev.At)
+				b.opts.Trace.Since("bus: stored → heard (commit, NOTIFY), "+topicClass(ev.Topic), ev.At)
 			}
 			b.mu.Lock()
 			b.deliverLocked(ev)
@@ -217,4 +218,15 @@ func (b *Bus) logf(format string, args ...any) {
 	if b.opts.Logf != nil {
 		b.opts.Logf(format, args...)
 	}
+}
+
+// topicClass is the first two parts of a topic's dotted name
+// ("lobby.room" of "lobby.room.AB12"), for a trace.
+func topicClass(topic string) string {
+	if i := strings.IndexByte(topic, '.'); i >= 0 {
+		if j := strings.IndexByte(topic[i+1:], '.'); j >= 0 {
+			return topic[:i+1+j]
+		}
+	}
+	return topic
 }

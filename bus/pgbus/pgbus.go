@@ -429,26 +429,14 @@ func (b *Bus) PublishBatch(ctx context.Context, posts []bus.Post) ([]bus.Event, 
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(i, j int) int { return strings.Compare(posts[i].Topic, posts[j].Topic) })
-	err := b.inTx(ctx, func(tx pgx.Tx) error {
-		if !anyGiven {
-			return b.publishFresh(ctx, tx, evs, order)
-		}
-		for _, i := range order {
-			if !given[i] {
-				if err := b.publishFresh(ctx, tx, evs, []int{i}); err != nil {
-					return err
-				}
-				continue
-			}
-			// A savepoint gives the counter's number back when the ID
-			// is the topic's already.
-			err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error { return b.publishTx(ctx, sp, &evs[i]) })
-			if err != nil && !errors.Is(err, errDuplicate) {
-				return err
-			}
-		}
-		return nil
-	})
+	var err error
+	if !anyGiven {
+		// One round trip: the statements of a batch run in one implicit
+		// transaction, so they commit together or not at all.
+		err = again(ctx, func() error { return b.publishFresh(ctx, b.pool, evs, order) })
+	} else {
+		err = b.inTx(ctx, func(tx pgx.Tx) error { return b.publishGiven(ctx, tx, evs, given, order) })
+	}
 	if err != nil {
 		return nil, fmt.Errorf("publish a batch on %q…: %w", posts[0].Topic, b.cause(err))
 	}
@@ -461,9 +449,34 @@ func (b *Bus) PublishBatch(ctx context.Context, posts []bus.Post) ([]bus.Event, 
 	return evs, nil
 }
 
+// publishGiven publishes the events evs[i] of order in tx, those with a
+// given ID (given[i]) as Publish does.
+func (b *Bus) publishGiven(ctx context.Context, tx pgx.Tx, evs []bus.Event, given []bool, order []int) error {
+	for _, i := range order {
+		if !given[i] {
+			if err := b.publishFresh(ctx, tx, evs, []int{i}); err != nil {
+				return err
+			}
+			continue
+		}
+		// A savepoint gives the counter's number back when the ID
+		// is the topic's already.
+		err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error { return b.publishTx(ctx, sp, &evs[i]) })
+		if err != nil && !errors.Is(err, errDuplicate) {
+			return err
+		}
+	}
+	return nil
+}
+
+// batchSender is a pool or a transaction.
+type batchSender interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
 // publishFresh publishes the events evs[i] of order, whose IDs are new,
-// in tx, in one round trip.
-func (b *Bus) publishFresh(ctx context.Context, tx pgx.Tx, evs []bus.Event, order []int) error {
+// in one round trip (one transaction: the pool's implicit one, or tx's).
+func (b *Bus) publishFresh(ctx context.Context, tx batchSender, evs []bus.Event, order []int) error {
 	batch := &pgx.Batch{}
 	for _, i := range order {
 		ev := &evs[i]
