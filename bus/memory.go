@@ -97,11 +97,11 @@ func (b *Memory) publish(ctx context.Context, posts []Post) ([]Event, error) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.closed {
+		return nil, fmt.Errorf("publish: %w", ErrClosed)
+	}
 	evs := make([]Event, 0, len(posts))
 	for _, p := range posts {
-		if b.closed {
-			return nil, fmt.Errorf("publish on %q: %w", p.Topic, ErrClosed)
-		}
 		evs = append(evs, b.publishLocked(p.Topic, p.Message))
 	}
 	return evs, nil
