@@ -104,6 +104,24 @@ type Bus interface {
 	Close() error
 }
 
+// Post is one message of a batch, for its topic.
+type Post struct {
+	Topic string
+	Message
+}
+
+// Batcher is a Bus that publishes several messages at once: on
+// PostgreSQL in one transaction, so one commit (and one turn of NOTIFY's
+// commit-time lock) for all of them rather than one each.
+type Batcher interface {
+	Bus
+	// PublishBatch publishes every post as Publish would, all or none (a
+	// post out of bounds fails the batch before anything is published),
+	// and returns their events in the order of the posts. Posts of one
+	// topic are numbered in their order in the batch.
+	PublishBatch(ctx context.Context, posts []Post) ([]Event, error)
+}
+
 // Subscription reads one topic's events in sequence order, each once.
 type Subscription interface {
 	// Next returns the next event, waiting for one until ctx ends (its

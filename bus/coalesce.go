@@ -2,6 +2,7 @@ package bus
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -13,30 +14,42 @@ const DefaultCoalesceEvery = 250 * time.Millisecond
 // coalesceTimeout bounds one publish of a Coalescer.
 const coalesceTimeout = 5 * time.Second
 
+// maxBatch bounds the posts of one batch of a Coalescer.
+const maxBatch = 128
+
 // Coalescer publishes snapshots (a race's progress, a player's presence)
 // on a bus at most once per Every per topic, the newest winning: a burst
 // of n changes costs one event, not n, and so one NOTIFY on PostgreSQL,
 // never one per keystroke. The first change after a quiet spell goes out
-// at once. Offer never waits for the bus; publishes run on goroutines of
-// the Coalescer, one at a time per topic, so a topic's events keep the
-// order of the offers.
+// at once. Offer never waits for the bus.
+//
+// A Coalescer publishes from one goroutine at a time, in batches: the
+// topics that are due while a batch is under way go out together in the
+// next one (a Batcher's PublishBatch: on PostgreSQL one transaction, one
+// commit, for all of them; on another bus one Publish each). So the
+// commits per second stay low however many topics change, as in a
+// database's group commit, and an idle Coalescer adds no wait. A topic
+// is in one batch at a time, so its events keep the order of the offers.
 type Coalescer struct {
 	b     Bus
 	every time.Duration
 	onErr func(topic string, err error)
 
-	mu     sync.Mutex
-	closed bool
-	topics map[string]*pending
-	idle   sync.WaitGroup // one per publish under way
+	mu       sync.Mutex
+	closed   bool
+	topics   map[string]*pending
+	due      []Post // the next batch: at most one post per topic
+	flushing bool   // the flusher is running
+	idle     sync.WaitGroup
 }
 
 // pending is the state of one topic of a Coalescer.
 type pending struct {
-	last  time.Time // when the last publish started
-	msg   *Message  // the newest message not yet published
+	last  time.Time // when the last publish was due
+	msg   *Message  // the newest message not yet due
 	timer *time.Timer
-	busy  bool // a publish is under way
+	busy  bool // a message of the topic is due or being published
+	queue bool // it is due: in Coalescer.due, not yet taken by the flusher
 	now   bool // msg goes out without waiting for Every (OfferNow)
 }
 
@@ -69,6 +82,14 @@ func (c *Coalescer) OfferNow(topic string, m Message) { c.offer(topic, m, true) 
 // topic's timer and goes out without waiting for Every (a plain offer
 // that replaces it keeps that).
 func (c *Coalescer) offer(topic string, m Message, now bool) {
+	// A message out of bounds fails here, alone, rather than the batch
+	// it would be in.
+	if err := Check(topic, m); err != nil {
+		if c.onErr != nil {
+			c.onErr(topic, fmt.Errorf("publish on %q: %w", topic, err))
+		}
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -78,6 +99,15 @@ func (c *Coalescer) offer(topic string, m Message, now bool) {
 	if p == nil {
 		p = &pending{}
 		c.topics[topic] = p
+	}
+	if p.queue {
+		// Due but not yet taken: the newest message takes its place.
+		for i := range c.due {
+			if c.due[i].Topic == topic {
+				c.due[i].Message = m
+			}
+		}
+		return
 	}
 	p.msg = &m
 	if now {
@@ -90,7 +120,7 @@ func (c *Coalescer) offer(topic string, m Message, now bool) {
 	c.scheduleLocked(topic, p)
 }
 
-// scheduleLocked starts the topic's publish now or arms its timer.
+// scheduleLocked makes the topic's message due now or arms its timer.
 func (c *Coalescer) scheduleLocked(topic string, p *pending) {
 	if p.busy || p.timer != nil || p.msg == nil {
 		return
@@ -99,10 +129,13 @@ func (c *Coalescer) scheduleLocked(topic string, p *pending) {
 		c.armLocked(topic, p, wait)
 		return
 	}
-	m := *p.msg
-	p.msg, p.busy, p.last, p.now = nil, true, time.Now(), false
-	c.idle.Add(1)
-	go c.publish(topic, p, m)
+	c.due = append(c.due, Post{Topic: topic, Message: *p.msg})
+	p.msg, p.busy, p.queue, p.last, p.now = nil, true, true, time.Now(), false
+	if !c.flushing {
+		c.flushing = true
+		c.idle.Add(1)
+		go c.flush()
+	}
 }
 
 // armLocked sets the topic's timer: when it fires, the newest message, if
@@ -125,17 +158,55 @@ func (c *Coalescer) armLocked(topic string, p *pending, wait time.Duration) {
 	p.timer = t
 }
 
-// publish publishes one message, then schedules the topic's next one.
-func (c *Coalescer) publish(topic string, p *pending, m Message) {
+// flush publishes the due messages, batch after batch, until none is
+// due.
+func (c *Coalescer) flush() {
 	defer c.idle.Done()
-	ctx, cancel := context.WithTimeout(context.Background(), coalesceTimeout)
-	_, err := c.b.Publish(ctx, topic, m)
-	cancel()
-	if err != nil && c.onErr != nil {
-		c.onErr(topic, err)
+	for {
+		c.mu.Lock()
+		n := min(len(c.due), maxBatch)
+		if n == 0 {
+			c.flushing = false
+			c.mu.Unlock()
+			return
+		}
+		batch := c.due[:n:n]
+		c.due = append([]Post(nil), c.due[n:]...)
+		for _, post := range batch {
+			c.topics[post.Topic].queue = false
+		}
+		c.mu.Unlock()
+		c.publish(batch)
+		c.mu.Lock()
+		for _, post := range batch {
+			c.doneLocked(post.Topic)
+		}
+		c.mu.Unlock()
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+}
+
+// publish publishes one batch and reports its failures.
+func (c *Coalescer) publish(batch []Post) {
+	ctx, cancel := context.WithTimeout(context.Background(), coalesceTimeout)
+	defer cancel()
+	if bb, ok := c.b.(Batcher); ok {
+		if _, err := bb.PublishBatch(ctx, batch); err != nil && c.onErr != nil {
+			for _, post := range batch {
+				c.onErr(post.Topic, err)
+			}
+		}
+		return
+	}
+	for _, post := range batch {
+		if _, err := c.b.Publish(ctx, post.Topic, post.Message); err != nil && c.onErr != nil {
+			c.onErr(post.Topic, err)
+		}
+	}
+}
+
+// doneLocked schedules the topic's next message once its publish is done.
+func (c *Coalescer) doneLocked(topic string) {
+	p := c.topics[topic]
 	p.busy = false
 	switch {
 	case p.msg != nil:

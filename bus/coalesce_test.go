@@ -54,6 +54,7 @@ func TestCoalescer(t *testing.T) {
 				for i, d := range tt.offers {
 					time.Sleep(d) // the fake clock of the bubble: the test's timeline, not synchronisation
 					c.Offer("p", bus.Message{Kind: "progress", Body: fmt.Appendf(nil, "%d", i)})
+					synctest.Wait() // an offer's publish, if due, is done before the next
 				}
 				time.Sleep(time.Second)
 				synctest.Wait()
@@ -76,6 +77,7 @@ func TestCoalescerTopicsApart(t *testing.T) {
 		c := bus.NewCoalescer(b, time.Second, nil)
 		defer c.Close()
 		c.Offer("a", bus.Message{Body: []byte("a0")})
+		synctest.Wait()
 		c.Offer("a", bus.Message{Body: []byte("a1")})
 		c.Offer("b", bus.Message{Body: []byte("b0")})
 		synctest.Wait()
@@ -96,8 +98,9 @@ func TestCoalescerClose(t *testing.T) {
 		defer b.Close()
 		c := bus.NewCoalescer(b, time.Hour, nil)
 		c.Offer("p", bus.Message{Body: []byte("0")})
-		c.Offer("p", bus.Message{Body: []byte("1")})
-		c.Close()
+		synctest.Wait()
+		c.Offer("p", bus.Message{Body: []byte("1")}) // waits an hour…
+		c.Close()                                    // …or for Close
 		c.Offer("p", bus.Message{Body: []byte("2")})
 		synctest.Wait()
 		if got := drain(t, b, "p"); fmt.Sprint(got) != "[0 1]" {
@@ -145,6 +148,7 @@ func TestCoalescerOfferNow(t *testing.T) {
 			}
 		}
 		offer(false, "first") // at once
+		synctest.Wait()       // (an offer before it went would take its place)
 		offer(false, "held")  // waits for Every…
 		offer(true, "news")   // …replaced by news that does not
 		synctest.Wait()
@@ -161,6 +165,54 @@ func TestCoalescerOfferNow(t *testing.T) {
 		synctest.Wait()
 		if got := drain(t, b, "p"); len(got) != 3 || got[2] != "later" {
 			t.Fatalf("in the end: %q, want [first news later]", got)
+		}
+		c.Close()
+	})
+}
+
+// batchBus is a Memory bus that counts its batches and holds the first
+// one until release is closed.
+type batchBus struct {
+	*bus.Memory
+	release chan struct{}
+	batches [][]string // the topics of each batch
+}
+
+func (b *batchBus) PublishBatch(ctx context.Context, posts []bus.Post) ([]bus.Event, error) {
+	var topics []string
+	for _, p := range posts {
+		topics = append(topics, p.Topic)
+	}
+	b.batches = append(b.batches, topics)
+	if len(b.batches) == 1 {
+		<-b.release
+	}
+	return b.Memory.PublishBatch(ctx, posts)
+}
+
+// TestCoalescerBatches: the topics due while a batch is under way go out
+// together in the next one, each topic's newest message once (a message
+// due but not yet in a batch gives way to a newer one).
+func TestCoalescerBatches(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := &batchBus{Memory: bus.NewMemory(bus.MemoryOptions{}), release: make(chan struct{})}
+		defer b.Close()
+		c := bus.NewCoalescer(b, time.Second, nil)
+		c.Offer("a", bus.Message{Body: []byte("a0")})
+		synctest.Wait() // a's batch is under way
+		for _, topic := range []string{"b", "c", "d"} {
+			c.Offer(topic, bus.Message{Body: []byte(topic + "0")})
+			c.Offer(topic, bus.Message{Body: []byte(topic + "1")})
+		}
+		close(b.release)
+		synctest.Wait()
+		if got, want := fmt.Sprint(b.batches), "[[a] [b c d]]"; got != want {
+			t.Fatalf("batches %s, want %s", got, want)
+		}
+		for _, topic := range []string{"b", "c", "d"} {
+			if got := drain(t, b, topic); fmt.Sprint(got) != "["+topic+"1]" {
+				t.Errorf("topic %s: %v, want its newest message once", topic, got)
+			}
 		}
 		c.Close()
 	})

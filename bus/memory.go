@@ -68,25 +68,53 @@ func (b *Memory) topicLocked(name string) *topic {
 	return t
 }
 
+var _ Batcher = (*Memory)(nil)
+
 // Publish implements Bus.
 func (b *Memory) Publish(ctx context.Context, name string, m Message) (Event, error) {
-	if err := check(name, m); err != nil {
-		return Event{}, fmt.Errorf("publish on %q: %w", name, err)
+	evs, err := b.publish(ctx, []Post{{Topic: name, Message: m}})
+	if err != nil {
+		return Event{}, err
 	}
-	if err := ctx.Err(); err != nil {
-		return Event{}, fmt.Errorf("publish on %q: %w", name, err)
-	}
-	if m.ID == "" {
-		m.ID = NewID()
+	return evs[0], nil
+}
+
+// PublishBatch implements Batcher: the posts are published under one
+// hold of the bus's lock.
+func (b *Memory) PublishBatch(ctx context.Context, posts []Post) ([]Event, error) {
+	return b.publish(ctx, posts)
+}
+
+// publish publishes the posts, all or none.
+func (b *Memory) publish(ctx context.Context, posts []Post) ([]Event, error) {
+	for _, p := range posts {
+		if err := check(p.Topic, p.Message); err != nil {
+			return nil, fmt.Errorf("publish on %q: %w", p.Topic, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("publish on %q: %w", p.Topic, err)
+		}
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return Event{}, fmt.Errorf("publish on %q: %w", name, ErrClosed)
+		return nil, fmt.Errorf("publish: %w", ErrClosed)
+	}
+	evs := make([]Event, 0, len(posts))
+	for _, p := range posts {
+		evs = append(evs, b.publishLocked(p.Topic, p.Message))
+	}
+	return evs, nil
+}
+
+// publishLocked appends one checked message to its topic; b.mu is held.
+func (b *Memory) publishLocked(name string, m Message) Event {
+	if m.ID == "" {
+		m.ID = NewID()
 	}
 	t := b.topicLocked(name)
 	if seq, ok := t.ids[m.ID]; ok {
-		return t.log[seq-t.first()].clone(), nil
+		return t.log[seq-t.first()].clone()
 	}
 	t.seq++
 	ev := Event{Topic: name, Seq: t.seq, ID: m.ID, Kind: m.Kind, Body: append([]byte(nil), m.Body...), At: b.now()}
@@ -99,7 +127,7 @@ func (b *Memory) Publish(ctx context.Context, name string, m Message) (Event, er
 	t.ids[ev.ID] = ev.Seq
 	close(t.published)
 	t.published = make(chan struct{})
-	return ev.clone(), nil
+	return ev.clone()
 }
 
 // first is the sequence number of the oldest event in the log (seq+1

@@ -19,12 +19,18 @@ package lobby
 //
 // An event lost to a gap of the bus costs nothing lasting: the next
 // heartbeat says the whole truth again.
+//
+// The same topic carries the results recorded on the daily board: a
+// server tells the others of each (rules and date) at once, and their
+// viewers of the board read it again (from the shared store), as for a
+// result of their own server's.
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -71,8 +77,13 @@ type cluster struct {
 
 	poke   chan struct{} // one token: the local roster may have changed
 	hello  chan struct{} // one token: a server said hello
+	daily  chan struct{} // one token: results of the daily board wait in dailies
 	ended  chan struct{} // closed when both goroutines have ended
 	cancel context.CancelFunc
+
+	// dailies are the daily boards (rules and date) this server recorded
+	// a result of, not yet told to the others; guarded by the lobby's mu.
+	dailies []wireDaily
 }
 
 // remoteEntry is another server's player as last heard of.
@@ -104,10 +115,17 @@ type wireEntry struct {
 // presenceMsg is the body of a presence event.
 type presenceMsg struct {
 	Instance string      `json:"i"`
-	Hello    bool        `json:"h,omitempty"` // a server starting: answer with your whole roster
-	Bye      bool        `json:"b,omitempty"` // a server stopping: forget its players
-	Up       []wireEntry `json:"u,omitempty"` // entries new, changed or (heartbeat) alive
-	Gone     []string    `json:"x,omitempty"` // keys of entries gone
+	Hello    bool        `json:"h,omitempty"`  // a server starting: answer with your whole roster
+	Bye      bool        `json:"b,omitempty"`  // a server stopping: forget its players
+	Up       []wireEntry `json:"u,omitempty"`  // entries new, changed or (heartbeat) alive
+	Gone     []string    `json:"x,omitempty"`  // keys of entries gone
+	Daily    []wireDaily `json:"dl,omitempty"` // daily boards with a new result
+}
+
+// wireDaily names a daily board with a new result.
+type wireDaily struct {
+	Rules string `json:"r"`
+	Date  string `json:"d"`
 }
 
 // Cluster joins the lobby to the other servers on b: Who and Online count
@@ -132,7 +150,7 @@ func (l *Lobby) Cluster(ctx context.Context, b bus.Bus, instance string, cfg Clu
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	c := &cluster{b: b, instance: instance, cfg: cfg, remote: map[string]map[string]*remoteEntry{},
-		poke: make(chan struct{}, 1), hello: make(chan struct{}, 1), ended: make(chan struct{}), cancel: cancel}
+		poke: make(chan struct{}, 1), hello: make(chan struct{}, 1), daily: make(chan struct{}, 1), ended: make(chan struct{}), cancel: cancel}
 	l.mu.Lock()
 	if l.cluster != nil || l.closed {
 		l.mu.Unlock()
@@ -206,7 +224,45 @@ func (l *Lobby) readCluster(ctx context.Context, c *cluster, sub bus.Subscriptio
 		if c.applyLocked(m, l.now()) {
 			l.changedLocked()
 		}
+		for _, d := range m.Daily {
+			l.dailyChangedLocked(d.Rules, d.Date)
+		}
 		l.mu.Unlock()
+	}
+}
+
+// dailyLocked queues a result of this server's on a daily board for the
+// others; called by DailyFinished.
+func (c *cluster) dailyLocked(rulesID, date string) {
+	d := wireDaily{Rules: rulesID, Date: date}
+	if !slices.Contains(c.dailies, d) {
+		c.dailies = append(c.dailies, d)
+	}
+	select {
+	case c.daily <- struct{}{}:
+	default:
+	}
+}
+
+// publishDailies tells the other servers of the daily boards with new
+// results. A failed publish is only logged: the boards' viewers see the
+// result at their next reload.
+func (c *cluster) publishDailies(l *Lobby) {
+	l.mu.Lock()
+	m := presenceMsg{Instance: c.instance, Daily: c.dailies}
+	c.dailies = nil
+	l.mu.Unlock()
+	if len(m.Daily) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), clusterPublishTimeout)
+	defer cancel()
+	body, err := json.Marshal(m)
+	if err == nil {
+		_, err = c.b.Publish(ctx, PresenceTopic, bus.Message{Kind: "daily", Body: body})
+	}
+	if err != nil {
+		c.logf("lobby: cluster: publish a daily result: %v", err)
 	}
 }
 
@@ -287,6 +343,8 @@ func (l *Lobby) publishCluster(ctx context.Context, c *cluster) {
 		case <-c.hello:
 			c.publishRoster(l, sent, presenceMsg{Instance: c.instance}, true)
 			last = time.Now()
+		case <-c.daily:
+			c.publishDailies(l)
 		case <-c.poke:
 			if changes != nil {
 				continue

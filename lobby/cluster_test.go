@@ -242,3 +242,45 @@ func TestClusterSplit(t *testing.T) {
 		}
 	})
 }
+
+// TestClusterDaily: a result recorded on one server's daily board tells
+// the viewers of the board on the others, at once.
+func TestClusterDaily(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bus.NewMemory(bus.MemoryOptions{})
+		defer b.Close()
+		one, two := joined(t, b, "one"), joined(t, b, "two")
+		here, there := one.Join(Player{ID: "a", Name: "ann"}), two.Join(Player{ID: "b", Name: "bob"})
+		one.WatchDaily(here, true)
+		two.WatchDaily(there, true)
+		synctest.Wait()
+		one.DailyFinished("daily", "2026-12-01")
+		synctest.Wait()
+		want := DailyChanged{Rules: "daily", Date: "2026-12-01"}
+		for _, tt := range []struct {
+			name string
+			s    *Session
+		}{{"this server's viewer", here}, {"the other server's viewer", there}} {
+			// (t.Run is not allowed in a synctest bubble.)
+			if !gotEvent(tt.s, want) {
+				t.Errorf("%s: no %+v", tt.name, want)
+			}
+		}
+	})
+}
+
+// gotEvent reports whether s's queue holds want among the events it has
+// now.
+func gotEvent(s *Session, want Event) bool {
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+		ev, err := s.Queue().Next(ctx)
+		cancel()
+		if err != nil {
+			return false
+		}
+		if ev == want {
+			return true
+		}
+	}
+}

@@ -23,11 +23,20 @@ func (l *Lobby) WatchDaily(s *Session, on bool) {
 }
 
 // DailyFinished tells the viewers of the daily board that a result of
-// rulesID's deal of date was recorded. It never waits on a viewer.
+// rulesID's deal of date was recorded, on every server of the cluster
+// (cluster.go). It never waits on a viewer or the bus.
 func (l *Lobby) DailyFinished(rulesID, date string) {
-	ev := DailyChanged{Rules: rulesID, Date: date}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.cluster != nil {
+		l.cluster.dailyLocked(rulesID, date)
+	}
+	l.dailyChangedLocked(rulesID, date)
+}
+
+// dailyChangedLocked tells this server's viewers of the daily board.
+func (l *Lobby) dailyChangedLocked(rulesID, date string) {
+	ev := DailyChanged{Rules: rulesID, Date: date}
 	for _, s := range l.sessions {
 		if s.daily {
 			s.queue.Coalesce(dailyKey, ev)

@@ -76,8 +76,12 @@ func ProgressTopic(code string) string { return "lobby.room." + code }
 
 // Defaults of SharedConfig.
 const (
-	DefaultLeaseTTL      = 6 * time.Second
-	DefaultProgressEvery = 200 * time.Millisecond
+	DefaultLeaseTTL = 6 * time.Second
+	// DefaultProgressEvery is short: the Coalescer sends the progress of
+	// all the rooms due in one batch (one commit on PostgreSQL), so the
+	// cost of the bus is its commits, a few a second per server, more
+	// than the events; a racer's move waits at most this long for it.
+	DefaultProgressEvery = 100 * time.Millisecond
 	// raceLease is the name of the races' lease.
 	raceLease = "lobby.races"
 	// instanceLeasePrefix and the instance's name make the lease each

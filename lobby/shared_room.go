@@ -479,10 +479,18 @@ func (rs *SharedRooms) readProgress(ctx context.Context, code string) {
 		if json.Unmarshal(ev.Body, &m) != nil || m.Inst == rs.cfg.Instance {
 			continue
 		}
+		var got time.Time
+		if rs.cfg.Trace.Enabled() {
+			got = time.Now()
+		}
 		rs.mu.Lock()
+		if rs.cfg.Trace.Enabled() {
+			rs.cfg.Trace.Since("progress: wait for the rooms' lock", got)
+		}
 		rs.applyProgress(code, m)
 		rs.unlock()
 		if tr := rs.cfg.Trace; tr.Enabled() && m.T != 0 {
+			tr.Note("progress: stored → taken from the bus here", got.Sub(ev.At))
 			now, sent := time.Now(), time.UnixMicro(m.T)
 			tr.Note("progress: report → stored (coalescing, pool)", ev.At.Sub(sent))
 			tr.Note("progress: stored → applied here (commit, notify, read, fold)", now.Sub(ev.At))

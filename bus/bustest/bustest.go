@@ -42,6 +42,7 @@ func Run(t *testing.T, open Opener) {
 		{"Close", testClose},
 		{"Invalid", testInvalid},
 		{"BodiesAreCopies", testBodiesAreCopies},
+		{"Batch", testBatch},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -378,5 +379,60 @@ func testBodiesAreCopies(t *testing.T, b bus.Bus) {
 	e1.Body[1] = 'A'
 	if e2 := read(t, s2, 1)[0]; string(e2.Body) != "hello" {
 		t.Fatalf("second subscriber's body: got %q, want %q (bodies are shared)", e2.Body, "hello")
+	}
+}
+
+// testBatch: a Batcher's batch is its posts published in order, all or
+// none, a known ID giving the event already there (other buses skip it).
+func testBatch(t *testing.T, b bus.Bus) {
+	bb, ok := b.(bus.Batcher)
+	if !ok {
+		t.Skip("not a bus.Batcher")
+	}
+	sa, sb := subscribe(t, b, "a", 0), subscribe(t, b, "b", 0)
+	known := publish(t, b, "a", bus.Message{ID: "known", Kind: "k", Body: []byte("0")})
+	if evs, err := bb.PublishBatch(ctx(t), nil); err != nil || len(evs) != 0 {
+		t.Fatalf("an empty batch: %v, %v", evs, err)
+	}
+	evs, err := bb.PublishBatch(ctx(t), []bus.Post{
+		{Topic: "b", Message: bus.Message{Kind: "n", Body: []byte("b1")}},
+		{Topic: "a", Message: bus.Message{Kind: "n", Body: []byte("a2")}},
+		{Topic: "a", Message: bus.Message{ID: "known", Kind: "k", Body: []byte("0")}},
+		{Topic: "a", Message: bus.Message{ID: "new", Kind: "n", Body: []byte("a3")}},
+	})
+	if err != nil {
+		t.Fatalf("PublishBatch: %v", err)
+	}
+	want := []struct {
+		topic string
+		seq   uint64
+		body  string
+	}{{"b", 1, "b1"}, {"a", 2, "a2"}, {"a", known.Seq, "0"}, {"a", 3, "a3"}}
+	if len(evs) != len(want) {
+		t.Fatalf("PublishBatch returned %d events, want %d", len(evs), len(want))
+	}
+	for i, w := range want {
+		if ev := evs[i]; ev.Topic != w.topic || ev.Seq != w.seq || string(ev.Body) != w.body || ev.ID == "" {
+			t.Errorf("event %d: got %s #%d %q (ID %q), want %s #%d %q", i, ev.Topic, ev.Seq, ev.Body, ev.ID, w.topic, w.seq, w.body)
+		}
+	}
+	wantSeqs(t, read(t, sa, 3), "a", 1)
+	wantSeqs(t, read(t, sb, 1), "b", 1)
+	// One bad post: nothing of the batch is published.
+	if _, err := bb.PublishBatch(ctx(t), []bus.Post{
+		{Topic: "a", Message: bus.Message{Body: []byte("lost")}},
+		{Topic: "", Message: bus.Message{}},
+	}); !errors.Is(err, bus.ErrInvalid) {
+		t.Fatalf("a batch with a bad post: %v, want ErrInvalid", err)
+	}
+	if next := publish(t, b, "a", bus.Message{Body: []byte("a4")}); next.Seq != 4 {
+		t.Fatalf("after a refused batch: #%d, want #4", next.Seq)
+	}
+	if got := read(t, sa, 1); string(got[0].Body) != "a4" {
+		t.Fatalf("after a refused batch the subscriber read %q, want a4", got[0].Body)
+	}
+	b.Close()
+	if _, err := bb.PublishBatch(ctx(t), []bus.Post{{Topic: "a"}}); !errors.Is(err, bus.ErrClosed) {
+		t.Fatalf("PublishBatch after Close: %v, want ErrClosed", err)
 	}
 }

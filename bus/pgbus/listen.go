@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"pyramid/bus"
 )
 
 // connectTimeout bounds one attempt to connect, LISTEN and resync.
@@ -26,7 +29,7 @@ func (b *Bus) connect(ctx context.Context) (*pgx.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen: %w", err)
 	}
-	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{b.channel}.Sanitize()); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{b.channel}.Sanitize()+"; LISTEN "+pgx.Identifier{b.data}.Sanitize()); err != nil {
 		conn.Close(context.Background())
 		return nil, fmt.Errorf("listen: %w", err)
 	}
@@ -80,6 +83,24 @@ func (b *Bus) resync(ctx context.Context, conn *pgx.Conn) error {
 		b.heardLocked(name, seq)
 	}
 	return nil
+}
+
+// deliverLocked takes an event this bus published or heard of with its
+// data: the next event of a followed topic goes straight into the
+// topic's memory log, with no read of the table; any other is only news
+// that the topic has events up to it (heardLocked), which the
+// subscriptions read from the table.
+func (b *Bus) deliverLocked(ev bus.Event) {
+	t := b.topics[ev.Topic]
+	if t == nil {
+		return
+	}
+	if t.ready && ev.Seq == t.loaded+1 {
+		b.stats.delivered.Add(1)
+		b.loadedLocked(t, t.loaded, []bus.Event{ev})
+		return
+	}
+	b.heardLocked(ev.Topic, ev.Seq)
 }
 
 // heardLocked notes that topic has events up to seq.
@@ -169,6 +190,20 @@ func (b *Bus) hear(conn *pgx.Conn) error {
 		case err != nil:
 			return err
 		}
+		b.stats.heard.Add(1)
+		if n.Channel == b.data {
+			ev, ok := parseData(n.Payload)
+			if !ok {
+				continue
+			}
+			if b.opts.Trace.Enabled() {
+				b.opts.Trace.Since("bus: stored → heard (commit, NOTIFY), "+topicClass(ev.Topic), ev.At)
+			}
+			b.mu.Lock()
+			b.deliverLocked(ev)
+			b.mu.Unlock()
+			continue
+		}
 		topic, seq, ok := parsePayload(n.Payload)
 		if !ok {
 			continue
@@ -183,4 +218,15 @@ func (b *Bus) logf(format string, args ...any) {
 	if b.opts.Logf != nil {
 		b.opts.Logf(format, args...)
 	}
+}
+
+// topicClass is the first two parts of a topic's dotted name
+// ("lobby.room" of "lobby.room.AB12"), for a trace.
+func topicClass(topic string) string {
+	if i := strings.IndexByte(topic, '.'); i >= 0 {
+		if j := strings.IndexByte(topic[i+1:], '.'); j >= 0 {
+			return topic[:i+1+j]
+		}
+	}
+	return topic
 }

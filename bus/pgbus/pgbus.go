@@ -10,8 +10,18 @@
 // event: PostgreSQL delivers it at COMMIT, so a listener never hears of an
 // event it cannot read yet, and never of one rolled back.
 //
+// Before it, the transaction sends a NOTIFY on a data channel whose
+// payload holds the whole event (its time, ID, kind and body, base64),
+// so that a listener puts the event in its memory log without reading
+// the table: at most 8000 bytes, which an event's limits keep to. The
+// table stays the source of truth: a data notification that is missed,
+// repeated or out of order only makes the bus read the table, as the
+// short one does (the short one, sent after it and then of no use to a
+// listener of this version, stays for servers of an earlier version on
+// the same database, which hear only it).
+//
 // Each Bus listens on ONE dedicated connection (a pgx.Conn of its own,
-// never from the pool) on one channel for all topics. It pings that
+// never from the pool) on its two channels for all topics. It pings that
 // connection between notifications, and when the connection dies it
 // reconnects with a short backoff (at most Options.ReconnectMax, a second
 // by default) and then resyncs: it reads every followed topic's counter
@@ -34,12 +44,15 @@ package pgbus
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -109,7 +122,9 @@ type Options struct {
 type Bus struct {
 	url     string
 	pool    *pgxpool.Pool
-	channel string
+	channel string // the short notifications: "seq topic"
+	data    string // the notifications with the event: "seq topic at id kind body"
+	stats   counters
 	retain  int
 	opts    Options
 
@@ -215,6 +230,7 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*Bus, error) {
 		return nil, fmt.Errorf("open bus: %w", err)
 	}
 	b.channel = channelName(schema)
+	b.data = b.channel + "_d"
 	conn, err := b.connect(ctx)
 	if err != nil {
 		b.cancel()
@@ -295,52 +311,14 @@ func (b *Bus) Publish(ctx context.Context, topic string, m bus.Message) (bus.Eve
 	if !given {
 		m.ID = bus.NewID()
 	}
-	if m.Body == nil {
-		m.Body = []byte{}
-	}
-	ev := bus.Event{Topic: topic, ID: m.ID, Kind: m.Kind, Body: append([]byte(nil), m.Body...)}
+	ev := bus.Event{Topic: topic, ID: m.ID, Kind: m.Kind, Body: append([]byte{}, m.Body...)} // bytea NOT NULL
 	if b.opts.Trace.Enabled() {
 		defer b.opts.Trace.Since("bus: publish (pool, statement, commit)", time.Now())
 	}
 	if !given {
 		return b.publishNew(ctx, ev)
 	}
-	err := b.inTx(ctx, func(tx pgx.Tx) error {
-		// The counter row's lock queues the topic's publishers until this
-		// transaction ends: sequence order is commit order, and a
-		// rollback gives the number back.
-		var seq int64
-		if err := tx.QueryRow(ctx, `INSERT INTO bus_topics AS t (topic, seq) VALUES ($1, 1)
-			ON CONFLICT (topic) DO UPDATE SET seq = t.seq + 1 RETURNING seq`, topic).Scan(&seq); err != nil {
-			return err
-		}
-		if given {
-			// Under the lock, a publish of the same ID by anyone has
-			// committed or not started.
-			err := tx.QueryRow(ctx, `SELECT seq, kind, body, at FROM bus_events WHERE topic = $1 AND id = $2`,
-				topic, m.ID).Scan(&seq, &ev.Kind, &ev.Body, &ev.At)
-			if err == nil {
-				ev.Seq = uint64(seq)
-				return errDuplicate
-			}
-			if !errors.Is(err, pgx.ErrNoRows) {
-				return err
-			}
-		}
-		ev.Seq = uint64(seq)
-		if err := tx.QueryRow(ctx, `INSERT INTO bus_events (topic, seq, id, kind, body) VALUES ($1, $2, $3, $4, $5)
-			RETURNING at, pg_notify($6, $2::text || ' ' || $1)`, topic, seq, m.ID, m.Kind, m.Body, b.channel).Scan(&ev.At, nil); err != nil {
-			return err
-		}
-		// Prune now and then rather than at every publish: the table
-		// keeps between Retain and Retain+31 events of the topic.
-		if keep := int64(b.retainOf(topic)); seq > keep && seq%32 == 0 {
-			if _, err := tx.Exec(ctx, `DELETE FROM bus_events WHERE topic = $1 AND seq <= $2`, topic, seq-keep); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	err := b.inTx(ctx, func(tx pgx.Tx) error { return b.publishTx(ctx, tx, &ev) })
 	switch {
 	case errors.Is(err, errDuplicate):
 		return ev, nil
@@ -349,10 +327,51 @@ func (b *Bus) Publish(ctx context.Context, topic string, m bus.Message) (bus.Eve
 	}
 	// This process's own subscriptions need not wait for the NOTIFY to
 	// come back (nor for a reconnect, should the listener be down).
+	b.published(1)
 	b.mu.Lock()
-	b.heardLocked(topic, ev.Seq)
+	b.deliverLocked(ev)
 	b.mu.Unlock()
 	return ev, nil
+}
+
+// publishTx publishes ev, whose ID was given, in tx: it fills in its
+// sequence number and time, or returns errDuplicate with ev as the topic
+// holds it.
+func (b *Bus) publishTx(ctx context.Context, tx pgx.Tx, ev *bus.Event) error {
+	// The counter row's lock queues the topic's publishers until this
+	// transaction ends: sequence order is commit order, and a rollback
+	// gives the number back.
+	var seq int64
+	if err := tx.QueryRow(ctx, `INSERT INTO bus_topics AS t (topic, seq) VALUES ($1, 1)
+		ON CONFLICT (topic) DO UPDATE SET seq = t.seq + 1 RETURNING seq`, ev.Topic).Scan(&seq); err != nil {
+		return err
+	}
+	// Under the lock, a publish of the same ID by anyone has committed
+	// or not started.
+	err := tx.QueryRow(ctx, `SELECT seq, kind, body, at FROM bus_events WHERE topic = $1 AND id = $2`,
+		ev.Topic, ev.ID).Scan(&seq, &ev.Kind, &ev.Body, &ev.At)
+	if err == nil {
+		ev.Seq = uint64(seq)
+		return errDuplicate
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return err
+	}
+	ev.Seq = uint64(seq)
+	if err := tx.QueryRow(ctx, `INSERT INTO bus_events (topic, seq, id, kind, body) VALUES ($1, $2, $3, $4, $5)
+		RETURNING at, pg_notify($7, $2::text || ' ' || $1 || ' ' || (extract(epoch FROM at) * 1000000)::bigint::text || $8),
+			pg_notify($6, $2::text || ' ' || $1)`,
+		ev.Topic, seq, ev.ID, ev.Kind, ev.Body, b.channel, b.data, dataTail(*ev)).Scan(&ev.At, nil, nil); err != nil {
+		return err
+	}
+	// Prune now and then rather than at every publish: the table keeps
+	// between Retain and Retain+31 events of the topic.
+	if keep := int64(b.retainOf(ev.Topic)); seq > keep && seq%32 == 0 {
+		if _, err := tx.Exec(ctx, `DELETE FROM bus_events WHERE topic = $1 AND seq <= $2`, ev.Topic, seq-keep); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // publishSQL publishes an event whose ID is new (made by the bus) in one
@@ -367,7 +386,109 @@ const publishSQL = `WITH s AS (
 ), pruned AS (
 	DELETE FROM bus_events WHERE topic = $1 AND seq <= (SELECT seq FROM s) - $6 AND (SELECT seq FROM s) % 32 = 0
 )
-SELECT e.seq, e.at, pg_notify($5, e.seq::text || ' ' || $1) FROM e`
+SELECT e.seq, e.at, pg_notify($7, e.seq::text || ' ' || $1 || ' ' || (extract(epoch FROM e.at) * 1000000)::bigint::text || $8),
+	pg_notify($5, e.seq::text || ' ' || $1) FROM e`
+
+var _ bus.Batcher = (*Bus)(nil)
+
+// PublishBatch implements bus.Batcher: one transaction publishes every
+// post, so one commit and one turn of NOTIFY's commit-time lock for all;
+// posts with fresh IDs go to the server in one round trip. The posts take
+// their topics' counter rows in the order of the topics, so that batches
+// of overlapping topics from several servers never deadlock.
+func (b *Bus) PublishBatch(ctx context.Context, posts []bus.Post) ([]bus.Event, error) {
+	for _, p := range posts {
+		if err := bus.Check(p.Topic, p.Message); err != nil {
+			return nil, fmt.Errorf("publish on %q: %w", p.Topic, err)
+		}
+	}
+	if err := b.live(ctx); err != nil {
+		return nil, fmt.Errorf("publish a batch: %w", err)
+	}
+	if len(posts) == 0 {
+		return nil, nil
+	}
+	ctx, stop := b.bound(ctx)
+	defer stop()
+	if b.opts.Trace.Enabled() {
+		defer b.opts.Trace.Since("bus: publish a batch (pool, statements, commit)", time.Now())
+	}
+	evs := make([]bus.Event, len(posts))
+	given := make([]bool, len(posts))
+	anyGiven := false
+	for i, p := range posts {
+		given[i] = p.ID != ""
+		anyGiven = anyGiven || given[i]
+		if !given[i] {
+			p.ID = bus.NewID()
+		}
+		evs[i] = bus.Event{Topic: p.Topic, ID: p.ID, Kind: p.Kind, Body: append([]byte{}, p.Body...)}
+	}
+	order := make([]int, len(posts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return strings.Compare(posts[i].Topic, posts[j].Topic) })
+	var err error
+	if !anyGiven {
+		// One round trip: the statements of a batch run in one implicit
+		// transaction, so they commit together or not at all.
+		err = again(ctx, func() error { return b.publishFresh(ctx, b.pool, evs, order) })
+	} else {
+		err = b.inTx(ctx, func(tx pgx.Tx) error { return b.publishGiven(ctx, tx, evs, given, order) })
+	}
+	if err != nil {
+		return nil, fmt.Errorf("publish a batch on %q…: %w", posts[0].Topic, b.cause(err))
+	}
+	b.published(len(evs))
+	b.mu.Lock()
+	for _, ev := range evs {
+		b.deliverLocked(ev)
+	}
+	b.mu.Unlock()
+	return evs, nil
+}
+
+// publishGiven publishes the events evs[i] of order in tx, those with a
+// given ID (given[i]) as Publish does.
+func (b *Bus) publishGiven(ctx context.Context, tx pgx.Tx, evs []bus.Event, given []bool, order []int) error {
+	for _, i := range order {
+		if !given[i] {
+			if err := b.publishFresh(ctx, tx, evs, []int{i}); err != nil {
+				return err
+			}
+			continue
+		}
+		// A savepoint gives the counter's number back when the ID
+		// is the topic's already.
+		err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error { return b.publishTx(ctx, sp, &evs[i]) })
+		if err != nil && !errors.Is(err, errDuplicate) {
+			return err
+		}
+	}
+	return nil
+}
+
+// batchSender is a pool or a transaction.
+type batchSender interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// publishFresh publishes the events evs[i] of order, whose IDs are new,
+// in one round trip (one transaction: the pool's implicit one, or tx's).
+func (b *Bus) publishFresh(ctx context.Context, tx batchSender, evs []bus.Event, order []int) error {
+	batch := &pgx.Batch{}
+	for _, i := range order {
+		ev := &evs[i]
+		batch.Queue(publishSQL, ev.Topic, ev.ID, ev.Kind, ev.Body, b.channel, int64(b.retainOf(ev.Topic)), b.data, dataTail(*ev)).QueryRow(func(row pgx.Row) error {
+			var seq int64
+			err := row.Scan(&seq, &ev.At, nil, nil)
+			ev.Seq = uint64(seq)
+			return err
+		})
+	}
+	return tx.SendBatch(ctx, batch).Close()
+}
 
 // retainOf is how many recent events of topic the table keeps.
 func (b *Bus) retainOf(topic string) int {
@@ -386,15 +507,16 @@ func (b *Bus) publishNew(ctx context.Context, ev bus.Event) (bus.Event, error) {
 	}
 	err := again(ctx, func() error {
 		var seq int64
-		err := b.pool.QueryRow(ctx, publishSQL, ev.Topic, ev.ID, ev.Kind, body, b.channel, int64(b.retainOf(ev.Topic))).Scan(&seq, &ev.At, nil)
+		err := b.pool.QueryRow(ctx, publishSQL, ev.Topic, ev.ID, ev.Kind, body, b.channel, int64(b.retainOf(ev.Topic)), b.data, dataTail(ev)).Scan(&seq, &ev.At, nil, nil)
 		ev.Seq = uint64(seq)
 		return err
 	})
 	if err != nil {
 		return bus.Event{}, fmt.Errorf("publish on %q: %w", ev.Topic, b.cause(err))
 	}
+	b.published(1)
 	b.mu.Lock()
-	b.heardLocked(ev.Topic, ev.Seq)
+	b.deliverLocked(ev)
 	b.mu.Unlock()
 	return ev, nil
 }
@@ -544,6 +666,7 @@ func (b *Bus) read(ctx context.Context, topic string, after uint64) ([]bus.Event
 }
 
 func (b *Bus) readOnce(ctx context.Context, topic string, after uint64) ([]bus.Event, error) {
+	b.stats.reads.Add(1)
 	if b.opts.Trace.Enabled() {
 		defer b.opts.Trace.Since("bus: read of the table (pool, query)", time.Now())
 	}
@@ -569,6 +692,33 @@ func (b *Bus) readOnce(ctx context.Context, topic string, after uint64) ([]bus.E
 	return evs, nil
 }
 
+// dataTail is the end of an event's data notification, after its
+// sequence number, topic and time (which the database gives): its ID,
+// kind and body in base64, each after a space.
+func dataTail(ev bus.Event) string {
+	enc := base64.RawStdEncoding
+	return " " + enc.EncodeToString([]byte(ev.ID)) + " " + enc.EncodeToString([]byte(ev.Kind)) + " " + enc.EncodeToString(ev.Body)
+}
+
+// parseData reads a data notification: "seq topic at id kind body", the
+// time in Unix µs, the ID, kind and body in base64.
+func parseData(p string) (bus.Event, bool) {
+	f := strings.Split(p, " ")
+	if len(f) != 6 {
+		return bus.Event{}, false
+	}
+	seq, err1 := strconv.ParseUint(f[0], 10, 64)
+	at, err2 := strconv.ParseInt(f[2], 10, 64)
+	enc := base64.RawStdEncoding
+	id, err3 := enc.DecodeString(f[3])
+	kind, err4 := enc.DecodeString(f[4])
+	body, err5 := enc.DecodeString(f[5])
+	if err := errors.Join(err1, err2, err3, err4, err5); err != nil || seq == 0 {
+		return bus.Event{}, false
+	}
+	return bus.Event{Topic: f[1], Seq: seq, ID: string(id), Kind: string(kind), Body: body, At: time.UnixMicro(at)}, true
+}
+
 // parsePayload reads a notification's "seq topic".
 func parsePayload(p string) (topic string, seq uint64, ok bool) {
 	n, topic, ok := strings.Cut(p, " ")
@@ -577,4 +727,37 @@ func parsePayload(p string) (topic string, seq uint64, ok bool) {
 	}
 	seq, err := strconv.ParseUint(n, 10, 64)
 	return topic, seq, err == nil
+}
+
+// counters are a Bus's Stats.
+type counters struct {
+	published, commits, heard, delivered, reads atomic.Int64
+}
+
+// published counts one commit of n events.
+func (b *Bus) published(n int) {
+	b.stats.commits.Add(1)
+	b.stats.published.Add(int64(n))
+}
+
+// Stats are a Bus's counts since it opened.
+type Stats struct {
+	// Published is the events this bus published (a repeated ID not
+	// counted); Commits the transactions that published them (a batch is
+	// one), each one turn of NOTIFY's commit-time lock.
+	Published, Commits int64
+	// Heard is the notifications the listening connection heard (each
+	// event sends two: the short one and the one with its data).
+	Heard int64
+	// Delivered is the events that went into the memory log from their
+	// data (a notification or this bus's own publish), without a read.
+	Delivered int64
+	// Reads is the reads of the events table.
+	Reads int64
+}
+
+// Stats returns the bus's counts so far.
+func (b *Bus) Stats() Stats {
+	return Stats{Published: b.stats.published.Load(), Commits: b.stats.commits.Load(), Heard: b.stats.heard.Load(),
+		Delivered: b.stats.delivered.Load(), Reads: b.stats.reads.Load()}
 }

@@ -112,6 +112,9 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 			return err
 		}
 		defer pb.Close()
+		if trace != nil {
+			defer func() { fmt.Fprintf(stderr, "trace bus counts %+v\n", pb.Stats()) }()
+		}
 		eventBus, lease, dbNow = pb, pb, pb.Now // race rooms shared with the cluster
 	}
 	app := arcade.New(arcade.Config{
