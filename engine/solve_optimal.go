@@ -105,24 +105,35 @@ const maxOptG = 1<<16 - 1
 // reads no record at all.
 type optSearch struct {
 	s      *solver
-	words  int      // words a key
-	stride int      // words a record: the key, then the optNode
-	recs   []uint64 // the records, in index order
-	n      int      // records stored
+	words  int // words a key
+	stride int // words a record: the key, then the optNode
+	// recs holds the records in index order, recPage records a page:
+	// pages are never copied or dropped as the search grows.
+	recs   [][]uint64
+	n      int // records stored
 	slots  []uint64
 	mask   uint64
 	shift  uint      // 64 - log2(slots)
 	bucket [][]int32 // open list by f
 }
 
+// recPage is the records a page of optSearch.recs holds.
+const recPage = 1 << 12
+
+// rec returns record i's words.
+func (o *optSearch) rec(i int32) []uint64 {
+	at := int(i%recPage) * o.stride
+	return o.recs[i/recPage][at : at+o.stride]
+}
+
 // node returns the node of record i.
 func (o *optSearch) node(i int32) optNode {
-	return optNode(o.recs[int(i)*o.stride+o.words])
+	return optNode(o.rec(i)[o.words])
 }
 
 // setNode replaces the node of record i.
 func (o *optSearch) setNode(i int32, n optNode) {
-	o.recs[int(i)*o.stride+o.words] = uint64(n)
+	o.rec(i)[o.words] = uint64(n)
 }
 
 // shortest searches for a winning line from root shorter than upper moves.
@@ -164,6 +175,7 @@ func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok
 			continue // a stale entry: expanded already, or reached shorter since
 		}
 		o.setNode(i, n|nodeClosed)
+		s.optExpanded++
 		if expanded++; expanded&4095 == 0 && s.ctx.Err() != nil {
 			return nil, o.n, false
 		}
@@ -254,8 +266,7 @@ func (o *optSearch) alloc(capacity int) {
 
 // key returns record i's key words.
 func (o *optSearch) key(i int32) []uint64 {
-	at := int(i) * o.stride
-	return o.recs[at : at+o.words]
+	return o.rec(i)[:o.words]
 }
 
 // find looks a key up. It returns the key's hash and, when the key is
@@ -263,7 +274,7 @@ func (o *optSearch) key(i int32) []uint64 {
 func (o *optSearch) find(k *stateKey) (hash uint64, _ int32, _ bool) {
 	hash = hashKey(k, o.words)
 	tag := hash &^ (1<<32 - 1)
-	w, st := o.words, o.stride
+	w := o.words
 	for i := hash >> o.shift; ; i = (i + 1) & o.mask {
 		v := o.slots[i]
 		if v == 0 {
@@ -273,7 +284,7 @@ func (o *optSearch) find(k *stateKey) (hash uint64, _ int32, _ bool) {
 			continue
 		}
 		j := int32(uint32(v)) - 1
-		r := o.recs[int(j)*st : int(j)*st+w]
+		r := o.rec(j)
 		if r[0] == k[0] && (w < 2 || r[1] == k[1]) && (w < 3 || r[2] == k[2]) {
 			return hash, j, true
 		}
@@ -284,8 +295,12 @@ func (o *optSearch) find(k *stateKey) (hash uint64, _ int32, _ bool) {
 // and node n, and returns its index.
 func (o *optSearch) add(k *stateKey, hash uint64, n optNode) int32 {
 	i := int32(o.n)
-	o.recs = append(o.recs, k[:o.words]...)
-	o.recs = append(o.recs, uint64(n))
+	if o.n%recPage == 0 {
+		o.recs = append(o.recs, make([]uint64, recPage*o.stride))
+	}
+	r := o.rec(i)
+	copy(r, k[:o.words])
+	r[o.words] = uint64(n)
 	o.n++
 	at := hash >> o.shift
 	for o.slots[at] != 0 {
