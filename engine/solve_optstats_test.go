@@ -101,3 +101,36 @@ func TestOptimalStats(t *testing.T) {
 	slices.Sort(tt)
 	t.Logf("%d deals: stored median %d total %d; expanded median %d total %d; time median %v", len(stored), ms, ts, me, te, tt[(len(tt)-1)/2])
 }
+
+// doublePar is the number of double deals TestDoublePar works out the
+// par of, as the arcade does (parBudget positions, parWorkTime).
+var doublePar = flag.Int("solver.doublepar", 0, "work out the par of double deals 0…N-1 within the arcade's par budget and log the share found")
+
+// TestDoublePar logs, for double deals 0…N-1, whether SolveOptimal proves
+// a shortest line within the arcade's par budget (1<<20 positions for
+// both searches, 20 s), the positions that took and the line's length.
+func TestDoublePar(t *testing.T) {
+	if *doublePar <= 0 {
+		t.Skip("run with -solver.doublepar=N")
+	}
+	r := MustRules("double")
+	found, won := 0, 0
+	var states []int
+	for n := range *doublePar {
+		g, _ := NewNumbered(r, uint64(n))
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		start := time.Now()
+		sol := SolveOptimal(ctx, g, 1<<20)
+		el := time.Since(start)
+		cancel()
+		if sol.Verdict == Winnable {
+			won++
+		}
+		if sol.Optimal {
+			found++
+		}
+		states = append(states, sol.States)
+		t.Logf("double %d: %v optimal=%v length %d, %d positions, %v", n, sol.Verdict, sol.Optimal, len(sol.Moves), sol.States, el.Round(time.Millisecond))
+	}
+	t.Logf("%d double deals: %d winnable, par found for %d (%.1f %%)", *doublePar, won, found, 100*float64(found)/float64(*doublePar))
+}
