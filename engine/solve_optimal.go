@@ -664,17 +664,31 @@ func (s *solver) optMoves(p *pos, pyrPairs bool, out []smove) []smove {
 	return out
 }
 
-// deadStock returns the stock cards that can never be taken where pile
-// cards pair only with pyramid cards: those, Kings aside, whose partner
-// rank is gone from the pyramid (pyr: its removed slots).
-func (s *solver) deadStock(pyr uint64) uint64 {
-	var dead uint64
+// undiggable returns, with a closed stock and one waste pile, the waste
+// cards that cannot be taken in this pass (pyr: the removed pyramid
+// slots). Only the waste top is available and no two pile cards pair, so
+// before a waste card is taken every card above it leaves, a King alone
+// and any other with a pyramid card of the partner rank, a distinct one
+// each: when the cards of some rank above a card outnumber the pyramid
+// cards left of its partner rank (none left: a dead card), the card is
+// out of reach until a redeal, and so is every card under it.
+func (s *solver) undiggable(pyr, waste uint64) uint64 {
+	var left [13]int8 // partners left in the pyramid of each rank 1…12
 	for r := 1; r <= 12; r++ {
-		if s.pyrRank[13-r]&^pyr == 0 {
-			dead |= s.stkRank[r]
+		left[r] = int8(bits.OnesCount64(s.pyrRank[13-r] &^ pyr))
+	}
+	for w := waste; w != 0; {
+		top := 63 - bits.LeadingZeros64(w)
+		w &^= 1 << top
+		r := s.rank[s.nPyr+top]
+		if r == 13 {
+			continue
+		}
+		if left[r]--; left[r] < 0 {
+			return w
 		}
 	}
-	return dead
+	return 0
 }
 
 // optAlive applies the bound on buried cards of the last pass (see
@@ -863,14 +877,7 @@ func (s *solver) advBound(p *pos, needPyr, needStk uint64, matched *[7]int8) (ad
 	a.waste = a.rem &^ a.ahead
 	a.nAhead = bits.OnesCount64(a.ahead)
 	a.redeal = s.passes == 0 || int(p.pass) < s.passes
-	// With a closed stock and one pile, a waste card is taken after the
-	// cards above it leave, each with a pyramid card (counted among the
-	// removals) or as a King (a move of its own), which a dead card above
-	// it (see deadStock) never does; or after the stock's end, a redeal
-	// and the draws of the cards under it and of itself (see cost).
-	if !s.open && s.draw == 1 {
-		a.dead = s.deadStock(p.pyr) & a.waste
-	}
+	a.pyr = p.pyr
 	a.bounded = true
 	if needStk&a.ahead != 0 {
 		a.adv, a.work, a.bounded = a.cost(63 - bits.LeadingZeros64(a.ahead))
@@ -894,12 +901,16 @@ func (s *solver) advBound(p *pos, needPyr, needStk uint64, matched *[7]int8) (ad
 type advState struct {
 	s                 *solver
 	rem, ahead, waste uint64 // remaining stock cards; those in the stock, on the waste
-	dead              uint64 // closed stock, one pile: the dead waste cards
-	nAhead            int    // cards in the stock
-	redeal            bool   // a redeal is still allowed
-	adv               int    // the work so far
-	work              uint64 // its cards, when bounded
-	bounded           bool
+	pyr               uint64 // the removed pyramid cards
+	// blocked (closed stock, one pile, once blockedSet): the waste cards
+	// that cannot be dug out in this pass (see undiggable).
+	blocked    uint64
+	blockedSet bool
+	nAhead     int    // cards in the stock
+	redeal     bool   // a redeal is still allowed
+	adv        int    // the work so far
+	work       uint64 // its cards, when bounded
+	bounded    bool
 }
 
 // cost is the work before stock card j can be taken, the cards of that
@@ -924,8 +935,16 @@ func (a *advState) cost(j int) (int, uint64, bool) {
 	}
 	above := a.waste &^ (bit<<1 - 1)
 	if !s.open {
+		// A waste card is taken after the cards above it leave, each with
+		// a pyramid card (counted among the removals) or as a King (a move
+		// of its own), which cannot be when they outnumber their partners
+		// (see undiggable); or after the stock's end, a redeal and the
+		// draws of the cards under it and of itself.
+		if !a.blockedSet {
+			a.blocked, a.blockedSet = s.undiggable(a.pyr, a.waste), true
+		}
 		c := -1
-		if above&a.dead == 0 {
+		if a.blocked&bit == 0 {
 			c = bits.OnesCount64(above & s.stkRank[13])
 		}
 		if a.redeal {
