@@ -105,24 +105,72 @@ const maxOptG = 1<<16 - 1
 // reads no record at all.
 type optSearch struct {
 	s      *solver
-	words  int      // words a key
-	stride int      // words a record: the key, then the optNode
-	recs   []uint64 // the records, in index order
-	n      int      // records stored
+	words  int // words a key
+	stride int // words a record: the key, then the optNode
+	// recs holds the records in index order, recPage records a page:
+	// pages are never copied or dropped as the search grows.
+	recs   [][]uint64
+	n      int // records stored
 	slots  []uint64
 	mask   uint64
 	shift  uint      // 64 - log2(slots)
 	bucket [][]int32 // open list by f
+	// memo keeps the optCounts of recently met removed sets (goal the
+	// pyramid: they depend on the removed pyramid cards alone), direct
+	// mapped by a hash of the set: positions that differ only in their
+	// stock share them.
+	memo []countMemo
+}
+
+// countMemo is an entry of optSearch.memo: the removed pyramid set with
+// countMark set (0: empty), and its counts.
+type countMemo struct {
+	pyr uint64
+	c   optCounts
+}
+
+// countMark marks a used countMemo (pyramid sets have at most 45 bits).
+const countMark = 1 << 63
+
+// memoSize is the entries of optSearch.memo.
+const memoSize = 1 << 12
+
+// counts fills c with p's optCounts, from the memo when it has them.
+func (o *optSearch) counts(p *pos, c *optCounts) {
+	s := o.s
+	if s.goalAll {
+		s.countRemovals(p, c)
+		return
+	}
+	if o.memo == nil {
+		o.memo = make([]countMemo, memoSize)
+	}
+	e := &o.memo[(p.pyr*0x9e3779b97f4a7c15)>>(64-12)]
+	if e.pyr == p.pyr|countMark {
+		*c = e.c
+		return
+	}
+	s.countRemovals(p, c)
+	e.pyr, e.c = p.pyr|countMark, *c
+}
+
+// recPage is the records a page of optSearch.recs holds.
+const recPage = 1 << 12
+
+// rec returns record i's words.
+func (o *optSearch) rec(i int32) []uint64 {
+	at := int(i%recPage) * o.stride
+	return o.recs[i/recPage][at : at+o.stride]
 }
 
 // node returns the node of record i.
 func (o *optSearch) node(i int32) optNode {
-	return optNode(o.recs[int(i)*o.stride+o.words])
+	return optNode(o.rec(i)[o.words])
 }
 
 // setNode replaces the node of record i.
 func (o *optSearch) setNode(i int32, n optNode) {
-	o.recs[int(i)*o.stride+o.words] = uint64(n)
+	o.rec(i)[o.words] = uint64(n)
 }
 
 // shortest searches for a winning line from root shorter than upper moves.
@@ -164,6 +212,7 @@ func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok
 			continue // a stale entry: expanded already, or reached shorter since
 		}
 		o.setNode(i, n|nodeClosed)
+		s.optExpanded++
 		if expanded++; expanded&4095 == 0 && s.ctx.Err() != nil {
 			return nil, o.n, false
 		}
@@ -208,13 +257,15 @@ func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok
 				case s.won(&c):
 				case drawn:
 					if !counted {
-						s.countRemovals(&p, &counts)
+						o.counts(&p, &counts)
 						counted = true
 					}
 					hc, alive = s.optBoundWith(&c, &counts)
 					alive = alive && s.optAlive(&c)
 				default:
-					hc, alive = s.optBound(&c)
+					var cc optCounts
+					o.counts(&c, &cc)
+					hc, alive = s.optBoundWith(&c, &cc)
 					alive = alive && s.optAlive(&c)
 				}
 				if !alive {
@@ -254,8 +305,7 @@ func (o *optSearch) alloc(capacity int) {
 
 // key returns record i's key words.
 func (o *optSearch) key(i int32) []uint64 {
-	at := int(i) * o.stride
-	return o.recs[at : at+o.words]
+	return o.rec(i)[:o.words]
 }
 
 // find looks a key up. It returns the key's hash and, when the key is
@@ -263,7 +313,7 @@ func (o *optSearch) key(i int32) []uint64 {
 func (o *optSearch) find(k *stateKey) (hash uint64, _ int32, _ bool) {
 	hash = hashKey(k, o.words)
 	tag := hash &^ (1<<32 - 1)
-	w, st := o.words, o.stride
+	w := o.words
 	for i := hash >> o.shift; ; i = (i + 1) & o.mask {
 		v := o.slots[i]
 		if v == 0 {
@@ -273,7 +323,7 @@ func (o *optSearch) find(k *stateKey) (hash uint64, _ int32, _ bool) {
 			continue
 		}
 		j := int32(uint32(v)) - 1
-		r := o.recs[int(j)*st : int(j)*st+w]
+		r := o.rec(j)
 		if r[0] == k[0] && (w < 2 || r[1] == k[1]) && (w < 3 || r[2] == k[2]) {
 			return hash, j, true
 		}
@@ -284,8 +334,12 @@ func (o *optSearch) find(k *stateKey) (hash uint64, _ int32, _ bool) {
 // and node n, and returns its index.
 func (o *optSearch) add(k *stateKey, hash uint64, n optNode) int32 {
 	i := int32(o.n)
-	o.recs = append(o.recs, k[:o.words]...)
-	o.recs = append(o.recs, uint64(n))
+	if o.n%recPage == 0 {
+		o.recs = append(o.recs, make([]uint64, recPage*o.stride))
+	}
+	r := o.rec(i)
+	copy(r, k[:o.words])
+	r[o.words] = uint64(n)
 	o.n++
 	at := hash >> o.shift
 	for o.slots[at] != 0 {
@@ -610,17 +664,31 @@ func (s *solver) optMoves(p *pos, pyrPairs bool, out []smove) []smove {
 	return out
 }
 
-// deadStock returns the stock cards that can never be taken where pile
-// cards pair only with pyramid cards: those, Kings aside, whose partner
-// rank is gone from the pyramid (pyr: its removed slots).
-func (s *solver) deadStock(pyr uint64) uint64 {
-	var dead uint64
+// undiggable returns, with a closed stock and one waste pile, the waste
+// cards that cannot be taken in this pass (pyr: the removed pyramid
+// slots). Only the waste top is available and no two pile cards pair, so
+// before a waste card is taken every card above it leaves, a King alone
+// and any other with a pyramid card of the partner rank, a distinct one
+// each: when the cards of some rank above a card outnumber the pyramid
+// cards left of its partner rank (none left: a dead card), the card is
+// out of reach until a redeal, and so is every card under it.
+func (s *solver) undiggable(pyr, waste uint64) uint64 {
+	var left [13]int8 // partners left in the pyramid of each rank 1…12
 	for r := 1; r <= 12; r++ {
-		if s.pyrRank[13-r]&^pyr == 0 {
-			dead |= s.stkRank[r]
+		left[r] = int8(bits.OnesCount64(s.pyrRank[13-r] &^ pyr))
+	}
+	for w := waste; w != 0; {
+		top := 63 - bits.LeadingZeros64(w)
+		w &^= 1 << top
+		r := s.rank[s.nPyr+top]
+		if r == 13 {
+			continue
+		}
+		if left[r]--; left[r] < 0 {
+			return w
 		}
 	}
-	return dead
+	return 0
 }
 
 // optAlive applies the bound on buried cards of the last pass (see
@@ -656,8 +724,8 @@ func (s *solver) optBound(p *pos) (int, bool) {
 // on the removed cards alone, not on where the stock stands, so that a
 // draw's position shares its parent's.
 type optCounts struct {
-	kings, n, m int    // Kings, cards of the classes, most pairs among them
-	matched     [7]int // most pairs of pyramid cards in each class
+	kings, n, m int16   // Kings, cards of the classes, most pairs among them
+	matched     [7]int8 // most pairs of pyramid cards in each class
 }
 
 // countRemovals fills c for p.
@@ -667,17 +735,18 @@ func (s *solver) countRemovals(p *pos, c *optCounts) {
 	if s.goalAll {
 		needStk = s.fullStk &^ p.stk
 	}
-	*c = optCounts{kings: bits.OnesCount64(needPyr&s.pyrRank[13]) + bits.OnesCount64(needStk&s.stkRank[13])}
+	*c = optCounts{kings: int16(bits.OnesCount64(needPyr&s.pyrRank[13]) + bits.OnesCount64(needStk&s.stkRank[13]))}
 	for lo := 1; lo <= 6; lo++ {
 		a := bits.OnesCount64(needPyr&s.pyrRank[lo]) + bits.OnesCount64(needStk&s.stkRank[lo])
 		b := bits.OnesCount64(needPyr&s.pyrRank[13-lo]) + bits.OnesCount64(needStk&s.stkRank[13-lo])
-		c.n += a + b
+		c.n += int16(a + b)
 		if s.goalAll {
-			c.m += min(a, b)
+			c.m += int16(min(a, b))
 			continue
 		}
-		c.matched[lo] = s.pyrMatching(needPyr&s.pyrRank[lo], needPyr&s.pyrRank[13-lo])
-		c.m += c.matched[lo]
+		m := s.pyrMatching(needPyr&s.pyrRank[lo], needPyr&s.pyrRank[13-lo])
+		c.matched[lo] = int8(m)
+		c.m += int16(m)
 	}
 }
 
@@ -688,7 +757,7 @@ func (s *solver) optBoundWith(p *pos, c *optCounts) (int, bool) {
 	if s.goalAll {
 		needStk = s.fullStk &^ p.stk
 	}
-	kings, n, m := c.kings, c.n, c.m
+	kings, n, m := int(c.kings), int(c.n), int(c.m)
 	matched := &c.matched
 	adv, work, bounded, alive := s.advBound(p, needPyr, needStk, matched)
 	if !alive {
@@ -801,54 +870,57 @@ func (m *pyrMatch) augment(i int, seen *uint64) bool {
 // off the new stock, half of that at least since a pair of the stock top
 // and the waste top counts twice; else a waste card counts as reached.
 // When stock cards must go too, the stock must reach its last card.
-func (s *solver) advBound(p *pos, needPyr, needStk uint64, matched *[7]int) (adv int, work uint64, bounded, alive bool) {
-	rem := s.fullStk &^ p.stk
-	ahead := rem &^ (1<<p.b - 1)
-	waste := rem &^ ahead
-	redeal := s.passes == 0 || int(p.pass) < s.passes
-	digs := s.open && s.draw == 1
-	// cost is the work before stock card j can be taken.
-	// With a closed stock and one pile, a waste card is taken after the
-	// cards above it leave, each with a pyramid card (counted among the
-	// removals) or as a King (a move of its own), which a dead card above
-	// it (see deadStock) never does; or after the stock's end, a redeal
-	// and the draws of the cards under it and of itself. cost is -1 when
-	// neither can be.
-	closed := !s.open && s.draw == 1
-	var dead uint64
-	if closed {
-		dead = s.deadStock(p.pyr) & waste
+func (s *solver) advBound(p *pos, needPyr, needStk uint64, matched *[7]int8) (adv int, work uint64, bounded, alive bool) {
+	a := advState{s: s}
+	a.rem = s.fullStk &^ p.stk
+	a.ahead = a.rem &^ (1<<p.b - 1)
+	a.waste = a.rem &^ a.ahead
+	a.nAhead = bits.OnesCount64(a.ahead)
+	a.redeal = s.passes == 0 || int(p.pass) < s.passes
+	a.pyr = p.pyr
+	a.bounded = true
+	if needStk&a.ahead != 0 {
+		a.adv, a.work, a.bounded = a.cost(63 - bits.LeadingZeros64(a.ahead))
 	}
-	cost := func(j int) (int, uint64, bool) {
-		bit := uint64(1) << j
-		if waste&bit != 0 {
-			if closed {
-				above := waste &^ (bit<<1 - 1)
-				c := -1
-				if above&dead == 0 {
-					c = bits.OnesCount64(above & s.stkRank[13])
-				}
-				if redeal {
-					r := bits.OnesCount64(ahead) + 2 + bits.OnesCount64(rem&(bit-1))
-					if c < 0 || r < c {
-						c = r
-					}
-				}
-				return c, 0, true
-			}
-			if !digs {
-				return 0, 0, true
-			}
-			above := waste &^ (bit<<1 - 1)
-			c := bits.OnesCount64(above)
-			if redeal {
-				if r := (bits.OnesCount64(ahead) + 2 + bits.OnesCount64(rem&(bit-1))) / 2; r < c {
-					return r, 0, false
-				}
-			}
-			return c, above, true
+	if s.goalAll {
+		// matched is not computed: count every card as possibly paired.
+		return a.adv, a.work, a.bounded, true
+	}
+	for lo := 1; lo <= 6; lo++ {
+		loCards, hiCards := needPyr&s.pyrRank[lo], needPyr&s.pyrRank[13-lo]
+		if !a.need(s.stkRank[13-lo]&a.rem, bits.OnesCount64(loCards)-int(matched[lo])) ||
+			!a.need(s.stkRank[lo]&a.rem, bits.OnesCount64(hiCards)-int(matched[lo])) {
+			return 0, 0, false, false
 		}
-		before := ahead & (bit - 1)
+	}
+	return a.adv, a.work, a.bounded, true
+}
+
+// advState is the state of advBound: the position's stock and the work
+// found so far.
+type advState struct {
+	s                 *solver
+	rem, ahead, waste uint64 // remaining stock cards; those in the stock, on the waste
+	pyr               uint64 // the removed pyramid cards
+	// blocked (closed stock, one pile, once blockedSet): the waste cards
+	// that cannot be dug out in this pass (see undiggable).
+	blocked    uint64
+	blockedSet bool
+	nAhead     int    // cards in the stock
+	redeal     bool   // a redeal is still allowed
+	adv        int    // the work so far
+	work       uint64 // its cards, when bounded
+	bounded    bool
+}
+
+// cost is the work before stock card j can be taken, the cards of that
+// work and whether it is the taking of them (see advBound); -1 when the
+// card can never be taken.
+func (a *advState) cost(j int) (int, uint64, bool) {
+	s := a.s
+	bit := uint64(1) << j
+	if a.waste&bit == 0 {
+		before := a.ahead & (bit - 1)
 		c := bits.OnesCount64(before)
 		if !s.open {
 			c++ // it must be drawn
@@ -858,62 +930,79 @@ func (s *solver) advBound(p *pos, needPyr, needStk uint64, matched *[7]int) (adv
 		}
 		return c, before, true
 	}
-	bounded = true
-	// need records that k cards of the stock cards set must be taken,
-	// and reports false when there are not k.
-	need := func(set uint64, k int) bool {
-		if k <= 0 {
-			return true
+	if s.draw != 1 {
+		return 0, 0, true
+	}
+	above := a.waste &^ (bit<<1 - 1)
+	if !s.open {
+		// A waste card is taken after the cards above it leave, each with
+		// a pyramid card (counted among the removals) or as a King (a move
+		// of its own), which cannot be when they outnumber their partners
+		// (see undiggable); or after the stock's end, a redeal and the
+		// draws of the cards under it and of itself.
+		if !a.blockedSet {
+			a.blocked, a.blockedSet = s.undiggable(a.pyr, a.waste), true
 		}
-		if bits.OnesCount64(set) < k {
-			return false
+		c := -1
+		if a.blocked&bit == 0 {
+			c = bits.OnesCount64(above & s.stkRank[13])
 		}
-		var cs [8]int
-		var ws [8]uint64
-		var bs [8]bool
-		n := 0
-		for f := set; f != 0 && n < len(cs); f &= f - 1 {
-			c, w, b := cost(bits.TrailingZeros64(f))
-			if c < 0 {
-				continue // it can never be taken
-			}
-			i := n
-			for ; i > 0 && cs[i-1] > c; i-- { // insertion sort
-				cs[i], ws[i], bs[i] = cs[i-1], ws[i-1], bs[i-1]
-			}
-			cs[i], ws[i], bs[i] = c, w, b
-			n++
-		}
-		if n < k {
-			return false
-		}
-		if c := cs[k-1]; c > adv {
-			// The cards taken include one of those costing at least c,
-			// but not necessarily this one: the work is any of their
-			// sets, so take their union.
-			adv, work, bounded = c, 0, true
-			for i := range n {
-				if cs[i] >= c {
-					work |= ws[i]
-					bounded = bounded && bs[i]
-				}
+		if a.redeal {
+			r := a.nAhead + 2 + bits.OnesCount64(a.rem&(bit-1))
+			if c < 0 || r < c {
+				c = r
 			}
 		}
+		return c, 0, true
+	}
+	c := bits.OnesCount64(above)
+	if a.redeal {
+		if r := (a.nAhead + 2 + bits.OnesCount64(a.rem&(bit-1))) / 2; r < c {
+			return r, 0, false
+		}
+	}
+	return c, above, true
+}
+
+// need records that k cards of the stock cards set must be taken, and
+// reports false when there are not k that can be.
+func (a *advState) need(set uint64, k int) bool {
+	if k <= 0 {
 		return true
 	}
-	if needStk&ahead != 0 {
-		adv, work, bounded = cost(63 - bits.LeadingZeros64(ahead))
+	if bits.OnesCount64(set) < k {
+		return false
 	}
-	if s.goalAll {
-		// matched is not computed: count every card as possibly paired.
-		return adv, work, bounded, true
+	var cs [8]int
+	var ws [8]uint64
+	var bs [8]bool
+	n := 0
+	for f := set; f != 0 && n < len(cs); f &= f - 1 {
+		c, w, b := a.cost(bits.TrailingZeros64(f))
+		if c < 0 {
+			continue // it can never be taken
+		}
+		i := n
+		for ; i > 0 && cs[i-1] > c; i-- { // insertion sort
+			cs[i], ws[i], bs[i] = cs[i-1], ws[i-1], bs[i-1]
+		}
+		cs[i], ws[i], bs[i] = c, w, b
+		n++
 	}
-	for lo := 1; lo <= 6; lo++ {
-		loCards, hiCards := needPyr&s.pyrRank[lo], needPyr&s.pyrRank[13-lo]
-		if !need(s.stkRank[13-lo]&rem, bits.OnesCount64(loCards)-matched[lo]) ||
-			!need(s.stkRank[lo]&rem, bits.OnesCount64(hiCards)-matched[lo]) {
-			return 0, 0, false, false
+	if n < k {
+		return false
+	}
+	if c := cs[k-1]; c > a.adv {
+		// The cards taken include one of those costing at least c, but
+		// not necessarily this one: the work is any of their sets, so
+		// take their union.
+		a.adv, a.work, a.bounded = c, 0, true
+		for i := range n {
+			if cs[i] >= c {
+				a.work |= ws[i]
+				a.bounded = a.bounded && bs[i]
+			}
 		}
 	}
-	return adv, work, bounded, true
+	return true
 }

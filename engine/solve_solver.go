@@ -97,8 +97,10 @@ type solver struct {
 	// optOneWord: the shortest-line search's keys fit one word (see
 	// optKey), packed without a loop.
 	optOneWord bool
-	freeTop    uint64    // the pyramid slots nothing covers (see setFree)
-	freeRows   []freeRow // the others, by row (see setFree)
+	// optExpanded counts the positions the shortest-line search expanded.
+	optExpanded int
+	freeTop     uint64    // the pyramid slots nothing covers (see setFree)
+	freeRows    []freeRow // the others, by row (see setFree)
 }
 
 // newSolver builds the tables for g's deal and rules.
