@@ -64,6 +64,9 @@ func (e whoEntry) describe() string {
 	case string(lobby.Playing):
 		return "playing " + game()
 	case string(lobby.Racing):
+		if e.Room == "" {
+			return "racing a ghost · " + game()
+		}
 		return "racing in room " + e.Room + " · " + game()
 	case string(lobby.Watching):
 		return "watching " + e.Watching
