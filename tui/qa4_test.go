@@ -45,3 +45,16 @@ func TestGhostRacePresence(t *testing.T) {
 		t.Errorf("presence after leaving the ghost race %+v, want the menu", got)
 	}
 }
+
+// TestDailyWonHelpBar: after a win of the daily the help bar's enter
+// replays the day's deal, as the end panel says ("enter or n: replay
+// (practice)"), not "new deal" (seen over SSH: the panel and the bar
+// disagreed).
+func TestDailyWonHelpBar(t *testing.T) {
+	store := &recordingGames{res: SaveResult{Status: StatusWon}}
+	h := newHarness(t, Deps{Args: []string{"daily"}, Unicode: true, Player: testPlayer, Games: store,
+		Solver: &dailySolver{fakeSolver: fakeSolver{deal: engine.Unknown}, deal: 3}})
+	endGame(t, h, "daily", 3, engine.Won)
+	h.wantScreen("enter or n: replay (practice)", "enter replay")
+	h.wantNotScreen("new deal")
+}
