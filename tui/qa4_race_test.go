@@ -1,11 +1,13 @@
 package tui
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"pyramid/engine"
 	"pyramid/lobby"
 )
 
@@ -26,5 +28,28 @@ func TestRaceWatchMinisMark(t *testing.T) {
 			}
 			h.send(tea.KeyMsg{Type: tea.KeyTab})
 		}
+	}
+}
+
+// TestRaceClearedPanelPar: a racer who cleared the pyramid reads "N
+// moves, par P" in the panel over the board, as the solo win screen
+// says it (issue 11), once the par is known.
+func TestRaceClearedPanelPar(t *testing.T) {
+	line, status := heuristicLine(t, "classic", 3)
+	if status != engine.Won {
+		t.Fatalf("the heuristic does not win classic 3 any more (%s)", status)
+	}
+	a := &analystSolver{par: 41}
+	snap := raceRoom(2, lobby.PhaseRacing)
+	snap.Deal = 3
+	f := &fakeRaces{seat: RaceSeat{You: "p0", Snapshot: snap}}
+	h := newHarness(t, Deps{Races: f, Solver: a, Args: []string{"race", snap.Code}, Width: 80, Height: 24, Unicode: true})
+	h.keys(":")
+	h.typeText(strings.Join(line, " "))
+	h.keys("enter")
+	h.send(raceDoneMsg{what: "move", play: true, seq: 1, round: 1})
+	want := strconv.Itoa(len(line)) + " moves, par 41"
+	if s := screenOf(h); !strings.Contains(s, "You cleared the pyramid!") || !strings.Contains(s, want) {
+		t.Fatalf("want the cleared panel with %q:\n%s", want, s)
 	}
 }

@@ -248,14 +248,17 @@ func (rs *raceScreen) racerMark(r lobby.Racer) string {
 	return " "
 }
 
-// panel is the table's panel once the player cleared the pyramid, or
-// is stuck.
+// panel is the table's panel once the player cleared the pyramid (with
+// the deal's par once known, as the solo win says it), or is stuck.
 func (rs *raceScreen) panel(dst []string, moves, passes string, w int) []string {
 	if t := rs.table; t != nil && t.d.status == engine.Lost {
 		return append(dst, "No moves left", "", strconv.Itoa(t.d.removed)+"/"+strconv.Itoa(t.game.Rules().PyramidSize())+
 			" removed"+rs.env.gl.sep+moves, "", "the results come when everybody is done")
 	}
 	me := rs.mine()
+	if rs.par > 0 && rs.parRound == rs.snap.Round+1 {
+		moves += ", par " + strconv.Itoa(rs.par)
+	}
 	tm := ""
 	if me.Finish > 0 {
 		tm = "time " + raceTime(me.Finish) + rs.env.gl.sep
