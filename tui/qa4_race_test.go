@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -52,4 +53,27 @@ func TestRaceClearedPanelPar(t *testing.T) {
 	if s := screenOf(h); !strings.Contains(s, "You cleared the pyramid!") || !strings.Contains(s, want) {
 		t.Fatalf("want the cleared panel with %q:\n%s", want, s)
 	}
+}
+
+// TestGhostRaceBarHasNoChat: a ghost race's help bar does not offer t
+// chat, which a ghost race has not ("a ghost does not chat"); a race
+// room's does.
+func TestGhostRaceBarHasNoChat(t *testing.T) {
+	line, _ := heuristicLine(t, "classic", 3)
+	times := make([]time.Duration, len(line))
+	for i := range times {
+		times[i] = time.Duration(i+1) * time.Second
+	}
+	gh := &fakeGhosts{ghost: Ghost{GameID: "7", Name: "bob", Record: engine.Record{Rules: "classic", Deal: 3, Moves: line}, Times: times}}
+	h := newHarness(t, Deps{Args: []string{"race", "ghost", "7"}, Width: 80, Height: 24, Unicode: true, Player: testPlayer, Ghosts: gh})
+	h.send(ghostTickMsg{})
+	h.wantScreen("ghost of bob", "q leave")
+	h.wantNotScreen("t chat")
+	h.keys(":")
+	h.typeText(strings.Join(line, " "))
+	h.keys("enter")
+	h.wantScreen("You beat the ghost!")
+	h.wantNotScreen("t chat")
+	hr, _ := raceHarness(t, raceRoom(2, lobby.PhaseRacing), 80, 24)
+	hr.wantScreen("t chat")
 }

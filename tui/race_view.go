@@ -232,7 +232,9 @@ func (rs *raceScreen) raceBar() []key.Binding {
 		rs.table.d.status != engine.Playing {
 		undo.SetEnabled(false) // undo never takes back a draw or a redeal in a race
 	}
-	return []key.Binding{k.Move, sel, k.Draw, undo, k.Redo, k.Prompt, rs.keys.Chat, rs.keys.Leave, rs.keys.Help}
+	chat := rs.keys.Chat
+	chat.SetEnabled(rs.ghost == nil) // a ghost does not chat
+	return []key.Binding{k.Move, sel, k.Draw, undo, k.Redo, k.Prompt, chat, rs.keys.Leave, rs.keys.Help}
 }
 
 // racerMark is the mark before a racer's name in the panel: > for the
