@@ -8,6 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"pyramid/engine"
 	"pyramid/lobby"
 )
 
@@ -180,8 +181,9 @@ func (m *Model) doing() (d lobby.Doing, ok bool) {
 		if !m.playing {
 			return lobby.Doing{What: lobby.AtMenu}, true
 		}
-		g := m.table().game
-		d = lobby.Doing{What: lobby.Playing, Rules: g.Rules().ID(), Removed: g.Removed()}
+		t := m.table()
+		g := t.game
+		d = lobby.Doing{What: lobby.Playing, Rules: g.Rules().ID(), Removed: g.Removed(), Over: t.d.status != engine.Playing}
 		if deal := g.Deal(); deal.Numbered {
 			d.Deal = deal.Number
 		} else {
