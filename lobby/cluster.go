@@ -94,7 +94,6 @@ type wireEntry struct {
 	Deal    uint64   `json:"d,omitempty"`
 	Custom  bool     `json:"c,omitempty"`
 	Removed int      `json:"m,omitempty"`
-	Over    bool     `json:"v,omitempty"`
 	Room    string   `json:"o,omitempty"`
 	Watched string   `json:"x,omitempty"`
 	Session uint64   `json:"s"`
@@ -415,7 +414,7 @@ func (l *Lobby) roster() map[string]wireEntry {
 			key = "guest:" + strconv.FormatUint(p.Session, 10)
 		}
 		out[key] = wireEntry{Key: key, ID: p.ID, Name: p.Name, Guest: p.Guest,
-			What: p.What, Rules: p.Rules, Deal: p.Deal, Custom: p.Custom, Removed: p.Removed, Over: p.Over, Room: p.Room, Watched: p.Watched,
+			What: p.What, Rules: p.Rules, Deal: p.Deal, Custom: p.Custom, Removed: p.Removed, Room: p.Room, Watched: p.Watched,
 			Session: p.Session, Joined: p.Joined.UnixMilli(), Changed: s.changed.UnixMilli()}
 	}
 	return out
@@ -425,7 +424,7 @@ func (l *Lobby) roster() map[string]wireEntry {
 func (w wireEntry) presence(instance string) Presence {
 	return Presence{
 		Player:   Player{ID: w.ID, Name: w.Name, Guest: w.Guest},
-		Doing:    Doing{What: w.What, Rules: w.Rules, Deal: w.Deal, Custom: w.Custom, Removed: w.Removed, Over: w.Over, Room: w.Room, Watched: w.Watched},
+		Doing:    Doing{What: w.What, Rules: w.Rules, Deal: w.Deal, Custom: w.Custom, Removed: w.Removed, Room: w.Room, Watched: w.Watched},
 		Session:  w.Session,
 		Joined:   time.UnixMilli(w.Joined),
 		Instance: instance,

@@ -49,9 +49,9 @@ func (l *Lobby) dailyViewers(ev DailyChanged) {
 	}
 }
 
-// PlayingRules is how many are playing a game of rulesID now (not at
-// the end of one), each player once (each guest session apart), as Who
-// counts them: on every server of the cluster.
+// PlayingRules is how many are playing a game of rulesID now, each
+// player once (each guest session apart), as Who counts them: on every
+// server of the cluster.
 func (l *Lobby) PlayingRules(rulesID string) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -67,7 +67,7 @@ func (l *Lobby) PlayingRules(rulesID string) int {
 		}
 	}
 	for _, s := range l.sessions {
-		if s.doing.What == Playing && !s.doing.Over && s.doing.Rules == rulesID {
+		if s.doing.What == Playing && s.doing.Rules == rulesID {
 			count(s.player)
 		}
 	}
@@ -76,7 +76,7 @@ func (l *Lobby) PlayingRules(rulesID string) int {
 		now := l.now()
 		for _, entries := range c.remote {
 			for _, e := range entries {
-				if now.Before(e.expires) && e.What == Playing && !e.Over && e.Rules == rulesID {
+				if now.Before(e.expires) && e.What == Playing && e.Rules == rulesID {
 					count(e.Player)
 				}
 			}

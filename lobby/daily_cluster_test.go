@@ -3,7 +3,6 @@ package lobby
 import (
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"pyramid/bus"
 )
@@ -37,36 +36,6 @@ func TestClusterDailyFinished(t *testing.T) {
 			}
 			if n != 1 {
 				t.Errorf("%s got %d DailyChanged (%v), want 1", name, n, evs)
-			}
-		}
-	})
-}
-
-// TestPlayingRulesLeavesOutFinishedGames: a player at the end screen of
-// their daily (won or lost) no longer counts as playing the daily deal
-// now, on this server or another (seen over SSH: "1 player is playing
-// today's deal now" under the only player, who had finished).
-func TestPlayingRulesLeavesOutFinishedGames(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		b := bus.NewMemory(bus.MemoryOptions{})
-		defer b.Close()
-		one, two := joined(t, b, "one"), joined(t, b, "two")
-		ann := one.Join(Player{ID: "a", Name: "ann"})
-		bob := two.Join(Player{ID: "b", Name: "bob"})
-		one.SetDoing(ann, Doing{What: Playing, Rules: "daily", Deal: 7, Removed: 3})
-		two.SetDoing(bob, Doing{What: Playing, Rules: "daily", Deal: 7, Removed: 28})
-		time.Sleep(clusterCfg.Every)
-		synctest.Wait()
-		if got := one.PlayingRules("daily"); got != 2 {
-			t.Fatalf("two playing the daily: PlayingRules = %d", got)
-		}
-		two.SetDoing(bob, Doing{What: Playing, Rules: "daily", Deal: 7, Removed: 28, Over: true})
-		one.SetDoing(ann, Doing{What: Playing, Rules: "daily", Deal: 7, Removed: 5, Over: true})
-		time.Sleep(clusterCfg.Every)
-		synctest.Wait()
-		for name, l := range map[string]*Lobby{"one": one, "two": two} {
-			if got := l.PlayingRules("daily"); got != 0 {
-				t.Errorf("both at their end screens: PlayingRules on %s = %d, want 0", name, got)
 			}
 		}
 	})

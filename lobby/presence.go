@@ -30,9 +30,6 @@ type Doing struct {
 	// Removed is how many pyramid cards the game has removed (Playing,
 	// Racing).
 	Removed int
-	// Over: the game is won or lost, the player is at its end
-	// (Playing); such a player is not counted as playing the rules now.
-	Over bool
 	// Room is the race room's code (Racing).
 	Room string
 	// Watched is the name of the player watched (Watching).

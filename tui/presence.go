@@ -8,7 +8,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"pyramid/engine"
 	"pyramid/lobby"
 )
 
@@ -181,9 +180,8 @@ func (m *Model) doing() (d lobby.Doing, ok bool) {
 		if !m.playing {
 			return lobby.Doing{What: lobby.AtMenu}, true
 		}
-		t := m.table()
-		g := t.game
-		d = lobby.Doing{What: lobby.Playing, Rules: g.Rules().ID(), Removed: g.Removed(), Over: t.d.status != engine.Playing}
+		g := m.table().game
+		d = lobby.Doing{What: lobby.Playing, Rules: g.Rules().ID(), Removed: g.Removed()}
 		if deal := g.Deal(); deal.Numbered {
 			d.Deal = deal.Number
 		} else {

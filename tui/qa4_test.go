@@ -58,26 +58,3 @@ func TestDailyWonHelpBar(t *testing.T) {
 	h.wantScreen("enter or n: replay (practice)", "enter replay")
 	h.wantNotScreen("new deal")
 }
-
-// TestPresenceOfAGameOver: the lobby hears that the game is over when
-// it is won, so the daily board no longer counts the player as playing.
-func TestPresenceOfAGameOver(t *testing.T) {
-	line, status := heuristicLine(t, "classic", 3)
-	if status != engine.Won {
-		t.Fatalf("the heuristic does not win classic 3 any more (%s)", status)
-	}
-	fl := newFakeLobby()
-	h := newHarness(t, Deps{Args: []string{"classic", "3"}, Unicode: true, Player: testPlayer, Lobby: fl})
-	h.keys(":")
-	h.typeText(line[0])
-	h.keys("enter")
-	if got := fl.last(); got.What != lobby.Playing || got.Over {
-		t.Fatalf("presence during the game %+v, want playing, not over", got)
-	}
-	h.keys(":")
-	h.typeText(strings.Join(line[1:], " "))
-	h.keys("enter")
-	if got := fl.last(); got.What != lobby.Playing || !got.Over || got.Removed != 28 {
-		t.Errorf("presence at the win %+v, want playing, over, 28 removed", got)
-	}
-}
