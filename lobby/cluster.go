@@ -69,10 +69,9 @@ type cluster struct {
 
 	remote map[string]map[string]*remoteEntry // by server, by entry key
 
-	poke   chan struct{}     // one token: the local roster may have changed
-	hello  chan struct{}     // one token: a server said hello
-	daily  chan DailyChanged // daily results recorded here, to tell the others
-	ended  chan struct{}     // closed when both goroutines have ended
+	poke   chan struct{} // one token: the local roster may have changed
+	hello  chan struct{} // one token: a server said hello
+	ended  chan struct{} // closed when both goroutines have ended
 	cancel context.CancelFunc
 }
 
@@ -108,20 +107,7 @@ type presenceMsg struct {
 	Bye      bool        `json:"b,omitempty"` // a server stopping: forget its players
 	Up       []wireEntry `json:"u,omitempty"` // entries new, changed or (heartbeat) alive
 	Gone     []string    `json:"x,omitempty"` // keys of entries gone
-	// Daily: a daily result was recorded on that server; viewers of
-	// the daily board reload it.
-	Daily *dailyWire `json:"dl,omitempty"`
 }
-
-// dailyWire is a DailyChanged on the bus.
-type dailyWire struct {
-	Rules string `json:"r"`
-	Date  string `json:"d"`
-}
-
-// dailyBacklog is how many daily results wait for the publishing loop;
-// more are dropped (the viewers reload the board for the ones before).
-const dailyBacklog = 16
 
 // Cluster joins the lobby to the other servers on b: Who and Online count
 // their players too, viewers of presence hear of their changes, and they
@@ -145,7 +131,7 @@ func (l *Lobby) Cluster(ctx context.Context, b bus.Bus, instance string, cfg Clu
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	c := &cluster{b: b, instance: instance, cfg: cfg, remote: map[string]map[string]*remoteEntry{},
-		poke: make(chan struct{}, 1), hello: make(chan struct{}, 1), daily: make(chan DailyChanged, dailyBacklog), ended: make(chan struct{}), cancel: cancel}
+		poke: make(chan struct{}, 1), hello: make(chan struct{}, 1), ended: make(chan struct{}), cancel: cancel}
 	l.mu.Lock()
 	if l.cluster != nil || l.closed {
 		l.mu.Unlock()
@@ -207,10 +193,6 @@ func (l *Lobby) readCluster(ctx context.Context, c *cluster, sub bus.Subscriptio
 		}
 		var m presenceMsg
 		if json.Unmarshal(ev.Body, &m) != nil || m.Instance == "" || m.Instance == c.instance {
-			continue
-		}
-		if d := m.Daily; d != nil {
-			l.dailyViewers(DailyChanged{Rules: d.Rules, Date: d.Date})
 			continue
 		}
 		if m.Hello {
@@ -304,8 +286,6 @@ func (l *Lobby) publishCluster(ctx context.Context, c *cluster) {
 		case <-c.hello:
 			c.publishRoster(l, sent, presenceMsg{Instance: c.instance}, true)
 			last = time.Now()
-		case d := <-c.daily:
-			c.publishDaily(d)
 		case <-c.poke:
 			if changes != nil {
 				continue
@@ -321,17 +301,6 @@ func (l *Lobby) publishCluster(ctx context.Context, c *cluster) {
 			c.publishRoster(l, sent, presenceMsg{Instance: c.instance}, false)
 			last = time.Now()
 		}
-	}
-}
-
-// publishDaily tells the other servers that a daily result was
-// recorded here.
-func (c *cluster) publishDaily(d DailyChanged) {
-	ctx, cancel := context.WithTimeout(context.Background(), clusterPublishTimeout)
-	defer cancel()
-	body, _ := json.Marshal(presenceMsg{Instance: c.instance, Daily: &dailyWire{Rules: d.Rules, Date: d.Date}})
-	if _, err := c.b.Publish(ctx, PresenceTopic, bus.Message{Kind: "daily", Body: body}); err != nil {
-		c.logf("lobby: cluster: publish a daily result: %v", err)
 	}
 }
 

@@ -23,23 +23,9 @@ func (l *Lobby) WatchDaily(s *Session, on bool) {
 }
 
 // DailyFinished tells the viewers of the daily board that a result of
-// rulesID's deal of date was recorded, on every server of the cluster.
-// It never waits on a viewer, nor on the bus.
+// rulesID's deal of date was recorded. It never waits on a viewer.
 func (l *Lobby) DailyFinished(rulesID, date string) {
 	ev := DailyChanged{Rules: rulesID, Date: date}
-	l.dailyViewers(ev)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if c := l.cluster; c != nil {
-		select {
-		case c.daily <- ev:
-		default: // a burst: the boards reload for the results before
-		}
-	}
-}
-
-// dailyViewers gives ev to this server's viewers of the daily board.
-func (l *Lobby) dailyViewers(ev DailyChanged) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, s := range l.sessions {
