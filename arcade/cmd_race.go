@@ -108,16 +108,30 @@ func (c *call) topRace(args []string, asJSON bool) int {
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tname\trating\traces\twins")
 	for _, e := range reps {
-		fmt.Fprintf(tw, "%d\t%s\t%.1f\t%d\t%d\n", e.Rank, e.Name, e.Ordinal, e.Races, e.Wins)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\n", e.Rank, e.Name, ratingText(e.Ordinal), e.Races, e.Wins)
 	}
 	_ = tw.Flush()
 	return 0
 }
 
-// round2 rounds a rating to two decimals for printing.
+// round2 rounds a rating to two decimals for printing; a rating that
+// rounds to zero is 0, never -0.
 func round2(x float64) float64 {
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 2, 64), 64)
+	if v == 0 {
+		return 0
+	}
 	return v
+}
+
+// ratingText is a rating with one decimal for the text tables: one
+// that rounds to zero is "0.0", never "-0.0".
+func ratingText(x float64) string {
+	s := strconv.FormatFloat(x, 'f', 1, 64)
+	if s == "-0.0" {
+		return "0.0"
+	}
+	return s
 }
 
 // raceReport is a rule set's race figures in stats --json: races, wins
@@ -173,7 +187,7 @@ func (c *call) printRaceRecords(reps []statsReport) {
 			fmt.Fprintln(tw, "races\trated\twins\tpodiums\trating\tunrated")
 			header = true
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f\t%d\n", r.Rules, r.Race.Races, r.Race.Wins, r.Race.Podiums, r.Race.Rating,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\n", r.Rules, r.Race.Races, r.Race.Wins, r.Race.Podiums, ratingText(r.Race.Rating),
 			r.Race.Unrated)
 	}
 	_ = tw.Flush()

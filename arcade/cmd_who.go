@@ -71,6 +71,9 @@ func (e whoEntry) describe() string {
 		}
 		return "playing " + game()
 	case string(lobby.Racing):
+		if e.Room == "" {
+			return "racing a ghost · " + game()
+		}
 		return "racing in room " + e.Room + " · " + game()
 	case string(lobby.Watching):
 		return "watching " + e.Watching

@@ -337,6 +337,9 @@ func describeDoing(d lobby.Doing, gl *glyphs) string {
 		}
 		return "playing " + game()
 	case lobby.Racing:
+		if d.Room == "" {
+			return "racing a ghost" + gl.sep + game()
+		}
 		return "racing in room " + clean(d.Room, 8) + gl.sep + game()
 	case lobby.Watching:
 		return "watching " + clean(d.Watched, 16)

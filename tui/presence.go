@@ -208,13 +208,21 @@ func (m *Model) doing() (d lobby.Doing, ok bool) {
 // on the deal of its round, with the cards the room has of the player.
 // The server tells the same when the player takes a seat or moves; this
 // keeps it true across a rematch, whose new deal comes to every racer
-// before any of them moves. ok is false for a spectator, a ghost race and
-// before the seat, which the server alone tells.
+// before any of them moves. A ghost race, which only this session knows
+// of, is racing in no room. ok is false for a spectator and before the
+// seat, which the server alone tells.
 func (rs *raceScreen) doing() (d lobby.Doing, ok bool) {
-	if rs.watching || rs.ghost != nil || rs.stage != stageRoom || rs.snap.Code == "" {
+	s := &rs.snap
+	if rs.ghost != nil && s.RulesID != "" {
+		d = lobby.Doing{What: lobby.Racing, Rules: s.RulesID, Deal: s.Deal, Removed: rs.mine().Removed}
+		if t := rs.table; t != nil && !t.game.Deal().Numbered {
+			d.Deal, d.Custom = 0, true
+		}
+		return d, true
+	}
+	if rs.watching || rs.ghost != nil || rs.stage != stageRoom || s.Code == "" {
 		return lobby.Doing{}, false
 	}
-	s := &rs.snap
 	return lobby.Doing{What: lobby.Racing, Rules: s.RulesID, Deal: s.Deal, Room: s.Code, Removed: rs.mine().Removed}, true
 }
 

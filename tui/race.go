@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -928,6 +929,12 @@ func (rs *raceScreen) inputKey(k tea.KeyMsg) tea.Cmd {
 		code, races := rs.snap.Code, rs.races
 		if cmd, ok := rs.muteCommand(text); ok {
 			return cmd
+		}
+		if _, err := lobby.CleanChat(text); errors.Is(err, lobby.ErrChatTooLong) {
+			// Kept in the input, to be shortened rather than typed again.
+			rs.inputOpen = true
+			rs.say(sWarn, "chat: "+err.Error()+" ("+strconv.Itoa(utf8.RuneCountInString(strings.TrimSpace(text)))+" typed)")
+			return nil
 		}
 		return rs.call("chat", func() error { return races.Say(code, text) })
 	}

@@ -105,7 +105,7 @@ type miniCache struct {
 type miniKey struct {
 	env       *env
 	r         lobby.Racer
-	you       bool
+	mark      string // racerMark
 	bw, rows  int
 	unicode   bool
 	snapCards int
@@ -309,7 +309,7 @@ func (rs *raceScreen) appendMinis(vc *raceFrame, parts []string) []string {
 		vc.minis = make([]miniCache, len(rs.racers))
 	}
 	for i, r := range rs.racers {
-		k := miniKey{env: rs.env, r: r, you: r.ID == rs.you, bw: bw, rows: rows, unicode: rs.env.gl.unicode, snapCards: rs.snap.Cards}
+		k := miniKey{env: rs.env, r: r, mark: rs.racerMark(r), bw: bw, rows: rows, unicode: rs.env.gl.unicode, snapCards: rs.snap.Cards}
 		if c := &vc.minis[i]; c.key != k || c.lines == nil {
 			c.key, c.lines = k, rs.miniBlock(r, rows, bw)
 		}
@@ -336,10 +336,9 @@ func (rs *raceScreen) miniBlock(r lobby.Racer, rows, bw int) []string {
 	if !rs.env.gl.unicode {
 		full = "^"
 	}
-	mark := " "
-	st := sPlain
-	if r.ID == rs.you {
-		mark, st = ">", sBold
+	mark, st := rs.racerMark(r), sPlain
+	if mark == ">" {
+		st = sBold
 	}
 	b := make([]string, 0, rows+3)
 	b = append(b, padRight(" "+mark+cut(clean(r.Name, 16), bw-3, rs.env.gl.ell), bw))

@@ -259,7 +259,9 @@ func (rs *raceScreen) raceBar() []key.Binding {
 		rs.table.d.status != engine.Playing {
 		undo.SetEnabled(false) // undo never takes back a draw or a redeal in a race
 	}
-	return []key.Binding{k.Move, sel, k.Draw, undo, k.Redo, k.Prompt, rs.keys.Chat, rs.keys.Leave, rs.keys.Help}
+	chat := rs.keys.Chat
+	chat.SetEnabled(rs.ghost == nil) // a ghost does not chat
+	return []key.Binding{k.Move, sel, k.Draw, undo, k.Redo, k.Prompt, chat, rs.keys.Leave, rs.keys.Help}
 }
 
 // racerMark is the mark before a racer's name in the panel: > for the
@@ -275,14 +277,17 @@ func (rs *raceScreen) racerMark(r lobby.Racer) string {
 	return " "
 }
 
-// panel is the table's panel once the player cleared the pyramid, or
-// is stuck.
+// panel is the table's panel once the player cleared the pyramid (with
+// the deal's par once known, as the solo win says it), or is stuck.
 func (rs *raceScreen) panel(dst []string, moves, passes string, w int) []string {
 	if t := rs.table; t != nil && t.d.status == engine.Lost {
 		return append(dst, "No moves left", "", strconv.Itoa(t.d.removed)+"/"+strconv.Itoa(t.game.Rules().PyramidSize())+
 			" removed"+rs.env.gl.sep+moves, "", "the results come when everybody is done")
 	}
 	me := rs.mine()
+	if rs.par > 0 && rs.parRound == rs.snap.Round+1 {
+		moves += ", par " + strconv.Itoa(rs.par)
+	}
 	tm := ""
 	if me.Finish > 0 {
 		tm = "time " + share.RaceTime(me.Finish) + rs.env.gl.sep

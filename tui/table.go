@@ -753,9 +753,12 @@ func (t *tableScreen) updateKeys() {
 	k.Right.SetEnabled(playing)
 	k.Move.SetEnabled(playing)
 	k.Select.SetEnabled(!t.promptOpen && t.d.status != engine.Lost)
-	if won {
+	switch {
+	case won && t.game.Rules().Daily:
+		k.Select.SetHelp("enter", "replay") // the day has one deal
+	case won:
 		k.Select.SetHelp("enter", "new deal")
-	} else {
+	default:
 		k.Select.SetHelp("enter", "select")
 	}
 	k.Cancel.SetEnabled(playing)
