@@ -122,7 +122,7 @@ func TestE2ERaceMovesAndShares(t *testing.T) {
 	}, "bob's race game, of kind race")
 	sshtest.Eventually(t, wait, func() bool {
 		out := runOK(t, ts.user(keyB), "share "+strconv.FormatInt(id, 10))
-		return strings.HasPrefix(out, "Pyramid race · Classic · 2nd of 2 · 0/28 · ") && strings.HasSuffix(out, " · 1 move\n")
+		return strings.HasPrefix(out, "Pyramid race · Classic · 2nd of 2 · 0/28 · ") && strings.HasSuffix(out, " · 1 move · unrated\n") // a chosen deal
 	}, "share of bob's race game gives his place")
 }
 
