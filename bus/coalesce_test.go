@@ -217,3 +217,74 @@ func TestCoalescerBatches(t *testing.T) {
 		c.Close()
 	})
 }
+
+// slowBatchBus is a Memory bus whose batches take a while, as a commit
+// does, and that counts them.
+type slowBatchBus struct {
+	*bus.Memory
+	commit  time.Duration
+	batches int
+	events  int
+}
+
+func (b *slowBatchBus) PublishBatch(ctx context.Context, posts []bus.Post) ([]bus.Event, error) {
+	time.Sleep(b.commit) // the bubble's clock: the commit's duration in the model
+	b.batches++
+	b.events += len(posts)
+	return b.Memory.PublishBatch(ctx, posts)
+}
+
+// TestCoalescerRaceModel counts what the cluster-race load costs one
+// server's Coalescer, on the bubble's clock: 63 rooms with 4 of the
+// server's racers each, every racer moving every 2 s (phases spread), the
+// progress coalesced per room every 100 ms, each commit taking from 2 ms
+// (a quiet PostgreSQL) to 80 ms (a loaded one). Each move is at most one
+// event, and the commits per second are bounded by the commit's
+// duration, whatever the number of rooms (one commit per event before
+// batches: 126/s here).
+func TestCoalescerRaceModel(t *testing.T) {
+	for _, commit := range []time.Duration{2 * time.Millisecond, 20 * time.Millisecond, 80 * time.Millisecond} {
+		t.Run(fmt.Sprint("commit ", commit), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { raceModel(t, commit) })
+		})
+	}
+}
+
+func raceModel(t *testing.T, commit time.Duration) {
+	const (
+		rooms, racers = 63, 4
+		moveEvery     = 2 * time.Second
+		every         = 100 * time.Millisecond
+		duration      = 20 * time.Second
+	)
+	b := &slowBatchBus{Memory: bus.NewMemory(bus.MemoryOptions{}), commit: commit}
+	defer b.Close()
+	c := bus.NewCoalescer(b, every, nil)
+	moves := 0
+	start := time.Now()
+	for i := range rooms * racers {
+		// Phases spread over moveEvery in 1 ms steps (a prime stride).
+		phase := time.Duration(i*7919%int(moveEvery/time.Millisecond)) * time.Millisecond
+		go func() {
+			time.Sleep(phase)
+			for time.Since(start) < duration {
+				c.Offer(fmt.Sprint("room.", i/racers), bus.Message{Body: fmt.Appendf(nil, "%d", i)})
+				time.Sleep(moveEvery)
+			}
+		}()
+		moves += int((duration - phase + moveEvery - 1) / moveEvery)
+	}
+	time.Sleep(duration + moveEvery) // every racer is done
+	synctest.Wait()
+	c.Close()
+	secs := duration.Seconds()
+	t.Logf("%d moves (%.0f/s): %d events (%.2f a move), %d commits (%.1f/s, %.1f events each)",
+		moves, float64(moves)/secs, b.events, float64(b.events)/float64(moves), b.batches, float64(b.batches)/secs,
+		float64(b.events)/float64(b.batches))
+	if b.events > moves {
+		t.Errorf("%d events for %d moves, want at most one a move", b.events, moves)
+	}
+	if most := int((duration+moveEvery)/commit) + 1; b.batches > most {
+		t.Errorf("%d commits, want at most %d (one per commit's duration)", b.batches, most)
+	}
+}

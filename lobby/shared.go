@@ -28,7 +28,9 @@ package lobby
 //     them through one topic per room (ProgressTopic), coalesced: at most
 //     one event per server per room per ProgressEvery (bus.Coalescer,
 //     newest wins, each event holding all of the server's racers of the
-//     room), never one per key.
+//     room), never one per key; the rooms due together go out in one
+//     batch (one commit on PostgreSQL, whose NOTIFYs carry the events,
+//     so the other servers do not read them from the table).
 //   - One server holds the races' lease (SharedConfig.Lease, a row with
 //     an expiry on PostgreSQL) and runs the clock for every room: it ends
 //     races (everybody done, or the deadline), closes rooms empty for

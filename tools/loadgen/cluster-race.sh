@@ -11,7 +11,7 @@
 # instance → the panel on the other, "bus events" the NOTIFYs per second.
 #
 # BASELINE=0 skips the SQLite baseline. WAITS=1 samples PostgreSQL's
-# pg_stat_activity every 100 ms during the cluster's run and prints what
+# pg_stat_activity every 100 ms during the cluster's race and prints what
 # the active backends waited on (wait_event_type:wait_event, or CPU), the
 # share of samples each, and the backends' queries.
 set -euo pipefail
@@ -64,19 +64,25 @@ serve $((base + 2)) "$dir/two" "${cluster[@]}"
 two=${pids[-1]}
 echo "== cluster: $racers racers over two instances on PostgreSQL"
 if [[ ${WAITS:-0} == 1 ]]; then
-	# One psql session polls (\watch) until it is killed with the rest.
-	printf '%s\n' "SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU') || ' | ' || left(regexp_replace(query, '\s+', ' ', 'g'), 60)
-		FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid() \\watch 0.1" |
-		psql "$DATABASE_URL" -qAt >"$dir/waits" 2>/dev/null &
+	# One psql session polls (\watch) from the race's start (loadgen's
+	# "rooms racing" line) to its end (the "race:" line).
+	(
+		until grep -q '^rooms racing' "$dir/loadgen.out" 2>/dev/null; do sleep 0.1; done
+		printf '%s\n' "SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU') || ' | ' || left(regexp_replace(query, '\s+', ' ', 'g'), 60)
+			FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid() \\watch 0.1" |
+			psql "$DATABASE_URL" -qAt >"$dir/waits" 2>/dev/null &
+		until grep -q '^race:' "$dir/loadgen.out" 2>/dev/null; do sleep 0.1; done
+		kill $!
+	) &
 	pids+=($!)
 	waits=${pids[-1]}
 fi
 "$dir/loadgen" -addr "127.0.0.1:$((base + 1)),127.0.0.1:$((base + 2))" -race "$racers" -room-size "$size" \
-	-duration "$duration" -width 100 -height 34 -pid "$one" -database-url "$url"
+	-duration "$duration" -width 100 -height 34 -pid "$one" -database-url "$url" | tee "$dir/loadgen.out"
 
 if [[ ${WAITS:-0} == 1 ]]; then
-	kill "$waits" 2>/dev/null || true
-	echo "== PostgreSQL's active backends during the cluster run (samples every 100 ms, from the warm-up on):"
+	wait "$waits" 2>/dev/null || true
+	echo "== PostgreSQL's active backends during the race (samples every 100 ms):"
 	total=$(grep -c . "$dir/waits" || true)
 	echo "$total backend samples; by wait:"
 	cut -d'|' -f1 "$dir/waits" | sort | uniq -c | sort -rn | head -12
