@@ -30,6 +30,14 @@ const (
 	// frames: a key's frame fits, a full repaint is allocated when it
 	// comes, so a thousand idle sessions do not each hold a screenful.
 	keepBuf = 512
+	// maxWrite is the most a frame gives the SSH channel in one write: a
+	// larger frame (a repaint: the first frame, a resize, a new screen)
+	// goes in several. The channel keeps a packet buffer, and the
+	// connection a sealing buffer, as large as the largest write it was
+	// ever given, for the session's life: a 100×34 repaint is 4–8 KB,
+	// a key's frame a few hundred bytes (issue 14: 7 MB of them at 1,000
+	// racers).
+	maxWrite = 1024
 )
 
 // Terminal sequences the renderer writes: DEC private modes (alternate
@@ -307,7 +315,13 @@ func (r *frameRenderer) flush() {
 	if len(r.buf) == 0 {
 		return
 	}
-	_, _ = r.out.Write(r.buf) // a failed write: the client is gone, or the write timeout ends the session
+	for rest := r.buf; len(rest) > 0; {
+		n := min(len(rest), maxWrite)
+		if _, err := r.out.Write(rest[:n]); err != nil {
+			break // the client is gone, or the write timeout ends the session
+		}
+		rest = rest[n:]
+	}
 	r.last = r.now()
 	if cap(r.buf) > keepBuf {
 		r.buf = nil
