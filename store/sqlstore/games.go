@@ -187,7 +187,7 @@ func (s *Store) CreateGame(ctx context.Context, ng store.NewGame) (store.Game, e
 		Daily: ng.Daily, State: store.State{Status: store.StatusPlaying},
 		Started: fromMS(ms(now)), Updated: fromMS(ms(now)), Version: 1, Owner: ng.Owner,
 	}
-	err = s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	create := func(ctx context.Context, tx *sql.Tx) error {
 		p, err := playerByID(ctx, tx, ng.PlayerID)
 		if err != nil {
 			return err
@@ -220,7 +220,14 @@ func (s *Store) CreateGame(ctx context.Context, ng store.NewGame) (store.Game, e
 			`INSERT INTO games (player_id, rules_id, deal_number, deal_text, daily, status, started_at, updated_at, version, owner, practice, kind)
 			 VALUES ($1, $2, $3, $4, $5, 'playing', $6, $6, 1, $7, $8, $9) RETURNING id`,
 			ng.PlayerID, ng.RulesID, int64(ng.DealNumber), ng.DealText, ng.Daily, ms(now), ng.Owner, g.Practice, string(g.Kind)).Scan(&g.ID)
-	})
+	}
+	if s.gate != nil && !s.soloSaves {
+		// SQLite: with the group commit's saves, one sync for all (a
+		// race's racers all create their games at its first moves).
+		err = s.groupTx(ctx, create)
+	} else {
+		err = s.inTx(ctx, create)
+	}
 	if err != nil {
 		return store.Game{}, fmt.Errorf("store: create game for player %s (%s): %w", ng.PlayerID, ng.RulesID, err)
 	}
