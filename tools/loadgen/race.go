@@ -1101,8 +1101,8 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 	p50, p99, worst = percentiles(moveLat)
 	fmt.Printf("  moves typed at the prompt (the prompt's echo): p50 %s  p99 %s  max %s\n", p50, p99, worst)
 	p50, p99, worst = percentiles(lateLat)
-	fmt.Printf("  keys sent before the previous one was answered: %d; those answered after the next was sent: %d, p50 %s  p99 %s\n",
-		missed, len(lateLat), p50, p99)
+	fmt.Printf("  keys sent before the previous one was answered: %d; those answered after the next was sent: %d, p50 %s  p99 %s  max %s\n",
+		missed, len(lateLat), p50, p99, worst)
 	p50, p99, worst = percentiles(anyLat)
 	fmt.Printf("  the same keys→first byte of anything (a panel or clock line may come first): p50 %s  p99 %s  max %s\n", p50, p99, worst)
 	p50, p99, worst = percentiles(storeLat)
