@@ -483,11 +483,11 @@ func (r *frameRenderer) writeChange(i int, old, line string) bool {
 		for _, pn := range r.syncNew {
 			for ; j < len(r.syncOld); j++ {
 				po := r.syncOld[j]
-				if po.at > pn.at+shift {
+				if int(po.at) > int(pn.at)+shift {
 					break
 				}
-				if po.at == pn.at+shift && po.col == pn.col {
-					end, tail, styledEnd = pn.at, true, pn.styled
+				if int(po.at) == int(pn.at)+shift && po.col == pn.col {
+					end, tail, styledEnd = int(pn.at), true, pn.styled
 					break match
 				}
 			}
@@ -630,9 +630,11 @@ func isSGR(seq string) bool {
 
 // syncPoint is a place in a line where a tail can be left as it is: the
 // start of a grapheme or an escape sequence with no style in force, or of
-// a reset; styled says whether a style is in force there.
+// a reset; styled says whether a style is in force there. Its fields
+// are 32-bit (a line is far shorter): every session keeps two slices of
+// them, as long as its longest line's, between frames.
 type syncPoint struct {
-	at, col int
+	at, col int32
 	styled  bool
 }
 
@@ -646,7 +648,7 @@ func syncPoints(line string, from int, pts []syncPoint) ([]syncPoint, int) {
 		seq := line[at : at+size]
 		reset := escape && isReset(seq)
 		if at >= from && (reset || !styled) {
-			pts = append(pts, syncPoint{at: at, col: col, styled: styled})
+			pts = append(pts, syncPoint{at: int32(at), col: int32(col), styled: styled})
 		}
 		if escape && isSGR(seq) {
 			styled = !reset
