@@ -221,14 +221,7 @@ func (s *Store) CreateGame(ctx context.Context, ng store.NewGame) (store.Game, e
 			 VALUES ($1, $2, $3, $4, $5, 'playing', $6, $6, 1, $7, $8, $9) RETURNING id`,
 			ng.PlayerID, ng.RulesID, int64(ng.DealNumber), ng.DealText, ng.Daily, ms(now), ng.Owner, g.Practice, string(g.Kind)).Scan(&g.ID)
 	}
-	if s.gate != nil && !s.soloSaves {
-		// SQLite: with the group commit's saves, one sync for all (a
-		// race's racers all create their games at its first moves).
-		err = s.groupTx(ctx, create)
-	} else {
-		err = s.inTx(ctx, create)
-	}
-	if err != nil {
+	if err = s.gameTx(ctx, create); err != nil {
 		return store.Game{}, fmt.Errorf("store: create game for player %s (%s): %w", ng.PlayerID, ng.RulesID, err)
 	}
 	return g, nil
@@ -335,7 +328,7 @@ func (s *Store) ClaimGame(ctx context.Context, gameID int64, playerID, owner str
 		return store.Game{}, fmt.Errorf("store: claim game %d: %w", gameID, err)
 	}
 	var g store.Game
-	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.gameTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE games SET owner = $1, version = version + 1, updated_at = $2
 			WHERE id = $3 AND player_id = $4 AND status = 'playing'`, owner, ms(s.now()), gameID, playerID)
 		if err := oneRow(res, err); errors.Is(err, sql.ErrNoRows) {
@@ -393,6 +386,17 @@ func saveArgs(gameID int64, owner string, st store.State, now time.Time) []any {
 		st.Elapsed.Milliseconds(), ms(now), finished, gameID, owner, st.Hints, st.Undos, st.Watched, encodeTimes(st.MoveTimes)}
 }
 
+// gameTx runs fn, a game's short write transaction (a new game, a claim,
+// a finish), in the group commit's next transaction on SQLite (group.go:
+// one sync for all: a race's racers all create their games at its first
+// moves, and all finish at its end), or in its own transaction.
+func (s *Store) gameTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	if s.gate != nil && !s.soloSaves {
+		return s.groupTx(ctx, fn)
+	}
+	return s.inTx(ctx, fn)
+}
+
 // SaveGame implements store.Games. It is a single UPDATE. On SQLite it
 // joins the saves waiting for the writer, stored together in one
 // transaction (group.go), and returns once that transaction is
@@ -429,7 +433,7 @@ func (s *Store) FinishGame(ctx context.Context, gameID int64, owner string, st s
 	if err != nil {
 		return fmt.Errorf("store: finish game %d: %w", gameID, err)
 	}
-	err = s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.gameTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		r, err := tx.ExecContext(ctx, saveSQL, saveArgs(gameID, owner, st, s.now())...)
 		if err := oneRow(r, err); errors.Is(err, sql.ErrNoRows) {
 			return whyNot(ctx, tx, gameID, "", owner)
