@@ -214,8 +214,8 @@ func (s *Store) CreateGame(ctx context.Context, ng store.NewGame) (store.Game, e
 			}
 		}
 		g.Practice = g.Kind.Practice()
-		// uniqueViolation maps a second unfinished game with these rules
-		// to ErrInProgress.
+		// uniqueViolation maps a second unfinished solo or replay game
+		// with these rules to ErrInProgress (store.Kind.OnePerRules).
 		return tx.QueryRowContext(ctx,
 			`INSERT INTO games (player_id, rules_id, deal_number, deal_text, daily, status, started_at, updated_at, version, owner, practice, kind)
 			 VALUES ($1, $2, $3, $4, $5, 'playing', $6, $6, 1, $7, $8, $9) RETURNING id`,
@@ -245,7 +245,8 @@ func (s *Store) UnfinishedGame(ctx context.Context, playerID, rulesID string, de
 	var g store.Game
 	err := s.read(ctx, func(ctx context.Context, db *sql.DB) (err error) {
 		g, err = scanGame(db.QueryRowContext(ctx, `SELECT `+gameCols+` FROM games
-			WHERE player_id = $1 AND rules_id = $2 AND status = 'playing' AND deal_number = $3 AND deal_text = $4`,
+			WHERE player_id = $1 AND rules_id = $2 AND status = 'playing' AND kind IN ('solo', 'replay')
+			AND deal_number = $3 AND deal_text = $4`,
 			playerID, rulesID, int64(dealNumber), dealText))
 		return err
 	})
@@ -256,12 +257,13 @@ func (s *Store) UnfinishedGame(ctx context.Context, playerID, rulesID string, de
 }
 
 // GameInProgress implements store.Games. The partial unique index
-// games_one_playing answers it.
+// games_one_playing (migration 0009: solo and replay games only) answers
+// it.
 func (s *Store) GameInProgress(ctx context.Context, playerID, rulesID string) (store.Game, error) {
 	var g store.Game
 	err := s.read(ctx, func(ctx context.Context, db *sql.DB) (err error) {
 		g, err = scanGame(db.QueryRowContext(ctx, `SELECT `+gameCols+` FROM games
-			WHERE player_id = $1 AND rules_id = $2 AND status = 'playing'`, playerID, rulesID))
+			WHERE player_id = $1 AND rules_id = $2 AND status = 'playing' AND kind IN ('solo', 'replay')`, playerID, rulesID))
 		return err
 	})
 	if err != nil {
