@@ -99,6 +99,10 @@ func testE2ERaceRated(t *testing.T, be backend) {
 	waitPosition(t, a, g2)
 	waitPosition(t, b, newGame(t, "classic", deal2))
 	playLine(t, a, g2, removalLine(t, "classic", deal2), false)
+	// The room has alice's removal: bob's panel shows it.
+	b.WaitScreen(t, wait, "alice's removal on bob's panel", func(s string) bool {
+		return strings.Contains(lineWith(s, " alice"), strconv.Itoa(g2.Removed())+"/28")
+	})
 	// Both leave: the race ends, alice ahead with a card removed.
 	for _, term := range []*sshtest.Term{b, a} {
 		typeKeys(t, term, "qq")
@@ -109,8 +113,8 @@ func testE2ERaceRated(t *testing.T, be backend) {
 		runJSON(t, ts.user(keyB), "top race --json", &top)
 		return len(top) == 2
 	}) {
-		t.Fatalf("top race --json after the rematch: %+v, want alice and bob; alice's stats: %s", top,
-			runOK(t, ts.user(keyA), "stats --json"))
+		t.Fatalf("top race --json after the rematch: %+v, want alice and bob; alice's stats: %s\nalice's screen:\n%s\nbob's screen:\n%s",
+			top, runOK(t, ts.user(keyA), "stats --json"), a.Screen(), b.Screen())
 	}
 	if top[0].Name != "alice" || top[0].Races != 1 || top[0].Wins != 1 || top[1].Races != 1 || top[1].Wins != 0 {
 		t.Errorf("top race --json after the rematch: got %+v, want alice first, one race each, her win only", top)
