@@ -758,8 +758,7 @@ func (s *solver) optBoundWith(p *pos, c *optCounts) (int, bool) {
 		needStk = s.fullStk &^ p.stk
 	}
 	kings, n, m := int(c.kings), int(c.n), int(c.m)
-	matched := &c.matched
-	adv, work, bounded, alive := s.advBound(p, needPyr, needStk, matched)
+	adv, work, bounded, alive := s.advBound(p, needPyr, needStk, c)
 	if !alive {
 		return 0, false
 	}
@@ -870,8 +869,9 @@ func (m *pyrMatch) augment(i int, seen *uint64) bool {
 // off the new stock, half of that at least since a pair of the stock top
 // and the waste top counts twice; else a waste card counts as reached.
 // When stock cards must go too, the stock must reach its last card.
-func (s *solver) advBound(p *pos, needPyr, needStk uint64, matched *[7]int8) (adv int, work uint64, bounded, alive bool) {
-	a := advState{s: s}
+func (s *solver) advBound(p *pos, needPyr, needStk uint64, counts *optCounts) (adv int, work uint64, bounded, alive bool) {
+	matched := &counts.matched
+	a := advState{s: s, n: int(counts.n), m: int(counts.m)}
 	a.rem = s.fullStk &^ p.stk
 	a.ahead = a.rem &^ (1<<p.b - 1)
 	a.waste = a.rem &^ a.ahead
@@ -902,6 +902,7 @@ type advState struct {
 	s                 *solver
 	rem, ahead, waste uint64 // remaining stock cards; those in the stock, on the waste
 	pyr               uint64 // the removed pyramid cards
+	n, m              int    // see optCounts
 	// blocked (closed stock, one pile, once blockedSet): the waste cards
 	// that cannot be dug out in this pass (see undiggable).
 	blocked    uint64
@@ -945,7 +946,14 @@ func (a *advState) cost(j int) (int, uint64, bool) {
 		}
 		c := -1
 		if a.blocked&bit == 0 {
-			c = bits.OnesCount64(above & s.stkRank[13])
+			// Those that leave with pyramid cards take one each, so at
+			// most (n - those)/2 pairs of two pyramid cards are left: the
+			// removals exceed the n - m of optBound by the rest of m.
+			kings := bits.OnesCount64(above & s.stkRank[13])
+			c = kings
+			if !s.goalAll {
+				c += max(0, a.m-(a.n-(bits.OnesCount64(above)-kings))/2)
+			}
 		}
 		if a.redeal {
 			r := a.nAhead + 2 + bits.OnesCount64(a.rem&(bit-1))
