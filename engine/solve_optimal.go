@@ -235,8 +235,12 @@ func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok
 			}
 			// p is canonical: so is a position with its stock (and, where
 			// dead cards count, its pyramid), such as a draw's.
-			if s.draw == 1 && (c.stk != p.stk || (deadAlike && c.pyr != p.pyr)) {
+			switch {
+			case s.draw != 1:
+			case deadAlike && (c.stk != p.stk || c.pyr != p.pyr):
 				s.canonPos(&c)
+			case c.stk != p.stk:
+				s.canonPosFrom(&c, bits.TrailingZeros64(c.stk^p.stk))
 			}
 			key := s.optKey(&c)
 			hash, j, found := o.find(&key)
@@ -287,6 +291,31 @@ func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok
 		}
 	}
 	return nil, o.n, true
+}
+
+// canonPosFrom is canonPos where no dead cards count alike, for a p whose
+// remaining stock cards below index lo are where canonStock puts them
+// (each at its own index), as they are after a removal at lo from a
+// canonical position: canonStock places each card by the ones before it
+// alone, so only the cards from lo on can move.
+func (s *solver) canonPosFrom(p *pos, lo int) {
+	rest := s.fullStk &^ p.stk
+	out := rest & (1<<lo - 1)
+	from := 0
+	if out != 0 {
+		from = 64 - bits.LeadingZeros64(out)
+	}
+	b := p.b
+	for r := rest &^ out; r != 0; r &= r - 1 {
+		j := bits.TrailingZeros64(r)
+		e := bits.TrailingZeros64(s.stkRank[s.rank[s.nPyr+j]] &^ (1<<from - 1))
+		out |= 1 << e
+		from = e + 1
+		if int32(j) == b {
+			p.b = int32(e)
+		}
+	}
+	p.stk = s.fullStk &^ out
 }
 
 // push queues node i at f.
