@@ -900,7 +900,7 @@ func (m *pyrMatch) augment(i int, seen *uint64) bool {
 // When stock cards must go too, the stock must reach its last card.
 func (s *solver) advBound(p *pos, needPyr, needStk uint64, counts *optCounts) (adv int, work uint64, bounded, alive bool) {
 	matched := &counts.matched
-	a := advState{s: s, n: int(counts.n), m: int(counts.m)}
+	a := advState{s: s, matched: matched}
 	a.rem = s.fullStk &^ p.stk
 	a.ahead = a.rem &^ (1<<p.b - 1)
 	a.waste = a.rem &^ a.ahead
@@ -916,9 +916,12 @@ func (s *solver) advBound(p *pos, needPyr, needStk uint64, counts *optCounts) (a
 		return a.adv, a.work, a.bounded, true
 	}
 	for lo := 1; lo <= 6; lo++ {
-		loCards, hiCards := needPyr&s.pyrRank[lo], needPyr&s.pyrRank[13-lo]
-		if !a.need(s.stkRank[13-lo]&a.rem, bits.OnesCount64(loCards)-int(matched[lo])) ||
-			!a.need(s.stkRank[lo]&a.rem, bits.OnesCount64(hiCards)-int(matched[lo])) {
+		a.loN[lo] = int8(bits.OnesCount64(needPyr & s.pyrRank[lo]))
+		a.hiN[lo] = int8(bits.OnesCount64(needPyr & s.pyrRank[13-lo]))
+	}
+	for lo := 1; lo <= 6; lo++ {
+		if !a.need(s.stkRank[13-lo]&a.rem, int(a.loN[lo])-int(matched[lo])) ||
+			!a.need(s.stkRank[lo]&a.rem, int(a.hiN[lo])-int(matched[lo])) {
 			return 0, 0, false, false
 		}
 	}
@@ -929,9 +932,10 @@ func (s *solver) advBound(p *pos, needPyr, needStk uint64, counts *optCounts) (a
 // found so far.
 type advState struct {
 	s                 *solver
-	rem, ahead, waste uint64 // remaining stock cards; those in the stock, on the waste
-	pyr               uint64 // the removed pyramid cards
-	n, m              int    // see optCounts
+	rem, ahead, waste uint64   // remaining stock cards; those in the stock, on the waste
+	pyr               uint64   // the removed pyramid cards
+	matched           *[7]int8 // see optCounts
+	loN, hiN          [7]int8  // the low and high pyramid cards that must go, by class
 	// blocked (closed stock, one pile, once blockedSet): the waste cards
 	// that cannot be dug out in this pass (see undiggable).
 	blocked    uint64
@@ -975,13 +979,23 @@ func (a *advState) cost(j int) (int, uint64, bool) {
 		}
 		c := -1
 		if a.blocked&bit == 0 {
-			// Those that leave with pyramid cards take one each, so at
-			// most (n - those)/2 pairs of two pyramid cards are left: the
-			// removals exceed the n - m of optBound by the rest of m.
-			kings := bits.OnesCount64(above & s.stkRank[13])
-			c = kings
+			// Those that leave with pyramid cards take one each, which
+			// then pair with no other pyramid card: in a class whose
+			// pyramid has lo low and hi high cards, and the cards above
+			// ul low and uh high ones, at most min(lo-uh, hi-ul) pairs
+			// of two pyramid cards are left, so the removals exceed the
+			// n - m of optBound by what matched loses.
+			c = bits.OnesCount64(above & s.stkRank[13])
 			if !s.goalAll {
-				c += max(0, a.m-(a.n-(bits.OnesCount64(above)-kings))/2)
+				for lo := 1; lo <= 6; lo++ {
+					mc := int(a.matched[lo])
+					if mc == 0 {
+						continue
+					}
+					ul := bits.OnesCount64(above & s.stkRank[lo])
+					uh := bits.OnesCount64(above & s.stkRank[13-lo])
+					c += mc - max(0, min(mc, int(a.loN[lo])-uh, int(a.hiN[lo])-ul))
+				}
 			}
 		}
 		if a.redeal {
