@@ -66,7 +66,8 @@ func (a *App) racingGame(player string, id int64) bool {
 	return ok && m.GameID == id && (snap.Phase == lobby.PhaseRacing || snap.Phase == lobby.PhaseCountdown)
 }
 
-// Unfinished lists the player's unfinished games, most recent first.
+// Unfinished lists the player's unfinished games of their own (solo and
+// replays: the ones the menu continues), most recent first.
 func (g *games) Unfinished(ctx context.Context, player string) ([]tui.SavedGame, error) {
 	list, err := g.st.UnfinishedGames(ctx, player)
 	if err != nil {
@@ -74,8 +75,10 @@ func (g *games) Unfinished(ctx context.Context, player string) ([]tui.SavedGame,
 	}
 	out := make([]tui.SavedGame, 0, len(list))
 	for _, sg := range list {
-		if g.racing != nil && g.racing(sg.ID) {
-			continue // the race brings it back (Back to race CODE)
+		if !sg.Kind.OnePerRules() || g.racing != nil && g.racing(sg.ID) {
+			// A race's or a ghost race's game: the race brings it back
+			// (Back to race CODE) while it runs, and it ends with it.
+			continue
 		}
 		out = append(out, savedGame(sg))
 	}
@@ -164,12 +167,10 @@ func (g *games) SaveRecord(ctx context.Context, player string, sg tui.SavedGame)
 	return out, nil
 }
 
-// errRaceHoldsRules: a new game of the rules of a race the player has a
-// seat in, which runs; meant for the player as it is.
-var errRaceHoldsRules = errors.New("your race of these rules goes on: Back to race in the menu, or play them once it ends")
-
-// create starts a stored game. A player has one unfinished game per rule
-// set. Beside one this session owns (one it left: the model asks the
+// create starts a stored game. A player has one unfinished game of their
+// own per rule set (a race's game is apart: store.Kind.OnePerRules, so a
+// solo game never replaces a race game that runs). Beside one this
+// session owns (one it left: the model asks the
 // player when that game has moves) the new game replaces it; beside one
 // of another session (a live one, or one before a reconnect) only when the
 // player said so (sg.Replace): otherwise the error is a
@@ -195,9 +196,6 @@ func (g *games) create(ctx context.Context, player string, sg tui.SavedGame) (in
 			continue // it finished meanwhile
 		case err != nil:
 			return 0, fmt.Errorf("create game: %w", err)
-		case g.racing != nil && g.racing(old.ID):
-			// The player's game of a race that runs: the race keeps it.
-			return 0, errRaceHoldsRules
 		case old.Owner != g.owner && sg.Replace != strconv.FormatInt(old.ID, 10):
 			return 0, fmt.Errorf("create game: %w", &tui.UnfinishedError{Game: savedGame(old)})
 		}

@@ -235,8 +235,12 @@ func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok
 			}
 			// p is canonical: so is a position with its stock (and, where
 			// dead cards count, its pyramid), such as a draw's.
-			if s.draw == 1 && (c.stk != p.stk || (deadAlike && c.pyr != p.pyr)) {
+			switch {
+			case s.draw != 1:
+			case deadAlike && (c.stk != p.stk || c.pyr != p.pyr):
 				s.canonPos(&c)
+			case c.stk != p.stk:
+				s.canonPosFrom(&c, bits.TrailingZeros64(c.stk^p.stk))
 			}
 			key := s.optKey(&c)
 			hash, j, found := o.find(&key)
@@ -287,6 +291,31 @@ func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok
 		}
 	}
 	return nil, o.n, true
+}
+
+// canonPosFrom is canonPos where no dead cards count alike, for a p whose
+// remaining stock cards below index lo are where canonStock puts them
+// (each at its own index), as they are after a removal at lo from a
+// canonical position: canonStock places each card by the ones before it
+// alone, so only the cards from lo on can move.
+func (s *solver) canonPosFrom(p *pos, lo int) {
+	rest := s.fullStk &^ p.stk
+	out := rest & (1<<lo - 1)
+	from := 0
+	if out != 0 {
+		from = 64 - bits.LeadingZeros64(out)
+	}
+	b := p.b
+	for r := rest &^ out; r != 0; r &= r - 1 {
+		j := bits.TrailingZeros64(r)
+		e := bits.TrailingZeros64(s.stkRank[s.rank[s.nPyr+j]] &^ (1<<from - 1))
+		out |= 1 << e
+		from = e + 1
+		if int32(j) == b {
+			p.b = int32(e)
+		}
+	}
+	p.stk = s.fullStk &^ out
 }
 
 // push queues node i at f.
@@ -758,8 +787,7 @@ func (s *solver) optBoundWith(p *pos, c *optCounts) (int, bool) {
 		needStk = s.fullStk &^ p.stk
 	}
 	kings, n, m := int(c.kings), int(c.n), int(c.m)
-	matched := &c.matched
-	adv, work, bounded, alive := s.advBound(p, needPyr, needStk, matched)
+	adv, work, bounded, alive := s.advBound(p, needPyr, needStk, c)
 	if !alive {
 		return 0, false
 	}
@@ -870,8 +898,9 @@ func (m *pyrMatch) augment(i int, seen *uint64) bool {
 // off the new stock, half of that at least since a pair of the stock top
 // and the waste top counts twice; else a waste card counts as reached.
 // When stock cards must go too, the stock must reach its last card.
-func (s *solver) advBound(p *pos, needPyr, needStk uint64, matched *[7]int8) (adv int, work uint64, bounded, alive bool) {
-	a := advState{s: s}
+func (s *solver) advBound(p *pos, needPyr, needStk uint64, counts *optCounts) (adv int, work uint64, bounded, alive bool) {
+	matched := &counts.matched
+	a := advState{s: s, matched: matched}
 	a.rem = s.fullStk &^ p.stk
 	a.ahead = a.rem &^ (1<<p.b - 1)
 	a.waste = a.rem &^ a.ahead
@@ -887,9 +916,16 @@ func (s *solver) advBound(p *pos, needPyr, needStk uint64, matched *[7]int8) (ad
 		return a.adv, a.work, a.bounded, true
 	}
 	for lo := 1; lo <= 6; lo++ {
-		loCards, hiCards := needPyr&s.pyrRank[lo], needPyr&s.pyrRank[13-lo]
-		if !a.need(s.stkRank[13-lo]&a.rem, bits.OnesCount64(loCards)-int(matched[lo])) ||
-			!a.need(s.stkRank[lo]&a.rem, bits.OnesCount64(hiCards)-int(matched[lo])) {
+		a.loN[lo] = int8(bits.OnesCount64(needPyr & s.pyrRank[lo]))
+		a.hiN[lo] = int8(bits.OnesCount64(needPyr & s.pyrRank[13-lo]))
+	}
+	if !s.open && s.draw == 1 {
+		adv, alive := a.closedNeeds()
+		return max(a.adv, adv), 0, true, alive
+	}
+	for lo := 1; lo <= 6; lo++ {
+		if !a.need(s.stkRank[13-lo]&a.rem, int(a.loN[lo])-int(matched[lo])) ||
+			!a.need(s.stkRank[lo]&a.rem, int(a.hiN[lo])-int(matched[lo])) {
 			return 0, 0, false, false
 		}
 	}
@@ -900,8 +936,10 @@ func (s *solver) advBound(p *pos, needPyr, needStk uint64, matched *[7]int8) (ad
 // found so far.
 type advState struct {
 	s                 *solver
-	rem, ahead, waste uint64 // remaining stock cards; those in the stock, on the waste
-	pyr               uint64 // the removed pyramid cards
+	rem, ahead, waste uint64   // remaining stock cards; those in the stock, on the waste
+	pyr               uint64   // the removed pyramid cards
+	matched           *[7]int8 // see optCounts
+	loN, hiN          [7]int8  // the low and high pyramid cards that must go, by class
 	// blocked (closed stock, one pile, once blockedSet): the waste cards
 	// that cannot be dug out in this pass (see undiggable).
 	blocked    uint64
@@ -935,25 +973,11 @@ func (a *advState) cost(j int) (int, uint64, bool) {
 	}
 	above := a.waste &^ (bit<<1 - 1)
 	if !s.open {
-		// A waste card is taken after the cards above it leave, each with
-		// a pyramid card (counted among the removals) or as a King (a move
-		// of its own), which cannot be when they outnumber their partners
-		// (see undiggable); or after the stock's end, a redeal and the
-		// draws of the cards under it and of itself.
-		if !a.blockedSet {
-			a.blocked, a.blockedSet = s.undiggable(a.pyr, a.waste), true
+		dig, route := a.closedCost(j)
+		if dig < 0 || (route >= 0 && route < dig) {
+			return route, 0, true
 		}
-		c := -1
-		if a.blocked&bit == 0 {
-			c = bits.OnesCount64(above & s.stkRank[13])
-		}
-		if a.redeal {
-			r := a.nAhead + 2 + bits.OnesCount64(a.rem&(bit-1))
-			if c < 0 || r < c {
-				c = r
-			}
-		}
-		return c, 0, true
+		return dig, 0, true
 	}
 	c := bits.OnesCount64(above)
 	if a.redeal {
@@ -962,6 +986,142 @@ func (a *advState) cost(j int) (int, uint64, bool) {
 		}
 	}
 	return c, above, true
+}
+
+// closedCost is the cost of waste card j with a closed stock and one
+// pile, two ways: dig, the moves other than draws and redeals that taking
+// it in this pass adds to optBound's removals, and route, the draws and
+// the redeal before taking it after the next redeal; -1 for a way that
+// cannot be.
+func (a *advState) closedCost(j int) (dig, route int) {
+	s := a.s
+	bit := uint64(1) << j
+	above := a.waste &^ (bit<<1 - 1)
+	// A waste card is taken after the cards above it leave, each with a
+	// pyramid card (counted among the removals) or as a King (a move of
+	// its own), which cannot be when they outnumber their partners (see
+	// undiggable); or after the stock's end, a redeal and the draws of
+	// the cards under it and of itself.
+	if !a.blockedSet {
+		a.blocked, a.blockedSet = s.undiggable(a.pyr, a.waste), true
+	}
+	dig, route = -1, -1
+	if a.blocked&bit == 0 {
+		// Those that leave with pyramid cards take one each, which then
+		// pair with no other pyramid card: in a class whose pyramid has
+		// lo low and hi high cards, and the cards above ul low and uh
+		// high ones, at most min(lo-uh, hi-ul) pairs of two pyramid cards
+		// are left, so the removals exceed the n - m of optBound by what
+		// matched loses.
+		dig = bits.OnesCount64(above & s.stkRank[13])
+		if !s.goalAll {
+			for lo := 1; lo <= 6; lo++ {
+				mc := int(a.matched[lo])
+				if mc == 0 {
+					continue
+				}
+				ul := bits.OnesCount64(above & s.stkRank[lo])
+				uh := bits.OnesCount64(above & s.stkRank[13-lo])
+				dig += mc - max(0, min(mc, int(a.loN[lo])-uh, int(a.hiN[lo])-ul))
+			}
+		}
+	}
+	if a.redeal {
+		route = a.nAhead + 2 + bits.OnesCount64(a.rem&(bit-1))
+	}
+	return dig, route
+}
+
+// closedNeeds is the work of advBound with a closed stock, one pile and
+// goal the pyramid, where the two parts of a waste card's cost (see
+// closedCost) are moves of different kinds and add up: the draws and
+// redeals are at least the dearest draw part of the cards taken and the
+// other moves at least the dearest dig part, so for the dig part D of the
+// win's dearest dug card, the work is at least D plus, over the needs,
+// the dearest of the cheapest draw parts when every card whose dig part
+// is at most D costs no draw. It returns the least of that over the dig
+// parts met, and false when some need can never be met.
+func (a *advState) closedNeeds() (int, bool) {
+	s := a.s
+	type card struct{ dig, draw int8 } // -1: that way cannot be
+	var cards [12][8]card
+	var nc, ks [12]int
+	nn := 0
+	var digs [97]bool // the dig parts met (at most nPyr/2 + the Kings)
+	digs[0] = true
+	for lo := 1; lo <= 6; lo++ {
+		for side := range 2 {
+			set, k := s.stkRank[13-lo]&a.rem, int(a.loN[lo])-int(a.matched[lo])
+			if side == 1 {
+				set, k = s.stkRank[lo]&a.rem, int(a.hiN[lo])-int(a.matched[lo])
+			}
+			if k <= 0 {
+				continue
+			}
+			if bits.OnesCount64(set) < k {
+				return 0, false
+			}
+			n := 0
+			for f := set; f != 0 && n < 8; f &= f - 1 {
+				j := bits.TrailingZeros64(f)
+				var c card
+				if a.waste&(1<<j) == 0 {
+					c = card{dig: -1, draw: int8(bits.OnesCount64(a.ahead&(1<<j-1)) + 1)}
+				} else {
+					d, r := a.closedCost(j)
+					if d < 0 && r < 0 {
+						continue // it can never be taken
+					}
+					c = card{dig: int8(d), draw: int8(r)}
+					if d >= 0 {
+						digs[d] = true
+					}
+				}
+				cards[nn][n] = c
+				n++
+			}
+			if n < k {
+				return 0, false
+			}
+			nc[nn], ks[nn] = n, k
+			nn++
+		}
+	}
+	best := -1
+	for d := range digs {
+		if !digs[d] || (best >= 0 && d >= best) {
+			continue
+		}
+		work, ok := d, true
+		for i := range nn {
+			var vs [8]int
+			n := 0
+			for _, c := range cards[i][:nc[i]] {
+				v := int(c.draw)
+				if c.dig >= 0 && int(c.dig) <= d {
+					v = 0
+				}
+				if v < 0 {
+					continue
+				}
+				j := n
+				for ; j > 0 && vs[j-1] > v; j-- {
+					vs[j] = vs[j-1]
+				}
+				vs[j] = v
+				n++
+			}
+			if n < ks[i] {
+				ok = false
+				break
+			}
+			work = max(work, d+vs[ks[i]-1])
+		}
+		if ok && (best < 0 || work < best) {
+			best = work
+		}
+	}
+	return best, best >= 0
 }
 
 // need records that k cards of the stock cards set must be taken, and

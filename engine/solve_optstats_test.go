@@ -115,7 +115,6 @@ func TestDoublePar(t *testing.T) {
 	}
 	r := MustRules("double")
 	found, won := 0, 0
-	var states []int
 	for n := range *doublePar {
 		g, _ := NewNumbered(r, uint64(n))
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -129,7 +128,6 @@ func TestDoublePar(t *testing.T) {
 		if sol.Optimal {
 			found++
 		}
-		states = append(states, sol.States)
 		t.Logf("double %d: %v optimal=%v length %d, %d positions, %v", n, sol.Verdict, sol.Optimal, len(sol.Moves), sol.States, el.Round(time.Millisecond))
 	}
 	t.Logf("%d double deals: %d winnable, par found for %d (%.1f %%)", *doublePar, won, found, 100*float64(found)/float64(*doublePar))

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math/bits"
 	"slices"
 	"testing"
 )
@@ -217,5 +218,50 @@ func TestCanonEquivalent(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCanonPosFrom checks canonPosFrom against canonPos: random play from
+// canonical positions of the rule sets where no dead cards count alike,
+// every removal of a stock card from a canonical position.
+func TestCanonPosFrom(t *testing.T) {
+	checked := 0
+	for i := range 3000 {
+		g := symmetryCase(t, i)
+		r := g.rules
+		if r.Draw != 1 || r.PyramidPairs || !r.StockOpen {
+			continue
+		}
+		s := newSolver(t.Context(), g, 1)
+		p := s.root(g)
+		s.canonPos(&p)
+		rng := splitMix64{s: uint64(i) + 7}
+		var buf [64]smove
+		for range 80 {
+			ms := s.optMoves(&p, true, buf[:0])
+			if len(ms) == 0 {
+				break
+			}
+			for _, m := range ms {
+				c := p
+				s.apply(&c, &m)
+				if c.stk == p.stk {
+					continue
+				}
+				want, got := c, c
+				s.canonPos(&want)
+				s.canonPosFrom(&got, bits.TrailingZeros64(c.stk^p.stk))
+				if got != want {
+					t.Fatalf("case %d (%s): after %v from %+v: got %+v, want %+v", i, r.ID(), m.move(), p, got, want)
+				}
+				checked++
+			}
+			m := ms[rng.below(uint64(len(ms)))]
+			s.apply(&p, &m)
+			s.canonPos(&p)
+		}
+	}
+	if checked < 1000 {
+		t.Errorf("checked %d removals, want at least 1000", checked)
 	}
 }

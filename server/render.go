@@ -30,6 +30,14 @@ const (
 	// frames: a key's frame fits, a full repaint is allocated when it
 	// comes, so a thousand idle sessions do not each hold a screenful.
 	keepBuf = 512
+	// maxWrite is the most a frame gives the SSH channel in one write: a
+	// larger frame (a repaint: the first frame, a resize, a new screen)
+	// goes in several. The channel keeps a packet buffer, and the
+	// connection a sealing buffer, as large as the largest write it was
+	// ever given, for the session's life: a 100×34 repaint is 4–8 KB,
+	// a key's frame a few hundred bytes (issue 14: 7 MB of them at 1,000
+	// racers).
+	maxWrite = 1024
 )
 
 // Terminal sequences the renderer writes: DEC private modes (alternate
@@ -307,7 +315,13 @@ func (r *frameRenderer) flush() {
 	if len(r.buf) == 0 {
 		return
 	}
-	_, _ = r.out.Write(r.buf) // a failed write: the client is gone, or the write timeout ends the session
+	for rest := r.buf; len(rest) > 0; {
+		n := min(len(rest), maxWrite)
+		if _, err := r.out.Write(rest[:n]); err != nil {
+			break // the client is gone, or the write timeout ends the session
+		}
+		rest = rest[n:]
+	}
 	r.last = r.now()
 	if cap(r.buf) > keepBuf {
 		r.buf = nil
@@ -469,11 +483,11 @@ func (r *frameRenderer) writeChange(i int, old, line string) bool {
 		for _, pn := range r.syncNew {
 			for ; j < len(r.syncOld); j++ {
 				po := r.syncOld[j]
-				if po.at > pn.at+shift {
+				if int(po.at) > int(pn.at)+shift {
 					break
 				}
-				if po.at == pn.at+shift && po.col == pn.col {
-					end, tail, styledEnd = pn.at, true, pn.styled
+				if int(po.at) == int(pn.at)+shift && po.col == pn.col {
+					end, tail, styledEnd = int(pn.at), true, pn.styled
 					break match
 				}
 			}
@@ -616,9 +630,11 @@ func isSGR(seq string) bool {
 
 // syncPoint is a place in a line where a tail can be left as it is: the
 // start of a grapheme or an escape sequence with no style in force, or of
-// a reset; styled says whether a style is in force there.
+// a reset; styled says whether a style is in force there. Its fields
+// are 32-bit (a line is far shorter): every session keeps two slices of
+// them, as long as its longest line's, between frames.
 type syncPoint struct {
-	at, col int
+	at, col int32
 	styled  bool
 }
 
@@ -632,7 +648,7 @@ func syncPoints(line string, from int, pts []syncPoint) ([]syncPoint, int) {
 		seq := line[at : at+size]
 		reset := escape && isReset(seq)
 		if at >= from && (reset || !styled) {
-			pts = append(pts, syncPoint{at: at, col: col, styled: styled})
+			pts = append(pts, syncPoint{at: int32(at), col: int32(col), styled: styled})
 		}
 		if escape && isSGR(seq) {
 			styled = !reset

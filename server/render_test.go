@@ -673,3 +673,45 @@ func TestNarrowRunes(t *testing.T) {
 		}
 	}
 }
+
+// writesOut keeps each write apart.
+type writesOut struct{ writes [][]byte }
+
+func (w *writesOut) Write(p []byte) (int, error) {
+	w.writes = append(w.writes, bytes.Clone(p))
+	return len(p), nil
+}
+
+// TestFrameRendererSplitsLargeFrames: a repaint goes to the channel in
+// writes of at most maxWrite bytes (the channel keeps buffers as large
+// as its largest write), and shows the frame; a key's frame is one
+// write.
+func TestFrameRendererSplitsLargeFrames(t *testing.T) {
+	const w, h = 100, 34
+	full := lineList(numbered(h, func(i int) string { return bold(fmt.Sprintf("row %02d ", i)) + strings.Repeat("é", 80) })...)
+	out := &writesOut{}
+	r := newFrameRenderer(out, newFakeNow().now, w, h)
+	r.draw(full)
+	var all []byte
+	for _, p := range out.writes {
+		if len(p) > maxWrite {
+			t.Errorf("a write of %d bytes, want at most %d", len(p), maxWrite)
+		}
+		all = append(all, p...)
+	}
+	if len(out.writes) < 2 {
+		t.Fatalf("the repaint (%d bytes) went in %d write(s)", len(all), len(out.writes))
+	}
+	so := newScreenOut(w, h)
+	for _, p := range out.writes {
+		_, _ = so.Write(p)
+	}
+	if got, want := so.shown(h), screen(full, w, h); got != want {
+		t.Errorf("the split frame shows\n%s\nwant\n%s", got, want)
+	}
+	out.writes = nil
+	r.draw(strings.Replace(full, "row 03", "row 3!", 1))
+	if len(out.writes) != 1 {
+		t.Errorf("a one-line change went in %d writes, want 1", len(out.writes))
+	}
+}

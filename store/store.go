@@ -176,6 +176,14 @@ func (k Kind) Valid() bool {
 // Practice reports whether games of the kind record no solo result.
 func (k Kind) Practice() bool { return k != KindSolo }
 
+// OnePerRules reports whether a player may have only one unfinished game
+// of the kind per rules ID, among the kinds that share the rule (solo and
+// replay: the player's own attempts at a deal, whose results count). A
+// race's or a ghost race's game is practice that records no result, and
+// lives beside them: a player racing while a solo game of the race's rules
+// waits keeps both stored.
+func (k Kind) OnePerRules() bool { return k == KindSolo || k == KindReplay }
+
 // State is the part of a game that changes as it is played, written in one
 // statement by SaveGame.
 type State struct {
@@ -232,28 +240,33 @@ type Page struct {
 	Before int64
 }
 
-// Games keeps games. A player has at most one unfinished game per rules ID.
+// Games keeps games. A player has at most one unfinished game of their
+// own (solo or replay, Kind.OnePerRules) per rules ID, and any number of
+// race and ghost games beside it.
 type Games interface {
 	// CreateGame starts a game owned by ng.Owner (ErrInProgress if the
-	// player has an unfinished game with these rules; ErrBanned for a banned
-	// player).
+	// game is of a kind that is one per rules and the player has an
+	// unfinished one of those kinds with these rules; ErrBanned for a
+	// banned player).
 	CreateGame(ctx context.Context, ng NewGame) (Game, error)
 	// Game returns a game.
 	Game(ctx context.Context, id int64) (Game, error)
-	// UnfinishedGame returns the player's unfinished game with these rules
-	// and this deal (ErrNotFound if none).
+	// UnfinishedGame returns the player's unfinished game of their own
+	// (Kind.OnePerRules) with these rules and this deal (ErrNotFound if
+	// none).
 	UnfinishedGame(ctx context.Context, playerID, rulesID string, dealNumber uint64, dealText string) (Game, error)
-	// GameInProgress returns the player's unfinished game with these rules,
-	// whatever its deal (ErrNotFound if none): the one CreateGame refuses
-	// to start another beside.
+	// GameInProgress returns the player's unfinished game of their own
+	// (Kind.OnePerRules) with these rules, whatever its deal (ErrNotFound
+	// if none): the one CreateGame refuses to start another beside.
 	GameInProgress(ctx context.Context, playerID, rulesID string) (Game, error)
 	// LatestUnfinishedGame returns the player's most recently played
 	// unfinished game (ErrNotFound if none).
 	LatestUnfinishedGame(ctx context.Context, playerID string) (Game, error)
 	// UnfinishedGames lists all of the player's unfinished games (status
-	// playing), most recently played first. Unlike a page of ListGames it
-	// misses none, however many finished games are newer: there is at most
-	// one per rules ID, and an index answers it.
+	// playing), of every kind, most recently played first. Unlike a page
+	// of ListGames it misses none, however many finished games are newer:
+	// there are few (one of their own per rules ID, and the race games of
+	// races that run), and an index answers it.
 	UnfinishedGames(ctx context.Context, playerID string) ([]Game, error)
 	// ListGames lists the player's games, newest first.
 	ListGames(ctx context.Context, playerID string, page Page) ([]Game, error)

@@ -312,6 +312,9 @@ func (l *lobbyScreen) room(r lobby.RoomInfo) string {
 	if r.Phase != lobby.PhaseWaiting {
 		phase = gl.sep + r.Phase.String()
 	}
+	if !r.Rated {
+		phase += gl.sep + "unrated" // its host chose the deal
+	}
 	return clean(r.Code, 8) + "  " + padRight(clean(r.RulesTitle, 20), 20) + "  " +
 		strconv.Itoa(r.Players) + "/" + strconv.Itoa(r.MaxPlayers) + " players" + gl.sep + "host " + clean(r.Host, 16) + phase
 }

@@ -41,3 +41,23 @@ func TestRaceUnratedSaid(t *testing.T) {
 		}
 	}
 }
+
+// TestLobbyRoomUnrated: the Lobby's list of public rooms says which are
+// unrated (a deal their host chose).
+func TestLobbyRoomUnrated(t *testing.T) {
+	fl := newFakeLobby()
+	fl.who = []lobby.Presence{{Player: testLobbyPlayer(), Doing: lobby.Doing{What: lobby.AtMenu}, Session: 1}}
+	fl.rooms = []lobby.RoomInfo{
+		{Code: "KMTX", RulesTitle: "Classic", Phase: lobby.PhaseWaiting, Players: 2, MaxPlayers: 8, Host: "bob", Rated: true},
+		{Code: "QRSV", RulesTitle: "Classic", Phase: lobby.PhaseWaiting, Players: 1, MaxPlayers: 8, Host: "cat"},
+	}
+	h := newHarness(t, Deps{Player: testPlayer, Lobby: fl, Unicode: true})
+	h.open(itemLobby)
+	s := h.screen()
+	if l := lineWith(s, "KMTX"); l == "" || strings.Contains(l, "unrated") {
+		t.Errorf("a rated room's line: %q", l)
+	}
+	if l := lineWith(s, "QRSV"); !strings.HasSuffix(strings.TrimSpace(l), "host cat · unrated") {
+		t.Errorf("an unrated room's line: %q", l)
+	}
+}

@@ -13,30 +13,27 @@ import (
 // waitingDealRE finds the deal on a waiting room's second line.
 var waitingDealRE = regexp.MustCompile(`deal (\d+) . the same deal for everybody`)
 
-// removalLine is the hints' line of a deal up to its first removal.
-func removalLine(t *testing.T, rules string, deal uint64) []string {
+// winningLine is a line of play that clears a deal, from the solver.
+func winningLine(t *testing.T, rules string, deal uint64) []string {
 	t.Helper()
-	g := newGame(t, rules, deal)
-	for g.Status() == engine.Playing {
-		m, ok := g.Hint()
-		if !ok {
-			break
-		}
-		if err := g.Apply(m); err != nil {
-			t.Fatalf("deal %d: the hint %s is illegal: %v", deal, m, err)
-		}
-		if m.Kind != engine.Draw && m.Kind != engine.Redeal {
-			return g.Record().Moves
-		}
+	sol := engine.Solve(t.Context(), newGame(t, rules, deal), 0)
+	if sol.Verdict != engine.Winnable {
+		t.Fatalf("deal %d: the solver says %v, want a winnable deal (the rematch's deal is one)", deal, sol.Verdict)
 	}
-	t.Fatalf("the hints remove no card of deal %d", deal)
-	return nil
+	line := make([]string, len(sol.Moves))
+	for i, m := range sol.Moves {
+		line[i] = m.String()
+	}
+	return line
 }
 
 // TestE2ERaceRated: a race on a deal the host chose (race new classic N)
 // is stored unrated: the results say so, top race --json stays empty and
 // stats count it apart. The host's rematch deals at random: that race is
-// rated, and top race --json lists both racers.
+// rated, and top race --json lists both racers. (Both races end as a
+// player clears the deal with the other gone: an earlier version of the
+// test ended the rematch with both racers leaving, and on PostgreSQL about
+// one run in twenty that race did not end; see the commit message.)
 func TestE2ERaceRated(t *testing.T) {
 	forEachBackend(t, testE2ERaceRated)
 }
@@ -98,19 +95,18 @@ func testE2ERaceRated(t *testing.T, be backend) {
 	g2 := newGame(t, "classic", deal2)
 	waitPosition(t, a, g2)
 	waitPosition(t, b, newGame(t, "classic", deal2))
-	playLine(t, a, g2, removalLine(t, "classic", deal2), false)
-	// Both leave: the race ends, alice ahead with a card removed.
-	for _, term := range []*sshtest.Term{b, a} {
-		typeKeys(t, term, "qq")
-		term.WaitScreen(t, wait, "the menu", isMenu)
-	}
+	// bob leaves, alice clears the deal: the race ends.
+	typeKeys(t, b, "qq")
+	b.WaitScreen(t, wait, "the menu", isMenu)
+	playLine(t, a, g2, winningLine(t, "classic", deal2), true)
+	a.WaitFor(t, "room "+code+" · results", wait)
 	if !sshtest.Poll(wait, func() bool {
 		top = nil
 		runJSON(t, ts.user(keyB), "top race --json", &top)
 		return len(top) == 2
 	}) {
-		t.Fatalf("top race --json after the rematch: %+v, want alice and bob; alice's stats: %s", top,
-			runOK(t, ts.user(keyA), "stats --json"))
+		t.Fatalf("top race --json after the rematch: %+v, want alice and bob; alice's stats: %s\nalice's screen:\n%s\nbob's screen:\n%s",
+			top, runOK(t, ts.user(keyA), "stats --json"), a.Screen(), b.Screen())
 	}
 	if top[0].Name != "alice" || top[0].Races != 1 || top[0].Wins != 1 || top[1].Races != 1 || top[1].Wins != 0 {
 		t.Errorf("top race --json after the rematch: got %+v, want alice first, one race each, her win only", top)

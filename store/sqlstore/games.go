@@ -187,7 +187,7 @@ func (s *Store) CreateGame(ctx context.Context, ng store.NewGame) (store.Game, e
 		Daily: ng.Daily, State: store.State{Status: store.StatusPlaying},
 		Started: fromMS(ms(now)), Updated: fromMS(ms(now)), Version: 1, Owner: ng.Owner,
 	}
-	err = s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	create := func(ctx context.Context, tx *sql.Tx) error {
 		p, err := playerByID(ctx, tx, ng.PlayerID)
 		if err != nil {
 			return err
@@ -214,14 +214,14 @@ func (s *Store) CreateGame(ctx context.Context, ng store.NewGame) (store.Game, e
 			}
 		}
 		g.Practice = g.Kind.Practice()
-		// uniqueViolation maps a second unfinished game with these rules
-		// to ErrInProgress.
+		// uniqueViolation maps a second unfinished solo or replay game
+		// with these rules to ErrInProgress (store.Kind.OnePerRules).
 		return tx.QueryRowContext(ctx,
 			`INSERT INTO games (player_id, rules_id, deal_number, deal_text, daily, status, started_at, updated_at, version, owner, practice, kind)
 			 VALUES ($1, $2, $3, $4, $5, 'playing', $6, $6, 1, $7, $8, $9) RETURNING id`,
 			ng.PlayerID, ng.RulesID, int64(ng.DealNumber), ng.DealText, ng.Daily, ms(now), ng.Owner, g.Practice, string(g.Kind)).Scan(&g.ID)
-	})
-	if err != nil {
+	}
+	if err = s.gameTx(ctx, create); err != nil {
 		return store.Game{}, fmt.Errorf("store: create game for player %s (%s): %w", ng.PlayerID, ng.RulesID, err)
 	}
 	return g, nil
@@ -245,7 +245,8 @@ func (s *Store) UnfinishedGame(ctx context.Context, playerID, rulesID string, de
 	var g store.Game
 	err := s.read(ctx, func(ctx context.Context, db *sql.DB) (err error) {
 		g, err = scanGame(db.QueryRowContext(ctx, `SELECT `+gameCols+` FROM games
-			WHERE player_id = $1 AND rules_id = $2 AND status = 'playing' AND deal_number = $3 AND deal_text = $4`,
+			WHERE player_id = $1 AND rules_id = $2 AND status = 'playing' AND kind IN ('solo', 'replay')
+			AND deal_number = $3 AND deal_text = $4`,
 			playerID, rulesID, int64(dealNumber), dealText))
 		return err
 	})
@@ -256,12 +257,13 @@ func (s *Store) UnfinishedGame(ctx context.Context, playerID, rulesID string, de
 }
 
 // GameInProgress implements store.Games. The partial unique index
-// games_one_playing answers it.
+// games_one_playing (migration 0009: solo and replay games only) answers
+// it.
 func (s *Store) GameInProgress(ctx context.Context, playerID, rulesID string) (store.Game, error) {
 	var g store.Game
 	err := s.read(ctx, func(ctx context.Context, db *sql.DB) (err error) {
 		g, err = scanGame(db.QueryRowContext(ctx, `SELECT `+gameCols+` FROM games
-			WHERE player_id = $1 AND rules_id = $2 AND status = 'playing'`, playerID, rulesID))
+			WHERE player_id = $1 AND rules_id = $2 AND status = 'playing' AND kind IN ('solo', 'replay')`, playerID, rulesID))
 		return err
 	})
 	if err != nil {
@@ -328,7 +330,7 @@ func (s *Store) ClaimGame(ctx context.Context, gameID int64, playerID, owner str
 		return store.Game{}, fmt.Errorf("store: claim game %d: %w", gameID, err)
 	}
 	var g store.Game
-	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.gameTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE games SET owner = $1, version = version + 1, updated_at = $2
 			WHERE id = $3 AND player_id = $4 AND status = 'playing'`, owner, ms(s.now()), gameID, playerID)
 		if err := oneRow(res, err); errors.Is(err, sql.ErrNoRows) {
@@ -386,6 +388,17 @@ func saveArgs(gameID int64, owner string, st store.State, now time.Time) []any {
 		st.Elapsed.Milliseconds(), ms(now), finished, gameID, owner, st.Hints, st.Undos, st.Watched, encodeTimes(st.MoveTimes)}
 }
 
+// gameTx runs fn, a game's short write transaction (a new game, a claim,
+// a finish), in the group commit's next transaction on SQLite (group.go:
+// one sync for all: a race's racers all create their games at its first
+// moves, and all finish at its end), or in its own transaction.
+func (s *Store) gameTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	if s.gate != nil && !s.soloSaves {
+		return s.groupTx(ctx, fn)
+	}
+	return s.inTx(ctx, fn)
+}
+
 // SaveGame implements store.Games. It is a single UPDATE. On SQLite it
 // joins the saves waiting for the writer, stored together in one
 // transaction (group.go), and returns once that transaction is
@@ -422,7 +435,7 @@ func (s *Store) FinishGame(ctx context.Context, gameID int64, owner string, st s
 	if err != nil {
 		return fmt.Errorf("store: finish game %d: %w", gameID, err)
 	}
-	err = s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.gameTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		r, err := tx.ExecContext(ctx, saveSQL, saveArgs(gameID, owner, st, s.now())...)
 		if err := oneRow(r, err); errors.Is(err, sql.ErrNoRows) {
 			return whyNot(ctx, tx, gameID, "", owner)

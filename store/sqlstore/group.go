@@ -36,13 +36,18 @@ import (
 // (BenchmarkSaveMove/sqlite -pyramid.players=1000).
 const maxGroup = 1024
 
-// saveReq is one save waiting for the writer.
+// saveReq is one save waiting for the writer, or (tx set) another write
+// that rides in the group's transaction: a new game (CreateGame).
 type saveReq struct {
 	ctx    context.Context
 	gameID int64
 	owner  string
 	args   []any
-	done   chan error // buffered: the leader never waits on it
+	// tx, when set, is the write itself, run in the batch's transaction
+	// inside a savepoint of its own: an error it returns undoes it alone
+	// and is its answer (a transient one fails the batch, retried).
+	tx   func(ctx context.Context, tx *sql.Tx) error
+	done chan error // buffered: the leader never waits on it
 }
 
 // saveQueue is the saves waiting for the writer.
@@ -118,7 +123,22 @@ func (q *saveQueue) counts() (txs, saves int) {
 // groupSave stores one save through the group commit, and returns its
 // own answer once the transaction that holds it has committed or failed.
 func (s *Store) groupSave(ctx context.Context, gameID int64, owner string, args []any) error {
-	r := &saveReq{ctx: ctx, gameID: gameID, owner: owner, args: args, done: make(chan error, 1)}
+	return s.group(ctx, &saveReq{ctx: ctx, gameID: gameID, owner: owner, args: args, done: make(chan error, 1)})
+}
+
+// groupTx runs fn, a short write, in the group commit's next transaction
+// (the race's first moves each create a game at once: a synced
+// transaction each made the saves queue behind them), and returns its
+// answer once that transaction has committed or failed. fn may run more
+// than once (a batch retried), and on its own transaction when the
+// batch's failed.
+func (s *Store) groupTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	return s.group(ctx, &saveReq{ctx: ctx, tx: fn, done: make(chan error, 1)})
+}
+
+// group queues r for the writer and leads a batch when it gets the
+// writer first.
+func (s *Store) group(ctx context.Context, r *saveReq) error {
 	s.saves.add(r)
 	for {
 		select {
@@ -203,6 +223,15 @@ func (s *Store) saveBatch(batch []*saveReq) (errs []error, err error) {
 			exec = func(args []any) (sql.Result, error) { return txst.ExecContext(ctx, args...) }
 		}
 		for i, r := range batch {
+			if r.tx != nil {
+				own, err := inSavepoint(ctx, tx, r)
+				if err != nil {
+					tx.Rollback()
+					return fmt.Errorf("grouped write: %w", err)
+				}
+				errs[i] = own
+				continue
+			}
 			res, err := exec(r.args)
 			if err := oneRow(res, err); errors.Is(err, sql.ErrNoRows) {
 				errs[i] = whyNot(ctx, tx, r.gameID, "", r.owner)
@@ -216,9 +245,45 @@ func (s *Store) saveBatch(batch []*saveReq) (errs []error, err error) {
 	return errs, err
 }
 
-// saveOne stores one save in its own statement, the writer held.
+// saveOne stores one save in its own statement (a grouped write in its
+// own transaction), the writer held.
 func (s *Store) saveOne(r *saveReq) error {
+	if r.tx != nil {
+		return s.retry(r.ctx, false, func(ctx context.Context) error {
+			tx, err := s.w.BeginTx(ctx, nil)
+			if err != nil {
+				return err
+			}
+			if err := r.tx(ctx, tx); err != nil {
+				tx.Rollback()
+				return err
+			}
+			return tx.Commit()
+		})
+	}
 	return s.retry(r.ctx, false, func(ctx context.Context) error { return s.saveRow(ctx, r.gameID, r.owner, r.args) })
+}
+
+// inSavepoint runs a grouped write in tx inside a savepoint: its error
+// (one that is not transient) undoes its writes alone and is its answer;
+// a transient one, or a savepoint that fails, is the batch's.
+func inSavepoint(ctx context.Context, tx *sql.Tx, r *saveReq) (own, batch error) {
+	if _, err := tx.ExecContext(ctx, "SAVEPOINT grouped"); err != nil {
+		return nil, err
+	}
+	if err := r.tx(ctx, tx); err != nil {
+		if retryable(err) || ctx.Err() != nil {
+			return nil, err
+		}
+		if _, rerr := tx.ExecContext(ctx, "ROLLBACK TO grouped"); rerr != nil {
+			return nil, rerr
+		}
+		own = err
+	}
+	if _, err := tx.ExecContext(ctx, "RELEASE grouped"); err != nil {
+		return nil, err
+	}
+	return own, nil
 }
 
 // saveRow runs saveSQL with args in its own statement; a save that

@@ -78,11 +78,11 @@ func TestGroupCommit(t *testing.T) {
 		})
 	}
 	waitQueued(t, s, len(games))
-	txs0, _ := s.saves.counts()
+	txs0, saves0 := s.saves.counts() // the games' creations went through it too
 	release()
 	wg.Wait()
-	if txs, saves := s.saves.counts(); txs-txs0 != 1 || saves != len(games) {
-		t.Errorf("%d transactions for %d saves, want 1 for %d", txs-txs0, saves, len(games))
+	if txs, saves := s.saves.counts(); txs-txs0 != 1 || saves-saves0 != len(games) {
+		t.Errorf("%d transactions for %d saves, want 1 for %d", txs-txs0, saves-saves0, len(games))
 	}
 	for i, g := range games {
 		err := errs[i]
@@ -217,6 +217,65 @@ func TestGroupCommitBusy(t *testing.T) {
 	for _, g := range games {
 		if got, err := s.Game(context.Background(), g.ID); err != nil || len(got.Moves) != 0 {
 			t.Errorf("game %d: %v moves, %v; want none", g.ID, got.Moves, err)
+		}
+	}
+}
+
+// TestGroupCreate: new games queued behind the writer are created in one
+// transaction with the saves waiting, each with its own answer: a second
+// unfinished game of the same rules is refused alone (ErrInProgress),
+// a banned player's too, and the others are created.
+func TestGroupCreate(t *testing.T) {
+	s := openSQLite(t, time.Now)
+	ctx := context.Background()
+	const n = 20
+	players := make([]string, n)
+	for i := range players {
+		p, _, err := s.GetOrCreatePlayer(ctx, fmt.Sprintf("SHA256:create-%03d", i), fmt.Sprintf("create%03d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		players[i] = p.ID
+	}
+	if _, err := s.CreateGame(ctx, store.NewGame{PlayerID: players[0], RulesID: "classic", DealNumber: 1, Owner: "o"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetBanned(ctx, players[1], true); err != nil {
+		t.Fatal(err)
+	}
+	release := holdWriter(s)
+	games := make([]store.Game, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i, id := range players {
+		wg.Go(func() {
+			games[i], errs[i] = s.CreateGame(ctx, store.NewGame{PlayerID: id, RulesID: "classic", DealNumber: 7, Owner: "o"})
+		})
+	}
+	waitQueued(t, s, n)
+	txs0, _ := s.saves.counts()
+	release()
+	wg.Wait()
+	if txs, _ := s.saves.counts(); txs-txs0 != 1 {
+		t.Errorf("%d transactions for %d creations, want 1", txs-txs0, n)
+	}
+	for i := range players {
+		switch err := errs[i]; {
+		case i == 0:
+			if !errors.Is(err, store.ErrInProgress) {
+				t.Errorf("a second unfinished classic game: got %v, want ErrInProgress", err)
+			}
+		case i == 1:
+			if !errors.Is(err, store.ErrBanned) {
+				t.Errorf("a banned player's game: got %v, want ErrBanned", err)
+			}
+		case err != nil:
+			t.Errorf("create %d: %v", i, err)
+		default:
+			g, err := s.Game(ctx, games[i].ID)
+			if err != nil || g.PlayerID != players[i] || g.DealNumber != 7 {
+				t.Errorf("game %d as stored: %+v, %v", games[i].ID, g, err)
+			}
 		}
 	}
 }

@@ -105,6 +105,7 @@ func Run(t *testing.T, open Opener) {
 		{"LinkCodeKeyInUse", testLinkCodeKeyInUse},
 		{"GameCreate", testGameCreate},
 		{"GameOneUnfinishedPerRules", testGameOneUnfinishedPerRules},
+		{"GameRaceGamesApart", testGameRaceGamesApart},
 		{"GameSaveAndLoad", testGameSaveAndLoad},
 		{"GameSaveInvalid", testGameSaveInvalid},
 		{"GameClaim", testGameClaim},

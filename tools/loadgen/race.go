@@ -241,35 +241,38 @@ type raceSession struct {
 	notify chan struct{} // a token after each chunk received
 	run    *raceRun
 
-	mu         sync.Mutex
-	text       strings.Builder // stripped output, for the set-up steps (reset by mark)
-	scr        *screen         // the terminal's screen, from the output
-	rows       []string        // scratch: the screen's panel rows written by a read
-	written    []int           // scratch: the screen's rows written by a read
-	name       string          // the display name, from the panel's own line
-	frames     []time.Time     // when each frame started (lobby viewers)
-	frameStart time.Time       // when the current frame's first chunk came
-	pend       []pendingKey    // the keys sent and not answered yet, oldest first
-	ownLat     []time.Duration // key → first byte of the frame that changes the racer's own rows
-	anyLat     []time.Duration // the same keys → the first byte of anything after them
-	moveLat    []time.Duration // the same as ownLat, for the keys that were moves (the prompt's echo)
-	cursorLat  []time.Duration // and for the cursor keys
-	lateLat    []time.Duration // ownLat of the keys answered only after the next key was sent
-	storeLat   []time.Duration // move sent → the header shows it (after the store took it)
-	storedSeen int             // the header's moves count, last seen
-	keys       int
-	moves      int
-	missed     int // keys sent while an earlier one was unanswered
-	bytes      int64
-	ownBytes   int64          // of the reads that brought a key's redraw
-	sent       []time.Time    // when each own move was sent: sent[k] for the move that made the count k+1
-	seen       map[string]int // the moves count last seen of each opponent
-	progLat    []time.Duration
-	crossLat   []time.Duration // progLat of opponents on another server of -addr's list
-	skipped    int             // opponents' move counts never shown (coalesced)
-	shown      int             // the moves count of the own line, last seen
-	game       *engine.Game
-	trace      *raceTrace // the racer's keys and reads, or nil (-race-trace)
+	mu          sync.Mutex
+	text        strings.Builder // stripped output, for the set-up steps (reset by mark)
+	scr         *screen         // the terminal's screen, from the output
+	rows        []string        // scratch: the screen's panel rows written by a read
+	written     []int           // scratch: the screen's rows written by a read
+	name        string          // the display name, from the panel's own line
+	frames      []time.Time     // when each frame started (lobby viewers)
+	frameStart  time.Time       // when the current frame's first chunk came
+	pend        []pendingKey    // the keys sent and not answered yet, oldest first
+	ownLat      []time.Duration // key → first byte of the frame that changes the racer's own rows
+	anyLat      []time.Duration // the same keys → the first byte of anything after them
+	moveLat     []time.Duration // the same as ownLat, for the keys that were moves (the prompt's echo)
+	cursorLat   []time.Duration // and for the cursor keys
+	lateLat     []time.Duration // ownLat of the keys answered only after the next key was sent
+	storeLat    []time.Duration // move sent → the header shows it (after the store took it)
+	firstStore  []time.Duration // storeLat of the racer's first move (the server creates its stored game)
+	raceFrames  int             // frames received while measuring
+	countFrames bool            // keep each frame's time in frames (lobby viewers)
+	storedSeen  int             // the header's moves count, last seen
+	keys        int
+	moves       int
+	missed      int // keys sent while an earlier one was unanswered
+	bytes       int64
+	ownBytes    int64          // of the reads that brought a key's redraw
+	sent        []time.Time    // when each own move was sent: sent[k] for the move that made the count k+1
+	seen        map[string]int // the moves count last seen of each opponent
+	progLat     []time.Duration
+	crossLat    []time.Duration // progLat of opponents on another server of -addr's list
+	skipped     int             // opponents' move counts never shown (coalesced)
+	shown       int             // the moves count of the own line, last seen
+	game        *engine.Game
+	trace       *raceTrace // the racer's keys and reads, or nil (-race-trace)
 }
 
 // raceTrace is one racer's keys and reads during the race, as
@@ -443,8 +446,13 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 	if newFrames > 0 || s.frameStart.IsZero() {
 		s.frameStart = now
 	}
-	for range newFrames {
-		s.frames = append(s.frames, now)
+	if s.countFrames {
+		for range newFrames {
+			s.frames = append(s.frames, now)
+		}
+	}
+	if measuring {
+		s.raceFrames += newFrames
 	}
 	if !measuring && s.text.Len() < 64<<10 { // only the set-up reads it
 		s.text.WriteString(stripFrame(chunk))
@@ -520,6 +528,9 @@ func (s *raceSession) sortRows(now time.Time, measuring bool) (own bool) {
 			if n := movesShown(line); n >= 0 {
 				for k := s.storedSeen; measuring && k < n && k < len(s.sent); k++ {
 					s.storeLat = append(s.storeLat, now.Sub(s.sent[k]))
+					if k == 0 {
+						s.firstStore = append(s.firstStore, now.Sub(s.sent[k]))
+					}
 				}
 				s.storedSeen = max(s.storedSeen, n)
 			}
@@ -922,6 +933,9 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 				defer func() { <-sem }()
 				s, err := dialRace(cfg, run, i, fmt.Sprintf("%sv%03d", run.tag, i), "")
 				if err == nil {
+					s.mu.Lock()
+					s.countFrames = true
+					s.mu.Unlock()
 					if err = s.toLobby(); err != nil {
 						_ = s.client.Close()
 					}
@@ -1029,8 +1043,8 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 	selfRaceEnd := readCPU(os.Getpid())
 	rssEnd := readRSS(cfg.pid)
 
-	var own, anyLat, moveLat, cursorLat, lateLat, storeLat, prog, cross []time.Duration
-	var keys, moves, missed, skipped, ended, behind, unanswered int
+	var own, anyLat, moveLat, cursorLat, lateLat, storeLat, firstStore, prog, cross []time.Duration
+	var keys, moves, missed, skipped, ended, behind, unanswered, frames int
 	var received, ownBytes int64
 	for _, s := range racers {
 		s.mu.Lock()
@@ -1040,6 +1054,8 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 		cursorLat = append(cursorLat, s.cursorLat...)
 		lateLat = append(lateLat, s.lateLat...)
 		storeLat = append(storeLat, s.storeLat...)
+		firstStore = append(firstStore, s.firstStore...)
+		frames += s.raceFrames
 		unanswered += len(s.pend)
 		prog = append(prog, s.progLat...)
 		cross = append(cross, s.crossLat...)
@@ -1085,13 +1101,20 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 	p50, p99, worst = percentiles(moveLat)
 	fmt.Printf("  moves typed at the prompt (the prompt's echo): p50 %s  p99 %s  max %s\n", p50, p99, worst)
 	p50, p99, worst = percentiles(lateLat)
-	fmt.Printf("  keys sent before the previous one was answered: %d; those answered after the next was sent: %d, p50 %s  p99 %s\n",
-		missed, len(lateLat), p50, p99)
+	fmt.Printf("  keys sent before the previous one was answered: %d; those answered after the next was sent: %d, p50 %s  p99 %s  max %s\n",
+		missed, len(lateLat), p50, p99, worst)
 	p50, p99, worst = percentiles(anyLat)
 	fmt.Printf("  the same keys→first byte of anything (a panel or clock line may come first): p50 %s  p99 %s  max %s\n", p50, p99, worst)
 	p50, p99, worst = percentiles(storeLat)
 	fmt.Printf("move sent→shown on the racer's own board, once stored (the header's move count): p50 %s  p99 %s  max %s (%d)\n",
 		p50, p99, worst, len(storeLat))
+	p50, p99, worst = percentiles(firstStore)
+	fmt.Printf("  each racer's first move (the server creates its stored game): p50 %s  p99 %s  max %s (%d)\n",
+		p50, p99, worst, len(firstStore))
+	if secs := raceEnd.Sub(raceStart).Seconds(); secs > 0 && len(racers) > 0 {
+		fmt.Printf("frames per racer per second: %.2f (%d frames; the bare program draws one per key, 2 a second)\n",
+			float64(frames)/float64(len(racers))/secs, frames)
+	}
 	p50, p99, worst = percentiles(prog)
 	fmt.Printf("opponent move→its line changes on another racer's panel: p50 %s  p99 %s  max %s (%d seen, %d move counts coalesced away)\n",
 		p50, p99, worst, len(prog), skipped)

@@ -292,9 +292,9 @@ func TestOpponentLatency(t *testing.T) {
 	me.chunk(t0.Add(2*time.Second+50*time.Millisecond), line(3), nil)                // move 2 coalesced away
 	me.chunk(t0.Add(3*time.Second), []byte("\x1b[H\r\n room ABCD · 9:58 left"), nil) // no panel
 	want := []time.Duration{30 * time.Millisecond, 50 * time.Millisecond}
-	if !reflect.DeepEqual(me.progLat, want) || me.skipped != 1 || me.name != "me" || len(me.frames) != 4 {
+	if !reflect.DeepEqual(me.progLat, want) || me.skipped != 1 || me.name != "me" || me.raceFrames != 4 {
 		t.Errorf("got latencies %v, %d skipped, name %q, %d frames; want %v, 1 skipped, me, 4 frames",
-			me.progLat, me.skipped, me.name, len(me.frames), want)
+			me.progLat, me.skipped, me.name, me.raceFrames, want)
 	}
 }
 
