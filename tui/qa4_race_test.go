@@ -43,6 +43,7 @@ func TestRaceClearedPanelPar(t *testing.T) {
 	a := &analystSolver{par: 41}
 	snap := raceRoom(2, lobby.PhaseRacing)
 	snap.Deal = 3
+	snap.Members[0].Finish = 3*time.Second + 300*time.Millisecond // a clock that makes the line long
 	f := &fakeRaces{seat: RaceSeat{You: "p0", Snapshot: snap}}
 	h := newHarness(t, Deps{Races: f, Solver: a, Args: []string{"race", snap.Code}, Width: 80, Height: 24, Unicode: true})
 	h.keys(":")
@@ -50,8 +51,16 @@ func TestRaceClearedPanelPar(t *testing.T) {
 	h.keys("enter")
 	h.send(raceDoneMsg{what: "move", play: true, seq: 1, round: 1})
 	want := strconv.Itoa(len(line)) + " moves, par 41"
-	if s := screenOf(h); !strings.Contains(s, "You cleared the pyramid!") || !strings.Contains(s, want) {
+	s := screenOf(h)
+	if !strings.Contains(s, "You cleared the pyramid!") || !strings.Contains(s, want) {
 		t.Fatalf("want the cleared panel with %q:\n%s", want, s)
+	}
+	// At 80 columns the line is too long for the panel: it breaks
+	// between its parts, none of them cut (seen: "ime 0:03.3 · … passe").
+	for _, part := range []string{"time 0:03.3", "3 of 3 passes"} {
+		if !strings.Contains(s, part) {
+			t.Errorf("the panel cuts %q:\n%s", part, s)
+		}
 	}
 }
 

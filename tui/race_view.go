@@ -292,8 +292,13 @@ func (rs *raceScreen) panel(dst []string, moves, passes string, w int) []string 
 	if me.Finish > 0 {
 		tm = "time " + share.RaceTime(me.Finish) + rs.env.gl.sep
 	}
-	return append(dst, "You cleared the pyramid!", "", tm+moves+rs.env.gl.sep+passes, "",
-		"the results come when everybody is done")
+	figures := []string{tm + moves + rs.env.gl.sep + passes}
+	if cells(figures[0]) > w {
+		figures = []string{tm + moves, passes} // too wide: broken between its parts
+	}
+	dst = append(dst, "You cleared the pyramid!", "")
+	dst = append(dst, figures...)
+	return append(dst, "", "the results come when everybody is done")
 }
 
 // viewWaiting draws the waiting room and the countdown.
