@@ -42,10 +42,11 @@ type Term struct {
 	mu  sync.Mutex // guards emu
 	emu *vt.Emulator
 
-	bytesIn atomic.Int64 // bytes received from the server
-	done    chan struct{}
-	waitErr error
-	once    sync.Once
+	bytesIn  atomic.Int64 // bytes received from the server
+	lastRead atomic.Int64 // when output last arrived, in UnixNano
+	done     chan struct{}
+	waitErr  error
+	once     sync.Once
 }
 
 // OpenTerm opens a PTY session on client and starts its shell (or command).
@@ -129,6 +130,7 @@ type emuWriter struct{ t *Term }
 
 func (w emuWriter) Write(p []byte) (int, error) {
 	w.t.bytesIn.Add(int64(len(p)))
+	w.t.lastRead.Store(time.Now().UnixNano())
 	w.t.mu.Lock()
 	defer w.t.mu.Unlock()
 	return w.t.emu.Write(p) //nolint:wrapcheck // test helper
@@ -194,13 +196,22 @@ func (t *Term) WaitFor(tb testing.TB, want string, timeout time.Duration) string
 	return t.WaitScreen(tb, timeout, want, func(s string) bool { return strings.Contains(s, want) })
 }
 
-// WaitScreen waits until cond holds for the screen and returns the screen;
-// it fails the test, naming what and showing the last screen, if that does
+// settleTime is how long output must have paused before a screen counts
+// as drawn: the server sends a large frame (a new screen) in several
+// writes, and a screen read between two of them is half old, half new.
+const settleTime = 15 * time.Millisecond
+
+// WaitScreen waits until cond holds for the screen, once the output has
+// paused for settleTime (a frame is whole), and returns the screen; it
+// fails the test, naming what and showing the last screen, if that does
 // not happen in timeout.
 func (t *Term) WaitScreen(tb testing.TB, timeout time.Duration, what string, cond func(screen string) bool) string {
 	tb.Helper()
 	var screen string
-	if !Poll(timeout, func() bool { screen = t.Screen(); return cond(screen) }) {
+	settled := func() bool {
+		return time.Since(time.Unix(0, t.lastRead.Load())) >= settleTime
+	}
+	if !Poll(timeout, func() bool { screen = t.Screen(); return settled() && cond(screen) }) {
 		tb.Fatalf("screen did not show %q within %s; screen:\n%s", what, timeout, screen)
 	}
 	return screen
