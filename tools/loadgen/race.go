@@ -628,6 +628,30 @@ func (s *raceSession) output() string {
 	return s.text.String()
 }
 
+// ownName waits until the panel has shown the racer's own line, and
+// returns the name on it ("" after timeout): a frame may come in several
+// reads (the arcade writes a large one in pieces), so an opponent's line
+// can be read before the own one.
+func (s *raceSession) ownName(timeout time.Duration) string {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		name := s.name
+		s.mu.Unlock()
+		if name != "" {
+			return name
+		}
+		select {
+		case <-s.notify:
+		case <-s.ended:
+			return ""
+		case <-deadline.C:
+			return ""
+		}
+	}
+}
+
 // mark forgets the output so far: the next waitText looks at what comes
 // after.
 func (s *raceSession) mark() {
@@ -743,9 +767,7 @@ func setUp(cfg loadConfig, rc *raceConfig, run *raceRun, i, size int, sem chan s
 			rm.err = err
 			return rm
 		}
-		s.mu.Lock()
-		name := s.name
-		s.mu.Unlock()
+		name := s.ownName(roomLimit) // the panel's first line may come before the own one
 		if name == "" {
 			rm.err = fmt.Errorf("%s: no own line in the race panel: %q", s.user, s.text.String())
 			return rm
