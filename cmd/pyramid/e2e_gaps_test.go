@@ -122,7 +122,8 @@ func TestE2ERaceMovesAndShares(t *testing.T) {
 	}, "bob's race game, of kind race")
 	sshtest.Eventually(t, wait, func() bool {
 		out := runOK(t, ts.user(keyB), "share "+strconv.FormatInt(id, 10))
-		return strings.HasPrefix(out, "Pyramid race · Classic · 2nd of 2 · 0/28 · ") && strings.HasSuffix(out, " · 1 move · unrated\n") // a chosen deal
+		// The deal was chosen: the race is unrated, and the line says so.
+		return strings.HasPrefix(out, "Pyramid race · Classic · 2nd of 2 · 0/28 · ") && strings.HasSuffix(out, " · 1 move · unrated\n")
 	}, "share of bob's race game gives his place")
 }
 
