@@ -220,8 +220,14 @@ func (s *Store) openSQLite(ctx context.Context, cfg Config) error {
 func (s *Store) checkSQLite(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*s.timeout)
 	defer cancel()
+	// The first connection sets WAL mode (the DSN's pragma), which needs
+	// the database to itself: a server opening the same new file at the
+	// same moment can make it fail with SQLITE_BUSY without waiting in
+	// the busy handler, so it is tried again.
 	var mode string
-	if err := s.w.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+	if err := s.retry(ctx, true, func(ctx context.Context) error {
+		return s.w.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode)
+	}); err != nil {
 		return err
 	}
 	if !strings.EqualFold(mode, "wal") {
