@@ -39,7 +39,7 @@ golden:
 crash:
 	$(GO) test -count=1 -run '^TestCrashSafety$$' -v ./cmd/pyramid/ $(CRASHFLAGS)
 
-.PHONY: solver-long bench-solver
+.PHONY: solver-long bench-solver solver-counts
 # solver-long: all 1,500 published deals (verdicts and shortest lengths),
 # the six published win rates, 200 double deals and the long brute-force
 # checks of both searches, duplicate-card symmetry included (about 10
@@ -50,6 +50,14 @@ solver-long:
 # published deals, and the double deals.
 bench-solver:
 	$(GO) test -run '^$$' -bench 'Solve(MSC|OptimalMSC|Double)$$' -benchtime 1x -timeout 30m ./engine/
+# solver-counts: the shortest-line search's figures that do not depend on
+# the box's load: positions stored and expanded per published deal and the
+# allocations (one line a deal in $(TMPDIR)/solver-counts.tsv), and the
+# share of double deals 0-199 whose par is proven within the arcade's par
+# budget (1,048,576 positions, 20 s).
+TMPDIR ?= /tmp
+solver-counts:
+	$(GO) test -count=1 -timeout 60m -run '^(TestOptimalStats|TestDoublePar)$$' -v ./engine/ -args -solver.optstats=$(TMPDIR)/solver-counts.tsv -solver.doublepar=200
 
 .PHONY: cluster
 # cluster: two instances behind a real HAProxy (apt-get installs it when

@@ -755,6 +755,9 @@ func (s *solver) optBound(p *pos) (int, bool) {
 type optCounts struct {
 	kings, n, m int16   // Kings, cards of the classes, most pairs among them
 	matched     [7]int8 // most pairs of pyramid cards in each class
+	// loN, hiN: the low and high pyramid cards that must go, by class
+	// (goal the pyramid).
+	loN, hiN [7]int8
 }
 
 // countRemovals fills c for p.
@@ -775,6 +778,7 @@ func (s *solver) countRemovals(p *pos, c *optCounts) {
 		}
 		m := s.pyrMatching(needPyr&s.pyrRank[lo], needPyr&s.pyrRank[13-lo])
 		c.matched[lo] = int8(m)
+		c.loN[lo], c.hiN[lo] = int8(a), int8(b)
 		c.m += int16(m)
 	}
 }
@@ -811,8 +815,8 @@ func (s *solver) optBoundWith(p *pos, c *optCounts) (int, bool) {
 	if adv > 0 && bounded {
 		c1 = 0
 		for lo := 1; lo <= 6; lo++ {
-			c1 += min(bits.OnesCount64(needPyr&s.pyrRank[lo]), bits.OnesCount64(work&s.stkRank[13-lo]))
-			c1 += min(bits.OnesCount64(needPyr&s.pyrRank[13-lo]), bits.OnesCount64(work&s.stkRank[lo]))
+			c1 += min(int(c.loN[lo]), bits.OnesCount64(work&s.stkRank[13-lo]))
+			c1 += min(int(c.hiN[lo]), bits.OnesCount64(work&s.stkRank[lo]))
 		}
 	}
 	best := n
@@ -915,10 +919,7 @@ func (s *solver) advBound(p *pos, needPyr, needStk uint64, counts *optCounts) (a
 		// matched is not computed: count every card as possibly paired.
 		return a.adv, a.work, a.bounded, true
 	}
-	for lo := 1; lo <= 6; lo++ {
-		a.loN[lo] = int8(bits.OnesCount64(needPyr & s.pyrRank[lo]))
-		a.hiN[lo] = int8(bits.OnesCount64(needPyr & s.pyrRank[13-lo]))
-	}
+	a.loN, a.hiN = &counts.loN, &counts.hiN
 	if !s.open && s.draw == 1 {
 		adv, alive := a.closedNeeds()
 		return max(a.adv, adv), 0, true, alive
@@ -939,7 +940,7 @@ type advState struct {
 	rem, ahead, waste uint64   // remaining stock cards; those in the stock, on the waste
 	pyr               uint64   // the removed pyramid cards
 	matched           *[7]int8 // see optCounts
-	loN, hiN          [7]int8  // the low and high pyramid cards that must go, by class
+	loN, hiN          *[7]int8 // see optCounts
 	// blocked (closed stock, one pile, once blockedSet): the waste cards
 	// that cannot be dug out in this pass (see undiggable).
 	blocked    uint64
