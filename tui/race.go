@@ -209,8 +209,7 @@ func (m *Model) raceInit() tea.Cmd {
 // handleRace takes the race screen's messages, whether or not it shows.
 func (m *Model) handleRace(msg tea.Msg) tea.Cmd {
 	if sm, ok := msg.(raceSeatedMsg); ok {
-		m.seatedReply(sm)
-		return nil
+		return m.seatedReply(sm)
 	}
 	if mr, ok := msg.(menuRaceMsg); ok {
 		if m.env.races == nil {
@@ -269,11 +268,13 @@ func (m *Model) askSeated() tea.Cmd {
 	}
 }
 
-// seatedReply has the menu offer to go back to a race.
-func (m *Model) seatedReply(msg raceSeatedMsg) {
+// seatedReply has the menu offer to go back to a race; for a race it
+// did not offer before, it returns the command that asks again in a
+// while whether the race still runs (menu_back.go).
+func (m *Model) seatedReply(msg raceSeatedMsg) tea.Cmd {
 	mn := m.menu()
 	if mn.raceBack == msg.code {
-		return
+		return nil
 	}
 	mn.raceBack = msg.code
 	if mn.items != nil {
@@ -282,6 +283,11 @@ func (m *Model) seatedReply(msg raceSeatedMsg) {
 			mn.cur = i // the race comes first
 		}
 	}
+	if msg.code == "" {
+		return nil
+	}
+	mn.seatPoll++
+	return m.env.after(seatPollStep, menuSeatTickMsg{token: mn.seatPoll})
 }
 
 // raceLeftMsg: the race screen closed, saying why.
