@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"pyramid/engine"
 	"pyramid/lobby"
 )
 
@@ -34,6 +35,50 @@ func TestRaceHelpBarAtBottom(t *testing.T) {
 				t.Errorf("help bar on line %d, panel's room line on line %d, want the bar last (%d) and the panel above it:\n%s",
 					bar+1, panel+1, len(lines), s)
 			}
+		})
+	}
+}
+
+// TestRaceStuckBoxHidesNothing: a stuck racer's "No moves left" box goes
+// beside what is left of the pyramid, shrunk to fit, and covers none of
+// its cards (at 80×24 it used to lie over them): the window's header
+// and message line tell the rest.
+func TestRaceStuckBoxHidesNothing(t *testing.T) {
+	moves, status := heuristicLine(t, "one-pass", 1)
+	if status != engine.Lost {
+		t.Fatalf("the heuristic does not lose one-pass 1 any more (%s); pick another deal", status)
+	}
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		name := fmt.Sprintf("race_stuck_%dx%d", size[0], size[1])
+		t.Run(name, func(t *testing.T) {
+			snap := raceRoom(3, lobby.PhaseRacing)
+			snap.RulesID, snap.RulesTitle, snap.Deal = engine.MustRules("one-pass").ID(), "One pass", 1
+			h, _ := raceHarness(t, snap, size[0], size[1])
+			h.keys(":")
+			h.typeText(strings.Join(moves, " "))
+			h.keys("enter")
+			s := screenOf(h)
+			checkShape(t, s, size[0], size[1])
+			if !strings.Contains(s, "No moves left") {
+				t.Fatalf("no summary:\n%s", s)
+			}
+			// What is left of the pyramid: 12 cards, as the header says.
+			tb := h.m.race().table
+			left := 0
+			for p := range engine.Place(tb.game.Rules().PyramidSize()) {
+				c, _ := tb.game.PyramidCard(p)
+				if !tb.d.present[p] {
+					continue
+				}
+				left++
+				if face := strings.TrimSpace(string(h.m.env.gl.faces[c][:])); !strings.Contains(s, face) {
+					t.Errorf("card %s at %v is hidden", face, p)
+				}
+			}
+			if left != 12 || t.Failed() {
+				t.Fatalf("%d cards left (want 12):\n%s", left, s)
+			}
+			golden(t, name, s)
 		})
 	}
 }

@@ -281,8 +281,19 @@ func (rs *raceScreen) racerMark(r lobby.Racer) string {
 // the deal's par once known, as the solo win says it), or is stuck.
 func (rs *raceScreen) panel(dst []string, moves, passes string, w int) []string {
 	if t := rs.table; t != nil && t.d.status == engine.Lost {
-		return append(dst, "No moves left", "", strconv.Itoa(t.d.removed)+"/"+strconv.Itoa(t.game.Rules().PyramidSize())+
-			" removed"+rs.env.gl.sep+moves, "", "the results come when everybody is done")
+		// Broken between its parts when too wide: a narrow summary
+		// goes beside the pyramid.
+		removed := strconv.Itoa(t.d.removed) + "/" + strconv.Itoa(t.game.Rules().PyramidSize()) + " removed"
+		dst = append(dst, "No moves left", "")
+		if s := removed + rs.env.gl.sep + moves; cells(s) <= w {
+			dst = append(dst, s)
+		} else {
+			dst = append(dst, removed, moves)
+		}
+		if s := "the results come when everybody is done"; cells(s) <= w {
+			return append(dst, "", s)
+		}
+		return append(dst, "", "the results come", "when everybody is done")
 	}
 	me := rs.mine()
 	if rs.par > 0 && rs.parRound == rs.snap.Round+1 {
