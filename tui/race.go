@@ -697,6 +697,16 @@ func (rs *raceScreen) key(k tea.KeyMsg) tea.Cmd {
 			return rs.raceKey(k)
 		}
 	case lobby.PhaseResults:
+		if key.Matches(k, km.Rematch) && rs.snap.Host != rs.you {
+			// The server would refuse: say whom to ask (the host's part
+			// may have passed to another racer since the race began).
+			if name := rs.hostName(); name != "" {
+				rs.say(sInfo, "ask "+name+", the host, for a rematch")
+			} else {
+				rs.say(sInfo, "only the room's host can start a rematch")
+			}
+			return nil
+		}
 		if key.Matches(k, km.Rematch) {
 			code, races, ctx := rs.snap.Code, rs.races, rs.env.ctx
 			rs.say(sInfo, "dealing a new race"+rs.env.gl.ell)

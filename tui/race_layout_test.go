@@ -82,3 +82,42 @@ func TestRaceStuckBoxHidesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestResultsNameTheHost: the results say who the host is, the one who
+// may start a rematch (the part passes to another racer when the host
+// goes, a killed server's included), and r from anybody else asks for
+// no rematch the server would refuse: it says whom to ask.
+func TestResultsNameTheHost(t *testing.T) {
+	tests := []struct {
+		name      string
+		host      int // the member who hosts; the player is member 0
+		wantText  []string
+		wantAsked int
+	}{
+		{"the player hosts", 0, []string{"r: a rematch in this room"}, 1},
+		{"another racer hosts", 1, []string{"racer1, the host, may start a rematch", "ask racer1, the host, for a rematch"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := raceRoom(3, lobby.PhaseResults)
+			snap.Results = []lobby.Placing{{Place: 1, ID: "p0", Name: "racer0", State: lobby.RacerStuck, Removed: 20, Moves: 38}}
+			for i := range snap.Members {
+				snap.Members[i].Host = i == tt.host
+			}
+			snap.Host = snap.Members[tt.host].ID
+			h, f := raceHarness(t, snap, 80, 24)
+			h.keys("r")
+			s := screenOf(h)
+			for _, want := range tt.wantText {
+				if !strings.Contains(s, want) {
+					t.Errorf("want %q on the screen:\n%s", want, s)
+				}
+			}
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if f.rematches != tt.wantAsked {
+				t.Errorf("%d rematches asked, want %d", f.rematches, tt.wantAsked)
+			}
+		})
+	}
+}

@@ -26,6 +26,8 @@ type fakeRaces struct {
 	starts int
 	left   int
 	seated string
+	// rematches counts the rematches asked for.
+	rematches int
 }
 
 func (f *fakeRaces) Create(ctx context.Context, opt RoomOptions) (RaceSeat, error) {
@@ -65,7 +67,12 @@ func (f *fakeRaces) Start(code string) error {
 	f.starts++
 	return nil
 }
-func (f *fakeRaces) Rematch(ctx context.Context, code string) error { return nil }
+func (f *fakeRaces) Rematch(ctx context.Context, code string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rematches++
+	return nil
+}
 func (f *fakeRaces) Say(code, text string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -396,6 +396,18 @@ func (rs *raceScreen) chatBody(n int) []string {
 	return append([]string{" " + rs.env.pal.style(sDim, "chat")}, tail...)
 }
 
+// hostName is the room's host's name as the screen shows it, or "" when
+// the host is not among the members (the part passes to a racer present
+// when the host goes).
+func (rs *raceScreen) hostName() string {
+	for _, m := range rs.snap.Members {
+		if m.ID == rs.snap.Host {
+			return clean(m.Name, 16)
+		}
+	}
+	return ""
+}
+
 // viewResults draws the results.
 func (rs *raceScreen) viewResults() string {
 	gl := rs.env.gl
@@ -442,6 +454,8 @@ func (rs *raceScreen) viewResults() string {
 		body = append(body, "  r: a rematch in this room, on a new deal dealt at random: rated.")
 	case s.Host == rs.you:
 		body = append(body, "  r: a rematch in this room, on a new deal.")
+	case rs.hostName() != "":
+		body = append(body, "  "+rs.hostName()+", the host, may start a rematch in this room.")
 	default:
 		body = append(body, "  The host may start a rematch in this room.")
 	}
