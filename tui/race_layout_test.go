@@ -39,30 +39,63 @@ func TestRaceHelpBarAtBottom(t *testing.T) {
 	}
 }
 
+// drawnOut finds a deal of One pass that is lost by drawing out the
+// stock with no removal: a racer stuck before the first pair, the whole
+// pyramid left.
+func drawnOut(t *testing.T) (uint64, []string) {
+	t.Helper()
+	for n := uint64(1); n < 5000; n++ {
+		g, err := engine.NewNumbered(engine.MustRules("one-pass"), n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var moves []string
+		for g.Status() == engine.Playing && g.Apply(engine.Move{Kind: engine.Draw}) == nil {
+			moves = append(moves, "d")
+		}
+		if g.Status() == engine.Lost {
+			return n, moves
+		}
+	}
+	t.Fatal("no deal of One pass is lost by drawing out the stock")
+	return 0, nil
+}
+
 // TestRaceStuckBoxHidesNothing: a stuck racer's "No moves left" box goes
-// beside what is left of the pyramid, shrunk to fit, and covers none of
-// its cards (at 80×24 it used to lie over them): the window's header
-// and message line tell the rest.
+// beside what is left of the pyramid, shrunk to fit (to its title alone
+// beside a whole pyramid), and covers none of its cards (at 80×24 it used
+// to lie over them): the window's header and message line tell the rest.
 func TestRaceStuckBoxHidesNothing(t *testing.T) {
 	moves, status := heuristicLine(t, "one-pass", 1)
 	if status != engine.Lost {
 		t.Fatalf("the heuristic does not lose one-pass 1 any more (%s); pick another deal", status)
 	}
-	for _, size := range [][2]int{{80, 24}, {120, 40}} {
-		name := fmt.Sprintf("race_stuck_%dx%d", size[0], size[1])
-		t.Run(name, func(t *testing.T) {
+	full, draws := drawnOut(t)
+	tests := []struct {
+		name  string
+		deal  uint64
+		moves []string
+		left  int
+		w, h  int
+	}{
+		{"race_stuck_80x24", 1, moves, 12, 80, 24},
+		{"race_stuck_120x40", 1, moves, 12, 120, 40},
+		{"race_stuck_full_80x24", full, draws, 28, 80, 24},
+		{"race_stuck_full_120x40", full, draws, 28, 120, 40},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
 			snap := raceRoom(3, lobby.PhaseRacing)
-			snap.RulesID, snap.RulesTitle, snap.Deal = engine.MustRules("one-pass").ID(), "One pass", 1
-			h, _ := raceHarness(t, snap, size[0], size[1])
+			snap.RulesID, snap.RulesTitle, snap.Deal = engine.MustRules("one-pass").ID(), "One pass", tt.deal
+			h, _ := raceHarness(t, snap, tt.w, tt.h)
 			h.keys(":")
-			h.typeText(strings.Join(moves, " "))
+			h.typeText(strings.Join(tt.moves, " "))
 			h.keys("enter")
 			s := screenOf(h)
-			checkShape(t, s, size[0], size[1])
+			checkShape(t, s, tt.w, tt.h)
 			if !strings.Contains(s, "No moves left") {
 				t.Fatalf("no summary:\n%s", s)
 			}
-			// What is left of the pyramid: 12 cards, as the header says.
 			tb := h.m.race().table
 			left := 0
 			for p := range engine.Place(tb.game.Rules().PyramidSize()) {
@@ -75,10 +108,10 @@ func TestRaceStuckBoxHidesNothing(t *testing.T) {
 					t.Errorf("card %s at %v is hidden", face, p)
 				}
 			}
-			if left != 12 || t.Failed() {
-				t.Fatalf("%d cards left (want 12):\n%s", left, s)
+			if left != tt.left || t.Failed() {
+				t.Fatalf("%d cards left (want %d):\n%s", left, tt.left, s)
 			}
-			golden(t, name, s)
+			golden(t, tt.name, s)
 		})
 	}
 }
