@@ -97,3 +97,24 @@ func TestMenuBackGoesWhenRaceEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestMenuNoBackToRoomJustLeft: leaving a waiting room gives its seat
+// up, and the menu asks about seats only once the leave is done: it
+// offered Back to race for the room just left when its question ran
+// first, then dropped it saying the race was over.
+func TestMenuNoBackToRoomJustLeft(t *testing.T) {
+	h, f := raceHarness(t, raceRoom(2, lobby.PhaseWaiting), 80, 24)
+	f.mu.Lock()
+	f.seated, f.leaveFrees = "KMTX", true
+	f.mu.Unlock()
+	h.keys("q")
+	s := screenOf(h)
+	if h.m.cur != screenMenu || strings.Contains(s, "Back to race") || strings.Contains(s, "is over") {
+		t.Errorf("after leaving the waiting room: want the menu, no Back to race:\n%s", s)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.left != 1 {
+		t.Errorf("%d leaves, want 1", f.left)
+	}
+}

@@ -253,6 +253,9 @@ func (m *Model) raceLeft(msg raceLeftMsg) tea.Cmd {
 		m.menu().say(msg.st, clean(msg.text, 200))
 	}
 	m.setContinue()
+	if msg.asked {
+		return nil // the leave asks, once the seat is left
+	}
 	return m.askSeated()
 }
 
@@ -294,6 +297,9 @@ func (m *Model) seatedReply(msg raceSeatedMsg) tea.Cmd {
 type raceLeftMsg struct {
 	st   styleID
 	text string
+	// asked: the leave's command brings the seat the player has after
+	// it (raceSeatedMsg), so the root asks for none.
+	asked bool
 }
 
 // The screen.
@@ -731,13 +737,17 @@ func (rs *raceScreen) leave() tea.Cmd {
 		return nil
 	}
 	code, races := rs.snap.Code, rs.races
-	rs.event = raceLeftMsg{}
 	if code == "" {
+		rs.event = raceLeftMsg{}
 		return nil
 	}
+	// The menu's question about a seat comes after the leave: asked
+	// apart, it could run first and offer Back to a room just left.
+	rs.event = raceLeftMsg{asked: true}
 	return func() tea.Msg {
 		_ = races.Leave(code)
-		return nil
+		seated, _ := races.Seated()
+		return raceSeatedMsg{code: seated}
 	}
 }
 

@@ -28,6 +28,9 @@ type fakeRaces struct {
 	seated string
 	// rematches counts the rematches asked for.
 	rematches int
+	// leaveFrees: Leave gives the seat up (a waiting room's), which
+	// Seated then no longer reports.
+	leaveFrees bool
 }
 
 func (f *fakeRaces) Create(ctx context.Context, opt RoomOptions) (RaceSeat, error) {
@@ -84,6 +87,9 @@ func (f *fakeRaces) Leave(code string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.left++
+	if f.leaveFrees {
+		f.seated = ""
+	}
 	return nil
 }
 func (f *fakeRaces) Play(ctx context.Context, code string, round, seq int, rec engine.Record) (string, error) {
