@@ -418,19 +418,28 @@ func (rs *races) Join(ctx context.Context, code string) (tui.RaceSeat, error) {
 	return rs.seated(snap), nil
 }
 
-// Quick is quick match of the default rules.
+// Quick is quick match of the default rules: a public room waiting for
+// players, else the room the player hosts unless its race is over (that
+// room closes), else a new room.
 func (rs *races) Quick(ctx context.Context) (tui.RaceSeat, error) {
 	rules := engine.Classic()
 	if _, snap, err := rs.a.rooms.QuickJoin(rs.me, rs.sink, rules.ID()); err == nil {
 		return rs.seated(snap), nil
 	}
-	if r, ok := rs.a.rooms.Hosted(rs.me.ID); ok {
-		// Back to the room the player hosts rather than a refusal.
+	if r, ok := rs.a.rooms.Hosted(rs.me.ID); ok && r.Snapshot().Phase != lobby.PhaseResults {
+		// Back to the room the player hosts (a waiting room, or a race
+		// where their seat is kept) rather than a refusal.
 		snap, err := rs.a.rooms.Join(r, rs.me, rs.sink)
 		if err != nil {
 			return tui.RaceSeat{}, fmt.Errorf("room %s: %w", r.Code(), err)
 		}
 		return rs.seated(snap), nil
+	} else if ok {
+		// A race that is over is no match: its room closes, as when its
+		// host opens another, and quick match goes on.
+		if err := rs.leaveHosted(); err != nil {
+			return tui.RaceSeat{}, err
+		}
 	}
 	deal, verdict := rs.pickDeal(ctx, rules, 0, false)
 	_, snap, _, err := rs.a.rooms.QuickMatch(rs.me, rs.sink, lobby.RoomConfig{Rules: rules, Deal: deal, Verdict: verdict, Public: true, Rated: true})

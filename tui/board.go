@@ -740,6 +740,19 @@ func (b *board) besidePyramid(gr *grid, pw panelWriter, dst []string, moves, pas
 			lines = slices.DeleteFunc(lines, func(s string) bool { return s == "" })
 		}
 	}
+	// Last, the summary's title alone ("No moves left") in a top corner,
+	// where a whole pyramid's rows are narrow: the header and the message
+	// line say the rest, and a box over the cards left would hide what
+	// the player looks at.
+	if lines := pw.panel(dst[:0], moves, passes, 22); len(lines) > 0 {
+		lines = lines[:1]
+		w, h := panelSize(lines)
+		for _, x := range [2]int{lo, hi - w} {
+			if x >= lo && x+w <= hi && b.free(x-1, 0, w+2, h) {
+				return lines, x, true
+			}
+		}
+	}
 	return nil, 0, false
 }
 

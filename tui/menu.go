@@ -148,6 +148,9 @@ type menuScreen struct {
 	// raceBack is the code of the race room the player has a seat in
 	// (race.go): the menu offers to go back to it. Empty hides it.
 	raceBack string
+	// seatPoll numbers the rounds of asking whether that race still
+	// runs (menu_back.go).
+	seatPoll int
 
 	// frameLen is the length of the last frame, the room the next is
 	// given (menu_view.go).

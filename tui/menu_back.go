@@ -1,19 +1,40 @@
 package tui
 
-import tea "github.com/charmbracelet/bubbletea"
+import (
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
 
 // The menu's "Back to race CODE" asks once more, when chosen, whether the
 // player still has a seat in a race that runs: the menu learned it when it
 // last showed, and the race may have ended since (its end often comes just
 // after the player left it). A race that is over is never joined again:
-// the menu drops the line and says so.
+// the menu drops the line and says so. While the line shows, the menu
+// also asks again every seatPollStep, so that the line goes by itself
+// once the race ends (the player's seat gets no events after they left
+// the race screen).
 type (
 	// menuBackMsg: the player chose Back to race code.
 	menuBackMsg struct{ code string }
 	// raceBackMsg brings the room the player has a seat in now ("" for
 	// none), for the choice of want.
 	raceBackMsg struct{ want, seated string }
+	// menuSeatTickMsg: time to ask again whether the race the menu
+	// offers still runs; token tells the menu's current round of asking
+	// from an old one.
+	menuSeatTickMsg struct{ token int }
+	// menuSeatPollMsg brings the answer: the room the player has a seat
+	// in now ("" for none).
+	menuSeatPollMsg struct {
+		token int
+		code  string
+	}
 )
+
+// seatPollStep is the time between two questions of the menu about the
+// race it offers to go back to.
+const seatPollStep = 2 * time.Second
 
 // raceBack takes the menu's Back to race and the answer to its question.
 func (m *Model) raceBack(msg tea.Msg) tea.Cmd {
@@ -32,8 +53,38 @@ func (m *Model) raceBack(msg tea.Msg) tea.Cmd {
 		if msg.seated == msg.want {
 			return m.handleRace(menuRaceMsg{code: msg.want})
 		}
-		m.seatedReply(raceSeatedMsg{code: msg.seated})
+		cmd := m.seatedReply(raceSeatedMsg{code: msg.seated})
 		m.menu().say(sWarn, "the race in room "+clean(msg.want, 8)+" is over")
+		return cmd
+	case menuSeatTickMsg:
+		mn := m.menu()
+		if msg.token != mn.seatPoll || mn.raceBack == "" {
+			return nil // an old round, or nothing to offer any more
+		}
+		races, token := m.env.races, msg.token
+		if races == nil {
+			return nil
+		}
+		return func() tea.Msg {
+			code, _ := races.Seated()
+			return menuSeatPollMsg{token: token, code: code}
+		}
+	case menuSeatPollMsg:
+		mn := m.menu()
+		if msg.token != mn.seatPoll {
+			return nil
+		}
+		was := mn.raceBack
+		if cmd := m.seatedReply(raceSeatedMsg{code: msg.code}); cmd != nil {
+			return cmd // another room: a new round of asking
+		}
+		if msg.code == "" {
+			if was != "" && m.cur == screenMenu {
+				mn.say(sWarn, "the race in room "+clean(was, 8)+" is over")
+			}
+			return nil
+		}
+		return m.env.after(seatPollStep, menuSeatTickMsg{token: msg.token})
 	}
 	return nil
 }

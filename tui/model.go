@@ -242,7 +242,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case RaceEventMsg, raceSeatMsg, raceDoneMsg, raceClockMsg, menuRaceMsg, raceSeatedMsg, // race.go
 		ghostLoadedMsg, ghostTickMsg, ghostClockMsg, ghostPlayedMsg: // ghost.go
 		return m.handleRace(msg)
-	case menuBackMsg, raceBackMsg:
+	case menuBackMsg, raceBackMsg, menuSeatTickMsg, menuSeatPollMsg:
 		return m.raceBack(msg) // menu_back.go
 	case ghostAskMsg:
 		return m.ghostOpen(msg.ref) // ghost.go

@@ -209,8 +209,7 @@ func (m *Model) raceInit() tea.Cmd {
 // handleRace takes the race screen's messages, whether or not it shows.
 func (m *Model) handleRace(msg tea.Msg) tea.Cmd {
 	if sm, ok := msg.(raceSeatedMsg); ok {
-		m.seatedReply(sm)
-		return nil
+		return m.seatedReply(sm)
 	}
 	if mr, ok := msg.(menuRaceMsg); ok {
 		if m.env.races == nil {
@@ -254,6 +253,9 @@ func (m *Model) raceLeft(msg raceLeftMsg) tea.Cmd {
 		m.menu().say(msg.st, clean(msg.text, 200))
 	}
 	m.setContinue()
+	if msg.asked {
+		return nil // the leave asks, once the seat is left
+	}
 	return m.askSeated()
 }
 
@@ -269,11 +271,13 @@ func (m *Model) askSeated() tea.Cmd {
 	}
 }
 
-// seatedReply has the menu offer to go back to a race.
-func (m *Model) seatedReply(msg raceSeatedMsg) {
+// seatedReply has the menu offer to go back to a race; for a race it
+// did not offer before, it returns the command that asks again in a
+// while whether the race still runs (menu_back.go).
+func (m *Model) seatedReply(msg raceSeatedMsg) tea.Cmd {
 	mn := m.menu()
 	if mn.raceBack == msg.code {
-		return
+		return nil
 	}
 	mn.raceBack = msg.code
 	if mn.items != nil {
@@ -282,12 +286,20 @@ func (m *Model) seatedReply(msg raceSeatedMsg) {
 			mn.cur = i // the race comes first
 		}
 	}
+	if msg.code == "" {
+		return nil
+	}
+	mn.seatPoll++
+	return m.env.after(seatPollStep, menuSeatTickMsg{token: mn.seatPoll})
 }
 
 // raceLeftMsg: the race screen closed, saying why.
 type raceLeftMsg struct {
 	st   styleID
 	text string
+	// asked: the leave's command brings the seat the player has after
+	// it (raceSeatedMsg), so the root asks for none.
+	asked bool
 }
 
 // The screen.
@@ -691,6 +703,16 @@ func (rs *raceScreen) key(k tea.KeyMsg) tea.Cmd {
 			return rs.raceKey(k)
 		}
 	case lobby.PhaseResults:
+		if key.Matches(k, km.Rematch) && rs.snap.Host != rs.you {
+			// The server would refuse: say whom to ask (the host's part
+			// may have passed to another racer since the race began).
+			if name := rs.hostName(); name != "" {
+				rs.say(sInfo, "ask "+name+", the host, for a rematch")
+			} else {
+				rs.say(sInfo, "only the room's host can start a rematch")
+			}
+			return nil
+		}
 		if key.Matches(k, km.Rematch) {
 			code, races, ctx := rs.snap.Code, rs.races, rs.env.ctx
 			rs.say(sInfo, "dealing a new race"+rs.env.gl.ell)
@@ -715,13 +737,17 @@ func (rs *raceScreen) leave() tea.Cmd {
 		return nil
 	}
 	code, races := rs.snap.Code, rs.races
-	rs.event = raceLeftMsg{}
 	if code == "" {
+		rs.event = raceLeftMsg{}
 		return nil
 	}
+	// The menu's question about a seat comes after the leave: asked
+	// apart, it could run first and offer Back to a room just left.
+	rs.event = raceLeftMsg{asked: true}
 	return func() tea.Msg {
 		_ = races.Leave(code)
-		return nil
+		seated, _ := races.Seated()
+		return raceSeatedMsg{code: seated}
 	}
 }
 

@@ -20,7 +20,8 @@ import (
 // raceFrame is the race screen's cache of its frame's parts.
 type raceFrame struct {
 	board    raceBoardKey
-	boardStr string
+	boardStr string // the board's lines but the help bar
+	barStr   string // the board's help bar, the frame's last line
 
 	room    roomLineKey
 	roomStr string
@@ -35,7 +36,7 @@ type raceFrame struct {
 	cols       int // racers to a panel line
 	colsKey    colsKey
 	colsOf     int  // panelCols's answer for colsKey
-	chatKept   int  // the frame's last parts are chatStr's
+	chatKept   int  // the frame's last parts but the bar are chatStr's
 	minisShown bool // the panel is mini pyramids (their lines are not kept)
 
 	parts []string // this frame's, joined by newlines
@@ -128,10 +129,12 @@ func (rs *raceScreen) frameOf() *raceFrame {
 	return rs.vc
 }
 
-// viewRace draws the race: the player's board, the panel, the chat.
+// viewRace draws the race: the player's board, the panel, the chat, and
+// the board's help bar at the bottom of the window.
 func (rs *raceScreen) viewRace() string {
 	vc := rs.frameOf()
-	vc.parts = append(vc.parts[:0], rs.boardPart(vc))
+	top, bar := rs.boardPart(vc)
+	vc.parts = append(vc.parts[:0], top)
 	vc.parts = rs.appendPanel(vc, vc.parts)
 	t := rs.table
 	if rs.held != nil {
@@ -139,6 +142,7 @@ func (rs *raceScreen) viewRace() string {
 	}
 	_, needH := t.needs()
 	vc.parts = rs.appendChat(vc, vc.parts, rs.chatLines(rs.h-rs.panelLines()-needH))
+	vc.parts = append(vc.parts, bar)
 	defer clear(vc.parts) // the parts of the frame before may go
 	// A part from the cache is the last frame's very string: it compares
 	// at once.
@@ -172,7 +176,7 @@ func (vc *raceFrame) keep() {
 		vc.last = append(vc.last, vc.frame[at:at+len(p)])
 		at += len(p) + 1
 	}
-	vc.boardStr = vc.last[0]
+	vc.boardStr, vc.barStr = vc.last[0], vc.last[len(vc.last)-1]
 	if vc.roomStr != "" && vc.roomStr == vc.last[1] {
 		vc.roomStr = vc.last[1]
 	}
@@ -189,13 +193,14 @@ func (vc *raceFrame) keep() {
 		}
 	}
 	if vc.chatKept > 0 {
-		copy(vc.chatStr, vc.last[len(vc.last)-vc.chatKept:])
+		copy(vc.chatStr, vc.last[len(vc.last)-1-vc.chatKept:len(vc.last)-1])
 	}
 }
 
 // boardPart is the player's board (or the one held until the server has
-// the last change), drawn again only when it changed.
-func (rs *raceScreen) boardPart(vc *raceFrame) string {
+// the last change), drawn again only when it changed: its lines but the
+// last, and its last, the help bar, which goes under the panel.
+func (rs *raceScreen) boardPart(vc *raceFrame) (top, bar string) {
 	t := rs.table
 	if rs.held != nil {
 		t = rs.held
@@ -207,14 +212,16 @@ func (rs *raceScreen) boardPart(vc *raceFrame) string {
 		k.finish = rs.mine().Finish
 	}
 	if k.promptClosed && k == vc.board && vc.boardStr != "" {
-		return vc.boardStr
+		return vc.boardStr, vc.barStr
 	}
 	var p *Prompt
 	if t.promptOpen {
 		p = &t.prompt
 	}
-	vc.board, vc.boardStr = k, t.render(rs, "", p, rs.raceBar(), raceBarDrop[:])
-	return vc.boardStr
+	s := t.render(rs, "", p, rs.raceBar(), raceBarDrop[:])
+	i := strings.LastIndexByte(s, '\n')
+	vc.board, vc.boardStr, vc.barStr = k, s[:max(i, 0)], s[i+1:]
+	return vc.boardStr, vc.barStr
 }
 
 // appendPanel appends the racer panel's lines: the room's line, then the

@@ -26,6 +26,11 @@ type fakeRaces struct {
 	starts int
 	left   int
 	seated string
+	// rematches counts the rematches asked for.
+	rematches int
+	// leaveFrees: Leave gives the seat up (a waiting room's), which
+	// Seated then no longer reports.
+	leaveFrees bool
 }
 
 func (f *fakeRaces) Create(ctx context.Context, opt RoomOptions) (RaceSeat, error) {
@@ -65,7 +70,12 @@ func (f *fakeRaces) Start(code string) error {
 	f.starts++
 	return nil
 }
-func (f *fakeRaces) Rematch(ctx context.Context, code string) error { return nil }
+func (f *fakeRaces) Rematch(ctx context.Context, code string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rematches++
+	return nil
+}
 func (f *fakeRaces) Say(code, text string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -77,6 +87,9 @@ func (f *fakeRaces) Leave(code string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.left++
+	if f.leaveFrees {
+		f.seated = ""
+	}
 	return nil
 }
 func (f *fakeRaces) Play(ctx context.Context, code string, round, seq int, rec engine.Record) (string, error) {
@@ -288,7 +301,7 @@ func TestRaceMinis(t *testing.T) {
 	if len(ls) != 30 {
 		t.Fatalf("got %d lines, want 30", len(ls))
 	}
-	bottom := ls[len(ls)-3]
+	bottom := ls[len(ls)-4] // above the figures, the state and the help bar
 	if got := strings.Count(bottom, "·"); got != 2 {
 		t.Errorf("the bottom rows of the mini pyramids show %d removed cards, want 2:\n%s", got, s)
 	}

@@ -281,8 +281,19 @@ func (rs *raceScreen) racerMark(r lobby.Racer) string {
 // the deal's par once known, as the solo win says it), or is stuck.
 func (rs *raceScreen) panel(dst []string, moves, passes string, w int) []string {
 	if t := rs.table; t != nil && t.d.status == engine.Lost {
-		return append(dst, "No moves left", "", strconv.Itoa(t.d.removed)+"/"+strconv.Itoa(t.game.Rules().PyramidSize())+
-			" removed"+rs.env.gl.sep+moves, "", "the results come when everybody is done")
+		// Broken between its parts when too wide: a narrow summary
+		// goes beside the pyramid.
+		removed := strconv.Itoa(t.d.removed) + "/" + strconv.Itoa(t.game.Rules().PyramidSize()) + " removed"
+		dst = append(dst, "No moves left", "")
+		if s := removed + rs.env.gl.sep + moves; cells(s) <= w {
+			dst = append(dst, s)
+		} else {
+			dst = append(dst, removed, moves)
+		}
+		if s := "the results come when everybody is done"; cells(s) <= w {
+			return append(dst, "", s)
+		}
+		return append(dst, "", "the results come", "when everybody is done")
 	}
 	me := rs.mine()
 	if rs.par > 0 && rs.parRound == rs.snap.Round+1 {
@@ -385,6 +396,18 @@ func (rs *raceScreen) chatBody(n int) []string {
 	return append([]string{" " + rs.env.pal.style(sDim, "chat")}, tail...)
 }
 
+// hostName is the room's host's name as the screen shows it, or "" when
+// the host is not among the members (the part passes to a racer present
+// when the host goes).
+func (rs *raceScreen) hostName() string {
+	for _, m := range rs.snap.Members {
+		if m.ID == rs.snap.Host {
+			return clean(m.Name, 16)
+		}
+	}
+	return ""
+}
+
 // viewResults draws the results.
 func (rs *raceScreen) viewResults() string {
 	gl := rs.env.gl
@@ -431,6 +454,8 @@ func (rs *raceScreen) viewResults() string {
 		body = append(body, "  r: a rematch in this room, on a new deal dealt at random: rated.")
 	case s.Host == rs.you:
 		body = append(body, "  r: a rematch in this room, on a new deal.")
+	case rs.hostName() != "":
+		body = append(body, "  "+rs.hostName()+", the host, may start a rematch in this room.")
 	default:
 		body = append(body, "  The host may start a rematch in this room.")
 	}

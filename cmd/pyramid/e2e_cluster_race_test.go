@@ -96,6 +96,12 @@ func TestE2EClusterRace(t *testing.T) {
 			t.Errorf("results: want alice 1st, bob 2nd; got\n%s", s)
 		}
 	}
+	// The host's part passed to bob when alice's instance died: alice's
+	// results say who hosts now, and her r says whom to ask.
+	a.WaitFor(t, "bob, the host, may start a rematch", wait)
+	typeKeys(t, a, "r")
+	a.WaitFor(t, "ask bob, the host, for a rematch", wait)
+	b.WaitFor(t, "r: a rematch in this room", wait)
 
 	// Stored once.
 	db, err := sql.Open("pgx", dbURL)
