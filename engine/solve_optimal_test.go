@@ -155,3 +155,70 @@ func checkMSCLengths(t *testing.T, deals []mscLength) {
 	}
 	t.Logf("%d published deals in %v", len(deals), time.Since(start))
 }
+
+// TestOptBoundAdmissible checks the shortest-line search's bound against
+// the breadth-first referee's distance on small positions of every knob:
+// never above it, and never calling a winnable position lost; on those of
+// two decks and one pile, which bruteCase does not deal, the shortest
+// line too.
+func TestOptBoundAdmissible(t *testing.T) {
+	checked, double := 0, 0
+	for i := range 1600 {
+		g := bruteCase(t, i)
+		if i >= 1200 {
+			// Two decks, one waste pile (bruteCase deals them three):
+			// the closed-stock bound with eight cards of a rank.
+			r := solveRulesFromBits(uint8(i) | 1)
+			r.Draw = 1
+			g = playedForward(t, r, uint64(i)*7919+3, 2+i%5, 60+i%60)
+		}
+		want, ok := bruteShortest(g, 20_000)
+		if !ok || want <= 0 {
+			continue
+		}
+		s := newSolver(t.Context(), g, 1)
+		p := s.root(g)
+		if s.draw == 1 {
+			s.canonPos(&p)
+		}
+		h, alive := s.optBound(&p)
+		if !alive || h > want {
+			t.Fatalf("%s, moves %v: bound %d (alive %v), shortest line %d\n%s", g.rules.ID(), Notations(g.Moves()), h, alive, want, g)
+		}
+		checked++
+		if g.rules.Decks == 2 && g.rules.Draw == 1 {
+			double++
+			checkOptimal(t, g, 20_000)
+		}
+	}
+	t.Logf("checked %d winnable positions, %d of two decks and one pile", checked, double)
+	if checked < 200 || double < 20 {
+		t.Errorf("checked %d winnable positions, %d of two decks and one pile: want at least 200 and 20", checked, double)
+	}
+}
+
+// TestOptBoundAlongDoubleLines checks the bound along shortest lines of
+// double deals, whose positions are too large for the referee: at every
+// step it is at most the moves left.
+func TestOptBoundAlongDoubleLines(t *testing.T) {
+	r := MustRules("double")
+	for _, n := range []uint64{7, 29, 33, 62} {
+		g, _ := NewNumbered(r, n)
+		sol := SolveOptimal(t.Context(), g, 1<<20)
+		if !sol.Optimal {
+			t.Fatalf("double %d: no shortest line within the budget", n)
+		}
+		s := newSolver(t.Context(), g, 1)
+		c := g.stateCopy()
+		for i, m := range sol.Moves {
+			p := s.root(c)
+			s.canonPos(&p)
+			if h, alive := s.optBound(&p); !alive || h > len(sol.Moves)-i {
+				t.Fatalf("double %d, move %d: bound %d (alive %v), %d moves left", n, i, h, alive, len(sol.Moves)-i)
+			}
+			if err := c.Apply(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
