@@ -274,7 +274,7 @@ func (s *Store) openPostgres(ctx context.Context, cfg Config) error {
 	}
 	db := stdlib.OpenDB(*pc)
 	s.w, s.r = db, db
-	s.pgGate = make(chan struct{}, 1)
+	s.pgGate = make(chan struct{}, pgInFlight)
 	n := cfg.ReadConns
 	if n <= 0 {
 		n = DefaultPostgresConns

@@ -11,6 +11,19 @@ import (
 	"pyramid/store"
 )
 
+// holdPGBatches takes every place of a batch in flight, so that saves
+// queue up, until the function it returns lets them go.
+func holdPGBatches(s *Store) (release func()) {
+	for range pgInFlight {
+		s.pgGate <- struct{}{}
+	}
+	return func() {
+		for range pgInFlight {
+			<-s.pgGate
+		}
+	}
+}
+
 // TestPGGroupCommit: on PostgreSQL, saves that queue behind the batch in
 // flight are stored by one statement, each with its own answer: a game
 // claimed by another owner refuses its save, a game saved twice takes
@@ -19,7 +32,7 @@ func TestPGGroupCommit(t *testing.T) {
 	s := openPostgres(t, time.Now)
 	ctx := context.Background()
 	games := groupGames(t, s, 40)
-	s.pgGate <- struct{}{} // a batch in flight: the saves queue
+	release := holdPGBatches(s) // batches in flight: the saves queue
 	type save struct {
 		id    int64
 		owner string
@@ -45,7 +58,7 @@ func TestPGGroupCommit(t *testing.T) {
 		errs[last] = s.SaveGame(ctx, saves[last].id, "o", store.State{Status: store.StatusPlaying, Moves: saves[last].moves})
 	})
 	waitQueued(t, s, len(saves))
-	<-s.pgGate
+	release()
 	wg.Wait()
 	for i, sv := range saves {
 		if !errors.Is(errs[i], sv.want) && (sv.want != nil || errs[i] != nil) {
@@ -79,7 +92,7 @@ func TestPGGroupCommitFailure(t *testing.T) {
 	s := openPostgres(t, time.Now)
 	ctx := context.Background()
 	games := groupGames(t, s, 3)
-	s.pgGate <- struct{}{}
+	release := holdPGBatches(s)
 	errs := make([]error, len(games))
 	var wg sync.WaitGroup
 	for i, g := range games {
@@ -93,7 +106,7 @@ func TestPGGroupCommitFailure(t *testing.T) {
 		})
 	}
 	waitQueued(t, s, len(games))
-	<-s.pgGate
+	release()
 	wg.Wait()
 	if errs[0] != nil || errs[2] != nil {
 		t.Errorf("good saves: %v, %v", errs[0], errs[2])
