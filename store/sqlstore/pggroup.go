@@ -30,12 +30,15 @@ import (
 
 // pgInFlight is how many batches of saves may be in flight at once.
 // PostgreSQL overlaps commits itself (one WAL flush for the commits
-// waiting), so one batch at a time left it idle between statements: 200
-// savers at saturation, 1,921 saves/s (p99 278 ms) with one in flight
-// against 2,100 (423 ms) without grouping; with four, 3,771 saves/s
-// (p99 172 ms) against 3,027 (293 ms) in the same minute
-// (BenchmarkSaveMove/postgres, -benchtime 10000x, a loaded 2-core box).
-const pgInFlight = 4
+// waiting), so one batch at a time leaves it idle between statements
+// at saturation; more batches mean more commits, more WAL waits, in the
+// race. BenchmarkSaveMove/postgres (200 savers, -benchtime 10000x, a
+// loaded 2-core box, each against postgres-solo in the same minute):
+// one in flight 1,921 vs 2,100 saves/s, two 2,586 vs 2,464, four 3,771
+// vs 3,027. In cluster-race.sh 500 8 20s (WAITS=1) the saves' samples
+// were 29–38 with one, 98 with four, against 307–445 ungrouped; the whole
+// database's 154 with two (the saves 32) against 600 ungrouped.
+const pgInFlight = 2
 
 // pgGroupSQL stores a batch of saves: saveSQL for each row of the arrays,
 // with the same conditions (the owner, still playing), returning the ids
