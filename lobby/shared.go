@@ -73,8 +73,13 @@ const SharedTopic = "lobby.rooms"
 // any day's rooms make.
 const SharedRetain = 100_000
 
-// ProgressTopic is the bus topic of one shared room's racer progress.
-func ProgressTopic(code string) string { return "lobby.room." + code }
+// ProgressTopic is the bus topic of one shared room's racer progress as
+// one server (inst) publishes it: each server's own topic, so that two
+// servers' batches never wait on each other's lock of one topic's
+// counter row (PostgreSQL: Lock:transactionid, the second batch waiting
+// for the first's commit). A server follows the topic of every other
+// server with a member in the room.
+func ProgressTopic(code, inst string) string { return "lobby.room." + code + "." + inst }
 
 // Defaults of SharedConfig.
 const (
@@ -207,7 +212,11 @@ type sharedRoom struct {
 
 	timer   Timer                   // this server's countdown or deadline
 	chatLim map[string]*chatLimiter // the members' chat limits, on the cluster's clock (the fold's)
-	stop    context.CancelFunc      // ends the progress reader
+	stop    context.CancelFunc      // ends the progress readers
+	follow  context.Context         // the progress readers' context, ended by stop
+	// followed is the servers whose progress topic of the room this
+	// server reads (followInstances).
+	followed map[string]bool
 }
 
 type sharedMember struct {
@@ -638,6 +647,11 @@ func (rs *SharedRooms) read(sub bus.Subscription) {
 		rs.mu.Lock()
 		if jerr == nil {
 			err := rs.apply(m, ev)
+			if r := rs.rooms[m.Code]; r != nil {
+				// A member served by a server not followed yet (a
+				// join, a comeback elsewhere): read its progress too.
+				rs.followInstances(r)
+			}
 			if m.Wait && m.Inst == rs.cfg.Instance {
 				if rs.gaveUp[ev.ID] {
 					delete(rs.gaveUp, ev.ID)

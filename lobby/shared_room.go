@@ -427,31 +427,50 @@ func (rs *SharedRooms) offerProgress(r *sharedRoom, news bool) {
 	}
 	m := bus.Message{Kind: "progress", Body: body}
 	if news {
-		rs.coal.OfferNow(ProgressTopic(r.code), m)
+		rs.coal.OfferNow(ProgressTopic(r.code, rs.cfg.Instance), m)
 		return
 	}
-	rs.coal.Offer(ProgressTopic(r.code), m)
+	rs.coal.Offer(ProgressTopic(r.code, rs.cfg.Instance), m)
 }
 
-// followProgress starts reading the room's progress topic, with rs.mu
+// followProgress starts reading the room's progress topics, with rs.mu
 // held (from the fold).
 func (rs *SharedRooms) followProgress(r *sharedRoom) {
-	ctx, cancel := context.WithCancel(rs.ctx)
-	r.stop = cancel
-	code := r.code
-	rs.ended.Add(1)
-	go func() {
-		defer rs.ended.Done()
-		rs.readProgress(ctx, code)
-	}()
+	r.follow, r.stop = context.WithCancel(rs.ctx)
+	rs.followInstances(r)
 }
 
-// readProgress applies the other servers' progress of one room until ctx
-// ends.
-func (rs *SharedRooms) readProgress(ctx context.Context, code string) {
+// followInstances starts reading the progress topic of each server with
+// a member in the room that this server does not read yet, with rs.mu
+// held. A server once followed stays followed until the room ends: its
+// topic is quiet when its members are gone.
+func (rs *SharedRooms) followInstances(r *sharedRoom) {
+	if r.follow == nil {
+		return
+	}
+	for _, m := range r.members {
+		if m.inst == rs.cfg.Instance || r.followed[m.inst] {
+			continue
+		}
+		if r.followed == nil {
+			r.followed = map[string]bool{}
+		}
+		r.followed[m.inst] = true
+		ctx, code, inst := r.follow, r.code, m.inst
+		rs.ended.Add(1)
+		go func() {
+			defer rs.ended.Done()
+			rs.readProgress(ctx, code, inst)
+		}()
+	}
+}
+
+// readProgress applies another server's (inst) progress of one room
+// until ctx ends.
+func (rs *SharedRooms) readProgress(ctx context.Context, code, inst string) {
 	var sub bus.Subscription
 	for sub == nil {
-		s, err := rs.cfg.Bus.Subscribe(ctx, ProgressTopic(code), 0)
+		s, err := rs.cfg.Bus.Subscribe(ctx, ProgressTopic(code, inst), 0)
 		if err == nil {
 			sub = s
 			break
@@ -459,7 +478,7 @@ func (rs *SharedRooms) readProgress(ctx context.Context, code string) {
 		if ctx.Err() != nil {
 			return
 		}
-		rs.logf("lobby: shared rooms: follow room %s: %v", code, err)
+		rs.logf("lobby: shared rooms: follow room %s of %s: %v", code, inst, err)
 		select {
 		case <-ctx.Done():
 			return
@@ -476,7 +495,7 @@ func (rs *SharedRooms) readProgress(ctx context.Context, code string) {
 			return
 		}
 		var m progressMsg
-		if json.Unmarshal(ev.Body, &m) != nil || m.Inst == rs.cfg.Instance {
+		if json.Unmarshal(ev.Body, &m) != nil || m.Inst != inst {
 			continue
 		}
 		var got time.Time

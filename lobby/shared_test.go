@@ -2,6 +2,7 @@ package lobby
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -423,4 +424,51 @@ func TestSharedStoredGameIsNews(t *testing.T) {
 	wantErr(t, "ann's next move", ha.Report("id-ann", Progress{Removed: 4, Moves: 2, Pass: 1, State: RacerPlaying, GameID: 77}), nil)
 	wantErr(t, "ann stuck", ha.Report("id-ann", Progress{Removed: 4, Moves: 3, Pass: 3, State: RacerStuck, GameID: 77}), nil)
 	eventually(t, "b knows ann is stuck", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return m.State == RacerStuck && m.Moves == 3 })
+}
+
+// TestSharedProgressTopics: each server publishes its racers' progress on
+// a topic of its own (so that two servers' publishes never wait on one
+// topic's counter), and every server reads the topics of the servers with
+// a member in the room: a server that serves nobody in it (c) too, and
+// the server of a member who joined after the room opened (a reads b's).
+func TestSharedProgressTopics(t *testing.T) {
+	e := newSharedEnv(t)
+	a, b, c := e.server("a"), e.server("b"), e.server("c")
+	code, _, _ := sharedRace(t, e, a, b)
+	ha, _ := a.Room(code)
+	hb, _ := b.Room(code)
+	eventually(t, "c sees the room", func() bool { _, ok := c.Room(code); return ok })
+	hc, _ := c.Room(code)
+	e.clock.Advance(5 * time.Second)
+	wantErr(t, "bob reports", hb.Report("id-bob", Progress{Removed: 3, Moves: 2, Pass: 1, State: RacerPlaying}), nil)
+	wantErr(t, "ann reports", ha.Report("id-ann", Progress{Removed: 5, Moves: 4, Pass: 1, State: RacerPlaying}), nil)
+	for name, h := range map[string]*SharedRoom{"a": ha, "b": hb, "c": hc} {
+		eventually(t, name+" shows both racers' progress", func() bool {
+			mb, _ := h.Snapshot().Member("id-bob")
+			ma, _ := h.Snapshot().Member("id-ann")
+			return mb.Removed == 3 && ma.Removed == 5
+		})
+	}
+	for _, inst := range []string{"a", "b"} {
+		sub, err := e.bus.Subscribe(context.Background(), ProgressTopic(code, inst), 0)
+		wantErr(t, "Subscribe", err, nil)
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		n := 0
+		for {
+			ev, err := sub.Next(ctx)
+			if err != nil {
+				break
+			}
+			var m progressMsg
+			if err := json.Unmarshal(ev.Body, &m); err != nil || m.Inst != inst {
+				t.Errorf("topic of %s holds progress of %q (%v)", inst, m.Inst, err)
+			}
+			n++
+		}
+		cancel()
+		sub.Close()
+		if n == 0 {
+			t.Errorf("topic of %s holds no progress", inst)
+		}
+	}
 }

@@ -33,7 +33,8 @@ var benchPlayers = flag.Int("pyramid.players", 200, "BenchmarkSaveMove's simulat
 // -pyramid.paced=60s each player saves once a second for a minute, as
 // real players would at a brisk pace. On SQLite the saves go through the
 // group commit (group.go), and sqlite-solo stores each in its own
-// statement, as before it.
+// statement, as before it; on PostgreSQL likewise (pggroup.go) with
+// postgres-solo.
 //
 //	go test -run '^$' -bench SaveMove ./store/sqlstore/
 //	go test -run '^$' -bench SaveMove/sqlite -benchtime 1x -timeout 5m ./store/sqlstore/ -pyramid.paced=60s
@@ -60,9 +61,20 @@ func BenchmarkSaveMove(b *testing.B) {
 			}
 		})
 	}
-	b.Run("postgres", func(b *testing.B) {
-		benchSaveMove(b, openPostgres(b, time.Now))
-	})
+	for _, solo := range []bool{false, true} {
+		name := "postgres"
+		if solo {
+			name = "postgres-solo"
+		}
+		b.Run(name, func(b *testing.B) {
+			s := openPostgres(b, time.Now)
+			s.soloSaves = solo
+			benchSaveMove(b, s)
+			if txs, saves := s.saves.counts(); txs > 0 {
+				b.ReportMetric(float64(saves)/float64(txs), "saves/tx")
+			}
+		})
+	}
 }
 
 func benchSaveMove(b *testing.B, s *Store) {

@@ -403,13 +403,20 @@ func (s *Store) gameTx(ctx context.Context, fn func(ctx context.Context, tx *sql
 // joins the saves waiting for the writer, stored together in one
 // transaction (group.go), and returns once that transaction is
 // committed: with synchronous=FULL, the WAL is synced before it returns.
-// On PostgreSQL it runs in autocommit mode.
+// On PostgreSQL it joins the saves waiting for the batch in flight,
+// stored together in one autocommit statement (pggroup.go).
 func (s *Store) SaveGame(ctx context.Context, gameID int64, owner string, st store.State) error {
 	if err := checkState(st); err != nil {
 		return fmt.Errorf("store: save game %d: %w", gameID, err)
 	}
 	if s.gate != nil && !s.soloSaves {
 		if err := s.groupSave(ctx, gameID, owner, saveArgs(gameID, owner, st, s.now())); err != nil {
+			return fmt.Errorf("store: save game %d: %w", gameID, err)
+		}
+		return nil
+	}
+	if s.pgGate != nil && !s.soloSaves {
+		if err := s.pgGroupSave(ctx, gameID, owner, saveArgs(gameID, owner, st, s.now())); err != nil {
 			return fmt.Errorf("store: save game %d: %w", gameID, err)
 		}
 		return nil

@@ -97,8 +97,11 @@ type Store struct {
 	// instead (tests and benchmarks compare the two).
 	saves     saveQueue
 	soloSaves bool
-	now       func() time.Time
-	timeout   time.Duration
+	// pgGate is held by the PostgreSQL save batch in flight (pggroup.go):
+	// saves queue in saves meanwhile. nil on SQLite.
+	pgGate  chan struct{}
+	now     func() time.Time
+	timeout time.Duration
 }
 
 // Open opens the store: SQLite at dataDir/pyramid.db when databaseURL is
@@ -277,6 +280,7 @@ func (s *Store) openPostgres(ctx context.Context, cfg Config) error {
 	}
 	db := stdlib.OpenDB(*pc)
 	s.w, s.r = db, db
+	s.pgGate = make(chan struct{}, pgInFlight)
 	n := cfg.ReadConns
 	if n <= 0 {
 		n = DefaultPostgresConns

@@ -408,3 +408,92 @@ func testGameConcurrentSaves(t *testing.T, e *env) {
 		}
 	}
 }
+
+func testGameConcurrentSaveAnswers(t *testing.T, e *env) {
+	// Saves made at once (stored together where the store groups them)
+	// each keep their own answer: a game claimed by another session, a
+	// finished game and an unknown one refuse theirs; the others are
+	// stored with their own state, assistance counts never going down,
+	// a finishing save stamped; one game saved twice at once takes both.
+	const n = 48
+	games := make([]store.Game, n)
+	for i := range games {
+		games[i] = e.game(e.player(fmt.Sprintf("a%02d", i)), "classic", uint64(i))
+	}
+	claimed, finished, twice := games[1], games[2], games[3]
+	if _, err := e.s.ClaimGame(e.ctx, claimed.ID, claimed.PlayerID, "session-B"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.s.FinishGame(e.ctx, finished.ID, "session-A", store.State{Status: store.StatusAbandoned}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// games[4] has had hints: a save with fewer keeps them.
+	if err := e.s.SaveGame(e.ctx, games[4].ID, "session-A", store.State{Status: store.StatusPlaying, Hints: 5}); err != nil {
+		t.Fatal(err)
+	}
+	type save struct {
+		id   int64
+		st   store.State
+		want error
+	}
+	state := func(i int) store.State {
+		st := store.State{Status: store.StatusPlaying, Moves: []string{"d", fmt.Sprintf("%d.1", i%7+1)}, Removed: i % 28,
+			Elapsed: time.Duration(i) * time.Second, Hints: i % 3, Undos: i % 2, Watched: i%5 == 0,
+			MoveTimes: []time.Duration{time.Duration(i) * time.Millisecond}}
+		if i%9 == 8 {
+			st.Status = store.StatusLost
+		}
+		return st
+	}
+	saves := []save{{id: games[0].ID + 10_000, st: state(0), want: store.ErrNotFound}}
+	for i, g := range games {
+		var want error
+		switch g.ID {
+		case claimed.ID:
+			want = store.ErrConflict
+		case finished.ID:
+			want = store.ErrFinished
+		}
+		saves = append(saves, save{id: g.ID, st: state(i), want: want})
+	}
+	saves = append(saves, save{id: twice.ID, st: state(3)})
+	errs := make([]error, len(saves))
+	var wg sync.WaitGroup
+	for i, sv := range saves {
+		wg.Go(func() { errs[i] = e.s.SaveGame(e.ctx, sv.id, "session-A", sv.st) })
+	}
+	wg.Wait()
+	for i, sv := range saves {
+		wantErr(t, fmt.Sprintf("save %d of game %d", i, sv.id), errs[i], sv.want)
+	}
+	for i, g := range games {
+		got, err := e.s.Game(e.ctx, g.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := state(i)
+		switch g.ID {
+		case claimed.ID, finished.ID:
+			if len(got.Moves) != 0 {
+				t.Errorf("game %d (refused) has moves %v", g.ID, got.Moves)
+			}
+			continue
+		case games[4].ID:
+			want.Hints = 5
+		}
+		if !reflect.DeepEqual(got.State, want) {
+			t.Errorf("game %d: state %+v, want %+v", g.ID, got.State, want)
+		}
+		versions := int64(2)
+		switch g.ID {
+		case twice.ID, games[4].ID:
+			versions = 3
+		}
+		if got.Version != versions {
+			t.Errorf("game %d: version %d, want %d", g.ID, got.Version, versions)
+		}
+		if got.Status.Finished() != !got.Finished.IsZero() {
+			t.Errorf("game %d: status %s, finished at %v", g.ID, got.Status, got.Finished)
+		}
+	}
+}

@@ -114,6 +114,7 @@ func Run(t *testing.T, open Opener) {
 		{"GameList", testGameList},
 		{"GameUnfinishedPastAPage", testGameUnfinishedPastAPage},
 		{"GameConcurrentSaves", testGameConcurrentSaves},
+		{"GameConcurrentSaveAnswers", testGameConcurrentSaveAnswers},
 		{"ResultRecord", testResultRecord},
 		{"Stats", testStats},
 		{"Races", testRaces},
