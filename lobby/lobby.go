@@ -33,6 +33,10 @@ type Session struct {
 	queue  *Queue
 	joined time.Time
 
+	// told is doing as last set, published for SetDoing to skip the
+	// lock when nothing changes (set under the lobby's mu with doing).
+	told atomic.Pointer[Doing]
+
 	// Guarded by the lobby's mu.
 	doing   Doing
 	changed time.Time // when doing last changed
@@ -167,6 +171,7 @@ func (l *Lobby) Join(p Player) *Session {
 	l.nextID++
 	s := &Session{id: l.nextID, player: p, lname: strings.ToLower(p.Name), queue: NewQueue(l.queueSize, l.now), joined: now,
 		doing: Doing{What: AtMenu}, changed: now}
+	s.told.Store(&s.doing)
 	if l.closed {
 		s.gone = true
 		s.queue.Close()

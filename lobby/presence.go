@@ -73,12 +73,23 @@ func (l *Lobby) SetDoing(s *Session, d Doing) {
 	if d.What == "" {
 		d.What = AtMenu
 	}
+	if told := s.told.Load(); told != nil && *told == d {
+		return // the racer's server and its tui both tell each move
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if s.gone || s.doing == d {
 		return
 	}
-	s.doing, s.changed = d, l.now()
+	s.changed = l.now()
+	l.setDoingLocked(s, d)
+}
+
+// setDoingLocked changes what s is doing, as a change of presence, but
+// not when it changed.
+func (l *Lobby) setDoingLocked(s *Session, d Doing) {
+	s.doing = d
+	s.told.Store(&d)
 	l.changedLocked()
 }
 
@@ -327,21 +338,42 @@ func (l *Lobby) changedLocked() {
 }
 
 // flush tells the viewers of the changes since the last time.
+// The listing they will read (Listed) is built first, outside the lock,
+// so that no viewer waits for another's build; the changes made while
+// it was built ride on the next flush.
 func (l *Lobby) flush() {
+	l.mu.Lock()
+	if l.pending == nil {
+		l.mu.Unlock()
+		return // stopped by Close
+	}
+	viewers := l.viewers
+	v := l.ver.Load()
+	l.mu.Unlock()
+	if viewers > 0 {
+		v = l.rosterAtLeast(v).ver
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.pending == nil {
-		return // stopped by Close
+		return // stopped by Close meanwhile
 	}
 	l.pending = nil
-	l.flushLocked()
+	l.flushAtLocked(v)
+	if l.ver.Load() != v && !l.closed {
+		l.pending = time.AfterFunc(l.every, l.flush)
+	}
 }
 
 // flushLocked tells every viewer at once; what they read then (Listed)
 // shows every change until now.
-func (l *Lobby) flushLocked() {
+func (l *Lobby) flushLocked() { l.flushAtLocked(l.ver.Load()) }
+
+// flushAtLocked tells every viewer at once; what they read then (Listed)
+// shows every change up to version v.
+func (l *Lobby) flushAtLocked(v uint64) {
 	l.lastFlush = l.now()
-	l.flushVer.Store(l.ver.Load())
+	l.flushVer.Store(v)
 	if l.viewers == 0 {
 		return
 	}

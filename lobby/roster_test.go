@@ -30,6 +30,12 @@ func TestWhoShared(t *testing.T) {
 	if first[0].What != AtMenu || names(first) != "Ann:menu bob:menu guest:menu " {
 		t.Fatalf("the old listing changed: %q", names(first))
 	}
+	// Told again what it does (its server and its tui both tell each
+	// move): no change, the same listing.
+	l.SetDoing(ann, Doing{What: Playing, Rules: "classic", Deal: 42})
+	if again := l.Who(); &again[0] != &after[0] {
+		t.Fatal("the same Doing told twice built a new listing")
+	}
 }
 
 // TestListedUntilFlush: Listed is what the viewers were last told of,
