@@ -33,6 +33,9 @@ func (p *presence) WatchPresence(on bool) { p.lobby.WatchPresence(p.self, on) }
 // Who implements tui.Lobby.
 func (p *presence) Who() []lobby.Presence { return p.lobby.Who() }
 
+// Listed implements tui.Lobby: the listing all the viewers share.
+func (p *presence) Listed() []lobby.Presence { return p.lobby.Listed() }
+
 // Online implements tui.Lobby.
 func (p *presence) Online() int { return p.lobby.Online() }
 

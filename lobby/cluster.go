@@ -159,6 +159,7 @@ func (l *Lobby) Cluster(ctx context.Context, b bus.Bus, instance string, cfg Clu
 		return errors.New("lobby: cluster: already joined, or closed")
 	}
 	l.cluster = c
+	l.ver.Add(1) // a listing built before has no local part (roster)
 	l.mu.Unlock()
 	read, publish := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -430,20 +431,20 @@ func (m presenceMsg) split() []presenceMsg {
 	return append(out, cur)
 }
 
-// roster is this server's players as the bus carries them, by key.
+// roster is this server's players as the bus carries them, by key: the
+// local part of the shared listing (Who), built outside the lobby's lock.
 func (l *Lobby) roster() map[string]wireEntry {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	out := map[string]wireEntry{}
-	for _, p := range l.localWhoLocked() {
-		s := l.sessions[p.Session]
+	r := l.rosterAtLeast(l.ver.Load())
+	out := make(map[string]wireEntry, len(r.local))
+	for _, e := range r.local {
+		p := e.Presence
 		key := p.ID
 		if key == "" || p.Guest {
 			key = "guest:" + strconv.FormatUint(p.Session, 10)
 		}
 		out[key] = wireEntry{Key: key, ID: p.ID, Name: p.Name, Guest: p.Guest,
 			What: p.What, Rules: p.Rules, Deal: p.Deal, Custom: p.Custom, Removed: p.Removed, Done: p.Finished,
-			Room: p.Room, Watched: p.Watched, Session: p.Session, Joined: p.Joined.UnixMilli(), Changed: s.changed.UnixMilli()}
+			Room: p.Room, Watched: p.Watched, Session: p.Session, Joined: p.Joined.UnixMilli(), Changed: e.changed.UnixMilli()}
 	}
 	return out
 }
@@ -458,50 +459,6 @@ func (w wireEntry) presence(instance string) Presence {
 		Joined:   time.UnixMilli(w.Joined),
 		Instance: instance,
 	}
-}
-
-// withRemoteLocked adds the other servers' players to this server's
-// listing: each player once (the entry that changed last), each guest
-// session apart.
-func (l *Lobby) withRemoteLocked(local []Presence) []Presence {
-	c := l.cluster
-	if c == nil || len(c.remote) == 0 {
-		return local
-	}
-	now := l.now()
-	type pick struct {
-		i       int // in out
-		changed time.Time
-	}
-	out := local
-	byPlayer := map[string]pick{}
-	for i, p := range local {
-		if key := playerKey(p.Player); key != "" {
-			byPlayer[key] = pick{i, l.sessions[p.Session].changed}
-		}
-	}
-	for _, entries := range c.remote {
-		for _, e := range entries {
-			if !now.Before(e.expires) {
-				continue
-			}
-			key := playerKey(e.Player)
-			if key == "" {
-				out = append(out, e.Presence)
-				continue
-			}
-			cur, ok := byPlayer[key]
-			switch {
-			case !ok:
-				byPlayer[key] = pick{len(out), e.changed}
-				out = append(out, e.Presence)
-			case e.changed.After(cur.changed):
-				out[cur.i] = e.Presence
-				byPlayer[key] = pick{cur.i, e.changed}
-			}
-		}
-	}
-	return out
 }
 
 // remoteOnlineLocked is how many players of other servers Who lists that

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"pyramid/bus"
@@ -27,8 +29,13 @@ type Player struct {
 type Session struct {
 	id     uint64
 	player Player
+	lname  string // player.Name lowered: who sorts by it
 	queue  *Queue
 	joined time.Time
+
+	// told is doing as last set, published for SetDoing to skip the
+	// lock when nothing changes (set under the lobby's mu with doing).
+	told atomic.Pointer[Doing]
 
 	// Guarded by the lobby's mu.
 	doing   Doing
@@ -102,6 +109,8 @@ type Lobby struct {
 	sessions  map[uint64]*Session
 	byPlayer  map[string]map[uint64]*Session // sessions of players with an ID (not guests)
 	viewers   int                            // sessions with viewer set
+	viewing   map[uint64]*Session            // those sessions
+	guests    int                            // sessions of guests
 	lastFlush time.Time                      // when viewers were last told of a change
 	pending   *time.Timer                    // a flush waiting for PresenceEvery to pass; nil if none
 	closed    bool
@@ -120,6 +129,16 @@ type Lobby struct {
 
 	// Presence across servers (Cluster, cluster.go); nil: this server's only.
 	cluster *cluster
+
+	// The shared listing of who is online (presence.go): ver counts the
+	// changes of presence (changed under mu, read anywhere), flushVer is
+	// ver at the last flush, snap the newest listing built; build
+	// serializes the builders and guards their scratch space.
+	ver      atomic.Uint64
+	flushVer atomic.Uint64
+	snap     atomic.Pointer[roster]
+	build    sync.Mutex
+	scratch  rosterScratch
 	// Spectating across servers (WatchAcross, watch_cluster.go); nil:
 	// this server's games only.
 	watchNet *watchNet
@@ -139,6 +158,7 @@ func New(cfg Config) *Lobby {
 	return &Lobby{
 		now: cfg.Now, queueSize: cfg.QueueSize, every: cfg.PresenceEvery,
 		sessions: map[uint64]*Session{}, byPlayer: map[string]map[uint64]*Session{},
+		viewing: map[uint64]*Session{},
 	}
 }
 
@@ -149,8 +169,9 @@ func (l *Lobby) Join(p Player) *Session {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.nextID++
-	s := &Session{id: l.nextID, player: p, queue: NewQueue(l.queueSize, l.now), joined: now,
+	s := &Session{id: l.nextID, player: p, lname: strings.ToLower(p.Name), queue: NewQueue(l.queueSize, l.now), joined: now,
 		doing: Doing{What: AtMenu}, changed: now}
+	s.told.Store(&s.doing)
 	if l.closed {
 		s.gone = true
 		s.queue.Close()
@@ -162,6 +183,8 @@ func (l *Lobby) Join(p Player) *Session {
 			l.byPlayer[key] = map[uint64]*Session{}
 		}
 		l.byPlayer[key][s.id] = s
+	} else {
+		l.guests++
 	}
 	l.changedLocked()
 	return s
@@ -197,10 +220,13 @@ func (l *Lobby) removeLocked(s *Session) {
 		if len(l.byPlayer[key]) == 0 {
 			delete(l.byPlayer, key)
 		}
+	} else {
+		l.guests--
 	}
 	if s.viewer {
 		s.viewer = false
 		l.viewers--
+		delete(l.viewing, s.id)
 	}
 	l.forgetWatchLocked(s) // watch.go
 	s.daily = false        // daily.go

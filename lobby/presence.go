@@ -73,12 +73,23 @@ func (l *Lobby) SetDoing(s *Session, d Doing) {
 	if d.What == "" {
 		d.What = AtMenu
 	}
+	if told := s.told.Load(); told != nil && *told == d {
+		return // the racer's server and its tui both tell each move
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if s.gone || s.doing == d {
 		return
 	}
-	s.doing, s.changed = d, l.now()
+	s.changed = l.now()
+	l.setDoingLocked(s, d)
+}
+
+// setDoingLocked changes what s is doing, as a change of presence, but
+// not when it changed.
+func (l *Lobby) setDoingLocked(s *Session, d Doing) {
+	s.doing = d
+	s.told.Store(&d)
 	l.changedLocked()
 }
 
@@ -90,54 +101,183 @@ func (l *Lobby) Doing(s *Session) Doing {
 }
 
 // Who is a snapshot of who is online, by name (case-insensitively): each
-// player once, each guest session apart.
+// player once, each guest session apart. It shows every change made
+// before it was called. The slice is shared with every other reader of
+// the same listing: it must not be changed.
+//
+// Readers share one listing while nothing changes, and build a new one
+// outside the lobby's lock: a SetDoing never waits for a listing.
 func (l *Lobby) Who() []Presence {
-	l.mu.Lock()
-	out := l.withRemoteLocked(l.localWhoLocked())
-	l.mu.Unlock()
-	// Sorted outside the lock: every move of every player takes it
-	// (SetDoing), and a thousand names take a while to sort.
-	sortPresence(out)
-	return out
+	return l.rosterAtLeast(l.ver.Load()).list
 }
 
-// localWhoLocked is Who of this server's sessions alone, in no order.
-func (l *Lobby) localWhoLocked() []Presence {
-	shown := map[string]*Session{}
-	out := make([]Presence, 0, len(l.sessions))
+// Listed is Who as of the last time the viewers of presence were told
+// of a change (at most PresenceEvery ago), or newer: what a viewer shows
+// until its next PresenceChanged. All the viewers of a change share one
+// listing, however busy the players are meanwhile. The slice must not be
+// changed.
+func (l *Lobby) Listed() []Presence {
+	return l.rosterAtLeast(l.flushVer.Load()).list
+}
+
+// roster is a listing of who is online, immutable once built.
+type roster struct {
+	// ver is the presence version the listing shows every change of.
+	ver uint64
+	// list is Who.
+	list []Presence
+	// local is this server's part of list with when each entry changed,
+	// in no order; kept only in a cluster (roster in cluster.go).
+	local []localEntry
+	// expires is when the first of its other servers' entries runs out
+	// of time to live (zero: none), as Who never lists such an entry.
+	expires time.Time
+}
+
+// showsAll reports whether r shows every change up to version v, and
+// none of its entries has expired.
+func (l *Lobby) showsAll(r *roster, v uint64) bool {
+	return r != nil && r.ver >= v && (r.expires.IsZero() || l.now().Before(r.expires))
+}
+
+// localEntry is a local entry of a listing with when it changed.
+type localEntry struct {
+	Presence
+	changed time.Time
+}
+
+// rosterScratch is the builders' reusable space, guarded by Lobby.build.
+type rosterScratch struct {
+	raw    []rawEntry
+	picked []rawEntry
+	keyed  []keyedEntry
+	at     map[string]int // player key -> index in picked
+}
+
+// rawEntry is an entry as copied under the lobby's lock.
+type rawEntry struct {
+	p       Presence
+	lname   string
+	changed time.Time
+	remote  bool
+}
+
+// keyedEntry is an entry's place in the sort order.
+type keyedEntry struct {
+	lname, instance string
+	session         uint64
+	i               int // in picked
+}
+
+// rosterAtLeast returns a listing that shows every change up to version
+// v: the newest built when it does, else a new one (one builder at a
+// time; those that waited take the one it built when it will do).
+func (l *Lobby) rosterAtLeast(v uint64) *roster {
+	if r := l.snap.Load(); l.showsAll(r, v) {
+		return r
+	}
+	l.build.Lock()
+	defer l.build.Unlock()
+	if r := l.snap.Load(); l.showsAll(r, v) {
+		return r
+	}
+	r := l.buildRoster()
+	l.snap.Store(r)
+	return r
+}
+
+// buildRoster builds a listing: the entries are copied under the
+// lobby's lock, and picked (each player once) and sorted outside it.
+// The caller holds l.build.
+func (l *Lobby) buildRoster() *roster {
+	sc := &l.scratch
+	raw := sc.raw[:0]
+	l.mu.Lock()
+	r := &roster{ver: l.ver.Load()}
 	for _, s := range l.sessions {
-		key := playerKey(s.player)
+		raw = append(raw, rawEntry{p: presence(s), lname: s.lname, changed: s.changed})
+	}
+	nLocal := len(raw)
+	inCluster := l.cluster != nil
+	if c := l.cluster; c != nil {
+		now := l.now()
+		for _, entries := range c.remote {
+			for _, e := range entries {
+				if now.Before(e.expires) {
+					raw = append(raw, rawEntry{p: e.Presence, changed: e.changed, remote: true})
+					if r.expires.IsZero() || e.expires.Before(r.expires) {
+						r.expires = e.expires
+					}
+				}
+			}
+		}
+	}
+	l.mu.Unlock()
+
+	// Each player once: the session that changed last (the higher
+	// session on a tie) among this server's, then another server's
+	// entry when it changed later still.
+	if sc.at == nil {
+		sc.at = map[string]int{}
+	}
+	clear(sc.at)
+	picked := sc.picked[:0]
+	for i := range raw {
+		if i == nLocal && inCluster {
+			r.local = localOf(picked)
+		}
+		e := &raw[i]
+		if e.remote {
+			e.lname = strings.ToLower(e.p.Name)
+		}
+		key := playerKey(e.p.Player)
 		if key == "" {
-			out = append(out, presence(s))
+			picked = append(picked, *e)
 			continue
 		}
-		if cur := shown[key]; cur == nil || s.changed.After(cur.changed) || s.changed.Equal(cur.changed) && s.id > cur.id {
-			shown[key] = s
+		j, ok := sc.at[key]
+		if !ok {
+			sc.at[key] = len(picked)
+			picked = append(picked, *e)
+			continue
+		}
+		cur := &picked[j]
+		later := e.changed.After(cur.changed)
+		if !e.remote {
+			later = later || e.changed.Equal(cur.changed) && e.p.Session > cur.p.Session
+		}
+		if later {
+			*cur = *e
 		}
 	}
-	for _, s := range shown {
-		out = append(out, presence(s))
+	if inCluster && r.local == nil {
+		r.local = localOf(picked)
 	}
-	return out
+	keyed := sc.keyed[:0]
+	for i, e := range picked {
+		keyed = append(keyed, keyedEntry{lname: e.lname, instance: e.p.Instance, session: e.p.Session, i: i})
+	}
+	slices.SortFunc(keyed, func(a, b keyedEntry) int {
+		return cmp.Or(cmp.Compare(a.lname, b.lname), cmp.Compare(a.instance, b.instance), cmp.Compare(a.session, b.session))
+	})
+	r.list = make([]Presence, len(keyed))
+	for i, k := range keyed {
+		r.list[i] = picked[k.i].p
+	}
+	// The scratch keeps its room, not its strings' owners for long: the
+	// next build overwrites them.
+	sc.raw, sc.picked, sc.keyed = raw, picked, keyed
+	return r
 }
 
-// sortPresence sorts a listing by name, case-insensitively: each name is
-// lowered once, not once per comparison.
-func sortPresence(out []Presence) {
-	type keyed struct {
-		name string
-		p    Presence
+// localOf is this server's part of a listing, for the other servers
+// (cluster.go): the entries picked before any other server's.
+func localOf(picked []rawEntry) []localEntry {
+	out := make([]localEntry, len(picked))
+	for i, e := range picked {
+		out[i] = localEntry{Presence: e.p, changed: e.changed}
 	}
-	ks := make([]keyed, len(out))
-	for i, p := range out {
-		ks[i] = keyed{strings.ToLower(p.Name), p}
-	}
-	slices.SortFunc(ks, func(a, b keyed) int {
-		return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.p.Instance, b.p.Instance), cmp.Compare(a.p.Session, b.p.Session))
-	})
-	for i := range ks {
-		out[i] = ks[i].p
-	}
+	return out
 }
 
 func presence(s *Session) Presence {
@@ -152,13 +292,7 @@ func (l *Lobby) Online() int {
 }
 
 func (l *Lobby) onlineLocked() int {
-	n := len(l.byPlayer) + l.remoteOnlineLocked()
-	for _, s := range l.sessions {
-		if playerKey(s.player) == "" {
-			n++
-		}
-	}
-	return n
+	return len(l.byPlayer) + l.guests + l.remoteOnlineLocked()
 }
 
 // WatchPresence makes a session a viewer of presence (on) or not: a viewer
@@ -173,9 +307,11 @@ func (l *Lobby) WatchPresence(s *Session, on bool) {
 	s.viewer = on
 	if on {
 		l.viewers++
+		l.viewing[s.id] = s
 		s.queue.Coalesce(presenceKey, PresenceChanged{Online: l.onlineLocked()})
 	} else {
 		l.viewers--
+		delete(l.viewing, s.id)
 	}
 }
 
@@ -186,6 +322,7 @@ func (l *Lobby) WatchPresence(s *Session, on bool) {
 // event per PresenceEvery and the lobby one pass over the viewers, never
 // n passes.
 func (l *Lobby) changedLocked() {
+	l.ver.Add(1)
 	if l.cluster != nil {
 		l.cluster.pokeLocked()
 	}
@@ -201,25 +338,47 @@ func (l *Lobby) changedLocked() {
 }
 
 // flush tells the viewers of the changes since the last time.
+// The listing they will read (Listed) is built first, outside the lock,
+// so that no viewer waits for another's build; the changes made while
+// it was built ride on the next flush.
 func (l *Lobby) flush() {
+	l.mu.Lock()
+	if l.pending == nil {
+		l.mu.Unlock()
+		return // stopped by Close
+	}
+	viewers := l.viewers
+	v := l.ver.Load()
+	l.mu.Unlock()
+	if viewers > 0 {
+		v = l.rosterAtLeast(v).ver
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.pending == nil {
-		return // stopped by Close
+		return // stopped by Close meanwhile
 	}
 	l.pending = nil
-	l.flushLocked()
+	l.flushAtLocked(v)
+	if l.ver.Load() != v && !l.closed {
+		l.pending = time.AfterFunc(l.every, l.flush)
+	}
 }
 
-func (l *Lobby) flushLocked() {
+// flushLocked tells every viewer at once; what they read then (Listed)
+// shows every change until now.
+func (l *Lobby) flushLocked() { l.flushAtLocked(l.ver.Load()) }
+
+// flushAtLocked tells every viewer at once; what they read then (Listed)
+// shows every change up to version v.
+func (l *Lobby) flushAtLocked(v uint64) {
 	l.lastFlush = l.now()
+	l.flushVer.Store(v)
 	if l.viewers == 0 {
 		return
 	}
 	ev := PresenceChanged{Online: l.onlineLocked()}
-	for _, s := range l.sessions {
-		if s.viewer {
-			s.queue.Coalesce(presenceKey, ev)
-		}
+	for _, s := range l.viewing {
+		s.queue.Coalesce(presenceKey, ev)
 	}
 }

@@ -34,8 +34,7 @@ func (l *Lobby) stopOtherWatchingLocked(s *Session, reason string) {
 		// At the menu now, but not as a change of its own: who shows
 		// the session that changed last, and that is the racer's
 		// (its tui saying so later changes nothing).
-		s.doing = Doing{What: AtMenu}
-		l.changedLocked()
+		l.setDoingLocked(s, Doing{What: AtMenu})
 		l.postLocked(s, WatchEnded{Name: watched.Watched, Reason: reason})
 	}
 }

@@ -75,7 +75,7 @@ func (l *lobbyScreen) load() tea.Cmd {
 	l.req++
 	req := l.req
 	return func() tea.Msg {
-		return lobbyMsg{req: req, who: lb.Who(), rooms: lb.PublicRooms()}
+		return lobbyMsg{req: req, who: lb.Listed(), rooms: lb.PublicRooms()}
 	}
 }
 

@@ -22,8 +22,14 @@ type Lobby interface {
 	// WatchPresence asks for lobby.PresenceChanged (on) or not: the
 	// menu, the Lobby screen and the daily board want it.
 	WatchPresence(on bool)
-	// Who is who is online, by name.
+	// Who is who is online, by name, with every change made before
+	// the call.
 	Who() []lobby.Presence
+	// Listed is Who as the viewers of presence were last told of it
+	// (lobby.PresenceChanged; at most lobby.PresenceEvery old), shared
+	// by all of them: what the Lobby screen shows. Neither slice may be
+	// changed.
+	Listed() []lobby.Presence
 	// Online is how many are online.
 	Online() int
 	// PublicRooms lists the public race rooms waiting for players.

@@ -49,7 +49,9 @@ func (f *fakeLobby) last() lobby.Doing {
 
 func (f *fakeLobby) WatchPresence(on bool) { f.mu.Lock(); f.viewer = on; f.mu.Unlock() }
 func (f *fakeLobby) Who() []lobby.Presence { f.mu.Lock(); defer f.mu.Unlock(); return f.who }
-func (f *fakeLobby) Online() int           { f.mu.Lock(); defer f.mu.Unlock(); return len(f.who) }
+
+func (f *fakeLobby) Listed() []lobby.Presence { return f.Who() }
+func (f *fakeLobby) Online() int              { f.mu.Lock(); defer f.mu.Unlock(); return len(f.who) }
 func (f *fakeLobby) PublicRooms() []lobby.RoomInfo {
 	f.mu.Lock()
 	defer f.mu.Unlock()
