@@ -76,13 +76,16 @@ func (l *Lobby) SetDoing(s *Session, d Doing) {
 	if t := s.told.Load(); t != nil && t.doing == d {
 		return // the racer's server and its tui both tell each move
 	}
+	t := &told{doing: d} // allocated before the lock, never under it
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if s.gone || s.doing == d {
 		return
 	}
-	s.changed = l.now()
-	l.setDoingLocked(s, d)
+	s.doing, s.changed = d, l.now()
+	t.changed = s.changed
+	s.told.Store(t)
+	l.changedLocked()
 }
 
 // setDoingLocked changes what s is doing, as a change of presence, but
