@@ -33,9 +33,11 @@ type Session struct {
 	queue  *Queue
 	joined time.Time
 
-	// told is doing as last set, published for SetDoing to skip the
-	// lock when nothing changes (set under the lobby's mu with doing).
-	told atomic.Pointer[Doing]
+	// told is doing and changed as last set, published for SetDoing to
+	// skip the lock when nothing changes and for the listing to be built
+	// outside it (set under the lobby's mu with doing).
+	told atomic.Pointer[told]
+	idx  int // in the lobby's members, guarded by its mu
 
 	// Guarded by the lobby's mu.
 	doing   Doing
@@ -107,6 +109,7 @@ type Lobby struct {
 	mu        sync.Mutex
 	nextID    uint64
 	sessions  map[uint64]*Session
+	members   []*Session                     // the sessions, in no order (Session.idx)
 	byPlayer  map[string]map[uint64]*Session // sessions of players with an ID (not guests)
 	viewers   int                            // sessions with viewer set
 	viewing   map[uint64]*Session            // those sessions
@@ -171,13 +174,15 @@ func (l *Lobby) Join(p Player) *Session {
 	l.nextID++
 	s := &Session{id: l.nextID, player: p, lname: strings.ToLower(p.Name), queue: NewQueue(l.queueSize, l.now), joined: now,
 		doing: Doing{What: AtMenu}, changed: now}
-	s.told.Store(&s.doing)
+	s.told.Store(&told{doing: s.doing, changed: now})
 	if l.closed {
 		s.gone = true
 		s.queue.Close()
 		return s
 	}
 	l.sessions[s.id] = s
+	s.idx = len(l.members)
+	l.members = append(l.members, s)
 	if key := playerKey(p); key != "" {
 		if l.byPlayer[key] == nil {
 			l.byPlayer[key] = map[uint64]*Session{}
@@ -215,6 +220,10 @@ func (l *Lobby) removeLocked(s *Session) {
 	s.gone = true
 	s.queue.Close()
 	delete(l.sessions, s.id)
+	last := l.members[len(l.members)-1]
+	l.members[s.idx], last.idx = last, s.idx
+	l.members[len(l.members)-1] = nil
+	l.members = l.members[:len(l.members)-1]
 	if key := playerKey(s.player); key != "" {
 		delete(l.byPlayer[key], s.id)
 		if len(l.byPlayer[key]) == 0 {

@@ -73,24 +73,33 @@ func (l *Lobby) SetDoing(s *Session, d Doing) {
 	if d.What == "" {
 		d.What = AtMenu
 	}
-	if told := s.told.Load(); told != nil && *told == d {
+	if t := s.told.Load(); t != nil && t.doing == d {
 		return // the racer's server and its tui both tell each move
 	}
+	t := &told{doing: d} // allocated before the lock, never under it
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if s.gone || s.doing == d {
 		return
 	}
-	s.changed = l.now()
-	l.setDoingLocked(s, d)
+	s.doing, s.changed = d, l.now()
+	t.changed = s.changed
+	s.told.Store(t)
+	l.changedLocked()
 }
 
 // setDoingLocked changes what s is doing, as a change of presence, but
 // not when it changed.
 func (l *Lobby) setDoingLocked(s *Session, d Doing) {
 	s.doing = d
-	s.told.Store(&d)
+	s.told.Store(&told{doing: d, changed: s.changed})
 	l.changedLocked()
+}
+
+// told is what a session does as last set, and when that changed.
+type told struct {
+	doing   Doing
+	changed time.Time
 }
 
 // Doing returns what a session is doing.
@@ -148,10 +157,12 @@ type localEntry struct {
 
 // rosterScratch is the builders' reusable space, guarded by Lobby.build.
 type rosterScratch struct {
-	raw    []rawEntry
-	picked []rawEntry
-	keyed  []keyedEntry
-	at     map[string]int // player key -> index in picked
+	members []*Session
+	remote  []rawEntry
+	raw     []rawEntry
+	picked  []rawEntry
+	keyed   []keyedEntry
+	at      map[string]int // player key -> index in picked
 }
 
 // rawEntry is an entry as copied under the lobby's lock.
@@ -186,25 +197,24 @@ func (l *Lobby) rosterAtLeast(v uint64) *roster {
 	return r
 }
 
-// buildRoster builds a listing: the entries are copied under the
-// lobby's lock, and picked (each player once) and sorted outside it.
+// buildRoster builds a listing: who is connected is copied under the
+// lobby's lock (pointers, and the other servers' entries), what each
+// does is read from what they last told, and the entries are picked
+// (each player once) and sorted outside the lock.
 // The caller holds l.build.
 func (l *Lobby) buildRoster() *roster {
 	sc := &l.scratch
-	raw := sc.raw[:0]
 	l.mu.Lock()
 	r := &roster{ver: l.ver.Load()}
-	for _, s := range l.sessions {
-		raw = append(raw, rawEntry{p: presence(s), lname: s.lname, changed: s.changed})
-	}
-	nLocal := len(raw)
+	members := append(sc.members[:0], l.members...)
 	inCluster := l.cluster != nil
+	remote := sc.remote[:0]
 	if c := l.cluster; c != nil {
 		now := l.now()
 		for _, entries := range c.remote {
 			for _, e := range entries {
 				if now.Before(e.expires) {
-					raw = append(raw, rawEntry{p: e.Presence, changed: e.changed, remote: true})
+					remote = append(remote, rawEntry{p: e.Presence, changed: e.changed, remote: true})
 					if r.expires.IsZero() || e.expires.Before(r.expires) {
 						r.expires = e.expires
 					}
@@ -213,6 +223,18 @@ func (l *Lobby) buildRoster() *roster {
 		}
 	}
 	l.mu.Unlock()
+	// This server's sessions as they last told (each as of version
+	// r.ver or later), then the other servers'.
+	raw := sc.raw[:0]
+	for _, s := range members {
+		t := s.told.Load()
+		raw = append(raw, rawEntry{p: Presence{Player: s.player, Doing: t.doing, Session: s.id, Joined: s.joined},
+			lname: s.lname, changed: t.changed})
+	}
+	nLocal := len(raw)
+	raw = append(raw, remote...)
+	clear(members) // no gone session kept alive by the scratch
+	sc.members, sc.remote = members, remote
 
 	// Each player once: the session that changed last (the higher
 	// session on a tie) among this server's, then another server's
@@ -278,10 +300,6 @@ func localOf(picked []rawEntry) []localEntry {
 		out[i] = localEntry{Presence: e.p, changed: e.changed}
 	}
 	return out
-}
-
-func presence(s *Session) Presence {
-	return Presence{Player: s.player, Doing: s.doing, Session: s.id, Joined: s.joined}
 }
 
 // Online is how many are online: the length of Who.
