@@ -372,13 +372,37 @@ func (rs *Rooms) Public() []RoomInfo {
 	rs.mu.RUnlock()
 	var list []RoomInfo
 	for _, r := range rooms {
-		s := r.Snapshot()
-		if !s.Public || s.Phase == PhaseClosed {
-			continue
+		if info, ok := r.listing(); ok {
+			list = append(list, info)
 		}
-		list = append(list, s.info(r.created))
 	}
 	return list
+}
+
+// listing is the room's line in the list of public rooms, and false for
+// a private or closed room. It holds the room's lock for less than a
+// Snapshot (no copy of the members, results or chat): every Lobby viewer
+// asks for the list at each presence flush, and the racers' moves wait
+// for the same lock.
+func (r *Room) listing() (RoomInfo, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.cfg.Public || r.phase == PhaseClosed {
+		return RoomInfo{}, false
+	}
+	s := Snapshot{Code: r.code, Phase: r.phase, Public: true, Rated: r.cfg.Rated, TimeLimit: r.cfg.TimeLimit,
+		MaxPlayers: r.cfg.MaxPlayers, Spectators: len(r.spectators)}
+	s.RulesID, s.RulesTitle = r.cfg.Rules.ID(), r.cfg.Rules.Title()
+	info := s.info(r.created)
+	for _, m := range r.members {
+		if m.present() {
+			info.Players++
+		}
+		if m.ID == r.host {
+			info.Host = m.Name
+		}
+	}
+	return info, true
 }
 
 // info is the room's line in a list of public rooms, for a local room and
