@@ -321,6 +321,14 @@ func (b *Bus) Publish(ctx context.Context, topic string, m bus.Message) (bus.Eve
 	err := b.inTx(ctx, func(tx pgx.Tx) error { return b.publishTx(ctx, tx, &ev) })
 	switch {
 	case errors.Is(err, errDuplicate):
+		// The topic has this event already (a retry of a fixed ID, the
+		// end of a race two servers publish): should this process's
+		// subscriptions have missed it, they read up to it now instead
+		// of never hearing of it again (heardLocked does nothing when
+		// they have it).
+		b.mu.Lock()
+		b.heardLocked(topic, ev.Seq)
+		b.mu.Unlock()
 		return ev, nil
 	case err != nil:
 		return bus.Event{}, fmt.Errorf("publish on %q: %w", topic, b.cause(err))

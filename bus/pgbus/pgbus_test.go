@@ -461,3 +461,39 @@ func TestAllConnectionsKilled(t *testing.T) {
 		t.Fatal("the listener did not reconnect")
 	}
 }
+
+// TestDuplicateCatchesUp: an event this bus's subscription never heard of
+// (its NOTIFY lost: here it is written straight into the table) comes to
+// the subscription when a publish of the same ID finds it there, as a
+// race's end that two servers publish under one fixed ID does, rather
+// than never.
+func TestDuplicateCatchesUp(t *testing.T) {
+	u := storetest.PostgresSchemaURL(t)
+	b := open(t, u, Options{PingEvery: time.Hour})
+	ctx := ctxFor(t)
+	s, err := b.Subscribe(ctx, "t", bus.Latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(context.Background())
+	if _, err := admin.Exec(ctx, `INSERT INTO bus_topics (topic, seq) VALUES ('t', 1)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, `INSERT INTO bus_events (topic, seq, id, kind, body) VALUES ('t', 1, 'end/1', 'end', '')`); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := b.Publish(ctx, "t", bus.Message{ID: "end/1", Kind: "end"})
+	if err != nil || ev.Seq != 1 {
+		t.Fatalf("Publish of a stored ID: got %+v, %v; want the stored event #1", ev, err)
+	}
+	short, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	got, err := s.Next(short)
+	if err != nil || got.ID != "end/1" || got.Seq != 1 {
+		t.Fatalf("Next: got %+v, %v; want the event end/1, #1", got, err)
+	}
+}
