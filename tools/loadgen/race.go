@@ -1064,6 +1064,10 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 	cpuRaceEnd := readCPU(cfg.pid)
 	selfRaceEnd := readCPU(os.Getpid())
 	rssEnd := readRSS(cfg.pid)
+	// Moves sent in the last few hundred milliseconds may still be on
+	// their way to the store: give every racer's own panel line up to 3 s
+	// to show them before counting the racers it does not.
+	caughtUp(racers, 3*time.Second)
 
 	var own, anyLat, moveLat, cursorLat, lateLat, storeLat, firstStore, prog, cross []time.Duration
 	var keys, moves, missed, skipped, ended, behind, unanswered, frames int
@@ -1217,4 +1221,23 @@ func busEvents(ctx context.Context, databaseURL string) int64 {
 		return -1
 	}
 	return n
+}
+
+// caughtUp waits until every racer's own panel line shows the moves it
+// sent, or until timeout.
+func caughtUp(racers []*raceSession, timeout time.Duration) {
+	deadline := time.Now().Add(timeout)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for ; time.Now().Before(deadline); <-tick.C {
+		behind := false
+		for _, s := range racers {
+			s.mu.Lock()
+			behind = behind || s.shown != s.moves
+			s.mu.Unlock()
+		}
+		if !behind {
+			return
+		}
+	}
 }
