@@ -217,6 +217,11 @@ type sharedRoom struct {
 	// followed is the servers whose progress topic of the room this
 	// server reads (followInstances).
 	followed map[string]bool
+	// held is, per server, its newest progress that this server's fold
+	// was not ready for (the race's start or a member's join not folded
+	// here yet: progress and room changes come on different topics),
+	// applied again after the next fold of the room's events.
+	held map[string]progressMsg
 }
 
 type sharedMember struct {
@@ -651,6 +656,7 @@ func (rs *SharedRooms) read(sub bus.Subscription) {
 				// A member served by a server not followed yet (a
 				// join, a comeback elsewhere): read its progress too.
 				rs.followInstances(r)
+				rs.applyHeld(m.Code, r)
 			}
 			if m.Wait && m.Inst == rs.cfg.Instance {
 				if rs.gaveUp[ev.ID] {

@@ -518,15 +518,53 @@ func (rs *SharedRooms) readProgress(ctx context.Context, code, inst string) {
 	}
 }
 
+// hold keeps p, its server's newest progress, for applyHeld.
+func (rs *SharedRooms) hold(r *sharedRoom, p progressMsg) {
+	if r.held == nil {
+		r.held = map[string]progressMsg{}
+	}
+	r.held[p.Inst] = p
+}
+
+// applyHeld applies again the progress held for room r, with rs.mu held,
+// after one of its events was folded.
+func (rs *SharedRooms) applyHeld(code string, r *sharedRoom) {
+	if len(r.held) == 0 {
+		return
+	}
+	held := r.held
+	r.held = nil
+	for _, p := range held {
+		rs.applyProgress(code, p)
+	}
+}
+
 // applyProgress folds another server's progress of its racers.
+// Progress this server's fold is not ready for yet (a round or a start
+// not folded here, a racer whose join is not) is held and applied again
+// after the room's next event (applyHeld): it may be a racer's last word,
+// her finish, which no later progress would repeat.
 func (rs *SharedRooms) applyProgress(code string, p progressMsg) {
 	r := rs.rooms[code]
-	if r == nil || r.round != p.Round || (r.phase != PhaseRacing && r.phase != PhaseCountdown) {
+	if r == nil || p.Round < r.round {
+		return
+	}
+	delete(r.held, p.Inst) // p is newer than anything held of its server
+	early := p.Round > r.round || r.phase == PhaseWaiting
+	if !early && r.phase != PhaseRacing && r.phase != PhaseCountdown {
+		return
+	}
+	if early {
+		rs.hold(r, p)
 		return
 	}
 	for _, w := range p.Racers {
 		m := r.member(w.ID)
-		if m == nil || m.inst != p.Inst {
+		if m == nil {
+			rs.hold(r, p) // the rest applies now, and again then, alike
+			continue
+		}
+		if m.inst != p.Inst {
 			continue // a racer now served elsewhere: that server says
 		}
 		m.progress = Progress{Removed: w.Removed, Moves: w.Moves, Pass: w.Pass, Board: w.Board, State: RacerState(w.State), GameID: w.GameID}

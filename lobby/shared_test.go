@@ -472,3 +472,36 @@ func TestSharedProgressTopics(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedProgressBeforeTheStart: progress and room changes come on
+// different topics, so a server may hear a racer's progress before it
+// has folded the race's start; it keeps it and shows it once the start
+// is folded, instead of dropping what may be the racer's last word.
+func TestSharedProgressBeforeTheStart(t *testing.T) {
+	e := newSharedEnv(t)
+	a, b := e.server("a"), e.server("b")
+	ann := newSink()
+	h, _, err := a.Create(pl("ann"), ann, classic())
+	wantErr(t, "Create", err, nil)
+	code := h.Code()
+	eventually(t, "b sees the room", func() bool { _, ok := b.Room(code); return ok })
+	hb, err := b.Find("id-bob", code)
+	wantErr(t, "Find on b", err, nil)
+	_, err = b.Join(hb, pl("bob"), newSink())
+	wantErr(t, "Join on b", err, nil)
+	eventually(t, "a sees bob", func() bool { return len(h.Snapshot().Members) == 2 })
+	// Ann's progress of round 1 reaches b while b still has the room waiting.
+	b.mu.Lock()
+	b.applyProgress(code, progressMsg{Inst: "a", Round: 1, Racers: []wireRacer{{ID: "id-ann", Removed: 28, Moves: 30, State: int(RacerCleared)}}})
+	b.unlock()
+	if m, _ := hb.Snapshot().Member("id-ann"); m.Removed != 0 {
+		t.Fatalf("progress applied in the waiting room: %+v", m)
+	}
+	wantErr(t, "bob ready", hb.SetReady("id-bob", true), nil)
+	eventually(t, "a sees bob ready", func() bool { m, _ := h.Snapshot().Member("id-bob"); return m.Ready })
+	wantErr(t, "Start", h.Start("id-ann"), nil)
+	eventually(t, "b shows ann's progress once it folds the start", func() bool {
+		m, _ := hb.Snapshot().Member("id-ann")
+		return m.Removed == 28 && m.Moves == 30
+	})
+}
