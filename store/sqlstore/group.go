@@ -139,6 +139,14 @@ func (s *Store) groupTx(ctx context.Context, fn func(ctx context.Context, tx *sq
 // group queues r for the writer and leads a batch when it gets the
 // writer first.
 func (s *Store) group(ctx context.Context, r *saveReq) error {
+	return s.queue(ctx, r, s.gate, s.lead)
+}
+
+// queue queues r and waits for its answer: whoever holds a place of gate
+// next leads (lead stores everything queued by then), so nobody waits for
+// a batch to fill. SQLite's writer gate and lead, PostgreSQL's batch in
+// flight and pgLead share it.
+func (s *Store) queue(ctx context.Context, r *saveReq, gate chan struct{}, lead func()) error {
 	s.saves.add(r)
 	for {
 		select {
@@ -149,16 +157,16 @@ func (s *Store) group(ctx context.Context, r *saveReq) error {
 		select {
 		case err := <-r.done:
 			return err
-		case s.gate <- struct{}{}:
+		case gate <- struct{}{}:
 			select {
 			case err := <-r.done:
 				// The last leader stored it: nothing to lead.
-				<-s.gate
+				<-gate
 				return err
 			default:
 			}
-			s.lead()
-			<-s.gate
+			lead()
+			<-gate
 		case <-ctx.Done():
 			if s.saves.remove(r) {
 				return ctx.Err()

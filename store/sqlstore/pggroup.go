@@ -118,35 +118,7 @@ func (p *pgRows) args() []any {
 // returns its own answer once the statement that holds it is committed.
 func (s *Store) pgGroupSave(ctx context.Context, gameID int64, owner string, args []any) error {
 	r := &saveReq{ctx: ctx, gameID: gameID, owner: owner, args: args, done: make(chan error, 1)}
-	q := &s.saves
-	q.add(r)
-	for {
-		select {
-		case err := <-r.done:
-			return err
-		default:
-		}
-		select {
-		case err := <-r.done:
-			return err
-		case s.pgGate <- struct{}{}:
-			select {
-			case err := <-r.done:
-				<-s.pgGate
-				return err
-			default:
-			}
-			s.pgLead()
-			<-s.pgGate
-		case <-ctx.Done():
-			if q.remove(r) {
-				return ctx.Err()
-			}
-			// A leader has it: its statement is bounded by the store's
-			// timeout, and its answer is the truth about the save.
-			return <-r.done
-		}
-	}
+	return s.queue(ctx, r, s.pgGate, s.pgLead)
 }
 
 // pgLead stores the saves waiting, holding pgGate: each round holds at
