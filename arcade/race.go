@@ -218,7 +218,7 @@ func (rs *races) leaveAll() {
 	for c, racer := range held {
 		if r, ok := rs.a.rooms.Room(c); ok {
 			if racer {
-				_ = r.Leave(rs.me.ID)
+				_ = r.Leave(rs.me.ID, rs.sink)
 			} else {
 				_ = r.Unwatch(rs.me.ID)
 			}
@@ -589,7 +589,7 @@ func (rs *races) Leave(code string) error {
 	if spectator {
 		return r.Unwatch(rs.me.ID)
 	}
-	return r.Leave(rs.me.ID)
+	return r.Leave(rs.me.ID, rs.sink)
 }
 
 // errRaceDeal: a report of a game that is not the race's.
@@ -619,14 +619,20 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 	if seq <= rg.seq {
 		return "", nil // a later report came first
 	}
+	prevSeq, prev, prevTimes := rg.seq, rg.rec, slices.Clone(rg.times)
 	rg.seq = seq
-	prev, prevTimes := rg.rec, slices.Clone(rg.times)
 	rg.rec = rec
 	rg.times = rg.times[:min(len(rg.times), len(rec.Moves))]
 	for at := max(0, rs.a.cfg.Now().Sub(snap.StartsAt)); len(rg.times) < len(rec.Moves); {
 		rg.times = append(rg.times, at)
 	}
-	if err := r.Report(rs.me.ID, lobby.ProgressOf(g, rg.gameID)); err != nil && !errors.Is(err, lobby.ErrRaceOver) {
+	switch err := r.Report(rs.me.ID, rs.sink, lobby.ProgressOf(g, rg.gameID)); {
+	case errors.Is(err, lobby.ErrSeatTaken):
+		// Another session of the player holds the seat: the game is
+		// its, and this session's move did not happen.
+		rg.seq, rg.rec, rg.times = prevSeq, prev, prevTimes
+		return "", fmt.Errorf("race %s: %w", code, tui.ErrTakenOver)
+	case err != nil && !errors.Is(err, lobby.ErrRaceOver):
 		return "", err
 	}
 	note := ""
@@ -636,7 +642,7 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 		// and the panels do not wait for them. The room learns the
 		// game's ID (its placing names it) with a second report.
 		if note = rs.createGame(ctx, rg, rec); rg.gameID > 0 {
-			_ = r.Report(rs.me.ID, lobby.ProgressOf(g, rg.gameID))
+			_ = r.Report(rs.me.ID, rs.sink, lobby.ProgressOf(g, rg.gameID))
 		}
 	}
 	if rg.gameID > 0 {
@@ -658,7 +664,7 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 				back, _ = engine.NewNumbered(g.Rules(), snap.Deal)
 			}
 			if back != nil {
-				_ = r.Report(rs.me.ID, lobby.ProgressOf(back, rg.gameID))
+				_ = r.Report(rs.me.ID, rs.sink, lobby.ProgressOf(back, rg.gameID))
 			}
 			return note, fmt.Errorf("race game %d: %w", rg.gameID, err)
 		}

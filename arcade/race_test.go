@@ -280,3 +280,48 @@ func TestJoiningARoomStopsWatching(t *testing.T) {
 		}
 	}
 }
+
+// TestTakenOverSeatReportsNothing: once a second session of a racer takes
+// the seat over, the first one's moves count for nothing: the room and the
+// stored game have only the new session's, and the old one is told that
+// its race goes on in the other session.
+func TestTakenOverSeatReportsNothing(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	rec := winningRecord(t)
+	ann, _ := f.racer(t, "ann", false)
+	bob, _ := f.racer(t, "bob", false)
+	code, room := startRace(t, f, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true}, ann, bob)
+	bob2, _ := f.racer(t, "bob", false)
+	if _, err := bob2.Join(ctx, code); err != nil {
+		t.Fatal(err)
+	}
+	one := engine.Record{Rules: rec.Rules, Deal: rec.Deal, Moves: rec.Moves[:1]}
+	if _, err := bob.Play(ctx, code, 1, 1, one); !errors.Is(err, tui.ErrTakenOver) {
+		t.Fatalf("the old session's move: err %v, want ErrTakenOver", err)
+	}
+	if m, _ := room.Snapshot().Member(bob.me.ID); m.Moves != 0 {
+		t.Fatalf("the room counts %d moves of the old session's, want 0", m.Moves)
+	}
+	two := engine.Record{Rules: rec.Rules, Deal: rec.Deal, Moves: rec.Moves[:2]}
+	if _, err := bob2.Play(ctx, code, 1, 1, two); err != nil {
+		t.Fatalf("the new session's move: %v", err)
+	}
+	if m, _ := room.Snapshot().Member(bob.me.ID); m.Moves != 2 {
+		t.Errorf("the room counts %d moves of bob's, want the new session's 2", m.Moves)
+	}
+	if _, err := bob.Play(ctx, code, 1, 3, rec); !errors.Is(err, tui.ErrTakenOver) {
+		t.Fatalf("the old session's later move: err %v, want ErrTakenOver", err)
+	}
+	if m, _ := room.Snapshot().Member(bob.me.ID); m.Moves != 2 || m.State != lobby.RacerPlaying {
+		t.Errorf("after the old session's win: bob %d moves, %v; want the new session's 2, playing", m.Moves, m.State)
+	}
+	// The old session's end leaves nothing: the seat is the new one's.
+	if err := bob.Leave(code); !errors.Is(err, lobby.ErrSeatTaken) {
+		t.Errorf("the old session leaves: err %v, want ErrSeatTaken", err)
+	}
+	bob.leaveAll()
+	if m, _ := room.Snapshot().Member(bob.me.ID); !m.Present {
+		t.Errorf("the old session's end took the new session's seat: %+v", m)
+	}
+}

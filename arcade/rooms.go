@@ -13,7 +13,7 @@ import (
 type raceRoom interface {
 	Code() string
 	Snapshot() lobby.Snapshot
-	Leave(playerID string) error
+	Leave(playerID string, from lobby.Sink) error
 	SetReady(playerID string, ready bool) error
 	Start(playerID string) error
 	Rematch(playerID string, deal uint64, verdict engine.Verdict, rated bool) error
@@ -21,7 +21,7 @@ type raceRoom interface {
 	Mute(hostID, playerID string, muted bool) error
 	Watch(viewerID string, sink lobby.Sink) (lobby.Snapshot, error)
 	Unwatch(viewerID string) error
-	Report(playerID string, p lobby.Progress) error
+	Report(playerID string, from lobby.Sink, p lobby.Progress) error
 	Close(reason string)
 }
 

@@ -72,7 +72,7 @@ func TestChat(t *testing.T) {
 	}
 	e.clock.Advance(ChatWindow)
 	wantErr(t, "muted", r.Say("id-bob", "let me speak"), ErrMuted)
-	wantErr(t, "Leave", r.Leave("id-bob"), nil)
+	wantErr(t, "Leave", r.Leave("id-bob", held(r, "id-bob")), nil)
 	if _, err := r.Join(pl("bob"), b); err != nil {
 		t.Fatal(err)
 	}

@@ -80,8 +80,8 @@ func TestSharedRated(t *testing.T) {
 		})
 		e.clock.Advance(CountdownTime)
 		eventually(t, "both race", func() bool { return phaseOf(a, h.Code()) == PhaseRacing && phaseOf(b, h.Code()) == PhaseRacing })
-		wantErr(t, "ann clears", h.Report("id-ann", Progress{Removed: 28, Moves: 40, Pass: 1, State: RacerCleared}), nil)
-		wantErr(t, "bob is stuck", hb.Report("id-bob", Progress{Removed: 4, Moves: 30, Pass: 3, State: RacerStuck}), nil)
+		wantErr(t, "ann clears", h.Report("id-ann", heldShared(h, "id-ann"), Progress{Removed: 28, Moves: 40, Pass: 1, State: RacerCleared}), nil)
+		wantErr(t, "bob is stuck", hb.Report("id-bob", heldShared(hb, "id-bob"), Progress{Removed: 4, Moves: 30, Pass: 3, State: RacerStuck}), nil)
 		eventually(t, "the holder stored the race", func() bool { return len(e.results("a")) == 1 })
 		if got := e.results("a")[0].Rated; got != rated {
 			t.Errorf("stored result Rated %v, want %v", got, rated)

@@ -48,6 +48,10 @@ var (
 	ErrNotHost = errors.New("only the room's host can do that")
 	// ErrNotMember: the player has no session in the room.
 	ErrNotMember = errors.New("you are not in this room")
+	// ErrSeatTaken: a report from a session of the racer whose seat
+	// another of their sessions took over (SeatTakenOver): only the
+	// session holding the seat plays it.
+	ErrSeatTaken = errors.New("your seat is another session's now")
 	// ErrTooFewRacers: a start with fewer than MinRacers in the room.
 	ErrTooFewRacers = errors.New("a race needs at least two racers in the room")
 	// ErrNotWaiting: a start or a ready mark after the race started.
@@ -647,16 +651,20 @@ func (r *Room) Seated(playerID string) bool {
 	return r.phase != PhaseClosed && r.member(playerID) != nil
 }
 
-// Leave takes a player's session out of the room. In the waiting room
-// and after a race the seat goes too; during a race the seat stays, so
-// the racer can come back until the race ends, and counts as left. A room
-// nobody is in closes EmptyRoomClose later.
-func (r *Room) Leave(playerID string) error {
+// Leave takes a player's session, the one whose sink is from, out of the
+// room; a session whose seat another took over leaves nothing
+// (ErrSeatTaken). In the waiting room and after a race the seat goes too;
+// during a race the seat stays, so the racer can come back until the race
+// ends, and counts as left. A room nobody is in closes EmptyRoomClose later.
+func (r *Room) Leave(playerID string, from Sink) error {
 	r.mu.Lock()
 	defer r.unlock()
 	m := r.member(playerID)
-	if m == nil || !m.present() {
+	switch {
+	case m == nil || !m.present():
 		return ErrNotMember
+	case !sameSink(m.sink, from):
+		return ErrSeatTaken
 	}
 	r.leave(m)
 	return nil
@@ -787,16 +795,20 @@ func (r *Room) allDone() bool {
 	return true
 }
 
-// Report records a racer's progress and shows it to everybody in the room.
-// The room notes the time of each removal itself, by its own clock. After a
-// racer cleared or got stuck their race is over (ErrRaceOver).
-func (r *Room) Report(playerID string, p Progress) error {
+// Report records a racer's progress, sent by the session whose sink is
+// from, and shows it to everybody in the room. Only the session holding
+// the seat reports (ErrSeatTaken for one whose seat another session took
+// over). The room notes the time of each removal itself, by its own clock.
+// After a racer cleared or got stuck their race is over (ErrRaceOver).
+func (r *Room) Report(playerID string, from Sink, p Progress) error {
 	r.mu.Lock()
 	defer r.unlock()
 	m := r.member(playerID)
 	switch {
 	case m == nil || !m.present():
 		return ErrNotMember
+	case !sameSink(m.sink, from):
+		return ErrSeatTaken
 	case r.phase != PhaseRacing:
 		return ErrNotRacing
 	case m.progress.State != RacerPlaying:

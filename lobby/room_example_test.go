@@ -44,8 +44,8 @@ func Example() {
 	clock.Advance(lobby.CountdownTime)
 
 	clock.Advance(90 * time.Second)
-	room.Report(bob.ID, lobby.Progress{Removed: 28, Moves: 40, Pass: 1, State: lobby.RacerCleared})
-	room.Report(alice.ID, lobby.Progress{Removed: 20, Moves: 38, Pass: 3, State: lobby.RacerStuck})
+	room.Report(bob.ID, sink{"bob"}, lobby.Progress{Removed: 28, Moves: 40, Pass: 1, State: lobby.RacerCleared})
+	room.Report(alice.ID, sink{"alice"}, lobby.Progress{Removed: 20, Moves: 38, Pass: 3, State: lobby.RacerStuck})
 	for _, p := range room.Snapshot().Results {
 		fmt.Printf("%d. %s %v %d/28 in %v\n", p.Place, p.Name, p.State, p.Removed, p.Time)
 	}

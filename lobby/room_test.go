@@ -88,7 +88,7 @@ func wantErr(t *testing.T, what string, err, want error) {
 
 func report(t *testing.T, r *Room, name string, removed int, st RacerState) {
 	t.Helper()
-	wantErr(t, "Report "+name, r.Report("id-"+name, Progress{Removed: removed, Moves: removed, Pass: 1, State: st}), nil)
+	wantErr(t, "Report "+name, r.Report("id-"+name, held(r, "id-"+name), Progress{Removed: removed, Moves: removed, Pass: 1, State: st}), nil)
 }
 
 // race makes a room of alice (host), bob and carol, started and past the
@@ -133,7 +133,7 @@ func TestRoomLifecycle(t *testing.T) {
 	}
 	wantErr(t, "Start by bob", r.Start("id-bob"), ErrNotHost)
 	wantErr(t, "Start by a stranger", r.Start("id-zed"), ErrNotMember)
-	wantErr(t, "Report early", r.Report("id-bob", Progress{State: RacerPlaying}), ErrNotRacing)
+	wantErr(t, "Report early", r.Report("id-bob", held(r, "id-bob"), Progress{State: RacerPlaying}), ErrNotRacing)
 	wantErr(t, "Start", r.Start("id-alice"), nil)
 	wantErr(t, "Start twice", r.Start("id-alice"), ErrNotWaiting)
 	wantErr(t, "Join mid-race", func() error { _, err := r.Join(pl("dave"), newSink()); return err }(), ErrRaceUnderway)
@@ -161,7 +161,7 @@ func TestRoomLifecycle(t *testing.T) {
 	}
 	e.clock.Advance(30 * time.Second)
 	report(t, r, "alice", 28, RacerCleared)
-	wantErr(t, "report after clearing", r.Report("id-alice", Progress{Removed: 28, State: RacerCleared}), ErrRaceOver)
+	wantErr(t, "report after clearing", r.Report("id-alice", held(r, "id-alice"), Progress{Removed: 28, State: RacerCleared}), ErrRaceOver)
 	e.clock.Advance(10 * time.Second)
 	report(t, r, "bob", 20, RacerStuck)
 	report(t, r, "carol", 22, RacerPlaying)
@@ -251,7 +251,7 @@ func TestDeadline(t *testing.T) {
 	if got, want := placings(res[0].Placings), "1:alice:playing 2:bob:playing 2:carol:playing"; got != want {
 		t.Errorf("placings %s, want %s", got, want)
 	}
-	wantErr(t, "report after the deadline", r.Report("id-bob", Progress{Removed: 11, State: RacerPlaying}), ErrNotRacing)
+	wantErr(t, "report after the deadline", r.Report("id-bob", held(r, "id-bob"), Progress{Removed: 11, State: RacerPlaying}), ErrNotRacing)
 }
 
 func TestLeaveAndRejoin(t *testing.T) {
@@ -259,9 +259,9 @@ func TestLeaveAndRejoin(t *testing.T) {
 	r, sinks := e.race(classic())
 	e.clock.Advance(10 * time.Second)
 	report(t, r, "bob", 6, RacerPlaying)
-	wantErr(t, "Leave", r.Leave("id-bob"), nil)
-	wantErr(t, "Leave twice", r.Leave("id-bob"), ErrNotMember)
-	wantErr(t, "Report after leaving", r.Report("id-bob", Progress{Removed: 8, State: RacerPlaying}), ErrNotMember)
+	wantErr(t, "Leave", r.Leave("id-bob", held(r, "id-bob")), nil)
+	wantErr(t, "Leave twice", r.Leave("id-bob", held(r, "id-bob")), ErrNotMember)
+	wantErr(t, "Report after leaving", r.Report("id-bob", held(r, "id-bob"), Progress{Removed: 8, State: RacerPlaying}), ErrNotMember)
 	if got, _ := sinks["alice"].racer(r.Code(), "id-bob"); got.State != RacerLeft || got.Present {
 		t.Errorf("alice sees bob as %+v", got)
 	}
@@ -275,7 +275,7 @@ func TestLeaveAndRejoin(t *testing.T) {
 	report(t, r, "bob", 8, RacerPlaying)
 
 	// Bob leaves for good; the others finish; bob ranks as left.
-	wantErr(t, "Leave", r.Leave("id-bob"), nil)
+	wantErr(t, "Leave", r.Leave("id-bob", held(r, "id-bob")), nil)
 	report(t, r, "alice", 3, RacerStuck)
 	report(t, r, "carol", 1, RacerStuck)
 	res := e.results()
@@ -295,7 +295,7 @@ func TestEverybodyLeavesEndsTheRace(t *testing.T) {
 	e := newEnv(t, 0)
 	r, _ := e.race(classic())
 	for _, n := range []string{"alice", "bob", "carol"} {
-		wantErr(t, "Leave", r.Leave("id-"+n), nil)
+		wantErr(t, "Leave", r.Leave("id-"+n, held(r, "id-"+n)), nil)
 	}
 	if res := e.results(); len(res) != 1 || placings(res[0].Placings) != "1:alice:left 1:bob:left 1:carol:left" {
 		t.Errorf("results %+v", res)
@@ -311,7 +311,7 @@ func TestLeaveDuringCountdown(t *testing.T) {
 	r, a := e.create("alice", classic())
 	e.join(r, "bob")
 	wantErr(t, "Start", r.Start("id-alice"), nil)
-	wantErr(t, "Leave", r.Leave("id-bob"), nil)
+	wantErr(t, "Leave", r.Leave("id-bob", held(r, "id-bob")), nil)
 	e.clock.Advance(CountdownTime)
 	if r.Phase() != PhaseRacing {
 		t.Fatalf("phase %v", r.Phase())
@@ -417,7 +417,7 @@ func TestEmptyRoomCloses(t *testing.T) {
 	if _, err := r.Watch("id-zed", spec); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "Leave", r.Leave("id-alice"), nil)
+	wantErr(t, "Leave", r.Leave("id-alice", held(r, "id-alice")), nil)
 	e.clock.Advance(EmptyRoomClose / 2)
 	// Coming back keeps it open.
 	if _, err := r.Join(pl("alice"), a); err != nil {
@@ -427,7 +427,7 @@ func TestEmptyRoomCloses(t *testing.T) {
 	if r.Phase() == PhaseClosed {
 		t.Fatal("closed with alice in it")
 	}
-	wantErr(t, "Leave", r.Leave("id-alice"), nil)
+	wantErr(t, "Leave", r.Leave("id-alice", held(r, "id-alice")), nil)
 	e.clock.Advance(EmptyRoomClose - time.Millisecond)
 	if r.Phase() == PhaseClosed || e.rooms.Len() != 1 {
 		t.Fatal("closed early")
@@ -454,7 +454,7 @@ func TestHostLeavesPassesHost(t *testing.T) {
 	e := newEnv(t, 0)
 	r, _ := e.create("alice", classic())
 	e.join(r, "bob")
-	wantErr(t, "Leave", r.Leave("id-alice"), nil)
+	wantErr(t, "Leave", r.Leave("id-alice", held(r, "id-alice")), nil)
 	if h := r.Host(); h != "id-bob" {
 		t.Errorf("host %s, want id-bob", h)
 	}
@@ -549,11 +549,11 @@ func TestReportChecks(t *testing.T) {
 		{Removed: 3, State: RacerLeft},
 		{Removed: 3, Moves: -1, State: RacerPlaying},
 	} {
-		if err := r.Report("id-bob", p); !errors.Is(err, ErrBadProgress) {
+		if err := r.Report("id-bob", held(r, "id-bob"), p); !errors.Is(err, ErrBadProgress) {
 			t.Errorf("Report %+v: %v", p, err)
 		}
 	}
-	wantErr(t, "stranger", r.Report("id-zed", Progress{State: RacerPlaying}), ErrNotMember)
+	wantErr(t, "stranger", r.Report("id-zed", held(r, "id-zed"), Progress{State: RacerPlaying}), ErrNotMember)
 }
 
 // TestLastRemovalWithUndo: an undo takes the time of the last removal back
@@ -673,7 +673,7 @@ func TestAdminClose(t *testing.T) {
 	if e.rooms.Len() != 0 || len(e.results()) != 0 {
 		t.Errorf("%d rooms, %d results", e.rooms.Len(), len(e.results()))
 	}
-	wantErr(t, "Report", r.Report("id-bob", Progress{State: RacerPlaying}), ErrNotMember)
+	wantErr(t, "Report", r.Report("id-bob", held(r, "id-bob"), Progress{State: RacerPlaying}), ErrNotMember)
 	wantErr(t, "Close again", e.rooms.Close(r.Code(), "x"), ErrNoRoom)
 	if e.clock.Pending() != 0 {
 		t.Errorf("%d timers left", e.clock.Pending())
@@ -701,7 +701,7 @@ func TestConcurrentRoom(t *testing.T) {
 				if n == 28 {
 					st = RacerCleared
 				}
-				if err := r.Report(id, Progress{Removed: n, Moves: n, State: st}); err != nil && !errors.Is(err, ErrNotRacing) {
+				if err := r.Report(id, held(r, id), Progress{Removed: n, Moves: n, State: st}); err != nil && !errors.Is(err, ErrNotRacing) {
 					t.Error(err)
 				}
 				_ = r.Snapshot()
@@ -718,7 +718,7 @@ func TestConcurrentRoom(t *testing.T) {
 func TestSeatedAndKey(t *testing.T) {
 	e := newEnv(t, 0)
 	r, _ := e.race(classic())
-	wantErr(t, "Leave", r.Leave("id-bob"), nil)
+	wantErr(t, "Leave", r.Leave("id-bob", held(r, "id-bob")), nil)
 	if got, ok := e.rooms.Seated("id-bob"); !ok || got != r {
 		t.Error("bob, who dropped out of the race, has no seat to come back to")
 	}
@@ -759,9 +759,10 @@ func BenchmarkReport(b *testing.B) {
 		b.Fatal(err)
 	}
 	clock.Advance(CountdownTime)
+	from := held(r, "id-p1")
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if err := r.Report("id-p1", Progress{Removed: i % 20, Moves: i, State: RacerPlaying}); err != nil {
+		if err := r.Report("id-p1", from, Progress{Removed: i % 20, Moves: i, State: RacerPlaying}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -141,7 +141,7 @@ func TestHandoverSkipsAHost(t *testing.T) {
 	if _, err := x.Join(pl("bob"), newSink()); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "Leave", x.Leave("id-alice"), nil)
+	wantErr(t, "Leave", x.Leave("id-alice", held(x, "id-alice")), nil)
 	if h := x.Host(); h == "id-bob" {
 		t.Fatalf("bob hosts %s and %s", y.Code(), x.Code())
 	}
@@ -151,7 +151,7 @@ func TestHandoverSkipsAHost(t *testing.T) {
 	}
 	// Once bob hosts nothing, he may take a host's part again.
 	y.Close("test")
-	wantErr(t, "Leave", x.Leave("id-carol"), nil)
+	wantErr(t, "Leave", x.Leave("id-carol", held(x, "id-carol")), nil)
 	if h := x.Host(); h != "id-bob" {
 		t.Errorf("host of %s after carol left: %s, want id-bob", x.Code(), h)
 	}

@@ -23,8 +23,8 @@ func TestSharedRematchBothLeave(t *testing.T) {
 	wantErr(t, "Start", h.Start("id-ann"), nil)
 	e.clock.Advance(CountdownTime)
 	eventually(t, "racing", func() bool { return phaseOf(a, code) == PhaseRacing })
-	wantErr(t, "bob leaves", h.Leave("id-bob"), nil)
-	wantErr(t, "ann clears", h.Report("id-ann", Progress{Removed: 28, Moves: 40, Pass: 1, State: RacerCleared}), nil)
+	wantErr(t, "bob leaves", h.Leave("id-bob", heldShared(h, "id-bob")), nil)
+	wantErr(t, "ann clears", h.Report("id-ann", heldShared(h, "id-ann"), Progress{Removed: 28, Moves: 40, Pass: 1, State: RacerCleared}), nil)
 	eventually(t, "results", func() bool { return phaseOf(a, code) == PhaseResults })
 	eventually(t, "the first race stored", func() bool { return len(e.results("a")) == 1 })
 
@@ -35,9 +35,9 @@ func TestSharedRematchBothLeave(t *testing.T) {
 	wantErr(t, "Start again", h.Start("id-ann"), nil)
 	e.clock.Advance(CountdownTime)
 	eventually(t, "racing again", func() bool { return phaseOf(a, code) == PhaseRacing })
-	wantErr(t, "ann removes", h.Report("id-ann", Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), nil)
-	wantErr(t, "bob leaves", h.Leave("id-bob"), nil)
-	wantErr(t, "ann leaves", h.Leave("id-ann"), nil)
+	wantErr(t, "ann removes", h.Report("id-ann", heldShared(h, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), nil)
+	wantErr(t, "bob leaves", h.Leave("id-bob", heldShared(h, "id-bob")), nil)
+	wantErr(t, "ann leaves", h.Leave("id-ann", heldShared(h, "id-ann")), nil)
 	eventually(t, "the rematch ends", func() bool { return phaseOf(a, code) == PhaseResults })
 	eventually(t, "the rematch stored", func() bool { return len(e.results("a")) == 2 })
 	res := e.results("a")[1]

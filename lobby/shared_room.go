@@ -242,14 +242,19 @@ func (rs *SharedRooms) localMember(code, playerID string) (*sharedRoom, *sharedM
 	return r, m, nil
 }
 
-// Leave takes the player's session on this server out of the room.
-func (h *SharedRoom) Leave(playerID string) error {
+// Leave takes the player's session on this server, the one whose sink is
+// from, out of the room (ErrSeatTaken for one whose seat another session
+// took over).
+func (h *SharedRoom) Leave(playerID string, from Sink) error {
 	rs := h.rs
 	rs.mu.Lock()
 	_, m, err := rs.localMember(h.code, playerID)
 	sid := ""
 	if m != nil {
 		sid = m.sid
+		if !sameSink(rs.sinkOf(m.inst, m.sid), from) {
+			err = ErrSeatTaken
+		}
 	}
 	rs.mu.Unlock()
 	if err != nil {
@@ -359,10 +364,11 @@ func (h *SharedRoom) Close(reason string) {
 	}
 }
 
-// Report records the progress of a racer this server serves, shows it to
-// this server's sessions at once and to the other servers' within
-// ProgressEvery, as Room.Report does.
-func (h *SharedRoom) Report(playerID string, p Progress) error {
+// Report records the progress of a racer this server serves, sent by the
+// session whose sink is from, shows it to this server's sessions at once
+// and to the other servers' within ProgressEvery, as Room.Report does
+// (ErrSeatTaken included).
+func (h *SharedRoom) Report(playerID string, from Sink, p Progress) error {
 	rs := h.rs
 	rs.mu.Lock()
 	defer rs.unlock()
@@ -370,6 +376,8 @@ func (h *SharedRoom) Report(playerID string, p Progress) error {
 	switch {
 	case err != nil:
 		return err
+	case !sameSink(rs.sinkOf(m.inst, m.sid), from):
+		return ErrSeatTaken
 	case r.phase != PhaseRacing:
 		return ErrNotRacing
 	case m.progress.State != RacerPlaying:

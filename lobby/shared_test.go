@@ -164,9 +164,9 @@ func TestSharedRace(t *testing.T) {
 	code, ann, bob := sharedRace(t, e, a, b)
 	ha, _ := a.Room(code)
 	hb, _ := b.Room(code)
-	wantErr(t, "ann reports on b (not her server)", hb.Report("id-ann", Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), ErrNotMember)
+	wantErr(t, "ann reports on b (not her server)", hb.Report("id-ann", heldShared(hb, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), ErrNotMember)
 	e.clock.Advance(10 * time.Second)
-	wantErr(t, "bob reports", hb.Report("id-bob", Progress{Removed: 4, Moves: 3, Pass: 1, State: RacerPlaying}), nil)
+	wantErr(t, "bob reports", hb.Report("id-bob", heldShared(hb, "id-bob"), Progress{Removed: 4, Moves: 3, Pass: 1, State: RacerPlaying}), nil)
 	eventually(t, "ann's server shows bob's progress", func() bool {
 		m, _ := ha.Snapshot().Member("id-bob")
 		return m.Removed == 4 && m.LastRemoval == 10*time.Second
@@ -176,8 +176,8 @@ func TestSharedRace(t *testing.T) {
 		return bob.has(func(ev Event) bool { cl, ok := ev.(ChatLine); return ok && cl.Text == "hello bob" })
 	})
 	e.clock.Advance(10 * time.Second)
-	wantErr(t, "ann clears", ha.Report("id-ann", Progress{Removed: 28, Moves: 40, Pass: 1, State: RacerCleared}), nil)
-	wantErr(t, "bob is stuck", hb.Report("id-bob", Progress{Removed: 4, Moves: 30, Pass: 3, State: RacerStuck}), nil)
+	wantErr(t, "ann clears", ha.Report("id-ann", heldShared(ha, "id-ann"), Progress{Removed: 28, Moves: 40, Pass: 1, State: RacerCleared}), nil)
+	wantErr(t, "bob is stuck", hb.Report("id-bob", heldShared(hb, "id-bob"), Progress{Removed: 4, Moves: 30, Pass: 3, State: RacerStuck}), nil)
 	eventually(t, "both see the results", func() bool { return ann.has(isEnded) && bob.has(isEnded) })
 	eventually(t, "the holder stored the race", func() bool { return len(e.results("a")) == 1 })
 	res := e.results("a")[0]
@@ -227,7 +227,7 @@ func TestSharedLeaseTakeover(t *testing.T) {
 	a, b := e.server("a"), e.server("b")
 	code, _, bob := sharedRace(t, e, a, b)
 	ha, _ := a.Room(code)
-	wantErr(t, "ann removes 6", ha.Report("id-ann", Progress{Removed: 6, Moves: 5, Pass: 1, State: RacerPlaying, GameID: 77}), nil)
+	wantErr(t, "ann removes 6", ha.Report("id-ann", heldShared(ha, "id-ann"), Progress{Removed: 6, Moves: 5, Pass: 1, State: RacerPlaying, GameID: 77}), nil)
 	hb, _ := b.Room(code)
 	eventually(t, "b sees ann's progress", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return m.Removed == 6 })
 	a.kill()
@@ -245,8 +245,8 @@ func TestSharedLeaseTakeover(t *testing.T) {
 		t.Fatalf("ann back: %+v in %v", m, snap.Phase)
 	}
 	e.clock.Advance(5 * time.Second)
-	wantErr(t, "ann clears on b", hb.Report("id-ann", Progress{Removed: 28, Moves: 30, Pass: 1, State: RacerCleared, GameID: 77}), nil)
-	wantErr(t, "bob stuck", hb.Report("id-bob", Progress{Removed: 1, Moves: 9, Pass: 3, State: RacerStuck}), nil)
+	wantErr(t, "ann clears on b", hb.Report("id-ann", heldShared(hb, "id-ann"), Progress{Removed: 28, Moves: 30, Pass: 1, State: RacerCleared, GameID: 77}), nil)
+	wantErr(t, "bob stuck", hb.Report("id-bob", heldShared(hb, "id-bob"), Progress{Removed: 1, Moves: 9, Pass: 3, State: RacerStuck}), nil)
 	eventually(t, "the race ends", func() bool { return bob.has(isEnded) && ann2.has(isEnded) })
 	eventually(t, "b stored it", func() bool { return len(e.results("b")) == 1 })
 	if got := placingTimes(e.results("b")[0].Placings); got != "1:ann:cleared:28:5s 2:bob:stuck:1:5s" {
@@ -263,7 +263,7 @@ func TestSharedServerDies(t *testing.T) {
 	code, ann, _ := sharedRace(t, e, a, b)
 	ha, _ := a.Room(code)
 	hb, _ := b.Room(code)
-	wantErr(t, "bob removes 2", hb.Report("id-bob", Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), nil)
+	wantErr(t, "bob removes 2", hb.Report("id-bob", heldShared(hb, "id-bob"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), nil)
 	eventually(t, "a sees bob's progress", func() bool { m, _ := ha.Snapshot().Member("id-bob"); return m.Removed == 2 })
 	b.kill()
 	a.tryLease()
@@ -274,7 +274,7 @@ func TestSharedServerDies(t *testing.T) {
 	a.tryLease()
 	eventually(t, "bob left", func() bool { m, _ := ha.Snapshot().Member("id-bob"); return !m.Present && m.State == RacerLeft })
 	e.clock.Advance(3 * time.Second)
-	wantErr(t, "ann stuck", ha.Report("id-ann", Progress{Removed: 1, Moves: 9, Pass: 3, State: RacerStuck}), nil)
+	wantErr(t, "ann stuck", ha.Report("id-ann", heldShared(ha, "id-ann"), Progress{Removed: 1, Moves: 9, Pass: 3, State: RacerStuck}), nil)
 	eventually(t, "the race ends", func() bool { return ann.has(isEnded) })
 	eventually(t, "a stored it", func() bool { return len(e.results("a")) == 1 })
 	if got := placingTimes(e.results("a")[0].Placings); got != "1:ann:stuck:1:3s 2:bob:left:2:0s" {
@@ -418,11 +418,11 @@ func TestSharedStoredGameIsNews(t *testing.T) {
 	code, _, _ := sharedRace(t, e, a, b)
 	ha, _ := a.Room(code)
 	hb, _ := b.Room(code)
-	wantErr(t, "ann's first move", ha.Report("id-ann", Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), nil)
-	wantErr(t, "ann's game stored", ha.Report("id-ann", Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying, GameID: 77}), nil)
+	wantErr(t, "ann's first move", ha.Report("id-ann", heldShared(ha, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), nil)
+	wantErr(t, "ann's game stored", ha.Report("id-ann", heldShared(ha, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying, GameID: 77}), nil)
 	eventually(t, "b knows ann's game", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return m.GameID == 77 })
-	wantErr(t, "ann's next move", ha.Report("id-ann", Progress{Removed: 4, Moves: 2, Pass: 1, State: RacerPlaying, GameID: 77}), nil)
-	wantErr(t, "ann stuck", ha.Report("id-ann", Progress{Removed: 4, Moves: 3, Pass: 3, State: RacerStuck, GameID: 77}), nil)
+	wantErr(t, "ann's next move", ha.Report("id-ann", heldShared(ha, "id-ann"), Progress{Removed: 4, Moves: 2, Pass: 1, State: RacerPlaying, GameID: 77}), nil)
+	wantErr(t, "ann stuck", ha.Report("id-ann", heldShared(ha, "id-ann"), Progress{Removed: 4, Moves: 3, Pass: 3, State: RacerStuck, GameID: 77}), nil)
 	eventually(t, "b knows ann is stuck", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return m.State == RacerStuck && m.Moves == 3 })
 }
 
@@ -440,8 +440,8 @@ func TestSharedProgressTopics(t *testing.T) {
 	eventually(t, "c sees the room", func() bool { _, ok := c.Room(code); return ok })
 	hc, _ := c.Room(code)
 	e.clock.Advance(5 * time.Second)
-	wantErr(t, "bob reports", hb.Report("id-bob", Progress{Removed: 3, Moves: 2, Pass: 1, State: RacerPlaying}), nil)
-	wantErr(t, "ann reports", ha.Report("id-ann", Progress{Removed: 5, Moves: 4, Pass: 1, State: RacerPlaying}), nil)
+	wantErr(t, "bob reports", hb.Report("id-bob", heldShared(hb, "id-bob"), Progress{Removed: 3, Moves: 2, Pass: 1, State: RacerPlaying}), nil)
+	wantErr(t, "ann reports", ha.Report("id-ann", heldShared(ha, "id-ann"), Progress{Removed: 5, Moves: 4, Pass: 1, State: RacerPlaying}), nil)
 	for name, h := range map[string]*SharedRoom{"a": ha, "b": hb, "c": hc} {
 		eventually(t, name+" shows both racers' progress", func() bool {
 			mb, _ := h.Snapshot().Member("id-bob")

@@ -99,6 +99,10 @@ type raceScreen struct {
 	req    *raceReq // the request to send at Init (a deep link)
 
 	you string // the player's ID in the room; empty for a spectator
+	// takenWhileJoining is the code of a room whose SeatTakenOver came
+	// before the seat did (another session of the player joined it in the
+	// same moment): the seat, when it comes, is that session's already.
+	takenWhileJoining string
 	// watching is set for a spectator, who sees the board of the racer
 	// watched (an ID of snap.Members).
 	watching bool
@@ -425,6 +429,18 @@ func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 		rs.event = raceLeftMsg{st: sErr, text: msg.err.Error()}
 		return nil
 	}
+	if taken := rs.takenWhileJoining; taken != "" {
+		rs.takenWhileJoining = ""
+		if taken == msg.seat.Snapshot.Code {
+			// Another session took this seat over before this one had it.
+			rs.snap.Code = taken
+			races := rs.races
+			return func() tea.Msg {
+				to, _ := races.Seated()
+				return raceMovedMsg{from: taken, to: to}
+			}
+		}
+	}
 	rs.stage = stageRoom
 	rs.inputOpen = false
 	rs.you = msg.seat.You
@@ -555,6 +571,10 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 			}
 		}
 	case lobby.SeatTakenOver:
+		if rs.stage == stageJoining {
+			rs.takenWhileJoining = ev.Code
+			return nil
+		}
 		if ev.Code == rs.snap.Code {
 			if rs.watching {
 				rs.event = raceLeftMsg{st: sWarn, text: "you watch room " + ev.Code + " in another session"}

@@ -570,3 +570,28 @@ func TestRaceInboxBatch(t *testing.T) {
 		t.Errorf("racer2's line %q, want 5 moves", l)
 	}
 }
+
+// joinGate is fakeRaces whose Join waits for its gate: the seat comes
+// after whatever the test sends meanwhile.
+type joinGate struct {
+	fakeRaces
+	gate chan struct{}
+}
+
+func (g *joinGate) Join(ctx context.Context, code string) (RaceSeat, error) {
+	<-g.gate
+	return g.fakeRaces.Join(ctx, code)
+}
+
+// TestRaceSeatTakenBeforeItCame: two sessions of a player join a room in
+// the same moment; the first one's SeatTakenOver can come before its own
+// seat. That session must not race on the seat that is the other's now.
+func TestRaceSeatTakenBeforeItCame(t *testing.T) {
+	f := &joinGate{fakeRaces: fakeRaces{seat: RaceSeat{You: "p0", Snapshot: raceRoom(3, lobby.PhaseRacing)}, seated: "KMTX"},
+		gate: make(chan struct{})}
+	d := newAsyncDriver(t, Deps{Races: f, Args: []string{"race", "KMTX"}, Unicode: true})
+	d.send(RaceEventMsg{Event: lobby.SeatTakenOver{Code: "KMTX"}})
+	close(f.gate)
+	d.until("the menu", func() bool { return d.m.cur == screenMenu })
+	d.wantScreen("your race continues in another session")
+}
