@@ -117,6 +117,10 @@ if [[ ${WAITS:-0} == 1 ]]; then
 	sort "$dir/waits" | uniq -c | sort -rn | head -15
 fi
 if [[ ${TRACE:-0} == 1 ]]; then
+	echo "== bus events stored, by topic class and kind (the whole run; pruned ones not counted):"
+	psql "$url" -qAt -F' ' -c "SELECT count(*), split_part(topic, '.', 1) || '.' || split_part(topic, '.', 2), kind,
+		count(DISTINCT date_trunc('second', at)) FROM bus_events GROUP BY 2, 3 ORDER BY 1 DESC" |
+		awk '{ printf "%8d %-16s %-10s over %d s\n", $1, $2, $3, $4 }' || true
 	kill "$one" "$two"
 	wait "$one" "$two" 2>/dev/null || true
 	for i in one two; do
