@@ -97,7 +97,8 @@ type Options struct {
 	PingEvery time.Duration
 	// ReconnectMax caps the wait between two attempts to reconnect the
 	// listening connection (DefaultReconnectMax when 0); the first attempt
-	// is immediate.
+	// is immediate, and the waits stay at most 250 ms in the first 10 s
+	// (retryDelay).
 	ReconnectMax time.Duration
 	// MaxAge is how long an event is kept at most (DefaultMaxAge when
 	// 0): a topic no one publishes on any more (a finished race's) does

@@ -544,3 +544,28 @@ func TestDuplicateCatchesUp(t *testing.T) {
 		})
 	}
 }
+
+// TestRetryDelay: the waits between attempts to reconnect double from
+// 50 ms, up to 250 ms in the first 10 s out (a restart's listener is back
+// within 250 ms of the server), then up to ReconnectMax.
+func TestRetryDelay(t *testing.T) {
+	const ms = time.Millisecond
+	for _, tc := range []struct {
+		last, out, limit, want time.Duration
+	}{
+		{0, 0, time.Second, 50 * ms},
+		{50 * ms, 60 * ms, time.Second, 100 * ms},
+		{100 * ms, 200 * ms, time.Second, 200 * ms},
+		{200 * ms, 400 * ms, time.Second, 250 * ms},
+		{250 * ms, 9 * time.Second, time.Second, 250 * ms},
+		{250 * ms, 10 * time.Second, time.Second, 500 * ms},
+		{500 * ms, 11 * time.Second, time.Second, time.Second},
+		{time.Second, time.Minute, time.Second, time.Second},
+		{0, 0, 20 * ms, 20 * ms},                                // a limit below the first wait
+		{250 * ms, 30 * time.Second, 5 * time.Second, 500 * ms}, // doubling on to a larger limit
+	} {
+		if got := retryDelay(tc.last, tc.out, tc.limit); got != tc.want {
+			t.Errorf("retryDelay(%s, %s, %s) = %s, want %s", tc.last, tc.out, tc.limit, got, tc.want)
+		}
+	}
+}

@@ -118,7 +118,7 @@ if [[ ${WAITS:-0} == 1 ]]; then
 fi
 if [[ ${TRACE:-0} == 1 ]]; then
 	echo "== bus events stored, by topic class and kind (the whole run; pruned ones not counted):"
-	psql "$url" -qAt -F' ' -c "SELECT count(*), split_part(topic, '.', 1) || '.' || split_part(topic, '.', 2), kind,
+	PGOPTIONS="-c search_path=$schema" psql "$DATABASE_URL" -qAt -F' ' -c "SELECT count(*), split_part(topic, '.', 1) || '.' || split_part(topic, '.', 2), kind,
 		count(DISTINCT date_trunc('second', at)) FROM bus_events GROUP BY 2, 3 ORDER BY 1 DESC" |
 		awk '{ printf "%8d %-16s %-10s over %d s\n", $1, $2, $3, $4 }' || true
 	kill "$one" "$two"
