@@ -58,6 +58,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"pyramid/bus"
@@ -155,12 +156,32 @@ const SharedKey = "cluster"
 
 // SharedRooms is this server's view of the rooms of a cluster, and its
 // way to change them. It is safe for concurrent use.
+//
+// Locks: mu is the rooms' lock, held by the fold (each event, for the
+// whole of it) and by what reads or decides over several rooms; each
+// room also has its own (sharedRoom.mu), so that what concerns one room
+// only (a racer's move, the other servers' progress, a snapshot) waits
+// for that room, never behind the fold of another or a listing. A
+// room's fields are written with both held (the fold takes the lock of
+// each room it changes), so they read under either; its racers'
+// progress (sharedRoom.mu's list) is under the room's lock alone. The
+// order is mu, then a room's, then smu; several rooms' locks are held at
+// once only with mu held.
 type SharedRooms struct {
 	cfg    SharedConfig
 	ctx    context.Context
 	cancel context.CancelFunc
 	ended  sync.WaitGroup
 	coal   *bus.Coalescer
+	// byCode is the open rooms by code (as rooms), read without mu:
+	// written with mu held, with rooms.
+	byCode sync.Map
+	// holder: this server holds the lease (written with mu held).
+	holder atomic.Bool
+	// smu guards sessions and sids, with mu held to change them, so
+	// that a room's progress finds its local sessions with the room's
+	// lock alone.
+	smu sync.Mutex
 
 	mu       sync.Mutex
 	rooms    map[string]*sharedRoom // open rooms by code
@@ -168,7 +189,6 @@ type SharedRooms struct {
 	wake     chan struct{}          // closed and replaced at each event applied
 	outcome  map[string]error       // of this server's events waited for, by event ID
 	gaveUp   map[string]bool        // events whose waiter gave up before the fold applied them
-	holder   bool                   // this server holds the lease
 	offset   time.Duration          // the cluster's clock minus this server's
 	sids     int                    // makes session tokens
 	wrong    map[string]*wrongCodes // wrong room codes by player, on the cluster's clock (the fold's)
@@ -189,6 +209,10 @@ type sharedSession struct {
 // sharedRoom is one room as the fold knows it, plus this server's
 // sessions in it.
 type sharedRoom struct {
+	// mu is the room's lock (SharedRooms' doc): with SharedRooms.mu to
+	// change the fields, alone for the members' progress, lastRemoval,
+	// finish and removals, and for held.
+	mu       sync.Mutex
 	code     string
 	created  time.Time
 	cfg      RoomConfig
@@ -464,14 +488,22 @@ func (rs *SharedRooms) Offset() time.Duration {
 }
 
 // Holder reports whether this server holds the races' lease.
-func (rs *SharedRooms) Holder() bool {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	return rs.holder
+func (rs *SharedRooms) Holder() bool { return rs.holder.Load() }
+
+// lookup returns the open room with this code, or nil, without the
+// rooms' lock.
+func (rs *SharedRooms) lookup(code string) *sharedRoom {
+	if r, ok := rs.byCode.Load(code); ok {
+		return r.(*sharedRoom)
+	}
+	return nil
 }
 
-// sidOf returns the token of a local session's sink, made on first sight.
+// sidOf returns the token of a local session's sink, made on first
+// sight, with rs.mu held.
 func (rs *SharedRooms) sidOf(sink Sink) string {
+	rs.smu.Lock()
+	defer rs.smu.Unlock()
 	for _, s := range rs.sessions {
 		if sameSink(s.sink, sink) {
 			return s.sid
@@ -488,6 +520,8 @@ func (rs *SharedRooms) sessionOf(inst, sid string) *sharedSession {
 	if inst != rs.cfg.Instance || sid == "" {
 		return nil
 	}
+	rs.smu.Lock()
+	defer rs.smu.Unlock()
 	return rs.sessions[sid]
 }
 
@@ -521,7 +555,7 @@ func (rs *SharedRooms) post(s *sharedSession, ev Event) {
 func (rs *SharedRooms) checkDrop(s *sharedSession, since time.Time) {
 	rs.mu.Lock()
 	defer rs.unlock()
-	if !s.refused.Equal(since) || rs.sessions[s.sid] != s {
+	if !s.refused.Equal(since) || rs.sessionOf(rs.cfg.Instance, s.sid) != s {
 		return
 	}
 	s.drop = nil
@@ -568,6 +602,8 @@ func (rs *SharedRooms) forgetUnused() {
 			used[w.sid] = true
 		}
 	}
+	rs.smu.Lock()
+	defer rs.smu.Unlock()
 	for sid, s := range rs.sessions {
 		if !used[sid] {
 			s.forget()
@@ -656,7 +692,11 @@ func (rs *SharedRooms) read(sub bus.Subscription) {
 				// A member served by a server not followed yet (a
 				// join, a comeback elsewhere): read its progress too.
 				rs.followInstances(r)
-				rs.applyHeld(m.Code, r)
+				r.mu.Lock()
+				if rs.applyHeld(r) {
+					rs.endAfter(r.code)
+				}
+				r.mu.Unlock()
 			}
 			if m.Wait && m.Inst == rs.cfg.Instance {
 				if rs.gaveUp[ev.ID] {
@@ -709,8 +749,9 @@ func (rs *SharedRooms) tryLease() {
 		held = false
 	}
 	rs.mu.Lock()
-	was := rs.holder
-	rs.holder, rs.tried = held, true
+	was := rs.holder.Load()
+	rs.holder.Store(held)
+	rs.tried = true
 	var again []RaceResult
 	if held && !was {
 		// A new holder stores again the last results (the store keeps
@@ -766,7 +807,10 @@ func (rs *SharedRooms) duties() {
 		if r.unstored && r.lastEnd != nil {
 			unstored = append(unstored, *r.lastEnd)
 		}
-		if (r.phase == PhaseRacing || r.phase == PhaseCountdown) && (r.phase == PhaseRacing && r.allDone() || !r.deadline.IsZero() && !now.Before(r.deadline)) {
+		r.mu.Lock()
+		done := r.phase == PhaseRacing && r.allDone()
+		r.mu.Unlock()
+		if (r.phase == PhaseRacing || r.phase == PhaseCountdown) && (done || !r.deadline.IsZero() && !now.Before(r.deadline)) {
 			ends = append(ends, r.code)
 		}
 		if !r.empty.IsZero() && now.Sub(r.empty) >= EmptyRoomClose && r.phase != PhaseRacing && r.phase != PhaseCountdown {
@@ -830,17 +874,19 @@ func (rs *SharedRooms) reap() {
 func (rs *SharedRooms) endRace(code string) {
 	rs.mu.Lock()
 	r := rs.rooms[code]
-	if r == nil || !rs.holder || (r.phase != PhaseRacing && r.phase != PhaseCountdown) {
+	if r == nil || !rs.holder.Load() || (r.phase != PhaseRacing && r.phase != PhaseCountdown) {
 		rs.mu.Unlock()
 		return
 	}
 	racers := make([]Racer, len(r.members))
+	r.mu.Lock()
 	for i, m := range r.members {
 		racers[i] = r.racer(m)
 		if racers[i].State == RacerWaiting {
 			racers[i].State = RacerPlaying
 		}
 	}
+	r.mu.Unlock()
 	results := rank(racers)
 	round := r.round
 	dbNow := rs.cfg.Clock.Now().Add(rs.offset)
@@ -876,6 +922,8 @@ func (rs *SharedRooms) apply(m sharedMsg, ev bus.Event) error {
 	if r == nil {
 		return fmt.Errorf("%w %s", ErrNoRoom, m.Code)
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	switch m.Op {
 	case "join":
 		return rs.join(r, m)
@@ -1023,7 +1071,10 @@ func (rs *SharedRooms) open(m sharedMsg, ev bus.Event) error {
 		created = rs.cfg.Clock.Now()
 	}
 	r := &sharedRoom{code: m.Code, created: created, cfg: cfg, round: 1, host: m.Who.ID, chatLim: map[string]*chatLimiter{}}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	rs.rooms[m.Code] = r
+	rs.byCode.Store(m.Code, r)
 	mb := &sharedMember{Entrant: Entrant{ID: m.Who.ID, Name: keys.Clean(m.Who.Name, keys.MaxNameWidth), Guest: m.Who.Guest},
 		inst: m.Inst, sid: m.Sid}
 	r.members = append(r.members, mb)
@@ -1085,17 +1136,25 @@ func (rs *SharedRooms) leaveOthers(keep *sharedRoom, playerID, inst, sid string)
 		if r == keep {
 			continue
 		}
-		if mb := r.member(playerID); mb != nil && mb.present() {
-			if mb.inst != inst || mb.sid != sid {
-				if sink := rs.sinkOf(mb.inst, mb.sid); sink != nil {
-					sink.Post(SeatTakenOver{Code: r.code})
-				}
+		rs.leaveOther(keep, r, playerID, inst, sid)
+	}
+}
+
+// leaveOther is leaveOthers for one other room, r, whose lock it takes
+// (keep's is held).
+func (rs *SharedRooms) leaveOther(keep, r *sharedRoom, playerID, inst, sid string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if mb := r.member(playerID); mb != nil && mb.present() {
+		if mb.inst != inst || mb.sid != sid {
+			if sink := rs.sinkOf(mb.inst, mb.sid); sink != nil {
+				sink.Post(SeatTakenOver{Code: r.code})
 			}
-			rs.leave(r, mb)
 		}
-		if r.host == playerID && r.presentCount() == 0 && (r.phase == PhaseWaiting || r.phase == PhaseResults) {
-			rs.close(r, "its host went to room "+keep.code)
-		}
+		rs.leave(r, mb)
+	}
+	if r.host == playerID && r.presentCount() == 0 && (r.phase == PhaseWaiting || r.phase == PhaseResults) {
+		rs.close(r, "its host went to room "+keep.code)
 	}
 }
 
@@ -1151,7 +1210,9 @@ func (rs *SharedRooms) leave(r *sharedRoom, m *sharedMember) {
 	}
 	if r.phase == PhaseRacing {
 		rs.coalesceRacer(r, m)
-		rs.checkDone(r)
+		if rs.checkDone(r) {
+			rs.endAfter(r.code)
+		}
 	}
 	rs.changed(r)
 }
@@ -1159,25 +1220,37 @@ func (rs *SharedRooms) leave(r *sharedRoom, m *sharedMember) {
 // gone folds the end of a server: its sessions leave their rooms.
 func (rs *SharedRooms) gone(inst string) {
 	for _, r := range rs.sortedRooms() {
-		for _, m := range slices.Clone(r.members) {
-			if m.present() && m.inst == inst {
-				rs.leave(r, m)
-			}
-		}
-		n := len(r.watchers)
-		r.watchers = slices.DeleteFunc(r.watchers, func(w *sharedWatcher) bool { return w.inst == inst })
-		if len(r.watchers) != n {
-			rs.changed(r)
-		}
+		rs.goneFrom(r, inst)
 	}
 }
 
-// checkDone has the lease holder end a race once every racer is done.
-func (rs *SharedRooms) checkDone(r *sharedRoom) {
-	if rs.holder && r.phase == PhaseRacing && r.allDone() {
-		code := r.code
-		rs.after = append(rs.after, func() { go rs.endRace(code) })
+// goneFrom is gone for one room, whose lock it takes.
+func (rs *SharedRooms) goneFrom(r *sharedRoom, inst string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, m := range slices.Clone(r.members) {
+		if m.present() && m.inst == inst {
+			rs.leave(r, m)
+		}
 	}
+	n := len(r.watchers)
+	r.watchers = slices.DeleteFunc(r.watchers, func(w *sharedWatcher) bool { return w.inst == inst })
+	if len(r.watchers) != n {
+		rs.changed(r)
+	}
+}
+
+// checkDone reports whether this server holds the lease and every racer
+// of r is done: then the race is to end (endRace, with no lock held),
+// with r's lock held.
+func (rs *SharedRooms) checkDone(r *sharedRoom) bool {
+	return rs.holder.Load() && r.phase == PhaseRacing && r.allDone()
+}
+
+// endAfter has the current locked call (rs.mu held) end the room's race
+// once unlocked.
+func (rs *SharedRooms) endAfter(code string) {
+	rs.after = append(rs.after, func() { go rs.endRace(code) })
 }
 
 // start folds the host's start.
@@ -1219,7 +1292,12 @@ func (rs *SharedRooms) begin(code string, round int) {
 	rs.mu.Lock()
 	defer rs.unlock()
 	r := rs.rooms[code]
-	if r == nil || r.phase != PhaseCountdown || r.round != round {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.phase != PhaseCountdown || r.round != round {
 		return
 	}
 	r.phase = PhaseRacing
@@ -1230,7 +1308,9 @@ func (rs *SharedRooms) begin(code string, round int) {
 	}
 	rs.setTimer(r, r.deadline, func() { rs.endRace(code) })
 	rs.broadcast(r, RaceStarted{Code: r.code, Round: r.round, Deadline: r.deadline})
-	rs.checkDone(r)
+	if rs.checkDone(r) {
+		rs.endAfter(code)
+	}
 	rs.changed(r)
 }
 
@@ -1256,7 +1336,7 @@ func (rs *SharedRooms) end(r *sharedRoom, m sharedMsg) {
 	res := RaceResult{Code: r.code, Round: r.round, RulesID: r.cfg.Rules.ID(), Deal: r.cfg.Deal, Verdict: r.cfg.Verdict,
 		Rated: r.cfg.Rated, Started: r.startsDB, Ended: time.UnixMilli(m.At), Placings: slices.Clone(r.results)}
 	r.lastEnd, r.unstored = &res, false
-	if rs.holder {
+	if rs.holder.Load() {
 		rs.after = append(rs.after, func() { rs.record(res) })
 	}
 	if rs.cfg.OnRoundOver != nil {
@@ -1322,6 +1402,7 @@ func (rs *SharedRooms) close(r *sharedRoom, reason string) {
 	r.phase, r.reason = PhaseClosed, reason
 	rs.changed(r)
 	delete(rs.rooms, r.code)
+	rs.byCode.Delete(r.code)
 	if r.stop != nil {
 		r.stop()
 	}

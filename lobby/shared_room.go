@@ -23,12 +23,15 @@ type SharedRoom struct {
 func (h *SharedRoom) Code() string { return h.code }
 
 // Snapshot returns the room as this server sees it; a closed room's is in
-// PhaseClosed.
+// PhaseClosed. It waits for the room's lock only.
 func (h *SharedRoom) Snapshot() Snapshot {
-	h.rs.mu.Lock()
-	defer h.rs.mu.Unlock()
-	r := h.rs.rooms[h.code]
+	r := h.rs.lookup(h.code)
 	if r == nil {
+		return Snapshot{Code: h.code, Phase: PhaseClosed}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.phase == PhaseClosed {
 		return Snapshot{Code: h.code, Phase: PhaseClosed}
 	}
 	return h.rs.snapshot(r)
@@ -145,11 +148,10 @@ func (rs *SharedRooms) QuickMatch(p Entrant, sink Sink, cfg RoomConfig) (*Shared
 	return h, snap, true, nil
 }
 
-// Room returns the open room with this code.
+// Room returns the open room with this code, without waiting for the
+// rooms' lock.
 func (rs *SharedRooms) Room(code string) (*SharedRoom, bool) {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if rs.rooms[code] == nil {
+	if rs.lookup(code) == nil {
 		return nil, false
 	}
 	return rs.handle(code), true
@@ -215,7 +217,9 @@ func (rs *SharedRooms) Public() []RoomInfo {
 		if !r.cfg.Public {
 			continue
 		}
+		r.mu.Lock()
 		list = append(list, rs.snapshot(r).info(r.created))
+		r.mu.Unlock()
 	}
 	return list
 }
@@ -229,10 +233,15 @@ func (rs *SharedRooms) Close(code, reason string) error {
 }
 
 // localMember returns the room and the member if the member's session is
-// this server's.
+// this server's, with rs.mu held.
 func (rs *SharedRooms) localMember(code, playerID string) (*sharedRoom, *sharedMember, error) {
-	r := rs.rooms[code]
-	if r == nil {
+	return rs.localIn(rs.rooms[code], playerID)
+}
+
+// localIn is localMember in room r (nil: closed), with rs.mu or r's lock
+// held.
+func (rs *SharedRooms) localIn(r *sharedRoom, playerID string) (*sharedRoom, *sharedMember, error) {
+	if r == nil || r.phase == PhaseClosed {
 		return nil, nil, ErrRoomClosed
 	}
 	m := r.member(playerID)
@@ -367,27 +376,40 @@ func (h *SharedRoom) Close(reason string) {
 // Report records the progress of a racer this server serves, sent by the
 // session whose sink is from, shows it to this server's sessions at once
 // and to the other servers' within ProgressEvery, as Room.Report does
-// (ErrSeatTaken included).
+// (ErrSeatTaken included). It waits for the room's lock only.
 func (h *SharedRoom) Report(playerID string, from Sink, p Progress) error {
 	rs := h.rs
-	rs.mu.Lock()
-	defer rs.unlock()
-	r, m, err := rs.localMember(h.code, playerID)
+	r := rs.lookup(h.code)
+	if r == nil {
+		return ErrRoomClosed
+	}
+	r.mu.Lock()
+	done, err := rs.report(r, playerID, from, p)
+	r.mu.Unlock()
+	if done {
+		go rs.endRace(h.code)
+	}
+	return err
+}
+
+// report is Report with r's lock held; done: the race is to end.
+func (rs *SharedRooms) report(r *sharedRoom, playerID string, from Sink, p Progress) (done bool, err error) {
+	r, m, err := rs.localIn(r, playerID)
 	switch {
 	case err != nil:
-		return err
+		return false, err
 	case !sameSink(rs.sinkOf(m.inst, m.sid), from):
-		return ErrSeatTaken
+		return false, ErrSeatTaken
 	case r.phase != PhaseRacing:
-		return ErrNotRacing
+		return false, ErrNotRacing
 	case m.progress.State != RacerPlaying:
-		return ErrRaceOver
+		return false, ErrRaceOver
 	case p.Removed < 0 || p.Removed > r.cards() || p.Moves < 0 || p.Pass < 0:
-		return fmt.Errorf("%w: %d of %d cards removed in %d moves", ErrBadProgress, p.Removed, r.cards(), p.Moves)
+		return false, fmt.Errorf("%w: %d of %d cards removed in %d moves", ErrBadProgress, p.Removed, r.cards(), p.Moves)
 	case p.State != RacerPlaying && p.State != RacerStuck && p.State != RacerCleared:
-		return fmt.Errorf("%w: state %v", ErrBadProgress, p.State)
+		return false, fmt.Errorf("%w: state %v", ErrBadProgress, p.State)
 	case p.State == RacerCleared && p.Removed != r.cards():
-		return fmt.Errorf("%w: cleared with %d of %d cards removed", ErrBadProgress, p.Removed, r.cards())
+		return false, fmt.Errorf("%w: cleared with %d of %d cards removed", ErrBadProgress, p.Removed, r.cards())
 	}
 	el := rs.cfg.Clock.Now().Sub(r.startsAt)
 	for n := len(m.removals); n > 0 && m.removals[n-1].removed > p.Removed; n-- {
@@ -410,12 +432,12 @@ func (h *SharedRoom) Report(playerID string, from Sink, p Progress) error {
 	m.progress = p
 	rs.coalesceRacer(r, m)
 	rs.offerProgress(r, news)
-	rs.checkDone(r)
-	return nil
+	return rs.checkDone(r), nil
 }
 
 // offerProgress hands the progress of this server's racers in the room
-// to the coalescer; news goes out without waiting for ProgressEvery.
+// to the coalescer, with r's lock held; news goes out without waiting
+// for ProgressEvery.
 func (rs *SharedRooms) offerProgress(r *sharedRoom, news bool) {
 	msg := progressMsg{Inst: rs.cfg.Instance, Round: r.round}
 	if rs.cfg.Trace.Enabled() {
@@ -464,18 +486,20 @@ func (rs *SharedRooms) followInstances(r *sharedRoom) {
 			r.followed = map[string]bool{}
 		}
 		r.followed[m.inst] = true
-		ctx, code, inst := r.follow, r.code, m.inst
+		ctx, inst := r.follow, m.inst
 		rs.ended.Add(1)
 		go func() {
 			defer rs.ended.Done()
-			rs.readProgress(ctx, code, inst)
+			rs.readProgress(ctx, r, inst)
 		}()
 	}
 }
 
-// readProgress applies another server's (inst) progress of one room
-// until ctx ends.
-func (rs *SharedRooms) readProgress(ctx context.Context, code, inst string) {
+// readProgress applies another server's (inst) progress of room r
+// until ctx ends, with the room's lock only: the fold of other rooms,
+// listings and the other rooms' moves do not hold it up.
+func (rs *SharedRooms) readProgress(ctx context.Context, r *sharedRoom, inst string) {
+	code := r.code
 	var sub bus.Subscription
 	for sub == nil {
 		s, err := rs.cfg.Bus.Subscribe(ctx, ProgressTopic(code, inst), 0)
@@ -510,12 +534,15 @@ func (rs *SharedRooms) readProgress(ctx context.Context, code, inst string) {
 		if rs.cfg.Trace.Enabled() {
 			got = time.Now()
 		}
-		rs.mu.Lock()
+		r.mu.Lock()
 		if rs.cfg.Trace.Enabled() {
-			rs.cfg.Trace.Since("progress: wait for the rooms' lock", got)
+			rs.cfg.Trace.Since("progress: wait for the room's lock", got)
 		}
-		rs.applyProgress(code, m)
-		rs.unlock()
+		done := rs.applyProgress(r, m)
+		r.mu.Unlock()
+		if done {
+			go rs.endRace(code)
+		}
 		if tr := rs.cfg.Trace; tr.Enabled() && m.T != 0 {
 			tr.Note("progress: stored → taken from the bus here", got.Sub(ev.At))
 			now, sent := time.Now(), time.UnixMicro(m.T)
@@ -534,37 +561,38 @@ func (rs *SharedRooms) hold(r *sharedRoom, p progressMsg) {
 	r.held[p.Inst] = p
 }
 
-// applyHeld applies again the progress held for room r, with rs.mu held,
-// after one of its events was folded.
-func (rs *SharedRooms) applyHeld(code string, r *sharedRoom) {
+// applyHeld applies again the progress held for room r, with r's lock
+// held, after one of its events was folded; done: the race is to end.
+func (rs *SharedRooms) applyHeld(r *sharedRoom) (done bool) {
 	if len(r.held) == 0 {
-		return
+		return false
 	}
 	held := r.held
 	r.held = nil
 	for _, p := range held {
-		rs.applyProgress(code, p)
+		done = rs.applyProgress(r, p) || done
 	}
+	return done
 }
 
 // applyProgress folds another server's progress of its racers.
 // Progress this server's fold is not ready for yet (a round or a start
 // not folded here, a racer whose join is not) is held and applied again
 // after the room's next event (applyHeld): it may be a racer's last word,
-// her finish, which no later progress would repeat.
-func (rs *SharedRooms) applyProgress(code string, p progressMsg) {
-	r := rs.rooms[code]
-	if r == nil || p.Round < r.round {
-		return
+// her finish, which no later progress would repeat. It runs with r's
+// lock held; done: the race is to end (endRace, once unlocked).
+func (rs *SharedRooms) applyProgress(r *sharedRoom, p progressMsg) (done bool) {
+	if p.Round < r.round || r.phase == PhaseClosed {
+		return false
 	}
 	delete(r.held, p.Inst) // p is newer than anything held of its server
 	early := p.Round > r.round || r.phase == PhaseWaiting
 	if !early && r.phase != PhaseRacing && r.phase != PhaseCountdown {
-		return
+		return false
 	}
 	if early {
 		rs.hold(r, p)
-		return
+		return false
 	}
 	for _, w := range p.Racers {
 		m := r.member(w.ID)
@@ -580,5 +608,5 @@ func (rs *SharedRooms) applyProgress(code string, p progressMsg) {
 		m.finish = time.Duration(w.FinishMS) * time.Millisecond
 		rs.coalesceRacer(r, m)
 	}
-	rs.checkDone(r)
+	return rs.checkDone(r)
 }

@@ -140,10 +140,11 @@ func (b *Bus) listen(conn *pgx.Conn) {
 	}
 }
 
-// reconnect connects again, at once and then with a doubling wait capped
-// at ReconnectMax; nil when the bus closed first.
+// reconnect connects again, at once and then with a doubling wait
+// (retryDelay); nil when the bus closed first.
 func (b *Bus) reconnect() *pgx.Conn {
-	delay := 50 * time.Millisecond
+	start := time.Now()
+	var delay time.Duration
 	for {
 		conn, err := b.connect(b.ctx)
 		if err == nil {
@@ -152,6 +153,7 @@ func (b *Bus) reconnect() *pgx.Conn {
 		if b.ctx.Err() != nil {
 			return nil
 		}
+		delay = retryDelay(delay, time.Since(start), b.opts.ReconnectMax)
 		timer := time.NewTimer(delay)
 		select {
 		case <-timer.C:
@@ -159,8 +161,29 @@ func (b *Bus) reconnect() *pgx.Conn {
 			timer.Stop()
 			return nil
 		}
-		delay = min(2*delay, b.opts.ReconnectMax)
 	}
+}
+
+// The waits between two attempts to reconnect: from firstRetry, doubling
+// up to quickRetry while the server has been out for less than
+// quickFor (a restart, a failover: a refused attempt costs little, and
+// the bus is back at most quickRetry after the server), then up to
+// ReconnectMax.
+const (
+	firstRetry = 50 * time.Millisecond
+	quickRetry = 250 * time.Millisecond
+	quickFor   = 10 * time.Second
+)
+
+// retryDelay is the wait after a failed attempt to reconnect, the last
+// wait being last (0 before the first), out since the connection was
+// lost, capped at limit.
+func retryDelay(last, out, limit time.Duration) time.Duration {
+	next := max(firstRetry, 2*last)
+	if out < quickFor {
+		next = min(next, quickRetry)
+	}
+	return min(next, limit)
 }
 
 // minPingWait is the least time a ping of the listening connection gets.

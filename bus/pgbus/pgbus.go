@@ -97,7 +97,8 @@ type Options struct {
 	PingEvery time.Duration
 	// ReconnectMax caps the wait between two attempts to reconnect the
 	// listening connection (DefaultReconnectMax when 0); the first attempt
-	// is immediate.
+	// is immediate, and the waits stay at most 250 ms in the first 10 s
+	// (retryDelay).
 	ReconnectMax time.Duration
 	// MaxAge is how long an event is kept at most (DefaultMaxAge when
 	// 0): a topic no one publishes on any more (a finished race's) does
@@ -438,17 +439,27 @@ func (b *Bus) PublishBatch(ctx context.Context, posts []bus.Post) ([]bus.Event, 
 	}
 	slices.SortStableFunc(order, func(i, j int) int { return strings.Compare(posts[i].Topic, posts[j].Topic) })
 	var err error
+	dups := 0
 	if !anyGiven {
 		// One round trip: the statements of a batch run in one implicit
 		// transaction, so they commit together or not at all.
 		err = again(ctx, func() error { return b.publishFresh(ctx, b.pool, evs, order) })
 	} else {
-		err = b.inTx(ctx, func(tx pgx.Tx) error { return b.publishGiven(ctx, tx, evs, given, order) })
+		err = b.inTx(ctx, func(tx pgx.Tx) (err error) {
+			dups, err = b.publishGiven(ctx, tx, evs, given, order)
+			return err
+		})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("publish a batch on %q…: %w", posts[0].Topic, b.cause(err))
 	}
-	b.published(len(evs))
+	if n := len(evs) - dups; n > 0 {
+		b.published(n)
+	}
+	// A duplicate's event is the topic's stored one: delivered as an
+	// event heard, it catches up this process's subscriptions that had
+	// missed it (as Publish's heardLocked does), and changes nothing for
+	// those that had it.
 	b.mu.Lock()
 	for _, ev := range evs {
 		b.deliverLocked(ev)
@@ -458,23 +469,27 @@ func (b *Bus) PublishBatch(ctx context.Context, posts []bus.Post) ([]bus.Event, 
 }
 
 // publishGiven publishes the events evs[i] of order in tx, those with a
-// given ID (given[i]) as Publish does.
-func (b *Bus) publishGiven(ctx context.Context, tx pgx.Tx, evs []bus.Event, given []bool, order []int) error {
+// given ID (given[i]) as Publish does: it returns how many of those the
+// topic held already (their evs[i] are then the stored events).
+func (b *Bus) publishGiven(ctx context.Context, tx pgx.Tx, evs []bus.Event, given []bool, order []int) (dups int, err error) {
 	for _, i := range order {
 		if !given[i] {
 			if err := b.publishFresh(ctx, tx, evs, []int{i}); err != nil {
-				return err
+				return 0, err
 			}
 			continue
 		}
 		// A savepoint gives the counter's number back when the ID
 		// is the topic's already.
 		err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error { return b.publishTx(ctx, sp, &evs[i]) })
-		if err != nil && !errors.Is(err, errDuplicate) {
-			return err
+		switch {
+		case errors.Is(err, errDuplicate):
+			dups++
+		case err != nil:
+			return 0, err
 		}
 	}
-	return nil
+	return dups, nil
 }
 
 // batchSender is a pool or a transaction.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -466,34 +467,105 @@ func TestAllConnectionsKilled(t *testing.T) {
 // (its NOTIFY lost: here it is written straight into the table) comes to
 // the subscription when a publish of the same ID finds it there, as a
 // race's end that two servers publish under one fixed ID does, rather
-// than never.
+// than never: by Publish and by PublishBatch (beside a fresh event of
+// another topic), whether the stored event is the next the subscription
+// reads or one after others it missed. The duplicate is not counted as
+// published.
 func TestDuplicateCatchesUp(t *testing.T) {
-	u := storetest.PostgresSchemaURL(t)
-	b := open(t, u, Options{PingEvery: time.Hour})
-	ctx := ctxFor(t)
-	s, err := b.Subscribe(ctx, "t", bus.Latest)
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		name   string
+		missed int // events stored before the duplicate, unheard too
+		batch  bool
+	}{
+		{"Publish, the next event", 0, false},
+		{"Publish, after missed ones", 2, false},
+		{"PublishBatch, the next event", 0, true},
+		{"PublishBatch, after missed ones", 2, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u := storetest.PostgresSchemaURL(t)
+			b := open(t, u, Options{PingEvery: time.Hour})
+			ctx := ctxFor(t)
+			s, err := b.Subscribe(ctx, "t", bus.Latest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			admin, err := pgx.Connect(ctx, u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer admin.Close(context.Background())
+			last := tc.missed + 1
+			if _, err := admin.Exec(ctx, `INSERT INTO bus_topics (topic, seq) VALUES ('t', $1)`, last); err != nil {
+				t.Fatal(err)
+			}
+			for seq := 1; seq <= last; seq++ {
+				id := "missed/" + strconv.Itoa(seq)
+				if seq == last {
+					id = "end/1"
+				}
+				if _, err := admin.Exec(ctx, `INSERT INTO bus_events (topic, seq, id, kind, body) VALUES ('t', $1, $2, 'end', '')`, seq, id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := b.Stats().Published
+			var ev bus.Event
+			if tc.batch {
+				evs, berr := b.PublishBatch(ctx, []bus.Post{{Topic: "t", Message: bus.Message{ID: "end/1", Kind: "end"}},
+					{Topic: "u", Message: bus.Message{Kind: "fresh"}}})
+				if berr == nil && len(evs) == 2 {
+					ev = evs[0]
+				}
+				err = berr
+			} else {
+				ev, err = b.Publish(ctx, "t", bus.Message{ID: "end/1", Kind: "end"})
+			}
+			if err != nil || ev.Seq != uint64(last) || ev.ID != "end/1" {
+				t.Fatalf("publish of a stored ID: got %+v, %v; want the stored event #%d", ev, err, last)
+			}
+			want := int64(0)
+			if tc.batch {
+				want = 1 // the fresh one
+			}
+			if n := b.Stats().Published - before; n != want {
+				t.Errorf("Stats().Published grew by %d, want %d (a repeated ID is not counted)", n, want)
+			}
+			short, cancel := context.WithTimeout(ctx, 2*time.Second)
+			defer cancel()
+			for seq := 1; seq <= last; seq++ {
+				got, err := s.Next(short)
+				if err != nil || got.Seq != uint64(seq) {
+					t.Fatalf("Next: got %+v, %v; want event #%d", got, err, seq)
+				}
+				if seq == last && got.ID != "end/1" {
+					t.Fatalf("Next: got %+v; want the event end/1", got)
+				}
+			}
+		})
 	}
-	admin, err := pgx.Connect(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(context.Background())
-	if _, err := admin.Exec(ctx, `INSERT INTO bus_topics (topic, seq) VALUES ('t', 1)`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admin.Exec(ctx, `INSERT INTO bus_events (topic, seq, id, kind, body) VALUES ('t', 1, 'end/1', 'end', '')`); err != nil {
-		t.Fatal(err)
-	}
-	ev, err := b.Publish(ctx, "t", bus.Message{ID: "end/1", Kind: "end"})
-	if err != nil || ev.Seq != 1 {
-		t.Fatalf("Publish of a stored ID: got %+v, %v; want the stored event #1", ev, err)
-	}
-	short, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	got, err := s.Next(short)
-	if err != nil || got.ID != "end/1" || got.Seq != 1 {
-		t.Fatalf("Next: got %+v, %v; want the event end/1, #1", got, err)
+}
+
+// TestRetryDelay: the waits between attempts to reconnect double from
+// 50 ms, up to 250 ms in the first 10 s out (a restart's listener is back
+// within 250 ms of the server), then up to ReconnectMax.
+func TestRetryDelay(t *testing.T) {
+	const ms = time.Millisecond
+	for _, tc := range []struct {
+		last, out, limit, want time.Duration
+	}{
+		{0, 0, time.Second, 50 * ms},
+		{50 * ms, 60 * ms, time.Second, 100 * ms},
+		{100 * ms, 200 * ms, time.Second, 200 * ms},
+		{200 * ms, 400 * ms, time.Second, 250 * ms},
+		{250 * ms, 9 * time.Second, time.Second, 250 * ms},
+		{250 * ms, 10 * time.Second, time.Second, 500 * ms},
+		{500 * ms, 11 * time.Second, time.Second, time.Second},
+		{time.Second, time.Minute, time.Second, time.Second},
+		{0, 0, 20 * ms, 20 * ms},                                // a limit below the first wait
+		{250 * ms, 30 * time.Second, 5 * time.Second, 500 * ms}, // doubling on to a larger limit
+	} {
+		if got := retryDelay(tc.last, tc.out, tc.limit); got != tc.want {
+			t.Errorf("retryDelay(%s, %s, %s) = %s, want %s", tc.last, tc.out, tc.limit, got, tc.want)
+		}
 	}
 }

@@ -13,7 +13,12 @@
 # BASELINE=0 skips the SQLite baseline. WAITS=1 samples PostgreSQL's
 # pg_stat_activity every 100 ms during the cluster's race and prints what
 # the active backends waited on (wait_event_type:wait_event, or CPU), the
-# share of samples each, and the backends' queries.
+# share of samples each, and the backends' queries. PROFILE=1 builds the
+# instances with -tags pprof (on 127.0.0.1:${PORT_BASE}+11 and +12) and,
+# at the race's end, prints the top of each one's mutex profile (where
+# its locks were waited for, in total delay) and keeps the mutex, block
+# and CPU profiles (the CPU one for PROFILE_SECS, 10, from 5 s after the
+# racers are in their rooms) in the directory it names.
 set -euo pipefail
 racers=${1:-500}
 size=${2:-8}
@@ -28,11 +33,13 @@ cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
 	psql "$DATABASE_URL" -qc "DROP SCHEMA IF EXISTS $schema CASCADE" || true
-	rm -rf "$dir"
+	[[ ${PROFILE:-0} == 1 ]] || rm -rf "$dir"
 }
 trap cleanup EXIT
 
-go build -o "$dir/pyramid" ./cmd/pyramid
+tags=()
+[[ ${PROFILE:-0} == 1 ]] && tags=(-tags pprof)
+go build "${tags[@]}" -o "$dir/pyramid" ./cmd/pyramid
 go build -o "$dir/loadgen" ./tools/loadgen
 psql "$DATABASE_URL" -qc "CREATE SCHEMA $schema"
 sep='?'
@@ -41,11 +48,11 @@ url="${DATABASE_URL}${sep}search_path=$schema"
 ssh-keygen -q -t ed25519 -N '' -f "$dir/host_key"
 limits=(--max-conns 3000 --max-conns-per-ip 3000 --max-unauth-per-ip 3000 --penalties off --max-startups 3000:30:3000 --max-rooms 300)
 
-serve() { # port data-dir [database-url [flags…]]
+serve() { # port data-dir [database-url [flags…]]; PPROF=address
 	local args=(serve --listen "127.0.0.1:$1" --data "$2" --host-key "$dir/host_key" "${limits[@]}")
 	[[ -n ${3:-} ]] && args+=(--database-url "$3" "${@:4}")
 	mkdir -p "$2"
-	"$dir/pyramid" "${args[@]}" >"$2.log" 2>&1 &
+	PYRAMID_PPROF=${PPROF:-} "$dir/pyramid" "${args[@]}" >"$2.log" 2>&1 &
 	pids+=($!)
 	for _ in $(seq 100); do
 		grep -q listening "$2.log" && return
@@ -58,9 +65,11 @@ serve() { # port data-dir [database-url [flags…]]
 
 cluster=("$url")
 [[ ${TRACE:-0} == 1 ]] && cluster+=(--trace-bus)
-serve $((base + 1)) "$dir/one" "${cluster[@]}"
+pp1= pp2=
+[[ ${PROFILE:-0} == 1 ]] && pp1=127.0.0.1:$((base + 11)) pp2=127.0.0.1:$((base + 12))
+PPROF=$pp1 serve $((base + 1)) "$dir/one" "${cluster[@]}"
 one=${pids[-1]}
-serve $((base + 2)) "$dir/two" "${cluster[@]}"
+PPROF=$pp2 serve $((base + 2)) "$dir/two" "${cluster[@]}"
 two=${pids[-1]}
 echo "== cluster: $racers racers over two instances on PostgreSQL"
 if [[ ${WAITS:-0} == 1 ]]; then
@@ -78,7 +87,25 @@ if [[ ${WAITS:-0} == 1 ]]; then
 	waits=${pids[-1]}
 fi
 "$dir/loadgen" -addr "127.0.0.1:$((base + 1)),127.0.0.1:$((base + 2))" -race "$racers" -room-size "$size" \
-	-duration "$duration" -width 100 -height 34 -pid "$one" -database-url "$url" | tee "$dir/loadgen.out"
+	-duration "$duration" -width 100 -height 34 -pid "$one" -database-url "$url" | tee "$dir/loadgen.out" &
+load=$!
+if [[ ${PROFILE:-0} == 1 ]]; then
+	until grep -q '^rooms racing' "$dir/loadgen.out" 2>/dev/null || ! kill -0 "$load" 2>/dev/null; do sleep 0.2; done
+	sleep 5
+	curl -s -o "$dir/cpu-one.pprof" "http://$pp1/debug/pprof/profile?seconds=${PROFILE_SECS:-10}" || true
+fi
+wait "$load"
+if [[ ${PROFILE:-0} == 1 ]]; then
+	for i in one two; do
+		pp=$pp1
+		[[ $i == two ]] && pp=$pp2
+		curl -s -o "$dir/mutex-$i.pprof" "http://$pp/debug/pprof/mutex" || true
+		curl -s -o "$dir/block-$i.pprof" "http://$pp/debug/pprof/block" || true
+		echo "== instance $i's mutex profile (delay waiting for locks, the whole run):"
+		go tool pprof -top -nodecount=15 "$dir/pyramid" "$dir/mutex-$i.pprof" 2>/dev/null | sed -n '4,22p' || true
+	done
+	echo "profiles in $dir"
+fi
 
 if [[ ${WAITS:-0} == 1 ]]; then
 	wait "$waits" 2>/dev/null || true
@@ -90,6 +117,10 @@ if [[ ${WAITS:-0} == 1 ]]; then
 	sort "$dir/waits" | uniq -c | sort -rn | head -15
 fi
 if [[ ${TRACE:-0} == 1 ]]; then
+	echo "== bus events stored, by topic class and kind (the whole run; pruned ones not counted):"
+	PGOPTIONS="-c search_path=$schema" psql "$DATABASE_URL" -qAt -F' ' -c "SELECT count(*), split_part(topic, '.', 1) || '.' || split_part(topic, '.', 2), kind,
+		count(DISTINCT date_trunc('second', at)) FROM bus_events GROUP BY 2, 3 ORDER BY 1 DESC" |
+		awk '{ printf "%8d %-16s %-10s over %d s\n", $1, $2, $3, $4 }' || true
 	kill "$one" "$two"
 	wait "$one" "$two" 2>/dev/null || true
 	for i in one two; do
