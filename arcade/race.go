@@ -318,7 +318,7 @@ func (rs *races) doing(snap lobby.Snapshot, removed int) {
 	if rs.sess == nil {
 		return
 	}
-	rs.a.lobby.SetDoing(rs.sess, lobby.Doing{What: lobby.Racing, Rules: snap.RulesID, Deal: snap.Deal, Room: snap.Code, Removed: removed})
+	rs.a.lobby.SetDoing(rs.sess, lobby.Doing{What: lobby.Racing, Rules: snap.RulesID, Deal: snap.Deal, Room: snap.Code, Phase: snap.Phase.Presence(), Removed: removed})
 }
 
 // pickDeal is a deal for a new room: the given one, with what the solver
