@@ -7,6 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"pyramid/engine"
 	"pyramid/lobby"
 )
 
@@ -119,4 +120,20 @@ func TestMenuResultsOfEndedRace(t *testing.T) {
 	if s := screenOf(h); strings.Contains(s, "Results of race KMTX") {
 		t.Errorf("the results seen, the menu still offers them:\n%s", s)
 	}
+}
+
+// TestTellLostLoadedLate: the player's setting "Tell me when a deal can
+// no longer be won" may come from the store after the game was seated
+// and moves were made (a slow store): the position on the table is then
+// checked at once, not only after the next move, which may never come.
+func TestTellLostLoadedLate(t *testing.T) {
+	moves, _ := heuristicLine(t, lostSpec, lostDeal)
+	s := &analystSolver{fakeSolver: fakeSolver{deal: engine.Winnable}}
+	h := newHarness(t, Deps{Player: testPlayer, Unicode: true, Solver: s, Args: []string{lostSpec, "2"}})
+	for _, mv := range moves[:19] {
+		playLine(h, []string{mv})
+	}
+	h.wantNotScreen("can no longer be won")
+	h.send(tellLoadedMsg{on: true})
+	h.wantScreen("this deal can no longer be won (since move 19")
 }
