@@ -16,6 +16,9 @@ type whoEntry struct {
 	Guest bool   `json:"guest,omitempty"`
 	// Doing is menu, playing, racing or watching.
 	Doing string `json:"doing"`
+	// Phase (racing in a room only) is where the room stands: waiting,
+	// racing or results.
+	Phase string `json:"phase,omitempty"`
 	Rules string `json:"rules,omitempty"`
 	// Deal is a string: deal numbers go beyond what a JSON number holds
 	// exactly (2^53); "custom" for a deal given as text.
@@ -45,6 +48,9 @@ func whoEntries(who []lobby.Presence) []whoEntry {
 			e.Finished = p.What == lobby.Playing && p.Finished
 			if p.What == lobby.Racing {
 				e.Room = keys.Clean(p.Room, 8)
+				if e.Phase = string(p.Phase); e.Phase == "" && e.Room != "" {
+					e.Phase = string(lobby.RaceRunning)
+				}
 			}
 		case lobby.Watching:
 			e.Watching = keys.Clean(p.Watched, keys.MaxNameWidth)
@@ -73,6 +79,12 @@ func (e whoEntry) describe() string {
 	case string(lobby.Racing):
 		if e.Room == "" {
 			return "racing a ghost · " + game()
+		}
+		switch lobby.RacePhase(e.Phase) {
+		case lobby.RaceWaiting:
+			return "waiting in room " + e.Room + " · " + game()
+		case lobby.RaceResults:
+			return "at the results of room " + e.Room + " · " + game()
 		}
 		return "racing in room " + e.Room + " · " + game()
 	case string(lobby.Watching):

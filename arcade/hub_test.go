@@ -74,6 +74,7 @@ func TestWho(t *testing.T) {
   {
     "name": "cat",
     "doing": "racing",
+    "phase": "racing",
     "rules": "double",
     "deal": "9",
     "room": "ABCD",

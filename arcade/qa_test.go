@@ -70,12 +70,16 @@ func TestClusterRaceGameNotContinue(t *testing.T) {
 	if err := ann.rs.Start(code); err != nil {
 		t.Fatal(err)
 	}
+	// Each server starts the race on its own timer at the start moment:
+	// ann plays on one, which under load may start it after two did.
+	r1, _ := one.rooms.Room(code)
 	r2, _ := two.rooms.Room(code)
+	waitPhase(t, r1, lobby.PhaseRacing)
 	waitPhase(t, r2, lobby.PhaseRacing)
 	r := rec
 	r.Moves = rec.Moves[:2]
 	if _, err := ann.rs.Play(ctx, code, 1, 1, r); err != nil {
-		t.Fatal(err)
+		t.Fatalf("ann's first move, on one: %v", err)
 	}
 	if list, err := ann.g.Unfinished(ctx, ann.rs.me.ID); err != nil || len(list) != 0 {
 		t.Fatalf("on her own server ann's Continue lists %+v (%v), want nothing", list, err)

@@ -157,6 +157,7 @@ type races struct {
 
 	mu   sync.Mutex
 	held map[string]bool // codes of the rooms this session is in: true as a racer, false as a spectator
+	last string          // the code of the room this session last took a seat in as a racer (Ended)
 }
 
 var _ tui.Races = (*races)(nil)
@@ -236,6 +237,7 @@ func (rs *races) seated(snap lobby.Snapshot) tui.RaceSeat {
 			delete(rs.held, c)
 		}
 	}
+	rs.last = snap.Code
 	rs.mu.Unlock()
 	rs.hold(snap.Code, true)
 	if rs.sess != nil {
@@ -318,7 +320,7 @@ func (rs *races) doing(snap lobby.Snapshot, removed int) {
 	if rs.sess == nil {
 		return
 	}
-	rs.a.lobby.SetDoing(rs.sess, lobby.Doing{What: lobby.Racing, Rules: snap.RulesID, Deal: snap.Deal, Room: snap.Code, Removed: removed})
+	rs.a.lobby.SetDoing(rs.sess, lobby.Doing{What: lobby.Racing, Rules: snap.RulesID, Deal: snap.Deal, Room: snap.Code, Phase: snap.Phase.Presence(), Removed: removed})
 }
 
 // pickDeal is a deal for a new room: the given one, with what the solver
@@ -405,14 +407,19 @@ func (rs *races) leaveHosted() error {
 	return nil
 }
 
-// Join joins a room by the code the player typed.
+// Join joins a room by the code the player typed. The code of a room
+// that is gone, when the player's last race was there, brings that
+// race's stored results (race_results.go).
 func (rs *races) Join(ctx context.Context, code string) (tui.RaceSeat, error) {
 	r, err := rs.a.rooms.Find(rs.me.ID, code)
 	if err != nil {
-		return tui.RaceSeat{}, err
+		return rs.joinGone(ctx, code, err)
 	}
 	snap, err := rs.a.rooms.Join(r, rs.me, rs.sink)
 	if err != nil {
+		if seat, gone := rs.joinGone(ctx, code, err); gone == nil {
+			return seat, nil
+		}
 		return tui.RaceSeat{}, fmt.Errorf("room %s: %w", r.Code(), err)
 	}
 	return rs.seated(snap), nil

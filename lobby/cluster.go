@@ -95,21 +95,22 @@ type remoteEntry struct {
 
 // wireEntry is one entry of a roster on the bus.
 type wireEntry struct {
-	Key     string   `json:"k"` // the player's ID, or "guest:" and the session for a guest
-	ID      string   `json:"id,omitempty"`
-	Name    string   `json:"n"`
-	Guest   bool     `json:"g,omitempty"`
-	What    Activity `json:"w"`
-	Rules   string   `json:"r,omitempty"`
-	Deal    uint64   `json:"d,omitempty"`
-	Custom  bool     `json:"c,omitempty"`
-	Removed int      `json:"m,omitempty"`
-	Done    bool     `json:"f,omitempty"` // Doing.Finished
-	Room    string   `json:"o,omitempty"`
-	Watched string   `json:"x,omitempty"`
-	Session uint64   `json:"s"`
-	Joined  int64    `json:"j"` // Unix milliseconds
-	Changed int64    `json:"t"` // Unix milliseconds
+	Key     string    `json:"k"` // the player's ID, or "guest:" and the session for a guest
+	ID      string    `json:"id,omitempty"`
+	Name    string    `json:"n"`
+	Guest   bool      `json:"g,omitempty"`
+	What    Activity  `json:"w"`
+	Rules   string    `json:"r,omitempty"`
+	Deal    uint64    `json:"d,omitempty"`
+	Custom  bool      `json:"c,omitempty"`
+	Removed int       `json:"m,omitempty"`
+	Done    bool      `json:"f,omitempty"` // Doing.Finished
+	Room    string    `json:"o,omitempty"`
+	Phase   RacePhase `json:"p,omitempty"` // Doing.Phase
+	Watched string    `json:"x,omitempty"`
+	Session uint64    `json:"s"`
+	Joined  int64     `json:"j"` // Unix milliseconds
+	Changed int64     `json:"t"` // Unix milliseconds
 }
 
 // presenceMsg is the body of a presence event.
@@ -444,7 +445,7 @@ func (l *Lobby) roster() map[string]wireEntry {
 		}
 		out[key] = wireEntry{Key: key, ID: p.ID, Name: p.Name, Guest: p.Guest,
 			What: p.What, Rules: p.Rules, Deal: p.Deal, Custom: p.Custom, Removed: p.Removed, Done: p.Finished,
-			Room: p.Room, Watched: p.Watched, Session: p.Session, Joined: p.Joined.UnixMilli(), Changed: e.changed.UnixMilli()}
+			Room: p.Room, Phase: p.Phase, Watched: p.Watched, Session: p.Session, Joined: p.Joined.UnixMilli(), Changed: e.changed.UnixMilli()}
 	}
 	return out
 }
@@ -454,7 +455,7 @@ func (w wireEntry) presence(instance string) Presence {
 	return Presence{
 		Player: Player{ID: w.ID, Name: w.Name, Guest: w.Guest},
 		Doing: Doing{What: w.What, Rules: w.Rules, Deal: w.Deal, Custom: w.Custom, Removed: w.Removed, Finished: w.Done,
-			Room: w.Room, Watched: w.Watched},
+			Room: w.Room, Phase: w.Phase, Watched: w.Watched},
 		Session:  w.Session,
 		Joined:   time.UnixMilli(w.Joined),
 		Instance: instance,

@@ -37,8 +37,33 @@ type Doing struct {
 	Finished bool
 	// Room is the race room's code (Racing).
 	Room string
+	// Phase is where the race room stands (Racing): its waiting room, the
+	// race, or its results. Empty is racing (a ghost race has no room).
+	Phase RacePhase
 	// Watched is the name of the player watched (Watching).
 	Watched string
+}
+
+// RacePhase is where a racer's room stands, as presence shows it.
+type RacePhase string
+
+// The phases of a racer's room, as presence shows them.
+const (
+	RaceWaiting RacePhase = "waiting" // the waiting room, or its countdown
+	RaceRunning RacePhase = "racing"  // the race itself
+	RaceResults RacePhase = "results" // the results of the race just run
+)
+
+// Presence returns the phase as presence shows it: the countdown is still
+// the waiting room, a closed room is at its results.
+func (p Phase) Presence() RacePhase {
+	switch p {
+	case PhaseWaiting, PhaseCountdown:
+		return RaceWaiting
+	case PhaseResults, PhaseClosed:
+		return RaceResults
+	}
+	return RaceRunning
 }
 
 // Presence is one player online, as a snapshot.

@@ -319,6 +319,18 @@ func (l *lobbyScreen) room(r lobby.RoomInfo) string {
 		strconv.Itoa(r.Players) + "/" + strconv.Itoa(r.MaxPlayers) + " players" + gl.sep + "host " + clean(r.Host, 16) + phase
 }
 
+// racePhaseWords is how the Lobby and who begin the line of a racer in
+// a room, before the room's code.
+func racePhaseWords(p lobby.RacePhase) string {
+	switch p {
+	case lobby.RaceWaiting:
+		return "waiting in room "
+	case lobby.RaceResults:
+		return "at the results of room "
+	}
+	return "racing in room "
+}
+
 // describeDoing says what a player is doing, as the Lobby screen and
 // `who` say it.
 func describeDoing(d lobby.Doing, gl *glyphs) string {
@@ -343,7 +355,7 @@ func describeDoing(d lobby.Doing, gl *glyphs) string {
 		if d.Room == "" {
 			return "racing a ghost" + gl.sep + game()
 		}
-		return "racing in room " + clean(d.Room, 8) + gl.sep + game()
+		return racePhaseWords(d.Phase) + clean(d.Room, 8) + gl.sep + game()
 	case lobby.Watching:
 		return "watching " + clean(d.Watched, 16)
 	}

@@ -90,7 +90,15 @@ func (m *Model) handleAnalyst(msg tea.Msg) tea.Cmd {
 	case tellLoadedMsg:
 		m.menu().TellLost = msg.on
 		if m.playing {
-			m.table().live.on = msg.on
+			// The setting may come after moves were made (a slow store):
+			// the position on the table is checked now, not only after
+			// the next move, which may never come.
+			t := m.table()
+			was := t.live.on
+			t.live.on = msg.on
+			if msg.on && !was {
+				return t.askLive()
+			}
 		}
 	case menuTellMsg:
 		return m.tellChanged()

@@ -46,10 +46,11 @@ const (
 	itemCards
 	itemHelp
 	itemQuit
-	itemRaceNew  // race.go
-	itemRaceJoin // race.go
-	itemRaceBack // race.go
-	itemHeader   // a group's heading, or a blank line: not an item to choose
+	itemRaceNew     // race.go
+	itemRaceJoin    // race.go
+	itemRaceBack    // race.go
+	itemRaceResults // menu_back.go: "Results of race CODE"
+	itemHeader      // a group's heading, or a blank line: not an item to choose
 )
 
 // menuItem is one line of the menu.
@@ -148,6 +149,11 @@ type menuScreen struct {
 	// raceBack is the code of the race room the player has a seat in
 	// (race.go): the menu offers to go back to it. Empty hides it.
 	raceBack string
+	// raceEnded is the code of the room of the player's last race, over
+	// without them in the room (menu_back.go): the menu offers its
+	// results while raceBack is empty. seenResults is the code of the
+	// room whose results the player last left: not offered again.
+	raceEnded, seenResults string
 	// seatPoll numbers the rounds of asking whether that race still
 	// runs (menu_back.go).
 	seatPoll int
@@ -194,6 +200,8 @@ func (m *menuScreen) build() {
 	var play []menuItem
 	if m.raceBack != "" { // race.go
 		play = append(play, menuItem{kind: itemRaceBack, label: "Back to race " + m.raceBack})
+	} else if m.raceEnded != "" { // menu_back.go
+		play = append(play, menuItem{kind: itemRaceResults, label: "Results of race " + m.raceEnded})
 	}
 	for i := range m.conts {
 		play = append(play, menuItem{kind: itemContinue, label: "Continue", index: i})
@@ -484,6 +492,9 @@ func (m *menuScreen) choose() tea.Cmd {
 		return nil
 	case itemRaceBack: // race.go
 		m.event = menuBackMsg{code: m.raceBack} // menu_back.go
+		return nil
+	case itemRaceResults: // menu_back.go
+		m.event = menuRaceMsg{code: m.raceEnded}
 		return nil
 	case itemHelp:
 		m.event = helpMsg{}

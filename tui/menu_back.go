@@ -18,8 +18,9 @@ type (
 	// menuBackMsg: the player chose Back to race code.
 	menuBackMsg struct{ code string }
 	// raceBackMsg brings the room the player has a seat in now ("" for
-	// none), for the choice of want.
-	raceBackMsg struct{ want, seated string }
+	// none) and, with none, the room of a race that ended without them,
+	// for the choice of want.
+	raceBackMsg struct{ want, seated, ended string }
 	// menuSeatTickMsg: time to ask again whether the race the menu
 	// offers still runs; token tells the menu's current round of asking
 	// from an old one.
@@ -27,8 +28,8 @@ type (
 	// menuSeatPollMsg brings the answer: the room the player has a seat
 	// in now ("" for none).
 	menuSeatPollMsg struct {
-		token int
-		code  string
+		token       int
+		code, ended string
 	}
 )
 
@@ -44,16 +45,17 @@ func (m *Model) raceBack(msg tea.Msg) tea.Cmd {
 		if races == nil {
 			return nil
 		}
-		want := msg.code
+		want, ctx := msg.code, m.env.ctx
 		return func() tea.Msg {
-			code, _ := races.Seated()
-			return raceBackMsg{want: want, seated: code}
+			s := seatOf(ctx, races)
+			return raceBackMsg{want: want, seated: s.code, ended: s.ended}
 		}
 	case raceBackMsg:
-		if msg.seated == msg.want {
+		if msg.seated == msg.want || msg.seated == "" && msg.ended == msg.want {
+			// Back in the race, or at its results: it just ended.
 			return m.handleRace(menuRaceMsg{code: msg.want})
 		}
-		cmd := m.seatedReply(raceSeatedMsg{code: msg.seated})
+		cmd := m.seatedReply(raceSeatedMsg{code: msg.seated, ended: msg.ended})
 		m.menu().say(sWarn, "the race in room "+clean(msg.want, 8)+" is over")
 		return cmd
 	case menuSeatTickMsg:
@@ -61,13 +63,13 @@ func (m *Model) raceBack(msg tea.Msg) tea.Cmd {
 		if msg.token != mn.seatPoll || mn.raceBack == "" {
 			return nil // an old round, or nothing to offer any more
 		}
-		races, token := m.env.races, msg.token
+		races, token, ctx := m.env.races, msg.token, m.env.ctx
 		if races == nil {
 			return nil
 		}
 		return func() tea.Msg {
-			code, _ := races.Seated()
-			return menuSeatPollMsg{token: token, code: code}
+			s := seatOf(ctx, races)
+			return menuSeatPollMsg{token: token, code: s.code, ended: s.ended}
 		}
 	case menuSeatPollMsg:
 		mn := m.menu()
@@ -75,12 +77,16 @@ func (m *Model) raceBack(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		was := mn.raceBack
-		if cmd := m.seatedReply(raceSeatedMsg{code: msg.code}); cmd != nil {
+		if cmd := m.seatedReply(raceSeatedMsg{code: msg.code, ended: msg.ended}); cmd != nil {
 			return cmd // another room: a new round of asking
 		}
 		if msg.code == "" {
 			if was != "" && m.cur == screenMenu {
-				mn.say(sWarn, "the race in room "+clean(was, 8)+" is over")
+				over := "the race in room " + clean(was, 8) + " is over"
+				if mn.raceEnded == was {
+					over += ": Results of race " + clean(was, 8) + " shows how it ended"
+				}
+				mn.say(sWarn, over)
 			}
 			return nil
 		}

@@ -348,6 +348,8 @@ func (m *menuScreen) note(it menuItem) string {
 		return "race in a room whose code you were given"
 	case itemRaceBack:
 		return "your seat is kept until the race ends"
+	case itemRaceResults:
+		return "the race ended while you were away"
 	case itemKeyList:
 		return "see and unlink them"
 	}

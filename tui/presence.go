@@ -223,7 +223,7 @@ func (rs *raceScreen) doing() (d lobby.Doing, ok bool) {
 	if rs.watching || rs.ghost != nil || rs.stage != stageRoom || s.Code == "" {
 		return lobby.Doing{}, false
 	}
-	return lobby.Doing{What: lobby.Racing, Rules: s.RulesID, Deal: s.Deal, Room: s.Code, Removed: rs.mine().Removed}, true
+	return lobby.Doing{What: lobby.Racing, Rules: s.RulesID, Deal: s.Deal, Room: s.Code, Phase: s.Phase.Presence(), Removed: rs.mine().Removed}, true
 }
 
 // boardChange returns the board to send the spectators, when there are

@@ -61,8 +61,9 @@ type (
 	// the player, which is seated in room to now (empty: in none).
 	raceMovedMsg struct{ from, to string }
 	// raceSeatedMsg brings the code of the room the player has a seat
-	// in, or "", for the menu.
-	raceSeatedMsg struct{ code string }
+	// in, or "", for the menu; with no seat, ended is the room of the
+	// player's last race when it ended without them (Races.Ended), or "".
+	raceSeatedMsg struct{ code, ended string }
 	// raceBoardMsg brings a racer's game, for a spectator.
 	raceBoardMsg struct {
 		id  string
@@ -103,6 +104,9 @@ type raceScreen struct {
 	// before the seat did (another session of the player joined it in the
 	// same moment): the seat, when it comes, is that session's already.
 	takenWhileJoining string
+	// over: the room is gone and the screen shows its last race's stored
+	// results (RaceSeat.Over): no rematch, no chat.
+	over bool
 	// watching is set for a spectator, who sees the board of the racer
 	// watched (an ID of snap.Members).
 	watching bool
@@ -251,6 +255,9 @@ func (m *Model) handleRace(msg tea.Msg) tea.Cmd {
 
 // raceLeft is the root's part when the player leaves the race screen.
 func (m *Model) raceLeft(msg raceLeftMsg) tea.Cmd {
+	if rs := m.race(); rs != nil && rs.snap.Phase == lobby.PhaseResults && !rs.watching && rs.ghost == nil {
+		m.menu().seenResults = rs.snap.Code // seen: the menu offers them no more
+	}
 	m.screens[screenRace] = nil
 	m.show(screenMenu)
 	if msg.text != "" {
@@ -269,10 +276,20 @@ func (m *Model) askSeated() tea.Cmd {
 	if races == nil {
 		return nil
 	}
-	return func() tea.Msg {
-		code, _ := races.Seated()
+	ctx := m.env.ctx
+	return func() tea.Msg { return seatOf(ctx, races) }
+}
+
+// seatOf asks for the room the player has a seat in and, with none, for
+// the room of the race that ended without them.
+func seatOf(ctx context.Context, races Races) raceSeatedMsg {
+	if code, ok := races.Seated(); ok {
 		return raceSeatedMsg{code: code}
 	}
+	ctx, cancel := context.WithTimeout(ctx, raceTimeout)
+	defer cancel()
+	ended, _ := races.Ended(ctx)
+	return raceSeatedMsg{ended: ended}
 }
 
 // seatedReply has the menu offer to go back to a race; for a race it
@@ -280,15 +297,25 @@ func (m *Model) askSeated() tea.Cmd {
 // while whether the race still runs (menu_back.go).
 func (m *Model) seatedReply(msg raceSeatedMsg) tea.Cmd {
 	mn := m.menu()
-	if mn.raceBack == msg.code {
+	ended := msg.ended
+	if msg.code != "" || ended == mn.seenResults {
+		ended = ""
+	}
+	if mn.raceBack == msg.code && mn.raceEnded == ended {
 		return nil
 	}
-	mn.raceBack = msg.code
+	back := mn.raceBack != msg.code
+	mn.raceBack, mn.raceEnded = msg.code, ended
 	if mn.items != nil {
 		mn.build()
 		if i := mn.firstOf(itemRaceBack); i >= 0 {
 			mn.cur = i // the race comes first
+		} else if i := mn.firstOf(itemRaceResults); i >= 0 {
+			mn.cur = i
 		}
+	}
+	if !back {
+		return nil
 	}
 	if msg.code == "" {
 		return nil
@@ -444,6 +471,7 @@ func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 	rs.stage = stageRoom
 	rs.inputOpen = false
 	rs.you = msg.seat.You
+	rs.over = msg.seat.Over
 	rs.chat = slices.Clone(msg.seat.Snapshot.Chat)
 	rs.snap = lobby.Snapshot{}
 	rs.setSnap(msg.seat.Snapshot, msg.seat.Resume)
@@ -710,6 +738,9 @@ func (rs *raceScreen) key(k tea.KeyMsg) tea.Cmd {
 		return rs.leave()
 	case rs.watching:
 		return rs.watchKey(k)
+	case rs.over && (key.Matches(k, km.Chat) || key.Matches(k, km.Rematch)):
+		rs.say(sInfo, "room "+rs.snap.Code+" has closed: no rematch or chat there")
+		return nil
 	case key.Matches(k, km.Chat):
 		rs.input = Prompt{Label: "say: "}
 		rs.inputOpen = true
@@ -764,10 +795,12 @@ func (rs *raceScreen) leave() tea.Cmd {
 	// The menu's question about a seat comes after the leave: asked
 	// apart, it could run first and offer Back to a room just left.
 	rs.event = raceLeftMsg{asked: true}
+	over, ctx := rs.over, rs.env.ctx
 	return func() tea.Msg {
-		_ = races.Leave(code)
-		seated, _ := races.Seated()
-		return raceSeatedMsg{code: seated}
+		if !over {
+			_ = races.Leave(code)
+		}
+		return seatOf(ctx, races)
 	}
 }
 

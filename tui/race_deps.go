@@ -19,7 +19,8 @@ type Races interface {
 	Create(ctx context.Context, opt RoomOptions) (RaceSeat, error)
 	// Join puts the player in the room with this code (as typed), or back
 	// in their seat: a racer who dropped out of a race gets their game
-	// back in RaceSeat.Resume.
+	// back in RaceSeat.Resume. The code of the player's last race, once
+	// its room is gone, brings that race's results (RaceSeat.Over).
 	Join(ctx context.Context, code string) (RaceSeat, error)
 	// Quick is quick match: the oldest public room of the default rules
 	// waiting for players, or a new public one the player hosts.
@@ -34,6 +35,11 @@ type Races interface {
 	// Seated returns the code of a room the player has a seat in, for the
 	// menu's Continue.
 	Seated() (code string, ok bool)
+	// Ended returns the code of the room of the player's last race when
+	// that race ended without them in the room (they left it, or
+	// dropped) a few minutes ago at most and they took no seat since:
+	// the menu offers "Results of race CODE", which Join brings.
+	Ended(ctx context.Context) (code string, ok bool)
 	// Ready sets the player's ready mark in the waiting room.
 	Ready(code string, ready bool) error
 	// Start starts the countdown (the host).
@@ -78,6 +84,9 @@ type RaceSeat struct {
 	// the seq of its last report, which the session's reports go on from.
 	Resume *engine.Record
 	Seq    int
+	// Over: the room is gone, and Snapshot is its last race's results as
+	// stored (PhaseResults), to read: no rematch, no chat.
+	Over bool
 }
 
 // RaceEventMsg brings one event of the player's room (a lobby.RoomChanged,

@@ -31,6 +31,9 @@ type fakeRaces struct {
 	// leaveFrees: Leave gives the seat up (a waiting room's), which
 	// Seated then no longer reports.
 	leaveFrees bool
+	// ended is what Ended reports: the room of a race that ended
+	// without the player.
+	ended string
 }
 
 func (f *fakeRaces) Create(ctx context.Context, opt RoomOptions) (RaceSeat, error) {
@@ -62,6 +65,11 @@ func (f *fakeRaces) Seated() (string, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.seated, f.seated != ""
+}
+func (f *fakeRaces) Ended(ctx context.Context) (string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ended, f.ended != ""
 }
 func (f *fakeRaces) Ready(code string, ready bool) error { return nil }
 func (f *fakeRaces) Start(code string) error {

@@ -422,6 +422,9 @@ func (rs *raceScreen) viewResults() string {
 		switch {
 		case p.Cleared:
 			what = "cleared in " + share.RaceTime(p.Time)
+		case rs.over && p.Removed > 0:
+			what += " at " + share.RaceTime(p.Time) // the store keeps no state
+		case rs.over:
 		case p.Removed > 0:
 			what += " at " + share.RaceTime(p.Time) + " (" + state + ")"
 		default:
@@ -435,10 +438,12 @@ func (rs *raceScreen) viewResults() string {
 		body = append(body, line)
 	}
 	body = append(body, "")
-	switch s.Verdict {
-	case engine.Winnable:
+	switch {
+	case rs.over:
+		body = append(body, "  Room "+s.Code+" has closed: these are its last race's results as stored.")
+	case s.Verdict == engine.Winnable:
 		body = append(body, "  The deal was winnable: the solver proved it.")
-	case engine.Unwinnable:
+	case s.Verdict == engine.Unwinnable:
 		body = append(body, "  The deal could not be won: no line of play clears it.")
 	default:
 		body = append(body, "  Whether the deal could be won is not known: the solver did not decide in time.")
@@ -450,6 +455,7 @@ func (rs *raceScreen) viewResults() string {
 		body = append(body, "  Par: "+parNote(rs.par, 0)+" (the shortest winning line).")
 	}
 	switch {
+	case rs.over:
 	case s.Host == rs.you && !s.Rated:
 		body = append(body, "  r: a rematch in this room, on a new deal dealt at random: rated.")
 	case s.Host == rs.you:
@@ -476,6 +482,9 @@ func (rs *raceScreen) viewResults() string {
 	if !s.Rated {
 		sub += gl.sep + unratedNote
 	}
-	return drawPage(rs.env, rs.w, rs.h, "room "+s.Code+gl.sep+"results", sub, body, rs.msg, rs.msgSt, rs.bar,
-		[]key.Binding{km.Rematch, km.Chat, km.Leave, km.Help})
+	bindings := []key.Binding{km.Rematch, km.Chat, km.Leave, km.Help}
+	if rs.over {
+		bindings = []key.Binding{km.Leave, km.Help}
+	}
+	return drawPage(rs.env, rs.w, rs.h, "room "+s.Code+gl.sep+"results", sub, body, rs.msg, rs.msgSt, rs.bar, bindings)
 }

@@ -61,12 +61,14 @@ func (mn *menuScreen) settingValues() map[string]string {
 // player changed one meanwhile, and redraws the session with them.
 func (m *Model) applySettings(msg settingsMsg) tea.Cmd {
 	mn := m.menu()
+	var live tea.Cmd
 	if m.env.analyst() != nil {
-		// lost.go's setting comes with the others, in the same question.
-		m.handleAnalyst(tellLoadedMsg{on: msg.values[settingTellLost] == "on"})
+		// lost.go's setting comes with the others, in the same question:
+		// it may start the live check of the table's position.
+		live = m.handleAnalyst(tellLoadedMsg{on: msg.values[settingTellLost] == "on"})
 	}
 	if mn.settingsChanged {
-		return nil
+		return live
 	}
 	mn.Scheme = SchemeVi
 	if msg.values[settingKeys] == "wasd" {
@@ -76,7 +78,7 @@ func (m *Model) applySettings(msg settingsMsg) tea.Cmd {
 	mn.Winnable = msg.values[settingWinnable] == "on"
 	mn.kept = mn.settingValues()
 	m.settingsChanged()
-	return nil
+	return live
 }
 
 // keepSettings keeps, through the account, the settings that changed

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"pyramid/engine"
 	"pyramid/server/sshtest"
@@ -86,6 +87,16 @@ func TestE2ETellWhenLost(t *testing.T) {
 	menu.WaitScreen(t, wait, "the setting on", func(s string) bool {
 		return strings.Contains(lineWith(s, "> "), "[x] on")
 	})
+	// The menu shows the setting at once and keeps it in a command: the
+	// next session reads it from the store, so it must be there first
+	// (under load the save came after that session's read).
+	db := ts.db(t)
+	for deadline := time.Now().Add(wait); count(t, db, "SELECT count(*) FROM settings WHERE name = 'tell-unwinnable' AND value = 'on'") != 1; {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s the setting is not stored", wait)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the store, not synchronising
+	}
 
 	moves, _ := heuristicMoves(t, "classic", 2)
 	term := ts.openAs(t, "bo", key, "classic 2")

@@ -1,0 +1,128 @@
+package arcade
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"pyramid/engine"
+	"pyramid/lobby"
+	"pyramid/tui"
+)
+
+// TestWhoRacePhase: who said "racing in room X" of a racer in the room's
+// waiting room or at its results; it now says where the room stands, and
+// who --json keeps doing "racing" with the room and adds the phase.
+func TestWhoRacePhase(t *testing.T) {
+	f := newFixture(t)
+	l := f.app.lobby
+	for _, p := range []struct {
+		name  string
+		phase lobby.RacePhase
+	}{{"ann", lobby.RaceWaiting}, {"bob", lobby.RaceRunning}, {"cat", lobby.RaceResults}, {"dan", ""}} {
+		s := l.Join(lobby.Player{ID: "SHA256:" + p.name, Name: p.name})
+		l.SetDoing(s, lobby.Doing{What: lobby.Racing, Rules: "classic", Deal: 9, Room: "ABCD", Phase: p.phase})
+	}
+	code, out, _ := f.run(session(nil, "guest", "who", "--json"))
+	for _, want := range []string{
+		`"name": "ann",
+    "doing": "racing",
+    "phase": "waiting",`,
+		`"name": "bob",
+    "doing": "racing",
+    "phase": "racing",`,
+		`"name": "cat",
+    "doing": "racing",
+    "phase": "results",`,
+		`"name": "dan",
+    "doing": "racing",
+    "phase": "racing",`,
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("who --json: exit %d, want\n%s\nin:\n%s", code, want, out)
+		}
+	}
+	code, out, _ = f.run(session(nil, "guest", "who"))
+	for _, want := range []string{"waiting in room ABCD · Classic", "racing in room ABCD · Classic", "at the results of room ABCD · Classic"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("who: exit %d, want %q in:\n%s", code, want, out)
+		}
+	}
+}
+
+// TestResultsOfARaceEndedWithoutMe: a racer who left mid-race (or
+// dropped and came back in a new session) is offered the race's results
+// once it ends (Ended), and race CODE brings them: the room's while it
+// shows them, the stored ones once the room is gone, instead of "no
+// room".
+func TestResultsOfARaceEndedWithoutMe(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	rec := winningRecord(t)
+	ann, _ := f.racer(t, "ann", false)
+	bob, _ := f.racer(t, "bob", false)
+	code, room := startRace(t, f, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true}, ann, bob)
+	if _, err := bob.Play(ctx, code, 1, 1, engine.Record{Rules: rec.Rules, Deal: rec.Deal, Moves: []string{"d"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := bob.Leave(code); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := bob.Ended(ctx); ok {
+		t.Fatalf("while the race runs Ended says %q", got)
+	}
+	for i := range rec.Moves {
+		r := rec
+		r.Moves = rec.Moves[:i+1]
+		if _, err := ann.Play(ctx, code, 1, i+1, r); err != nil {
+			t.Fatalf("ann's move %d: %v", i+1, err)
+		}
+	}
+	waitPhase(t, room, lobby.PhaseResults)
+	if got, ok := bob.Ended(ctx); !ok || got != code {
+		t.Fatalf("the race over, bob's session: Ended %q %v, want %s", got, ok, code)
+	}
+	seat, err := bob.Join(ctx, code)
+	if err != nil || seat.Over || seat.Snapshot.Phase != lobby.PhaseResults || len(seat.Snapshot.Results) != 2 {
+		t.Fatalf("race %s at its results: seat %+v, %v; want the room's results", code, seat, err)
+	}
+	if err := bob.Leave(code); err != nil {
+		t.Fatal(err)
+	}
+	// bob comes back later in a new session; the room is gone by then.
+	bob2, _ := f.racer(t, "bob", false)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if got, ok := bob2.Ended(ctx); ok && got == code {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("bob's new session: Ended does not offer race %s (the race is not stored?)", code)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	room.Close("test")
+	if got, ok := bob2.Ended(ctx); !ok || got != code {
+		t.Fatalf("the room gone: Ended %q %v, want %s", got, ok, code)
+	}
+	seat, err = bob2.Join(ctx, strings.ToLower(code))
+	if err != nil || !seat.Over || seat.You != bob2.me.ID || seat.Snapshot.Phase != lobby.PhaseResults {
+		t.Fatalf("race %s once its room is gone: seat %+v, %v; want its stored results", code, seat, err)
+	}
+	if r := seat.Snapshot.Results; len(r) != 2 || r[0].ID != ann.me.ID || !r[0].Cleared || r[1].ID != bob.me.ID || r[1].Moves != 1 || r[0].Name != "ann" {
+		t.Fatalf("the stored results: %+v, want ann first (cleared), bob second with his one move", r)
+	}
+	// A code of no race of bob's is still no room.
+	if _, err := bob2.Join(ctx, "XXXX"); !errors.Is(err, lobby.ErrNoRoom) {
+		t.Fatalf("join XXXX: %v, want ErrNoRoom", err)
+	}
+	// bob races again: the last race's results are no longer offered.
+	if _, err := bob2.Create(ctx, tui.RoomOptions{Rules: engine.Classic()}); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := bob2.Ended(ctx); ok {
+		t.Fatalf("seated in a new room, Ended still offers %q", got)
+	}
+}

@@ -1,0 +1,132 @@
+package arcade
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"pyramid/engine"
+	"pyramid/lobby"
+	"pyramid/store"
+	"pyramid/tui"
+)
+
+// RecentResults is how long after a race ended the menu offers its
+// results ("Results of race CODE") to a racer who was not in the room
+// when it ended: they pressed q mid-race, or dropped and came back.
+const RecentResults = 5 * time.Minute
+
+// Ended returns the code of the room of the player's last race when that
+// race is over and the player may still see its results (tui.Races): the
+// room this session last raced in, while it shows the results of a race
+// the player was placed in, or the player's last stored race, ended
+// within RecentResults, whose room has gone or shows its results still.
+// A room that went on to its next race (a rematch) offers nothing: the
+// player may join that one.
+func (rs *races) Ended(ctx context.Context) (string, bool) {
+	if _, ok := rs.Seated(); ok {
+		return "", false
+	}
+	if code := rs.lastRoom(); code != "" {
+		if r, ok := rs.a.rooms.Room(code); ok && placedIn(r.Snapshot(), rs.me.ID) {
+			return code, true
+		}
+	}
+	race, ok := rs.lastStoredRace(ctx)
+	if !ok || rs.a.cfg.Now().Sub(race.Ended) > RecentResults {
+		return "", false
+	}
+	if r, ok := rs.a.rooms.Room(race.Code); ok {
+		snap := r.Snapshot()
+		if snap.Phase != lobby.PhaseClosed && !placedIn(snap, rs.me.ID) {
+			return "", false // the room went on to its next race
+		}
+	}
+	return race.Code, true
+}
+
+// placedIn reports whether the room shows the results of a race the
+// player was placed in.
+func placedIn(snap lobby.Snapshot, playerID string) bool {
+	return snap.Phase == lobby.PhaseResults &&
+		slices.ContainsFunc(snap.Results, func(p lobby.Placing) bool { return p.ID == playerID })
+}
+
+// lastRoom is the code of the room this session last took a seat in as
+// a racer, or "".
+func (rs *races) lastRoom() string {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.last
+}
+
+// lastStoredRace is the stored race of the player's last game, when that
+// game is a race's: a player with a key whose last race was stored.
+func (rs *races) lastStoredRace(ctx context.Context) (store.Race, bool) {
+	st := rs.a.cfg.Store
+	if st == nil || rs.games == nil || rs.me.Guest {
+		return store.Race{}, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, storeTimeout)
+	defer cancel()
+	gs, err := st.ListGames(ctx, rs.me.ID, store.Page{Limit: 1})
+	if err != nil || len(gs) == 0 || gs[0].Kind != store.KindRace {
+		return store.Race{}, false
+	}
+	race, err := st.RaceOfGame(ctx, gs[0].ID)
+	if err != nil {
+		return store.Race{}, false
+	}
+	return race, true
+}
+
+// storedResults is the seat Join gives for a room that is gone when its
+// code is the one of the player's last stored race: the race's results,
+// read from the store (tui.RaceSeat.Over).
+func (rs *races) storedResults(ctx context.Context, text string) (tui.RaceSeat, bool) {
+	code, err := lobby.ParseCode(text)
+	if err != nil {
+		return tui.RaceSeat{}, false
+	}
+	race, ok := rs.lastStoredRace(ctx)
+	if !ok || race.Code != code {
+		return tui.RaceSeat{}, false
+	}
+	return tui.RaceSeat{You: rs.me.ID, Snapshot: raceSnapshot(race), Over: true}, true
+}
+
+// raceSnapshot is a stored race as the results screen shows it. The store
+// keeps the placings of the players with a key, not what the solver said
+// of the deal (Verdict stays unknown) nor why a racer who did not clear
+// stopped (their State is RacerLeft, which the tui does not show for a
+// seat that is Over).
+func raceSnapshot(race store.Race) lobby.Snapshot {
+	snap := lobby.Snapshot{Code: race.Code, Phase: lobby.PhaseResults, RulesID: race.RulesID, RulesTitle: race.RulesID,
+		Deal: race.DealNumber, Rated: race.Rated, StartsAt: race.Started, Ended: race.Ended, Round: 1}
+	if r, err := engine.ParseRules(race.RulesID); err == nil {
+		snap.RulesTitle, snap.Cards = r.Title(), r.PyramidSize()
+	}
+	for _, p := range race.Placings {
+		pl := lobby.Placing{Place: p.Place, ID: p.PlayerID, Name: p.PlayerName, GameID: p.GameID, Cleared: p.Cleared,
+			Removed: p.Removed, Moves: p.Moves, Time: p.Time, State: lobby.RacerLeft}
+		if p.Cleared {
+			pl.State = lobby.RacerCleared
+		}
+		snap.Results = append(snap.Results, pl)
+	}
+	return snap
+}
+
+// joinGone is Join's answer when the room of the code is gone (err):
+// the stored results of the player's last race, when it was in that
+// room, else err.
+func (rs *races) joinGone(ctx context.Context, code string, err error) (tui.RaceSeat, error) {
+	if !errors.Is(err, lobby.ErrNoRoom) && !errors.Is(err, lobby.ErrRoomClosed) {
+		return tui.RaceSeat{}, err
+	}
+	if seat, ok := rs.storedResults(ctx, code); ok {
+		return seat, nil
+	}
+	return tui.RaceSeat{}, err
+}
