@@ -45,7 +45,7 @@ crash:
 # checks of both searches, duplicate-card symmetry included (about 10
 # minutes on the shared box).
 solver-long:
-	$(GO) test -count=1 -timeout 60m -run 'TestSolve(MSCAll|WinRates|Double|BruteForce|OptimalMSCAll|OptimalBruteForce|SymmetryBruteForce|OptimalSymmetryBruteForce)$$|TestCanonEquivalent$$' ./engine/ -args -solver.long
+	$(GO) test -count=1 -timeout 60m -run 'TestSolve(MSCAll|WinRates|Double|BruteForce|OptimalMSCAll|OptimalBruteForce|SymmetryBruteForce|OptimalSymmetryBruteForce)$$|Test(CanonEquivalent|StockKingDominates)$$' ./engine/ -args -solver.long
 # bench-solver: the plain solve and the shortest lines of the 1,500
 # published deals, and the double deals.
 bench-solver:

@@ -635,7 +635,12 @@ func (s *solver) buildFreeRows() {
 // except that a free pyramid King is the only move when there is one:
 // every winning line removes it, and removing it first loses nothing and
 // lengthens nothing. Pairs of two pyramid cards are left out unless
-// pyrPairs is set.
+// pyrPairs is set. With one waste pile and an open stock whose top is a
+// King, the draw is left out: removing the King costs the same move and
+// leaves a position at least as good, the same but for a King less on the
+// waste (a line from the draw's position, without its moves of that King,
+// wins from the removal's: with the King out of the way every other card
+// is on top whenever it was, and the stock runs out no later).
 func (s *solver) optMoves(p *pos, pyrPairs bool, out []smove) []smove {
 	if k := p.free & s.pyrRank[13]; k != 0 {
 		x := bits.TrailingZeros64(k)
@@ -686,6 +691,9 @@ func (s *solver) optMoves(p *pos, pyrPairs bool, out []smove) []smove {
 	}
 	switch {
 	case int(p.b) < s.nStk:
+		if s.open && s.draw == 1 && s.rank[s.nPyr+int(p.b)] == 13 {
+			break // see above
+		}
 		out = append(out, advanceMove(Draw))
 	case s.canRedeal(p):
 		out = append(out, advanceMove(Redeal))

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -220,5 +222,51 @@ func TestOptBoundAlongDoubleLines(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+	}
+}
+
+// TestStockKingDominates checks, against the breadth-first referee, the
+// reason the shortest-line search never draws over an open stock's King
+// (see optMoves): on small positions of every knob with one waste pile and
+// an open stock whose top is a King, the position after removing the King
+// is never farther from a win than the one after drawing it.
+func TestStockKingDominates(t *testing.T) {
+	cases := 300
+	if *longSolve {
+		cases = 3000
+	}
+	checked := 0
+	for i := range cases {
+		r := solveRulesFromBits(uint8(i) | 8) // an open stock
+		r.Draw = 1
+		g := playedForward(t, r, uint64(i)*7919+5, 3+i%8, 30+i%60)
+		rng := splitMix64{s: uint64(i) + 11}
+		for step := 0; step < 60 && !g.won(); step++ {
+			moves := g.Legal()
+			if len(moves) == 0 {
+				break
+			}
+			if slices.Contains(moves, KingMove(Stock)) && slices.Contains(moves, DrawMove) {
+				removed, drawn := g.stateCopy(), g.stateCopy()
+				if err := errors.Join(removed.Apply(KingMove(Stock)), drawn.Apply(DrawMove)); err != nil {
+					t.Fatal(err)
+				}
+				dr, okR := bruteShortest(removed, 10_000)
+				dd, okD := bruteShortest(drawn, 10_000)
+				if okR && okD {
+					checked++
+					if dd >= 0 && (dr < 0 || dr > dd) {
+						t.Fatalf("%s, moves %v: %d moves to win after removing the stock's King, %d after drawing it\n%s", r.ID(), Notations(g.Moves()), dr, dd, g)
+					}
+				}
+			}
+			if err := g.Apply(moves[rng.below(uint64(len(moves)))]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Logf("checked %d positions with a King on top of an open stock", checked)
+	if checked < cases/10 {
+		t.Errorf("checked %d positions, want at least %d", checked, cases/10)
 	}
 }
