@@ -2,6 +2,7 @@ package server
 
 import (
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -100,15 +101,16 @@ type frameRenderer struct {
 	width, height int
 
 	// Terminal modes: wanted, and whether the terminal was set up.
-	started  bool
-	alt      bool
-	cursor   bool // cursor shown
-	mouse    mouseMode
-	paste    bool
-	focus    bool
-	inlineN  int    // lines of the last frame drawn outside the alternate screen
-	repaint  bool   // draw every line of the next frame
-	lastView string // the view on the screen
+	started bool
+	alt     bool
+	cursor  bool // cursor shown
+	mouse   mouseMode
+	paste   bool
+	focus   bool
+	inlineN int      // lines of the last frame drawn outside the alternate screen
+	repaint bool     // draw every line of the next frame
+	shown   []string // the view on the screen, in the parts it was drawn from (joined by newlines)
+	one     []string // draw's scratch: a view of one part
 	// syncNew and syncOld are writeChange's scratch.
 	syncNew, syncOld []syncPoint
 	buf              []byte // terminal commands waiting for the next write, then the frame
@@ -280,32 +282,47 @@ func (r *frameRenderer) pace(gap time.Duration) bool {
 
 // flushed handles a flushMsg: the timer is free again, and the held frame
 // is drawn if no frame was drawn since.
-func (r *frameRenderer) flushed(view func() string) {
+func (r *frameRenderer) flushed(view func() []string) {
 	r.armed = false
 	if r.held {
-		r.draw(view())
+		r.drawParts(view())
 	}
 }
 
 // draw writes the frame for view: the queued terminal commands, then the
 // lines that differ from the last frame, in one write.
 func (r *frameRenderer) draw(view string) {
+	r.one = append(r.one[:0], view)
+	r.drawParts(r.one)
+}
+
+// drawParts is draw for a view given as parts joined by newlines
+// (partsViewer): the parts are compared, not joined, and a part that is
+// the last frame's very string compares at once. The renderer keeps the
+// parts (the strings, not the slice), so a session holds one copy of its
+// frame's text: the model's.
+func (r *frameRenderer) drawParts(parts []string) {
 	r.held = false
 	if !r.started {
 		r.start()
 	}
-	if view == "" {
-		view = " " // as the standard renderer: an empty view clears the screen
+	if len(parts) == 0 || len(parts) == 1 && parts[0] == "" {
+		parts = append(r.one[:0], " ") // as the standard renderer: an empty view clears the screen
+		r.one = parts
 	}
-	if view != r.lastView || r.repaint {
+	if r.repaint || !slices.Equal(parts, r.shown) {
+		changed := true
 		if r.alt {
-			r.frameAlt(view)
+			changed = r.frameAlt(parts)
 		} else {
-			r.frameInline(view)
+			r.frameInline(parts)
 		}
-		r.lastView = view
+		clear(r.shown) // the parts of the frame before may go
+		r.shown = append(r.shown[:0], parts...)
 		r.repaint = false
-		r.frames++
+		if changed {
+			r.frames++
+		}
 	}
 	r.flush()
 }
@@ -330,16 +347,22 @@ func (r *frameRenderer) flush() {
 	}
 }
 
-// visible is the part of view a screen of the renderer's height shows:
-// its last height lines (the top ones would scroll off).
-func (r *frameRenderer) visible(view string) string {
+// visible returns the lines of a view given in parts, from the first a
+// screen of the renderer's height shows: its last height lines (the top
+// ones would scroll off).
+func (r *frameRenderer) visible(parts []string) partLines {
+	pl := partLines{parts: parts, it: lineIter{done: true}}
 	if r.height <= 0 {
-		return view
+		return pl
 	}
-	for n := strings.Count(view, "\n") + 1; n > r.height; n-- {
-		view = view[strings.IndexByte(view, '\n')+1:]
+	n := len(parts)
+	for _, p := range parts {
+		n += strings.Count(p, "\n")
 	}
-	return view
+	for ; n > r.height; n-- {
+		pl.next()
+	}
+	return pl
 }
 
 // lineIter yields the lines of a text, without allocating them.
@@ -358,14 +381,37 @@ func (it *lineIter) next() (string, bool) {
 	return line, true
 }
 
+// partLines yields the lines of a text given in parts joined by newlines
+// (each may hold several lines), without joining or allocating them.
+type partLines struct {
+	parts []string
+	it    lineIter
+}
+
+// next returns the next line, or false after the last.
+func (pl *partLines) next() (string, bool) {
+	for {
+		if line, ok := pl.it.next(); ok {
+			return line, true
+		}
+		if len(pl.parts) == 0 {
+			return "", false
+		}
+		pl.it = lineIter{rest: pl.parts[0]}
+		pl.parts = pl.parts[1:]
+	}
+}
+
 // frameAlt writes a frame on the alternate screen. It starts at home (the
 // mark of a frame), moves down to each changed line (by line feeds for a
 // line or two, else by an absolute move) and writes it, whole or only its
 // changed cells; lines the last frame had below the new one's end are
-// erased.
-func (r *frameRenderer) frameAlt(view string) {
-	next := lineIter{rest: r.visible(view)}
-	old := lineIter{rest: r.visible(r.lastView), done: r.lastView == ""}
+// erased. It reports whether the frame differs from the last: parts made
+// anew may say what the last frame's said, and then nothing is written.
+func (r *frameRenderer) frameAlt(view []string) bool {
+	next := r.visible(view)
+	old := r.visible(r.shown)
+	mark := len(r.buf)
 	r.emit(seqHome)
 	row := 0 // the cursor's row; it is at the start of it or after written text
 	atStart := true
@@ -393,6 +439,11 @@ func (r *frameRenderer) frameAlt(view string) {
 		r.moveTo(&row, &atStart, i)
 		r.emit(seqEraseBelow)
 	}
+	if len(r.buf) == mark+len(seqHome) {
+		r.buf = r.buf[:mark]
+		return false
+	}
+	return true
 }
 
 // moveTo moves the cursor from the start of, or text on, row to the start
@@ -670,8 +721,8 @@ func (r *frameRenderer) writeLine(line string) {
 // frameInline writes a frame outside the alternate screen (a farewell
 // left on the player's terminal): from the start of the last frame's
 // first line, every line, as the standard renderer does inline.
-func (r *frameRenderer) frameInline(view string) {
-	next := lineIter{rest: r.visible(view)}
+func (r *frameRenderer) frameInline(view []string) {
+	next := r.visible(view)
 	r.emit("\r")
 	if r.inlineN > 1 {
 		r.emit(ansi.CursorUp(r.inlineN - 1))
@@ -715,6 +766,17 @@ func (r *frameRenderer) restore() {
 	r.started = false
 }
 
+// partsViewer is a model that gives its view in parts joined by
+// newlines, most of them kept from its last frame (tui.Model.ViewParts):
+// the renderer compares them without joining them, which saves a copy of
+// the whole frame per frame (the race's frames, several a second per
+// racer, issue 14).
+type partsViewer interface {
+	// ViewParts appends the view's parts to dst and returns it; the
+	// strings stay the model's, unchanged, after the next Update.
+	ViewParts(dst []string) []string
+}
+
 // framedModel runs a program's model with the session's renderer: after
 // every Update it hands the view to the renderer, which draws it now or
 // paces it; its own View is empty, for the program runs without Bubble
@@ -723,19 +785,30 @@ func (r *frameRenderer) restore() {
 type framedModel struct {
 	model tea.Model
 	r     *frameRenderer
+	parts []string // view's scratch
+}
+
+// view is the model's view, in parts.
+func (f *framedModel) view() []string {
+	if pv, ok := f.model.(partsViewer); ok {
+		f.parts = pv.ViewParts(f.parts[:0])
+	} else {
+		f.parts = append(f.parts[:0], f.model.View())
+	}
+	return f.parts
 }
 
 // Init starts the model and draws its first frame.
 func (f *framedModel) Init() tea.Cmd {
 	cmd := f.model.Init()
-	f.r.draw(f.model.View())
+	f.r.drawParts(f.view())
 	return cmd
 }
 
 // Update hands msg to the model, then draws the frame or paces it.
 func (f *framedModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if _, ok := msg.(flushMsg); ok {
-		f.r.flushed(f.model.View)
+		f.r.flushed(f.view)
 		return f, nil
 	}
 	gap := eventGap
@@ -753,8 +826,9 @@ func (f *framedModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	next, cmd := f.model.Update(msg)
 	f.model = next
 	if gap == 0 || f.r.pace(gap) {
-		f.r.draw(f.model.View())
+		f.r.drawParts(f.view())
 	}
+	clear(f.parts) // the model's strings are the renderer's to keep, not the scratch's
 	return f, cmd
 }
 
@@ -766,7 +840,7 @@ func (f *framedModel) View() string { return "" }
 // the terminal; after a kill only the terminal is restored.
 func (r *frameRenderer) finish(final tea.Model, killed bool) {
 	if f, ok := final.(*framedModel); ok && !killed {
-		r.draw(f.model.View())
+		r.drawParts(f.view())
 	}
 	if killed {
 		r.buf = r.buf[:0] // a frame cut short by a panic is not worth finishing

@@ -715,3 +715,45 @@ func TestFrameRendererSplitsLargeFrames(t *testing.T) {
 		t.Errorf("a one-line change went in %d writes, want 1", len(out.writes))
 	}
 }
+
+// A view given in parts (partsViewer) is drawn as the same view joined:
+// the same bytes on the wire, however it is cut into parts, and a frame
+// whose new parts say what the last frame's said writes nothing.
+func TestFrameRendererParts(t *testing.T) {
+	const w, h = 24, 8
+	rng := mrand.New(mrand.NewPCG(15, 16))
+	joined, parted := &bytes.Buffer{}, &bytes.Buffer{}
+	rj := newFrameRenderer(joined, newFakeNow().now, w, h)
+	rp := newFrameRenderer(parted, newFakeNow().now, w, h)
+	view := randomView(rng, w, h+2) // taller than the screen: its top lines scroll off
+	for i := range 400 {
+		joined.Reset()
+		parted.Reset()
+		rj.draw(view)
+		rp.drawParts(cutParts(rng, view))
+		if joined.String() != parted.String() {
+			t.Fatalf("frame %d of view %q:\nparts  %q\njoined %q", i, view, parted.String(), joined.String())
+		}
+		view = mutate(rng, view, w, h)
+	}
+	rp.drawParts(cutParts(rng, view))
+	parted.Reset()
+	frames := rp.frames
+	rp.drawParts(cutParts(rng, strings.Clone(view)))
+	if parted.Len() != 0 || rp.frames != frames {
+		t.Errorf("the same view in new parts wrote %q (%d frames)", parted.String(), rp.frames-frames)
+	}
+}
+
+// cutParts cuts a view into parts joined by newlines: whole lines, runs
+// of lines, and empty parts where the view has an empty line.
+func cutParts(rng *mrand.Rand, view string) []string {
+	lines := strings.Split(view, "\n")
+	var parts []string
+	for len(lines) > 0 {
+		n := 1 + rng.IntN(min(3, len(lines)))
+		parts = append(parts, strings.Join(lines[:n], "\n"))
+		lines = lines[n:]
+	}
+	return parts
+}

@@ -487,6 +487,20 @@ func (m *Model) View() string {
 	return v
 }
 
+// ViewParts appends View to dst in parts joined by newlines, and returns
+// it: the race's frame comes in the parts it keeps from frame to frame
+// (its board, each racer's line, the chat), so that the session's
+// renderer compares them with the last frame's without joining them
+// (several frames a second for every racer of the server); any other
+// screen's view is one part. The strings are never changed afterwards.
+func (m *Model) ViewParts(dst []string) []string {
+	if r := m.race(); m.cur == screenRace && r != nil && r.inRace() && m.env.gl.unicode &&
+		(m.ending == nil || m.ending.farewell == "") && !m.tooSmall() {
+		return r.appendRace(dst)
+	}
+	return append(dst, m.View())
+}
+
 func (m *Model) view() string {
 	if m.ending != nil && m.ending.farewell != "" {
 		return m.ending.farewell

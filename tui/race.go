@@ -128,6 +128,11 @@ type raceScreen struct {
 	held    *tableScreen
 	sending bool
 	next    *raceReport
+	// mineHeld is the player's own line of the panel as the room last
+	// told it while held was set: it shows with the board once the
+	// server has every change (the room tells it before the store
+	// answers), so that a move is one frame, not two.
+	mineHeld *lobby.RacerProgress
 
 	now     time.Time
 	ticking bool
@@ -434,8 +439,28 @@ func (rs *raceScreen) update(msg tea.Msg) tea.Cmd {
 		rs.parRound, rs.par = rs.round+1, 0
 		cmd = tea.Batch(cmd, rs.env.askPar(screenRace, rs.round, t.game.Rules(), t.game.Deal()))
 	}
+	rs.showMine()
 	rs.layOut()
 	return cmd
+}
+
+// showMine shows the player's own line as the room told it while a change
+// was on its way, once the board shows every change (or the round it was
+// of is over).
+func (rs *raceScreen) showMine() {
+	p := rs.mineHeld
+	if p == nil || rs.held != nil && p.Round == rs.snap.Round && p.Code == rs.snap.Code {
+		return
+	}
+	rs.mineHeld = nil
+	if p.Round != rs.snap.Round || p.Code != rs.snap.Code {
+		return
+	}
+	for i := range rs.racers {
+		if rs.racers[i].ID == p.Racer.ID {
+			rs.racers[i] = p.Racer
+		}
+	}
 }
 
 // seated takes the seat the server gave, or says why there is none.
@@ -502,6 +527,7 @@ func (rs *raceScreen) setSnap(s lobby.Snapshot, resume *engine.Record) {
 	}
 	rs.snap = s
 	rs.racers = slices.Clone(s.Members)
+	rs.mineHeld = nil // the snapshot's line of the player is as new
 	switch s.Phase {
 	case lobby.PhaseWaiting:
 		if rs.table != nil && rs.round != s.Round {
@@ -558,6 +584,10 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 			rs.setSnap(ev.Snapshot, nil)
 		}
 	case lobby.RacerProgress:
+		if ev.Code == rs.snap.Code && ev.Round == rs.snap.Round && ev.Racer.ID == rs.you && rs.held != nil && !rs.watching {
+			rs.mineHeld = &ev // shown with the board (showMine)
+			break
+		}
 		if ev.Code == rs.snap.Code && ev.Round == rs.snap.Round {
 			for i := range rs.racers {
 				if rs.racers[i].ID == ev.Racer.ID {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,8 +16,9 @@ import (
 // test's terminal, driven as Bubble Tea would (commands run in line,
 // timers never fire).
 type raceBench struct {
-	m *Model
-	r *wire
+	m     *Model
+	r     *wire
+	parts []string // ViewParts's, as the session's renderer keeps them
 }
 
 func newRaceBench(b *testing.B, w, h int) *raceBench {
@@ -35,15 +37,19 @@ func newRaceBench(b *testing.B, w, h int) *raceBench {
 }
 
 // send delivers msg and what its commands bring, and returns the bytes
-// its frame costs on the wire; the renderer's diff is left out of the
-// benchmark's time and allocations.
+// its frame costs on the wire; the view is taken in parts, as the
+// session's renderer takes it (ViewParts), and the renderer's diff is
+// left out of the benchmark's time and allocations.
 func (rb *raceBench) send(b *testing.B, msg tea.Msg) int {
 	next, cmd := rb.m.Update(msg)
 	rb.m = next.(*Model)
 	rb.run(cmd)
-	v := rb.m.View()
+	rb.parts = rb.m.ViewParts(rb.parts[:0])
 	b.StopTimer()
-	n := len(rb.r.frame(v))
+	var n int
+	if rb.r != nil {
+		n = len(rb.r.frame(strings.Join(rb.parts, "\n")))
+	}
 	b.StartTimer()
 	return n
 }

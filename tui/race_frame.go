@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -33,15 +32,11 @@ type raceFrame struct {
 	chat    chatKey
 	chatStr []string
 
-	cols       int // racers to a panel line
-	colsKey    colsKey
-	colsOf     int  // panelCols's answer for colsKey
-	chatKept   int  // the frame's last parts but the bar are chatStr's
-	minisShown bool // the panel is mini pyramids (their lines are not kept)
+	cols    int // racers to a panel line
+	colsKey colsKey
+	colsOf  int // panelCols's answer for colsKey
 
-	parts []string // this frame's, joined by newlines
-	last  []string // the last frame's
-	frame string
+	parts []string // viewRace's scratch
 }
 
 // raceBoardKey is everything the player's board draws from: when it is
@@ -133,68 +128,31 @@ func (rs *raceScreen) frameOf() *raceFrame {
 // the board's help bar at the bottom of the window.
 func (rs *raceScreen) viewRace() string {
 	vc := rs.frameOf()
+	vc.parts = rs.appendRace(vc.parts[:0])
+	defer clear(vc.parts) // the parts of the frame before may go
+	return strings.Join(vc.parts, "\n")
+}
+
+// appendRace appends viewRace's frame to dst in parts joined by newlines,
+// each kept until what it shows changes: the session's renderer compares
+// them with the last frame's without joining them (Model.ViewParts).
+func (rs *raceScreen) appendRace(dst []string) []string {
+	vc := rs.frameOf()
 	top, bar := rs.boardPart(vc)
-	vc.parts = append(vc.parts[:0], top)
-	vc.parts = rs.appendPanel(vc, vc.parts)
+	dst = append(dst, top)
+	dst = rs.appendPanel(vc, dst)
 	t := rs.table
 	if rs.held != nil {
 		t = rs.held
 	}
 	_, needH := t.needs()
-	vc.parts = rs.appendChat(vc, vc.parts, rs.chatLines(rs.h-rs.panelLines()-needH))
-	vc.parts = append(vc.parts, bar)
-	defer clear(vc.parts) // the parts of the frame before may go
-	// A part from the cache is the last frame's very string: it compares
-	// at once.
-	if vc.frame != "" && slices.Equal(vc.parts, vc.last) {
-		return vc.frame
-	}
-	n := len(vc.parts) - 1
-	for _, p := range vc.parts {
-		n += len(p)
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for i, p := range vc.parts {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(p)
-	}
-	vc.frame = b.String()
-	vc.keep()
-	return vc.frame
+	dst = rs.appendChat(vc, dst, rs.chatLines(rs.h-rs.panelLines()-needH))
+	return append(dst, bar)
 }
 
-// keep points the kept parts into the new frame, so that a session holds
-// one copy of its frame's text, not two: the parts drawn for it go, and
-// a part taken again next time compares with the frame's own at once.
-func (vc *raceFrame) keep() {
-	vc.last = vc.last[:0]
-	at := 0
-	for _, p := range vc.parts {
-		vc.last = append(vc.last, vc.frame[at:at+len(p)])
-		at += len(p) + 1
-	}
-	vc.boardStr, vc.barStr = vc.last[0], vc.last[len(vc.last)-1]
-	if vc.roomStr != "" && vc.roomStr == vc.last[1] {
-		vc.roomStr = vc.last[1]
-	}
-	if !vc.minisShown {
-		for j := range vc.rows {
-			row := vc.last[2+j]
-			vc.rows[j] = row
-			for k := j * vc.cols; k < min((j+1)*vc.cols, len(vc.racers)); k++ {
-				r := &vc.racers[k]
-				if off := strings.Index(row, r.s); off >= 0 {
-					r.s = row[off : off+len(r.s)]
-				}
-			}
-		}
-	}
-	if vc.chatKept > 0 {
-		copy(vc.chatStr, vc.last[len(vc.last)-1-vc.chatKept:len(vc.last)-1])
-	}
+// inRace reports whether the screen shows the race (viewRace).
+func (rs *raceScreen) inRace() bool {
+	return rs.stage == stageRoom && rs.snap.Phase == lobby.PhaseRacing && rs.table != nil
 }
 
 // boardPart is the player's board (or the one held until the server has
@@ -229,7 +187,7 @@ func (rs *raceScreen) boardPart(vc *raceFrame) (top, bar string) {
 // each).
 func (rs *raceScreen) appendPanel(vc *raceFrame, parts []string) []string {
 	parts = append(parts, rs.roomPart(vc))
-	if vc.minisShown = rs.minis(); vc.minisShown {
+	if rs.minis() {
 		return rs.appendMinis(vc, parts)
 	}
 	pal := rs.env.pal
@@ -378,7 +336,6 @@ func (rs *raceScreen) miniBlock(r lobby.Racer, rows, bw int) []string {
 
 // appendChat appends the last n chat lines, and the open input.
 func (rs *raceScreen) appendChat(vc *raceFrame, parts []string, n int) []string {
-	vc.chatKept = 0
 	if n <= 0 {
 		return parts
 	}
@@ -392,7 +349,6 @@ func (rs *raceScreen) appendChat(vc *raceFrame, parts []string, n int) []string 
 	if k != vc.chat || vc.chatStr == nil {
 		vc.chat, vc.chatStr = k, rs.chatPart(n)
 	}
-	vc.chatKept = len(vc.chatStr)
 	return append(parts, vc.chatStr...)
 }
 

@@ -30,6 +30,9 @@ func TestRaceFrameCache(t *testing.T) {
 				if again := h.m.View(); again != got {
 					t.Fatalf("%s: two views in a row differ", step)
 				}
+				if parts := strings.Join(h.m.ViewParts(nil), "\n"); parts != got {
+					t.Fatalf("%s: the view in parts differs from View:\nparts:\n%s\nview:\n%s", step, parts, got)
+				}
 				vc := rs.vc
 				rs.vc = nil
 				want := h.m.View()

@@ -603,3 +603,34 @@ func TestRaceSeatTakenBeforeItCame(t *testing.T) {
 	d.until("the menu", func() bool { return d.m.cur == screenMenu })
 	d.wantScreen("your race continues in another session")
 }
+
+// TestRaceOwnLineWithTheBoard: the room tells the player's own progress
+// before the store has the move; the panel's own line shows it with the
+// board, once the store answers: one frame for the move, not two. An
+// opponent's line shows at once meanwhile.
+func TestRaceOwnLineWithTheBoard(t *testing.T) {
+	f := &blockingRaces{fakeRaces: fakeRaces{seat: RaceSeat{You: "p0", Snapshot: raceRoom(3, lobby.PhaseRacing)}},
+		calls: make(chan engine.Record), answers: make(chan error)}
+	d := newAsyncDriver(t, Deps{Races: f, Args: []string{"race", "KMTX"}, Unicode: true})
+	d.until("the race", func() bool { return d.shows("room KMTX", "0 moves") })
+	d.keys("d")
+	d.nextPlay(f)
+	progress := func(id string, moves int) {
+		d.send(RaceEventMsg{Event: lobby.RacerProgress{Code: "KMTX", Round: 1, Racer: lobby.Racer{ID: id,
+			Name: "racer" + id[1:], Present: true, Cards: 28, Progress: lobby.Progress{Moves: moves, Pass: 1, State: lobby.RacerPlaying}}}})
+	}
+	before := d.m.View()
+	progress("p0", 1)
+	if d.m.View() != before {
+		t.Errorf("the own line changed before the store answered:\n%s", d.screen())
+	}
+	progress("p1", 5)
+	if !strings.Contains(d.screen(), "5 mv") {
+		t.Errorf("an opponent's move does not show while the player's is on its way:\n%s", d.screen())
+	}
+	if strings.Contains(d.screen(), " 1 mv") {
+		t.Errorf("the own line shows the move before the board:\n%s", d.screen())
+	}
+	f.answers <- nil
+	d.until("the draw and the own line", func() bool { return d.shows("1 move", " 1 mv") })
+}
