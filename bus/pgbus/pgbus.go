@@ -603,12 +603,12 @@ func (b *Bus) live(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
+	select {
+	case <-b.done: // closed by Close: no wait for the bus's lock
 		return bus.ErrClosed
+	default:
+		return nil
 	}
-	return nil
 }
 
 // cause is err, or ErrClosed when the bus was closed under it.
