@@ -339,8 +339,8 @@ func TestSharedDropsRefusingSession(t *testing.T) {
 	// The fold arms the drop's timer after her sink refused, under a's
 	// lock: once a's fold is done with the line, it is armed (Advance
 	// before that missed it, about 1 run in 600).
-	//lint:ignore SA2001 an empty critical section: it waits for the fold
 	a.mu.Lock()
+	//lint:ignore SA2001 an empty critical section: it waits for the fold
 	a.mu.Unlock()
 	e.clock.Advance(RoomDropAfter)
 	eventually(t, "ann left, seen on b", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return !m.Present && m.State == RacerLeft })
