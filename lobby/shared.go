@@ -165,8 +165,8 @@ const SharedKey = "cluster"
 // room's fields are written with both held (the fold takes the lock of
 // each room it changes), so they read under either; its racers'
 // progress (sharedRoom.mu's list) is under the room's lock alone. The
-// order is mu, then a room's, then smu; several rooms' locks are held at
-// once only with mu held.
+// order is mu, then a room's; several rooms' locks are held at once
+// only with mu held.
 type SharedRooms struct {
 	cfg    SharedConfig
 	ctx    context.Context
@@ -178,24 +178,23 @@ type SharedRooms struct {
 	byCode sync.Map
 	// holder: this server holds the lease (written with mu held).
 	holder atomic.Bool
-	// smu guards sessions and sids, with mu held to change them, so
-	// that a room's progress finds its local sessions with the room's
-	// lock alone.
-	smu sync.Mutex
+	// sessions is this server's sinks, by token (*sharedSession),
+	// changed with mu held and read without it: a room's progress finds
+	// its local sessions with the room's lock alone.
+	sessions sync.Map
 
-	mu       sync.Mutex
-	rooms    map[string]*sharedRoom // open rooms by code
-	applied  uint64                 // the last lifecycle event applied
-	wake     chan struct{}          // closed and replaced at each event applied
-	outcome  map[string]error       // of this server's events waited for, by event ID
-	gaveUp   map[string]bool        // events whose waiter gave up before the fold applied them
-	offset   time.Duration          // the cluster's clock minus this server's
-	sids     int                    // makes session tokens
-	wrong    map[string]*wrongCodes // wrong room codes by player, on the cluster's clock (the fold's)
-	after    []func()               // what the current locked call must do once unlocked
-	closed   bool
-	tried    bool                      // the lease was tried at least once
-	sessions map[string]*sharedSession // this server's sinks, by token
+	mu      sync.Mutex
+	rooms   map[string]*sharedRoom // open rooms by code
+	applied uint64                 // the last lifecycle event applied
+	wake    chan struct{}          // closed and replaced at each event applied
+	outcome map[string]error       // of this server's events waited for, by event ID
+	gaveUp  map[string]bool        // events whose waiter gave up before the fold applied them
+	offset  time.Duration          // the cluster's clock minus this server's
+	sids    int                    // makes session tokens
+	wrong   map[string]*wrongCodes // wrong room codes by player, on the cluster's clock (the fold's)
+	after   []func()               // what the current locked call must do once unlocked
+	closed  bool
+	tried   bool // the lease was tried at least once
 }
 
 // sharedSession is one local session's sink and its token, and how long
@@ -383,8 +382,7 @@ func NewShared(ctx context.Context, cfg SharedConfig) (*SharedRooms, error) {
 		return nil, fmt.Errorf("lobby: shared rooms: %w", err)
 	}
 	rs := &SharedRooms{cfg: cfg, rooms: map[string]*sharedRoom{}, wake: make(chan struct{}),
-		outcome: map[string]error{}, gaveUp: map[string]bool{}, wrong: map[string]*wrongCodes{},
-		sessions: map[string]*sharedSession{}}
+		outcome: map[string]error{}, gaveUp: map[string]bool{}, wrong: map[string]*wrongCodes{}}
 	rs.ctx, rs.cancel = context.WithCancel(context.Background())
 	rs.coal = bus.NewCoalescer(cfg.Bus, cfg.ProgressEvery, func(topic string, err error) {
 		rs.logf("lobby: shared rooms: publish progress on %s: %v", topic, err)
@@ -502,16 +500,19 @@ func (rs *SharedRooms) lookup(code string) *sharedRoom {
 // sidOf returns the token of a local session's sink, made on first
 // sight, with rs.mu held.
 func (rs *SharedRooms) sidOf(sink Sink) string {
-	rs.smu.Lock()
-	defer rs.smu.Unlock()
-	for _, s := range rs.sessions {
-		if sameSink(s.sink, sink) {
-			return s.sid
+	sid := ""
+	rs.sessions.Range(func(_, v any) bool {
+		if s := v.(*sharedSession); sameSink(s.sink, sink) {
+			sid = s.sid
 		}
+		return sid == ""
+	})
+	if sid != "" {
+		return sid
 	}
 	rs.sids++
-	sid := rs.cfg.Instance + "/" + strconv.Itoa(rs.sids)
-	rs.sessions[sid] = &sharedSession{sid: sid, sink: sink}
+	sid = rs.cfg.Instance + "/" + strconv.Itoa(rs.sids)
+	rs.sessions.Store(sid, &sharedSession{sid: sid, sink: sink})
 	return sid
 }
 
@@ -520,9 +521,10 @@ func (rs *SharedRooms) sessionOf(inst, sid string) *sharedSession {
 	if inst != rs.cfg.Instance || sid == "" {
 		return nil
 	}
-	rs.smu.Lock()
-	defer rs.smu.Unlock()
-	return rs.sessions[sid]
+	if s, ok := rs.sessions.Load(sid); ok {
+		return s.(*sharedSession)
+	}
+	return nil
 }
 
 // sinkOf returns the local sink of a session token, or nil.
@@ -602,14 +604,13 @@ func (rs *SharedRooms) forgetUnused() {
 			used[w.sid] = true
 		}
 	}
-	rs.smu.Lock()
-	defer rs.smu.Unlock()
-	for sid, s := range rs.sessions {
-		if !used[sid] {
-			s.forget()
-			delete(rs.sessions, sid)
+	rs.sessions.Range(func(k, v any) bool {
+		if sid := k.(string); !used[sid] {
+			v.(*sharedSession).forget()
+			rs.sessions.Delete(sid)
 		}
-	}
+		return true
+	})
 }
 
 // publish publishes a lifecycle event.

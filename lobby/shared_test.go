@@ -192,6 +192,50 @@ func TestSharedRace(t *testing.T) {
 	}
 }
 
+// TestSharedProgressBesideTheRoomsLock: a racer's move and the other
+// servers' progress concern one room: they wait for its lock only, never
+// for the rooms' lock that every fold, join and listing takes (under
+// load, progress queued there was the cross-instance p99). With a's
+// rooms' lock held, as by a long fold, ann's move on a and bob's on b
+// still reach ann's panel and a's snapshot of the room.
+func TestSharedProgressBesideTheRoomsLock(t *testing.T) {
+	e := newSharedEnv(t)
+	a, b := e.server("a"), e.server("b")
+	code, ann, _ := sharedRace(t, e, a, b)
+	ha, _ := a.Room(code)
+	hb, _ := b.Room(code)
+	a.mu.Lock()
+	locked := true
+	defer func() {
+		if locked {
+			a.mu.Unlock()
+		}
+	}()
+	reported := make(chan error, 1)
+	go func() { reported <- ha.Report("id-ann", Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}) }()
+	select {
+	case err := <-reported:
+		wantErr(t, "ann reports on a", err, nil)
+	case <-time.After(5 * time.Second):
+		t.Fatal("ann's report on a waits for a's rooms' lock")
+	}
+	wantErr(t, "bob reports on b", hb.Report("id-bob", Progress{Removed: 4, Moves: 3, Pass: 1, State: RacerPlaying}), nil)
+	eventually(t, "ann's panel on a shows both moves", func() bool {
+		ma, _ := ann.racer(code, "id-ann")
+		mb, _ := ann.racer(code, "id-bob")
+		return ma.Removed == 2 && mb.Removed == 4
+	})
+	h, ok := a.Room(code)
+	if !ok {
+		t.Fatal("a.Room: the room is not found with the rooms' lock held")
+	}
+	if m, _ := h.Snapshot().Member("id-bob"); m.Removed != 4 {
+		t.Fatalf("a's snapshot of bob: %+v, want 4 removed", m)
+	}
+	locked = false
+	a.mu.Unlock()
+}
+
 // TestSharedOneRoomAtATime: a player who joins a room on one server leaves
 // the room they were in on another.
 func TestSharedOneRoomAtATime(t *testing.T) {
@@ -295,8 +339,8 @@ func TestSharedDropsRefusingSession(t *testing.T) {
 	// The fold arms the drop's timer after her sink refused, under a's
 	// lock: once a's fold is done with the line, it is armed (Advance
 	// before that missed it, about 1 run in 600).
-	//lint:ignore SA2001 an empty critical section: it waits for the fold
 	a.mu.Lock()
+	//lint:ignore SA2001 an empty critical section: it waits for the fold
 	a.mu.Unlock()
 	e.clock.Advance(RoomDropAfter)
 	eventually(t, "ann left, seen on b", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return !m.Present && m.State == RacerLeft })

@@ -77,36 +77,46 @@ func (b *Bus) resync(ctx context.Context, conn *pgx.Conn) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	for name, seq := range seqs {
-		b.heardLocked(name, seq)
+		b.heardOf(name, seq)
 	}
 	return nil
 }
 
-// deliverLocked takes an event this bus published or heard of with its
-// data: the next event of a followed topic goes straight into the
-// topic's memory log, with no read of the table; any other is only news
-// that the topic has events up to it (heardLocked), which the
-// subscriptions read from the table.
-func (b *Bus) deliverLocked(ev bus.Event) {
-	t := b.topics[ev.Topic]
+// deliver takes an event this bus published or heard of with its data:
+// the next event of a followed topic goes straight into the topic's
+// memory log, with no read of the table; any other is only news that the
+// topic has events up to it (heardLocked), which the subscriptions read
+// from the table.
+func (b *Bus) deliver(ev bus.Event) {
+	t := b.topic(ev.Topic)
 	if t == nil {
 		return
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.ready && ev.Seq == t.loaded+1 {
 		b.stats.delivered.Add(1)
-		b.loadedLocked(t, t.loaded, []bus.Event{ev})
+		t.loadedLocked(t.loaded, []bus.Event{ev})
 		return
 	}
-	b.heardLocked(ev.Topic, ev.Seq)
+	t.heardLocked(ev.Seq)
 }
 
-// heardLocked notes that topic has events up to seq.
-func (b *Bus) heardLocked(topic string, seq uint64) {
-	t := b.topics[topic]
-	if t == nil || seq <= t.high {
+// heardOf notes that topic, if followed, has events up to seq.
+func (b *Bus) heardOf(topic string, seq uint64) {
+	t := b.topic(topic)
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.heardLocked(seq)
+}
+
+// heardLocked notes that the topic has events up to seq, with t.mu held.
+func (t *topicState) heardLocked(seq uint64) {
+	if seq <= t.high {
 		return
 	}
 	t.high = seq
@@ -222,18 +232,14 @@ func (b *Bus) hear(conn *pgx.Conn) error {
 			if b.opts.Trace.Enabled() {
 				b.opts.Trace.Since("bus: stored → heard (commit, NOTIFY), "+topicClass(ev.Topic), ev.At)
 			}
-			b.mu.Lock()
-			b.deliverLocked(ev)
-			b.mu.Unlock()
+			b.deliver(ev)
 			continue
 		}
 		topic, seq, ok := parsePayload(n.Payload)
 		if !ok {
 			continue
 		}
-		b.mu.Lock()
-		b.heardLocked(topic, seq)
-		b.mu.Unlock()
+		b.heardOf(topic, seq)
 	}
 }
 

@@ -145,8 +145,13 @@ type Bus struct {
 var _ bus.Bus = (*Bus)(nil)
 
 // topicState is what the bus knows of a topic its subscriptions follow.
+// subs is under the bus's lock (Bus.mu, with the map of topics); the rest
+// under the topic's own (mu), so that the listener and the subscriptions
+// of one topic never wait for those of another.
 type topicState struct {
-	subs   int
+	subs int
+
+	mu     sync.Mutex
 	ready  bool        // loaded is set
 	loaded uint64      // every event up to loaded has been read into log
 	log    []bus.Event // the last events read, ending at loaded, oldest first
@@ -162,6 +167,13 @@ func (t *topicState) first() uint64 { return t.loaded - uint64(len(t.log)) + 1 }
 func (t *topicState) wakeLocked() {
 	close(t.wake)
 	t.wake = make(chan struct{})
+}
+
+// topic returns the state of a followed topic, or nil.
+func (b *Bus) topic(name string) *topicState {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.topics[name]
 }
 
 // schemaSQL makes the bus's tables. bus_events' key is (topic, seq): a
@@ -325,11 +337,9 @@ func (b *Bus) Publish(ctx context.Context, topic string, m bus.Message) (bus.Eve
 		// The topic has this event already (a retry of a fixed ID, the
 		// end of a race two servers publish): should this process's
 		// subscriptions have missed it, they read up to it now instead
-		// of never hearing of it again (heardLocked does nothing when
-		// they have it).
-		b.mu.Lock()
-		b.heardLocked(topic, ev.Seq)
-		b.mu.Unlock()
+		// of never hearing of it again (heardOf does nothing when they
+		// have it).
+		b.heardOf(topic, ev.Seq)
 		return ev, nil
 	case err != nil:
 		return bus.Event{}, fmt.Errorf("publish on %q: %w", topic, b.cause(err))
@@ -337,9 +347,7 @@ func (b *Bus) Publish(ctx context.Context, topic string, m bus.Message) (bus.Eve
 	// This process's own subscriptions need not wait for the NOTIFY to
 	// come back (nor for a reconnect, should the listener be down).
 	b.published(1)
-	b.mu.Lock()
-	b.deliverLocked(ev)
-	b.mu.Unlock()
+	b.deliver(ev)
 	return ev, nil
 }
 
@@ -458,13 +466,11 @@ func (b *Bus) PublishBatch(ctx context.Context, posts []bus.Post) ([]bus.Event, 
 	}
 	// A duplicate's event is the topic's stored one: delivered as an
 	// event heard, it catches up this process's subscriptions that had
-	// missed it (as Publish's heardLocked does), and changes nothing for
+	// missed it (as Publish's heardOf does), and changes nothing for
 	// those that had it.
-	b.mu.Lock()
 	for _, ev := range evs {
-		b.deliverLocked(ev)
+		b.deliver(ev)
 	}
-	b.mu.Unlock()
 	return evs, nil
 }
 
@@ -553,9 +559,7 @@ func (b *Bus) publishNew(ctx context.Context, ev bus.Event) (bus.Event, error) {
 		return bus.Event{}, fmt.Errorf("publish on %q: %w", ev.Topic, b.cause(err))
 	}
 	b.published(1)
-	b.mu.Lock()
-	b.deliverLocked(ev)
-	b.mu.Unlock()
+	b.deliver(ev)
 	return ev, nil
 }
 
@@ -599,12 +603,12 @@ func (b *Bus) live(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
+	select {
+	case <-b.done: // closed by Close: no wait for the bus's lock
 		return bus.ErrClosed
+	default:
+		return nil
 	}
-	return nil
 }
 
 // cause is err, or ErrClosed when the bus was closed under it.
@@ -650,13 +654,13 @@ func (b *Bus) Subscribe(ctx context.Context, topic string, since uint64) (bus.Su
 		b.unfollow(topic, t)
 		return nil, fmt.Errorf("subscribe to %q: %w", topic, b.cause(err))
 	}
-	b.mu.Lock()
+	t.mu.Lock()
 	if !t.ready {
 		// The first subscription: the memory log starts now.
 		t.loaded, t.ready = uint64(cur), true
 	}
 	t.high = max(t.high, uint64(cur))
-	b.mu.Unlock()
+	t.mu.Unlock()
 	if since == bus.Latest {
 		since = uint64(cur)
 	}

@@ -112,21 +112,22 @@ func (s *sub) moveTo(seq uint64, buf []bus.Event) {
 // what to wait on.
 func (s *sub) step(ctx context.Context) (ev bus.Event, ok bool, wait <-chan struct{}, err error) {
 	b, t, cursor := s.b, s.t, s.at()
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
+	select {
+	case <-b.done:
 		return bus.Event{}, false, nil, fmt.Errorf("next event of %q: %w", s.topic, bus.ErrClosed)
+	default:
 	}
+	t.mu.Lock()
 	switch {
 	case cursor < t.loaded && cursor+1 >= t.first():
 		ev := clone(t.log[cursor+1-t.first()])
-		b.mu.Unlock()
+		t.mu.Unlock()
 		s.moveTo(ev.Seq, nil)
 		return ev, true, nil, nil
 	case cursor < t.loaded:
 		// Behind the memory log: read the table for this subscription.
 		first := t.first()
-		b.mu.Unlock()
+		t.mu.Unlock()
 		evs, err := b.read(ctx, s.topic, cursor)
 		if err != nil {
 			return bus.Event{}, false, s.retry(), nil
@@ -142,27 +143,27 @@ func (s *sub) step(ctx context.Context) (ev bus.Event, ok bool, wait <-chan stru
 		// Read the table for every subscription of the topic.
 		t.fetching = true
 		after := t.loaded
-		b.mu.Unlock()
+		t.mu.Unlock()
 		evs, err := b.read(ctx, s.topic, after)
-		b.mu.Lock()
+		t.mu.Lock()
 		t.fetching = false
 		if err != nil {
 			t.wakeLocked() // another subscription may try
-			b.mu.Unlock()
+			t.mu.Unlock()
 			return bus.Event{}, false, s.retry(), nil
 		}
-		b.loadedLocked(t, after, evs)
-		b.mu.Unlock()
+		t.loadedLocked(after, evs)
+		t.mu.Unlock()
 		return bus.Event{}, false, nil, nil
 	}
 	wait = t.wake
-	b.mu.Unlock()
+	t.mu.Unlock()
 	return bus.Event{}, false, wait, nil
 }
 
 // loadedLocked adds the events read after seq after to the topic's memory
-// log.
-func (b *Bus) loadedLocked(t *topicState, after uint64, evs []bus.Event) {
+// log, with t.mu held.
+func (t *topicState) loadedLocked(after uint64, evs []bus.Event) {
 	defer t.wakeLocked()
 	if len(evs) == 0 {
 		// Heard of events that are not there (a stale notification):

@@ -8,7 +8,9 @@
 # It makes (and drops) a schema of its own in DATABASE_URL's database,
 # listens on 127.0.0.1:${PORT_BASE:-24200}+1..+3, and prints loadgen's
 # reports: "opponent on another server of the cluster" is the move on one
-# instance → the panel on the other, "bus events" the NOTIFYs per second.
+# instance → the panel on the other, "bus events" the events per second
+# (each sends two NOTIFYs: the one with the event's data and the short
+# one older servers hear).
 #
 # BASELINE=0 skips the SQLite baseline. WAITS=1 samples PostgreSQL's
 # pg_stat_activity every 100 ms during the cluster's race and prints what
@@ -18,7 +20,9 @@
 # at the race's end, prints the top of each one's mutex profile (where
 # its locks were waited for, in total delay) and keeps the mutex, block
 # and CPU profiles (the CPU one for PROFILE_SECS, 10, from 5 s after the
-# racers are in their rooms) in the directory it names.
+# racers are in their rooms) in the directory it names. TRACE=1 runs the
+# instances with --trace-bus and prints their stage timings, and counts
+# the bus events stored, by topic class and kind.
 set -euo pipefail
 racers=${1:-500}
 size=${2:-8}
