@@ -19,12 +19,14 @@ func held(r *Room, id string) Sink {
 // server holding the seat.
 func heldShared(h *SharedRoom, id string) Sink {
 	rs := h.rs
-	rs.mu.Lock()
-	defer rs.unlock()
-	if r := rs.rooms[h.code]; r != nil {
-		if m := r.member(id); m != nil {
-			return rs.sinkOf(m.inst, m.sid)
-		}
+	r := rs.lookup(h.code)
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if m := r.member(id); m != nil {
+		return rs.sinkOf(m.inst, m.sid)
 	}
 	return nil
 }

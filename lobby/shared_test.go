@@ -212,14 +212,14 @@ func TestSharedProgressBesideTheRoomsLock(t *testing.T) {
 		}
 	}()
 	reported := make(chan error, 1)
-	go func() { reported <- ha.Report("id-ann", Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}) }()
+	go func() { reported <- ha.Report("id-ann", heldShared(ha, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}) }()
 	select {
 	case err := <-reported:
 		wantErr(t, "ann reports on a", err, nil)
 	case <-time.After(5 * time.Second):
 		t.Fatal("ann's report on a waits for a's rooms' lock")
 	}
-	wantErr(t, "bob reports on b", hb.Report("id-bob", Progress{Removed: 4, Moves: 3, Pass: 1, State: RacerPlaying}), nil)
+	wantErr(t, "bob reports on b", hb.Report("id-bob", heldShared(hb, "id-bob"), Progress{Removed: 4, Moves: 3, Pass: 1, State: RacerPlaying}), nil)
 	eventually(t, "ann's panel on a shows both moves", func() bool {
 		ma, _ := ann.racer(code, "id-ann")
 		mb, _ := ann.racer(code, "id-bob")
