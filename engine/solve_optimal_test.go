@@ -270,3 +270,16 @@ func TestStockKingDominates(t *testing.T) {
 		t.Errorf("checked %d positions, want at least %d", checked, cases/10)
 	}
 }
+
+// FuzzSolveOptimal compares the shortest lines with the breadth-first
+// referee on positions built from the fuzzer's numbers, as FuzzSolve does
+// the verdicts.
+func FuzzSolveOptimal(f *testing.F) {
+	f.Add(uint8(8), uint64(1), uint8(5), uint8(60))
+	f.Add(uint8(77), uint64(42), uint8(8), uint8(30))
+	f.Add(uint8(200), uint64(7), uint8(3), uint8(90))
+	f.Fuzz(func(t *testing.T, knobs uint8, seed uint64, keep, steps uint8) {
+		g := playedForward(t, solveRulesFromBits(knobs), seed, int(keep%12), int(steps))
+		checkOptimal(t, g, 20_000)
+	})
+}
