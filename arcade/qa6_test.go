@@ -45,7 +45,8 @@ func TestWhoRacePhase(t *testing.T) {
 		}
 	}
 	code, out, _ = f.run(session(nil, "guest", "who"))
-	for _, want := range []string{"waiting in room ABCD · Classic", "racing in room ABCD · Classic", "at the results of room ABCD · Classic"} {
+	for _, want := range []string{"waiting in room ABCD · Classic · deal 9\n", "racing in room ABCD · Classic · deal 9 · 0/28 removed",
+		"at the results of room ABCD · Classic · deal 9 · 0/28 removed"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("who: exit %d, want %q in:\n%s", code, want, out)
 		}

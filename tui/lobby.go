@@ -343,6 +343,9 @@ func describeDoing(d lobby.Doing, gl *glyphs) string {
 		if d.Custom {
 			deal = "a custom deal"
 		}
+		if d.What == lobby.Racing && d.Phase == lobby.RaceWaiting {
+			return title + gl.sep + deal // no card is removed before the start
+		}
 		return title + gl.sep + deal + gl.sep + strconv.Itoa(d.Removed) + total + " removed"
 	}
 	switch d.What {

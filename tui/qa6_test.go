@@ -48,7 +48,7 @@ func TestDescribeRacePhase(t *testing.T) {
 		phase lobby.RacePhase
 		want  string
 	}{
-		{lobby.RaceWaiting, "waiting in room KMTX · Classic · deal 3 · 0/28 removed"},
+		{lobby.RaceWaiting, "waiting in room KMTX · Classic · deal 3"},
 		{lobby.RaceRunning, "racing in room KMTX · Classic · deal 3 · 0/28 removed"},
 		{"", "racing in room KMTX · Classic · deal 3 · 0/28 removed"},
 		{lobby.RaceResults, "at the results of room KMTX · Classic · deal 3 · 0/28 removed"},
@@ -136,4 +136,20 @@ func TestTellLostLoadedLate(t *testing.T) {
 	h.wantNotScreen("can no longer be won")
 	h.send(tellLoadedMsg{on: true})
 	h.wantScreen("this deal can no longer be won (since move 19")
+}
+
+// TestSpectatorBoardAfterTheEnd: a spectator's board asked for just
+// before the race ended (the last racer's leave) came back refused,
+// the racer's seat gone with the end, and the results said "their board:
+// you are not in this room"; an answer about a race that is over is
+// dropped.
+func TestSpectatorBoardAfterTheEnd(t *testing.T) {
+	f := &fakeRaces{seat: RaceSeat{Snapshot: raceRoom(2, lobby.PhaseRacing)}}
+	h := newHarness(t, Deps{Races: f, Args: []string{"race", "watch", "KMTX"}, Width: 80, Height: 24, Unicode: true})
+	h.wantScreen("room KMTX")
+	watched := h.m.race().watched
+	h.send(RaceEventMsg{Event: lobby.RaceEnded{Code: "KMTX", Round: 1, Results: []lobby.Placing{{Place: 1, ID: "p0", Name: "racer0"}}}})
+	h.send(raceBoardMsg{id: watched, err: lobby.ErrNotMember})
+	h.wantNotScreen("their board")
+	h.wantScreen("room KMTX · results")
 }

@@ -1094,6 +1094,12 @@ func (rs *raceScreen) board(msg raceBoardMsg) {
 	if !rs.watching || msg.id != rs.watched {
 		return
 	}
+	if msg.err != nil && rs.snap.Phase != lobby.PhaseRacing {
+		// Asked while the race ran (a racer's last move, or leave), it
+		// came back after the end, which took the seats of those who
+		// left: the results show now.
+		return
+	}
 	if msg.err != nil {
 		rs.say(sErr, clean("their board: "+msg.err.Error(), 200))
 		return
