@@ -153,3 +153,11 @@ func TestSpectatorBoardAfterTheEnd(t *testing.T) {
 	h.wantNotScreen("their board")
 	h.wantScreen("room KMTX · results")
 }
+
+// TestJoinAfterTheStart: race CODE on a room whose race had started made
+// the player a spectator saying only "you watch room X"; it now says why.
+func TestJoinAfterTheStart(t *testing.T) {
+	f := &fakeRaces{seat: RaceSeat{Snapshot: raceRoom(2, lobby.PhaseRacing)}, joinErr: lobby.ErrRaceUnderway}
+	h := newHarness(t, Deps{Races: f, Args: []string{"race", "KMTX"}, Width: 80, Height: 24, Unicode: true})
+	h.wantScreen("the race in room KMTX had started: you watch it")
+}

@@ -103,6 +103,9 @@ type raceScreen struct {
 	// over: the room is gone and the screen shows its last race's stored
 	// results (RaceSeat.Over): no rematch, no chat.
 	over bool
+	// late: the player asked to join a room whose race had started, and
+	// watches it instead.
+	late bool
 	// watching is set for a spectator, who sees the board of the racer
 	// watched (an ID of snap.Members).
 	watching bool
@@ -446,6 +449,7 @@ func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 	if msg.joined != "" && errors.Is(msg.err, lobby.ErrRaceUnderway) {
 		// A room whose race started before the player got in (the
 		// Lobby listed it waiting): they watch it.
+		rs.late = true
 		return rs.ask(raceReq{kind: raceWatch, code: msg.joined})
 	}
 	if msg.err != nil {
@@ -460,6 +464,10 @@ func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 	rs.snap = lobby.Snapshot{}
 	rs.setSnap(msg.seat.Snapshot, msg.seat.Resume)
 	rs.seq = max(rs.seq, msg.seat.Seq)
+	if rs.watching && rs.late {
+		rs.say(sInfo, "the race in room "+msg.seat.Snapshot.Code+" had started: you watch it (tab: the next racer's board)")
+		return tea.Batch(rs.tick(), rs.fetchBoard())
+	}
 	if rs.watching {
 		rs.say(sInfo, "you watch room "+msg.seat.Snapshot.Code+": tab switches between the racers' boards")
 		return tea.Batch(rs.tick(), rs.fetchBoard())
