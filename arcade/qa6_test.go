@@ -115,6 +115,12 @@ func TestResultsOfARaceEndedWithoutMe(t *testing.T) {
 	if r := seat.Snapshot.Results; len(r) != 2 || r[0].ID != ann.me.ID || !r[0].Cleared || r[1].ID != bob.me.ID || r[1].Moves != 1 || r[0].Name != "ann" {
 		t.Fatalf("the stored results: %+v, want ann first (cleared), bob second with his one move", r)
 	}
+	// Going back to them is no wrong code: it is never refused.
+	for i := range lobby.MaxWrongCodes + 1 {
+		if seat, err := bob2.Join(ctx, code); err != nil || !seat.Over {
+			t.Fatalf("race %s, the %dth time: %+v, %v", code, i+1, seat, err)
+		}
+	}
 	// A code of no race of bob's is still no room.
 	if _, err := bob2.Join(ctx, "XXXX"); !errors.Is(err, lobby.ErrNoRoom) {
 		t.Fatalf("join XXXX: %v, want ErrNoRoom", err)

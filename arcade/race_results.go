@@ -118,9 +118,23 @@ func raceSnapshot(race store.Race) lobby.Snapshot {
 	return snap
 }
 
-// joinGone is Join's answer when the room of the code is gone (err):
-// the stored results of the player's last race, when it was in that
-// room, else err.
+// gone is Join's answer for a code of no open room that is the code of
+// the player's last stored race: that race's results. It comes before
+// the registry's lookup, which counts a wrong code (and refuses a player
+// past MaxWrongCodes a minute): going back to a race's results is none.
+func (rs *races) gone(ctx context.Context, text string) (tui.RaceSeat, bool) {
+	code, err := lobby.ParseCode(text)
+	if err != nil {
+		return tui.RaceSeat{}, false
+	}
+	if _, open := rs.a.rooms.Room(code); open {
+		return tui.RaceSeat{}, false
+	}
+	return rs.storedResults(ctx, code)
+}
+
+// joinGone is Join's answer when the room closed between its lookup and
+// the join (err): the stored results as gone gives them, else err.
 func (rs *races) joinGone(ctx context.Context, code string, err error) (tui.RaceSeat, error) {
 	if !errors.Is(err, lobby.ErrNoRoom) && !errors.Is(err, lobby.ErrRoomClosed) {
 		return tui.RaceSeat{}, err
