@@ -292,19 +292,6 @@ func TestSharedDropsRefusingSession(t *testing.T) {
 	ann.setRefuse(true)
 	wantErr(t, "bob says", hb.Say("id-bob", "still there?"), nil)
 	eventually(t, "ann refused the line", func() bool { ann.mu.Lock(); defer ann.mu.Unlock(); return ann.refused > 0 })
-	// The sink counts the refusal inside Post; the server arms the drop
-	// check just after, under its lock: a clock advanced in between (a
-	// loaded machine) armed it past the advance, and ann stayed.
-	eventually(t, "a arms the drop check", func() bool {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		for _, s := range a.sessions {
-			if s.drop != nil {
-				return true
-			}
-		}
-		return false
-	})
 	e.clock.Advance(RoomDropAfter)
 	eventually(t, "ann left, seen on b", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return !m.Present && m.State == RacerLeft })
 }
