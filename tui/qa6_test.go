@@ -161,3 +161,27 @@ func TestJoinAfterTheStart(t *testing.T) {
 	h := newHarness(t, Deps{Races: f, Args: []string{"race", "KMTX"}, Width: 80, Height: 24, Unicode: true})
 	h.wantScreen("the race in room KMTX had started: you watch it")
 }
+
+// TestLobbyColumns: a guest's name with " (guest)" was two cells wider
+// than the name column, and pushed what the guest does out of line.
+func TestLobbyColumns(t *testing.T) {
+	fl := newFakeLobby()
+	fl.who = []lobby.Presence{
+		{Player: lobby.Player{ID: "b", Name: "bob"}, Doing: lobby.Doing{What: lobby.AtMenu}, Session: 2},
+		{Player: lobby.Player{Name: "guest-VPJ9", Guest: true}, Doing: lobby.Doing{What: lobby.Watching, Watched: "room KMTX"}, Session: 3},
+		{Player: testLobbyPlayer(), Doing: lobby.Doing{What: lobby.AtMenu}, Session: 1},
+	}
+	h := newHarness(t, Deps{Player: testPlayer, Lobby: fl, Unicode: true, Width: 80, Height: 24})
+	h.open(itemLobby)
+	s := h.screen()
+	col := -1
+	for _, want := range []string{"in the menu", "watching room KMTX"} {
+		line := lineOf(s, want)
+		at := strings.Index(line, want)
+		if at < 0 || col >= 0 && at != col {
+			t.Fatalf("%q starts at %d, want %d like the others:\n%s", want, at, col, s)
+		}
+		col = at
+	}
+}
+
