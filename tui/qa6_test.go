@@ -184,4 +184,3 @@ func TestLobbyColumns(t *testing.T) {
 		col = at
 	}
 }
-
