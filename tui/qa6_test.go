@@ -184,3 +184,22 @@ func TestLobbyColumns(t *testing.T) {
 		col = at
 	}
 }
+
+// TestMenuResultsSeenThenRacedAgain: results seen are not offered again,
+// but the next race of the same room, left mid-race, offers its own.
+func TestMenuResultsSeenThenRacedAgain(t *testing.T) {
+	h, _ := raceHarness(t, raceRoom(3, lobby.PhaseResults), 80, 24)
+	h.keys("q")
+	if h.m.cur != screenMenu {
+		t.Fatalf("q on the results: want the menu:\n%s", screenOf(h))
+	}
+	h.send(raceSeatedMsg{ended: "KMTX"})
+	if s := screenOf(h); strings.Contains(s, "Results of race") {
+		t.Fatalf("the results seen are offered again:\n%s", s)
+	}
+	h.send(raceSeatedMsg{code: "KMTX"}) // the rematch, left mid-race
+	h.send(raceSeatedMsg{ended: "KMTX"})
+	if s := screenOf(h); !strings.Contains(s, "> Results of race KMTX") {
+		t.Fatalf("the next race's end: want its results offered:\n%s", s)
+	}
+}

@@ -296,6 +296,9 @@ func seatOf(ctx context.Context, races Races) raceSeatedMsg {
 // while whether the race still runs (menu_back.go).
 func (m *Model) seatedReply(msg raceSeatedMsg) tea.Cmd {
 	mn := m.menu()
+	if msg.code != "" {
+		mn.seenResults = "" // a seat again: its race's results are news
+	}
 	ended := msg.ended
 	if msg.code != "" || ended == mn.seenResults {
 		ended = ""
