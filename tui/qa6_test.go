@@ -203,3 +203,50 @@ func TestMenuResultsSeenThenRacedAgain(t *testing.T) {
 		t.Fatalf("the next race's end: want its results offered:\n%s", s)
 	}
 }
+
+// TestMenuResultsGoAfterAWhile: Results of race is offered for a while:
+// the menu asks again now and then, and drops the line once the server
+// no longer offers the results.
+func TestMenuResultsGoAfterAWhile(t *testing.T) {
+	h, f := raceHarness(t, raceRoom(3, lobby.PhaseRacing), 80, 24)
+	var timers []tea.Msg
+	h.m.env.after = func(_ time.Duration, msg tea.Msg) tea.Cmd {
+		timers = append(timers, msg)
+		return nil
+	}
+	h.keys("q", "q")
+	f.mu.Lock()
+	f.ended = "KMTX"
+	f.mu.Unlock()
+	h.send(raceSeatedMsg{ended: "KMTX"})
+	tick := func() {
+		t.Helper()
+		var last tea.Msg
+		for _, msg := range timers {
+			if _, ok := msg.(menuSeatTickMsg); ok {
+				last = msg
+			}
+		}
+		if last == nil {
+			t.Fatalf("the menu does not ask again about the results it offers:\n%s", screenOf(h))
+		}
+		timers = nil
+		h.send(last)
+	}
+	tick()
+	if s := screenOf(h); !strings.Contains(s, "Results of race KMTX") {
+		t.Fatalf("still offered: want the line kept:\n%s", s)
+	}
+	f.mu.Lock()
+	f.ended = ""
+	f.mu.Unlock()
+	tick()
+	if s := screenOf(h); strings.Contains(s, "Results of race") {
+		t.Fatalf("no longer offered: want the line gone:\n%s", s)
+	}
+	for _, msg := range timers {
+		if _, ok := msg.(menuSeatTickMsg); ok {
+			t.Errorf("the menu still asks with nothing to offer")
+		}
+	}
+}

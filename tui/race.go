@@ -306,7 +306,7 @@ func (m *Model) seatedReply(msg raceSeatedMsg) tea.Cmd {
 	if mn.raceBack == msg.code && mn.raceEnded == ended {
 		return nil
 	}
-	back := mn.raceBack != msg.code
+	back, news := mn.raceBack != msg.code, mn.raceEnded != ended
 	mn.raceBack, mn.raceEnded = msg.code, ended
 	if mn.items != nil {
 		mn.build()
@@ -316,14 +316,17 @@ func (m *Model) seatedReply(msg raceSeatedMsg) tea.Cmd {
 			mn.cur = i
 		}
 	}
-	if !back {
-		return nil
+	switch {
+	case back && msg.code != "":
+		mn.seatPoll++
+		return m.env.after(seatPollStep, menuSeatTickMsg{token: mn.seatPoll})
+	case msg.code == "" && ended != "" && news:
+		// The results are offered for a while (Races.Ended): asked
+		// again now and then, the line goes once they are not.
+		mn.seatPoll++
+		return m.env.after(resultsPollStep, menuSeatTickMsg{token: mn.seatPoll})
 	}
-	if msg.code == "" {
-		return nil
-	}
-	mn.seatPoll++
-	return m.env.after(seatPollStep, menuSeatTickMsg{token: mn.seatPoll})
+	return nil
 }
 
 // raceLeftMsg: the race screen closed, saying why.
