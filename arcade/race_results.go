@@ -18,10 +18,11 @@ import (
 const RecentResults = 5 * time.Minute
 
 // Ended returns the code of the room of the player's last race when that
-// race is over and the player may still see its results (tui.Races): the
-// room this session last raced in, while it shows the results of a race
-// the player was placed in, or the player's last stored race, ended
-// within RecentResults, whose room has gone or shows its results still.
+// race is over and the player may still see its results (tui.Races),
+// RecentResults at most after it ended: the room this session last raced
+// in, while it shows the results of a race the player was placed in, or
+// the player's last stored race, whose room has gone or shows its
+// results still.
 // A room that went on to its next race (a rematch) offers nothing: the
 // player may join that one.
 func (rs *races) Ended(ctx context.Context) (string, bool) {
@@ -29,8 +30,10 @@ func (rs *races) Ended(ctx context.Context) (string, bool) {
 		return "", false
 	}
 	if code := rs.lastRoom(); code != "" {
-		if r, ok := rs.a.rooms.Room(code); ok && placedIn(r.Snapshot(), rs.me.ID) {
-			return code, true
+		if r, ok := rs.a.rooms.Room(code); ok {
+			if snap := r.Snapshot(); placedIn(snap, rs.me.ID) && rs.a.cfg.Now().Sub(snap.Ended) <= RecentResults {
+				return code, true
+			}
 		}
 	}
 	race, ok := rs.lastStoredRace(ctx)
