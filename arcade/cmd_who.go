@@ -68,6 +68,9 @@ func (e whoEntry) describe() string {
 		if r, err := engine.ParseRules(e.Rules); err == nil {
 			title, total = r.Title(), "/"+strconv.Itoa(r.PyramidSize())
 		}
+		if e.Phase == string(lobby.RaceWaiting) {
+			return fmt.Sprintf("%s · deal %s", title, e.Deal) // no card is removed before the start
+		}
 		return fmt.Sprintf("%s · deal %s · %d%s removed", title, e.Deal, *e.Removed, total)
 	}
 	switch e.Doing {

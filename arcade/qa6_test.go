@@ -45,7 +45,8 @@ func TestWhoRacePhase(t *testing.T) {
 		}
 	}
 	code, out, _ = f.run(session(nil, "guest", "who"))
-	for _, want := range []string{"waiting in room ABCD · Classic", "racing in room ABCD · Classic", "at the results of room ABCD · Classic"} {
+	for _, want := range []string{"waiting in room ABCD · Classic · deal 9\n", "racing in room ABCD · Classic · deal 9 · 0/28 removed",
+		"at the results of room ABCD · Classic · deal 9 · 0/28 removed"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("who: exit %d, want %q in:\n%s", code, want, out)
 		}
@@ -113,6 +114,12 @@ func TestResultsOfARaceEndedWithoutMe(t *testing.T) {
 	}
 	if r := seat.Snapshot.Results; len(r) != 2 || r[0].ID != ann.me.ID || !r[0].Cleared || r[1].ID != bob.me.ID || r[1].Moves != 1 || r[0].Name != "ann" {
 		t.Fatalf("the stored results: %+v, want ann first (cleared), bob second with his one move", r)
+	}
+	// Going back to them is no wrong code: it is never refused.
+	for i := range lobby.MaxWrongCodes + 1 {
+		if seat, err := bob2.Join(ctx, code); err != nil || !seat.Over {
+			t.Fatalf("race %s, the %dth time: %+v, %v", code, i+1, seat, err)
+		}
 	}
 	// A code of no race of bob's is still no room.
 	if _, err := bob2.Join(ctx, "XXXX"); !errors.Is(err, lobby.ErrNoRoom) {

@@ -31,9 +31,14 @@ func TestClusterRaceGameNotContinue(t *testing.T) {
 	b := bus.NewMemory(bus.MemoryOptions{})
 	defer b.Close()
 	lease := lobby.NewMemoryLease(nil)
+	// Nothing here waits for a lease to run out: a long one keeps a
+	// loaded machine (a renewal late by more than a short time to live)
+	// from having two take the races over and reap one as dead, whose
+	// sessions then left the room under ann's move ("you are not in this
+	// room", 2 runs in 30 under load with 300 ms).
 	newApp := func(instance string) *App {
 		a := New(Config{Store: f.st, Logger: log.New(&bytes.Buffer{}), Bus: b, Instance: instance, Lease: lease,
-			LeaseTTL: 300 * time.Millisecond, Cluster: lobby.ClusterConfig{Heartbeat: 50 * time.Millisecond}})
+			LeaseTTL: time.Minute, Cluster: lobby.ClusterConfig{Heartbeat: 50 * time.Millisecond}})
 		t.Cleanup(a.Close)
 		return a
 	}

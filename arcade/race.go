@@ -411,9 +411,12 @@ func (rs *races) leaveHosted() error {
 // that is gone, when the player's last race was there, brings that
 // race's stored results (race_results.go).
 func (rs *races) Join(ctx context.Context, code string) (tui.RaceSeat, error) {
+	if seat, ok := rs.gone(ctx, code); ok {
+		return seat, nil // not a wrong code: the room of the player's last race
+	}
 	r, err := rs.a.rooms.Find(rs.me.ID, code)
 	if err != nil {
-		return rs.joinGone(ctx, code, err)
+		return tui.RaceSeat{}, err
 	}
 	snap, err := rs.a.rooms.Join(r, rs.me, rs.sink)
 	if err != nil {

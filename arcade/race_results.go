@@ -18,10 +18,11 @@ import (
 const RecentResults = 5 * time.Minute
 
 // Ended returns the code of the room of the player's last race when that
-// race is over and the player may still see its results (tui.Races): the
-// room this session last raced in, while it shows the results of a race
-// the player was placed in, or the player's last stored race, ended
-// within RecentResults, whose room has gone or shows its results still.
+// race is over and the player may still see its results (tui.Races),
+// RecentResults at most after it ended: the room this session last raced
+// in, while it shows the results of a race the player was placed in, or
+// the player's last stored race, whose room has gone or shows its
+// results still.
 // A room that went on to its next race (a rematch) offers nothing: the
 // player may join that one.
 func (rs *races) Ended(ctx context.Context) (string, bool) {
@@ -29,8 +30,10 @@ func (rs *races) Ended(ctx context.Context) (string, bool) {
 		return "", false
 	}
 	if code := rs.lastRoom(); code != "" {
-		if r, ok := rs.a.rooms.Room(code); ok && placedIn(r.Snapshot(), rs.me.ID) {
-			return code, true
+		if r, ok := rs.a.rooms.Room(code); ok {
+			if snap := r.Snapshot(); placedIn(snap, rs.me.ID) && rs.a.cfg.Now().Sub(snap.Ended) <= RecentResults {
+				return code, true
+			}
 		}
 	}
 	race, ok := rs.lastStoredRace(ctx)
@@ -118,9 +121,23 @@ func raceSnapshot(race store.Race) lobby.Snapshot {
 	return snap
 }
 
-// joinGone is Join's answer when the room of the code is gone (err):
-// the stored results of the player's last race, when it was in that
-// room, else err.
+// gone is Join's answer for a code of no open room that is the code of
+// the player's last stored race: that race's results. It comes before
+// the registry's lookup, which counts a wrong code (and refuses a player
+// past MaxWrongCodes a minute): going back to a race's results is none.
+func (rs *races) gone(ctx context.Context, text string) (tui.RaceSeat, bool) {
+	code, err := lobby.ParseCode(text)
+	if err != nil {
+		return tui.RaceSeat{}, false
+	}
+	if _, open := rs.a.rooms.Room(code); open {
+		return tui.RaceSeat{}, false
+	}
+	return rs.storedResults(ctx, code)
+}
+
+// joinGone is Join's answer when the room closed between its lookup and
+// the join (err): the stored results as gone gives them, else err.
 func (rs *races) joinGone(ctx context.Context, code string, err error) (tui.RaceSeat, error) {
 	if !errors.Is(err, lobby.ErrNoRoom) && !errors.Is(err, lobby.ErrRoomClosed) {
 		return tui.RaceSeat{}, err

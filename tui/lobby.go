@@ -227,7 +227,7 @@ func (l *lobbyScreen) view() string {
 	e := l.env
 	pal := e.pal
 	var body []string
-	body = append(body, "    "+pal.style(sBold, padRight("player", 16)+"  doing"))
+	body = append(body, "    "+pal.style(sBold, padRight("player", lobbyNameW)+"  doing"))
 	switch {
 	case !l.ready:
 		body = append(body, "    loading"+e.gl.ell)
@@ -276,6 +276,10 @@ func (l *lobbyScreen) view() string {
 		[]key.Binding{l.up, watch, l.back})
 }
 
+// lobbyNameW is the width of the Lobby's name column: a name of 16
+// cells, or a guest's of 10 and " (guest)".
+const lobbyNameW = 18
+
 // row draws one player.
 func (l *lobbyScreen) row(p lobby.Presence, cur bool) string {
 	pal := l.env.pal
@@ -286,7 +290,7 @@ func (l *lobbyScreen) row(p lobby.Presence, cur bool) string {
 	if l.isYou(p) {
 		name = clean(p.Name, 10) + " (you)"
 	}
-	name = padRight(name, 16)
+	name = padRight(name, lobbyNameW)
 	var b strings.Builder
 	if cur {
 		b.WriteString("  > ")
@@ -296,7 +300,7 @@ func (l *lobbyScreen) row(p lobby.Presence, cur bool) string {
 		b.WriteString(name)
 	}
 	b.WriteString("  ")
-	doing, w := describeDoing(p.Doing, l.env.gl), max(1, l.w-24)
+	doing, w := describeDoing(p.Doing, l.env.gl), max(1, l.w-lobbyNameW-8)
 	if p.What == lobby.Racing && cells(doing) > w {
 		// The room says which deal: its number goes before the cards.
 		doing = strings.Replace(doing, l.env.gl.sep+"deal "+strconv.FormatUint(p.Deal, 10), "", 1)
@@ -342,6 +346,9 @@ func describeDoing(d lobby.Doing, gl *glyphs) string {
 		deal := "deal " + strconv.FormatUint(d.Deal, 10)
 		if d.Custom {
 			deal = "a custom deal"
+		}
+		if d.What == lobby.Racing && d.Phase == lobby.RaceWaiting {
+			return title + gl.sep + deal // no card is removed before the start
 		}
 		return title + gl.sep + deal + gl.sep + strconv.Itoa(d.Removed) + total + " removed"
 	}

@@ -13,7 +13,10 @@ import (
 // the menu drops the line and says so. While the line shows, the menu
 // also asks again every seatPollStep, so that the line goes by itself
 // once the race ends (the player's seat gets no events after they left
-// the race screen).
+// the race screen). A race that ended without the player turns the line
+// into "Results of race CODE" (Races.Ended), which shows its results
+// while the server offers them: the menu asks again every
+// resultsPollStep, and the line goes when they are no longer offered.
 type (
 	// menuBackMsg: the player chose Back to race code.
 	menuBackMsg struct{ code string }
@@ -34,8 +37,12 @@ type (
 )
 
 // seatPollStep is the time between two questions of the menu about the
-// race it offers to go back to.
-const seatPollStep = 2 * time.Second
+// race it offers to go back to; resultsPollStep the time between two
+// about the results it offers of a race that ended without the player.
+const (
+	seatPollStep    = 2 * time.Second
+	resultsPollStep = 30 * time.Second
+)
 
 // raceBack takes the menu's Back to race and the answer to its question.
 func (m *Model) raceBack(msg tea.Msg) tea.Cmd {
@@ -60,7 +67,7 @@ func (m *Model) raceBack(msg tea.Msg) tea.Cmd {
 		return cmd
 	case menuSeatTickMsg:
 		mn := m.menu()
-		if msg.token != mn.seatPoll || mn.raceBack == "" {
+		if msg.token != mn.seatPoll || mn.raceBack == "" && mn.raceEnded == "" {
 			return nil // an old round, or nothing to offer any more
 		}
 		races, token, ctx := m.env.races, msg.token, m.env.ctx
@@ -77,20 +84,23 @@ func (m *Model) raceBack(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		was := mn.raceBack
-		if cmd := m.seatedReply(raceSeatedMsg{code: msg.code, ended: msg.ended}); cmd != nil {
-			return cmd // another room: a new round of asking
-		}
-		if msg.code == "" {
-			if was != "" && m.cur == screenMenu {
-				over := "the race in room " + clean(was, 8) + " is over"
-				if mn.raceEnded == was {
-					over += ": Results of race " + clean(was, 8) + " shows how it ended"
-				}
-				mn.say(sWarn, over)
+		cmd := m.seatedReply(raceSeatedMsg{code: msg.code, ended: msg.ended})
+		if msg.code == "" && was != "" && m.cur == screenMenu {
+			over := "the race in room " + clean(was, 8) + " is over"
+			if mn.raceEnded == was {
+				over += ": Results of race " + clean(was, 8) + " shows how it ended"
 			}
-			return nil
+			mn.say(sWarn, over)
 		}
-		return m.env.after(seatPollStep, menuSeatTickMsg{token: msg.token})
+		switch {
+		case cmd != nil:
+			return cmd // another room, or new results: a new round of asking
+		case msg.code != "":
+			return m.env.after(seatPollStep, menuSeatTickMsg{token: msg.token})
+		case mn.raceEnded != "":
+			return m.env.after(resultsPollStep, menuSeatTickMsg{token: msg.token})
+		}
+		return nil
 	}
 	return nil
 }

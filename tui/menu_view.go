@@ -349,7 +349,7 @@ func (m *menuScreen) note(it menuItem) string {
 	case itemRaceBack:
 		return "your seat is kept until the race ends"
 	case itemRaceResults:
-		return "the race ended while you were away"
+		return "the race is over: see how it ended"
 	case itemKeyList:
 		return "see and unlink them"
 	}

@@ -48,7 +48,7 @@ func TestDescribeRacePhase(t *testing.T) {
 		phase lobby.RacePhase
 		want  string
 	}{
-		{lobby.RaceWaiting, "waiting in room KMTX · Classic · deal 3 · 0/28 removed"},
+		{lobby.RaceWaiting, "waiting in room KMTX · Classic · deal 3"},
 		{lobby.RaceRunning, "racing in room KMTX · Classic · deal 3 · 0/28 removed"},
 		{"", "racing in room KMTX · Classic · deal 3 · 0/28 removed"},
 		{lobby.RaceResults, "at the results of room KMTX · Classic · deal 3 · 0/28 removed"},
@@ -136,4 +136,117 @@ func TestTellLostLoadedLate(t *testing.T) {
 	h.wantNotScreen("can no longer be won")
 	h.send(tellLoadedMsg{on: true})
 	h.wantScreen("this deal can no longer be won (since move 19")
+}
+
+// TestSpectatorBoardAfterTheEnd: a spectator's board asked for just
+// before the race ended (the last racer's leave) came back refused,
+// the racer's seat gone with the end, and the results said "their board:
+// you are not in this room"; an answer about a race that is over is
+// dropped.
+func TestSpectatorBoardAfterTheEnd(t *testing.T) {
+	f := &fakeRaces{seat: RaceSeat{Snapshot: raceRoom(2, lobby.PhaseRacing)}}
+	h := newHarness(t, Deps{Races: f, Args: []string{"race", "watch", "KMTX"}, Width: 80, Height: 24, Unicode: true})
+	h.wantScreen("room KMTX")
+	watched := h.m.race().watched
+	h.send(RaceEventMsg{Event: lobby.RaceEnded{Code: "KMTX", Round: 1, Results: []lobby.Placing{{Place: 1, ID: "p0", Name: "racer0"}}}})
+	h.send(raceBoardMsg{id: watched, err: lobby.ErrNotMember})
+	h.wantNotScreen("their board")
+	h.wantScreen("room KMTX · results")
+}
+
+// TestJoinAfterTheStart: race CODE on a room whose race had started made
+// the player a spectator saying only "you watch room X"; it now says why.
+func TestJoinAfterTheStart(t *testing.T) {
+	f := &fakeRaces{seat: RaceSeat{Snapshot: raceRoom(2, lobby.PhaseRacing)}, joinErr: lobby.ErrRaceUnderway}
+	h := newHarness(t, Deps{Races: f, Args: []string{"race", "KMTX"}, Width: 80, Height: 24, Unicode: true})
+	h.wantScreen("the race in room KMTX had started: you watch it")
+}
+
+// TestLobbyColumns: a guest's name with " (guest)" was two cells wider
+// than the name column, and pushed what the guest does out of line.
+func TestLobbyColumns(t *testing.T) {
+	fl := newFakeLobby()
+	fl.who = []lobby.Presence{
+		{Player: lobby.Player{ID: "b", Name: "bob"}, Doing: lobby.Doing{What: lobby.AtMenu}, Session: 2},
+		{Player: lobby.Player{Name: "guest-VPJ9", Guest: true}, Doing: lobby.Doing{What: lobby.Watching, Watched: "room KMTX"}, Session: 3},
+		{Player: testLobbyPlayer(), Doing: lobby.Doing{What: lobby.AtMenu}, Session: 1},
+	}
+	h := newHarness(t, Deps{Player: testPlayer, Lobby: fl, Unicode: true, Width: 80, Height: 24})
+	h.open(itemLobby)
+	s := h.screen()
+	col := -1
+	for _, want := range []string{"in the menu", "watching room KMTX"} {
+		line := lineOf(s, want)
+		at := strings.Index(line, want)
+		if at < 0 || col >= 0 && at != col {
+			t.Fatalf("%q starts at %d, want %d like the others:\n%s", want, at, col, s)
+		}
+		col = at
+	}
+}
+
+// TestMenuResultsSeenThenRacedAgain: results seen are not offered again,
+// but the next race of the same room, left mid-race, offers its own.
+func TestMenuResultsSeenThenRacedAgain(t *testing.T) {
+	h, _ := raceHarness(t, raceRoom(3, lobby.PhaseResults), 80, 24)
+	h.keys("q")
+	if h.m.cur != screenMenu {
+		t.Fatalf("q on the results: want the menu:\n%s", screenOf(h))
+	}
+	h.send(raceSeatedMsg{ended: "KMTX"})
+	if s := screenOf(h); strings.Contains(s, "Results of race") {
+		t.Fatalf("the results seen are offered again:\n%s", s)
+	}
+	h.send(raceSeatedMsg{code: "KMTX"}) // the rematch, left mid-race
+	h.send(raceSeatedMsg{ended: "KMTX"})
+	if s := screenOf(h); !strings.Contains(s, "> Results of race KMTX") {
+		t.Fatalf("the next race's end: want its results offered:\n%s", s)
+	}
+}
+
+// TestMenuResultsGoAfterAWhile: Results of race is offered for a while:
+// the menu asks again now and then, and drops the line once the server
+// no longer offers the results.
+func TestMenuResultsGoAfterAWhile(t *testing.T) {
+	h, f := raceHarness(t, raceRoom(3, lobby.PhaseRacing), 80, 24)
+	var timers []tea.Msg
+	h.m.env.after = func(_ time.Duration, msg tea.Msg) tea.Cmd {
+		timers = append(timers, msg)
+		return nil
+	}
+	h.keys("q", "q")
+	f.mu.Lock()
+	f.ended = "KMTX"
+	f.mu.Unlock()
+	h.send(raceSeatedMsg{ended: "KMTX"})
+	tick := func() {
+		t.Helper()
+		var last tea.Msg
+		for _, msg := range timers {
+			if _, ok := msg.(menuSeatTickMsg); ok {
+				last = msg
+			}
+		}
+		if last == nil {
+			t.Fatalf("the menu does not ask again about the results it offers:\n%s", screenOf(h))
+		}
+		timers = nil
+		h.send(last)
+	}
+	tick()
+	if s := screenOf(h); !strings.Contains(s, "Results of race KMTX") {
+		t.Fatalf("still offered: want the line kept:\n%s", s)
+	}
+	f.mu.Lock()
+	f.ended = ""
+	f.mu.Unlock()
+	tick()
+	if s := screenOf(h); strings.Contains(s, "Results of race") {
+		t.Fatalf("no longer offered: want the line gone:\n%s", s)
+	}
+	for _, msg := range timers {
+		if _, ok := msg.(menuSeatTickMsg); ok {
+			t.Errorf("the menu still asks with nothing to offer")
+		}
+	}
 }

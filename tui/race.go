@@ -107,6 +107,9 @@ type raceScreen struct {
 	// over: the room is gone and the screen shows its last race's stored
 	// results (RaceSeat.Over): no rematch, no chat.
 	over bool
+	// late: the player asked to join a room whose race had started, and
+	// watches it instead.
+	late bool
 	// watching is set for a spectator, who sees the board of the racer
 	// watched (an ID of snap.Members).
 	watching bool
@@ -302,6 +305,9 @@ func seatOf(ctx context.Context, races Races) raceSeatedMsg {
 // while whether the race still runs (menu_back.go).
 func (m *Model) seatedReply(msg raceSeatedMsg) tea.Cmd {
 	mn := m.menu()
+	if msg.code != "" {
+		mn.seenResults = "" // a seat again: its race's results are news
+	}
 	ended := msg.ended
 	if msg.code != "" || ended == mn.seenResults {
 		ended = ""
@@ -309,7 +315,7 @@ func (m *Model) seatedReply(msg raceSeatedMsg) tea.Cmd {
 	if mn.raceBack == msg.code && mn.raceEnded == ended {
 		return nil
 	}
-	back := mn.raceBack != msg.code
+	back, news := mn.raceBack != msg.code, mn.raceEnded != ended
 	mn.raceBack, mn.raceEnded = msg.code, ended
 	if mn.items != nil {
 		mn.build()
@@ -319,14 +325,17 @@ func (m *Model) seatedReply(msg raceSeatedMsg) tea.Cmd {
 			mn.cur = i
 		}
 	}
-	if !back {
-		return nil
+	switch {
+	case back && msg.code != "":
+		mn.seatPoll++
+		return m.env.after(seatPollStep, menuSeatTickMsg{token: mn.seatPoll})
+	case msg.code == "" && ended != "" && news:
+		// The results are offered for a while (Races.Ended): asked
+		// again now and then, the line goes once they are not.
+		mn.seatPoll++
+		return m.env.after(resultsPollStep, menuSeatTickMsg{token: mn.seatPoll})
 	}
-	if msg.code == "" {
-		return nil
-	}
-	mn.seatPoll++
-	return m.env.after(seatPollStep, menuSeatTickMsg{token: mn.seatPoll})
+	return nil
 }
 
 // raceLeftMsg: the race screen closed, saying why.
@@ -475,6 +484,7 @@ func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 	if msg.joined != "" && errors.Is(msg.err, lobby.ErrRaceUnderway) {
 		// A room whose race started before the player got in (the
 		// Lobby listed it waiting): they watch it.
+		rs.late = true
 		return rs.ask(raceReq{kind: raceWatch, code: msg.joined})
 	}
 	if msg.err != nil {
@@ -501,6 +511,10 @@ func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 	rs.snap = lobby.Snapshot{}
 	rs.setSnap(msg.seat.Snapshot, msg.seat.Resume)
 	rs.seq = max(rs.seq, msg.seat.Seq)
+	if rs.watching && rs.late {
+		rs.say(sInfo, "the race in room "+msg.seat.Snapshot.Code+" had started: you watch it (tab: the next racer's board)")
+		return tea.Batch(rs.tick(), rs.fetchBoard())
+	}
 	if rs.watching {
 		rs.say(sInfo, "you watch room "+msg.seat.Snapshot.Code+": tab switches between the racers' boards")
 		return tea.Batch(rs.tick(), rs.fetchBoard())
@@ -1167,6 +1181,12 @@ const (
 // board shows the watched racer's game.
 func (rs *raceScreen) board(msg raceBoardMsg) {
 	if !rs.watching || msg.id != rs.watched {
+		return
+	}
+	if msg.err != nil && rs.snap.Phase != lobby.PhaseRacing {
+		// Asked while the race ran (a racer's last move, or leave), it
+		// came back after the end, which took the seats of those who
+		// left: the results show now.
 		return
 	}
 	if msg.err != nil {

@@ -35,12 +35,17 @@ type fakeRaces struct {
 	// ended is what Ended reports: the room of a race that ended
 	// without the player.
 	ended string
+	// joinErr, when set, is Join's answer.
+	joinErr error
 }
 
 func (f *fakeRaces) Create(ctx context.Context, opt RoomOptions) (RaceSeat, error) {
 	return f.seat, nil
 }
 func (f *fakeRaces) Join(ctx context.Context, code string) (RaceSeat, error) {
+	if f.joinErr != nil {
+		return RaceSeat{}, f.joinErr
+	}
 	if code != f.seat.Snapshot.Code {
 		return RaceSeat{}, lobby.ErrNoRoom
 	}
