@@ -79,7 +79,8 @@ type Race struct {
 	// Removed of Cards.
 	Cleared        bool
 	Removed, Cards int
-	// Time is the finish time, or the time of the last removal.
+	// Time is the finish time, or the time of the last removal; the
+	// line leaves it out for a racer who removed no card.
 	Time  time.Duration
 	Moves int
 	// Unrated: the race's deal was chosen by its host, so the place
@@ -106,8 +107,13 @@ func (r Race) line(sep string, title int) string {
 	if r.Cleared {
 		what = "cleared"
 	}
-	parts := []string{"Pyramid race", keys.Clean(r.RulesTitle, title), Ordinal(r.Place) + " of " + strconv.Itoa(r.Racers),
-		what, RaceTime(r.Time), Moves(r.Moves)}
+	parts := []string{"Pyramid race", keys.Clean(r.RulesTitle, title), Ordinal(r.Place) + " of " + strconv.Itoa(r.Racers), what}
+	if r.Cleared || r.Removed > 0 {
+		// No removal, no time to tell (a time of 0:00.0 would say a
+		// finish that never was).
+		parts = append(parts, RaceTime(r.Time))
+	}
+	parts = append(parts, Moves(r.Moves))
 	if r.Unrated {
 		parts = append(parts, "unrated")
 	}

@@ -44,9 +44,11 @@ func TestRaceLine(t *testing.T) {
 		{"second, one move", Race{RulesTitle: "Classic", Place: 2, Racers: 3, Removed: 20, Cards: 28, Time: 75*time.Second + 40*time.Millisecond, Moves: 1},
 			"Pyramid race · Classic · 2nd of 3 · 20/28 · 1:15.0 · 1 move"},
 		{"unrated", Race{RulesTitle: "Double", Place: 12, Racers: 12, Removed: 0, Cards: 45, Moves: 0, Unrated: true},
-			"Pyramid race · Double · 12th of 12 · 0/45 · 0:00.0 · 0 moves · unrated"},
-		{"an hour", Race{RulesTitle: "Classic", Place: 21, Racers: 22, Cards: 28, Time: time.Hour + 2*time.Second + 350*time.Millisecond},
-			"Pyramid race · Classic · 21st of 22 · 0/28 · 1:00:02.4 · 0 moves"},
+			"Pyramid race · Double · 12th of 12 · 0/45 · 0 moves · unrated"},
+		{"time up, no removal", Race{RulesTitle: "Classic", Place: 1, Racers: 3, Cards: 28, Moves: 1},
+			"Pyramid race · Classic · 1st of 3 · 0/28 · 1 move"},
+		{"an hour", Race{RulesTitle: "Classic", Place: 21, Racers: 22, Removed: 2, Cards: 28, Time: time.Hour + 2*time.Second + 350*time.Millisecond, Moves: 9},
+			"Pyramid race · Classic · 21st of 22 · 2/28 · 1:00:02.4 · 9 moves"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := tt.r.Line(Sep); got != tt.want {
