@@ -212,7 +212,9 @@ func TestSharedProgressBesideTheRoomsLock(t *testing.T) {
 		}
 	}()
 	reported := make(chan error, 1)
-	go func() { reported <- ha.Report("id-ann", heldShared(ha, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}) }()
+	go func() {
+		reported <- ha.Report("id-ann", heldShared(ha, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying})
+	}()
 	select {
 	case err := <-reported:
 		wantErr(t, "ann reports on a", err, nil)
