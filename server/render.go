@@ -616,8 +616,11 @@ func token(s string) (size, width int, escape bool) {
 	case b < 0x80 && (len(s) == 1 || s[1] < 0x80):
 		return 1, 1, false // an ASCII character not followed by a combining one
 	default:
-		if r, n := utf8.DecodeRuneInString(s); narrowRune(r) && (len(s) == n || s[n] < 0x80) {
-			return n, 1, false // a one-cell rune, alone in its cluster
+		// A one-cell rune (ASCII or of narrowRune's blocks), alone in its
+		// cluster: followed by ASCII or by another such rune, which is no
+		// combining mark, joiner or variation selector ("10♦", "│4♠").
+		if r, n := utf8.DecodeRuneInString(s); (r < 0x80 || narrowRune(r)) && (len(s) == n || s[n] < 0x80 || narrowNext(s[n:])) {
+			return n, 1, false
 		}
 	}
 	seq, w, n, _ := ansi.DecodeSequence(s, ansi.NormalState, nil)
@@ -635,6 +638,12 @@ func narrowRune(r rune) bool {
 		return r != 0xad && r != 0x25fd && r != 0x25fe // no width; emoji
 	}
 	return false
+}
+
+// narrowNext reports whether s starts with a rune of narrowRune's blocks.
+func narrowNext(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return narrowRune(r)
 }
 
 // cells is the width of s in cells (ansi.StringWidth, faster on ASCII).

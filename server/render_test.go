@@ -667,7 +667,8 @@ func TestNarrowRunes(t *testing.T) {
 			}
 		}
 	}
-	for _, s := range []string{"", "abc", "é", "e\u0301x", "宽字", "♠️", "👍🏽 ok", "\x1b[1;7m>8♣   <\x1b[m │4♠", "·→←│", "\x1b]8;;x\x1b\\link\x1b]8;;\x1b\\", "a\x1b[2Kb"} {
+	for _, s := range []string{"", "abc", "é", "e\u0301x", "宽字", "♠️", "👍🏽 ok", "\x1b[1;7m>8♣   <\x1b[m │4♠", "·→←│", "\x1b]8;;x\x1b\\link\x1b]8;;\x1b\\", "a\x1b[2Kb",
+		"10♦", "1♦\u0301", "a♠️", "│4♠ ▒▒▒ ·x", "é\u0301", "→\u200d←", "a\u200db", "♠♥♦♣", "x←\ufe0f"} {
 		if got, want := cells(s), ansi.StringWidth(s); got != want {
 			t.Errorf("cells(%q) = %d, want %d", s, got, want)
 		}

@@ -67,3 +67,32 @@ func TestBarOnScreen(t *testing.T) {
 		}
 	}
 }
+
+// TestBarKeepsTwo: a bar that goes back and forth between two (a race's
+// every move: undo enabled by a removal, disabled by a draw) is drawn
+// once each, then taken from the cache, as a fresh bar would draw it.
+func TestBarKeepsTwo(t *testing.T) {
+	m := New(Deps{Args: []string{"classic", "42"}, Unicode: true, Width: 100, Height: 34, Renderer: renderer(termenv.ANSI256)})
+	e := m.env
+	a := m.table().Keys.ShortHelp()
+	b := append([]key.Binding(nil), a...)
+	b[0].SetEnabled(!b[0].Enabled())
+	h := newHelpBar()
+	wantA, wantB := newHelpBar().view(e, a, 100), newHelpBar().view(e, b, 100)
+	if wantA == wantB {
+		t.Fatal("the two bars are the same")
+	}
+	h.view(e, a, 100)
+	h.view(e, b, 100)
+	allocs := testing.AllocsPerRun(20, func() {
+		if got := h.view(e, a, 100); got != wantA {
+			t.Fatalf("bar a: got %q, want %q", got, wantA)
+		}
+		if got := h.view(e, b, 100); got != wantB {
+			t.Fatalf("bar b: got %q, want %q", got, wantB)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations drawing two kept bars, want 0", allocs)
+	}
+}

@@ -268,10 +268,13 @@ func (k MenuKeyMap) ShortHelp() []key.Binding {
 // keeps the last result: the bar only changes when a binding is enabled or
 // disabled or the width changes, so most frames reuse it. It keeps nothing
 // else between frames but a 64-bit hash of what the bar was drawn from
-// (the text of that would be as long as the bar).
+// (the text of that would be as long as the bar). It keeps the bar before
+// too: a bar goes back and forth between two (a prompt opened and closed,
+// a move that enables undo and a draw that disables it: a race's every
+// move).
 type helpBar struct {
-	key uint64
-	out string
+	key, prevKey uint64
+	out, prevOut string
 }
 
 // newHelpBar returns an empty help bar.
@@ -279,7 +282,7 @@ func newHelpBar() *helpBar { return &helpBar{} }
 
 // forget drops the last rendering, for a screen that stops showing. The
 // bar is a cache: every copy of its screen may drop it.
-func (h *helpBar) forget() { h.key, h.out = 0, "" }
+func (h *helpBar) forget() { *h = helpBar{} }
 
 // view returns the help bar of bindings for a width, drawn with the
 // session's palette and glyphs. When they do not all fit, the last ones
@@ -311,7 +314,12 @@ func (h *helpBar) viewDropping(e *env, bindings []key.Binding, drop []uint8, wid
 		k = fnvByte(k, 1)
 	}
 	k = fnvByte(fnvByte(k, byte(width)), byte(width>>8))
-	if k != h.key || h.out == "" {
+	switch {
+	case k == h.key && h.out != "":
+	case k == h.prevKey && h.prevOut != "":
+		h.key, h.out, h.prevKey, h.prevOut = h.prevKey, h.prevOut, h.key, h.out
+	default:
+		h.prevKey, h.prevOut = h.key, h.out
 		h.key, h.out = k, " "+fit(e, bindings, drop, width-1)
 	}
 	return h.out

@@ -144,8 +144,9 @@ type raceScreen struct {
 	inputOpen bool
 	leaving   bool // q was pressed once during the race
 
-	keys raceKeys
-	bar  *helpBar
+	keys    raceKeys
+	bar     *helpBar
+	barKeys []key.Binding // raceBar's, drawn at once
 	// vc keeps the race frame's parts (race_frame.go), nil until the
 	// race first shows.
 	vc *raceFrame

@@ -26,7 +26,8 @@ type raceFrame struct {
 	roomStr string
 
 	racers []racerLineCache
-	rows   []string // the panel's racer lines, two racers each in a wide window
+	rows   []string    // the panel's racer lines, two racers each in a wide window
+	rowOf  [][2]string // the two racers' lines each of rows was made of
 	minis  []miniCache
 
 	chat    chatKey
@@ -219,6 +220,7 @@ func (rs *raceScreen) appendPanel(vc *raceFrame, parts []string) []string {
 	nRows := (len(rs.racers) + c - 1) / c
 	if len(vc.rows) != nRows {
 		vc.rows = make([]string, nRows)
+		vc.rowOf = make([][2]string, nRows)
 	}
 	for row := range nRows {
 		i := row * c
@@ -226,11 +228,15 @@ func (rs *raceScreen) appendPanel(vc *raceFrame, parts []string) []string {
 		if c == 1 || i+1 >= len(rs.racers) {
 			s = vc.racers[i].s
 		} else {
+			// The line is made again only when one of its racers' is: a
+			// kept racer's line is the very string the row was made of,
+			// and compares at once.
 			a, b := vc.racers[i].s, vc.racers[i+1].s
-			if old := vc.rows[row]; len(old) == len(a)+2+len(b) && old[:len(a)] == a && old[len(a)+2:] == b {
-				s = old
+			if src := vc.rowOf[row]; src[0] == a && src[1] == b && vc.rows[row] != "" {
+				s = vc.rows[row]
 			} else {
 				s = a + "  " + b
+				vc.rowOf[row] = [2]string{a, b}
 			}
 		}
 		vc.rows[row] = s

@@ -261,7 +261,10 @@ func (rs *raceScreen) raceBar() []key.Binding {
 	}
 	chat := rs.keys.Chat
 	chat.SetEnabled(rs.ghost == nil) // a ghost does not chat
-	return []key.Binding{k.Move, sel, k.Draw, undo, k.Redo, k.Prompt, chat, rs.keys.Leave, rs.keys.Help}
+	// Into a kept slice: the bar is drawn from it at once, and a board is
+	// drawn for every key of the race.
+	rs.barKeys = append(rs.barKeys[:0], k.Move, sel, k.Draw, undo, k.Redo, k.Prompt, chat, rs.keys.Leave, rs.keys.Help)
+	return rs.barKeys
 }
 
 // racerMark is the mark before a racer's name in the panel: > for the

@@ -10,7 +10,8 @@
 # loadgen's report; with PROFILE=1 it takes a CPU profile of the arcade
 # for PROFILE_SECS (10) from 5 s after the racers are in their rooms, then
 # its heap (with runtime.MemStats), goroutines, mutex and block profiles
-# and a 3 s runtime trace (go tool trace DIR/trace.out), into the kept
+# and a 3 s runtime trace (go tool trace DIR/trace.out), the heap again
+# 8 s before the race's end (heap-end.pprof, with a DURATION in seconds), into the kept
 # directory it names (go tool pprof DIR/pyramid DIR/cpu.pprof); the
 # arcade runs with GODEBUG=gctrace=1 then (its GC lines in DIR/arcade.log).
 set -euo pipefail
@@ -56,6 +57,7 @@ done
 load=$!
 if [[ ${PROFILE:-} == 1 ]]; then
 	until grep -q "rooms racing" "$dir/report.txt" 2>/dev/null || ! kill -0 "$load" 2>/dev/null; do sleep 0.5; done
+	racing=$(date +%s)
 	sleep 5
 	pp="http://127.0.0.1:$((base + 2))/debug/pprof"
 	curl -s -o "$dir/cpu.pprof" "$pp/profile?seconds=${PROFILE_SECS:-10}"
@@ -65,6 +67,14 @@ if [[ ${PROFILE:-} == 1 ]]; then
 	curl -s -o "$dir/mutex.pprof" "$pp/mutex"
 	curl -s -o "$dir/block.pprof" "$pp/block"
 	curl -s -o "$dir/trace.out" "$pp/trace?seconds=3"
+	# The heap again 8 s before the race's end (a duration in whole
+	# seconds: 30s), for go tool pprof -base DIR/heap.pprof DIR/heap-end.pprof.
+	if [[ $duration =~ ^([0-9]+)s$ ]]; then
+		end=$((racing + BASH_REMATCH[1] - 8))
+		while (($(date +%s) < end)) && kill -0 "$load" 2>/dev/null; do sleep 0.5; done
+		curl -s -o "$dir/heap-end.pprof" "$pp/heap"
+		curl -s -o "$dir/goroutine-end.txt" "$pp/goroutine?debug=1"
+	fi
 fi
 wait "$load"
 [[ ${PROFILE:-} == 1 ]] && echo "profiles in $dir"
