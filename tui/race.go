@@ -265,7 +265,15 @@ func (m *Model) handleRace(msg tea.Msg) tea.Cmd {
 // raceLeft is the root's part when the player leaves the race screen.
 func (m *Model) raceLeft(msg raceLeftMsg) tea.Cmd {
 	if rs := m.race(); rs != nil && rs.snap.Phase == lobby.PhaseResults && !rs.watching && rs.ghost == nil {
-		m.menu().seenResults = rs.snap.Code // seen: the menu offers them no more
+		mn := m.menu()
+		mn.seenResults = rs.snap.Code // seen: the menu offers them no more
+		if mn.raceEnded == rs.snap.Code {
+			// Not offered even for the moment the server's answer takes.
+			mn.raceEnded = ""
+			if mn.items != nil {
+				mn.build()
+			}
+		}
 	}
 	m.screens[screenRace] = nil
 	m.show(screenMenu)
