@@ -636,13 +636,14 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 	for at := max(0, rs.a.cfg.Now().Sub(snap.StartsAt)); len(rg.times) < len(rec.Moves); {
 		rg.times = append(rg.times, at)
 	}
-	switch err := r.Report(rs.me.ID, rs.sink, lobby.ProgressOf(g, rg.gameID)); {
-	case errors.Is(err, lobby.ErrSeatTaken):
-		// Another session of the player holds the seat: the game is
-		// its, and this session's move did not happen.
+	if err := r.Report(rs.me.ID, rs.sink, lobby.ProgressOf(g, rg.gameID)); err != nil && !errors.Is(err, lobby.ErrRaceOver) {
+		// The room did not take the move, so it did not happen: the
+		// racer's game stays as it was (and with another session of
+		// the player holding the seat, the game is that session's).
 		rg.seq, rg.rec, rg.times = prevSeq, prev, prevTimes
-		return "", fmt.Errorf("race %s: %w", code, tui.ErrTakenOver)
-	case err != nil && !errors.Is(err, lobby.ErrRaceOver):
+		if errors.Is(err, lobby.ErrSeatTaken) {
+			return "", fmt.Errorf("race %s: %w", code, tui.ErrTakenOver)
+		}
 		return "", err
 	}
 	note := ""
