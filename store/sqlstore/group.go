@@ -197,24 +197,37 @@ func (s *Store) lead() {
 	}
 }
 
+// batchContext is the context of a batch of saves: it ends once every
+// caller in the batch gave up (its own context ended), so a batch is
+// retried as long as somebody still waits for it. release frees it.
+func batchContext(batch []*saveReq) (ctx context.Context, release func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var waiting atomic.Int32
+	waiting.Store(int32(len(batch)))
+	stops := make([]func() bool, 0, len(batch))
+	for _, r := range batch {
+		stops = append(stops, context.AfterFunc(r.ctx, func() {
+			if waiting.Add(-1) == 0 {
+				cancel()
+			}
+		}))
+	}
+	return ctx, func() {
+		for _, stop := range stops {
+			stop()
+		}
+		cancel()
+	}
+}
+
 // saveBatch stores a batch in one transaction, retried as a whole on
 // transient failures, until every caller in it gave up (as a save on its
 // own is retried until its caller gives up). errs has each save's answer
 // when err is nil.
 func (s *Store) saveBatch(batch []*saveReq) (errs []error, err error) {
 	errs = make([]error, len(batch))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	waiting := atomic.Int32{}
-	waiting.Store(int32(len(batch)))
-	for _, r := range batch {
-		stop := context.AfterFunc(r.ctx, func() {
-			if waiting.Add(-1) == 0 {
-				cancel()
-			}
-		})
-		defer stop()
-	}
+	ctx, release := batchContext(batch)
+	defer release()
 	err = s.retry(ctx, false, func(ctx context.Context) error {
 		clear(errs)
 		st := s.saveStmt(ctx) // before the transaction takes the one connection

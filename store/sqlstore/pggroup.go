@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"sync/atomic"
 )
 
 // Group commit of PostgreSQL's game saves. Each save on its own is an
@@ -160,18 +159,8 @@ func (s *Store) pgSaveBatch(batch []*saveReq) (errs []error, err error) {
 			return errs, fmt.Errorf("save game %d: unexpected save arguments", r.gameID)
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	waiting := atomic.Int32{}
-	waiting.Store(int32(len(batch)))
-	for _, r := range batch {
-		stop := context.AfterFunc(r.ctx, func() {
-			if waiting.Add(-1) == 0 {
-				cancel()
-			}
-		})
-		defer stop()
-	}
+	ctx, release := batchContext(batch)
+	defer release()
 	changed := make(map[int64]bool, len(batch))
 	err = s.retry(ctx, false, func(ctx context.Context) error {
 		clear(changed)
