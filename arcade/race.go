@@ -553,6 +553,13 @@ func (rs *races) Watch(ctx context.Context, code string) (tui.RaceSeat, error) {
 	return tui.RaceSeat{Snapshot: snap}, nil
 }
 
+// boardTries and boardRetry: how often, and how far apart, Board reads a
+// racer's stored game again while it is behind the room's panel.
+const (
+	boardTries = 10
+	boardRetry = 100 * time.Millisecond
+)
+
 // Board returns a racer's game of the race that runs, or the start of
 // the deal before their first move.
 func (rs *races) Board(ctx context.Context, code, playerID string) (engine.Record, error) {
@@ -569,9 +576,23 @@ func (rs *races) Board(ctx context.Context, code, playerID string) (engine.Recor
 	g := rs.a.book.game(raceGameKey(code, snap.Round, playerID), false)
 	if g == nil {
 		// A racer of another server of the cluster: their stored game,
-		// saved at every move.
-		if sg, ok := rs.a.storedRaceGame(snap, m); ok {
-			rec.Moves = sg.Moves
+		// saved at every move, which can come a moment after the panel's
+		// news of the move. Read again for a while until it has the
+		// moves the panel counts, so that a spectator's board does not
+		// stay a move behind until the racer's next move.
+		for try := 0; ; try++ {
+			sg, ok := rs.a.storedRaceGame(snap, m)
+			if ok {
+				rec.Moves = sg.Moves
+			}
+			if !ok || len(sg.Moves) >= m.Moves || try == boardTries {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return rec, nil
+			case <-time.After(boardRetry):
+			}
 		}
 	} else {
 		g.mu.Lock()

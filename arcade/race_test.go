@@ -325,3 +325,56 @@ func TestTakenOverSeatReportsNothing(t *testing.T) {
 		t.Errorf("the old session's end took the new session's seat: %+v", m)
 	}
 }
+
+// staleGames is a store whose Game answers a move behind the first times
+// it is asked: a racer's save on another server of the cluster that
+// comes a moment after the panel's news of the move.
+type staleGames struct {
+	store.Store
+	stale atomic.Int32
+	asked atomic.Int32
+}
+
+func (s *staleGames) Game(ctx context.Context, id int64) (store.Game, error) {
+	s.asked.Add(1)
+	g, err := s.Store.Game(ctx, id)
+	if s.stale.Add(-1) >= 0 && len(g.Moves) > 0 {
+		g.Moves = g.Moves[:len(g.Moves)-1]
+	}
+	return g, err
+}
+
+// TestRaceBoardCatchesUp: the board of a racer of another server (read
+// from the store) that comes a move behind the room's panel is read again,
+// so a spectator sees the move the panel counts, not the one before it
+// until the racer's next move.
+func TestRaceBoardCatchesUp(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	rec := winningRecord(t)
+	ann, _ := f.racer(t, "ann", false)
+	bob, _ := f.racer(t, "bob", false)
+	code, room := startRace(t, f, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true}, ann, bob)
+	two := engine.Record{Rules: rec.Rules, Deal: rec.Deal, Moves: rec.Moves[:2]}
+	if _, err := bob.Play(ctx, code, 1, 1, two); err != nil {
+		t.Fatal(err)
+	}
+	// bob as a racer served by another server: this one has no game of
+	// his in its race book, only his stored game.
+	f.app.book.mu.Lock()
+	delete(f.app.book.games, raceGameKey(code, 1, bob.me.ID))
+	f.app.book.mu.Unlock()
+	sg := &staleGames{Store: f.st}
+	sg.stale.Store(2)
+	f.app.cfg.Store = sg
+	board, err := ann.Board(ctx, code, bob.me.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := room.Snapshot().Member(bob.me.ID); len(board.Moves) != 2 || m.Moves != 2 {
+		t.Fatalf("bob's board has %d moves, his panel line %d; want both 2", len(board.Moves), m.Moves)
+	}
+	if n := sg.asked.Load(); n != 3 {
+		t.Errorf("the stored game was read %d times, want 3 (two stale answers)", n)
+	}
+}

@@ -1154,38 +1154,13 @@ func (rs *raceScreen) fetchBoard() tea.Cmd {
 		rs.watched = rs.racers[0].ID
 	}
 	code, id, races, ctx := rs.snap.Code, rs.watched, rs.races, rs.env.ctx
-	want := -1 // the moves the panel shows of the racer
-	for _, r := range rs.racers {
-		if r.ID == id {
-			want = r.Moves
-		}
-	}
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, raceTimeout)
 		defer cancel()
 		rec, err := races.Board(ctx, code, id)
-		// A racer on another server of the cluster: their board is the
-		// stored game, which can come a moment after the panel's news
-		// of the move. Asked again for a while, so that the board does
-		// not stay a move behind until the racer's next move.
-		for try := 0; err == nil && want >= 0 && len(rec.Moves) < want && try < boardTries; try++ {
-			select {
-			case <-ctx.Done():
-				return raceBoardMsg{id: id, rec: rec, err: nil}
-			case <-time.After(boardRetry):
-			}
-			rec, err = races.Board(ctx, code, id)
-		}
 		return raceBoardMsg{id: id, rec: rec, err: err}
 	}
 }
-
-// boardTries and boardRetry: how often, and how far apart, a spectator's
-// board is asked for again while it is behind the panel (fetchBoard).
-const (
-	boardTries = 10
-	boardRetry = 100 * time.Millisecond
-)
 
 // board shows the watched racer's game.
 func (rs *raceScreen) board(msg raceBoardMsg) {

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -639,41 +638,4 @@ func TestRaceOwnLineWithTheBoard(t *testing.T) {
 	}
 	f.answers <- nil
 	d.until("the draw and the own line", func() bool { return d.shows("1 move", " 1 mv") })
-}
-
-// staleBoards is fakeRaces whose Board answers a move behind the panel
-// the first times it is asked (a racer on another server of the cluster,
-// whose stored game comes a moment after the panel's news).
-type staleBoards struct {
-	fakeRaces
-	stale atomic.Int32
-	asked atomic.Int32
-}
-
-func (s *staleBoards) Board(ctx context.Context, code, id string) (engine.Record, error) {
-	s.asked.Add(1)
-	rec, err := s.fakeRaces.Board(ctx, code, id)
-	if s.stale.Add(-1) >= 0 && len(rec.Moves) > 0 {
-		rec.Moves = rec.Moves[:len(rec.Moves)-1]
-	}
-	return rec, err
-}
-
-// TestRaceWatchBoardCatchesUp: a spectator's board that comes a move
-// behind the racer's panel line is asked for again, and shows the move
-// the panel counts, not the one before it until the racer's next move.
-func TestRaceWatchBoardCatchesUp(t *testing.T) {
-	snap := raceRoom(3, lobby.PhaseRacing)
-	snap.Members[1].Moves = 1
-	f := &staleBoards{fakeRaces: fakeRaces{seat: RaceSeat{Snapshot: snap}}}
-	h := newHarness(t, Deps{Races: f, Args: []string{"race", "watch", "KMTX"}, Unicode: true})
-	f.stale.Store(2)
-	f.asked.Store(0)
-	h.send(tea.KeyMsg{Type: tea.KeyTab})
-	if s := screenOf(h); !strings.Contains(s, "watching racer1") || !strings.Contains(s, "1 move") {
-		t.Fatalf("tab: want racer1's board with the move its panel line counts:\n%s", s)
-	}
-	if n := f.asked.Load(); n != 3 {
-		t.Errorf("the board was asked for %d times, want 3 (two stale answers)", n)
-	}
 }
