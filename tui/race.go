@@ -505,11 +505,7 @@ func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 		if taken == msg.seat.Snapshot.Code {
 			// Another session took this seat over before this one had it.
 			rs.snap.Code = taken
-			races := rs.races
-			return func() tea.Msg {
-				to, _ := races.Seated()
-				return raceMovedMsg{from: taken, to: to}
-			}
+			return rs.seatMoved(taken)
 		}
 	}
 	rs.stage = stageRoom
@@ -664,11 +660,7 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 			// Another session of the player took the seat over, or went
 			// into another room (one room at a time): the room the player
 			// is seated in now tells which.
-			races, from := rs.races, ev.Code
-			return func() tea.Msg {
-				to, _ := races.Seated()
-				return raceMovedMsg{from: from, to: to}
-			}
+			return rs.seatMoved(ev.Code)
 		}
 	case lobby.RoomClosed:
 		if ev.Code == rs.snap.Code {
@@ -680,6 +672,16 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 		}
 	}
 	return rs.tick()
+}
+
+// seatMoved asks where the seat in room from went: to another session
+// of the player in that room, or with them into another room.
+func (rs *raceScreen) seatMoved(from string) tea.Cmd {
+	races := rs.races
+	return func() tea.Msg {
+		to, _ := races.Seated()
+		return raceMovedMsg{from: from, to: to}
+	}
 }
 
 // text says where the player's race went.
