@@ -9,6 +9,7 @@ import (
 
 	"pyramid/engine"
 	"pyramid/lobby"
+	"pyramid/store"
 	"pyramid/tui"
 )
 
@@ -89,6 +90,7 @@ func TestResultsOfARaceEndedWithoutMe(t *testing.T) {
 	if err != nil || seat.Over || seat.Snapshot.Phase != lobby.PhaseResults || len(seat.Snapshot.Results) != 2 {
 		t.Fatalf("race %s at its results: seat %+v, %v; want the room's results", code, seat, err)
 	}
+	verdict := seat.Snapshot.Verdict
 	if err := bob.Leave(code); err != nil {
 		t.Fatal(err)
 	}
@@ -115,6 +117,10 @@ func TestResultsOfARaceEndedWithoutMe(t *testing.T) {
 	if r := seat.Snapshot.Results; len(r) != 2 || r[0].ID != ann.me.ID || !r[0].Cleared || r[1].ID != bob.me.ID || r[1].Moves != 1 || r[0].Name != "ann" {
 		t.Fatalf("the stored results: %+v, want ann first (cleared), bob second with his one move", r)
 	}
+	if r := seat.Snapshot.Results; r[0].State != lobby.RacerCleared || r[1].State != lobby.RacerLeft || seat.Snapshot.Verdict != verdict {
+		t.Fatalf("the stored results: states %v, %v and verdict %v; want cleared, left and the room's %v",
+			r[0].State, r[1].State, seat.Snapshot.Verdict, verdict)
+	}
 	// Going back to them is no wrong code: it is never refused.
 	for i := range lobby.MaxWrongCodes + 1 {
 		if seat, err := bob2.Join(ctx, code); err != nil || !seat.Over {
@@ -131,5 +137,28 @@ func TestResultsOfARaceEndedWithoutMe(t *testing.T) {
 	}
 	if got, ok := bob2.Ended(ctx); ok {
 		t.Fatalf("seated in a new room, Ended still offers %q", got)
+	}
+}
+
+// TestStoredRaceSnapshot: the results of a stored race say what the
+// solver said of the deal and how each racer's race ended, and nothing
+// for a race stored before the store kept it.
+func TestStoredRaceSnapshot(t *testing.T) {
+	race := store.Race{Code: "KMTX", RulesID: "classic", DealNumber: 42, Verdict: engine.Winnable, Placings: []store.RacePlacing{
+		{PlayerID: "a", Place: 1, Cleared: true, Removed: 28, Outcome: store.OutcomeCleared},
+		{PlayerID: "b", Place: 2, Removed: 20, Outcome: store.OutcomeTimeUp},
+		{PlayerID: "c", Place: 3, Removed: 12, Outcome: store.OutcomeStuck},
+		{PlayerID: "d", Place: 4, Removed: 3, Outcome: store.OutcomeLeft},
+		{PlayerID: "e", Place: 5, Removed: 1}, // stored before outcomes were
+	}}
+	snap := raceSnapshot(race)
+	if snap.Verdict != engine.Winnable || snap.Cards != 28 || snap.Phase != lobby.PhaseResults || len(snap.Results) != 5 {
+		t.Fatalf("snapshot %+v", snap)
+	}
+	want := []lobby.RacerState{lobby.RacerCleared, lobby.RacerPlaying, lobby.RacerStuck, lobby.RacerLeft, lobby.RacerWaiting}
+	for i, p := range snap.Results {
+		if p.State != want[i] || p.ID != race.Placings[i].PlayerID {
+			t.Errorf("placing %d: %s in state %v, want %s in %v", i+1, p.ID, p.State, race.Placings[i].PlayerID, want[i])
+		}
 	}
 }

@@ -120,14 +120,14 @@ func (a *App) storeRace(res lobby.RaceResult) error {
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
 	nr := store.NewRace{Key: res.Key(a.raceKey), Code: res.Code, RulesID: res.RulesID, DealNumber: res.Deal,
-		Started: res.Started, Ended: res.Ended, Racers: len(res.Placings), Rated: res.Rated}
+		Started: res.Started, Ended: res.Ended, Racers: len(res.Placings), Rated: res.Rated, Verdict: res.Verdict}
 	closer := &games{st: a.cfg.Store, owner: "race-end-" + sessionToken()}
 	for _, p := range res.Placings {
 		if p.Guest {
 			continue
 		}
 		nr.Placings = append(nr.Placings, store.RacePlacing{PlayerID: p.ID, Place: p.Place, Cleared: p.Cleared,
-			Removed: p.Removed, Moves: p.Moves, Time: p.Time, GameID: max(p.GameID, 0)})
+			Removed: p.Removed, Moves: p.Moves, Time: p.Time, GameID: max(p.GameID, 0), Outcome: outcomeOf(p)})
 		if p.GameID > 0 && !p.Cleared {
 			if err := closer.abandon(ctx, p.ID, p.GameID); err != nil {
 				a.cfg.Logger.Warn("race game not finished", "room", res.Code, "game", p.GameID, "err", err)
@@ -145,6 +145,20 @@ func (a *App) storeRace(res lobby.RaceResult) error {
 		return fmt.Errorf("store race %s: %w", res.Code, err)
 	}
 	return nil
+}
+
+// outcomeOf is how a placed racer's race ended, for the store: a racer
+// still playing when the race ended ran out of time.
+func outcomeOf(p lobby.Placing) store.Outcome {
+	switch {
+	case p.Cleared:
+		return store.OutcomeCleared
+	case p.State == lobby.RacerStuck:
+		return store.OutcomeStuck
+	case p.State == lobby.RacerLeft:
+		return store.OutcomeLeft
+	}
+	return store.OutcomeTimeUp
 }
 
 // races is one session's way into the rooms (tui.Races).

@@ -84,41 +84,61 @@ func (rs *races) lastStoredRace(ctx context.Context) (store.Race, bool) {
 	return race, true
 }
 
-// storedResults is the seat Join gives for a room that is gone when its
-// code is the one of the player's last stored race: the race's results,
-// read from the store (tui.RaceSeat.Over).
+// StoredResultsFor is how long after a race a code of a room that has
+// closed still brings the player's race in it (race CODE): room codes
+// are given out again once a room closes.
+const StoredResultsFor = 24 * time.Hour
+
+// storedResults is the seat Join gives for a room that is gone when the
+// player raced in a room of that code in the last StoredResultsFor: the
+// newest such race's results, read from the store (tui.RaceSeat.Over).
 func (rs *races) storedResults(ctx context.Context, text string) (tui.RaceSeat, bool) {
 	code, err := lobby.ParseCode(text)
-	if err != nil {
+	st := rs.a.cfg.Store
+	if err != nil || st == nil || rs.games == nil || rs.me.Guest {
 		return tui.RaceSeat{}, false
 	}
-	race, ok := rs.lastStoredRace(ctx)
-	if !ok || race.Code != code {
+	ctx, cancel := context.WithTimeout(ctx, storeTimeout)
+	defer cancel()
+	race, err := st.RaceInRoom(ctx, rs.me.ID, code, rs.a.cfg.Now().Add(-StoredResultsFor))
+	if err != nil {
 		return tui.RaceSeat{}, false
 	}
 	return tui.RaceSeat{You: rs.me.ID, Snapshot: raceSnapshot(race), Over: true}, true
 }
 
 // raceSnapshot is a stored race as the results screen shows it. The store
-// keeps the placings of the players with a key, not what the solver said
-// of the deal (Verdict stays unknown) nor why a racer who did not clear
-// stopped (their State is RacerLeft, which the tui does not show for a
-// seat that is Over).
+// keeps the placings of the players with a key (Racers counts the guests
+// too), what the solver said of the deal and how each racer's race ended;
+// a race stored before outcomes were has RacerWaiting for a racer who did
+// not clear, which the results screen shows as no state at all.
 func raceSnapshot(race store.Race) lobby.Snapshot {
 	snap := lobby.Snapshot{Code: race.Code, Phase: lobby.PhaseResults, RulesID: race.RulesID, RulesTitle: race.RulesID,
-		Deal: race.DealNumber, Rated: race.Rated, StartsAt: race.Started, Ended: race.Ended, Round: 1}
+		Deal: race.DealNumber, Rated: race.Rated, Verdict: race.Verdict, StartsAt: race.Started, Ended: race.Ended, Round: 1}
 	if r, err := engine.ParseRules(race.RulesID); err == nil {
 		snap.RulesTitle, snap.Cards = r.Title(), r.PyramidSize()
 	}
 	for _, p := range race.Placings {
-		pl := lobby.Placing{Place: p.Place, ID: p.PlayerID, Name: p.PlayerName, GameID: p.GameID, Cleared: p.Cleared,
-			Removed: p.Removed, Moves: p.Moves, Time: p.Time, State: lobby.RacerLeft}
-		if p.Cleared {
-			pl.State = lobby.RacerCleared
-		}
-		snap.Results = append(snap.Results, pl)
+		snap.Results = append(snap.Results, lobby.Placing{Place: p.Place, ID: p.PlayerID, Name: p.PlayerName,
+			GameID: p.GameID, Cleared: p.Cleared, Removed: p.Removed, Moves: p.Moves, Time: p.Time,
+			State: racerStateOf(p)})
 	}
 	return snap
+}
+
+// racerStateOf is the racer state a stored placing shows.
+func racerStateOf(p store.RacePlacing) lobby.RacerState {
+	switch {
+	case p.Cleared:
+		return lobby.RacerCleared
+	case p.Outcome == store.OutcomeStuck:
+		return lobby.RacerStuck
+	case p.Outcome == store.OutcomeLeft:
+		return lobby.RacerLeft
+	case p.Outcome == store.OutcomeTimeUp:
+		return lobby.RacerPlaying // the results screen says "time up"
+	}
+	return lobby.RacerWaiting // not known
 }
 
 // gone is Join's answer for a code of no open room that is the code of

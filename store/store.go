@@ -473,9 +473,32 @@ type RacePlacing struct {
 	Time time.Duration
 	// GameID is the racer's stored game of the race, 0 when none.
 	GameID int64
+	// Outcome is how the racer's race ended; "" in races stored before
+	// outcomes were.
+	Outcome Outcome
 	// Rating is the racer's rating in the race's rules after the race
 	// (filled in when read; zero when the race was not rated).
 	Rating Rating
+}
+
+// Outcome is how a racer's race ended.
+type Outcome string
+
+// The outcomes of a racer's race.
+const (
+	OutcomeCleared Outcome = "cleared" // they cleared the pyramid
+	OutcomeStuck   Outcome = "stuck"   // no move was left: their game was lost
+	OutcomeLeft    Outcome = "left"    // they left the race, or were dropped
+	OutcomeTimeUp  Outcome = "time"    // still playing when the time limit came
+)
+
+// Valid reports whether o is one of the outcomes, or "" (not known).
+func (o Outcome) Valid() bool {
+	switch o {
+	case "", OutcomeCleared, OutcomeStuck, OutcomeLeft, OutcomeTimeUp:
+		return true
+	}
+	return false
 }
 
 // NewRace is a finished race to store.
@@ -496,7 +519,10 @@ type NewRace struct {
 	// random) keeps its placings and changes nothing else: no rating, no
 	// race, win or podium; RaceRecord.Unrated counts it. The zero value
 	// is unrated.
-	Rated    bool
+	Rated bool
+	// Verdict is what the solver said of the deal (engine.Unknown when it
+	// did not decide in time).
+	Verdict  engine.Verdict
 	Placings []RacePlacing
 }
 
@@ -509,8 +535,9 @@ type Race struct {
 	Started    time.Time
 	Ended      time.Time
 	Racers     int
-	Rated      bool          // NewRace.Rated
-	Placings   []RacePlacing // by place, then player ID
+	Rated      bool           // NewRace.Rated
+	Verdict    engine.Verdict // NewRace.Verdict; engine.Unknown for races stored before it was
+	Placings   []RacePlacing  // by place, then player ID
 }
 
 // Rating is a player's race rating for one rules ID (package rating: a
@@ -559,6 +586,11 @@ type Races interface {
 	// (a KindRace game placed in it), with its placings; ErrNotFound when
 	// there is none (the race is not over, or the game is no race's).
 	RaceOfGame(ctx context.Context, gameID int64) (Race, error)
+	// RaceInRoom returns the player's newest stored race in the room with
+	// this code that ended at since or later, with its placings;
+	// ErrNotFound when there is none (room codes are reused once a room
+	// closes: since bounds how far back a code still means that room).
+	RaceInRoom(ctx context.Context, playerID, code string, since time.Time) (Race, error)
 	// RaceRecord returns the player's race figures for the rules ID (zero
 	// figures and a new player's rating if none).
 	RaceRecord(ctx context.Context, playerID, rulesID string) (RaceRecord, error)

@@ -66,7 +66,8 @@ func TestDescribeRacePhase(t *testing.T) {
 // TestMenuResultsOfEndedRace: a race that ended while its racer sat in
 // the menu offered no way to its results: Back to race now turns into
 // Results of race, which shows them; a seat that is Over (the room is
-// gone) shows the stored results without rematch or chat.
+// gone) shows the stored results without rematch or chat, with how each
+// racer's race ended.
 func TestMenuResultsOfEndedRace(t *testing.T) {
 	h, f := raceHarness(t, raceRoom(3, lobby.PhaseRacing), 80, 24)
 	var timers []tea.Msg
@@ -90,7 +91,9 @@ func TestMenuResultsOfEndedRace(t *testing.T) {
 	}
 	done := raceRoom(3, lobby.PhaseResults)
 	done.Results = []lobby.Placing{{Place: 1, ID: "p1", Name: "racer1", Cleared: true, Time: 90 * time.Second, Moves: 40},
-		{Place: 2, ID: "p0", Name: "racer0", Removed: 6, Time: 30 * time.Second, Moves: 12, State: lobby.RacerLeft}}
+		{Place: 2, ID: "p0", Name: "racer0", Removed: 6, Time: 30 * time.Second, Moves: 12, State: lobby.RacerLeft},
+		// Stored before the store kept how a racer's race ended.
+		{Place: 3, ID: "p2", Name: "racer2", Removed: 3, Time: 10 * time.Second, Moves: 5, State: lobby.RacerWaiting}}
 	f.mu.Lock()
 	f.seated, f.ended = "", "KMTX"
 	f.seat = RaceSeat{You: "p0", Snapshot: done, Over: true}
@@ -105,8 +108,9 @@ func TestMenuResultsOfEndedRace(t *testing.T) {
 	if h.m.cur != screenRace || !strings.Contains(s, "room KMTX · results") || !strings.Contains(s, "cleared in 1:30") || !strings.Contains(s, "6/28 at 0:30") {
 		t.Fatalf("Results of race KMTX: want the race's results:\n%s", s)
 	}
-	if strings.Contains(s, "rematch") || strings.Contains(s, "(left)") {
-		t.Errorf("the stored results of a room that is gone offer a rematch or say why a racer stopped:\n%s", s)
+	if strings.Contains(s, "rematch") || !strings.Contains(s, "6/28 at 0:30.0 (left)") || !strings.Contains(s, "The deal was winnable") ||
+		!strings.Contains(s, "3/28 at 0:10.0 ") || strings.Contains(s, "3/28 at 0:10.0 (") {
+		t.Errorf("the stored results of a room that is gone: want no rematch, how each racer's race ended and the verdict:\n%s", s)
 	}
 	h.keys("r")
 	h.keys("t")

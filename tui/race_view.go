@@ -425,9 +425,9 @@ func (rs *raceScreen) viewResults() string {
 		switch {
 		case p.Cleared:
 			what = "cleared in " + share.RaceTime(p.Time)
-		case rs.over && p.Removed > 0:
-			what += " at " + share.RaceTime(p.Time) // the store keeps no state
-		case rs.over:
+		case rs.over && p.State == lobby.RacerWaiting && p.Removed > 0:
+			what += " at " + share.RaceTime(p.Time) // stored before the store kept how it ended
+		case rs.over && p.State == lobby.RacerWaiting:
 		case p.Removed > 0:
 			what += " at " + share.RaceTime(p.Time) + " (" + state + ")"
 		default:
@@ -441,9 +441,12 @@ func (rs *raceScreen) viewResults() string {
 		body = append(body, line)
 	}
 	body = append(body, "")
+	if rs.over {
+		body = append(body, "  Room "+s.Code+" has closed: these are your last race's results in it, as stored.")
+	}
 	switch {
-	case rs.over:
-		body = append(body, "  Room "+s.Code+" has closed: these are its last race's results as stored.")
+	case rs.over && s.Verdict == engine.Unknown:
+		// Stored before the store kept what the solver said, or undecided.
 	case s.Verdict == engine.Winnable:
 		body = append(body, "  The deal was winnable: the solver proved it.")
 	case s.Verdict == engine.Unwinnable:

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"pyramid/engine"
 	"pyramid/rating"
 	"pyramid/store"
 )
@@ -57,6 +58,12 @@ func checkRace(nr store.NewRace) error {
 		if p.Place < 1 || p.Place > nr.Racers || p.Removed < 0 || p.Moves < 0 || p.Time < 0 || p.GameID < 0 {
 			err = errors.Join(err, fmt.Errorf("%w: placing %d has a figure out of range", store.ErrInvalid, i+1))
 		}
+		if !p.Outcome.Valid() || p.Cleared != (p.Outcome == store.OutcomeCleared) && p.Outcome != "" {
+			err = errors.Join(err, fmt.Errorf("%w: placing %d has outcome %q", store.ErrInvalid, i+1, p.Outcome))
+		}
+	}
+	if nr.Verdict > engine.Unwinnable {
+		err = errors.Join(err, fmt.Errorf("%w: verdict %d", store.ErrInvalid, nr.Verdict))
 	}
 	return err
 }
@@ -72,9 +79,10 @@ func (s *Store) RecordRace(ctx context.Context, nr store.NewRace) (int64, error)
 	}
 	var id int64
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `INSERT INTO races (race_key, code, rules_id, deal_number, started_at, ended_at, racers, rated)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (race_key) DO NOTHING RETURNING id`,
-			nr.Key, nr.Code, nr.RulesID, int64(nr.DealNumber), ms(nr.Started), ms(nr.Ended), nr.Racers, nr.Rated).Scan(&id)
+		err := tx.QueryRowContext(ctx, `INSERT INTO races (race_key, code, rules_id, deal_number, started_at, ended_at, racers, rated, verdict)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (race_key) DO NOTHING RETURNING id`,
+			nr.Key, nr.Code, nr.RulesID, int64(nr.DealNumber), ms(nr.Started), ms(nr.Ended), nr.Racers, nr.Rated,
+			nr.Verdict.String()).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			// Stored already: a retry after a lost reply.
 			return tx.QueryRowContext(ctx, `SELECT id FROM races WHERE race_key = $1`, nr.Key).Scan(&id)
@@ -101,9 +109,10 @@ func (s *Store) RecordRace(ctx context.Context, nr store.NewRace) (int64, error)
 				game = sql.NullInt64{Int64: p.GameID, Valid: true}
 			}
 			_, err := tx.ExecContext(ctx, `INSERT INTO race_placings
-				(race_id, player_id, rules_id, place, cleared, removed, moves, time_ms, game_id, mu, sigma)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-				id, p.PlayerID, nr.RulesID, p.Place, p.Cleared, p.Removed, p.Moves, p.Time.Milliseconds(), game, mu, sigma)
+				(race_id, player_id, rules_id, place, cleared, removed, moves, time_ms, game_id, mu, sigma, outcome)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+				id, p.PlayerID, nr.RulesID, p.Place, p.Cleared, p.Removed, p.Moves, p.Time.Milliseconds(), game, mu, sigma,
+				string(p.Outcome))
 			if err != nil {
 				return err
 			}
@@ -217,15 +226,18 @@ func (s *Store) Race(ctx context.Context, id int64) (store.Race, error) {
 		}
 		defer tx.Rollback()
 		var deal, started, ended int64
+		var verdict string
 		race = store.Race{ID: id}
-		if err := tx.QueryRowContext(ctx, `SELECT code, rules_id, deal_number, started_at, ended_at, racers, rated FROM races WHERE id = $1`, id).
-			Scan(&race.Code, &race.RulesID, &deal, &started, &ended, &race.Racers, &race.Rated); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT code, rules_id, deal_number, started_at, ended_at, racers, rated, verdict
+			FROM races WHERE id = $1`, id).
+			Scan(&race.Code, &race.RulesID, &deal, &started, &ended, &race.Racers, &race.Rated, &verdict); err != nil {
 			return err
 		}
 		race.DealNumber = uint64(deal)
+		race.Verdict = verdictOf(verdict)
 		race.Started, race.Ended = fromMS(started), fromMS(ended)
 		rows, err := tx.QueryContext(ctx, `SELECT rp.player_id, p.name, rp.place, rp.cleared, rp.removed, rp.moves, rp.time_ms,
-			rp.game_id, rp.mu, rp.sigma
+			rp.game_id, rp.mu, rp.sigma, rp.outcome
 			FROM race_placings rp JOIN players p ON p.id = rp.player_id
 			WHERE rp.race_id = $1 ORDER BY rp.place, rp.player_id`, id)
 		if err != nil {
@@ -238,7 +250,7 @@ func (s *Store) Race(ctx context.Context, id int64) (store.Race, error) {
 			var game sql.NullInt64
 			var mu, sigma sql.NullFloat64
 			if err := rows.Scan(&p.PlayerID, &p.PlayerName, &p.Place, &p.Cleared, &p.Removed, &p.Moves, &t,
-				&game, &mu, &sigma); err != nil {
+				&game, &mu, &sigma, &p.Outcome); err != nil {
 				return err
 			}
 			p.Time = time.Duration(t) * time.Millisecond
@@ -254,6 +266,31 @@ func (s *Store) Race(ctx context.Context, id int64) (store.Race, error) {
 		return store.Race{}, fmt.Errorf("store: race %d: %w", id, err)
 	}
 	return race, nil
+}
+
+// verdictOf is the verdict a races row names.
+func verdictOf(s string) engine.Verdict {
+	switch s {
+	case engine.Winnable.String():
+		return engine.Winnable
+	case engine.Unwinnable.String():
+		return engine.Unwinnable
+	}
+	return engine.Unknown
+}
+
+// RaceInRoom implements store.Races.
+func (s *Store) RaceInRoom(ctx context.Context, playerID, code string, since time.Time) (store.Race, error) {
+	var id int64
+	err := s.read(ctx, func(ctx context.Context, db *sql.DB) error {
+		return db.QueryRowContext(ctx, `SELECT r.id FROM races r JOIN race_placings rp ON rp.race_id = r.id
+			WHERE r.code = $1 AND r.ended_at >= $2 AND rp.player_id = $3
+			ORDER BY r.ended_at DESC, r.id DESC LIMIT 1`, code, ms(since), playerID).Scan(&id)
+	})
+	if err != nil {
+		return store.Race{}, fmt.Errorf("store: %s's race in room %s: %w", playerID, code, err)
+	}
+	return s.Race(ctx, id)
 }
 
 // RaceOfGame implements store.Races.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"pyramid/engine"
 	"pyramid/rating"
 	"pyramid/store"
 )
@@ -27,6 +28,7 @@ func testRaces(t *testing.T, e *env) {
 		{"TopRatings", testRaceTopRatings},
 		{"ConcurrentRatings", testRaceConcurrentRatings},
 		{"Unrated", testRaceUnrated},
+		{"InRoom", testRaceInRoom},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -45,16 +47,20 @@ func (e *env) prefix() string { return e.t.Name() + "/" }
 // racer creates a player for a race test, named uniquely within the store.
 func (e *env) racer(name string) store.Player { return e.player(e.prefix() + name) }
 
-// newRace is a rated race started now, ended 5 minutes later, with
-// placings for players in that order, places 1, 2, 3, …
+// newRace is a rated race of a winnable deal started now, ended 5
+// minutes later, with placings for players in that order, places 1, 2,
+// 3, …: the first cleared, the others stuck, left, ran out of time.
 func (e *env) newRace(key string, players ...store.Player) store.NewRace {
 	nr := store.NewRace{Key: e.prefix() + key, Code: "KDXW", RulesID: "classic", DealNumber: 42,
-		Started: e.clock.Now(), Ended: e.clock.Now().Add(5 * time.Minute), Racers: len(players), Rated: true}
+		Started: e.clock.Now(), Ended: e.clock.Now().Add(5 * time.Minute), Racers: len(players), Rated: true,
+		Verdict: engine.Winnable}
+	outcomes := []store.Outcome{store.OutcomeStuck, store.OutcomeLeft, store.OutcomeTimeUp}
 	for i, p := range players {
 		nr.Placings = append(nr.Placings, store.RacePlacing{PlayerID: p.ID, Place: i + 1,
-			Removed: 28 - 3*i, Moves: 40 + i, Time: time.Duration(100+10*i) * time.Second})
+			Removed: 28 - 3*i, Moves: 40 + i, Time: time.Duration(100+10*i) * time.Second,
+			Outcome: outcomes[(i+len(outcomes)-1)%len(outcomes)]})
 	}
-	nr.Placings[0].Cleared = true
+	nr.Placings[0].Cleared, nr.Placings[0].Outcome = true, store.OutcomeCleared
 	return nr
 }
 
@@ -85,6 +91,7 @@ func testRaceRecordAndRead(t *testing.T, e *env) {
 		t.Fatalf("Race: %v", err)
 	}
 	if race.Code != "KDXW" || race.RulesID != "classic" || race.DealNumber != 42 || race.Racers != 3 || !race.Rated ||
+		race.Verdict != engine.Winnable ||
 		!race.Started.Equal(start) || !race.Ended.Equal(start.Add(5*time.Minute)) || len(race.Placings) != 3 {
 		t.Fatalf("race %+v", race)
 	}
@@ -93,7 +100,8 @@ func testRaceRecordAndRead(t *testing.T, e *env) {
 	for i, p := range race.Placings {
 		np := nr.Placings[i]
 		if p.PlayerID != np.PlayerID || p.PlayerName != e.prefix()+[]string{"alice", "bob", "carol"}[i] || p.Place != np.Place ||
-			p.Cleared != np.Cleared || p.Removed != np.Removed || p.Moves != np.Moves || p.Time != np.Time || p.GameID != np.GameID {
+			p.Cleared != np.Cleared || p.Removed != np.Removed || p.Moves != np.Moves || p.Time != np.Time || p.GameID != np.GameID ||
+			p.Outcome != np.Outcome {
 			t.Errorf("placing %d: got %+v, want %+v", i+1, p, np)
 		}
 		if !nearly(p.Rating.Mu, want[i].Mu) || !nearly(p.Rating.Sigma, want[i].Sigma) || !nearly(p.Rating.Ordinal, want[i].Ordinal()) {
@@ -194,6 +202,10 @@ func testRaceInvalid(t *testing.T, e *env) {
 		{"another player's game", func(nr *store.NewRace) { nr.Placings[0].GameID = bobsGame.ID }},
 		{"a game of other rules", func(nr *store.NewRace) { nr.RulesID = "double"; nr.Placings[1].GameID = bobsGame.ID }},
 		{"an unknown game", func(nr *store.NewRace) { nr.Placings[0].GameID = bobsGame.ID + 1000 }},
+		{"an unknown outcome", func(nr *store.NewRace) { nr.Placings[1].Outcome = "won" }},
+		{"cleared, said stuck", func(nr *store.NewRace) { nr.Placings[0].Outcome = store.OutcomeStuck }},
+		{"not cleared, said cleared", func(nr *store.NewRace) { nr.Placings[1].Outcome = store.OutcomeCleared }},
+		{"an unknown verdict", func(nr *store.NewRace) { nr.Verdict = engine.Unwinnable + 1 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -437,4 +449,42 @@ func testRaceUnrated(t *testing.T, e *env) {
 	if again, err := e.s.RecordRace(e.ctx, nr); err != nil || again != id {
 		t.Errorf("second RecordRace = %d, %v; want %d", again, err, id)
 	}
+}
+
+// testRaceInRoom: a player's newest race in a room code, no older than
+// since; nobody else's, and none of another code.
+func testRaceInRoom(t *testing.T, e *env) {
+	a, b, c := e.racer("alice"), e.racer("bob"), e.racer("carol")
+	first := e.newRace("first", a, b)
+	first.Verdict = engine.Unknown
+	if _, err := e.s.RecordRace(e.ctx, first); err != nil {
+		t.Fatalf("RecordRace: %v", err)
+	}
+	second := e.newRace("second", b, a)
+	second.Started, second.Ended = first.Ended.Add(time.Minute), first.Ended.Add(3*time.Minute)
+	secondID, err := e.s.RecordRace(e.ctx, second)
+	if err != nil {
+		t.Fatalf("RecordRace: %v", err)
+	}
+	other := e.newRace("other", a, c)
+	other.Code = "MPQR"
+	other.Started, other.Ended = second.Ended, second.Ended.Add(time.Minute)
+	if _, err := e.s.RecordRace(e.ctx, other); err != nil {
+		t.Fatalf("RecordRace: %v", err)
+	}
+	race, err := e.s.RaceInRoom(e.ctx, a.ID, "KDXW", first.Started)
+	if err != nil || race.ID != secondID || len(race.Placings) != 2 || race.Placings[0].PlayerID != b.ID ||
+		race.Verdict != engine.Winnable || race.Placings[1].Outcome != store.OutcomeStuck {
+		t.Errorf("RaceInRoom(alice, KDXW) = %+v, %v; want race %d, bob first, alice stuck", race, err, secondID)
+	}
+	older, err := e.s.RaceInRoom(e.ctx, a.ID, "KDXW", first.Started.Add(-time.Hour))
+	if err != nil || older.ID != secondID {
+		t.Errorf("RaceInRoom with an earlier since = race %d, %v; want the newest, %d", older.ID, err, secondID)
+	}
+	_, err = e.s.RaceInRoom(e.ctx, a.ID, "KDXW", second.Ended.Add(time.Second))
+	wantErr(t, "RaceInRoom after the room's last race", err, store.ErrNotFound)
+	_, err = e.s.RaceInRoom(e.ctx, c.ID, "KDXW", first.Started)
+	wantErr(t, "RaceInRoom of a player not placed there", err, store.ErrNotFound)
+	_, err = e.s.RaceInRoom(e.ctx, b.ID, "ZZZZ", first.Started)
+	wantErr(t, "RaceInRoom of an unknown code", err, store.ErrNotFound)
 }
