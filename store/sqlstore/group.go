@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Group commit of SQLite's game saves. SQLite has one writer, and with
@@ -48,6 +49,12 @@ type saveReq struct {
 	// and is its answer (a transient one fails the batch, retried).
 	tx   func(ctx context.Context, tx *sql.Tx) error
 	done chan error // buffered: the leader never waits on it
+	// queued, turn, taken and stored are when the save joined the
+	// queue, when the writer was free for it (the batch stored when it
+	// came had ended), when a leader cut its batch and when that batch's
+	// transaction ended; set only while the queue's times are kept
+	// (saveTimes).
+	queued, turn, taken, stored time.Time
 }
 
 // saveQueue is the saves waiting for the writer.
@@ -62,10 +69,16 @@ type saveQueue struct {
 	// touches it, and Close.
 	stmt   *sql.Stmt
 	noStmt bool
+
+	// times, when set, keeps where the saves' time goes (benchmarks).
+	times *saveTimes
 }
 
 func (q *saveQueue) add(r *saveReq) {
 	q.mu.Lock()
+	if q.times != nil {
+		r.queued = time.Now()
+	}
 	q.pending = append(q.pending, r)
 	q.mu.Unlock()
 }
@@ -108,6 +121,9 @@ func (q *saveQueue) take() []*saveReq {
 		q.mu.Lock()
 		q.txs++
 		q.stored += len(batch)
+		if q.times != nil {
+			q.times.took(batch)
+		}
 		q.mu.Unlock()
 	}
 	return batch
@@ -148,6 +164,9 @@ func (s *Store) group(ctx context.Context, r *saveReq) error {
 // flight and pgLead share it.
 func (s *Store) queue(ctx context.Context, r *saveReq, gate chan struct{}, lead func()) error {
 	s.saves.add(r)
+	if s.saves.times != nil {
+		defer s.saves.times.answered(r)
+	}
 	for {
 		select {
 		case err := <-r.done:
@@ -192,6 +211,7 @@ func (s *Store) lead() {
 			errs[i] = s.saveOne(r)
 		}
 	}
+	s.saves.times.batchDone(batch)
 	for i, r := range batch {
 		r.done <- mapErr(errs[i])
 	}
@@ -231,10 +251,12 @@ func (s *Store) saveBatch(batch []*saveReq) (errs []error, err error) {
 	err = s.retry(ctx, false, func(ctx context.Context) error {
 		clear(errs)
 		st := s.saveStmt(ctx) // before the transaction takes the one connection
+		t0 := s.saves.times.now()
 		tx, err := s.w.BeginTx(ctx, nil)
 		if err != nil {
 			return err
 		}
+		t1 := s.saves.times.now()
 		exec := func(args []any) (sql.Result, error) { return tx.ExecContext(ctx, saveSQL, args...) }
 		if st != nil {
 			// SQLite's prepared statement on the one writer connection:
@@ -261,7 +283,10 @@ func (s *Store) saveBatch(batch []*saveReq) (errs []error, err error) {
 				return fmt.Errorf("save game %d: %w", r.gameID, err)
 			}
 		}
-		return tx.Commit()
+		t2 := s.saves.times.now()
+		err = tx.Commit()
+		s.saves.times.batch(len(batch), t1.Sub(t0), t2.Sub(t1), s.saves.times.now().Sub(t2))
+		return err
 	})
 	return errs, err
 }
