@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -199,6 +200,15 @@ func busyCPU(n int, stop <-chan struct{}) *sync.WaitGroup {
 	return &wg
 }
 
+// cpuTime is the process's CPU time so far (user and system).
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // raceGames makes n players with a race game each, owned by "o".
 func raceGames(b *testing.B, s *Store, n int) []store.Game {
 	b.Helper()
@@ -269,10 +279,16 @@ func BenchmarkRaceSaves(b *testing.B) {
 				s.saves.times = &saveTimes{}
 				stop := make(chan struct{})
 				busy := busyCPU(*benchBusy, stop)
+				cpu := cpuTime(b)
 				lat, errs, elapsed := paceSaves(s, games, rate, *benchRaceFor)
+				cpu = cpuTime(b) - cpu
 				close(stop)
 				busy.Wait()
 				b.StopTimer()
+				if *benchBusy == 0 {
+					// The CPU of the savers and the store, per save.
+					b.ReportMetric(float64(cpu.Microseconds())/float64(len(lat)), "cpu-µs/save")
+				}
 				b.ReportMetric(pct(lat, 0.5), "p50-ms")
 				b.ReportMetric(pct(lat, 0.99), "p99-ms")
 				b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "saves/s")
@@ -359,6 +375,7 @@ func BenchmarkRaceCreates(b *testing.B) {
 	busy := busyCPU(*benchBusy, stop)
 	round := 0
 	begin := time.Now()
+	var cpu time.Duration
 	for b.Loop() {
 		round++
 		start := make(chan struct{})
@@ -374,8 +391,10 @@ func BenchmarkRaceCreates(b *testing.B) {
 				lats[i] = time.Since(t0)
 			})
 		}
+		cpu0 := cpuTime(b)
 		close(start)
 		wg.Wait()
+		cpu += cpuTime(b) - cpu0
 		if err := errors.Join(errs...); err != nil {
 			b.Fatal(err)
 		}
@@ -386,6 +405,9 @@ func BenchmarkRaceCreates(b *testing.B) {
 	busy.Wait()
 	b.ReportMetric(pct(lat, 0.5), "p50-ms")
 	b.ReportMetric(pct(lat, 0.99), "p99-ms")
+	if *benchBusy == 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/float64(len(lat)), "cpu-µs/create")
+	}
 	reportSaveTimes(b, s.saves.times, elapsed)
 	s.saves.times = nil
 }
