@@ -2,12 +2,14 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -162,4 +164,250 @@ func benchSaveMove(b *testing.B, s *Store) {
 	if len(errs) > 0 {
 		b.Errorf("%d saves failed, the first: %v", len(errs), errs[0])
 	}
+}
+
+// Flags of BenchmarkRaceSaves and BenchmarkRaceCreates.
+var (
+	benchRaceFor  = flag.Duration("pyramid.racefor", 5*time.Second, "how long BenchmarkRaceSaves saves at each rate")
+	benchBusy     = flag.Int("pyramid.busy", 0, "goroutines that keep the CPU busy beside the store, as sessions drawing frames do (each -pyramid.busywork of work every 100ms)")
+	benchBusyWork = flag.Duration("pyramid.busywork", 100*time.Microsecond, "the CPU work of one -pyramid.busy goroutine every 100ms")
+)
+
+// busyCPU starts n goroutines that each work for -pyramid.busywork every
+// 100 ms until stop is closed, as the sessions of a race drawing their
+// frames do beside the store: the writer then waits for the scheduler.
+func busyCPU(n int, stop <-chan struct{}) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			t := time.NewTicker(100 * time.Millisecond)
+			defer t.Stop()
+			x := uint64(i)
+			for {
+				select {
+				case <-stop:
+					return
+				case <-t.C:
+				}
+				for end := time.Now().Add(*benchBusyWork); time.Now().Before(end); {
+					for range 100 {
+						x = x*6364136223846793005 + 1442695040888963407
+					}
+				}
+			}
+		})
+	}
+	return &wg
+}
+
+// cpuTime is the process's CPU time so far (user and system).
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// raceGames makes n players with a race game each, owned by "o".
+func raceGames(b *testing.B, s *Store, n int) []store.Game {
+	b.Helper()
+	ctx := context.Background()
+	games := make([]store.Game, n)
+	for i := range games {
+		p, _, err := s.GetOrCreatePlayer(ctx, fmt.Sprintf("SHA256:race-%04d", i), fmt.Sprintf("race%04d", i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if games[i], err = s.CreateGame(ctx, store.NewGame{PlayerID: p.ID, RulesID: "classic", DealNumber: 2,
+			Owner: "o", Practice: true, Kind: store.KindRace}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return games
+}
+
+// reportSaveTimes reports the stages of the saves the store's saveTimes
+// kept (group.go): the wait behind the batch being stored, the handoff to
+// the next batch, the batch's transaction, the answer's wake-up, and
+// the batches' sizes and statements.
+func reportSaveTimes(b *testing.B, t *saveTimes, elapsed time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, st := range []struct {
+		name string
+		ds   []time.Duration
+	}{{"behind", t.behind}, {"handoff", t.handoff}, {"tx", t.work}, {"answer", t.answer}} {
+		b.ReportMetric(pct(st.ds, 0.5), st.name+"-p50-ms")
+		b.ReportMetric(pct(st.ds, 0.99), st.name+"-p99-ms")
+	}
+	if len(t.sizes) == 0 {
+		return
+	}
+	sizes := slices.Clone(t.sizes)
+	slices.Sort(sizes)
+	b.ReportMetric(float64(sizes[len(sizes)/2]), "batch-p50")
+	b.ReportMetric(float64(sizes[len(sizes)-1]), "batch-max")
+	b.ReportMetric(float64(len(t.sizes))/elapsed.Seconds(), "commits/s")
+	b.ReportMetric(pct(t.begin, 0.5), "begin-p50-ms")
+	b.ReportMetric(pct(t.stmts, 0.5), "stmts-p50-ms")
+	b.ReportMetric(pct(t.stmts, 0.99), "stmts-p99-ms")
+	b.ReportMetric(pct(t.commit, 0.5), "commit-p50-ms")
+	b.ReportMetric(pct(t.commit, 0.99), "commit-p99-ms")
+}
+
+// BenchmarkRaceSaves is a race's saves at 1,000 racers (issue 14's
+// load): each racer saves its own race game (20 to 60 moves, with their
+// times) at a steady pace, so that the store gets 250, 500 or 1,000
+// saves a second in all, for -pyramid.racefor; it reports each save's
+// latency and where it went (reportSaveTimes). With -pyramid.busy=800
+// the CPU is kept busy beside it (80 % of a core), as a loaded server's is.
+//
+//	go test -run '^$' -bench RaceSaves -benchtime 1x ./store/sqlstore/
+//	go test -run '^$' -bench RaceSaves -benchtime 1x ./store/sqlstore/ -pyramid.busy=800
+func BenchmarkRaceSaves(b *testing.B) {
+	const racers = 1000
+	for _, rate := range []int{250, 500, 1000} {
+		b.Run(fmt.Sprintf("rate=%d", rate), func(b *testing.B) {
+			s, err := OpenConfig(context.Background(), Config{DataDir: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			games := raceGames(b, s, racers)
+			for b.Loop() {
+				s.saves.times = &saveTimes{}
+				stop := make(chan struct{})
+				busy := busyCPU(*benchBusy, stop)
+				cpu := cpuTime(b)
+				lat, errs, elapsed := paceSaves(s, games, rate, *benchRaceFor)
+				cpu = cpuTime(b) - cpu
+				close(stop)
+				busy.Wait()
+				b.StopTimer()
+				if *benchBusy == 0 {
+					// The CPU of the savers and the store, per save.
+					b.ReportMetric(float64(cpu.Microseconds())/float64(len(lat)), "cpu-µs/save")
+				}
+				b.ReportMetric(pct(lat, 0.5), "p50-ms")
+				b.ReportMetric(pct(lat, 0.99), "p99-ms")
+				b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "saves/s")
+				b.ReportMetric(float64(errs), "errors")
+				reportSaveTimes(b, s.saves.times, elapsed)
+				s.saves.times = nil
+				b.StartTimer()
+			}
+		})
+	}
+}
+
+// paceSaves has each game's racer save a move every len(games)/rate
+// seconds (spread over that period) for d, and returns the saves'
+// latencies and failures.
+func paceSaves(s *Store, games []store.Game, rate int, d time.Duration) (lat []time.Duration, errs int, elapsed time.Duration) {
+	ctx := context.Background()
+	period := time.Duration(len(games)) * time.Second / time.Duration(rate)
+	lats := make([][]time.Duration, len(games))
+	failed := make([]int, len(games))
+	begin := time.Now()
+	end := begin.Add(d)
+	var wg sync.WaitGroup
+	for i, g := range games {
+		wg.Go(func() {
+			// A race game of 20 to 60 moves so far.
+			st := store.State{Status: store.StatusPlaying, Removed: 9}
+			for n := range 20 + i%41 {
+				st.Moves = append(st.Moves, "7.1+7.2")
+				st.MoveTimes = append(st.MoveTimes, time.Duration(n)*1234*time.Millisecond)
+			}
+			t := time.NewTimer(period * time.Duration(i) / time.Duration(len(games)))
+			defer t.Stop()
+			for {
+				<-t.C
+				if time.Now().After(end) {
+					return
+				}
+				t.Reset(period)
+				st.Moves = append(st.Moves, "d")
+				st.MoveTimes = append(st.MoveTimes, time.Since(begin))
+				st.Elapsed = time.Since(begin)
+				t0 := time.Now()
+				err := s.SaveGame(ctx, g.ID, "o", st)
+				lats[i] = append(lats[i], time.Since(t0))
+				if err != nil {
+					failed[i]++
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i := range lats {
+		lat = append(lat, lats[i]...)
+		errs += failed[i]
+	}
+	return lat, errs, time.Since(begin)
+}
+
+// BenchmarkRaceCreates is a race's first moves at 1,000 racers: every
+// racer creates its race game at once (CreateGame, which rides in the
+// group commit), and it reports their latency and batches.
+//
+//	go test -run '^$' -bench RaceCreates -benchtime 3x ./store/sqlstore/
+func BenchmarkRaceCreates(b *testing.B) {
+	const racers = 1000
+	s, err := OpenConfig(context.Background(), Config{DataDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	players := make([]string, racers)
+	for i := range players {
+		p, _, err := s.GetOrCreatePlayer(ctx, fmt.Sprintf("SHA256:race-%04d", i), fmt.Sprintf("race%04d", i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		players[i] = p.ID
+	}
+	var lat []time.Duration
+	s.saves.times = &saveTimes{}
+	stop := make(chan struct{})
+	busy := busyCPU(*benchBusy, stop)
+	round := 0
+	begin := time.Now()
+	var cpu time.Duration
+	for b.Loop() {
+		round++
+		start := make(chan struct{})
+		lats := make([]time.Duration, racers)
+		errs := make([]error, racers)
+		var wg sync.WaitGroup
+		for i, id := range players {
+			wg.Go(func() {
+				<-start
+				t0 := time.Now()
+				_, errs[i] = s.CreateGame(ctx, store.NewGame{PlayerID: id, RulesID: "classic", DealNumber: uint64(round),
+					Owner: "o", Practice: true, Kind: store.KindRace})
+				lats[i] = time.Since(t0)
+			})
+		}
+		cpu0 := cpuTime(b)
+		close(start)
+		wg.Wait()
+		cpu += cpuTime(b) - cpu0
+		if err := errors.Join(errs...); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, lats...)
+	}
+	elapsed := time.Since(begin)
+	close(stop)
+	busy.Wait()
+	b.ReportMetric(pct(lat, 0.5), "p50-ms")
+	b.ReportMetric(pct(lat, 0.99), "p99-ms")
+	if *benchBusy == 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/float64(len(lat)), "cpu-µs/create")
+	}
+	reportSaveTimes(b, s.saves.times, elapsed)
+	s.saves.times = nil
 }

@@ -115,7 +115,11 @@ func (s *Store) attempt(ctx context.Context, write bool, fn func(ctx context.Con
 	if write && s.gate != nil {
 		select {
 		case s.gate <- struct{}{}:
-			defer func() { <-s.gate }()
+			t0 := s.saves.times.now()
+			defer func() {
+				s.saves.times.held(time.Since(t0))
+				<-s.gate
+			}()
 		case <-ctx.Done():
 			return ctx.Err()
 		}

@@ -165,6 +165,11 @@ func scanGames(rows *sql.Rows, err error) ([]store.Game, error) {
 	return games, rows.Err()
 }
 
+// createSQL inserts a new game of a player who is not banned, and
+// returns its ID; no row when there is no such player, or a banned one.
+const createSQL = `INSERT INTO games (player_id, rules_id, deal_number, deal_text, daily, status, started_at, updated_at, version, owner, practice, kind)
+	SELECT $1, $2, $3, $4, $5, 'playing', $6, $6, 1, $7, $8, $9 FROM players WHERE id = $1 AND NOT banned RETURNING id`
+
 // CreateGame implements store.Games.
 func (s *Store) CreateGame(ctx context.Context, ng store.NewGame) (store.Game, error) {
 	err := errors.Join(checkID("player ID", ng.PlayerID), checkID("rules ID", ng.RulesID),
@@ -188,13 +193,6 @@ func (s *Store) CreateGame(ctx context.Context, ng store.NewGame) (store.Game, e
 		Started: fromMS(ms(now)), Updated: fromMS(ms(now)), Version: 1, Owner: ng.Owner,
 	}
 	create := func(ctx context.Context, tx *sql.Tx) error {
-		p, err := playerByID(ctx, tx, ng.PlayerID)
-		if err != nil {
-			return err
-		}
-		if p.Banned {
-			return store.ErrBanned
-		}
 		g.Kind = ng.Kind
 		switch {
 		case g.Kind == "" && ng.Practice:
@@ -214,14 +212,39 @@ func (s *Store) CreateGame(ctx context.Context, ng store.NewGame) (store.Game, e
 			}
 		}
 		g.Practice = g.Kind.Practice()
-		// uniqueViolation maps a second unfinished solo or replay game
-		// with these rules to ErrInProgress (store.Kind.OnePerRules).
-		return tx.QueryRowContext(ctx,
-			`INSERT INTO games (player_id, rules_id, deal_number, deal_text, daily, status, started_at, updated_at, version, owner, practice, kind)
-			 VALUES ($1, $2, $3, $4, $5, 'playing', $6, $6, 1, $7, $8, $9) RETURNING id`,
-			ng.PlayerID, ng.RulesID, int64(ng.DealNumber), ng.DealText, ng.Daily, ms(now), ng.Owner, g.Practice, string(g.Kind)).Scan(&g.ID)
+		// One statement, which asks for the player too (not banned): a
+		// race's first moves make a thousand of these in one grouped
+		// transaction, each as short as it can be, and the INSERT is
+		// the write's last statement, undone on its own when it fails
+		// (gameTxOneWrite). uniqueViolation maps a second unfinished
+		// solo or replay game with these rules to ErrInProgress
+		// (store.Kind.OnePerRules).
+		args := []any{ng.PlayerID, ng.RulesID, int64(ng.DealNumber), ng.DealText, ng.Daily, ms(now), ng.Owner, g.Practice, string(g.Kind)}
+		var row *sql.Row
+		if st := s.saves.create; st != nil {
+			// SQLite's writer has it prepared: parsing it again was
+			// most of a new game's time.
+			txst := tx.StmtContext(ctx, st)
+			defer txst.Close()
+			row = txst.QueryRowContext(ctx, args...)
+		} else {
+			row = tx.QueryRowContext(ctx, createSQL, args...)
+		}
+		err := row.Scan(&g.ID)
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		// No such player, or a banned one: which.
+		p, err := playerByID(ctx, tx, ng.PlayerID)
+		switch {
+		case err != nil:
+			return err
+		case p.Banned:
+			return store.ErrBanned
+		}
+		return errTransient // unbanned in between (PostgreSQL): again
 	}
-	if err = s.gameTx(ctx, create); err != nil {
+	if err = s.gameTxOneWrite(ctx, create); err != nil {
 		return store.Game{}, fmt.Errorf("store: create game for player %s (%s): %w", ng.PlayerID, ng.RulesID, err)
 	}
 	return g, nil
@@ -394,7 +417,17 @@ func saveArgs(gameID int64, owner string, st store.State, now time.Time) []any {
 // moves, and all finish at its end), or in its own transaction.
 func (s *Store) gameTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
 	if s.gate != nil && !s.soloSaves {
-		return s.groupTx(ctx, fn)
+		return s.groupTx(ctx, false, fn)
+	}
+	return s.inTx(ctx, fn)
+}
+
+// gameTxOneWrite is gameTx for a write whose one change is its last
+// statement, which SQLite undoes by itself when it fails: in the group
+// commit's transaction it needs no savepoint of its own.
+func (s *Store) gameTxOneWrite(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	if s.gate != nil && !s.soloSaves {
+		return s.groupTx(ctx, true, fn)
 	}
 	return s.inTx(ctx, fn)
 }

@@ -8,15 +8,25 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Group commit of SQLite's game saves. SQLite has one writer, and with
 // synchronous=FULL every commit waits for the disk; one save a
 // transaction makes a thousand racers' moves queue behind each other's
-// syncs. Instead, a save joins a queue, and whoever gets the writer next
-// (the leader) takes every save queued by then and stores them in one
-// transaction: one sync for all. Nobody waits for a batch to fill: while
-// one transaction is being synced the next batch gathers by itself.
+// syncs. Instead, a save joins a queue, and the store's writer goroutine
+// takes every save queued by then and stores them in one transaction:
+// one sync for all. Nobody waits for a batch to fill: while one
+// transaction is being synced the next batch gathers by itself, and the
+// writer takes it as soon as the last is answered.
+//
+// The writer is a goroutine of its own rather than one of the savers
+// (a leader, as on PostgreSQL): a leader went back to its own session's
+// work holding up the next batch, and on a loaded server the saver that
+// was to lead next waited for the scheduler behind every goroutine its
+// predecessor woke (a third of a save's wait at 1,000 racers:
+// BenchmarkRaceSaves' handoff, and the STORELAT figures of issue 14's
+// notes).
 //
 // Each save keeps its own answer: it is told only once the transaction
 // that holds it has committed (a move is shown only once it is stored),
@@ -46,8 +56,18 @@ type saveReq struct {
 	// tx, when set, is the write itself, run in the batch's transaction
 	// inside a savepoint of its own: an error it returns undoes it alone
 	// and is its answer (a transient one fails the batch, retried).
-	tx   func(ctx context.Context, tx *sql.Tx) error
-	done chan error // buffered: the leader never waits on it
+	tx func(ctx context.Context, tx *sql.Tx) error
+	// oneWrite: tx's one change is its last statement, undone by SQLite
+	// when it fails, so it runs without a savepoint (two statements
+	// fewer of the writer's).
+	oneWrite bool
+	done     chan error // buffered: the leader never waits on it
+	// queued, turn, taken and stored are when the save joined the
+	// queue, when the writer was free for it (the batch stored when it
+	// came had ended), when a leader cut its batch and when that batch's
+	// transaction ended; set only while the queue's times are kept
+	// (saveTimes).
+	queued, turn, taken, stored time.Time
 }
 
 // saveQueue is the saves waiting for the writer.
@@ -62,12 +82,43 @@ type saveQueue struct {
 	// touches it, and Close.
 	stmt   *sql.Stmt
 	noStmt bool
+	// create is createSQL prepared on SQLite's writer when the store
+	// opens (prepareWriter), nil on PostgreSQL (or when it could not be
+	// prepared): the writer's holder uses it, Close closes it.
+	create *sql.Stmt
+
+	// times, when set, keeps where the saves' time goes (benchmarks).
+	times *saveTimes
+	// closed refuses new saves: the store is closing.
+	closed bool
 }
 
-func (q *saveQueue) add(r *saveReq) {
+// add queues r; false once the store is closing.
+func (q *saveQueue) add(r *saveReq) bool {
 	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return false
+	}
+	if q.times != nil {
+		r.queued = time.Now()
+	}
 	q.pending = append(q.pending, r)
+	return true
+}
+
+// close refuses the saves queued from now on.
+func (q *saveQueue) close() {
+	q.mu.Lock()
+	q.closed = true
 	q.mu.Unlock()
+}
+
+// empty reports whether no save waits.
+func (q *saveQueue) empty() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.pending) == 0
 }
 
 // remove takes r out of the queue; false when a leader took it already.
@@ -108,6 +159,9 @@ func (q *saveQueue) take() []*saveReq {
 		q.mu.Lock()
 		q.txs++
 		q.stored += len(batch)
+		if q.times != nil {
+			q.times.took(batch)
+		}
 		q.mu.Unlock()
 	}
 	return batch
@@ -132,22 +186,102 @@ func (s *Store) groupSave(ctx context.Context, gameID int64, owner string, args 
 // answer once that transaction has committed or failed. fn may run more
 // than once (a batch retried), and on its own transaction when the
 // batch's failed.
-func (s *Store) groupTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
-	return s.group(ctx, &saveReq{ctx: ctx, tx: fn, done: make(chan error, 1)})
+func (s *Store) groupTx(ctx context.Context, oneWrite bool, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	return s.group(ctx, &saveReq{ctx: ctx, tx: fn, oneWrite: oneWrite, done: make(chan error, 1)})
 }
 
-// group queues r for the writer and leads a batch when it gets the
-// writer first.
+// errClosing answers a save that comes while the store closes.
+var errClosing = errors.New("the store is closing")
+
+// group queues r for the writer goroutine (writeLoop) and waits for its
+// answer.
 func (s *Store) group(ctx context.Context, r *saveReq) error {
-	return s.queue(ctx, r, s.gate, s.lead)
+	if !s.saves.add(r) {
+		return errClosing
+	}
+	if s.saves.times != nil {
+		defer s.saves.times.answered(r)
+	}
+	select {
+	case s.wake <- struct{}{}:
+	default: // the writer has been told already
+	}
+	select {
+	case err := <-r.done:
+		return err
+	case <-ctx.Done():
+		if s.saves.remove(r) {
+			return ctx.Err()
+		}
+		// The writer has it: its transaction is bounded by the store's
+		// timeout, and its answer is the truth about the save.
+		return <-r.done
+	}
+}
+
+// startWriter starts SQLite's writer goroutine; stopWriter ends it.
+func (s *Store) startWriter() {
+	s.wake = make(chan struct{}, 1)
+	s.stop = make(chan struct{})
+	s.stopped = make(chan struct{})
+	go s.writeLoop()
+}
+
+// stopWriter refuses new saves, lets the writer store those queued and
+// waits for it to end.
+func (s *Store) stopWriter() {
+	if s.stop == nil {
+		return
+	}
+	s.saves.close()
+	close(s.stop)
+	<-s.stopped
+	s.stop = nil
+}
+
+// writeLoop is SQLite's writer: told of a save, it stores batches
+// until none waits.
+func (s *Store) writeLoop() {
+	defer close(s.stopped)
+	for {
+		select {
+		case <-s.wake:
+		case <-s.stop:
+			for s.writeBatch() {
+			}
+			return
+		}
+		for s.writeBatch() {
+		}
+	}
+}
+
+// writeBatch stores one batch of the saves waiting, holding the writer
+// (the gate, which the writes outside the group take too, in turn);
+// false when none waited.
+func (s *Store) writeBatch() bool {
+	s.gate <- struct{}{}
+	defer func() { <-s.gate }()
+	for {
+		if s.lead() {
+			return true
+		}
+		if s.saves.empty() {
+			return false
+		}
+		// Every save taken had been given up: take the next ones.
+	}
 }
 
 // queue queues r and waits for its answer: whoever holds a place of gate
 // next leads (lead stores everything queued by then), so nobody waits for
-// a batch to fill. SQLite's writer gate and lead, PostgreSQL's batch in
-// flight and pgLead share it.
+// a batch to fill. PostgreSQL's batch in flight and pgLead use it
+// (SQLite has a writer goroutine instead: group).
 func (s *Store) queue(ctx context.Context, r *saveReq, gate chan struct{}, lead func()) error {
-	s.saves.add(r)
+	s.saves.add(r) // never closed on PostgreSQL
+	if s.saves.times != nil {
+		defer s.saves.times.answered(r)
+	}
 	for {
 		select {
 		case err := <-r.done:
@@ -178,11 +312,12 @@ func (s *Store) queue(ctx context.Context, r *saveReq, gate chan struct{}, lead 
 	}
 }
 
-// lead stores the saves waiting, holding the writer (the gate).
-func (s *Store) lead() {
+// lead stores a batch of the saves waiting, holding the writer (the
+// gate); false when it took none.
+func (s *Store) lead() bool {
 	batch := s.saves.take()
 	if len(batch) == 0 {
-		return
+		return false
 	}
 	errs, err := s.saveBatch(batch)
 	if err != nil {
@@ -192,9 +327,11 @@ func (s *Store) lead() {
 			errs[i] = s.saveOne(r)
 		}
 	}
+	s.saves.times.batchDone(batch)
 	for i, r := range batch {
 		r.done <- mapErr(errs[i])
 	}
+	return true
 }
 
 // batchContext is the context of a batch of saves: it ends once every
@@ -231,10 +368,12 @@ func (s *Store) saveBatch(batch []*saveReq) (errs []error, err error) {
 	err = s.retry(ctx, false, func(ctx context.Context) error {
 		clear(errs)
 		st := s.saveStmt(ctx) // before the transaction takes the one connection
+		t0 := s.saves.times.now()
 		tx, err := s.w.BeginTx(ctx, nil)
 		if err != nil {
 			return err
 		}
+		t1 := s.saves.times.now()
 		exec := func(args []any) (sql.Result, error) { return tx.ExecContext(ctx, saveSQL, args...) }
 		if st != nil {
 			// SQLite's prepared statement on the one writer connection:
@@ -261,7 +400,10 @@ func (s *Store) saveBatch(batch []*saveReq) (errs []error, err error) {
 				return fmt.Errorf("save game %d: %w", r.gameID, err)
 			}
 		}
-		return tx.Commit()
+		t2 := s.saves.times.now()
+		err = tx.Commit()
+		s.saves.times.batch(len(batch), t1.Sub(t0), t2.Sub(t1), s.saves.times.now().Sub(t2))
+		return err
 	})
 	return errs, err
 }
@@ -289,6 +431,15 @@ func (s *Store) saveOne(r *saveReq) error {
 // (one that is not transient) undoes its writes alone and is its answer;
 // a transient one, or a savepoint that fails, is the batch's.
 func inSavepoint(ctx context.Context, tx *sql.Tx, r *saveReq) (own, batch error) {
+	if r.oneWrite {
+		if err := r.tx(ctx, tx); err != nil {
+			if retryable(err) || ctx.Err() != nil {
+				return nil, err
+			}
+			return err, nil
+		}
+		return nil, nil
+	}
 	if _, err := tx.ExecContext(ctx, "SAVEPOINT grouped"); err != nil {
 		return nil, err
 	}
@@ -332,4 +483,16 @@ func (s *Store) saveStmt(ctx context.Context) *sql.Stmt {
 		s.saves.stmt = st
 	}
 	return s.saves.stmt
+}
+
+// prepareWriter prepares createSQL on SQLite's writer (its table is
+// there once the store is migrated); without it a new game is parsed
+// each time, as on PostgreSQL.
+func (s *Store) prepareWriter(ctx context.Context) {
+	if s.gate == nil {
+		return
+	}
+	if st, err := s.w.PrepareContext(ctx, createSQL); err == nil {
+		s.saves.create = st
+	}
 }

@@ -279,3 +279,61 @@ func TestGroupCreate(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupClose: Close lets the writer store the saves queued before it,
+// each told so, and refuses those that come after.
+func TestGroupClose(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	s, err := OpenConfig(ctx, Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	games := groupGames(t, s, 5)
+	release := holdWriter(s)
+	st := store.State{Status: store.StatusPlaying, Moves: []string{"d"}}
+	errs := make([]error, len(games))
+	var wg sync.WaitGroup
+	for i, g := range games {
+		wg.Go(func() { errs[i] = s.SaveGame(ctx, g.ID, "o", st) })
+	}
+	waitQueued(t, s, len(games))
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		s.saves.mu.Lock()
+		refusing := s.saves.closed
+		s.saves.mu.Unlock()
+		if refusing {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("Close did not start")
+		}
+		time.Sleep(time.Millisecond) // polling a condition, not synchronising
+	}
+	if err := s.SaveGame(ctx, games[0].ID, "o", st); !errors.Is(err, errClosing) {
+		t.Errorf("a save while the store closes: got %v, want errClosing", err)
+	}
+	release()
+	wg.Wait()
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("save %d queued before Close: %v", i, err)
+		}
+	}
+	s, err = OpenConfig(ctx, Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, g := range games {
+		got, err := s.Game(ctx, g.ID)
+		if err != nil || strings.Join(got.Moves, " ") != "d" {
+			t.Errorf("game %d after Close: moves %q, %v; want d", g.ID, got.Moves, err)
+		}
+	}
+}

@@ -97,6 +97,11 @@ type Store struct {
 	// instead (tests and benchmarks compare the two).
 	saves     saveQueue
 	soloSaves bool
+	// wake tells SQLite's writer goroutine (writeLoop) that saves wait;
+	// closing stop ends it, and stopped once it has ended. nil on
+	// PostgreSQL.
+	wake          chan struct{}
+	stop, stopped chan struct{}
 	// pgGate is held by the PostgreSQL save batch in flight (pggroup.go):
 	// saves queue in saves meanwhile. nil on SQLite.
 	pgGate  chan struct{}
@@ -141,6 +146,7 @@ func OpenConfig(ctx context.Context, cfg Config) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("open store: name skeletons: %w", err)
 	}
+	s.prepareWriter(ctx)
 	return s, nil
 }
 
@@ -197,6 +203,7 @@ func (s *Store) openSQLite(ctx context.Context, cfg Config) error {
 	// One writer: SQLite takes one write lock anyway, and queueing in Go
 	// is cheaper and fairer than in the busy handler.
 	s.gate = make(chan struct{}, 1)
+	s.startWriter()
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
@@ -295,9 +302,13 @@ func (s *Store) openPostgres(ctx context.Context, cfg Config) error {
 
 // Close closes the database.
 func (s *Store) Close() error {
+	s.stopWriter() // it stores what was queued first
 	var err error
 	if s.saves.stmt != nil {
 		err = s.saves.stmt.Close()
+	}
+	if s.saves.create != nil {
+		err = errors.Join(err, s.saves.create.Close())
 	}
 	if s.r != nil && s.r != s.w {
 		err = errors.Join(err, s.r.Close())
