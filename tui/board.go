@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
@@ -337,6 +338,55 @@ type footWriter interface {
 // when closed), and a help bar of bar, dropping bindings in the order of
 // drop when they do not fit.
 func (b *board) render(pw panelWriter, right string, p *Prompt, bar []key.Binding, drop []uint8) string {
+	gr := b.draw(pw, right, p, bar, drop)
+	frame := string(gr.out)
+	putGrid(gr)
+	return frame
+}
+
+// renderLines appends render's frame to dst a line a part (the parts
+// joined by newlines are render's frame), and returns it. A line that
+// says what the board's last frame said there is that frame's very
+// string: a frame costs the lines it changed (a cursor key, two or
+// three), not a copy of the whole board, and the session's renderer
+// compares a kept line at once. The lines are kept in the view cache,
+// which the copies of a table share; a line is reused only when its
+// text is the same, so a stale one is never shown.
+func (b *board) renderLines(dst []string, pw panelWriter, right string, p *Prompt, bar []key.Binding, drop []uint8) []string {
+	gr := b.draw(pw, right, p, bar, drop)
+	vc := b.cache
+	rest := gr.out
+	n := 0
+	for {
+		i := bytes.IndexByte(rest, '\n')
+		line := rest
+		if i >= 0 {
+			line = rest[:i]
+		}
+		switch {
+		case n < len(vc.lines) && string(line) == vc.lines[n]:
+			// Kept: the comparison does not allocate.
+		case n < len(vc.lines):
+			vc.lines[n] = string(line)
+		default:
+			vc.lines = append(vc.lines, string(line))
+		}
+		dst = append(dst, vc.lines[n])
+		n++
+		if i < 0 {
+			break
+		}
+		rest = rest[i+1:]
+	}
+	clear(vc.lines[n:]) // a taller frame's lines may go
+	vc.lines = vc.lines[:n]
+	putGrid(gr)
+	return dst
+}
+
+// draw writes the frame into a borrowed grid's text (gr.out), which the
+// caller reads and then gives back with putGrid.
+func (b *board) draw(pw panelWriter, right string, p *Prompt, bar []key.Binding, drop []uint8) *grid {
 	l := &b.lay
 	// A lost game's summary goes beside the pyramid, which stays
 	// readable (what is left is what the player looks at): its grid is
@@ -423,10 +473,8 @@ func (b *board) render(pw panelWriter, right string, p *Prompt, bar []key.Bindin
 	}
 	buf = append(buf, '\n')
 	buf = append(buf, b.bar.viewDropping(b.env, bar, drop, b.w)...)
-	frame := string(buf)
 	gr.out = buf
-	putGrid(gr)
-	return frame
+	return gr
 }
 
 // writeHeader writes the two header lines: the rule set and deal on the

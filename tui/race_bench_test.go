@@ -87,8 +87,8 @@ func opponent(i, n int) tea.Msg {
 // BenchmarkRace is what a racer's session does for an opponent's move
 // (the panel changes) and for its own cursor key, in a race of eight at
 // 100×34 (and 100×40, a racer a line, and 120×40, with the mini
-// pyramids): Update, View, and the
-// bytes the standard renderer's line diff writes (B/op, before SSH).
+// pyramids), and for the race's clock's tick: Update, View, and the
+// bytes the standard renderer's line diff writes (wire-B/op, before SSH).
 //
 //	go test -run '^$' -bench BenchmarkRace -benchmem ./tui/
 func BenchmarkRace(b *testing.B) {
@@ -103,6 +103,18 @@ func BenchmarkRace(b *testing.B) {
 			for b.Loop() {
 				sent += rb.send(b, opponent(1+n%7, 1+n/7))
 				n++
+			}
+			b.ReportMetric(float64(sent)/float64(n), "wire-B/op")
+		})
+		b.Run("tick_"+size.name, func(b *testing.B) {
+			// The race's clock, a second a tick: the room's line says
+			// the time left.
+			rb := newRaceBench(b, size.w, size.h)
+			var sent, n int
+			b.ReportAllocs()
+			for b.Loop() {
+				n++
+				sent += rb.send(b, raceClockMsg{now: epoch.Add(time.Duration(n%60) * time.Second)})
 			}
 			b.ReportMetric(float64(sent)/float64(n), "wire-B/op")
 		})

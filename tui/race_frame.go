@@ -18,9 +18,9 @@ import (
 
 // raceFrame is the race screen's cache of its frame's parts.
 type raceFrame struct {
-	board    raceBoardKey
-	boardStr string // the board's lines but the help bar
-	barStr   string // the board's help bar, the frame's last line
+	board      raceBoardKey
+	boardLines []string // the board's lines but the help bar, a line a part
+	barStr     string   // the board's help bar, the frame's last line
 
 	room    roomLineKey
 	roomStr string
@@ -139,8 +139,7 @@ func (rs *raceScreen) viewRace() string {
 // them with the last frame's without joining them (Model.ViewParts).
 func (rs *raceScreen) appendRace(dst []string) []string {
 	vc := rs.frameOf()
-	top, bar := rs.boardPart(vc)
-	dst = append(dst, top)
+	dst, bar := rs.boardPart(vc, dst)
 	dst = rs.appendPanel(vc, dst)
 	t := rs.table
 	if rs.held != nil {
@@ -156,10 +155,11 @@ func (rs *raceScreen) inRace() bool {
 	return rs.stage == stageRoom && rs.snap.Phase == lobby.PhaseRacing && rs.table != nil
 }
 
-// boardPart is the player's board (or the one held until the server has
-// the last change), drawn again only when it changed: its lines but the
-// last, and its last, the help bar, which goes under the panel.
-func (rs *raceScreen) boardPart(vc *raceFrame) (top, bar string) {
+// boardPart appends the player's board (or the one held until the server
+// has the last change), drawn again only when it changed, a line a part:
+// its lines but the last; and it returns its last, the help bar, which
+// goes under the panel.
+func (rs *raceScreen) boardPart(vc *raceFrame, dst []string) (_ []string, bar string) {
 	t := rs.table
 	if rs.held != nil {
 		t = rs.held
@@ -170,17 +170,17 @@ func (rs *raceScreen) boardPart(vc *raceFrame) (top, bar string) {
 	if t.d.status != engine.Playing {
 		k.finish = rs.mine().Finish
 	}
-	if k.promptClosed && k == vc.board && vc.boardStr != "" {
-		return vc.boardStr, vc.barStr
+	if k.promptClosed && k == vc.board && vc.boardLines != nil {
+		return append(dst, vc.boardLines...), vc.barStr
 	}
 	var p *Prompt
 	if t.promptOpen {
 		p = &t.prompt
 	}
-	s := t.render(rs, "", p, rs.raceBar(), raceBarDrop[:])
-	i := strings.LastIndexByte(s, '\n')
-	vc.board, vc.boardStr, vc.barStr = k, s[:max(i, 0)], s[i+1:]
-	return vc.boardStr, vc.barStr
+	lines := t.renderLines(vc.boardLines[:0], rs, "", p, rs.raceBar(), raceBarDrop[:])
+	n := len(lines) - 1 // a frame has its help bar's line at least
+	vc.board, vc.boardLines, vc.barStr = k, lines[:n], lines[n]
+	return append(dst, vc.boardLines...), vc.barStr
 }
 
 // appendPanel appends the racer panel's lines: the room's line, then the
