@@ -97,7 +97,7 @@ const (
 	// on once a second, each shown with the next frame that goes out
 	// within raceTickSlack (the tick's phase is the session's, not the
 	// deadline's, so the second shown was up to a second late anyway).
-	raceTickSlack = 400 * time.Millisecond
+	raceTickSlack = clockTickSlack
 )
 
 // FrameSlack is how long the frame after a tick may wait (see

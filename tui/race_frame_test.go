@@ -189,3 +189,16 @@ func TestRaceFrameSlack(t *testing.T) {
 		}
 	}
 }
+
+// TestClockFrameSlack: a tick of the table's clock lets its frame wait
+// for the next key's; the start, the pause and the win go at once.
+func TestClockFrameSlack(t *testing.T) {
+	for _, tt := range []struct {
+		what clockWhat
+		want time.Duration
+	}{{clockTick, clockTickSlack}, {clockStart, 0}, {clockPause, 0}, {clockWon, 0}, {clockMove, 0}, {clockSeed, 0}} {
+		if got := (clockMsg{what: tt.what}).FrameSlack(); got != tt.want {
+			t.Errorf("clockMsg{what: %d}.FrameSlack() = %v, want %v", tt.what, got, tt.want)
+		}
+	}
+}
