@@ -857,7 +857,15 @@ func (f *framedModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	gap, slack := eventGap, time.Duration(0)
 	switch msg := msg.(type) {
-	case tea.KeyMsg, tea.MouseMsg:
+	case tea.KeyMsg:
+		gap = inputGap
+		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+			// Keys that came in one read (a move typed at the prompt
+			// and its enter, sent at once): the rest of the read, parsed
+			// into the next messages, carries their frame.
+			slack = inputGap
+		}
+	case tea.MouseMsg:
 		gap = inputGap
 	case tea.WindowSizeMsg:
 		f.r.resize(msg.Width, msg.Height)

@@ -216,7 +216,7 @@ func TestPaceFramesPerRacer(t *testing.T) {
 	}
 	before := simulate(0, 0)
 	after := simulate(50*time.Millisecond, 400*time.Millisecond)
-	t.Logf("without slack: %.2f frames/s, a key waits at most %v, an opponent's move p50 %v, at most %v",
+	t.Logf("without the slack of events and ticks: %.2f frames/s, a key waits at most %v, an opponent's move p50 %v, at most %v",
 		before.fps, before.keyWait, before.oppP50, before.oppMost)
 	t.Logf("with slack 50 ms (events) and 400 ms (ticks): %.2f frames/s, a key waits at most %v, an opponent's move p50 %v, at most %v",
 		after.fps, after.keyWait, after.oppP50, after.oppMost)
@@ -268,5 +268,38 @@ func TestPaceSlackHeldUntilAnotherFrame(t *testing.T) {
 	s.run(nil) // the timer's flush
 	if s.r.frames != 4 || s.r.held {
 		t.Fatalf("after the slack: frames %d held %v, want the frame drawn", s.r.frames, s.r.held)
+	}
+}
+
+// TestPaceKeysOfOneRead: keys that came in one read (a move typed at the
+// prompt with its enter) make one frame; a key alone and a paste are
+// drawn at once, and keys of one read with nothing after them wait
+// inputGap at most.
+func TestPaceKeysOfOneRead(t *testing.T) {
+	s := newPaceSim()
+	step := func(after time.Duration, msg tea.Msg) {
+		s.now = s.now.Add(after)
+		s.m, _ = s.m.Update(msg)
+	}
+	step(time.Second, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("j")})
+	if s.r.frames != 2 {
+		t.Fatalf("a key alone: frames %d, want it drawn at once", s.r.frames)
+	}
+	step(time.Second, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(":3a")})
+	if s.r.frames != 2 || !s.r.held || !s.r.due.Equal(s.now.Add(inputGap)) {
+		t.Fatalf("keys of one read: frames %d held %v due in %v, want held for inputGap", s.r.frames, s.r.held, s.r.due.Sub(s.now))
+	}
+	step(50*time.Microsecond, tea.KeyMsg{Type: tea.KeyEnter})
+	if s.r.frames != 3 || s.r.held || s.r.armed {
+		t.Fatalf("their enter: frames %d held %v armed %v, want one frame for the read", s.r.frames, s.r.held, s.r.armed)
+	}
+	step(time.Second, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("pasted text"), Paste: true})
+	if s.r.frames != 4 {
+		t.Fatalf("a paste: frames %d, want it drawn at once", s.r.frames)
+	}
+	step(time.Second, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("ab")})
+	s.run(nil)
+	if s.r.frames != 5 || s.now.Sub(s.r.last) != 0 {
+		t.Fatalf("keys of one read alone: frames %d, want one after inputGap", s.r.frames)
 	}
 }
