@@ -27,6 +27,23 @@ const (
 // clockStep is the time between two ticks of the header's clock.
 const clockStep = time.Second
 
+// clockTickSlack is how long the frame of a tick of the header's clock
+// may wait for another frame to carry it (FrameSlack): the seconds go on
+// once a second, each shown with the player's next key within that
+// time, or after it (the tick's phase is the session's own: the second
+// shown was up to a second late anyway).
+const clockTickSlack = 400 * time.Millisecond
+
+// FrameSlack is how long the frame after a reading of the clock may
+// wait for another (the server's renderer asks): a tick's may wait
+// clockTickSlack; the start, the pause and the win go at once.
+func (msg clockMsg) FrameSlack() time.Duration {
+	if msg.what == clockTick {
+		return clockTickSlack
+	}
+	return 0
+}
+
 // elapsed is the time played as the header shows it.
 func (t *tableScreen) elapsed() time.Duration {
 	if t.wonKnown {

@@ -59,6 +59,25 @@ func tick(d time.Duration, msg tea.Msg) tea.Cmd {
 // inboxMsg is a message that came through the inbox.
 type inboxMsg struct{ msg tea.Msg }
 
+// FrameSlack is how long the frame after the message may wait for
+// another to carry it (the server's renderer asks): a room's events
+// that only change what the race panel or the chat shows may wait
+// raceEventSlack; everything else goes at once.
+func (msg inboxMsg) FrameSlack() time.Duration {
+	if batch, ok := msg.msg.(InboxBatch); ok {
+		for _, m := range batch {
+			if !slackEvent(m) {
+				return 0
+			}
+		}
+		return raceEventSlack
+	}
+	if slackEvent(msg.msg) {
+		return raceEventSlack
+	}
+	return 0
+}
+
 // waitInbox returns the command that waits for the next inbox message, or
 // nil without an inbox. It gives up when the session ends.
 func (e *env) waitInbox() tea.Cmd {

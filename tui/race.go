@@ -48,7 +48,13 @@ type (
 	// command reads the clock once the tick has come and brings the
 	// reading only: raceTickMsg itself never reaches Update.
 	raceTickMsg  struct{}
-	raceClockMsg struct{ now time.Time }
+	raceClockMsg struct {
+		now time.Time
+		// slack: the frame may wait (FrameSlack) for another that goes
+		// out anyway: a tick of the race's time left, not of the
+		// countdown.
+		slack bool
+	}
 	// menuRaceMsg: the menu's New race… (join false), Join a race… or
 	// Back to race CODE (code set).
 	menuRaceMsg struct {
@@ -75,6 +81,49 @@ type (
 // raceTimeout bounds a room call that may wait on the solver or the
 // store (a new room, a rematch, a report).
 const raceTimeout = 20 * time.Second
+
+// How long the frame after a room event or a clock tick may wait for
+// another frame to carry it (the server's renderer reads FrameSlack):
+// at 1,000 racers each racer's opponents move 3.5 times a second, its
+// clock ticks once and its keys come twice, and every frame is a
+// render and a write (issue 14).
+const (
+	// raceEventSlack is an opponent's progress, a chat line or a new
+	// snapshot of the room: the panel stays live within a fraction of
+	// a second, and events that come close together, or just before
+	// the player's key or the store's answer, share one frame.
+	raceEventSlack = 50 * time.Millisecond
+	// raceTickSlack is a tick of the race's time left: the seconds go
+	// on once a second, each shown with the next frame that goes out
+	// within raceTickSlack (the tick's phase is the session's, not the
+	// deadline's, so the second shown was up to a second late anyway).
+	raceTickSlack = clockTickSlack
+)
+
+// FrameSlack is how long the frame after a tick may wait (see
+// raceTickSlack); the countdown's ticks go at once.
+func (msg raceClockMsg) FrameSlack() time.Duration {
+	if msg.slack {
+		return raceTickSlack
+	}
+	return 0
+}
+
+// slackEvent reports whether msg is a room event whose frame may wait
+// raceEventSlack: one that only changes the panel, the chat or the
+// room's line. The start, the end, a seat taken over and a closed room
+// go at once.
+func slackEvent(msg tea.Msg) bool {
+	ev, ok := msg.(RaceEventMsg)
+	if !ok {
+		return false
+	}
+	switch ev.Event.(type) {
+	case lobby.RacerProgress, lobby.ChatLine, lobby.RoomChanged:
+		return true
+	}
+	return false
+}
 
 // raceStage is what the race screen shows.
 type raceStage uint8
@@ -729,10 +778,10 @@ func (rs *raceScreen) tick() tea.Cmd {
 	}
 	// One command waits and reads the clock: one message a tick, not a
 	// tick and then its reading (every racer of the server ticks).
-	now := rs.env.now
+	now, slack := rs.env.now, rs.snap.Phase == lobby.PhaseRacing
 	return func() tea.Msg {
 		wait()
-		return raceClockMsg{now: now()}
+		return raceClockMsg{now: now(), slack: slack}
 	}
 }
 

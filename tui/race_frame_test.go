@@ -145,3 +145,60 @@ func TestRacePanelColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestRaceFrameSlack: the room's events that only change the panel, the
+// chat or the room's line, and the ticks of the race's time left, let
+// their frame wait (the server's renderer reads FrameSlack); the start,
+// the end, a seat taken over, the countdown's ticks and anything else go
+// at once, and a batch waits only when all of it may.
+func TestRaceFrameSlack(t *testing.T) {
+	progress := RaceEventMsg{Event: lobby.RacerProgress{Code: "KMTX", Round: 1}}
+	chat := RaceEventMsg{Event: lobby.ChatLine{Code: "KMTX"}}
+	started := RaceEventMsg{Event: lobby.RaceStarted{Code: "KMTX", Round: 1}}
+	for _, tt := range []struct {
+		name string
+		msg  interface{ FrameSlack() time.Duration }
+		want time.Duration
+	}{
+		{"progress", inboxMsg{progress}, raceEventSlack},
+		{"chat", inboxMsg{chat}, raceEventSlack},
+		{"room changed", inboxMsg{RaceEventMsg{Event: lobby.RoomChanged{}}}, raceEventSlack},
+		{"race started", inboxMsg{started}, 0},
+		{"race ended", inboxMsg{RaceEventMsg{Event: lobby.RaceEnded{}}}, 0},
+		{"seat taken over", inboxMsg{RaceEventMsg{Event: lobby.SeatTakenOver{}}}, 0},
+		{"presence", inboxMsg{lobby.PresenceChanged{}}, 0},
+		{"batch of progress and chat", inboxMsg{InboxBatch{progress, chat, progress}}, raceEventSlack},
+		{"batch with the start", inboxMsg{InboxBatch{progress, started}}, 0},
+		{"race clock", raceClockMsg{slack: true}, raceTickSlack},
+		{"countdown clock", raceClockMsg{}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.msg.FrameSlack(); got != tt.want {
+				t.Errorf("FrameSlack() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	for _, phase := range []lobby.Phase{lobby.PhaseCountdown, lobby.PhaseRacing} {
+		h, _ := raceHarness(t, raceRoom(2, phase), 80, 24)
+		rs := h.m.race()
+		rs.env.after = func(d time.Duration, msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+		rs.ticking = false
+		msg, _ := rs.tick()().(raceClockMsg)
+		if want := phase == lobby.PhaseRacing; msg.slack != want {
+			t.Errorf("%v: the tick's slack is %v, want %v", phase, msg.slack, want)
+		}
+	}
+}
+
+// TestClockFrameSlack: a tick of the table's clock lets its frame wait
+// for the next key's; the start, the pause and the win go at once.
+func TestClockFrameSlack(t *testing.T) {
+	for _, tt := range []struct {
+		what clockWhat
+		want time.Duration
+	}{{clockTick, clockTickSlack}, {clockStart, 0}, {clockPause, 0}, {clockWon, 0}, {clockMove, 0}, {clockSeed, 0}} {
+		if got := (clockMsg{what: tt.what}).FrameSlack(); got != tt.want {
+			t.Errorf("clockMsg{what: %d}.FrameSlack() = %v, want %v", tt.what, got, tt.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@
 #
 #   tools/loadgen/race-load.sh [RACERS] [LOBBY_VIEWERS] [DURATION] [WIDTHxHEIGHT]
 #   PROFILE=1 tools/loadgen/race-load.sh 400        # also CPU/heap/goroutine profiles
+#   ARCADE_ENV="GOMAXPROCS=4 GOGC=200" tools/loadgen/race-load.sh   # env for the arcade only
 #
 # It builds the arcade (with -tags pprof when PROFILE=1), the load
 # generator, listens on 127.0.0.1:${PORT_BASE:-24150}+0..+2, and prints
@@ -14,6 +15,11 @@
 # 8 s before the race's end (heap-end.pprof, with a DURATION in seconds), into the kept
 # directory it names (go tool pprof DIR/pyramid DIR/cpu.pprof); the
 # arcade runs with GODEBUG=gctrace=1 then (its GC lines in DIR/arcade.log).
+# ARCADE_ENV (space-separated NAME=VALUE words) reaches the arcade only,
+# not the load generator or the bare baseline, which keep the caller's
+# environment: an experiment on the arcade's runtime settings alone.
+# LOADGEN_FLAGS (words) are added to loadgen's flags, e.g.
+# LOADGEN_FLAGS="-race-trace /tmp/racer.trace" for one racer's frames.
 set -euo pipefail
 racers=${1:-1000}
 viewers=${2:-20}
@@ -38,7 +44,9 @@ go build -o "$dir/loadgen" ./tools/loadgen
 mkdir -p "$dir/data"
 gctrace=()
 [[ ${PROFILE:-} == 1 ]] && gctrace=(GODEBUG=gctrace=1)
-env "${gctrace[@]}" PYRAMID_PPROF=127.0.0.1:$((base + 2)) "$dir/pyramid" serve --listen "127.0.0.1:$base" --data "$dir/data" \
+read -r -a arcadeEnv <<<"${ARCADE_ENV:-}"
+read -r -a loadgenFlags <<<"${LOADGEN_FLAGS:-}"
+env "${gctrace[@]}" "${arcadeEnv[@]}" PYRAMID_PPROF=127.0.0.1:$((base + 2)) "$dir/pyramid" serve --listen "127.0.0.1:$base" --data "$dir/data" \
 	--max-conns 3000 --max-conns-per-ip 3000 --max-unauth-per-ip 3000 --penalties off \
 	--max-startups 3000:30:3000 --max-rooms 300 >"$dir/arcade.log" 2>&1 &
 arcade=$!
@@ -53,7 +61,7 @@ done
 
 "$dir/loadgen" -addr "127.0.0.1:$base" -race "$racers" -lobby-viewers "$viewers" -duration "$duration" \
 	-width "$width" -height "$height" -pid "$arcade" \
-	-baseline-addr "127.0.0.1:$((base + 1))" -baseline-pid "$bare" | tee "$dir/report.txt" &
+	-baseline-addr "127.0.0.1:$((base + 1))" -baseline-pid "$bare" "${loadgenFlags[@]}" | tee "$dir/report.txt" &
 load=$!
 if [[ ${PROFILE:-} == 1 ]]; then
 	until grep -q "rooms racing" "$dir/report.txt" 2>/dev/null || ! kill -0 "$load" 2>/dev/null; do sleep 0.5; done
