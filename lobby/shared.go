@@ -384,6 +384,9 @@ func NewShared(ctx context.Context, cfg SharedConfig) (*SharedRooms, error) {
 	rs := &SharedRooms{cfg: cfg, rooms: map[string]*sharedRoom{}, wake: make(chan struct{}),
 		outcome: map[string]error{}, gaveUp: map[string]bool{}, wrong: map[string]*wrongCodes{}}
 	rs.ctx, rs.cancel = context.WithCancel(context.Background())
+	// The whole way of the other servers' progress, by second: a tail
+	// that comes in bursts has a cause with a time.
+	cfg.Trace.Timeline(traceCrossStage, time.Second)
 	rs.coal = bus.NewCoalescer(cfg.Bus, cfg.ProgressEvery, func(topic string, err error) {
 		rs.logf("lobby: shared rooms: publish progress on %s: %v", topic, err)
 	})

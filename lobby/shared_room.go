@@ -548,10 +548,14 @@ func (rs *SharedRooms) readProgress(ctx context.Context, r *sharedRoom, inst str
 			now, sent := time.Now(), time.UnixMicro(m.T)
 			tr.Note("progress: report → stored (coalescing, pool)", ev.At.Sub(sent))
 			tr.Note("progress: stored → applied here (commit, notify, read, fold)", now.Sub(ev.At))
-			tr.Note("progress: report → applied on another server", now.Sub(sent))
+			tr.Note(traceCrossStage, now.Sub(sent))
 		}
 	}
 }
+
+// traceCrossStage is the trace's stage of another server's progress
+// from its report there to its fold here.
+const traceCrossStage = "progress: report → applied on another server"
 
 // hold keeps p, its server's newest progress, for applyHeld.
 func (rs *SharedRooms) hold(r *sharedRoom, p progressMsg) {
