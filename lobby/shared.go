@@ -240,6 +240,13 @@ type sharedRoom struct {
 	// followed is the servers whose progress topic of the room this
 	// server reads (followInstances).
 	followed map[string]bool
+	// version numbers the progress of this server's racers in the room
+	// (progressOf, under mu); offered is the newest offered to the
+	// coalescer, under offerMu (offerProgress), which is taken without
+	// mu.
+	version uint64
+	offerMu sync.Mutex
+	offered progressOffer
 	// held is, per server, its newest progress that this server's fold
 	// was not ready for (the race's start or a member's join not folded
 	// here yet: progress and room changes come on different topics),

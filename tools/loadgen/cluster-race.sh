@@ -90,7 +90,7 @@ echo "== cluster: $racers racers over two instances on PostgreSQL"
 # schema's tables' vacuums (one line each, for a diff).
 pgstats() {
 	psql "$DATABASE_URL" -qAt -F' ' -c "SELECT 'checkpoints', checkpoints_timed, checkpoints_req, 'last', to_char((pg_control_checkpoint()).checkpoint_time AT TIME ZONE 'UTC', 'HH24:MI:SS') FROM pg_stat_bgwriter" \
-		-c "SELECT 'wal', wal_records, wal_fpi, wal_bytes FROM pg_stat_wal" \
+		-c "SELECT 'wal', wal_records, wal_fpi, wal_bytes, wal_write, wal_sync FROM pg_stat_wal" \
 		-c "SELECT 'table', relname, autovacuum_count, autoanalyze_count, coalesce(to_char(last_autovacuum AT TIME ZONE 'UTC', 'HH24:MI:SS.MS'), '-'),
 			coalesce(to_char(last_autoanalyze AT TIME ZONE 'UTC', 'HH24:MI:SS.MS'), '-'), n_dead_tup FROM pg_stat_user_tables WHERE schemaname = '$schema' ORDER BY relname"
 }
@@ -163,7 +163,7 @@ if [[ ${WAITS:-0} == 1 ]]; then
 	paste -d'|' "$dir/pg-before" "$dir/pg-after" 2>/dev/null | awk -F'|' '{
 		split($1, a, " "); split($2, b, " ")
 		if (a[1] == "checkpoints") printf "checkpoints timed %d, requested %d; the last began at %s\n", b[2] - a[2], b[3] - a[3], b[5]
-		else if (a[1] == "wal") printf "WAL: %d records, %d full-page images, %.1f MB\n", b[2] - a[2], b[3] - a[3], (b[4] - a[4]) / 1e6
+		else if (a[1] == "wal") printf "WAL: %d records, %d full-page images, %.1f MB, %d writes, %d syncs\n", b[2] - a[2], b[3] - a[3], (b[4] - a[4]) / 1e6, b[5] - a[5], b[6] - a[6]
 		else if (b[3] != a[3] || b[4] != a[4]) printf "table %s: %d autovacuums (last %s), %d autoanalyzes (last %s); %d dead rows at the end\n", b[2], b[3] - a[3], b[5], b[4] - a[4], b[6], b[7]
 	}'
 	wait "$waits" 2>/dev/null || true
