@@ -2,6 +2,8 @@ package pgbus
 
 import (
 	"context"
+	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -101,6 +103,39 @@ func TestLostTail(t *testing.T) {
 					t.Errorf("after the loss, event %d: #%d %q, want #%d %q", i, ev.Seq, ev.ID, 4+i, want)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkPublishBatch: notifying commits from many publishers at once
+// (two servers' coalescers and their other publishes), durable against
+// volatile: each durable commit holds NOTIFY's commit-time lock, which
+// all of them take in turn, through its WAL sync; a volatile one does
+// not wait for the sync. Each op is one batch of one event on the
+// publisher's own topic; compare ns/op (the inverse of the commits per
+// second the database takes) run against run in the same minute:
+//
+//	go test ./bus/pgbus -run '^$' -bench PublishBatch -benchtime 2000x
+func BenchmarkPublishBatch(b *testing.B) {
+	u := storetest.PostgresSchemaURL(b)
+	pb := open(b, u, Options{Conns: 16})
+	for _, tt := range []struct {
+		name    string
+		publish func(context.Context, []bus.Post) ([]bus.Event, error)
+	}{{"durable", pb.PublishBatch}, {"volatile", pb.PublishVolatile}} {
+		b.Run(tt.name, func(b *testing.B) {
+			var n atomic.Int64
+			b.SetParallelism(8)
+			b.RunParallel(func(pb *testing.PB) {
+				topic := fmt.Sprint("bench.", tt.name, ".", n.Add(1))
+				post := []bus.Post{{Topic: topic, Message: bus.Message{Kind: "progress", Body: []byte(`{"r":[{"id":"x","r":4}]}`)}}}
+				for pb.Next() {
+					if _, err := tt.publish(context.Background(), post); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
 		})
 	}
 }
