@@ -30,7 +30,11 @@ package lobby
 //     newest wins, each event holding all of the server's racers of the
 //     room), never one per key; the rooms due together go out in one
 //     batch (one commit on PostgreSQL, whose NOTIFYs carry the events,
-//     so the other servers do not read them from the table).
+//     so the other servers do not read them from the table), volatile
+//     (bus.VolatileBatcher: the commit does not wait for the disk) but
+//     for news (a racer's stored game or end: Coalescer.OfferNow). A
+//     racer's report offers its room's progress to the coalescer once
+//     the room's lock is released, the newest version winning.
 //   - One server holds the races' lease (SharedConfig.Lease, a row with
 //     an expiry on PostgreSQL) and runs the clock for every room: it ends
 //     races (everybody done, or the deadline), closes rooms empty for
