@@ -81,7 +81,8 @@ type Message struct {
 type Event struct {
 	Topic string
 	// Seq is the event's place in its topic: 1 for the first event, one
-	// more for each next one, never reused.
+	// more for each next one, never reused (but for VolatileBatcher's
+	// events lost in a crash).
 	Seq  uint64
 	ID   string
 	Kind string
@@ -120,6 +121,25 @@ type Batcher interface {
 	// and returns their events in the order of the posts. Posts of one
 	// topic are numbered in their order in the batch.
 	PublishBatch(ctx context.Context, posts []Post) ([]Event, error)
+}
+
+// VolatileBatcher is a Batcher that can also publish a batch of
+// snapshots without waiting for it to be durable: on PostgreSQL a
+// commit that does not wait for its WAL flush, and so holds NOTIFY's
+// commit-time lock (which every notifying commit of the database
+// queues for) for microseconds rather than a disk's sync. Subscribers
+// see the events as usual, but a crash of the database in the moment
+// after may lose the last of them, and later events of their topics then
+// take their sequence numbers: a subscription that had read the lost
+// ones learns of it when its bus reconnects and goes back to the last
+// event kept, so that it reads the later ones. For snapshots only, the
+// newest state of something that the next one replaces (a Coalescer's
+// offers), never for a log whose every event counts.
+type VolatileBatcher interface {
+	Batcher
+	// PublishVolatile is PublishBatch without waiting for the events
+	// to be durable.
+	PublishVolatile(ctx context.Context, posts []Post) ([]Event, error)
 }
 
 // Subscription reads one topic's events in sequence order, each once.

@@ -30,6 +30,13 @@ const maxBatch = 128
 // commits per second stay low however many topics change, as in a
 // database's group commit, and an idle Coalescer adds no wait. A topic
 // is in one batch at a time, so its events keep the order of the offers.
+//
+// A batch of plain offers only is published volatile when the bus can
+// (VolatileBatcher: on PostgreSQL a commit that does not wait for the
+// disk, nor makes every other notifying commit wait for it): a step of
+// progress that a crash of the database loses is replaced by the next.
+// A batch with an OfferNow in it, news that must not be lost, waits to
+// be durable.
 type Coalescer struct {
 	b     Bus
 	every time.Duration
@@ -38,9 +45,16 @@ type Coalescer struct {
 	mu       sync.Mutex
 	closed   bool
 	topics   map[string]*pending
-	due      []Post // the next batch: at most one post per topic
-	flushing bool   // the flusher is running
+	due      []duePost // the next batch: at most one post per topic
+	flushing bool      // the flusher is running
 	idle     sync.WaitGroup
+}
+
+// duePost is a post of the next batch; now: from OfferNow (the batch
+// must be durable).
+type duePost struct {
+	Post
+	now bool
 }
 
 // pending is the state of one topic of a Coalescer.
@@ -105,6 +119,7 @@ func (c *Coalescer) offer(topic string, m Message, now bool) {
 		for i := range c.due {
 			if c.due[i].Topic == topic {
 				c.due[i].Message = m
+				c.due[i].now = c.due[i].now || now
 			}
 		}
 		return
@@ -129,7 +144,7 @@ func (c *Coalescer) scheduleLocked(topic string, p *pending) {
 		c.armLocked(topic, p, wait)
 		return
 	}
-	c.due = append(c.due, Post{Topic: topic, Message: *p.msg})
+	c.due = append(c.due, duePost{Post: Post{Topic: topic, Message: *p.msg}, now: p.now})
 	p.msg, p.busy, p.queue, p.last, p.now = nil, true, true, time.Now(), false
 	if !c.flushing {
 		c.flushing = true
@@ -171,7 +186,7 @@ func (c *Coalescer) flush() {
 			return
 		}
 		batch := c.due[:n:n]
-		c.due = append([]Post(nil), c.due[n:]...)
+		c.due = append([]duePost(nil), c.due[n:]...)
 		for _, post := range batch {
 			c.topics[post.Topic].queue = false
 		}
@@ -185,12 +200,25 @@ func (c *Coalescer) flush() {
 	}
 }
 
-// publish publishes one batch and reports its failures.
-func (c *Coalescer) publish(batch []Post) {
+// publish publishes one batch and reports its failures: volatile when
+// the bus can and no post is news (OfferNow).
+func (c *Coalescer) publish(due []duePost) {
 	ctx, cancel := context.WithTimeout(context.Background(), coalesceTimeout)
 	defer cancel()
+	batch := make([]Post, len(due))
+	news := false
+	for i, d := range due {
+		batch[i], news = d.Post, news || d.now
+	}
+	vb, volatile := c.b.(VolatileBatcher)
 	if bb, ok := c.b.(Batcher); ok {
-		if _, err := bb.PublishBatch(ctx, batch); err != nil && c.onErr != nil {
+		var err error
+		if volatile && !news {
+			_, err = vb.PublishVolatile(ctx, batch)
+		} else {
+			_, err = bb.PublishBatch(ctx, batch)
+		}
+		if err != nil && c.onErr != nil {
 			for _, post := range batch {
 				c.onErr(post.Topic, err)
 			}

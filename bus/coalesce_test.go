@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -286,5 +287,65 @@ func raceModel(t *testing.T, commit time.Duration) {
 	}
 	if most := int((duration+moveEvery)/commit) + 1; b.batches > most {
 		t.Errorf("%d commits, want at most %d (one per commit's duration)", b.batches, most)
+	}
+}
+
+// volatileBus is a Memory bus that can publish volatile batches, and
+// tells which way each batch went.
+type volatileBus struct {
+	*bus.Memory
+	ways []string // "durable" or "volatile", a batch each
+}
+
+func (b *volatileBus) PublishBatch(ctx context.Context, posts []bus.Post) ([]bus.Event, error) {
+	b.ways = append(b.ways, "durable")
+	return b.Memory.PublishBatch(ctx, posts)
+}
+
+func (b *volatileBus) PublishVolatile(ctx context.Context, posts []bus.Post) ([]bus.Event, error) {
+	b.ways = append(b.ways, "volatile")
+	return b.Memory.PublishBatch(ctx, posts)
+}
+
+// TestCoalescerVolatile: a batch of plain offers goes volatile on a bus
+// that can; one with news (OfferNow) in it, even news that replaced a
+// plain offer due, or that a plain offer replaced, waits to be durable.
+func TestCoalescerVolatile(t *testing.T) {
+	tests := []struct {
+		name   string
+		offers []string // topic and way of each offer: "a" plain, "a!" OfferNow
+		want   string
+	}{
+		{"plain offers", []string{"a", "b"}, "[volatile volatile]"},
+		{"news", []string{"a!"}, "[durable]"},
+		{"news beside plain offers in one batch", []string{"a", "b", "c!"}, "[volatile durable]"},
+		{"a plain offer replacing news due", []string{"a", "b!", "b"}, "[volatile durable]"},
+		{"news replacing a plain offer due", []string{"a", "b", "b!"}, "[volatile durable]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b := &volatileBus{Memory: bus.NewMemory(bus.MemoryOptions{})}
+				defer b.Close()
+				c := bus.NewCoalescer(b, time.Second, nil)
+				for i, o := range tt.offers {
+					topic, now := strings.CutSuffix(o, "!")
+					m := bus.Message{Body: []byte(o)}
+					if now {
+						c.OfferNow(topic, m)
+					} else {
+						c.Offer(topic, m)
+					}
+					if i == 0 {
+						synctest.Wait() // the first batch is under way
+					}
+				}
+				synctest.Wait()
+				c.Close()
+				if got := fmt.Sprint(b.ways); got != tt.want {
+					t.Errorf("batches %s, want %s", got, tt.want)
+				}
+			})
+		})
 	}
 }

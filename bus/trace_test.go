@@ -36,3 +36,45 @@ func TestTrace(t *testing.T) {
 		t.Errorf("String() = %q", s)
 	}
 }
+
+func TestTraceTimeline(t *testing.T) {
+	tr := NewTrace()
+	tr.Note("x", time.Hour) // before the timeline: not in it
+	tr.Timeline("x", time.Hour)
+	for i := 1; i <= 3; i++ {
+		tr.Note("x", time.Duration(i)*time.Millisecond)
+	}
+	tr.Note("y", time.Second)
+	tests := []struct {
+		name    string
+		stage   string
+		windows int // at most
+		samples int
+		max     time.Duration
+	}{
+		{"the samples since Timeline", "x", 2, 3, 3 * time.Millisecond},
+		{"a stage without one", "y", 0, 0, 0},
+		{"an unknown stage", "z", 0, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := tr.Windows(tt.stage)
+			n, most := 0, time.Duration(0)
+			for _, w := range ws {
+				n += w.N
+				most = max(most, w.Max)
+			}
+			if len(ws) > tt.windows || n != tt.samples || most != tt.max {
+				t.Errorf("Windows(%q) = %+v: %d samples, max %v; want %d in at most %d windows, max %v", tt.stage, ws, n, most, tt.samples, tt.windows, tt.max)
+			}
+		})
+	}
+	if s := tr.String(); !strings.Contains(s, "trace timeline x ") || strings.Contains(s, "timeline y") {
+		t.Errorf("String() = %q", s)
+	}
+	var off *Trace
+	off.Timeline("x", time.Second)
+	if off.Windows("x") != nil {
+		t.Error("a nil Trace has a timeline")
+	}
+}

@@ -394,21 +394,45 @@ func (c *cluster) publishRoster(l *Lobby, sent map[string]wireEntry, m presenceM
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), clusterPublishTimeout)
 	defer cancel()
-	for _, part := range m.split() {
-		body, err := json.Marshal(part)
-		if err == nil {
-			_, err = c.b.Publish(ctx, PresenceTopic, bus.Message{Kind: "presence", Body: body})
-		}
-		if err != nil {
-			// Not marked sent: the next change or heartbeat tries again.
-			c.logf("lobby: cluster: publish presence: %v", err)
-			return
-		}
+	if err := c.publishParts(ctx, m.split()); err != nil {
+		// Not marked sent: the next change or heartbeat tries again.
+		c.logf("lobby: cluster: publish presence: %v", err)
+		return
 	}
 	clear(sent)
 	for key, w := range now {
 		sent[key] = w
 	}
+}
+
+// publishParts publishes the parts of a roster: in one batch where the
+// bus can (one commit), and volatile where it can, since a roster lost
+// in a crash of the database costs nothing lasting (the next heartbeat
+// says the whole truth again, and a part never waits for the disk nor
+// makes the other servers' commits wait for it).
+func (c *cluster) publishParts(ctx context.Context, parts []presenceMsg) error {
+	posts := make([]bus.Post, 0, len(parts))
+	for _, part := range parts {
+		body, err := json.Marshal(part)
+		if err != nil {
+			return err
+		}
+		posts = append(posts, bus.Post{Topic: PresenceTopic, Message: bus.Message{Kind: "presence", Body: body}})
+	}
+	switch b := c.b.(type) {
+	case bus.VolatileBatcher:
+		_, err := b.PublishVolatile(ctx, posts)
+		return err
+	case bus.Batcher:
+		_, err := b.PublishBatch(ctx, posts)
+		return err
+	}
+	for _, post := range posts {
+		if _, err := c.b.Publish(ctx, post.Topic, post.Message); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // split cuts a message into messages whose bodies fit the bus.

@@ -284,3 +284,42 @@ func gotEvent(s *Session, want Event) bool {
 		}
 	}
 }
+
+// batchCounter is a Memory bus that counts the posts of each batch.
+type batchCounter struct {
+	*bus.Memory
+	mu    sync.Mutex
+	sizes []int
+}
+
+func (b *batchCounter) PublishBatch(ctx context.Context, posts []bus.Post) ([]bus.Event, error) {
+	b.mu.Lock()
+	b.sizes = append(b.sizes, len(posts))
+	b.mu.Unlock()
+	return b.Memory.PublishBatch(ctx, posts)
+}
+
+// TestClusterRosterOneBatch: the parts of a big roster go out in one
+// batch (one commit on PostgreSQL), not one publish each.
+func TestClusterRosterOneBatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := &batchCounter{Memory: bus.NewMemory(bus.MemoryOptions{})}
+		defer b.Close()
+		one := joined(t, b, "one")
+		for i := range 300 {
+			s := one.Join(Player{ID: fmt.Sprint("id-", i), Name: fmt.Sprintf("player%03d", i)})
+			one.SetDoing(s, Doing{What: Racing, Rules: "classic-draw3-passes3", Deal: 1 << 60, Removed: 27, Room: "ABCD"})
+		}
+		time.Sleep(clusterCfg.Heartbeat) // the bubble's clock: one heartbeat, the whole roster
+		synctest.Wait()
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		most := 0
+		for _, n := range b.sizes {
+			most = max(most, n)
+		}
+		if most < 3 {
+			t.Fatalf("batches of %v posts, want the whole roster's parts (3 or more) in one", b.sizes)
+		}
+	})
+}

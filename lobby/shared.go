@@ -30,7 +30,11 @@ package lobby
 //     newest wins, each event holding all of the server's racers of the
 //     room), never one per key; the rooms due together go out in one
 //     batch (one commit on PostgreSQL, whose NOTIFYs carry the events,
-//     so the other servers do not read them from the table).
+//     so the other servers do not read them from the table), volatile
+//     (bus.VolatileBatcher: the commit does not wait for the disk) but
+//     for news (a racer's stored game or end: Coalescer.OfferNow). A
+//     racer's report offers its room's progress to the coalescer once
+//     the room's lock is released, the newest version winning.
 //   - One server holds the races' lease (SharedConfig.Lease, a row with
 //     an expiry on PostgreSQL) and runs the clock for every room: it ends
 //     races (everybody done, or the deadline), closes rooms empty for
@@ -240,6 +244,13 @@ type sharedRoom struct {
 	// followed is the servers whose progress topic of the room this
 	// server reads (followInstances).
 	followed map[string]bool
+	// version numbers the progress of this server's racers in the room
+	// (progressOf, under mu); offered is the newest offered to the
+	// coalescer, under offerMu (offerProgress), which is taken without
+	// mu.
+	version uint64
+	offerMu sync.Mutex
+	offered progressOffer
 	// held is, per server, its newest progress that this server's fold
 	// was not ready for (the race's start or a member's join not folded
 	// here yet: progress and room changes come on different topics),
@@ -384,6 +395,9 @@ func NewShared(ctx context.Context, cfg SharedConfig) (*SharedRooms, error) {
 	rs := &SharedRooms{cfg: cfg, rooms: map[string]*sharedRoom{}, wake: make(chan struct{}),
 		outcome: map[string]error{}, gaveUp: map[string]bool{}, wrong: map[string]*wrongCodes{}}
 	rs.ctx, rs.cancel = context.WithCancel(context.Background())
+	// The whole way of the other servers' progress, by second: a tail
+	// that comes in bursts has a cause with a time.
+	cfg.Trace.Timeline(traceCrossStage, time.Second)
 	rs.coal = bus.NewCoalescer(cfg.Bus, cfg.ProgressEvery, func(topic string, err error) {
 		rs.logf("lobby: shared rooms: publish progress on %s: %v", topic, err)
 	})

@@ -384,32 +384,36 @@ func (h *SharedRoom) Report(playerID string, from Sink, p Progress) error {
 		return ErrRoomClosed
 	}
 	r.mu.Lock()
-	done, err := rs.report(r, playerID, from, p)
+	done, o, err := rs.report(r, playerID, from, p)
 	r.mu.Unlock()
+	if err == nil {
+		rs.offerProgress(r, o)
+	}
 	if done {
 		go rs.endRace(h.code)
 	}
 	return err
 }
 
-// report is Report with r's lock held; done: the race is to end.
-func (rs *SharedRooms) report(r *sharedRoom, playerID string, from Sink, p Progress) (done bool, err error) {
+// report is Report with r's lock held; done: the race is to end; o:
+// the progress to offer to the other servers once the lock is released.
+func (rs *SharedRooms) report(r *sharedRoom, playerID string, from Sink, p Progress) (done bool, o progressOffer, err error) {
 	r, m, err := rs.localIn(r, playerID)
 	switch {
 	case err != nil:
-		return false, err
+		return false, o, err
 	case !sameSink(rs.sinkOf(m.inst, m.sid), from):
-		return false, ErrSeatTaken
+		return false, o, ErrSeatTaken
 	case r.phase != PhaseRacing:
-		return false, ErrNotRacing
+		return false, o, ErrNotRacing
 	case m.progress.State != RacerPlaying:
-		return false, ErrRaceOver
+		return false, o, ErrRaceOver
 	case p.Removed < 0 || p.Removed > r.cards() || p.Moves < 0 || p.Pass < 0:
-		return false, fmt.Errorf("%w: %d of %d cards removed in %d moves", ErrBadProgress, p.Removed, r.cards(), p.Moves)
+		return false, o, fmt.Errorf("%w: %d of %d cards removed in %d moves", ErrBadProgress, p.Removed, r.cards(), p.Moves)
 	case p.State != RacerPlaying && p.State != RacerStuck && p.State != RacerCleared:
-		return false, fmt.Errorf("%w: state %v", ErrBadProgress, p.State)
+		return false, o, fmt.Errorf("%w: state %v", ErrBadProgress, p.State)
 	case p.State == RacerCleared && p.Removed != r.cards():
-		return false, fmt.Errorf("%w: cleared with %d of %d cards removed", ErrBadProgress, p.Removed, r.cards())
+		return false, o, fmt.Errorf("%w: cleared with %d of %d cards removed", ErrBadProgress, p.Removed, r.cards())
 	}
 	el := rs.cfg.Clock.Now().Sub(r.startsAt)
 	for n := len(m.removals); n > 0 && m.removals[n-1].removed > p.Removed; n-- {
@@ -431,32 +435,58 @@ func (rs *SharedRooms) report(r *sharedRoom, playerID string, from Sink, p Progr
 	news := p.GameID != m.progress.GameID || p.State != m.progress.State
 	m.progress = p
 	rs.coalesceRacer(r, m)
-	rs.offerProgress(r, news)
-	return rs.checkDone(r), nil
+	return rs.checkDone(r), rs.progressOf(r, news), nil
 }
 
-// offerProgress hands the progress of this server's racers in the room
-// to the coalescer, with r's lock held; news goes out without waiting
-// for ProgressEvery.
-func (rs *SharedRooms) offerProgress(r *sharedRoom, news bool) {
-	msg := progressMsg{Inst: rs.cfg.Instance, Round: r.round}
+// progressOffer is the progress of this server's racers in a room, to
+// be offered to the coalescer (offerProgress): the room's version of it
+// and whether it is news (OfferNow).
+type progressOffer struct {
+	version uint64
+	news    bool
+	msg     progressMsg
+}
+
+// progressOf is the progress of this server's racers in room r, with r's
+// lock held, a version newer than any before; news goes out without
+// waiting for ProgressEvery.
+func (rs *SharedRooms) progressOf(r *sharedRoom, news bool) progressOffer {
+	r.version++
+	o := progressOffer{version: r.version, news: news, msg: progressMsg{Inst: rs.cfg.Instance, Round: r.round}}
 	if rs.cfg.Trace.Enabled() {
-		msg.T = time.Now().UnixMicro()
+		o.msg.T = time.Now().UnixMicro()
 	}
 	for _, m := range r.members {
 		if m.inst != rs.cfg.Instance {
 			continue
 		}
-		msg.Racers = append(msg.Racers, wireRacer{ID: m.ID, Removed: m.progress.Removed, Moves: m.progress.Moves,
+		o.msg.Racers = append(o.msg.Racers, wireRacer{ID: m.ID, Removed: m.progress.Removed, Moves: m.progress.Moves,
 			Pass: m.progress.Pass, Board: m.progress.Board, State: int(m.progress.State), GameID: m.progress.GameID,
 			LastMS: m.lastRemoval.Milliseconds(), FinishMS: m.finish.Milliseconds()})
 	}
-	body, err := json.Marshal(msg)
+	return o
+}
+
+// offerProgress hands o to the coalescer, without the room's lock: the
+// room's other racers, the other servers' progress and snapshots do not
+// wait for the coalescer's lock, which every room's offers take. Two
+// racers' reports of one room may come here in either order: the newest
+// version is what goes (an older one that comes late is dropped), as
+// news if either was.
+func (rs *SharedRooms) offerProgress(r *sharedRoom, o progressOffer) {
+	r.offerMu.Lock()
+	defer r.offerMu.Unlock()
+	if o.version > r.offered.version {
+		r.offered = o
+	} else if !o.news {
+		return // a newer one went already
+	}
+	body, err := json.Marshal(r.offered.msg)
 	if err != nil {
 		return
 	}
 	m := bus.Message{Kind: "progress", Body: body}
-	if news {
+	if o.news {
 		rs.coal.OfferNow(ProgressTopic(r.code, rs.cfg.Instance), m)
 		return
 	}
@@ -548,10 +578,14 @@ func (rs *SharedRooms) readProgress(ctx context.Context, r *sharedRoom, inst str
 			now, sent := time.Now(), time.UnixMicro(m.T)
 			tr.Note("progress: report → stored (coalescing, pool)", ev.At.Sub(sent))
 			tr.Note("progress: stored → applied here (commit, notify, read, fold)", now.Sub(ev.At))
-			tr.Note("progress: report → applied on another server", now.Sub(sent))
+			tr.Note(traceCrossStage, now.Sub(sent))
 		}
 	}
 }
+
+// traceCrossStage is the trace's stage of another server's progress
+// from its report there to its fold here.
+const traceCrossStage = "progress: report → applied on another server"
 
 // hold keeps p, its server's newest progress, for applyHeld.
 func (rs *SharedRooms) hold(r *sharedRoom, p progressMsg) {
@@ -603,9 +637,14 @@ func (rs *SharedRooms) applyProgress(r *sharedRoom, p progressMsg) (done bool) {
 		if m.inst != p.Inst {
 			continue // a racer now served elsewhere: that server says
 		}
-		m.progress = Progress{Removed: w.Removed, Moves: w.Moves, Pass: w.Pass, Board: w.Board, State: RacerState(w.State), GameID: w.GameID}
-		m.lastRemoval = time.Duration(w.LastMS) * time.Millisecond
-		m.finish = time.Duration(w.FinishMS) * time.Millisecond
+		p := Progress{Removed: w.Removed, Moves: w.Moves, Pass: w.Pass, Board: w.Board, State: RacerState(w.State), GameID: w.GameID}
+		last, finish := time.Duration(w.LastMS)*time.Millisecond, time.Duration(w.FinishMS)*time.Millisecond
+		if p == m.progress && last == m.lastRemoval && finish == m.finish {
+			// The event holds all of its server's racers of the room,
+			// most of them as they were: their panel lines stay.
+			continue
+		}
+		m.progress, m.lastRemoval, m.finish = p, last, finish
 		rs.coalesceRacer(r, m)
 	}
 	return rs.checkDone(r)

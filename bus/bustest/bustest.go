@@ -43,6 +43,7 @@ func Run(t *testing.T, open Opener) {
 		{"Invalid", testInvalid},
 		{"BodiesAreCopies", testBodiesAreCopies},
 		{"Batch", testBatch},
+		{"Volatile", testVolatile},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -389,12 +390,28 @@ func testBatch(t *testing.T, b bus.Bus) {
 	if !ok {
 		t.Skip("not a bus.Batcher")
 	}
+	batchOf(t, b, bb.PublishBatch)
+}
+
+// testVolatile: a VolatileBatcher's volatile batch is as a batch to its
+// subscribers (other buses skip it).
+func testVolatile(t *testing.T, b bus.Bus) {
+	vb, ok := b.(bus.VolatileBatcher)
+	if !ok {
+		t.Skip("not a bus.VolatileBatcher")
+	}
+	batchOf(t, b, vb.PublishVolatile)
+}
+
+// batchOf is testBatch's checks of publish, b's PublishBatch or
+// PublishVolatile.
+func batchOf(t *testing.T, b bus.Bus, publishBatch func(context.Context, []bus.Post) ([]bus.Event, error)) {
 	sa, sb := subscribe(t, b, "a", 0), subscribe(t, b, "b", 0)
 	known := publish(t, b, "a", bus.Message{ID: "known", Kind: "k", Body: []byte("0")})
-	if evs, err := bb.PublishBatch(ctx(t), nil); err != nil || len(evs) != 0 {
+	if evs, err := publishBatch(ctx(t), nil); err != nil || len(evs) != 0 {
 		t.Fatalf("an empty batch: %v, %v", evs, err)
 	}
-	evs, err := bb.PublishBatch(ctx(t), []bus.Post{
+	evs, err := publishBatch(ctx(t), []bus.Post{
 		{Topic: "b", Message: bus.Message{Kind: "n", Body: []byte("b1")}},
 		{Topic: "a", Message: bus.Message{Kind: "n", Body: []byte("a2")}},
 		{Topic: "a", Message: bus.Message{ID: "known", Kind: "k", Body: []byte("0")}},
@@ -419,7 +436,7 @@ func testBatch(t *testing.T, b bus.Bus) {
 	wantSeqs(t, read(t, sa, 3), "a", 1)
 	wantSeqs(t, read(t, sb, 1), "b", 1)
 	// One bad post: nothing of the batch is published.
-	if _, err := bb.PublishBatch(ctx(t), []bus.Post{
+	if _, err := publishBatch(ctx(t), []bus.Post{
 		{Topic: "a", Message: bus.Message{Body: []byte("lost")}},
 		{Topic: "", Message: bus.Message{}},
 	}); !errors.Is(err, bus.ErrInvalid) {
@@ -432,7 +449,7 @@ func testBatch(t *testing.T, b bus.Bus) {
 		t.Fatalf("after a refused batch the subscriber read %q, want a4", got[0].Body)
 	}
 	b.Close()
-	if _, err := bb.PublishBatch(ctx(t), []bus.Post{{Topic: "a"}}); !errors.Is(err, bus.ErrClosed) {
+	if _, err := publishBatch(ctx(t), []bus.Post{{Topic: "a"}}); !errors.Is(err, bus.ErrClosed) {
 		t.Fatalf("PublishBatch after Close: %v, want ErrClosed", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,37 +50,116 @@ func (b *Bus) connect(ctx context.Context) (*pgx.Conn, error) {
 
 // resync reads the counters of every followed topic and wakes the
 // subscriptions of those that went on: they read what they missed from
-// the table.
+// the table. It also checks that the table still holds the last event
+// of each topic's memory log: a crash of PostgreSQL may lose the last
+// events of volatile publishes (PublishVolatile), whose numbers later
+// events then take. Such a topic goes back to its last event kept
+// (lostTail), and so do its subscriptions, so that they read the later
+// events rather than skip them.
 func (b *Bus) resync(ctx context.Context, conn *pgx.Conn) error {
 	b.mu.Lock()
 	names := make([]string, 0, len(b.topics))
-	for name := range b.topics {
+	states := make([]*topicState, 0, len(b.topics))
+	for name, t := range b.topics {
 		names = append(names, name)
+		states = append(states, t)
 	}
 	b.mu.Unlock()
 	if len(names) == 0 {
 		return nil
 	}
-	rows, err := conn.Query(ctx, `SELECT topic, seq FROM bus_topics WHERE topic = ANY($1)`, names)
+	lasts := make([]int64, len(names))
+	ids := make([]string, len(names)) // of the last event of the memory log; "" for none
+	for i, t := range states {
+		t.mu.Lock()
+		lasts[i] = int64(t.loaded)
+		if n := len(t.log); n > 0 && t.log[n-1].Seq == t.loaded {
+			ids[i] = t.log[n-1].ID
+		}
+		t.mu.Unlock()
+	}
+	rows, err := conn.Query(ctx, `SELECT v.topic, coalesce(t.seq, 0), e.id
+		FROM unnest($1::text[], $2::bigint[]) AS v(topic, last)
+		LEFT JOIN bus_topics t ON t.topic = v.topic
+		LEFT JOIN bus_events e ON e.topic = v.topic AND e.seq = v.last`, names, lasts)
 	if err != nil {
 		return err
 	}
-	seqs := map[string]uint64{}
+	type found struct {
+		seq uint64
+		id  *string // the table's event at the log's last; nil: none
+	}
+	seqs := map[string]found{}
 	for rows.Next() {
 		var name string
+		var f found
 		var seq int64
-		if err := rows.Scan(&name, &seq); err != nil {
+		if err := rows.Scan(&name, &seq, &f.id); err != nil {
 			rows.Close()
 			return err
 		}
-		seqs[name] = uint64(seq)
+		f.seq = uint64(seq)
+		seqs[name] = f
 	}
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	for name, seq := range seqs {
-		b.heardOf(name, seq)
+	for i, name := range names {
+		f := seqs[name]
+		// Lost: the counter went back, or the log's last event is in
+		// the table as another (a missing one was pruned, far behind).
+		if f.seq < uint64(lasts[i]) || (ids[i] != "" && f.id != nil && *f.id != ids[i]) {
+			if err := b.lostTail(ctx, conn, name, states[i], f.seq); err != nil {
+				return err
+			}
+			continue
+		}
+		b.heardOf(name, f.seq)
 	}
+	return nil
+}
+
+// lostTail takes topic t back to its last event that the table still
+// holds, by ID: the events after it were lost in a crash (resync).
+// counter is the topic's counter as read.
+func (b *Bus) lostTail(ctx context.Context, conn *pgx.Conn, topic string, t *topicState, counter uint64) error {
+	t.mu.Lock()
+	first, log := t.first(), slices.Clone(t.log)
+	t.mu.Unlock()
+	kept := map[uint64]string{}
+	if len(log) > 0 {
+		rows, err := conn.Query(ctx, `SELECT seq, id FROM bus_events WHERE topic = $1 AND seq BETWEEN $2 AND $3`,
+			topic, int64(log[0].Seq), int64(log[len(log)-1].Seq))
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var seq int64
+			var id string
+			if err := rows.Scan(&seq, &id); err != nil {
+				rows.Close()
+				return err
+			}
+			kept[uint64(seq)] = id
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	// The lost events are the topic's last: the log's events kept are
+	// a prefix of it. With none kept, the table's counter says at most
+	// how far the topic's events are the ones read.
+	keep := min(first-1, counter)
+	for _, ev := range log {
+		if kept[ev.Seq] != ev.ID {
+			break
+		}
+		keep = ev.Seq
+	}
+	b.logf("bus: topic %q lost its events after #%d (a crash of the database after volatile publishes): going back to it", topic, keep)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.rewindLocked(min(keep, t.loaded), counter)
 	return nil
 }
 

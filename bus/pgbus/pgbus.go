@@ -29,6 +29,15 @@
 // sequence number on. So a notification lost while the connection was
 // down loses nothing, and a repeated one reads nothing twice.
 //
+// PublishVolatile (a Coalescer's batches of progress) commits with
+// synchronous_commit off: NOTIFY's commit-time lock, which every
+// notifying commit of the database takes in turn, is then not held
+// through a disk sync. A crash of PostgreSQL may lose the last of those
+// events; the resync after it finds a followed topic whose last event
+// read is gone or another, and takes the topic and its subscriptions
+// back to the last event kept, so that the later events, which take the
+// lost ones' numbers, are read.
+//
 // The bus keeps the last Options.Retain events of each topic in the table
 // (older ones are pruned as new ones are published), none older than
 // Options.MaxAge; a subscriber further behind gets a *bus.GapError, as
@@ -160,6 +169,36 @@ type topicState struct {
 	fetching bool
 	// wake is closed and replaced whenever loaded or high grows.
 	wake chan struct{}
+	// epoch counts the rewinds (rewindLocked): each took the topic back
+	// to rewinds[i].to, where the subscriptions of an earlier epoch go
+	// back too.
+	epoch   uint64
+	rewinds []rewind
+}
+
+// rewind is one going back of a topic whose last events the database
+// lost (a crash after volatile publishes): its subscriptions of an
+// earlier epoch than epoch+1 go back to to.
+type rewind struct {
+	epoch, to uint64
+}
+
+// rewindLocked takes the topic back to its event keep, the last it has
+// that the table still holds (the later ones lost in a crash: later
+// events took their numbers), with t.mu held; counter is the topic's
+// counter as read. Subscriptions beyond keep go back to it (sub.rewound)
+// and read on from there.
+func (t *topicState) rewindLocked(keep, counter uint64) {
+	if keep < t.first()-1 {
+		t.log = t.log[:0]
+	} else {
+		t.log = t.log[:keep-(t.first()-1)]
+	}
+	t.loaded = keep
+	t.high = max(keep, counter)
+	t.rewinds = append(t.rewinds, rewind{epoch: t.epoch, to: keep})
+	t.epoch++
+	t.wakeLocked()
 }
 
 func (t *topicState) first() uint64 { return t.loaded - uint64(len(t.log)) + 1 }
@@ -406,7 +445,7 @@ const publishSQL = `WITH s AS (
 SELECT e.seq, e.at, pg_notify($7, e.seq::text || ' ' || $1 || ' ' || (extract(epoch FROM e.at) * 1000000)::bigint::text || $8),
 	pg_notify($5, e.seq::text || ' ' || $1) FROM e`
 
-var _ bus.Batcher = (*Bus)(nil)
+var _ bus.VolatileBatcher = (*Bus)(nil)
 
 // PublishBatch implements bus.Batcher: one transaction publishes every
 // post, so one commit and one turn of NOTIFY's commit-time lock for all;
@@ -414,6 +453,30 @@ var _ bus.Batcher = (*Bus)(nil)
 // their topics' counter rows in the order of the topics, so that batches
 // of overlapping topics from several servers never deadlock.
 func (b *Bus) PublishBatch(ctx context.Context, posts []bus.Post) ([]bus.Event, error) {
+	return b.publishBatch(ctx, posts, false)
+}
+
+// PublishVolatile implements bus.VolatileBatcher: PublishBatch in a
+// transaction with synchronous_commit off, whose commit returns before
+// its WAL is flushed (the WAL writer flushes it within a few hundred
+// milliseconds). NOTIFY's commit-time lock, which serializes every
+// notifying commit of the database, is then held for no disk sync: at
+// 500 racers over two servers the progress batches were most of the
+// commits that queued for it, each holding it through its own sync.
+// A crash of PostgreSQL (not a restart, which flushes) may lose the last
+// of these events; the resync after the reconnect finds out (resync).
+func (b *Bus) PublishVolatile(ctx context.Context, posts []bus.Post) ([]bus.Event, error) {
+	return b.publishBatch(ctx, posts, true)
+}
+
+// asyncCommitSQL makes the current transaction's commit not wait for
+// its WAL flush (set_config's is_local: until the transaction ends; in
+// a batch sent without BEGIN, the implicit transaction that ends at its
+// Sync).
+const asyncCommitSQL = `SELECT set_config('synchronous_commit', 'off', true)`
+
+// publishBatch is PublishBatch, volatile or not.
+func (b *Bus) publishBatch(ctx context.Context, posts []bus.Post, volatile bool) ([]bus.Event, error) {
 	for _, p := range posts {
 		if err := bus.Check(p.Topic, p.Message); err != nil {
 			return nil, fmt.Errorf("publish on %q: %w", p.Topic, err)
@@ -451,9 +514,14 @@ func (b *Bus) PublishBatch(ctx context.Context, posts []bus.Post) ([]bus.Event, 
 	if !anyGiven {
 		// One round trip: the statements of a batch run in one implicit
 		// transaction, so they commit together or not at all.
-		err = again(ctx, func() error { return b.publishFresh(ctx, b.pool, evs, order) })
+		err = again(ctx, func() error { return b.publishFresh(ctx, b.pool, evs, order, volatile) })
 	} else {
 		err = b.inTx(ctx, func(tx pgx.Tx) (err error) {
+			if volatile {
+				if _, err := tx.Exec(ctx, asyncCommitSQL); err != nil {
+					return err
+				}
+			}
 			dups, err = b.publishGiven(ctx, tx, evs, given, order)
 			return err
 		})
@@ -480,7 +548,7 @@ func (b *Bus) PublishBatch(ctx context.Context, posts []bus.Post) ([]bus.Event, 
 func (b *Bus) publishGiven(ctx context.Context, tx pgx.Tx, evs []bus.Event, given []bool, order []int) (dups int, err error) {
 	for _, i := range order {
 		if !given[i] {
-			if err := b.publishFresh(ctx, tx, evs, []int{i}); err != nil {
+			if err := b.publishFresh(ctx, tx, evs, []int{i}, false); err != nil {
 				return 0, err
 			}
 			continue
@@ -504,9 +572,13 @@ type batchSender interface {
 }
 
 // publishFresh publishes the events evs[i] of order, whose IDs are new,
-// in one round trip (one transaction: the pool's implicit one, or tx's).
-func (b *Bus) publishFresh(ctx context.Context, tx batchSender, evs []bus.Event, order []int) error {
+// in one round trip (one transaction: the pool's implicit one, or tx's),
+// volatile: with synchronous_commit off for that transaction.
+func (b *Bus) publishFresh(ctx context.Context, tx batchSender, evs []bus.Event, order []int, volatile bool) error {
 	batch := &pgx.Batch{}
+	if volatile {
+		batch.Queue(asyncCommitSQL)
+	}
 	for _, i := range order {
 		ev := &evs[i]
 		batch.Queue(b.publishText(ev.Topic), ev.Topic, ev.ID, ev.Kind, ev.Body, b.channel, int64(b.retainOf(ev.Topic)), b.data, dataTail(*ev)).QueryRow(func(row pgx.Row) error {
@@ -660,11 +732,12 @@ func (b *Bus) Subscribe(ctx context.Context, topic string, since uint64) (bus.Su
 		t.loaded, t.ready = uint64(cur), true
 	}
 	t.high = max(t.high, uint64(cur))
+	epoch := t.epoch
 	t.mu.Unlock()
 	if since == bus.Latest {
 		since = uint64(cur)
 	}
-	return &sub{b: b, t: t, topic: topic, cursor: since, done: make(chan struct{})}, nil
+	return &sub{b: b, t: t, topic: topic, cursor: since, epoch: epoch, done: make(chan struct{})}, nil
 }
 
 // unfollow drops a subscription's hold on its topic.

@@ -23,7 +23,7 @@ import (
 const wait = 10 * time.Second
 
 // open opens a bus on dbURL, closed when t ends.
-func open(t *testing.T, dbURL string, opts Options) *Bus {
+func open(t testing.TB, dbURL string, opts Options) *Bus {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()

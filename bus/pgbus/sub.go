@@ -24,6 +24,10 @@ type sub struct {
 
 	next sync.Mutex // held by Next, across its waits: one Next at a time
 
+	// epoch is the topic's rewinds this subscription has gone back for
+	// (topicState.epoch); only Next reads and writes it.
+	epoch uint64
+
 	mu     sync.Mutex // guards the fields below, held briefly
 	cursor uint64
 	buf    []bus.Event // events read from the table for this subscription alone
@@ -46,6 +50,7 @@ func (s *sub) Next(ctx context.Context) (bus.Event, error) {
 		if err := ctx.Err(); err != nil {
 			return bus.Event{}, fmt.Errorf("next event of %q: %w", s.topic, err)
 		}
+		s.rewound()
 		if ev, ok, err := s.fromBuf(); ok || err != nil {
 			return ev, err
 		}
@@ -88,6 +93,30 @@ func (s *sub) fromBuf() (bus.Event, bool, error) {
 		return ev, true, nil
 	}
 	return bus.Event{}, false, nil
+}
+
+// rewound takes the subscription back with its topic (rewindLocked) if
+// it went back since the last call: the cursor to the last event kept at
+// most, and the events read for the subscription alone dropped.
+func (s *sub) rewound() {
+	t := s.t
+	t.mu.Lock()
+	if s.epoch == t.epoch {
+		t.mu.Unlock()
+		return
+	}
+	to := ^uint64(0)
+	for _, r := range t.rewinds {
+		if r.epoch >= s.epoch {
+			to = min(to, r.to)
+		}
+	}
+	s.epoch = t.epoch
+	t.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cursor = min(s.cursor, to)
+	s.buf = nil
 }
 
 // at is the cursor.

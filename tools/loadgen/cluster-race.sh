@@ -22,7 +22,14 @@
 # and CPU profiles (the CPU one for PROFILE_SECS, 10, from 5 s after the
 # racers are in their rooms) in the directory it names. TRACE=1 runs the
 # instances with --trace-bus and prints their stage timings, and counts
-# the bus events stored, by topic class and kind.
+# the bus events stored, by topic class and kind, and the timeline of
+# the other servers' progress (report → applied, per second: a tail that
+# comes in bursts has a cause with a time). WAITS=1 also prints what
+# PostgreSQL did during the race: checkpoints (and the last one's time),
+# WAL written and its full-page images, and the autovacuums and
+# autoanalyzes of the schema's tables, with their times. GCTRACE=1 runs
+# the instances with GODEBUG=gctrace=1 and prints their GC cycles during
+# the race, on the wall clock, with each cycle's wall time.
 set -euo pipefail
 racers=${1:-500}
 size=${2:-8}
@@ -56,7 +63,10 @@ serve() { # port data-dir [database-url [flags…]]; PPROF=address
 	local args=(serve --listen "127.0.0.1:$1" --data "$2" --host-key "$dir/host_key" "${limits[@]}")
 	[[ -n ${3:-} ]] && args+=(--database-url "$3" "${@:4}")
 	mkdir -p "$2"
-	PYRAMID_PPROF=${PPROF:-} "$dir/pyramid" "${args[@]}" >"$2.log" 2>&1 &
+	local godebug=${GODEBUG:-}
+	[[ ${GCTRACE:-0} == 1 ]] && godebug=${godebug:+$godebug,}gctrace=1
+	date +%s.%N >"$2.started"
+	GODEBUG=$godebug PYRAMID_PPROF=${PPROF:-} "$dir/pyramid" "${args[@]}" >"$2.log" 2>&1 &
 	pids+=($!)
 	for _ in $(seq 100); do
 		grep -q listening "$2.log" && return
@@ -76,6 +86,26 @@ one=${pids[-1]}
 PPROF=$pp2 serve $((base + 2)) "$dir/two" "${cluster[@]}"
 two=${pids[-1]}
 echo "== cluster: $racers racers over two instances on PostgreSQL"
+# pgstats prints what PostgreSQL did so far: checkpoints, WAL, the
+# schema's tables' vacuums (one line each, for a diff).
+pgstats() {
+	psql "$DATABASE_URL" -qAt -F' ' -c "SELECT 'checkpoints', checkpoints_timed, checkpoints_req, 'last', to_char((pg_control_checkpoint()).checkpoint_time AT TIME ZONE 'UTC', 'HH24:MI:SS') FROM pg_stat_bgwriter" \
+		-c "SELECT 'wal', wal_records, wal_fpi, wal_bytes, wal_write, wal_sync FROM pg_stat_wal" \
+		-c "SELECT 'table', relname, autovacuum_count, autoanalyze_count, coalesce(to_char(last_autovacuum AT TIME ZONE 'UTC', 'HH24:MI:SS.MS'), '-'),
+			coalesce(to_char(last_autoanalyze AT TIME ZONE 'UTC', 'HH24:MI:SS.MS'), '-'), n_dead_tup FROM pg_stat_user_tables WHERE schemaname = '$schema' ORDER BY relname"
+}
+# The race's wall times (loadgen's "rooms racing" line to its "race:"
+# line), and PostgreSQL's figures at each with WAITS=1.
+(
+	until grep -q '^rooms racing' "$dir/loadgen.out" 2>/dev/null; do sleep 0.1; done
+	date -u +%H:%M:%S.%N | cut -c1-10 >"$dir/race-start"
+	[[ ${WAITS:-0} == 1 ]] && pgstats >"$dir/pg-before"
+	until grep -q '^race:' "$dir/loadgen.out" 2>/dev/null; do sleep 0.1; done
+	date -u +%H:%M:%S.%N | cut -c1-10 >"$dir/race-end"
+	[[ ${WAITS:-0} == 1 ]] && pgstats >"$dir/pg-after"
+) &
+pids+=($!)
+stamps=${pids[-1]}
 if [[ ${WAITS:-0} == 1 ]]; then
 	# One psql session polls (\watch) from the race's start (loadgen's
 	# "rooms racing" line) to its end (the "race:" line).
@@ -111,7 +141,31 @@ if [[ ${PROFILE:-0} == 1 ]]; then
 	echo "profiles in $dir"
 fi
 
+grep -q '^race:' "$dir/loadgen.out" || kill "$stamps" 2>/dev/null || true
+wait "$stamps" 2>/dev/null || true
+echo "== the race ran from $(cat "$dir/race-start" 2>/dev/null) to $(cat "$dir/race-end" 2>/dev/null) UTC"
+if [[ ${GCTRACE:-0} == 1 ]]; then
+	for i in one two; do
+		echo "== instance $i's GC cycles during the race (wall clock; wall ms: sweep termination + mark + mark termination):"
+		awk -v t0="$(cat "$dir/$i.started")" -v from="$(cat "$dir/race-start")" -v to="$(cat "$dir/race-end")" '
+			function hms(t,  s) { s = t % 86400; return sprintf("%02d:%02d:%04.1f", int(s / 3600), int(s % 3600 / 60), s % 60) }
+			/^gc [0-9]+ @/ {
+				at = t0 + substr($3, 2, length($3) - 2); split($5, w, "+")
+				h = hms(at); if (h < from || h > to) next
+				n++; wall = w[1] + w[2] + w[3]; tot += wall
+				printf "  %s  %6.1f ms  %s\n", h, wall, $11
+			}
+			END { printf "  %d cycles, %.0f ms of wall time in GC\n", n, tot }' "$dir/$i.log"
+	done
+fi
 if [[ ${WAITS:-0} == 1 ]]; then
+	echo "== PostgreSQL during the race (before → after):"
+	paste -d'|' "$dir/pg-before" "$dir/pg-after" 2>/dev/null | awk -F'|' '{
+		split($1, a, " "); split($2, b, " ")
+		if (a[1] == "checkpoints") printf "checkpoints timed %d, requested %d; the last began at %s\n", b[2] - a[2], b[3] - a[3], b[5]
+		else if (a[1] == "wal") printf "WAL: %d records, %d full-page images, %.1f MB, %d writes, %d syncs\n", b[2] - a[2], b[3] - a[3], (b[4] - a[4]) / 1e6, b[5] - a[5], b[6] - a[6]
+		else if (b[3] != a[3] || b[4] != a[4]) printf "table %s: %d autovacuums (last %s), %d autoanalyzes (last %s); %d dead rows at the end\n", b[2], b[3] - a[3], b[5], b[4] - a[4], b[6], b[7]
+	}'
 	wait "$waits" 2>/dev/null || true
 	echo "== PostgreSQL's active backends during the race (samples every 100 ms):"
 	total=$(grep -c . "$dir/waits" || true)
