@@ -476,7 +476,17 @@ func (s *Store) FinishGame(ctx context.Context, gameID int64, owner string, st s
 		return fmt.Errorf("store: finish game %d: %w", gameID, err)
 	}
 	err = s.gameTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, saveSQL, saveArgs(gameID, owner, st, s.now())...)
+		var r sql.Result
+		var err error
+		if ps := s.saves.stmt; ps != nil {
+			// SQLite's writer has it prepared (a race's racers all
+			// finish at its end).
+			txst := tx.StmtContext(ctx, ps)
+			defer txst.Close()
+			r, err = txst.ExecContext(ctx, saveArgs(gameID, owner, st, s.now())...)
+		} else {
+			r, err = tx.ExecContext(ctx, saveSQL, saveArgs(gameID, owner, st, s.now())...)
+		}
 		if err := oneRow(r, err); errors.Is(err, sql.ErrNoRows) {
 			return whyNot(ctx, tx, gameID, "", owner)
 		} else if err != nil || res == nil {
