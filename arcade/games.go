@@ -116,20 +116,9 @@ var _ tui.Recorder = (*games)(nil)
 // practice, stored nowhere. A new game beside an unfinished one of the
 // same rules needs the player's word (SavedGame.Replace).
 func (g *games) SaveRecord(ctx context.Context, player string, sg tui.SavedGame) (tui.SaveResult, error) {
-	rec, replayed, err := replayLine(sg.Record)
+	rec, replayed, st, err := savedState(sg)
 	if err != nil {
-		return tui.SaveResult{}, fmt.Errorf("save game: %w", err)
-	}
-	st := store.State{
-		Moves:     rec.Moves,
-		MoveTimes: moveTimes(sg.MoveTimes, len(rec.Moves)),
-		Redo:      rec.Redo,
-		Status:    finalStatus(replayed, sg),
-		Removed:   replayed.Removed(),
-		Elapsed:   sg.Played,
-		Hints:     min(max(sg.Hints, 0), store.MaxAssists),
-		Undos:     min(max(sg.Undos, 0), store.MaxAssists),
-		Watched:   sg.Watched,
+		return tui.SaveResult{}, err
 	}
 	id := int64(0)
 	if sg.ID != "" {
@@ -165,6 +154,26 @@ func (g *games) SaveRecord(ctx context.Context, player string, sg tui.SavedGame)
 		}
 	}
 	return out, nil
+}
+
+// savedState is what SaveRecord stores of sg: its line, the game
+// replayed, and the state decided from them.
+func savedState(sg tui.SavedGame) (engine.Record, *engine.Game, store.State, error) {
+	rec, replayed, err := replayLine(sg.Record)
+	if err != nil {
+		return engine.Record{}, nil, store.State{}, fmt.Errorf("save game: %w", err)
+	}
+	return rec, replayed, store.State{
+		Moves:     rec.Moves,
+		MoveTimes: moveTimes(sg.MoveTimes, len(rec.Moves)),
+		Redo:      rec.Redo,
+		Status:    finalStatus(replayed, sg),
+		Removed:   replayed.Removed(),
+		Elapsed:   sg.Played,
+		Hints:     min(max(sg.Hints, 0), store.MaxAssists),
+		Undos:     min(max(sg.Undos, 0), store.MaxAssists),
+		Watched:   sg.Watched,
+	}, nil
 }
 
 // create starts a stored game. A player has one unfinished game of their

@@ -681,22 +681,32 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 		}
 		return "", err
 	}
-	note := ""
+	sg := tui.SavedGame{Record: rec, Status: tui.StatusOf(g.Status()),
+		Started: snap.StartsAt, Played: rs.a.cfg.Now().Sub(snap.StartsAt), MoveTimes: slices.Clone(rg.times)}
+	if sg.Status == tui.StatusLost {
+		sg.Status = tui.StatusPlaying // the store records the loss from the position
+	}
+	note, stored := "", false
 	if rs.games != nil && rg.gameID == 0 && !rg.unstored {
 		// The room has the move already: the racers' first moves of a
-		// race all create their games at once, one transaction each,
-		// and the panels do not wait for them. The room learns the
-		// game's ID (its placing names it) with a second report.
-		if note = rs.createGame(ctx, rg, rec); rg.gameID > 0 {
+		// race all create their games at once, and the panels do not
+		// wait for them. The game is made with the move in it (one
+		// write, where a create and a save were two waits for the
+		// store in a row), unless the move ends it (a save finishes
+		// it then). The room learns the game's ID (its placing names
+		// it) with a second report.
+		var first store.State
+		if _, _, st, err := savedState(sg); err == nil && st.Status == store.StatusPlaying {
+			first, stored = st, true
+		}
+		if note = rs.createGame(ctx, rg, rec, first); rg.gameID > 0 {
 			_ = r.Report(rs.me.ID, rs.sink, lobby.ProgressOf(g, rg.gameID))
+		} else {
+			stored = false
 		}
 	}
-	if rg.gameID > 0 {
-		sg := tui.SavedGame{ID: strconv.FormatInt(rg.gameID, 10), Record: rec, Status: tui.StatusOf(g.Status()),
-			Started: snap.StartsAt, Played: rs.a.cfg.Now().Sub(snap.StartsAt), MoveTimes: slices.Clone(rg.times)}
-		if sg.Status == tui.StatusLost {
-			sg.Status = tui.StatusPlaying // the store records the loss from the position
-		}
+	if rg.gameID > 0 && !stored {
+		sg.ID = strconv.FormatInt(rg.gameID, 10)
 		if _, err := rs.games.SaveRecord(ctx, rs.me.ID, sg); err != nil {
 			if errors.Is(err, tui.ErrTakenOver) {
 				return note, err
@@ -726,12 +736,13 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 // createGame starts the stored game of a racer. A race game is stored as
 // practice: it records no solo result (played, won, best time, streak),
 // since a race is not a solo game; the race's own record is its placing
-// (raceEnded). A player keeps one unfinished game per rule set: beside
+// (raceEnded). It starts with first, the play so far (none when zero).
+// A player keeps one unfinished game per rule set: beside
 // one, the race runs but its game is not stored (the race's result is),
 // and the player is told so.
-func (rs *races) createGame(ctx context.Context, rg *raceGame, rec engine.Record) string {
+func (rs *races) createGame(ctx context.Context, rg *raceGame, rec engine.Record, first store.State) string {
 	created, err := rs.a.cfg.Store.CreateGame(ctx, store.NewGame{PlayerID: rs.me.ID, RulesID: rec.Rules,
-		DealNumber: rec.Deal, Owner: rs.games.owner, Practice: true, Kind: store.KindRace})
+		DealNumber: rec.Deal, Owner: rs.games.owner, Practice: true, Kind: store.KindRace, State: first})
 	switch {
 	case errors.Is(err, store.ErrInProgress):
 		rg.unstored = true

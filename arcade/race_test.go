@@ -3,6 +3,7 @@ package arcade
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -111,6 +112,12 @@ func TestRaceStored(t *testing.T) {
 	}
 	if _, err := bob.Play(ctx, code, 1, 1, engine.Record{Rules: rec.Rules, Deal: rec.Deal, Moves: []string{"d"}}); err != nil {
 		t.Fatal(err)
+	}
+	// bob's first move made his race game with the move in it: one
+	// write (version 1), not a create and then a save.
+	if bobGames, err := f.st.ListGames(ctx, bob.me.ID, store.Page{Limit: 1}); err != nil || len(bobGames) != 1 ||
+		bobGames[0].Version != 1 || !slices.Equal(bobGames[0].Moves, []string{"d"}) || len(bobGames[0].MoveTimes) != 1 {
+		t.Errorf("bob's race game after his first move: %+v, %v; want the draw, its time, version 1", bobGames, err)
 	}
 	// A report of an earlier change that comes late is ignored.
 	if _, err := bob.Play(ctx, code, 1, 0, engine.Record{Rules: rec.Rules, Deal: rec.Deal}); err != nil {

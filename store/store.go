@@ -231,6 +231,12 @@ type NewGame struct {
 	// daily game a KindReplay when it makes it practice; any kind but
 	// KindSolo is practice.
 	Kind Kind
+	// State is the play the game starts with, stored with it as a
+	// SaveGame right after would store it (a race's first move creates
+	// the racer's game with the move: one write instead of two); the
+	// zero State is a game with no move. Its Status is StatusPlaying or
+	// empty.
+	State State
 }
 
 // Page selects a page of a list, newest first: at most Limit items

@@ -165,10 +165,13 @@ func scanGames(rows *sql.Rows, err error) ([]store.Game, error) {
 	return games, rows.Err()
 }
 
-// createSQL inserts a new game of a player who is not banned, and
-// returns its ID; no row when there is no such player, or a banned one.
-const createSQL = `INSERT INTO games (player_id, rules_id, deal_number, deal_text, daily, status, started_at, updated_at, version, owner, practice, kind)
-	SELECT $1, $2, $3, $4, $5, 'playing', $6, $6, 1, $7, $8, $9 FROM players WHERE id = $1 AND NOT banned RETURNING id`
+// createSQL inserts a new game of a player who is not banned, with the
+// play it starts with (NewGame.State), and returns its ID; no row when
+// there is no such player, or a banned one.
+const createSQL = `INSERT INTO games (player_id, rules_id, deal_number, deal_text, daily, status, started_at, updated_at, version, owner, practice, kind,
+		moves, redo, removed, elapsed_ms, hints, undos, watched, move_ms)
+	SELECT $1, $2, $3, $4, $5, 'playing', $6, $6, 1, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17
+	FROM players WHERE id = $1 AND NOT banned RETURNING id`
 
 // CreateGame implements store.Games.
 func (s *Store) CreateGame(ctx context.Context, ng store.NewGame) (store.Game, error) {
@@ -183,13 +186,25 @@ func (s *Store) CreateGame(ctx context.Context, ng store.NewGame) (store.Game, e
 	if ng.Kind == store.KindSolo && ng.Practice {
 		err = errors.Join(err, fmt.Errorf("%w: a solo game that is practice", store.ErrInvalid))
 	}
+	first := ng.State
+	switch first.Status {
+	case "":
+		first.Status = store.StatusPlaying
+		fallthrough
+	case store.StatusPlaying:
+		if serr := checkState(first); serr != nil {
+			err = errors.Join(err, serr)
+		}
+	default:
+		err = errors.Join(err, fmt.Errorf("%w: a new game's status %q is not playing", store.ErrInvalid, first.Status))
+	}
 	if err != nil {
 		return store.Game{}, fmt.Errorf("store: create game: %w", err)
 	}
 	now := s.now()
 	g := store.Game{
 		PlayerID: ng.PlayerID, RulesID: ng.RulesID, DealNumber: ng.DealNumber, DealText: ng.DealText,
-		Daily: ng.Daily, State: store.State{Status: store.StatusPlaying},
+		Daily: ng.Daily, State: first,
 		Started: fromMS(ms(now)), Updated: fromMS(ms(now)), Version: 1, Owner: ng.Owner,
 	}
 	create := func(ctx context.Context, tx *sql.Tx) error {
@@ -219,7 +234,9 @@ func (s *Store) CreateGame(ctx context.Context, ng store.NewGame) (store.Game, e
 		// (gameTxOneWrite). uniqueViolation maps a second unfinished
 		// solo or replay game with these rules to ErrInProgress
 		// (store.Kind.OnePerRules).
-		args := []any{ng.PlayerID, ng.RulesID, int64(ng.DealNumber), ng.DealText, ng.Daily, ms(now), ng.Owner, g.Practice, string(g.Kind)}
+		args := []any{ng.PlayerID, ng.RulesID, int64(ng.DealNumber), ng.DealText, ng.Daily, ms(now), ng.Owner, g.Practice, string(g.Kind),
+			encodeMoves(first.Moves), encodeMoves(first.Redo), first.Removed, first.Elapsed.Milliseconds(),
+			first.Hints, first.Undos, first.Watched, encodeTimes(first.MoveTimes)}
 		var row *sql.Row
 		if st := s.saves.create; st != nil {
 			// SQLite's writer has it prepared: parsing it again was
@@ -476,7 +493,17 @@ func (s *Store) FinishGame(ctx context.Context, gameID int64, owner string, st s
 		return fmt.Errorf("store: finish game %d: %w", gameID, err)
 	}
 	err = s.gameTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, saveSQL, saveArgs(gameID, owner, st, s.now())...)
+		var r sql.Result
+		var err error
+		if ps := s.saves.stmt; ps != nil {
+			// SQLite's writer has it prepared (a race's racers all
+			// finish at its end).
+			txst := tx.StmtContext(ctx, ps)
+			defer txst.Close()
+			r, err = txst.ExecContext(ctx, saveArgs(gameID, owner, st, s.now())...)
+		} else {
+			r, err = tx.ExecContext(ctx, saveSQL, saveArgs(gameID, owner, st, s.now())...)
+		}
 		if err := oneRow(r, err); errors.Is(err, sql.ErrNoRows) {
 			return whyNot(ctx, tx, gameID, "", owner)
 		} else if err != nil || res == nil {

@@ -41,7 +41,22 @@ func testGameCreate(t *testing.T, e *env) {
 		t.Errorf("custom deal game = %+v, %v", custom, err)
 	}
 
+	// A game made with its first play (a race's first move).
+	play := store.State{Status: store.StatusPlaying, Moves: []string{"d", "1.1+1.2"}, Redo: []string{"d"}, Removed: 2,
+		Elapsed: 3 * time.Second, MoveTimes: []time.Duration{time.Second, 2500 * time.Millisecond}}
+	raced, err := e.s.CreateGame(e.ctx, store.NewGame{PlayerID: p.ID, RulesID: "classic", DealNumber: 5, Owner: "s",
+		Kind: store.KindRace, State: play})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = e.s.Game(e.ctx, raced.ID)
+	if err != nil || !reflect.DeepEqual(got.State, play) || !reflect.DeepEqual(raced.State, play) || got.Version != 1 {
+		t.Errorf("a game made with its play: stored %+v, %v; returned %+v; want %+v at version 1", got, err, raced.State, play)
+	}
+
 	for _, bad := range []store.NewGame{
+		{PlayerID: p.ID, RulesID: "x", Owner: "s", State: store.State{Status: store.StatusWon}},
+		{PlayerID: p.ID, RulesID: "x", Owner: "s", State: store.State{Moves: []string{"no spaces please"}}},
 		{PlayerID: p.ID, RulesID: "", Owner: "s"},
 		{PlayerID: p.ID, RulesID: "x", Owner: ""},
 		{PlayerID: p.ID, RulesID: "x", Owner: "s", Daily: "14/03/2026"},
