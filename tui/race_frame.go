@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,10 +26,11 @@ type raceFrame struct {
 	room    roomLineKey
 	roomStr string
 
-	racers []racerLineCache
-	rows   []string    // the panel's racer lines, two racers each in a wide window
-	rowOf  [][2]string // the two racers' lines each of rows was made of
-	minis  []miniCache
+	racers    []racerLineCache
+	rows      []string // the panel's racer lines, two racers each in a wide window; "" to write again
+	scratch   []byte   // the panel line being written
+	minis     []miniCache
+	miniLines []string // the mini pyramids' lines, joined from minis
 
 	chat    chatKey
 	chatStr []string
@@ -72,10 +74,21 @@ type roomLineKey struct {
 	spectators         int
 }
 
-// racerLineCache is one racer's line of the panel, styled.
+// racerLineCache is what one racer's line of the panel was drawn from,
+// and the racer's name as it shows.
 type racerLineCache struct {
-	key racerLineKey
-	s   string
+	key     racerLineKey
+	drawn   bool // key is what the line shows
+	nameKey racerNameKey
+	name    string // racerName's
+	nameC   int    // name's cells
+}
+
+// racerNameKey is what a racer's name in the panel depends on.
+type racerNameKey struct {
+	env  *env
+	name string
+	w    int
 }
 
 // racerLineKey is what a racer's line shows (racerLine), and no more: a
@@ -198,6 +211,10 @@ func (rs *raceScreen) appendPanel(vc *raceFrame, parts []string) []string {
 	if len(vc.racers) != len(rs.racers) {
 		vc.racers = make([]racerLineCache, len(rs.racers))
 	}
+	nRows := (len(rs.racers) + c - 1) / c
+	if len(vc.rows) != nRows {
+		vc.rows = make([]string, nRows)
+	}
 	for i, r := range rs.racers {
 		st := sPlain
 		switch {
@@ -213,34 +230,35 @@ func (rs *raceScreen) appendPanel(vc *raceFrame, parts []string) []string {
 		if r.Cards == 0 {
 			k.cards = int32(rs.snap.Cards)
 		}
-		if lc := &vc.racers[i]; lc.key != k || lc.s == "" {
-			lc.key, lc.s = k, pal.style(st, rs.racerLine(r, nameW))
-		}
-	}
-	nRows := (len(rs.racers) + c - 1) / c
-	if len(vc.rows) != nRows {
-		vc.rows = make([]string, nRows)
-		vc.rowOf = make([][2]string, nRows)
-	}
-	for row := range nRows {
-		i := row * c
-		var s string
-		if c == 1 || i+1 >= len(rs.racers) {
-			s = vc.racers[i].s
-		} else {
-			// The line is made again only when one of its racers' is: a
-			// kept racer's line is the very string the row was made of,
-			// and compares at once.
-			a, b := vc.racers[i].s, vc.racers[i+1].s
-			if src := vc.rowOf[row]; src[0] == a && src[1] == b && vc.rows[row] != "" {
-				s = vc.rows[row]
-			} else {
-				s = a + "  " + b
-				vc.rowOf[row] = [2]string{a, b}
+		if lc := &vc.racers[i]; lc.key != k || !lc.drawn {
+			lc.key, lc.drawn = k, true
+			vc.rows[i/c] = "" // its line is written again
+			if nk := (racerNameKey{env: rs.env, name: r.Name, w: nameW}); nk != lc.nameKey || lc.name == "" {
+				lc.nameKey, lc.name = nk, rs.racerName(r.Name, nameW)
+				lc.nameC = cells(lc.name)
 			}
 		}
-		vc.rows[row] = s
-		parts = append(parts, s)
+	}
+	for row := range nRows {
+		if vc.rows[row] == "" {
+			// A line is written again only when one of its racers'
+			// changed, into the kept buffer: one string a line.
+			b := vc.scratch[:0]
+			for i := row * c; i < min((row+1)*c, len(rs.racers)); i++ {
+				if i > row*c {
+					b = append(b, "  "...)
+				}
+				lc := &vc.racers[i]
+				open := pal.open[lc.key.st]
+				b = append(b, open...)
+				b = rs.appendRacerLine(b, rs.racers[i], lc.name, lc.nameC, nameW)
+				if open != "" {
+					b = append(b, "\x1b[m"...)
+				}
+			}
+			vc.rows[row], vc.scratch = string(b), b
+		}
+		parts = append(parts, vc.rows[row])
 	}
 	return parts
 }
@@ -279,25 +297,33 @@ func (rs *raceScreen) appendMinis(vc *raceFrame, parts []string) []string {
 	if len(vc.minis) != len(rs.racers) {
 		vc.minis = make([]miniCache, len(rs.racers))
 	}
+	changed := len(vc.miniLines) != rows+3
 	for i, r := range rs.racers {
 		k := miniKey{env: rs.env, r: r, mark: rs.racerMark(r), bw: bw, rows: rows, unicode: rs.env.gl.unicode, snapCards: rs.snap.Cards}
 		if c := &vc.minis[i]; c.key != k || c.lines == nil {
 			c.key, c.lines = k, rs.miniBlock(r, rows, bw)
+			changed = true
 		}
 	}
-	for line := range rows + 3 {
-		n := 0
-		for i := range vc.minis {
-			n += len(vc.minis[i].lines[line])
+	if changed {
+		// The panel's lines are joined again only when a block changed
+		// (the clock's tick, a chat line, the player's own cursor leave
+		// them as they are).
+		vc.miniLines = slices.Grow(vc.miniLines[:0], rows+3)
+		for line := range rows + 3 {
+			n := 0
+			for i := range vc.minis {
+				n += len(vc.minis[i].lines[line])
+			}
+			var l strings.Builder
+			l.Grow(n)
+			for i := range vc.minis {
+				l.WriteString(vc.minis[i].lines[line])
+			}
+			vc.miniLines = append(vc.miniLines, l.String())
 		}
-		var l strings.Builder
-		l.Grow(n)
-		for i := range vc.minis {
-			l.WriteString(vc.minis[i].lines[line])
-		}
-		parts = append(parts, l.String())
 	}
-	return parts
+	return append(parts, vc.miniLines...)
 }
 
 // miniBlock is one racer's mini pyramid block, each line bw cells and

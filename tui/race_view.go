@@ -229,9 +229,23 @@ const unratedNote = "unrated: chosen deal"
 // racerLine is one racer in the panel: name (nameW cells, racerNameW),
 // cards removed, moves, pass and state.
 func (rs *raceScreen) racerLine(r lobby.Racer, nameW int) string {
-	mark := rs.racerMark(r)
+	name := rs.racerName(r.Name, nameW)
+	return string(rs.appendRacerLine(nil, r, name, cells(name), nameW))
+}
+
+// racerName is a racer's name as the panel shows it: nameW cells.
+func (rs *raceScreen) racerName(name string, nameW int) string {
+	return padRight(cut(clean(name, keys.MaxNameWidth), nameW, rs.env.gl.ell), nameW)
+}
+
+// appendRacerLine appends racerLine's text to dst, with the racer's name
+// already as racerName writes it (nameC cells): the panel draws a line
+// for every opponent's move, into a kept buffer.
+func (rs *raceScreen) appendRacerLine(dst []byte, r lobby.Racer, name string, nameC, nameW int) []byte {
 	w := nameW + racerFixedW
-	name := padRight(cut(clean(r.Name, keys.MaxNameWidth), nameW, rs.env.gl.ell), nameW)
+	start := len(dst)
+	dst = append(dst, rs.racerMark(r)...)
+	dst = append(dst, name...)
 	cards := r.Cards
 	if cards == 0 {
 		cards = rs.snap.Cards
@@ -240,9 +254,35 @@ func (rs *raceScreen) racerLine(r lobby.Racer, nameW int) string {
 	if !r.Present && r.State == lobby.RacerPlaying {
 		state = "left"
 	}
-	s := mark + name + " " + padLeft(strconv.Itoa(r.Removed), 2) + "/" + strconv.Itoa(cards) + " " +
-		padLeft(strconv.Itoa(r.Moves), 3) + " mv p" + strconv.Itoa(max(r.Pass, 1)) + " " + state
-	return padRight(cut(s, w, ""), w)
+	dst = append(dst, ' ')
+	dst = appendPadLeft(dst, r.Removed, 2)
+	dst = append(dst, '/')
+	dst = strconv.AppendInt(dst, int64(cards), 10)
+	dst = append(dst, ' ')
+	dst = appendPadLeft(dst, r.Moves, 3)
+	dst = append(dst, " mv p"...)
+	dst = strconv.AppendInt(dst, int64(max(r.Pass, 1)), 10)
+	dst = append(dst, ' ')
+	dst = append(dst, state...)
+	// The mark is one cell and what follows the name is ASCII: the line
+	// is cut and padded to w cells as padRight(cut(line, w, "")) does.
+	fixed := start + len(rs.racerMark(r)) + len(name) // the rest's first byte
+	switch n := 1 + nameC + len(dst) - fixed; {
+	case n > w:
+		dst = dst[:max(fixed, fixed+w-1-nameC)]
+	case n < w:
+		dst = appendBlanks(dst, w-n)
+	}
+	return dst
+}
+
+// appendPadLeft appends n in decimal, padded with spaces on the left to
+// w cells, as padLeft(strconv.Itoa(n), w) writes it.
+func appendPadLeft(dst []byte, n, w int) []byte {
+	var digits [20]byte
+	d := strconv.AppendInt(digits[:0], int64(n), 10)
+	dst = appendBlanks(dst, w-len(d))
+	return append(dst, d...)
 }
 
 // The race's help bar, and the order it gives items up in.
