@@ -191,7 +191,7 @@ func TestPaceFramesPerRacer(t *testing.T) {
 	const d = 120 * time.Second
 	type result struct {
 		fps             float64
-		flushes         float64 // the pacing timer's wake-ups a second
+		flushes         float64       // the pacing timer's wake-ups a second
 		keyWait         time.Duration // the most a key's frame waited (inputGap after a frame, at most)
 		oppP50, oppMost time.Duration // an opponent's move: arrival to frame
 	}
