@@ -25,7 +25,9 @@ const (
 	inputGap = 4 * time.Millisecond
 	// eventGap is the same for everything else (replies of commands,
 	// lobby and race events, clock ticks): at most 60 such frames a
-	// second, as the standard renderer drew.
+	// second, as the standard renderer drew. A message may ask for a
+	// longer gap (gapMsg: a race room's events) or let its frame wait
+	// for company (slackMsg: a clock's tick).
 	eventGap = time.Second / 60
 	// keepBuf is the largest output buffer a session keeps between
 	// frames: a key's frame fits, a full repaint is allocated when it
