@@ -25,7 +25,9 @@ const (
 	inputGap = 4 * time.Millisecond
 	// eventGap is the same for everything else (replies of commands,
 	// lobby and race events, clock ticks): at most 60 such frames a
-	// second, as the standard renderer drew.
+	// second, as the standard renderer drew. A message may ask for a
+	// longer gap (gapMsg: a race room's events) or let its frame wait
+	// for company (slackMsg: a clock's tick).
 	eventGap = time.Second / 60
 	// keepBuf is the largest output buffer a session keeps between
 	// frames: a key's frame fits, a full repaint is allocated when it
@@ -82,15 +84,27 @@ type flushMsg struct{}
 
 // slackMsg is a message whose frame may wait a while for company: the
 // renderer holds it up to FrameSlack, and the first frame drawn
-// meanwhile (a key's, or another message's) carries it, so that a
-// racer's panel changes, the race clock's tick and the key that follows
-// go out in one write, not one each (issue 14: a racer got 6.8 frames a
-// second at 1,000 racers, each a render and a write). The tui's room
-// events and race clock ticks are such messages; a key never is.
+// meanwhile (a key's, or another message's) carries it. A clock's tick
+// is such a message: each second shows with the next frame that goes
+// out anyway, most often a key's (issue 14: a racer got 6.8 frames a
+// second at 1,000 racers, each a render and a write).
 type slackMsg interface {
 	// FrameSlack is how long the frame after the message may wait; 0
 	// or less: it is paced as any other event.
 	FrameSlack() time.Duration
+}
+
+// gapMsg is a message whose frame is drawn at once when the last frame
+// is at least FrameGap old, and else held until it is: the tui's room
+// events (an opponent's progress, a chat line), which come several a
+// second, are drawn as they come when they are the only news, and
+// share a frame when they come close together or right after another
+// frame. Unlike slack, a gap makes no lone event wait, and the pacing
+// timer runs only for events that come close behind a frame.
+type gapMsg interface {
+	// FrameGap is the least time between the last frame and the frame
+	// after the message; it is never less than eventGap.
+	FrameGap() time.Duration
 }
 
 // frameRenderer draws a program's views on its session's terminal. It
@@ -870,11 +884,16 @@ func (f *framedModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		f.r.resize(msg.Width, msg.Height)
 		gap = 0
-	case slackMsg:
-		slack = msg.FrameSlack()
 	default:
 		if f.r.command(msg) {
 			gap = 0
+			break
+		}
+		if g, ok := msg.(gapMsg); ok {
+			gap = max(gap, g.FrameGap())
+		}
+		if s, ok := msg.(slackMsg); ok {
+			slack = s.FrameSlack()
 		}
 	}
 	next, cmd := f.model.Update(msg)

@@ -21,6 +21,15 @@ type lazyMsg struct {
 
 func (m lazyMsg) FrameSlack() time.Duration { return m.slack }
 
+// gappedMsg is a message whose frame comes at least gap after the last
+// one: a room's event, as the tui's are.
+type gappedMsg struct {
+	n   int
+	gap time.Duration
+}
+
+func (m gappedMsg) FrameGap() time.Duration { return m.gap }
+
 // countModel shows how many messages of each kind it took: every
 // message changes the view, so that every frame drawn is written.
 type countModel struct{ keys, events, lazy int }
@@ -30,7 +39,7 @@ func (m countModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg.(type) {
 	case tea.KeyMsg:
 		m.keys++
-	case lazyMsg:
+	case lazyMsg, gappedMsg:
 		m.lazy++
 	case eventMsg:
 		m.events++
@@ -69,6 +78,7 @@ type paceSim struct {
 	timers []*simTimer
 	r      *frameRenderer
 	m      tea.Model
+	fires  int // the pacing timer's flushes: wake-ups of the session's program
 }
 
 // simArrival is a message the session gets at a time.
@@ -120,6 +130,7 @@ func (s *paceSim) run(arrivals []simArrival) []time.Duration {
 		case next != nil && (i == len(arrivals) || !start.Add(arrivals[i].at).Before(next.due)):
 			s.now = next.due
 			next.active = false
+			s.fires++
 			next.f()
 		case i < len(arrivals):
 			s.now = start.Add(arrivals[i].at)
@@ -138,8 +149,9 @@ func (s *paceSim) run(arrivals []simArrival) []time.Duration {
 // a move typed at the prompt (":" and the move in one read, then enter)
 // whose stored answer comes storeWait later with the room's echo of it
 // before; seven opponents who each move every 2 s; the race clock's tick
-// every second. eventSlack and tickSlack are the lazy messages' slack.
-func racerLoad(d, storeWait, eventSlack, tickSlack time.Duration, seed uint64) (msgs []simArrival, opponent []bool) {
+// every second. eventGap is the room events' gap (FrameGap), tickSlack
+// the ticks' slack.
+func racerLoad(d, storeWait, eventGap, tickSlack time.Duration, seed uint64) (msgs []simArrival, opponent []bool) {
 	rng := mrand.New(mrand.NewPCG(seed, 1))
 	add := func(at time.Duration, msg tea.Msg, opp bool) {
 		msgs = append(msgs, simArrival{at: at, msg: msg})
@@ -154,8 +166,8 @@ func racerLoad(d, storeWait, eventSlack, tickSlack time.Duration, seed uint64) (
 		if k%4 == 3 {
 			add(at, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(":3a")}, false)
 			add(at+50*time.Microsecond, tea.KeyMsg{Type: tea.KeyEnter}, false)
-			add(at+storeWait*2/3, lazyMsg{n: k, slack: eventSlack}, false) // the room's echo
-			add(at+storeWait, eventMsg(k), false)                          // the store's answer
+			add(at+storeWait*2/3, gappedMsg{n: k, gap: eventGap}, false) // the room's echo
+			add(at+storeWait, eventMsg(k), false)                        // the store's answer
 			continue
 		}
 		add(at, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("j")}, false)
@@ -164,7 +176,7 @@ func racerLoad(d, storeWait, eventSlack, tickSlack time.Duration, seed uint64) (
 		phase := time.Duration(rng.Int64N(int64(2 * time.Second)))
 		for at := phase; at < d; at += 2 * time.Second {
 			jitter := time.Duration(rng.Int64N(int64(storeWait)))
-			add(at+jitter, lazyMsg{n: 1000 + o, slack: eventSlack}, true)
+			add(at+jitter, gappedMsg{n: 1000 + o, gap: eventGap}, true)
 		}
 	}
 	for at := time.Duration(rng.Int64N(int64(time.Second))); at < d; at += time.Second {
@@ -182,25 +194,27 @@ func racerLoad(d, storeWait, eventSlack, tickSlack time.Duration, seed uint64) (
 	return sorted, opp
 }
 
-// TestPaceFramesPerRacer: with the slack of room events and clock ticks,
-// a racer at 1,000 racers' pace gets fewer frames a second, its keys
-// none later, and an opponent's move waits at most the events' slack.
+// TestPaceFramesPerRacer: with the room events' gap and the clock ticks'
+// slack, a racer at 1,000 racers' pace gets fewer frames a second, its
+// keys none later, and an opponent's move waits at most the gap.
 func TestPaceFramesPerRacer(t *testing.T) {
 	const d = 120 * time.Second
 	type result struct {
 		fps             float64
+		flushes         float64       // the pacing timer's wake-ups a second
 		keyWait         time.Duration // the most a key's frame waited (inputGap after a frame, at most)
 		oppP50, oppMost time.Duration // an opponent's move: arrival to frame
 	}
-	simulate := func(eventSlack, tickSlack time.Duration) result {
+	simulate := func(eventGap, tickSlack time.Duration) result {
 		var res result
 		var opp []time.Duration
 		for seed := range uint64(8) {
-			msgs, isOpp := racerLoad(d, 170*time.Millisecond, eventSlack, tickSlack, seed)
+			msgs, isOpp := racerLoad(d, 170*time.Millisecond, eventGap, tickSlack, seed)
 			s := newPaceSim()
 			f0 := s.r.frames
 			shown := s.run(msgs)
 			res.fps += float64(s.r.frames-f0) / d.Seconds() / 8
+			res.flushes += float64(s.fires) / d.Seconds() / 8
 			for i, a := range msgs {
 				if k, ok := a.msg.(tea.KeyMsg); ok && k.Type == tea.KeyRunes {
 					res.keyWait = max(res.keyWait, shown[i])
@@ -214,20 +228,53 @@ func TestPaceFramesPerRacer(t *testing.T) {
 		res.oppP50, res.oppMost = opp[len(opp)/2], opp[len(opp)-1]
 		return res
 	}
-	before := simulate(0, 0)
-	after := simulate(50*time.Millisecond, 400*time.Millisecond)
-	t.Logf("without the slack of events and ticks: %.2f frames/s, a key waits at most %v, an opponent's move p50 %v, at most %v",
-		before.fps, before.keyWait, before.oppP50, before.oppMost)
-	t.Logf("with slack 50 ms (events) and 400 ms (ticks): %.2f frames/s, a key waits at most %v, an opponent's move p50 %v, at most %v",
-		after.fps, after.keyWait, after.oppP50, after.oppMost)
+	const gap, slack = 100 * time.Millisecond, 400 * time.Millisecond // tui's raceEventGap, raceTickSlack
+	for _, tt := range []struct {
+		name            string
+		eventGap, slack time.Duration
+	}{{"as before", eventGap, 0}, {"the ticks' slack", eventGap, slack}, {"50 ms gap", 50 * time.Millisecond, slack}, {"the events' gap and the ticks' slack", gap, slack}} {
+		r := simulate(tt.eventGap, tt.slack)
+		t.Logf("%s: %.2f frames/s and %.2f pacing-timer wake-ups/s, a key waits at most %v, an opponent's move p50 %v, at most %v",
+			tt.name, r.fps, r.flushes, r.keyWait, r.oppP50, r.oppMost)
+	}
+	before, after := simulate(eventGap, 0), simulate(gap, slack)
 	if after.keyWait > inputGap || before.keyWait > inputGap {
-		t.Errorf("a key's frame waited %v (%v without slack), want at most inputGap: keys never wait for slack", after.keyWait, before.keyWait)
+		t.Errorf("a key's frame waited %v (%v before), want at most inputGap: keys never wait for the gap or the slack", after.keyWait, before.keyWait)
 	}
-	if after.oppMost > 50*time.Millisecond {
-		t.Errorf("an opponent's move waited %v for its frame, want at most the slack, 50ms", after.oppMost)
+	if after.oppMost > gap {
+		t.Errorf("an opponent's move waited %v for its frame, want at most the gap, %v", after.oppMost, gap)
 	}
-	if after.fps > before.fps*0.8 {
-		t.Errorf("%.2f frames/s with slack, %.2f without: want a fifth fewer at least", after.fps, before.fps)
+	if after.fps > before.fps*0.85 {
+		t.Errorf("%.2f frames/s with the gap and the slack, %.2f without: want 15%% fewer at least", after.fps, before.fps)
+	}
+}
+
+// TestPaceGap: an event with a gap is drawn at once when the last frame
+// is older, and else held until the gap has passed, sharing its frame
+// with the events that come meanwhile; a key draws them all at once.
+func TestPaceGap(t *testing.T) {
+	s := newPaceSim()
+	step := func(after time.Duration, msg tea.Msg) {
+		s.now = s.now.Add(after)
+		s.m, _ = s.m.Update(msg)
+	}
+	step(time.Second, gappedMsg{gap: 100 * time.Millisecond})
+	if s.r.frames != 2 || s.r.held {
+		t.Fatalf("an event long after a frame: frames %d held %v, want it drawn at once", s.r.frames, s.r.held)
+	}
+	step(30*time.Millisecond, gappedMsg{gap: 100 * time.Millisecond})
+	if s.r.frames != 2 || !s.r.held || !s.r.due.Equal(s.r.last.Add(100*time.Millisecond)) {
+		t.Fatalf("an event 30ms after a frame: frames %d held %v due %v after it, want held for the gap", s.r.frames, s.r.held, s.r.due.Sub(s.r.last))
+	}
+	step(30*time.Millisecond, gappedMsg{gap: 100 * time.Millisecond})
+	s.run(nil)
+	if s.r.frames != 3 || s.r.held || s.now.Sub(s.r.last) != 0 {
+		t.Fatalf("after the gap: frames %d held %v, want one frame for both", s.r.frames, s.r.held)
+	}
+	step(10*time.Millisecond, gappedMsg{gap: 100 * time.Millisecond})
+	step(10*time.Millisecond, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("j")})
+	if s.r.frames != 4 || s.r.held || s.r.armed {
+		t.Fatalf("a key after a held event: frames %d held %v armed %v, want one frame for both and the timer stopped", s.r.frames, s.r.held, s.r.armed)
 	}
 }
 

@@ -59,21 +59,21 @@ func tick(d time.Duration, msg tea.Msg) tea.Cmd {
 // inboxMsg is a message that came through the inbox.
 type inboxMsg struct{ msg tea.Msg }
 
-// FrameSlack is how long the frame after the message may wait for
-// another to carry it (the server's renderer asks): a room's events
-// that only change what the race panel or the chat shows may wait
-// raceEventSlack; everything else goes at once.
-func (msg inboxMsg) FrameSlack() time.Duration {
+// FrameGap is the least time between the last frame and the frame after
+// the message (the server's renderer asks): a room's events that only
+// change what the race panel, the chat or the room's line show are drawn
+// at most once per raceEventGap; everything else as soon as it comes.
+func (msg inboxMsg) FrameGap() time.Duration {
 	if batch, ok := msg.msg.(InboxBatch); ok {
 		for _, m := range batch {
 			if !slackEvent(m) {
 				return 0
 			}
 		}
-		return raceEventSlack
+		return raceEventGap
 	}
 	if slackEvent(msg.msg) {
-		return raceEventSlack
+		return raceEventGap
 	}
 	return 0
 }

@@ -82,17 +82,18 @@ type (
 // store (a new room, a rematch, a report).
 const raceTimeout = 20 * time.Second
 
-// How long the frame after a room event or a clock tick may wait for
-// another frame to carry it (the server's renderer reads FrameSlack):
-// at 1,000 racers each racer's opponents move 3.5 times a second, its
-// clock ticks once and its keys come twice, and every frame is a
-// render and a write (issue 14).
+// How the frames after a room's events and the race clock's ticks are
+// paced (the server's renderer reads FrameGap and FrameSlack): at 1,000
+// racers each racer's opponents move 3.5 times a second, its clock
+// ticks once and its keys come twice, and every frame is a render and a
+// write (issue 14).
 const (
-	// raceEventSlack is an opponent's progress, a chat line or a new
-	// snapshot of the room: the panel stays live within a fraction of
-	// a second, and events that come close together, or just before
-	// the player's key or the store's answer, share one frame.
-	raceEventSlack = 50 * time.Millisecond
+	// raceEventGap is the least time between the last frame and the
+	// frame of an opponent's progress, a chat line or a new snapshot of
+	// the room: one that comes alone is drawn at once, those that come
+	// close behind another frame wait for the gap and share a frame. The
+	// panel stays live within a tenth of a second.
+	raceEventGap = 100 * time.Millisecond
 	// raceTickSlack is a tick of the race's time left: the seconds go
 	// on once a second, each shown with the next frame that goes out
 	// within raceTickSlack (the tick's phase is the session's, not the
@@ -109,9 +110,9 @@ func (msg raceClockMsg) FrameSlack() time.Duration {
 	return 0
 }
 
-// slackEvent reports whether msg is a room event whose frame may wait
-// raceEventSlack: one that only changes the panel, the chat or the
-// room's line. The start, the end, a seat taken over and a closed room
+// slackEvent reports whether msg is a room event whose frame is paced by
+// raceEventGap: one that only changes the panel, the chat or the room's
+// line. The start, the end, a seat taken over and a closed room
 // go at once.
 func slackEvent(msg tea.Msg) bool {
 	ev, ok := msg.(RaceEventMsg)

@@ -146,37 +146,42 @@ func TestRacePanelColumns(t *testing.T) {
 	}
 }
 
-// TestRaceFrameSlack: the room's events that only change the panel, the
-// chat or the room's line, and the ticks of the race's time left, let
-// their frame wait (the server's renderer reads FrameSlack); the start,
-// the end, a seat taken over, the countdown's ticks and anything else go
-// at once, and a batch waits only when all of it may.
-func TestRaceFrameSlack(t *testing.T) {
+// TestRaceFramePace: the room's events that only change the panel, the
+// chat or the room's line are drawn at most once per raceEventGap, and
+// the ticks of the race's time left let their frame wait (the server's
+// renderer reads FrameGap and FrameSlack); the start, the end, a seat
+// taken over, the countdown's ticks and anything else go at once, and a
+// batch is paced only when all of it may be.
+func TestRaceFramePace(t *testing.T) {
 	progress := RaceEventMsg{Event: lobby.RacerProgress{Code: "KMTX", Round: 1}}
 	chat := RaceEventMsg{Event: lobby.ChatLine{Code: "KMTX"}}
 	started := RaceEventMsg{Event: lobby.RaceStarted{Code: "KMTX", Round: 1}}
 	for _, tt := range []struct {
 		name string
-		msg  interface{ FrameSlack() time.Duration }
+		msg  inboxMsg
 		want time.Duration
 	}{
-		{"progress", inboxMsg{progress}, raceEventSlack},
-		{"chat", inboxMsg{chat}, raceEventSlack},
-		{"room changed", inboxMsg{RaceEventMsg{Event: lobby.RoomChanged{}}}, raceEventSlack},
+		{"progress", inboxMsg{progress}, raceEventGap},
+		{"chat", inboxMsg{chat}, raceEventGap},
+		{"room changed", inboxMsg{RaceEventMsg{Event: lobby.RoomChanged{}}}, raceEventGap},
 		{"race started", inboxMsg{started}, 0},
 		{"race ended", inboxMsg{RaceEventMsg{Event: lobby.RaceEnded{}}}, 0},
 		{"seat taken over", inboxMsg{RaceEventMsg{Event: lobby.SeatTakenOver{}}}, 0},
 		{"presence", inboxMsg{lobby.PresenceChanged{}}, 0},
-		{"batch of progress and chat", inboxMsg{InboxBatch{progress, chat, progress}}, raceEventSlack},
+		{"batch of progress and chat", inboxMsg{InboxBatch{progress, chat, progress}}, raceEventGap},
 		{"batch with the start", inboxMsg{InboxBatch{progress, started}}, 0},
-		{"race clock", raceClockMsg{slack: true}, raceTickSlack},
-		{"countdown clock", raceClockMsg{}, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.msg.FrameSlack(); got != tt.want {
-				t.Errorf("FrameSlack() = %v, want %v", got, tt.want)
+			if got := tt.msg.FrameGap(); got != tt.want {
+				t.Errorf("FrameGap() = %v, want %v", got, tt.want)
 			}
 		})
+	}
+	if got := (raceClockMsg{slack: true}).FrameSlack(); got != raceTickSlack {
+		t.Errorf("the race clock's FrameSlack() = %v, want %v", got, raceTickSlack)
+	}
+	if got := (raceClockMsg{}).FrameSlack(); got != 0 {
+		t.Errorf("the countdown clock's FrameSlack() = %v, want 0", got)
 	}
 	for _, phase := range []lobby.Phase{lobby.PhaseCountdown, lobby.PhaseRacing} {
 		h, _ := raceHarness(t, raceRoom(2, phase), 80, 24)
