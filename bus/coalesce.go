@@ -31,6 +31,9 @@ const maxBatch = 128
 // commits per second stay low however many topics change, as in a
 // database's group commit, and an idle Coalescer adds no wait. A topic
 // is in one batch at a time, so its events keep the order of the offers.
+// Each topic's state has a lock of its own: the offers of different
+// topics never wait for each other (at 500 racers, a lock for all of
+// them was most of an instance's lock waits).
 //
 // A batch of plain offers only is published volatile when the bus can
 // (VolatileBatcher: on PostgreSQL a commit that does not wait for the
