@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -30,6 +31,9 @@ const maxBatch = 128
 // commits per second stay low however many topics change, as in a
 // database's group commit, and an idle Coalescer adds no wait. A topic
 // is in one batch at a time, so its events keep the order of the offers.
+// Each topic's state has a lock of its own: the offers of different
+// topics never wait for each other (at 500 racers, a lock for all of
+// them was most of an instance's lock waits).
 //
 // A batch of plain offers only is published volatile when the bus can
 // (VolatileBatcher: on PostgreSQL a commit that does not wait for the
@@ -42,29 +46,33 @@ type Coalescer struct {
 	every time.Duration
 	onErr func(topic string, err error)
 
-	mu       sync.Mutex
-	closed   bool
-	topics   map[string]*pending
-	due      []duePost // the next batch: at most one post per topic
-	flushing bool      // the flusher is running
+	// closed refuses offers once Close began; each topic's state is
+	// under its own lock, so that the offers of different topics (each
+	// race room's racers) never wait for each other, nor for the
+	// flusher's work on other topics.
+	closed atomic.Bool
+	topics sync.Map // topic name → *pending
+
+	mu       sync.Mutex // the queue: due, flushing, shut
+	due      []*pending // the topics due, in order: each at most once
+	flushing bool       // the flusher is running
+	shut     bool       // Close is done: nothing more goes out
 	idle     sync.WaitGroup
 }
 
-// duePost is a post of the next batch; now: from OfferNow (the batch
-// must be durable).
-type duePost struct {
-	Post
-	now bool
-}
-
-// pending is the state of one topic of a Coalescer.
+// pending is the state of one topic of a Coalescer, under its mu. The
+// lock order is a topic's, then the Coalescer's.
 type pending struct {
-	last  time.Time // when the last publish was due
-	msg   *Message  // the newest message not yet due
-	timer *time.Timer
-	busy  bool // a message of the topic is due or being published
-	queue bool // it is due: in Coalescer.due, not yet taken by the flusher
-	now   bool // msg goes out without waiting for Every (OfferNow)
+	topic string
+
+	mu     sync.Mutex
+	gone   bool      // forgotten (out of Coalescer.topics): an offer finds it anew
+	last   time.Time // when the last publish was due
+	msg    *Message  // the newest message not yet taken for a batch
+	now    bool      // msg goes out without waiting for Every (OfferNow): news
+	timer  *time.Timer
+	busy   bool // due (in Coalescer.due) or being published
+	queued bool // in Coalescer.due, not yet taken by the flusher
 }
 
 // NewCoalescer returns a Coalescer publishing on b at most once per every
@@ -75,7 +83,7 @@ func NewCoalescer(b Bus, every time.Duration, onErr func(topic string, err error
 	if every <= 0 {
 		every = DefaultCoalesceEvery
 	}
-	return &Coalescer{b: b, every: every, onErr: onErr, topics: map[string]*pending{}}
+	return &Coalescer{b: b, every: every, onErr: onErr}
 }
 
 // Offer hands the newest message of topic to the Coalescer: it is
@@ -104,48 +112,51 @@ func (c *Coalescer) offer(topic string, m Message, now bool) {
 		}
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return
-	}
-	p := c.topics[topic]
-	if p == nil {
-		p = &pending{}
-		c.topics[topic] = p
-	}
-	if p.queue {
-		// Due but not yet taken: the newest message takes its place.
-		for i := range c.due {
-			if c.due[i].Topic == topic {
-				c.due[i].Message = m
-				c.due[i].now = c.due[i].now || now
+	for !c.closed.Load() {
+		v, ok := c.topics.Load(topic)
+		if !ok {
+			v, _ = c.topics.LoadOrStore(topic, &pending{topic: topic})
+		}
+		p := v.(*pending)
+		p.mu.Lock()
+		if p.gone {
+			p.mu.Unlock()
+			continue // forgotten meanwhile: a new state
+		}
+		p.msg = &m
+		if now {
+			p.now = true
+			if p.timer != nil {
+				p.timer.Stop()
+				p.timer = nil
 			}
 		}
+		if !p.queued {
+			// (Queued: the flusher takes the newest message, this one.)
+			c.scheduleLocked(p)
+		}
+		p.mu.Unlock()
 		return
 	}
-	p.msg = &m
-	if now {
-		p.now = true
-		if p.timer != nil {
-			p.timer.Stop()
-			p.timer = nil
-		}
-	}
-	c.scheduleLocked(topic, p)
 }
 
-// scheduleLocked makes the topic's message due now or arms its timer.
-func (c *Coalescer) scheduleLocked(topic string, p *pending) {
+// scheduleLocked makes the topic's message due now or arms its timer,
+// with p.mu held.
+func (c *Coalescer) scheduleLocked(p *pending) {
 	if p.busy || p.timer != nil || p.msg == nil {
 		return
 	}
-	if wait := c.every - time.Since(p.last); wait > 0 && !c.closed && !p.now {
-		c.armLocked(topic, p, wait)
+	if wait := c.every - time.Since(p.last); wait > 0 && !c.closed.Load() && !p.now {
+		c.armLocked(p, wait)
 		return
 	}
-	c.due = append(c.due, duePost{Post: Post{Topic: topic, Message: *p.msg}, now: p.now})
-	p.msg, p.busy, p.queue, p.last, p.now = nil, true, true, time.Now(), false
+	p.busy, p.queued, p.last = true, true, time.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.shut {
+		return
+	}
+	c.due = append(c.due, p)
 	if !c.flushing {
 		c.flushing = true
 		c.idle.Add(1)
@@ -153,28 +164,30 @@ func (c *Coalescer) scheduleLocked(topic string, p *pending) {
 	}
 }
 
-// armLocked sets the topic's timer: when it fires, the newest message, if
-// any, goes out; if none came, the topic is forgotten.
-func (c *Coalescer) armLocked(topic string, p *pending, wait time.Duration) {
+// armLocked sets the topic's timer, with p.mu held: when it fires, the
+// newest message, if any, goes out; if none came, the topic is
+// forgotten.
+func (c *Coalescer) armLocked(p *pending, wait time.Duration) {
 	var t *time.Timer
 	t = time.AfterFunc(wait, func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
+		p.mu.Lock()
+		defer p.mu.Unlock()
 		if p.timer != t {
 			return // stopped by OfferNow after it fired
 		}
 		p.timer = nil
 		if p.msg == nil && !p.busy {
-			delete(c.topics, topic)
+			p.gone = true
+			c.topics.CompareAndDelete(p.topic, p)
 			return
 		}
-		c.scheduleLocked(topic, p)
+		c.scheduleLocked(p)
 	})
 	p.timer = t
 }
 
 // flush publishes the due messages, batch after batch, until none is
-// due.
+// due: each topic's newest message when its batch is taken.
 func (c *Coalescer) flush() {
 	defer c.idle.Done()
 	for {
@@ -185,31 +198,32 @@ func (c *Coalescer) flush() {
 			c.mu.Unlock()
 			return
 		}
-		batch := c.due[:n:n]
-		c.due = append([]duePost(nil), c.due[n:]...)
-		for _, post := range batch {
-			c.topics[post.Topic].queue = false
-		}
+		ps := c.due[:n:n]
+		c.due = append([]*pending(nil), c.due[n:]...)
 		c.mu.Unlock()
-		c.publish(batch)
-		c.mu.Lock()
-		for _, post := range batch {
-			c.doneLocked(post.Topic)
+		batch := make([]Post, 0, n)
+		news := false
+		for _, p := range ps {
+			p.mu.Lock()
+			batch = append(batch, Post{Topic: p.topic, Message: *p.msg})
+			news = news || p.now
+			p.msg, p.now, p.queued = nil, false, false
+			p.mu.Unlock()
 		}
-		c.mu.Unlock()
+		c.publish(batch, news)
+		for _, p := range ps {
+			p.mu.Lock()
+			c.doneLocked(p)
+			p.mu.Unlock()
+		}
 	}
 }
 
 // publish publishes one batch and reports its failures: volatile when
 // the bus can and no post is news (OfferNow).
-func (c *Coalescer) publish(due []duePost) {
+func (c *Coalescer) publish(batch []Post, news bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), coalesceTimeout)
 	defer cancel()
-	batch := make([]Post, len(due))
-	news := false
-	for i, d := range due {
-		batch[i], news = d.Post, news || d.now
-	}
 	vb, volatile := c.b.(VolatileBatcher)
 	if bb, ok := c.b.(Batcher); ok {
 		var err error
@@ -232,34 +246,48 @@ func (c *Coalescer) publish(due []duePost) {
 	}
 }
 
-// doneLocked schedules the topic's next message once its publish is done.
-func (c *Coalescer) doneLocked(topic string) {
-	p := c.topics[topic]
+// doneLocked schedules the topic's next message once its publish is
+// done, with p.mu held.
+func (c *Coalescer) doneLocked(p *pending) {
 	p.busy = false
 	switch {
 	case p.msg != nil:
-		c.scheduleLocked(topic, p)
-	case c.closed:
-		delete(c.topics, topic)
+		c.scheduleLocked(p)
+	case c.closed.Load():
+		p.gone = true
+		c.topics.CompareAndDelete(p.topic, p)
 	default:
 		// Quiet so far: the topic stays until Every has passed since
 		// this publish, so that an offer meanwhile waits its turn.
-		c.armLocked(topic, p, max(0, c.every-time.Since(p.last)))
+		c.armLocked(p, max(0, c.every-time.Since(p.last)))
 	}
 }
 
 // Close publishes every pending message at once, waits for the publishes
 // under way, and refuses later offers.
 func (c *Coalescer) Close() {
-	c.mu.Lock()
-	c.closed = true
-	for topic, p := range c.topics {
+	c.closed.Store(true)
+	// An offer from now on is refused, and one under way schedules
+	// without a timer (scheduleLocked): what is pending goes out now.
+	c.topics.Range(func(_, v any) bool {
+		p := v.(*pending)
+		p.mu.Lock()
 		if p.timer != nil {
 			p.timer.Stop()
 			p.timer = nil
 		}
-		c.scheduleLocked(topic, p)
+		c.scheduleLocked(p)
+		p.mu.Unlock()
+		return true
+	})
+	for {
+		c.idle.Wait()
+		c.mu.Lock()
+		if !c.flushing && len(c.due) == 0 {
+			c.shut = true
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Unlock()
 	}
-	c.mu.Unlock()
-	c.idle.Wait()
 }

@@ -349,3 +349,37 @@ func TestCoalescerVolatile(t *testing.T) {
 		})
 	}
 }
+
+// TestCoalescerConcurrent: many topics offered on at once, each by its
+// own goroutine: after Close every topic's newest message is the last
+// it published, and nothing goes out after Close.
+func TestCoalescerConcurrent(t *testing.T) {
+	b := bus.NewMemory(bus.MemoryOptions{})
+	defer b.Close()
+	c := bus.NewCoalescer(b, time.Millisecond, nil)
+	const topics, offers = 40, 200
+	done := make(chan struct{})
+	for i := range topics {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for j := range offers {
+				if j%50 == 49 {
+					c.OfferNow(fmt.Sprint("t", i), bus.Message{Body: fmt.Appendf(nil, "%d", j)})
+					continue
+				}
+				c.Offer(fmt.Sprint("t", i), bus.Message{Body: fmt.Appendf(nil, "%d", j)})
+			}
+		}()
+	}
+	for range topics {
+		<-done
+	}
+	c.Close()
+	c.Offer("t0", bus.Message{Body: []byte("after")})
+	for i := range topics {
+		got := drain(t, b, fmt.Sprint("t", i))
+		if len(got) == 0 || got[len(got)-1] != fmt.Sprint(offers-1) {
+			t.Errorf("topic t%d: last of %d events %q, want %d", i, len(got), got[max(0, len(got)-1):], offers-1)
+		}
+	}
+}

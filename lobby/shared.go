@@ -398,6 +398,7 @@ func NewShared(ctx context.Context, cfg SharedConfig) (*SharedRooms, error) {
 	// The whole way of the other servers' progress, by second: a tail
 	// that comes in bursts has a cause with a time.
 	cfg.Trace.Timeline(traceCrossStage, time.Second)
+	cfg.Trace.Timeline(traceReportStage, time.Second)
 	rs.coal = bus.NewCoalescer(cfg.Bus, cfg.ProgressEvery, func(topic string, err error) {
 		rs.logf("lobby: shared rooms: publish progress on %s: %v", topic, err)
 	})

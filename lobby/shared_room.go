@@ -383,11 +383,18 @@ func (h *SharedRoom) Report(playerID string, from Sink, p Progress) error {
 	if r == nil {
 		return ErrRoomClosed
 	}
+	var t0 time.Time
+	if rs.cfg.Trace.Enabled() {
+		t0 = time.Now()
+	}
 	r.mu.Lock()
 	done, o, err := rs.report(r, playerID, from, p)
 	r.mu.Unlock()
 	if err == nil {
 		rs.offerProgress(r, o)
+	}
+	if rs.cfg.Trace.Enabled() {
+		rs.cfg.Trace.Since(traceReportStage, t0)
 	}
 	if done {
 		go rs.endRace(h.code)
@@ -584,8 +591,15 @@ func (rs *SharedRooms) readProgress(ctx context.Context, r *sharedRoom, inst str
 }
 
 // traceCrossStage is the trace's stage of another server's progress
-// from its report there to its fold here.
-const traceCrossStage = "progress: report → applied on another server"
+// from its report there to its fold here; traceReportStage the time of
+// a report of this server's racer (the room's lock, the offer): their
+// timelines side by side tell a second with few moves reported on both
+// servers (the keys did not come) from one whose moves were slow to
+// arrive.
+const (
+	traceCrossStage  = "progress: report → applied on another server"
+	traceReportStage = "progress: a report here (room's lock, offer)"
+)
 
 // hold keeps p, its server's newest progress, for applyHeld.
 func (rs *SharedRooms) hold(r *sharedRoom, p progressMsg) {

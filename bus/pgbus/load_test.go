@@ -19,6 +19,7 @@ var (
 	loadFor      = flag.Duration("pgbus.load", 0, "run TestPresenceLoad for this long (0: skip it)")
 	loadSessions = flag.Int("pgbus.sessions", 200, "sessions of TestPresenceLoad, split over two servers")
 	loadEvery    = flag.Duration("pgbus.every", 500*time.Millisecond, "how often each session of TestPresenceLoad changes what it does")
+	loadRounds   = flag.Int("pgbus.rounds", 2, "rounds of TestProgressLoad, each one durable and one volatile")
 )
 
 // TestPresenceLoad measures the NOTIFYs two servers' presence costs when

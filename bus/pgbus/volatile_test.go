@@ -3,6 +3,9 @@ package pgbus
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -137,5 +140,76 @@ func BenchmarkPublishBatch(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// TestServerCrash: PostgreSQL crashes (an immediate stop) right after a
+// burst of volatile publishes, so that it may lose the last of them;
+// the events published after it, which then take the lost ones'
+// numbers, all reach a subscriber that had read the lost ones. It
+// crashes the server, so it runs only when PYRAMID_TEST_PG_CRASH holds
+// the command that does it and starts it again, on a throwaway server
+// of one's own (never a shared one):
+//
+//	eval "$(PGPORT=5450 .ci/postgres.sh)"
+//	PYRAMID_TEST_PG_CRASH="runuser -u postgres -- $(ls -d /usr/lib/postgresql/*/bin | tail -1)/pg_ctl -D $PYRAMID_TEST_PGDATA/db -l $PYRAMID_TEST_PGDATA/server.log -m immediate -w restart" \
+//	  go test ./bus/pgbus -run ServerCrash -v
+func TestServerCrash(t *testing.T) {
+	crash := os.Getenv("PYRAMID_TEST_PG_CRASH")
+	if crash == "" {
+		t.Skip("crashes PostgreSQL: set PYRAMID_TEST_PG_CRASH to the command that crashes and starts a throwaway server")
+	}
+	u := storetest.PostgresSchemaURL(t)
+	listener := open(t, u, Options{})
+	publisher := open(t, u, Options{})
+	ctx := ctxFor(t)
+	s, err := listener.Subscribe(ctx, "t", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish := func(id string) {
+		for {
+			_, err := publisher.PublishVolatile(ctx, []bus.Post{{Topic: "t", Message: bus.Message{ID: id, Kind: "n"}}})
+			if err == nil {
+				return
+			} else if ctx.Err() != nil {
+				t.Fatalf("PublishVolatile: %v", err)
+			}
+			time.Sleep(50 * time.Millisecond) // retrying while the server is down
+		}
+	}
+	const burst = 50
+	for i := range burst {
+		publish(fmt.Sprint("before-", i))
+	}
+	readN(t, s, burst)
+	out, err := os.Create(filepath.Join(t.TempDir(), "crash.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	cmd := exec.Command("sh", "-c", crash)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v", crash, err)
+	}
+	var kept int
+	if err := publisher.pool.QueryRow(ctx, "SELECT count(*) FROM bus_events WHERE topic = 't'").Scan(&kept); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the crash lost %d of the %d events", burst-kept, burst)
+	const after = 5
+	for i := range after {
+		publish(fmt.Sprint("after-", i))
+	}
+	next := 0
+	for next < after {
+		ev, err := s.Next(ctx)
+		if err != nil {
+			t.Fatalf("Next, waiting for after-%d: %v", next, err)
+		}
+		if ev.ID == fmt.Sprint("after-", next) {
+			next++
+		}
 	}
 }

@@ -183,8 +183,28 @@ if [[ ${TRACE:-0} == 1 ]]; then
 	wait "$one" "$two" 2>/dev/null || true
 	for i in one two; do
 		echo "== instance $i's trace:"
-		grep '^trace ' "$dir/$i.log" || true
+		grep '^trace ' "$dir/$i.log" | grep -v '^trace timeline' || true
 	done
+	echo "== per second, on each instance: its racers' reports, and the other's progress applied (n, p99):"
+	printf '%-11s %8s %8s %10s   %8s %8s %10s\n' second "one:rep" applied p99 "two:rep" applied p99
+	for i in one two; do
+		grep '^trace timeline' "$dir/$i.log" | awk -v inst="$i" '{
+			for (k = 3; k <= NF; k++) if ($k ~ /^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]\.[0-9]$/) break
+			kind = ($0 ~ /report → applied/) ? "applied" : "report"
+			print $k, inst, kind, $(k + 2), $(k + 6)
+		}'
+	done | sort | awk '
+		{ t[$1] = 1; n[$1, $2, $3] = $4; p[$1, $2, $3] = $5 }
+		END {
+			for (s in t) keys[++m] = s
+			for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (keys[b] < keys[a]) { x = keys[a]; keys[a] = keys[b]; keys[b] = x }
+			for (a = 1; a <= m; a++) {
+				s = keys[a]
+				printf "%-11s %8d %8d %10s   %8d %8d %10s\n", s, n[s, "one", "report"], n[s, "one", "applied"], p[s, "one", "applied"],
+					n[s, "two", "report"], n[s, "two", "applied"], p[s, "two", "applied"]
+			}
+		}'
+	echo "(a second with few reports on both instances: the keys did not come, from the load or the box; few applied with reports on the other: the bus)"
 fi
 [[ ${BASELINE:-1} == 0 ]] && exit 0
 serve $((base + 3)) "$dir/alone"
