@@ -147,6 +147,7 @@ func OpenConfig(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("open store: name skeletons: %w", err)
 	}
 	s.prepareWriter(ctx)
+	logSaveTimes(s) // -tags storelat only
 	return s, nil
 }
 

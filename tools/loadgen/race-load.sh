@@ -33,6 +33,9 @@ pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
+	# The store's group commit figures of an arcade built with
+	# GOFLAGS=-tags=storelat (store/sqlstore/storelat_on.go).
+	grep -s STORELAT "$dir/arcade.log" || true
 	[[ ${PROFILE:-} == 1 ]] || rm -rf "$dir"
 }
 trap cleanup EXIT
