@@ -53,11 +53,11 @@ type Coalescer struct {
 	closed atomic.Bool
 	topics sync.Map // topic name → *pending
 
-	mu       sync.Mutex // the queue: due, flushing, shut
-	due      []*pending // the topics due, in order: each at most once
-	flushing bool       // the flusher is running
-	shut     bool       // Close is done: nothing more goes out
-	idle     sync.WaitGroup
+	mu       sync.Mutex    // the queue: due, flushing, flushed, shut
+	due      []*pending    // the topics due, in order: each at most once
+	flushing bool          // the flusher is running
+	flushed  chan struct{} // closed when the running flusher ends
+	shut     bool          // Close is done: nothing more goes out
 }
 
 // pending is the state of one topic of a Coalescer, under its mu. The
@@ -158,8 +158,7 @@ func (c *Coalescer) scheduleLocked(p *pending) {
 	}
 	c.due = append(c.due, p)
 	if !c.flushing {
-		c.flushing = true
-		c.idle.Add(1)
+		c.flushing, c.flushed = true, make(chan struct{})
 		go c.flush()
 	}
 }
@@ -189,12 +188,12 @@ func (c *Coalescer) armLocked(p *pending, wait time.Duration) {
 // flush publishes the due messages, batch after batch, until none is
 // due: each topic's newest message when its batch is taken.
 func (c *Coalescer) flush() {
-	defer c.idle.Done()
 	for {
 		c.mu.Lock()
 		n := min(len(c.due), maxBatch)
 		if n == 0 {
 			c.flushing = false
+			close(c.flushed)
 			c.mu.Unlock()
 			return
 		}
@@ -281,13 +280,14 @@ func (c *Coalescer) Close() {
 		return true
 	})
 	for {
-		c.idle.Wait()
 		c.mu.Lock()
 		if !c.flushing && len(c.due) == 0 {
 			c.shut = true
 			c.mu.Unlock()
 			return
 		}
+		flushed := c.flushed
 		c.mu.Unlock()
+		<-flushed
 	}
 }
