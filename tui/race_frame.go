@@ -90,7 +90,7 @@ type racerNameKey struct {
 	w    int
 }
 
-// racerLineKey is what a racer's line shows (racerLine), and no more: a
+// racerLineKey is what a racer's line shows (appendRacerLine), and no more: a
 // session keeps one per racer.
 type racerLineKey struct {
 	env                  *env
