@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/vt"
@@ -94,5 +95,59 @@ func TestBarKeepsTwo(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations drawing two kept bars, want 0", allocs)
+	}
+}
+
+// TestBarKeepsThree: a race's bar goes through three states (undo on,
+// a draw off, the prompt open), each drawn once; a fourth
+// drops the oldest, which is drawn again when it comes back.
+func TestBarKeepsThree(t *testing.T) {
+	m := New(Deps{Args: []string{"classic", "42"}, Unicode: true, Width: 100, Height: 34, Renderer: renderer(termenv.ANSI256)})
+	e := m.env
+	bindings := m.table().Keys.ShortHelp()
+	state := func(off ...int) []key.Binding {
+		bs := append([]key.Binding(nil), bindings...)
+		for _, i := range off {
+			bs[i].SetEnabled(false)
+		}
+		return bs
+	}
+	states := [][]key.Binding{state(), state(2), state(0, 1, 2, 6), state(5)}
+	for i := range states {
+		for j := range i {
+			if newHelpBar().view(e, states[i], 100) == newHelpBar().view(e, states[j], 100) {
+				t.Fatalf("bars %d and %d are the same", j, i)
+			}
+		}
+	}
+	want := make([]string, len(states))
+	for i, s := range states {
+		want[i] = newHelpBar().view(e, s, 100)
+	}
+	h := newHelpBar()
+	for i := range 3 {
+		h.view(e, states[i], 100)
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		for i := range 3 {
+			if got := h.view(e, states[i], 100); got != want[i] {
+				t.Fatalf("bar %d: got %q, want %q", i, got, want[i])
+			}
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations drawing three kept bars, want 0", allocs)
+	}
+	// The last drawn was states[2]; states[0] is the oldest.
+	first := unsafe.StringData(h.view(e, states[0], 100))
+	h.view(e, states[1], 100)
+	h.view(e, states[2], 100)
+	h.view(e, states[3], 100) // a fourth: states[0] goes
+	got := h.view(e, states[0], 100)
+	if got != want[0] {
+		t.Errorf("after a fourth bar: got %q, want %q", got, want[0])
+	}
+	if unsafe.StringData(got) == first {
+		t.Error("the oldest bar is still kept after a fourth: want three kept")
 	}
 }

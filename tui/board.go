@@ -344,17 +344,17 @@ func (b *board) render(pw panelWriter, right string, p *Prompt, bar []key.Bindin
 	return frame
 }
 
-// renderLines appends render's frame to dst a line a part (the parts
-// joined by newlines are render's frame), and returns it. A line that
-// says what the board's last frame said there is that frame's very
-// string: a frame costs the lines it changed (a cursor key, two or
-// three), not a copy of the whole board, and the session's renderer
-// compares a kept line at once. The lines are kept in the view cache,
-// which the copies of a table share; a line is reused only when its
-// text is the same, so a stale one is never shown.
-func (b *board) renderLines(dst []string, pw panelWriter, right string, p *Prompt, bar []key.Binding, drop []uint8) []string {
+// renderLines is render's frame a line a part (the parts joined by
+// newlines are render's frame), a run of blank lines one part, written
+// over kept, the parts of the frame it drew before, which it returns. A
+// line that says what kept said there is kept's very string: a frame
+// costs the lines it changed (a cursor key, two or three), not a copy of
+// the whole board, and the session's renderer compares a kept line at
+// once. kept may come from another board (the held copy of a table and
+// the table): a line is kept only when its text is the same, so a stale
+// one is never shown.
+func (b *board) renderLines(kept []string, pw panelWriter, right string, p *Prompt, bar []key.Binding, drop []uint8) []string {
 	gr := b.draw(pw, right, p, bar, drop)
-	vc := b.cache
 	rest := gr.out
 	n := 0
 	for {
@@ -363,26 +363,44 @@ func (b *board) renderLines(dst []string, pw panelWriter, right string, p *Promp
 		if i >= 0 {
 			line = rest[:i]
 		}
-		switch {
-		case n < len(vc.lines) && string(line) == vc.lines[n]:
-			// Kept: the comparison does not allocate.
-		case n < len(vc.lines):
-			vc.lines[n] = string(line)
-		default:
-			vc.lines = append(vc.lines, string(line))
+		// A run of blank lines is one part, a constant's newlines: k
+		// blank lines joined are k-1 newlines, and the k-th joins the run
+		// to the next part. The last line is a part of its own (the
+		// caller may take it away: the race's help bar).
+		k := 0
+		for k < len(newlines) && k < len(rest) && rest[k] == '\n' {
+			k++
 		}
-		dst = append(dst, vc.lines[n])
+		var part string
+		if k > 1 && k < len(rest) {
+			part, i = newlines[:k-1], k-1
+		}
+		switch {
+		case part != "":
+			if n >= len(kept) {
+				kept = append(kept, part)
+			}
+			kept[n] = part
+		case n < len(kept) && string(line) == kept[n]:
+			// Kept: the comparison does not allocate.
+		case n < len(kept):
+			kept[n] = string(line)
+		default:
+			kept = append(kept, string(line))
+		}
 		n++
 		if i < 0 {
 			break
 		}
 		rest = rest[i+1:]
 	}
-	clear(vc.lines[n:]) // a taller frame's lines may go
-	vc.lines = vc.lines[:n]
+	clear(kept[n:]) // a taller frame's lines may go
 	putGrid(gr)
-	return dst
+	return kept[:n]
 }
+
+// newlines is where renderLines takes its runs of blank lines from.
+const newlines = "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n"
 
 // draw writes the frame into a borrowed grid's text (gr.out), which the
 // caller reads and then gives back with putGrid.

@@ -94,8 +94,6 @@ type viewCache struct {
 	header    string
 	msgKey    msgKey
 	msgLine   string
-	// lines are the last frame's lines drawn by renderLines.
-	lines []string
 }
 
 // span is a range [lo, hi) of columns; empty when hi <= lo.

@@ -268,13 +268,23 @@ func (k MenuKeyMap) ShortHelp() []key.Binding {
 // keeps the last result: the bar only changes when a binding is enabled or
 // disabled or the width changes, so most frames reuse it. It keeps nothing
 // else between frames but a 64-bit hash of what the bar was drawn from
-// (the text of that would be as long as the bar). It keeps the bar before
-// too: a bar goes back and forth between two (a prompt opened and closed,
-// a move that enables undo and a draw that disables it: a race's every
-// move).
+// (the text of that would be as long as the bar). It keeps the bars before
+// too, the last drawn first: a bar goes back and forth between a few (a
+// prompt opened and closed, a move that enables undo and a draw that
+// disables it: a race's every move, typed at the prompt or not).
 type helpBar struct {
-	key, prevKey uint64
-	out, prevOut string
+	key uint64
+	out string
+	// older are the bars drawn before, the last first: the table's
+	// during a race goes through three (undo on, undo off after a draw,
+	// the prompt open).
+	older [2]keptBar
+}
+
+// keptBar is a bar a helpBar keeps, with the hash it was drawn from.
+type keptBar struct {
+	key uint64
+	out string
 }
 
 // newHelpBar returns an empty help bar.
@@ -314,14 +324,22 @@ func (h *helpBar) viewDropping(e *env, bindings []key.Binding, drop []uint8, wid
 		k = fnvByte(k, 1)
 	}
 	k = fnvByte(fnvByte(k, byte(width)), byte(width>>8))
-	switch {
-	case k == h.key && h.out != "":
-	case k == h.prevKey && h.prevOut != "":
-		h.key, h.out, h.prevKey, h.prevOut = h.prevKey, h.prevOut, h.key, h.out
-	default:
-		h.prevKey, h.prevOut = h.key, h.out
-		h.key, h.out = k, " "+fit(e, bindings, drop, width-1)
+	if k == h.key && h.out != "" {
+		return h.out
 	}
+	// The bar before, or a new one, comes first; the others move down
+	// one, the oldest going when the bar is new.
+	i := 0
+	for i < len(h.older)-1 && (h.older[i].key != k || h.older[i].out == "") {
+		i++
+	}
+	found := h.older[i]
+	if found.key != k || found.out == "" {
+		found = keptBar{k, " " + fit(e, bindings, drop, width-1)}
+	}
+	copy(h.older[1:i+1], h.older[:i])
+	h.older[0] = keptBar{h.key, h.out}
+	h.key, h.out = found.key, found.out
 	return h.out
 }
 

@@ -20,8 +20,7 @@ import (
 // raceFrame is the race screen's cache of its frame's parts.
 type raceFrame struct {
 	board      raceBoardKey
-	boardLines []string // the board's lines but the help bar, a line a part
-	barStr     string   // the board's help bar, the frame's last line
+	boardLines []string // the board's frame (board.renderLines), its help bar last
 
 	room    roomLineKey
 	roomStr string
@@ -91,7 +90,7 @@ type racerNameKey struct {
 	w    int
 }
 
-// racerLineKey is what a racer's line shows (racerLine), and no more: a
+// racerLineKey is what a racer's line shows (appendRacerLine), and no more: a
 // session keeps one per racer.
 type racerLineKey struct {
 	env                  *env
@@ -183,17 +182,16 @@ func (rs *raceScreen) boardPart(vc *raceFrame, dst []string) (_ []string, bar st
 	if t.d.status != engine.Playing {
 		k.finish = rs.mine().Finish
 	}
-	if k.promptClosed && k == vc.board && vc.boardLines != nil {
-		return append(dst, vc.boardLines...), vc.barStr
+	if n := len(vc.boardLines) - 1; k.promptClosed && k == vc.board && n >= 0 {
+		return append(dst, vc.boardLines[:n]...), vc.boardLines[n]
 	}
 	var p *Prompt
 	if t.promptOpen {
 		p = &t.prompt
 	}
-	lines := t.renderLines(vc.boardLines[:0], rs, "", p, rs.raceBar(), raceBarDrop[:])
-	n := len(lines) - 1 // a frame has its help bar's line at least
-	vc.board, vc.boardLines, vc.barStr = k, lines[:n], lines[n]
-	return append(dst, vc.boardLines...), vc.barStr
+	vc.board, vc.boardLines = k, t.renderLines(vc.boardLines, rs, "", p, rs.raceBar(), raceBarDrop[:])
+	n := len(vc.boardLines) - 1 // a frame has its help bar's line at least
+	return append(dst, vc.boardLines[:n]...), vc.boardLines[n]
 }
 
 // appendPanel appends the racer panel's lines: the room's line, then the

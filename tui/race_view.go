@@ -226,21 +226,15 @@ func (rs *raceScreen) roomLine() string {
 // chose: its races change no rating (lobby.RoomConfig.Rated).
 const unratedNote = "unrated: chosen deal"
 
-// racerLine is one racer in the panel: name (nameW cells, racerNameW),
-// cards removed, moves, pass and state.
-func (rs *raceScreen) racerLine(r lobby.Racer, nameW int) string {
-	name := rs.racerName(r.Name, nameW)
-	return string(rs.appendRacerLine(nil, r, name, cells(name), nameW))
-}
-
 // racerName is a racer's name as the panel shows it: nameW cells.
 func (rs *raceScreen) racerName(name string, nameW int) string {
 	return padRight(cut(clean(name, keys.MaxNameWidth), nameW, rs.env.gl.ell), nameW)
 }
 
-// appendRacerLine appends racerLine's text to dst, with the racer's name
-// already as racerName writes it (nameC cells): the panel draws a line
-// for every opponent's move, into a kept buffer.
+// appendRacerLine appends one racer's line of the panel to dst: the mark,
+// the name (as racerName writes it, nameC cells, nameW wide: racerNameW),
+// cards removed, moves, pass and state, nameW+racerFixedW cells. The
+// panel draws a line for every opponent's move, into a kept buffer.
 func (rs *raceScreen) appendRacerLine(dst []byte, r lobby.Racer, name string, nameC, nameW int) []byte {
 	w := nameW + racerFixedW
 	start := len(dst)
