@@ -73,21 +73,10 @@ type roomLineKey struct {
 	spectators         int
 }
 
-// racerLineCache is what one racer's line of the panel was drawn from,
-// and the racer's name as it shows.
+// racerLineCache is what one racer's line of the panel was drawn from.
 type racerLineCache struct {
-	key     racerLineKey
-	drawn   bool // key is what the line shows
-	nameKey racerNameKey
-	name    string // racerName's
-	nameC   int    // name's cells
-}
-
-// racerNameKey is what a racer's name in the panel depends on.
-type racerNameKey struct {
-	env  *env
-	name string
-	w    int
+	key   racerLineKey
+	drawn bool // key is what the line shows
 }
 
 // racerLineKey is what a racer's line shows (appendRacerLine), and no more: a
@@ -231,10 +220,6 @@ func (rs *raceScreen) appendPanel(vc *raceFrame, parts []string) []string {
 		if lc := &vc.racers[i]; lc.key != k || !lc.drawn {
 			lc.key, lc.drawn = k, true
 			vc.rows[i/c] = "" // its line is written again
-			if nk := (racerNameKey{env: rs.env, name: r.Name, w: nameW}); nk != lc.nameKey || lc.name == "" {
-				lc.nameKey, lc.name = nk, rs.racerName(r.Name, nameW)
-				lc.nameC = cells(lc.name)
-			}
 		}
 	}
 	for row := range nRows {
@@ -249,7 +234,7 @@ func (rs *raceScreen) appendPanel(vc *raceFrame, parts []string) []string {
 				lc := &vc.racers[i]
 				open := pal.open[lc.key.st]
 				b = append(b, open...)
-				b = rs.appendRacerLine(b, rs.racers[i], lc.name, lc.nameC, nameW)
+				b = rs.appendRacerLine(b, rs.racers[i], nameW)
 				if open != "" {
 					b = append(b, "\x1b[m"...)
 				}

@@ -226,20 +226,22 @@ func (rs *raceScreen) roomLine() string {
 // chose: its races change no rating (lobby.RoomConfig.Rated).
 const unratedNote = "unrated: chosen deal"
 
-// racerName is a racer's name as the panel shows it: nameW cells.
-func (rs *raceScreen) racerName(name string, nameW int) string {
-	return padRight(cut(clean(name, keys.MaxNameWidth), nameW, rs.env.gl.ell), nameW)
-}
-
 // appendRacerLine appends one racer's line of the panel to dst: the mark,
-// the name (as racerName writes it, nameC cells, nameW wide: racerNameW),
-// cards removed, moves, pass and state, nameW+racerFixedW cells. The
-// panel draws a line for every opponent's move, into a kept buffer.
-func (rs *raceScreen) appendRacerLine(dst []byte, r lobby.Racer, name string, nameC, nameW int) []byte {
+// the name (nameW cells: racerNameW), cards removed, moves, pass and
+// state, nameW+racerFixedW cells. The panel draws a line for every
+// opponent's move, into a kept buffer: a name of printable ASCII costs
+// no allocation.
+func (rs *raceScreen) appendRacerLine(dst []byte, r lobby.Racer, nameW int) []byte {
 	w := nameW + racerFixedW
-	start := len(dst)
 	dst = append(dst, rs.racerMark(r)...)
+	name := cut(clean(r.Name, keys.MaxNameWidth), nameW, rs.env.gl.ell)
+	nameC := cells(name)
 	dst = append(dst, name...)
+	if nameC < nameW {
+		dst = appendBlanks(dst, nameW-nameC) // as padRight pads it
+		nameC = nameW
+	}
+	nameEnd := len(dst)
 	cards := r.Cards
 	if cards == 0 {
 		cards = rs.snap.Cards
@@ -260,7 +262,7 @@ func (rs *raceScreen) appendRacerLine(dst []byte, r lobby.Racer, name string, na
 	dst = append(dst, state...)
 	// The mark is one cell and what follows the name is ASCII: the line
 	// is cut and padded to w cells as padRight(cut(line, w, "")) does.
-	fixed := start + len(rs.racerMark(r)) + len(name) // the rest's first byte
+	fixed := nameEnd // the rest's first byte
 	switch n := 1 + nameC + len(dst) - fixed; {
 	case n > w:
 		dst = dst[:max(fixed, fixed+w-1-nameC)]

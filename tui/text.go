@@ -98,6 +98,9 @@ func narrow(r rune) bool {
 // become '?', and the result is cut to at most w cells. The keys package
 // cleans names already; this is the last line of defence at the screen.
 func clean(s string, w int) string {
+	if printableASCII(s) {
+		return cut(s, w, "…") // nothing to strip or replace: no copy
+	}
 	s = ansi.Strip(s)
 	var b strings.Builder
 	b.Grow(len(s))
@@ -113,6 +116,17 @@ func clean(s string, w int) string {
 		}
 	}
 	return cut(b.String(), w, "…")
+}
+
+// printableASCII reports whether s is printable ASCII only (no escape,
+// no control character), which clean leaves as it is.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // asciiReplacer maps the non-ASCII characters of shared texts to ASCII of
