@@ -117,9 +117,10 @@ func TestResultsOfARaceEndedWithoutMe(t *testing.T) {
 	if r := seat.Snapshot.Results; len(r) != 2 || r[0].ID != ann.me.ID || !r[0].Cleared || r[1].ID != bob.me.ID || r[1].Moves != 1 || r[0].Name != "ann" {
 		t.Fatalf("the stored results: %+v, want ann first (cleared), bob second with his one move", r)
 	}
-	if r := seat.Snapshot.Results; r[0].State != lobby.RacerCleared || r[1].State != lobby.RacerLeft || seat.Snapshot.Verdict != verdict {
-		t.Fatalf("the stored results: states %v, %v and verdict %v; want cleared, left and the room's %v",
-			r[0].State, r[1].State, seat.Snapshot.Verdict, verdict)
+	if r := seat.Snapshot.Results; r[0].State != lobby.RacerCleared || r[1].State != lobby.RacerLeft || seat.Snapshot.Verdict != verdict ||
+		seat.Guests != 0 {
+		t.Fatalf("the stored results: states %v, %v, verdict %v, %d guests; want cleared, left, the room's %v, none",
+			r[0].State, r[1].State, seat.Snapshot.Verdict, seat.Guests, verdict)
 	}
 	// Going back to them is no wrong code: it is never refused.
 	for i := range lobby.MaxWrongCodes + 1 {
@@ -160,5 +161,43 @@ func TestStoredRaceSnapshot(t *testing.T) {
 		if p.State != want[i] || p.ID != race.Placings[i].PlayerID {
 			t.Errorf("placing %d: %s in state %v, want %s in %v", i+1, p.ID, p.State, race.Placings[i].PlayerID, want[i])
 		}
+	}
+}
+
+// TestStoredResultsCountGuests: the stored results of a race a guest ran
+// in say so (a guest's placing is not stored, its place is a gap).
+func TestStoredResultsCountGuests(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	rec := winningRecord(t)
+	ann, _ := f.racer(t, "ann", false)
+	guest, _ := f.racer(t, "guest-1", true)
+	code, room := startRace(t, f, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true}, ann, guest)
+	if err := guest.Leave(code); err != nil {
+		t.Fatal(err)
+	}
+	for i := range rec.Moves {
+		r := rec
+		r.Moves = rec.Moves[:i+1]
+		if _, err := ann.Play(ctx, code, 1, i+1, r); err != nil {
+			t.Fatalf("ann's move %d: %v", i+1, err)
+		}
+	}
+	waitPhase(t, room, lobby.PhaseResults)
+	ann2, _ := f.racer(t, "ann", false)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if got, ok := ann2.Ended(ctx); ok && got == code {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ann's new session: Ended does not offer race %s (the race is not stored?)", code)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	room.Close("test")
+	seat, err := ann2.Join(ctx, code)
+	if err != nil || !seat.Over || len(seat.Snapshot.Results) != 1 || seat.Guests != 1 {
+		t.Fatalf("race %s once its room is gone: seat %+v, %v; want ann's placing and one guest", code, seat, err)
 	}
 }

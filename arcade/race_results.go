@@ -104,7 +104,8 @@ func (rs *races) storedResults(ctx context.Context, text string) (tui.RaceSeat, 
 	if err != nil {
 		return tui.RaceSeat{}, false
 	}
-	return tui.RaceSeat{You: rs.me.ID, Snapshot: raceSnapshot(race), Over: true}, true
+	return tui.RaceSeat{You: rs.me.ID, Snapshot: raceSnapshot(race), Over: true,
+		Guests: max(race.Racers-len(race.Placings), 0)}, true
 }
 
 // raceSnapshot is a stored race as the results screen shows it. The store

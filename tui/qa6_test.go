@@ -96,7 +96,7 @@ func TestMenuResultsOfEndedRace(t *testing.T) {
 		{Place: 3, ID: "p2", Name: "racer2", Removed: 3, Time: 10 * time.Second, Moves: 5, State: lobby.RacerWaiting}}
 	f.mu.Lock()
 	f.seated, f.ended = "", "KMTX"
-	f.seat = RaceSeat{You: "p0", Snapshot: done, Over: true}
+	f.seat = RaceSeat{You: "p0", Snapshot: done, Over: true, Guests: 1}
 	f.mu.Unlock()
 	h.send(tick)
 	s := screenOf(h)
@@ -109,7 +109,8 @@ func TestMenuResultsOfEndedRace(t *testing.T) {
 		t.Fatalf("Results of race KMTX: want the race's results:\n%s", s)
 	}
 	if strings.Contains(s, "rematch") || !strings.Contains(s, "6/28 at 0:30.0 (left)") || !strings.Contains(s, "The deal was winnable") ||
-		!strings.Contains(s, "3/28 at 0:10.0 ") || strings.Contains(s, "3/28 at 0:10.0 (") {
+		!strings.Contains(s, "3/28 at 0:10.0 ") || strings.Contains(s, "3/28 at 0:10.0 (") ||
+		!strings.Contains(s, "1 guest raced too") {
 		t.Errorf("the stored results of a room that is gone: want no rematch, how each racer's race ended and the verdict:\n%s", s)
 	}
 	h.keys("r")

@@ -157,8 +157,10 @@ type raceScreen struct {
 	// same moment): the seat, when it comes, is that session's already.
 	takenWhileJoining string
 	// over: the room is gone and the screen shows its last race's stored
-	// results (RaceSeat.Over): no rematch, no chat.
-	over bool
+	// results (RaceSeat.Over): no rematch, no chat; guests raced too
+	// (RaceSeat.Guests).
+	over   bool
+	guests int
 	// late: the player asked to join a room whose race had started, and
 	// watches it instead.
 	late bool
@@ -563,7 +565,7 @@ func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 	rs.stage = stageRoom
 	rs.inputOpen = false
 	rs.you = msg.seat.You
-	rs.over = msg.seat.Over
+	rs.over, rs.guests = msg.seat.Over, msg.seat.Guests
 	rs.chat = slices.Clone(msg.seat.Snapshot.Chat)
 	rs.snap = lobby.Snapshot{}
 	rs.setSnap(msg.seat.Snapshot, msg.seat.Resume)

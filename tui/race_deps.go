@@ -87,6 +87,9 @@ type RaceSeat struct {
 	// Over: the room is gone, and Snapshot is its last race's results as
 	// stored (PhaseResults), to read: no rematch, no chat.
 	Over bool
+	// Guests is, for a seat that is Over, how many guests raced too: the
+	// store keeps no placing of theirs, so their places are gaps.
+	Guests int
 }
 
 // RaceEventMsg brings one event of the player's room (a lobby.RoomChanged,

@@ -479,6 +479,10 @@ func (rs *raceScreen) viewResults() string {
 	body = append(body, "")
 	if rs.over {
 		body = append(body, "  Room "+s.Code+" has closed: these are your last race's results in it, as stored.")
+		if rs.guests > 0 {
+			body = append(body, "  "+strconv.Itoa(rs.guests)+plural(rs.guests, " guest", " guests")+
+				" raced too: a guest's place is kept, nothing else of theirs is stored.")
+		}
 	}
 	switch {
 	case rs.over && s.Verdict == engine.Unknown:
