@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"pyramid/engine"
 	"pyramid/lobby"
@@ -75,13 +74,7 @@ func TestResultsOfARaceEndedWithoutMe(t *testing.T) {
 	if got, ok := bob.Ended(ctx); ok {
 		t.Fatalf("while the race runs Ended says %q", got)
 	}
-	for i := range rec.Moves {
-		r := rec
-		r.Moves = rec.Moves[:i+1]
-		if _, err := ann.Play(ctx, code, 1, i+1, r); err != nil {
-			t.Fatalf("ann's move %d: %v", i+1, err)
-		}
-	}
+	playLine(t, ann, code, 1, rec)
 	waitPhase(t, room, lobby.PhaseResults)
 	if got, ok := bob.Ended(ctx); !ok || got != code {
 		t.Fatalf("the race over, bob's session: Ended %q %v, want %s", got, ok, code)
@@ -96,16 +89,7 @@ func TestResultsOfARaceEndedWithoutMe(t *testing.T) {
 	}
 	// bob comes back later in a new session; the room is gone by then.
 	bob2, _ := f.racer(t, "bob", false)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if got, ok := bob2.Ended(ctx); ok && got == code {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("bob's new session: Ended does not offer race %s (the race is not stored?)", code)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitEndedOffers(t, bob2, code)
 	room.Close("test")
 	if got, ok := bob2.Ended(ctx); !ok || got != code {
 		t.Fatalf("the room gone: Ended %q %v, want %s", got, ok, code)
@@ -176,25 +160,10 @@ func TestStoredResultsCountGuests(t *testing.T) {
 	if err := guest.Leave(code); err != nil {
 		t.Fatal(err)
 	}
-	for i := range rec.Moves {
-		r := rec
-		r.Moves = rec.Moves[:i+1]
-		if _, err := ann.Play(ctx, code, 1, i+1, r); err != nil {
-			t.Fatalf("ann's move %d: %v", i+1, err)
-		}
-	}
+	playLine(t, ann, code, 1, rec)
 	waitPhase(t, room, lobby.PhaseResults)
 	ann2, _ := f.racer(t, "ann", false)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if got, ok := ann2.Ended(ctx); ok && got == code {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("ann's new session: Ended does not offer race %s (the race is not stored?)", code)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitEndedOffers(t, ann2, code)
 	room.Close("test")
 	seat, err := ann2.Join(ctx, code)
 	if err != nil || !seat.Over || len(seat.Snapshot.Results) != 1 || seat.Guests != 1 {

@@ -36,15 +36,8 @@ func removeOne(t *testing.T, rules engine.Rules, deal uint64) engine.Record {
 // leave, and waits for the results and the stored race.
 func raceTo(t *testing.T, f *fixture, room raceRoom, ann, bob *races, rec engine.Record, round int) {
 	t.Helper()
-	ctx := context.Background()
 	code := room.Code()
-	for i := range rec.Moves {
-		r := rec
-		r.Moves = rec.Moves[:i+1]
-		if _, err := ann.Play(ctx, code, round, i+1, r); err != nil {
-			t.Fatalf("ann's move %d: %v", i+1, err)
-		}
-	}
+	playLine(t, ann, code, round, rec)
 	for _, rs := range []*races{ann, bob} {
 		if err := rs.Leave(code); err != nil {
 			t.Fatal(err)

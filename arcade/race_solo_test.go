@@ -30,13 +30,7 @@ func TestRaceWinIsNotASoloWin(t *testing.T) {
 			ann, _ := f.racer(t, "ann", false)
 			bob, _ := f.racer(t, "bob", false)
 			code, room := startRace(t, f, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true}, ann, bob)
-			for i := range rec.Moves {
-				r := rec
-				r.Moves = rec.Moves[:i+1]
-				if _, err := ann.Play(ctx, code, 1, i+1, r); err != nil {
-					t.Fatalf("ann's move %d: %v", i+1, err)
-				}
-			}
+			playLine(t, ann, code, 1, rec)
 			if err := bob.Leave(code); err != nil {
 				t.Fatal(err)
 			}

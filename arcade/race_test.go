@@ -385,3 +385,31 @@ func TestRaceBoardCatchesUp(t *testing.T) {
 		t.Errorf("the stored game was read %d times, want 3 (two stale answers)", n)
 	}
 }
+
+// playLine plays rec move by move as rs in round of room code.
+func playLine(t *testing.T, rs *races, code string, round int, rec engine.Record) {
+	t.Helper()
+	for i := range rec.Moves {
+		r := rec
+		r.Moves = rec.Moves[:i+1]
+		if _, err := rs.Play(context.Background(), code, round, i+1, r); err != nil {
+			t.Fatalf("%s's move %d: %v", rs.me.Name, i+1, err)
+		}
+	}
+}
+
+// waitEndedOffers waits until rs's Ended offers the results of the race
+// in room code, which it does once the race is stored.
+func waitEndedOffers(t *testing.T, rs *races, code string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if got, ok := rs.Ended(context.Background()); ok && got == code {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s's new session: Ended does not offer race %s (the race is not stored?)", rs.me.Name, code)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
