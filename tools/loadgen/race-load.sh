@@ -18,6 +18,9 @@
 # ARCADE_ENV (space-separated NAME=VALUE words) reaches the arcade only,
 # not the load generator or the bare baseline, which keep the caller's
 # environment: an experiment on the arcade's runtime settings alone.
+# KEEP=1 keeps the directory (arcade.log, arcade.started: the wall
+# clock when the arcade started, for ARCADE_ENV=GODEBUG=gctrace=1's
+# times) and names it at the end.
 # LOADGEN_FLAGS (words) are added to loadgen's flags, e.g.
 # LOADGEN_FLAGS="-race-trace /tmp/racer.trace" for one racer's frames.
 set -euo pipefail
@@ -36,7 +39,7 @@ cleanup() {
 	# The store's group commit figures of an arcade built with
 	# GOFLAGS=-tags=storelat (store/sqlstore/storelat_on.go).
 	grep -s STORELAT "$dir/arcade.log" || true
-	[[ ${PROFILE:-} == 1 ]] || rm -rf "$dir"
+	[[ ${PROFILE:-} == 1 || ${KEEP:-} == 1 ]] || rm -rf "$dir"
 }
 trap cleanup EXIT
 
@@ -49,6 +52,7 @@ gctrace=()
 [[ ${PROFILE:-} == 1 ]] && gctrace=(GODEBUG=gctrace=1)
 read -r -a arcadeEnv <<<"${ARCADE_ENV:-}"
 read -r -a loadgenFlags <<<"${LOADGEN_FLAGS:-}"
+date +%s.%N >"$dir/arcade.started" # gctrace's @seconds count from about here
 env "${gctrace[@]}" "${arcadeEnv[@]}" PYRAMID_PPROF=127.0.0.1:$((base + 2)) "$dir/pyramid" serve --listen "127.0.0.1:$base" --data "$dir/data" \
 	--max-conns 3000 --max-conns-per-ip 3000 --max-unauth-per-ip 3000 --penalties off \
 	--max-startups 3000:30:3000 --max-rooms 300 >"$dir/arcade.log" 2>&1 &
@@ -89,3 +93,4 @@ if [[ ${PROFILE:-} == 1 ]]; then
 fi
 wait "$load"
 [[ ${PROFILE:-} == 1 ]] && echo "profiles in $dir"
+if [[ ${KEEP:-} == 1 ]]; then echo "kept in $dir"; fi

@@ -60,6 +60,7 @@ type raceConfig struct {
 	baselinePid  int
 	warm         bool   // race a room of two first, and let the server settle
 	traceFile    string // write the first racer's keys and reads during the race here; empty: none
+	latLog       string // write every timed key and panel change here; empty: none
 }
 
 // raceFlags defines the race mode's flags on fs.
@@ -75,6 +76,7 @@ func raceFlags(fs *flag.FlagSet) *raceConfig {
 	fs.IntVar(&rc.baselinePid, "baseline-pid", 0, "race mode: the baseline server's pid, for its RSS")
 	fs.StringVar(&rc.databaseURL, "database-url", "", "race mode: the cluster's PostgreSQL (servers given as a comma list in -addr): count the bus's NOTIFYs during the race")
 	fs.StringVar(&rc.traceFile, "race-trace", "", "race mode: write the first racer's keys and reads during the race to this file (one Go-quoted line each, with µs since the race started), for the detector's tests")
+	fs.StringVar(&rc.latLog, "lat-log", "", "race mode: write every racer's timed keys and opponents' panel changes during the race to this file, one line each: the unix time in µs it was sent, its kind (c cursor key, m move, p panel) and its latency in µs; to see whether a tail comes in bursts")
 	fs.BoolVar(&rc.warm, "warm", true, "race mode: race a room of two first and wait for the server's RSS to settle (the first race of a deal works out its par: tens of MiB for a while)")
 	return rc
 }
@@ -269,6 +271,7 @@ type raceSession struct {
 	seen        map[string]int // the moves count last seen of each opponent
 	progLat     []time.Duration
 	crossLat    []time.Duration // progLat of opponents on another server of -addr's list
+	latLog      []latEvent      // every timed key and panel change (-lat-log)
 	skipped     int             // opponents' move counts never shown (coalesced)
 	shown       int             // the moves count of the own line, last seen
 	game        *engine.Game
@@ -285,6 +288,30 @@ type raceTrace struct {
 // add notes a key (kind K) or a read (kind R) at now.
 func (t *raceTrace) add(kind byte, now time.Time, b []byte) {
 	t.lines = append(t.lines, fmt.Sprintf("%c %d %q", kind, now.Sub(t.start).Microseconds(), b))
+}
+
+// latEvent is a timed key or panel change, as -lat-log writes it.
+type latEvent struct {
+	at   time.Time // the key or move sent
+	kind byte      // 'c' cursor key, 'm' move, 'p' an opponent's move on the panel
+	lat  time.Duration
+}
+
+// writeLatLog writes every racer's timed keys and panel changes to
+// path (-lat-log).
+func writeLatLog(path string, racers []*raceSession) error {
+	var b strings.Builder
+	for _, s := range racers {
+		s.mu.Lock()
+		for _, e := range s.latLog {
+			fmt.Fprintf(&b, "%d %c %d\n", e.at.UnixMicro(), e.kind, e.lat.Microseconds())
+		}
+		s.mu.Unlock()
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("latency log: %w", err)
+	}
+	return nil
 }
 
 // raceRun is the state shared by the sessions of one run.
@@ -551,6 +578,11 @@ func (s *raceSession) answer(now time.Time, n int) {
 		}
 		s.ownLat = append(s.ownLat, lat)
 		s.anyLat = append(s.anyLat, k.firstAny.Sub(k.at))
+		kind := byte('c')
+		if k.move {
+			kind = 'm'
+		}
+		s.latLog = append(s.latLog, latEvent{at: k.at, kind: kind, lat: lat})
 		if k.move {
 			s.moveLat = append(s.moveLat, lat)
 		} else {
@@ -589,6 +621,7 @@ func (s *raceSession) opponentMoved(now time.Time, l racerLine) {
 	}
 	s.mu.Lock()
 	s.progLat = append(s.progLat, now.Sub(at))
+	s.latLog = append(s.latLog, latEvent{at: at, kind: 'p', lat: now.Sub(at)})
 	if o.addr != s.addr {
 		s.crossLat = append(s.crossLat, now.Sub(at))
 	}
@@ -1068,6 +1101,11 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 	// their way to the store: give every racer's own panel line up to 3 s
 	// to show them before counting the racers it does not.
 	caughtUp(racers, 3*time.Second)
+	if rc.latLog != "" {
+		if err := writeLatLog(rc.latLog, racers); err != nil {
+			fmt.Fprintf(os.Stderr, "loadgen: %v\n", err)
+		}
+	}
 
 	var own, anyLat, moveLat, cursorLat, lateLat, storeLat, firstStore, prog, cross []time.Duration
 	var keys, moves, missed, skipped, ended, behind, unanswered, frames int
