@@ -56,6 +56,7 @@ type raceConfig struct {
 	rules        string // the room's rule set
 	deal         uint64 // the room's deal
 	moveEvery    int    // every moveEvery-th key of a racer is a move
+	movesInStep  bool   // every racer's move on the same key (all in one 500 ms window); else each from a random key
 	baselineAddr string // the bare baseline server, run right after
 	baselinePid  int
 	warm         bool   // race a room of two first, and let the server settle
@@ -72,6 +73,7 @@ func raceFlags(fs *flag.FlagSet) *raceConfig {
 	fs.StringVar(&rc.rules, "race-rules", "classic", "race mode: the rooms' rule set")
 	fs.Uint64Var(&rc.deal, "race-deal", 2, "race mode: the rooms' deal number")
 	fs.IntVar(&rc.moveEvery, "move-every", 4, "race mode: every Nth key of a racer is a move typed at the : prompt (a removal if any, else a draw); the others move the cursor")
+	fs.BoolVar(&rc.movesInStep, "moves-in-step", false, "race mode: every racer's move comes on the same key (the keys' phases are spread over -every, so all 1,000 moves of a round come in one window of -every and none in the -move-every minus one between): the worst case; by default each racer's first move comes at a random one of its first -move-every keys, so the moves are spread as the keys are")
 	fs.StringVar(&rc.baselineAddr, "baseline-addr", "", "race mode: the bare baseline server (loadgen -baseline-server), loaded right after with as many sessions")
 	fs.IntVar(&rc.baselinePid, "baseline-pid", 0, "race mode: the baseline server's pid, for its RSS")
 	fs.StringVar(&rc.databaseURL, "database-url", "", "race mode: the cluster's PostgreSQL (servers given as a comma list in -addr): count the bus's NOTIFYs during the race")
@@ -844,8 +846,14 @@ func nextMove(g *engine.Game) (engine.Move, bool) {
 }
 
 // race presses a key every cfg.every from a random phase: a move typed at
-// the prompt every rc.moveEvery keys, cursor moves between.
+// the prompt every rc.moveEvery keys, cursor moves between, the first move
+// at a random one of the first rc.moveEvery keys (unless rc.movesInStep:
+// every racer's at the same one).
 func (s *raceSession) race(ctx context.Context, cfg loadConfig, rc *raceConfig) {
+	moveAt := rc.moveEvery - 1
+	if rc.moveEvery > 0 && !rc.movesInStep {
+		moveAt = mrand.IntN(rc.moveEvery)
+	}
 	phase := time.NewTimer(time.Duration(mrand.Int64N(int64(cfg.every))))
 	select {
 	case <-ctx.Done():
@@ -865,7 +873,7 @@ func (s *raceSession) race(ctx context.Context, cfg loadConfig, rc *raceConfig) 
 		if s.scr.cursorAtPiles() {
 			key = "k"
 		}
-		if rc.moveEvery > 0 && k%rc.moveEvery == rc.moveEvery-1 {
+		if rc.moveEvery > 0 && k%rc.moveEvery == moveAt {
 			if m, ok := nextMove(s.game); ok && s.game.Apply(m) == nil {
 				key, isMove = ":"+m.String()+"\r", true
 			}
@@ -883,6 +891,14 @@ func (s *raceSession) race(ctx context.Context, cfg loadConfig, rc *raceConfig) 
 		case <-tick.C:
 		}
 	}
+}
+
+// movesPhase says how the racers' moves fall, for the report.
+func movesPhase(rc *raceConfig) string {
+	if rc.movesInStep {
+		return "every racer's on the same key (in step)"
+	}
+	return "each racer's from a random key (spread)"
 }
 
 // perWindow is how many frames each viewer got in each 500 ms window of
@@ -1149,8 +1165,8 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 	<-quiet.C
 	leaveEnd := time.Now()
 
-	fmt.Printf("race: %d racers in %d rooms of %d, %d lobby viewers, %dx%d, a key every %s for %s, a move every %d keys (%s deal %d)\n",
-		len(racers), nRooms-len(failedRooms), size, len(viewers), cfg.width, cfg.height, cfg.every, cfg.duration, rc.moveEvery, rc.rules, rc.deal)
+	fmt.Printf("race: %d racers in %d rooms of %d, %d lobby viewers, %dx%d, a key every %s for %s, a move every %d keys, %s (%s deal %d)\n",
+		len(racers), nRooms-len(failedRooms), size, len(viewers), cfg.width, cfg.height, cfg.every, cfg.duration, rc.moveEvery, movesPhase(rc), rc.rules, rc.deal)
 	fmt.Printf("keys pressed: %d (%d moves), answered %d, still unanswered at the end %d, sessions ended by the server %d\n",
 		keys, moves, len(own), unanswered, ended)
 	fmt.Printf("racers whose own panel line does not show the moves they sent: %d\n", behind)
