@@ -12,6 +12,8 @@
 # (each sends two NOTIFYs: the one with the event's data and the short
 # one older servers hear).
 #
+# LOADGEN_FLAGS (words) are added to both loadgen runs' flags, e.g.
+# LOADGEN_FLAGS=-moves-in-step for every racer's move in one window.
 # BASELINE=0 skips the SQLite baseline. WAITS=1 samples PostgreSQL's
 # pg_stat_activity every 100 ms during the cluster's race and prints what
 # the active backends waited on (wait_event_type:wait_event, or CPU), the
@@ -37,6 +39,7 @@ duration=${3:-20s}
 base=${PORT_BASE:-24200}
 : "${DATABASE_URL:?set DATABASE_URL to a PostgreSQL URL}"
 
+read -r -a loadgenFlags <<<"${LOADGEN_FLAGS:-}"
 dir=$(mktemp -d)
 schema="cluster_race_$$"
 pids=()
@@ -121,7 +124,7 @@ if [[ ${WAITS:-0} == 1 ]]; then
 	waits=${pids[-1]}
 fi
 "$dir/loadgen" -addr "127.0.0.1:$((base + 1)),127.0.0.1:$((base + 2))" -race "$racers" -room-size "$size" \
-	-duration "$duration" -width 100 -height 34 -pid "$one" -database-url "$url" | tee "$dir/loadgen.out" &
+	-duration "$duration" -width 100 -height 34 -pid "$one" -database-url "$url" "${loadgenFlags[@]}" | tee "$dir/loadgen.out" &
 load=$!
 if [[ ${PROFILE:-0} == 1 ]]; then
 	until grep -q '^rooms racing' "$dir/loadgen.out" 2>/dev/null || ! kill -0 "$load" 2>/dev/null; do sleep 0.2; done
@@ -210,4 +213,4 @@ fi
 serve $((base + 3)) "$dir/alone"
 echo "== baseline: $racers racers on one instance on SQLite"
 "$dir/loadgen" -addr "127.0.0.1:$((base + 3))" -race "$racers" -room-size "$size" \
-	-duration "$duration" -width 100 -height 34 -pid "${pids[-1]}"
+	-duration "$duration" -width 100 -height 34 -pid "${pids[-1]}" "${loadgenFlags[@]}"

@@ -187,8 +187,8 @@ func runLoad(ctx context.Context, cfg loadConfig) error {
 		flood.report()
 	}
 	if cfg.pid > 0 {
-		fmt.Printf("server RSS: %s before, %s with %d sessions (%s per session), %s at the end\n",
-			mib(rssStart), mib(rssConnected), len(live), kib((rssConnected-rssStart)/int64(len(live))), mib(rssEnd))
+		fmt.Printf("server RSS: %s before, %s with %d sessions (%s per session), %s at the end (%s per session)\n",
+			mib(rssStart), mib(rssConnected), len(live), kib((rssConnected-rssStart)/int64(len(live))), mib(rssEnd), kib((rssEnd-rssStart)/int64(len(live))))
 		if cpuStart >= 0 && cpuEnd >= 0 {
 			fmt.Printf("server CPU during the run: %.1f%% of one core\n", 100*float64(cpuEnd-cpuStart)/cfg.duration.Seconds()/clockTicks)
 		}

@@ -21,6 +21,10 @@
 # KEEP=1 keeps the directory (arcade.log, arcade.started: the wall
 # clock when the arcade started, for ARCADE_ENV=GODEBUG=gctrace=1's
 # times) and names it at the end.
+# LOADGEN_ENV (NAME=VALUE words) reaches the load generator only, e.g.
+# KEEP=1 LOADGEN_ENV=GODEBUG=gctrace=1 for its own GC cycles (in
+# DIR/loadgen.err, timed from DIR/loadgen.started): a stall of the
+# generator shows as a tail of the server.
 # LOADGEN_FLAGS (words) are added to loadgen's flags, e.g.
 # LOADGEN_FLAGS="-race-trace /tmp/racer.trace" for one racer's frames.
 set -euo pipefail
@@ -52,6 +56,7 @@ gctrace=()
 [[ ${PROFILE:-} == 1 ]] && gctrace=(GODEBUG=gctrace=1)
 read -r -a arcadeEnv <<<"${ARCADE_ENV:-}"
 read -r -a loadgenFlags <<<"${LOADGEN_FLAGS:-}"
+read -r -a loadgenEnv <<<"${LOADGEN_ENV:-}"
 date +%s.%N >"$dir/arcade.started" # gctrace's @seconds count from about here
 env "${gctrace[@]}" "${arcadeEnv[@]}" PYRAMID_PPROF=127.0.0.1:$((base + 2)) "$dir/pyramid" serve --listen "127.0.0.1:$base" --data "$dir/data" \
 	--max-conns 3000 --max-conns-per-ip 3000 --max-unauth-per-ip 3000 --penalties off \
@@ -66,9 +71,10 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 
-"$dir/loadgen" -addr "127.0.0.1:$base" -race "$racers" -lobby-viewers "$viewers" -duration "$duration" \
+date +%s.%N >"$dir/loadgen.started"
+env "${loadgenEnv[@]}" "$dir/loadgen" -addr "127.0.0.1:$base" -race "$racers" -lobby-viewers "$viewers" -duration "$duration" \
 	-width "$width" -height "$height" -pid "$arcade" \
-	-baseline-addr "127.0.0.1:$((base + 1))" -baseline-pid "$bare" "${loadgenFlags[@]}" | tee "$dir/report.txt" &
+	-baseline-addr "127.0.0.1:$((base + 1))" -baseline-pid "$bare" "${loadgenFlags[@]}" 2> >(tee "$dir/loadgen.err" >&2) | tee "$dir/report.txt" &
 load=$!
 if [[ ${PROFILE:-} == 1 ]]; then
 	until grep -q "rooms racing" "$dir/report.txt" 2>/dev/null || ! kill -0 "$load" 2>/dev/null; do sleep 0.5; done
