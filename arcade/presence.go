@@ -44,13 +44,7 @@ func (p *presence) PublicRooms() []lobby.RoomInfo {
 	if p.rooms == nil {
 		return nil
 	}
-	var out []lobby.RoomInfo
-	for _, r := range p.rooms.Public() {
-		if r.Phase == lobby.PhaseWaiting {
-			out = append(out, r)
-		}
-	}
-	return out
+	return p.rooms.Waiting()
 }
 
 // Watch implements tui.Lobby.

@@ -42,6 +42,7 @@ type roomSet interface {
 	Seated(playerID string) (raceRoom, bool)
 	Find(playerID, text string) (raceRoom, error)
 	Public() []lobby.RoomInfo
+	Waiting() []lobby.RoomInfo
 	Close(code, reason string) error
 }
 
@@ -60,6 +61,7 @@ type registry[R raceRoom] interface {
 	Seated(playerID string) (R, bool)
 	Find(playerID, text string) (R, error)
 	Public() []lobby.RoomInfo
+	Waiting() []lobby.RoomInfo
 	Close(code, reason string) error
 }
 
@@ -125,6 +127,8 @@ func (rs roomsOf[R]) Find(playerID, text string) (raceRoom, error) {
 }
 
 func (rs roomsOf[R]) Public() []lobby.RoomInfo { return rs.reg.Public() }
+
+func (rs roomsOf[R]) Waiting() []lobby.RoomInfo { return rs.reg.Waiting() }
 
 func (rs roomsOf[R]) Close(code, reason string) error { return rs.reg.Close(code, reason) }
 

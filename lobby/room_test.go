@@ -627,6 +627,11 @@ func TestQuickMatch(t *testing.T) {
 	if l := list[1]; l.Code != r1.Code() || l.Phase != PhaseCountdown || l.Players != 3 || l.Host != "alice" || l.TimeLimitS != 600 {
 		t.Errorf("public room line %+v", l)
 	}
+	// The Lobby screen's list: the rooms that wait for players, oldest
+	// first, the same lines.
+	if w := e.rooms.Waiting(); len(w) != 2 || w[0] != list[0] || w[1] != list[2] {
+		t.Errorf("waiting rooms %+v, want the first and third of %+v", w, list)
+	}
 }
 
 func TestWrongCodesThrottled(t *testing.T) {

@@ -366,13 +366,21 @@ func (rs *Rooms) quickJoin(p Entrant, sink Sink, rulesID string) (*Room, Snapsho
 }
 
 // Public lists the open public rooms, oldest first.
-func (rs *Rooms) Public() []RoomInfo {
+func (rs *Rooms) Public() []RoomInfo { return rs.public(false) }
+
+// Waiting lists the open public rooms that wait for players, oldest
+// first: what the Lobby screen offers to join.
+func (rs *Rooms) Waiting() []RoomInfo { return rs.public(true) }
+
+// public lists the open public rooms, only those waiting for players
+// when waiting is set.
+func (rs *Rooms) public(waiting bool) []RoomInfo {
 	rs.mu.RLock()
 	rooms := slices.Clone(rs.rooms)
 	rs.mu.RUnlock()
 	var list []RoomInfo
 	for _, r := range rooms {
-		if info, ok := r.listing(); ok {
+		if info, ok := r.listing(waiting); ok {
 			list = append(list, info)
 		}
 	}
@@ -380,14 +388,15 @@ func (rs *Rooms) Public() []RoomInfo {
 }
 
 // listing is the room's line in the list of public rooms, and false for
-// a private or closed room. It holds the room's lock for less than a
-// Snapshot (no copy of the members, results or chat): every Lobby viewer
-// asks for the list at each presence flush, and the racers' moves wait
-// for the same lock.
-func (r *Room) listing() (RoomInfo, bool) {
+// a private or closed room, or one that does not wait for players when
+// waiting is set. It holds the room's lock for less than a Snapshot (no
+// copy of the members, results or chat): every Lobby viewer asks for the
+// list at each presence flush, and the racers' moves wait for the same
+// lock.
+func (r *Room) listing(waiting bool) (RoomInfo, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.cfg.Public || r.phase == PhaseClosed {
+	if !r.cfg.Public || r.phase == PhaseClosed || waiting && r.phase != PhaseWaiting {
 		return RoomInfo{}, false
 	}
 	s := Snapshot{Code: r.code, Phase: r.phase, Public: true, Rated: r.cfg.Rated, TimeLimit: r.cfg.TimeLimit,

@@ -209,7 +209,15 @@ func (rs *SharedRooms) Find(playerID, text string) (*SharedRoom, error) {
 }
 
 // Public lists the cluster's open public rooms, oldest first.
-func (rs *SharedRooms) Public() []RoomInfo {
+func (rs *SharedRooms) Public() []RoomInfo { return rs.public(false) }
+
+// Waiting lists the cluster's open public rooms that wait for players,
+// oldest first: what the Lobby screen offers to join.
+func (rs *SharedRooms) Waiting() []RoomInfo { return rs.public(true) }
+
+// public lists the cluster's open public rooms, only those waiting for
+// players when waiting is set.
+func (rs *SharedRooms) public(waiting bool) []RoomInfo {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	var list []RoomInfo
@@ -218,7 +226,9 @@ func (rs *SharedRooms) Public() []RoomInfo {
 			continue
 		}
 		r.mu.Lock()
-		list = append(list, rs.snapshot(r).info(r.created))
+		if !waiting || r.phase == PhaseWaiting {
+			list = append(list, rs.snapshot(r).info(r.created))
+		}
 		r.mu.Unlock()
 	}
 	return list

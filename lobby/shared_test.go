@@ -426,6 +426,9 @@ func TestSharedQuickMatchWatchMute(t *testing.T) {
 		t.Fatalf("bob's quick match: room %v (ann's %s), created %v, %d members, %v", hb, ha.Code(), created, len(snap.Members), err)
 	}
 	eventually(t, "a lists 2 players", func() bool { p := a.Public(); return len(p) == 1 && p[0].Players == 2 && p[0].Host == "ann" })
+	if w, p := a.Waiting(), a.Public(); len(w) != 1 || w[0] != p[0] {
+		t.Errorf("waiting rooms %+v, want the public room %+v", w, p)
+	}
 	_, err = hb.Watch("id-carol", newSink())
 	wantErr(t, "carol watches on b", err, nil)
 	eventually(t, "a counts carol", func() bool { return ha.Snapshot().Spectators == 1 })
