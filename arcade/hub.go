@@ -35,6 +35,9 @@ func (in inbox) Next(ctx context.Context) (tea.Msg, error) {
 			if t, ok := ev.(lobby.SeatTakenOver); ok && in.races != nil {
 				in.races.takenOver(t.Code)
 			}
+			if c, ok := ev.(lobby.RoomChanged); ok && in.races != nil {
+				in.races.starting(c.Snapshot)
+			}
 			if msg, ok := message(ev); ok {
 				msgs = append(msgs, msg)
 			}

@@ -413,3 +413,77 @@ func waitEndedOffers(t *testing.T, rs *races, code string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestRaceGameMadeBeforeTheRace: a racer's stored game is made when the
+// countdown begins (the session's inbox sees the room change), so the
+// race's first move is a save like the others, not every racer's game
+// made at once; a racer who never moves has the empty game finished with
+// the race.
+func TestRaceGameMadeBeforeTheRace(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	rec := winningRecord(t)
+	ann, annSess := f.racer(t, "ann", false)
+	bob, bobSess := f.racer(t, "bob", false)
+	readers, stop := context.WithCancel(ctx)
+	t.Cleanup(stop)
+	for _, in := range []inbox{{q: annSess.Queue(), races: ann}, {q: bobSess.Queue(), races: bob}} {
+		go func() {
+			for {
+				if _, err := in.Next(readers); err != nil {
+					return
+				}
+			}
+		}()
+	}
+	code, room := startRace(t, f, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true}, ann, bob)
+	made := func(rs *races) store.Game {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			gs, err := f.st.ListGames(ctx, rs.me.ID, store.Page{Limit: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(gs) == 1 {
+				return gs[0]
+			}
+			if len(gs) > 1 || time.Now().After(deadline) {
+				t.Fatalf("%s's games before a move: %+v, want one", rs.me.Name, gs)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	annGame, bobGame := made(ann), made(bob)
+	for _, g := range []store.Game{annGame, bobGame} {
+		if g.Kind != store.KindRace || len(g.Moves) != 0 || g.Status != store.StatusPlaying || g.DealNumber != rec.Deal {
+			t.Fatalf("a game made before the race: %+v, want an empty race game of the deal", g)
+		}
+	}
+
+	// ann's first move is a save of that game, and so is every other.
+	playLine(t, ann, code, 1, engine.Record{Rules: rec.Rules, Deal: rec.Deal, Moves: rec.Moves[:1]})
+	if g := made(ann); g.ID != annGame.ID || g.Version != 2 || len(g.Moves) != 1 || len(g.MoveTimes) != 1 {
+		t.Fatalf("ann's game after her first move: %+v, want game %d saved (version 2) with the move and its time", g, annGame.ID)
+	}
+	if m, _ := room.Snapshot().Member(ann.me.ID); m.GameID != annGame.ID {
+		t.Errorf("the room names ann's game %d, want %d", m.GameID, annGame.ID)
+	}
+	playLine(t, ann, code, 1, rec)
+	// bob never moves, and leaves: the race ends, ann first.
+	if err := bob.Leave(code); err != nil {
+		t.Fatal(err)
+	}
+	waitPhase(t, room, lobby.PhaseResults)
+	waitEndedOffers(t, bob, code)
+	deadline := time.Now().Add(10 * time.Second)
+	for made(bob).Status == store.StatusPlaying {
+		if time.Now().After(deadline) {
+			t.Fatalf("bob's empty race game is still being played after the race")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if g := made(ann); g.ID != annGame.ID || g.Status != store.StatusWon {
+		t.Errorf("ann's race game at the end: %+v, want game %d won", g, annGame.ID)
+	}
+}
