@@ -260,7 +260,7 @@ type raceSession struct {
 	cursorLat   []time.Duration // and for the cursor keys
 	lateLat     []time.Duration // ownLat of the keys answered only after the next key was sent
 	storeLat    []time.Duration // move sent → the header shows it (after the store took it)
-	firstStore  []time.Duration // storeLat of the racer's first move (the server creates its stored game)
+	firstStore  []time.Duration // storeLat of the racer's first move (the first save of its stored game, made at the countdown)
 	raceFrames  int             // frames received while measuring
 	countFrames bool            // keep each frame's time in frames (lobby viewers)
 	storedSeen  int             // the header's moves count, last seen
@@ -1189,7 +1189,7 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 	fmt.Printf("move sent→shown on the racer's own board, once stored (the header's move count): p50 %s  p99 %s  max %s (%d)\n",
 		p50, p99, worst, len(storeLat))
 	p50, p99, worst = percentiles(firstStore)
-	fmt.Printf("  each racer's first move (the server creates its stored game): p50 %s  p99 %s  max %s (%d)\n",
+	fmt.Printf("  each racer's first move (the first save of its race game): p50 %s  p99 %s  max %s (%d)\n",
 		p50, p99, worst, len(firstStore))
 	if secs := raceEnd.Sub(raceStart).Seconds(); secs > 0 && len(racers) > 0 {
 		fmt.Printf("frames per racer per second: %.2f (%d frames; the bare program draws one per key, 2 a second)\n",
