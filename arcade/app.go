@@ -138,7 +138,7 @@ func (a *App) shareRooms(ctx context.Context) {
 	sr, err := lobby.NewShared(ctx, lobby.SharedConfig{Bus: a.cfg.Bus, Instance: a.cfg.Instance, Lease: a.cfg.Lease,
 		LeaseTTL: a.cfg.LeaseTTL, DBNow: a.cfg.DBNow, MaxRooms: a.cfg.MaxRooms,
 		OnRaceEnd:   a.storeRace,
-		OnRoundOver: a.book.forget,
+		OnRoundOver: a.roundOver,
 		Logf:        func(f string, args ...any) { a.cfg.Logger.Warn(fmt.Sprintf(f, args...)) },
 		Trace:       a.cfg.Trace})
 	if err != nil {

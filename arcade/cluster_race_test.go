@@ -124,3 +124,78 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(5 * time.Millisecond) // polling, not synchronising
 	}
 }
+
+// TestClusterRaceGamesLetGo: on a cluster the server of a racer who never
+// moved finishes the empty game it made for them at the countdown when
+// the round is over (the lease holder, which stores the race, knows only
+// its own racers' games), and lets go of the round's games.
+func TestClusterRaceGamesLetGo(t *testing.T) {
+	f := newFixture(t)
+	b := bus.NewMemory(bus.MemoryOptions{})
+	defer b.Close()
+	lease := lobby.NewMemoryLease(nil)
+	newApp := func(instance string) *App {
+		a := New(Config{Store: f.st, Logger: log.New(&bytes.Buffer{}), Bus: b, Instance: instance, Lease: lease,
+			LeaseTTL: 300 * time.Millisecond, Cluster: lobby.ClusterConfig{Heartbeat: 50 * time.Millisecond}})
+		t.Cleanup(a.Close)
+		return a
+	}
+	one := newApp("one")
+	waitFor(t, "one holds the lease", one.shared.Holder)
+	two := newApp("two")
+	readers, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	racer := func(a *App, name string) *races {
+		sp, _, err := f.st.GetOrCreatePlayer(context.Background(), "SHA256:"+name, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess := a.lobby.Join(lobby.Player{ID: sp.ID, Name: name})
+		g := &games{st: f.st, owner: sessionToken(), lobby: a.lobby, self: sess, racing: a.book.racing}
+		rs := a.newRaces(readers, tui.Player{ID: sp.ID, Name: name}, sess, g)
+		in := inbox{q: sess.Queue(), races: rs}
+		go func() {
+			for {
+				if _, err := in.Next(readers); err != nil {
+					return
+				}
+			}
+		}()
+		return rs
+	}
+	ctx := context.Background()
+	rec := winningRecord(t)
+	ann, bob := racer(one, "ann"), racer(two, "bob")
+	seat, err := ann.Create(ctx, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := seat.Snapshot.Code
+	waitFor(t, "two knows the room", func() bool { _, ok := two.rooms.Room(code); return ok })
+	if _, err := bob.Join(ctx, code); err != nil {
+		t.Fatal(err)
+	}
+	if err := ann.Start(code); err != nil {
+		t.Fatal(err)
+	}
+	r2, _ := two.rooms.Room(code)
+	waitPhase(t, r2, lobby.PhaseRacing)
+	bobKey := raceGameKey(code, 1, bob.me.ID)
+	var bobGame int64
+	waitFor(t, "bob's game made at the countdown, on two", func() bool {
+		if rg := two.book.game(bobKey, false); rg != nil {
+			bobGame = rg.stored()
+		}
+		return bobGame > 0
+	})
+	playLine(t, ann, code, 1, engine.Record{Rules: rec.Rules, Deal: rec.Deal, Moves: rec.Moves[:2]})
+	// The room is closed mid-race (an admin): bob never moved.
+	if err := one.rooms.Close(code, "testing"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "two let go of bob's game", func() bool { return two.book.game(bobKey, false) == nil })
+	waitFor(t, "bob's empty game finished", func() bool {
+		g, err := f.st.Game(ctx, bobGame)
+		return err == nil && g.Status != store.StatusPlaying
+	})
+}

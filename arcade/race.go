@@ -96,6 +96,50 @@ func (g *raceGame) stored() int64 {
 	return g.gameID
 }
 
+// unmoved is the stored game of a racer of a round made before the race
+// (prepare) when the racer never moved, or 0: the room names no game of
+// theirs, so the race's end finishes it from here.
+func (b *raceBook) unmoved(code string, round int, playerID string) int64 {
+	g := b.game(raceGameKey(code, round, playerID), false)
+	if g == nil {
+		return 0
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.seq >= 0 {
+		return 0
+	}
+	return g.gameID
+}
+
+// roundOver is a cluster's OnRoundOver, on every server: a round of a room
+// ended (or its room closed). The server finishes the empty games it made
+// for its racers who never moved (the lease holder, which stores the
+// race, knows only its own), then lets go of the round's games.
+func (a *App) roundOver(code string, round int, placings []lobby.Placing) {
+	var unmoved []lobby.Placing
+	for _, p := range placings {
+		if id := a.book.unmoved(code, round, p.ID); id > 0 {
+			p.GameID = id
+			unmoved = append(unmoved, p)
+		}
+	}
+	a.book.forget(code, round, placings)
+	if len(unmoved) == 0 || a.cfg.Store == nil {
+		return
+	}
+	go func() { // not on the shared rooms' goroutine, which calls this
+		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+		defer cancel()
+		closer := &games{st: a.cfg.Store, owner: "race-end-" + sessionToken()}
+		for _, p := range unmoved {
+			if err := closer.abandon(ctx, p.ID, p.GameID); err != nil {
+				a.cfg.Logger.Warn("race game not finished", "room", code, "game", p.GameID, "err", err)
+			}
+		}
+	}()
+}
+
 // forget lets go of the games of one round of a room.
 func (b *raceBook) forget(code string, round int, placings []lobby.Placing) {
 	b.mu.Lock()
@@ -133,8 +177,8 @@ func (a *App) storeRace(res lobby.RaceResult) error {
 		nr.Placings = append(nr.Placings, store.RacePlacing{PlayerID: p.ID, Place: p.Place, Cleared: p.Cleared,
 			Removed: p.Removed, Moves: p.Moves, Time: p.Time, GameID: max(p.GameID, 0), Outcome: outcomeOf(p)})
 		id := p.GameID
-		if rg := a.book.game(raceGameKey(res.Code, res.Round, p.ID), false); id <= 0 && rg != nil {
-			id = rg.stored() // made before the race (prepare) for a racer who never moved
+		if id <= 0 && a.shared == nil {
+			id = a.book.unmoved(res.Code, res.Round, p.ID) // on a cluster roundOver finishes it
 		}
 		if id > 0 && !p.Cleared {
 			if err := closer.abandon(ctx, p.ID, id); err != nil {
