@@ -21,54 +21,11 @@ import (
 // second to her stored game, the race ends and is stored once.
 func TestClusterRace(t *testing.T) {
 	f := newFixture(t)
-	b := bus.NewMemory(bus.MemoryOptions{})
-	defer b.Close()
-	lease := lobby.NewMemoryLease(nil)
-	newApp := func(instance string) *App {
-		a := New(Config{Store: f.st, Logger: log.New(&bytes.Buffer{}), Bus: b, Instance: instance, Lease: lease,
-			LeaseTTL: 300 * time.Millisecond, Cluster: lobby.ClusterConfig{Heartbeat: 50 * time.Millisecond}})
-		t.Cleanup(a.Close)
-		return a
-	}
-	one := newApp("one")
-	if one.shared == nil {
-		t.Fatal("one's rooms are not shared")
-	}
-	waitFor(t, "one holds the lease", one.shared.Holder)
-	two := newApp("two")
-	if two.shared == nil || two.shared.Holder() {
-		t.Fatalf("two: shared %v, holder %v", two.shared != nil, two.shared != nil && two.shared.Holder())
-	}
-	racer := func(a *App, name string) *races {
-		sp, _, err := f.st.GetOrCreatePlayer(context.Background(), "SHA256:"+name, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sess := a.lobby.Join(lobby.Player{ID: sp.ID, Name: name})
-		g := &games{st: f.st, owner: sessionToken(), lobby: a.lobby, self: sess, racing: a.book.racing}
-		ctx, cancel := context.WithCancel(context.Background())
-		t.Cleanup(cancel)
-		return a.newRaces(ctx, tui.Player{ID: sp.ID, Name: name}, sess, g)
-	}
+	one, two := clusterPair(t, f)
 	ctx := context.Background()
 	rec := winningRecord(t)
-	ann, bob := racer(one, "ann"), racer(two, "bob")
-	seat, err := ann.Create(ctx, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	code := seat.Snapshot.Code
-	waitFor(t, "two knows the room", func() bool { _, ok := two.rooms.Room(code); return ok })
-	if _, err := bob.Join(ctx, code); err != nil {
-		t.Fatal(err)
-	}
-	if err := ann.Start(code); err != nil {
-		t.Fatal(err)
-	}
-	r1, _ := one.rooms.Room(code)
-	r2, _ := two.rooms.Room(code)
-	waitPhase(t, r1, lobby.PhaseRacing)
-	waitPhase(t, r2, lobby.PhaseRacing)
+	ann, bob := clusterRacer(t, f, one, "ann"), clusterRacer(t, f, two, "bob")
+	code, r2 := clusterRoom(t, one, two, ann, bob, rec.Deal)
 	half := len(rec.Moves) / 2
 	for i := range half {
 		r := rec
@@ -82,7 +39,7 @@ func TestClusterRace(t *testing.T) {
 	// one goes; ann comes back on two, to her game.
 	one.Close()
 	waitFor(t, "ann left, seen on two", func() bool { m, _ := r2.Snapshot().Member(ann.me.ID); return !m.Present })
-	ann2 := racer(two, "ann")
+	ann2 := clusterRacer(t, f, two, "ann")
 	back, err := ann2.Join(ctx, code)
 	if err != nil {
 		t.Fatal(err)
@@ -114,6 +71,81 @@ func TestClusterRace(t *testing.T) {
 	}
 }
 
+// clusterPair is two arcades on one bus, one store and one lease, as two
+// servers on one PostgreSQL, closed when the test ends: one holds the
+// lease.
+func clusterPair(t *testing.T, f *fixture) (one, two *App) {
+	t.Helper()
+	b := bus.NewMemory(bus.MemoryOptions{})
+	t.Cleanup(func() { b.Close() })
+	lease := lobby.NewMemoryLease(nil)
+	newApp := func(instance string) *App {
+		a := New(Config{Store: f.st, Logger: log.New(&bytes.Buffer{}), Bus: b, Instance: instance, Lease: lease,
+			LeaseTTL: 300 * time.Millisecond, Cluster: lobby.ClusterConfig{Heartbeat: 50 * time.Millisecond}})
+		t.Cleanup(a.Close)
+		return a
+	}
+	one = newApp("one")
+	if one.shared == nil {
+		t.Fatal("one's rooms are not shared")
+	}
+	waitFor(t, "one holds the lease", one.shared.Holder)
+	two = newApp("two")
+	if two.shared == nil || two.shared.Holder() {
+		t.Fatalf("two: shared %v, holder %v", two.shared != nil, two.shared != nil && two.shared.Holder())
+	}
+	return one, two
+}
+
+// clusterRacer is a session of the player name on a, its inbox read as
+// the tui reads it, until the test ends.
+func clusterRacer(t *testing.T, f *fixture, a *App, name string) *races {
+	t.Helper()
+	sp, _, err := f.st.GetOrCreatePlayer(context.Background(), "SHA256:"+name, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := a.lobby.Join(lobby.Player{ID: sp.ID, Name: name})
+	g := &games{st: f.st, owner: sessionToken(), lobby: a.lobby, self: sess, racing: a.book.racing}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	rs := a.newRaces(ctx, tui.Player{ID: sp.ID, Name: name}, sess, g)
+	in := inbox{q: sess.Queue(), races: rs}
+	go func() {
+		for {
+			if _, err := in.Next(ctx); err != nil {
+				return
+			}
+		}
+	}()
+	return rs
+}
+
+// clusterRoom has host on one open a room of Classic's deal, guest on two
+// join it, and the host start it; it returns the room's code and the
+// room on two once both servers see the race on.
+func clusterRoom(t *testing.T, one, two *App, host, guest *races, deal uint64) (string, raceRoom) {
+	t.Helper()
+	ctx := context.Background()
+	seat, err := host.Create(ctx, tui.RoomOptions{Rules: engine.Classic(), Deal: deal, HasDeal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := seat.Snapshot.Code
+	waitFor(t, "two knows the room", func() bool { _, ok := two.rooms.Room(code); return ok })
+	if _, err := guest.Join(ctx, code); err != nil {
+		t.Fatal(err)
+	}
+	if err := host.Start(code); err != nil {
+		t.Fatal(err)
+	}
+	r1, _ := one.rooms.Room(code)
+	r2, _ := two.rooms.Room(code)
+	waitPhase(t, r1, lobby.PhaseRacing)
+	waitPhase(t, r2, lobby.PhaseRacing)
+	return code, r2
+}
+
 // waitFor polls cond for up to ten seconds.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -131,55 +163,11 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // its own racers' games), and lets go of the round's games.
 func TestClusterRaceGamesLetGo(t *testing.T) {
 	f := newFixture(t)
-	b := bus.NewMemory(bus.MemoryOptions{})
-	defer b.Close()
-	lease := lobby.NewMemoryLease(nil)
-	newApp := func(instance string) *App {
-		a := New(Config{Store: f.st, Logger: log.New(&bytes.Buffer{}), Bus: b, Instance: instance, Lease: lease,
-			LeaseTTL: 300 * time.Millisecond, Cluster: lobby.ClusterConfig{Heartbeat: 50 * time.Millisecond}})
-		t.Cleanup(a.Close)
-		return a
-	}
-	one := newApp("one")
-	waitFor(t, "one holds the lease", one.shared.Holder)
-	two := newApp("two")
-	readers, stop := context.WithCancel(context.Background())
-	t.Cleanup(stop)
-	racer := func(a *App, name string) *races {
-		sp, _, err := f.st.GetOrCreatePlayer(context.Background(), "SHA256:"+name, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sess := a.lobby.Join(lobby.Player{ID: sp.ID, Name: name})
-		g := &games{st: f.st, owner: sessionToken(), lobby: a.lobby, self: sess, racing: a.book.racing}
-		rs := a.newRaces(readers, tui.Player{ID: sp.ID, Name: name}, sess, g)
-		in := inbox{q: sess.Queue(), races: rs}
-		go func() {
-			for {
-				if _, err := in.Next(readers); err != nil {
-					return
-				}
-			}
-		}()
-		return rs
-	}
+	one, two := clusterPair(t, f)
 	ctx := context.Background()
 	rec := winningRecord(t)
-	ann, bob := racer(one, "ann"), racer(two, "bob")
-	seat, err := ann.Create(ctx, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	code := seat.Snapshot.Code
-	waitFor(t, "two knows the room", func() bool { _, ok := two.rooms.Room(code); return ok })
-	if _, err := bob.Join(ctx, code); err != nil {
-		t.Fatal(err)
-	}
-	if err := ann.Start(code); err != nil {
-		t.Fatal(err)
-	}
-	r2, _ := two.rooms.Room(code)
-	waitPhase(t, r2, lobby.PhaseRacing)
+	ann, bob := clusterRacer(t, f, one, "ann"), clusterRacer(t, f, two, "bob")
+	code, _ := clusterRoom(t, one, two, ann, bob, rec.Deal)
 	bobKey := raceGameKey(code, 1, bob.me.ID)
 	var bobGame int64
 	waitFor(t, "bob's game made at the countdown, on two", func() bool {
