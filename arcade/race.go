@@ -97,8 +97,7 @@ func (g *raceGame) stored() int64 {
 }
 
 // unmoved is the stored game of a racer of a round made before the race
-// (prepare) when the racer never moved, or 0: the room names no game of
-// theirs, so the race's end finishes it from here.
+// (prepare) when the racer never moved, or 0.
 func (b *raceBook) unmoved(code string, round int, playerID string) int64 {
 	g := b.game(raceGameKey(code, round, playerID), false)
 	if g == nil {
@@ -112,13 +111,21 @@ func (b *raceBook) unmoved(code string, round int, playerID string) int64 {
 	return g.gameID
 }
 
-// roundOver is a cluster's OnRoundOver, on every server: a round of a room
-// ended (or its room closed). The server finishes the empty games it made
-// for its racers who never moved (the lease holder, which stores the
-// race, knows only its own), then lets go of the round's games.
+// roundOver is the end of a round of a room (or its room's closing) on
+// the server, after raceEnded's store on one server, and a cluster's
+// OnRoundOver on every server. The server finishes the empty games it
+// made for its racers who never moved (prepare; the room names no game of
+// theirs, so storeRace does not, and on a cluster the lease holder that
+// stores the race knows only its own racers'), then lets go of the
+// round's games.
 func (a *App) roundOver(code string, round int, placings []lobby.Placing) {
 	var unmoved []lobby.Placing
 	for _, p := range placings {
+		if p.GameID > 0 {
+			// The room names the game: the racer moved. (Its lock may be
+			// held by the move that ended the race, which waits for this.)
+			continue
+		}
 		if id := a.book.unmoved(code, round, p.ID); id > 0 {
 			p.GameID = id
 			unmoved = append(unmoved, p)
@@ -154,8 +161,8 @@ func (b *raceBook) forget(code string, round int, placings []lobby.Placing) {
 // stored game still being played when the race ended (the time limit,
 // or they left) is finished as abandoned, or lost when its position is.
 func (a *App) raceEnded(res lobby.RaceResult) {
-	defer a.book.forget(res.Code, res.Round, res.Placings)
 	_ = a.storeRace(res) // logged
+	a.roundOver(res.Code, res.Round, res.Placings)
 }
 
 // storeRace stores a race's result (see raceEnded), under a key that
@@ -176,13 +183,9 @@ func (a *App) storeRace(res lobby.RaceResult) error {
 		}
 		nr.Placings = append(nr.Placings, store.RacePlacing{PlayerID: p.ID, Place: p.Place, Cleared: p.Cleared,
 			Removed: p.Removed, Moves: p.Moves, Time: p.Time, GameID: max(p.GameID, 0), Outcome: outcomeOf(p)})
-		id := p.GameID
-		if id <= 0 && a.shared == nil {
-			id = a.book.unmoved(res.Code, res.Round, p.ID) // on a cluster roundOver finishes it
-		}
-		if id > 0 && !p.Cleared {
-			if err := closer.abandon(ctx, p.ID, id); err != nil {
-				a.cfg.Logger.Warn("race game not finished", "room", res.Code, "game", id, "err", err)
+		if p.GameID > 0 && !p.Cleared {
+			if err := closer.abandon(ctx, p.ID, p.GameID); err != nil {
+				a.cfg.Logger.Warn("race game not finished", "room", res.Code, "game", p.GameID, "err", err)
 			}
 		}
 	}
@@ -223,10 +226,9 @@ type races struct {
 
 	ctx context.Context // the session's
 
-	mu       sync.Mutex
-	held     map[string]bool // codes of the rooms this session is in: true as a racer, false as a spectator
-	last     string          // the code of the room this session last took a seat in as a racer (Ended)
-	prepared string          // the raceGameKey of the last game prepare made or is making
+	mu   sync.Mutex
+	held map[string]bool // codes of the rooms this session is in: true as a racer, false as a spectator
+	last string          // the code of the room this session last took a seat in as a racer (Ended)
 }
 
 var _ tui.Races = (*races)(nil)
@@ -804,30 +806,21 @@ func (rs *races) starting(snap lobby.Snapshot) {
 	if rs.games == nil || snap.Phase != lobby.PhaseCountdown && snap.Phase != lobby.PhaseRacing {
 		return
 	}
-	key := raceGameKey(snap.Code, snap.Round, rs.me.ID)
-	rs.mu.Lock()
-	racer := rs.held[snap.Code]
-	fresh := racer && rs.prepared != key
-	if fresh {
-		rs.prepared = key
-	}
-	rs.mu.Unlock()
-	if !fresh {
-		return
-	}
 	if m, ok := snap.Member(rs.me.ID); !ok || m.GameID != 0 {
 		return // not a racer of the round, or their game is made already
 	}
-	rec := engine.Record{Rules: snap.RulesID, Deal: snap.Deal}
-	go rs.prepare(key, rec)
+	key := raceGameKey(snap.Code, snap.Round, rs.me.ID)
+	if rs.a.book.game(key, false) != nil {
+		return // made, being made, or played already
+	}
+	go rs.prepare(rs.a.book.game(key, true), engine.Record{Rules: snap.RulesID, Deal: snap.Deal})
 }
 
 // prepare makes the racer's stored game of the round, empty, unless the
-// racer's first move made it first.
-func (rs *races) prepare(key string, rec engine.Record) {
+// racer's first move (or another session's prepare) made it first.
+func (rs *races) prepare(rg *raceGame, rec engine.Record) {
 	ctx, cancel := context.WithTimeout(rs.ctx, prepareTimeout)
 	defer cancel()
-	rg := rs.a.book.game(key, true)
 	rg.mu.Lock()
 	defer rg.mu.Unlock()
 	if rg.gameID != 0 || rg.unstored || rg.seq >= 0 {

@@ -323,6 +323,7 @@ type raceRun struct {
 	// and each racer's is its user name, short enough to show whole.
 	tag       string
 	measuring atomic.Bool
+	logLat    bool // keep every timed key and panel change (-lat-log)
 	mu        sync.Mutex
 	byName    map[string]*raceSession
 }
@@ -580,11 +581,13 @@ func (s *raceSession) answer(now time.Time, n int) {
 		}
 		s.ownLat = append(s.ownLat, lat)
 		s.anyLat = append(s.anyLat, k.firstAny.Sub(k.at))
-		kind := byte('c')
-		if k.move {
-			kind = 'm'
+		if s.run.logLat {
+			kind := byte('c')
+			if k.move {
+				kind = 'm'
+			}
+			s.latLog = append(s.latLog, latEvent{at: k.at, kind: kind, lat: lat})
 		}
-		s.latLog = append(s.latLog, latEvent{at: k.at, kind: kind, lat: lat})
 		if k.move {
 			s.moveLat = append(s.moveLat, lat)
 		} else {
@@ -623,7 +626,9 @@ func (s *raceSession) opponentMoved(now time.Time, l racerLine) {
 	}
 	s.mu.Lock()
 	s.progLat = append(s.progLat, now.Sub(at))
-	s.latLog = append(s.latLog, latEvent{at: at, kind: 'p', lat: now.Sub(at)})
+	if s.run.logLat {
+		s.latLog = append(s.latLog, latEvent{at: at, kind: 'p', lat: now.Sub(at)})
+	}
 	if o.addr != s.addr {
 		s.crossLat = append(s.crossLat, now.Sub(at))
 	}
@@ -976,7 +981,7 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 	if _, err := engine.ParseRules(rc.rules); err != nil {
 		return fmt.Errorf("rules %q: %w", rc.rules, err)
 	}
-	run := &raceRun{byName: map[string]*raceSession{}, tag: runTag()}
+	run := &raceRun{byName: map[string]*raceSession{}, tag: runTag(), logLat: rc.latLog != ""}
 	if rc.warm {
 		warmUp(cfg, rc, run)
 	}
