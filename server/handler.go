@@ -44,6 +44,7 @@ func (s *Server) handle(sess ssh.Session) {
 	defer st.finish()
 	defer s.recoverSession(sess, st, &status)
 	st.startTimers()
+	st.handlerStarted()
 
 	info := newSession(sess, st)
 	if info.Guest() && !s.cfg.Guests { // keyboard-interactive refuses guests; belt and braces
@@ -67,10 +68,9 @@ func (s *Server) handle(sess ssh.Session) {
 	// alternate screen it is about to leave).
 	lastWord := sess.Stderr()
 	if info.PTY && !s.isCommand(info) {
-		status = s.runProgram(sess, st, info) // its session watcher watches the channel
+		status = s.runProgram(sess, st, info)
 		lastWord = sess
 	} else {
-		s.goSafe("channel watcher", st.watchChannel)
 		status = s.runExec(sess, st, info)
 	}
 	reason := st.endedBy()

@@ -16,12 +16,11 @@ const resizeInterval = 50 * time.Millisecond
 // runProgram runs the App's Bubble Tea program on a PTY session. This
 // replaces wish's bubbletea middleware, whose resize goroutine leaks or spins
 // (see filterRequests): sizes come from the session's resize box, clamped and
-// debounced; the program ends when the session's context does (client gone,
-// timeouts, forced shutdown); and nothing here ever waits on another
-// session.
+// debounced, by a goroutine that lives only while there is a size to hand
+// over (resizeBox); the program ends when the session's context does
+// (client gone, timeouts, forced shutdown); and nothing here ever waits on
+// another session.
 func (s *Server) runProgram(sess ssh.Session, st *sessionState, info *Session) int {
-	programs := make(chan *tea.Program, 1)
-	s.goSafe("session watcher", func() { s.watchSession(st, programs) })
 	model := s.app.Model(info)
 	if model == nil {
 		writeLine(sess.Stderr(), "Nothing to play here, sorry.")
@@ -44,7 +43,8 @@ func (s *Server) runProgram(sess ssh.Session, st *sessionState, info *Session) i
 	)
 	r.send = p.Send
 	st.setProgram(p)
-	programs <- p
+	st.resize.deliverTo(func(size windowSize) { p.Send(tea.WindowSizeMsg{Width: size.Width, Height: size.Height}) },
+		s.now, func(f func()) { s.goSafe("window sizes", f) })
 
 	final, err := p.Run()
 	// The terminal is given back before anything else is written (the
@@ -72,52 +72,4 @@ func filterProgramMsg(_ tea.Model, msg tea.Msg) tea.Msg {
 		return nil
 	}
 	return msg
-}
-
-// watchSession is the one goroutine a program session keeps beside the
-// program's own: it ends the session when the client's channel closes,
-// and delivers the session's window sizes to the program (once programs
-// yields it): the initial size at once, then the newest size at most once
-// per resizeInterval, always ending with the last size the client sent.
-// It returns when the session ends. p.Send blocks while the program is
-// busy; that only delays this session's resizes, while the request filter
-// keeps overwriting the box.
-func (s *Server) watchSession(st *sessionState, programs <-chan *tea.Program) {
-	var (
-		p      *tea.Program
-		notify <-chan struct{} // the resize box's, once there is a program
-		wait   <-chan time.Time
-		sent   windowSize
-		last   time.Time
-	)
-	for {
-		select {
-		case <-st.clientDone:
-			st.end(clientClosed)
-			return
-		case <-st.ctx.Done():
-			return
-		case p = <-programs:
-			programs, notify = nil, st.resize.notify
-			sent = st.resize.get()
-			p.Send(tea.WindowSizeMsg{Width: sent.Width, Height: sent.Height})
-			last = s.now()
-			continue
-		case <-notify:
-			if wait != nil {
-				continue // a delivery is already scheduled and will take the newest size
-			}
-			if d := resizeInterval - s.now().Sub(last); d > 0 {
-				wait = time.After(d)
-				continue
-			}
-		case <-wait:
-			wait = nil
-		}
-		if size := st.resize.get(); size != sent {
-			sent = size
-			p.Send(tea.WindowSizeMsg{Width: size.Width, Height: size.Height})
-		}
-		last = s.now()
-	}
 }

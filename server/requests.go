@@ -26,12 +26,12 @@ const (
 //   - accepts only allowlisted, small env variables, a bounded number of them;
 //   - refuses subsystems, X11, agent forwarding, signals and anything unknown;
 //   - refuses oversized TERM names and commands;
-//   - closes clientDone when the client's request stream ends, which is how
-//     the session learns its channel was closed.
+//   - tells the session when the client's request stream ends
+//     (channelClosed), which is how it learns its channel was closed.
 //
 // It never blocks on anything but handing a request to the library.
 func (st *sessionState) filterRequests(in <-chan *gossh.Request, out chan<- *gossh.Request) {
-	defer close(st.clientDone)
+	defer st.channelClosed()
 	defer close(out)
 	for req := range in {
 		// Reply errors mean the client is gone; the loop ends with it.

@@ -72,9 +72,6 @@ type sessionState struct {
 	// maxCommandLen bytes, which is then run as a refusal.
 	commandTooLong atomic.Bool
 
-	// clientDone is closed when the client's request stream ends: the
-	// client closed the channel or the connection went away.
-	clientDone chan struct{}
 	// lastInput is the time of the last byte of input, in UnixNano.
 	lastInput atomic.Int64
 	// writeStart is when the write to the client under way began, in
@@ -88,6 +85,8 @@ type sessionState struct {
 
 	mu       sync.Mutex
 	reason   endReason
+	handling bool         // the handler has started
+	closed   bool         // the client's request stream has ended (channelClosed)
 	finished bool         // the handler has returned
 	program  *tea.Program // nil for exec sessions and before the program exists
 	notified bool         // ShutdownMsg handed to the program
@@ -103,7 +102,6 @@ func newSessionState(s *Server, cs *connState, parent context.Context) *sessionS
 		ctx:         ctx,
 		cancel:      cancel,
 		resize:      newResizeBox(),
-		clientDone:  make(chan struct{}),
 		releaseSlot: func() {},
 	}
 	st.lastInput.Store(s.now().UnixNano())
@@ -123,13 +121,31 @@ func (st *sessionState) startTimers() {
 	)
 }
 
-// watchChannel ends the session when the client's channel closes (a
-// program session's watchSession does it for a program).
-func (st *sessionState) watchChannel() {
-	select {
-	case <-st.clientDone:
+// channelClosed is the request filter's word that the client's request
+// stream ended: the client closed the channel or the connection went away.
+// A session whose handler runs is ended (clientClosed); one whose handler
+// has not started yet is ended when it starts (handlerStarted). A channel
+// closed before any shell or exec request never gets a handler, and its
+// connection is left alone.
+func (st *sessionState) channelClosed() {
+	st.mu.Lock()
+	st.closed = true
+	handling := st.handling
+	st.mu.Unlock()
+	if handling {
 		st.end(clientClosed)
-	case <-st.ctx.Done():
+	}
+}
+
+// handlerStarted marks the start of the session's handler, and ends the
+// session at once if its channel is already closed.
+func (st *sessionState) handlerStarted() {
+	st.mu.Lock()
+	st.handling = true
+	closed := st.closed
+	st.mu.Unlock()
+	if closed {
+		st.end(clientClosed)
 	}
 }
 

@@ -2,7 +2,9 @@ package server
 
 import (
 	"encoding/binary"
+	"sync"
 	"testing"
+	"time"
 )
 
 func TestClampWindow(t *testing.T) {
@@ -37,8 +39,68 @@ func TestResizeBoxKeepsOnlyTheLatest(t *testing.T) {
 	if got := b.get(); got != (windowSize{1000, 10}) {
 		t.Errorf("box = %v, want the last size", got)
 	}
-	if len(b.notify) != 1 {
-		t.Errorf("notify holds %d wake-ups, want 1", len(b.notify))
+}
+
+// The box hands its sizes to the program from one goroutine at a time,
+// started only when there is something to hand over: the size at once,
+// then only the newest of a storm that came while the program was busy,
+// and nothing more once it has the last one.
+func TestResizeBoxDelivers(t *testing.T) {
+	b := newResizeBox()
+	b.set(windowSize{90, 30})
+	var (
+		mu      sync.Mutex
+		clock   time.Time
+		started int
+		got     []windowSize
+	)
+	now := func() time.Time { // every reading a debounce interval later: no sleeping
+		mu.Lock()
+		defer mu.Unlock()
+		clock = clock.Add(resizeInterval)
+		return clock
+	}
+	busy := make(chan struct{})       // the program is busy until it is closed
+	entered := make(chan struct{}, 1) // the first send is waiting for the program
+	delivered := make(chan windowSize, 10)
+	send := func(s windowSize) {
+		if len(got) == 0 {
+			entered <- struct{}{}
+			<-busy
+		}
+		got = append(got, s)
+		delivered <- s
+	}
+	var wg sync.WaitGroup
+	run := func(f func()) {
+		mu.Lock()
+		started++
+		mu.Unlock()
+		wg.Add(1)
+		go func() { defer wg.Done(); f() }()
+	}
+	b.deliverTo(send, now, run)
+	<-entered
+	for i := range 1000 {
+		b.set(windowSize{i + 1, 10}) // while the first size waits for the program
+	}
+	close(busy)
+	if s := <-delivered; s != (windowSize{90, 30}) {
+		t.Errorf("first size delivered = %v, want 90x30", s)
+	}
+	if s := <-delivered; s != (windowSize{1000, 10}) {
+		t.Errorf("second size delivered = %v, want the newest, 1000x10", s)
+	}
+	wg.Wait() // the goroutine ends once the newest size is handed over
+	if len(got) != 2 || started != 1 {
+		t.Errorf("delivered %v from %d goroutines, want 2 sizes from 1", got, started)
+	}
+	b.set(windowSize{1000, 10}) // the same size again: nothing to hand over
+	wg.Wait()
+	b.set(windowSize{40, 12})
+	wg.Wait()
+	if len(got) != 3 || got[2] != (windowSize{40, 12}) || started != 3 {
+		t.Errorf("after two more sets delivered %v from %d goroutines, want 40x12 third, from 3", got, started)
 	}
 }
 
