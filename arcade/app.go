@@ -217,6 +217,7 @@ func (a *App) Model(s *server.Session) tea.Model {
 		Height:    s.Height,
 		Translate: translate,
 		Connect:   a.cfg.Connect,
+		After:     s.After,
 	}
 	sess := a.join(s.Context(), p)
 	live := &presence{lobby: a.lobby, rooms: a.rooms, self: sess} // presence.go

@@ -123,6 +123,9 @@ func (m *testModel) Init() tea.Cmd {
 	if m.mode == "tick" {
 		return tick()
 	}
+	if m.mode == "after" {
+		return m.after()
+	}
 	if m.mode == "flood" {
 		return tea.Tick(time.Millisecond, func(time.Time) tea.Msg { return tickMsg{} })
 	}
@@ -156,9 +159,17 @@ func (m *testModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.app.floods.Add(1)
 			return m, tea.Tick(time.Millisecond, func(time.Time) tea.Msg { return tickMsg{} })
 		}
+		if m.mode == "after" {
+			return m, m.after()
+		}
 		return m, tick()
 	}
 	return m, nil
+}
+
+// after is tick by the session's own timer (Session.After).
+func (m *testModel) after() tea.Cmd {
+	return m.s.After(20*time.Millisecond, func() tea.Msg { return tickMsg{} })
 }
 
 func (m *testModel) View() string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"testing"
@@ -263,4 +264,32 @@ func TestSuspendIsFiltered(t *testing.T) {
 	if got := filterProgramMsg(nil, tea.QuitMsg{}); got != (tea.QuitMsg{}) {
 		t.Errorf("filterProgramMsg(QuitMsg) = %v, want it unchanged", got)
 	}
+}
+
+// Session.After brings its message again and again, as tea.Tick does,
+// but no goroutine waits in it meanwhile (a runtime timer sends it).
+func TestSessionAfterKeepsNoGoroutine(t *testing.T) {
+	cfg, _ := testConfig(t)
+	_, addr := startServer(t, cfg, &testApp{})
+	client := sshtest.Dial(t, addr, sshtest.NewKey(t))
+	term := sshtest.OpenTerm(t, client, sshtest.TermOptions{Command: "after"})
+	term.WaitFor(t, "ticks: 5", 2*time.Second)
+	// Look ten times: a goroutine that waits for the tick would show in
+	// nearly every look; the timer's send and the command that arms it
+	// show only by chance, for a moment.
+	seen := 0
+	for range 10 {
+		var b strings.Builder
+		if err := pprof.Lookup("goroutine").WriteTo(&b, 1); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(b.String(), "(*Session).After") {
+			seen++
+		}
+		time.Sleep(7 * time.Millisecond)
+	}
+	if seen > 5 {
+		t.Fatalf("a goroutine was in Session.After in %d of 10 looks", seen)
+	}
+	term.WaitFor(t, "ticks: 10", 2*time.Second)
 }

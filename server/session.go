@@ -79,6 +79,7 @@ type Session struct {
 	Renderer *lipgloss.Renderer
 
 	ctx context.Context
+	st  *sessionState // nil for a Session built by hand
 }
 
 // Guest reports whether the client logged in without a key.
@@ -90,6 +91,39 @@ func (s *Session) Context() context.Context {
 		return context.Background() // a Session built by hand, as in tests
 	}
 	return s.ctx
+}
+
+// After returns a command that brings read's message to the session's
+// program once d has passed, read at that moment: tea.Tick's job without a
+// goroutine waiting meanwhile (a runtime timer sends it; a clock that ticks
+// every second in each of 1,000 sessions kept 1,000 goroutines and their
+// stacks waiting). Nothing comes once the session has ended. A Session not
+// run as a program waits in the command, as tea.Tick does.
+func (s *Session) After(d time.Duration, read func() tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		var p *tea.Program
+		if s.st != nil {
+			p = s.st.currentProgram()
+		}
+		ctx := s.Context()
+		if p == nil {
+			t := time.NewTimer(d)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				return read()
+			case <-ctx.Done():
+				return nil
+			}
+		}
+		time.AfterFunc(d, func() {
+			defer s.st.srv.recoverTo("session timer", nil)
+			if ctx.Err() == nil {
+				p.Send(read()) // returns at once if the program has ended meanwhile
+			}
+		})
+		return nil
+	}
 }
 
 // newSession describes sess for the App. It must run inside the session
@@ -108,6 +142,7 @@ func newSession(sess ssh.Session, st *sessionState) *Session {
 		PTY:           isPTY,
 		UTF8:          isUTF8Locale(env),
 		ctx:           st.ctx,
+		st:            st,
 	}
 	if key := sess.PublicKey(); key != nil {
 		out.PublicKey = key

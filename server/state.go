@@ -251,6 +251,14 @@ func (st *sessionState) setProgram(p *tea.Program) {
 	}
 }
 
+// currentProgram is the session's program, or nil before it exists and
+// for exec sessions.
+func (st *sessionState) currentProgram() *tea.Program {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.program
+}
+
 // notifyShutdown tells the session the server is going down: a program gets
 // ShutdownMsg (from its own goroutine: Send blocks while the program is busy
 // or its client is stuck, and must never hold up the shutdown of the

@@ -46,6 +46,11 @@ type Deps struct {
 	// Now is the clock. The model calls it only inside tea.Cmds, never in
 	// Update. Nil means time.Now.
 	Now func() time.Time
+	// After is how the session waits: a command that brings read's
+	// message once d has passed, read at that moment (the server's
+	// Session.After: a runtime timer, no goroutine waiting meanwhile).
+	// Nil means tea.Tick's way, a goroutine that waits.
+	After func(d time.Duration, read func() tea.Msg) tea.Cmd
 	// Solver, when not nil, enables "winnable deals only", solver-backed
 	// hints, the solver's daily deal and, after a game, whether the deal
 	// could be won and a winning line to watch.

@@ -46,14 +46,19 @@ type env struct {
 	// (stopSaves).
 	saveStop  context.Context
 	stopSaves context.CancelFunc
-	// after returns a command that brings msg once d has passed
-	// (tea.Tick; tests replace it).
-	after func(d time.Duration, msg tea.Msg) tea.Cmd
+	// wait returns a command that brings read's message once d has
+	// passed (Deps.After, or tick; tests replace it).
+	wait func(d time.Duration, read func() tea.Msg) tea.Cmd
 }
 
-// tick is env.after as Bubble Tea does it.
-func tick(d time.Duration, msg tea.Msg) tea.Cmd {
-	return tea.Tick(d, func(time.Time) tea.Msg { return msg })
+// after returns a command that brings msg once d has passed.
+func (e *env) after(d time.Duration, msg tea.Msg) tea.Cmd {
+	return e.wait(d, func() tea.Msg { return msg })
+}
+
+// tick is env.wait as Bubble Tea does it: a goroutine waits.
+func tick(d time.Duration, read func() tea.Msg) tea.Cmd {
+	return tea.Tick(d, func(time.Time) tea.Msg { return read() })
 }
 
 // inboxMsg is a message that came through the inbox.

@@ -75,7 +75,8 @@ func TestGhostRace(t *testing.T) {
 			gh := &fakeGhosts{ghost: Ghost{GameID: "7", Name: "bob", Record: engine.Record{Rules: "classic", Deal: 3, Moves: line}, Times: times}}
 			h := newHarness(t, Deps{Args: []string{"race", "ghost", "7"}, Unicode: true, Player: testPlayer, Ghosts: gh})
 			var asked []time.Duration
-			h.m.env.after = func(d time.Duration, msg tea.Msg) tea.Cmd {
+			h.m.env.wait = func(d time.Duration, read func() tea.Msg) tea.Cmd {
+				msg := read()
 				if _, ok := msg.(ghostTickMsg); ok {
 					asked = append(asked, d)
 				}

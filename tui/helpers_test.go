@@ -94,7 +94,7 @@ func newHarness(t *testing.T, d Deps) *harness {
 	h.m = New(d)
 	// Timers (the shutdown's wait) never fire by themselves here: the
 	// harness runs commands in line, and a test sends their message.
-	h.m.env.after = func(time.Duration, tea.Msg) tea.Cmd { return nil }
+	h.m.env.wait = func(time.Duration, func() tea.Msg) tea.Cmd { return nil }
 	h.run(h.m.Init())
 	return h
 }

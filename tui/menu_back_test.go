@@ -56,7 +56,8 @@ func TestMenuBackToRaceOver(t *testing.T) {
 func TestMenuBackGoesWhenRaceEnds(t *testing.T) {
 	h, f := raceHarness(t, raceRoom(3, lobby.PhaseRacing), 80, 24)
 	var timers []tea.Msg
-	h.m.env.after = func(_ time.Duration, msg tea.Msg) tea.Cmd {
+	h.m.env.wait = func(_ time.Duration, read func() tea.Msg) tea.Cmd {
+		msg := read()
 		timers = append(timers, msg)
 		return nil
 	}

@@ -87,7 +87,10 @@ func New(d Deps) *Model {
 		races:     d.Races,
 		ghosts:    d.Ghosts,
 		watchStep: watchStep,
-		after:     tick,
+		wait:      d.After,
+	}
+	if e.wait == nil {
+		e.wait = tick
 	}
 	if e.now == nil {
 		e.now = time.Now

@@ -71,7 +71,8 @@ func TestDescribeRacePhase(t *testing.T) {
 func TestMenuResultsOfEndedRace(t *testing.T) {
 	h, f := raceHarness(t, raceRoom(3, lobby.PhaseRacing), 80, 24)
 	var timers []tea.Msg
-	h.m.env.after = func(_ time.Duration, msg tea.Msg) tea.Cmd {
+	h.m.env.wait = func(_ time.Duration, read func() tea.Msg) tea.Cmd {
+		msg := read()
 		timers = append(timers, msg)
 		return nil
 	}
@@ -215,7 +216,8 @@ func TestMenuResultsSeenThenRacedAgain(t *testing.T) {
 func TestMenuResultsGoAfterAWhile(t *testing.T) {
 	h, f := raceHarness(t, raceRoom(3, lobby.PhaseRacing), 80, 24)
 	var timers []tea.Msg
-	h.m.env.after = func(_ time.Duration, msg tea.Msg) tea.Cmd {
+	h.m.env.wait = func(_ time.Duration, read func() tea.Msg) tea.Cmd {
+		msg := read()
 		timers = append(timers, msg)
 		return nil
 	}

@@ -43,11 +43,9 @@ type (
 		seq   int // of a report
 		round int // of a report
 	}
-	// raceTickMsg is what env.after waits for; raceClockMsg brings the
-	// clock's reading for the countdown and the time left. The tick's
-	// command reads the clock once the tick has come and brings the
-	// reading only: raceTickMsg itself never reaches Update.
-	raceTickMsg  struct{}
+	// raceClockMsg brings the clock's reading for the countdown and the
+	// time left: the tick's command reads the clock once the tick has
+	// come (env.wait).
 	raceClockMsg struct {
 		now time.Time
 		// slack: the frame may wait (FrameSlack) for another that goes
@@ -777,17 +775,10 @@ func (rs *raceScreen) tick() tea.Cmd {
 		return nil
 	}
 	rs.ticking = true
-	wait := rs.env.after(d, raceTickMsg{})
-	if wait == nil {
-		return nil
-	}
 	// One command waits and reads the clock: one message a tick, not a
 	// tick and then its reading (every racer of the server ticks).
 	now, slack := rs.env.now, rs.snap.Phase == lobby.PhaseRacing
-	return func() tea.Msg {
-		wait()
-		return raceClockMsg{now: now(), slack: slack}
-	}
+	return rs.env.wait(d, func() tea.Msg { return raceClockMsg{now: now(), slack: slack} })
 }
 
 // racing reports whether the player is racing: the race runs and their

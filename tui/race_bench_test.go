@@ -26,7 +26,7 @@ func newRaceBench(b *testing.B, w, h int) *raceBench {
 	f := &fakeRaces{seat: RaceSeat{You: "p0", Snapshot: raceRoom(8, lobby.PhaseRacing)}}
 	m := New(Deps{Races: f, Args: []string{"race", "KMTX"}, Width: w, Height: h, Unicode: true,
 		Renderer: renderer(termenv.ANSI256), Now: func() time.Time { return epoch }})
-	m.env.after = func(time.Duration, tea.Msg) tea.Cmd { return nil }
+	m.env.wait = func(time.Duration, func() tea.Msg) tea.Cmd { return nil }
 	rb := &raceBench{m: m, r: &wire{w: w, h: h}}
 	rb.run(m.Init())
 	if rb.m.race() == nil || rb.m.race().table == nil {

@@ -104,8 +104,8 @@ func TestRaceTickOneMessage(t *testing.T) {
 	h, _ := raceHarness(t, raceRoom(2, lobby.PhaseRacing), 80, 24)
 	rs := h.m.race()
 	var waited time.Duration
-	rs.env.after = func(d time.Duration, msg tea.Msg) tea.Cmd {
-		return func() tea.Msg { waited = d; return msg }
+	rs.env.wait = func(d time.Duration, read func() tea.Msg) tea.Cmd {
+		return func() tea.Msg { waited = d; return read() }
 	}
 	rs.ticking = false
 	cmd := rs.tick()
@@ -186,7 +186,7 @@ func TestRaceFramePace(t *testing.T) {
 	for _, phase := range []lobby.Phase{lobby.PhaseCountdown, lobby.PhaseRacing} {
 		h, _ := raceHarness(t, raceRoom(2, phase), 80, 24)
 		rs := h.m.race()
-		rs.env.after = func(d time.Duration, msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+		rs.env.wait = func(_ time.Duration, read func() tea.Msg) tea.Cmd { return read }
 		rs.ticking = false
 		msg, _ := rs.tick()().(raceClockMsg)
 		if want := phase == lobby.PhaseRacing; msg.slack != want {

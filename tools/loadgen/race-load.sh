@@ -94,6 +94,7 @@ if [[ ${PROFILE:-} == 1 ]]; then
 		end=$((racing + BASH_REMATCH[1] - 8))
 		while (($(date +%s) < end)) && kill -0 "$load" 2>/dev/null; do sleep 0.5; done
 		curl -s -o "$dir/heap-end.pprof" "$pp/heap"
+		curl -s -o "$dir/heap-end.txt" "$pp/heap?debug=1"
 		curl -s -o "$dir/goroutine-end.txt" "$pp/goroutine?debug=1"
 	fi
 fi
