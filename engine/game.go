@@ -629,6 +629,23 @@ func (g *Game) Clone() *Game {
 	return &c
 }
 
+// CopyTo makes dst a copy of g that later changes of either leave alone,
+// reusing dst's memory (its history and redo lists), and returns it; with
+// a nil dst it is Clone.
+func (g *Game) CopyTo(dst *Game) *Game {
+	if dst == nil {
+		return g.Clone()
+	}
+	if dst == g {
+		return dst
+	}
+	h, r := dst.history[:0], dst.redo[:0]
+	*dst = *g
+	dst.history = append(h, g.history...)
+	dst.redo = append(r, g.redo...)
+	return dst
+}
+
 // Legal returns every legal move.
 func (g *Game) Legal() []Move { return g.AppendLegal(nil) }
 

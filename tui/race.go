@@ -656,7 +656,8 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 		}
 	case lobby.RacerProgress:
 		if ev.Code == rs.snap.Code && ev.Round == rs.snap.Round && ev.Racer.ID == rs.you && rs.held != nil && !rs.watching {
-			rs.mineHeld = &ev // shown with the board (showMine)
+			mine := ev          // a copy: taking ev's own address would put every event of this case on the heap
+			rs.mineHeld = &mine // shown with the board (showMine)
 			break
 		}
 		if ev.Code == rs.snap.Code && ev.Round == rs.snap.Round {
@@ -1085,6 +1086,9 @@ func (rs *raceScreen) reported(msg raceDoneMsg) tea.Cmd {
 		return rs.report(rep)
 	}
 	if msg.seq == rs.seq {
+		if rs.table != nil {
+			rs.table.letGo(rs.held) // nothing else keeps it
+		}
 		rs.held = nil // the server has every change
 	}
 	return nil

@@ -531,6 +531,33 @@ func TestRaceMarksFollowWhileHeld(t *testing.T) {
 	}
 }
 
+// TestRaceHeldTableReused: the copy held while a move waits for the
+// server is given back when the server has it, and the next move's copy
+// is made in it: the position before that move, not a stale one.
+func TestRaceHeldTableReused(t *testing.T) {
+	f := &blockingRaces{fakeRaces: fakeRaces{seat: RaceSeat{You: "p0", Snapshot: raceRoom(3, lobby.PhaseRacing)}},
+		calls: make(chan engine.Record), answers: make(chan error)}
+	d := newAsyncDriver(t, Deps{Races: f, Args: []string{"race", "KMTX"}, Unicode: true})
+	d.until("the race", func() bool { return d.shows("room KMTX", "0 moves") })
+	d.keys("d")
+	d.nextPlay(f)
+	first := d.m.race().held
+	f.answers <- nil
+	d.until("the first draw", func() bool { return d.shows("1 move", "stock [▒▒▒] 23") })
+	d.keys("d")
+	d.nextPlay(f)
+	rs := d.m.race()
+	if rs.held == nil || rs.held != first {
+		t.Fatalf("the second move's held table %p is not the first's %p, given back", rs.held, first)
+	}
+	if rs.held.game == rs.table.game || rs.held.game.MovesMade() != 1 || rs.table.game.MovesMade() != 2 {
+		t.Errorf("held game at %d moves, live at %d: want 1 and 2, apart", rs.held.game.MovesMade(), rs.table.game.MovesMade())
+	}
+	d.wantScreen("1 move", "stock [▒▒▒] 23") // the cards wait for the server
+	f.answers <- nil
+	d.until("the second draw", func() bool { return d.shows("2 moves", "stock [▒▒▒] 22") })
+}
+
 // TestRaceQuitWaitsForTheReport: a session that quits with a race move
 // on its way to the server ends once the server has it, as with a save.
 func TestRaceQuitWaitsForTheReport(t *testing.T) {

@@ -266,6 +266,9 @@ func (m *Model) savedReply(msg savedMsg) tea.Cmd {
 		q.acked = len(done.game.Record.Moves)
 		q.failed = ""
 		if q.hold != nil && q.hold.token == msg.token && !q.queued(msg.token) {
+			if t := m.table(); t != nil {
+				t.letGo(q.hold) // nothing else keeps it
+			}
 			q.hold = nil
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -75,6 +74,8 @@ type tableScreen struct {
 	// shows that copy until the store has the change.
 	wantBefore bool
 	before     *tableScreen
+	// spare is a frozen copy given back (letGo), for frozen to reuse.
+	spare *tableScreen
 
 	// answer is what the solver said of the deal from its start, asked
 	// once the game ends; fetching is true while the solver's winning
@@ -199,17 +200,32 @@ func (t *tableScreen) keepBefore() {
 // against what it draws.
 //
 // The copy is made on the heap at once: a tableScreen is 1.7 KB, and copies
-// by value on the way would sit in the frame of every move.
+// by value on the way would sit in the frame of every move. It goes into
+// the spare the owner gave back (letGo), if any: a racer's every move
+// makes one, kept until the server has the move.
 func (t *tableScreen) frozen() *tableScreen {
-	f := new(tableScreen)
+	f := t.spare
+	if f == nil {
+		f = new(tableScreen)
+	}
+	game, targets, legal, prompt, times := f.game, f.d.targets[:0], f.d.legalMoves[:0], f.prompt.value[:0], f.times[:0]
 	*f = *t
-	f.game = f.game.Clone()
-	f.d.targets = slices.Clone(f.d.targets)
-	f.d.legalMoves = slices.Clone(f.d.legalMoves)
-	f.prompt.value = slices.Clone(f.prompt.value)
-	f.times = slices.Clone(f.times)
-	f.wantBefore, f.before, f.event = false, nil, nil
+	f.game = t.game.CopyTo(game)
+	f.d.targets = append(targets, t.d.targets...)
+	f.d.legalMoves = append(legal, t.d.legalMoves...)
+	f.prompt.value = append(prompt, t.prompt.value...)
+	f.times = append(times, t.times...)
+	f.wantBefore, f.before, f.event, f.spare = false, nil, nil, nil
+	t.spare = nil
 	return f
+}
+
+// letGo takes back a frozen copy of this table that its owner no longer
+// shows or keeps anywhere, as the memory of the next one.
+func (t *tableScreen) letGo(f *tableScreen) {
+	if f != nil && f != t && f.token == t.token && f.game != t.game {
+		t.spare = f
+	}
 }
 
 // setSize lays the table out for a window size.
