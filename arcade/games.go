@@ -116,7 +116,14 @@ var _ tui.Recorder = (*games)(nil)
 // practice, stored nowhere. A new game beside an unfinished one of the
 // same rules needs the player's word (SavedGame.Replace).
 func (g *games) SaveRecord(ctx context.Context, player string, sg tui.SavedGame) (tui.SaveResult, error) {
-	rec, replayed, st, err := savedState(sg)
+	return g.saveReplayed(ctx, player, sg, nil)
+}
+
+// saveReplayed is SaveRecord with sg's record replayed already by the
+// caller (replayed; nil: not yet), which the server then does not do
+// again.
+func (g *games) saveReplayed(ctx context.Context, player string, sg tui.SavedGame, replayed *engine.Game) (tui.SaveResult, error) {
+	rec, replayed, st, err := savedState(sg, replayed)
 	if err != nil {
 		return tui.SaveResult{}, err
 	}
@@ -157,9 +164,10 @@ func (g *games) SaveRecord(ctx context.Context, player string, sg tui.SavedGame)
 }
 
 // savedState is what SaveRecord stores of sg: its line, the game
-// replayed, and the state decided from them.
-func savedState(sg tui.SavedGame) (engine.Record, *engine.Game, store.State, error) {
-	rec, replayed, err := replayLine(sg.Record)
+// replayed, and the state decided from them. replayed is sg's record
+// replayed already, or nil.
+func savedState(sg tui.SavedGame, replayed *engine.Game) (engine.Record, *engine.Game, store.State, error) {
+	rec, replayed, err := replayLine(sg.Record, replayed)
 	if err != nil {
 		return engine.Record{}, nil, store.State{}, fmt.Errorf("save game: %w", err)
 	}

@@ -753,7 +753,7 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 		// the move ends it (a save finishes it then). The room learns
 		// the game's ID (its placing names it) with a second report.
 		var first store.State
-		if _, _, st, err := savedState(sg); err == nil && st.Status == store.StatusPlaying {
+		if _, _, st, err := savedState(sg, g); err == nil && st.Status == store.StatusPlaying {
 			first, stored = st, true
 		}
 		if note = rs.createGame(ctx, rg, rec, first); rg.gameID > 0 {
@@ -767,7 +767,7 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 	}
 	if rg.gameID > 0 && !stored {
 		sg.ID = strconv.FormatInt(rg.gameID, 10)
-		if _, err := rs.games.SaveRecord(ctx, rs.me.ID, sg); err != nil {
+		if _, err := rs.games.saveReplayed(ctx, rs.me.ID, sg, g); err != nil {
 			if errors.Is(err, tui.ErrTakenOver) {
 				return note, err
 			}

@@ -46,12 +46,17 @@ func (s *seen) isPractice(id int64) bool {
 	return ok
 }
 
-// replayLine replays a record. When the position is not over but redoing
-// the whole redo stack reaches a lost position, the player has been
-// there and undone it (the model's queue can merge that save away): the
-// record returned is then that line, lost, with no redo stack.
-func replayLine(rec engine.Record) (engine.Record, *engine.Game, error) {
-	g, err := engine.Replay(rec)
+// replayLine replays a record; replayed, when not nil, is rec replayed
+// already (the caller's own replay, not done twice). When the position is
+// not over but redoing the whole redo stack reaches a lost position, the
+// player has been there and undone it (the model's queue can merge that
+// save away): the record returned is then that line, lost, with no redo
+// stack.
+func replayLine(rec engine.Record, replayed *engine.Game) (engine.Record, *engine.Game, error) {
+	g, err := replayed, error(nil)
+	if g == nil {
+		g, err = engine.Replay(rec)
+	}
 	if err != nil || g.Status() != engine.Playing || len(rec.Redo) == 0 {
 		return rec, g, err
 	}
