@@ -704,7 +704,7 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 	if err != nil {
 		return "", err
 	}
-	snap := r.Snapshot()
+	snap := r.Round()
 	if snap.Round != round || snap.Phase != lobby.PhaseRacing {
 		return "", lobby.ErrNotRacing
 	}

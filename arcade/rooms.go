@@ -13,6 +13,7 @@ import (
 type raceRoom interface {
 	Code() string
 	Snapshot() lobby.Snapshot
+	Round() lobby.RoundOf
 	Leave(playerID string, from lobby.Sink) error
 	SetReady(playerID string, ready bool) error
 	Start(playerID string) error

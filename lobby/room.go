@@ -391,6 +391,24 @@ func (r *Room) Snapshot() Snapshot {
 	return r.snapshot()
 }
 
+// RoundOf is what a racer's move is checked against: the room's phase,
+// round and deal, and when the round's race started. A room gives it
+// without building a whole Snapshot (every racer's move asks).
+type RoundOf struct {
+	Phase    Phase
+	Round    int
+	RulesID  string
+	Deal     uint64
+	StartsAt time.Time
+}
+
+// Round returns the room's current round.
+func (r *Room) Round() RoundOf {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return RoundOf{Phase: r.phase, Round: r.round, RulesID: r.cfg.Rules.ID(), Deal: r.cfg.Deal, StartsAt: r.startsAt}
+}
+
 func (r *Room) cards() int { return r.cfg.Rules.PyramidSize() }
 
 func (r *Room) snapshot() Snapshot {

@@ -149,9 +149,14 @@ func TestRoomLifecycle(t *testing.T) {
 	if r.Phase() != PhaseCountdown {
 		t.Fatalf("phase %v before the countdown ended", r.Phase())
 	}
+	sameRound(t, "in the countdown", r.Round(), r.Snapshot())
 	e.clock.Advance(time.Millisecond)
 	if ev, ok := hasPost[RaceStarted](b); !ok || !ev.Deadline.Equal(t0.Add(CountdownTime+DefaultTimeLimit)) {
 		t.Fatalf("race started %+v, %v", ev, ok)
+	}
+	sameRound(t, "racing", r.Round(), r.Snapshot())
+	if got := r.Round(); got.Phase != PhaseRacing || got.Round != 1 || got.Deal != 42 || !got.StartsAt.Equal(t0.Add(CountdownTime)) {
+		t.Fatalf("racing: Round() = %+v", got)
 	}
 
 	e.clock.Advance(30 * time.Second)
@@ -205,7 +210,21 @@ func TestRoomLifecycle(t *testing.T) {
 		s.Members[0].Removed != 0 || s.Members[0].State != RacerWaiting || !s.StartsAt.IsZero() {
 		t.Errorf("after the rematch: %+v", s)
 	}
+	sameRound(t, "after the rematch", r.Round(), s)
 	wantErr(t, "Rematch while waiting", r.Rematch("id-alice", 44, engine.Unknown, true), ErrNotOver)
+}
+
+// sameRound checks a room's Round against its Snapshot taken at the same
+// moment.
+func sameRound(t *testing.T, when string, got RoundOf, s Snapshot) {
+	t.Helper()
+	want := RoundOf{Phase: s.Phase, Round: s.Round, RulesID: s.RulesID, Deal: s.Deal, StartsAt: s.StartsAt}
+	if s.Phase == PhaseClosed {
+		want = RoundOf{Phase: PhaseClosed}
+	}
+	if got != want {
+		t.Errorf("%s: Round() = %+v, want %+v (the snapshot's)", when, got, want)
+	}
 }
 
 func TestStartAtSharedMoment(t *testing.T) {

@@ -37,6 +37,21 @@ func (h *SharedRoom) Snapshot() Snapshot {
 	return h.rs.snapshot(r)
 }
 
+// Round returns the room's current round as this server sees it, as
+// Room.Round does; a closed room's is in PhaseClosed.
+func (h *SharedRoom) Round() RoundOf {
+	r := h.rs.lookup(h.code)
+	if r == nil {
+		return RoundOf{Phase: PhaseClosed}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.phase == PhaseClosed {
+		return RoundOf{Phase: PhaseClosed}
+	}
+	return RoundOf{Phase: r.phase, Round: r.round, RulesID: r.cfg.Rules.ID(), Deal: r.cfg.Deal, StartsAt: r.startsAt}
+}
+
 // handle returns the handle of an open room.
 func (rs *SharedRooms) handle(code string) *SharedRoom { return &SharedRoom{rs: rs, code: code} }
 

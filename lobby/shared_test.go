@@ -171,6 +171,7 @@ func TestSharedRace(t *testing.T) {
 		m, _ := ha.Snapshot().Member("id-bob")
 		return m.Removed == 4 && m.LastRemoval == 10*time.Second
 	})
+	sameRound(t, "b, racing", hb.Round(), hb.Snapshot())
 	wantErr(t, "ann's chat", ha.Say("id-ann", "hello bob"), nil)
 	eventually(t, "bob hears ann", func() bool {
 		return bob.has(func(ev Event) bool { cl, ok := ev.(ChatLine); return ok && cl.Text == "hello bob" })
@@ -190,6 +191,13 @@ func TestSharedRace(t *testing.T) {
 	if sb := hb.Snapshot(); sb.Phase != PhaseResults || placings(sb.Results) != placings(res.Placings) {
 		t.Fatalf("b's room: %v %q", sb.Phase, placings(sb.Results))
 	}
+	sameRound(t, "a, after the race", ha.Round(), ha.Snapshot())
+	sameRound(t, "b, after the race", hb.Round(), hb.Snapshot())
+	if got := hb.Round(); got.Phase != PhaseResults || got.Round != 1 || got.StartsAt.IsZero() {
+		t.Fatalf("b's Round() after the race = %+v", got)
+	}
+	gone := &SharedRoom{rs: b, code: "ZZZZ"}
+	sameRound(t, "no such room", gone.Round(), gone.Snapshot())
 }
 
 // TestSharedProgressBesideTheRoomsLock: a racer's move and the other
