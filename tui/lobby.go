@@ -40,6 +40,20 @@ type lobbyScreen struct {
 	watch key.Binding
 	back  key.Binding
 	bar   *helpBar
+
+	// shown are the player lines (not the cursor's) the last view drew,
+	// by what they show, drawn again at no cost when the player's line
+	// did not change: the Lobby redraws twice a second while a thousand
+	// players move, and a few lines change each time. linesKey is what
+	// else a line depends on; spare is the next view's map.
+	shown, spare map[lobby.Presence]string
+	linesKey     linesKey
+}
+
+// linesKey is what a Lobby line depends on beside the player's presence.
+type linesKey struct {
+	w  int
+	gl *glyphs
 }
 
 // newLobbyScreen builds the screen; load fills it.
@@ -235,9 +249,24 @@ func (l *lobbyScreen) view() string {
 		body = append(body, "    nobody is online")
 	}
 	n := l.rows()
-	for i := l.top; i < len(l.who) && i < l.top+n; i++ {
-		body = append(body, l.row(l.who[i], i == l.cur))
+	if k := (linesKey{w: l.w, gl: e.gl}); k != l.linesKey || l.shown == nil {
+		l.shown, l.spare, l.linesKey = map[lobby.Presence]string{}, map[lobby.Presence]string{}, k
 	}
+	for i := l.top; i < len(l.who) && i < l.top+n; i++ {
+		p := l.who[i]
+		if i == l.cur {
+			body = append(body, l.row(p, true))
+			continue
+		}
+		line, ok := l.shown[p]
+		if !ok {
+			line = l.row(p, false)
+		}
+		l.spare[p] = line
+		body = append(body, line)
+	}
+	l.shown, l.spare = l.spare, l.shown
+	clear(l.spare)
 	for len(body) < n+1 {
 		body = append(body, "")
 	}

@@ -1,7 +1,10 @@
 package tui
 
 import (
+	"strings"
 	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
 
 	"pyramid/lobby"
 )
@@ -74,5 +77,36 @@ func TestLobbyCursorKeepsThePlayer(t *testing.T) {
 				t.Fatalf("cursor on %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestLobbyLinesRedrawn: the Lobby draws a player's line again from the
+// last view only while nothing it shows changed: a player's new count, a
+// moved cursor and a new width all show at once.
+func TestLobbyLinesRedrawn(t *testing.T) {
+	racer := func(name string, removed int) lobby.Presence {
+		return lobby.Presence{Player: lobby.Player{ID: "p-" + name, Name: name}, Session: 1,
+			Doing: lobby.Doing{What: lobby.Racing, Rules: "classic", Deal: 7, Removed: removed, Room: "KMTX", Phase: lobby.RaceRunning}}
+	}
+	fl := newFakeLobby()
+	fl.who = []lobby.Presence{racer("ann", 2), racer("bob", 4)}
+	h := newHarness(t, Deps{Player: testPlayer, Lobby: fl, Unicode: true})
+	h.open(itemLobby)
+	h.wantScreen("ann", "2/28 removed", "bob", "4/28 removed")
+	fl.who = []lobby.Presence{racer("ann", 2), racer("bob", 6)}
+	h.send(lobby.PresenceChanged{})
+	h.wantScreen("2/28 removed", "6/28 removed")
+	if strings.Contains(h.screen(), "4/28 removed") {
+		t.Fatalf("bob's old line is still drawn:\n%s", h.screen())
+	}
+	h.keys("down") // the cursor on bob: ann's line loses its mark
+	if got := lineWith(h.screen(), "ann"); strings.Contains(got, ">") {
+		t.Fatalf("ann's line still has the cursor: %q", got)
+	}
+	h.send(tea.WindowSizeMsg{Width: 60, Height: 24})
+	for _, name := range []string{"ann", "bob"} {
+		if got := lineWith(h.screen(), name); cells(got) > 60 {
+			t.Fatalf("%s's line is %d cells wide at 60 columns: %q", name, cells(got), got)
+		}
 	}
 }
