@@ -30,10 +30,10 @@ const (
 	// longer gap (gapMsg: a race room's events) or let its frame wait
 	// for company (slackMsg: a clock's tick).
 	eventGap = time.Second / 60
-	// keepBuf is the largest output buffer a session keeps between
-	// frames: a key's frame fits, a full repaint is allocated when it
-	// comes, so a thousand idle sessions do not each hold a screenful.
-	keepBuf = 512
+	// poolBuf is the largest output buffer given back to frameBufs
+	// after a write: a key's frame fits many times, a rare larger one
+	// (a repaint at 500×200) is let go.
+	poolBuf = 64 << 10
 	// maxWrite is the most a frame gives the SSH channel in one write: a
 	// larger frame (a repaint: the first frame, a resize, a new screen)
 	// goes in several. The channel keeps a packet buffer, and the
@@ -140,6 +140,7 @@ type frameRenderer struct {
 	shown   []string // the view on the screen, in the parts it was drawn from (joined by newlines)
 	one     []string // draw's scratch: a view of one part
 	buf     []byte   // terminal commands waiting for the next write, then the frame
+	bufBox  *[]byte  // buf's box in frameBufs, while buf is taken from it
 
 	last  time.Time  // when the last frame was written
 	held  bool       // a frame was held back by pace
@@ -253,7 +254,37 @@ func (r *frameRenderer) resize(width, height int) {
 }
 
 // emit queues a sequence for the next write.
-func (r *frameRenderer) emit(seq string) { r.buf = append(r.buf, seq...) }
+func (r *frameRenderer) emit(seq string) {
+	r.takeBuf()
+	r.buf = append(r.buf, seq...)
+}
+
+// frameBufs are the sessions' output buffers between a frame's first
+// byte and its write: a session keeps none between frames, and a frame
+// allocates none (a thousand racers draw five frames a second each).
+var frameBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// takeBuf takes an output buffer from frameBufs, unless one is taken.
+func (r *frameRenderer) takeBuf() {
+	if r.buf == nil {
+		r.bufBox = frameBufs.Get().(*[]byte)
+		r.buf = (*r.bufBox)[:0]
+	}
+}
+
+// giveBuf gives the output buffer back to frameBufs once written (the
+// channel has copied it), or lets a very large one go.
+func (r *frameRenderer) giveBuf() {
+	box := r.bufBox
+	if box == nil {
+		box = new([]byte) // a buffer not from the pool (appended to while nil)
+	}
+	if cap(r.buf) <= poolBuf {
+		*box = r.buf[:0]
+		frameBufs.Put(box)
+	}
+	r.buf, r.bufBox = nil, nil
+}
 
 // emitCursor queues the cursor's visibility: terminals keep one per
 // screen, so it is set again on every switch of screen.
@@ -351,6 +382,7 @@ func (r *frameRenderer) drawParts(parts []string) {
 		// nothing (a held message's slack may be long).
 		r.armed = false
 	}
+	r.takeBuf() // a frame's sequences are written into it directly too
 	if !r.started {
 		r.start()
 	}
@@ -378,6 +410,9 @@ func (r *frameRenderer) drawParts(parts []string) {
 // flush writes what is queued.
 func (r *frameRenderer) flush() {
 	if len(r.buf) == 0 {
+		if r.bufBox != nil {
+			r.giveBuf()
+		}
 		return
 	}
 	for rest := r.buf; len(rest) > 0; {
@@ -388,11 +423,7 @@ func (r *frameRenderer) flush() {
 		rest = rest[n:]
 	}
 	r.last = r.now()
-	if cap(r.buf) > keepBuf {
-		r.buf = nil
-	} else {
-		r.buf = r.buf[:0]
-	}
+	r.giveBuf()
 }
 
 // visible returns the lines of a view given in parts, from the first a

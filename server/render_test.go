@@ -161,6 +161,9 @@ func TestFrameRendererWritesOnlyWhatChanged(t *testing.T) {
 		n := len(out.writes)
 		r.draw(lineList(next...))
 		got := out.since(n)
+		if r.buf != nil || r.bufBox != nil {
+			t.Errorf("%s: the renderer keeps its output buffer between frames", tt.name)
+		}
 		if tt.change == nil {
 			if got != "" {
 				t.Errorf("%s: wrote %q for an unchanged view", tt.name, got)
