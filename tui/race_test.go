@@ -415,6 +415,17 @@ func TestRaceSeatGoneSaysWhere(t *testing.T) {
 	}
 }
 
+// blockingRace starts a session racing in room KMTX with racers racers,
+// whose reports wait for the test's answer.
+func blockingRace(t *testing.T, racers int) (*asyncDriver, *blockingRaces) {
+	t.Helper()
+	f := &blockingRaces{fakeRaces: fakeRaces{seat: RaceSeat{You: "p0", Snapshot: raceRoom(racers, lobby.PhaseRacing)}},
+		calls: make(chan engine.Record), answers: make(chan error)}
+	d := newAsyncDriver(t, Deps{Races: f, Args: []string{"race", "KMTX"}, Unicode: true})
+	d.until("the race", func() bool { return d.shows("room KMTX", "0 moves") })
+	return d, f
+}
+
 // blockingRaces is a fakeRaces whose Play waits until the test answers
 // it: calls brings each report, answers takes the outcome.
 type blockingRaces struct {
@@ -456,10 +467,7 @@ func (d *asyncDriver) nextPlay(b *blockingRaces) engine.Record {
 // report the server could not store takes the board back to the last
 // stored position and says so.
 func TestRaceMoveShowsOnlyOnceStored(t *testing.T) {
-	f := &blockingRaces{fakeRaces: fakeRaces{seat: RaceSeat{You: "p0", Snapshot: raceRoom(3, lobby.PhaseRacing)}},
-		calls: make(chan engine.Record), answers: make(chan error)}
-	d := newAsyncDriver(t, Deps{Races: f, Args: []string{"race", "KMTX"}, Unicode: true})
-	d.until("the race", func() bool { return d.shows("room KMTX", "0 moves") })
+	d, f := blockingRace(t, 3)
 
 	d.keys("d")
 	if got := len(d.nextPlay(f).Moves); got != 1 {
@@ -500,10 +508,7 @@ func TestRaceMoveShowsOnlyOnceStored(t *testing.T) {
 // that change no card still show at once on the held board (the cursor,
 // the prompt), and the cards still wait.
 func TestRaceMarksFollowWhileHeld(t *testing.T) {
-	f := &blockingRaces{fakeRaces: fakeRaces{seat: RaceSeat{You: "p0", Snapshot: raceRoom(3, lobby.PhaseRacing)}},
-		calls: make(chan engine.Record), answers: make(chan error)}
-	d := newAsyncDriver(t, Deps{Races: f, Args: []string{"race", "KMTX"}, Unicode: true})
-	d.until("the race", func() bool { return d.shows("room KMTX", "0 moves") })
+	d, f := blockingRace(t, 3)
 	d.keys("d")
 	d.nextPlay(f)
 	rs := d.m.race()
@@ -535,10 +540,7 @@ func TestRaceMarksFollowWhileHeld(t *testing.T) {
 // server is given back when the server has it, and the next move's copy
 // is made in it: the position before that move, not a stale one.
 func TestRaceHeldTableReused(t *testing.T) {
-	f := &blockingRaces{fakeRaces: fakeRaces{seat: RaceSeat{You: "p0", Snapshot: raceRoom(3, lobby.PhaseRacing)}},
-		calls: make(chan engine.Record), answers: make(chan error)}
-	d := newAsyncDriver(t, Deps{Races: f, Args: []string{"race", "KMTX"}, Unicode: true})
-	d.until("the race", func() bool { return d.shows("room KMTX", "0 moves") })
+	d, f := blockingRace(t, 3)
 	d.keys("d")
 	d.nextPlay(f)
 	first := d.m.race().held
@@ -561,10 +563,7 @@ func TestRaceHeldTableReused(t *testing.T) {
 // TestRaceQuitWaitsForTheReport: a session that quits with a race move
 // on its way to the server ends once the server has it, as with a save.
 func TestRaceQuitWaitsForTheReport(t *testing.T) {
-	f := &blockingRaces{fakeRaces: fakeRaces{seat: RaceSeat{You: "p0", Snapshot: raceRoom(2, lobby.PhaseRacing)}},
-		calls: make(chan engine.Record), answers: make(chan error)}
-	d := newAsyncDriver(t, Deps{Races: f, Args: []string{"race", "KMTX"}, Unicode: true})
-	d.until("the race", func() bool { return d.shows("room KMTX", "0 moves") })
+	d, f := blockingRace(t, 2)
 	d.keys("d")
 	d.nextPlay(f)
 	d.keys("ctrl+c")
@@ -641,10 +640,7 @@ func TestRaceSeatTakenBeforeItCame(t *testing.T) {
 // board, once the store answers: one frame for the move, not two. An
 // opponent's line shows at once meanwhile.
 func TestRaceOwnLineWithTheBoard(t *testing.T) {
-	f := &blockingRaces{fakeRaces: fakeRaces{seat: RaceSeat{You: "p0", Snapshot: raceRoom(3, lobby.PhaseRacing)}},
-		calls: make(chan engine.Record), answers: make(chan error)}
-	d := newAsyncDriver(t, Deps{Races: f, Args: []string{"race", "KMTX"}, Unicode: true})
-	d.until("the race", func() bool { return d.shows("room KMTX", "0 moves") })
+	d, f := blockingRace(t, 3)
 	d.keys("d")
 	d.nextPlay(f)
 	progress := func(id string, moves int) {
