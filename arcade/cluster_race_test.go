@@ -110,7 +110,12 @@ func clusterRacer(t *testing.T, f *fixture, a *App, name string) *races {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	rs := a.newRaces(ctx, tui.Player{ID: sp.ID, Name: name}, sess, g)
-	in := inbox{q: sess.Queue(), races: rs}
+	readInbox(ctx, inbox{q: sess.Queue(), races: rs})
+	return rs
+}
+
+// readInbox reads a session's inbox as the tui does, until ctx ends.
+func readInbox(ctx context.Context, in inbox) {
 	go func() {
 		for {
 			if _, err := in.Next(ctx); err != nil {
@@ -118,7 +123,6 @@ func clusterRacer(t *testing.T, f *fixture, a *App, name string) *races {
 			}
 		}
 	}()
-	return rs
 }
 
 // clusterRoom has host on one open a room of Classic's deal, guest on two

@@ -427,15 +427,8 @@ func TestRaceGameMadeBeforeTheRace(t *testing.T) {
 	bob, bobSess := f.racer(t, "bob", false)
 	readers, stop := context.WithCancel(ctx)
 	t.Cleanup(stop)
-	for _, in := range []inbox{{q: annSess.Queue(), races: ann}, {q: bobSess.Queue(), races: bob}} {
-		go func() {
-			for {
-				if _, err := in.Next(readers); err != nil {
-					return
-				}
-			}
-		}()
-	}
+	readInbox(readers, inbox{q: annSess.Queue(), races: ann})
+	readInbox(readers, inbox{q: bobSess.Queue(), races: bob})
 	code, room := startRace(t, f, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true}, ann, bob)
 	made := func(rs *races) store.Game {
 		t.Helper()

@@ -622,22 +622,14 @@ func (g *Game) stateCopy() *Game {
 
 // Clone returns an independent copy of the game, history and redo stack
 // included.
-func (g *Game) Clone() *Game {
-	c := *g
-	c.history = append([]undoRecord(nil), g.history...)
-	c.redo = append([]Move(nil), g.redo...)
-	return &c
-}
+func (g *Game) Clone() *Game { return g.CopyTo(nil) }
 
 // CopyTo makes dst a copy of g that later changes of either leave alone,
 // reusing dst's memory (its history and redo lists), and returns it; with
 // a nil dst it is Clone.
 func (g *Game) CopyTo(dst *Game) *Game {
 	if dst == nil {
-		return g.Clone()
-	}
-	if dst == g {
-		return dst
+		dst = new(Game)
 	}
 	h, r := dst.history[:0], dst.redo[:0]
 	*dst = *g

@@ -275,13 +275,9 @@ func (r *frameRenderer) takeBuf() {
 // giveBuf gives the output buffer back to frameBufs once written (the
 // channel has copied it), or lets a very large one go.
 func (r *frameRenderer) giveBuf() {
-	box := r.bufBox
-	if box == nil {
-		box = new([]byte) // a buffer not from the pool (appended to while nil)
-	}
-	if cap(r.buf) <= poolBuf {
-		*box = r.buf[:0]
-		frameBufs.Put(box)
+	if r.bufBox != nil && cap(r.buf) <= poolBuf {
+		*r.bufBox = r.buf[:0]
+		frameBufs.Put(r.bufBox)
 	}
 	r.buf, r.bufBox = nil, nil
 }
@@ -410,9 +406,7 @@ func (r *frameRenderer) drawParts(parts []string) {
 // flush writes what is queued.
 func (r *frameRenderer) flush() {
 	if len(r.buf) == 0 {
-		if r.bufBox != nil {
-			r.giveBuf()
-		}
+		r.giveBuf()
 		return
 	}
 	for rest := r.buf; len(rest) > 0; {
