@@ -39,9 +39,11 @@ const (
 	// goes in several. The channel keeps a packet buffer, and the
 	// connection a sealing buffer, as large as the largest write it was
 	// ever given, for the session's life: a 100×34 repaint is 4–8 KB,
-	// a key's frame a few hundred bytes (issue 14: 7 MB of them at 1,000
-	// racers).
-	maxWrite = 1024
+	// a key's frame 100–300 bytes (issue 14: 7 MB of them at 1,000
+	// racers with no limit, 2.6 MB at 1,024, about half that at 512;
+	// a repaint in 512-byte packets costs some 30 bytes of framing per
+	// packet more).
+	maxWrite = 512
 )
 
 // Terminal sequences the renderer writes: DEC private modes (alternate

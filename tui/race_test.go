@@ -537,23 +537,31 @@ func TestRaceMarksFollowWhileHeld(t *testing.T) {
 }
 
 // TestRaceHeldTableReused: the copy held while a move waits for the
-// server is given back when the server has it, and the next move's copy
-// is made in it: the position before that move, not a stale one.
+// server is given back when the server has it (to frozenTables, keeping
+// its game's memory and nothing of the session), and the next move's copy
+// is the position before that move, not a stale one.
 func TestRaceHeldTableReused(t *testing.T) {
 	d, f := blockingRace(t, 3)
 	d.keys("d")
 	d.nextPlay(f)
 	first := d.m.race().held
+	if first == nil || first.env == nil {
+		t.Fatal("no table held while the first move is on its way")
+	}
 	f.answers <- nil
 	d.until("the first draw", func() bool { return d.shows("1 move", "stock [▒▒▒] 23") })
+	if d.m.race().held != nil {
+		t.Fatal("the table is still held once the server has the move")
+	}
+	if first.env != nil || first.cache != nil || first.game == nil {
+		t.Errorf("the held table given back keeps the session's env %p and view cache %p (or lost its game's memory: %v)",
+			first.env, first.cache, first.game == nil)
+	}
 	d.keys("d")
 	d.nextPlay(f)
 	rs := d.m.race()
-	if rs.held == nil || rs.held != first {
-		t.Fatalf("the second move's held table %p is not the first's %p, given back", rs.held, first)
-	}
-	if rs.held.game == rs.table.game || rs.held.game.MovesMade() != 1 || rs.table.game.MovesMade() != 2 {
-		t.Errorf("held game at %d moves, live at %d: want 1 and 2, apart", rs.held.game.MovesMade(), rs.table.game.MovesMade())
+	if rs.held == nil || rs.held.game == rs.table.game || rs.held.game.MovesMade() != 1 || rs.table.game.MovesMade() != 2 {
+		t.Fatalf("held table %p, live game at %d moves: want a copy at 1 and the live game at 2", rs.held, rs.table.game.MovesMade())
 	}
 	d.wantScreen("1 move", "stock [▒▒▒] 23") // the cards wait for the server
 	f.answers <- nil

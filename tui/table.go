@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -74,8 +75,6 @@ type tableScreen struct {
 	// shows that copy until the store has the change.
 	wantBefore bool
 	before     *tableScreen
-	// spare is a frozen copy given back (letGo), for frozen to reuse.
-	spare *tableScreen
 
 	// answer is what the solver said of the deal from its start, asked
 	// once the game ends; fetching is true while the solver's winning
@@ -199,12 +198,14 @@ func (t *tableScreen) keepBefore() {
 // reuses. It shares the view cache, which checks every line it keeps
 // against what it draws.
 //
-// The copy is made on the heap at once: a tableScreen is 1.7 KB, and copies
-// by value on the way would sit in the frame of every move. It goes into
-// the spare the owner gave back (letGo), if any: a racer's every move
-// makes one, kept until the server has the move.
+// The copy is made on the heap at once: a tableScreen is 1.9 KB, and copies
+// by value on the way would sit in the frame of every move. It is taken
+// from frozenTables, where owners give copies back (letGo): a racer's
+// every move makes one, kept only until the server has the move (a few
+// milliseconds), so a few copies serve every session of the server
+// instead of one kept by each.
 func (t *tableScreen) frozen() *tableScreen {
-	f := t.spare
+	f, _ := frozenTables.Get().(*tableScreen)
 	if f == nil {
 		f = new(tableScreen)
 	}
@@ -215,17 +216,25 @@ func (t *tableScreen) frozen() *tableScreen {
 	f.d.legalMoves = append(legal, t.d.legalMoves...)
 	f.prompt.value = append(prompt, t.prompt.value...)
 	f.times = append(times, t.times...)
-	f.wantBefore, f.before, f.event, f.spare = false, nil, nil, nil
-	t.spare = nil
+	f.wantBefore, f.before, f.event = false, nil, nil
 	return f
 }
 
-// letGo takes back a frozen copy of this table that its owner no longer
-// shows or keeps anywhere, as the memory of the next one.
+// frozenTables are frozen copies given back (letGo), for frozen to reuse:
+// only the memory of their own game and slices, nothing of the session
+// they came from.
+var frozenTables sync.Pool
+
+// letGo gives back a frozen copy of this table that its owner no longer
+// shows or keeps anywhere, as the memory of the next one (of any session).
 func (t *tableScreen) letGo(f *tableScreen) {
-	if f != nil && f != t && f.token == t.token && f.game != t.game {
-		t.spare = f
+	if f == nil || f == t || f.token != t.token || f.game == t.game {
+		return
 	}
+	game, targets, legal, prompt, times := f.game, f.d.targets[:0], f.d.legalMoves[:0], f.prompt.value[:0], f.times[:0]
+	*f = tableScreen{times: times}
+	f.game, f.d.targets, f.d.legalMoves, f.prompt.value = game, targets, legal, prompt
+	frozenTables.Put(f)
 }
 
 // setSize lays the table out for a window size.
