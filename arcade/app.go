@@ -218,6 +218,7 @@ func (a *App) Model(s *server.Session) tea.Model {
 		Translate: translate,
 		Connect:   a.cfg.Connect,
 		After:     s.After,
+		Await:     s.Await,
 	}
 	sess := a.join(s.Context(), p)
 	live := &presence{lobby: a.lobby, rooms: a.rooms, self: sess} // presence.go

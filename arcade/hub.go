@@ -52,6 +52,11 @@ func (in inbox) Next(ctx context.Context) (tea.Msg, error) {
 	}
 }
 
+// Notify implements tui.Inbox: the session's queue calls ready when an
+// event comes (the tui's command then reads it; an event the tui shows
+// nothing for leaves that read waiting for the next one).
+func (in inbox) Notify(ready func()) bool { return in.q.Notify(ready) }
+
 // message is the tui's message for a lobby event; ok is false for events
 // the tui does not show (yet).
 func message(ev lobby.Event) (msg tea.Msg, ok bool) {

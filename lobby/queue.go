@@ -36,6 +36,7 @@ type Queue struct {
 	discrete  int            // discrete events waiting
 	fullSince time.Time      // when the queue first refused an event since it was last read; zero if it has not
 	closed    bool
+	ready     func() // Notify's, until called
 }
 
 // item is one waiting event; key is "" for a discrete one.
@@ -107,12 +108,34 @@ func (q *Queue) refusedLocked() {
 	}
 }
 
-// signal wakes a waiting Next without ever blocking.
+// signal wakes a waiting Next, or calls Notify's ready, without ever
+// blocking. The lock is held.
 func (q *Queue) signal() {
 	select {
 	case q.wake <- struct{}{}:
 	default:
 	}
+	if ready := q.ready; ready != nil {
+		q.ready = nil
+		ready()
+	}
+}
+
+// Notify arranges for ready to be called once, when Next would not wait:
+// an event is in or the queue is closed. When that is so already it
+// returns true and calls nothing. ready is called by whoever posts or
+// closes, with the queue locked: it must return at once and not use the
+// queue (it starts whatever reads). A later Notify replaces an earlier
+// one not called yet. A reader that waits this way keeps no goroutine
+// waiting between events (a session's inbox, issue 13).
+func (q *Queue) Notify(ready func()) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed || q.head < len(q.items) {
+		return true
+	}
+	q.ready = ready
+	return false
 }
 
 // Next waits for the next event, until ctx ends (its error) or the queue
@@ -200,8 +223,8 @@ func (q *Queue) FullSince() (since time.Time, ok bool) {
 	return q.fullSince, !q.fullSince.IsZero()
 }
 
-// Close closes the queue: Next returns ErrClosed, and Post and Coalesce
-// drop what they are given. Closing twice is harmless.
+// Close closes the queue: Next returns ErrClosed (Notify's ready is
+// called), and Post and Coalesce drop what they are given. Closing twice is harmless.
 func (q *Queue) Close() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -209,5 +232,6 @@ func (q *Queue) Close() {
 		q.closed = true
 		q.items, q.byKey, q.head, q.discrete = nil, nil, 0, 0
 		close(q.done)
+		q.signal()
 	}
 }

@@ -146,6 +146,51 @@ func TestQueueNextWaitsAndClose(t *testing.T) {
 	q.Close()
 }
 
+// TestQueueNotify: ready is called once, by the post or the close that
+// makes Next not wait, never while the queue has events already (Notify
+// says so instead), and a later Notify replaces one not called yet.
+func TestQueueNotify(t *testing.T) {
+	q := NewQueue(0, nil)
+	calls := 0
+	ready := func() { calls++ }
+	if q.Notify(ready) {
+		t.Fatal("Notify on an empty queue says it is ready")
+	}
+	q.Post("one")
+	q.Post("two")
+	if calls != 1 {
+		t.Fatalf("ready called %d times for two posts, want once", calls)
+	}
+	if !q.Notify(ready) {
+		t.Fatal("Notify with events waiting does not say so")
+	}
+	drain(t, q)
+	q.Post("three") // nothing armed: nothing called
+	if calls != 1 {
+		t.Fatalf("ready called %d times, want 1", calls)
+	}
+	drain(t, q)
+	replaced := false
+	q.Notify(func() { replaced = true })
+	if q.Notify(ready) {
+		t.Fatal("Notify on a read queue says it is ready")
+	}
+	q.Coalesce("k", "four")
+	if replaced || calls != 2 {
+		t.Fatalf("after a coalesced event: the replaced ready called %v, the newer %d times (want false, 2)", replaced, calls)
+	}
+	q.Coalesce("k", "five") // the same key's newer value: nothing new to tell
+	drain(t, q)
+	q.Notify(ready)
+	q.Close()
+	if calls != 3 {
+		t.Fatalf("ready called %d times after Close, want 3", calls)
+	}
+	if !q.Notify(ready) {
+		t.Fatal("Notify on a closed queue does not say it is ready")
+	}
+}
+
 // TestQueueConcurrent: many senders and one reader; every event that was
 // taken is read once, and the newest snapshot of each key is read last.
 func TestQueueConcurrent(t *testing.T) {

@@ -117,6 +117,55 @@ type testModel struct {
 	sizes    int
 	ticks    int
 	shutdown bool
+	bell     *bell // mode "await"'s inbox
+}
+
+// bell is an inbox of rings for the test model's mode "await": a timer
+// rings it, Session.Await waits for it, and a ring reads as a tick.
+type bell struct {
+	rung  chan struct{} // a ring not read yet
+	mu    sync.Mutex
+	ready func()
+}
+
+// every rings the bell every d until ctx ends, from timers.
+func (b *bell) every(ctx context.Context, d time.Duration) {
+	time.AfterFunc(d, func() {
+		if ctx.Err() == nil {
+			b.ring()
+			b.every(ctx, d)
+		}
+	})
+}
+
+func (b *bell) ring() {
+	select {
+	case b.rung <- struct{}{}:
+	default:
+	}
+	b.mu.Lock()
+	ready := b.ready
+	b.ready = nil
+	b.mu.Unlock()
+	if ready != nil {
+		ready()
+	}
+}
+
+func (b *bell) notify(ready func()) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.rung) > 0 {
+		return true
+	}
+	b.ready = ready
+	return false
+}
+
+// read waits for a ring.
+func (b *bell) read() tea.Msg {
+	<-b.rung
+	return tickMsg{}
 }
 
 func (m *testModel) Init() tea.Cmd {
@@ -125,6 +174,11 @@ func (m *testModel) Init() tea.Cmd {
 	}
 	if m.mode == "after" {
 		return m.after()
+	}
+	if m.mode == "await" {
+		m.bell = &bell{rung: make(chan struct{}, 1)}
+		m.bell.every(m.s.Context(), 20*time.Millisecond)
+		return m.s.Await(m.bell.notify, m.bell.read)
 	}
 	if m.mode == "flood" {
 		return tea.Tick(time.Millisecond, func(time.Time) tea.Msg { return tickMsg{} })
@@ -161,6 +215,9 @@ func (m *testModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if m.mode == "after" {
 			return m, m.after()
+		}
+		if m.mode == "await" {
+			return m, m.s.Await(m.bell.notify, m.bell.read)
 		}
 		return m, tick()
 	}

@@ -291,5 +291,50 @@ func TestSessionAfterKeepsNoGoroutine(t *testing.T) {
 	if seen > 5 {
 		t.Fatalf("a goroutine was in Session.After in %d of 10 looks", seen)
 	}
-	term.WaitFor(t, "ticks: 10", 2*time.Second)
+	after := ticksShown(term.Screen())
+	term.WaitScreen(t, 2*time.Second, "ten more ticks", func(screen string) bool { return ticksShown(screen) >= after+10 })
+}
+
+// TestSessionAwaitKeepsNoGoroutine: a session that waits for its inbox
+// with Session.Await keeps no goroutine waiting between two messages;
+// every message comes.
+func TestSessionAwaitKeepsNoGoroutine(t *testing.T) {
+	cfg, _ := testConfig(t)
+	_, addr := startServer(t, cfg, &testApp{})
+	client := sshtest.Dial(t, addr, sshtest.NewKey(t))
+	term := sshtest.OpenTerm(t, client, sshtest.TermOptions{Command: "await"})
+	term.WaitFor(t, "ticks: 5", 2*time.Second)
+	// As for After: a goroutine that waits in the bell's read (within
+	// Await's command) would show in nearly every look.
+	seen := 0
+	for range 10 {
+		var b strings.Builder
+		if err := pprof.Lookup("goroutine").WriteTo(&b, 1); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(b.String(), "(*Session).Await") {
+			seen++
+		}
+		time.Sleep(7 * time.Millisecond)
+	}
+	if seen > 5 {
+		t.Fatalf("a goroutine was in Session.Await in %d of 10 looks", seen)
+	}
+	// Every ring still comes: ten more after the looks.
+	after := ticksShown(term.Screen())
+	term.WaitScreen(t, 2*time.Second, "ten more ticks", func(screen string) bool { return ticksShown(screen) >= after+10 })
+}
+
+// ticksShown reads the test model's tick count off its screen (-1 when
+// it shows none).
+func ticksShown(screen string) int {
+	i := strings.Index(screen, "ticks: ")
+	if i < 0 {
+		return -1
+	}
+	n := 0
+	if _, err := fmt.Sscanf(screen[i:], "ticks: %d", &n); err != nil {
+		return -1
+	}
+	return n
 }

@@ -126,6 +126,37 @@ func (s *Session) After(d time.Duration, read func() tea.Msg) tea.Cmd {
 	}
 }
 
+// Await returns a command that brings read's message to the session's
+// program once notify calls ready, or at once when notify says there is
+// no need to wait: a session's inbox waited for without a goroutine
+// waiting meanwhile (1,000 sessions kept 1,000 goroutines and their
+// stacks waiting for their lobby queues). ready starts a goroutine that
+// reads and sends, and ends. Nothing comes once the session has ended.
+// A Session not run as a program waits in the command, in read.
+func (s *Session) Await(notify func(ready func()) bool, read func() tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		var p *tea.Program
+		if s.st != nil {
+			p = s.st.currentProgram()
+		}
+		if p == nil {
+			return read()
+		}
+		ctx := s.Context()
+		if notify(func() {
+			go func() {
+				defer s.st.srv.recoverTo("session inbox", nil)
+				if ctx.Err() == nil {
+					p.Send(read()) // returns at once if the program has ended meanwhile
+				}
+			}()
+		}) {
+			return read()
+		}
+		return nil
+	}
+}
+
 // newSession describes sess for the App. It must run inside the session
 // handler: the identity comes from sess.PublicKey(), which charmbracelet/ssh
 // sets from the key that passed signature verification, never from anything

@@ -51,6 +51,11 @@ type Deps struct {
 	// Session.After: a runtime timer, no goroutine waiting meanwhile).
 	// Nil means tea.Tick's way, a goroutine that waits.
 	After func(d time.Duration, read func() tea.Msg) tea.Cmd
+	// Await is how the session waits for its inbox: a command that brings
+	// read's message once notify's ready is called, or at once when
+	// notify says it need not wait (the server's Session.Await: nothing
+	// waits meanwhile). Nil means a command that waits in read.
+	Await func(notify func(ready func()) bool, read func() tea.Msg) tea.Cmd
 	// Solver, when not nil, enables "winnable deals only", solver-backed
 	// hints, the solver's daily deal and, after a game, whether the deal
 	// could be won and a winning line to watch.
@@ -104,6 +109,11 @@ type Inbox interface {
 	// Next waits for the next message. It returns an error once ctx ends
 	// or the queue is closed (the server dropped the session from it).
 	Next(ctx context.Context) (tea.Msg, error)
+	// Notify arranges for ready to be called once, when Next would not
+	// wait: a message is in or the inbox closed. When that is so already
+	// it returns true and calls nothing. ready must return at once: it
+	// is called by whoever fills the inbox.
+	Notify(ready func()) bool
 }
 
 // InboxBatch is several messages the inbox had waiting at once, as an

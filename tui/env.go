@@ -49,6 +49,9 @@ type env struct {
 	// wait returns a command that brings read's message once d has
 	// passed (Deps.After, or tick; tests replace it).
 	wait func(d time.Duration, read func() tea.Msg) tea.Cmd
+	// await returns a command that brings read's message once notify
+	// says so (Deps.Await, or waitIn).
+	await func(notify func(ready func()) bool, read func() tea.Msg) tea.Cmd
 }
 
 // after returns a command that brings msg once d has passed.
@@ -60,6 +63,10 @@ func (e *env) after(d time.Duration, msg tea.Msg) tea.Cmd {
 func tick(d time.Duration, read func() tea.Msg) tea.Cmd {
 	return tea.Tick(d, func(time.Time) tea.Msg { return read() })
 }
+
+// waitIn is env.await with a goroutine that waits: the command reads,
+// and read waits.
+func waitIn(_ func(ready func()) bool, read func() tea.Msg) tea.Cmd { return read }
 
 // inboxMsg is a message that came through the inbox.
 type inboxMsg struct{ msg tea.Msg }
@@ -83,20 +90,20 @@ func (msg inboxMsg) FrameGap() time.Duration {
 	return 0
 }
 
-// waitInbox returns the command that waits for the next inbox message, or
+// waitInbox returns the command that brings the next inbox message, or
 // nil without an inbox. It gives up when the session ends.
 func (e *env) waitInbox() tea.Cmd {
 	if e.inbox == nil {
 		return nil
 	}
 	in, ctx := e.inbox, e.ctx
-	return func() tea.Msg {
+	return e.await(in.Notify, func() tea.Msg {
 		msg, err := in.Next(ctx)
 		if err != nil {
 			return nil
 		}
 		return inboxMsg{msg}
-	}
+	})
 }
 
 // Time limits of the calls made in tea.Cmds.

@@ -88,9 +88,13 @@ func New(d Deps) *Model {
 		ghosts:    d.Ghosts,
 		watchStep: watchStep,
 		wait:      d.After,
+		await:     d.Await,
 	}
 	if e.wait == nil {
 		e.wait = tick
+	}
+	if e.await == nil {
+		e.await = waitIn
 	}
 	if e.now == nil {
 		e.now = time.Now

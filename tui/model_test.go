@@ -797,6 +797,9 @@ func TestLostIsStoredWhenThePlayerMovesOn(t *testing.T) {
 // chanInbox is an Inbox over a channel; a closed channel is a closed queue.
 type chanInbox chan tea.Msg
 
+// Notify says there is no need to wait: the command waits in Next.
+func (c chanInbox) Notify(func()) bool { return true }
+
 func (c chanInbox) Next(ctx context.Context) (tea.Msg, error) {
 	select {
 	case msg, ok := <-c:
@@ -817,7 +820,7 @@ func TestInbox(t *testing.T) {
 	}
 	in := make(chanInbox, 1)
 	ctx, cancel := context.WithCancel(context.Background())
-	e := &env{ctx: ctx, inbox: in}
+	e := &env{ctx: ctx, inbox: in, await: waitIn}
 	in <- NoticeMsg{Text: "hello"}
 	if got := e.waitInbox()(); got != (inboxMsg{NoticeMsg{Text: "hello"}}) {
 		t.Fatalf("got %v, want the notice", got)
