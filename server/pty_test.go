@@ -269,58 +269,44 @@ func TestSuspendIsFiltered(t *testing.T) {
 // Session.After brings its message again and again, as tea.Tick does,
 // but no goroutine waits in it meanwhile (a runtime timer sends it).
 func TestSessionAfterKeepsNoGoroutine(t *testing.T) {
-	cfg, _ := testConfig(t)
-	_, addr := startServer(t, cfg, &testApp{})
-	client := sshtest.Dial(t, addr, sshtest.NewKey(t))
-	term := sshtest.OpenTerm(t, client, sshtest.TermOptions{Command: "after"})
-	term.WaitFor(t, "ticks: 5", 2*time.Second)
-	// Look ten times: a goroutine that waits for the tick would show in
-	// nearly every look; the timer's send and the command that arms it
-	// show only by chance, for a moment.
-	seen := 0
-	for range 10 {
-		var b strings.Builder
-		if err := pprof.Lookup("goroutine").WriteTo(&b, 1); err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(b.String(), "(*Session).After") {
-			seen++
-		}
-		time.Sleep(7 * time.Millisecond)
-	}
-	if seen > 5 {
-		t.Fatalf("a goroutine was in Session.After in %d of 10 looks", seen)
-	}
-	after := ticksShown(term.Screen())
-	term.WaitScreen(t, 2*time.Second, "ten more ticks", func(screen string) bool { return ticksShown(screen) >= after+10 })
+	checkNoGoroutineWaits(t, "after", "(*Session).After")
 }
 
 // TestSessionAwaitKeepsNoGoroutine: a session that waits for its inbox
 // with Session.Await keeps no goroutine waiting between two messages;
 // every message comes.
 func TestSessionAwaitKeepsNoGoroutine(t *testing.T) {
+	checkNoGoroutineWaits(t, "await", "(*Session).Await")
+}
+
+// checkNoGoroutineWaits runs the test model in mode command, which counts
+// ticks brought by the function named frame, and checks that no goroutine
+// waits in frame between two ticks while every tick still comes.
+func checkNoGoroutineWaits(t *testing.T, command, frame string) {
+	t.Helper()
 	cfg, _ := testConfig(t)
 	_, addr := startServer(t, cfg, &testApp{})
 	client := sshtest.Dial(t, addr, sshtest.NewKey(t))
-	term := sshtest.OpenTerm(t, client, sshtest.TermOptions{Command: "await"})
+	term := sshtest.OpenTerm(t, client, sshtest.TermOptions{Command: command})
 	term.WaitFor(t, "ticks: 5", 2*time.Second)
-	// As for After: a goroutine that waits in the bell's read (within
-	// Await's command) would show in nearly every look.
+	// Look ten times: a goroutine that waits for the tick would show in
+	// nearly every look; the send and the command that arms it show only
+	// by chance, for a moment.
 	seen := 0
 	for range 10 {
 		var b strings.Builder
 		if err := pprof.Lookup("goroutine").WriteTo(&b, 1); err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(b.String(), "(*Session).Await") {
+		if strings.Contains(b.String(), frame) {
 			seen++
 		}
 		time.Sleep(7 * time.Millisecond)
 	}
 	if seen > 5 {
-		t.Fatalf("a goroutine was in Session.Await in %d of 10 looks", seen)
+		t.Fatalf("a goroutine was in %s in %d of 10 looks", frame, seen)
 	}
-	// Every ring still comes: ten more after the looks.
+	// Every tick still comes: ten more after the looks.
 	after := ticksShown(term.Screen())
 	term.WaitScreen(t, 2*time.Second, "ten more ticks", func(screen string) bool { return ticksShown(screen) >= after+10 })
 }
