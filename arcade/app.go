@@ -61,6 +61,9 @@ type Config struct {
 	DBNow func(ctx context.Context) (time.Time, error)
 	// LeaseTTL is the lease's time to live (lobby.DefaultLeaseTTL when 0).
 	LeaseTTL time.Duration
+	// SeatGrace is how long a racer whose server died keeps their seat
+	// (lobby.DefaultSeatGrace when 0).
+	SeatGrace time.Duration
 	// Trace, when set, times the shared rooms' progress from the other
 	// servers (lobby.SharedConfig.Trace; a debugging aid).
 	Trace *bus.Trace
@@ -136,7 +139,7 @@ func New(cfg Config) *App {
 // server that cannot join keeps rooms of its own.
 func (a *App) shareRooms(ctx context.Context) {
 	sr, err := lobby.NewShared(ctx, lobby.SharedConfig{Bus: a.cfg.Bus, Instance: a.cfg.Instance, Lease: a.cfg.Lease,
-		LeaseTTL: a.cfg.LeaseTTL, DBNow: a.cfg.DBNow, MaxRooms: a.cfg.MaxRooms,
+		LeaseTTL: a.cfg.LeaseTTL, SeatGrace: a.cfg.SeatGrace, DBNow: a.cfg.DBNow, MaxRooms: a.cfg.MaxRooms,
 		OnRaceEnd:   a.storeRace,
 		OnRoundOver: a.roundOver,
 		Logf:        func(f string, args ...any) { a.cfg.Logger.Warn(fmt.Sprintf(f, args...)) },

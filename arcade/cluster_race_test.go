@@ -56,7 +56,7 @@ func TestClusterRace(t *testing.T) {
 		}
 	}
 	if err := bob.Leave(code); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v: %+v", err, r2.Snapshot())
 	}
 	waitPhase(t, r2, lobby.PhaseResults)
 	var recs []store.RaceRecord

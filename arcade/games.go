@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"pyramid/engine"
@@ -22,6 +23,11 @@ type games struct {
 	lobby *lobby.Lobby   // to tell the player's other sessions when this one takes a game from them
 	self  *lobby.Session // this session in the lobby; nil: tell nobody
 	seen  seen           // the games this session created
+	// versions is the version of each game this session writes, as it
+	// last read (created, claimed) or wrote it: what its next save builds
+	// on. The store refuses a save built on an older version than the
+	// stored one (store.ErrStale).
+	versions versions
 	// racing reports whether a stored game is a racer's game of a race
 	// still running (arcade/race.go): it is not the player's to continue
 	// alone. Nil: none is.
@@ -95,6 +101,7 @@ func (g *games) Resume(ctx context.Context, player, id string) (tui.SavedGame, e
 	if err != nil {
 		return tui.SavedGame{}, fmt.Errorf("resume game %d: %w", n, err)
 	}
+	g.versions.set(sg.ID, sg.Version)
 	g.taken(ctx, n, "")
 	return savedGame(sg), nil
 }
@@ -135,23 +142,37 @@ func (g *games) saveReplayed(ctx context.Context, player string, sg tui.SavedGam
 	} else if id, err = g.create(ctx, player, sg); err != nil {
 		return tui.SaveResult{}, err
 	}
+	version, known := g.versions.get(id)
+	if !known {
+		// A game this session did not make nor take over here: the
+		// stored one, if this session owns it (the store refuses the
+		// save otherwise).
+		sg, err := g.st.Game(ctx, id)
+		if err != nil {
+			return tui.SaveResult{}, fmt.Errorf("save game %d: %w", id, err)
+		}
+		version = sg.Version
+	}
 	var before *store.Stats
 	if st.Status == store.StatusPlaying {
-		err = g.st.SaveGame(ctx, id, g.owner, st)
+		err = g.st.SaveGame(ctx, id, g.owner, version, st)
 	} else {
 		if st.Status == store.StatusWon {
 			before = g.recordsBefore(ctx, player, rec.Rules)
 		}
-		err = g.st.FinishGame(ctx, id, g.owner, st, result(id, replayed, st))
+		err = g.st.FinishGame(ctx, id, g.owner, version, st, result(id, replayed, st))
 	}
 	switch {
 	case errors.Is(err, store.ErrFinished):
 		return g.sealed(ctx, player, id)
 	case errors.Is(err, store.ErrConflict):
 		return tui.SaveResult{}, fmt.Errorf("save game %d: %w", id, tui.ErrTakenOver)
+	case errors.Is(err, store.ErrStale):
+		return tui.SaveResult{}, fmt.Errorf("save game %d: %w", id, tui.ErrStale)
 	case err != nil:
 		return tui.SaveResult{}, err // the store's error names the game already
 	}
+	g.versions.set(id, version+1)
 	out := tui.SaveResult{ID: strconv.FormatInt(id, 10), Status: string(st.Status), Hints: st.Hints, Undos: st.Undos,
 		Assisted: st.Assisted(), Practice: g.seen.isPractice(id)}
 	if st.Status.Finished() {
@@ -201,7 +222,7 @@ func (g *games) create(ctx context.Context, player string, sg tui.SavedGame) (in
 	for attempt := 0; ; attempt++ {
 		created, err := g.st.CreateGame(ctx, ng)
 		if err == nil {
-			g.seen.created(created)
+			g.created(created)
 			return created.ID, nil
 		}
 		if !errors.Is(err, store.ErrInProgress) || attempt > 0 {
@@ -242,10 +263,42 @@ func (g *games) abandon(ctx context.Context, player string, id int64) error {
 		}
 		res = result(claimed.ID, replayed, st)
 	}
-	if err := g.st.FinishGame(ctx, claimed.ID, g.owner, st, res); err != nil {
+	if err := g.st.FinishGame(ctx, claimed.ID, g.owner, claimed.Version, st, res); err != nil {
 		return fmt.Errorf("abandon game %d: %w", id, err)
 	}
 	return nil
+}
+
+// created notes a game this session created: whether it is practice, and
+// its version.
+func (g *games) created(sg store.Game) {
+	g.seen.created(sg)
+	g.versions.set(sg.ID, sg.Version)
+}
+
+// versions is the version of each game a session writes (games.versions).
+// The zero value is ready.
+type versions struct {
+	mu sync.Mutex
+	of map[int64]int64
+}
+
+// set notes the version a game is at, as read or written.
+func (v *versions) set(id, version int64) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.of == nil {
+		v.of = map[int64]int64{}
+	}
+	v.of[id] = version
+}
+
+// get returns the version a game was last read or written at.
+func (v *versions) get(id int64) (int64, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	version, ok := v.of[id]
+	return version, ok
 }
 
 // moveTimes is what is stored of the move times a session sent for n

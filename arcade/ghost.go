@@ -165,7 +165,7 @@ func (gh *ghosts) Play(ctx context.Context, seq int, rec engine.Record, times []
 			gh.unstored = true
 			return "this ghost race is not stored: " + err.Error(), nil
 		}
-		gh.games.seen.created(created)
+		gh.games.created(created)
 		gh.gameID = created.ID
 	}
 	sg := tui.SavedGame{ID: strconv.FormatInt(gh.gameID, 10), Record: rec, Status: tui.StatusOf(g.Status()), MoveTimes: times}

@@ -175,7 +175,7 @@ func (a *App) storeRace(res lobby.RaceResult) error {
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
 	nr := store.NewRace{Key: res.Key(a.raceKey), Code: res.Code, RulesID: res.RulesID, DealNumber: res.Deal,
-		Started: res.Started, Ended: res.Ended, Racers: len(res.Placings), Rated: res.Rated, Verdict: res.Verdict}
+		Started: res.Started, Ended: res.Ended, Racers: len(res.Placings), Rated: res.Rated && !res.Void, Verdict: res.Verdict}
 	closer := &games{st: a.cfg.Store, owner: "race-end-" + sessionToken()}
 	for _, p := range res.Placings {
 		if p.Guest {
@@ -319,16 +319,21 @@ func (rs *races) seated(snap lobby.Snapshot) tui.RaceSeat {
 	rs.doing(snap, 0)
 	seat := tui.RaceSeat{You: rs.me.ID, Snapshot: snap}
 	if snap.Phase == lobby.PhaseRacing {
-		g := rs.a.book.game(raceGameKey(snap.Code, snap.Round, rs.me.ID), false)
-		if g == nil {
-			g = rs.resumeStored(snap)
-		}
+		g := rs.a.book.game(raceGameKey(snap.Code, snap.Round, rs.me.ID), rs.games != nil)
 		if g != nil {
 			g.mu.Lock()
+			if rs.games != nil {
+				// The stored game is the truth: the seat starts from it,
+				// whatever this server kept of the race (the racer may
+				// have played on elsewhere since), and its saves are
+				// this session's from now on.
+				ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+				rs.takeStored(ctx, g, snap)
+				cancel()
+			}
 			rec := g.rec
 			rec.Moves = append([]string(nil), rec.Moves...)
 			rec.Redo = append([]string(nil), rec.Redo...)
-			id := g.gameID
 			seat.Seq = max(g.seq, 0)
 			g.mu.Unlock()
 			if rec.Rules != "" {
@@ -337,39 +342,48 @@ func (rs *races) seated(snap lobby.Snapshot) tui.RaceSeat {
 					rs.doing(snap, g.Removed())
 				}
 			}
-			if id > 0 && rs.games != nil {
-				// The game's saves are this session's from now on.
-				ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
-				_, _ = rs.a.cfg.Store.ClaimGame(ctx, id, rs.me.ID, rs.games.owner)
-				cancel()
-			}
 		}
 	}
 	return seat
 }
 
-// resumeStored is the racer's game of a race that runs, read from the
-// store: a racer who comes back to the race on another server of the
-// cluster (theirs died, or they reconnected elsewhere) goes on with it.
-// nil when there is none to read.
-func (rs *races) resumeStored(snap lobby.Snapshot) *raceGame {
-	m, ok := snap.Member(rs.me.ID)
-	if !ok || m.GameID <= 0 || rs.games == nil {
-		return nil
+// takeStored makes the racer's stored game of the race (store.Games.
+// RaceGame: the one game of this racer of this race, made on whichever
+// server) this session's, and the race game g as it is stored, with g's
+// lock held. A racer with no stored game of the race keeps g as it is
+// (nothing stored yet, or a game the store did not keep); a store that
+// cannot be read leaves g untouched too, and the first save then says
+// whether it is behind.
+func (rs *races) takeStored(ctx context.Context, g *raceGame, snap lobby.Snapshot) {
+	sg, err := rs.a.cfg.Store.RaceGame(ctx, rs.me.ID, snap.RaceKey())
+	if err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			rs.a.cfg.Logger.Warn("race game not read", "player", rs.me.ID, "room", snap.Code, "err", err)
+		}
+		return
 	}
-	sg, ok := rs.a.storedRaceGame(snap, m)
-	if !ok {
-		return nil
+	if sg.RulesID != snap.RulesID || sg.DealNumber != snap.Deal || sg.DealText != "" {
+		return // not this round's deal: never the case for a key of the race
 	}
-	g := rs.a.book.game(raceGameKey(snap.Code, snap.Round, rs.me.ID), true)
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.rec.Rules == "" {
-		g.rec = record(sg)
-		g.times = slices.Clone(sg.MoveTimes)
-		g.gameID = sg.ID
+	if sg.Status == store.StatusPlaying {
+		claimed, err := rs.a.cfg.Store.ClaimGame(ctx, sg.ID, rs.me.ID, rs.games.owner)
+		switch {
+		case err == nil:
+			sg = claimed
+			rs.games.versions.set(sg.ID, sg.Version)
+		case !errors.Is(err, store.ErrFinished):
+			rs.a.cfg.Logger.Warn("race game not taken over", "player", rs.me.ID, "game", sg.ID, "err", err)
+		}
 	}
-	return g
+	g.adopt(sg)
+}
+
+// adopt makes g the stored game sg, with g's lock held.
+func (g *raceGame) adopt(sg store.Game) {
+	g.rec = record(sg)
+	g.times = slices.Clone(sg.MoveTimes)
+	g.gameID = sg.ID
+	g.unstored, g.note = false, ""
 }
 
 // storedRaceGame reads a racer's stored game of the race, if it is theirs
@@ -756,7 +770,13 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 		if _, _, st, err := savedState(sg, g); err == nil && st.Status == store.StatusPlaying {
 			first, stored = st, true
 		}
-		if note = rs.createGame(ctx, rg, rec, first); rg.gameID > 0 {
+		var existed bool
+		if note, existed = rs.createGame(ctx, rg, rec, snap.RaceKey(), first); existed {
+			// The racer's game of the race was made meanwhile by another
+			// session of theirs: the move was not made on it.
+			return "", rs.stale(rg, r, code)
+		}
+		if rg.gameID > 0 {
 			_ = r.Report(rs.me.ID, rs.sink, lobby.ProgressOf(g, rg.gameID))
 		} else {
 			stored = false
@@ -770,6 +790,16 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 		if _, err := rs.games.saveReplayed(ctx, rs.me.ID, sg, g); err != nil {
 			if errors.Is(err, tui.ErrTakenOver) {
 				return note, err
+			}
+			if errors.Is(err, tui.ErrStale) {
+				// The stored game is newer than the board the move was
+				// made on: the board, the room and a comeback go on from
+				// the stored game.
+				if sg, rerr := rs.a.cfg.Store.Game(ctx, rg.gameID); rerr == nil && sg.PlayerID == rs.me.ID {
+					rs.games.versions.set(sg.ID, sg.Version)
+					rg.adopt(sg)
+					return note, rs.stale(rg, r, code)
+				}
 			}
 			// As at the table, a change the store does not have did not
 			// happen: the racer's board goes back to the stored game
@@ -793,6 +823,18 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 	return note, nil
 }
 
+// stale takes the racer back to their stored race game, rg as adopted
+// from the store (with its lock held): the room's panel shows it, and the
+// error returned, a *tui.StaleError, has the racer's board show it.
+func (rs *races) stale(rg *raceGame, r raceRoom, code string) error {
+	if back, err := engine.Replay(rg.rec); err == nil {
+		_ = r.Report(rs.me.ID, rs.sink, lobby.ProgressOf(back, rg.gameID))
+	}
+	rec := rg.rec
+	rec.Moves, rec.Redo = slices.Clone(rec.Moves), slices.Clone(rec.Redo)
+	return fmt.Errorf("race %s: %w", code, &tui.StaleError{Record: rec})
+}
+
 // starting takes a change of a room: when the countdown of a round the
 // session races in begins (or the race, for a room that had none), the
 // racer's stored game is made at once, in the background, before the
@@ -813,12 +855,12 @@ func (rs *races) starting(snap lobby.Snapshot) {
 	if rs.a.book.game(key, false) != nil {
 		return // made, being made, or played already
 	}
-	go rs.prepare(rs.a.book.game(key, true), engine.Record{Rules: snap.RulesID, Deal: snap.Deal})
+	go rs.prepare(rs.a.book.game(key, true), engine.Record{Rules: snap.RulesID, Deal: snap.Deal}, snap.RaceKey())
 }
 
 // prepare makes the racer's stored game of the round, empty, unless the
 // racer's first move (or another session's prepare) made it first.
-func (rs *races) prepare(rg *raceGame, rec engine.Record) {
+func (rs *races) prepare(rg *raceGame, rec engine.Record, race string) {
 	ctx, cancel := context.WithTimeout(rs.ctx, prepareTimeout)
 	defer cancel()
 	rg.mu.Lock()
@@ -826,32 +868,46 @@ func (rs *races) prepare(rg *raceGame, rec engine.Record) {
 	if rg.gameID != 0 || rg.unstored || rg.seq >= 0 {
 		return
 	}
-	rg.note = rs.createGame(ctx, rg, rec, store.State{})
+	rg.note, _ = rs.createGame(ctx, rg, rec, race, store.State{})
 }
 
 // prepareTimeout bounds the making of a racer's game before the race.
 const prepareTimeout = 10 * time.Second
 
-// createGame starts the stored game of a racer. A race game is stored as
-// practice: it records no solo result (played, won, best time, streak),
-// since a race is not a solo game; the race's own record is its placing
-// (raceEnded). It starts with first, the play so far (none when zero).
-// A player keeps one unfinished game per rule set: beside
-// one, the race runs but its game is not stored (the race's result is),
-// and the player is told so.
-func (rs *races) createGame(ctx context.Context, rg *raceGame, rec engine.Record, first store.State) string {
+// createGame starts the stored game of a racer, the one game of the
+// racer of the race race (its key). A race game is stored as practice: it
+// records no solo result (played, won, best time, streak), since a race
+// is not a solo game; the race's own record is its placing (raceEnded).
+// It starts with first, the play so far (none when zero). When the racer
+// has a game of the race already (made by another session of theirs, on
+// any server), that one is rg from now on, as stored (existed). A game
+// the store refuses is not kept (the race runs, its result is stored),
+// and note tells the player so.
+func (rs *races) createGame(ctx context.Context, rg *raceGame, rec engine.Record, race string, first store.State) (note string, existed bool) {
 	created, err := rs.a.cfg.Store.CreateGame(ctx, store.NewGame{PlayerID: rs.me.ID, RulesID: rec.Rules,
-		DealNumber: rec.Deal, Owner: rs.games.owner, Practice: true, Kind: store.KindRace, State: first})
+		DealNumber: rec.Deal, Owner: rs.games.owner, Practice: true, Kind: store.KindRace, Race: race, State: first})
+	if errors.Is(err, store.ErrExists) {
+		sg, rerr := rs.a.cfg.Store.RaceGame(ctx, rs.me.ID, race)
+		if rerr == nil && sg.Status == store.StatusPlaying {
+			sg, rerr = rs.a.cfg.Store.ClaimGame(ctx, sg.ID, rs.me.ID, rs.games.owner)
+		}
+		if rerr == nil {
+			rs.games.versions.set(sg.ID, sg.Version)
+			rg.adopt(sg)
+			return "", true
+		}
+		err = rerr
+	}
 	switch {
 	case errors.Is(err, store.ErrInProgress):
 		rg.unstored = true
-		return "your unfinished game of these rules keeps its place: this race game is not stored (the race result is)"
+		return "your unfinished game of these rules keeps its place: this race game is not stored (the race result is)", false
 	case err != nil:
 		rg.unstored = true
 		rs.a.cfg.Logger.Error("race game not stored", "player", rs.me.ID, "err", err)
-		return "this race game is not stored: " + err.Error()
+		return "this race game is not stored: " + err.Error(), false
 	}
-	rs.games.seen.created(created)
+	rs.games.created(created)
 	rg.gameID = created.ID
-	return ""
+	return "", false
 }

@@ -29,11 +29,11 @@ func offersBack(snap lobby.Snapshot, playerID string, now time.Time) bool {
 	if !snap.Deadline.IsZero() && !now.Before(snap.Deadline) {
 		return false
 	}
-	if me.State != lobby.RacerPlaying && me.State != lobby.RacerLeft {
+	if me.State != lobby.RacerPlaying && me.State != lobby.RacerLeft && me.State != lobby.RacerAway {
 		return false
 	}
 	for _, m := range snap.Members {
-		if m.Present && m.State == lobby.RacerPlaying {
+		if m.Present && m.State == lobby.RacerPlaying || m.State == lobby.RacerAway {
 			return true
 		}
 	}

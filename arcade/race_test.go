@@ -191,18 +191,18 @@ type failingStore struct {
 	fail atomic.Bool
 }
 
-func (s *failingStore) SaveGame(ctx context.Context, id int64, owner string, st store.State) error {
+func (s *failingStore) SaveGame(ctx context.Context, id int64, owner string, version int64, st store.State) error {
 	if s.fail.Load() {
 		return errors.New("disk full")
 	}
-	return s.Store.SaveGame(ctx, id, owner, st)
+	return s.Store.SaveGame(ctx, id, owner, version, st)
 }
 
-func (s *failingStore) FinishGame(ctx context.Context, id int64, owner string, st store.State, res *store.Result) error {
+func (s *failingStore) FinishGame(ctx context.Context, id int64, owner string, version int64, st store.State, res *store.Result) error {
 	if s.fail.Load() {
 		return errors.New("disk full")
 	}
-	return s.Store.FinishGame(ctx, id, owner, st, res)
+	return s.Store.FinishGame(ctx, id, owner, version, st, res)
 }
 
 // TestRacePlayUnstoredIsUndone: a race move the store does not take is

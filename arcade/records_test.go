@@ -452,7 +452,7 @@ func TestReplacedLostGameIsLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.st.SaveGame(f.ctx, old.ID, "old-server", store.State{Moves: lost.Moves, Status: store.StatusPlaying}); err != nil {
+	if err := f.st.SaveGame(f.ctx, old.ID, "old-server", old.Version, store.State{Moves: lost.Moves, Status: store.StatusPlaying}); err != nil {
 		t.Fatal(err)
 	}
 	next := tui.SavedGame{Record: engine.Record{Rules: "classic", Deal: 7, Moves: []string{"d"}}, Status: tui.StatusPlaying, Replace: strconv.FormatInt(old.ID, 10)}

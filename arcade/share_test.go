@@ -55,7 +55,7 @@ func TestShareCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := store.State{Moves: rec.Moves, Status: store.StatusWon, Removed: 28, Elapsed: 90 * time.Second}
-	if err := f.st.FinishGame(ctx, g.ID, "s", st, &store.Result{GameID: g.ID, Won: true, Removed: 28, Moves: len(rec.Moves), Elapsed: st.Elapsed}); err != nil {
+	if err := f.st.FinishGame(ctx, g.ID, "s", g.Version, st, &store.Result{GameID: g.ID, Won: true, Removed: 28, Moves: len(rec.Moves), Elapsed: st.Elapsed}); err != nil {
 		t.Fatal(err)
 	}
 	id := strconv.FormatInt(g.ID, 10)
@@ -99,7 +99,7 @@ func TestShareRaceGame(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := store.State{Moves: rec.Moves[:10], Status: store.StatusLost, Removed: 6, Elapsed: 50 * time.Second}
-	if err := f.st.FinishGame(ctx, g.ID, "s", st, nil); err != nil {
+	if err := f.st.FinishGame(ctx, g.ID, "s", g.Version, st, nil); err != nil {
 		t.Fatal(err)
 	}
 	id := strconv.FormatInt(g.ID, 10)
@@ -124,7 +124,7 @@ func TestShareRaceGame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.st.FinishGame(ctx, g2.ID, "s", st, nil); err != nil {
+	if err := f.st.FinishGame(ctx, g2.ID, "s", g2.Version, st, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.st.RecordRace(ctx, store.NewRace{Key: "k2", Code: "ABCD", RulesID: rec.Rules, DealNumber: rec.Deal,

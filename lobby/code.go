@@ -1,6 +1,8 @@
 package lobby
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -37,6 +39,15 @@ func ParseCode(s string) (string, error) {
 
 // newCode draws codes from rnd until one is not taken, giving up after a
 // number of tries that only a nearly full code space would exhaust.
+// newRoomID returns a new room's ID: random, so that it names the room
+// apart from every other, on any server and across restarts (a code is
+// reused once its room closes).
+func newRoomID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported systems
+	return hex.EncodeToString(b[:])
+}
+
 func newCode(rnd io.Reader, taken func(string) bool) (string, error) {
 	var b [CodeLen]byte
 	for try := 0; try < 64; try++ {

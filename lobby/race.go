@@ -11,7 +11,8 @@ import (
 type RacerState int
 
 // The states of a racer. RacerStuck, RacerCleared and RacerLeft end a
-// racer's race (a racer who left may come back while the race runs).
+// racer's race (a racer who left may come back while the race runs);
+// RacerAway does not, until the seat's grace runs out.
 const (
 	// RacerWaiting: the race has not started.
 	RacerWaiting RacerState = iota
@@ -23,9 +24,13 @@ const (
 	RacerCleared
 	// RacerLeft: the racer's session left or was dropped.
 	RacerLeft
+	// RacerAway: the racer's server died in the race: their seat waits
+	// for them to come back, to any server, for the seat's grace
+	// (SharedConfig.SeatGrace), and the race waits for them meanwhile.
+	RacerAway
 )
 
-var racerStateNames = [...]string{"waiting", "playing", "stuck", "cleared", "left"}
+var racerStateNames = [...]string{"waiting", "playing", "stuck", "cleared", "left", "away"}
 
 // String returns the state's name as a racer panel shows it.
 func (s RacerState) String() string {
@@ -95,6 +100,10 @@ type Racer struct {
 	// Place is the racer's place when the race is over (equal for a tie),
 	// 0 before.
 	Place int
+	// Away is set while the racer's server is gone and their seat waits
+	// for them (RacerAway); Lost once the seat's grace ran out without
+	// them: they count as left, and the race as void (RaceResult.Void).
+	Away, Lost bool
 }
 
 // Placing is a racer's line of a race's results.
@@ -144,7 +153,7 @@ func (a rankKey) better(b rankKey) bool {
 // and sets each racer's Place.
 func rank(racers []Racer) []Placing {
 	key := func(r *Racer) rankKey {
-		return rankKey{cleared: r.State == RacerCleared, left: r.State == RacerLeft, finish: r.Finish,
+		return rankKey{cleared: r.State == RacerCleared, left: r.State == RacerLeft || r.State == RacerAway, finish: r.Finish,
 			removed: r.Removed, lastRemoval: r.LastRemoval}
 	}
 	order := make([]int, len(racers))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -154,7 +155,10 @@ func (c RoomConfig) normalize() (RoomConfig, error) {
 // Its slices are the snapshot's own: the room never changes them (and
 // neither may the receiver, as several sessions share one).
 type Snapshot struct {
-	Code       string
+	Code string
+	// RoomID names the room apart from every other room, ever (a code is
+	// reused once its room closes): RaceKey is made of it.
+	RoomID     string
 	Phase      Phase
 	Round      int // 1 for the first race, one more for each rematch
 	Seq        uint64
@@ -178,6 +182,11 @@ type Snapshot struct {
 	Chat                      []ChatLine
 	ClosedReason              string // why the room closed, in PhaseClosed
 }
+
+// RaceKey names the room's current round apart from every other race,
+// the same on every server: a racer's stored game of the race is kept
+// under it (one per racer per race).
+func (s Snapshot) RaceKey() string { return s.RoomID + "/" + strconv.Itoa(s.Round) }
 
 // Member returns the member with this player ID.
 func (s Snapshot) Member(id string) (Racer, bool) {
@@ -255,7 +264,11 @@ type RaceResult struct {
 	Verdict engine.Verdict
 	// Rated is the room's RoomConfig.Rated for this race: an unrated
 	// race's placings are stored, and change no rating, win or podium.
-	Rated    bool
+	Rated bool
+	// Void is set for a race in which a racer was lost with their server
+	// (Racer.Lost, or still away at the end): the server failed them, so
+	// the race is stored unrated whatever Rated says.
+	Void     bool
 	Started  time.Time
 	Ended    time.Time
 	Placings []Placing
@@ -323,6 +336,7 @@ type hooks struct {
 // with its lock held, so a Sink must never call back into the room.
 type Room struct {
 	code    string
+	id      string
 	clock   Clock
 	created time.Time
 	hooks   hooks
@@ -351,7 +365,7 @@ type Room struct {
 
 // newRoom makes a room; the registry adds its host.
 func newRoom(code string, clock Clock, cfg RoomConfig, h hooks) *Room {
-	return &Room{code: code, clock: clock, created: clock.Now(), hooks: h, cfg: cfg, round: 1}
+	return &Room{code: code, id: newRoomID(), clock: clock, created: clock.Now(), hooks: h, cfg: cfg, round: 1}
 }
 
 // unlock releases the lock and runs what the call left to do after it.
@@ -395,6 +409,7 @@ func (r *Room) Snapshot() Snapshot {
 // round and deal, and when the round's race started. A room gives it
 // without building a whole Snapshot (every racer's move asks).
 type RoundOf struct {
+	RoomID   string
 	Phase    Phase
 	Round    int
 	RulesID  string
@@ -406,14 +421,17 @@ type RoundOf struct {
 func (r *Room) Round() RoundOf {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return RoundOf{Phase: r.phase, Round: r.round, RulesID: r.cfg.Rules.ID(), Deal: r.cfg.Deal, StartsAt: r.startsAt}
+	return RoundOf{RoomID: r.id, Phase: r.phase, Round: r.round, RulesID: r.cfg.Rules.ID(), Deal: r.cfg.Deal, StartsAt: r.startsAt}
 }
+
+// RaceKey is Snapshot.RaceKey of the round.
+func (r RoundOf) RaceKey() string { return r.RoomID + "/" + strconv.Itoa(r.Round) }
 
 func (r *Room) cards() int { return r.cfg.Rules.PyramidSize() }
 
 func (r *Room) snapshot() Snapshot {
 	s := Snapshot{
-		Code: r.code, Phase: r.phase, Round: r.round, Seq: r.seq,
+		Code: r.code, RoomID: r.id, Phase: r.phase, Round: r.round, Seq: r.seq,
 		RulesID: r.cfg.Rules.ID(), RulesTitle: r.cfg.Rules.Title(), Deal: r.cfg.Deal, Verdict: r.cfg.Verdict,
 		Public: r.cfg.Public, Rated: r.cfg.Rated, TimeLimit: r.cfg.TimeLimit, MaxPlayers: r.cfg.MaxPlayers, Cards: r.cards(),
 		Host: r.host, StartsAt: r.startsAt, Deadline: r.deadline, Ended: r.ended,
@@ -444,6 +462,9 @@ func (r *Room) racer(m *member) Racer {
 func (v Racer) placed(phase Phase, results []Placing) Racer {
 	if (phase == PhaseRacing || phase == PhaseResults) && !v.Present && v.State == RacerPlaying {
 		v.State = RacerLeft
+		if v.Away && phase == PhaseRacing {
+			v.State = RacerAway
+		}
 	}
 	for _, p := range results {
 		if p.ID == v.ID {

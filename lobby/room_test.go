@@ -218,7 +218,7 @@ func TestRoomLifecycle(t *testing.T) {
 // moment.
 func sameRound(t *testing.T, when string, got RoundOf, s Snapshot) {
 	t.Helper()
-	want := RoundOf{Phase: s.Phase, Round: s.Round, RulesID: s.RulesID, Deal: s.Deal, StartsAt: s.StartsAt}
+	want := RoundOf{RoomID: s.RoomID, Phase: s.Phase, Round: s.Round, RulesID: s.RulesID, Deal: s.Deal, StartsAt: s.StartsAt}
 	if s.Phase == PhaseClosed {
 		want = RoundOf{Phase: PhaseClosed}
 	}

@@ -41,12 +41,15 @@ package lobby
 //     EmptyRoomClose, and stores each race's result (OnRaceEnd). It
 //     renews the lease every LeaseTTL/3; when it dies another server
 //     takes the lease once it expires, tells the others that the dead
-//     server's sessions are gone (their racers count as left until they
-//     come back, to any server: their seat and stored game wait for
-//     them), ends what is overdue and stores again the results of the
-//     races that ended last (the store keeps one race per key: a second
-//     write changes nothing). A race's end event has a fixed ID, so that
-//     two servers ending it at once publish one end.
+//     server's sessions are gone, ends what is overdue and stores again
+//     the results of the races that ended last (the store keeps one race
+//     per key: a second write changes nothing). A race's end event has a
+//     fixed ID, so that two servers ending it at once publish one end.
+//   - A racer whose server is gone is away (RacerAway): their seat, and
+//     the race, wait for them to come back to any server for SeatGrace,
+//     from the moment the server was declared gone; the holder then
+//     declares the seat lost (the racer counts as left). A race in which
+//     a racer was lost so is void (RaceResult.Void): stored, unrated.
 //
 // On SQLite (one server) none of this runs: Rooms keeps the rooms in
 // memory.
@@ -89,6 +92,9 @@ func ProgressTopic(code, inst string) string { return "lobby.room." + code + "."
 // Defaults of SharedConfig.
 const (
 	DefaultLeaseTTL = 6 * time.Second
+	// DefaultSeatGrace is long enough to reconnect, through a balancer,
+	// to another server.
+	DefaultSeatGrace = time.Minute
 	// DefaultProgressEvery is short: the Coalescer sends the progress of
 	// all the rooms due in one batch (one commit on PostgreSQL), so the
 	// cost of the bus is its commits, a few a second per server, more
@@ -142,6 +148,9 @@ type SharedConfig struct {
 	// A result it fails to store (an error) is stored again at the
 	// holder's next tick.
 	OnRaceEnd func(RaceResult) error
+	// SeatGrace is how long a racer whose server died keeps their seat
+	// for, to come back on any server (DefaultSeatGrace when 0).
+	SeatGrace time.Duration
 	// OnRoundOver is called on every server when a race ends or its room
 	// closes, with no lock held: the server may forget its racers' games.
 	OnRoundOver func(code string, round int, placings []Placing)
@@ -217,6 +226,7 @@ type sharedRoom struct {
 	// finish and removals, and for held.
 	mu       sync.Mutex
 	code     string
+	id       string // the room's ID (Snapshot.RoomID), from its open event
 	created  time.Time
 	cfg      RoomConfig
 	phase    Phase
@@ -260,7 +270,12 @@ type sharedRoom struct {
 
 type sharedMember struct {
 	Entrant
-	inst, sid   string // the server and session serving the member; sid empty: none
+	inst, sid string // the server and session serving the member; sid empty: none
+	// away is when the member's server was declared gone in a race, on
+	// the cluster's clock (zero: not away); lost is set once their seat's
+	// grace ran out without them.
+	away        time.Time
+	lost        bool
 	ready       bool
 	progress    Progress
 	lastRemoval time.Duration
@@ -278,6 +293,7 @@ type sharedWatcher struct {
 type (
 	sharedMsg struct {
 		Op      string        `json:"op"`
+		RoomID  string        `json:"id,omitempty"` // an open's: the new room's ID
 		Code    string        `json:"c"`
 		Inst    string        `json:"i"`
 		Sid     string        `json:"s,omitempty"`
@@ -384,6 +400,9 @@ func NewShared(ctx context.Context, cfg SharedConfig) (*SharedRooms, error) {
 	if cfg.ProgressEvery <= 0 {
 		cfg.ProgressEvery = DefaultProgressEvery
 	}
+	if cfg.SeatGrace <= 0 {
+		cfg.SeatGrace = DefaultSeatGrace
+	}
 	if cfg.DBNow == nil {
 		clock := cfg.Clock
 		cfg.DBNow = func(context.Context) (time.Time, error) { return clock.Now(), nil }
@@ -435,7 +454,7 @@ func (rs *SharedRooms) Shutdown() {
 	rs.closed = true
 	rs.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), sharedTimeout)
-	_, _ = rs.publish(ctx, sharedMsg{Op: "gone", Gone: rs.cfg.Instance})
+	_, _ = rs.publish(ctx, sharedMsg{Op: "gone", Gone: rs.cfg.Instance, At: rs.clusterNow().UnixMilli()})
 	cancel()
 	rs.kill()
 }
@@ -781,7 +800,7 @@ func (rs *SharedRooms) tryLease() {
 	rs.mu.Unlock()
 	if held && prev != "" && prev != rs.cfg.Instance {
 		// The holder before died without a word: its sessions are gone.
-		if _, err := rs.publish(ctx, sharedMsg{Op: "gone", Gone: prev}); err != nil {
+		if _, err := rs.publish(ctx, sharedMsg{Op: "gone", Gone: prev, At: rs.clusterNow().UnixMilli()}); err != nil {
 			rs.logf("lobby: shared rooms: %v", err)
 		}
 	}
@@ -816,9 +835,11 @@ func (rs *SharedRooms) duties() {
 	rs.reap()
 	rs.mu.Lock()
 	now := rs.cfg.Clock.Now()
+	clusterNow := now.Add(rs.offset)
 	var ends []string
 	var closes []string
 	var unstored []RaceResult
+	var lapses []sharedMsg
 	for _, r := range rs.rooms {
 		if r.unstored && r.lastEnd != nil {
 			unstored = append(unstored, *r.lastEnd)
@@ -826,6 +847,11 @@ func (rs *SharedRooms) duties() {
 		r.mu.Lock()
 		done := r.phase == PhaseRacing && r.allDone()
 		r.mu.Unlock()
+		for _, m := range r.members {
+			if !m.away.IsZero() && !clusterNow.Before(m.away.Add(rs.cfg.SeatGrace)) {
+				lapses = append(lapses, sharedMsg{Op: "lapse", Code: r.code, Target: m.ID, Round: r.round, At: m.away.UnixMilli()})
+			}
+		}
 		if (r.phase == PhaseRacing || r.phase == PhaseCountdown) && (done || !r.deadline.IsZero() && !now.Before(r.deadline)) {
 			ends = append(ends, r.code)
 		}
@@ -836,6 +862,18 @@ func (rs *SharedRooms) duties() {
 	rs.mu.Unlock()
 	for _, res := range unstored {
 		rs.record(res)
+	}
+	for _, m := range lapses {
+		// The event's ID is the lapse's: two holders publish one.
+		id := "lapse/" + m.Code + "/" + strconv.Itoa(m.Round) + "/" + strconv.FormatInt(m.At, 10) + "/" + m.Target
+		ctx, cancel := context.WithTimeout(rs.ctx, sharedTimeout)
+		if len(id) > bus.MaxIDLen {
+			id = ""
+		}
+		if _, err := rs.publishID(ctx, id, m); err != nil {
+			rs.logf("lobby: shared rooms: %v", err)
+		}
+		cancel()
 	}
 	for _, code := range ends {
 		rs.endRace(code)
@@ -877,7 +915,7 @@ func (rs *SharedRooms) reap() {
 			continue
 		}
 		if dead {
-			if _, err := rs.publish(ctx, sharedMsg{Op: "gone", Gone: inst}); err != nil {
+			if _, err := rs.publish(ctx, sharedMsg{Op: "gone", Gone: inst, At: rs.clusterNow().UnixMilli()}); err != nil {
 				rs.logf("lobby: shared rooms: %v", err)
 			}
 		}
@@ -898,8 +936,11 @@ func (rs *SharedRooms) endRace(code string) {
 	r.mu.Lock()
 	for i, m := range r.members {
 		racers[i] = r.racer(m)
-		if racers[i].State == RacerWaiting {
+		switch racers[i].State {
+		case RacerWaiting:
 			racers[i].State = RacerPlaying
+		case RacerAway:
+			racers[i].State = RacerLeft // not back before the end
 		}
 	}
 	r.mu.Unlock()
@@ -923,7 +964,11 @@ func (rs *SharedRooms) apply(m sharedMsg, ev bus.Event) error {
 	case "hello":
 		return nil
 	case "gone":
-		rs.gone(m.Gone)
+		at := ev.At
+		if m.At != 0 {
+			at = time.UnixMilli(m.At)
+		}
+		rs.gone(m.Gone, at)
 		return nil
 	case "wrong":
 		// A wrong room code, counted on the cluster's clock as its
@@ -961,6 +1006,8 @@ func (rs *SharedRooms) apply(m sharedMsg, ev bus.Event) error {
 			mb.ready = m.Ready
 			rs.changed(r)
 		}
+	case "lapse":
+		rs.lapse(r, m)
 	case "start":
 		return rs.start(r, m)
 	case "end":
@@ -1047,9 +1094,12 @@ func (r *sharedRoom) presentCount() int {
 	return n
 }
 
+// allDone reports whether every racer has cleared, is stuck or left: a
+// racer away with their server is not done until their seat's grace runs
+// out.
 func (r *sharedRoom) allDone() bool {
 	for _, m := range r.members {
-		if m.present() && m.progress.State == RacerPlaying {
+		if (m.present() || !m.away.IsZero()) && m.progress.State == RacerPlaying {
 			return false
 		}
 	}
@@ -1086,7 +1136,11 @@ func (rs *SharedRooms) open(m sharedMsg, ev bus.Event) error {
 	if created.IsZero() || ev.At.IsZero() {
 		created = rs.cfg.Clock.Now()
 	}
-	r := &sharedRoom{code: m.Code, created: created, cfg: cfg, round: 1, host: m.Who.ID, chatLim: map[string]*chatLimiter{}}
+	id := m.RoomID
+	if id == "" {
+		id = "seq-" + strconv.FormatUint(ev.Seq, 10) // an open of a server before room IDs
+	}
+	r := &sharedRoom{code: m.Code, id: id, created: created, cfg: cfg, round: 1, host: m.Who.ID, chatLim: map[string]*chatLimiter{}}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rs.rooms[m.Code] = r
@@ -1125,6 +1179,7 @@ func (rs *SharedRooms) join(r *sharedRoom, m sharedMsg) error {
 			}
 		}
 		mb.Name, mb.inst, mb.sid = name, m.Inst, m.Sid
+		mb.away, mb.lost = time.Time{}, false // back, from wherever they were
 		if r.phase == PhaseRacing {
 			rs.coalesceRacer(r, mb)
 		}
@@ -1234,20 +1289,27 @@ func (rs *SharedRooms) leave(r *sharedRoom, m *sharedMember) {
 }
 
 // gone folds the end of a server: its sessions leave their rooms.
-func (rs *SharedRooms) gone(inst string) {
+func (rs *SharedRooms) gone(inst string, at time.Time) {
 	for _, r := range rs.sortedRooms() {
-		rs.goneFrom(r, inst)
+		rs.goneFrom(r, inst, at)
 	}
 }
 
-// goneFrom is gone for one room, whose lock it takes.
-func (rs *SharedRooms) goneFrom(r *sharedRoom, inst string) {
+// goneFrom is gone for one room, whose lock it takes: in a race, the
+// server's racers are away (their seats wait for them, SeatGrace from at
+// on the cluster's clock); in the waiting room or after a race they
+// leave.
+func (rs *SharedRooms) goneFrom(r *sharedRoom, inst string, at time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, m := range slices.Clone(r.members) {
-		if m.present() && m.inst == inst {
-			rs.leave(r, m)
+		if !m.present() || m.inst != inst {
+			continue
 		}
+		if r.phase == PhaseRacing || r.phase == PhaseCountdown {
+			m.away = at
+		}
+		rs.leave(r, m)
 	}
 	n := len(r.watchers)
 	r.watchers = slices.DeleteFunc(r.watchers, func(w *sharedWatcher) bool { return w.inst == inst })
@@ -1267,6 +1329,31 @@ func (rs *SharedRooms) checkDone(r *sharedRoom) bool {
 // once unlocked.
 func (rs *SharedRooms) endAfter(code string) {
 	rs.after = append(rs.after, func() { go rs.endRace(code) })
+}
+
+// lapse folds the end of an away racer's grace: unless they came back,
+// their seat is lost, and they count as left.
+func (rs *SharedRooms) lapse(r *sharedRoom, m sharedMsg) {
+	mb := r.member(m.Target)
+	if mb == nil || mb.present() || mb.away.IsZero() || r.round != m.Round ||
+		r.phase != PhaseRacing && r.phase != PhaseCountdown {
+		return
+	}
+	mb.away, mb.lost = time.Time{}, true
+	if r.phase == PhaseRacing {
+		rs.coalesceRacer(r, mb)
+		if rs.checkDone(r) {
+			rs.endAfter(r.code)
+		}
+	}
+	rs.changed(r)
+}
+
+// clusterNow is the time on the cluster's clock, as this server reckons it.
+func (rs *SharedRooms) clusterNow() time.Time {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.cfg.Clock.Now().Add(rs.offset)
 }
 
 // start folds the host's start.
@@ -1339,6 +1426,10 @@ func (rs *SharedRooms) end(r *sharedRoom, m sharedMsg) {
 		r.timer.Stop()
 		r.timer = nil
 	}
+	void := false
+	for _, mb := range r.members {
+		void = void || mb.lost || !mb.away.IsZero()
+	}
 	r.phase = PhaseResults
 	r.ended = time.UnixMilli(m.At).Add(-rs.offset)
 	r.results = fromWirePlacings(m.Results)
@@ -1350,7 +1441,7 @@ func (rs *SharedRooms) end(r *sharedRoom, m sharedMsg) {
 	rs.broadcast(r, RaceEnded{Code: r.code, Round: r.round, Results: slices.Clone(r.results)})
 	rs.changed(r)
 	res := RaceResult{Code: r.code, Round: r.round, RulesID: r.cfg.Rules.ID(), Deal: r.cfg.Deal, Verdict: r.cfg.Verdict,
-		Rated: r.cfg.Rated, Started: r.startsDB, Ended: time.UnixMilli(m.At), Placings: slices.Clone(r.results)}
+		Rated: r.cfg.Rated, Void: void, Started: r.startsDB, Ended: time.UnixMilli(m.At), Placings: slices.Clone(r.results)}
 	r.lastEnd, r.unstored = &res, false
 	if rs.holder.Load() {
 		rs.after = append(rs.after, func() { rs.record(res) })
@@ -1380,6 +1471,7 @@ func (rs *SharedRooms) rematch(r *sharedRoom, m sharedMsg) error {
 	r.startsDB, r.startsAt, r.deadline, r.ended = time.Time{}, time.Time{}, time.Time{}, time.Time{}
 	for _, mb := range r.members {
 		mb.ready, mb.progress, mb.lastRemoval, mb.finish, mb.removals = false, Progress{}, 0, 0, nil
+		mb.away, mb.lost = time.Time{}, false
 	}
 	rs.changed(r)
 	return nil
@@ -1472,13 +1564,14 @@ func (rs *SharedRooms) coalesceRacer(r *sharedRoom, m *sharedMember) {
 // racer is m as the racer panel shows it.
 func (r *sharedRoom) racer(m *sharedMember) Racer {
 	v := Racer{ID: m.ID, Name: m.Name, Guest: m.Guest, Host: m.ID == r.host, Ready: m.ready, Present: m.present(),
-		Muted: r.muted[m.ID], Progress: m.progress, Cards: r.cards(), Finish: m.finish, LastRemoval: m.lastRemoval}
+		Muted: r.muted[m.ID], Progress: m.progress, Cards: r.cards(), Finish: m.finish, LastRemoval: m.lastRemoval,
+		Away: !m.away.IsZero(), Lost: m.lost}
 	return v.placed(r.phase, r.results)
 }
 
 func (rs *SharedRooms) snapshot(r *sharedRoom) Snapshot {
 	s := Snapshot{
-		Code: r.code, Phase: r.phase, Round: r.round, Seq: r.seq,
+		Code: r.code, RoomID: r.id, Phase: r.phase, Round: r.round, Seq: r.seq,
 		RulesID: r.cfg.Rules.ID(), RulesTitle: r.cfg.Rules.Title(), Deal: r.cfg.Deal, Verdict: r.cfg.Verdict,
 		Public: r.cfg.Public, Rated: r.cfg.Rated, TimeLimit: r.cfg.TimeLimit, MaxPlayers: r.cfg.MaxPlayers, Cards: r.cards(),
 		Host: r.host, StartsAt: r.startsAt, Ended: r.ended,

@@ -49,7 +49,7 @@ func (h *SharedRoom) Round() RoundOf {
 	if r.phase == PhaseClosed {
 		return RoundOf{Phase: PhaseClosed}
 	}
-	return RoundOf{Phase: r.phase, Round: r.round, RulesID: r.cfg.Rules.ID(), Deal: r.cfg.Deal, StartsAt: r.startsAt}
+	return RoundOf{RoomID: r.id, Phase: r.phase, Round: r.round, RulesID: r.cfg.Rules.ID(), Deal: r.cfg.Deal, StartsAt: r.startsAt}
 }
 
 // handle returns the handle of an open room.
@@ -93,7 +93,7 @@ func (rs *SharedRooms) Create(host Entrant, sink Sink, cfg RoomConfig) (*SharedR
 		if cerr != nil {
 			return nil, Snapshot{}, fmt.Errorf("lobby: create room: %w", cerr)
 		}
-		err = rs.do(sharedMsg{Op: "open", Code: code, Sid: sid, Who: toWireEntrant(host), Cfg: toWireCfg(cfg)})
+		err = rs.do(sharedMsg{Op: "open", Code: code, RoomID: newRoomID(), Sid: sid, Who: toWireEntrant(host), Cfg: toWireCfg(cfg)})
 		if errors.Is(err, errCodeTaken) {
 			continue
 		}

@@ -290,7 +290,7 @@ func TestSharedLeaseTakeover(t *testing.T) {
 	if !b.Holder() {
 		t.Fatal("b did not take the lease")
 	}
-	eventually(t, "ann left, seen on b", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return !m.Present && m.State == RacerLeft })
+	eventually(t, "ann away, seen on b", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return !m.Present && m.State == RacerAway })
 	// ann comes back, on b: her seat and progress wait for her.
 	ann2 := newSink()
 	snap, err := b.Join(hb, pl("ann"), ann2)
@@ -306,11 +306,16 @@ func TestSharedLeaseTakeover(t *testing.T) {
 	if got := placingTimes(e.results("b")[0].Placings); got != "1:ann:cleared:28:5s 2:bob:stuck:1:5s" {
 		t.Fatalf("placings %q", got)
 	}
+	if res := e.results("b")[0]; res.Void {
+		t.Error("a race whose racer came back within the grace is void")
+	}
 }
 
 // TestSharedServerDies: a server that is not the holder dies mid-race;
 // once its own lease runs out the holder tells the others, and its racer
-// counts as left: the race ends when the others are done.
+// is away: the race waits for them for the seat's grace, then counts them
+// as left and ends when the others are done, void (the server failed
+// them: nobody's rating may move on it).
 func TestSharedServerDies(t *testing.T) {
 	e := newSharedEnv(t)
 	a, b := e.server("a"), e.server("b")
@@ -326,13 +331,109 @@ func TestSharedServerDies(t *testing.T) {
 	}
 	e.lease.Expire(instanceLeasePrefix + "b")
 	a.tryLease()
-	eventually(t, "bob left", func() bool { m, _ := ha.Snapshot().Member("id-bob"); return !m.Present && m.State == RacerLeft })
+	eventually(t, "bob away", func() bool { m, _ := ha.Snapshot().Member("id-bob"); return !m.Present && m.State == RacerAway })
 	e.clock.Advance(3 * time.Second)
 	wantErr(t, "ann stuck", ha.Report("id-ann", heldShared(ha, "id-ann"), Progress{Removed: 1, Moves: 9, Pass: 3, State: RacerStuck}), nil)
+	a.tryLease()
+	if ann.has(isEnded) || phaseOf(a, code) != PhaseRacing {
+		t.Fatal("the race ended while bob's seat waits for him")
+	}
+	e.clock.Advance(DefaultSeatGrace)
+	a.tryLease() // the holder's duties: bob's grace ran out
 	eventually(t, "the race ends", func() bool { return ann.has(isEnded) })
 	eventually(t, "a stored it", func() bool { return len(e.results("a")) == 1 })
-	if got := placingTimes(e.results("a")[0].Placings); got != "1:ann:stuck:1:3s 2:bob:left:2:0s" {
+	res := e.results("a")[0]
+	if got := placingTimes(res.Placings); got != "1:ann:stuck:1:3s 2:bob:left:2:0s" {
 		t.Fatalf("placings %q", got)
+	}
+	if !res.Void {
+		t.Error("the race is not void")
+	}
+}
+
+// TestSharedRacersServerDies: the server of every racer of a room dies
+// mid-race (the holder is another): its racers are away, the race waits
+// for them for the seat's grace, and a racer who comes back to another
+// server within it plays on from their seat; once it ran out the others
+// count as left and the race, which ended only because their server did,
+// is void.
+func TestSharedRacersServerDies(t *testing.T) {
+	e := newSharedEnv(t)
+	holder := e.server("holder")
+	a := e.server("a")
+	ann, bob := newSink(), newSink()
+	h, _, err := a.Create(pl("ann"), ann, classic())
+	wantErr(t, "Create", err, nil)
+	code := h.Code()
+	_, err = a.Join(h, pl("bob"), bob)
+	wantErr(t, "bob joins on a", err, nil)
+	wantErr(t, "Start", h.Start("id-ann"), nil)
+	eventually(t, "the holder counts down", func() bool { return phaseOf(holder, code) == PhaseCountdown })
+	e.clock.Advance(CountdownTime)
+	hh, _ := holder.Room(code)
+	eventually(t, "the holder sees the race", func() bool { return phaseOf(holder, code) == PhaseRacing })
+	wantErr(t, "bob removes 2", h.Report("id-bob", bob, Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), nil)
+	eventually(t, "the holder sees bob's progress", func() bool { m, _ := hh.Snapshot().Member("id-bob"); return m.Removed == 2 })
+
+	a.kill()
+	e.lease.Expire(instanceLeasePrefix + "a")
+	holder.tryLease()
+	eventually(t, "both away", func() bool {
+		s := hh.Snapshot()
+		ma, _ := s.Member("id-ann")
+		mb, _ := s.Member("id-bob")
+		return ma.State == RacerAway && mb.State == RacerAway
+	})
+	e.clock.Advance(DefaultSeatGrace / 2)
+	holder.tryLease()
+	if phaseOf(holder, code) != PhaseRacing {
+		t.Fatal("the race ended within the seats' grace")
+	}
+	// bob comes back, to the holder, and plays on from his seat.
+	bob2 := newSink()
+	snap, err := holder.Join(hh, pl("bob"), bob2)
+	wantErr(t, "bob back", err, nil)
+	if m, _ := snap.Member("id-bob"); !m.Present || m.State != RacerPlaying || m.Removed != 2 {
+		t.Fatalf("bob back: %+v", m)
+	}
+	wantErr(t, "bob stuck", hh.Report("id-bob", bob2, Progress{Removed: 3, Moves: 4, Pass: 3, State: RacerStuck}), nil)
+	if phaseOf(holder, code) != PhaseRacing {
+		t.Fatal("the race ended while ann's seat waits for her")
+	}
+	e.clock.Advance(DefaultSeatGrace / 2)
+	holder.tryLease()
+	eventually(t, "the race ends once ann's grace ran out", func() bool { return bob2.has(isEnded) })
+	eventually(t, "the holder stored it", func() bool { return len(e.results("holder")) == 1 })
+	res := e.results("holder")[0]
+	if got := placingTimes(res.Placings); got != "1:bob:stuck:3:30s 2:ann:left:0:0s" {
+		t.Errorf("placings %q", got)
+	}
+	if !res.Void {
+		t.Error("the race is not void")
+	}
+
+	// The same, with nobody coming back: the race waits out the grace,
+	// then ends void.
+	carl, dora := newSink(), newSink()
+	b := e.server("b")
+	hc, _, err := b.Create(pl("carl"), carl, classic())
+	wantErr(t, "Create on b", err, nil)
+	_, err = b.Join(hc, pl("dora"), dora)
+	wantErr(t, "dora joins on b", err, nil)
+	wantErr(t, "Start on b", hc.Start("id-carl"), nil)
+	eventually(t, "the holder counts down", func() bool { return phaseOf(holder, hc.Code()) == PhaseCountdown })
+	e.clock.Advance(CountdownTime)
+	eventually(t, "the holder sees the race on b", func() bool { return phaseOf(holder, hc.Code()) == PhaseRacing })
+	b.kill()
+	e.lease.Expire(instanceLeasePrefix + "b")
+	holder.tryLease()
+	hh2, _ := holder.Room(hc.Code())
+	eventually(t, "carl and dora away", func() bool { m, _ := hh2.Snapshot().Member("id-dora"); return m.State == RacerAway })
+	e.clock.Advance(DefaultSeatGrace)
+	holder.tryLease()
+	eventually(t, "the race on b ends", func() bool { return len(e.results("holder")) == 2 })
+	if res := e.results("holder")[1]; !res.Void || len(res.Placings) != 2 {
+		t.Errorf("race of a dead server's racers: %+v, want void", res)
 	}
 }
 

@@ -13,6 +13,10 @@ var (
 	// ErrConflict: the game is owned by another session now (it was claimed
 	// from somewhere else), so this session's write was refused.
 	ErrConflict = errors.New("the game was taken over by another session")
+	// ErrStale: the write builds on an older version of the game than
+	// the stored one (another write came first: the copy it was made
+	// from is behind). The writer should read the stored game again.
+	ErrStale = errors.New("the stored game is newer than the copy this change was made on")
 	// ErrBanned: the player is banned.
 	ErrBanned = errors.New("player is banned")
 	// ErrExpired: the link code expired.
@@ -20,6 +24,9 @@ var (
 	// ErrInProgress: the player already has an unfinished game with these
 	// rules; finish or abandon it first.
 	ErrInProgress = errors.New("an unfinished game with these rules exists")
+	// ErrExists: the player has a game of this race already
+	// (NewGame.Race): Games.RaceGame returns it.
+	ErrExists = errors.New("the player has a game of this race already")
 	// ErrFinished: the game is over and can no longer be changed or claimed.
 	ErrFinished = errors.New("the game is finished")
 	// ErrKeyInUse: the key already belongs to a player with games, results

@@ -132,7 +132,10 @@ type Game struct {
 	Started    time.Time
 	Updated    time.Time
 	Finished   time.Time // zero while playing
-	// Version counts the writes to the game; it goes up by one with each.
+	// Version counts the writes to the game (1 when created); it goes up
+	// by one with each save and each claim. A write names the version it
+	// builds on, and the store refuses one built on an older version
+	// (ErrStale): the stored game is the truth.
 	Version int64
 	// Owner is the token of the session that may write the game.
 	Owner string
@@ -143,6 +146,9 @@ type Game struct {
 	Practice bool
 	// Kind says what the game is: which practice, if any.
 	Kind Kind
+	// Race is the key of the race this is a racer's game of (KindRace),
+	// empty for any other game: a player has one game per race.
+	Race string
 }
 
 // Kind is what a game is: the player's own, or one of the kinds of
@@ -231,6 +237,11 @@ type NewGame struct {
 	// daily game a KindReplay when it makes it practice; any kind but
 	// KindSolo is practice.
 	Kind Kind
+	// Race is the key of the race of a KindRace game (the same on every
+	// server of a cluster): a player has one game per race, and a second
+	// CreateGame of the same race fails with ErrExists. Empty for other
+	// kinds.
+	Race string
 	// State is the play the game starts with, stored with it as a
 	// SaveGame right after would store it (a race's first move creates
 	// the racer's game with the move: one write instead of two); the
@@ -257,6 +268,9 @@ type Games interface {
 	CreateGame(ctx context.Context, ng NewGame) (Game, error)
 	// Game returns a game.
 	Game(ctx context.Context, id int64) (Game, error)
+	// RaceGame returns the player's game of the race with this key
+	// (NewGame.Race), finished or not; ErrNotFound if there is none.
+	RaceGame(ctx context.Context, playerID, race string) (Game, error)
 	// UnfinishedGame returns the player's unfinished game of their own
 	// (Kind.OnePerRules) with these rules and this deal (ErrNotFound if
 	// none).
@@ -277,19 +291,25 @@ type Games interface {
 	// ListGames lists the player's games, newest first.
 	ListGames(ctx context.Context, playerID string, page Page) ([]Game, error)
 	// ClaimGame makes owner the game's owner and returns the game as it now
-	// is; the previous owner's writes fail with ErrConflict from then on.
+	// is (its Version is what the new owner's first write builds on); the
+	// previous owner's writes fail with ErrConflict from then on.
 	// ErrNotFound if the game is not the player's, ErrFinished if it is over.
 	ClaimGame(ctx context.Context, gameID int64, playerID, owner string) (Game, error)
 	// SaveGame writes the game's state in one statement, provided owner
-	// still owns it (ErrConflict otherwise) and it is unfinished
-	// (ErrFinished). A final status finishes the game. The write is durable
-	// when SaveGame returns nil.
-	SaveGame(ctx context.Context, gameID int64, owner string, st State) error
+	// still owns it (ErrConflict otherwise), it is unfinished
+	// (ErrFinished), and its stored version is version, the one the state
+	// was made on (ErrStale otherwise: the stored game is newer than the
+	// writer's copy). The game's version is then version+1. A final
+	// status finishes the game. The write is durable when SaveGame returns
+	// nil; writing the same state on the same version again (a retry after
+	// a lost answer) changes nothing and succeeds.
+	SaveGame(ctx context.Context, gameID int64, owner string, version int64, st State) error
 	// FinishGame writes the final state of a game (the status must be a
-	// final one) and, when res is not nil, its result, in one transaction.
-	// A practice game gets no result, nor does a daily game when the
-	// player already has a result for that day's deal with these rules.
-	FinishGame(ctx context.Context, gameID int64, owner string, st State, res *Result) error
+	// final one) and, when res is not nil, its result, in one transaction,
+	// with SaveGame's conditions (owner, unfinished, version). A practice
+	// game gets no result, nor does a daily game when the player already
+	// has a result for that day's deal with these rules.
+	FinishGame(ctx context.Context, gameID int64, owner string, version int64, st State, res *Result) error
 }
 
 // Result is the outcome of a finished game, computed by the caller by

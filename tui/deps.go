@@ -312,6 +312,23 @@ type Games interface {
 // to the menu, as for GameTakenMsg.
 var ErrTakenOver = errors.New("the game continues in another session")
 
+// ErrStale is what Games.Save and Races.Play return (wrapped) when the
+// stored game is newer than the copy the change was made on (the game was
+// played on elsewhere meanwhile): the change is not stored, and the model
+// shows the stored game instead, saying so.
+var ErrStale = errors.New("your game changed in another session")
+
+// StaleError is the error of a race move refused because the racer's
+// stored game is newer than the board it was made on (ErrStale): Record
+// is the game as stored, which the race screen shows instead.
+type StaleError struct{ Record engine.Record }
+
+// Error says what happened.
+func (e *StaleError) Error() string { return ErrStale.Error() }
+
+// Unwrap returns ErrStale.
+func (e *StaleError) Unwrap() error { return ErrStale }
+
 // ErrAbandonedElsewhere is wrapped, beside ErrTakenOver, by the error of
 // a save refused because another session of the player abandoned the
 // game (to start another of its rule set): the model drops the game as

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -363,6 +364,7 @@ func (m *Model) resumed(msg resumedMsg) tea.Cmd {
 		g, err = engine.Replay(msg.game.Record)
 	}
 	if err != nil {
+		m.reloaded = false
 		m.show(screenMenu)
 		m.setContinue()
 		m.menu().say(sErr, clean("could not restore your game: "+err.Error(), 200))
@@ -373,10 +375,22 @@ func (m *Model) resumed(msg resumedMsg) tea.Cmd {
 	m.table().resumeTimes(sg.MoveTimes) // movetimes.go
 	t := m.table()
 	t.hints, t.undos, t.watched = sg.Hints, sg.Undos, sg.Watched
-	t.say(sInfo, "welcome back: your game is as you left it (undo goes back to the start)")
+	if m.reloaded {
+		m.reloaded = false
+		t.say(sWarn, staleNote(g.MovesMade()))
+	} else {
+		t.say(sInfo, "welcome back: your game is as you left it (undo goes back to the start)")
+	}
 	// A game stored at a lost position ended there: ask about its deal
 	// as the lost screen does.
 	return tea.Batch(m.env.readClock(m.token, clockStart), t.askDeal())
+}
+
+// staleNote is what the table and the race board say when they show the
+// stored game again after a change refused as stale (ErrStale): it had n
+// moves.
+func staleNote(n int) string {
+	return ErrStale.Error() + ": back to it as stored (" + strconv.Itoa(n) + plural(n, " move", " moves") + ")"
 }
 
 // solvedReply takes the solver's answer about a deal: for the game on

@@ -38,6 +38,9 @@ type Model struct {
 	// unfinished are the games in progress not on the table (inprogress.go).
 	resume     *SavedGame
 	unfinished []storedGame
+	// reloaded is set while the stored game is fetched again after a
+	// save refused as stale (ErrStale): the table says so when it comes.
+	reloaded bool
 
 	// Deals asked of a command: only the latest request counts.
 	dealReq int

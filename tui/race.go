@@ -1049,10 +1049,17 @@ func (rs *raceScreen) reported(msg raceDoneMsg) tea.Cmd {
 		// meanwhile): it says nothing of this round's game.
 		msg = raceDoneMsg{play: true, seq: msg.seq, round: rs.round}
 	}
+	var stale *StaleError
 	switch {
 	case errors.Is(msg.err, ErrTakenOver):
 		rs.next, rs.held = nil, nil
 		rs.event = raceLeftMsg{st: sWarn, text: "your race continues in another session"}
+		return nil
+	case errors.As(msg.err, &stale):
+		// The racer's stored game moved on without this session (it
+		// was played in another): the board is the stored one now.
+		rs.deal(rs.snap, &stale.Record)
+		rs.say(sWarn, staleNote(len(stale.Record.Moves)))
 		return nil
 	case msg.err != nil && (errors.Is(msg.err, lobby.ErrNotRacing) || errors.Is(msg.err, lobby.ErrRaceOver)):
 		// The race ended while the move was on its way: the results say

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -502,6 +503,33 @@ func TestRaceMoveShowsOnlyOnceStored(t *testing.T) {
 	}
 	f.answers <- nil
 	d.until("the draw on screen", func() bool { return d.shows("4 moves") })
+}
+
+// TestRaceStaleMoveShowsTheStoredGame: a race move refused because the
+// racer's stored game moved on elsewhere (a *StaleError) puts the stored
+// game on the board, saying so, and the race goes on from it.
+func TestRaceStaleMoveShowsTheStoredGame(t *testing.T) {
+	d, f := blockingRace(t, 3)
+	d.keys("d")
+	d.nextPlay(f)
+	f.answers <- nil
+	d.until("the draw on screen", func() bool { return d.shows("1 move") })
+	d.keys("d")
+	d.nextPlay(f)
+	stored := engine.Record{Rules: engine.Classic().ID(), Deal: 42, Moves: []string{"d", "d", "d", "d", "d"}}
+	f.answers <- fmt.Errorf("race KMTX: %w", &StaleError{Record: stored})
+	d.until("the stored game", func() bool {
+		return d.shows("your game changed in another session: back to it as stored (5 moves)")
+	})
+	if got := d.m.race().table.game.MovesMade(); got != 5 || d.m.race().held != nil {
+		t.Fatalf("after the refusal: %d moves, held %v; want the stored 5", got, d.m.race().held != nil)
+	}
+	d.keys("d")
+	if got := len(d.nextPlay(f).Moves); got != 6 {
+		t.Fatalf("the next report has %d moves, want 6", got)
+	}
+	f.answers <- nil
+	d.until("the draw on screen", func() bool { return d.shows("6 moves") })
 }
 
 // TestRaceMarksFollowWhileHeld: while a move waits for the store, keys

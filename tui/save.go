@@ -243,6 +243,12 @@ func (m *Model) savedReply(msg savedMsg) tea.Cmd {
 		}
 		return m.afterSave()
 	}
+	if errors.Is(msg.err, ErrStale) && msg.token == m.token && m.playing && q.ids[msg.token] != "" {
+		// The stored game moved on without this session (it was played
+		// elsewhere): what the screen shows is not stored, and the
+		// stored game is what comes back.
+		return tea.Batch(m.reloadStored(msg.token), m.afterSave())
+	}
 	if ue := unfinishedOf(msg.err); ue != nil && msg.token == m.token && m.playing && q.ids[msg.token] == "" {
 		// Another session has a game of these rules in progress: the
 		// player decides. The table keeps showing the stored position.
@@ -375,6 +381,21 @@ func (q *saveQueue) dropSaves(token int) {
 		}
 	}
 	q.queue = kept
+}
+
+// reloadStored takes the game on the table off it without saving it and
+// fetches it as stored (resumeGame), after a save refused because the
+// stored game is newer than the table's.
+func (m *Model) reloadStored(token int) tea.Cmd {
+	q := &m.saves
+	id := q.ids[token]
+	q.dropSaves(token)
+	q.hold = nil
+	q.saved = 0
+	m.playing = false
+	m.resume = &SavedGame{ID: id}
+	m.reloaded = true
+	return m.resumeGame()
 }
 
 // dropGame takes the game off the table without saving it: another

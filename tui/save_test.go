@@ -299,6 +299,44 @@ func TestTakenOverWhileHeld(t *testing.T) {
 	}
 }
 
+// TestStaleSaveReloads: a save refused because the stored game moved on
+// without this session (ErrStale) takes the screen to the game as stored,
+// saying so; the game goes on from there.
+func TestStaleSaveReloads(t *testing.T) {
+	store := newBlockingGames()
+	d := newAsyncDriver(t, Deps{Args: []string{"classic", "42"}, Unicode: true, Player: testPlayer, Games: store})
+	d.until("the deal", func() bool { return d.m.playing })
+	d.keys("d")
+	d.nextSave(store)
+	store.answers <- nil
+	d.until("the draw", func() bool { return d.shows("1 move") })
+	// Another session of the player drew three more and stored them.
+	store.mu.Lock()
+	elsewhere := store.games["g1"]
+	elsewhere.Record.Moves = []string{"d", "d", "d", "d"}
+	store.games["g1"] = elsewhere
+	claims := store.claims
+	store.mu.Unlock()
+	d.keys("d")
+	d.nextSave(store)
+	store.answers <- fmt.Errorf("save game 1: %w", ErrStale)
+	d.until("the stored game", func() bool { return d.shows("your game changed in another session: back to it as stored (4 moves)") })
+	if !d.m.playing || d.m.saves.hold != nil || d.m.table().game.MovesMade() != 4 {
+		t.Fatalf("after the reload: playing %v, held %v, %d moves; want the stored 4 moves on the table",
+			d.m.playing, d.m.saves.hold != nil, d.m.table().game.MovesMade())
+	}
+	if store.claims != claims+1 {
+		t.Errorf("the stored game was taken %d times, want once", store.claims-claims)
+	}
+	d.keys("d")
+	d.nextSave(store)
+	store.answers <- nil
+	d.until("the next draw", func() bool { return d.shows("5 moves") })
+	if got := len(store.games["g1"].Record.Moves); got != 5 {
+		t.Errorf("stored %d moves, want 5", got)
+	}
+}
+
 func TestShutdownTellsWhatIsSaved(t *testing.T) {
 	tests := []struct {
 		name string

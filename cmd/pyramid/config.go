@@ -39,6 +39,7 @@ type serveConfig struct {
 	metrics        string
 	config         string
 	presenceTTL    time.Duration // several servers on one PostgreSQL: see serve's bus
+	seatGrace      time.Duration // several servers: how long a racer of a dead server keeps their seat
 	traceBus       bool
 }
 
@@ -62,6 +63,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 15*time.Minute, "end a session after this long without input (PYRAMID_IDLE_TIMEOUT)")
 	fs.DurationVar(&c.maxSessionTime, "max-session-time", 12*time.Hour, "end any session after this long (PYRAMID_MAX_SESSION_TIME)")
 	fs.DurationVar(&c.presenceTTL, "presence-ttl", lobby.DefaultPresenceTTL, "several servers on one PostgreSQL: how long another server's player stays in who without a heartbeat (a third of it between heartbeats) (PYRAMID_PRESENCE_TTL)")
+	fs.DurationVar(&c.seatGrace, "seat-grace", lobby.DefaultSeatGrace, "several servers on one PostgreSQL: how long a racer whose server died keeps their seat in the race to come back on another; a race they do not come back to is void (PYRAMID_SEAT_GRACE)")
 	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", 10*time.Second, "on SIGTERM, how long sessions get to tell their players and save before they are closed (PYRAMID_SHUTDOWN_GRACE)")
 	fs.BoolVar(&c.releaseMemory, "release-memory", true, "return the memory of ended sessions to the system as soon as the load halves (PYRAMID_RELEASE_MEMORY)")
 	fs.IntVar(&c.solverBudget, "solver-budget", 2_000_000, "most positions one solver query may search (PYRAMID_SOLVER_BUDGET)")

@@ -3,8 +3,9 @@ package main
 // A race across two instances on one PostgreSQL, end to end: a room made
 // on one is listed and joined on the other, a spectator on one watches a
 // racer on the other, the instance that made the room (and holds the
-// races' lease) dies by SIGKILL mid-race, its racer comes back on the
-// survivor to her stored game, the race ends and is stored once.
+// races' lease) dies by SIGKILL mid-race, its racer is away (her seat
+// waits for her) and comes back on the survivor to her stored game, the
+// race ends and is stored once.
 
 import (
 	"context"
@@ -80,13 +81,13 @@ func TestE2EClusterRace(t *testing.T) {
 	waitStored(t, two.user(keyA), "classic", deal, ga.Record().Moves)
 	c1.kill(t)
 	killed := time.Now()
-	b.WaitScreen(t, wait, "alice left", func(s string) bool { return strings.Contains(lineWith(s, " alice"), "left") })
-	t.Logf("alice counted as left on two %s after her instance died (lease TTL %s)", time.Since(killed).Round(time.Millisecond), clusterTTL)
+	b.WaitScreen(t, wait, "alice away", func(s string) bool { return strings.Contains(lineWith(s, " alice"), "away") })
+	t.Logf("alice counted as away on two %s after her instance died (lease TTL %s)", time.Since(killed).Round(time.Millisecond), clusterTTL)
 
 	// alice comes back, on two, to her game.
 	a = sshtest.OpenTerm(t, two.dial(t, keyA), sshtest.TermOptions{Command: "race " + code})
 	waitPosition(t, a, ga)
-	b.WaitScreen(t, wait, "alice back", func(s string) bool { return !strings.Contains(lineWith(s, " alice"), "left") })
+	b.WaitScreen(t, wait, "alice back", func(s string) bool { return !strings.Contains(lineWith(s, " alice"), "away") })
 	playLine(t, a, ga, line[4:], false)
 	a.WaitFor(t, "You cleared the pyramid!", wait)
 	playLine(t, b, gb, line[half:], true)

@@ -36,7 +36,7 @@ func (ts *testServer) seedFinishedGames(t *testing.T, key gossh.Signer, rules st
 		if err != nil {
 			t.Fatalf("seed game %d: %v", i, err)
 		}
-		if err := st.SaveGame(ctx, g.ID, "seed", store.State{Status: store.StatusLost}); err != nil {
+		if err := st.SaveGame(ctx, g.ID, "seed", g.Version, store.State{Status: store.StatusLost}); err != nil {
 			t.Fatalf("seed game %d: %v", i, err)
 		}
 	}

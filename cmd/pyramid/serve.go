@@ -145,13 +145,14 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 		Logger:  logger,
 		Connect: cfg.connect,
 		// Race rooms.
-		MaxRooms: cfg.maxRooms,
-		Bus:      eventBus,
-		Cluster:  lobby.ClusterConfig{TTL: cfg.presenceTTL, Heartbeat: cfg.presenceTTL / 3},
-		Lease:    lease,
-		DBNow:    dbNow,
-		LeaseTTL: cfg.presenceTTL,
-		Trace:    trace,
+		MaxRooms:  cfg.maxRooms,
+		Bus:       eventBus,
+		Cluster:   lobby.ClusterConfig{TTL: cfg.presenceTTL, Heartbeat: cfg.presenceTTL / 3},
+		Lease:     lease,
+		DBNow:     dbNow,
+		LeaseTTL:  cfg.presenceTTL,
+		SeatGrace: cfg.seatGrace,
+		Trace:     trace,
 	})
 	defer app.Close() // before the bus closes: tells the other servers this one's players left
 	limits, err := cfg.serverLimits()

@@ -102,6 +102,7 @@ func benchSaveMove(b *testing.B, s *Store) {
 		go func() {
 			defer wg.Done()
 			st := store.State{Status: store.StatusPlaying}
+			version := g.Version
 			save := func() {
 				// A game of up to 100 moves, then it starts over.
 				if len(st.Moves) == 100 {
@@ -114,8 +115,11 @@ func benchSaveMove(b *testing.B, s *Store) {
 					st.MoveTimes = append(st.MoveTimes[:len(st.Moves)-1], st.Elapsed+1234*time.Millisecond)
 				}
 				t0 := time.Now()
-				err := s.SaveGame(ctx, g.ID, "o", st)
+				err := s.SaveGame(ctx, g.ID, "o", version, st)
 				lat[i] = append(lat[i], time.Since(t0))
+				if err == nil {
+					version++
+				}
 				if err != nil {
 					mu.Lock()
 					errs = append(errs, err)
@@ -316,6 +320,7 @@ func paceSaves(s *Store, games []store.Game, rate int, d time.Duration) (lat []t
 		wg.Go(func() {
 			// A race game of 20 to 60 moves so far.
 			st := store.State{Status: store.StatusPlaying, Removed: 9}
+			version := g.Version
 			for n := range 20 + i%41 {
 				st.Moves = append(st.Moves, "7.1+7.2")
 				st.MoveTimes = append(st.MoveTimes, time.Duration(n)*1234*time.Millisecond)
@@ -332,8 +337,11 @@ func paceSaves(s *Store, games []store.Game, rate int, d time.Duration) (lat []t
 				st.MoveTimes = append(st.MoveTimes, time.Since(begin))
 				st.Elapsed = time.Since(begin)
 				t0 := time.Now()
-				err := s.SaveGame(ctx, g.ID, "o", st)
+				err := s.SaveGame(ctx, g.ID, "o", version, st)
 				lats[i] = append(lats[i], time.Since(t0))
+				if err == nil {
+					version++
+				}
 				if err != nil {
 					failed[i]++
 				}

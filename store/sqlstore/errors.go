@@ -44,6 +44,8 @@ func uniqueViolation(err error) error {
 			return store.ErrNameTaken
 		case "games_one_playing":
 			return store.ErrInProgress
+		case "games_one_per_race":
+			return store.ErrExists
 		}
 		return nil
 	}
@@ -54,6 +56,8 @@ func uniqueViolation(err error) error {
 			return store.ErrNameTaken
 		case strings.Contains(msg, "games.player_id, games.rules_id"):
 			return store.ErrInProgress
+		case strings.Contains(msg, "games.player_id, games.race_key"):
+			return store.ErrExists
 		}
 	}
 	return nil

@@ -118,7 +118,7 @@ func checkDaily(daily string) error {
 }
 
 const gameCols = `id, player_id, rules_id, deal_number, deal_text, daily, moves, redo, status,
-	removed, elapsed_ms, started_at, updated_at, finished_at, version, owner, hints, undos, watched, practice, move_ms, kind`
+	removed, elapsed_ms, started_at, updated_at, finished_at, version, owner, hints, undos, watched, practice, move_ms, kind, race_key`
 
 func scanGame(row interface{ Scan(...any) error }) (store.Game, error) {
 	var (
@@ -129,7 +129,7 @@ func scanGame(row interface{ Scan(...any) error }) (store.Game, error) {
 		kind                       string
 	)
 	err := row.Scan(&g.ID, &g.PlayerID, &g.RulesID, &deal, &g.DealText, &g.Daily, &moves, &redo, &status,
-		&g.Removed, &elapsed, &started, &up, &finished, &g.Version, &g.Owner, &g.Hints, &g.Undos, &g.Watched, &g.Practice, &times, &kind)
+		&g.Removed, &elapsed, &started, &up, &finished, &g.Version, &g.Owner, &g.Hints, &g.Undos, &g.Watched, &g.Practice, &times, &kind, &g.Race)
 	if err != nil {
 		return store.Game{}, err
 	}
@@ -169,8 +169,8 @@ func scanGames(rows *sql.Rows, err error) ([]store.Game, error) {
 // play it starts with (NewGame.State), and returns its ID; no row when
 // there is no such player, or a banned one.
 const createSQL = `INSERT INTO games (player_id, rules_id, deal_number, deal_text, daily, status, started_at, updated_at, version, owner, practice, kind,
-		moves, redo, removed, elapsed_ms, hints, undos, watched, move_ms)
-	SELECT $1, $2, $3, $4, $5, 'playing', $6, $6, 1, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17
+		moves, redo, removed, elapsed_ms, hints, undos, watched, move_ms, race_key)
+	SELECT $1, $2, $3, $4, $5, 'playing', $6, $6, 1, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18
 	FROM players WHERE id = $1 AND NOT banned RETURNING id`
 
 // CreateGame implements store.Games.
@@ -185,6 +185,11 @@ func (s *Store) CreateGame(ctx context.Context, ng store.NewGame) (store.Game, e
 	}
 	if ng.Kind == store.KindSolo && ng.Practice {
 		err = errors.Join(err, fmt.Errorf("%w: a solo game that is practice", store.ErrInvalid))
+	}
+	if ng.Race != "" && ng.Kind != store.KindRace {
+		err = errors.Join(err, fmt.Errorf("%w: a race key on a %q game", store.ErrInvalid, ng.Kind))
+	} else if len(ng.Race) > store.MaxIDLen {
+		err = errors.Join(err, fmt.Errorf("%w: race key of %d bytes", store.ErrInvalid, len(ng.Race)))
 	}
 	first := ng.State
 	switch first.Status {
@@ -205,7 +210,7 @@ func (s *Store) CreateGame(ctx context.Context, ng store.NewGame) (store.Game, e
 	g := store.Game{
 		PlayerID: ng.PlayerID, RulesID: ng.RulesID, DealNumber: ng.DealNumber, DealText: ng.DealText,
 		Daily: ng.Daily, State: first,
-		Started: fromMS(ms(now)), Updated: fromMS(ms(now)), Version: 1, Owner: ng.Owner,
+		Started: fromMS(ms(now)), Updated: fromMS(ms(now)), Version: 1, Owner: ng.Owner, Race: ng.Race,
 	}
 	create := func(ctx context.Context, tx *sql.Tx) error {
 		g.Kind = ng.Kind
@@ -236,7 +241,7 @@ func (s *Store) CreateGame(ctx context.Context, ng store.NewGame) (store.Game, e
 		// (store.Kind.OnePerRules).
 		args := []any{ng.PlayerID, ng.RulesID, int64(ng.DealNumber), ng.DealText, ng.Daily, ms(now), ng.Owner, g.Practice, string(g.Kind),
 			encodeMoves(first.Moves), encodeMoves(first.Redo), first.Removed, first.Elapsed.Milliseconds(),
-			first.Hints, first.Undos, first.Watched, encodeTimes(first.MoveTimes)}
+			first.Hints, first.Undos, first.Watched, encodeTimes(first.MoveTimes), ng.Race}
 		var row *sql.Row
 		if st := s.saves.create; st != nil {
 			// SQLite's writer has it prepared: parsing it again was
@@ -276,6 +281,21 @@ func (s *Store) Game(ctx context.Context, id int64) (store.Game, error) {
 	})
 	if err != nil {
 		return store.Game{}, fmt.Errorf("store: game %d: %w", id, err)
+	}
+	return g, nil
+}
+
+// RaceGame implements store.Games. The unique index games_one_per_race
+// (migration 0011) answers it.
+func (s *Store) RaceGame(ctx context.Context, playerID, race string) (store.Game, error) {
+	var g store.Game
+	err := s.read(ctx, func(ctx context.Context, db *sql.DB) (err error) {
+		g, err = scanGame(db.QueryRowContext(ctx, `SELECT `+gameCols+` FROM games
+			WHERE player_id = $1 AND race_key = $2 AND race_key <> ''`, playerID, race))
+		return err
+	})
+	if err != nil {
+		return store.Game{}, fmt.Errorf("store: game of race %s of player %s: %w", race, playerID, err)
 	}
 	return g, nil
 }
@@ -374,7 +394,7 @@ func (s *Store) ClaimGame(ctx context.Context, gameID int64, playerID, owner str
 		res, err := tx.ExecContext(ctx, `UPDATE games SET owner = $1, version = version + 1, updated_at = $2
 			WHERE id = $3 AND player_id = $4 AND status = 'playing'`, owner, ms(s.now()), gameID, playerID)
 		if err := oneRow(res, err); errors.Is(err, sql.ErrNoRows) {
-			return whyNot(ctx, tx, gameID, playerID, owner)
+			return whyNot(ctx, tx, gameID, playerID, owner, nil)
 		} else if err != nil {
 			return err
 		}
@@ -387,21 +407,45 @@ func (s *Store) ClaimGame(ctx context.Context, gameID int64, playerID, owner str
 	return g, nil
 }
 
+// written is what a conditional save wrote: the version it built on and
+// its move log, for whyNot to tell a save stored already (a retry after a
+// lost answer) from a stale one.
+type written struct {
+	version int64
+	moves   string
+}
+
+// writtenOf is what the saveArgs args write.
+func writtenOf(args []any) *written {
+	moves, _ := args[0].(string)
+	version, _ := args[13].(int64)
+	return &written{version: version, moves: moves}
+}
+
 // whyNot explains why a conditional write to a game changed nothing:
 // ErrNotFound (no such game, or not this player's when playerID is set),
-// ErrFinished, or ErrConflict (another session owns it).
-func whyNot(ctx context.Context, q querier, gameID int64, playerID, owner string) error {
-	var player, status, current string
-	err := q.QueryRowContext(ctx, `SELECT player_id, status, owner FROM games WHERE id = $1`, gameID).Scan(&player, &status, &current)
+// ErrFinished, ErrConflict (another session owns it) or ErrStale (w, the
+// save, built on an older version than the stored one); nil when the
+// stored game is w already, written by this owner (a retry of a save that
+// was stored, whose answer was lost). w is nil for a claim.
+func whyNot(ctx context.Context, q querier, gameID int64, playerID, owner string, w *written) error {
+	var player, status, current, moves string
+	var version int64
+	err := q.QueryRowContext(ctx, `SELECT player_id, status, owner, version, moves FROM games WHERE id = $1`, gameID).
+		Scan(&player, &status, &current, &version, &moves)
 	switch {
 	case err != nil:
 		return err
 	case playerID != "" && player != playerID:
 		return store.ErrNotFound
+	case w != nil && current == owner && version == w.version+1 && moves == w.moves:
+		return nil
 	case store.Status(status) != store.StatusPlaying:
 		return store.ErrFinished
 	case current != owner:
 		return store.ErrConflict
+	case w != nil && version != w.version:
+		return store.ErrStale
 	}
 	// It changed back between the two statements; say so rather than
 	// claim success.
@@ -409,23 +453,24 @@ func whyNot(ctx context.Context, q querier, gameID int64, playerID, owner string
 }
 
 // saveSQL is the one statement that stores a move, with the time of each
-// move (move_ms). It is conditioned on
-// the owner, so a session whose game was claimed elsewhere cannot write.
-// The assistance counts and the watched mark never go down.
+// move (move_ms). It is conditioned on the owner, so a session whose game
+// was claimed elsewhere cannot write, and on the version the state was
+// made on, so a copy of the game older than the stored one cannot
+// overwrite it. The assistance counts and the watched mark never go down.
 const saveSQL = `UPDATE games SET moves = $1, redo = $2, status = $3, removed = $4, elapsed_ms = $5,
 	updated_at = $6, finished_at = $7, version = version + 1,
 	hints = CASE WHEN hints > $10 THEN hints ELSE $10 END,
 	undos = CASE WHEN undos > $11 THEN undos ELSE $11 END,
 	watched = (watched OR $12), move_ms = $13
-	WHERE id = $8 AND owner = $9 AND status = 'playing'`
+	WHERE id = $8 AND owner = $9 AND version = $14 AND status = 'playing'`
 
-func saveArgs(gameID int64, owner string, st store.State, now time.Time) []any {
+func saveArgs(gameID int64, owner string, version int64, st store.State, now time.Time) []any {
 	var finished sql.NullInt64
 	if st.Status.Finished() {
 		finished = sql.NullInt64{Int64: ms(now), Valid: true}
 	}
 	return []any{encodeMoves(st.Moves), encodeMoves(st.Redo), string(st.Status), st.Removed,
-		st.Elapsed.Milliseconds(), ms(now), finished, gameID, owner, st.Hints, st.Undos, st.Watched, encodeTimes(st.MoveTimes)}
+		st.Elapsed.Milliseconds(), ms(now), finished, gameID, owner, st.Hints, st.Undos, st.Watched, encodeTimes(st.MoveTimes), version}
 }
 
 // gameTx runs fn, a game's short write transaction (a new game, a claim,
@@ -455,24 +500,25 @@ func (s *Store) gameTxOneWrite(ctx context.Context, fn func(ctx context.Context,
 // committed: with synchronous=FULL, the WAL is synced before it returns.
 // On PostgreSQL it joins the saves waiting for the batch in flight,
 // stored together in one autocommit statement (pggroup.go).
-func (s *Store) SaveGame(ctx context.Context, gameID int64, owner string, st store.State) error {
+func (s *Store) SaveGame(ctx context.Context, gameID int64, owner string, version int64, st store.State) error {
 	if err := checkState(st); err != nil {
 		return fmt.Errorf("store: save game %d: %w", gameID, err)
 	}
+	args := saveArgs(gameID, owner, version, st, s.now())
 	if s.gate != nil && !s.soloSaves {
-		if err := s.groupSave(ctx, gameID, owner, saveArgs(gameID, owner, st, s.now())); err != nil {
+		if err := s.groupSave(ctx, gameID, owner, args); err != nil {
 			return fmt.Errorf("store: save game %d: %w", gameID, err)
 		}
 		return nil
 	}
 	if s.pgGate != nil && !s.soloSaves {
-		if err := s.pgGroupSave(ctx, gameID, owner, saveArgs(gameID, owner, st, s.now())); err != nil {
+		if err := s.pgGroupSave(ctx, gameID, owner, args); err != nil {
 			return fmt.Errorf("store: save game %d: %w", gameID, err)
 		}
 		return nil
 	}
 	err := s.write(ctx, func(ctx context.Context) error {
-		return s.saveRow(ctx, gameID, owner, saveArgs(gameID, owner, st, s.now()))
+		return s.saveRow(ctx, gameID, owner, args)
 	})
 	if err != nil {
 		return fmt.Errorf("store: save game %d: %w", gameID, err)
@@ -481,7 +527,7 @@ func (s *Store) SaveGame(ctx context.Context, gameID int64, owner string, st sto
 }
 
 // FinishGame implements store.Games.
-func (s *Store) FinishGame(ctx context.Context, gameID int64, owner string, st store.State, res *store.Result) error {
+func (s *Store) FinishGame(ctx context.Context, gameID int64, owner string, version int64, st store.State, res *store.Result) error {
 	err := checkState(st)
 	if err == nil && !st.Status.Finished() {
 		err = fmt.Errorf("%w: status %q is not final", store.ErrInvalid, st.Status)
@@ -492,6 +538,7 @@ func (s *Store) FinishGame(ctx context.Context, gameID int64, owner string, st s
 	if err != nil {
 		return fmt.Errorf("store: finish game %d: %w", gameID, err)
 	}
+	args := saveArgs(gameID, owner, version, st, s.now())
 	err = s.gameTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var r sql.Result
 		var err error
@@ -500,12 +547,15 @@ func (s *Store) FinishGame(ctx context.Context, gameID int64, owner string, st s
 			// finish at its end).
 			txst := tx.StmtContext(ctx, ps)
 			defer txst.Close()
-			r, err = txst.ExecContext(ctx, saveArgs(gameID, owner, st, s.now())...)
+			r, err = txst.ExecContext(ctx, args...)
 		} else {
-			r, err = tx.ExecContext(ctx, saveSQL, saveArgs(gameID, owner, st, s.now())...)
+			r, err = tx.ExecContext(ctx, saveSQL, args...)
 		}
 		if err := oneRow(r, err); errors.Is(err, sql.ErrNoRows) {
-			return whyNot(ctx, tx, gameID, "", owner)
+			if err := whyNot(ctx, tx, gameID, "", owner, writtenOf(args)); err != nil {
+				return err
+			}
+			return nil // stored already: a retry (its result too)
 		} else if err != nil || res == nil {
 			return err
 		}

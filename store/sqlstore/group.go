@@ -400,7 +400,7 @@ func (s *Store) saveBatch(batch []*saveReq) (errs []error, err error) {
 			}
 			res, err := exec(r.args)
 			if err := oneRow(res, err); errors.Is(err, sql.ErrNoRows) {
-				errs[i] = whyNot(sctx, tx, r.gameID, "", r.owner)
+				errs[i] = whyNot(sctx, tx, r.gameID, "", r.owner, writtenOf(r.args))
 			} else if err != nil {
 				tx.Rollback()
 				return fmt.Errorf("save game %d: %w", r.gameID, err)
@@ -469,7 +469,7 @@ func inSavepoint(ctx context.Context, tx *sql.Tx, r *saveReq) (own, batch error)
 func (s *Store) saveRow(ctx context.Context, gameID int64, owner string, args []any) error {
 	res, err := s.w.ExecContext(ctx, saveSQL, args...)
 	if err := oneRow(res, err); errors.Is(err, sql.ErrNoRows) {
-		return whyNot(ctx, s.r, gameID, "", owner)
+		return whyNot(ctx, s.r, gameID, "", owner, writtenOf(args))
 	} else if err != nil {
 		return err
 	}

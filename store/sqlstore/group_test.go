@@ -62,7 +62,7 @@ func TestGroupCommit(t *testing.T) {
 	ctx := context.Background()
 	games := groupGames(t, s, 40)
 	finished := games[len(games)-1]
-	if err := s.FinishGame(ctx, finished.ID, "o", store.State{Status: store.StatusAbandoned}, nil); err != nil {
+	if err := s.FinishGame(ctx, finished.ID, "o", finished.Version, store.State{Status: store.StatusAbandoned}, nil); err != nil {
 		t.Fatal(err)
 	}
 	release := holdWriter(s)
@@ -74,7 +74,7 @@ func TestGroupCommit(t *testing.T) {
 			owner = "someone else"
 		}
 		wg.Go(func() {
-			errs[i] = s.SaveGame(ctx, g.ID, owner, store.State{Status: store.StatusPlaying, Moves: []string{"d", fmt.Sprint(i + 1)}})
+			errs[i] = s.SaveGame(ctx, g.ID, owner, g.Version, store.State{Status: store.StatusPlaying, Moves: []string{"d", fmt.Sprint(i + 1)}})
 		})
 	}
 	waitQueued(t, s, len(games))
@@ -116,7 +116,7 @@ func TestGroupCommitFailure(t *testing.T) {
 	ctx := context.Background()
 	games := groupGames(t, s, 3)
 	args := func(g store.Game, moves ...string) []any {
-		return saveArgs(g.ID, "o", store.State{Status: store.StatusPlaying, Moves: moves}, time.Now())
+		return saveArgs(g.ID, "o", g.Version, store.State{Status: store.StatusPlaying, Moves: moves}, time.Now())
 	}
 	bad := args(games[1], "d")
 	bad[2] = "no such status" // the table's CHECK refuses it
@@ -158,7 +158,7 @@ func TestGroupCommitGiveUp(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- s.SaveGame(ctx, games[0].ID, "o", store.State{Status: store.StatusPlaying, Moves: []string{"d"}})
+		done <- s.SaveGame(ctx, games[0].ID, "o", games[0].Version, store.State{Status: store.StatusPlaying, Moves: []string{"d"}})
 	}()
 	waitQueued(t, s, 1)
 	cancel()
@@ -198,7 +198,7 @@ func TestGroupCommitBusy(t *testing.T) {
 		wg.Go(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(i+1)*300*time.Millisecond)
 			defer cancel()
-			errs[i] = s.SaveGame(ctx, g.ID, "o", store.State{Status: store.StatusPlaying, Moves: []string{"d"}})
+			errs[i] = s.SaveGame(ctx, g.ID, "o", g.Version, store.State{Status: store.StatusPlaying, Moves: []string{"d"}})
 		})
 	}
 	wg.Wait()
@@ -295,7 +295,7 @@ func TestGroupClose(t *testing.T) {
 	errs := make([]error, len(games))
 	var wg sync.WaitGroup
 	for i, g := range games {
-		wg.Go(func() { errs[i] = s.SaveGame(ctx, g.ID, "o", st) })
+		wg.Go(func() { errs[i] = s.SaveGame(ctx, g.ID, "o", g.Version, st) })
 	}
 	waitQueued(t, s, len(games))
 	closed := make(chan error, 1)
@@ -312,7 +312,7 @@ func TestGroupClose(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond) // polling a condition, not synchronising
 	}
-	if err := s.SaveGame(ctx, games[0].ID, "o", st); !errors.Is(err, errClosing) {
+	if err := s.SaveGame(ctx, games[0].ID, "o", 2, st); !errors.Is(err, errClosing) {
 		t.Errorf("a save while the store closes: got %v, want errClosing", err)
 	}
 	release()

@@ -39,7 +39,7 @@ func TestGameKindBackfill(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := s.FinishGame(ctx, g.ID, "s", store.State{Status: store.StatusLost}, nil); err != nil {
+				if err := s.FinishGame(ctx, g.ID, "s", g.Version, store.State{Status: store.StatusLost}, nil); err != nil {
 					t.Fatal(err)
 				}
 				return g.ID

@@ -42,7 +42,7 @@ import (
 const pgInFlight = 1
 
 // pgGroupSQL stores a batch of saves: saveSQL for each row of the arrays,
-// with the same conditions (the owner, still playing), returning the ids
+// with the same conditions (the owner, the version, still playing), returning the ids
 // it changed. Its arrays are in pgRows' order.
 const pgGroupSQL = `UPDATE games AS g SET moves = v.moves, redo = v.redo, status = v.status,
 	removed = v.removed, elapsed_ms = v.elapsed_ms, updated_at = v.updated_at,
@@ -50,9 +50,9 @@ const pgGroupSQL = `UPDATE games AS g SET moves = v.moves, redo = v.redo, status
 	hints = GREATEST(g.hints, v.hints), undos = GREATEST(g.undos, v.undos),
 	watched = (g.watched OR v.watched), move_ms = v.move_ms
 	FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[],
-		$7::bigint[], $8::bigint[], $9::bigint[], $10::integer[], $11::integer[], $12::boolean[], $13::text[])
-		AS v(id, owner, moves, redo, status, removed, elapsed_ms, updated_at, finished_at, hints, undos, watched, move_ms)
-	WHERE g.id = v.id AND g.owner = v.owner AND g.status = 'playing'
+		$7::bigint[], $8::bigint[], $9::bigint[], $10::integer[], $11::integer[], $12::boolean[], $13::text[], $14::bigint[])
+		AS v(id, owner, moves, redo, status, removed, elapsed_ms, updated_at, finished_at, hints, undos, watched, move_ms, version)
+	WHERE g.id = v.id AND g.owner = v.owner AND g.version = v.version AND g.status = 'playing'
 	RETURNING g.id`
 
 // pgRows is a batch of saves as the columns of pgGroupSQL.
@@ -63,13 +63,14 @@ type pgRows struct {
 	elapsed, updated                 []int64
 	finished                         []*int64
 	watched                          []bool
+	version                          []int64
 }
 
 // add appends one save's saveArgs; false when they are not saveArgs'
 // (a change of saveArgs that this file missed: the batch then goes one
 // by one, which is always right).
 func (p *pgRows) add(a []any) bool {
-	if len(a) != 13 {
+	if len(a) != 14 {
 		return false
 	}
 	moves, ok1 := a[0].(string)
@@ -85,7 +86,8 @@ func (p *pgRows) add(a []any) bool {
 	undos, ok11 := a[10].(int)
 	watched, ok12 := a[11].(bool)
 	times, ok13 := a[12].(string)
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 && ok8 && ok9 && ok10 && ok11 && ok12 && ok13) {
+	version, ok14 := a[13].(int64)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 && ok8 && ok9 && ok10 && ok11 && ok12 && ok13 && ok14) {
 		return false
 	}
 	p.id = append(p.id, id)
@@ -105,12 +107,13 @@ func (p *pgRows) add(a []any) bool {
 	p.undos = append(p.undos, int64(undos))
 	p.watched = append(p.watched, watched)
 	p.tims = append(p.tims, times)
+	p.version = append(p.version, version)
 	return true
 }
 
 func (p *pgRows) args() []any {
 	return []any{p.id, p.owner, p.moves, p.redo, p.status, p.removed, p.elapsed, p.updated,
-		p.finished, p.hints, p.undos, p.watched, p.tims}
+		p.finished, p.hints, p.undos, p.watched, p.tims, p.version}
 }
 
 // pgGroupSave stores one save through PostgreSQL's group commit and
@@ -187,7 +190,7 @@ func (s *Store) pgSaveBatch(batch []*saveReq) (errs []error, err error) {
 	for i, r := range batch {
 		if !changed[r.gameID] {
 			errs[i] = s.retry(r.ctx, false, func(ctx context.Context) error {
-				return whyNot(ctx, s.r, r.gameID, "", r.owner)
+				return whyNot(ctx, s.r, r.gameID, "", r.owner, writtenOf(r.args))
 			})
 		}
 	}

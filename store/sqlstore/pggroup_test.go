@@ -34,28 +34,30 @@ func TestPGGroupCommit(t *testing.T) {
 	games := groupGames(t, s, 40)
 	release := holdPGBatches(s) // batches in flight: the saves queue
 	type save struct {
-		id    int64
-		owner string
-		moves []string
-		want  error
+		id      int64
+		owner   string
+		version int64
+		moves   []string
+		want    error
 	}
-	saves := []save{{id: games[0].ID, owner: "someone else", moves: []string{"d"}, want: store.ErrConflict}}
+	saves := []save{{id: games[0].ID, owner: "someone else", version: 1, moves: []string{"d"}, want: store.ErrConflict}}
 	for i, g := range games[1:] {
-		saves = append(saves, save{id: g.ID, owner: "o", moves: []string{"d", fmt.Sprint(i + 1)}})
+		saves = append(saves, save{id: g.ID, owner: "o", version: 1, moves: []string{"d", fmt.Sprint(i + 1)}})
 	}
-	// The second save of games[1] is queued after its first.
-	saves = append(saves, save{id: games[1].ID, owner: "o", moves: []string{"d", "1", "r"}})
+	// The second save of games[1] is queued after its first, and builds
+	// on it.
+	saves = append(saves, save{id: games[1].ID, owner: "o", version: 2, moves: []string{"d", "1", "r"}})
 	errs := make([]error, len(saves))
 	var wg sync.WaitGroup
 	for i, sv := range saves[:len(saves)-1] {
 		wg.Go(func() {
-			errs[i] = s.SaveGame(ctx, sv.id, sv.owner, store.State{Status: store.StatusPlaying, Moves: sv.moves})
+			errs[i] = s.SaveGame(ctx, sv.id, sv.owner, sv.version, store.State{Status: store.StatusPlaying, Moves: sv.moves})
 		})
 	}
 	waitQueued(t, s, len(saves)-1)
 	last := len(saves) - 1
 	wg.Go(func() {
-		errs[last] = s.SaveGame(ctx, saves[last].id, "o", store.State{Status: store.StatusPlaying, Moves: saves[last].moves})
+		errs[last] = s.SaveGame(ctx, saves[last].id, "o", saves[last].version, store.State{Status: store.StatusPlaying, Moves: saves[last].moves})
 	})
 	waitQueued(t, s, len(saves))
 	release()
@@ -98,7 +100,7 @@ func TestPGGroupCommitFailure(t *testing.T) {
 	for i, g := range games {
 		wg.Go(func() {
 			st := store.State{Status: store.StatusPlaying, Moves: []string{"d"}}
-			args := saveArgs(g.ID, "o", st, time.Now())
+			args := saveArgs(g.ID, "o", g.Version, st, time.Now())
 			if i == 1 {
 				args[0] = 7 // not a string: the batch cannot be built
 			}

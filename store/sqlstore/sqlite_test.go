@@ -78,7 +78,7 @@ func TestSQLiteReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SaveGame(ctx, g.ID, "a", store.State{Moves: []string{"d", "r"}, Status: store.StatusPlaying}); err != nil {
+	if err := s.SaveGame(ctx, g.ID, "a", g.Version, store.State{Moves: []string{"d", "r"}, Status: store.StatusPlaying}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -188,9 +188,9 @@ func TestSQLiteNoDatabaseLocked(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			st := store.State{Status: store.StatusPlaying}
-			for range moves {
+			for n := range moves {
 				st.Moves = append(st.Moves, "d")
-				if err := s.SaveGame(ctx, g.ID, "o", st); err != nil {
+				if err := s.SaveGame(ctx, g.ID, "o", g.Version+int64(n), st); err != nil {
 					errs <- err
 				}
 			}

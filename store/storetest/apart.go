@@ -41,7 +41,7 @@ func testGameRaceGamesApart(t *testing.T, e *env) {
 	}
 	// With the solo game over, the race game is in no one's place: a new
 	// solo game starts, and no other is in progress.
-	if err := e.s.SaveGame(e.ctx, solo.ID, "session-A", store.State{Status: store.StatusAbandoned}); err != nil {
+	if err := e.s.SaveGame(e.ctx, solo.ID, "session-A", e.ver(solo.ID), store.State{Status: store.StatusAbandoned}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = e.s.GameInProgress(e.ctx, p.ID, "classic")

@@ -91,14 +91,14 @@ func testGameOneUnfinishedPerRules(t *testing.T, e *env) {
 	}
 	// Playing the classic game makes it the latest.
 	e.clock.Advance(time.Second)
-	if err := e.s.SaveGame(e.ctx, g.ID, "session-A", store.State{Moves: []string{"d"}, Status: store.StatusPlaying}); err != nil {
+	if err := e.s.SaveGame(e.ctx, g.ID, "session-A", e.ver(g.ID), store.State{Moves: []string{"d"}, Status: store.StatusPlaying}); err != nil {
 		t.Fatal(err)
 	}
 	if latest, _ := e.s.LatestUnfinishedGame(e.ctx, p.ID); latest.ID != g.ID {
 		t.Errorf("LatestUnfinishedGame = %d, want %d", latest.ID, g.ID)
 	}
 	// Once it is over a new one may start.
-	if err := e.s.SaveGame(e.ctx, g.ID, "session-A", store.State{Status: store.StatusAbandoned}); err != nil {
+	if err := e.s.SaveGame(e.ctx, g.ID, "session-A", e.ver(g.ID), store.State{Status: store.StatusAbandoned}); err != nil {
 		t.Fatal(err)
 	}
 	e.game(p, "classic", 7)
@@ -118,7 +118,7 @@ func testGameSaveAndLoad(t *testing.T, e *env) {
 		Elapsed:   83*time.Second + 250*time.Millisecond,
 	}
 	e.clock.Advance(time.Minute)
-	if err := e.s.SaveGame(e.ctx, g.ID, "session-A", st); err != nil {
+	if err := e.s.SaveGame(e.ctx, g.ID, "session-A", e.ver(g.ID), st); err != nil {
 		t.Fatal(err)
 	}
 	got, err := e.s.Game(e.ctx, g.ID)
@@ -132,7 +132,7 @@ func testGameSaveAndLoad(t *testing.T, e *env) {
 		t.Errorf("version %d updated %v finished %v, want 2, +1m, zero", got.Version, got.Updated, got.Finished)
 	}
 	// Undo everything: empty lists come back empty.
-	if err := e.s.SaveGame(e.ctx, g.ID, "session-A", store.State{Status: store.StatusPlaying}); err != nil {
+	if err := e.s.SaveGame(e.ctx, g.ID, "session-A", e.ver(g.ID), store.State{Status: store.StatusPlaying}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := e.s.Game(e.ctx, g.ID); len(got.Moves) != 0 || len(got.MoveTimes) != 0 || len(got.Redo) != 0 || got.Version != 3 {
@@ -143,13 +143,13 @@ func testGameSaveAndLoad(t *testing.T, e *env) {
 	// them that way.
 	undone := st
 	undone.Moves, undone.MoveTimes = st.Moves[:3], st.MoveTimes[:2]
-	if err := e.s.SaveGame(e.ctx, g.ID, "session-A", undone); err != nil {
+	if err := e.s.SaveGame(e.ctx, g.ID, "session-A", e.ver(g.ID), undone); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := e.s.Game(e.ctx, g.ID); !reflect.DeepEqual(got.MoveTimes, undone.MoveTimes) || len(got.Moves) != 3 {
 		t.Errorf("after undo: moves %v times %v, want 3 moves, times %v", got.Moves, got.MoveTimes, undone.MoveTimes)
 	}
-	err = e.s.SaveGame(e.ctx, g.ID+1000, "session-A", st)
+	err = e.s.SaveGame(e.ctx, g.ID+1000, "session-A", e.ver(g.ID+1000), st)
 	wantErr(t, "SaveGame(unknown)", err, store.ErrNotFound)
 }
 
@@ -172,7 +172,7 @@ func testGameSaveInvalid(t *testing.T, e *env) {
 		"more times than moves": {Moves: []string{"d"}, MoveTimes: []time.Duration{1, 2}, Status: store.StatusPlaying},
 		"negative time":         {Moves: []string{"d"}, MoveTimes: []time.Duration{-time.Millisecond}, Status: store.StatusPlaying},
 	} {
-		wantErr(t, name, e.s.SaveGame(e.ctx, g.ID, "session-A", st), store.ErrInvalid)
+		wantErr(t, name, e.s.SaveGame(e.ctx, g.ID, "session-A", e.ver(g.ID), st), store.ErrInvalid)
 	}
 }
 
@@ -180,7 +180,7 @@ func testGameClaim(t *testing.T, e *env) {
 	p, q := e.player("alice"), e.player("bob")
 	g := e.game(p, "classic", 42)
 	one := store.State{Moves: []string{"d"}, Status: store.StatusPlaying}
-	if err := e.s.SaveGame(e.ctx, g.ID, "session-A", one); err != nil {
+	if err := e.s.SaveGame(e.ctx, g.ID, "session-A", e.ver(g.ID), one); err != nil {
 		t.Fatal(err)
 	}
 	// Alice connects again from elsewhere: the new session takes over.
@@ -192,9 +192,9 @@ func testGameClaim(t *testing.T, e *env) {
 		t.Errorf("claimed = %+v", claimed)
 	}
 	two := store.State{Moves: []string{"d", "d"}, Status: store.StatusPlaying}
-	wantErr(t, "old owner saves", e.s.SaveGame(e.ctx, g.ID, "session-A", two), store.ErrConflict)
-	wantErr(t, "old owner finishes", e.s.FinishGame(e.ctx, g.ID, "session-A", store.State{Status: store.StatusAbandoned}, nil), store.ErrConflict)
-	wantErr(t, "new owner saves", e.s.SaveGame(e.ctx, g.ID, "session-B", two), nil)
+	wantErr(t, "old owner saves", e.s.SaveGame(e.ctx, g.ID, "session-A", e.ver(g.ID), two), store.ErrConflict)
+	wantErr(t, "old owner finishes", e.s.FinishGame(e.ctx, g.ID, "session-A", e.ver(g.ID), store.State{Status: store.StatusAbandoned}, nil), store.ErrConflict)
+	wantErr(t, "new owner saves", e.s.SaveGame(e.ctx, g.ID, "session-B", e.ver(g.ID), two), nil)
 	if got, _ := e.s.Game(e.ctx, g.ID); !reflect.DeepEqual(got.Moves, two.Moves) {
 		t.Errorf("moves = %v, want %v", got.Moves, two.Moves)
 	}
@@ -202,11 +202,121 @@ func testGameClaim(t *testing.T, e *env) {
 	wantErr(t, "bob claims alice's game", err, store.ErrNotFound)
 	_, err = e.s.ClaimGame(e.ctx, g.ID+1000, p.ID, "session-C")
 	wantErr(t, "claim unknown game", err, store.ErrNotFound)
-	if err := e.s.SaveGame(e.ctx, g.ID, "session-B", store.State{Status: store.StatusLost}); err != nil {
+	if err := e.s.SaveGame(e.ctx, g.ID, "session-B", e.ver(g.ID), store.State{Status: store.StatusLost}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = e.s.ClaimGame(e.ctx, g.ID, p.ID, "session-C")
 	wantErr(t, "claim finished game", err, store.ErrFinished)
+}
+
+func testGameStaleSave(t *testing.T, e *env) {
+	// The stored game is the truth: a save names the version of the game
+	// it was made on, and one made on an older version than the stored
+	// one is refused, whoever owns the game.
+	p := e.player("alice")
+	g := e.game(p, "classic", 42)
+	one := store.State{Moves: []string{"d"}, MoveTimes: []time.Duration{time.Second}, Status: store.StatusPlaying}
+	wantErr(t, "save on version 1", e.s.SaveGame(e.ctx, g.ID, "session-A", 1, one), nil)
+	// A copy still at version 1 (a racer's board kept by a server they
+	// left) makes another change: refused, and the stored game keeps its
+	// move.
+	stale := store.State{Moves: []string{"r"}, Status: store.StatusPlaying}
+	wantErr(t, "stale save", e.s.SaveGame(e.ctx, g.ID, "session-A", 1, stale), store.ErrStale)
+	wantErr(t, "save on a version not yet stored", e.s.SaveGame(e.ctx, g.ID, "session-A", 3, stale), store.ErrStale)
+	wantErr(t, "stale finish", e.s.FinishGame(e.ctx, g.ID, "session-A", 1, store.State{Status: store.StatusAbandoned}, nil), store.ErrStale)
+	got, err := e.s.Game(e.ctx, g.ID)
+	if err != nil || !reflect.DeepEqual(got.State, one) || got.Version != 2 {
+		t.Fatalf("after the stale writes: %+v, %v; want the first save's state at version 2", got, err)
+	}
+	// The same save again (a retry after its answer was lost) changes
+	// nothing and is not an error.
+	wantErr(t, "retried save", e.s.SaveGame(e.ctx, g.ID, "session-A", 1, one), nil)
+	if v := e.ver(g.ID); v != 2 {
+		t.Errorf("version after a retried save = %d, want 2", v)
+	}
+	// A claim counts as a write: a copy made before it is stale even for
+	// the new owner, who builds on the version the claim returned.
+	claimed, err := e.s.ClaimGame(e.ctx, g.ID, p.ID, "session-B")
+	if err != nil || claimed.Version != 3 || !reflect.DeepEqual(claimed.State, one) {
+		t.Fatalf("claim = %+v, %v; want the stored game at version 3", claimed, err)
+	}
+	two := store.State{Moves: []string{"d", "d"}, Status: store.StatusPlaying}
+	wantErr(t, "new owner on the version before the claim", e.s.SaveGame(e.ctx, g.ID, "session-B", 2, two), store.ErrStale)
+	wantErr(t, "new owner on the claimed version", e.s.SaveGame(e.ctx, g.ID, "session-B", 3, two), nil)
+	wantErr(t, "old owner on the newest version", e.s.SaveGame(e.ctx, g.ID, "session-A", 4, two), store.ErrConflict)
+	over := store.State{Moves: []string{"d", "d"}, Status: store.StatusAbandoned}
+	wantErr(t, "finish on the newest version", e.s.FinishGame(e.ctx, g.ID, "session-B", 4, over, nil), nil)
+	wantErr(t, "finish retried", e.s.FinishGame(e.ctx, g.ID, "session-B", 4, over, nil), nil)
+	wantErr(t, "save after the finish", e.s.SaveGame(e.ctx, g.ID, "session-B", 5, two), store.ErrFinished)
+
+	// Saves of many games at once, a stale one among them (SQLite's and
+	// PostgreSQL's group commits answer each save alone).
+	var games []store.Game
+	for i := range 8 {
+		q := e.racer(fmt.Sprintf("stale%d", i))
+		games = append(games, e.game(q, "classic", 7))
+	}
+	errs := make([]error, len(games))
+	var wg sync.WaitGroup
+	for i, g := range games {
+		version := int64(1)
+		if i%3 == 0 {
+			version = 7 // a copy that is not the stored game's
+		}
+		wg.Go(func() { errs[i] = e.s.SaveGame(e.ctx, g.ID, "session-A", version, one) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		want := error(nil)
+		if i%3 == 0 {
+			want = store.ErrStale
+		}
+		wantErr(t, fmt.Sprintf("grouped save %d", i), err, want)
+	}
+}
+
+func testGameOnePerRace(t *testing.T, e *env) {
+	// A racer has one game per race, found by the race's key from any
+	// server: a second one is refused, whoever tries to make it.
+	p, q := e.racer("ann"), e.racer("bob")
+	race := e.prefix() + "cluster/ABCD/1/1700000000000"
+	g, err := e.s.CreateGame(e.ctx, store.NewGame{PlayerID: p.ID, RulesID: "classic", DealNumber: 9, Owner: "server-1",
+		Kind: store.KindRace, Race: race})
+	if err != nil || g.Race != race {
+		t.Fatalf("race game = %+v, %v", g, err)
+	}
+	_, err = e.s.CreateGame(e.ctx, store.NewGame{PlayerID: p.ID, RulesID: "classic", DealNumber: 9, Owner: "server-2",
+		Kind: store.KindRace, Race: race})
+	wantErr(t, "a second game of the race", err, store.ErrExists)
+	if _, err := e.s.CreateGame(e.ctx, store.NewGame{PlayerID: q.ID, RulesID: "classic", DealNumber: 9, Owner: "server-2",
+		Kind: store.KindRace, Race: race}); err != nil {
+		t.Errorf("another racer's game of the race: %v", err)
+	}
+	if _, err := e.s.CreateGame(e.ctx, store.NewGame{PlayerID: p.ID, RulesID: "classic", DealNumber: 10, Owner: "server-1",
+		Kind: store.KindRace, Race: race + "-rematch"}); err != nil {
+		t.Errorf("the racer's game of the next race: %v", err)
+	}
+	got, err := e.s.RaceGame(e.ctx, p.ID, race)
+	if err != nil || got.ID != g.ID || got.Race != race || got.Owner != "server-1" {
+		t.Errorf("RaceGame = %+v, %v, want game %d", got, err, g.ID)
+	}
+	_, err = e.s.RaceGame(e.ctx, p.ID, race+"-other")
+	wantErr(t, "RaceGame(no such race)", err, store.ErrNotFound)
+	_, err = e.s.RaceGame(e.ctx, p.ID, "")
+	wantErr(t, "RaceGame(no key)", err, store.ErrNotFound)
+	// Finished, it is still the race's game.
+	if err := e.s.FinishGame(e.ctx, g.ID, "server-1", g.Version, store.State{Status: store.StatusAbandoned}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := e.s.RaceGame(e.ctx, p.ID, race); err != nil || got.ID != g.ID || got.Status != store.StatusAbandoned {
+		t.Errorf("RaceGame of a finished game = %+v, %v", got, err)
+	}
+	_, err = e.s.CreateGame(e.ctx, store.NewGame{PlayerID: p.ID, RulesID: "classic", DealNumber: 9, Owner: "server-2",
+		Kind: store.KindRace, Race: race})
+	wantErr(t, "a second game of a race whose first is over", err, store.ErrExists)
+	// Only a race's game names a race.
+	_, err = e.s.CreateGame(e.ctx, store.NewGame{PlayerID: p.ID, RulesID: "double", Owner: "s", Race: race})
+	wantErr(t, "a solo game with a race key", err, store.ErrInvalid)
 }
 
 func testGameClaimRace(t *testing.T, e *env) {
@@ -234,7 +344,7 @@ func testGameClaimRace(t *testing.T, e *env) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				saveErrs[i] = e.s.SaveGame(e.ctx, g.ID, o, store.State{Moves: []string{"d"}, Status: store.StatusPlaying})
+				saveErrs[i] = e.s.SaveGame(e.ctx, g.ID, o, e.ver(g.ID), store.State{Moves: []string{"d"}, Status: store.StatusPlaying})
 			}()
 		}
 		wg.Wait()
@@ -260,11 +370,11 @@ func testGameFinish(t *testing.T, e *env) {
 	g := e.game(p, "classic", 42)
 	e.clock.Advance(3 * time.Minute)
 	final := store.State{Moves: []string{"7.1+7.2", "d"}, Status: store.StatusWon, Removed: 28, Elapsed: 3 * time.Minute}
-	wantErr(t, "finish as playing", e.s.FinishGame(e.ctx, g.ID, "session-A", store.State{Status: store.StatusPlaying}, nil), store.ErrInvalid)
+	wantErr(t, "finish as playing", e.s.FinishGame(e.ctx, g.ID, "session-A", e.ver(g.ID), store.State{Status: store.StatusPlaying}, nil), store.ErrInvalid)
 	wantErr(t, "finish with a lost result for a won game",
-		e.s.FinishGame(e.ctx, g.ID, "session-A", final, &store.Result{GameID: g.ID, Won: false}), store.ErrInvalid)
+		e.s.FinishGame(e.ctx, g.ID, "session-A", e.ver(g.ID), final, &store.Result{GameID: g.ID, Won: false}), store.ErrInvalid)
 	res := &store.Result{GameID: g.ID, Won: true, Removed: 28, Moves: 2, Elapsed: 3 * time.Minute}
-	if err := e.s.FinishGame(e.ctx, g.ID, "session-A", final, res); err != nil {
+	if err := e.s.FinishGame(e.ctx, g.ID, "session-A", e.ver(g.ID), final, res); err != nil {
 		t.Fatal(err)
 	}
 	got, err := e.s.Game(e.ctx, g.ID)
@@ -274,8 +384,8 @@ func testGameFinish(t *testing.T, e *env) {
 	if got.Status != store.StatusWon || !got.Finished.Equal(start.Add(3*time.Minute)) || got.Removed != 28 {
 		t.Errorf("finished game = %+v", got)
 	}
-	wantErr(t, "save after finish", e.s.SaveGame(e.ctx, g.ID, "session-A", final), store.ErrFinished)
-	wantErr(t, "finish twice", e.s.FinishGame(e.ctx, g.ID, "session-A", final, res), store.ErrFinished)
+	wantErr(t, "save after finish", e.s.SaveGame(e.ctx, g.ID, "session-A", e.ver(g.ID), final), store.ErrFinished)
+	wantErr(t, "finish twice", e.s.FinishGame(e.ctx, g.ID, "session-A", e.ver(g.ID), final, res), store.ErrFinished)
 	st, err := e.s.Stats(e.ctx, p.ID, "classic")
 	if err != nil || st.Played != 1 || st.Won != 1 {
 		t.Errorf("Stats = %+v, %v, want 1 played 1 won", st, err)
@@ -289,7 +399,7 @@ func testGameList(t *testing.T, e *env) {
 	var ids []int64
 	for i := range 5 {
 		g := e.game(p, "classic", uint64(i))
-		if err := e.s.SaveGame(e.ctx, g.ID, "session-A", store.State{Status: store.StatusLost}); err != nil {
+		if err := e.s.SaveGame(e.ctx, g.ID, "session-A", e.ver(g.ID), store.State{Status: store.StatusLost}); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, g.ID)
@@ -333,7 +443,7 @@ func testGameUnfinishedPastAPage(t *testing.T, e *env) {
 	for i := range store.MaxListLimit + 5 {
 		e.clock.Advance(time.Second)
 		g := e.game(p, "easy", uint64(i))
-		if err := e.s.SaveGame(e.ctx, g.ID, "session-A", store.State{Status: store.StatusLost}); err != nil {
+		if err := e.s.SaveGame(e.ctx, g.ID, "session-A", e.ver(g.ID), store.State{Status: store.StatusLost}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -366,14 +476,14 @@ func testGameUnfinishedPastAPage(t *testing.T, e *env) {
 	}
 	// Playing the old game makes it the most recent.
 	e.clock.Advance(time.Second)
-	if err := e.s.SaveGame(e.ctx, old.ID, "session-A", store.State{Moves: []string{"d"}, Status: store.StatusPlaying}); err != nil {
+	if err := e.s.SaveGame(e.ctx, old.ID, "session-A", e.ver(old.ID), store.State{Moves: []string{"d"}, Status: store.StatusPlaying}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := ids(), []int64{old.ID, other.ID}; !reflect.DeepEqual(got, want) {
 		t.Errorf("after a move in game %d: UnfinishedGames = %v, want %v", old.ID, got, want)
 	}
 	// Once it is over, it is not listed, and a new game of its rules starts.
-	if err := e.s.SaveGame(e.ctx, old.ID, "session-A", store.State{Status: store.StatusAbandoned}); err != nil {
+	if err := e.s.SaveGame(e.ctx, old.ID, "session-A", e.ver(old.ID), store.State{Status: store.StatusAbandoned}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := ids(), []int64{other.ID}; !reflect.DeepEqual(got, want) {
@@ -404,7 +514,7 @@ func testGameConcurrentSaves(t *testing.T, e *env) {
 			st.Status = store.StatusPlaying
 			for range moves {
 				st.Moves = append(st.Moves, "d")
-				if err := e.s.SaveGame(e.ctx, g.ID, "session-A", st); err != nil {
+				if err := e.s.SaveGame(e.ctx, g.ID, "session-A", e.ver(g.ID), st); err != nil {
 					errs <- err
 					return
 				}
@@ -429,7 +539,8 @@ func testGameConcurrentSaveAnswers(t *testing.T, e *env) {
 	// each keep their own answer: a game claimed by another session, a
 	// finished game and an unknown one refuse theirs; the others are
 	// stored with their own state, assistance counts never going down,
-	// a finishing save stamped; one game saved twice at once takes both.
+	// a finishing save stamped; one game saved twice at once on the same
+	// version with the same state (a retry) takes it once, both told so.
 	const n = 48
 	games := make([]store.Game, n)
 	for i := range games {
@@ -439,11 +550,11 @@ func testGameConcurrentSaveAnswers(t *testing.T, e *env) {
 	if _, err := e.s.ClaimGame(e.ctx, claimed.ID, claimed.PlayerID, "session-B"); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.s.FinishGame(e.ctx, finished.ID, "session-A", store.State{Status: store.StatusAbandoned}, nil); err != nil {
+	if err := e.s.FinishGame(e.ctx, finished.ID, "session-A", e.ver(finished.ID), store.State{Status: store.StatusAbandoned}, nil); err != nil {
 		t.Fatal(err)
 	}
 	// games[4] has had hints: a save with fewer keeps them.
-	if err := e.s.SaveGame(e.ctx, games[4].ID, "session-A", store.State{Status: store.StatusPlaying, Hints: 5}); err != nil {
+	if err := e.s.SaveGame(e.ctx, games[4].ID, "session-A", e.ver(games[4].ID), store.State{Status: store.StatusPlaying, Hints: 5}); err != nil {
 		t.Fatal(err)
 	}
 	type save struct {
@@ -474,8 +585,12 @@ func testGameConcurrentSaveAnswers(t *testing.T, e *env) {
 	saves = append(saves, save{id: twice.ID, st: state(3)})
 	errs := make([]error, len(saves))
 	var wg sync.WaitGroup
+	versions := make([]int64, len(saves))
 	for i, sv := range saves {
-		wg.Go(func() { errs[i] = e.s.SaveGame(e.ctx, sv.id, "session-A", sv.st) })
+		versions[i] = e.ver(sv.id)
+	}
+	for i, sv := range saves {
+		wg.Go(func() { errs[i] = e.s.SaveGame(e.ctx, sv.id, "session-A", versions[i], sv.st) })
 	}
 	wg.Wait()
 	for i, sv := range saves {
@@ -500,8 +615,7 @@ func testGameConcurrentSaveAnswers(t *testing.T, e *env) {
 			t.Errorf("game %d: state %+v, want %+v", g.ID, got.State, want)
 		}
 		versions := int64(2)
-		switch g.ID {
-		case twice.ID, games[4].ID:
+		if g.ID == games[4].ID {
 			versions = 3
 		}
 		if got.Version != versions {

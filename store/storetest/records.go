@@ -23,7 +23,7 @@ func (e *env) playAssisted(p store.Player, rules, daily string, won bool, remove
 	}
 	st := store.State{Status: status, Removed: removed, Elapsed: elapsed, Hints: hints, Undos: undos}
 	res := &store.Result{GameID: g.ID, Won: won, Removed: removed, Moves: moves, Elapsed: elapsed}
-	if err := e.s.FinishGame(e.ctx, g.ID, "s", st, res); err != nil {
+	if err := e.s.FinishGame(e.ctx, g.ID, "s", e.ver(g.ID), st, res); err != nil {
 		e.t.Fatalf("FinishGame: %v", err)
 	}
 	e.clock.Advance(time.Minute)
@@ -45,7 +45,7 @@ func testGameAssistance(t *testing.T, e *env) {
 	save := func(hints, undos int, watched bool) store.Game {
 		t.Helper()
 		st := store.State{Moves: []string{"d"}, Status: store.StatusPlaying, Hints: hints, Undos: undos, Watched: watched}
-		if err := e.s.SaveGame(e.ctx, g.ID, "session-A", st); err != nil {
+		if err := e.s.SaveGame(e.ctx, g.ID, "session-A", e.ver(g.ID), st); err != nil {
 			t.Fatal(err)
 		}
 		got, err := e.s.Game(e.ctx, g.ID)
@@ -63,8 +63,8 @@ func testGameAssistance(t *testing.T, e *env) {
 	if got := save(0, 5, false); got.Hints != 2 || got.Undos != 5 || !got.Watched {
 		t.Errorf("after saving 5 undos, not watched: %+v; want 2, 5, still watched", got.State)
 	}
-	wantErr(t, "negative hints", e.s.SaveGame(e.ctx, g.ID, "session-A", store.State{Status: store.StatusPlaying, Hints: -1}), store.ErrInvalid)
-	wantErr(t, "too many undos", e.s.SaveGame(e.ctx, g.ID, "session-A", store.State{Status: store.StatusPlaying, Undos: store.MaxAssists + 1}), store.ErrInvalid)
+	wantErr(t, "negative hints", e.s.SaveGame(e.ctx, g.ID, "session-A", e.ver(g.ID), store.State{Status: store.StatusPlaying, Hints: -1}), store.ErrInvalid)
+	wantErr(t, "too many undos", e.s.SaveGame(e.ctx, g.ID, "session-A", e.ver(g.ID), store.State{Status: store.StatusPlaying, Undos: store.MaxAssists + 1}), store.ErrInvalid)
 }
 
 // testGameInProgress: the one unfinished game of a rules ID, whatever its
@@ -80,7 +80,7 @@ func testGameInProgress(t *testing.T, e *env) {
 	if err != nil || got.ID != g.ID || got.DealNumber != 77 {
 		t.Fatalf("GameInProgress = %+v, %v; want game %d", got, err, g.ID)
 	}
-	if err := e.s.FinishGame(e.ctx, g.ID, "session-A", store.State{Status: store.StatusAbandoned}, nil); err != nil {
+	if err := e.s.FinishGame(e.ctx, g.ID, "session-A", e.ver(g.ID), store.State{Status: store.StatusAbandoned}, nil); err != nil {
 		t.Fatal(err)
 	}
 	_, err = e.s.GameInProgress(e.ctx, p.ID, "classic")
@@ -168,7 +168,7 @@ func testDailyFirstAttempt(t *testing.T, e *env) {
 	if err != nil || !g.Practice {
 		t.Fatalf("CreateGame(Practice) = %+v, %v", g, err)
 	}
-	if err := e.s.FinishGame(e.ctx, g.ID, "s", store.State{Status: store.StatusWon}, &store.Result{GameID: g.ID, Won: true}); err != nil {
+	if err := e.s.FinishGame(e.ctx, g.ID, "s", e.ver(g.ID), store.State{Status: store.StatusWon}, &store.Result{GameID: g.ID, Won: true}); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := e.s.Stats(e.ctx, bob.ID, "classic"); st.Played != 0 {
@@ -271,7 +271,7 @@ func testGameKinds(t *testing.T, e *env) {
 			if g.Kind != tt.want || g.Practice != tt.want.Practice() {
 				t.Errorf("created: kind %q, practice %v; want %q", g.Kind, g.Practice, tt.want)
 			}
-			if err := e.s.FinishGame(e.ctx, g.ID, "s", store.State{Status: store.StatusWon, Removed: 28},
+			if err := e.s.FinishGame(e.ctx, g.ID, "s", e.ver(g.ID), store.State{Status: store.StatusWon, Removed: 28},
 				&store.Result{GameID: g.ID, Won: true, Removed: 28}); err != nil {
 				t.Fatal(err)
 			}

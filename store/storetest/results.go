@@ -22,7 +22,7 @@ func (e *env) play(p store.Player, rules, daily string, won bool, removed, moves
 	}
 	st := store.State{Status: status, Removed: removed, Elapsed: elapsed}
 	res := &store.Result{GameID: g.ID, Won: won, Removed: removed, Moves: moves, Elapsed: elapsed}
-	if err := e.s.FinishGame(e.ctx, g.ID, "s", st, res); err != nil {
+	if err := e.s.FinishGame(e.ctx, g.ID, "s", e.ver(g.ID), st, res); err != nil {
 		e.t.Fatalf("FinishGame: %v", err)
 	}
 	e.clock.Advance(time.Minute)
@@ -34,7 +34,7 @@ func testResultRecord(t *testing.T, e *env) {
 	g := e.game(p, "classic", 1)
 	res := store.Result{GameID: g.ID, Won: false, Removed: 10, Moves: 30, Elapsed: time.Minute}
 	wantErr(t, "record for an unfinished game", e.s.RecordResult(e.ctx, res), store.ErrInvalid)
-	if err := e.s.FinishGame(e.ctx, g.ID, "session-A", store.State{Status: store.StatusAbandoned, Removed: 10}, nil); err != nil {
+	if err := e.s.FinishGame(e.ctx, g.ID, "session-A", e.ver(g.ID), store.State{Status: store.StatusAbandoned, Removed: 10}, nil); err != nil {
 		t.Fatal(err)
 	}
 	wantErr(t, "record a win for an abandoned game", e.s.RecordResult(e.ctx, store.Result{GameID: g.ID, Won: true}), store.ErrInvalid)

@@ -79,6 +79,17 @@ func (e *env) game(p store.Player, rules string, deal uint64) store.Game {
 	return g
 }
 
+// ver is the stored version of a game (0 for none): what a save that
+// builds on the stored game names.
+func (e *env) ver(id int64) int64 {
+	e.t.Helper()
+	g, err := e.s.Game(e.ctx, id)
+	if err != nil {
+		return 0
+	}
+	return g.Version
+}
+
 // wantErr fails unless err wraps want (or is nil when want is nil).
 func wantErr(t *testing.T, what string, err, want error) {
 	t.Helper()
@@ -110,6 +121,8 @@ func Run(t *testing.T, open Opener) {
 		{"GameSaveInvalid", testGameSaveInvalid},
 		{"GameClaim", testGameClaim},
 		{"GameClaimRace", testGameClaimRace},
+		{"GameStaleSave", testGameStaleSave},
+		{"GameOnePerRace", testGameOnePerRace},
 		{"GameFinish", testGameFinish},
 		{"GameList", testGameList},
 		{"GameUnfinishedPastAPage", testGameUnfinishedPastAPage},
