@@ -45,7 +45,8 @@ type Config struct {
 	// Bus, when set, joins this server to the other servers on it (the
 	// PostgreSQL bus when they share a PostgreSQL): a takeover of a game
 	// tells the player's sessions on every server at once, and who lists
-	// every server's players. nil: this server is alone.
+	// every server's players. nil: this server is alone, and its race
+	// rooms run over a bus of its own, in memory.
 	Bus bus.Bus
 	// Instance names this server on the bus and in the keys of the races
 	// it stores; empty: a random name, new at each start (a restarted
@@ -53,10 +54,10 @@ type Config struct {
 	Instance string
 	// Cluster tunes presence across servers (heartbeats, time to live).
 	Cluster lobby.ClusterConfig
-	// Lease, with Bus, makes the race rooms the cluster's (lobby.NewShared):
-	// the servers on the bus share them, and the lease's holder runs their
-	// clock. DBNow is the cluster's clock (the database's). nil: each
-	// server has its own rooms.
+	// Lease, with Bus, makes the race rooms the cluster's: the servers on
+	// the bus share them, and the lease's holder runs their clock. DBNow
+	// is the cluster's clock (the database's). nil: the server's rooms are
+	// its own (over a bus and a lease in memory).
 	Lease lobby.Lease
 	DBNow func(ctx context.Context) (time.Time, error)
 	// LeaseTTL is the lease's time to live (lobby.DefaultLeaseTTL when 0).
@@ -64,8 +65,8 @@ type Config struct {
 	// SeatGrace is how long a racer whose server died keeps their seat
 	// (lobby.DefaultSeatGrace when 0).
 	SeatGrace time.Duration
-	// Trace, when set, times the shared rooms' progress from the other
-	// servers (lobby.SharedConfig.Trace; a debugging aid).
+	// Trace, when set, times the rooms' progress from the other servers
+	// (lobby.RoomsConfig.Trace; a debugging aid).
 	Trace *bus.Trace
 }
 
@@ -76,11 +77,12 @@ type App struct {
 
 	// Race rooms (arcade/race.go); the Lobby screen lists the public ones
 	// (presence.go).
-	rooms    roomSet
-	shared   *lobby.SharedRooms // the cluster's rooms; nil: this server's own
+	rooms    *lobby.Rooms
 	book     *raceBook
 	instance string
-	raceKey  string // the instance part of stored races' keys
+	// ownBus is the bus in memory the rooms run over on a server alone;
+	// nil on a cluster.
+	ownBus *bus.Memory
 
 	// guestRand draws guest names (guest.go); crypto/rand when nil.
 	guestRand io.Reader
@@ -109,13 +111,11 @@ func New(cfg Config) *App {
 	// Race rooms (arcade/race.go).
 	a.instance = a.cfg.Instance
 	a.book = &raceBook{games: map[string]*raceGame{}}
-	a.raceKey = a.instance
-	a.rooms = localRooms{lobby.NewRooms(lobby.RoomsConfig{MaxRooms: cfg.MaxRooms, OnRaceEnd: a.raceEnded})}
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
 	// Across servers: takeovers over the lobby's bridge, presence over its
 	// cluster. A server that cannot join still serves its own players.
 	if cfg.Bus != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
-		defer cancel()
 		if err := a.lobby.Bridge(ctx, cfg.Bus, a.cfg.Instance); err != nil {
 			cfg.Logger.Error("takeovers stay on this server", "err", err)
 		}
@@ -128,38 +128,47 @@ func New(cfg Config) *App {
 		} else if err := a.lobby.WatchAcross(ctx, cfg.Bus, a.cfg.Instance); err != nil {
 			cfg.Logger.Error("spectators watch this server's players only", "err", err)
 		}
-		if cfg.Lease != nil {
-			a.shareRooms(ctx)
-		}
 	}
+	a.openRooms(ctx)
 	return a
 }
 
-// shareRooms makes the race rooms the cluster's (lobby.SharedRooms). A
-// server that cannot join keeps rooms of its own.
-func (a *App) shareRooms(ctx context.Context) {
-	sr, err := lobby.NewShared(ctx, lobby.SharedConfig{Bus: a.cfg.Bus, Instance: a.cfg.Instance, Lease: a.cfg.Lease,
-		LeaseTTL: a.cfg.LeaseTTL, SeatGrace: a.cfg.SeatGrace, DBNow: a.cfg.DBNow, MaxRooms: a.cfg.MaxRooms,
-		OnRaceEnd:   a.storeRace,
-		OnRoundOver: a.roundOver,
-		Logf:        func(f string, args ...any) { a.cfg.Logger.Warn(fmt.Sprintf(f, args...)) },
-		Trace:       a.cfg.Trace})
-	if err != nil {
+// openRooms starts the race rooms: the cluster's, over its bus and lease,
+// or, on a server alone (or one whose cluster's rooms cannot be read),
+// this server's own over a bus and a lease in memory.
+func (a *App) openRooms(ctx context.Context) {
+	cfg := lobby.RoomsConfig{Instance: a.cfg.Instance, LeaseTTL: a.cfg.LeaseTTL, SeatGrace: a.cfg.SeatGrace,
+		DBNow: a.cfg.DBNow, MaxRooms: a.cfg.MaxRooms, OnRaceEnd: a.storeRace, OnRoundOver: a.roundOver,
+		Logf:  func(f string, args ...any) { a.cfg.Logger.Warn(fmt.Sprintf(f, args...)) },
+		Trace: a.cfg.Trace}
+	if a.cfg.Bus != nil && a.cfg.Lease != nil {
+		cfg.Bus, cfg.Lease = a.cfg.Bus, a.cfg.Lease
+		rooms, err := lobby.NewRooms(ctx, cfg)
+		if err == nil {
+			a.rooms = rooms
+			a.cfg.Logger.Info("race rooms shared with the cluster", "instance", a.cfg.Instance, "clock offset", rooms.Offset())
+			return
+		}
 		a.cfg.Logger.Error("race rooms stay on this server", "err", err)
-		return
 	}
-	a.shared, a.rooms, a.raceKey = sr, sharedRooms{sr}, lobby.SharedKey
-	a.cfg.Logger.Info("race rooms shared with the cluster", "instance", a.cfg.Instance, "clock offset", sr.Offset())
+	a.ownBus = bus.NewMemory(bus.MemoryOptions{Lossless: true})
+	cfg.Bus, cfg.Lease, cfg.DBNow = a.ownBus, lobby.NewMemoryLease(nil), nil
+	rooms, err := lobby.NewRooms(ctx, cfg)
+	if err != nil {
+		panic(fmt.Sprintf("arcade: race rooms in memory: %v", err)) // a bus in memory never refuses
+	}
+	a.rooms = rooms
 }
 
-// Close ends the arcade's lobby: the other servers of a cluster are told
-// that this one's players are gone. Call it after the server shut down,
-// before closing the bus.
+// Close ends the arcade's lobby and rooms: the other servers of a cluster
+// are told that this one's players are gone. Call it after the server
+// shut down, before closing the bus.
 func (a *App) Close() {
-	if a.shared != nil {
-		a.shared.Shutdown()
-	}
+	a.rooms.Shutdown()
 	a.lobby.Close()
+	if a.ownBus != nil {
+		a.ownBus.Close()
+	}
 }
 
 // errBanned is what a banned player is told.

@@ -47,7 +47,7 @@ func TestClusterRace(t *testing.T) {
 	if back.Resume == nil || len(back.Resume.Moves) != half {
 		t.Fatalf("ann back on two: resume %+v, want her %d moves", back.Resume, half)
 	}
-	waitFor(t, "two took the lease over", two.shared.Holder)
+	waitFor(t, "two took the lease over", two.rooms.Holder)
 	for i := half; i < len(rec.Moves); i++ {
 		r := rec
 		r.Moves = rec.Moves[:i+1]
@@ -86,13 +86,13 @@ func clusterPair(t *testing.T, f *fixture) (one, two *App) {
 		return a
 	}
 	one = newApp("one")
-	if one.shared == nil {
-		t.Fatal("one's rooms are not shared")
+	if one.ownBus != nil {
+		t.Fatal("one's rooms are not the cluster's")
 	}
-	waitFor(t, "one holds the lease", one.shared.Holder)
+	waitFor(t, "one holds the lease", one.rooms.Holder)
 	two = newApp("two")
-	if two.shared == nil || two.shared.Holder() {
-		t.Fatalf("two: shared %v, holder %v", two.shared != nil, two.shared != nil && two.shared.Holder())
+	if two.ownBus != nil || two.rooms.Holder() {
+		t.Fatalf("two: rooms of its own %v, holder %v", two.ownBus != nil, two.rooms.Holder())
 	}
 	return one, two
 }
@@ -128,7 +128,7 @@ func readInbox(ctx context.Context, in inbox) {
 // clusterRoom has host on one open a room of Classic's deal, guest on two
 // join it, and the host start it; it returns the room's code and the
 // room on two once both servers see the race on.
-func clusterRoom(t *testing.T, one, two *App, host, guest *races, deal uint64) (string, raceRoom) {
+func clusterRoom(t *testing.T, one, two *App, host, guest *races, deal uint64) (string, *lobby.Room) {
 	t.Helper()
 	ctx := context.Background()
 	seat, err := host.Create(ctx, tui.RoomOptions{Rules: engine.Classic(), Deal: deal, HasDeal: true})

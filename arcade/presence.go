@@ -14,7 +14,7 @@ import (
 // "Others may watch me" kept through the player's account.
 type presence struct {
 	lobby *lobby.Lobby
-	rooms roomSet // nil: no rooms to list
+	rooms *lobby.Rooms // nil: no rooms to list
 	self  *lobby.Session
 	// acct keeps the player's settings; nil for a guest or a player not
 	// in the store, whose setting lasts as long as the session.

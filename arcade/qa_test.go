@@ -43,7 +43,7 @@ func TestClusterRaceGameNotContinue(t *testing.T) {
 		return a
 	}
 	one := newApp("one")
-	waitFor(t, "one holds the lease", one.shared.Holder)
+	waitFor(t, "one holds the lease", one.rooms.Holder)
 	two := newApp("two")
 	type racer struct {
 		rs *races

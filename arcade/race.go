@@ -111,11 +111,10 @@ func (b *raceBook) unmoved(code string, round int, playerID string) int64 {
 	return g.gameID
 }
 
-// roundOver is the end of a round of a room (or its room's closing) on
-// the server, after raceEnded's store on one server, and a cluster's
-// OnRoundOver on every server. The server finishes the empty games it
-// made for its racers who never moved (prepare; the room names no game of
-// theirs, so storeRace does not, and on a cluster the lease holder that
+// roundOver is the end of a round of a room (or its room's closing), the
+// rooms' OnRoundOver on every server. The server finishes the empty games
+// it made for its racers who never moved (prepare; the room names no game
+// of theirs, so storeRace does not, and on a cluster the lease holder that
 // stores the race knows only its own racers'), then lets go of the
 // round's games.
 func (a *App) roundOver(code string, round int, placings []lobby.Placing) {
@@ -135,7 +134,7 @@ func (a *App) roundOver(code string, round int, placings []lobby.Placing) {
 	if len(unmoved) == 0 || a.cfg.Store == nil {
 		return
 	}
-	go func() { // not on the shared rooms' goroutine, which calls this
+	go func() { // not on the rooms' goroutine, which calls this
 		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 		defer cancel()
 		closer := &games{st: a.cfg.Store, owner: "race-end-" + sessionToken()}
@@ -156,25 +155,19 @@ func (b *raceBook) forget(code string, round int, placings []lobby.Placing) {
 	}
 }
 
-// raceEnded stores a race that ran to its end (Rooms' OnRaceEnd): the
-// placings of players with a key, none when all are guests. A racer's
-// stored game still being played when the race ended (the time limit,
-// or they left) is finished as abandoned, or lost when its position is.
-func (a *App) raceEnded(res lobby.RaceResult) {
-	_ = a.storeRace(res) // logged
-	a.roundOver(res.Code, res.Round, res.Placings)
-}
-
-// storeRace stores a race's result (see raceEnded), under a key that
-// makes a second write of the same race change nothing: on a cluster the
-// lease holder stores it, and a new holder may store it again.
+// storeRace stores a race that ran to its end (the rooms' OnRaceEnd, on
+// the lease holder): the placings of players with a key, none when all
+// are guests, under a key that makes a second write of the same race
+// change nothing (a new holder may store it again). A racer's stored game
+// still being played when the race ended (the time limit, or they left)
+// is finished as abandoned, or lost when its position is.
 func (a *App) storeRace(res lobby.RaceResult) error {
 	if a.cfg.Store == nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
-	nr := store.NewRace{Key: res.Key(a.raceKey), Code: res.Code, RulesID: res.RulesID, DealNumber: res.Deal,
+	nr := store.NewRace{Key: res.Key(), Code: res.Code, RulesID: res.RulesID, DealNumber: res.Deal,
 		Started: res.Started, Ended: res.Ended, Racers: len(res.Placings), Rated: res.Rated && !res.Void, Verdict: res.Verdict}
 	closer := &games{st: a.cfg.Store, owner: "race-end-" + sessionToken()}
 	for _, p := range res.Placings {
@@ -245,11 +238,9 @@ func (a *App) newRaces(ctx context.Context, p tui.Player, sess *lobby.Session, g
 			// session's ID tells it apart.
 			me.Name = me.ID
 		}
-		if a.shared != nil {
-			// Session numbers are this server's: in the cluster's rooms
-			// the server's name keeps two guests' seats apart.
-			me.ID += "@" + a.instance
-		}
+		// Session numbers are this server's: in a cluster's rooms the
+		// server's name keeps two guests' seats apart.
+		me.ID += "@" + a.instance
 	}
 	rs := &races{a: a, me: me, sink: sess.Queue(), sess: sess, games: g, ctx: ctx, held: map[string]bool{}}
 	context.AfterFunc(ctx, rs.leaveAll)
@@ -554,7 +545,7 @@ func (rs *races) Seated() (string, bool) {
 	return r.Code(), true
 }
 
-func (rs *races) room(code string) (raceRoom, error) {
+func (rs *races) room(code string) (*lobby.Room, error) {
 	r, ok := rs.a.rooms.Room(code)
 	if !ok {
 		return nil, fmt.Errorf("%w %s", lobby.ErrNoRoom, code)
@@ -826,7 +817,7 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 // stale takes the racer back to their stored race game, rg as adopted
 // from the store (with its lock held): the room's panel shows it, and the
 // error returned, a *tui.StaleError, has the racer's board show it.
-func (rs *races) stale(rg *raceGame, r raceRoom, code string) error {
+func (rs *races) stale(rg *raceGame, r *lobby.Room, code string) error {
 	if back, err := engine.Replay(rg.rec); err == nil {
 		_ = r.Report(rs.me.ID, rs.sink, lobby.ProgressOf(back, rg.gameID))
 	}

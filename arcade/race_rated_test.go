@@ -36,7 +36,7 @@ func removeOne(t *testing.T, rules engine.Rules, deal uint64) engine.Record {
 
 // raceTo plays rec in the room move by move as ann, then ann and bob
 // leave, and waits for the results and the stored race.
-func raceTo(t *testing.T, f *fixture, room raceRoom, ann, bob *races, rec engine.Record, round int) {
+func raceTo(t *testing.T, f *fixture, room *lobby.Room, ann, bob *races, rec engine.Record, round int) {
 	t.Helper()
 	code := room.Code()
 	playLine(t, ann, code, round, rec)

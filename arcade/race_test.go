@@ -35,7 +35,7 @@ func (f *fixture) racer(t *testing.T, name string, guest bool) (*races, *lobby.S
 }
 
 // waitPhase polls a room until it reaches a phase.
-func waitPhase(t *testing.T, r raceRoom, want lobby.Phase) {
+func waitPhase(t *testing.T, r *lobby.Room, want lobby.Phase) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for r.Snapshot().Phase != want {
@@ -48,7 +48,7 @@ func waitPhase(t *testing.T, r raceRoom, want lobby.Phase) {
 
 // startRace has host open a room with opts, the others join it, and the
 // host start it; it returns the room's code once the race is on.
-func startRace(t *testing.T, f *fixture, opts tui.RoomOptions, host *races, others ...*races) (string, raceRoom) {
+func startRace(t *testing.T, f *fixture, opts tui.RoomOptions, host *races, others ...*races) (string, *lobby.Room) {
 	t.Helper()
 	ctx := context.Background()
 	seat, err := host.Create(ctx, opts)

@@ -20,14 +20,22 @@ type MemoryOptions struct {
 	Retain int
 	// Now is the clock for Event.At; time.Now when nil.
 	Now func() time.Time
+	// Lossless keeps, beyond Retain, every event a live subscription has
+	// not read yet, so that no subscriber misses one: for a bus whose
+	// subscribers are the parts of one process, which always read on (a
+	// subscriber that stops reading keeps the events of its topic until
+	// it closes). A subscription that starts behind the events kept still
+	// gets a GapError.
+	Lossless bool
 }
 
 // Memory is the in-process bus: each topic keeps its sequence counter and
 // its last Retain events in memory.
 type Memory struct {
-	retain int
-	now    func() time.Time
-	done   chan struct{} // closed by Close
+	retain   int
+	lossless bool
+	now      func() time.Time
+	done     chan struct{} // closed by Close
 
 	mu     sync.Mutex
 	closed bool
@@ -45,6 +53,8 @@ type topic struct {
 	// subscription waiting for the next event without the publisher
 	// knowing who waits.
 	published chan struct{}
+	// subs is the topic's open subscriptions, for a Lossless bus.
+	subs map[*memorySub]struct{}
 }
 
 // NewMemory returns an in-process bus.
@@ -55,7 +65,7 @@ func NewMemory(opts MemoryOptions) *Memory {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Memory{retain: opts.Retain, now: opts.Now, done: make(chan struct{}), topics: map[string]*topic{}}
+	return &Memory{retain: opts.Retain, lossless: opts.Lossless, now: opts.Now, done: make(chan struct{}), topics: map[string]*topic{}}
 }
 
 // topicLocked returns the topic, creating it; b.mu is held.
@@ -118,16 +128,36 @@ func (b *Memory) publishLocked(name string, m Message) Event {
 	}
 	t.seq++
 	ev := Event{Topic: name, Seq: t.seq, ID: m.ID, Kind: m.Kind, Body: append([]byte(nil), m.Body...), At: b.now()}
-	if len(t.log) == b.retain {
-		delete(t.ids, t.log[0].ID)
-		copy(t.log, t.log[1:])
-		t.log = t.log[:len(t.log)-1]
-	}
 	t.log = append(t.log, ev)
+	b.trimLocked(t)
 	t.ids[ev.ID] = ev.Seq
 	close(t.published)
 	t.published = make(chan struct{})
 	return ev.clone()
+}
+
+// trimLocked forgets the oldest events of a topic beyond Retain, but, on
+// a Lossless bus, none that an open subscription has not read; b.mu is
+// held.
+func (b *Memory) trimLocked(t *topic) {
+	excess := len(t.log) - b.retain
+	if excess <= 0 {
+		return
+	}
+	if b.lossless {
+		for s := range t.subs {
+			read := int64(s.cursor) - int64(t.first()) + 1 // of the log's events
+			excess = min(excess, int(max(read, 0)))
+		}
+		if excess == 0 {
+			return
+		}
+	}
+	for _, ev := range t.log[:excess] {
+		delete(t.ids, ev.ID)
+	}
+	clear(t.log[:excess]) // their bodies go now, the slots when append moves the log
+	t.log = t.log[excess:]
 }
 
 // first is the sequence number of the oldest event in the log (seq+1
@@ -157,7 +187,14 @@ func (b *Memory) Subscribe(ctx context.Context, name string, since uint64) (Subs
 	if since == Latest {
 		since = t.seq
 	}
-	return &memorySub{b: b, t: t, topic: name, cursor: since, done: make(chan struct{})}, nil
+	s := &memorySub{b: b, t: t, topic: name, cursor: since, done: make(chan struct{})}
+	if b.lossless {
+		if t.subs == nil {
+			t.subs = map[*memorySub]struct{}{}
+		}
+		t.subs[s] = struct{}{}
+	}
+	return s, nil
 }
 
 // Close implements Bus.
@@ -178,7 +215,7 @@ type memorySub struct {
 	topic string
 	done  chan struct{} // closed by Close
 
-	mu     sync.Mutex // guards cursor, closed
+	mu     sync.Mutex // guards closed; cursor is guarded by b.mu too (written with both held)
 	cursor uint64
 	closed bool
 }
@@ -243,6 +280,9 @@ func (s *memorySub) Close() error {
 	if !s.closed {
 		s.closed = true
 		close(s.done)
+		s.b.mu.Lock()
+		delete(s.t.subs, s)
+		s.b.mu.Unlock()
 	}
 	return nil
 }

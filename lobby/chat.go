@@ -3,7 +3,6 @@ package lobby
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -74,65 +73,4 @@ func (l *chatLimiter) allow(now time.Time) bool {
 	l.times[l.next] = now
 	l.next = (l.next + 1) % ChatBurst
 	return true
-}
-
-// Say says a line in the room, for every member and spectator, in any
-// phase. Only members chat (spectators read, so they cannot coach); a muted
-// member cannot.
-func (r *Room) Say(playerID, text string) error {
-	line, err := CleanChat(text)
-	if err != nil {
-		return err
-	}
-	r.mu.Lock()
-	defer r.unlock()
-	m := r.member(playerID)
-	switch {
-	case r.phase == PhaseClosed:
-		return ErrRoomClosed
-	case m == nil || !m.present():
-		return ErrNotMember
-	case r.muted[m.ID]:
-		return ErrMuted
-	}
-	now := r.clock.Now()
-	if !m.chat.allow(now) {
-		return ErrChatTooFast
-	}
-	cl := ChatLine{Code: r.code, FromID: m.ID, From: m.Name, Text: line, At: now}
-	r.chat = append(r.chat, cl)
-	if len(r.chat) > ChatHistory {
-		r.chat = slices.Delete(r.chat, 0, len(r.chat)-ChatHistory)
-	}
-	r.broadcast(cl)
-	return nil
-}
-
-// Mute mutes or unmutes a member: the host only, and not themselves. A
-// mute holds for the life of the room, so leaving and coming back does not
-// lift it.
-func (r *Room) Mute(hostID, playerID string, muted bool) error {
-	r.mu.Lock()
-	defer r.unlock()
-	m := r.member(playerID)
-	switch {
-	case r.phase == PhaseClosed:
-		return ErrRoomClosed
-	case r.host != hostID:
-		return ErrNotHost
-	case m == nil || playerID == hostID:
-		return ErrNotMember
-	}
-	if r.muted[m.ID] != muted {
-		if r.muted == nil {
-			r.muted = make(map[string]bool)
-		}
-		if muted {
-			r.muted[m.ID] = true
-		} else {
-			delete(r.muted, m.ID)
-		}
-		r.changed()
-	}
-	return nil
 }

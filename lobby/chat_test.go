@@ -32,8 +32,7 @@ func TestCleanChat(t *testing.T) {
 	}
 }
 
-func TestChat(t *testing.T) {
-	e := newEnv(t, 0)
+func testChat(t *testing.T, e *roomsEnv) {
 	r, a := e.create("alice", classic())
 	b := e.join(r, "bob")
 	spec := newSink()
@@ -73,7 +72,7 @@ func TestChat(t *testing.T) {
 	e.clock.Advance(ChatWindow)
 	wantErr(t, "muted", r.Say("id-bob", "let me speak"), ErrMuted)
 	wantErr(t, "Leave", r.Leave("id-bob", held(r, "id-bob")), nil)
-	if _, err := r.Join(pl("bob"), b); err != nil {
+	if _, err := e.one().Join(r, pl("bob"), b); err != nil {
 		t.Fatal(err)
 	}
 	wantErr(t, "muted after rejoining", r.Say("id-bob", "let me speak"), ErrMuted)
@@ -90,14 +89,14 @@ func TestChat(t *testing.T) {
 		t.Errorf("%d lines kept", len(s.Chat))
 	}
 	r.Close("bye")
+	eventually(t, "the room closed", func() bool { return r.Snapshot().Phase == PhaseClosed })
 	wantErr(t, "closed", r.Say("id-alice", "anyone?"), ErrRoomClosed)
 }
 
-func TestNamesCleaned(t *testing.T) {
-	e := newEnv(t, 0)
+func testNamesCleaned(t *testing.T, e *roomsEnv) {
 	r, _ := e.create("alice", classic())
 	s := newSink()
-	if _, err := r.Join(Entrant{ID: "id-evil", Name: "ev\x1b[2Jil\u202e"}, s); err != nil {
+	if _, err := e.one().Join(r, Entrant{ID: "id-evil", Name: "ev\x1b[2Jil\u202e"}, s); err != nil {
 		t.Fatal(err)
 	}
 	m, _ := r.Snapshot().Member("id-evil")

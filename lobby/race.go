@@ -26,7 +26,7 @@ const (
 	RacerLeft
 	// RacerAway: the racer's server died in the race: their seat waits
 	// for them to come back, to any server, for the seat's grace
-	// (SharedConfig.SeatGrace), and the race waits for them meanwhile.
+	// (RoomsConfig.SeatGrace), and the race waits for them meanwhile.
 	RacerAway
 )
 

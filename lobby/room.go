@@ -6,11 +6,9 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"pyramid/engine"
-	"pyramid/keys"
 )
 
 // Limits and timings of race rooms.
@@ -249,15 +247,14 @@ func RoomKey(code string) string { return "room/" + code }
 // RacerKey is the coalescing key of one racer's RacerProgress events.
 func RacerKey(code, playerID string) string { return "room/" + code + "/racer/" + playerID }
 
-// Key is a key that tells this race from every other, for storing it
-// once: instance names the server (rooms on two servers may share a code).
-func (r RaceResult) Key(instance string) string {
-	return fmt.Sprintf("%s/%s/%d/%d", instance, r.Code, r.Round, r.Started.UnixMilli())
-}
+// Key is a key that tells this race from every other, the same on every
+// server, for storing it once: the room's ID and the round.
+func (r RaceResult) Key() string { return r.RoomID + "/" + strconv.Itoa(r.Round) }
 
 // RaceResult is a finished race, for storing.
 type RaceResult struct {
 	Code    string
+	RoomID  string
 	Round   int
 	RulesID string
 	Deal    uint64
@@ -274,16 +271,7 @@ type RaceResult struct {
 	Placings []Placing
 }
 
-// seat is one session's place in a room: its sink and how long it has
-// refused events.
-type seat struct {
-	sink Sink
-	gen  int // goes up with each new sink, so a stale drop check is ignored
-	sinkRefusals
-}
-
-// sinkRefusals is how long a sink has refused events, for a Room's seat and a
-// shared room's session alike.
+// sinkRefusals is how long a session's sink has refused events.
 type sinkRefusals struct {
 	refused time.Time // when the sink first refused an event in a row; zero when it takes them
 	drop    Timer     // the check the first refusal armed
@@ -303,162 +291,9 @@ type removal struct {
 	at      time.Duration
 }
 
-type member struct {
-	Entrant
-	seat
-	ready    bool
-	progress Progress
-	removals []removal // the counts of removed cards reached, and when
-	finish   time.Duration
-	chat     chatLimiter
-}
-
-func (m *member) present() bool { return m.sink != nil }
-
-type spectator struct {
-	id string
-	seat
-}
-
-// hooks are how a room tells its registry things, always called with no
-// lock held.
-type hooks struct {
-	onEnd   func(RaceResult)
-	onClose func(*Room)
-	// hosts, shared by a registry's rooms, keeps a player from hosting
-	// two rooms when a host's part passes to them; nil outside one.
-	hosts *hostBook
-}
-
-// Room is a race room: 2–8 players race their own game of one deal. Its
-// methods are safe for concurrent use, never block on a session, and
-// report refusals with the errors above. A room calls its members' sinks
-// with its lock held, so a Sink must never call back into the room.
-type Room struct {
-	code    string
-	id      string
-	clock   Clock
-	created time.Time
-	hooks   hooks
-
-	mu         sync.Mutex
-	cfg        RoomConfig
-	phase      Phase
-	round      int
-	seq        uint64
-	host       string
-	members    []*member
-	spectators []*spectator
-	startsAt   time.Time
-	deadline   time.Time
-	ended      time.Time
-	results    []Placing
-	chat       []ChatLine
-	muted      map[string]bool // player IDs the host muted
-	timer      Timer           // the countdown or the deadline
-	closeTimer Timer           // set while the room is empty
-	closeGen   int             // tells a stale closeTimer call from the current one
-	reason     string
-	// after is what the current call must do once the lock is released.
-	after []func()
-}
-
-// newRoom makes a room; the registry adds its host.
-func newRoom(code string, clock Clock, cfg RoomConfig, h hooks) *Room {
-	return &Room{code: code, id: newRoomID(), clock: clock, created: clock.Now(), hooks: h, cfg: cfg, round: 1}
-}
-
-// unlock releases the lock and runs what the call left to do after it.
-func (r *Room) unlock() {
-	after := r.after
-	r.after = nil
-	r.mu.Unlock()
-	for _, f := range after {
-		f()
-	}
-}
-
-// Code returns the room's code.
-func (r *Room) Code() string { return r.code }
-
-// Created returns when the room was made.
-func (r *Room) Created() time.Time { return r.created }
-
-// Host returns the host's player ID.
-func (r *Room) Host() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.host
-}
-
-// Phase returns where the room stands.
-func (r *Room) Phase() Phase {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.phase
-}
-
-// Snapshot returns the room as it stands.
-func (r *Room) Snapshot() Snapshot {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.snapshot()
-}
-
-// RoundOf is what a racer's move is checked against: the room's phase,
-// round and deal, and when the round's race started. A room gives it
-// without building a whole Snapshot (every racer's move asks).
-type RoundOf struct {
-	RoomID   string
-	Phase    Phase
-	Round    int
-	RulesID  string
-	Deal     uint64
-	StartsAt time.Time
-}
-
-// Round returns the room's current round.
-func (r *Room) Round() RoundOf {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return RoundOf{RoomID: r.id, Phase: r.phase, Round: r.round, RulesID: r.cfg.Rules.ID(), Deal: r.cfg.Deal, StartsAt: r.startsAt}
-}
-
-// RaceKey is Snapshot.RaceKey of the round.
-func (r RoundOf) RaceKey() string { return r.RoomID + "/" + strconv.Itoa(r.Round) }
-
-func (r *Room) cards() int { return r.cfg.Rules.PyramidSize() }
-
-func (r *Room) snapshot() Snapshot {
-	s := Snapshot{
-		Code: r.code, RoomID: r.id, Phase: r.phase, Round: r.round, Seq: r.seq,
-		RulesID: r.cfg.Rules.ID(), RulesTitle: r.cfg.Rules.Title(), Deal: r.cfg.Deal, Verdict: r.cfg.Verdict,
-		Public: r.cfg.Public, Rated: r.cfg.Rated, TimeLimit: r.cfg.TimeLimit, MaxPlayers: r.cfg.MaxPlayers, Cards: r.cards(),
-		Host: r.host, StartsAt: r.startsAt, Deadline: r.deadline, Ended: r.ended,
-		Members: make([]Racer, len(r.members)), Spectators: len(r.spectators),
-		Results: slices.Clone(r.results), Chat: slices.Clone(r.chat), ClosedReason: r.reason,
-	}
-	for i, m := range r.members {
-		s.Members[i] = r.racer(m)
-	}
-	return s
-}
-
-// racer is m as the racer panel shows it.
-func (r *Room) racer(m *member) Racer {
-	v := Racer{
-		ID: m.ID, Name: m.Name, Guest: m.Guest, Host: m.ID == r.host, Ready: m.ready, Present: m.present(),
-		Muted: r.muted[m.ID], Progress: m.progress, Cards: r.cards(), Finish: m.finish,
-	}
-	if n := len(m.removals); n > 0 {
-		v.LastRemoval = m.removals[n-1].at
-	}
-	return v.placed(r.phase, r.results)
-}
-
 // placed finishes a racer's line with what the room's phase and results say
-// of it, alike for a local room and a shared one: a racer gone during or
-// after the race has left, and a ranked racer has a place.
+// of it: a racer gone during or after the race has left (or is away with
+// their server), and a ranked racer has a place.
 func (v Racer) placed(phase Phase, results []Placing) Racer {
 	if (phase == PhaseRacing || phase == PhaseResults) && !v.Present && v.State == RacerPlaying {
 		v.State = RacerLeft
@@ -474,106 +309,6 @@ func (v Racer) placed(phase Phase, results []Placing) Racer {
 	return v
 }
 
-func (r *Room) member(id string) *member {
-	for _, m := range r.members {
-		if m.ID == id {
-			return m
-		}
-	}
-	return nil
-}
-
-func (r *Room) presentCount() int {
-	n := 0
-	for _, m := range r.members {
-		if m.present() {
-			n++
-		}
-	}
-	return n
-}
-
-// post sends a discrete event to one seat and keeps track of refusals: the
-// first refusal in a row arms a check RoomDropAfter later.
-func (r *Room) post(s *seat, ev Event) {
-	if s.sink == nil {
-		return
-	}
-	if s.sink.Post(ev) {
-		if !s.refused.IsZero() {
-			s.forget()
-		}
-		return
-	}
-	if s.refused.IsZero() {
-		s.refused = r.clock.Now()
-		gen, since := s.gen, s.refused
-		s.drop = r.clock.AfterFunc(RoomDropAfter, func() { r.checkDrop(s, gen, since) })
-	}
-}
-
-// checkDrop runs RoomDropAfter after a seat first refused an event: if it
-// has refused everything since, and refuses to hear that it missed some,
-// it is dropped.
-func (r *Room) checkDrop(s *seat, gen int, since time.Time) {
-	r.mu.Lock()
-	defer r.unlock()
-	if r.phase == PhaseClosed || s.sink == nil || s.gen != gen || !s.refused.Equal(since) {
-		return
-	}
-	s.drop = nil
-	if s.sink.Post(Missed{Code: r.code}) {
-		s.refused = time.Time{}
-		return
-	}
-	for _, m := range r.members {
-		if &m.seat == s {
-			r.leave(m)
-			return
-		}
-	}
-	for _, v := range r.spectators {
-		if &v.seat == s {
-			r.unwatch(v)
-			return
-		}
-	}
-}
-
-// setSink gives a seat a new session (or none), forgetting the old one's
-// refusals.
-func (s *seat) setSink(sink Sink) {
-	s.sink = sink
-	s.gen++
-	s.forget()
-}
-
-// everyone calls f for each seat with a session: members, then spectators.
-func (r *Room) everyone(f func(s *seat)) {
-	for _, m := range r.members {
-		if m.present() {
-			f(&m.seat)
-		}
-	}
-	for _, v := range r.spectators {
-		f(&v.seat)
-	}
-}
-
-// broadcast posts ev to everyone.
-func (r *Room) broadcast(ev Event) {
-	r.everyone(func(s *seat) { r.post(s, ev) })
-}
-
-// changed tells everyone that the room changed, with one snapshot shared
-// by all.
-func (r *Room) changed() {
-	r.seq++
-	var ev Event = RoomChanged{Snapshot: r.snapshot()}
-	key := RoomKey(r.code)
-	r.everyone(func(s *seat) { s.sink.Coalesce(key, ev) })
-}
-
 // sameSink reports whether a and b are the same session's sink, without
 // panicking on sinks of a type == cannot compare.
 func sameSink(a, b Sink) bool {
@@ -584,442 +319,86 @@ func sameSink(a, b Sink) bool {
 	return a == b
 }
 
-// Join puts a player in the room, or back in their seat: a racer who left
-// a race comes back to it with their progress until the race ends. A
-// player already in the room with another session takes the seat over:
-// the old session gets SeatTakenOver. Newcomers are refused while a race
-// runs (ErrRaceUnderway) and when the room is full.
-func (r *Room) Join(p Entrant, sink Sink) (Snapshot, error) {
-	if sink == nil {
-		return Snapshot{}, errors.New("lobby: Join without a sink")
-	}
-	// Names should come clean already; this makes sure no screen ever
-	// gets one raw.
-	p.Name = keys.Clean(p.Name, keys.MaxNameWidth)
-	r.mu.Lock()
-	defer r.unlock()
-	if r.phase == PhaseClosed {
-		return Snapshot{}, ErrRoomClosed
-	}
-	if m := r.member(p.ID); m != nil {
-		if m.present() && !sameSink(m.sink, sink) {
-			r.post(&m.seat, SeatTakenOver{Code: r.code})
-		}
-		m.Name = p.Name
-		m.setSink(sink)
-		if r.phase == PhaseRacing {
-			r.coalesceRacer(m)
-		}
-	} else {
-		switch {
-		case r.phase == PhaseCountdown || r.phase == PhaseRacing:
-			return Snapshot{}, ErrRaceUnderway
-		case len(r.members) >= r.cfg.MaxPlayers:
-			return Snapshot{}, ErrRoomFull
-		}
-		m := &member{Entrant: p}
-		m.setSink(sink)
-		r.members = append(r.members, m)
-	}
-	r.occupied()
-	r.changed()
-	return r.snapshot(), nil
+// RoundOf is what a racer's move is checked against: the room's phase,
+// round and deal, and when the round's race started. A room gives it
+// without building a whole Snapshot (every racer's move asks).
+type RoundOf struct {
+	RoomID   string
+	Phase    Phase
+	Round    int
+	RulesID  string
+	Deal     uint64
+	StartsAt time.Time
 }
 
-// occupied notes that somebody is in the room: it stays open, and it has a
-// host who is here.
-func (r *Room) occupied() {
-	if r.closeTimer != nil {
-		r.closeTimer.Stop()
-		r.closeTimer = nil
-	}
-	r.pickHost()
+// RaceKey is Snapshot.RaceKey of the round.
+func (r RoundOf) RaceKey() string { return r.RoomID + "/" + strconv.Itoa(r.Round) }
+
+// Limits of the room registry.
+const (
+	// DefaultMaxRooms is the most rooms open at once on one server unless
+	// configured otherwise (--max-rooms).
+	DefaultMaxRooms = 200
+	// MaxWrongCodes wrong room codes per WrongCodeWindow are allowed one
+	// player; after that the player's look-ups are refused for
+	// WrongCodePause.
+	MaxWrongCodes   = 10
+	WrongCodeWindow = time.Minute
+	WrongCodePause  = time.Minute
+)
+
+// Errors of the registry, meant for players as they are (ErrNoRoom and
+// ErrAlreadyHosting come wrapped with the code).
+var (
+	ErrNoRoom         = errors.New("there is no room")
+	ErrTooManyRooms   = errors.New("the server has as many rooms as it can take; try again later")
+	ErrAlreadyHosting = errors.New("you already host a room")
+	ErrThrottled      = errors.New("too many wrong room codes; wait a minute")
+)
+
+// RoomInfo is a line of the list of public rooms (`rooms --json`).
+type RoomInfo struct {
+	Code       string        `json:"code"`
+	RulesID    string        `json:"rules"`
+	RulesTitle string        `json:"rules_title"`
+	Phase      Phase         `json:"phase"`
+	Players    int           `json:"players"`
+	MaxPlayers int           `json:"max_players"`
+	Spectators int           `json:"spectators"`
+	Rated      bool          `json:"rated"` // RoomConfig.Rated
+	Host       string        `json:"host"`  // display name
+	TimeLimit  time.Duration `json:"-"`
+	TimeLimitS int           `json:"time_limit_s"`
+	Created    time.Time     `json:"created"`
 }
 
-// pickHost passes the host's part to the first member present when the
-// host is not, skipping members who host another room (a player hosts
-// one room at a time): when every member present does, the part stays.
-func (r *Room) pickHost() {
-	if h := r.member(r.host); h != nil && h.present() {
-		return
-	}
-	for _, m := range r.members {
-		if m.present() && m.ID != r.host && r.hooks.hosts.claim(m.ID, r) {
-			r.hooks.hosts.release(r.host, r)
-			r.host = m.ID
-			return
-		}
-	}
+// wrongCodes is one player's recent wrong room codes.
+type wrongCodes struct {
+	times   []time.Time // within the last WrongCodeWindow
+	blocked time.Time   // look-ups are refused until then
 }
 
-// moveOut takes the player out of the room because they went into
-// another (Rooms.Join): like Leave, and a session of theirs other than
-// sink is told its seat went. A room the player hosts and nobody is in,
-// waiting or showing results, goes: it closes, so that its host's part
-// does not keep them from taking over another room's.
-func (r *Room) moveOut(playerID string, sink Sink, to string) {
-	r.mu.Lock()
-	defer r.unlock()
-	if r.phase == PhaseClosed {
-		return
-	}
-	if m := r.member(playerID); m != nil && m.present() {
-		if !sameSink(m.sink, sink) {
-			r.post(&m.seat, SeatTakenOver{Code: r.code})
-		}
-		r.leave(m)
-	}
-	if r.host == playerID && r.presentCount() == 0 && (r.phase == PhaseWaiting || r.phase == PhaseResults) {
-		r.close("its host went to room " + to)
-	}
-}
-
-// waitingFor reports whether the room is public, of these rules, and
-// waiting for players.
-func (r *Room) waitingFor(rulesID string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.cfg.Public && r.phase == PhaseWaiting && r.cfg.Rules.ID() == rulesID
-}
-
-// Seated reports whether the player has a seat in the room, with a session
-// or (during a race, after leaving) without.
-func (r *Room) Seated(playerID string) bool {
-	r.mu.Lock()
-	defer r.unlock()
-	return r.phase != PhaseClosed && r.member(playerID) != nil
-}
-
-// Leave takes a player's session, the one whose sink is from, out of the
-// room; a session whose seat another took over leaves nothing
-// (ErrSeatTaken). In the waiting room and after a race the seat goes too;
-// during a race the seat stays, so the racer can come back until the race
-// ends, and counts as left. A room nobody is in closes EmptyRoomClose later.
-func (r *Room) Leave(playerID string, from Sink) error {
-	r.mu.Lock()
-	defer r.unlock()
-	m := r.member(playerID)
-	switch {
-	case m == nil || !m.present():
-		return ErrNotMember
-	case !sameSink(m.sink, from):
-		return ErrSeatTaken
-	}
-	r.leave(m)
-	return nil
-}
-
-func (r *Room) leave(m *member) {
-	m.setSink(nil)
-	m.ready = false
-	if r.phase == PhaseWaiting || r.phase == PhaseResults {
-		r.members = slices.DeleteFunc(r.members, func(x *member) bool { return x == m })
-	}
-	r.pickHost()
-	if r.presentCount() == 0 && r.closeTimer == nil && r.phase != PhaseClosed {
-		r.closeGen++
-		gen := r.closeGen
-		r.closeTimer = r.clock.AfterFunc(EmptyRoomClose, func() { r.closeIfEmpty(gen) })
-	}
-	if r.phase == PhaseRacing {
-		r.coalesceRacer(m)
-		if r.allDone() {
-			r.end()
-			return
+// noteWrongCode counts a wrong code of the player at now in wrong, and
+// blocks the player for WrongCodePause at the MaxWrongCodes-th in a
+// WrongCodeWindow; past 1024 players it forgets those neither blocked nor
+// wrong lately.
+func noteWrongCode(wrong map[string]*wrongCodes, playerID string, now time.Time) {
+	if len(wrong) > 1024 {
+		for id, w := range wrong {
+			if now.After(w.blocked) && (len(w.times) == 0 || now.Sub(w.times[len(w.times)-1]) >= WrongCodeWindow) {
+				delete(wrong, id)
+			}
 		}
 	}
-	r.changed()
-}
-
-func (r *Room) closeIfEmpty(gen int) {
-	r.mu.Lock()
-	defer r.unlock()
-	if r.closeTimer == nil || gen != r.closeGen || r.presentCount() > 0 {
-		return
+	w := wrong[playerID]
+	if w == nil {
+		w = &wrongCodes{}
+		wrong[playerID] = w
 	}
-	r.closeTimer = nil
-	r.close("nobody was in the room")
-}
-
-// SetReady sets a member's ready mark in the waiting room.
-func (r *Room) SetReady(playerID string, ready bool) error {
-	r.mu.Lock()
-	defer r.unlock()
-	m := r.member(playerID)
-	switch {
-	case m == nil || !m.present():
-		return ErrNotMember
-	case r.phase != PhaseWaiting:
-		return ErrNotWaiting
-	}
-	if m.ready != ready {
-		m.ready = ready
-		r.changed()
-	}
-	return nil
-}
-
-// Start starts the countdown now: the host only, in the waiting room, with
-// at least MinRacers members in. The race starts CountdownTime later.
-func (r *Room) Start(playerID string) error {
-	return r.StartAt(playerID, r.clock.Now().Add(CountdownTime))
-}
-
-// StartAt is Start with the moment the race starts given, so that rooms on
-// several servers can take it from one clock (the database's). A moment
-// already past starts the race at once.
-func (r *Room) StartAt(playerID string, at time.Time) error {
-	r.mu.Lock()
-	defer r.unlock()
-	switch {
-	case r.phase == PhaseClosed:
-		return ErrRoomClosed
-	case r.member(playerID) == nil:
-		return ErrNotMember
-	case r.host != playerID:
-		return ErrNotHost
-	case r.phase != PhaseWaiting:
-		return ErrNotWaiting
-	case r.presentCount() < MinRacers:
-		return ErrTooFewRacers
-	}
-	r.phase = PhaseCountdown
-	r.startsAt = at
-	for _, m := range r.members {
-		m.ready = false
-	}
-	round := r.round
-	r.timer = r.clock.AfterFunc(at.Sub(r.clock.Now()), func() { r.begin(round) })
-	r.broadcast(CountdownStarted{Code: r.code, Round: r.round, StartsAt: at, Deal: r.cfg.Deal, RulesID: r.cfg.Rules.ID()})
-	r.changed()
-	return nil
-}
-
-// begin ends the countdown of round.
-func (r *Room) begin(round int) {
-	r.mu.Lock()
-	defer r.unlock()
-	if r.phase != PhaseCountdown || r.round != round {
-		return
-	}
-	r.phase = PhaseRacing
-	r.deadline = r.startsAt.Add(r.cfg.TimeLimit)
-	for _, m := range r.members {
-		m.progress.State = RacerPlaying
-	}
-	r.timer = r.clock.AfterFunc(r.deadline.Sub(r.clock.Now()), func() { r.timeUp(round) })
-	r.broadcast(RaceStarted{Code: r.code, Round: r.round, Deadline: r.deadline})
-	if r.allDone() {
-		r.end()
-		return
-	}
-	r.changed()
-}
-
-func (r *Room) timeUp(round int) {
-	r.mu.Lock()
-	defer r.unlock()
-	if r.phase == PhaseRacing && r.round == round {
-		r.end()
-	}
-}
-
-// allDone reports whether every racer has cleared, is stuck or left.
-func (r *Room) allDone() bool {
-	for _, m := range r.members {
-		if m.present() && m.progress.State == RacerPlaying {
-			return false
-		}
-	}
-	return true
-}
-
-// Report records a racer's progress, sent by the session whose sink is
-// from, and shows it to everybody in the room. Only the session holding
-// the seat reports (ErrSeatTaken for one whose seat another session took
-// over). The room notes the time of each removal itself, by its own clock.
-// After a racer cleared or got stuck their race is over (ErrRaceOver).
-func (r *Room) Report(playerID string, from Sink, p Progress) error {
-	r.mu.Lock()
-	defer r.unlock()
-	m := r.member(playerID)
-	switch {
-	case m == nil || !m.present():
-		return ErrNotMember
-	case !sameSink(m.sink, from):
-		return ErrSeatTaken
-	case r.phase != PhaseRacing:
-		return ErrNotRacing
-	case m.progress.State != RacerPlaying:
-		return ErrRaceOver
-	case p.Removed < 0 || p.Removed > r.cards() || p.Moves < 0 || p.Pass < 0:
-		return fmt.Errorf("%w: %d of %d cards removed in %d moves", ErrBadProgress, p.Removed, r.cards(), p.Moves)
-	case p.State != RacerPlaying && p.State != RacerStuck && p.State != RacerCleared:
-		return fmt.Errorf("%w: state %v", ErrBadProgress, p.State)
-	case p.State == RacerCleared && p.Removed != r.cards():
-		return fmt.Errorf("%w: cleared with %d of %d cards removed", ErrBadProgress, p.Removed, r.cards())
-	}
-	el := r.clock.Now().Sub(r.startsAt)
-	for n := len(m.removals); n > 0 && m.removals[n-1].removed > p.Removed; n-- {
-		m.removals = m.removals[:n-1]
-	}
-	if n := len(m.removals); p.Removed > 0 && (n == 0 || m.removals[n-1].removed < p.Removed) {
-		m.removals = append(m.removals, removal{removed: p.Removed, at: el})
-	}
-	if p.State == RacerCleared {
-		m.finish = el
-	}
-	m.progress = p
-	r.coalesceRacer(m)
-	if r.allDone() {
-		r.end()
-	}
-	return nil
-}
-
-// coalesceRacer shows m's line of the racer panel to everybody.
-func (r *Room) coalesceRacer(m *member) {
-	// Boxed once, not once per sink.
-	var ev Event = RacerProgress{Code: r.code, Round: r.round, Racer: r.racer(m)}
-	key := RacerKey(r.code, m.ID)
-	r.everyone(func(s *seat) { s.sink.Coalesce(key, ev) })
-}
-
-// end ends the race: placings for everybody, the seats of those who left
-// go, and the result goes to the registry.
-func (r *Room) end() {
-	if r.timer != nil {
-		r.timer.Stop()
-		r.timer = nil
-	}
-	r.phase = PhaseResults
-	r.ended = r.clock.Now()
-	racers := make([]Racer, len(r.members))
-	for i, m := range r.members {
-		racers[i] = r.racer(m)
-	}
-	r.results = rank(racers)
-	r.members = slices.DeleteFunc(r.members, func(m *member) bool { return !m.present() })
-	r.pickHost()
-	r.broadcast(RaceEnded{Code: r.code, Round: r.round, Results: slices.Clone(r.results)})
-	r.changed()
-	if r.hooks.onEnd != nil {
-		res := RaceResult{Code: r.code, Round: r.round, RulesID: r.cfg.Rules.ID(), Deal: r.cfg.Deal,
-			Verdict: r.cfg.Verdict, Rated: r.cfg.Rated, Started: r.startsAt, Ended: r.ended, Placings: slices.Clone(r.results)}
-		r.after = append(r.after, func() { r.hooks.onEnd(res) })
-	}
-}
-
-// Rematch takes the room back to the waiting room for a new race of deal
-// (the caller picks it, says what the solver found of it and whether the
-// race is rated: RoomConfig.Rated): the host only, after a race.
-// Everybody still in the room stays, spectators too.
-func (r *Room) Rematch(playerID string, deal uint64, verdict engine.Verdict, rated bool) error {
-	r.mu.Lock()
-	defer r.unlock()
-	switch {
-	case r.phase == PhaseClosed:
-		return ErrRoomClosed
-	case r.member(playerID) == nil:
-		return ErrNotMember
-	case r.host != playerID:
-		return ErrNotHost
-	case r.phase != PhaseResults:
-		return ErrNotOver
-	}
-	r.cfg.Deal, r.cfg.Verdict, r.cfg.Rated = deal, verdict, rated
-	r.round++
-	r.phase = PhaseWaiting
-	r.results = nil
-	r.startsAt, r.deadline, r.ended = time.Time{}, time.Time{}, time.Time{}
-	for _, m := range r.members {
-		m.ready = false
-		m.progress = Progress{}
-		m.removals = nil
-		m.finish = 0
-	}
-	r.changed()
-	return nil
-}
-
-// Watch adds a spectator, who sees the room and every racer's progress but
-// takes no part. A second session of the same viewer takes the view over.
-func (r *Room) Watch(viewerID string, sink Sink) (Snapshot, error) {
-	if sink == nil {
-		return Snapshot{}, errors.New("lobby: Watch without a sink")
-	}
-	r.mu.Lock()
-	defer r.unlock()
-	if r.phase == PhaseClosed {
-		return Snapshot{}, ErrRoomClosed
-	}
-	var v *spectator
-	for _, x := range r.spectators {
-		if x.id == viewerID {
-			v = x
-		}
-	}
-	if v != nil {
-		if !sameSink(v.sink, sink) {
-			r.post(&v.seat, SeatTakenOver{Code: r.code})
-		}
-	} else {
-		if len(r.spectators) >= MaxSpectators {
-			return Snapshot{}, ErrTooManySpectators
-		}
-		v = &spectator{id: viewerID}
-		r.spectators = append(r.spectators, v)
-	}
-	v.setSink(sink)
-	r.changed()
-	return r.snapshot(), nil
-}
-
-// Unwatch takes a spectator out.
-func (r *Room) Unwatch(viewerID string) error {
-	r.mu.Lock()
-	defer r.unlock()
-	for _, v := range r.spectators {
-		if v.id == viewerID {
-			r.unwatch(v)
-			return nil
-		}
-	}
-	return ErrNotMember
-}
-
-func (r *Room) unwatch(v *spectator) {
-	v.setSink(nil)
-	r.spectators = slices.DeleteFunc(r.spectators, func(x *spectator) bool { return x == v })
-	r.changed()
-}
-
-// Close closes the room (an admin's doing, or the server's): a race that
-// runs is abandoned, unranked and unstored, and everybody gets RoomClosed
-// with the reason.
-func (r *Room) Close(reason string) {
-	r.mu.Lock()
-	defer r.unlock()
-	r.close(reason)
-}
-
-func (r *Room) close(reason string) {
-	if r.phase == PhaseClosed {
-		return
-	}
-	for _, t := range []Timer{r.timer, r.closeTimer} {
-		if t != nil {
-			t.Stop()
-		}
-	}
-	r.timer, r.closeTimer = nil, nil
-	r.hooks.hosts.release(r.host, r)
-	r.broadcast(RoomClosed{Code: r.code, Reason: reason})
-	r.phase, r.reason = PhaseClosed, reason
-	r.changed()
-	r.everyone(func(s *seat) { s.setSink(nil) })
-	r.spectators = nil
-	if r.hooks.onClose != nil {
-		r.after = append(r.after, func() { r.hooks.onClose(r) })
+	w.times = slices.DeleteFunc(w.times, func(t time.Time) bool { return now.Sub(t) >= WrongCodeWindow })
+	w.times = append(w.times, now)
+	if len(w.times) >= MaxWrongCodes {
+		w.blocked = now.Add(WrongCodePause)
+		w.times = w.times[:0]
 	}
 }

@@ -1,6 +1,7 @@
 package lobby
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,119 +10,19 @@ import (
 	"testing"
 	"time"
 
+	"pyramid/bus"
 	"pyramid/engine"
 )
 
-// countReader is a deterministic source of room codes: 0, 1, 2, … bytes.
-type countReader struct{ n byte }
+// The scenarios of one server's rooms (the one-server ones; the cluster's
+// are in rooms_cluster_test.go), run on each bus by TestRooms and
+// TestRoomsPostgres.
 
-func (c *countReader) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = c.n
-		c.n++
-	}
-	return len(p), nil
-}
-
-type env struct {
-	t     *testing.T
-	clock *FakeClock
-	rooms *Rooms
-	mu    sync.Mutex
-	ended []RaceResult
-}
-
-func newEnv(t *testing.T, maxRooms int) *env {
-	e := &env{t: t, clock: NewFakeClock(t0)}
-	e.rooms = NewRooms(RoomsConfig{Clock: e.clock, MaxRooms: maxRooms, Rand: &countReader{},
-		OnRaceEnd: func(res RaceResult) {
-			// The hook runs with no lock held: it may look at the rooms.
-			e.rooms.Public()
-			if r, ok := e.rooms.Room(res.Code); !ok || r.Snapshot().Phase != PhaseResults {
-				t.Errorf("race of %s ended, room not in results", res.Code)
-			}
-			e.mu.Lock()
-			defer e.mu.Unlock()
-			e.ended = append(e.ended, res)
-		}})
-	return e
-}
-
-func (e *env) results() []RaceResult {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append([]RaceResult(nil), e.ended...)
-}
-
-func pl(name string) Entrant { return Entrant{ID: "id-" + name, Name: name} }
-
-func classic() RoomConfig {
-	return RoomConfig{Rules: engine.Classic(), Deal: 42, Verdict: engine.Winnable}
-}
-
-// create opens a room hosted by name.
-func (e *env) create(name string, cfg RoomConfig) (*Room, *fakeSink) {
-	e.t.Helper()
-	s := newSink()
-	r, _, err := e.rooms.Create(pl(name), s, cfg)
-	if err != nil {
-		e.t.Fatalf("Create: %v", err)
-	}
-	return r, s
-}
-
-func (e *env) join(r *Room, name string) *fakeSink {
-	e.t.Helper()
-	s := newSink()
-	if _, err := r.Join(pl(name), s); err != nil {
-		e.t.Fatalf("Join(%s): %v", name, err)
-	}
-	return s
-}
-
-func wantErr(t *testing.T, what string, err, want error) {
-	t.Helper()
-	if want == nil && err != nil || want != nil && !errors.Is(err, want) {
-		t.Fatalf("%s: got error %v, want %v", what, err, want)
-	}
-}
-
-func report(t *testing.T, r *Room, name string, removed int, st RacerState) {
-	t.Helper()
-	wantErr(t, "Report "+name, r.Report("id-"+name, held(r, "id-"+name), Progress{Removed: removed, Moves: removed, Pass: 1, State: st}), nil)
-}
-
-// race makes a room of alice (host), bob and carol, started and past the
-// countdown.
-func (e *env) race(cfg RoomConfig) (*Room, map[string]*fakeSink) {
-	e.t.Helper()
-	r, a := e.create("alice", cfg)
-	sinks := map[string]*fakeSink{"alice": a, "bob": e.join(r, "bob"), "carol": e.join(r, "carol")}
-	wantErr(e.t, "Start", r.Start("id-alice"), nil)
-	e.clock.Advance(CountdownTime)
-	if p := r.Phase(); p != PhaseRacing {
-		e.t.Fatalf("phase %v after the countdown", p)
-	}
-	return r, sinks
-}
-
-func placings(ps []Placing) string {
-	s := ""
-	for i, p := range ps {
-		if i > 0 {
-			s += " "
-		}
-		s += fmt.Sprintf("%d:%s:%v", p.Place, p.Name, p.State)
-	}
-	return s
-}
-
-func TestRoomLifecycle(t *testing.T) {
-	e := newEnv(t, 0)
+func testRoomLifecycle(t *testing.T, e *roomsEnv) {
 	r, a := e.create("alice", classic())
 	s := r.Snapshot()
 	if s.Public || s.TimeLimit != DefaultTimeLimit || s.MaxPlayers != MaxRacers || s.Host != "id-alice" ||
-		s.Phase != PhaseWaiting || s.Cards != 28 || s.Round != 1 {
+		s.Phase != PhaseWaiting || s.Cards != 28 || s.Round != 1 || s.RoomID == "" {
 		t.Fatalf("new room: %+v", s)
 	}
 	wantErr(t, "Start alone", r.Start("id-alice"), ErrTooFewRacers)
@@ -136,7 +37,7 @@ func TestRoomLifecycle(t *testing.T) {
 	wantErr(t, "Report early", r.Report("id-bob", held(r, "id-bob"), Progress{State: RacerPlaying}), ErrNotRacing)
 	wantErr(t, "Start", r.Start("id-alice"), nil)
 	wantErr(t, "Start twice", r.Start("id-alice"), ErrNotWaiting)
-	wantErr(t, "Join mid-race", func() error { _, err := r.Join(pl("dave"), newSink()); return err }(), ErrRaceUnderway)
+	wantErr(t, "Join mid-race", func() error { _, err := e.one().Join(r, pl("dave"), newSink()); return err }(), ErrRaceUnderway)
 
 	// Everybody gets the same moment.
 	for name, s := range map[string]*fakeSink{"alice": a, "bob": b, "carol": c} {
@@ -146,8 +47,8 @@ func TestRoomLifecycle(t *testing.T) {
 		}
 	}
 	e.clock.Advance(CountdownTime - time.Millisecond)
-	if r.Phase() != PhaseCountdown {
-		t.Fatalf("phase %v before the countdown ended", r.Phase())
+	if p := r.Snapshot().Phase; p != PhaseCountdown {
+		t.Fatalf("phase %v before the countdown ended", p)
 	}
 	sameRound(t, "in the countdown", r.Round(), r.Snapshot())
 	e.clock.Advance(time.Millisecond)
@@ -170,12 +71,13 @@ func TestRoomLifecycle(t *testing.T) {
 	e.clock.Advance(10 * time.Second)
 	report(t, r, "bob", 20, RacerStuck)
 	report(t, r, "carol", 22, RacerPlaying)
-	if len(e.results()) != 0 {
+	settled(t, e.one())
+	if len(e.results("one")) != 0 || r.Snapshot().Phase != PhaseRacing {
 		t.Fatal("race ended with carol playing")
 	}
 	report(t, r, "carol", 22, RacerStuck)
 
-	res := e.results()
+	res := e.stored(1)
 	if len(res) != 1 {
 		t.Fatalf("%d results", len(res))
 	}
@@ -186,20 +88,20 @@ func TestRoomLifecycle(t *testing.T) {
 		t.Errorf("winner %+v", p)
 	}
 	if !res[0].Started.Equal(t0.Add(CountdownTime)) || !res[0].Ended.Equal(t0.Add(CountdownTime+70*time.Second)) ||
-		res[0].Deal != 42 || res[0].RulesID != engine.Classic().ID() || res[0].Verdict != engine.Winnable {
+		res[0].Deal != 42 || res[0].RulesID != engine.Classic().ID() || res[0].Verdict != engine.Winnable ||
+		res[0].Key() != s.RoomID+"/1" {
 		t.Errorf("result %+v", res[0])
 	}
-	if ev, ok := hasPost[RaceEnded](a); !ok || len(ev.Results) != 3 {
-		t.Errorf("alice's RaceEnded %+v, %v", ev, ok)
-	}
+	eventually(t, "alice's RaceEnded", func() bool { ev, ok := hasPost[RaceEnded](a); return ok && len(ev.Results) == 3 })
 	s = r.Snapshot()
 	if s.Phase != PhaseResults || len(s.Results) != 3 || s.Members[0].Place != 1 {
 		t.Errorf("after the race: %+v", s)
 	}
 	// The deadline timer is gone: nothing ends twice.
 	e.clock.Advance(DefaultTimeLimit)
-	if len(e.results()) != 1 {
-		t.Errorf("%d results after the deadline passed", len(e.results()))
+	settled(t, e.one())
+	if len(e.results("one")) != 1 {
+		t.Errorf("%d results after the deadline passed", len(e.results("one")))
 	}
 
 	// Rematch.
@@ -207,49 +109,16 @@ func TestRoomLifecycle(t *testing.T) {
 	wantErr(t, "Rematch", r.Rematch("id-alice", 43, engine.Unknown, true), nil)
 	s = r.Snapshot()
 	if s.Phase != PhaseWaiting || s.Round != 2 || s.Deal != 43 || len(s.Results) != 0 || len(s.Members) != 3 ||
-		s.Members[0].Removed != 0 || s.Members[0].State != RacerWaiting || !s.StartsAt.IsZero() {
+		s.Members[0].Removed != 0 || s.Members[0].State != RacerWaiting || !s.StartsAt.IsZero() || s.RaceKey() != s.RoomID+"/2" {
 		t.Errorf("after the rematch: %+v", s)
 	}
 	sameRound(t, "after the rematch", r.Round(), s)
 	wantErr(t, "Rematch while waiting", r.Rematch("id-alice", 44, engine.Unknown, true), ErrNotOver)
+	gone := &Room{rs: e.one(), code: "ZZZZ"}
+	sameRound(t, "no such room", gone.Round(), gone.Snapshot())
 }
 
-// sameRound checks a room's Round against its Snapshot taken at the same
-// moment.
-func sameRound(t *testing.T, when string, got RoundOf, s Snapshot) {
-	t.Helper()
-	want := RoundOf{RoomID: s.RoomID, Phase: s.Phase, Round: s.Round, RulesID: s.RulesID, Deal: s.Deal, StartsAt: s.StartsAt}
-	if s.Phase == PhaseClosed {
-		want = RoundOf{Phase: PhaseClosed}
-	}
-	if got != want {
-		t.Errorf("%s: Round() = %+v, want %+v (the snapshot's)", when, got, want)
-	}
-}
-
-func TestStartAtSharedMoment(t *testing.T) {
-	e := newEnv(t, 0)
-	r, a := e.create("alice", classic())
-	b := e.join(r, "bob")
-	at := t0.Add(5 * time.Second) // say, the database's now() + 5 s
-	wantErr(t, "StartAt", r.StartAt("id-alice", at), nil)
-	for _, s := range []*fakeSink{a, b} {
-		if ev, _ := hasPost[CountdownStarted](s); !ev.StartsAt.Equal(at) {
-			t.Errorf("StartsAt %v, want %v", ev.StartsAt, at)
-		}
-	}
-	e.clock.Advance(4 * time.Second)
-	if r.Phase() != PhaseCountdown {
-		t.Fatalf("phase %v", r.Phase())
-	}
-	e.clock.Advance(time.Second)
-	if r.Phase() != PhaseRacing {
-		t.Fatalf("phase %v", r.Phase())
-	}
-}
-
-func TestDeadline(t *testing.T) {
-	e := newEnv(t, 0)
+func testDeadline(t *testing.T, e *roomsEnv) {
 	cfg := classic()
 	cfg.TimeLimit = 2 * time.Minute
 	r, _ := e.race(cfg)
@@ -259,22 +128,20 @@ func TestDeadline(t *testing.T) {
 	e.clock.Advance(10 * time.Second)
 	report(t, r, "alice", 12, RacerPlaying)
 	e.clock.Advance(50*time.Second - time.Millisecond)
-	if len(e.results()) != 0 {
+	settled(t, e.one())
+	if len(e.results("one")) != 0 {
 		t.Fatal("race ended before the deadline")
 	}
 	e.clock.Advance(time.Millisecond)
-	res := e.results()
-	if len(res) != 1 {
-		t.Fatalf("%d results at the deadline", len(res))
-	}
+	res := e.stored(1)
 	if got, want := placings(res[0].Placings), "1:alice:playing 2:bob:playing 2:carol:playing"; got != want {
 		t.Errorf("placings %s, want %s", got, want)
 	}
+	eventually(t, "the room shows the results", func() bool { return r.Snapshot().Phase == PhaseResults })
 	wantErr(t, "report after the deadline", r.Report("id-bob", held(r, "id-bob"), Progress{Removed: 11, State: RacerPlaying}), ErrNotRacing)
 }
 
-func TestLeaveAndRejoin(t *testing.T) {
-	e := newEnv(t, 0)
+func testLeaveAndRejoin(t *testing.T, e *roomsEnv) {
 	r, sinks := e.race(classic())
 	e.clock.Advance(10 * time.Second)
 	report(t, r, "bob", 6, RacerPlaying)
@@ -286,7 +153,7 @@ func TestLeaveAndRejoin(t *testing.T) {
 	}
 	// Back in the same seat with the same progress.
 	nb := newSink()
-	snap, err := r.Join(pl("bob"), nb)
+	snap, err := e.one().Join(r, pl("bob"), nb)
 	wantErr(t, "rejoin", err, nil)
 	if m, ok := snap.Member("id-bob"); !ok || m.Removed != 6 || m.State != RacerPlaying || !m.Present || snap.Members[1].ID != "id-bob" {
 		t.Errorf("bob back as %+v", snap.Members)
@@ -297,43 +164,35 @@ func TestLeaveAndRejoin(t *testing.T) {
 	wantErr(t, "Leave", r.Leave("id-bob", held(r, "id-bob")), nil)
 	report(t, r, "alice", 3, RacerStuck)
 	report(t, r, "carol", 1, RacerStuck)
-	res := e.results()
-	if len(res) != 1 {
-		t.Fatalf("%d results", len(res))
-	}
+	res := e.stored(1)
 	if got, want := placings(res[0].Placings), "1:alice:stuck 2:carol:stuck 3:bob:left"; got != want {
 		t.Errorf("placings %s, want %s", got, want)
 	}
 	// Bob's seat went with the race.
-	if s := r.Snapshot(); len(s.Members) != 2 {
-		t.Errorf("members after the race: %+v", s.Members)
-	}
+	eventually(t, "two members after the race", func() bool { return len(r.Snapshot().Members) == 2 })
 }
 
-func TestEverybodyLeavesEndsTheRace(t *testing.T) {
-	e := newEnv(t, 0)
+func testEverybodyLeavesEndsTheRace(t *testing.T, e *roomsEnv) {
 	r, _ := e.race(classic())
 	for _, n := range []string{"alice", "bob", "carol"} {
 		wantErr(t, "Leave", r.Leave("id-"+n, held(r, "id-"+n)), nil)
 	}
-	if res := e.results(); len(res) != 1 || placings(res[0].Placings) != "1:alice:left 1:bob:left 1:carol:left" {
+	if res := e.stored(1); placings(res[0].Placings) != "1:alice:left 1:bob:left 1:carol:left" {
 		t.Errorf("results %+v", res)
 	}
 	e.clock.Advance(EmptyRoomClose)
-	if r.Phase() != PhaseClosed || e.rooms.Len() != 0 {
-		t.Errorf("phase %v, %d rooms", r.Phase(), e.rooms.Len())
-	}
+	e.one().tryLease() // the holder's duties: the empty room closes
+	eventually(t, "the empty room closed", func() bool { return r.Snapshot().Phase == PhaseClosed && e.one().Len() == 0 })
 }
 
-func TestLeaveDuringCountdown(t *testing.T) {
-	e := newEnv(t, 0)
+func testLeaveDuringCountdown(t *testing.T, e *roomsEnv) {
 	r, a := e.create("alice", classic())
 	e.join(r, "bob")
 	wantErr(t, "Start", r.Start("id-alice"), nil)
 	wantErr(t, "Leave", r.Leave("id-bob", held(r, "id-bob")), nil)
 	e.clock.Advance(CountdownTime)
-	if r.Phase() != PhaseRacing {
-		t.Fatalf("phase %v", r.Phase())
+	if p := r.Snapshot().Phase; p != PhaseRacing {
+		t.Fatalf("phase %v", p)
 	}
 	if m, _ := r.Snapshot().Member("id-bob"); m.State != RacerLeft || m.Present {
 		t.Errorf("bob is %+v", m)
@@ -342,25 +201,24 @@ func TestLeaveDuringCountdown(t *testing.T) {
 		t.Errorf("alice sees phase %v", s.Phase)
 	}
 	report(t, r, "alice", 28, RacerCleared)
-	if res := e.results(); len(res) != 1 || placings(res[0].Placings) != "1:alice:cleared 2:bob:left" {
+	if res := e.stored(1); placings(res[0].Placings) != "1:alice:cleared 2:bob:left" {
 		t.Errorf("results %+v", res)
 	}
 }
 
-func TestTakeover(t *testing.T) {
-	e := newEnv(t, 0)
+func testTakeover(t *testing.T, e *roomsEnv) {
 	r, old := e.create("alice", classic())
 	e.join(r, "bob")
 	old.events()
 	neu := newSink()
-	_, err := r.Join(pl("alice"), neu)
+	_, err := e.one().Join(r, pl("alice"), neu)
 	wantErr(t, "second session", err, nil)
 	if _, ok := hasPost[SeatTakenOver](old); !ok {
 		t.Error("the first session was not told")
 	}
 	// Joining again with the same session is no takeover.
 	neu.events()
-	if _, err := r.Join(pl("alice"), neu); err != nil {
+	if _, err := e.one().Join(r, pl("alice"), neu); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := hasPost[SeatTakenOver](neu); ok {
@@ -379,8 +237,7 @@ func TestTakeover(t *testing.T) {
 	}
 }
 
-func TestDropAfterRefusing(t *testing.T) {
-	e := newEnv(t, 0)
+func testDropAfterRefusing(t *testing.T, e *roomsEnv) {
 	r, _ := e.create("alice", classic())
 	b := e.join(r, "bob")
 	c := e.join(r, "carol")
@@ -390,15 +247,13 @@ func TestDropAfterRefusing(t *testing.T) {
 	e.clock.Advance(2 * time.Second)
 	c.setRefuse(false) // carol reads again
 	e.clock.Advance(RoomDropAfter - 2*time.Second - time.Millisecond)
+	settled(t, e.one())
 	if _, ok := r.Snapshot().Member("id-bob"); !ok {
 		t.Fatal("bob dropped early")
 	}
 	e.clock.Advance(time.Millisecond)
-	s := r.Snapshot()
-	if _, ok := s.Member("id-bob"); ok {
-		t.Error("bob, who refused for 5 s, is still in")
-	}
-	if _, ok := s.Member("id-carol"); !ok {
+	eventually(t, "bob, who refused for 5 s, dropped", func() bool { _, ok := r.Snapshot().Member("id-bob"); return !ok })
+	if _, ok := r.Snapshot().Member("id-carol"); !ok {
 		t.Error("carol, who read again, was dropped")
 	}
 	if _, ok := hasPost[Missed](c); !ok {
@@ -406,31 +261,30 @@ func TestDropAfterRefusing(t *testing.T) {
 	}
 	// Bob may come back.
 	b.setRefuse(false)
-	if _, err := r.Join(pl("bob"), b); err != nil {
+	if _, err := e.one().Join(r, pl("bob"), b); err != nil {
 		t.Errorf("bob back: %v", err)
 	}
 }
 
-func TestDropDuringRaceKeepsSeat(t *testing.T) {
-	e := newEnv(t, 0)
+func testDropDuringRaceKeepsSeat(t *testing.T, e *roomsEnv) {
 	r, sinks := e.race(classic())
 	report(t, r, "bob", 4, RacerPlaying)
 	sinks["bob"].setRefuse(true)
 	wantErr(t, "Say", r.Say("id-alice", "hurry"), nil)
 	e.clock.Advance(RoomDropAfter)
+	eventually(t, "bob dropped", func() bool { m, _ := r.Snapshot().Member("id-bob"); return !m.Present })
 	m, ok := r.Snapshot().Member("id-bob")
 	if !ok || m.Present || m.State != RacerLeft || m.Removed != 4 {
 		t.Fatalf("bob after the drop: %+v, %v", m, ok)
 	}
 	sinks["bob"].setRefuse(false)
-	snap, err := r.Join(pl("bob"), sinks["bob"])
+	snap, err := e.one().Join(r, pl("bob"), sinks["bob"])
 	if m, _ := snap.Member("id-bob"); err != nil || m.State != RacerPlaying || m.Removed != 4 {
 		t.Errorf("bob back: %+v, %v", m, err)
 	}
 }
 
-func TestEmptyRoomCloses(t *testing.T) {
-	e := newEnv(t, 0)
+func testEmptyRoomCloses(t *testing.T, e *roomsEnv) {
 	r, a := e.create("alice", classic())
 	spec := newSink()
 	if _, err := r.Watch("id-zed", spec); err != nil {
@@ -438,81 +292,81 @@ func TestEmptyRoomCloses(t *testing.T) {
 	}
 	wantErr(t, "Leave", r.Leave("id-alice", held(r, "id-alice")), nil)
 	e.clock.Advance(EmptyRoomClose / 2)
+	e.one().tryLease()
 	// Coming back keeps it open.
-	if _, err := r.Join(pl("alice"), a); err != nil {
+	if _, err := e.one().Join(r, pl("alice"), a); err != nil {
 		t.Fatal(err)
 	}
 	e.clock.Advance(EmptyRoomClose)
-	if r.Phase() == PhaseClosed {
+	e.one().tryLease()
+	settled(t, e.one())
+	if r.Snapshot().Phase == PhaseClosed {
 		t.Fatal("closed with alice in it")
 	}
 	wantErr(t, "Leave", r.Leave("id-alice", held(r, "id-alice")), nil)
 	e.clock.Advance(EmptyRoomClose - time.Millisecond)
-	if r.Phase() == PhaseClosed || e.rooms.Len() != 1 {
+	e.one().tryLease()
+	settled(t, e.one())
+	if r.Snapshot().Phase == PhaseClosed || e.one().Len() != 1 {
 		t.Fatal("closed early")
 	}
 	e.clock.Advance(time.Millisecond)
-	if r.Phase() != PhaseClosed || e.rooms.Len() != 0 {
-		t.Fatalf("phase %v, %d rooms", r.Phase(), e.rooms.Len())
-	}
+	e.one().tryLease()
+	eventually(t, "the room closed", func() bool { return r.Snapshot().Phase == PhaseClosed && e.one().Len() == 0 })
 	if ev, ok := hasPost[RoomClosed](spec); !ok || ev.Code != r.Code() {
 		t.Errorf("the spectator was not told: %+v", ev)
 	}
-	if _, err := r.Join(pl("alice"), a); !errors.Is(err, ErrRoomClosed) {
+	if _, err := e.one().Join(r, pl("alice"), a); !errors.Is(err, ErrNoRoom) {
 		t.Errorf("Join a closed room: %v", err)
 	}
-	if _, err := e.rooms.Find("id-alice", r.Code()); !errors.Is(err, ErrNoRoom) {
+	if _, err := e.one().Find("id-alice", r.Code()); !errors.Is(err, ErrNoRoom) {
 		t.Errorf("Find a closed room: %v", err)
-	}
-	if e.clock.Pending() != 0 {
-		t.Errorf("%d timers left", e.clock.Pending())
 	}
 }
 
-func TestHostLeavesPassesHost(t *testing.T) {
-	e := newEnv(t, 0)
+func testHostLeavesPassesHost(t *testing.T, e *roomsEnv) {
 	r, _ := e.create("alice", classic())
 	e.join(r, "bob")
 	wantErr(t, "Leave", r.Leave("id-alice", held(r, "id-alice")), nil)
-	if h := r.Host(); h != "id-bob" {
+	if h := r.Snapshot().Host; h != "id-bob" {
 		t.Errorf("host %s, want id-bob", h)
 	}
 	// Alice hosts no room now, so she may open one.
-	if _, _, err := e.rooms.Create(pl("alice"), newSink(), classic()); err != nil {
+	if _, _, err := e.one().Create(pl("alice"), newSink(), classic()); err != nil {
 		t.Errorf("Create: %v", err)
 	}
 }
 
-func TestRegistryLimits(t *testing.T) {
-	e := newEnv(t, 2)
-	r, _ := e.create("alice", classic())
-	_, _, err := e.rooms.Create(pl("alice"), newSink(), classic())
+func testRegistryLimits(t *testing.T, e *roomsEnv) {
+	e.maxRooms = 2
+	e.create("alice", classic())
+	_, _, err := e.one().Create(pl("alice"), newSink(), classic())
 	wantErr(t, "second room", err, ErrAlreadyHosting)
 	e.create("bob", classic())
-	_, _, err = e.rooms.Create(pl("carol"), newSink(), classic())
+	_, _, err = e.one().Create(pl("carol"), newSink(), classic())
 	wantErr(t, "third room", err, ErrTooManyRooms)
 	bad := classic()
 	bad.MaxPlayers = 9
-	_, _, err = newEnv(t, 0).rooms.Create(pl("dave"), newSink(), bad)
+	_, _, err = e.one().Create(pl("dave"), newSink(), bad)
 	wantErr(t, "9 players", err, ErrBadRoomConfig)
 	bad = classic()
 	bad.TimeLimit = time.Second
-	_, _, err = newEnv(t, 0).rooms.Create(pl("dave"), newSink(), bad)
+	_, _, err = e.one().Create(pl("dave"), newSink(), bad)
 	wantErr(t, "1 s", err, ErrBadRoomConfig)
 
 	// A room of 2 is full with 2.
+	e.maxRooms = 0
 	cfg := classic()
 	cfg.MaxPlayers = 2
-	e2 := newEnv(t, 0)
-	r2, _ := e2.create("alice", cfg)
-	e2.join(r2, "bob")
-	_, err = r2.Join(pl("carol"), newSink())
+	r2, _, err := e.server("two").Create(pl("erin"), newSink(), cfg)
+	wantErr(t, "a room of 2", err, nil)
+	_, err = e.solo.Join(r2, pl("frank"), newSink())
+	wantErr(t, "second in a room of 2", err, nil)
+	_, err = e.solo.Join(r2, pl("gina"), newSink())
 	wantErr(t, "third in a room of 2", err, ErrRoomFull)
-	_ = r
 }
 
-func TestSpectators(t *testing.T) {
-	e := newEnv(t, 0)
+func testSpectators(t *testing.T, e *roomsEnv) {
 	r, _ := e.create("alice", classic())
 	e.join(r, "bob")
 	var first *fakeSink
@@ -547,9 +401,7 @@ func TestSpectators(t *testing.T) {
 	}
 	report(t, r, "bob", 28, RacerCleared)
 	report(t, r, "alice", 0, RacerStuck)
-	if _, ok := hasPost[RaceEnded](again); !ok {
-		t.Error("spectator missed the end")
-	}
+	eventually(t, "the spectator sees the end", func() bool { _, ok := hasPost[RaceEnded](again); return ok })
 	wantErr(t, "Rematch", r.Rematch("id-alice", 7, engine.Unknown, true), nil)
 	if n := r.Snapshot().Spectators; n != MaxSpectators {
 		t.Errorf("%d spectators after the rematch", n)
@@ -558,8 +410,7 @@ func TestSpectators(t *testing.T) {
 	wantErr(t, "Unwatch again", r.Unwatch("viewer-0"), ErrNotMember)
 }
 
-func TestReportChecks(t *testing.T) {
-	e := newEnv(t, 0)
+func testReportChecks(t *testing.T, e *roomsEnv) {
 	r, _ := e.race(classic())
 	for _, p := range []Progress{
 		{Removed: 29, State: RacerPlaying},
@@ -575,10 +426,9 @@ func TestReportChecks(t *testing.T) {
 	wantErr(t, "stranger", r.Report("id-zed", held(r, "id-zed"), Progress{State: RacerPlaying}), ErrNotMember)
 }
 
-// TestLastRemovalWithUndo: an undo takes the time of the last removal back
+// testLastRemovalWithUndo: an undo takes the time of the last removal back
 // to when the racer first reached the count they are back to.
-func TestLastRemovalWithUndo(t *testing.T) {
-	e := newEnv(t, 0)
+func testLastRemovalWithUndo(t *testing.T, e *roomsEnv) {
 	r, sinks := e.race(classic())
 	steps := []struct {
 		after   time.Duration
@@ -602,40 +452,45 @@ func TestLastRemovalWithUndo(t *testing.T) {
 	}
 }
 
-func TestQuickMatch(t *testing.T) {
-	e := newEnv(t, 0)
+func testQuickMatch(t *testing.T, e *roomsEnv) {
+	rs := e.one()
 	// A private room and a public room of other rules are never matched.
+	// (Rooms list oldest first: each is made a second after the last.)
 	e.create("priv", classic())
 	other := classic()
 	other.Rules = engine.MustRules("double")
 	other.Public = true
+	e.clock.Advance(time.Second)
 	e.create("dbl", other)
+	e.clock.Advance(time.Second)
 
-	_, _, err := e.rooms.QuickJoin(pl("alice"), newSink(), engine.Classic().ID())
+	_, _, err := rs.QuickJoin(pl("alice"), newSink(), engine.Classic().ID())
 	wantErr(t, "QuickJoin with no room", err, ErrNoRoom)
-	r1, _, created, err := e.rooms.QuickMatch(pl("alice"), newSink(), classic())
-	if err != nil || !created || !r1.Snapshot().Public || r1.Host() != "id-alice" {
+	r1, _, created, err := rs.QuickMatch(pl("alice"), newSink(), classic())
+	if err != nil || !created || !r1.Snapshot().Public || r1.Snapshot().Host != "id-alice" {
 		t.Fatalf("first quick match: %v, created %v", err, created)
 	}
-	r2, _, created, err := e.rooms.QuickMatch(pl("bob"), newSink(), classic())
-	if err != nil || created || r2 != r1 {
-		t.Fatalf("second quick match: %v, created %v, same room %v", err, created, r2 == r1)
+	r2, _, created, err := rs.QuickMatch(pl("bob"), newSink(), classic())
+	if err != nil || created || r2.Code() != r1.Code() {
+		t.Fatalf("second quick match: %v, created %v, same room %v", err, created, r2.Code() == r1.Code())
 	}
-	if r, _, err := e.rooms.QuickJoin(pl("erin"), newSink(), engine.Classic().ID()); err != nil || r != r1 {
+	if r, _, err := rs.QuickJoin(pl("erin"), newSink(), engine.Classic().ID()); err != nil || r.Code() != r1.Code() {
 		t.Fatalf("QuickJoin: %v", err)
 	}
 	// A racing room is not matched either.
 	wantErr(t, "Start", r1.Start("id-alice"), nil)
-	r3, _, created, err := e.rooms.QuickMatch(pl("carol"), newSink(), classic())
-	if err != nil || !created || r3 == r1 {
+	e.clock.Advance(time.Second)
+	r3, _, created, err := rs.QuickMatch(pl("carol"), newSink(), classic())
+	if err != nil || !created || r3.Code() == r1.Code() {
 		t.Fatalf("third quick match: %v, created %v", err, created)
 	}
 	// The oldest waiting room comes first.
-	r4, _, created, _ := e.rooms.QuickMatch(pl("dave"), newSink(), classic())
-	if created || r4 != r3 {
+	e.clock.Advance(time.Second)
+	r4, _, created, _ := rs.QuickMatch(pl("dave"), newSink(), classic())
+	if created || r4.Code() != r3.Code() {
 		t.Errorf("dave not put with carol")
 	}
-	list := e.rooms.Public()
+	list := rs.Public()
 	if len(list) != 3 || list[0].RulesID != other.Rules.ID() {
 		t.Fatalf("public rooms: %+v", list)
 	}
@@ -648,15 +503,15 @@ func TestQuickMatch(t *testing.T) {
 	}
 	// The Lobby screen's list: the rooms that wait for players, oldest
 	// first, the same lines.
-	if w := e.rooms.Waiting(); len(w) != 2 || w[0] != list[0] || w[1] != list[2] {
+	if w := rs.Waiting(); len(w) != 2 || w[0] != list[0] || w[1] != list[2] {
 		t.Errorf("waiting rooms %+v, want the first and third of %+v", w, list)
 	}
 }
 
-func TestWrongCodesThrottled(t *testing.T) {
-	e := newEnv(t, 0)
+func testWrongCodesThrottled(t *testing.T, e *roomsEnv) {
+	rs := e.one()
 	r, _ := e.create("alice", classic())
-	if got, err := e.rooms.Find("id-bob", " "+r.Code()+" "); err != nil || got != r {
+	if got, err := rs.Find("id-bob", " "+r.Code()+" "); err != nil || got.Code() != r.Code() {
 		t.Fatalf("Find: %v", err)
 	}
 	for i := range MaxWrongCodes {
@@ -664,50 +519,46 @@ func TestWrongCodesThrottled(t *testing.T) {
 		if i%2 == 1 {
 			code = "nope"
 		}
-		if _, err := e.rooms.Find("id-bob", code); !errors.Is(err, ErrNoRoom) && !errors.Is(err, ErrBadCode) {
+		if _, err := rs.Find("id-bob", code); !errors.Is(err, ErrNoRoom) && !errors.Is(err, ErrBadCode) {
 			t.Fatalf("wrong code %d: %v", i+1, err)
 		}
 	}
-	_, err := e.rooms.Find("id-bob", r.Code())
+	_, err := rs.Find("id-bob", r.Code())
 	wantErr(t, "after 10 wrong codes", err, ErrThrottled)
 	// Others are not throttled.
-	if _, err := e.rooms.Find("id-carol", r.Code()); err != nil {
+	if _, err := rs.Find("id-carol", r.Code()); err != nil {
 		t.Errorf("carol: %v", err)
 	}
 	e.clock.Advance(WrongCodePause)
-	if _, err := e.rooms.Find("id-bob", r.Code()); err != nil {
+	if _, err := rs.Find("id-bob", r.Code()); err != nil {
 		t.Errorf("after the pause: %v", err)
 	}
 	// Wrong codes spread out over more than a minute are fine.
 	for range 3 * MaxWrongCodes {
 		e.clock.Advance(WrongCodeWindow / (MaxWrongCodes - 2))
-		if _, err := e.rooms.Find("id-dave", "XXXX"); errors.Is(err, ErrThrottled) {
+		if _, err := rs.Find("id-dave", "XXXX"); errors.Is(err, ErrThrottled) {
 			t.Fatal("throttled at 8 a minute")
 		}
 	}
 }
 
-func TestAdminClose(t *testing.T) {
-	e := newEnv(t, 0)
+func testAdminClose(t *testing.T, e *roomsEnv) {
 	r, sinks := e.race(classic())
-	wantErr(t, "Close", e.rooms.Close(r.Code(), "closed by an admin"), nil)
+	wantErr(t, "Close", e.one().Close(r.Code(), "closed by an admin"), nil)
 	if ev, ok := hasPost[RoomClosed](sinks["bob"]); !ok || ev.Reason != "closed by an admin" {
 		t.Errorf("bob told %+v, %v", ev, ok)
 	}
-	if e.rooms.Len() != 0 || len(e.results()) != 0 {
-		t.Errorf("%d rooms, %d results", e.rooms.Len(), len(e.results()))
+	settled(t, e.one())
+	if e.one().Len() != 0 || len(e.results("one")) != 0 {
+		t.Errorf("%d rooms, %d results", e.one().Len(), len(e.results("one")))
 	}
-	wantErr(t, "Report", r.Report("id-bob", held(r, "id-bob"), Progress{State: RacerPlaying}), ErrNotMember)
-	wantErr(t, "Close again", e.rooms.Close(r.Code(), "x"), ErrNoRoom)
-	if e.clock.Pending() != 0 {
-		t.Errorf("%d timers left", e.clock.Pending())
-	}
+	wantErr(t, "Report", r.Report("id-bob", held(r, "id-bob"), Progress{State: RacerPlaying}), ErrRoomClosed)
+	wantErr(t, "Close again", e.one().Close(r.Code(), "x"), ErrNoRoom)
 }
 
-// TestConcurrentRoom hammers one room from several goroutines, for the
+// testConcurrentRoom hammers one room from several goroutines, for the
 // race detector.
-func TestConcurrentRoom(t *testing.T) {
-	e := newEnv(t, 0)
+func testConcurrentRoom(t *testing.T, e *roomsEnv) {
 	r, _ := e.create("p0", classic())
 	for i := 1; i < MaxRacers; i++ {
 		e.join(r, fmt.Sprintf("p%d", i))
@@ -716,61 +567,219 @@ func TestConcurrentRoom(t *testing.T) {
 	e.clock.Advance(CountdownTime)
 	var wg sync.WaitGroup
 	for i := range MaxRacers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			id := fmt.Sprintf("id-p%d", i)
+			from := held(r, id)
 			for n := 1; n <= 28; n++ {
 				st := RacerPlaying
 				if n == 28 {
 					st = RacerCleared
 				}
-				if err := r.Report(id, held(r, id), Progress{Removed: n, Moves: n, State: st}); err != nil && !errors.Is(err, ErrNotRacing) {
+				if err := r.Report(id, from, Progress{Removed: n, Moves: n, State: st}); err != nil && !errors.Is(err, ErrNotRacing) {
 					t.Error(err)
 				}
 				_ = r.Snapshot()
-				_ = r.Say(id, "go")
+				if n%7 == 0 {
+					_ = r.Say(id, "go")
+				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	if res := e.results(); len(res) != 1 || len(res[0].Placings) != MaxRacers {
+	if res := e.stored(1); len(res) != 1 || len(res[0].Placings) != MaxRacers {
 		t.Errorf("results %+v", res)
 	}
 }
 
-func TestSeatedAndKey(t *testing.T) {
-	e := newEnv(t, 0)
+func testSeated(t *testing.T, e *roomsEnv) {
 	r, _ := e.race(classic())
 	wantErr(t, "Leave", r.Leave("id-bob", held(r, "id-bob")), nil)
-	if got, ok := e.rooms.Seated("id-bob"); !ok || got != r {
+	if got, ok := e.one().Seated("id-bob"); !ok || got.Code() != r.Code() {
 		t.Error("bob, who dropped out of the race, has no seat to come back to")
 	}
-	if _, ok := e.rooms.Seated("id-zed"); ok {
+	if _, ok := e.one().Seated("id-zed"); ok {
 		t.Error("a stranger has a seat")
 	}
 	report(t, r, "alice", 28, RacerCleared)
 	report(t, r, "carol", 2, RacerStuck)
-	if _, ok := e.rooms.Seated("id-bob"); ok {
+	eventually(t, "the race over", func() bool { return r.Snapshot().Phase == PhaseResults })
+	if _, ok := e.one().Seated("id-bob"); ok {
 		t.Error("bob still seated after the race")
 	}
-	res := e.results()
-	if k := res[0].Key("srv1"); k != fmt.Sprintf("srv1/%s/1/%d", r.Code(), t0.Add(CountdownTime).UnixMilli()) {
-		t.Errorf("key %s", k)
+}
+
+// testReportFromTheSeatOnly: a racer's session whose seat another
+// session took over (on the same server, or on another) reports nothing;
+// the new session's count.
+func testReportFromTheSeatOnly(t *testing.T, e *roomsEnv) {
+	a, b := e.server("a"), e.server("b")
+	code, _, bob := sharedRace(t, e, a, b)
+	ha, _ := a.Room(code)
+	hb, _ := b.Room(code)
+	bob2 := newSink()
+	_, err := b.Join(hb, pl("bob"), bob2)
+	wantErr(t, "bob's second session on b", err, nil)
+	p := Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}
+	wantErr(t, "bob's old session reports", hb.Report("id-bob", bob, p), ErrSeatTaken)
+	wantErr(t, "a stranger's sink", hb.Report("id-bob", newSink(), p), ErrSeatTaken)
+	wantErr(t, "bob's new session reports", hb.Report("id-bob", bob2, p), nil)
+	eventually(t, "a shows the new session's move", func() bool { m, _ := ha.Snapshot().Member("id-bob"); return m.Moves == 1 })
+	_, err = a.Join(ha, pl("bob"), newSink())
+	wantErr(t, "bob's third session, on a", err, nil)
+	eventually(t, "b knows bob's seat moved to a", func() bool {
+		return hb.Report("id-bob", bob2, Progress{Removed: 4, Moves: 2, Pass: 1, State: RacerPlaying}) != nil
+	})
+	wantErr(t, "bob's session on b reports", hb.Report("id-bob", bob2, Progress{Removed: 4, Moves: 2, Pass: 1, State: RacerPlaying}), ErrNotMember)
+	if m, _ := ha.Snapshot().Member("id-bob"); m.Moves != 1 {
+		t.Errorf("a shows %d moves of bob's, want 1", m.Moves)
+	}
+}
+
+// testJoinLeavesTheOldRoom: a session that goes into a new room leaves
+// the one it was in; what becomes of the old room depends on what it was
+// doing.
+func testJoinLeavesTheOldRoom(t *testing.T, e *roomsEnv) {
+	for _, tc := range []struct {
+		name string
+		// setup makes the old room, with bob in it on sink old, and
+		// says whether bob hosts it.
+		setup       func(e *roomsEnv, old *fakeSink) *Room
+		sameSession bool
+		wantClosed  bool // the old room closed
+		wantSeat    bool // bob keeps a seat there (a race that runs)
+		wantHost    string
+	}{
+		{
+			name: "host of an empty waiting room: it closes",
+			setup: func(e *roomsEnv, old *fakeSink) *Room {
+				r, _, err := e.one().Create(pl("bob"), old, classic())
+				wantErr(e.t, "Create", err, nil)
+				return r
+			},
+			sameSession: true, wantClosed: true,
+		},
+		{
+			name: "host of a waiting room with others: the part passes",
+			setup: func(e *roomsEnv, old *fakeSink) *Room {
+				r, _, err := e.one().Create(pl("bob"), old, classic())
+				wantErr(e.t, "Create", err, nil)
+				e.join(r, "carol")
+				return r
+			},
+			sameSession: true, wantHost: "id-carol",
+		},
+		{
+			name: "member of a waiting room, another session: told its seat went",
+			setup: func(e *roomsEnv, old *fakeSink) *Room {
+				r, _ := e.create("carol", classic())
+				_, err := e.one().Join(r, pl("bob"), old)
+				wantErr(e.t, "Join", err, nil)
+				return r
+			},
+			wantHost: "id-carol",
+		},
+		{
+			name: "racer of a race that runs: the seat stays",
+			setup: func(e *roomsEnv, old *fakeSink) *Room {
+				r, _ := e.create("carol", classic())
+				_, err := e.one().Join(r, pl("bob"), old)
+				wantErr(e.t, "Join", err, nil)
+				wantErr(e.t, "Start", r.Start("id-carol"), nil)
+				e.clock.Advance(CountdownTime)
+				return r
+			},
+			sameSession: true, wantSeat: true, wantHost: "id-carol",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := e.fork(t)
+			old := newSink()
+			oldRoom := tc.setup(e, old)
+			target, _ := e.create("alice", classic())
+			sink := newSink()
+			if tc.sameSession {
+				sink = old
+			}
+			if _, err := e.one().Join(target, pl("bob"), sink); err != nil {
+				t.Fatal(err)
+			}
+			snap := oldRoom.Snapshot()
+			if closed := snap.Phase == PhaseClosed; closed != tc.wantClosed {
+				t.Fatalf("old room's phase %v, want closed %v", snap.Phase, tc.wantClosed)
+			}
+			if tc.wantClosed {
+				if _, ok := e.one().Room(oldRoom.Code()); ok {
+					t.Error("the closed room is still listed")
+				}
+				return
+			}
+			m, seated := snap.Member("id-bob")
+			if seated != tc.wantSeat || m.Present {
+				t.Errorf("bob in the old room: %+v, seated %v; want seated %v, not present", m, seated, tc.wantSeat)
+			}
+			if snap.Host != tc.wantHost {
+				t.Errorf("old room's host %s, want %s", snap.Host, tc.wantHost)
+			}
+			if _, told := hasPost[SeatTakenOver](old); told == tc.sameSession {
+				t.Errorf("old session told SeatTakenOver: %v, want %v", told, !tc.sameSession)
+			}
+			if m, ok := target.Snapshot().Member("id-bob"); !ok || !m.Present {
+				t.Errorf("bob is not in the new room: %+v", m)
+			}
+		})
+	}
+}
+
+// testQuickAndCreateLeaveTheOldRoom: quick match and a new room move the
+// player too.
+func testQuickAndCreateLeaveTheOldRoom(t *testing.T, e *roomsEnv) {
+	rs := e.one()
+	old, _ := e.create("carol", classic())
+	s := e.join(old, "bob")
+	pub := classic()
+	pub.Public = true
+	_, _, created, err := rs.QuickMatch(pl("bob"), s, pub)
+	if err != nil || !created {
+		t.Fatalf("QuickMatch: %v, created %v", err, created)
+	}
+	if _, ok := old.Snapshot().Member("id-bob"); ok {
+		t.Error("bob is still in carol's room after quick match")
+	}
+	dave := newSink()
+	e.join(old, "dave")
+	if _, _, err := rs.QuickJoin(pl("dave"), dave, pub.Rules.ID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := old.Snapshot().Member("id-dave"); ok {
+		t.Error("dave is still in carol's room after quick join")
+	}
+	erin := e.join(old, "erin")
+	if _, _, err := rs.Create(pl("erin"), erin, classic()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := old.Snapshot().Member("id-erin"); ok {
+		t.Error("erin is still in carol's room after opening her own")
 	}
 }
 
 // BenchmarkReport is one racer's report in a full room of 8 racers and 50
-// spectators: the fan-out each move costs.
+// spectators on a server alone: the fan-out each move costs.
 func BenchmarkReport(b *testing.B) {
 	clock := NewFakeClock(t0)
-	rs := NewRooms(RoomsConfig{Clock: clock, Rand: &countReader{}})
+	mem := bus.NewMemory(bus.MemoryOptions{Now: clock.Now, Lossless: true})
+	defer mem.Close()
+	rs, err := NewRooms(context.Background(), RoomsConfig{Bus: mem, Instance: "one", Lease: NewMemoryLease(clock),
+		LeaseTTL: time.Hour, Clock: clock, Rand: &countReader{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rs.kill()
 	r, _, err := rs.Create(pl("p0"), newSink(), classic())
 	if err != nil {
 		b.Fatal(err)
 	}
 	for i := 1; i < MaxRacers; i++ {
-		if _, err := r.Join(pl(fmt.Sprint("p", i)), newSink()); err != nil {
+		if _, err := rs.Join(r, pl(fmt.Sprint("p", i)), newSink()); err != nil {
 			b.Fatal(err)
 		}
 	}

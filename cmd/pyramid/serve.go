@@ -114,7 +114,8 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 		_, _ = solver.DailyDeal(ctx, engine.MustRules("daily"), time.Now())
 	}()
 	// Several servers on one PostgreSQL meet on its bus (takeovers,
-	// presence); on SQLite a server is alone and needs none.
+	// presence, race rooms); on SQLite a server is alone, and its rooms
+	// run over a bus of their own in memory.
 	var eventBus bus.Bus
 	var lease lobby.Lease
 	var dbNow func(context.Context) (time.Time, error)
@@ -126,7 +127,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 	if cfg.databaseURL != "" {
 		pb, err := pgbus.Open(ctx, cfg.databaseURL, pgbus.Options{
 			Logf:        func(f string, a ...any) { logger.Warn(fmt.Sprintf(f, a...)) },
-			RetainTopic: map[string]int{lobby.SharedTopic: lobby.SharedRetain},
+			RetainTopic: map[string]int{lobby.RoomsTopic: lobby.RoomsRetain},
 			Trace:       trace,
 		})
 		if err != nil {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"pyramid/bus"
@@ -12,19 +14,21 @@ import (
 	"pyramid/keys"
 )
 
-// SharedRoom is a handle on one shared room, by its code: its methods
-// are those of Room, for a session of this server.
-type SharedRoom struct {
-	rs   *SharedRooms
+// Room is a handle on one race room, by its code, for the sessions of
+// this server. Its methods are safe for concurrent use, never block on a
+// session, and report refusals with the errors of rooms, meant for
+// players as they are.
+type Room struct {
+	rs   *Rooms
 	code string
 }
 
 // Code returns the room's code.
-func (h *SharedRoom) Code() string { return h.code }
+func (h *Room) Code() string { return h.code }
 
 // Snapshot returns the room as this server sees it; a closed room's is in
 // PhaseClosed. It waits for the room's lock only.
-func (h *SharedRoom) Snapshot() Snapshot {
+func (h *Room) Snapshot() Snapshot {
 	r := h.rs.lookup(h.code)
 	if r == nil {
 		return Snapshot{Code: h.code, Phase: PhaseClosed}
@@ -37,9 +41,9 @@ func (h *SharedRoom) Snapshot() Snapshot {
 	return h.rs.snapshot(r)
 }
 
-// Round returns the room's current round as this server sees it, as
-// Room.Round does; a closed room's is in PhaseClosed.
-func (h *SharedRoom) Round() RoundOf {
+// Round returns the room's current round as this server sees it (what a
+// racer's move is checked against); a closed room's is in PhaseClosed.
+func (h *Room) Round() RoundOf {
 	r := h.rs.lookup(h.code)
 	if r == nil {
 		return RoundOf{Phase: PhaseClosed}
@@ -53,10 +57,10 @@ func (h *SharedRoom) Round() RoundOf {
 }
 
 // handle returns the handle of an open room.
-func (rs *SharedRooms) handle(code string) *SharedRoom { return &SharedRoom{rs: rs, code: code} }
+func (rs *Rooms) handle(code string) *Room { return &Room{rs: rs, code: code} }
 
-// Len returns the number of open rooms of the cluster.
-func (rs *SharedRooms) Len() int {
+// Len returns the number of open rooms.
+func (rs *Rooms) Len() int {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	return len(rs.rooms)
@@ -71,9 +75,11 @@ func toWireEntrant(p Entrant) *wireEntrant {
 	return &wireEntrant{ID: p.ID, Name: keys.Clean(p.Name, keys.MaxNameWidth), Guest: p.Guest}
 }
 
-// Create opens a room hosted by host, as Rooms.Create does, for the
-// whole cluster.
-func (rs *SharedRooms) Create(host Entrant, sink Sink, cfg RoomConfig) (*SharedRoom, Snapshot, error) {
+// Create opens a room hosted by host, who is its first member. A player
+// hosts one room at a time (ErrAlreadyHosting), and this server opens no
+// room beside MaxRooms open (ErrTooManyRooms). The host leaves any other
+// room they are in, as with Join.
+func (rs *Rooms) Create(host Entrant, sink Sink, cfg RoomConfig) (*Room, Snapshot, error) {
 	if sink == nil {
 		return nil, Snapshot{}, errors.New("lobby: Create without a sink")
 	}
@@ -93,12 +99,12 @@ func (rs *SharedRooms) Create(host Entrant, sink Sink, cfg RoomConfig) (*SharedR
 		if cerr != nil {
 			return nil, Snapshot{}, fmt.Errorf("lobby: create room: %w", cerr)
 		}
-		err = rs.do(sharedMsg{Op: "open", Code: code, RoomID: newRoomID(), Sid: sid, Who: toWireEntrant(host), Cfg: toWireCfg(cfg)})
+		err = rs.do(roomMsg{Op: "open", Code: code, RoomID: newRoomID(), Sid: sid, Who: toWireEntrant(host), Cfg: toWireCfg(cfg)})
+		rs.doneWith(sid)
 		if errors.Is(err, errCodeTaken) {
 			continue
 		}
 		if err != nil {
-			rs.tidy()
 			return nil, Snapshot{}, err
 		}
 		h := rs.handle(code)
@@ -108,23 +114,29 @@ func (rs *SharedRooms) Create(host Entrant, sink Sink, cfg RoomConfig) (*SharedR
 }
 
 // tidy forgets the tokens of local sessions in no room.
-func (rs *SharedRooms) tidy() {
+func (rs *Rooms) tidy() {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	rs.forgetUnused()
 }
 
-// Join puts the player in the room, or back in their seat, and out of
-// every other room, as Rooms.Join does.
-func (rs *SharedRooms) Join(h *SharedRoom, p Entrant, sink Sink) (Snapshot, error) {
+// Join puts a player in the room, or back in their seat: a racer who left
+// a race comes back to it with their progress until the race ends. A
+// player already in the room with another session takes the seat over:
+// the old session gets SeatTakenOver. Newcomers are refused while a race
+// runs (ErrRaceUnderway) and when the room is full. A player is in one
+// room at a time: they leave every other room they are in (a racer's seat
+// in a race that runs stays, to come back to).
+func (rs *Rooms) Join(h *Room, p Entrant, sink Sink) (Snapshot, error) {
 	if sink == nil {
 		return Snapshot{}, errors.New("lobby: Join without a sink")
 	}
 	rs.mu.Lock()
 	sid := rs.sidOf(sink)
 	rs.mu.Unlock()
-	if err := rs.do(sharedMsg{Op: "join", Code: h.code, Sid: sid, Who: toWireEntrant(p)}); err != nil {
-		rs.tidy()
+	err := rs.do(roomMsg{Op: "join", Code: h.code, Sid: sid, Who: toWireEntrant(p)})
+	rs.doneWith(sid)
+	if err != nil {
 		return Snapshot{}, err
 	}
 	return h.Snapshot(), nil
@@ -132,7 +144,7 @@ func (rs *SharedRooms) Join(h *SharedRoom, p Entrant, sink Sink) (Snapshot, erro
 
 // QuickJoin puts the player in the oldest public room of these rules
 // waiting for players with a seat free, or reports ErrNoRoom.
-func (rs *SharedRooms) QuickJoin(p Entrant, sink Sink, rulesID string) (*SharedRoom, Snapshot, error) {
+func (rs *Rooms) QuickJoin(p Entrant, sink Sink, rulesID string) (*Room, Snapshot, error) {
 	rs.mu.Lock()
 	var codes []string
 	for _, r := range rs.sortedRooms() {
@@ -150,8 +162,11 @@ func (rs *SharedRooms) QuickJoin(p Entrant, sink Sink, rulesID string) (*SharedR
 	return nil, Snapshot{}, fmt.Errorf("%w waiting for players of these rules", ErrNoRoom)
 }
 
-// QuickMatch is QuickJoin, or a new public room of cfg when none waits.
-func (rs *SharedRooms) QuickMatch(p Entrant, sink Sink, cfg RoomConfig) (*SharedRoom, Snapshot, bool, error) {
+// QuickMatch is QuickJoin, or a new public room of cfg when none waits
+// (created says which). cfg.Deal is only used for a new room; since
+// finding a winnable deal can take the solver a while, a caller may try
+// QuickJoin first and solve a deal only when it finds no room.
+func (rs *Rooms) QuickMatch(p Entrant, sink Sink, cfg RoomConfig) (*Room, Snapshot, bool, error) {
 	if h, snap, err := rs.QuickJoin(p, sink, cfg.Rules.ID()); err == nil {
 		return h, snap, false, nil
 	}
@@ -163,9 +178,10 @@ func (rs *SharedRooms) QuickMatch(p Entrant, sink Sink, cfg RoomConfig) (*Shared
 	return h, snap, true, nil
 }
 
-// Room returns the open room with this code, without waiting for the
-// rooms' lock.
-func (rs *SharedRooms) Room(code string) (*SharedRoom, bool) {
+// Room returns the open room with this code (in canonical form), for the
+// server's own use, without waiting for the rooms' lock: players go
+// through Find.
+func (rs *Rooms) Room(code string) (*Room, bool) {
 	if rs.lookup(code) == nil {
 		return nil, false
 	}
@@ -173,35 +189,35 @@ func (rs *SharedRooms) Room(code string) (*SharedRoom, bool) {
 }
 
 // Hosted returns the open room the player hosts.
-func (rs *SharedRooms) Hosted(playerID string) (*SharedRoom, bool) {
+func (rs *Rooms) Hosted(playerID string) (*Room, bool) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	for _, r := range rs.sortedRooms() {
-		if r.host == playerID {
-			return rs.handle(r.code), true
-		}
+	if r := rs.oldest(func(r *room) bool { return r.host == playerID }); r != nil {
+		return rs.handle(r.code), true
 	}
 	return nil, false
 }
 
-// Seated returns the open room where the player has a seat.
-func (rs *SharedRooms) Seated(playerID string) (*SharedRoom, bool) {
+// Seated returns the open room where the player has a seat (a racer who
+// dropped out of a race keeps theirs until it ends), for a menu's Back to
+// race.
+func (rs *Rooms) Seated(playerID string) (*Room, bool) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	for _, r := range rs.sortedRooms() {
-		if r.member(playerID) != nil {
-			return rs.handle(r.code), true
-		}
+	if r := rs.oldest(func(r *room) bool { return r.member(playerID) != nil }); r != nil {
+		return rs.handle(r.code), true
 	}
 	return nil, false
 }
 
-// Find looks up a room by the code a player typed, with Rooms.Find's
-// limit on wrong codes, counted for the whole cluster: each wrong code
-// is an event of the rooms' log (a player blocked publishes none), so
-// that every server's fold counts the same codes at the same times, and
-// a player with sessions on two servers gets no more tries than on one.
-func (rs *SharedRooms) Find(playerID, text string) (*SharedRoom, error) {
+// Find looks up a room by the code a player typed (ParseCode). A player
+// who typed more than MaxWrongCodes wrong codes within WrongCodeWindow is
+// refused for WrongCodePause (ErrThrottled), whatever the code. The count
+// is the cluster's: each wrong code is an event of the rooms' log (a
+// player blocked publishes none), so that every server's fold counts the
+// same codes at the same times, and a player with sessions on two servers
+// gets no more tries than on one.
+func (rs *Rooms) Find(playerID, text string) (*Room, error) {
 	rs.mu.Lock()
 	now := rs.cfg.Clock.Now().Add(rs.offset)
 	if w := rs.wrong[playerID]; w != nil && now.Before(w.blocked) {
@@ -217,55 +233,60 @@ func (rs *SharedRooms) Find(playerID, text string) (*SharedRoom, error) {
 		return rs.handle(code), nil
 	}
 	// Awaited, so that this player's next look-up, here, counts it.
-	if derr := rs.do(sharedMsg{Op: "wrong", Target: playerID, At: now.UnixMilli()}); derr != nil {
-		rs.logf("lobby: shared rooms: count a wrong code: %v", derr)
+	if derr := rs.do(roomMsg{Op: "wrong", Target: playerID, At: now.UnixMilli()}); derr != nil {
+		rs.logf("lobby: rooms: count a wrong code: %v", derr)
 	}
 	return nil, err
 }
 
-// Public lists the cluster's open public rooms, oldest first.
-func (rs *SharedRooms) Public() []RoomInfo { return rs.public(false) }
+// Public lists the open public rooms, oldest first.
+func (rs *Rooms) Public() []RoomInfo { return rs.public(false) }
 
-// Waiting lists the cluster's open public rooms that wait for players,
-// oldest first: what the Lobby screen offers to join.
-func (rs *SharedRooms) Waiting() []RoomInfo { return rs.public(true) }
+// Waiting lists the open public rooms that wait for players, oldest
+// first: what the Lobby screen offers to join.
+func (rs *Rooms) Waiting() []RoomInfo { return rs.public(true) }
 
-// public lists the cluster's open public rooms, only those waiting for
-// players when waiting is set.
-func (rs *SharedRooms) public(waiting bool) []RoomInfo {
+// public lists the open public rooms, only those waiting for players
+// when waiting is set.
+func (rs *Rooms) public(waiting bool) []RoomInfo {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	var list []RoomInfo
-	for _, r := range rs.sortedRooms() {
-		if !r.cfg.Public {
-			continue
+	for _, r := range rs.rooms {
+		// The phase and the members are the fold's, written with rs.mu
+		// held too: no room's lock is needed to read them.
+		if r.cfg.Public && (!waiting || r.phase == PhaseWaiting) {
+			list = append(list, r.listing())
 		}
-		r.mu.Lock()
-		if !waiting || r.phase == PhaseWaiting {
-			list = append(list, rs.snapshot(r).info(r.created))
-		}
-		r.mu.Unlock()
 	}
+	slices.SortFunc(list, func(a, b RoomInfo) int {
+		if c := a.Created.Compare(b.Created); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Code, b.Code)
+	})
 	return list
 }
 
-// Close closes the room with this code for the whole cluster.
-func (rs *SharedRooms) Close(code, reason string) error {
+// Close closes the room with this code (an admin's doing): a race that
+// runs is abandoned, unranked and unstored, and everybody gets RoomClosed
+// with the reason. ErrNoRoom when there is none.
+func (rs *Rooms) Close(code, reason string) error {
 	if _, ok := rs.Room(code); !ok {
 		return fmt.Errorf("%w %s", ErrNoRoom, code)
 	}
-	return rs.do(sharedMsg{Op: "close", Code: code, Text: reason})
+	return rs.do(roomMsg{Op: "close", Code: code, Text: reason})
 }
 
 // localMember returns the room and the member if the member's session is
 // this server's, with rs.mu held.
-func (rs *SharedRooms) localMember(code, playerID string) (*sharedRoom, *sharedMember, error) {
+func (rs *Rooms) localMember(code, playerID string) (*room, *member, error) {
 	return rs.localIn(rs.rooms[code], playerID)
 }
 
 // localIn is localMember in room r (nil: closed), with rs.mu or r's lock
 // held.
-func (rs *SharedRooms) localIn(r *sharedRoom, playerID string) (*sharedRoom, *sharedMember, error) {
+func (rs *Rooms) localIn(r *room, playerID string) (*room, *member, error) {
 	if r == nil || r.phase == PhaseClosed {
 		return nil, nil, ErrRoomClosed
 	}
@@ -276,10 +297,13 @@ func (rs *SharedRooms) localIn(r *sharedRoom, playerID string) (*sharedRoom, *sh
 	return r, m, nil
 }
 
-// Leave takes the player's session on this server, the one whose sink is
-// from, out of the room (ErrSeatTaken for one whose seat another session
-// took over).
-func (h *SharedRoom) Leave(playerID string, from Sink) error {
+// Leave takes a player's session on this server, the one whose sink is
+// from, out of the room; a session whose seat another took over leaves
+// nothing (ErrSeatTaken). In the waiting room and after a race the seat
+// goes too; during a race the seat stays, so the racer can come back
+// until the race ends, and counts as left. A room nobody is in closes
+// EmptyRoomClose later.
+func (h *Room) Leave(playerID string, from Sink) error {
 	rs := h.rs
 	rs.mu.Lock()
 	_, m, err := rs.localMember(h.code, playerID)
@@ -294,39 +318,44 @@ func (h *SharedRoom) Leave(playerID string, from Sink) error {
 	if err != nil {
 		return err
 	}
-	err = rs.do(sharedMsg{Op: "leave", Code: h.code, Target: playerID, Sid: sid})
+	err = rs.do(roomMsg{Op: "leave", Code: h.code, Target: playerID, Sid: sid})
 	rs.tidy()
 	return err
 }
 
 // SetReady sets a member's ready mark in the waiting room.
-func (h *SharedRoom) SetReady(playerID string, ready bool) error {
-	return h.rs.do(sharedMsg{Op: "ready", Code: h.code, Target: playerID, Ready: ready})
+func (h *Room) SetReady(playerID string, ready bool) error {
+	return h.rs.do(roomMsg{Op: "ready", Code: h.code, Target: playerID, Ready: ready})
 }
 
-// Start starts the countdown: the race starts CountdownTime from now by
-// the cluster's clock.
-func (h *SharedRoom) Start(playerID string) error {
+// Start starts the countdown: the host only, in the waiting room, with at
+// least MinRacers members in. The race starts CountdownTime from now by
+// the cluster's clock (the database's: every server counts down
+// together).
+func (h *Room) Start(playerID string) error {
 	rs := h.rs
-	ctx, cancel := context.WithTimeout(rs.ctx, sharedTimeout)
+	ctx, cancel := context.WithTimeout(rs.ctx, roomsTimeout)
 	defer cancel()
 	now, err := rs.cfg.DBNow(ctx)
 	if err != nil {
 		return fmt.Errorf("lobby: start: the database's clock: %w", err)
 	}
-	return rs.do(sharedMsg{Op: "start", Code: h.code, Target: playerID, At: now.Add(CountdownTime).UnixMilli()})
+	return rs.do(roomMsg{Op: "start", Code: h.code, Target: playerID, At: now.Add(CountdownTime).UnixMilli()})
 }
 
-// Rematch takes the room back to the waiting room for a new race of deal,
-// rated or not (RoomConfig.Rated), as Room.Rematch does.
-func (h *SharedRoom) Rematch(playerID string, deal uint64, verdict engine.Verdict, rated bool) error {
-	return h.rs.do(sharedMsg{Op: "rematch", Code: h.code, Target: playerID, Cfg: &wireCfg{Deal: deal, Verdict: int(verdict), Rated: rated}})
+// Rematch takes the room back to the waiting room for a new race of deal
+// (the caller picks it, says what the solver found of it and whether the
+// race is rated: RoomConfig.Rated): the host only, after a race.
+// Everybody still in the room stays, spectators too.
+func (h *Room) Rematch(playerID string, deal uint64, verdict engine.Verdict, rated bool) error {
+	return h.rs.do(roomMsg{Op: "rematch", Code: h.code, Target: playerID, Cfg: &wireCfg{Deal: deal, Verdict: int(verdict), Rated: rated}})
 }
 
-// Say says a chat line in the room (members only, not muted, at most
-// ChatBurst lines per ChatWindow from all of the player's sessions on
-// every server).
-func (h *SharedRoom) Say(playerID, text string) error {
+// Say says a line in the room, for every member and spectator, in any
+// phase. Only members chat (spectators read, so they cannot coach); a
+// muted member cannot; a player says at most ChatBurst lines per
+// ChatWindow from all of their sessions on every server.
+func (h *Room) Say(playerID, text string) error {
 	line, err := CleanChat(text)
 	if err != nil {
 		return err
@@ -344,16 +373,20 @@ func (h *SharedRoom) Say(playerID, text string) error {
 	}
 	// The fold counts the line against ChatBurst (apply): it sees every
 	// server's lines of the player in the same order.
-	return rs.do(sharedMsg{Op: "chat", Code: h.code, Target: playerID, Text: line, At: at.UnixMilli()})
+	return rs.do(roomMsg{Op: "chat", Code: h.code, Target: playerID, Text: line, At: at.UnixMilli()})
 }
 
-// Mute mutes or unmutes a member: the host only.
-func (h *SharedRoom) Mute(hostID, playerID string, muted bool) error {
-	return h.rs.do(sharedMsg{Op: "mute", Code: h.code, Who: &wireEntrant{ID: hostID}, Target: playerID, Muted: muted})
+// Mute mutes or unmutes a member: the host only, and not themselves. A
+// mute holds for the life of the room, so leaving and coming back does
+// not lift it.
+func (h *Room) Mute(hostID, playerID string, muted bool) error {
+	return h.rs.do(roomMsg{Op: "mute", Code: h.code, Who: &wireEntrant{ID: hostID}, Target: playerID, Muted: muted})
 }
 
-// Watch adds a spectator.
-func (h *SharedRoom) Watch(viewerID string, sink Sink) (Snapshot, error) {
+// Watch adds a spectator, who sees the room and every racer's progress
+// but takes no part (at most MaxSpectators). A second session of the same
+// viewer takes the view over.
+func (h *Room) Watch(viewerID string, sink Sink) (Snapshot, error) {
 	if sink == nil {
 		return Snapshot{}, errors.New("lobby: Watch without a sink")
 	}
@@ -361,15 +394,16 @@ func (h *SharedRoom) Watch(viewerID string, sink Sink) (Snapshot, error) {
 	rs.mu.Lock()
 	sid := rs.sidOf(sink)
 	rs.mu.Unlock()
-	if err := rs.do(sharedMsg{Op: "watch", Code: h.code, Target: viewerID, Sid: sid}); err != nil {
-		rs.tidy()
+	err := rs.do(roomMsg{Op: "watch", Code: h.code, Target: viewerID, Sid: sid})
+	rs.doneWith(sid)
+	if err != nil {
 		return Snapshot{}, err
 	}
 	return h.Snapshot(), nil
 }
 
-// Unwatch takes this server's spectator out.
-func (h *SharedRoom) Unwatch(viewerID string) error {
+// Unwatch takes a spectator of this server out.
+func (h *Room) Unwatch(viewerID string) error {
 	rs := h.rs
 	rs.mu.Lock()
 	sid := ""
@@ -384,25 +418,28 @@ func (h *SharedRoom) Unwatch(viewerID string) error {
 	if sid == "" {
 		return ErrNotMember
 	}
-	err := rs.do(sharedMsg{Op: "unwatch", Code: h.code, Target: viewerID, Sid: sid})
+	err := rs.do(roomMsg{Op: "unwatch", Code: h.code, Target: viewerID, Sid: sid})
 	rs.tidy()
 	return err
 }
 
-// Close closes the room for the whole cluster.
-func (h *SharedRoom) Close(reason string) {
-	ctx, cancel := context.WithTimeout(h.rs.ctx, sharedTimeout)
+// Close closes the room, as Rooms.Close does.
+func (h *Room) Close(reason string) {
+	ctx, cancel := context.WithTimeout(h.rs.ctx, roomsTimeout)
 	defer cancel()
-	if _, err := h.rs.publish(ctx, sharedMsg{Op: "close", Code: h.code, Text: reason}); err != nil {
-		h.rs.logf("lobby: shared rooms: %v", err)
+	if _, err := h.rs.publish(ctx, roomMsg{Op: "close", Code: h.code, Text: reason}); err != nil {
+		h.rs.logf("lobby: rooms: %v", err)
 	}
 }
 
 // Report records the progress of a racer this server serves, sent by the
-// session whose sink is from, shows it to this server's sessions at once
-// and to the other servers' within ProgressEvery, as Room.Report does
-// (ErrSeatTaken included). It waits for the room's lock only.
-func (h *SharedRoom) Report(playerID string, from Sink, p Progress) error {
+// session whose sink is from, and shows it to this server's sessions at
+// once and to the other servers' within ProgressEvery. Only the session
+// holding the seat reports (ErrSeatTaken for one whose seat another
+// session took over). The room notes the time of each removal itself, by
+// its own clock. After a racer cleared or got stuck their race is over
+// (ErrRaceOver). It waits for the room's lock only.
+func (h *Room) Report(playerID string, from Sink, p Progress) error {
 	rs := h.rs
 	r := rs.lookup(h.code)
 	if r == nil {
@@ -415,8 +452,8 @@ func (h *SharedRoom) Report(playerID string, from Sink, p Progress) error {
 	r.mu.Lock()
 	done, o, err := rs.report(r, playerID, from, p)
 	r.mu.Unlock()
-	if err == nil {
-		rs.offerProgress(r, o)
+	if err == nil && o != nil {
+		rs.offerProgress(r, *o)
 	}
 	if rs.cfg.Trace.Enabled() {
 		rs.cfg.Trace.Since(traceReportStage, t0)
@@ -429,23 +466,23 @@ func (h *SharedRoom) Report(playerID string, from Sink, p Progress) error {
 
 // report is Report with r's lock held; done: the race is to end; o:
 // the progress to offer to the other servers once the lock is released.
-func (rs *SharedRooms) report(r *sharedRoom, playerID string, from Sink, p Progress) (done bool, o progressOffer, err error) {
+func (rs *Rooms) report(r *room, playerID string, from Sink, p Progress) (done bool, o *progressOffer, err error) {
 	r, m, err := rs.localIn(r, playerID)
 	switch {
 	case err != nil:
-		return false, o, err
+		return false, nil, err
 	case !sameSink(rs.sinkOf(m.inst, m.sid), from):
-		return false, o, ErrSeatTaken
+		return false, nil, ErrSeatTaken
 	case r.phase != PhaseRacing:
-		return false, o, ErrNotRacing
+		return false, nil, ErrNotRacing
 	case m.progress.State != RacerPlaying:
-		return false, o, ErrRaceOver
+		return false, nil, ErrRaceOver
 	case p.Removed < 0 || p.Removed > r.cards() || p.Moves < 0 || p.Pass < 0:
-		return false, o, fmt.Errorf("%w: %d of %d cards removed in %d moves", ErrBadProgress, p.Removed, r.cards(), p.Moves)
+		return false, nil, fmt.Errorf("%w: %d of %d cards removed in %d moves", ErrBadProgress, p.Removed, r.cards(), p.Moves)
 	case p.State != RacerPlaying && p.State != RacerStuck && p.State != RacerCleared:
-		return false, o, fmt.Errorf("%w: state %v", ErrBadProgress, p.State)
+		return false, nil, fmt.Errorf("%w: state %v", ErrBadProgress, p.State)
 	case p.State == RacerCleared && p.Removed != r.cards():
-		return false, o, fmt.Errorf("%w: cleared with %d of %d cards removed", ErrBadProgress, p.Removed, r.cards())
+		return false, nil, fmt.Errorf("%w: cleared with %d of %d cards removed", ErrBadProgress, p.Removed, r.cards())
 	}
 	el := rs.cfg.Clock.Now().Sub(r.startsAt)
 	for n := len(m.removals); n > 0 && m.removals[n-1].removed > p.Removed; n-- {
@@ -467,7 +504,11 @@ func (rs *SharedRooms) report(r *sharedRoom, playerID string, from Sink, p Progr
 	news := p.GameID != m.progress.GameID || p.State != m.progress.State
 	m.progress = p
 	rs.coalesceRacer(r, m)
-	return rs.checkDone(r), rs.progressOf(r, news), nil
+	if !rs.others.Load() {
+		return rs.checkDone(r), nil, nil // no other server to tell
+	}
+	offer := rs.progressOf(r, news)
+	return rs.checkDone(r), &offer, nil
 }
 
 // progressOffer is the progress of this server's racers in a room, to
@@ -482,7 +523,7 @@ type progressOffer struct {
 // progressOf is the progress of this server's racers in room r, with r's
 // lock held, a version newer than any before; news goes out without
 // waiting for ProgressEvery.
-func (rs *SharedRooms) progressOf(r *sharedRoom, news bool) progressOffer {
+func (rs *Rooms) progressOf(r *room, news bool) progressOffer {
 	r.version++
 	o := progressOffer{version: r.version, news: news, msg: progressMsg{Inst: rs.cfg.Instance, Round: r.round}}
 	if rs.cfg.Trace.Enabled() {
@@ -505,7 +546,7 @@ func (rs *SharedRooms) progressOf(r *sharedRoom, news bool) progressOffer {
 // racers' reports of one room may come here in either order: the newest
 // version is what goes (an older one that comes late is dropped), as
 // news if either was.
-func (rs *SharedRooms) offerProgress(r *sharedRoom, o progressOffer) {
+func (rs *Rooms) offerProgress(r *room, o progressOffer) {
 	r.offerMu.Lock()
 	defer r.offerMu.Unlock()
 	if o.version > r.offered.version {
@@ -527,7 +568,7 @@ func (rs *SharedRooms) offerProgress(r *sharedRoom, o progressOffer) {
 
 // followProgress starts reading the room's progress topics, with rs.mu
 // held (from the fold).
-func (rs *SharedRooms) followProgress(r *sharedRoom) {
+func (rs *Rooms) followProgress(r *room) {
 	r.follow, r.stop = context.WithCancel(rs.ctx)
 	rs.followInstances(r)
 }
@@ -536,7 +577,7 @@ func (rs *SharedRooms) followProgress(r *sharedRoom) {
 // a member in the room that this server does not read yet, with rs.mu
 // held. A server once followed stays followed until the room ends: its
 // topic is quiet when its members are gone.
-func (rs *SharedRooms) followInstances(r *sharedRoom) {
+func (rs *Rooms) followInstances(r *room) {
 	if r.follow == nil {
 		return
 	}
@@ -560,7 +601,7 @@ func (rs *SharedRooms) followInstances(r *sharedRoom) {
 // readProgress applies another server's (inst) progress of room r
 // until ctx ends, with the room's lock only: the fold of other rooms,
 // listings and the other rooms' moves do not hold it up.
-func (rs *SharedRooms) readProgress(ctx context.Context, r *sharedRoom, inst string) {
+func (rs *Rooms) readProgress(ctx context.Context, r *room, inst string) {
 	code := r.code
 	var sub bus.Subscription
 	for sub == nil {
@@ -572,7 +613,7 @@ func (rs *SharedRooms) readProgress(ctx context.Context, r *sharedRoom, inst str
 		if ctx.Err() != nil {
 			return
 		}
-		rs.logf("lobby: shared rooms: follow room %s of %s: %v", code, inst, err)
+		rs.logf("lobby: rooms: follow room %s of %s: %v", code, inst, err)
 		select {
 		case <-ctx.Done():
 			return
@@ -627,7 +668,7 @@ const (
 )
 
 // hold keeps p, its server's newest progress, for applyHeld.
-func (rs *SharedRooms) hold(r *sharedRoom, p progressMsg) {
+func (rs *Rooms) hold(r *room, p progressMsg) {
 	if r.held == nil {
 		r.held = map[string]progressMsg{}
 	}
@@ -636,7 +677,7 @@ func (rs *SharedRooms) hold(r *sharedRoom, p progressMsg) {
 
 // applyHeld applies again the progress held for room r, with r's lock
 // held, after one of its events was folded; done: the race is to end.
-func (rs *SharedRooms) applyHeld(r *sharedRoom) (done bool) {
+func (rs *Rooms) applyHeld(r *room) (done bool) {
 	if len(r.held) == 0 {
 		return false
 	}
@@ -654,7 +695,7 @@ func (rs *SharedRooms) applyHeld(r *sharedRoom) (done bool) {
 // after the room's next event (applyHeld): it may be a racer's last word,
 // her finish, which no later progress would repeat. It runs with r's
 // lock held; done: the race is to end (endRace, once unlocked).
-func (rs *SharedRooms) applyProgress(r *sharedRoom, p progressMsg) (done bool) {
+func (rs *Rooms) applyProgress(r *room, p progressMsg) (done bool) {
 	if p.Round < r.round || r.phase == PhaseClosed {
 		return false
 	}

@@ -6,13 +6,12 @@ import (
 	"pyramid/engine"
 )
 
-// TestSharedRematchBothLeave: the path of TestE2ERaceRated as of bcb4f7b (on
+// testRematchBothLeave: the path of TestE2ERaceRated as of bcb4f7b (on
 // PostgreSQL its rematch did not end about one run in twenty): a race ends as
 // ann clears it with bob gone; after the rematch bob comes back with a new
 // session, ann removes a pair, and both leave during the race: the holder
 // ends the race and stores it.
-func TestSharedRematchBothLeave(t *testing.T) {
-	e := newSharedEnv(t)
+func testRematchBothLeave(t *testing.T, e *roomsEnv) {
 	a := e.server("a")
 	ann, bob := newSink(), newSink()
 	h, _, err := a.Create(pl("ann"), ann, classic())
@@ -23,8 +22,8 @@ func TestSharedRematchBothLeave(t *testing.T) {
 	wantErr(t, "Start", h.Start("id-ann"), nil)
 	e.clock.Advance(CountdownTime)
 	eventually(t, "racing", func() bool { return phaseOf(a, code) == PhaseRacing })
-	wantErr(t, "bob leaves", h.Leave("id-bob", heldShared(h, "id-bob")), nil)
-	wantErr(t, "ann clears", h.Report("id-ann", heldShared(h, "id-ann"), Progress{Removed: 28, Moves: 40, Pass: 1, State: RacerCleared}), nil)
+	wantErr(t, "bob leaves", h.Leave("id-bob", held(h, "id-bob")), nil)
+	wantErr(t, "ann clears", h.Report("id-ann", held(h, "id-ann"), Progress{Removed: 28, Moves: 40, Pass: 1, State: RacerCleared}), nil)
 	eventually(t, "results", func() bool { return phaseOf(a, code) == PhaseResults })
 	eventually(t, "the first race stored", func() bool { return len(e.results("a")) == 1 })
 
@@ -35,9 +34,9 @@ func TestSharedRematchBothLeave(t *testing.T) {
 	wantErr(t, "Start again", h.Start("id-ann"), nil)
 	e.clock.Advance(CountdownTime)
 	eventually(t, "racing again", func() bool { return phaseOf(a, code) == PhaseRacing })
-	wantErr(t, "ann removes", h.Report("id-ann", heldShared(h, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), nil)
-	wantErr(t, "bob leaves", h.Leave("id-bob", heldShared(h, "id-bob")), nil)
-	wantErr(t, "ann leaves", h.Leave("id-ann", heldShared(h, "id-ann")), nil)
+	wantErr(t, "ann removes", h.Report("id-ann", held(h, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), nil)
+	wantErr(t, "bob leaves", h.Leave("id-bob", held(h, "id-bob")), nil)
+	wantErr(t, "ann leaves", h.Leave("id-ann", held(h, "id-ann")), nil)
 	eventually(t, "the rematch ends", func() bool { return phaseOf(a, code) == PhaseResults })
 	eventually(t, "the rematch stored", func() bool { return len(e.results("a")) == 2 })
 	res := e.results("a")[1]

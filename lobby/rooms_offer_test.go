@@ -8,12 +8,11 @@ import (
 	"time"
 )
 
-// TestSharedOfferNewest: progress is offered to the coalescer without
+// testOfferNewest: progress is offered to the coalescer without
 // the room's lock, so two reports of one room may come to it in either
 // order: the newest version goes, an older one that comes late is
 // dropped, and late news takes the newest out at once.
-func TestSharedOfferNewest(t *testing.T) {
-	e := newSharedEnv(t)
+func testOfferNewest(t *testing.T, e *roomsEnv) {
 	e.every = time.Hour // after the first, only news goes out within the test
 	a, b := e.server("a"), e.server("b")
 	code, _, _ := sharedRace(t, e, a, b)
@@ -22,7 +21,7 @@ func TestSharedOfferNewest(t *testing.T) {
 		a.offerProgress(r, progressOffer{version: version, news: news, msg: progressMsg{Inst: "a", Round: r.round,
 			Racers: []wireRacer{{ID: "id-ann", Removed: removed, Moves: removed / 2, Pass: 1}}}})
 	}
-	sub, err := e.bus.Subscribe(context.Background(), ProgressTopic(code, "a"), 0)
+	sub, err := e.bus().Subscribe(context.Background(), ProgressTopic(code, "a"), 0)
 	wantErr(t, "Subscribe", err, nil)
 	defer sub.Close()
 	next := func() (removed int, ok bool) {
@@ -58,11 +57,10 @@ func TestSharedOfferNewest(t *testing.T) {
 	}
 }
 
-// TestSharedProgressUnchangedRacers: another server's progress holds all
+// testProgressUnchangedRacers: another server's progress holds all
 // of its racers in the room; only those whose progress changed reach the
 // local sessions' panels.
-func TestSharedProgressUnchangedRacers(t *testing.T) {
-	e := newSharedEnv(t)
+func testProgressUnchangedRacers(t *testing.T, e *roomsEnv) {
 	a, b := e.server("a"), e.server("b")
 	code, _, bob := sharedRace(t, e, a, b)
 	r := b.lookup(code)

@@ -5,17 +5,16 @@ import (
 	"testing"
 )
 
-// TestSharedWrongCodesAcrossServers: the wrong-code limit counts a
+// testWrongCodesAcrossServers: the wrong-code limit counts a
 // player's wrong codes on every server together: ten in a minute, half on
 // each server, block the player on both, for WrongCodePause.
-func TestSharedWrongCodesAcrossServers(t *testing.T) {
-	e := newSharedEnv(t)
+func testWrongCodesAcrossServers(t *testing.T, e *roomsEnv) {
 	a, b := e.server("a"), e.server("b")
 	h, _, err := a.Create(pl("bob"), newSink(), classic())
 	wantErr(t, "Create", err, nil)
 	eventually(t, "b sees the room", func() bool { _, ok := b.Room(h.Code()); return ok })
 	for i := range MaxWrongCodes - 1 {
-		rs := []*SharedRooms{a, b}[i%2]
+		rs := []*Rooms{a, b}[i%2]
 		if _, err := rs.Find("id-ann", "NOPE"); errors.Is(err, ErrThrottled) {
 			t.Fatalf("wrong code %d refused as throttled, want counted", i+1)
 		}
@@ -26,7 +25,7 @@ func TestSharedWrongCodesAcrossServers(t *testing.T) {
 	if _, err := b.Find("id-ann", "XXXX"); !errors.Is(err, ErrNoRoom) {
 		t.Fatalf("the %dth wrong code: %v, want ErrNoRoom", MaxWrongCodes, err)
 	}
-	for _, rs := range []*SharedRooms{a, b} {
+	for _, rs := range []*Rooms{a, b} {
 		eventually(t, rs.cfg.Instance+" blocks ann", func() bool {
 			_, err := rs.Find("id-ann", h.Code())
 			return errors.Is(err, ErrThrottled)
@@ -41,12 +40,11 @@ func TestSharedWrongCodesAcrossServers(t *testing.T) {
 	}
 }
 
-// TestSharedChatLimitAcrossServers: the chat limit is the fold's: a
+// testChatLimitAcrossServers: the chat limit is the fold's: a
 // player who says ChatBurst lines on one server and takes the seat over
 // on another within ChatWindow is refused there too; every server sees
 // the lines said and no others.
-func TestSharedChatLimitAcrossServers(t *testing.T) {
-	e := newSharedEnv(t)
+func testChatLimitAcrossServers(t *testing.T, e *roomsEnv) {
 	a, b := e.server("a"), e.server("b")
 	ha, _, err := a.Create(pl("ann"), newSink(), classic())
 	wantErr(t, "Create", err, nil)

@@ -4,159 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"sync"
 	"testing"
 	"time"
-
-	"pyramid/bus"
 )
 
-// cluster of shared-room servers in one process: one bus, one lease, one
-// fake clock (the rooms' timers; the lease's own loop runs once, at the
-// start, with a TTL of an hour: the tests call tryLease themselves).
-type sharedEnv struct {
-	t     *testing.T
-	clock *FakeClock
-	bus   *bus.Memory
-	lease *MemoryLease
-
-	every time.Duration // ProgressEvery of the servers made next; 10 ms when 0
-
-	mu    sync.Mutex
-	ended map[string][]RaceResult // by instance
-	fail  int                     // OnRaceEnd fails this many times more
-}
-
-func newSharedEnv(t *testing.T) *sharedEnv {
-	clock := NewFakeClock(t0)
-	e := &sharedEnv{t: t, clock: clock, bus: bus.NewMemory(bus.MemoryOptions{Now: clock.Now}),
-		lease: NewMemoryLease(clock), ended: map[string][]RaceResult{}}
-	t.Cleanup(func() { e.bus.Close() })
-	return e
-}
-
-func (e *sharedEnv) server(name string) *SharedRooms {
-	e.t.Helper()
-	every := e.every
-	if every == 0 {
-		every = 10 * time.Millisecond
-	}
-	rs, err := NewShared(context.Background(), SharedConfig{Bus: e.bus, Instance: name, Lease: e.lease, LeaseTTL: time.Hour,
-		Clock: e.clock, ProgressEvery: every,
-		OnRaceEnd: func(res RaceResult) error {
-			e.mu.Lock()
-			defer e.mu.Unlock()
-			if e.fail > 0 {
-				e.fail--
-				return errors.New("the store is down")
-			}
-			e.ended[name] = append(e.ended[name], res)
-			return nil
-		},
-		Logf: e.t.Logf})
-	if err != nil {
-		e.t.Fatalf("NewShared %s: %v", name, err)
-	}
-	e.t.Cleanup(rs.kill)
-	// The lease loop's first try is done before the test goes on.
-	eventually(e.t, name+" tried the lease", func() bool { rs.mu.Lock(); defer rs.mu.Unlock(); return rs.tried })
-	return rs
-}
-
-func (e *sharedEnv) results(name string) []RaceResult {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append([]RaceResult(nil), e.ended[name]...)
-}
-
-// eventually polls cond until it holds, for at most ten seconds.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond) // polling a condition, not synchronising on time
-	}
-}
-
-func phaseOf(rs *SharedRooms, code string) Phase {
-	if r, ok := rs.Room(code); ok {
-		return r.Snapshot().Phase
-	}
-	return PhaseClosed
-}
-
-func (s *fakeSink) has(pred func(Event) bool) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, ev := range s.posts {
-		if pred(ev) {
-			return true
-		}
-	}
-	for _, ev := range s.latest {
-		if pred(ev) {
-			return true
-		}
-	}
-	return false
-}
-
-// placingTimes is placings with the cards removed and the times.
-func placingTimes(ps []Placing) string {
-	s := ""
-	for i, p := range ps {
-		if i > 0 {
-			s += " "
-		}
-		s += fmt.Sprintf("%d:%s:%v:%d:%v", p.Place, p.Name, p.State, p.Removed, p.Time)
-	}
-	return s
-}
-
-func isEnded(ev Event) bool { _, ok := ev.(RaceEnded); return ok }
-
-// sharedRace makes a room on a with ann, bob joining on b, and starts the
-// race: both servers count down together and race.
-func sharedRace(t *testing.T, e *sharedEnv, a, b *SharedRooms) (code string, ann, bob *fakeSink) {
-	t.Helper()
-	ann, bob = newSink(), newSink()
-	h, snap, err := a.Create(pl("ann"), ann, classic())
-	wantErr(t, "Create", err, nil)
-	code = h.Code()
-	eventually(t, "b sees the room", func() bool { _, ok := b.Room(code); return ok })
-	hb, err := b.Find("id-bob", code)
-	wantErr(t, "Find on b", err, nil)
-	snap, err = b.Join(hb, pl("bob"), bob)
-	wantErr(t, "Join on b", err, nil)
-	if len(snap.Members) != 2 {
-		t.Fatalf("after bob's join on b: %d members, want 2", len(snap.Members))
-	}
-	eventually(t, "a sees bob", func() bool { return len(h.Snapshot().Members) == 2 })
-	wantErr(t, "bob ready", hb.SetReady("id-bob", true), nil)
-	eventually(t, "a sees bob ready", func() bool { m, _ := h.Snapshot().Member("id-bob"); return m.Ready })
-	wantErr(t, "Start by bob (not the host)", hb.Start("id-bob"), ErrNotHost)
-	wantErr(t, "Start", h.Start("id-ann"), nil)
-	eventually(t, "both count down", func() bool {
-		return phaseOf(a, code) == PhaseCountdown && phaseOf(b, code) == PhaseCountdown
-	})
-	sa, sb := h.Snapshot(), hb.Snapshot()
-	if !sa.StartsAt.Equal(sb.StartsAt) || !sa.StartsAt.Equal(t0.Add(CountdownTime)) {
-		t.Fatalf("start moments %v and %v, want both %v", sa.StartsAt, sb.StartsAt, t0.Add(CountdownTime))
-	}
-	e.clock.Advance(CountdownTime)
-	eventually(t, "both race", func() bool { return phaseOf(a, code) == PhaseRacing && phaseOf(b, code) == PhaseRacing })
-	return code, ann, bob
-}
-
-// TestSharedRace: a room made on one server is joined from another, the
+// testRace: a room made on one server is joined from another, the
 // race starts on both at the moment of the cluster's clock, each sees the
 // other's progress, and the lease holder ends it and stores it once.
-func TestSharedRace(t *testing.T) {
-	e := newSharedEnv(t)
+func testRace(t *testing.T, e *roomsEnv) {
 	a, b := e.server("a"), e.server("b")
 	if !a.Holder() || b.Holder() {
 		t.Fatalf("holders: a %v, b %v; want a only", a.Holder(), b.Holder())
@@ -164,9 +19,9 @@ func TestSharedRace(t *testing.T) {
 	code, ann, bob := sharedRace(t, e, a, b)
 	ha, _ := a.Room(code)
 	hb, _ := b.Room(code)
-	wantErr(t, "ann reports on b (not her server)", hb.Report("id-ann", heldShared(hb, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), ErrNotMember)
+	wantErr(t, "ann reports on b (not her server)", hb.Report("id-ann", held(hb, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), ErrNotMember)
 	e.clock.Advance(10 * time.Second)
-	wantErr(t, "bob reports", hb.Report("id-bob", heldShared(hb, "id-bob"), Progress{Removed: 4, Moves: 3, Pass: 1, State: RacerPlaying}), nil)
+	wantErr(t, "bob reports", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 4, Moves: 3, Pass: 1, State: RacerPlaying}), nil)
 	eventually(t, "ann's server shows bob's progress", func() bool {
 		m, _ := ha.Snapshot().Member("id-bob")
 		return m.Removed == 4 && m.LastRemoval == 10*time.Second
@@ -177,8 +32,8 @@ func TestSharedRace(t *testing.T) {
 		return bob.has(func(ev Event) bool { cl, ok := ev.(ChatLine); return ok && cl.Text == "hello bob" })
 	})
 	e.clock.Advance(10 * time.Second)
-	wantErr(t, "ann clears", ha.Report("id-ann", heldShared(ha, "id-ann"), Progress{Removed: 28, Moves: 40, Pass: 1, State: RacerCleared}), nil)
-	wantErr(t, "bob is stuck", hb.Report("id-bob", heldShared(hb, "id-bob"), Progress{Removed: 4, Moves: 30, Pass: 3, State: RacerStuck}), nil)
+	wantErr(t, "ann clears", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 28, Moves: 40, Pass: 1, State: RacerCleared}), nil)
+	wantErr(t, "bob is stuck", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 4, Moves: 30, Pass: 3, State: RacerStuck}), nil)
 	eventually(t, "both see the results", func() bool { return ann.has(isEnded) && bob.has(isEnded) })
 	eventually(t, "the holder stored the race", func() bool { return len(e.results("a")) == 1 })
 	res := e.results("a")[0]
@@ -196,18 +51,17 @@ func TestSharedRace(t *testing.T) {
 	if got := hb.Round(); got.Phase != PhaseResults || got.Round != 1 || got.StartsAt.IsZero() {
 		t.Fatalf("b's Round() after the race = %+v", got)
 	}
-	gone := &SharedRoom{rs: b, code: "ZZZZ"}
+	gone := &Room{rs: b, code: "ZZZZ"}
 	sameRound(t, "no such room", gone.Round(), gone.Snapshot())
 }
 
-// TestSharedProgressBesideTheRoomsLock: a racer's move and the other
+// testProgressBesideTheRoomsLock: a racer's move and the other
 // servers' progress concern one room: they wait for its lock only, never
 // for the rooms' lock that every fold, join and listing takes (under
 // load, progress queued there was the cross-instance p99). With a's
 // rooms' lock held, as by a long fold, ann's move on a and bob's on b
 // still reach ann's panel and a's snapshot of the room.
-func TestSharedProgressBesideTheRoomsLock(t *testing.T) {
-	e := newSharedEnv(t)
+func testProgressBesideTheRoomsLock(t *testing.T, e *roomsEnv) {
 	a, b := e.server("a"), e.server("b")
 	code, ann, _ := sharedRace(t, e, a, b)
 	ha, _ := a.Room(code)
@@ -221,7 +75,7 @@ func TestSharedProgressBesideTheRoomsLock(t *testing.T) {
 	}()
 	reported := make(chan error, 1)
 	go func() {
-		reported <- ha.Report("id-ann", heldShared(ha, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying})
+		reported <- ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying})
 	}()
 	select {
 	case err := <-reported:
@@ -229,7 +83,7 @@ func TestSharedProgressBesideTheRoomsLock(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("ann's report on a waits for a's rooms' lock")
 	}
-	wantErr(t, "bob reports on b", hb.Report("id-bob", heldShared(hb, "id-bob"), Progress{Removed: 4, Moves: 3, Pass: 1, State: RacerPlaying}), nil)
+	wantErr(t, "bob reports on b", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 4, Moves: 3, Pass: 1, State: RacerPlaying}), nil)
 	eventually(t, "ann's panel on a shows both moves", func() bool {
 		ma, _ := ann.racer(code, "id-ann")
 		mb, _ := ann.racer(code, "id-bob")
@@ -246,10 +100,9 @@ func TestSharedProgressBesideTheRoomsLock(t *testing.T) {
 	a.mu.Unlock()
 }
 
-// TestSharedOneRoomAtATime: a player who joins a room on one server leaves
+// testOneRoomAtATime: a player who joins a room on one server leaves
 // the room they were in on another.
-func TestSharedOneRoomAtATime(t *testing.T) {
-	e := newSharedEnv(t)
+func testOneRoomAtATime(t *testing.T, e *roomsEnv) {
 	a, b := e.server("a"), e.server("b")
 	h1, _, err := a.Create(pl("ann"), newSink(), classic())
 	wantErr(t, "Create", err, nil)
@@ -272,16 +125,15 @@ func TestSharedOneRoomAtATime(t *testing.T) {
 	}
 }
 
-// TestSharedLeaseTakeover: the holder dies mid-race without a word; once
+// testLeaseTakeover: the holder dies mid-race without a word; once
 // its lease runs out another server takes it, the dead server's racer
 // counts as left until she comes back (to the survivor), and the race ends
 // and is stored by the new holder.
-func TestSharedLeaseTakeover(t *testing.T) {
-	e := newSharedEnv(t)
+func testLeaseTakeover(t *testing.T, e *roomsEnv) {
 	a, b := e.server("a"), e.server("b")
 	code, _, bob := sharedRace(t, e, a, b)
 	ha, _ := a.Room(code)
-	wantErr(t, "ann removes 6", ha.Report("id-ann", heldShared(ha, "id-ann"), Progress{Removed: 6, Moves: 5, Pass: 1, State: RacerPlaying, GameID: 77}), nil)
+	wantErr(t, "ann removes 6", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 6, Moves: 5, Pass: 1, State: RacerPlaying, GameID: 77}), nil)
 	hb, _ := b.Room(code)
 	eventually(t, "b sees ann's progress", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return m.Removed == 6 })
 	a.kill()
@@ -299,8 +151,8 @@ func TestSharedLeaseTakeover(t *testing.T) {
 		t.Fatalf("ann back: %+v in %v", m, snap.Phase)
 	}
 	e.clock.Advance(5 * time.Second)
-	wantErr(t, "ann clears on b", hb.Report("id-ann", heldShared(hb, "id-ann"), Progress{Removed: 28, Moves: 30, Pass: 1, State: RacerCleared, GameID: 77}), nil)
-	wantErr(t, "bob stuck", hb.Report("id-bob", heldShared(hb, "id-bob"), Progress{Removed: 1, Moves: 9, Pass: 3, State: RacerStuck}), nil)
+	wantErr(t, "ann clears on b", hb.Report("id-ann", held(hb, "id-ann"), Progress{Removed: 28, Moves: 30, Pass: 1, State: RacerCleared, GameID: 77}), nil)
+	wantErr(t, "bob stuck", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 1, Moves: 9, Pass: 3, State: RacerStuck}), nil)
 	eventually(t, "the race ends", func() bool { return bob.has(isEnded) && ann2.has(isEnded) })
 	eventually(t, "b stored it", func() bool { return len(e.results("b")) == 1 })
 	if got := placingTimes(e.results("b")[0].Placings); got != "1:ann:cleared:28:5s 2:bob:stuck:1:5s" {
@@ -311,18 +163,17 @@ func TestSharedLeaseTakeover(t *testing.T) {
 	}
 }
 
-// TestSharedServerDies: a server that is not the holder dies mid-race;
+// testServerDies: a server that is not the holder dies mid-race;
 // once its own lease runs out the holder tells the others, and its racer
 // is away: the race waits for them for the seat's grace, then counts them
 // as left and ends when the others are done, void (the server failed
 // them: nobody's rating may move on it).
-func TestSharedServerDies(t *testing.T) {
-	e := newSharedEnv(t)
+func testServerDies(t *testing.T, e *roomsEnv) {
 	a, b := e.server("a"), e.server("b")
 	code, ann, _ := sharedRace(t, e, a, b)
 	ha, _ := a.Room(code)
 	hb, _ := b.Room(code)
-	wantErr(t, "bob removes 2", hb.Report("id-bob", heldShared(hb, "id-bob"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), nil)
+	wantErr(t, "bob removes 2", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), nil)
 	eventually(t, "a sees bob's progress", func() bool { m, _ := ha.Snapshot().Member("id-bob"); return m.Removed == 2 })
 	b.kill()
 	a.tryLease()
@@ -333,7 +184,7 @@ func TestSharedServerDies(t *testing.T) {
 	a.tryLease()
 	eventually(t, "bob away", func() bool { m, _ := ha.Snapshot().Member("id-bob"); return !m.Present && m.State == RacerAway })
 	e.clock.Advance(3 * time.Second)
-	wantErr(t, "ann stuck", ha.Report("id-ann", heldShared(ha, "id-ann"), Progress{Removed: 1, Moves: 9, Pass: 3, State: RacerStuck}), nil)
+	wantErr(t, "ann stuck", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 1, Moves: 9, Pass: 3, State: RacerStuck}), nil)
 	a.tryLease()
 	if ann.has(isEnded) || phaseOf(a, code) != PhaseRacing {
 		t.Fatal("the race ended while bob's seat waits for him")
@@ -351,14 +202,13 @@ func TestSharedServerDies(t *testing.T) {
 	}
 }
 
-// TestSharedRacersServerDies: the server of every racer of a room dies
+// testRacersServerDies: the server of every racer of a room dies
 // mid-race (the holder is another): its racers are away, the race waits
 // for them for the seat's grace, and a racer who comes back to another
 // server within it plays on from their seat; once it ran out the others
 // count as left and the race, which ended only because their server did,
 // is void.
-func TestSharedRacersServerDies(t *testing.T) {
-	e := newSharedEnv(t)
+func testRacersServerDies(t *testing.T, e *roomsEnv) {
 	holder := e.server("holder")
 	a := e.server("a")
 	ann, bob := newSink(), newSink()
@@ -437,10 +287,9 @@ func TestSharedRacersServerDies(t *testing.T) {
 	}
 }
 
-// TestSharedDropsRefusingSession: a session that stops reading leaves its
+// testDropsRefusingSession: a session that stops reading leaves its
 // room RoomDropAfter later, as in a Room: its racer counts as left.
-func TestSharedDropsRefusingSession(t *testing.T) {
-	e := newSharedEnv(t)
+func testDropsRefusingSession(t *testing.T, e *roomsEnv) {
 	a, b := e.server("a"), e.server("b")
 	code, ann, _ := sharedRace(t, e, a, b)
 	hb, _ := b.Room(code)
@@ -457,10 +306,9 @@ func TestSharedDropsRefusingSession(t *testing.T) {
 	eventually(t, "ann left, seen on b", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return !m.Present && m.State == RacerLeft })
 }
 
-// TestSharedStoreRetried: a result the holder fails to store is stored at
+// testStoreRetried: a result the holder fails to store is stored at
 // its next tick.
-func TestSharedStoreRetried(t *testing.T) {
-	e := newSharedEnv(t)
+func testStoreRetried(t *testing.T, e *roomsEnv) {
 	a, b := e.server("a"), e.server("b")
 	e.mu.Lock()
 	e.fail = 1
@@ -482,11 +330,10 @@ func TestSharedStoreRetried(t *testing.T) {
 	}
 }
 
-// TestSharedDeadlineOneEnd: two servers that both think they hold the
+// testDeadlineOneEnd: two servers that both think they hold the
 // lease end the same race at the deadline at once: one end event, and the
 // results both would store have one key.
-func TestSharedDeadlineOneEnd(t *testing.T) {
-	e := newSharedEnv(t)
+func testDeadlineOneEnd(t *testing.T, e *roomsEnv) {
 	a, b := e.server("a"), e.server("b")
 	code, ann, bob := sharedRace(t, e, a, b)
 	b.mu.Lock()
@@ -495,11 +342,11 @@ func TestSharedDeadlineOneEnd(t *testing.T) {
 	e.clock.Advance(DefaultTimeLimit)
 	eventually(t, "both see the end", func() bool { return ann.has(isEnded) && bob.has(isEnded) })
 	eventually(t, "both stored", func() bool { return len(e.results("a")) == 1 && len(e.results("b")) == 1 })
-	ka, kb := e.results("a")[0].Key(SharedKey), e.results("b")[0].Key(SharedKey)
+	ka, kb := e.results("a")[0].Key(), e.results("b")[0].Key()
 	if ka != kb {
 		t.Fatalf("keys %q and %q, want one", ka, kb)
 	}
-	sub, err := e.bus.Subscribe(context.Background(), SharedTopic, 0)
+	sub, err := e.bus().Subscribe(context.Background(), RoomsTopic, 0)
 	wantErr(t, "Subscribe", err, nil)
 	defer sub.Close()
 	ends := 0
@@ -519,10 +366,9 @@ func TestSharedDeadlineOneEnd(t *testing.T) {
 	}
 }
 
-// TestSharedQuickMatchWatchMute: quick match on one server finds the room
+// testQuickMatchWatchMute: quick match on one server finds the room
 // made on the other; a spectator and a mute cross servers too.
-func TestSharedQuickMatchWatchMute(t *testing.T) {
-	e := newSharedEnv(t)
+func testQuickMatchWatchMute(t *testing.T, e *roomsEnv) {
 	a, b := e.server("a"), e.server("b")
 	cfg := classic()
 	ha, _, created, err := a.QuickMatch(pl("ann"), newSink(), cfg)
@@ -552,10 +398,9 @@ func TestSharedQuickMatchWatchMute(t *testing.T) {
 	eventually(t, "b sees it closed", func() bool { _, ok := b.Room(ha.Code()); return !ok })
 }
 
-// TestSharedLateServer: a server that starts after rooms were made knows
+// testLateServer: a server that starts after rooms were made knows
 // them as soon as it is up, from the bus's history.
-func TestSharedLateServer(t *testing.T) {
-	e := newSharedEnv(t)
+func testLateServer(t *testing.T, e *roomsEnv) {
 	a := e.server("a")
 	h, _, err := a.Create(pl("ann"), newSink(), classic())
 	wantErr(t, "Create", err, nil)
@@ -571,32 +416,30 @@ func TestSharedLateServer(t *testing.T) {
 	}
 }
 
-// TestSharedStoredGameIsNews: a racer's stored game and end reach the
+// testStoredGameIsNews: a racer's stored game and end reach the
 // other servers at once, not at the next ProgressEvery: a server that
 // dies right after a racer's first move must not leave her comeback
 // elsewhere without her game (progress itself still waits its turn).
-func TestSharedStoredGameIsNews(t *testing.T) {
-	e := newSharedEnv(t)
+func testStoredGameIsNews(t *testing.T, e *roomsEnv) {
 	e.every = time.Hour // progress never goes out twice within this test
 	a, b := e.server("a"), e.server("b")
 	code, _, _ := sharedRace(t, e, a, b)
 	ha, _ := a.Room(code)
 	hb, _ := b.Room(code)
-	wantErr(t, "ann's first move", ha.Report("id-ann", heldShared(ha, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), nil)
-	wantErr(t, "ann's game stored", ha.Report("id-ann", heldShared(ha, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying, GameID: 77}), nil)
+	wantErr(t, "ann's first move", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), nil)
+	wantErr(t, "ann's game stored", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying, GameID: 77}), nil)
 	eventually(t, "b knows ann's game", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return m.GameID == 77 })
-	wantErr(t, "ann's next move", ha.Report("id-ann", heldShared(ha, "id-ann"), Progress{Removed: 4, Moves: 2, Pass: 1, State: RacerPlaying, GameID: 77}), nil)
-	wantErr(t, "ann stuck", ha.Report("id-ann", heldShared(ha, "id-ann"), Progress{Removed: 4, Moves: 3, Pass: 3, State: RacerStuck, GameID: 77}), nil)
+	wantErr(t, "ann's next move", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 4, Moves: 2, Pass: 1, State: RacerPlaying, GameID: 77}), nil)
+	wantErr(t, "ann stuck", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 4, Moves: 3, Pass: 3, State: RacerStuck, GameID: 77}), nil)
 	eventually(t, "b knows ann is stuck", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return m.State == RacerStuck && m.Moves == 3 })
 }
 
-// TestSharedProgressTopics: each server publishes its racers' progress on
+// testProgressTopics: each server publishes its racers' progress on
 // a topic of its own (so that two servers' publishes never wait on one
 // topic's counter), and every server reads the topics of the servers with
 // a member in the room: a server that serves nobody in it (c) too, and
 // the server of a member who joined after the room opened (a reads b's).
-func TestSharedProgressTopics(t *testing.T) {
-	e := newSharedEnv(t)
+func testProgressTopics(t *testing.T, e *roomsEnv) {
 	a, b, c := e.server("a"), e.server("b"), e.server("c")
 	code, _, _ := sharedRace(t, e, a, b)
 	ha, _ := a.Room(code)
@@ -604,9 +447,9 @@ func TestSharedProgressTopics(t *testing.T) {
 	eventually(t, "c sees the room", func() bool { _, ok := c.Room(code); return ok })
 	hc, _ := c.Room(code)
 	e.clock.Advance(5 * time.Second)
-	wantErr(t, "bob reports", hb.Report("id-bob", heldShared(hb, "id-bob"), Progress{Removed: 3, Moves: 2, Pass: 1, State: RacerPlaying}), nil)
-	wantErr(t, "ann reports", ha.Report("id-ann", heldShared(ha, "id-ann"), Progress{Removed: 5, Moves: 4, Pass: 1, State: RacerPlaying}), nil)
-	for name, h := range map[string]*SharedRoom{"a": ha, "b": hb, "c": hc} {
+	wantErr(t, "bob reports", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 3, Moves: 2, Pass: 1, State: RacerPlaying}), nil)
+	wantErr(t, "ann reports", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 5, Moves: 4, Pass: 1, State: RacerPlaying}), nil)
+	for name, h := range map[string]*Room{"a": ha, "b": hb, "c": hc} {
 		eventually(t, name+" shows both racers' progress", func() bool {
 			mb, _ := h.Snapshot().Member("id-bob")
 			ma, _ := h.Snapshot().Member("id-ann")
@@ -614,7 +457,7 @@ func TestSharedProgressTopics(t *testing.T) {
 		})
 	}
 	for _, inst := range []string{"a", "b"} {
-		sub, err := e.bus.Subscribe(context.Background(), ProgressTopic(code, inst), 0)
+		sub, err := e.bus().Subscribe(context.Background(), ProgressTopic(code, inst), 0)
 		wantErr(t, "Subscribe", err, nil)
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		n := 0
@@ -637,12 +480,11 @@ func TestSharedProgressTopics(t *testing.T) {
 	}
 }
 
-// TestSharedProgressBeforeTheStart: progress and room changes come on
+// testProgressBeforeTheStart: progress and room changes come on
 // different topics, so a server may hear a racer's progress before it
 // has folded the race's start; it keeps it and shows it once the start
 // is folded, instead of dropping what may be the racer's last word.
-func TestSharedProgressBeforeTheStart(t *testing.T) {
-	e := newSharedEnv(t)
+func testProgressBeforeTheStart(t *testing.T, e *roomsEnv) {
 	a, b := e.server("a"), e.server("b")
 	ann := newSink()
 	h, _, err := a.Create(pl("ann"), ann, classic())
