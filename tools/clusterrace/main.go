@@ -553,6 +553,12 @@ func (r *rehearsal) secondRace(alice, bob *player, deal uint64, line []string) e
 			if err := r.ask("kill one"); err != nil {
 				return err
 			}
+			// She comes back once the others counted her gone (who on
+			// two no longer lists her), as after any real outage.
+			if err := r.poll(func() error { return r.whoGone("two", bob, alice) }); err != nil {
+				return err
+			}
+			ok("who --json on instance two no longer lists alice, whose instance died")
 			if err := r.ask("restart one"); err != nil {
 				return err
 			}
@@ -601,6 +607,19 @@ func (r *rehearsal) whoRacing(inst, code string, players ...*player) error {
 		if i < 0 || who[i].Doing != "racing" || who[i].Room != code || who[i].Removed == nil || *who[i].Removed != p.game.Removed() {
 			return fmt.Errorf("who --json on instance %s: %+v; want %s racing in room %s with %d removed", inst, who, p.name, code, p.game.Removed())
 		}
+	}
+	return nil
+}
+
+// whoGone checks that who --json on instance inst, asked by asker, does
+// not list p.
+func (r *rehearsal) whoGone(inst string, asker, p *player) error {
+	var who []whoJSON
+	if err := commandJSON(r.addr(inst), r.from(), asker, "who --json", &who); err != nil {
+		return err
+	}
+	if slices.ContainsFunc(who, func(w whoJSON) bool { return w.Name == p.name }) {
+		return fmt.Errorf("who --json on instance %s: %+v; want no %s", inst, who, p.name)
 	}
 	return nil
 }
