@@ -1,8 +1,11 @@
 package pgbus
 
 import (
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"pyramid/bus"
 	"pyramid/store/storetest"
@@ -35,6 +38,50 @@ func TestLease(t *testing.T) {
 		if held != step.held || prev != step.previous {
 			t.Fatalf("step %d: %s holds %v (before: %q), want %v (%q)", i, step.holder, held, prev, step.held, step.previous)
 		}
+	}
+}
+
+// TestLeasePruned: a prune forgets the leases that ran out more than
+// MaxAge ago (the own lease of a server long gone) and keeps the others:
+// a held one, and one run out lately, whose taker still learns whose it
+// was. A forgotten lease is free to take.
+func TestLeasePruned(t *testing.T) {
+	u := storetest.PostgresSchemaURL(t)
+	b := open(t, u, Options{MaxAge: time.Hour})
+	ctx := ctxFor(t)
+	for _, l := range []struct {
+		name string
+		ttl  time.Duration
+	}{{"lobby.instance.gone", time.Hour}, {"lobby.instance.lately", time.Hour}, {"lobby.races", time.Hour}} {
+		if held, _, err := b.Hold(ctx, l.name, "x", l.ttl); err != nil || !held {
+			t.Fatalf("Hold %s: %v, %v", l.name, held, err)
+		}
+	}
+	if _, err := b.pool.Exec(ctx, `UPDATE bus_leases SET expires = now() - interval '2 hours' WHERE name = 'lobby.instance.gone'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.pool.Exec(ctx, `UPDATE bus_leases SET expires = now() - interval '1 minute' WHERE name = 'lobby.instance.lately'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.prune(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := b.pool.Query(ctx, `SELECT name FROM bus_leases ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"lobby.instance.lately", "lobby.races"}; !slices.Equal(names, want) {
+		t.Fatalf("leases after the prune: %q, want %q", names, want)
+	}
+	if held, prev, err := b.Hold(ctx, "lobby.instance.lately", "y", time.Hour); err != nil || !held || prev != "x" {
+		t.Fatalf("taking the lease run out lately: held %v, before %q, %v; want held, before \"x\"", held, prev, err)
+	}
+	if held, prev, err := b.Hold(ctx, "lobby.instance.gone", "y", time.Hour); err != nil || !held || prev != "" {
+		t.Fatalf("taking the forgotten lease: held %v, before %q, %v; want held, before nobody", held, prev, err)
 	}
 }
 

@@ -112,7 +112,9 @@ type Options struct {
 	// MaxAge is how long an event is kept at most (DefaultMaxAge when
 	// 0): a topic no one publishes on any more (a finished race's) does
 	// not keep its last Retain events forever. Its counter stays, so its
-	// sequence numbers are never reused.
+	// sequence numbers are never reused. A lease whose time ran out
+	// longer ago than MaxAge is forgotten too (the lease of a server
+	// long gone).
 	MaxAge time.Duration
 	// Conns is the size of the pool that publishes and reads events
 	// (DefaultConns when 0). The listening connection is apart.
@@ -294,9 +296,9 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*Bus, error) {
 	return b, nil
 }
 
-// pruneOld deletes the events older than MaxAge, now and every
-// pruneEvery, until the bus closes. Every instance does it; the deletes
-// are idempotent.
+// pruneOld deletes the events older than MaxAge (and the leases run out
+// that long ago), now and every pruneEvery, until the bus closes. Every
+// instance does it; the deletes are idempotent.
 func (b *Bus) pruneOld() {
 	defer close(b.pruned)
 	tick := time.NewTicker(pruneEvery)
@@ -313,11 +315,23 @@ func (b *Bus) pruneOld() {
 	}
 }
 
-// prune deletes the events older than MaxAge.
+// prune deletes the events older than MaxAge, and the leases whose time
+// ran out more than MaxAge ago: each server that ever ran holds a lease
+// of its own while it runs (lobby's "lobby.instance.NAME"), and without
+// this the row of every server long gone would stay. Forgetting a lease
+// that ran out long ago changes no answer of Hold but who held it
+// before, which matters only to the server that takes over at once.
+// Rows another statement holds are skipped (the next prune gets them),
+// so two servers' prunes never wait on each other or on a Hold.
 func (b *Bus) prune(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
-	_, err := b.pool.Exec(ctx, `DELETE FROM bus_events WHERE at < now() - make_interval(secs => $1)`, b.opts.MaxAge.Seconds())
+	age := b.opts.MaxAge.Seconds()
+	if _, err := b.pool.Exec(ctx, `DELETE FROM bus_events WHERE at < now() - make_interval(secs => $1)`, age); err != nil {
+		return err
+	}
+	_, err := b.pool.Exec(ctx, `DELETE FROM bus_leases WHERE name IN (
+		SELECT name FROM bus_leases WHERE expires < now() - make_interval(secs => $1) FOR UPDATE SKIP LOCKED)`, age)
 	return err
 }
 
