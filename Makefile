@@ -66,6 +66,7 @@ solver-counts:
 # real HAProxy (apt-get installs it when missing): PROXY v2, per-address
 # limits on the client's address, /healthz checks, untrusted PROXY headers
 # refused; races across the instances (tools/clusterrace) through a kill -9
-# of one. CLUSTER_STRICT=1 fails on the checks of issue 26's known bugs.
+# of one: a racer moving between them, a race whose racers' instance died
+# stored void.
 cluster:
 	bash deploy/cluster-test.sh

@@ -30,16 +30,16 @@
 # either way a fresh database for the run, dropped at the end.
 # CLUSTER_PRESENCE_TTL (default 3s) is the instances' --presence-ttl:
 # shorter than the default 15s so that a death is noticed soon.
-# Checks that fail because of a bug issue 26 names print "KNOWN BUG" and
-# do not fail the run unless CLUSTER_STRICT=1 (turn that on by default
-# once those bugs are fixed). KEEP=1 keeps the work directory, the
-# database and a PostgreSQL of its own.
+# CLUSTER_SEAT_GRACE (default 6s) is their --seat-grace: how long the
+# racers of the killed instance keep their seats. KEEP=1 keeps the work
+# directory, the database and a PostgreSQL of its own.
 # Exit status 0 when every check holds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${CLUSTER_PORT_BASE:-24250}
 lb=$((base)) p1=$((base + 1)) p2=$((base + 2)) m1=$((base + 3)) m2=$((base + 4))
 ttl=${CLUSTER_PRESENCE_TTL:-3s}
+grace=${CLUSTER_SEAT_GRACE:-6s}
 work=$(mktemp -d /tmp/pyramid-cluster.XXXXXX)
 pids=()
 own_pg= dbname= admin_url= db=
@@ -124,7 +124,7 @@ start_instance() { # start_instance 1|2
 	local port=$((i == 1 ? p1 : p2)) metrics=$((i == 1 ? m1 : m2))
 	PYRAMID_HOST_KEY="$work/host_ed25519" PYRAMID_PROXY_PROTOCOL=127.0.0.1 PYRAMID_DATABASE_URL="$db" \
 		"$work/pyramid" serve --listen "127.0.0.1:$port" --metrics "127.0.0.1:$metrics" \
-		--data "$work/data$i" --max-conns-per-ip 1 --presence-ttl "$ttl" >>"$work/pyramid$i.log" 2>&1 &
+		--data "$work/data$i" --max-conns-per-ip 1 --presence-ttl "$ttl" --seat-grace "$grace" >>"$work/pyramid$i.log" 2>&1 &
 	instance_pid[$i]=$!
 	pids+=($!)
 	wait_for 20 "instance $i (metrics on $metrics) did not come up" curl -fsS "http://127.0.0.1:$metrics/healthz"
@@ -267,7 +267,7 @@ restart_one() {
 	wait_for 10 "restarted instance one does not share its race rooms" test -n "$(instance_name 1)"
 	ok "instance one restarted (as $(instance_name 1)) and answers /healthz"
 }
-coproc RACE { "$work/clusterrace" -one "127.0.0.1:$p1" -two "127.0.0.1:$p2" -from 127.0.0.101 -presence-ttl "$ttl" 2>&1; }
+coproc RACE { "$work/clusterrace" -one "127.0.0.1:$p1" -two "127.0.0.1:$p2" -from 127.0.0.101 -presence-ttl "$ttl" -seat-grace "$grace" 2>&1; }
 race=$RACE_PID
 pids+=("$race")
 exec {race_out}<&"${RACE[0]}" {race_in}>&"${RACE[1]}"
@@ -280,23 +280,13 @@ while IFS= read -r line <&"$race_out"; do
 done
 status=0
 wait "$race" || status=$?
-known=
-case $status in
-0) ;;
-3) known=yes ;;
-*) fail "the races across the instances failed (tools/clusterrace, status $status)" ;;
-esac
+if [ "$status" != 0 ]; then
+	fail "the races across the instances failed (tools/clusterrace, status $status)"
+fi
 exec {race_out}<&- {race_in}>&-
 
 wait_for 20 "HAProxy's health checks do not see instance one up again after its restart" backends UP pyramid1 pyramid2
 ok "HAProxy's /healthz checks see both instances up again after instance one's restarts"
 echo "bus_leases now: $(lease_names)"
 
-if [ -n "$known" ]; then
-	if [ "${CLUSTER_STRICT:-}" = 1 ]; then
-		fail "checks failed by known bugs of issue 26 (the KNOWN BUG lines above)"
-	fi
-	echo "cluster: all checks passed but those of known bugs of issue 26 (the KNOWN BUG lines above; CLUSTER_STRICT=1 fails on them), in $((SECONDS - started)) s"
-	exit 0
-fi
 echo "cluster: all checks passed in $((SECONDS - started)) s"

@@ -3,7 +3,7 @@
 // players would: deploy/cluster-test.sh (make cluster) runs it once its
 // instances are up.
 //
-//	clusterrace -one 127.0.0.1:24251 -two 127.0.0.1:24252 -from 127.0.0.101 -presence-ttl 3s
+//	clusterrace -one 127.0.0.1:24251 -two 127.0.0.1:24252 -from 127.0.0.101 -presence-ttl 3s -seat-grace 6s
 //
 // It reaches each instance straight, not through the balancer, from
 // -from and the next eleven addresses (one per player, and eight in turn
@@ -17,30 +17,28 @@
 // then instance one dies (kill -9): two keeps serving and takes bob's
 // moves, alice comes back on two to her race as she left it, both finish,
 // and every move is stored, one game each, the race once. Meanwhile carol
-// and dave race a rated room, both on instance one: after its death no
-// rated race may be stored for them (issue 26's second bug).
+// and dave race a rated room, both on instance one: after its death their
+// seats wait for them for the seat's grace, and the race, which they never
+// come back to, is stored void (unrated).
 //
-// The second race reproduces issue 26's first bug: alice goes from one
-// instance to the other and back while she races, and back to an
-// instance killed under her and restarted; each time her board must be
-// her stored game, and in the end she has one race game with all her
-// moves.
+// The second race has alice go from one instance to the other and back
+// while she races, and back to an instance killed under her and
+// restarted; each time her board must be her stored game (not a copy an
+// instance kept of an earlier visit), and in the end she has one race game
+// with all her moves.
 //
 // It asks the script that runs it to kill or restart instance one by
 // writing "@kill one" or "@restart one" on its standard output, and goes
 // on once the script answers a line ("done", or what went wrong) on its
 // standard input: the script owns the processes. Its other lines are
-// "ok: …" for each check that held, "FAIL: …" for one that did not (exit
-// status 1), and "KNOWN BUG (…): …" for a check that fails because of a
-// bug issue 26 names (exit status 3 when only those failed; the rest of
-// that race is skipped, as it would build on a wrong board).
+// "ok: …" for each check that held and "FAIL: …" for one that did not
+// (exit status 1).
 //
 // Only point it at servers on this machine.
 package main
 
 import (
 	"bufio"
-	"errors"
 	"flag"
 	"fmt"
 	"net/netip"
@@ -54,32 +52,11 @@ import (
 	"pyramid/engine"
 )
 
-// The bugs of issue 26 that the rehearsal finds on the way.
-const (
-	bugStale = "issue 26, first bug: a racer's board comes from an instance's memory or is fresh, not the stored game"
-	bugVoid  = "issue 26, second bug: a race whose racers' instance died is stored as rated"
-)
-
-// knownBug is a check that fails because of a known bug.
-type knownBug struct {
-	bug string
-	err error
-}
-
-func (k knownBug) Error() string { return k.err.Error() }
-
-// known marks err, if any, as the effect of bug.
-func known(bug string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return knownBug{bug, err}
-}
-
 // rehearsal is one run against a cluster.
 type rehearsal struct {
 	one, two string // the instances' SSH addresses
 	ttl      time.Duration
+	grace    time.Duration // the instances' --seat-grace
 	wait     time.Duration
 	cmdFrom  []string // the addresses the plain commands come from, in turn
 	cmds     int      // the plain commands run
@@ -93,6 +70,7 @@ func main() {
 		two  = flag.String("two", "", "instance two's SSH address, reached straight (host:port)")
 		from = flag.String("from", "127.0.0.101", "the first of twelve local addresses to connect from (none may be the balancer's)")
 		ttl  = flag.Duration("presence-ttl", 15*time.Second, "the instances' --presence-ttl")
+		seat = flag.Duration("seat-grace", time.Minute, "the instances' --seat-grace")
 		wait = flag.Duration("wait", 10*time.Second, "how long each step may take")
 	)
 	flag.Parse()
@@ -109,7 +87,7 @@ func main() {
 	for i, a := 0, first; i < len(addrs); i, a = i+1, a.Next() {
 		addrs[i] = a.String()
 	}
-	r := &rehearsal{one: *one, two: *two, ttl: *ttl, wait: *wait, cmdFrom: addrs[4:],
+	r := &rehearsal{one: *one, two: *two, ttl: *ttl, grace: *seat, wait: *wait, cmdFrom: addrs[4:],
 		answers: bufio.NewScanner(os.Stdin), rule: engine.Classic()}
 	newPlayer := func(name, from string) *player {
 		return &player{name: name, key: newKey(), from: from, wait: *wait}
@@ -121,15 +99,8 @@ func main() {
 		}
 	}()
 
-	var failed []knownBug
 	report := func(race string, err error) {
-		var kb knownBug
-		switch {
-		case err == nil:
-		case errors.As(err, &kb):
-			fmt.Printf("KNOWN BUG (%s): %s: %v\n", kb.bug, race, kb.err)
-			failed = append(failed, kb)
-		default:
+		if err != nil {
 			fmt.Printf("FAIL: %s: %v\n", race, err)
 			for _, p := range []*player{alice, bob, carol, dave} {
 				p.close()
@@ -143,10 +114,6 @@ func main() {
 	report("the first race", r.firstRace(alice, bob, carol, dave, deal1, line1))
 	report("the second race", r.secondRace(alice, bob, deal2, line2))
 	fmt.Printf("clusterrace: done in %s\n", time.Since(start).Round(100*time.Millisecond))
-	if len(failed) > 0 {
-		fmt.Printf("clusterrace: %d check(s) failed by known bugs of issue 26\n", len(failed))
-		os.Exit(3)
-	}
 }
 
 // ok says that a check held.
@@ -456,8 +423,11 @@ func (r *rehearsal) firstRace(alice, bob, carol, dave *player, deal uint64, line
 	ok("bob left the room: alice hosts it again")
 
 	// carol's and dave's race: their instance died, they never came back.
-	until := killed.Add(3*r.ttl + 3*time.Second)
+	// Their seats waited for them for the seat's grace; then the race
+	// ended, void: stored, but unrated.
+	until := killed.Add(3*r.ttl + r.grace + 10*time.Second)
 	for {
+		void := 0
 		for _, p := range []*player{carol, dave} {
 			var stats []statsJSON
 			if err := commandJSON(r.two, r.from(), p, "stats --json", &stats); err != nil {
@@ -465,17 +435,24 @@ func (r *rehearsal) firstRace(alice, bob, carol, dave *player, deal uint64, line
 			}
 			for _, s := range stats {
 				if s.Race != nil && s.Race.Races > 0 {
-					return known(bugVoid, fmt.Errorf("%s's stats --json after instance one died with all of room %s's racers: %d rated race(s) stored for %s (want none: void, or waiting for them to come back)",
-						p.name, rated, s.Race.Races, s.Rules))
+					return fmt.Errorf("%s's stats --json after instance one died with all of room %s's racers: %d rated race(s) stored for %s (want the race void)",
+						p.name, rated, s.Race.Races, s.Rules)
+				}
+				if s.Race != nil && s.Race.Unrated > 0 {
+					void++
 				}
 			}
 		}
-		if time.Now().After(until) {
+		if void == 2 {
 			break
 		}
-		time.Sleep(250 * time.Millisecond) // polling the store for a while, not synchronising
+		if time.Now().After(until) {
+			return fmt.Errorf("carol's and dave's race, whose instance died %s ago, is not stored void (seat grace %s)",
+				time.Since(killed).Round(time.Second), r.grace)
+		}
+		time.Sleep(250 * time.Millisecond) // polling the store, not synchronising
 	}
-	ok("no rated race stored for carol and dave within %s of their instance's death (3 × presence TTL + 3 s)", time.Since(killed).Round(time.Second))
+	ok("carol's and dave's race stored void (unrated) %s after their instance died (seat grace %s)", time.Since(killed).Round(time.Second), r.grace)
 	return nil
 }
 
@@ -526,10 +503,10 @@ func (r *rehearsal) secondRace(alice, bob *player, deal uint64, line []string) e
 			return err
 		}
 		if err := alice.waitPosition(); err != nil {
-			return known(bugStale, fmt.Errorf("alice back on instance %s (%s), her board: %w", inst, why, err))
+			return fmt.Errorf("alice back on instance %s (%s), her board: %w", inst, why, err)
 		}
 		if _, err := alice.waitProgress(alice); err != nil {
-			return known(bugStale, fmt.Errorf("alice back on instance %s (%s), her line in the panel: %w", inst, why, err))
+			return fmt.Errorf("alice back on instance %s (%s), her line in the panel: %w", inst, why, err)
 		}
 		ok("alice back on instance %s (%s): her board and panel show her %d stored moves", inst, why, alice.game.MovesMade())
 		return nil
@@ -588,7 +565,7 @@ func (r *rehearsal) secondRace(alice, bob *player, deal uint64, line []string) e
 	}
 	for _, p := range []*player{alice, bob} {
 		if err := r.poll(func() error { return r.storedOnce(p, deal) }); err != nil {
-			return known(bugStale, err)
+			return err
 		}
 	}
 	ok("nothing lost: after four changes of instance and a kill -9, alice has one race game of deal %d, won, with all %d moves; so has bob", deal, len(line))
