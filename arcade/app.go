@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/log"
 
 	"pyramid/bus"
+	"pyramid/games"
 	"pyramid/keys"
 	"pyramid/lobby"
 	"pyramid/server"
@@ -234,10 +235,10 @@ func (a *App) Model(s *server.Session) tea.Model {
 	}
 	sess := a.join(s.Context(), p)
 	live := &presence{lobby: a.lobby, rooms: a.rooms, self: sess} // presence.go
-	var g *games
+	var w *games.Writer
 	if saved {
-		g = a.sessionGames(p.ID, sess)
-		deps.Games = g
+		w = a.newWriter(sess)
+		deps.Games = a.sessionGames(p.ID, w)
 		acct := a.account(p.ID, s.Identity)
 		deps.Account = acct
 		live.acct, live.player = acct, p.ID
@@ -245,9 +246,9 @@ func (a *App) Model(s *server.Session) tea.Model {
 	}
 	deps.Lobby = live
 	// Race rooms (arcade/race.go).
-	rs := a.newRaces(s.Context(), p, sess, g)
+	rs := a.newRaces(s.Context(), p, sess, w)
 	deps.Races = rs
-	if gh := a.newGhosts(p, g); gh != nil { // arcade/ghost.go
+	if gh := a.newGhosts(p, w); gh != nil { // arcade/ghost.go
 		deps.Ghosts = gh
 	}
 	deps.Inbox = inbox{q: sess.Queue(), races: rs}

@@ -14,6 +14,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"pyramid/engine"
+	"pyramid/games"
 	"pyramid/keys"
 	"pyramid/lobby"
 	"pyramid/server"
@@ -135,7 +136,7 @@ func TestGamesAdapter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	one := &games{st: f.st, owner: "session-one"}
+	one := plainGames(f.st, "session-one")
 	rec := engine.Record{Rules: "classic", Deal: 42, Moves: []string{"7.2+7.3", "d"}}
 	// The screen's figures are not trusted: Removed 99 is ignored.
 	id, err := one.Save(ctx, p.ID, tui.SavedGame{Record: rec, Status: tui.StatusPlaying, Removed: 99})
@@ -153,7 +154,7 @@ func TestGamesAdapter(t *testing.T) {
 		t.Fatal("illegal moves saved")
 	}
 	// A second session takes the game over; the first is told.
-	two := &games{st: f.st, owner: "session-two"}
+	two := plainGames(f.st, "session-two")
 	if _, err := two.Resume(ctx, p.ID, id); err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +262,7 @@ func TestTopDaily(t *testing.T) {
 	for i, name := range []string{"ann", "bob"} {
 		key := sshtest.NewKey(t)
 		p, _, _ := f.st.GetOrCreatePlayer(ctx, gossh.FingerprintSHA256(key.PublicKey()), name)
-		g := &games{st: f.st, owner: name}
+		g := plainGames(f.st, name)
 		dg, _ := engine.NewNumbered(engine.MustRules("daily"), engine.DailyNumber(day))
 		for range 5 + 15*i {
 			if m, ok := dg.Hint(); ok {
@@ -301,7 +302,7 @@ func TestAccountAdapter(t *testing.T) {
 	day := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	acc := &account{st: f.st, now: func() time.Time { return day }, player: p.ID}
 	for _, pl := range []store.Player{p, q} {
-		g := &games{st: f.st, owner: pl.Name}
+		g := plainGames(f.st, pl.Name)
 		rec := engine.Record{Rules: "daily", Deal: engine.DailyNumber(day), Moves: []string{"d"}}
 		if _, err := g.Save(ctx, pl.ID, tui.SavedGame{Record: rec, Status: tui.StatusAbandoned, Daily: "2026-11-30", Played: time.Minute}); err != nil {
 			t.Fatal(err)
@@ -344,8 +345,8 @@ func TestTakeoverTellsTheOtherSession(t *testing.T) {
 	p, _, _ := f.st.GetOrCreatePlayer(ctx, gossh.FingerprintSHA256(key.PublicKey()), "ann")
 	player := lobby.Player{ID: p.ID, Name: "ann"}
 	sA, sB := f.app.lobby.Join(player), f.app.lobby.Join(player)
-	a := &games{st: f.st, owner: "a", lobby: f.app.lobby, self: sA}
-	b := &games{st: f.st, owner: "b", lobby: f.app.lobby, self: sB}
+	a := f.app.sessionGames(p.ID, f.app.newWriterAs(sA, "a"))
+	b := f.app.sessionGames(p.ID, f.app.newWriterAs(sB, "b"))
 	id, err := a.Save(ctx, p.ID, tui.SavedGame{Record: engine.Record{Rules: "classic", Deal: 42, Moves: []string{"d"}}, Status: tui.StatusPlaying})
 	if err != nil {
 		t.Fatal(err)
@@ -429,7 +430,7 @@ func TestRedeemRefusals(t *testing.T) {
 		f.run(session(k.key, k.name, "whoami"))
 	}
 	// bob has a game: his key is his.
-	g := &games{st: f.st, owner: "bob"}
+	g := plainGames(f.st, "bob")
 	if _, err := g.Save(ctx, fp(bob), tui.SavedGame{Record: engine.Record{Rules: "classic", Deal: 42, Moves: []string{"d"}}, Status: tui.StatusPlaying}); err != nil {
 		t.Fatal(err)
 	}
@@ -579,4 +580,10 @@ func TestShutdownTranslation(t *testing.T) {
 			t.Errorf("grace %s: got %+v, want a tui.ShutdownMsg waiting %s", tt.grace, got, tt.want)
 		}
 	}
+}
+
+// plainGames is a session's stored games written as owner, whose takeovers
+// tell nobody.
+func plainGames(st store.Store, owner string) *sessionGames {
+	return &sessionGames{st: st, w: games.New(games.Config{Store: st, Owner: owner})}
 }

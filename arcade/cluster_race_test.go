@@ -106,10 +106,10 @@ func clusterRacer(t *testing.T, f *fixture, a *App, name string) *races {
 		t.Fatal(err)
 	}
 	sess := a.lobby.Join(lobby.Player{ID: sp.ID, Name: name})
-	g := &games{st: f.st, owner: sessionToken(), lobby: a.lobby, self: sess, racing: a.book.racing}
+	w := a.newWriter(sess)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	rs := a.newRaces(ctx, tui.Player{ID: sp.ID, Name: name}, sess, g)
+	rs := a.newRaces(ctx, tui.Player{ID: sp.ID, Name: name}, sess, w)
 	readInbox(ctx, inbox{q: sess.Queue(), races: rs})
 	return rs
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"pyramid/engine"
+	"pyramid/games"
 	"pyramid/store"
 )
 
@@ -324,7 +325,7 @@ func (c *call) replay() int {
 	if err != nil {
 		return c.storeErr(fmt.Sprintf("game %d", id), err)
 	}
-	g, err := engine.Replay(record(sg))
+	g, err := engine.Replay(games.RecordOf(sg))
 	if err != nil {
 		return c.fail(fmt.Sprintf("game %d does not replay: %v", id, err))
 	}

@@ -77,7 +77,7 @@ func TestReplayVisibility(t *testing.T) {
 	ann, bob := sshtest.NewKey(t), sshtest.NewKey(t)
 	p, _, _ := f.st.GetOrCreatePlayer(ctx, gossh.FingerprintSHA256(ann.PublicKey()), "ann")
 	f.run(session(bob, "bob", "whoami"))
-	g := &games{st: f.st, owner: "ann"}
+	g := plainGames(f.st, "ann")
 	save := func(rec engine.Record, status, daily string) string {
 		t.Helper()
 		id, err := g.Save(ctx, p.ID, tui.SavedGame{Record: rec, Status: status, Daily: daily, Played: time.Minute})
@@ -126,7 +126,7 @@ func TestDealNumbersAsStrings(t *testing.T) {
 	if n <= 1<<53 {
 		t.Fatalf("daily deal %d is not above 2^53: pick another day", n)
 	}
-	g := &games{st: f.st, owner: "ann"}
+	g := plainGames(f.st, "ann")
 	id, err := g.Save(ctx, p.ID, tui.SavedGame{Record: engine.Record{Rules: "daily", Deal: n, Moves: []string{"d"}}, Status: tui.StatusAbandoned, Daily: "2026-12-01"})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"pyramid/engine"
+	"pyramid/games"
 	"pyramid/keys"
 	"pyramid/store"
 	"pyramid/tui"
@@ -20,8 +21,8 @@ import (
 // game of the race as practice.
 type ghosts struct {
 	a      *App
-	player string // empty for a guest
-	games  *games // nil for a player whose games are not stored
+	player string        // empty for a guest
+	w      *games.Writer // nil for a player whose games are not stored
 
 	mu     sync.Mutex // held across a report and its save, so they stay in order
 	seq    int
@@ -35,11 +36,11 @@ var _ tui.Ghosts = (*ghosts)(nil)
 
 // newGhosts binds ghost races to a session of p; nil when the server
 // keeps no games.
-func (a *App) newGhosts(p tui.Player, g *games) *ghosts {
+func (a *App) newGhosts(p tui.Player, w *games.Writer) *ghosts {
 	if a.cfg.Store == nil {
 		return nil
 	}
-	gh := &ghosts{a: a, games: g, seq: -1}
+	gh := &ghosts{a: a, w: w, seq: -1}
 	if !p.Guest {
 		gh.player = p.ID
 	}
@@ -98,7 +99,7 @@ func (gh *ghosts) Ghost(ctx context.Context, ref string) (tui.Ghost, error) {
 	if p, err := st.Player(ctx, sg.PlayerID); err == nil {
 		name = keys.Clean(p.Name, keys.MaxNameWidth)
 	}
-	rec := record(sg)
+	rec := games.RecordOf(sg)
 	rec.Redo = nil
 	// A new race: its reports start from seq 1 and make a game of their own.
 	gh.mu.Lock()
@@ -123,12 +124,12 @@ func (gh *ghosts) finishedDaily(ctx context.Context, rulesID, date string) bool 
 func (gh *ghosts) Leave(ctx context.Context) error {
 	gh.mu.Lock()
 	defer gh.mu.Unlock()
-	if gh.gameID == 0 || gh.games == nil {
+	if gh.gameID == 0 || gh.w == nil {
 		return nil
 	}
 	id := gh.gameID
 	gh.gameID, gh.unstored, gh.seq = 0, false, -1 // a next race starts afresh
-	if err := gh.games.abandon(ctx, gh.player, id); err != nil {
+	if err := gh.w.Abandon(ctx, gh.player, id); err != nil {
 		return fmt.Errorf("leave the ghost race: %w", err)
 	}
 	return nil
@@ -138,7 +139,7 @@ func (gh *ghosts) Leave(ctx context.Context) error {
 // result, no rating, and the day's first daily attempt stays the one
 // that counts.
 func (gh *ghosts) Play(ctx context.Context, seq int, rec engine.Record, times []time.Duration) (string, error) {
-	if gh.games == nil || gh.player == "" {
+	if gh.w == nil || gh.player == "" {
 		return "", nil // a guest: nothing is kept
 	}
 	g, err := engine.Replay(rec)
@@ -155,8 +156,8 @@ func (gh *ghosts) Play(ctx context.Context, seq int, rec engine.Record, times []
 		return "", nil
 	}
 	if gh.gameID == 0 {
-		created, err := gh.a.cfg.Store.CreateGame(ctx, store.NewGame{PlayerID: gh.player, RulesID: rec.Rules,
-			DealNumber: rec.Deal, DealText: rec.DealText, Owner: gh.games.owner, Practice: true, Kind: store.KindGhost})
+		created, err := gh.w.Create(ctx, store.NewGame{PlayerID: gh.player, RulesID: rec.Rules,
+			DealNumber: rec.Deal, DealText: rec.DealText, Practice: true, Kind: store.KindGhost})
 		switch {
 		case errors.Is(err, store.ErrInProgress):
 			gh.unstored = true
@@ -165,19 +166,17 @@ func (gh *ghosts) Play(ctx context.Context, seq int, rec engine.Record, times []
 			gh.unstored = true
 			return "this ghost race is not stored: " + err.Error(), nil
 		}
-		gh.games.created(created)
 		gh.gameID = created.ID
 	}
-	sg := tui.SavedGame{ID: strconv.FormatInt(gh.gameID, 10), Record: rec, Status: tui.StatusOf(g.Status()), MoveTimes: times}
+	// Still being played as far as the player says: the writer records
+	// a loss from the position.
+	play := games.Play{Record: rec, MoveTimes: times}
 	if n := len(times); n > 0 {
-		sg.Played = times[n-1]
+		play.Played = times[n-1]
 	}
-	if sg.Status == tui.StatusLost {
-		sg.Status = tui.StatusPlaying // the store records the loss from the position
-	}
-	if _, err := gh.games.SaveRecord(ctx, gh.player, sg); err != nil {
-		if errors.Is(err, tui.ErrTakenOver) {
-			return "", err
+	if _, err := gh.w.Save(ctx, gh.player, gh.gameID, play, g); err != nil {
+		if errors.Is(err, games.ErrTakenOver) {
+			return "", fmt.Errorf("ghost race: %w", tui.ErrTakenOver)
 		}
 		return "your ghost race game was not saved: " + err.Error(), nil
 	}

@@ -22,7 +22,7 @@ func TestGhostReadRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bobGames := &games{st: f.st, owner: "bob-session"}
+	bobGames := plainGames(f.st, "bob-session")
 	daily, _ := engine.Preset("daily")
 	now := time.Now().UTC()
 	today, yesterday := now.Format(time.DateOnly), now.AddDate(0, 0, -1).Format(time.DateOnly)
@@ -32,9 +32,9 @@ func TestGhostReadRule(t *testing.T) {
 		times[i] = time.Duration(i+1) * 400 * time.Millisecond
 	}
 	// stored saves a finished game of player p: rules, daily date.
-	stored := func(g *games, p, rules, day string) string {
+	stored := func(g *sessionGames, p, rules, day string) string {
 		t.Helper()
-		ng := store.NewGame{PlayerID: p, RulesID: rules, DealNumber: won.Deal, Daily: day, Owner: g.owner}
+		ng := store.NewGame{PlayerID: p, RulesID: rules, DealNumber: won.Deal, Daily: day, Owner: g.w.Owner()}
 		created, err := f.st.CreateGame(ctx, ng)
 		if err != nil {
 			t.Fatal(err)
@@ -52,7 +52,7 @@ func TestGhostReadRule(t *testing.T) {
 	bobPast := stored(bobGames, bob.ID, daily.ID(), yesterday)
 	bobToday := stored(bobGames, bob.ID, daily.ID(), today)
 
-	gh := f.app.newGhosts(tui.Player{ID: f.player, Name: "ann"}, f.g)
+	gh := f.app.newGhosts(tui.Player{ID: f.player, Name: "ann"}, f.g.w)
 	for _, tt := range []struct {
 		ref, want, err string
 	}{

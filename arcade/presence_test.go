@@ -62,7 +62,7 @@ func TestDailyFinishedTellsTheBoard(t *testing.T) {
 	self := l.Join(lobby.Player{ID: f.player, Name: "ann"})
 	viewer := l.Join(lobby.Player{ID: "bob", Name: "bob"})
 	l.WatchDaily(viewer, true)
-	f.g.lobby, f.g.self = l, self
+	f.g = f.app.sessionGames(f.player, f.app.newWriterAs(self, f.g.w.Owner()))
 	day := "2026-03-01"
 	rec := engine.Record{Rules: "daily", Deal: 7, Moves: []string{"d"}}
 	first := f.save(tui.SavedGame{Record: rec, Daily: day, Status: tui.StatusPlaying})

@@ -47,7 +47,7 @@ func TestClusterRaceGameNotContinue(t *testing.T) {
 	two := newApp("two")
 	type racer struct {
 		rs *races
-		g  *games
+		g  *sessionGames
 	}
 	seat := func(a *App, name string) racer {
 		sp, _, err := f.st.GetOrCreatePlayer(context.Background(), "SHA256:"+name, name)
@@ -55,10 +55,10 @@ func TestClusterRaceGameNotContinue(t *testing.T) {
 			t.Fatal(err)
 		}
 		sess := a.lobby.Join(lobby.Player{ID: sp.ID, Name: name})
-		g := a.sessionGames(sp.ID, sess)
+		g := a.sessionGames(sp.ID, a.newWriter(sess))
 		ctx, cancel := context.WithCancel(context.Background())
 		t.Cleanup(cancel)
-		return racer{a.newRaces(ctx, tui.Player{ID: sp.ID, Name: name}, sess, g), g}
+		return racer{a.newRaces(ctx, tui.Player{ID: sp.ID, Name: name}, sess, g.w), g}
 	}
 	ctx := context.Background()
 	rec := winningRecord(t)
@@ -136,16 +136,16 @@ func TestSoloGameBesideARace(t *testing.T) {
 	f := newFixture(t)
 	a := f.app
 	ctx := context.Background()
-	seat := func(name string) (*races, *games) {
+	seat := func(name string) (*races, *sessionGames) {
 		sp, _, err := f.st.GetOrCreatePlayer(ctx, "SHA256:"+name, name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sess := a.lobby.Join(lobby.Player{ID: sp.ID, Name: name})
-		g := a.sessionGames(sp.ID, sess)
+		g := a.sessionGames(sp.ID, a.newWriter(sess))
 		cctx, cancel := context.WithCancel(ctx)
 		t.Cleanup(cancel)
-		return a.newRaces(cctx, tui.Player{ID: sp.ID, Name: name}, sess, g), g
+		return a.newRaces(cctx, tui.Player{ID: sp.ID, Name: name}, sess, g.w), g
 	}
 	ann, annGames := seat("ann")
 	bob, _ := seat("bob")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"pyramid/engine"
+	"pyramid/games"
 	"pyramid/keys"
 	"pyramid/lobby"
 	"pyramid/store"
@@ -137,9 +138,9 @@ func (a *App) roundOver(code string, round int, placings []lobby.Placing) {
 	go func() { // not on the rooms' goroutine, which calls this
 		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 		defer cancel()
-		closer := &games{st: a.cfg.Store, owner: "race-end-" + sessionToken()}
+		closer := a.newWriter(nil)
 		for _, p := range unmoved {
-			if err := closer.abandon(ctx, p.ID, p.GameID); err != nil {
+			if err := closer.Abandon(ctx, p.ID, p.GameID); err != nil {
 				a.cfg.Logger.Warn("race game not finished", "room", code, "game", p.GameID, "err", err)
 			}
 		}
@@ -169,7 +170,7 @@ func (a *App) storeRace(res lobby.RaceResult) error {
 	defer cancel()
 	nr := store.NewRace{Key: res.Key(), Code: res.Code, RulesID: res.RulesID, DealNumber: res.Deal,
 		Started: res.Started, Ended: res.Ended, Racers: len(res.Placings), Rated: res.Rated && !res.Void, Verdict: res.Verdict}
-	closer := &games{st: a.cfg.Store, owner: "race-end-" + sessionToken()}
+	closer := a.newWriter(nil)
 	for _, p := range res.Placings {
 		if p.Guest {
 			continue
@@ -177,7 +178,7 @@ func (a *App) storeRace(res lobby.RaceResult) error {
 		nr.Placings = append(nr.Placings, store.RacePlacing{PlayerID: p.ID, Place: p.Place, Cleared: p.Cleared,
 			Removed: p.Removed, Moves: p.Moves, Time: p.Time, GameID: max(p.GameID, 0), Outcome: outcomeOf(p)})
 		if p.GameID > 0 && !p.Cleared {
-			if err := closer.abandon(ctx, p.ID, p.GameID); err != nil {
+			if err := closer.Abandon(ctx, p.ID, p.GameID); err != nil {
 				a.cfg.Logger.Warn("race game not finished", "room", res.Code, "game", p.GameID, "err", err)
 			}
 		}
@@ -211,11 +212,11 @@ func outcomeOf(p lobby.Placing) store.Outcome {
 
 // races is one session's way into the rooms (tui.Races).
 type races struct {
-	a     *App
-	me    lobby.Entrant
-	sink  lobby.Sink
-	sess  *lobby.Session
-	games *games // nil for a player whose games are not stored (a guest)
+	a    *App
+	me   lobby.Entrant
+	sink lobby.Sink
+	sess *lobby.Session
+	w    *games.Writer // writes the racer's games; nil for a player whose games are not stored (a guest)
 
 	ctx context.Context // the session's
 
@@ -228,7 +229,7 @@ var _ tui.Races = (*races)(nil)
 
 // newRaces binds the rooms to a session of p for as long as ctx lasts:
 // when it ends, the session leaves the rooms it is in.
-func (a *App) newRaces(ctx context.Context, p tui.Player, sess *lobby.Session, g *games) *races {
+func (a *App) newRaces(ctx context.Context, p tui.Player, sess *lobby.Session, w *games.Writer) *races {
 	me := lobby.Entrant{ID: p.ID, Name: p.Name, Guest: p.Guest}
 	if p.Guest || me.ID == "" {
 		me.ID = "guest-" + strconv.FormatUint(sess.ID(), 10)
@@ -242,7 +243,7 @@ func (a *App) newRaces(ctx context.Context, p tui.Player, sess *lobby.Session, g
 		// server's name keeps two guests' seats apart.
 		me.ID += "@" + a.instance
 	}
-	rs := &races{a: a, me: me, sink: sess.Queue(), sess: sess, games: g, ctx: ctx, held: map[string]bool{}}
+	rs := &races{a: a, me: me, sink: sess.Queue(), sess: sess, w: w, ctx: ctx, held: map[string]bool{}}
 	context.AfterFunc(ctx, rs.leaveAll)
 	return rs
 }
@@ -310,10 +311,10 @@ func (rs *races) seated(snap lobby.Snapshot) tui.RaceSeat {
 	rs.doing(snap, 0)
 	seat := tui.RaceSeat{You: rs.me.ID, Snapshot: snap}
 	if snap.Phase == lobby.PhaseRacing {
-		g := rs.a.book.game(raceGameKey(snap.Code, snap.Round, rs.me.ID), rs.games != nil)
+		g := rs.a.book.game(raceGameKey(snap.Code, snap.Round, rs.me.ID), rs.w != nil)
 		if g != nil {
 			g.mu.Lock()
-			if rs.games != nil {
+			if rs.w != nil {
 				// The stored game is the truth: the seat starts from it,
 				// whatever this server kept of the race (the racer may
 				// have played on elsewhere since), and its saves are
@@ -357,11 +358,10 @@ func (rs *races) takeStored(ctx context.Context, g *raceGame, snap lobby.Snapsho
 		return // not this round's deal: never the case for a key of the race
 	}
 	if sg.Status == store.StatusPlaying {
-		claimed, err := rs.a.cfg.Store.ClaimGame(ctx, sg.ID, rs.me.ID, rs.games.owner)
+		claimed, err := rs.w.Claim(ctx, rs.me.ID, sg.ID)
 		switch {
 		case err == nil:
 			sg = claimed
-			rs.games.versions.set(sg.ID, sg.Version)
 		case !errors.Is(err, store.ErrFinished):
 			rs.a.cfg.Logger.Warn("race game not taken over", "player", rs.me.ID, "game", sg.ID, "err", err)
 		}
@@ -371,7 +371,7 @@ func (rs *races) takeStored(ctx context.Context, g *raceGame, snap lobby.Snapsho
 
 // adopt makes g the stored game sg, with g's lock held.
 func (g *raceGame) adopt(sg store.Game) {
-	g.rec = record(sg)
+	g.rec = games.RecordOf(sg)
 	g.times = slices.Clone(sg.MoveTimes)
 	g.gameID = sg.ID
 	g.unstored, g.note = false, ""
@@ -743,13 +743,11 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 		}
 		return "", err
 	}
-	sg := tui.SavedGame{Record: rec, Status: tui.StatusOf(g.Status()),
-		Started: snap.StartsAt, Played: rs.a.cfg.Now().Sub(snap.StartsAt), MoveTimes: slices.Clone(rg.times)}
-	if sg.Status == tui.StatusLost {
-		sg.Status = tui.StatusPlaying // the store records the loss from the position
-	}
+	// Still being played as far as the racer says: the writer records a
+	// loss from the position.
+	play := games.Play{Record: rec, Started: snap.StartsAt, Played: rs.a.cfg.Now().Sub(snap.StartsAt), MoveTimes: slices.Clone(rg.times)}
 	note, stored := "", false
-	if rs.games != nil && rg.gameID == 0 && !rg.unstored {
+	if rs.w != nil && rg.gameID == 0 && !rg.unstored {
 		// A game not made before the race (starting: a racer whose
 		// session did not see the countdown begin). The room has the
 		// move already, and the panels do not wait for the store. The
@@ -758,7 +756,7 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 		// the move ends it (a save finishes it then). The room learns
 		// the game's ID (its placing names it) with a second report.
 		var first store.State
-		if _, _, st, err := savedState(sg, g); err == nil && st.Status == store.StatusPlaying {
+		if st, ok := play.Playing(g); ok {
 			first, stored = st, true
 		}
 		var existed bool
@@ -777,17 +775,16 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 		note, rg.note = rg.note, "" // from prepare, told once
 	}
 	if rg.gameID > 0 && !stored {
-		sg.ID = strconv.FormatInt(rg.gameID, 10)
-		if _, err := rs.games.saveReplayed(ctx, rs.me.ID, sg, g); err != nil {
-			if errors.Is(err, tui.ErrTakenOver) {
-				return note, err
+		if _, err := rs.w.Save(ctx, rs.me.ID, rg.gameID, play, g); err != nil {
+			if errors.Is(err, games.ErrTakenOver) {
+				return note, fmt.Errorf("race %s: %w", code, tui.ErrTakenOver)
 			}
-			if errors.Is(err, tui.ErrStale) {
+			if errors.Is(err, games.ErrStale) {
 				// The stored game is newer than the board the move was
 				// made on: the board, the room and a comeback go on from
 				// the stored game.
 				if sg, rerr := rs.a.cfg.Store.Game(ctx, rg.gameID); rerr == nil && sg.PlayerID == rs.me.ID {
-					rs.games.versions.set(sg.ID, sg.Version)
+					rs.w.Read(sg)
 					rg.adopt(sg)
 					return note, rs.stale(rg, r, code)
 				}
@@ -836,7 +833,7 @@ func (rs *races) stale(rg *raceGame, r *lobby.Room, code string) error {
 // with them). A racer who never moves keeps an empty race game, which no
 // menu lists (games.Unfinished) and the race ends with.
 func (rs *races) starting(snap lobby.Snapshot) {
-	if rs.games == nil || snap.Phase != lobby.PhaseCountdown && snap.Phase != lobby.PhaseRacing {
+	if rs.w == nil || snap.Phase != lobby.PhaseCountdown && snap.Phase != lobby.PhaseRacing {
 		return
 	}
 	if m, ok := snap.Member(rs.me.ID); !ok || m.GameID != 0 {
@@ -875,15 +872,14 @@ const prepareTimeout = 10 * time.Second
 // the store refuses is not kept (the race runs, its result is stored),
 // and note tells the player so.
 func (rs *races) createGame(ctx context.Context, rg *raceGame, rec engine.Record, race string, first store.State) (note string, existed bool) {
-	created, err := rs.a.cfg.Store.CreateGame(ctx, store.NewGame{PlayerID: rs.me.ID, RulesID: rec.Rules,
-		DealNumber: rec.Deal, Owner: rs.games.owner, Practice: true, Kind: store.KindRace, Race: race, State: first})
+	created, err := rs.w.Create(ctx, store.NewGame{PlayerID: rs.me.ID, RulesID: rec.Rules,
+		DealNumber: rec.Deal, Practice: true, Kind: store.KindRace, Race: race, State: first})
 	if errors.Is(err, store.ErrExists) {
 		sg, rerr := rs.a.cfg.Store.RaceGame(ctx, rs.me.ID, race)
 		if rerr == nil && sg.Status == store.StatusPlaying {
-			sg, rerr = rs.a.cfg.Store.ClaimGame(ctx, sg.ID, rs.me.ID, rs.games.owner)
+			sg, rerr = rs.w.Claim(ctx, rs.me.ID, sg.ID)
 		}
 		if rerr == nil {
-			rs.games.versions.set(sg.ID, sg.Version)
 			rg.adopt(sg)
 			return "", true
 		}
@@ -898,7 +894,6 @@ func (rs *races) createGame(ctx context.Context, rg *raceGame, rec engine.Record
 		rs.a.cfg.Logger.Error("race game not stored", "player", rs.me.ID, "err", err)
 		return "this race game is not stored: " + err.Error(), false
 	}
-	rs.games.created(created)
 	rg.gameID = created.ID
 	return "", false
 }

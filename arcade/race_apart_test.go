@@ -22,7 +22,7 @@ func TestRaceGameBesideASoloGame(t *testing.T) {
 	ann, _ := f.racer(t, "ann", false)
 	bob, _ := f.racer(t, "bob", false)
 	rec := winningRecord(t)
-	soloID, err := ann.games.Save(ctx, ann.me.ID, tui.SavedGame{Record: engine.Record{Rules: rec.Rules, Deal: rec.Deal + 1, Moves: []string{"d"}}, Status: tui.StatusPlaying})
+	soloID, err := plainGames(f.st, ann.w.Owner()).Save(ctx, ann.me.ID, tui.SavedGame{Record: engine.Record{Rules: rec.Rules, Deal: rec.Deal + 1, Moves: []string{"d"}}, Status: tui.StatusPlaying})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,7 @@ func (rs *races) lastRoom() string {
 // game is a race's: a player with a key whose last race was stored.
 func (rs *races) lastStoredRace(ctx context.Context) (store.Race, bool) {
 	st := rs.a.cfg.Store
-	if st == nil || rs.games == nil || rs.me.Guest {
+	if st == nil || rs.w == nil || rs.me.Guest {
 		return store.Race{}, false
 	}
 	ctx, cancel := context.WithTimeout(ctx, storeTimeout)
@@ -95,7 +95,7 @@ const StoredResultsFor = 24 * time.Hour
 func (rs *races) storedResults(ctx context.Context, text string) (tui.RaceSeat, bool) {
 	code, err := lobby.ParseCode(text)
 	st := rs.a.cfg.Store
-	if err != nil || st == nil || rs.games == nil || rs.me.Guest {
+	if err != nil || st == nil || rs.w == nil || rs.me.Guest {
 		return tui.RaceSeat{}, false
 	}
 	ctx, cancel := context.WithTimeout(ctx, storeTimeout)

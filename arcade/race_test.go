@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"pyramid/engine"
+	"pyramid/games"
 	"pyramid/lobby"
 	"pyramid/store"
 	"pyramid/tui"
@@ -19,7 +20,7 @@ import (
 func (f *fixture) racer(t *testing.T, name string, guest bool) (*races, *lobby.Session) {
 	t.Helper()
 	p := tui.Player{Name: name, Guest: guest}
-	var g *games
+	var w *games.Writer
 	sess := f.app.lobby.Join(lobby.Player{Name: name, Guest: guest})
 	if !guest {
 		sp, _, err := f.st.GetOrCreatePlayer(context.Background(), "SHA256:"+name, name)
@@ -27,11 +28,11 @@ func (f *fixture) racer(t *testing.T, name string, guest bool) (*races, *lobby.S
 			t.Fatal(err)
 		}
 		p.ID = sp.ID
-		g = &games{st: f.st, owner: sessionToken(), lobby: f.app.lobby, self: sess}
+		w = f.app.newWriter(sess)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	return f.app.newRaces(ctx, p, sess, g), sess
+	return f.app.newRaces(ctx, p, sess, w), sess
 }
 
 // waitPhase polls a room until it reaches a phase.
@@ -214,7 +215,7 @@ func TestRacePlayUnstoredIsUndone(t *testing.T) {
 	rec := winningRecord(t)
 	ann, _ := f.racer(t, "ann", false)
 	fs := &failingStore{Store: f.st}
-	ann.games.st = fs
+	ann.w = games.New(games.Config{Store: fs, Owner: ann.w.Owner()})
 	bob, _ := f.racer(t, "bob", false)
 	code, room := startRace(t, f, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true}, ann, bob)
 	first := engine.Record{Rules: rec.Rules, Deal: rec.Deal, Moves: rec.Moves[:1]}
@@ -265,7 +266,7 @@ func TestJoiningARoomStopsWatching(t *testing.T) {
 	cctx, cancel := context.WithCancel(ctx)
 	t.Cleanup(cancel)
 	ann := f.app.newRaces(cctx, tui.Player{ID: sp.ID, Name: "ann"}, racerSess,
-		&games{st: f.st, owner: sessionToken(), lobby: f.app.lobby, self: racerSess})
+		f.app.newWriter(racerSess))
 	if _, err := ann.Join(ctx, seat.Snapshot.Code); err != nil {
 		t.Fatal(err)
 	}

@@ -59,7 +59,7 @@ type recordsFixture struct {
 	ctx    context.Context
 	key    gossh.Signer
 	player string
-	g      *games
+	g      *sessionGames
 }
 
 func newRecordsFixture(t *testing.T) *recordsFixture {
@@ -70,7 +70,7 @@ func newRecordsFixture(t *testing.T) *recordsFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &recordsFixture{fixture: f, ctx: context.Background(), key: key, player: p.ID, g: &games{st: f.st, owner: "session-one"}}
+	return &recordsFixture{fixture: f, ctx: context.Background(), key: key, player: p.ID, g: plainGames(f.st, "session-one")}
 }
 
 // save saves sg and fails the test on an error.
@@ -269,7 +269,7 @@ func TestOneGameInProgressPerRules(t *testing.T) {
 	f := newRecordsFixture(t)
 	old := f.save(tui.SavedGame{Record: engine.Record{Rules: "classic", Deal: 42, Moves: []string{"d"}}, Status: tui.StatusPlaying})
 	// A reconnect: a new session, which never showed game old.
-	two := &games{st: f.st, owner: "session-two"}
+	two := plainGames(f.st, "session-two")
 	next := tui.SavedGame{Record: engine.Record{Rules: "classic", Deal: 7, Moves: []string{"d"}}, Status: tui.StatusPlaying}
 	_, err := two.Save(f.ctx, f.player, next)
 	var ue *tui.UnfinishedError
