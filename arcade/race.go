@@ -377,16 +377,16 @@ func (g *raceGame) adopt(sg store.Game) {
 	g.unstored, g.note = false, ""
 }
 
-// storedRaceGame reads a racer's stored game of the race, if it is theirs
-// and of the race's deal.
-func (a *App) storedRaceGame(snap lobby.Snapshot, m lobby.Racer) (store.Game, bool) {
-	if a.cfg.Store == nil || m.GameID <= 0 || m.Guest {
+// storedRaceGame reads a racer's stored game of the race (the one game of
+// theirs of the race's key).
+func (a *App) storedRaceGame(ctx context.Context, snap lobby.Snapshot, m lobby.Racer) (store.Game, bool) {
+	if a.cfg.Store == nil || m.Guest {
 		return store.Game{}, false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	ctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
-	sg, err := a.cfg.Store.Game(ctx, m.GameID)
-	if err != nil || sg.PlayerID != m.ID || sg.RulesID != snap.RulesID || sg.DealNumber != snap.Deal || sg.DealText != "" {
+	sg, err := a.cfg.Store.RaceGame(ctx, m.ID, snap.RaceKey())
+	if err != nil || sg.RulesID != snap.RulesID || sg.DealNumber != snap.Deal || sg.DealText != "" {
 		return store.Game{}, false
 	}
 	return sg, true
@@ -629,19 +629,19 @@ func (rs *races) Watch(ctx context.Context, code string) (tui.RaceSeat, error) {
 	return tui.RaceSeat{Snapshot: snap}, nil
 }
 
-// boardTries and boardRetry: how often, and how far apart, Board reads a
-// racer's stored game again while it is behind the room's panel.
-const (
-	boardTries = 10
-	boardRetry = 100 * time.Millisecond
-)
-
 // Board returns a racer's game of the race that runs, or the start of
-// the deal before their first move.
+// the deal before their first move, for a spectator: as the room knows it
+// from the racer's reports, on this server or another (their progress
+// events carry their moves). A line the room could not make whole from
+// the events is read from the racer's stored game, once: the room follows
+// the events from it again.
 func (rs *races) Board(ctx context.Context, code, playerID string) (engine.Record, error) {
 	r, err := rs.room(code)
 	if err != nil {
 		return engine.Record{}, err
+	}
+	if rec, ok := r.Board(playerID); ok {
+		return rec, nil
 	}
 	snap := r.Snapshot()
 	m, ok := snap.Member(playerID)
@@ -649,35 +649,9 @@ func (rs *races) Board(ctx context.Context, code, playerID string) (engine.Recor
 		return engine.Record{}, lobby.ErrNotMember
 	}
 	rec := engine.Record{Rules: snap.RulesID, Deal: snap.Deal}
-	g := rs.a.book.game(raceGameKey(code, snap.Round, playerID), false)
-	if g == nil {
-		// A racer of another server of the cluster: their stored game,
-		// saved at every move, which can come a moment after the panel's
-		// news of the move. Read again for a while until it has the
-		// moves the panel counts, so that a spectator's board does not
-		// stay a move behind until the racer's next move.
-		for try := 0; ; try++ {
-			sg, ok := rs.a.storedRaceGame(snap, m)
-			if ok {
-				rec.Moves = sg.Moves
-			}
-			if !ok || len(sg.Moves) >= m.Moves || try == boardTries {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return rec, nil
-			case <-time.After(boardRetry):
-			}
-		}
-	} else {
-		g.mu.Lock()
-		if g.rec.Rules != "" {
-			rec = g.rec
-			rec.Moves = append([]string(nil), g.rec.Moves...)
-			rec.Redo = nil // a spectator sees the position, not what undo could bring back
-		}
-		g.mu.Unlock()
+	if sg, ok := rs.a.storedRaceGame(ctx, snap, m); ok {
+		rec.Moves = sg.Moves
+		r.Learn(playerID, sg.Moves)
 	}
 	return rec, nil
 }
@@ -733,7 +707,7 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 	for at := max(0, rs.a.cfg.Now().Sub(snap.StartsAt)); len(rg.times) < len(rec.Moves); {
 		rg.times = append(rg.times, at)
 	}
-	if err := r.Report(rs.me.ID, rs.sink, lobby.ProgressOf(g, rg.gameID)); err != nil && !errors.Is(err, lobby.ErrRaceOver) {
+	if err := r.Report(rs.me.ID, rs.sink, lobby.ProgressOf(g, rg.gameID), rec.Moves); err != nil && !errors.Is(err, lobby.ErrRaceOver) {
 		// The room did not take the move, so it did not happen: the
 		// racer's game stays as it was (and with another session of
 		// the player holding the seat, the game is that session's).
@@ -766,7 +740,7 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 			return "", rs.stale(rg, r, code)
 		}
 		if rg.gameID > 0 {
-			_ = r.Report(rs.me.ID, rs.sink, lobby.ProgressOf(g, rg.gameID))
+			_ = r.Report(rs.me.ID, rs.sink, lobby.ProgressOf(g, rg.gameID), rec.Moves)
 		} else {
 			stored = false
 		}
@@ -798,7 +772,7 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 				back, _ = engine.NewNumbered(g.Rules(), snap.Deal)
 			}
 			if back != nil {
-				_ = r.Report(rs.me.ID, rs.sink, lobby.ProgressOf(back, rg.gameID))
+				_ = r.Report(rs.me.ID, rs.sink, lobby.ProgressOf(back, rg.gameID), prev.Moves)
 			}
 			return note, fmt.Errorf("race game %d: %w", rg.gameID, err)
 		}
@@ -816,7 +790,7 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 // error returned, a *tui.StaleError, has the racer's board show it.
 func (rs *races) stale(rg *raceGame, r *lobby.Room, code string) error {
 	if back, err := engine.Replay(rg.rec); err == nil {
-		_ = r.Report(rs.me.ID, rs.sink, lobby.ProgressOf(back, rg.gameID))
+		_ = r.Report(rs.me.ID, rs.sink, lobby.ProgressOf(back, rg.gameID), rg.rec.Moves)
 	}
 	rec := rg.rec
 	rec.Moves, rec.Redo = slices.Clone(rec.Moves), slices.Clone(rec.Redo)

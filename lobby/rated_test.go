@@ -38,8 +38,8 @@ func testRated(t *testing.T, e *roomsEnv) {
 		})
 		e.clock.Advance(CountdownTime)
 		eventually(t, "both race", func() bool { return phaseOf(a, h.Code()) == PhaseRacing && phaseOf(b, h.Code()) == PhaseRacing })
-		wantErr(t, "ann clears", h.Report("id-ann", held(h, "id-ann"), Progress{Removed: 28, Moves: 40, Pass: 1, State: RacerCleared}), nil)
-		wantErr(t, "bob is stuck", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 4, Moves: 30, Pass: 3, State: RacerStuck}), nil)
+		wantErr(t, "ann clears", h.Report("id-ann", held(h, "id-ann"), Progress{Removed: 28, Moves: 40, Pass: 1, State: RacerCleared}, nil), nil)
+		wantErr(t, "bob is stuck", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 4, Moves: 30, Pass: 3, State: RacerStuck}, nil), nil)
 		eventually(t, "the holder stored the race", func() bool { return len(e.results("a")) == 1 })
 		if got := e.results("a")[0].Rated; got != rated {
 			t.Errorf("stored result Rated %v, want %v", got, rated)

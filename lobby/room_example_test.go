@@ -65,8 +65,8 @@ func Example() {
 	clock.Advance(lobby.CountdownTime)
 
 	clock.Advance(90 * time.Second)
-	room.Report(bob.ID, toBob, lobby.Progress{Removed: 28, Moves: 40, Pass: 1, State: lobby.RacerCleared})
-	room.Report(alice.ID, toAlice, lobby.Progress{Removed: 20, Moves: 38, Pass: 3, State: lobby.RacerStuck})
+	room.Report(bob.ID, toBob, lobby.Progress{Removed: 28, Moves: 40, Pass: 1, State: lobby.RacerCleared}, nil)
+	room.Report(alice.ID, toAlice, lobby.Progress{Removed: 20, Moves: 38, Pass: 3, State: lobby.RacerStuck}, nil)
 	res := <-stored
 	fmt.Printf("store: %d placings of deal %d\n", len(res.Placings), res.Deal)
 	for _, p := range res.Placings {

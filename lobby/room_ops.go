@@ -438,8 +438,11 @@ func (h *Room) Close(reason string) {
 // holding the seat reports (ErrSeatTaken for one whose seat another
 // session took over). The room notes the time of each removal itself, by
 // its own clock. After a racer cleared or got stuck their race is over
-// (ErrRaceOver). It waits for the room's lock only.
-func (h *Room) Report(playerID string, from Sink, p Progress) error {
+// (ErrRaceOver). moves is the racer's line of moves now (the room keeps it
+// for the spectators' boards, Board, and sends it on to the other
+// servers); it is the room's from then on, never changed by the caller.
+// It waits for the room's lock only.
+func (h *Room) Report(playerID string, from Sink, p Progress, moves []string) error {
 	rs := h.rs
 	r := rs.lookup(h.code)
 	if r == nil {
@@ -450,7 +453,7 @@ func (h *Room) Report(playerID string, from Sink, p Progress) error {
 		t0 = time.Now()
 	}
 	r.mu.Lock()
-	done, o, err := rs.report(r, playerID, from, p)
+	done, o, err := rs.report(r, playerID, from, p, moves)
 	r.mu.Unlock()
 	if err == nil && o != nil {
 		rs.offerProgress(r, *o)
@@ -466,7 +469,7 @@ func (h *Room) Report(playerID string, from Sink, p Progress) error {
 
 // report is Report with r's lock held; done: the race is to end; o:
 // the progress to offer to the other servers once the lock is released.
-func (rs *Rooms) report(r *room, playerID string, from Sink, p Progress) (done bool, o *progressOffer, err error) {
+func (rs *Rooms) report(r *room, playerID string, from Sink, p Progress, moves []string) (done bool, o *progressOffer, err error) {
 	r, m, err := rs.localIn(r, playerID)
 	switch {
 	case err != nil:
@@ -503,6 +506,8 @@ func (rs *Rooms) report(r *room, playerID string, from Sink, p Progress) (done b
 	// dies within ProgressEvery: they go out at once.
 	news := p.GameID != m.progress.GameID || p.State != m.progress.State
 	m.progress = p
+	m.line, m.lineKnown = moves, true
+	m.lineSum = 0 // this server's: it sums the line when it sends it (lineOf)
 	rs.coalesceRacer(r, m)
 	if !rs.others.Load() {
 		return rs.checkDone(r), nil, nil // no other server to tell
@@ -533,11 +538,99 @@ func (rs *Rooms) progressOf(r *room, news bool) progressOffer {
 		if m.inst != rs.cfg.Instance {
 			continue
 		}
-		o.msg.Racers = append(o.msg.Racers, wireRacer{ID: m.ID, Removed: m.progress.Removed, Moves: m.progress.Moves,
+		w := wireRacer{ID: m.ID, Removed: m.progress.Removed, Moves: m.progress.Moves,
 			Pass: m.progress.Pass, Board: m.progress.Board, State: int(m.progress.State), GameID: m.progress.GameID,
-			LastMS: m.lastRemoval.Milliseconds(), FinishMS: m.finish.Milliseconds()})
+			LastMS: m.lastRemoval.Milliseconds(), FinishMS: m.finish.Milliseconds()}
+		if m.lineKnown {
+			w.Line = lineOf(m.line)
+		}
+		o.msg.Racers = append(o.msg.Racers, w)
 	}
 	return o
+}
+
+// lineTail is how many of a racer's last moves a progress event carries:
+// far more than a racer makes between two events of their server.
+const lineTail = 16
+
+// lineOf is a racer's line of moves as a progress event carries it: how
+// many, the last lineTail of them, and a sum of them all. A server that
+// has the line up to a few moves back (from the events before) makes it
+// whole from that; the sum says whether it did.
+func lineOf(moves []string) *wireLine {
+	from := max(0, len(moves)-lineTail)
+	return &wireLine{N: len(moves), Tail: moves[from:], Sum: lineSum(moves)}
+}
+
+// lineSum is the FNV-1a sum of a line of moves.
+func lineSum(moves []string) uint32 {
+	h := uint32(2166136261)
+	for _, m := range moves {
+		for i := 0; i < len(m); i++ {
+			h = (h ^ uint32(m[i])) * 16777619
+		}
+		h = (h ^ ' ') * 16777619
+	}
+	return h
+}
+
+// follow makes the line a progress event tells of from the line known so
+// far (line, as the events before made it): known is false when that is
+// not possible, or the sum says it is not the racer's (a racer who undid
+// more than lineTail moves between two events).
+func (w *wireLine) follow(line []string) (next []string, known bool) {
+	keep := w.N - len(w.Tail)
+	if keep < 0 || keep > len(line) {
+		return nil, false
+	}
+	next = append(slices.Clip(line[:keep]), w.Tail...)
+	if lineSum(next) != w.Sum {
+		return nil, false
+	}
+	return next, true
+}
+
+// Board returns a racer's game as the room knows it, for a spectator: the
+// race's deal and the racer's moves so far (no redo stack); ok is false
+// when the room does not know the racer's moves (no report yet on any
+// server, or a line its events could not make whole), for the caller to
+// read the racer's stored game instead.
+func (h *Room) Board(playerID string) (rec engine.Record, ok bool) {
+	r := h.rs.lookup(h.code)
+	if r == nil {
+		return engine.Record{}, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m := r.member(playerID)
+	if m == nil {
+		return engine.Record{}, false
+	}
+	rec = engine.Record{Rules: r.cfg.Rules.ID(), Deal: r.cfg.Deal}
+	if m.progress.Moves == 0 && m.progress.State <= RacerPlaying && !m.lineKnown {
+		return rec, true // not moved yet: the deal as dealt
+	}
+	if !m.lineKnown {
+		return rec, false
+	}
+	rec.Moves = slices.Clone(m.line)
+	return rec, true
+}
+
+// Learn gives the room a racer's line of moves it could not make whole
+// from the events (Board said so), as the caller read it elsewhere (the
+// racer's stored game): the room takes it if it is the line of the
+// racer's last event, and follows the events from it again.
+func (h *Room) Learn(playerID string, moves []string) {
+	r := h.rs.lookup(h.code)
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if m := r.member(playerID); m != nil && !m.lineKnown && m.lineSum != 0 && lineSum(moves) == m.lineSum {
+		m.line, m.lineKnown = slices.Clip(moves), true
+	}
 }
 
 // offerProgress hands o to the coalescer, without the room's lock: the
@@ -719,7 +812,10 @@ func (rs *Rooms) applyProgress(r *room, p progressMsg) (done bool) {
 		}
 		p := Progress{Removed: w.Removed, Moves: w.Moves, Pass: w.Pass, Board: w.Board, State: RacerState(w.State), GameID: w.GameID}
 		last, finish := time.Duration(w.LastMS)*time.Millisecond, time.Duration(w.FinishMS)*time.Millisecond
-		if p == m.progress && last == m.lastRemoval && finish == m.finish {
+		if w.Line != nil && w.Line.Sum != m.lineSum {
+			m.line, m.lineKnown = w.Line.follow(m.line)
+			m.lineSum = w.Line.Sum
+		} else if p == m.progress && last == m.lastRemoval && finish == m.finish {
 			// The event holds all of its server's racers of the room,
 			// most of them as they were: their panel lines stay.
 			continue

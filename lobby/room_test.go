@@ -34,7 +34,7 @@ func testRoomLifecycle(t *testing.T, e *roomsEnv) {
 	}
 	wantErr(t, "Start by bob", r.Start("id-bob"), ErrNotHost)
 	wantErr(t, "Start by a stranger", r.Start("id-zed"), ErrNotMember)
-	wantErr(t, "Report early", r.Report("id-bob", held(r, "id-bob"), Progress{State: RacerPlaying}), ErrNotRacing)
+	wantErr(t, "Report early", r.Report("id-bob", held(r, "id-bob"), Progress{State: RacerPlaying}, nil), ErrNotRacing)
 	wantErr(t, "Start", r.Start("id-alice"), nil)
 	wantErr(t, "Start twice", r.Start("id-alice"), ErrNotWaiting)
 	wantErr(t, "Join mid-race", func() error { _, err := e.one().Join(r, pl("dave"), newSink()); return err }(), ErrRaceUnderway)
@@ -67,7 +67,7 @@ func testRoomLifecycle(t *testing.T, e *roomsEnv) {
 	}
 	e.clock.Advance(30 * time.Second)
 	report(t, r, "alice", 28, RacerCleared)
-	wantErr(t, "report after clearing", r.Report("id-alice", held(r, "id-alice"), Progress{Removed: 28, State: RacerCleared}), ErrRaceOver)
+	wantErr(t, "report after clearing", r.Report("id-alice", held(r, "id-alice"), Progress{Removed: 28, State: RacerCleared}, nil), ErrRaceOver)
 	e.clock.Advance(10 * time.Second)
 	report(t, r, "bob", 20, RacerStuck)
 	report(t, r, "carol", 22, RacerPlaying)
@@ -138,7 +138,7 @@ func testDeadline(t *testing.T, e *roomsEnv) {
 		t.Errorf("placings %s, want %s", got, want)
 	}
 	eventually(t, "the room shows the results", func() bool { return r.Snapshot().Phase == PhaseResults })
-	wantErr(t, "report after the deadline", r.Report("id-bob", held(r, "id-bob"), Progress{Removed: 11, State: RacerPlaying}), ErrNotRacing)
+	wantErr(t, "report after the deadline", r.Report("id-bob", held(r, "id-bob"), Progress{Removed: 11, State: RacerPlaying}, nil), ErrNotRacing)
 }
 
 func testLeaveAndRejoin(t *testing.T, e *roomsEnv) {
@@ -147,7 +147,7 @@ func testLeaveAndRejoin(t *testing.T, e *roomsEnv) {
 	report(t, r, "bob", 6, RacerPlaying)
 	wantErr(t, "Leave", r.Leave("id-bob", held(r, "id-bob")), nil)
 	wantErr(t, "Leave twice", r.Leave("id-bob", held(r, "id-bob")), ErrNotMember)
-	wantErr(t, "Report after leaving", r.Report("id-bob", held(r, "id-bob"), Progress{Removed: 8, State: RacerPlaying}), ErrNotMember)
+	wantErr(t, "Report after leaving", r.Report("id-bob", held(r, "id-bob"), Progress{Removed: 8, State: RacerPlaying}, nil), ErrNotMember)
 	if got, _ := sinks["alice"].racer(r.Code(), "id-bob"); got.State != RacerLeft || got.Present {
 		t.Errorf("alice sees bob as %+v", got)
 	}
@@ -419,11 +419,11 @@ func testReportChecks(t *testing.T, e *roomsEnv) {
 		{Removed: 3, State: RacerLeft},
 		{Removed: 3, Moves: -1, State: RacerPlaying},
 	} {
-		if err := r.Report("id-bob", held(r, "id-bob"), p); !errors.Is(err, ErrBadProgress) {
+		if err := r.Report("id-bob", held(r, "id-bob"), p, nil); !errors.Is(err, ErrBadProgress) {
 			t.Errorf("Report %+v: %v", p, err)
 		}
 	}
-	wantErr(t, "stranger", r.Report("id-zed", held(r, "id-zed"), Progress{State: RacerPlaying}), ErrNotMember)
+	wantErr(t, "stranger", r.Report("id-zed", held(r, "id-zed"), Progress{State: RacerPlaying}, nil), ErrNotMember)
 }
 
 // testLastRemovalWithUndo: an undo takes the time of the last removal back
@@ -552,7 +552,7 @@ func testAdminClose(t *testing.T, e *roomsEnv) {
 	if e.one().Len() != 0 || len(e.results("one")) != 0 {
 		t.Errorf("%d rooms, %d results", e.one().Len(), len(e.results("one")))
 	}
-	wantErr(t, "Report", r.Report("id-bob", held(r, "id-bob"), Progress{State: RacerPlaying}), ErrRoomClosed)
+	wantErr(t, "Report", r.Report("id-bob", held(r, "id-bob"), Progress{State: RacerPlaying}, nil), ErrRoomClosed)
 	wantErr(t, "Close again", e.one().Close(r.Code(), "x"), ErrNoRoom)
 }
 
@@ -575,7 +575,7 @@ func testConcurrentRoom(t *testing.T, e *roomsEnv) {
 				if n == 28 {
 					st = RacerCleared
 				}
-				if err := r.Report(id, from, Progress{Removed: n, Moves: n, State: st}); err != nil && !errors.Is(err, ErrNotRacing) {
+				if err := r.Report(id, from, Progress{Removed: n, Moves: n, State: st}, nil); err != nil && !errors.Is(err, ErrNotRacing) {
 					t.Error(err)
 				}
 				_ = r.Snapshot()
@@ -620,16 +620,16 @@ func testReportFromTheSeatOnly(t *testing.T, e *roomsEnv) {
 	_, err := b.Join(hb, pl("bob"), bob2)
 	wantErr(t, "bob's second session on b", err, nil)
 	p := Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}
-	wantErr(t, "bob's old session reports", hb.Report("id-bob", bob, p), ErrSeatTaken)
-	wantErr(t, "a stranger's sink", hb.Report("id-bob", newSink(), p), ErrSeatTaken)
-	wantErr(t, "bob's new session reports", hb.Report("id-bob", bob2, p), nil)
+	wantErr(t, "bob's old session reports", hb.Report("id-bob", bob, p, nil), ErrSeatTaken)
+	wantErr(t, "a stranger's sink", hb.Report("id-bob", newSink(), p, nil), ErrSeatTaken)
+	wantErr(t, "bob's new session reports", hb.Report("id-bob", bob2, p, nil), nil)
 	eventually(t, "a shows the new session's move", func() bool { m, _ := ha.Snapshot().Member("id-bob"); return m.Moves == 1 })
 	_, err = a.Join(ha, pl("bob"), newSink())
 	wantErr(t, "bob's third session, on a", err, nil)
 	eventually(t, "b knows bob's seat moved to a", func() bool {
-		return hb.Report("id-bob", bob2, Progress{Removed: 4, Moves: 2, Pass: 1, State: RacerPlaying}) != nil
+		return hb.Report("id-bob", bob2, Progress{Removed: 4, Moves: 2, Pass: 1, State: RacerPlaying}, nil) != nil
 	})
-	wantErr(t, "bob's session on b reports", hb.Report("id-bob", bob2, Progress{Removed: 4, Moves: 2, Pass: 1, State: RacerPlaying}), ErrNotMember)
+	wantErr(t, "bob's session on b reports", hb.Report("id-bob", bob2, Progress{Removed: 4, Moves: 2, Pass: 1, State: RacerPlaying}, nil), ErrNotMember)
 	if m, _ := ha.Snapshot().Member("id-bob"); m.Moves != 1 {
 		t.Errorf("a shows %d moves of bob's, want 1", m.Moves)
 	}
@@ -795,7 +795,7 @@ func BenchmarkReport(b *testing.B) {
 	from := held(r, "id-p1")
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if err := r.Report("id-p1", from, Progress{Removed: i % 20, Moves: i, State: RacerPlaying}); err != nil {
+		if err := r.Report("id-p1", from, Progress{Removed: i % 20, Moves: i, State: RacerPlaying}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -278,6 +278,16 @@ type room struct {
 type member struct {
 	Entrant
 	inst, sid string // the server and session serving the member; sid empty: none
+	// line is the racer's moves, as their server last reported them
+	// (Report) or as its events made them whole; lineKnown is false
+	// before the first, or after an event the line could not follow.
+	// A line is never changed once it is the room's: each report brings
+	// a new one.
+	line      []string
+	lineKnown bool
+	// lineSum is the sum of the line of the racer's last progress event
+	// from another server (lineOf), 0 for a racer of this server.
+	lineSum uint32
 	// away is when the member's server was declared gone in a race, on
 	// the cluster's clock (zero: not away); lost is set once their seat's
 	// grace ran out without them.
@@ -353,16 +363,23 @@ type (
 		// sender's clock: set only when RoomsConfig.Trace is.
 		T int64 `json:"t,omitempty"`
 	}
+	// wireLine is a racer's line of moves in a progress event (lineOf).
+	wireLine struct {
+		N    int      `json:"n"`
+		Tail []string `json:"t,omitempty"`
+		Sum  uint32   `json:"s"`
+	}
 	wireRacer struct {
-		ID       string `json:"id"`
-		Removed  int    `json:"r"`
-		Moves    int    `json:"m"`
-		Pass     int    `json:"p"`
-		Board    uint64 `json:"b"`
-		State    int    `json:"s"`
-		GameID   int64  `json:"g,omitempty"`
-		LastMS   int64  `json:"l,omitempty"`
-		FinishMS int64  `json:"f,omitempty"`
+		ID       string    `json:"id"`
+		Line     *wireLine `json:"ln,omitempty"`
+		Removed  int       `json:"r"`
+		Moves    int       `json:"m"`
+		Pass     int       `json:"p"`
+		Board    uint64    `json:"b"`
+		State    int       `json:"s"`
+		GameID   int64     `json:"g,omitempty"`
+		LastMS   int64     `json:"l,omitempty"`
+		FinishMS int64     `json:"f,omitempty"`
 	}
 )
 
@@ -1561,6 +1578,7 @@ func (rs *Rooms) rematch(r *room, m roomMsg) error {
 	for _, mb := range r.members {
 		mb.ready, mb.progress, mb.lastRemoval, mb.finish, mb.removals = false, Progress{}, 0, 0, nil
 		mb.away, mb.lost = time.Time{}, false
+		mb.line, mb.lineKnown, mb.lineSum = nil, false, 0
 	}
 	rs.changed(r)
 	return nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -19,9 +21,9 @@ func testRace(t *testing.T, e *roomsEnv) {
 	code, ann, bob := sharedRace(t, e, a, b)
 	ha, _ := a.Room(code)
 	hb, _ := b.Room(code)
-	wantErr(t, "ann reports on b (not her server)", hb.Report("id-ann", held(hb, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), ErrNotMember)
+	wantErr(t, "ann reports on b (not her server)", hb.Report("id-ann", held(hb, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}, nil), ErrNotMember)
 	e.clock.Advance(10 * time.Second)
-	wantErr(t, "bob reports", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 4, Moves: 3, Pass: 1, State: RacerPlaying}), nil)
+	wantErr(t, "bob reports", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 4, Moves: 3, Pass: 1, State: RacerPlaying}, nil), nil)
 	eventually(t, "ann's server shows bob's progress", func() bool {
 		m, _ := ha.Snapshot().Member("id-bob")
 		return m.Removed == 4 && m.LastRemoval == 10*time.Second
@@ -32,8 +34,8 @@ func testRace(t *testing.T, e *roomsEnv) {
 		return bob.has(func(ev Event) bool { cl, ok := ev.(ChatLine); return ok && cl.Text == "hello bob" })
 	})
 	e.clock.Advance(10 * time.Second)
-	wantErr(t, "ann clears", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 28, Moves: 40, Pass: 1, State: RacerCleared}), nil)
-	wantErr(t, "bob is stuck", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 4, Moves: 30, Pass: 3, State: RacerStuck}), nil)
+	wantErr(t, "ann clears", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 28, Moves: 40, Pass: 1, State: RacerCleared}, nil), nil)
+	wantErr(t, "bob is stuck", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 4, Moves: 30, Pass: 3, State: RacerStuck}, nil), nil)
 	eventually(t, "both see the results", func() bool { return ann.has(isEnded) && bob.has(isEnded) })
 	eventually(t, "the holder stored the race", func() bool { return len(e.results("a")) == 1 })
 	res := e.results("a")[0]
@@ -75,7 +77,7 @@ func testProgressBesideTheRoomsLock(t *testing.T, e *roomsEnv) {
 	}()
 	reported := make(chan error, 1)
 	go func() {
-		reported <- ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying})
+		reported <- ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}, nil)
 	}()
 	select {
 	case err := <-reported:
@@ -83,7 +85,7 @@ func testProgressBesideTheRoomsLock(t *testing.T, e *roomsEnv) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("ann's report on a waits for a's rooms' lock")
 	}
-	wantErr(t, "bob reports on b", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 4, Moves: 3, Pass: 1, State: RacerPlaying}), nil)
+	wantErr(t, "bob reports on b", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 4, Moves: 3, Pass: 1, State: RacerPlaying}, nil), nil)
 	eventually(t, "ann's panel on a shows both moves", func() bool {
 		ma, _ := ann.racer(code, "id-ann")
 		mb, _ := ann.racer(code, "id-bob")
@@ -133,7 +135,7 @@ func testLeaseTakeover(t *testing.T, e *roomsEnv) {
 	a, b := e.server("a"), e.server("b")
 	code, _, bob := sharedRace(t, e, a, b)
 	ha, _ := a.Room(code)
-	wantErr(t, "ann removes 6", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 6, Moves: 5, Pass: 1, State: RacerPlaying, GameID: 77}), nil)
+	wantErr(t, "ann removes 6", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 6, Moves: 5, Pass: 1, State: RacerPlaying, GameID: 77}, nil), nil)
 	hb, _ := b.Room(code)
 	eventually(t, "b sees ann's progress", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return m.Removed == 6 })
 	a.kill()
@@ -151,8 +153,8 @@ func testLeaseTakeover(t *testing.T, e *roomsEnv) {
 		t.Fatalf("ann back: %+v in %v", m, snap.Phase)
 	}
 	e.clock.Advance(5 * time.Second)
-	wantErr(t, "ann clears on b", hb.Report("id-ann", held(hb, "id-ann"), Progress{Removed: 28, Moves: 30, Pass: 1, State: RacerCleared, GameID: 77}), nil)
-	wantErr(t, "bob stuck", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 1, Moves: 9, Pass: 3, State: RacerStuck}), nil)
+	wantErr(t, "ann clears on b", hb.Report("id-ann", held(hb, "id-ann"), Progress{Removed: 28, Moves: 30, Pass: 1, State: RacerCleared, GameID: 77}, nil), nil)
+	wantErr(t, "bob stuck", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 1, Moves: 9, Pass: 3, State: RacerStuck}, nil), nil)
 	eventually(t, "the race ends", func() bool { return bob.has(isEnded) && ann2.has(isEnded) })
 	eventually(t, "b stored it", func() bool { return len(e.results("b")) == 1 })
 	if got := placingTimes(e.results("b")[0].Placings); got != "1:ann:cleared:28:5s 2:bob:stuck:1:5s" {
@@ -173,7 +175,7 @@ func testServerDies(t *testing.T, e *roomsEnv) {
 	code, ann, _ := sharedRace(t, e, a, b)
 	ha, _ := a.Room(code)
 	hb, _ := b.Room(code)
-	wantErr(t, "bob removes 2", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), nil)
+	wantErr(t, "bob removes 2", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}, nil), nil)
 	eventually(t, "a sees bob's progress", func() bool { m, _ := ha.Snapshot().Member("id-bob"); return m.Removed == 2 })
 	b.kill()
 	a.tryLease()
@@ -184,7 +186,7 @@ func testServerDies(t *testing.T, e *roomsEnv) {
 	a.tryLease()
 	eventually(t, "bob away", func() bool { m, _ := ha.Snapshot().Member("id-bob"); return !m.Present && m.State == RacerAway })
 	e.clock.Advance(3 * time.Second)
-	wantErr(t, "ann stuck", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 1, Moves: 9, Pass: 3, State: RacerStuck}), nil)
+	wantErr(t, "ann stuck", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 1, Moves: 9, Pass: 3, State: RacerStuck}, nil), nil)
 	a.tryLease()
 	if ann.has(isEnded) || phaseOf(a, code) != PhaseRacing {
 		t.Fatal("the race ended while bob's seat waits for him")
@@ -222,7 +224,7 @@ func testRacersServerDies(t *testing.T, e *roomsEnv) {
 	e.clock.Advance(CountdownTime)
 	hh, _ := holder.Room(code)
 	eventually(t, "the holder sees the race", func() bool { return phaseOf(holder, code) == PhaseRacing })
-	wantErr(t, "bob removes 2", h.Report("id-bob", bob, Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), nil)
+	wantErr(t, "bob removes 2", h.Report("id-bob", bob, Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}, nil), nil)
 	eventually(t, "the holder sees bob's progress", func() bool { m, _ := hh.Snapshot().Member("id-bob"); return m.Removed == 2 })
 
 	a.kill()
@@ -246,7 +248,7 @@ func testRacersServerDies(t *testing.T, e *roomsEnv) {
 	if m, _ := snap.Member("id-bob"); !m.Present || m.State != RacerPlaying || m.Removed != 2 {
 		t.Fatalf("bob back: %+v", m)
 	}
-	wantErr(t, "bob stuck", hh.Report("id-bob", bob2, Progress{Removed: 3, Moves: 4, Pass: 3, State: RacerStuck}), nil)
+	wantErr(t, "bob stuck", hh.Report("id-bob", bob2, Progress{Removed: 3, Moves: 4, Pass: 3, State: RacerStuck}, nil), nil)
 	if phaseOf(holder, code) != PhaseRacing {
 		t.Fatal("the race ended while ann's seat waits for her")
 	}
@@ -426,11 +428,11 @@ func testStoredGameIsNews(t *testing.T, e *roomsEnv) {
 	code, _, _ := sharedRace(t, e, a, b)
 	ha, _ := a.Room(code)
 	hb, _ := b.Room(code)
-	wantErr(t, "ann's first move", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), nil)
-	wantErr(t, "ann's game stored", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying, GameID: 77}), nil)
+	wantErr(t, "ann's first move", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}, nil), nil)
+	wantErr(t, "ann's game stored", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying, GameID: 77}, nil), nil)
 	eventually(t, "b knows ann's game", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return m.GameID == 77 })
-	wantErr(t, "ann's next move", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 4, Moves: 2, Pass: 1, State: RacerPlaying, GameID: 77}), nil)
-	wantErr(t, "ann stuck", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 4, Moves: 3, Pass: 3, State: RacerStuck, GameID: 77}), nil)
+	wantErr(t, "ann's next move", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 4, Moves: 2, Pass: 1, State: RacerPlaying, GameID: 77}, nil), nil)
+	wantErr(t, "ann stuck", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 4, Moves: 3, Pass: 3, State: RacerStuck, GameID: 77}, nil), nil)
 	eventually(t, "b knows ann is stuck", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return m.State == RacerStuck && m.Moves == 3 })
 }
 
@@ -447,8 +449,8 @@ func testProgressTopics(t *testing.T, e *roomsEnv) {
 	eventually(t, "c sees the room", func() bool { _, ok := c.Room(code); return ok })
 	hc, _ := c.Room(code)
 	e.clock.Advance(5 * time.Second)
-	wantErr(t, "bob reports", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 3, Moves: 2, Pass: 1, State: RacerPlaying}), nil)
-	wantErr(t, "ann reports", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 5, Moves: 4, Pass: 1, State: RacerPlaying}), nil)
+	wantErr(t, "bob reports", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 3, Moves: 2, Pass: 1, State: RacerPlaying}, nil), nil)
+	wantErr(t, "ann reports", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 5, Moves: 4, Pass: 1, State: RacerPlaying}, nil), nil)
 	for name, h := range map[string]*Room{"a": ha, "b": hb, "c": hc} {
 		eventually(t, name+" shows both racers' progress", func() bool {
 			mb, _ := h.Snapshot().Member("id-bob")
@@ -511,4 +513,73 @@ func testProgressBeforeTheStart(t *testing.T, e *roomsEnv) {
 		m, _ := hb.Snapshot().Member("id-ann")
 		return m.Removed == 28 && m.Moves == 30
 	})
+}
+
+// testBoardFromEvents: a spectator's board of a racer is the room's, on
+// any server: the racer's server keeps the line the racer reported, and
+// the others make it whole from the progress events, which carry the last
+// moves and a sum of them all. A line an event cannot make whole (an undo
+// of more moves than an event carries, a server that came late) is
+// unknown until the caller gives it (Learn).
+func testBoardFromEvents(t *testing.T, e *roomsEnv) {
+	a, b := e.server("a"), e.server("b")
+	code, _, _ := sharedRace(t, e, a, b)
+	ha, _ := a.Room(code)
+	hb, _ := b.Room(code)
+	if rec, ok := hb.Board("id-ann"); !ok || len(rec.Moves) != 0 || rec.Deal != 42 {
+		t.Fatalf("ann's board before her first move: %+v, %v", rec, ok)
+	}
+	var line []string
+	report := func(moves []string) {
+		t.Helper()
+		line = moves
+		wantErr(t, "ann reports", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 2, Moves: len(moves), Pass: 1, State: RacerPlaying}, moves), nil)
+	}
+	sameBoard := func(what string, h *Room) {
+		t.Helper()
+		eventually(t, what, func() bool {
+			rec, ok := h.Board("id-ann")
+			return ok && slices.Equal(rec.Moves, line)
+		})
+	}
+	moves := func(from, to int, tag string) []string {
+		var out []string
+		for i := from; i < to; i++ {
+			out = append(out, fmt.Sprintf("%s%d", tag, i))
+		}
+		return out
+	}
+	for n := 1; n <= 40; n++ {
+		report(moves(0, n, "m"))
+		if n%3 == 0 {
+			sameBoard(fmt.Sprintf("b follows ann's %d moves", n), hb)
+		}
+	}
+	sameBoard("a has ann's line", ha)
+	sameBoard("b has ann's 40 moves", hb)
+	// An undo of more moves than an event carries, and another line
+	// from there: b cannot make it whole, and says so.
+	changed := slices.Concat(moves(0, 2, "m"), []string{"x2"}, moves(3, 40, "m"))
+	report(changed)
+	eventually(t, "b knows it cannot follow", func() bool { _, ok := hb.Board("id-ann"); return !ok })
+	hb.Learn("id-ann", moves(0, 40, "m")) // not the line of the event: refused
+	if _, ok := hb.Board("id-ann"); ok {
+		t.Fatal("b took a line that is not ann's")
+	}
+	hb.Learn("id-ann", changed)
+	sameBoard("b has the line it was given", hb)
+	report(append(slices.Clone(changed), "m40"))
+	sameBoard("b follows from there", hb)
+
+	// A server that comes late knows the line once it has been given it.
+	c := e.server("c")
+	eventually(t, "c sees the room", func() bool { _, ok := c.Room(code); return ok })
+	hc, _ := c.Room(code)
+	report(append(slices.Clone(line), "m41"))
+	eventually(t, "c has ann's progress", func() bool { m, _ := hc.Snapshot().Member("id-ann"); return m.Moves == len(line) })
+	if rec, ok := hc.Board("id-ann"); ok && !slices.Equal(rec.Moves, line) {
+		t.Fatalf("c's board of ann: %v, want %v or unknown", rec.Moves, line)
+	}
+	hc.Learn("id-ann", line)
+	sameBoard("c has the line", hc)
 }

@@ -23,7 +23,7 @@ func testRematchBothLeave(t *testing.T, e *roomsEnv) {
 	e.clock.Advance(CountdownTime)
 	eventually(t, "racing", func() bool { return phaseOf(a, code) == PhaseRacing })
 	wantErr(t, "bob leaves", h.Leave("id-bob", held(h, "id-bob")), nil)
-	wantErr(t, "ann clears", h.Report("id-ann", held(h, "id-ann"), Progress{Removed: 28, Moves: 40, Pass: 1, State: RacerCleared}), nil)
+	wantErr(t, "ann clears", h.Report("id-ann", held(h, "id-ann"), Progress{Removed: 28, Moves: 40, Pass: 1, State: RacerCleared}, nil), nil)
 	eventually(t, "results", func() bool { return phaseOf(a, code) == PhaseResults })
 	eventually(t, "the first race stored", func() bool { return len(e.results("a")) == 1 })
 
@@ -34,7 +34,7 @@ func testRematchBothLeave(t *testing.T, e *roomsEnv) {
 	wantErr(t, "Start again", h.Start("id-ann"), nil)
 	e.clock.Advance(CountdownTime)
 	eventually(t, "racing again", func() bool { return phaseOf(a, code) == PhaseRacing })
-	wantErr(t, "ann removes", h.Report("id-ann", held(h, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}), nil)
+	wantErr(t, "ann removes", h.Report("id-ann", held(h, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}, nil), nil)
 	wantErr(t, "bob leaves", h.Leave("id-bob", held(h, "id-bob")), nil)
 	wantErr(t, "ann leaves", h.Leave("id-ann", held(h, "id-ann")), nil)
 	eventually(t, "the rematch ends", func() bool { return phaseOf(a, code) == PhaseResults })

@@ -101,6 +101,7 @@ func roomScenarios() []roomScenario {
 		{"OfferNewest", testOfferNewest},
 		{"ProgressUnchangedRacers", testProgressUnchangedRacers},
 		{"RematchBothLeave", testRematchBothLeave},
+		{"BoardFromEvents", testBoardFromEvents},
 	}
 }
 
@@ -315,7 +316,7 @@ func held(h *Room, id string) Sink {
 
 func report(t *testing.T, r *Room, name string, removed int, st RacerState) {
 	t.Helper()
-	wantErr(t, "Report "+name, r.Report("id-"+name, held(r, "id-"+name), Progress{Removed: removed, Moves: removed, Pass: 1, State: st}), nil)
+	wantErr(t, "Report "+name, r.Report("id-"+name, held(r, "id-"+name), Progress{Removed: removed, Moves: removed, Pass: 1, State: st}, nil), nil)
 }
 
 func placings(ps []Placing) string {
