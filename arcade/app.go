@@ -16,6 +16,7 @@ import (
 	"pyramid/games"
 	"pyramid/keys"
 	"pyramid/lobby"
+	"pyramid/race"
 	"pyramid/server"
 	"pyramid/store"
 	"pyramid/tui"
@@ -79,7 +80,7 @@ type App struct {
 	// Race rooms (arcade/race.go); the Lobby screen lists the public ones
 	// (presence.go).
 	rooms    *lobby.Rooms
-	book     *raceBook
+	race     *race.Service
 	instance string
 	// ownBus is the bus in memory the rooms run over on a server alone;
 	// nil on a cluster.
@@ -111,7 +112,8 @@ func New(cfg Config) *App {
 	}
 	// Race rooms (arcade/race.go).
 	a.instance = a.cfg.Instance
-	a.book = &raceBook{games: map[string]*raceGame{}}
+	a.race = race.New(race.Config{Store: cfg.Store, Now: cfg.Now, Logger: cfg.Logger,
+		Writer: func() *games.Writer { return a.newWriter(nil) }})
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
 	// Across servers: takeovers over the lobby's bridge, presence over its
@@ -139,7 +141,8 @@ func New(cfg Config) *App {
 // this server's own over a bus and a lease in memory.
 func (a *App) openRooms(ctx context.Context) {
 	cfg := lobby.RoomsConfig{Instance: a.cfg.Instance, LeaseTTL: a.cfg.LeaseTTL, SeatGrace: a.cfg.SeatGrace,
-		DBNow: a.cfg.DBNow, MaxRooms: a.cfg.MaxRooms, OnRaceEnd: a.storeRace, OnRoundOver: a.roundOver,
+		DBNow: a.cfg.DBNow, MaxRooms: a.cfg.MaxRooms,
+		OnCountdown: a.race.Countdown, OnRaceEnd: a.race.Store, OnRoundOver: a.race.RoundOver,
 		Logf:  func(f string, args ...any) { a.cfg.Logger.Warn(fmt.Sprintf(f, args...)) },
 		Trace: a.cfg.Trace}
 	if a.cfg.Bus != nil && a.cfg.Lease != nil {
@@ -251,7 +254,7 @@ func (a *App) Model(s *server.Session) tea.Model {
 	if gh := a.newGhosts(p, w); gh != nil { // arcade/ghost.go
 		deps.Ghosts = gh
 	}
-	deps.Inbox = inbox{q: sess.Queue(), races: rs}
+	deps.Inbox = inbox{q: sess.Queue()}
 	m := tui.New(deps)
 	if note != "" {
 		return noticeFirst{Model: m, note: note}

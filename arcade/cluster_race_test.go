@@ -110,7 +110,7 @@ func clusterRacer(t *testing.T, f *fixture, a *App, name string) *races {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	rs := a.newRaces(ctx, tui.Player{ID: sp.ID, Name: name}, sess, w)
-	readInbox(ctx, inbox{q: sess.Queue(), races: rs})
+	readInbox(ctx, inbox{q: sess.Queue()})
 	return rs
 }
 
@@ -172,12 +172,9 @@ func TestClusterRaceGamesLetGo(t *testing.T) {
 	rec := winningRecord(t)
 	ann, bob := clusterRacer(t, f, one, "ann"), clusterRacer(t, f, two, "bob")
 	code, _ := clusterRoom(t, one, two, ann, bob, rec.Deal)
-	bobKey := raceGameKey(code, 1, bob.me.ID)
 	var bobGame int64
 	waitFor(t, "bob's game made at the countdown, on two", func() bool {
-		if rg := two.book.game(bobKey, false); rg != nil {
-			bobGame = rg.stored()
-		}
+		bobGame = two.race.Stored(code, 1, bob.me.ID)
 		return bobGame > 0
 	})
 	playLine(t, ann, code, 1, engine.Record{Rules: rec.Rules, Deal: rec.Deal, Moves: rec.Moves[:2]})
@@ -185,7 +182,7 @@ func TestClusterRaceGamesLetGo(t *testing.T) {
 	if err := one.rooms.Close(code, "testing"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "two let go of bob's game", func() bool { return two.book.game(bobKey, false) == nil })
+	waitFor(t, "two let go of bob's game", func() bool { return two.race.Stored(code, 1, bob.me.ID) == 0 })
 	waitFor(t, "bob's empty game finished", func() bool {
 		g, err := f.st.Game(ctx, bobGame)
 		return err == nil && g.Status != store.StatusPlaying

@@ -66,7 +66,7 @@ func (a *App) sessionGames(player string, w *games.Writer) *sessionGames {
 // or they reconnected here). The menu offers it as Back to race, never as
 // Continue, which would play it at the solo table.
 func (a *App) racingGame(player string, id int64) bool {
-	if a.book.racing(id) {
+	if a.race.Racing(id) {
 		return true
 	}
 	r, ok := a.rooms.Seated(player)

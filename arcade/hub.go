@@ -11,11 +11,11 @@ import (
 )
 
 // inbox is a session's lobby queue as the tui reads it (tui.Inbox): the
-// lobby's events become the tui's messages. The lobby and its rooms post
-// to the queue without ever waiting on the session.
+// lobby's events become the tui's messages, and nothing else happens as
+// it is read. The lobby and its rooms post to the queue without ever
+// waiting on the session.
 type inbox struct {
-	q     *lobby.Queue
-	races *races // told of seats taken over; nil: none
+	q *lobby.Queue
 }
 
 var _ tui.Inbox = inbox{}
@@ -32,12 +32,6 @@ func (in inbox) Next(ctx context.Context) (tea.Msg, error) {
 		}
 		var msgs tui.InboxBatch
 		for _, ev := range evs {
-			if t, ok := ev.(lobby.SeatTakenOver); ok && in.races != nil {
-				in.races.takenOver(t.Code)
-			}
-			if c, ok := ev.(lobby.RoomChanged); ok && in.races != nil {
-				in.races.starting(c.Snapshot)
-			}
 			if msg, ok := message(ev); ok {
 				msgs = append(msgs, msg)
 			}

@@ -205,7 +205,7 @@ func TestRaceNobodyPlayedNotStored(t *testing.T) {
 	for i, id := range ids {
 		res.Placings = append(res.Placings, lobby.Placing{Place: 1, ID: id, Name: "p" + strconv.Itoa(i), State: lobby.RacerLeft, Moves: i})
 	}
-	if err := f.app.storeRace(res); err != nil {
+	if err := f.app.race.Store(res); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range ids {
@@ -216,7 +216,7 @@ func TestRaceNobodyPlayedNotStored(t *testing.T) {
 	// A race with a card removed is stored.
 	res.Code, res.Placings[1].Removed, res.Placings[1].Place = "WJCM", 2, 1
 	res.Placings[0].Place, res.Placings[2].Place = 2, 2
-	if err := f.app.storeRace(res); err != nil {
+	if err := f.app.race.Store(res); err != nil {
 		t.Fatal(err)
 	}
 	if recs, err := f.st.RaceRecords(ctx, ids[1]); err != nil || len(recs) != 1 || recs[0].Wins != 1 {

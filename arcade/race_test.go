@@ -12,6 +12,7 @@ import (
 	"pyramid/engine"
 	"pyramid/games"
 	"pyramid/lobby"
+	"pyramid/race"
 	"pyramid/store"
 	"pyramid/tui"
 )
@@ -114,18 +115,18 @@ func TestRaceStored(t *testing.T) {
 	if _, err := bob.Play(ctx, code, 1, 1, engine.Record{Rules: rec.Rules, Deal: rec.Deal, Moves: []string{"d"}}); err != nil {
 		t.Fatal(err)
 	}
-	// bob's first move made his race game with the move in it: one
-	// write (version 1), not a create and then a save.
+	// bob's race game was made at the countdown (the rooms' hook, not
+	// his first move): the move is its first save (version 2).
 	if bobGames, err := f.st.ListGames(ctx, bob.me.ID, store.Page{Limit: 1}); err != nil || len(bobGames) != 1 ||
-		bobGames[0].Version != 1 || !slices.Equal(bobGames[0].Moves, []string{"d"}) || len(bobGames[0].MoveTimes) != 1 {
-		t.Errorf("bob's race game after his first move: %+v, %v; want the draw, its time, version 1", bobGames, err)
+		bobGames[0].Version != 2 || !slices.Equal(bobGames[0].Moves, []string{"d"}) || len(bobGames[0].MoveTimes) != 1 {
+		t.Errorf("bob's race game after his first move: %+v, %v; want the draw, its time, version 2", bobGames, err)
 	}
 	// A report of an earlier change that comes late is ignored.
 	if _, err := bob.Play(ctx, code, 1, 0, engine.Record{Rules: rec.Rules, Deal: rec.Deal}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := gus.Play(ctx, code, 1, 1, engine.Record{Rules: rec.Rules, Deal: 1 + rec.Deal, Moves: []string{"d"}}); !errors.Is(err, errRaceDeal) {
-		t.Errorf("another deal's game: got %v, want errRaceDeal", err)
+	if _, err := gus.Play(ctx, code, 1, 1, engine.Record{Rules: rec.Rules, Deal: 1 + rec.Deal, Moves: []string{"d"}}); !errors.Is(err, race.ErrNotTheDeal) {
+		t.Errorf("another deal's game: got %v, want race.ErrNotTheDeal", err)
 	}
 	// bob comes back in another session: his game, and the reports go
 	// on from the last one taken.
@@ -216,6 +217,7 @@ func TestRacePlayUnstoredIsUndone(t *testing.T) {
 	ann, _ := f.racer(t, "ann", false)
 	fs := &failingStore{Store: f.st}
 	ann.w = games.New(games.Config{Store: fs, Owner: ann.w.Owner()})
+	ann.racer = f.app.race.Racer(ann.ctx, ann.me, ann.sink, ann.w)
 	bob, _ := f.racer(t, "bob", false)
 	code, room := startRace(t, f, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true}, ann, bob)
 	first := engine.Record{Rules: rec.Rules, Deal: rec.Deal, Moves: rec.Moves[:1]}
@@ -364,11 +366,6 @@ func TestRaceBoardFromTheRoom(t *testing.T) {
 	if _, err := bob.Play(ctx, code, 1, 1, two); err != nil {
 		t.Fatal(err)
 	}
-	// As if bob raced on another server: no game of his in this one's
-	// race book.
-	f.app.book.mu.Lock()
-	delete(f.app.book.games, raceGameKey(code, 1, bob.me.ID))
-	f.app.book.mu.Unlock()
 	counted := &countingGames{Store: f.st}
 	f.app.cfg.Store = counted
 	board, err := ann.Board(ctx, code, bob.me.ID)
@@ -424,8 +421,8 @@ func TestRaceGameMadeBeforeTheRace(t *testing.T) {
 	bob, bobSess := f.racer(t, "bob", false)
 	readers, stop := context.WithCancel(ctx)
 	t.Cleanup(stop)
-	readInbox(readers, inbox{q: annSess.Queue(), races: ann})
-	readInbox(readers, inbox{q: bobSess.Queue(), races: bob})
+	readInbox(readers, inbox{q: annSess.Queue()})
+	readInbox(readers, inbox{q: bobSess.Queue()})
 	code, room := startRace(t, f, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true}, ann, bob)
 	made := func(rs *races) store.Game {
 		t.Helper()

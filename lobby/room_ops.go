@@ -402,8 +402,10 @@ func (h *Room) Watch(viewerID string, sink Sink) (Snapshot, error) {
 	return h.Snapshot(), nil
 }
 
-// Unwatch takes a spectator of this server out.
-func (h *Room) Unwatch(viewerID string) error {
+// Unwatch takes a spectator of this server out: the session whose sink
+// is from; a session whose view another took over leaves nothing
+// (ErrSeatTaken).
+func (h *Room) Unwatch(viewerID string, from Sink) error {
 	rs := h.rs
 	rs.mu.Lock()
 	sid := ""
@@ -414,9 +416,13 @@ func (h *Room) Unwatch(viewerID string) error {
 			}
 		}
 	}
+	taken := sid != "" && !sameSink(rs.sinkOf(rs.cfg.Instance, sid), from)
 	rs.mu.Unlock()
-	if sid == "" {
+	switch {
+	case sid == "":
 		return ErrNotMember
+	case taken:
+		return ErrSeatTaken
 	}
 	err := rs.do(roomMsg{Op: "unwatch", Code: h.code, Target: viewerID, Sid: sid})
 	rs.tidy()

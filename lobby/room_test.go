@@ -406,8 +406,9 @@ func testSpectators(t *testing.T, e *roomsEnv) {
 	if n := r.Snapshot().Spectators; n != MaxSpectators {
 		t.Errorf("%d spectators after the rematch", n)
 	}
-	wantErr(t, "Unwatch", r.Unwatch("viewer-0"), nil)
-	wantErr(t, "Unwatch again", r.Unwatch("viewer-0"), ErrNotMember)
+	wantErr(t, "Unwatch by the first view", r.Unwatch("viewer-0", first), ErrSeatTaken)
+	wantErr(t, "Unwatch", r.Unwatch("viewer-0", again), nil)
+	wantErr(t, "Unwatch again", r.Unwatch("viewer-0", again), ErrNotMember)
 }
 
 func testReportChecks(t *testing.T, e *roomsEnv) {

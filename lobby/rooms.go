@@ -153,6 +153,11 @@ type RoomsConfig struct {
 	// SeatGrace is how long a racer whose server died keeps their seat
 	// for, to come back on any server (DefaultSeatGrace when 0).
 	SeatGrace time.Duration
+	// OnCountdown is called on every server when a race's countdown
+	// begins, with no lock held, for the racers it serves (a server with
+	// none is not called): their stored games may be made before the
+	// race, not all at its first moves.
+	OnCountdown func(Countdown)
 	// OnRoundOver is called on every server when a race ends or its room
 	// closes, with no lock held: the server may forget its racers' games.
 	OnRoundOver func(code string, round int, placings []Placing)
@@ -1485,7 +1490,31 @@ func (rs *Rooms) start(r *room, m roomMsg) error {
 	rs.setTimer(r, r.startsAt, func() { rs.begin(r.code, round) })
 	rs.broadcast(r, CountdownStarted{Code: r.code, Round: r.round, StartsAt: r.startsAt, Deal: r.cfg.Deal, RulesID: r.cfg.Rules.ID()})
 	rs.changed(r)
+	if rs.cfg.OnCountdown != nil {
+		c := Countdown{Code: r.code, Round: r.round, RaceKey: r.id + "/" + strconv.Itoa(r.round), RulesID: r.cfg.Rules.ID(), Deal: r.cfg.Deal}
+		for _, mb := range r.members {
+			if mb.present() && mb.inst == rs.cfg.Instance && !mb.Guest {
+				c.Racers = append(c.Racers, mb.ID)
+			}
+		}
+		if len(c.Racers) > 0 {
+			rs.after = append(rs.after, func() { rs.cfg.OnCountdown(c) })
+		}
+	}
 	return nil
+}
+
+// Countdown is a race's countdown as a server's OnCountdown hook hears
+// of it: the race, and the racers this server serves.
+type Countdown struct {
+	Code    string
+	Round   int
+	RaceKey string // Snapshot.RaceKey of the race
+	RulesID string
+	Deal    uint64
+	// Racers is the player IDs of the racers of this server (guests
+	// left out: nothing of theirs is stored).
+	Racers []string
 }
 
 // setTimer sets the room's timer for at on this server's clock.

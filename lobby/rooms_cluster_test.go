@@ -386,11 +386,13 @@ func testQuickMatchWatchMute(t *testing.T, e *roomsEnv) {
 	if w, p := a.Waiting(), a.Public(); len(w) != 1 || w[0] != p[0] {
 		t.Errorf("waiting rooms %+v, want the public room %+v", w, p)
 	}
-	_, err = hb.Watch("id-carol", newSink())
+	carol := newSink()
+	_, err = hb.Watch("id-carol", carol)
 	wantErr(t, "carol watches on b", err, nil)
 	eventually(t, "a counts carol", func() bool { return ha.Snapshot().Spectators == 1 })
-	wantErr(t, "carol stops on a (not hers)", ha.Unwatch("id-carol"), ErrNotMember)
-	wantErr(t, "carol stops on b", hb.Unwatch("id-carol"), nil)
+	wantErr(t, "carol stops on a (not hers)", ha.Unwatch("id-carol", carol), ErrNotMember)
+	wantErr(t, "another session of carol's stops on b", hb.Unwatch("id-carol", newSink()), ErrSeatTaken)
+	wantErr(t, "carol stops on b", hb.Unwatch("id-carol", carol), nil)
 	eventually(t, "a counts none", func() bool { return ha.Snapshot().Spectators == 0 })
 	wantErr(t, "bob mutes ann (not the host)", hb.Mute("id-bob", "id-ann", true), ErrNotHost)
 	wantErr(t, "ann mutes bob", ha.Mute("id-ann", "id-bob", true), nil)
@@ -582,4 +584,25 @@ func testBoardFromEvents(t *testing.T, e *roomsEnv) {
 	}
 	hc.Learn("id-ann", line)
 	sameBoard("c has the line", hc)
+}
+
+// testCountdownHook: when a race's countdown begins, each server hears of
+// it (OnCountdown) with the racers it serves, for their games to be made
+// before the race; a server with none of them hears nothing.
+func testCountdownHook(t *testing.T, e *roomsEnv) {
+	a, b, c := e.server("a"), e.server("b"), e.server("c")
+	code, _, _ := sharedRace(t, e, a, b)
+	eventually(t, "c knows the room", func() bool { return phaseOf(c, code) == PhaseRacing })
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for name, want := range map[string]string{"a": "id-ann", "b": "id-bob"} {
+		got := e.countdowns[name]
+		if len(got) != 1 || got[0].Code != code || got[0].Round != 1 || len(got[0].Racers) != 1 || got[0].Racers[0] != want ||
+			got[0].RaceKey == "" || got[0].Deal != 42 {
+			t.Errorf("%s's countdowns: %+v, want one of room %s with %s", name, got, code, want)
+		}
+	}
+	if got := e.countdowns["c"]; len(got) != 0 {
+		t.Errorf("c, which serves no racer, heard of %+v", got)
+	}
 }

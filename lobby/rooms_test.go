@@ -40,10 +40,11 @@ type roomsEnv struct {
 	// fork makes another env on a bus of its own, for a subtest.
 	fork func(t *testing.T) *roomsEnv
 
-	mu    sync.Mutex
-	ended map[string][]RaceResult // by instance
-	fail  int                     // OnRaceEnd fails this many times more
-	solo  *Rooms                  // the server of one-server scenarios (one)
+	mu         sync.Mutex
+	ended      map[string][]RaceResult // by instance
+	countdowns map[string][]Countdown  // by instance
+	fail       int                     // OnRaceEnd fails this many times more
+	solo       *Rooms                  // the server of one-server scenarios (one)
 }
 
 // roomScenario is one scenario of the rooms, run on each bus.
@@ -102,6 +103,7 @@ func roomScenarios() []roomScenario {
 		{"ProgressUnchangedRacers", testProgressUnchangedRacers},
 		{"RematchBothLeave", testRematchBothLeave},
 		{"BoardFromEvents", testBoardFromEvents},
+		{"CountdownHook", testCountdownHook},
 	}
 }
 
@@ -148,7 +150,8 @@ func postgresEnv(t *testing.T) *roomsEnv {
 }
 
 func newRoomsEnv(t *testing.T, clock *FakeClock, b func() bus.Bus) *roomsEnv {
-	return &roomsEnv{t: t, clock: clock, bus: b, lease: NewMemoryLease(clock), ended: map[string][]RaceResult{}}
+	return &roomsEnv{t: t, clock: clock, bus: b, lease: NewMemoryLease(clock), ended: map[string][]RaceResult{},
+		countdowns: map[string][]Countdown{}}
 }
 
 // server starts a server of rooms named name; it stops when the test
@@ -173,6 +176,11 @@ func (e *roomsEnv) server(name string) *Rooms {
 			}
 			e.ended[name] = append(e.ended[name], res)
 			return nil
+		},
+		OnCountdown: func(c Countdown) {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			e.countdowns[name] = append(e.countdowns[name], c)
 		},
 		Logf: e.t.Logf})
 	if err != nil {
