@@ -63,6 +63,16 @@ func Default() Model {
 	return Model{Mu: DefaultMu, Sigma: DefaultSigma, Beta: DefaultBeta, Kappa: DefaultKappa}
 }
 
+// Races returns the model that rates the arcade's races: OpenSkill's
+// defaults with the customary τ (SuggestedTau), so that a settled rating
+// can still move. The store applies it in the transaction that records a
+// race; the policy is here, not in the SQL.
+func Races() Model {
+	m := Default()
+	m.Tau = SuggestedTau
+	return m
+}
+
 // New returns a new player's rating.
 func (m Model) New() Rating { return Rating{Mu: m.Mu, Sigma: m.Sigma} }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 
+	"pyramid/rating"
 	"pyramid/store"
 )
 
@@ -80,6 +81,9 @@ type Config struct {
 	// ReadConns is the size of SQLite's read pool, or PostgreSQL's whole
 	// pool; defaults when zero.
 	ReadConns int
+	// Rating is the model rated races are rated by, in the transaction
+	// that records them; rating.Races() when nil.
+	Rating *rating.Model
 }
 
 // Store is the database/sql store. It is safe for concurrent use.
@@ -97,6 +101,8 @@ type Store struct {
 	// instead (tests and benchmarks compare the two).
 	saves     saveQueue
 	soloSaves bool
+	// rating rates the races recorded (Config.Rating).
+	rating rating.Model
 	// wake tells SQLite's writer goroutine (writeLoop) that saves wait;
 	// closing stop ends it, and stopped once it has ended. nil on
 	// PostgreSQL.
@@ -118,7 +124,10 @@ func Open(ctx context.Context, dataDir, databaseURL string) (*Store, error) {
 
 // OpenConfig is Open with every knob.
 func OpenConfig(ctx context.Context, cfg Config) (*Store, error) {
-	s := &Store{now: cfg.Now, timeout: cfg.QueryTimeout}
+	s := &Store{now: cfg.Now, timeout: cfg.QueryTimeout, rating: rating.Races()}
+	if cfg.Rating != nil {
+		s.rating = *cfg.Rating
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}

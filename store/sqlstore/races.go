@@ -17,17 +17,9 @@ import (
 
 var _ store.Races = (*Store)(nil)
 
-// raceModel is the rating model of races: OpenSkill's defaults with the
-// customary τ, so that a settled rating can still move.
-func raceModel() rating.Model {
-	m := rating.Default()
-	m.Tau = rating.SuggestedTau
-	return m
-}
-
 // newRating is a player's rating before their first rated race.
-func newRating() store.Rating {
-	r := raceModel().New()
+func (s *Store) newRating() store.Rating {
+	r := s.rating.New()
 	return store.Rating{Mu: r.Mu, Sigma: r.Sigma, Ordinal: r.Ordinal()}
 }
 
@@ -153,7 +145,7 @@ func (s *Store) rateRace(ctx context.Context, tx *sql.Tx, nr store.NewRace) ([]r
 	sorted := slices.Clone(ids)
 	slices.Sort(sorted)
 	now := ms(s.now())
-	def := newRating()
+	def := s.newRating()
 	for _, id := range sorted {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO race_ratings (player_id, rules_id, mu, sigma, ordinal, races, updated_at)
 			VALUES ($1, $2, $3, $4, $5, 0, $6) ON CONFLICT (player_id, rules_id) DO NOTHING`,
@@ -199,7 +191,7 @@ func (s *Store) rateRace(ctx context.Context, tx *sql.Tx, nr store.NewRace) ([]r
 		}
 		before[i], ranks[i] = r, p.Place
 	}
-	after, err := raceModel().Rate(before, ranks)
+	after, err := s.rating.Rate(before, ranks)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", store.ErrInvalid, err)
 	}
@@ -321,7 +313,7 @@ WHERE rp.player_id = $1 AND ($2 = '' OR rp.rules_id = $2)
 GROUP BY rp.rules_id, rr.mu, rr.sigma, rr.races
 ORDER BY rp.rules_id`
 
-func raceRecords(ctx context.Context, q querier, playerID, rulesID string) ([]store.RaceRecord, error) {
+func raceRecords(ctx context.Context, q querier, playerID, rulesID string, def store.Rating) ([]store.RaceRecord, error) {
 	rows, err := q.QueryContext(ctx, raceRecordSQL, playerID, rulesID)
 	if err != nil {
 		return nil, err
@@ -335,7 +327,7 @@ func raceRecords(ctx context.Context, q querier, playerID, rulesID string) ([]st
 		if err := rows.Scan(&rec.RulesID, &rec.Races, &rec.Wins, &rec.Podiums, &rec.Unrated, &mu, &sigma, &races); err != nil {
 			return nil, err
 		}
-		rec.Rating = newRating()
+		rec.Rating = def
 		if mu.Valid && sigma.Valid {
 			rec.Rating = store.Rating{Mu: mu.Float64, Sigma: sigma.Float64, Ordinal: mu.Float64 - 3*sigma.Float64,
 				Races: int(races.Int64)}
@@ -347,12 +339,12 @@ func raceRecords(ctx context.Context, q querier, playerID, rulesID string) ([]st
 
 // RaceRecord implements store.Races.
 func (s *Store) RaceRecord(ctx context.Context, playerID, rulesID string) (store.RaceRecord, error) {
-	rec := store.RaceRecord{RulesID: rulesID, Rating: newRating()}
+	rec := store.RaceRecord{RulesID: rulesID, Rating: s.newRating()}
 	if err := checkID("rules ID", rulesID); err != nil {
 		return store.RaceRecord{}, fmt.Errorf("store: %s race record of player %s: %w", rulesID, playerID, err)
 	}
 	err := s.read(ctx, func(ctx context.Context, db *sql.DB) error {
-		recs, err := raceRecords(ctx, db, playerID, rulesID)
+		recs, err := raceRecords(ctx, db, playerID, rulesID, s.newRating())
 		if len(recs) == 1 {
 			rec = recs[0]
 		}
@@ -368,7 +360,7 @@ func (s *Store) RaceRecord(ctx context.Context, playerID, rulesID string) (store
 func (s *Store) RaceRecords(ctx context.Context, playerID string) ([]store.RaceRecord, error) {
 	var recs []store.RaceRecord
 	err := s.read(ctx, func(ctx context.Context, db *sql.DB) (err error) {
-		recs, err = raceRecords(ctx, db, playerID, "")
+		recs, err = raceRecords(ctx, db, playerID, "", s.newRating())
 		return err
 	})
 	if err != nil {
