@@ -286,7 +286,7 @@ func TestTopDaily(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "YYYY-MM-DD") {
 		t.Fatalf("bad date: exit %d, %q", code, errOut)
 	}
-	// A hostile word is escaped once, not twice (issue 12 item 6).
+	// A hostile word is escaped once, not twice.
 	_, _, errOut = f.run(session(sshtest.NewKey(t), "dan", "top", "daily", "--date", "QA\x1b[2J"))
 	if want := `bad date "QA\x1b[2J"`; !strings.Contains(errOut, want) {
 		t.Fatalf("bad date with an escape: got %q, want it to contain %q", errOut, want)

@@ -188,3 +188,85 @@ func TestClusterRaceGamesLetGo(t *testing.T) {
 		return err == nil && g.Status != store.StatusPlaying
 	})
 }
+
+// TestClusterRaceGameNotContinue: played through HAProxy, a racer whose
+// server was killed mid-race came back on the other and found her race
+// game under the menu's cursor as "Continue  Classic · deal N · 10
+// moves" beside "Back to race CODE": Continue would play the race's game
+// at the solo table, out of the race. The game her seat holds is the
+// race's on every server of the cluster, not only on the one she raced
+// on.
+func TestClusterRaceGameNotContinue(t *testing.T) {
+	f := newFixture(t)
+	b := bus.NewMemory(bus.MemoryOptions{})
+	defer b.Close()
+	lease := lobby.NewMemoryLease(nil)
+	// Nothing here waits for a lease to run out: a long one keeps a
+	// loaded machine (a renewal late by more than a short time to live)
+	// from having two take the races over and reap one as dead, whose
+	// sessions then left the room under ann's move ("you are not in this
+	// room", 2 runs in 30 under load with 300 ms).
+	newApp := func(instance string) *App {
+		a := New(Config{Store: f.st, Logger: log.New(&bytes.Buffer{}), Bus: b, Instance: instance, Lease: lease,
+			LeaseTTL: time.Minute, Cluster: lobby.ClusterConfig{Heartbeat: 50 * time.Millisecond}})
+		t.Cleanup(a.Close)
+		return a
+	}
+	one := newApp("one")
+	waitFor(t, "one holds the lease", one.rooms.Holder)
+	two := newApp("two")
+	type racer struct {
+		rs *races
+		g  *sessionGames
+	}
+	seat := func(a *App, name string) racer {
+		sp, _, err := f.st.GetOrCreatePlayer(context.Background(), "SHA256:"+name, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess := a.lobby.Join(lobby.Player{ID: sp.ID, Name: name})
+		g := a.sessionGames(sp.ID, a.newWriter(sess))
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		return racer{a.newRaces(ctx, tui.Player{ID: sp.ID, Name: name}, sess, g.w), g}
+	}
+	ctx := context.Background()
+	rec := winningRecord(t)
+	ann, bob := seat(one, "ann"), seat(two, "bob")
+	s, err := ann.rs.Create(ctx, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := s.Snapshot.Code
+	waitFor(t, "two knows the room", func() bool { _, ok := two.rooms.Room(code); return ok })
+	if _, err := bob.rs.Join(ctx, code); err != nil {
+		t.Fatal(err)
+	}
+	if err := ann.rs.Start(code); err != nil {
+		t.Fatal(err)
+	}
+	// Each server starts the race on its own timer at the start moment:
+	// ann plays on one, which under load may start it after two did.
+	r1, _ := one.rooms.Room(code)
+	r2, _ := two.rooms.Room(code)
+	waitPhase(t, r1, lobby.PhaseRacing)
+	waitPhase(t, r2, lobby.PhaseRacing)
+	r := rec
+	r.Moves = rec.Moves[:2]
+	if _, err := ann.rs.Play(ctx, code, 1, 1, r); err != nil {
+		t.Fatalf("ann's first move, on one: %v", err)
+	}
+	if list, err := ann.g.Unfinished(ctx, ann.rs.me.ID); err != nil || len(list) != 0 {
+		t.Fatalf("on her own server ann's Continue lists %+v (%v), want nothing", list, err)
+	}
+	waitFor(t, "two sees ann's stored game", func() bool { m, _ := r2.Snapshot().Member(ann.rs.me.ID); return m.GameID > 0 })
+	one.Close()
+	ann2 := seat(two, "ann")
+	list, err := ann2.g.Unfinished(ctx, ann2.rs.me.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sg := range list {
+		t.Errorf("back on two, ann's Continue lists her race game %s (%s deal %d, %d moves)", sg.ID, sg.Record.Rules, sg.Record.Deal, len(sg.Record.Moves))
+	}
+}

@@ -61,3 +61,62 @@ func TestRaceGameBesideASoloGame(t *testing.T) {
 		t.Errorf("GameInProgress = %d, %v; want her solo game %d", got.ID, err, id)
 	}
 }
+
+// TestSoloGameBesideARace: a racer who left her race with q q (her seat
+// kept) and opened Classic from the menu saw her first move stored, and
+// her race game of Classic, still racing, was abandoned without a word:
+// its later moves were stored nowhere. A race that runs keeps its game;
+// a race's game is apart from the player's own games (one per rules), so
+// the solo game is stored beside it.
+func TestSoloGameBesideARace(t *testing.T) {
+	f := newFixture(t)
+	a := f.app
+	ctx := context.Background()
+	seat := func(name string) (*races, *sessionGames) {
+		sp, _, err := f.st.GetOrCreatePlayer(ctx, "SHA256:"+name, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess := a.lobby.Join(lobby.Player{ID: sp.ID, Name: name})
+		g := a.sessionGames(sp.ID, a.newWriter(sess))
+		cctx, cancel := context.WithCancel(ctx)
+		t.Cleanup(cancel)
+		return a.newRaces(cctx, tui.Player{ID: sp.ID, Name: name}, sess, g.w), g
+	}
+	ann, annGames := seat("ann")
+	bob, _ := seat("bob")
+	rec := winningRecord(t)
+	s, err := ann.Create(ctx, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := s.Snapshot.Code
+	if _, err := bob.Join(ctx, code); err != nil {
+		t.Fatal(err)
+	}
+	if err := ann.Start(code); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := a.rooms.Room(code)
+	waitPhase(t, r, lobby.PhaseRacing)
+	race := rec
+	race.Moves = rec.Moves[:2]
+	if _, err := ann.Play(ctx, code, 1, 1, race); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := r.Snapshot().Member(ann.me.ID)
+	if m.GameID <= 0 {
+		t.Fatal("ann's race game is not stored")
+	}
+	solo := engine.Record{Rules: rec.Rules, Deal: rec.Deal + 1, Moves: []string{"d"}}
+	if _, err := annGames.SaveRecord(ctx, ann.me.ID, tui.SavedGame{Record: solo, Status: tui.StatusPlaying}); err != nil {
+		t.Errorf("a solo Classic game beside ann's Classic race: %v", err)
+	}
+	sg, err := f.st.Game(ctx, m.GameID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sg.Status != store.StatusPlaying {
+		t.Fatalf("ann's race game is %s after a solo game of its rules, want playing", sg.Status)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -472,5 +473,44 @@ func TestRaceGameMadeBeforeTheRace(t *testing.T) {
 	}
 	if g := made(ann); g.ID != annGame.ID || g.Status != store.StatusWon {
 		t.Errorf("ann's race game at the end: %+v, want game %d won", g, annGame.ID)
+	}
+}
+
+// TestRaceNobodyPlayedNotStored: three racers whose connections all
+// dropped before a move (room WJCN) were stored all first, each with a
+// race won and a rating up; a race in which no card was removed ranks
+// nobody, and is not stored.
+func TestRaceNobodyPlayedNotStored(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	var ids []string
+	for _, name := range []string{"ann", "bob", "cat"} {
+		p, _, err := f.st.GetOrCreatePlayer(ctx, "SHA256:"+name, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, p.ID)
+	}
+	now := time.Now()
+	res := lobby.RaceResult{Code: "WJCN", Round: 1, RulesID: "classic", Deal: 3, Rated: true, Started: now, Ended: now.Add(time.Second)}
+	for i, id := range ids {
+		res.Placings = append(res.Placings, lobby.Placing{Place: 1, ID: id, Name: "p" + strconv.Itoa(i), State: lobby.RacerLeft, Moves: i})
+	}
+	if err := f.app.race.Store(res); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if recs, err := f.st.RaceRecords(ctx, id); err != nil || len(recs) != 0 {
+			t.Errorf("race records of %s after a race nobody played: %+v (%v), want none", id, recs, err)
+		}
+	}
+	// A race with a card removed is stored.
+	res.Code, res.Placings[1].Removed, res.Placings[1].Place = "WJCM", 2, 1
+	res.Placings[0].Place, res.Placings[2].Place = 2, 2
+	if err := f.app.race.Store(res); err != nil {
+		t.Fatal(err)
+	}
+	if recs, err := f.st.RaceRecords(ctx, ids[1]); err != nil || len(recs) != 1 || recs[0].Wins != 1 {
+		t.Errorf("bob's race records: %+v (%v), want one race won", recs, err)
 	}
 }

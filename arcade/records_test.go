@@ -465,3 +465,28 @@ func TestReplacedLostGameIsLost(t *testing.T) {
 		t.Fatalf("stats: %+v; want the loss", st)
 	}
 }
+
+// TestStatsRacesOnly: a player with race results and no solo game read
+// "no finished games yet" above the race lines of their finished races;
+// it says no solo game is finished.
+func TestStatsRacesOnly(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	key := sshtest.NewKey(t)
+	ann, _, err := f.st.GetOrCreatePlayer(ctx, gossh.FingerprintSHA256(key.PublicKey()), "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	if _, err := f.st.RecordRace(ctx, store.NewRace{Key: "k1", Code: "ABCD", RulesID: "classic", DealNumber: 3,
+		Started: now, Ended: now, Racers: 2, Rated: true, Placings: []store.RacePlacing{
+			{PlayerID: f.adminID(t), Place: 1, Cleared: true, Removed: 28, Moves: 60, Time: 95 * time.Second},
+			{PlayerID: ann.ID, Place: 2, Removed: 6, Moves: 10, Time: 47 * time.Second},
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := f.run(session(key, "ann", "stats"))
+	if code != 0 || strings.Contains(out, "no finished games yet") || !strings.Contains(out, "no solo game finished yet") || !strings.Contains(out, "classic  1") {
+		t.Fatalf("stats of races only: exit %d, %q %q", code, out, errOut)
+	}
+}

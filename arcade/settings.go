@@ -23,7 +23,7 @@ func knownSettings() []setting {
 		{store.SettingKeys, []string{"arrows", "wasd"}},
 		{store.SettingCards, []string{"symbols", "letters"}},
 		{store.SettingWinnableOnly, []string{"off", "on"}},
-		{store.SettingWatchable, []string{"on", "off"}}, // issue 14: "Others may watch me" defaults to on
+		{store.SettingWatchable, []string{"on", "off"}}, // "Others may watch me" defaults to on
 		{store.SettingTellUnwinnable, []string{"off", "on"}},
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"pyramid/tui"
 )
 
-// The solver's second level (issue 11): par, where a win was lost, and
+// The solver's second level: par, where a win was lost, and
 // the live check, with the same slots and budget as the other solves.
 
 var _ tui.Analyst = (*Solver)(nil)

@@ -32,8 +32,8 @@ const maxBatch = 128
 // database's group commit, and an idle Coalescer adds no wait. A topic
 // is in one batch at a time, so its events keep the order of the offers.
 // Each topic's state has a lock of its own: the offers of different
-// topics never wait for each other (at 500 racers, a lock for all of
-// them was most of an instance's lock waits).
+// topics never wait for each other (a lock for all of them was most of
+// an instance's lock waits in a race).
 //
 // A batch of plain offers only is published volatile when the bus can
 // (VolatileBatcher: on PostgreSQL a commit that does not wait for the

@@ -127,7 +127,7 @@ func (q *Queue) signal() {
 // closes, with the queue locked: it must return at once and not use the
 // queue (it starts whatever reads). A later Notify replaces an earlier
 // one not called yet. A reader that waits this way keeps no goroutine
-// waiting between events (a session's inbox, issue 13).
+// waiting between events (a session's inbox).
 func (q *Queue) Notify(ready func()) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()

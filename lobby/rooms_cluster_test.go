@@ -592,7 +592,7 @@ func testBoardFromEvents(t *testing.T, e *roomsEnv) {
 func testCountdownHook(t *testing.T, e *roomsEnv) {
 	a, b, c := e.server("a"), e.server("b"), e.server("c")
 	code, _, _ := sharedRace(t, e, a, b)
-	eventually(t, "c knows the room", func() bool { return phaseOf(c, code) == PhaseRacing })
+	eventually(t, "c folded the start", func() bool { p := phaseOf(c, code); return p == PhaseCountdown || p == PhaseRacing })
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for name, want := range map[string]string{"a": "id-ann", "b": "id-bob"} {

@@ -38,11 +38,9 @@ const (
 	// larger frame (a repaint: the first frame, a resize, a new screen)
 	// goes in several. The channel keeps a packet buffer, and the
 	// connection a sealing buffer, as large as the largest write it was
-	// ever given, for the session's life: a 100×34 repaint is 4–8 KB,
-	// a key's frame 100–300 bytes (issue 14: 7 MB of them at 1,000
-	// racers with no limit, 2.6 MB at 1,024, about half that at 512;
-	// a repaint in 512-byte packets costs some 30 bytes of framing per
-	// packet more).
+	// ever given, for the session's life: a 100×34 repaint is 4–8 KB, a
+	// key's frame 100–300 bytes. Small writes keep those buffers small
+	// for a thousand sessions, for a few bytes of framing per packet.
 	maxWrite = 512
 )
 
@@ -89,8 +87,8 @@ type flushMsg struct{}
 // renderer holds it up to FrameSlack, and the first frame drawn
 // meanwhile (a key's, or another message's) carries it. A clock's tick
 // is such a message: each second shows with the next frame that goes
-// out anyway, most often a key's (issue 14: a racer got 6.8 frames a
-// second at 1,000 racers, each a render and a write).
+// out anyway, most often a key's: a racer's clock does not cost a render
+// and a write of its own each second.
 type slackMsg interface {
 	// FrameSlack is how long the frame after the message may wait; 0
 	// or less: it is paced as any other event.
@@ -861,8 +859,8 @@ func (r *frameRenderer) restore() {
 // partsViewer is a model that gives its view in parts joined by
 // newlines, most of them kept from its last frame (tui.Model.ViewParts):
 // the renderer compares them without joining them, which saves a copy of
-// the whole frame per frame (the race's frames, several a second per
-// racer, issue 14).
+// the whole frame per frame (a race's frames come several a second per
+// racer).
 type partsViewer interface {
 	// ViewParts appends the view's parts to dst and returns it; the
 	// strings stay the model's, unchanged, after the next Update.

@@ -129,7 +129,7 @@ func TestE2ELinkScreenAndKeys(t *testing.T) {
 
 // TestE2EAssistedWinSaysSo: a hint makes the game assisted; its win says
 // so on the win screen, as the server recorded it, and sets no record
-// (playtest A2, issue 9 item 3).
+// (found in a play-test).
 func TestE2EAssistedWinSaysSo(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ts := startServer(t, be.url(t))

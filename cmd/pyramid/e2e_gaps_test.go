@@ -1,6 +1,6 @@
 package main
 
-// End-to-end tests of issue 14's smaller gaps over real SSH: the daily's
+// End-to-end tests of smaller gaps over real SSH: the daily's
 // end shows its share line; share ID of a race's game gives the place; a
 // racer whose seat went to another room of theirs is told so.
 

@@ -1,7 +1,7 @@
 package main
 
 // End-to-end tests of the solver's second level over real SSH, as in
-// e2e_test.go (issue 11): par on the win screen and in `top daily`,
+// e2e_test.go: par on the win screen and in `top daily`,
 // "where the win was lost" on the lost screen with w watching from there,
 // and the setting "Tell me when a deal can no longer be won".
 

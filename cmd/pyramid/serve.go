@@ -51,13 +51,11 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // minServeProcs is the least GOMAXPROCS a server on SQLite runs with.
 // With one P per core on a box of one or two cores, a thousand sessions'
 // goroutines wait behind a P held by a socket write or by the GC's mark
-// work; with more Ps than cores the system interleaves them. At 1,000
-// racers on 2 cores (README, "Running a server") four Ps took the own
-// key's p99 from 200–337 ms to 96–165 ms and the panel's from 295–427 ms
-// to 187–271 ms, for the same memory and 1–4 % more CPU. A server on
-// PostgreSQL keeps Go's default: several of them may share a box, and two
-// instances of four Ps each on 2 cores made the panel across instances
-// slower (p99 254–439 ms with two Ps each, 487–609 ms with four).
+// work; with more Ps than cores the system interleaves them, and the
+// keys' tail is shorter for the same memory (README, "Running a
+// server"). A server on PostgreSQL keeps Go's default: several of them
+// may share a box, and more Ps than cores each made the panels across
+// instances slower.
 const minServeProcs = 4
 
 // raiseProcs raises GOMAXPROCS to minServeProcs for a server on SQLite

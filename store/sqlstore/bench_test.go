@@ -260,7 +260,7 @@ func reportSaveTimes(b *testing.B, t *saveTimes, elapsed time.Duration) {
 	b.ReportMetric(pct(t.commit, 0.99), "commit-p99-ms")
 }
 
-// BenchmarkRaceSaves is a race's saves at 1,000 racers (issue 14's
+// BenchmarkRaceSaves is a race's saves at 1,000 racers (the race load's
 // load): each racer saves its own race game (20 to 60 moves, with their
 // times) at a steady pace, so that the store gets 250, 500 or 1,000
 // saves a second in all, for -pyramid.racefor; it reports each save's

@@ -21,12 +21,10 @@ import (
 // writer takes it as soon as the last is answered.
 //
 // The writer is a goroutine of its own rather than one of the savers
-// (a leader, as on PostgreSQL): a leader went back to its own session's
-// work, and the saver that was to lead next waited for the scheduler
-// behind every goroutine its predecessor woke. In issue 14's race at
-// 1,000 racers on a loaded 2-core box, that handoff (saveTimes: from the
-// end of one batch to the start of the next) was p50 37-66 ms of every
-// save's wait; with the writer goroutine, 0.1-1.4 ms.
+// (a leader, as on PostgreSQL): a leader goes back to its own session's
+// work, and the saver that was to lead next would wait for the scheduler
+// behind every goroutine its predecessor woke; on a loaded server that
+// handoff was most of a save's wait.
 //
 // Each save keeps its own answer: it is told only once the transaction
 // that holds it has committed (a move is shown only once it is stored),
@@ -39,11 +37,9 @@ import (
 // maxGroup bounds the saves of one transaction, so that one batch never
 // holds the writer for long (a thousand saves are about 20 ms of it).
 // It is large because a batch's syscalls each wait for the scheduler: on
-// a busy server (a thousand racers, 2 cores) a batch of 64 took long
-// enough for the moves to queue faster than they were stored (997
-// waiting in a goroutine dump); 1,000 savers at once: 12,795 saves/s,
-// p99 198 ms with 64, 25,974 saves/s, p99 73 ms with 1,024
-// (BenchmarkSaveMove/sqlite -pyramid.players=1000).
+// a busy server small batches took long enough for the moves to queue
+// faster than they were stored (BenchmarkSaveMove/sqlite compares
+// sizes).
 const maxGroup = 1024
 
 // saveReq is one save waiting for the writer, or (tx set) another write

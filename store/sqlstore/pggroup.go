@@ -28,17 +28,12 @@ import (
 // in the order of the saves.
 
 // pgInFlight is how many batches of saves may be in flight at once.
-// One: in the cluster race (tools/loadgen/cluster-race.sh 500 8 20s, a
-// loaded 2-core box, against ungrouped saves in the same minute) it was
-// the only setting that made both the own move's "shown once stored"
-// and the opponent's panel faster, in each of 4 pairs (e.g. 1.43 s →
-// 286 ms and 884 → 362 ms at the median), where two or four in flight
-// made more commits and the opponent's panel slower (612 → 775 ms,
-// 833 ms → 1.16 s). The price is at saturation, where PostgreSQL's own
-// overlap of commits wins: BenchmarkSaveMove/postgres (200 savers at
-// full speed, -benchtime 10000x, each against postgres-solo in the same
-// minute) one in flight 1,921 vs 2,100 saves/s, two 2,586 vs 2,464,
-// four 3,771 vs 3,027; an instance makes ~1/10 of that in the race.
+// One: in the cluster race (tools/loadgen/cluster-race.sh) it was the
+// only setting that made both a racer's own move (shown once stored) and
+// the opponent's panel faster, where two or four in flight made more
+// commits and the panels slower. The price is at saturation, where
+// PostgreSQL's own overlap of commits wins (BenchmarkSaveMove/postgres),
+// far above what an instance saves in a race.
 const pgInFlight = 1
 
 // pgGroupSQL stores a batch of saves: saveSQL for each row of the arrays,

@@ -14,7 +14,7 @@ import (
 // handoff to its batch, its transaction, its answer's wake-up and its
 // whole wait, and of each batch's BEGIN, statements and COMMIT, and of
 // the writes outside the group that held the writer. For a look at a
-// loaded server (issue 14's race load), never for production.
+// loaded server (tools/loadgen's race load), never for production.
 func logSaveTimes(s *Store) {
 	if s.gate == nil {
 		return
