@@ -557,7 +557,7 @@ func (rs *Rooms) progressOf(r *room, news bool) progressOffer {
 
 // lineTail is how many of a racer's last moves a progress event carries:
 // far more than a racer makes between two events of their server.
-const lineTail = 16
+const lineTail = 12
 
 // lineOf is a racer's line of moves as a progress event carries it: how
 // many, the last lineTail of them, and a sum of them all. A server that

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"pyramid/bus"
+	"strings"
 	"testing"
 	"time"
 )
@@ -90,4 +92,28 @@ func testProgressUnchangedRacers(t *testing.T, e *roomsEnv) {
 			}
 		})
 	}
+}
+
+// TestProgressEventFits: a server's progress event of a full room, eight
+// racers with the longest IDs and moves, each with a long line, fits in
+// one event of the bus.
+func TestProgressEventFits(t *testing.T) {
+	m := progressMsg{Inst: strings.Repeat("i", 24), Round: 99, T: time.Now().UnixMicro()}
+	line := make([]string, 400)
+	for i := range line {
+		line[i] = "10.10+9.10" // the longest move a double pyramid's notation has
+	}
+	for i := range MaxRacers {
+		m.Racers = append(m.Racers, wireRacer{ID: fmt.Sprintf("SHA256:%043d~%d", i, i), Line: lineOf(line),
+			Removed: 45, Moves: 400, Pass: 3, Board: 1<<45 - 1, State: int(RacerPlaying), GameID: 1 << 40,
+			LastMS: 3_600_000, FinishMS: 3_600_000})
+	}
+	body, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(body) > bus.MaxBody {
+		t.Fatalf("a full room's progress event is %d bytes, over the bus's %d", len(body), bus.MaxBody)
+	}
+	t.Logf("a full room's progress event: %d bytes of %d", len(body), bus.MaxBody)
 }
