@@ -63,9 +63,12 @@ type ghostRun struct {
 	start  time.Time
 	el     time.Duration // race time at the last reading
 	// last is the ghost's line in the panel, at its last removal; sent
-	// is the seq of the last report of the player's game.
+	// is the seq of the last report of the player's game, sending is set
+	// while it is on its way (one at a time: the next waits for its
+	// answer, so that a refused one takes back every change after it).
 	last    lobby.Racer
 	sent    int
+	sending bool
 	ticking bool
 	// title is "ghost of NAME"; the panel calls the ghost "ghost".
 	title string
@@ -174,17 +177,11 @@ func (rs *raceScreen) ghostUpdate(msg tea.Msg) tea.Cmd {
 		return rs.ghostStart(msg)
 	case ghostTickMsg:
 		gr.ticking = false
-		now := rs.env.now
-		return func() tea.Msg { return ghostClockMsg{now: now()} }
+		return gr.readClock(rs.env)
 	case ghostClockMsg:
 		return rs.ghostClock(msg.now)
 	case ghostPlayedMsg:
-		switch {
-		case msg.err != nil:
-			rs.say(sErr, clean("your game: "+msg.err.Error(), 200))
-		case msg.note != "":
-			rs.say(sWarn, clean(msg.note, 300))
-		}
+		return rs.ghostPlayed(msg)
 	case tea.KeyMsg:
 		return rs.ghostKey(msg)
 	case tea.MouseMsg:
@@ -250,9 +247,16 @@ func (rs *raceScreen) ghostTick() tea.Cmd {
 	return rs.env.after(max(d, 10*time.Millisecond), ghostTickMsg{})
 }
 
+// readClock is the command that reads the clock for ghostClock.
+func (gr *ghostRun) readClock(e *env) tea.Cmd {
+	now := e.now
+	return func() tea.Msg { return ghostClockMsg{now: now()} }
+}
+
 // ghostClock takes a reading of the clock: the ghost plays the moves whose
-// time has come, the player's new moves get their time, and once the
-// player's game is over the results come.
+// time has come, the player's new moves get their time and are stored,
+// and once the server has the player's last move of a game that is over
+// the results come.
 func (rs *raceScreen) ghostClock(now time.Time) tea.Cmd {
 	gr := rs.ghost
 	if rs.table == nil || rs.snap.Phase != lobby.PhaseRacing {
@@ -281,11 +285,13 @@ func (rs *raceScreen) ghostClock(now time.Time) tea.Cmd {
 	rs.racers[0] = timedRacer(ghostYou, rs.racers[0].Name, gr.base, rec.Moves, t.times, rs.snap.Cards)
 	rs.racers[1] = gr.last
 	var cmds []tea.Cmd
-	if rs.seq > gr.sent {
+	if rs.seq > gr.sent && !gr.sending {
 		cmds = append(cmds, rs.ghostReport(rec, sentTimes(t.times, gr.el)))
 	}
 	if t.d.status != engine.Playing {
-		rs.ghostResults(moves)
+		if !gr.sending && gr.sent == rs.seq {
+			rs.ghostResults(moves)
+		}
 		return tea.Batch(cmds...)
 	}
 	return tea.Batch(append(cmds, rs.ghostTick())...)
@@ -294,7 +300,7 @@ func (rs *raceScreen) ghostClock(now time.Time) tea.Cmd {
 // ghostReport stores the player's game (practice).
 func (rs *raceScreen) ghostReport(rec engine.Record, times []time.Duration) tea.Cmd {
 	gr := rs.ghost
-	gr.sent = rs.seq
+	gr.sent, gr.sending = rs.seq, true
 	seq, ghosts, ctx := rs.seq, gr.ghosts, rs.env.ctx
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), raceTimeout)
@@ -302,6 +308,31 @@ func (rs *raceScreen) ghostReport(rec engine.Record, times []time.Duration) tea.
 		note, err := ghosts.Play(ctx, seq, rec, times)
 		return ghostPlayedMsg{seq: seq, note: note, err: err}
 	}
+}
+
+// ghostPlayed takes the answer to a report of the player's game: the held
+// board goes once the server has every change, a report it could not
+// store takes the board back to the held one (hold.go), and a change
+// made meanwhile, or the end of the game, is taken up at a reading of
+// the clock.
+func (rs *raceScreen) ghostPlayed(msg ghostPlayedMsg) tea.Cmd {
+	gr := rs.ghost
+	gr.sending = false
+	if msg.err != nil {
+		gr.sent = rs.seq // the changes after the held position go with it
+		rs.rollBack(msg.err)
+		return nil
+	}
+	if msg.note != "" {
+		rs.say(sWarn, clean(msg.note, 300))
+	}
+	if msg.seq == rs.seq {
+		rs.held.release(rs.table)
+	}
+	if rs.seq > gr.sent || rs.table != nil && rs.table.d.status != engine.Playing {
+		return gr.readClock(rs.env)
+	}
+	return nil
 }
 
 // ghostResults ends the race: the player against the whole recorded game.
@@ -374,29 +405,6 @@ func (rs *raceScreen) ghostLeave() tea.Cmd {
 		_ = ghosts.Leave(ctx) // a game left unfinished goes with the next game of its rules anyway
 		return nil
 	}
-}
-
-// ghostToTable hands a key or a click to the player's game; the next
-// reading of the clock times the change and reports it.
-func (rs *raceScreen) ghostToTable(msg tea.Msg) tea.Cmd {
-	t := rs.table
-	v := t.version
-	cmd := t.update(msg)
-	switch t.takeEvent().(type) {
-	case quitMsg:
-		rs.event = quitMsg{}
-	case helpMsg:
-		rs.event = helpMsg{}
-	}
-	if t.version == v {
-		return cmd
-	}
-	if t.d.status == engine.Lost {
-		t.say(sWarn, "no moves left: your race is over")
-	}
-	rs.seq++
-	now := rs.env.now
-	return tea.Batch(cmd, func() tea.Msg { return ghostClockMsg{now: now()} })
 }
 
 // ghostLine is the panel's first line: whose ghost, the rules, the time.

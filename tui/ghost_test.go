@@ -232,3 +232,83 @@ func TestGhostLeave(t *testing.T) {
 		t.Errorf("left %d times after %d reports, want 1 and 1", gh.left, len(gh.plays))
 	}
 }
+
+// blockingGhosts is a fakeGhosts whose Play waits until the test answers
+// it: calls brings each report, answers takes the outcome.
+type blockingGhosts struct {
+	fakeGhosts
+	calls   chan engine.Record
+	answers chan error
+}
+
+func (b *blockingGhosts) Play(ctx context.Context, seq int, rec engine.Record, times []time.Duration) (string, error) {
+	b.calls <- rec
+	select {
+	case err := <-b.answers:
+		return "", err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// nextGhostPlay delivers messages until the ghost race stores the
+// player's game, and returns the game stored (the call waits for an
+// answer).
+func (d *asyncDriver) nextGhostPlay(b *blockingGhosts) engine.Record {
+	d.t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case rec := <-b.calls:
+			return rec
+		case msg := <-d.msgs:
+			d.send(msg)
+		case <-deadline:
+			d.t.Fatalf("timed out waiting for a report; screen:\n%s", d.screen())
+		}
+	}
+}
+
+// TestGhostMoveShowsOnlyOnceStored: a ghost race holds the player's board
+// as the table and a race do (hold.go): a move shows once the server has
+// stored it, one report is in flight at a time, and a report it could not
+// store takes the board back to the last stored position, in the same
+// words.
+func TestGhostMoveShowsOnlyOnceStored(t *testing.T) {
+	line, _ := heuristicLine(t, "classic", 3)
+	gh := &blockingGhosts{fakeGhosts: fakeGhosts{ghost: Ghost{GameID: "7", Name: "bob", Record: engine.Record{Rules: "classic", Deal: 3, Moves: line}, Played: time.Hour}},
+		calls: make(chan engine.Record), answers: make(chan error)}
+	d := newAsyncDriver(t, Deps{Args: []string{"race", "ghost", "7"}, Unicode: true, Player: testPlayer, Ghosts: gh})
+	d.until("the ghost race", func() bool { return d.shows("ghost of bob", "0 moves") })
+
+	d.keys("d")
+	if got := len(d.nextGhostPlay(gh).Moves); got != 1 {
+		t.Fatalf("first report has %d moves, want 1", got)
+	}
+	d.wantScreen("0 moves", "stock [▒▒▒] 24")
+	d.keys("d") // waits for the one in flight
+	d.wantScreen("0 moves")
+	gh.answers <- nil
+	if got := len(d.nextGhostPlay(gh).Moves); got != 2 {
+		t.Fatalf("second report has %d moves, want 2", got)
+	}
+	d.wantScreen("0 moves")
+	gh.answers <- nil
+	d.until("the two draws on screen", func() bool { return d.shows("2 moves", "stock [▒▒▒] 22") })
+
+	d.keys("d")
+	d.nextGhostPlay(gh)
+	gh.answers <- errors.New("disk full")
+	d.until("the warning", func() bool {
+		return d.shows("not saved: disk full: back to your last saved position (2 moves)", "2 moves")
+	})
+	if got := d.m.race().table.game.MovesMade(); got != 2 {
+		t.Fatalf("%d moves after the failed save, want the stored 2", got)
+	}
+	d.keys("d")
+	if got := len(d.nextGhostPlay(gh).Moves); got != 3 {
+		t.Fatalf("the report after the failure has %d moves, want 3", got)
+	}
+	gh.answers <- nil
+	d.until("the draw on screen", func() bool { return d.shows("3 moves") })
+}

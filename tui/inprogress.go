@@ -158,7 +158,7 @@ func (m *Model) leaveTable() tea.Cmd {
 		}
 	}
 	m.playing = false
-	m.saves.hold = nil
+	m.saves.held.drop()
 	return cmd
 }
 
@@ -290,7 +290,7 @@ func (m *Model) retried(other SavedGame, yes bool) tea.Cmd {
 		return nil
 	}
 	m.saves.dropSaves(m.token)
-	m.saves.hold = nil
+	m.saves.held.drop()
 	m.playing = false
 	m.saves.saved = 0
 	m.forgetUnfinished(other.ID)

@@ -30,7 +30,7 @@ func sessionModel(tb testing.TB, games Games, acc Account, keys []tea.Msg) (firs
 		next, _ = m.Update(k)
 		m = next.(*Model)
 		_ = m.View()
-		if m.saves.hold != nil {
+		if m.saves.held.shown != nil {
 			next, _ = m.Update(savedMsg{token: m.token, id: "g1"})
 			m = next.(*Model)
 			_ = m.View()

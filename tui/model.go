@@ -203,7 +203,9 @@ func (m *Model) handle(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	}
-	m.armHold()
+	if t := m.table(); t != nil {
+		m.saves.held.arm(t, m.env.persist())
+	}
 	cmd := m.update(msg)
 	m.dropHidden()
 	return tea.Batch(cmd, m.queueChange(), m.liveChange())
@@ -307,7 +309,7 @@ func (m *Model) handleServer(msg tea.Msg) tea.Cmd {
 	case NoticeMsg:
 		text := clean(msg.Text, 200)
 		m.say(sWarn, text)
-		m.saves.sayHeld(sWarn, text)
+		m.saves.held.say(sWarn, text)
 	case ShutdownMsg:
 		return m.shutdown(msg)
 	case endingMsg:
@@ -387,9 +389,7 @@ func (m *Model) resize(w, h int) {
 	// The held table is laid out again for the new size: it shows the
 	// stored position, so drawing it anew reveals nothing the store does
 	// not have yet, and the layout stays whole.
-	if held := m.saves.hold; held != nil {
-		held.setSize(m.w, m.h)
-	}
+	m.saves.held.setSize(m.w, m.h)
 }
 
 // setGlyphs switches the session to another set of glyphs, the player's
@@ -403,9 +403,7 @@ func (m *Model) setGlyphs(gl *glyphs) {
 	e.gl = gl
 	m.env = e
 	m.each(func(s screen) { s.setEnv(e) })
-	if held := m.saves.hold; held != nil {
-		held.setEnv(e)
-	}
+	m.saves.held.setEnv(e)
 	if mn := m.menu(); len(mn.conts) > 0 {
 		m.setContinue() // the notes have the separator in them
 	}
@@ -426,7 +424,7 @@ func (m *Model) say(st styleID, text string) {
 // is ending, whatever the player looks at next says why.
 func (m *Model) sayAll(st styleID, text string) {
 	m.each(func(s screen) { s.say(st, text) })
-	m.saves.sayHeld(st, text)
+	m.saves.held.say(st, text)
 }
 
 // dropHidden lets go of what only a screen that is not showing needs:
@@ -468,7 +466,7 @@ func (m *Model) needs() (w, h int) {
 	if r := m.race(); m.cur == screenRace && r != nil {
 		return r.needs() // the race's game is not the table's: no held table
 	}
-	if held := m.saves.hold; held != nil && m.cur != screenConfirm {
+	if held := m.saves.held.shown; held != nil && m.cur != screenConfirm {
 		return held.needs()
 	}
 	if s := m.screens[m.cur]; s != nil && (m.cur != screenTable || m.playing) {
@@ -525,7 +523,7 @@ func (m *Model) view() string {
 	if r := m.race(); m.cur == screenRace && r != nil {
 		return r.view() // the race's game is not the table's: no held table
 	}
-	if held := m.saves.hold; held != nil && m.cur != screenConfirm {
+	if held := m.saves.held.shown; held != nil && m.cur != screenConfirm {
 		return held.view()
 	}
 	if s := m.screens[m.cur]; s != nil {

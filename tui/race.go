@@ -175,16 +175,15 @@ type raceScreen struct {
 	round int
 	seq   int
 	// held is the table as it was before the first change the server
-	// has not taken yet: it shows meanwhile, so that a move shows once
-	// the server has it (stored, and told to the room), as at the table
-	// (save.go's hold rule). One report is in flight at a time (sending),
-	// so that the store sees the game's changes in order; a change made
-	// meanwhile waits in next, the newest only.
-	held    *tableScreen
+	// has not taken yet (hold.go): a move shows once the server has it,
+	// stored and told to the room. One report is in flight at a time
+	// (sending), so that the store sees the game's changes in order; a
+	// change made meanwhile waits in next, the newest only.
+	held    heldTable
 	sending bool
 	next    *raceReport
 	// mineHeld is the player's own line of the panel as the room last
-	// told it while held was set: it shows with the board once the
+	// told it while a change was held: it shows with the board once the
 	// server has every change (the room tells it before the store
 	// answers), so that a move is one frame, not two.
 	mineHeld *lobby.RacerProgress
@@ -308,8 +307,11 @@ func (m *Model) handleRace(msg tea.Msg) tea.Cmd {
 		return nil // a late event of a room the player left
 	}
 	cmd := m.toScreen(screenRace, msg)
-	if _, ok := msg.(raceDoneMsg); ok && m.quitting && !m.pendingSaves() {
-		return tea.Batch(cmd, m.end()) // the last report is in: the session may end
+	switch msg.(type) {
+	case raceDoneMsg, ghostPlayedMsg:
+		if m.quitting && !m.pendingSaves() {
+			return tea.Batch(cmd, m.end()) // the last report is in: the session may end
+		}
 	}
 	return cmd
 }
@@ -519,7 +521,7 @@ func (rs *raceScreen) update(msg tea.Msg) tea.Cmd {
 // of is over).
 func (rs *raceScreen) showMine() {
 	p := rs.mineHeld
-	if p == nil || rs.held != nil && p.Round == rs.snap.Round && p.Code == rs.snap.Code {
+	if p == nil || rs.held.shown != nil && p.Round == rs.snap.Round && p.Code == rs.snap.Code {
 		return
 	}
 	rs.mineHeld = nil
@@ -634,7 +636,8 @@ func (rs *raceScreen) deal(s lobby.Snapshot, resume *engine.Record) {
 		}
 	}
 	t := rs.newRaceTable(g, s, "room "+s.Code+rs.env.gl.sep+titleOf(r, g.Deal(), "", rs.env.gl.sep))
-	rs.table, rs.round, rs.held, rs.next = t, s.Round, nil, nil
+	rs.table, rs.round, rs.next = t, s.Round, nil
+	rs.held.drop()
 }
 
 // newRaceTable is a table for a game of the room's round s.Round, the
@@ -655,7 +658,7 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 			rs.setSnap(ev.Snapshot, nil)
 		}
 	case lobby.RacerProgress:
-		if ev.Code == rs.snap.Code && ev.Round == rs.snap.Round && ev.Racer.ID == rs.you && rs.held != nil && !rs.watching {
+		if ev.Code == rs.snap.Code && ev.Round == rs.snap.Round && ev.Racer.ID == rs.you && rs.held.shown != nil && !rs.watching {
 			mine := ev          // a copy: taking ev's own address would put every event of this case on the heap
 			rs.mineHeld = &mine // shown with the board (showMine)
 			break
@@ -952,18 +955,16 @@ func (rs *raceScreen) raceKey(k tea.KeyMsg) tea.Cmd {
 	return rs.toTable(k)
 }
 
-// toTable hands a key or a click to the player's game and reports the
-// change to the room.
+// toTable hands a key or a click to the player's game. A change is held
+// (hold.go) until the server has it: reported to the room at once, or
+// in a ghost race stored at the next reading of the clock, which times
+// it (ghost.go).
 func (rs *raceScreen) toTable(msg tea.Msg) tea.Cmd {
-	if rs.ghost != nil {
-		return rs.ghostToTable(msg) // ghost.go
-	}
 	t := rs.table
 	v, said := t.version, t.msg
-	t.wantBefore = rs.held == nil
+	rs.held.arm(t, true)
 	cmd := t.update(msg)
-	before := t.before
-	t.before, t.wantBefore = nil, false
+	rs.held.take(t, t.version != v)
 	switch t.takeEvent().(type) {
 	case quitMsg:
 		rs.event = quitMsg{}
@@ -971,16 +972,16 @@ func (rs *raceScreen) toTable(msg tea.Msg) tea.Cmd {
 		rs.event = helpMsg{}
 	}
 	if t.version == v {
-		rs.follow(t.msg != said)
+		rs.held.follow(t, t.msg != said)
 		return cmd
 	}
 	if t.d.status == engine.Lost {
 		t.say(sWarn, "no moves left: your race is over")
 	}
-	if rs.held == nil && before != nil {
-		rs.held = before
-	}
 	rs.seq++
+	if rs.ghost != nil {
+		return tea.Batch(cmd, rs.ghost.readClock(rs.env))
+	}
 	rep := raceReport{code: rs.snap.Code, round: rs.round, seq: rs.seq, rec: t.game.Record()}
 	if rs.sending {
 		rs.next = &rep // sent when the one in flight returns
@@ -989,32 +990,13 @@ func (rs *raceScreen) toTable(msg tea.Msg) tea.Cmd {
 	return tea.Batch(cmd, rs.report(rep))
 }
 
-// follow shows on the held table what a key changed on the live one
-// without changing the game: the cursor (where the held board has that
-// card to stop at), the selection, the prompt and, when the key said
-// something (said), the message. The cards wait for the store (the hold
-// rule); the marks need not, so that a cursor key is drawn at once while
-// a move is on its way.
-func (rs *raceScreen) follow(said bool) {
-	h, t := rs.held, rs.table
-	if h == nil || t == nil || h.token != t.token {
-		return
+// reporting reports whether a change of the player's game is on its way
+// to the server, or waits to go: a session that quits waits for it.
+func (rs *raceScreen) reporting() bool {
+	if rs.ghost != nil {
+		return rs.ghost.sending || rs.ghost.sent < rs.seq
 	}
-	if h.isTarget(t.cursor) {
-		h.cursor = t.cursor
-	}
-	if t.sel == engine.NoPlace || h.isTarget(t.sel) {
-		h.sel = t.sel
-	}
-	if said {
-		h.msg, h.msgSt = t.msg, t.msgSt
-	}
-	if h.promptOpen != t.promptOpen || !slices.Equal(h.prompt.value, t.prompt.value) || h.prompt.pos != t.prompt.pos {
-		h.prompt = t.prompt
-		h.prompt.value = slices.Clone(t.prompt.value)
-		h.promptOpen = t.promptOpen
-		h.updateKeys()
-	}
+	return rs.sending || rs.next != nil
 }
 
 // raceReport is a report of the racer's game to the room (Races.Play).
@@ -1041,7 +1023,7 @@ func (rs *raceScreen) report(rep raceReport) tea.Cmd {
 // reported takes the answer to a report: the next one goes, the held
 // table goes once the server has every change, and a report the server
 // could not store takes the board back to the held table, the last
-// position it has, as a failed save does at the table.
+// position it has.
 func (rs *raceScreen) reported(msg raceDoneMsg) tea.Cmd {
 	rs.sending = false
 	if msg.round != rs.round && !errors.Is(msg.err, ErrTakenOver) {
@@ -1051,30 +1033,19 @@ func (rs *raceScreen) reported(msg raceDoneMsg) tea.Cmd {
 	}
 	switch {
 	case errors.Is(msg.err, ErrTakenOver):
-		rs.next, rs.held = nil, nil
+		rs.next = nil
+		rs.held.drop()
 		rs.event = raceLeftMsg{st: sWarn, text: "your race continues in another session"}
 		return nil
 	case msg.err != nil && (errors.Is(msg.err, lobby.ErrNotRacing) || errors.Is(msg.err, lobby.ErrRaceOver)):
 		// The race ended while the move was on its way: the results say
 		// what counted.
-		rs.next, rs.held = nil, nil
+		rs.next = nil
+		rs.held.drop()
 		return nil
 	case msg.err != nil:
 		rs.next = nil
-		why := clean(msg.err.Error(), 200)
-		held := rs.held
-		rs.held = nil
-		if held == nil || rs.table == nil || held.token != rs.table.token {
-			rs.say(sErr, "move: "+why)
-			return nil
-		}
-		lost := rs.table.game.MovesMade() - held.game.MovesMade()
-		held.setScheme(rs.scheme)
-		held.wantBefore, held.before = false, nil
-		rs.table = held
-		n := held.game.MovesMade()
-		rs.say(sWarn, clean("not saved: "+why+": back to your last saved position ("+
-			strconv.Itoa(n)+plural(n, " move", " moves")+")"+undone(lost), 300))
+		rs.rollBack(msg.err)
 		return nil
 	}
 	if msg.note != "" {
@@ -1086,12 +1057,21 @@ func (rs *raceScreen) reported(msg raceDoneMsg) tea.Cmd {
 		return rs.report(rep)
 	}
 	if msg.seq == rs.seq {
-		if rs.table != nil {
-			rs.table.letGo(rs.held) // nothing else keeps it
-		}
-		rs.held = nil // the server has every change
+		rs.held.release(rs.table) // the server has every change
 	}
 	return nil
+}
+
+// rollBack takes the board back to the held table, the last position the
+// server has, after it refused a change (err), and says so.
+func (rs *raceScreen) rollBack(err error) {
+	back, text := rs.held.rollBack(rs.table, rs.scheme, err)
+	if back == nil {
+		rs.say(sErr, text)
+		return
+	}
+	rs.table = back
+	rs.say(sWarn, text)
 }
 
 // inputKey edits the chat line or the join form's code.
@@ -1138,6 +1118,7 @@ func (rs *raceScreen) setEnv(e *env) {
 	if rs.table != nil {
 		rs.table.setEnv(e)
 	}
+	rs.held.setEnv(e)
 	rs.layOut()
 }
 

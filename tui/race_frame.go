@@ -142,10 +142,7 @@ func (rs *raceScreen) appendRace(dst []string) []string {
 	vc := rs.frameOf()
 	dst, bar := rs.boardPart(vc, dst)
 	dst = rs.appendPanel(vc, dst)
-	t := rs.table
-	if rs.held != nil {
-		t = rs.held
-	}
+	t := rs.held.view(rs.table)
 	_, needH := t.needs()
 	dst = rs.appendChat(vc, dst, rs.chatLines(rs.h-rs.panelLines()-needH))
 	return append(dst, bar)
@@ -161,10 +158,7 @@ func (rs *raceScreen) inRace() bool {
 // its lines but the last; and it returns its last, the help bar, which
 // goes under the panel.
 func (rs *raceScreen) boardPart(vc *raceFrame, dst []string) (_ []string, bar string) {
-	t := rs.table
-	if rs.held != nil {
-		t = rs.held
-	}
+	t := rs.held.view(rs.table)
 	k := raceBoardKey{t: t, env: t.env, version: t.version, cursor: t.cursor, sel: t.sel, hint: t.hint,
 		msg: t.msg, title: t.title, clock: t.clock, msgSt: t.msgSt, w: t.w, h: t.h, watchers: t.watchers,
 		status: t.d.status, promptClosed: !t.promptOpen}

@@ -512,21 +512,21 @@ func TestRaceMarksFollowWhileHeld(t *testing.T) {
 	d.keys("d")
 	d.nextPlay(f)
 	rs := d.m.race()
-	if rs.held == nil {
+	if rs.held.shown == nil {
 		t.Fatal("no held table while the draw is on its way")
 	}
 	before := d.m.View()
 	d.keys("right")
-	if rs.held.cursor != rs.table.cursor {
-		t.Errorf("held cursor %v, live %v: the cursor key does not show", rs.held.cursor, rs.table.cursor)
+	if rs.held.shown.cursor != rs.table.cursor {
+		t.Errorf("held cursor %v, live %v: the cursor key does not show", rs.held.shown.cursor, rs.table.cursor)
 	}
 	if d.m.View() == before {
 		t.Error("the cursor key drew nothing while the draw is on its way")
 	}
 	d.wantScreen("0 moves", "stock [▒▒▒] 24") // the cards wait
 	d.keys(":", "7")
-	if !rs.held.promptOpen || rs.held.prompt.Value() != "7" {
-		t.Errorf("held prompt open %v %q: the typing does not show", rs.held.promptOpen, rs.held.prompt.Value())
+	if !rs.held.shown.promptOpen || rs.held.shown.prompt.Value() != "7" {
+		t.Errorf("held prompt open %v %q: the typing does not show", rs.held.shown.promptOpen, rs.held.shown.prompt.Value())
 	}
 	d.keys("esc")
 	f.answers <- nil
@@ -544,13 +544,13 @@ func TestRaceHeldTableReused(t *testing.T) {
 	d, f := blockingRace(t, 3)
 	d.keys("d")
 	d.nextPlay(f)
-	first := d.m.race().held
+	first := d.m.race().held.shown
 	if first == nil || first.env == nil {
 		t.Fatal("no table held while the first move is on its way")
 	}
 	f.answers <- nil
 	d.until("the first draw", func() bool { return d.shows("1 move", "stock [▒▒▒] 23") })
-	if d.m.race().held != nil {
+	if d.m.race().held.shown != nil {
 		t.Fatal("the table is still held once the server has the move")
 	}
 	if first.env != nil || first.cache != nil || first.game == nil {
@@ -560,8 +560,8 @@ func TestRaceHeldTableReused(t *testing.T) {
 	d.keys("d")
 	d.nextPlay(f)
 	rs := d.m.race()
-	if rs.held == nil || rs.held.game == rs.table.game || rs.held.game.MovesMade() != 1 || rs.table.game.MovesMade() != 2 {
-		t.Fatalf("held table %p, live game at %d moves: want a copy at 1 and the live game at 2", rs.held, rs.table.game.MovesMade())
+	if rs.held.shown == nil || rs.held.shown.game == rs.table.game || rs.held.shown.game.MovesMade() != 1 || rs.table.game.MovesMade() != 2 {
+		t.Fatalf("held table %p, live game at %d moves: want a copy at 1 and the live game at 2", rs.held.shown, rs.table.game.MovesMade())
 	}
 	d.wantScreen("1 move", "stock [▒▒▒] 23") // the cards wait for the server
 	f.answers <- nil

@@ -139,9 +139,7 @@ func (rs *raceScreen) layOut() {
 	if t.w != rs.w || t.h != boardH {
 		t.setSize(rs.w, max(1, boardH))
 	}
-	if h := rs.held; h != nil && (h.w != rs.w || h.h != boardH) {
-		h.setSize(rs.w, max(1, boardH))
-	}
+	rs.held.setSize(rs.w, max(1, boardH))
 }
 
 // needs is the smallest window the screen is readable in.
@@ -159,9 +157,7 @@ func (rs *raceScreen) say(st styleID, text string) {
 	if rs.table != nil {
 		rs.table.say(st, text)
 	}
-	if rs.held != nil {
-		rs.held.say(st, text)
-	}
+	rs.held.say(st, text)
 }
 
 // view draws the screen.

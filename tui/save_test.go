@@ -276,7 +276,7 @@ func TestUnstoredGamesShowAtOnce(t *testing.T) {
 		h := newHarness(t, deps)
 		h.keys("d")
 		h.wantScreen("1 move")
-		if h.m.saves.hold != nil {
+		if h.m.saves.held.shown != nil {
 			t.Error("an unstored game holds its screen")
 		}
 	}
@@ -294,7 +294,7 @@ func TestTakenOverWhileHeld(t *testing.T) {
 	d.nextSave(store)
 	store.answers <- ErrTakenOver
 	d.until("the menu", func() bool { return d.shows("your game continues in another session") })
-	if d.m.saves.hold != nil || d.m.playing {
+	if d.m.saves.held.shown != nil || d.m.playing {
 		t.Error("the game taken over is still held or on the table")
 	}
 }
