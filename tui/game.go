@@ -78,8 +78,6 @@ func (d *dealingScreen) update(msg tea.Msg) tea.Cmd {
 	k, ok := msg.(tea.KeyMsg)
 	switch {
 	case !ok:
-	case k.Type == tea.KeyCtrlC:
-		d.event = quitMsg{}
 	case k.String() == "q" || k.Type == tea.KeyEsc:
 		d.event = dealCancelMsg{}
 	}

@@ -351,10 +351,6 @@ func (rs *raceScreen) ghostResults(moves []string) {
 
 // ghostKey handles a key of a ghost race.
 func (rs *raceScreen) ghostKey(k tea.KeyMsg) tea.Cmd {
-	if k.Type == tea.KeyCtrlC {
-		rs.event = quitMsg{}
-		return nil
-	}
 	if rs.stage != stageRoom {
 		if key.Matches(k, rs.keys.Leave) {
 			rs.event = raceLeftMsg{}

@@ -371,13 +371,6 @@ func (m *menuScreen) update(msg tea.Msg) tea.Cmd {
 	m.show(true)
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		switch kn := nameOf(msg); {
-		case key.Matches(kn, m.Keys.Quit):
-			m.event = quitMsg{}
-			return nil
-		case key.Matches(kn, m.Keys.Redraw):
-			return tea.ClearScreen
-		}
 		switch m.mode {
 		case modeCustom:
 			return m.updateCustom(msg)

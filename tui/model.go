@@ -285,20 +285,25 @@ type routed interface{ to() screenID }
 // route hands a reply to the screen it is meant for, if it is still there.
 func (m *Model) route(msg routed) tea.Cmd { return m.toScreen(msg.to(), msg) }
 
-// handleInput takes a key or a click for the screen that shows.
+// handleInput takes a key or a click for the screen that shows. The
+// keys every screen shares are handled here, once, before any screen
+// sees them, whatever it shows (an open prompt, a form, a window too
+// small to read): ctrl+c quits (once the saves are in), ctrl+l redraws,
+// and ctrl+z does nothing, for a server-side program is never suspended.
+// The key maps list the first two for their help (TableKeyMap.Quit).
 func (m *Model) handleInput(msg tea.Msg) tea.Cmd {
-	k, isKey := msg.(tea.KeyMsg)
-	if m.tooSmall() {
-		switch {
-		case isKey && k.Type == tea.KeyCtrlC:
+	if k, ok := msg.(tea.KeyMsg); ok {
+		switch k.Type {
+		case tea.KeyCtrlC:
 			return m.quit()
-		case isKey && k.Type == tea.KeyCtrlL:
+		case tea.KeyCtrlL:
 			return tea.ClearScreen
+		case tea.KeyCtrlZ:
+			return nil
 		}
-		return nil // input is ignored while the screen is unreadable
 	}
-	if isKey && k.Type == tea.KeyCtrlZ {
-		return nil // never suspend a server-side program
+	if m.tooSmall() {
+		return nil // input is ignored while the screen is unreadable
 	}
 	return m.toScreen(m.cur, msg)
 }

@@ -209,7 +209,7 @@ type raceScreen struct {
 
 // raceKeys are the race screen's own keys.
 type raceKeys struct {
-	Chat, Ready, Start, Rematch, Leave, Help, Quit key.Binding
+	Chat, Ready, Start, Rematch, Leave, Help key.Binding
 }
 
 func newRaceKeys() raceKeys {
@@ -220,7 +220,6 @@ func newRaceKeys() raceKeys {
 		Rematch: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rematch")),
 		Leave:   key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "leave")),
 		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Quit:    key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 	}
 }
 
@@ -811,10 +810,6 @@ func (rs *raceScreen) mine() lobby.Racer {
 
 // key handles a key.
 func (rs *raceScreen) key(k tea.KeyMsg) tea.Cmd {
-	if k.Type == tea.KeyCtrlC {
-		rs.event = quitMsg{}
-		return nil
-	}
 	if rs.inputOpen {
 		return rs.inputKey(k)
 	}

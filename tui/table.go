@@ -303,11 +303,6 @@ func (t *tableScreen) update(msg tea.Msg) tea.Cmd {
 func (t *tableScreen) updateKey(k tea.KeyMsg) tea.Cmd {
 	km, kn := &t.Keys, nameOf(k)
 	switch {
-	case key.Matches(kn, km.Quit):
-		t.event = quitMsg{}
-		return nil
-	case key.Matches(kn, km.Redraw):
-		return tea.ClearScreen
 	case key.Matches(kn, km.Help):
 		t.event = helpMsg{}
 		return nil
@@ -360,9 +355,6 @@ func (t *tableScreen) updateKey(k tea.KeyMsg) tea.Cmd {
 // updatePrompt handles a key while the ":" prompt is open.
 func (t *tableScreen) updatePrompt(k tea.KeyMsg) tea.Cmd {
 	switch k.Type {
-	case tea.KeyCtrlC:
-		t.event = quitMsg{}
-		return nil
 	case tea.KeyEsc:
 		t.promptOpen = false
 		t.updateKeys()
