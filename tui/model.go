@@ -498,11 +498,12 @@ func (m *Model) View() string {
 }
 
 // ViewParts appends View to dst in parts joined by newlines, and returns
-// it: the race's frame comes in the parts it keeps from frame to frame
-// (its board, each racer's line, the chat), so that the session's
-// renderer compares them with the last frame's without joining them
-// (several frames a second for every racer of the server); any other
-// screen's view is one part. The strings are never changed afterwards.
+// it (server.PartsViewer: the session's renderer asks): the race's frame
+// comes in the parts it keeps from frame to frame (its board, each
+// racer's line, the chat), so that the renderer compares them with the
+// last frame's without joining them (several frames a second for every
+// racer of the server); any other screen's view is one part. The strings
+// are never changed afterwards.
 func (m *Model) ViewParts(dst []string) []string {
 	if r := m.race(); m.cur == screenRace && r != nil && r.inRace() && m.env.gl.unicode &&
 		(m.ending == nil || m.ending.farewell == "") && !m.tooSmall() {

@@ -102,7 +102,7 @@ const (
 )
 
 // FrameSlack is how long the frame after a tick may wait (see
-// raceTickSlack); the countdown's ticks go at once.
+// raceTickSlack; server.FrameSlacker); the countdown's ticks go at once.
 func (msg raceClockMsg) FrameSlack() time.Duration {
 	if msg.slack {
 		return raceTickSlack
