@@ -183,7 +183,7 @@ func (rs *raceScreen) ghostUpdate(msg tea.Msg) tea.Cmd {
 	case ghostPlayedMsg:
 		return rs.ghostPlayed(msg)
 	case tea.KeyMsg:
-		return rs.ghostKey(msg)
+		return rs.key(msg) // race_keys.go: as a racer's, but no chat, no rematch
 	case tea.MouseMsg:
 		if rs.racing() {
 			return rs.toTable(msg)
@@ -347,44 +347,6 @@ func (rs *raceScreen) ghostResults(moves []string) {
 	rs.snap.Results = lobby.RankRacers(rs.racers)
 	rs.inputOpen = false
 	rs.say(sInfo, "the race is over")
-}
-
-// ghostKey handles a key of a ghost race.
-func (rs *raceScreen) ghostKey(k tea.KeyMsg) tea.Cmd {
-	if rs.stage != stageRoom {
-		if key.Matches(k, rs.keys.Leave) {
-			rs.event = raceLeftMsg{}
-		}
-		return nil
-	}
-	if rs.promptOpen() {
-		return rs.raceKey(k)
-	}
-	if k.String() != "q" && k.String() != "esc" {
-		rs.leaving = false
-	}
-	switch {
-	case key.Matches(k, rs.keys.Help):
-		rs.event = helpMsg{}
-		return nil
-	case key.Matches(k, rs.keys.Chat):
-		rs.say(sInfo, "a ghost does not chat")
-		return nil
-	case rs.snap.Phase == lobby.PhaseResults:
-		if k.Type == tea.KeyEnter || key.Matches(k, rs.keys.Leave) {
-			rs.event = raceLeftMsg{}
-		}
-		return nil
-	case key.Matches(k, rs.keys.Leave):
-		if !rs.leaving {
-			rs.leaving = true
-			rs.say(sWarn, "q again leaves the ghost race")
-			return nil
-		}
-		rs.event = raceLeftMsg{}
-		return rs.ghostLeave()
-	}
-	return rs.raceKey(k)
 }
 
 // ghostLeave tells the server the race ends before the player's game

@@ -220,7 +220,7 @@ func (rs *raceScreen) doing() (d lobby.Doing, ok bool) {
 		}
 		return d, true
 	}
-	if rs.watching || rs.ghost != nil || rs.stage != stageRoom || s.Code == "" {
+	if mode := rs.mode(); mode == modeJoining || mode == modeCode || mode == modeSpectating || s.Code == "" {
 		return lobby.Doing{}, false
 	}
 	return lobby.Doing{What: lobby.Racing, Rules: s.RulesID, Deal: s.Deal, Room: s.Code, Phase: s.Phase.Presence(), Removed: rs.mine().Removed}, true
@@ -287,7 +287,7 @@ func (m *Model) handleLobby(msg tea.Msg) tea.Cmd {
 	case lobby.WatchEnded:
 		if s := m.spectate(); s != nil {
 			s.end(msg.Reason)
-		} else if rs := m.race(); rs != nil && rs.watching && rs.stage == stageRoom {
+		} else if rs := m.race(); rs != nil && rs.mode() == modeSpectating {
 			// A race room watched: the player went racing elsewhere.
 			code, races := rs.snap.Code, rs.races
 			seated := m.raceLeft(raceLeftMsg{st: sWarn, text: msg.Reason})

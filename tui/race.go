@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -30,8 +28,11 @@ type (
 		err  error
 		// refresh: the seat asked for again after missed events.
 		refresh bool
-		// joined is the code of a room the player asked to join.
+		// joined is the code of a room the player asked to join; late is
+		// set for a room whose race had started when they asked, which
+		// they watch instead.
 		joined string
+		late   bool
 	}
 	// raceDoneMsg is the reply of a room call; play is set for the
 	// reports of the game.
@@ -126,14 +127,50 @@ func slackEvent(msg tea.Msg) bool {
 	return false
 }
 
-// raceStage is what the race screen shows.
+// raceStage is how far the player is on the way into a room.
 type raceStage uint8
 
 const (
-	stageJoining raceStage = iota // the seat is on its way
+	stageJoining raceStage = iota // the seat (or the ghost) is on its way
 	stageCode                     // the join form: type a code
 	stageRoom                     // in a room: the room's phase decides
 )
+
+// raceMode is the race screen's state: what it shows and what its keys
+// do (key hands each to its own method). It follows from the stage, the
+// player's part in the room and the room's phase, which the server
+// decides (mode).
+type raceMode uint8
+
+const (
+	modeJoining    raceMode = iota // the seat (or the ghost) is on its way: q goes back
+	modeCode                       // the join form: the player types a room's code
+	modeWaiting                    // the waiting room and its countdown: ready, start, chat
+	modeRacing                     // the player's own game, with the panel and the chat
+	modeSpectating                 // a spectator's view of the room, a racer's board while the race runs
+	modeResults                    // the results (a closed room's, as stored, when over): rematch, chat
+)
+
+// mode is the screen's state now.
+func (rs *raceScreen) mode() raceMode {
+	switch {
+	case rs.stage == stageJoining:
+		return modeJoining
+	case rs.stage == stageCode:
+		return modeCode
+	case rs.watching:
+		return modeSpectating
+	}
+	switch rs.snap.Phase {
+	case lobby.PhaseRacing:
+		if rs.table != nil {
+			return modeRacing
+		}
+	case lobby.PhaseResults:
+		return modeResults
+	}
+	return modeWaiting // the race's deal did not come: the room shows
+}
 
 // raceScreen is the race screen. It is built when the player asks for a
 // race and let go of when they leave the room.
@@ -159,9 +196,6 @@ type raceScreen struct {
 	// (RaceSeat.Guests).
 	over   bool
 	guests int
-	// late: the player asked to join a room whose race had started, and
-	// watches it instead.
-	late bool
 	// watching is set for a spectator, who sees the board of the racer
 	// watched (an ID of snap.Members).
 	watching bool
@@ -419,7 +453,7 @@ func (rs *raceScreen) ask(req raceReq) tea.Cmd {
 	races, ctx := rs.races, rs.env.ctx
 	return func() tea.Msg {
 		seat, err := takeSeat(ctx, races, req)
-		msg := raceSeatMsg{seat: seat, err: err}
+		msg := raceSeatMsg{seat: seat, err: err, late: req.late}
 		if req.kind == raceJoin {
 			msg.joined = req.code
 		}
@@ -515,25 +549,6 @@ func (rs *raceScreen) update(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-// showMine shows the player's own line as the room told it while a change
-// was on its way, once the board shows every change (or the round it was
-// of is over).
-func (rs *raceScreen) showMine() {
-	p := rs.mineHeld
-	if p == nil || rs.held.shown != nil && p.Round == rs.snap.Round && p.Code == rs.snap.Code {
-		return
-	}
-	rs.mineHeld = nil
-	if p.Round != rs.snap.Round || p.Code != rs.snap.Code {
-		return
-	}
-	for i := range rs.racers {
-		if rs.racers[i].ID == p.Racer.ID {
-			rs.racers[i] = p.Racer
-		}
-	}
-}
-
 // seated takes the seat the server gave, or says why there is none.
 func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 	if msg.refresh {
@@ -546,8 +561,7 @@ func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 	if msg.joined != "" && errors.Is(msg.err, lobby.ErrRaceUnderway) {
 		// A room whose race started before the player got in (the
 		// Lobby listed it waiting): they watch it.
-		rs.late = true
-		return rs.ask(raceReq{kind: raceWatch, code: msg.joined})
+		return rs.ask(raceReq{kind: raceWatch, code: msg.joined, late: true})
 	}
 	if msg.err != nil {
 		rs.event = raceLeftMsg{st: sErr, text: msg.err.Error()}
@@ -569,7 +583,7 @@ func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 	rs.snap = lobby.Snapshot{}
 	rs.setSnap(msg.seat.Snapshot, msg.seat.Resume)
 	rs.seq = max(rs.seq, msg.seat.Seq)
-	if rs.watching && rs.late {
+	if rs.watching && msg.late {
 		rs.say(sInfo, "the race in room "+msg.seat.Snapshot.Code+" had started: you watch it (tab: the next racer's board)")
 		return tea.Batch(rs.tick(), rs.fetchBoard())
 	}
@@ -765,7 +779,7 @@ func (rs *raceScreen) done(msg raceDoneMsg) tea.Cmd {
 
 // tick keeps the clock going while the countdown or the race runs.
 func (rs *raceScreen) tick() tea.Cmd {
-	if rs.ticking || rs.stage != stageRoom {
+	if mode := rs.mode(); rs.ticking || mode == modeJoining || mode == modeCode {
 		return nil
 	}
 	var d time.Duration
@@ -784,323 +798,6 @@ func (rs *raceScreen) tick() tea.Cmd {
 	return rs.env.wait(d, func() tea.Msg { return raceClockMsg{now: now(), slack: slack} })
 }
 
-// racing reports whether the player is racing: the race runs and their
-// game goes on.
-func (rs *raceScreen) racing() bool {
-	return !rs.watching && rs.stage == stageRoom && rs.snap.Phase == lobby.PhaseRacing && rs.table != nil &&
-		rs.table.d.status == engine.Playing && rs.mine().State != lobby.RacerLeft
-}
-
-// promptOpen reports whether the racer's move prompt is open: it takes
-// every key, esc closing it, as at the table (t, q and ? are typed, not
-// the room's).
-func (rs *raceScreen) promptOpen() bool {
-	return !rs.watching && rs.table != nil && rs.table.promptOpen && rs.racing()
-}
-
-// mine is the player's line of the panel.
-func (rs *raceScreen) mine() lobby.Racer {
-	for _, r := range rs.racers {
-		if r.ID == rs.you {
-			return r
-		}
-	}
-	return lobby.Racer{}
-}
-
-// key handles a key.
-func (rs *raceScreen) key(k tea.KeyMsg) tea.Cmd {
-	if rs.inputOpen {
-		return rs.inputKey(k)
-	}
-	if rs.stage == stageJoining {
-		if key.Matches(k, rs.keys.Leave) {
-			rs.event = raceLeftMsg{}
-		}
-		return nil
-	}
-	if rs.promptOpen() {
-		return rs.raceKey(k)
-	}
-	km := &rs.keys
-	if k.String() != "q" && k.String() != "esc" {
-		rs.leaving = false
-	}
-	switch {
-	case key.Matches(k, km.Help):
-		rs.event = helpMsg{}
-		return nil
-	case key.Matches(k, km.Chat) && rs.watching:
-		rs.say(sInfo, "spectators read the chat; only the racers write in it")
-		return nil
-	case key.Matches(k, km.Leave):
-		return rs.leave()
-	case rs.watching:
-		return rs.watchKey(k)
-	case rs.over && (key.Matches(k, km.Chat) || key.Matches(k, km.Rematch)):
-		rs.say(sInfo, "room "+rs.snap.Code+" has closed: no rematch or chat there")
-		return nil
-	case key.Matches(k, km.Chat):
-		rs.input = Prompt{Label: "say: "}
-		rs.inputOpen = true
-		return nil
-	}
-	switch rs.snap.Phase {
-	case lobby.PhaseWaiting:
-		return rs.waitingKey(k)
-	case lobby.PhaseRacing:
-		if rs.table != nil {
-			return rs.raceKey(k)
-		}
-	case lobby.PhaseResults:
-		if key.Matches(k, km.Rematch) && rs.snap.Host != rs.you {
-			// The server would refuse: say whom to ask (the host's part
-			// may have passed to another racer since the race began).
-			if name := rs.hostName(); name != "" {
-				rs.say(sInfo, "ask "+name+", the host, for a rematch")
-			} else {
-				rs.say(sInfo, "only the room's host can start a rematch")
-			}
-			return nil
-		}
-		if key.Matches(k, km.Rematch) {
-			code, races, ctx := rs.snap.Code, rs.races, rs.env.ctx
-			rs.say(sInfo, "dealing a new race"+rs.env.gl.ell)
-			return rs.call("rematch", func() error {
-				ctx, cancel := context.WithTimeout(ctx, raceTimeout)
-				defer cancel()
-				return races.Rematch(ctx, code)
-			})
-		}
-		if k.Type == tea.KeyEnter {
-			return rs.leave()
-		}
-	}
-	return nil
-}
-
-// leave leaves the room; during the race q asks to be pressed again.
-func (rs *raceScreen) leave() tea.Cmd {
-	if rs.racing() && !rs.leaving {
-		rs.leaving = true
-		rs.say(sWarn, "q again leaves the race (race "+rs.snap.Code+" brings you back while it runs)")
-		return nil
-	}
-	code, races := rs.snap.Code, rs.races
-	if code == "" {
-		rs.event = raceLeftMsg{}
-		return nil
-	}
-	// The menu's question about a seat comes after the leave: asked
-	// apart, it could run first and offer Back to a room just left.
-	rs.event = raceLeftMsg{asked: true}
-	over, ctx := rs.over, rs.env.ctx
-	return func() tea.Msg {
-		if !over {
-			_ = races.Leave(code)
-		}
-		return seatOf(ctx, races)
-	}
-}
-
-// waitingKey handles a key in the waiting room.
-func (rs *raceScreen) waitingKey(k tea.KeyMsg) tea.Cmd {
-	code, races := rs.snap.Code, rs.races
-	switch {
-	case key.Matches(k, rs.keys.Start):
-		if rs.snap.Host != rs.you {
-			rs.say(sErr, "only the host starts the race")
-			return nil
-		}
-		return rs.call("start", func() error { return races.Start(code) })
-	case key.Matches(k, rs.keys.Ready):
-		ready := !rs.mine().Ready
-		return rs.call("ready", func() error { return races.Ready(code, ready) })
-	}
-	return nil
-}
-
-// raceKey handles a key during the race: the table's, but no hints, no
-// new deal, and undo never takes back a draw or a redeal.
-func (rs *raceScreen) raceKey(k tea.KeyMsg) tea.Cmd {
-	t := rs.table
-	if !rs.racing() {
-		if t.d.status != engine.Playing {
-			rs.say(sInfo, "your race is over: the others are still racing")
-		}
-		return nil
-	}
-	switch {
-	case t.promptOpen:
-		// Moves typed in notation: the table reads the line.
-	case key.Matches(k, t.Keys.Hint):
-		rs.say(sWarn, "no hints in a race")
-		return nil
-	case bound(k, t.Keys.New):
-		rs.say(sWarn, "no new deal in a race: everybody plays this one")
-		return nil
-	case key.Matches(k, watchKeys):
-		return nil
-	case bound(k, t.Keys.Undo):
-		if ms := t.game.Moves(); len(ms) > 0 && (ms[len(ms)-1].Kind == engine.Draw || ms[len(ms)-1].Kind == engine.Redeal) {
-			rs.say(sWarn, "undo takes back removals in a race, never a draw or a redeal")
-			return nil
-		}
-	}
-	return rs.toTable(k)
-}
-
-// toTable hands a key or a click to the player's game. A change is held
-// (hold.go) until the server has it: reported to the room at once, or
-// in a ghost race stored at the next reading of the clock, which times
-// it (ghost.go).
-func (rs *raceScreen) toTable(msg tea.Msg) tea.Cmd {
-	t := rs.table
-	v, said := t.version, t.msg
-	rs.held.arm(t, true)
-	cmd := t.update(msg)
-	rs.held.take(t, t.version != v)
-	switch t.takeEvent().(type) {
-	case quitMsg:
-		rs.event = quitMsg{}
-	case helpMsg:
-		rs.event = helpMsg{}
-	}
-	if t.version == v {
-		rs.held.follow(t, t.msg != said)
-		return cmd
-	}
-	if t.d.status == engine.Lost {
-		t.say(sWarn, "no moves left: your race is over")
-	}
-	rs.seq++
-	if rs.ghost != nil {
-		return tea.Batch(cmd, rs.ghost.readClock(rs.env))
-	}
-	rep := raceReport{code: rs.snap.Code, round: rs.round, seq: rs.seq, rec: t.game.Record()}
-	if rs.sending {
-		rs.next = &rep // sent when the one in flight returns
-		return cmd
-	}
-	return tea.Batch(cmd, rs.report(rep))
-}
-
-// reporting reports whether a change of the player's game is on its way
-// to the server, or waits to go: a session that quits waits for it.
-func (rs *raceScreen) reporting() bool {
-	if rs.ghost != nil {
-		return rs.ghost.sending || rs.ghost.sent < rs.seq
-	}
-	return rs.sending || rs.next != nil
-}
-
-// raceReport is a report of the racer's game to the room (Races.Play).
-type raceReport struct {
-	code       string
-	round, seq int
-	rec        engine.Record
-}
-
-// report sends a report of the racer's game.
-func (rs *raceScreen) report(rep raceReport) tea.Cmd {
-	rs.sending = true
-	races, ctx := rs.races, rs.env.ctx
-	return func() tea.Msg {
-		// Not cancelled with the session: a move typed just before the
-		// connection dropped is still kept, as at the table.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), raceTimeout)
-		defer cancel()
-		note, err := races.Play(ctx, rep.code, rep.round, rep.seq, rep.rec)
-		return raceDoneMsg{what: "move", note: note, err: err, play: true, seq: rep.seq, round: rep.round}
-	}
-}
-
-// reported takes the answer to a report: the next one goes, the held
-// table goes once the server has every change, and a report the server
-// could not store takes the board back to the held table, the last
-// position it has.
-func (rs *raceScreen) reported(msg raceDoneMsg) tea.Cmd {
-	rs.sending = false
-	if msg.round != rs.round && !errors.Is(msg.err, ErrTakenOver) {
-		// The answer about a round before this one (a rematch dealt
-		// meanwhile): it says nothing of this round's game.
-		msg = raceDoneMsg{play: true, seq: msg.seq, round: rs.round}
-	}
-	switch {
-	case errors.Is(msg.err, ErrTakenOver):
-		rs.next = nil
-		rs.held.drop()
-		rs.event = raceLeftMsg{st: sWarn, text: "your race continues in another session"}
-		return nil
-	case msg.err != nil && (errors.Is(msg.err, lobby.ErrNotRacing) || errors.Is(msg.err, lobby.ErrRaceOver)):
-		// The race ended while the move was on its way: the results say
-		// what counted.
-		rs.next = nil
-		rs.held.drop()
-		return nil
-	case msg.err != nil:
-		rs.next = nil
-		rs.rollBack(msg.err)
-		return nil
-	}
-	if msg.note != "" {
-		rs.say(sWarn, clean(msg.note, 300))
-	}
-	if rs.next != nil {
-		rep := *rs.next
-		rs.next = nil
-		return rs.report(rep)
-	}
-	if msg.seq == rs.seq {
-		rs.held.release(rs.table) // the server has every change
-	}
-	return nil
-}
-
-// rollBack takes the board back to the held table, the last position the
-// server has, after it refused a change (err), and says so.
-func (rs *raceScreen) rollBack(err error) {
-	back, text := rs.held.rollBack(rs.table, rs.scheme, err)
-	if back == nil {
-		rs.say(sErr, text)
-		return
-	}
-	rs.table = back
-	rs.say(sWarn, text)
-}
-
-// inputKey edits the chat line or the join form's code.
-func (rs *raceScreen) inputKey(k tea.KeyMsg) tea.Cmd {
-	switch k.Type {
-	case tea.KeyEsc:
-		rs.inputOpen = false
-		if rs.stage == stageCode {
-			rs.event = raceLeftMsg{}
-		}
-		return nil
-	case tea.KeyEnter:
-		text := rs.input.Value()
-		rs.inputOpen = false
-		if rs.stage == stageCode {
-			return rs.ask(raceReq{kind: raceJoin, code: text})
-		}
-		code, races := rs.snap.Code, rs.races
-		if cmd, ok := rs.muteCommand(text); ok {
-			return cmd
-		}
-		if _, err := lobby.CleanChat(text); errors.Is(err, lobby.ErrChatTooLong) {
-			// Kept in the input, to be shortened rather than typed again.
-			rs.inputOpen = true
-			rs.say(sWarn, "chat: "+err.Error()+" ("+strconv.Itoa(utf8.RuneCountInString(strings.TrimSpace(text)))+" typed)")
-			return nil
-		}
-		return rs.call("chat", func() error { return races.Say(code, text) })
-	}
-	var cmd tea.Cmd
-	rs.input, cmd = rs.input.Update(k)
-	return cmd
-}
-
 // setSize lays the screen out.
 func (rs *raceScreen) setSize(w, h int) {
 	rs.w, rs.h = w, h
@@ -1114,110 +811,5 @@ func (rs *raceScreen) setEnv(e *env) {
 		rs.table.setEnv(e)
 	}
 	rs.held.setEnv(e)
-	rs.layOut()
-}
-
-// muteCommand reads "/mute NAME" and "/unmute NAME" typed on the chat
-// line: the host mutes a member.
-func (rs *raceScreen) muteCommand(text string) (tea.Cmd, bool) {
-	verb, name, _ := strings.Cut(strings.TrimSpace(text), " ")
-	if verb != "/mute" && verb != "/unmute" {
-		return nil, false
-	}
-	name = strings.TrimSpace(name)
-	for _, r := range rs.racers {
-		if strings.EqualFold(r.Name, name) {
-			code, races, id, muted := rs.snap.Code, rs.races, r.ID, verb == "/mute"
-			note := clean(r.Name, 16) + " may chat again"
-			if muted {
-				note = clean(r.Name, 16) + " is muted in this room"
-			}
-			return func() tea.Msg {
-				if err := races.Mute(code, id, muted); err != nil {
-					return raceDoneMsg{what: verb[1:], err: err}
-				}
-				return raceDoneMsg{what: verb[1:], note: note}
-			}, true
-		}
-	}
-	rs.say(sErr, clean("nobody called "+name+" in this room", 100))
-	return nil, true
-}
-
-// watchKey handles a spectator's key: tab (or → l) shows the next racer's
-// board, shift+tab (or ← h) the one before.
-func (rs *raceScreen) watchKey(k tea.KeyMsg) tea.Cmd {
-	step := 0
-	switch k.String() {
-	case "tab", "right", "l":
-		step = 1
-	case "shift+tab", "left", "h":
-		step = -1
-	case "enter":
-		if rs.snap.Phase == lobby.PhaseResults {
-			return rs.leave()
-		}
-	}
-	if step == 0 || len(rs.racers) == 0 {
-		return nil
-	}
-	i := 0
-	for j, r := range rs.racers {
-		if r.ID == rs.watched {
-			i = j
-		}
-	}
-	rs.watched = rs.racers[(i+step+len(rs.racers))%len(rs.racers)].ID
-	return rs.fetchBoard()
-}
-
-// fetchBoard asks for the watched racer's game (the first racer's when
-// none is watched yet) while the race runs.
-func (rs *raceScreen) fetchBoard() tea.Cmd {
-	if !rs.watching || rs.snap.Phase != lobby.PhaseRacing || len(rs.racers) == 0 {
-		return nil
-	}
-	if _, ok := rs.snap.Member(rs.watched); !ok {
-		rs.watched = rs.racers[0].ID
-	}
-	code, id, races, ctx := rs.snap.Code, rs.watched, rs.races, rs.env.ctx
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, raceTimeout)
-		defer cancel()
-		rec, err := races.Board(ctx, code, id)
-		return raceBoardMsg{id: id, rec: rec, err: err}
-	}
-}
-
-// board shows the watched racer's game.
-func (rs *raceScreen) board(msg raceBoardMsg) {
-	if !rs.watching || msg.id != rs.watched {
-		return
-	}
-	if msg.err != nil && rs.snap.Phase != lobby.PhaseRacing {
-		// Asked while the race ran (a racer's last move, or leave), it
-		// came back after the end, which took the seats of those who
-		// left: the results show now.
-		return
-	}
-	if msg.err != nil {
-		rs.say(sErr, clean("their board: "+msg.err.Error(), 200))
-		return
-	}
-	g, err := engine.Replay(msg.rec)
-	if err != nil {
-		rs.say(sErr, clean("their board: "+err.Error(), 200))
-		return
-	}
-	name := ""
-	for _, r := range rs.racers {
-		if r.ID == msg.id {
-			name = clean(r.Name, 16)
-		}
-	}
-	t := rs.newRaceTable(g, rs.snap, "watching "+name+rs.env.gl.sep+"room "+rs.snap.Code)
-	t.cursor = engine.NoPlace
-	t.msg, t.msgSt = rs.msg, rs.msgSt
-	rs.table, rs.round = t, rs.snap.Round
 	rs.layOut()
 }

@@ -148,9 +148,16 @@ func (rs *raceScreen) appendRace(dst []string) []string {
 	return append(dst, bar)
 }
 
-// inRace reports whether the screen shows the race (viewRace).
+// inRace reports whether the screen shows the race (viewRace): the
+// player's own game, or the board of the racer a spectator watches.
 func (rs *raceScreen) inRace() bool {
-	return rs.stage == stageRoom && rs.snap.Phase == lobby.PhaseRacing && rs.table != nil
+	switch rs.mode() {
+	case modeRacing:
+		return true
+	case modeSpectating:
+		return rs.snap.Phase == lobby.PhaseRacing && rs.table != nil
+	}
+	return false
 }
 
 // boardPart appends the player's board (or the one held until the server

@@ -670,3 +670,53 @@ func TestRaceOwnLineWithTheBoard(t *testing.T) {
 	f.answers <- nil
 	d.until("the draw and the own line", func() bool { return d.shows("1 move", " 1 mv") })
 }
+
+// TestRaceModes: the race screen's state follows from the stage, the
+// player's part and the room's phase, and each mode takes its own keys.
+func TestRaceModes(t *testing.T) {
+	e := newHarness(t, Deps{}).m.env
+	game, err := engine.NewNumbered(engine.Classic(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := newTable(e, KeyScheme(0), game, -1000, "", 0, 80, 24)
+	for _, tt := range []struct {
+		name     string
+		stage    raceStage
+		watching bool
+		phase    lobby.Phase
+		table    *tableScreen
+		want     raceMode
+	}{
+		{"seat on its way", stageJoining, false, lobby.PhaseRacing, table, modeJoining},
+		{"join form", stageCode, false, lobby.PhaseWaiting, nil, modeCode},
+		{"waiting room", stageRoom, false, lobby.PhaseWaiting, nil, modeWaiting},
+		{"countdown", stageRoom, false, lobby.PhaseCountdown, nil, modeWaiting},
+		{"racing", stageRoom, false, lobby.PhaseRacing, table, modeRacing},
+		{"racing, the deal not come", stageRoom, false, lobby.PhaseRacing, nil, modeWaiting},
+		{"results", stageRoom, false, lobby.PhaseResults, table, modeResults},
+		{"spectator, waiting", stageRoom, true, lobby.PhaseWaiting, nil, modeSpectating},
+		{"spectator, racing", stageRoom, true, lobby.PhaseRacing, table, modeSpectating},
+		{"spectator, results", stageRoom, true, lobby.PhaseResults, table, modeSpectating},
+	} {
+		rs := &raceScreen{stage: tt.stage, watching: tt.watching, table: tt.table, snap: lobby.Snapshot{Phase: tt.phase}}
+		if got := rs.mode(); got != tt.want {
+			t.Errorf("%s: mode %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestRaceCountdownTakesNoRoomKeys: during the countdown r and s do
+// nothing: the race starts for everybody.
+func TestRaceCountdownTakesNoRoomKeys(t *testing.T) {
+	snap := raceRoom(2, lobby.PhaseCountdown)
+	f := &fakeRaces{seat: RaceSeat{You: "p0", Snapshot: snap}}
+	h := newHarness(t, Deps{Races: f, Args: []string{"race", "KMTX"}, Unicode: true})
+	h.wantScreen("The race starts in")
+	h.keys("r", "s")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.starts != 0 {
+		t.Errorf("s during the countdown asked %d starts, want none", f.starts)
+	}
+}
