@@ -19,8 +19,9 @@ import (
 // linkMsg starts the deep link that needs a command (a new or daily deal).
 type linkMsg struct{}
 
-// handleGame takes the replies about the game: deals, stored games, the
-// clock and the solver.
+// handleGame takes the replies about the game's lifecycle: deals, stored
+// games and the session's clock. The table's own replies (the solver's,
+// its clock's ticks) are routed to it.
 func (m *Model) handleGame(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case linkMsg:
@@ -48,18 +49,6 @@ func (m *Model) handleGame(msg tea.Msg) tea.Cmd {
 		if m.playing {
 			return m.table().update(msg)
 		}
-	case tickMsg:
-		if m.playing && msg.token == m.token {
-			return m.env.readClock(m.token, clockTick)
-		}
-	case hintMsg:
-		if m.playing {
-			return m.table().update(msg)
-		}
-	case solvedMsg:
-		m.solvedReply(msg)
-	case lineMsg:
-		return m.lineReply(msg)
 	}
 	return nil
 }
@@ -377,25 +366,6 @@ func (m *Model) resumed(msg resumedMsg) tea.Cmd {
 	return tea.Batch(m.env.readClock(m.token, clockStart), t.askDeal())
 }
 
-// solvedReply takes the solver's answer about a deal: for the game on
-// the table, or for the lost game the player dealt anew from, which the
-// new table tells of.
-func (m *Model) solvedReply(msg solvedMsg) {
-	if !m.playing {
-		return
-	}
-	switch {
-	case msg.token == m.token:
-		m.table().solved(msg)
-	case msg.token == m.table().after && msg.token != 0:
-		t := m.table()
-		t.after = 0
-		if t.sel == engine.NoPlace && !t.promptOpen {
-			t.say(sInfo, answerOf(msg.verdict, msg.err).afterNote())
-		}
-	}
-}
-
 // askLine asks the solver, in a command, for its winning line of the
 // deal on the table, for the watch screen; the screen opens when the
 // line comes (lineReply). The line was not kept from the first answer:
@@ -452,21 +422,19 @@ func wins(g *engine.Game, line []engine.Move) error {
 	return nil
 }
 
-// lineReply opens the watch screen with the solver's line, if the player
+// watchLineMsg: the table has the solver's winning line of its deal, for
+// the watch screen to show.
+type watchLineMsg struct {
+	start *engine.Game
+	line  []engine.Move
+}
+
+// openWatch opens the watch screen with the solver's line, if the player
 // is still at the end of that game.
-func (m *Model) lineReply(msg lineMsg) tea.Cmd {
-	if !m.playing || msg.token != m.token || !m.table().fetching {
-		return nil
-	}
+func (m *Model) openWatch(msg watchLineMsg) {
 	t := m.table()
-	t.fetching = false
-	t.endMessage()
-	if m.cur != screenTable || t.d.status == engine.Playing {
-		return nil
-	}
-	if msg.err != nil {
-		t.say(sWarn, clean("no line to watch: "+msg.err.Error(), 200))
-		return nil
+	if m.cur != screenTable || !m.playing || t.d.status == engine.Playing {
+		return
 	}
 	m.screens[screenWatch] = newWatch(m.env, msg.start, msg.line, t.title, m.w, m.h)
 	m.show(screenWatch)
@@ -476,5 +444,4 @@ func (m *Model) lineReply(msg lineMsg) tea.Cmd {
 		t.watched = true
 		t.version++
 	}
-	return nil
 }

@@ -74,19 +74,6 @@ func newLiveCheck(on bool) liveCheck { return liveCheck{on: on, winAt: -1} }
 // handleAnalyst takes the analyst's replies and the setting's.
 func (m *Model) handleAnalyst(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case parMsg:
-		if msg.screen != screenTable {
-			return m.route(msg) // another screen's question (race results)
-		}
-		if m.playing {
-			m.table().parReply(msg)
-		}
-	case lostMsg:
-		m.lostReply(msg)
-	case liveMsg:
-		if m.playing && msg.token == m.token {
-			return m.table().liveReply(msg)
-		}
 	case tellLoadedMsg:
 		m.menu().TellLost = msg.on
 		if m.playing {
@@ -102,10 +89,6 @@ func (m *Model) handleAnalyst(msg tea.Msg) tea.Cmd {
 		}
 	case menuTellMsg:
 		return m.tellChanged()
-	case tellSavedMsg:
-		if msg.err != nil {
-			m.menu().say(sWarn, clean("the setting is not kept for next time: "+msg.err.Error(), 200))
-		}
 	}
 	return nil
 }
@@ -130,23 +113,20 @@ func (t *tableScreen) askWhereLost() tea.Cmd {
 
 // lostReply takes where the game lost its win: the table keeps it, then
 // the verdict from the start goes where askDeal's answer goes.
-func (m *Model) lostReply(msg lostMsg) {
+func (t *tableScreen) lostReply(msg lostMsg) {
 	known := msg.err == nil && msg.loss.Lost && msg.loss.Index < len(msg.moves) && len(msg.loss.Line) > 0
 	switch {
-	case !m.playing:
-		return
-	case msg.token == m.token && known:
-		m.table().lost = &loss{WinLoss: msg.loss, moves: msg.moves}
-	case msg.token == m.table().after && msg.token != 0 && known:
-		// The player dealt anew meanwhile: the new table tells of it.
-		t := m.table()
+	case msg.token == t.token && known:
+		t.lost = &loss{WinLoss: msg.loss, moves: msg.moves}
+	case msg.token == t.after && msg.token != 0 && known:
+		// The player dealt anew meanwhile: this table tells of it.
 		t.after = 0
 		if t.sel == engine.NoPlace && !t.promptOpen {
 			t.say(sInfo, lossAfterNote(&msg.loss))
 		}
 		return
 	}
-	m.solvedReply(solvedMsg{token: msg.token, verdict: msg.loss.Verdict, err: msg.err})
+	t.solvedReply(solvedMsg{token: msg.token, verdict: msg.loss.Verdict, err: msg.err})
 }
 
 // afterNote is what the table of the next deal says of this lost game:

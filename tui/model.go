@@ -54,9 +54,10 @@ type Model struct {
 	link    *dealSpec
 	loading bool
 	// quitting is set once the session is to end when its saves are
-	// stored; ending is the shutdown in progress, or nil.
-	quitting bool
-	ending   *ending
+	// stored, ended once its last command is given (end); ending is the
+	// shutdown in progress, or nil.
+	quitting, ended bool
+	ending          *ending
 
 	// live is what the lobby was told and told us (presence.go).
 	live liveState
@@ -179,7 +180,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // handle is Update with what follows every message: screens that stopped
-// showing are let go of, and a change of the game is queued for saving.
+// showing are let go of, a change of the game is queued for saving, the
+// lobby is told what changed, and a quitting session whose saves are all
+// in ends.
 func (m *Model) handle(msg tea.Msg) tea.Cmd {
 	if m.env.translate != nil {
 		msg = m.env.translate(msg)
@@ -208,7 +211,7 @@ func (m *Model) handle(msg tea.Msg) tea.Cmd {
 	}
 	cmd := m.update(msg)
 	m.dropHidden()
-	return tea.Batch(cmd, m.queueChange(), m.liveChange())
+	return tea.Batch(cmd, m.queueChange(), m.liveChange(), m.endIfDone())
 }
 
 // update is the dispatcher: each concern has its own method.
@@ -221,25 +224,17 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleInput(msg)
 	case NoticeMsg, ShutdownMsg, GameTakenMsg, endingMsg:
 		return m.handleServer(msg)
-	case linkMsg, unfinishedMsg, dealtMsg, resumedMsg, clockMsg, tickMsg, hintMsg, solvedMsg, lineMsg:
+	case linkMsg, unfinishedMsg, dealtMsg, resumedMsg, clockMsg:
 		return m.handleGame(msg)
 	case savedMsg:
 		return m.savedReply(msg)
-	case parMsg, lostMsg, liveMsg, tellLoadedMsg, tellSavedMsg, menuTellMsg:
+	case tellLoadedMsg, menuTellMsg:
 		return m.handleAnalyst(msg) // lost.go, par.go: the solver's second level
 	case lobby.PresenceChanged, lobby.Spectators, lobby.Watched, lobby.WatchEnded, lobby.DailyChanged,
-		menuLobbyMsg, spectateOpenMsg, spectateMsg, spectateDoneMsg, menuWatchableMsg, watchableMsg, watchableSetMsg:
+		menuLobbyMsg, spectateOpenMsg, spectateMsg, spectateDoneMsg, menuWatchableMsg:
 		return m.handleLobby(msg) // presence.go
-	case dailyTodayMsg:
-		m.menu().setDailyDone(msg)
-		return nil
 	case settingsMsg:
 		return m.applySettings(msg)
-	case settingKeptMsg:
-		if msg.err != nil {
-			m.menu().say(sWarn, clean("could not keep the setting: "+msg.err.Error(), 200))
-		}
-		return nil
 	case routed:
 		return m.route(msg)
 	case renamedMsg:
@@ -248,17 +243,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case redeemedMsg:
 		m.redeemed(msg)
 		return nil
-	case RaceEventMsg, raceSeatMsg, raceDoneMsg, raceClockMsg, menuRaceMsg, raceSeatedMsg, // race.go
-		ghostLoadedMsg, ghostTickMsg, ghostClockMsg, ghostPlayedMsg: // ghost.go
-		return m.handleRace(msg)
-	case menuBackMsg, raceBackMsg, menuSeatTickMsg, menuSeatPollMsg:
-		return m.raceBack(msg) // menu_back.go
+	case menuRaceMsg: // race.go
+		return m.openRace(msg)
 	case ghostAskMsg:
 		return m.ghostOpen(msg.ref) // ghost.go
 	case raceLeftMsg:
 		return m.raceLeft(msg)
 	case quitMsg, backMsg, newDealMsg, helpMsg, helpDoneMsg, confirmMsg, dealCancelMsg,
-		menuPlayMsg, menuContinueMsg, menuSettingsMsg, menuAccountMsg, watchMsg, watchDoneMsg:
+		menuPlayMsg, menuContinueMsg, menuSettingsMsg, menuAccountMsg, watchMsg, watchLineMsg, watchDoneMsg:
 		return m.handleEvent(msg)
 	}
 	return m.toScreen(m.cur, msg)
@@ -282,8 +274,15 @@ func (m *Model) toScreen(id screenID, msg tea.Msg) tea.Cmd {
 // or not it shows.
 type routed interface{ to() screenID }
 
-// route hands a reply to the screen it is meant for, if it is still there.
-func (m *Model) route(msg routed) tea.Cmd { return m.toScreen(msg.to(), msg) }
+// route hands a reply to the screen it is meant for, if it is still
+// there; the table's count only while it has a game.
+func (m *Model) route(msg routed) tea.Cmd {
+	id := msg.to()
+	if id == screenTable && !m.playing {
+		return nil
+	}
+	return m.toScreen(id, msg)
+}
 
 // handleInput takes a key or a click for the screen that shows. The
 // keys every screen shares are handled here, once, before any screen
@@ -372,6 +371,8 @@ func (m *Model) handleEvent(msg tea.Msg) tea.Cmd {
 		return m.openAccount(msg.kind)
 	case watchMsg:
 		return m.askLine()
+	case watchLineMsg:
+		m.openWatch(msg)
 	case watchDoneMsg:
 		m.show(screenTable)
 	}

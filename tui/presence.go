@@ -317,16 +317,6 @@ func (m *Model) handleLobby(msg tea.Msg) tea.Cmd {
 		return m.unwatch()
 	case menuWatchableMsg:
 		return m.setWatchable(msg.on)
-	case watchableMsg:
-		if msg.err == nil {
-			m.menu().watchable = msg.on
-		}
-	case watchableSetMsg:
-		mn := m.menu()
-		if msg.err != nil {
-			mn.watchable = !msg.on
-			mn.say(sErr, clean(msg.err.Error(), 200))
-		}
 	}
 	return nil
 }
@@ -388,7 +378,7 @@ func (m *Model) watchReply(msg spectateMsg) tea.Cmd {
 		return m.unwatch() // the player went elsewhere meanwhile
 	}
 	if msg.room != "" {
-		return m.handleRace(menuRaceMsg{code: msg.room, watch: true, racer: msg.racer})
+		return m.openRace(menuRaceMsg{code: msg.room, watch: true, racer: msg.racer})
 	}
 	s := newSpectate(m.env, msg.watched, m.w, m.h)
 	if early != nil {

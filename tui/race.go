@@ -63,8 +63,8 @@ type (
 		racer string // the racer whose board a spectator sees first (a player ID)
 	}
 	// raceMovedMsg: the seat in room from went to another session of
-	// the player, which is seated in room to now (empty: in none).
-	raceMovedMsg struct{ from, to string }
+	// the player, which is seated in room into now (empty: in none).
+	raceMovedMsg struct{ from, into string }
 	// raceSeatedMsg brings the code of the room the player has a seat
 	// in, or "", for the menu; with no seat, ended is the room of the
 	// player's last race when it ended without them (Races.Ended), or "".
@@ -76,6 +76,20 @@ type (
 		err error
 	}
 )
+
+// The race screen's replies and the room's events name the screen they
+// are for (routed): the root hands them to it whether or not it shows,
+// and drops them once the player left the room.
+func (RaceEventMsg) to() screenID   { return screenRace }
+func (raceSeatMsg) to() screenID    { return screenRace }
+func (raceDoneMsg) to() screenID    { return screenRace }
+func (raceClockMsg) to() screenID   { return screenRace }
+func (raceMovedMsg) to() screenID   { return screenRace }
+func (raceBoardMsg) to() screenID   { return screenRace }
+func (ghostLoadedMsg) to() screenID { return screenRace }
+func (ghostTickMsg) to() screenID   { return screenRace }
+func (ghostClockMsg) to() screenID  { return screenRace }
+func (ghostPlayedMsg) to() screenID { return screenRace }
 
 // raceTimeout bounds a room call that may wait on the solver or the
 // store (a new room, a rematch, a report).
@@ -297,70 +311,48 @@ func (m *Model) raceLink(args []string) {
 func (m *Model) raceInit() tea.Cmd {
 	rs := m.race()
 	if rs != nil && rs.ghost != nil && rs.stage == stageJoining {
-		return tea.Batch(rs.ghostLoad(), m.askSeated()) // ghost.go
+		return tea.Batch(rs.ghostLoad(), m.env.askSeated()) // ghost.go
 	}
 	if rs == nil || rs.req == nil {
-		return m.askSeated()
+		return m.env.askSeated()
 	}
 	req := *rs.req
 	rs.req = nil
 	return rs.ask(req)
 }
 
-// handleRace takes the race screen's messages, whether or not it shows.
-func (m *Model) handleRace(msg tea.Msg) tea.Cmd {
-	if sm, ok := msg.(raceSeatedMsg); ok {
-		return m.seatedReply(sm)
+// openRace shows the race screen for what the menu, the Lobby or a
+// spectate request asked: a new room, the join form, a room by its code,
+// or a room to watch. A player in a room goes back to it.
+func (m *Model) openRace(mr menuRaceMsg) tea.Cmd {
+	if m.env.races == nil {
+		return nil
 	}
-	if mr, ok := msg.(menuRaceMsg); ok {
-		if m.env.races == nil {
-			return nil
-		}
-		rs := m.race()
-		if rs == nil || rs.stage != stageRoom {
-			rs = newRaceScreen(m.env, m.env.races, m.menu().Scheme, m.w, m.h)
-			m.screens[screenRace] = rs
-		}
-		m.show(screenRace)
-		switch {
-		case rs.stage == stageRoom:
-			return nil // back to the room the player is in
-		case mr.watch:
-			rs.watched = mr.racer
-			return rs.ask(raceReq{kind: raceWatch, code: mr.code})
-		case mr.code != "":
-			return rs.ask(raceReq{kind: raceJoin, code: mr.code})
-		case mr.join:
-			rs.openCode()
-			return nil
-		}
-		return rs.ask(raceReq{kind: raceNew, opt: RoomOptions{Rules: m.menu().ownRules()}})
+	rs := m.race()
+	if rs == nil || rs.stage != stageRoom {
+		rs = newRaceScreen(m.env, m.env.races, m.menu().Scheme, m.w, m.h)
+		m.screens[screenRace] = rs
 	}
-	if m.race() == nil {
-		return nil // a late event of a room the player left
+	m.show(screenRace)
+	switch {
+	case rs.stage == stageRoom:
+		return nil // back to the room the player is in
+	case mr.watch:
+		rs.watched = mr.racer
+		return rs.ask(raceReq{kind: raceWatch, code: mr.code})
+	case mr.code != "":
+		return rs.ask(raceReq{kind: raceJoin, code: mr.code})
+	case mr.join:
+		rs.openCode()
+		return nil
 	}
-	cmd := m.toScreen(screenRace, msg)
-	switch msg.(type) {
-	case raceDoneMsg, ghostPlayedMsg:
-		if m.quitting && !m.pendingSaves() {
-			return tea.Batch(cmd, m.end()) // the last report is in: the session may end
-		}
-	}
-	return cmd
+	return rs.ask(raceReq{kind: raceNew, opt: RoomOptions{Rules: m.menu().ownRules()}})
 }
 
 // raceLeft is the root's part when the player leaves the race screen.
 func (m *Model) raceLeft(msg raceLeftMsg) tea.Cmd {
-	if rs := m.race(); rs != nil && rs.snap.Phase == lobby.PhaseResults && !rs.watching && rs.ghost == nil {
-		mn := m.menu()
-		mn.seenResults = rs.snap.Code // seen: the menu offers them no more
-		if mn.raceEnded == rs.snap.Code {
-			// Not offered even for the moment the server's answer takes.
-			mn.raceEnded = ""
-			if mn.items != nil {
-				mn.build()
-			}
-		}
+	if rs := m.race(); rs != nil && rs.mode() == modeResults && rs.ghost == nil {
+		m.menu().leftRoom(rs.snap.Code) // seen: the menu offers them no more
 	}
 	m.screens[screenRace] = nil
 	m.show(screenMenu)
@@ -371,67 +363,7 @@ func (m *Model) raceLeft(msg raceLeftMsg) tea.Cmd {
 	if msg.asked {
 		return nil // the leave asks, once the seat is left
 	}
-	return m.askSeated()
-}
-
-// askSeated asks, in a command, for the room the player has a seat in.
-func (m *Model) askSeated() tea.Cmd {
-	races := m.env.races
-	if races == nil {
-		return nil
-	}
-	ctx := m.env.ctx
-	return func() tea.Msg { return seatOf(ctx, races) }
-}
-
-// seatOf asks for the room the player has a seat in and, with none, for
-// the room of the race that ended without them.
-func seatOf(ctx context.Context, races Races) raceSeatedMsg {
-	if code, ok := races.Seated(); ok {
-		return raceSeatedMsg{code: code}
-	}
-	ctx, cancel := context.WithTimeout(ctx, raceTimeout)
-	defer cancel()
-	ended, _ := races.Ended(ctx)
-	return raceSeatedMsg{ended: ended}
-}
-
-// seatedReply has the menu offer to go back to a race; for a race it
-// did not offer before, it returns the command that asks again in a
-// while whether the race still runs (menu_back.go).
-func (m *Model) seatedReply(msg raceSeatedMsg) tea.Cmd {
-	mn := m.menu()
-	if msg.code != "" {
-		mn.seenResults = "" // a seat again: its race's results are news
-	}
-	ended := msg.ended
-	if msg.code != "" || ended == mn.seenResults {
-		ended = ""
-	}
-	if mn.raceBack == msg.code && mn.raceEnded == ended {
-		return nil
-	}
-	back, news := mn.raceBack != msg.code, mn.raceEnded != ended
-	mn.raceBack, mn.raceEnded = msg.code, ended
-	if mn.items != nil {
-		mn.build()
-		if i := mn.firstOf(itemRaceBack); i >= 0 {
-			mn.cur = i // the race comes first
-		} else if i := mn.firstOf(itemRaceResults); i >= 0 {
-			mn.cur = i
-		}
-	}
-	switch {
-	case back && msg.code != "":
-		mn.seatPoll++
-		return m.env.after(seatPollStep, menuSeatTickMsg{token: mn.seatPoll})
-	case msg.code == "" && ended != "" && news:
-		// The results are offered for a while (Races.Ended): asked
-		// again now and then, the line goes once they are not.
-		mn.seatPoll++
-		return m.env.after(resultsPollStep, menuSeatTickMsg{token: mn.seatPoll})
-	}
-	return nil
+	return m.env.askSeated()
 }
 
 // raceLeftMsg: the race screen closed, saying why.
@@ -749,14 +681,14 @@ func (rs *raceScreen) seatMoved(from string) tea.Cmd {
 	races := rs.races
 	return func() tea.Msg {
 		to, _ := races.Seated()
-		return raceMovedMsg{from: from, to: to}
+		return raceMovedMsg{from: from, into: to}
 	}
 }
 
 // text says where the player's race went.
 func (msg raceMovedMsg) text() string {
-	if msg.to != "" && msg.to != msg.from {
-		return "you left room " + msg.from + " for room " + msg.to + " in another session"
+	if msg.into != "" && msg.into != msg.from {
+		return "you left room " + msg.from + " for room " + msg.into + " in another session"
 	}
 	return "your race continues in another session"
 }

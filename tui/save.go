@@ -295,15 +295,9 @@ func (m *Model) saveFailed(msg savedMsg) {
 	q.saved = back.version
 }
 
-// afterSave sends the next save, or ends a quitting session when none is
-// left.
-func (m *Model) afterSave() tea.Cmd {
-	cmd := m.nextSave()
-	if cmd == nil && m.quitting && !m.pendingSaves() {
-		return m.end()
-	}
-	return cmd
-}
+// afterSave sends the next save; a quitting session ends once none is
+// left (endIfDone).
+func (m *Model) afterSave() tea.Cmd { return m.nextSave() }
 
 // queued reports whether a save of the game token waits in the queue.
 func (q *saveQueue) queued(token int) bool {
@@ -368,11 +362,21 @@ func (m *Model) quit() tea.Cmd {
 	return nil
 }
 
+// endIfDone ends a quitting session once every save of the table and
+// every report of a race game is in.
+func (m *Model) endIfDone() tea.Cmd {
+	if !m.quitting || m.ended || m.pendingSaves() {
+		return nil
+	}
+	return m.end()
+}
+
 // end is the session's last command. After a shutdown, or when a save
 // failed, a farewell is drawn outside the alternate screen first, so
 // that what the player must know stays on their terminal once the
 // connection closes.
 func (m *Model) end() tea.Cmd {
+	m.ended = true
 	if m.ending == nil && (m.saves.failed == "" || !m.playing) {
 		return tea.Quit
 	}

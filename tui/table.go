@@ -287,17 +287,38 @@ func (t *tableScreen) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		return t.clocked(msg)
+	case tickMsg:
+		if msg.token == t.token {
+			return t.env.readClock(t.token, clockTick)
+		}
 	case hintMsg:
 		if msg.token == t.token && msg.version == t.version {
 			t.solverHint(msg)
 		}
 	case solvedMsg:
+		t.solvedReply(msg)
+	case lostMsg:
+		t.lostReply(msg) // lost.go
+	case liveMsg:
 		if msg.token == t.token {
-			t.solved(msg)
+			return t.liveReply(msg) // lost.go
 		}
+	case parMsg:
+		t.parReply(msg) // par.go
+	case lineMsg:
+		t.lineReply(msg)
 	}
 	return nil
 }
+
+// The table's replies name it (routed): the root hands them to the table
+// while it has a game, whether or not it shows.
+func (tickMsg) to() screenID   { return screenTable }
+func (hintMsg) to() screenID   { return screenTable }
+func (solvedMsg) to() screenID { return screenTable }
+func (lostMsg) to() screenID   { return screenTable }
+func (liveMsg) to() screenID   { return screenTable }
+func (lineMsg) to() screenID   { return screenTable }
 
 // updateKey handles a key while the prompt is closed.
 func (t *tableScreen) updateKey(k tea.KeyMsg) tea.Cmd {
@@ -658,6 +679,39 @@ func (t *tableScreen) askDeal() tea.Cmd {
 		}
 		v, _, err := solver.Solve(ctx, g)
 		return solvedMsg{token: token, verdict: v, err: err}
+	}
+}
+
+// solvedReply takes the solver's answer about a deal: this game's, or
+// the lost game's the player dealt this one after, which the table tells
+// of.
+func (t *tableScreen) solvedReply(msg solvedMsg) {
+	switch {
+	case msg.token == t.token:
+		t.solved(msg)
+	case msg.token == t.after && msg.token != 0:
+		t.after = 0
+		if t.sel == engine.NoPlace && !t.promptOpen {
+			t.say(sInfo, answerOf(msg.verdict, msg.err).afterNote())
+		}
+	}
+}
+
+// lineReply takes the solver's winning line of the deal, asked for to
+// watch it: the watch screen opens with it (the root's watchLineMsg) if
+// the game is still over.
+func (t *tableScreen) lineReply(msg lineMsg) {
+	if msg.token != t.token || !t.fetching {
+		return
+	}
+	t.fetching = false
+	t.endMessage()
+	switch {
+	case t.d.status == engine.Playing:
+	case msg.err != nil:
+		t.say(sWarn, clean("no line to watch: "+msg.err.Error(), 200))
+	default:
+		t.event = watchLineMsg{start: msg.start, line: msg.line}
 	}
 }
 
