@@ -141,23 +141,6 @@ func (m *Model) openHelp() {
 	m.show(screenHelp)
 }
 
-// continueNote describes the game on the table, for its Continue.
-func (m *Model) continueNote() string {
-	g := m.table().game
-	return fmt.Sprintf("%s%s%d %s", m.table().title, m.env.gl.sep, g.MovesMade(), plural(g.MovesMade(), "move", "moves"))
-}
-
-// storedTitle describes a stored game: rule set, deal and moves.
-func (m *Model) storedTitle(sg SavedGame) string {
-	r, err := engine.ParseRules(sg.Record.Rules)
-	if err != nil {
-		return ""
-	}
-	d := engine.Deal{Number: sg.Record.Deal, Numbered: sg.Record.DealText == ""}
-	n := len(sg.Record.Moves)
-	return fmt.Sprintf("%s%s%d %s", titleOf(r, d, sg.Daily, m.env.gl.sep), m.env.gl.sep, n, plural(n, "move", "moves"))
-}
-
 // start deals spec: at once for a deal number, through a command for a
 // new or daily deal (the clock and the solver live outside Update).
 func (m *Model) start(spec dealSpec) tea.Cmd {
@@ -366,47 +349,6 @@ func (m *Model) resumed(msg resumedMsg) tea.Cmd {
 	return tea.Batch(m.env.readClock(m.token, clockStart), t.askDeal())
 }
 
-// askLine asks the solver, in a command, for its winning line of the
-// deal on the table, for the watch screen; the screen opens when the
-// line comes (lineReply). The line was not kept from the first answer:
-// a session holds a line only while it is watched.
-func (m *Model) askLine() tea.Cmd {
-	if !m.playing || m.env.solver == nil || m.table().fetching || !m.table().canWatch() {
-		return nil
-	}
-	if m.watchLoss() { // lost.go: from where the win was lost
-		return nil
-	}
-	t := m.table()
-	t.fetching = true
-	t.sayf(sInfo, "asking the solver for its winning line%s", m.env.gl.ell)
-	solver, ctx, token := m.env.solver, m.env.ctx, m.token
-	r, d := t.game.Rules(), t.game.Deal()
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, solveTimeout)
-		defer cancel()
-		msg := lineMsg{token: token}
-		start, err := engine.NewGame(r, d)
-		if err != nil {
-			msg.err = err
-			return msg
-		}
-		v, line, err := solver.Solve(ctx, start)
-		switch {
-		case err != nil:
-			msg.err = err
-		case v != engine.Winnable || len(line) == 0:
-			msg.err = errNoLine
-		default:
-			msg.err = wins(start, line)
-			if msg.err == nil {
-				msg.start, msg.line = start, line
-			}
-		}
-		return msg
-	}
-}
-
 // wins checks that line wins when played from g, which it leaves as it
 // is.
 func wins(g *engine.Game, line []engine.Move) error {
@@ -422,11 +364,14 @@ func wins(g *engine.Game, line []engine.Move) error {
 	return nil
 }
 
-// watchLineMsg: the table has the solver's winning line of its deal, for
-// the watch screen to show.
+// watchLineMsg: the table has the solver's winning line of its deal, or
+// from where its game lost the win, for the watch screen to show.
 type watchLineMsg struct {
 	start *engine.Game
 	line  []engine.Move
+	// givesUp: watching the deal's line gives the game up (its record
+	// says so); a line from where a lost game lost its win does not.
+	givesUp bool
 }
 
 // openWatch opens the watch screen with the solver's line, if the player
@@ -438,10 +383,27 @@ func (m *Model) openWatch(msg watchLineMsg) {
 	}
 	m.screens[screenWatch] = newWatch(m.env, msg.start, msg.line, t.title, m.w, m.h)
 	m.show(screenWatch)
-	if !t.watched && t.d.status != engine.Won {
+	if msg.givesUp && !t.watched && t.d.status != engine.Won {
 		// Watching the solution gives the game up: saved at once, so
 		// that the record says so whatever the player does next.
 		t.watched = true
 		t.version++
 	}
+}
+
+// continueNote describes the game on the table, for its Continue.
+func (t *tableScreen) continueNote() string {
+	n := t.game.MovesMade()
+	return fmt.Sprintf("%s%s%d %s", t.title, t.env.gl.sep, n, plural(n, "move", "moves"))
+}
+
+// storedTitle describes a stored game: rule set, deal and moves.
+func storedTitle(sg SavedGame, gl *glyphs) string {
+	r, err := engine.ParseRules(sg.Record.Rules)
+	if err != nil {
+		return ""
+	}
+	d := engine.Deal{Number: sg.Record.Deal, Numbered: sg.Record.DealText == ""}
+	n := len(sg.Record.Moves)
+	return fmt.Sprintf("%s%s%d %s", titleOf(r, d, sg.Daily, gl.sep), gl.sep, n, plural(n, "move", "moves"))
 }

@@ -33,9 +33,6 @@ type (
 		token, version, moves int
 		verdict               engine.Verdict
 	}
-	// tellLoadedMsg brings the player's stored setting "Tell me when a
-	// deal can no longer be won" (with the others: settings.go).
-	tellLoadedMsg struct{ on bool }
 	// tellSavedMsg is the store's answer to a change of that setting.
 	tellSavedMsg struct{ err error }
 	// menuTellMsg: the player switched that setting in the menu.
@@ -71,24 +68,20 @@ type liveCheck struct {
 // newLiveCheck is the live check of a new table, on or off.
 func newLiveCheck(on bool) liveCheck { return liveCheck{on: on, winAt: -1} }
 
-// handleAnalyst takes the analyst's replies and the setting's.
-func (m *Model) handleAnalyst(msg tea.Msg) tea.Cmd {
-	switch msg := msg.(type) {
-	case tellLoadedMsg:
-		m.menu().TellLost = msg.on
-		if m.playing {
-			// The setting may come after moves were made (a slow store):
-			// the position on the table is checked now, not only after
-			// the next move, which may never come.
-			t := m.table()
-			was := t.live.on
-			t.live.on = msg.on
-			if msg.on && !was {
-				return t.askLive()
-			}
-		}
-	case menuTellMsg:
-		return m.tellChanged()
+// tellLoaded takes the player's stored setting "Tell me when a deal can
+// no longer be won" (with the others: settings.go). It may come after
+// moves were made (a slow store): the position on the table is then
+// checked at once, not only after the next move, which may never come.
+func (m *Model) tellLoaded(on bool) tea.Cmd {
+	m.menu().TellLost = on
+	if !m.playing {
+		return nil
+	}
+	t := m.table()
+	was := t.live.on
+	t.live.on = on
+	if on && !was {
+		return t.askLive()
 	}
 	return nil
 }
@@ -173,13 +166,12 @@ func (t *tableScreen) lossNote(w int) string {
 	return s
 }
 
-// watchLoss opens the watch screen on the winning line from the position
-// before the move that lost the win, when that is known; it reports
-// whether it did.
-func (m *Model) watchLoss() bool {
-	t := m.table()
+// watchLoss opens the watch screen (the root's watchLineMsg) on the
+// winning line from the position before the move that lost the win, when
+// that is known; it reports whether it did.
+func (t *tableScreen) watchLoss() bool {
 	l := t.lossNow()
-	if l == nil || m.cur != screenTable {
+	if l == nil {
 		return false
 	}
 	start, err := engine.NewGame(t.game.Rules(), t.game.Deal())
@@ -194,8 +186,7 @@ func (m *Model) watchLoss() bool {
 	if wins(start, l.Line) != nil {
 		return false
 	}
-	m.screens[screenWatch] = newWatch(m.env, start, slices.Clone(l.Line), t.title, m.w, m.h)
-	m.show(screenWatch)
+	t.event = watchLineMsg{start: start, line: slices.Clone(l.Line)}
 	return true
 }
 

@@ -502,8 +502,7 @@ func (m *menuScreen) choose() tea.Cmd {
 		return nil
 	case itemWatchable:
 		m.watchable = !m.watchable
-		m.event = menuWatchableMsg{on: m.watchable}
-		return nil
+		return m.env.setWatchable(m.watchable) // presence.go
 	case itemKeys:
 		m.Scheme = (m.Scheme + 1) % 2
 		m.event = menuSettingsMsg{}

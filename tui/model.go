@@ -140,7 +140,7 @@ func New(d Deps) *Model {
 // Init loads the player's unfinished games, starts the deep-linked game
 // and reads the clock for a game dealt in New.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.waitInbox(), m.startLive(), m.raceInit(), m.loadDailyToday(), m.loadSettings() /* with lost.go's setting */}
+	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.waitInbox(), m.startLive(), m.raceInit(), m.env.loadDailyToday(), m.loadSettings() /* with lost.go's setting */}
 	if m.loading {
 		games, player, ctx := m.env.games, m.env.player.ID, m.env.ctx
 		cmds = append(cmds, func() tea.Msg {
@@ -214,44 +214,31 @@ func (m *Model) handle(msg tea.Msg) tea.Cmd {
 	return tea.Batch(cmd, m.queueChange(), m.liveChange(), m.endIfDone())
 }
 
-// update is the dispatcher: each concern has its own method.
+// update is the dispatcher: it routes each message to the screen or the
+// part of the root it is for, and does nothing else.
 func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
 		return nil
 	case tea.KeyMsg, tea.MouseMsg:
-		return m.handleInput(msg)
+		return m.handleInput(msg) // the keys every screen shares, then the screen that shows
+	case routed:
+		return m.route(msg) // a reply for one screen
+	case event:
+		return m.handleEvent(msg) // events.go: what a screen asked for
 	case NoticeMsg, ShutdownMsg, GameTakenMsg, endingMsg:
 		return m.handleServer(msg)
 	case linkMsg, unfinishedMsg, dealtMsg, resumedMsg, clockMsg:
-		return m.handleGame(msg)
+		return m.handleGame(msg) // game.go: the game's lifecycle
 	case savedMsg:
-		return m.savedReply(msg)
-	case tellLoadedMsg, menuTellMsg:
-		return m.handleAnalyst(msg) // lost.go, par.go: the solver's second level
-	case lobby.PresenceChanged, lobby.Spectators, lobby.Watched, lobby.WatchEnded, lobby.DailyChanged,
-		menuLobbyMsg, spectateOpenMsg, spectateMsg, spectateDoneMsg, menuWatchableMsg:
-		return m.handleLobby(msg) // presence.go
+		return m.savedReply(msg) // save.go
 	case settingsMsg:
-		return m.applySettings(msg)
-	case routed:
-		return m.route(msg)
-	case renamedMsg:
-		m.renamed(msg)
-		return nil
-	case redeemedMsg:
-		m.redeemed(msg)
-		return nil
-	case menuRaceMsg: // race.go
-		return m.openRace(msg)
-	case ghostAskMsg:
-		return m.ghostOpen(msg.ref) // ghost.go
-	case raceLeftMsg:
-		return m.raceLeft(msg)
-	case quitMsg, backMsg, newDealMsg, helpMsg, helpDoneMsg, confirmMsg, dealCancelMsg,
-		menuPlayMsg, menuContinueMsg, menuSettingsMsg, menuAccountMsg, watchMsg, watchLineMsg, watchDoneMsg:
-		return m.handleEvent(msg)
+		return m.applySettings(msg) // settings.go
+	case renamedMsg, redeemedMsg:
+		return m.accountReply(msg) // account.go
+	case lobby.PresenceChanged, lobby.Spectators, lobby.Watched, lobby.WatchEnded, lobby.DailyChanged, spectateMsg:
+		return m.handleLobby(msg) // presence.go
 	}
 	return m.toScreen(m.cur, msg)
 }
@@ -265,7 +252,7 @@ func (m *Model) toScreen(id screenID, msg tea.Msg) tea.Cmd {
 	}
 	cmd := s.update(msg)
 	if ev := s.takeEvent(); ev != nil {
-		return tea.Batch(cmd, m.update(ev))
+		return tea.Batch(cmd, m.handleEvent(ev))
 	}
 	return cmd
 }
@@ -327,54 +314,6 @@ func (m *Model) handleServer(msg tea.Msg) tea.Cmd {
 		if m.cur == screenMenu {
 			m.setContinue()
 		}
-	}
-	return nil
-}
-
-// handleEvent takes what a screen asked for.
-func (m *Model) handleEvent(msg tea.Msg) tea.Cmd {
-	switch msg := msg.(type) {
-	case quitMsg:
-		return m.quit()
-	case backMsg:
-		m.show(screenMenu)
-		m.setContinue()
-		m.menu().focusContinue()
-		if m.playing {
-			return m.table().leave()
-		}
-	case newDealMsg:
-		if !m.playing {
-			return nil
-		}
-		spec := dealSpec{rules: m.table().game.Rules()}
-		spec.daily = spec.rules.Daily
-		return m.askStart(spec)
-	case helpMsg:
-		m.openHelp()
-	case helpDoneMsg:
-		m.show(m.back)
-	case confirmMsg:
-		return m.confirmed(msg.yes)
-	case dealCancelMsg:
-		m.dealReq++ // the answer, when it comes, is ignored
-		m.show(screenMenu)
-	case menuPlayMsg:
-		return m.askStart(msg.spec)
-	case menuContinueMsg:
-		return m.continueAt(msg.index)
-	case menuSettingsMsg:
-		m.menu().settingsChanged = true
-		m.settingsChanged()
-		return m.keepSettings()
-	case menuAccountMsg:
-		return m.openAccount(msg.kind)
-	case watchMsg:
-		return m.askLine()
-	case watchLineMsg:
-		m.openWatch(msg)
-	case watchDoneMsg:
-		m.show(screenTable)
 	}
 	return nil
 }

@@ -140,7 +140,7 @@ func TestTellLostLoadedLate(t *testing.T) {
 		playLine(h, []string{mv})
 	}
 	h.wantNotScreen("can no longer be won")
-	h.send(tellLoadedMsg{on: true})
+	h.send(settingsMsg{values: map[string]string{settingTellLost: "on"}})
 	h.wantScreen("this deal can no longer be won (since move 19")
 }
 

@@ -33,9 +33,6 @@ type (
 		verdict engine.Verdict
 		err     error
 	}
-	// watchMsg: the player asks to watch the solver's winning line of
-	// the deal that just ended.
-	watchMsg struct{}
 	// solvedMsg is the solver's answer about the deal of game token from
 	// its start. The winning line it may have found is not kept.
 	solvedMsg struct {
@@ -334,8 +331,7 @@ func (t *tableScreen) updateKey(k tea.KeyMsg) tea.Cmd {
 		t.event = newDealMsg{}
 		return nil
 	case t.canWatch() && key.Matches(kn, watchKeys):
-		t.event = watchMsg{}
-		return nil
+		return t.askLine()
 	}
 	if t.d.status == engine.Won {
 		if key.Matches(kn, km.Select) {
@@ -711,7 +707,7 @@ func (t *tableScreen) lineReply(msg lineMsg) {
 	case msg.err != nil:
 		t.say(sWarn, clean("no line to watch: "+msg.err.Error(), 200))
 	default:
-		t.event = watchLineMsg{start: msg.start, line: msg.line}
+		t.event = watchLineMsg{start: msg.start, line: msg.line, givesUp: true}
 	}
 }
 
@@ -875,4 +871,44 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// askLine asks the solver, in a command, for its winning line of the
+// deal, for the watch screen; the screen opens when the line comes
+// (lineReply). The line was not kept from the first answer:
+// a session holds a line only while it is watched.
+func (t *tableScreen) askLine() tea.Cmd {
+	if t.env.solver == nil || t.fetching || !t.canWatch() {
+		return nil
+	}
+	if t.watchLoss() { // lost.go: from where the win was lost
+		return nil
+	}
+	t.fetching = true
+	t.sayf(sInfo, "asking the solver for its winning line%s", t.env.gl.ell)
+	solver, ctx, token := t.env.solver, t.env.ctx, t.token
+	r, d := t.game.Rules(), t.game.Deal()
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, solveTimeout)
+		defer cancel()
+		msg := lineMsg{token: token}
+		start, err := engine.NewGame(r, d)
+		if err != nil {
+			msg.err = err
+			return msg
+		}
+		v, line, err := solver.Solve(ctx, start)
+		switch {
+		case err != nil:
+			msg.err = err
+		case v != engine.Winnable || len(line) == 0:
+			msg.err = errNoLine
+		default:
+			msg.err = wins(start, line)
+			if msg.err == nil {
+				msg.start, msg.line = start, line
+			}
+		}
+		return msg
+	}
 }
