@@ -38,11 +38,10 @@ const (
 	// larger frame (a repaint: the first frame, a resize, a new screen)
 	// goes in several. The channel keeps a packet buffer, and the
 	// connection a sealing buffer, as large as the largest write it was
-	// ever given, for the session's life: a 100×34 repaint is 4–8 KB,
-	// a key's frame 100–300 bytes (issue 14: 7 MB of them at 1,000
-	// racers with no limit, 2.6 MB at 1,024, about half that at 512;
-	// a repaint in 512-byte packets costs some 30 bytes of framing per
-	// packet more).
+	// ever given, for the session's life: a repaint is kilobytes, a
+	// key's frame a few hundred bytes, so a session that repainted once
+	// would keep kilobytes it seldom needs. Smaller writes cost a few
+	// bytes of framing per packet more.
 	maxWrite = 512
 )
 

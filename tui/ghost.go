@@ -13,7 +13,7 @@ import (
 	"pyramid/share"
 )
 
-// Race the ghost (issue 14): the race screen in ghost mode. The player
+// Race the ghost: the race screen in ghost mode. The player
 // plays their own game of a recorded game's deal while the ghost, in the
 // race panel, replays the recorded moves at their recorded times. The
 // ghost moves on a tea tick (the next tick is set for its next move), never

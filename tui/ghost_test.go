@@ -312,3 +312,51 @@ func TestGhostMoveShowsOnlyOnceStored(t *testing.T) {
 	gh.answers <- nil
 	d.until("the draw on screen", func() bool { return d.shows("3 moves") })
 }
+
+// TestGhostFromTheBoardAfterAnAssistedDaily: a player who finished
+// today's daily with an undo (assisted: off the board) pressed g on the
+// daily board and read "finish today's daily deal first", while `race
+// ghost daily` let them race; the menu knows the daily is done, and so
+// does the board now.
+func TestGhostFromTheBoardAfterAnAssistedDaily(t *testing.T) {
+	acc := newFakeAccount()
+	for i := range acc.boards["2026-03-01"] {
+		acc.boards["2026-03-01"][i].GameID = "10" + string(rune('0'+i%10))
+		acc.boards["2026-03-01"][i].You = false
+	}
+	line, _ := heuristicLine(t, "classic", 3)
+	gh := &refGhosts{fakeGhosts: fakeGhosts{ghost: Ghost{Name: "bob", Record: engine.Record{Rules: "classic", Deal: 3, Moves: line}, Played: time.Minute}}}
+	d := accountDeps(acc)
+	d.Ghosts = gh
+	h := newHarness(t, d)
+	h.send(dailyTodayMsg{done: true})
+	h.open(itemLeaders)
+	h.keys("g")
+	h.wantNotScreen("finish today's daily deal first")
+	if gh.ref != "100" {
+		t.Fatalf("g raced %q, want the first line's game, 100", gh.ref)
+	}
+}
+
+// TestGhostRaceBarHasNoChat: a ghost race's help bar does not offer t
+// chat, which a ghost race has not ("a ghost does not chat"); a race
+// room's does.
+func TestGhostRaceBarHasNoChat(t *testing.T) {
+	line, _ := heuristicLine(t, "classic", 3)
+	times := make([]time.Duration, len(line))
+	for i := range times {
+		times[i] = time.Duration(i+1) * time.Second
+	}
+	gh := &fakeGhosts{ghost: Ghost{GameID: "7", Name: "bob", Record: engine.Record{Rules: "classic", Deal: 3, Moves: line}, Times: times}}
+	h := newHarness(t, Deps{Args: []string{"race", "ghost", "7"}, Width: 80, Height: 24, Unicode: true, Player: testPlayer, Ghosts: gh})
+	h.send(ghostTickMsg{})
+	h.wantScreen("ghost of bob", "q leave")
+	h.wantNotScreen("t chat")
+	h.keys(":")
+	h.typeText(strings.Join(line, " "))
+	h.keys("enter")
+	h.wantScreen("You beat the ghost!")
+	h.wantNotScreen("t chat")
+	hr, _ := raceHarness(t, raceRoom(2, lobby.PhaseRacing), 80, 24)
+	hr.wantScreen("t chat")
+}

@@ -11,8 +11,8 @@ import (
 
 // heldTable is the rule "a move shows only once the server has it",
 // written once for every game a player plays here: the table's (stored
-// through Games, save.go), a race's (reported to the room, race.go) and
-// a ghost race's (stored through Ghosts, ghost.go).
+// through Games, save.go), a race's (reported to the room,
+// race_report.go) and a ghost race's (stored through Ghosts, ghost.go).
 //
 // While a change of the game is on its way to the server, the screen
 // draws a frozen copy of the table from before the first change the

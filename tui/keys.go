@@ -429,8 +429,8 @@ func fit(e *env, bindings []key.Binding, drop []uint8, width int) string {
 	// The bar is written with the palette's shortest switch from one
 	// style to the next (the separator, the blank after a key and the
 	// description share one grey run) rather than a reset after every
-	// piece as lipgloss writes it: the same text in some 40 % fewer
-	// bytes, on every screen's last line.
+	// piece as lipgloss writes it: the same text in fewer bytes, on
+	// every screen's last line.
 	b := make([]byte, 0, 2*width+16*maxBar)
 	cur := sPlain
 	first := true

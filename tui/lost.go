@@ -10,7 +10,7 @@ import (
 	"pyramid/engine"
 )
 
-// Where the win was lost (issue 11 item 4): after a lost game on a
+// Where the win was lost: after a lost game on a
 // winnable deal, the end screen names the first move after which the deal
 // could no longer be won and a move that would have kept it, and w
 // watches the winning line from that point; and the menu's setting "Tell

@@ -13,9 +13,10 @@ import (
 )
 
 // Model is the root model of one session: it routes messages to its
-// screens (screen.go), runs the game's lifecycle (game.go) and saves the
-// game through Deps.Games (save.go). Update does no I/O and reads no
-// clock: time, the store and the solver are reached in tea.Cmds only.
+// screens (screen.go) and does what they ask (events.go), runs the
+// game's lifecycle (game.go) and saves the game through Deps.Games
+// (save.go). Update does no I/O and reads no clock: time, the store and
+// the solver are reached in tea.Cmds only.
 //
 // Bubble Tea holds the model by pointer, and it changes in place.
 type Model struct {
@@ -47,7 +48,8 @@ type Model struct {
 	seed      time.Time
 	dealCount int
 
-	// saves is the save queue, with its hold rule.
+	// saves is the save queue (save.go), which holds the table's shown
+	// position until the store has every move (hold.go).
 	saves saveQueue
 
 	// link is a deep link waiting for the unfinished games to load.

@@ -96,18 +96,17 @@ func (ghostPlayedMsg) to() screenID { return screenRace }
 const raceTimeout = 20 * time.Second
 
 // How the frames after a room's events and the race clock's ticks are
-// paced (the server's renderer reads FrameGap and FrameSlack): at 1,000
-// racers each racer's opponents move 3.5 times a second, its clock
-// ticks once and its keys come twice, and every frame is a render and a
-// write (issue 14).
+// paced (the session's renderer asks: server.FrameGapper and
+// server.FrameSlacker). A racer's opponents move several times a second,
+// the clock ticks once a second and the racer's own keys come more often
+// still; every frame is a render and a write, so what only changes the
+// panel shares a frame where it can.
 const (
 	// raceEventGap is the least time between the last frame and the
 	// frame of an opponent's progress, a chat line or a new snapshot of
 	// the room: one that comes alone is drawn at once, those that come
-	// close behind another frame wait for the gap and share a frame. The
-	// panel stays live within 50 ms more than before (at 240 racers on a
-	// busy box: 100 ms cost 37 ms more at the panel's median for 7 %
-	// fewer frames than 50 ms).
+	// close behind another frame wait for the gap and share a frame. It
+	// is short enough for the panel to read as live.
 	raceEventGap = 50 * time.Millisecond
 	// raceTickSlack is a tick of the race's time left: the seconds go
 	// on once a second, each shown with the next frame that goes out

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -367,7 +368,7 @@ func TestRaceHold(t *testing.T) {
 }
 
 // TestRaceResultsPar: the results name the race deal's par once the
-// analyst knows it (issue 11: every race deal shows par).
+// analyst knows it: every race deal shows its par.
 func TestRaceResultsPar(t *testing.T) {
 	a := &analystSolver{par: 41}
 	snap := raceRoom(2, lobby.PhaseRacing)
@@ -719,4 +720,49 @@ func TestRaceCountdownTakesNoRoomKeys(t *testing.T) {
 	if f.starts != 0 {
 		t.Errorf("s during the countdown asked %d starts, want none", f.starts)
 	}
+}
+
+// createRaces records the options of Create.
+type createRaces struct {
+	*fakeRaces
+	opt RoomOptions
+}
+
+func (c *createRaces) Create(ctx context.Context, opt RoomOptions) (RaceSeat, error) {
+	c.opt = opt
+	return c.fakeRaces.Create(ctx, opt)
+}
+
+// TestNewRaceAfterTheDaily: after a move of the daily, the menu's New
+// race… opened "room DHYW · Daily", a room of the daily's rule set on
+// another deal (`race new daily` is refused: a race has its own deal),
+// and Deal by number… offered "Daily or any rule set" although a number
+// deals Classic; both take the daily's knobs as Classic.
+func TestNewRaceAfterTheDaily(t *testing.T) {
+	c := &createRaces{fakeRaces: &fakeRaces{seat: RaceSeat{You: "p0", Snapshot: raceRoom(1, lobby.PhaseWaiting)}}}
+	h := newHarness(t, Deps{Races: c, Args: []string{"daily"}, Width: 80, Height: 24, Unicode: true})
+	h.keys("d", "q")
+	if h.m.cur != screenMenu {
+		t.Fatalf("q from the daily: screen %d, want the menu", h.m.cur)
+	}
+	h.wantNotScreen("Daily or any rule set")
+	h.open(itemRaceNew)
+	if c.opt.Rules.Daily || c.opt.Rules.Title() != "Classic" {
+		t.Fatalf("New race… after the daily asked for a room of %q (daily %v), want Classic", c.opt.Rules.Title(), c.opt.Rules.Daily)
+	}
+}
+
+// TestRaceHostPassesSays: when the host dropped, their part passed to
+// another racer without a word: that racer learnt it from the results'
+// "r: a rematch"; they are told.
+func TestRaceHostPassesSays(t *testing.T) {
+	snap := raceRoom(3, lobby.PhaseRacing)
+	f := &fakeRaces{seat: RaceSeat{You: "p1", Snapshot: snap}}
+	h := newHarness(t, Deps{Races: f, Args: []string{"race", snap.Code}, Width: 80, Height: 24, Unicode: true})
+	next := snap
+	next.Seq, next.Host = 2, "p1"
+	next.Members = slices.Clone(snap.Members)
+	next.Members[0].Present, next.Members[0].Host, next.Members[1].Host = false, false, true
+	h.send(RaceEventMsg{Event: lobby.RoomChanged{Snapshot: next}})
+	h.wantScreen("you host the room now")
 }
