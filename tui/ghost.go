@@ -126,17 +126,11 @@ func timedRacer(id, name string, base engine.Record, moves []string, times []tim
 
 // ghostOpen opens the race screen in ghost mode and asks for the ghost.
 func (m *Model) ghostOpen(ref string) tea.Cmd {
-	if m.env.ghosts == nil {
-		m.menu().say(sErr, "this server has no ghosts to race")
+	if !m.showGhost(ref) {
 		m.show(screenMenu)
 		return nil
 	}
-	rs := newRaceScreen(m.env, nil, m.menu().Scheme, m.w, m.h)
-	rs.ghost = &ghostRun{ghosts: m.env.ghosts, ref: ref}
-	rs.stage = stageJoining
-	m.screens[screenRace] = rs
-	m.show(screenRace)
-	return rs.ghostLoad()
+	return m.race().ghostLoad()
 }
 
 // ghostLink takes `race ghost daily|GAME-ID` at the start of the session;
@@ -146,15 +140,23 @@ func (m *Model) ghostLink(args []string) {
 		m.menu().say(sErr, "race ghost takes daily or a game ID: race ghost daily, race ghost 42")
 		return
 	}
+	m.showGhost(args[0])
+}
+
+// showGhost shows the race screen in ghost mode, waiting for the ghost of
+// ref; without ghosts on this server the menu says so, and it reports
+// false.
+func (m *Model) showGhost(ref string) bool {
 	if m.env.ghosts == nil {
 		m.menu().say(sErr, "this server has no ghosts to race")
-		return
+		return false
 	}
 	rs := newRaceScreen(m.env, nil, m.menu().Scheme, m.w, m.h)
-	rs.ghost = &ghostRun{ghosts: m.env.ghosts, ref: args[0]}
+	rs.ghost = &ghostRun{ghosts: m.env.ghosts, ref: ref}
 	rs.stage = stageJoining
 	m.screens[screenRace] = rs
 	m.show(screenRace)
+	return true
 }
 
 // ghostLoad asks for the ghost, then reads the clock: the race starts
