@@ -6,8 +6,8 @@ import tea "github.com/charmbracelet/bubbletea"
 // deal, to quit. A screen raises it in its update (chrome.event) and
 // the root does it at once, in the same Update (Model.toScreen), so that
 // the next key already meets the screen it leads to. Every event type is
-// listed here; the replies of commands are not events, they name the
-// screen they are for (routed).
+// listed here, with the file that declares it; the replies of commands
+// are not events, they name the screen they are for (routed).
 type event interface {
 	tea.Msg
 	isEvent()
