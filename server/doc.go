@@ -66,6 +66,17 @@
 // Attacker-controlled text (user name, client version, TERM, commands) is
 // logged with %q.
 //
+// # Drawing
+//
+// A session's program runs without Bubble Tea's renderer: the server's
+// own draws a frame after every Update (no ticker), writes only the
+// lines that changed, and paces frames that come in a burst. The model
+// and its messages may say more through optional interfaces, declared
+// here and asked for with a type assertion: a model may give its view in
+// parts kept from frame to frame ([PartsViewer]), and a message may ask
+// for a least time since the last frame ([FrameGapper]) or let its frame
+// wait for another ([FrameSlacker]).
+//
 // The subpackage sshtest has helpers to drive a server from tests with a real
 // SSH client and a terminal emulator.
 package server

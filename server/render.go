@@ -27,8 +27,8 @@ const (
 	// eventGap is the same for everything else (replies of commands,
 	// lobby and race events, clock ticks): at most 60 such frames a
 	// second, as the standard renderer drew. A message may ask for a
-	// longer gap (gapMsg: a race room's events) or let its frame wait
-	// for company (slackMsg: a clock's tick).
+	// longer gap (FrameGapper: a race room's events) or let its frame
+	// wait for company (FrameSlacker: a clock's tick).
 	eventGap = time.Second / 60
 	// poolBuf is the largest output buffer given back to frameBufs
 	// after a write: a key's frame fits many times, a rare larger one
@@ -38,9 +38,10 @@ const (
 	// larger frame (a repaint: the first frame, a resize, a new screen)
 	// goes in several. The channel keeps a packet buffer, and the
 	// connection a sealing buffer, as large as the largest write it was
-	// ever given, for the session's life: a 100×34 repaint is 4–8 KB, a
-	// key's frame 100–300 bytes. Small writes keep those buffers small
-	// for a thousand sessions, for a few bytes of framing per packet.
+	// ever given, for the session's life: a repaint is kilobytes, a
+	// key's frame a few hundred bytes, so a session that repainted once
+	// would keep kilobytes it seldom needs. Smaller writes cost a few
+	// bytes of framing per packet more.
 	maxWrite = 512
 )
 
@@ -82,31 +83,6 @@ const (
 
 // flushMsg asks the renderer to draw a frame it held back (see pace).
 type flushMsg struct{}
-
-// slackMsg is a message whose frame may wait a while for company: the
-// renderer holds it up to FrameSlack, and the first frame drawn
-// meanwhile (a key's, or another message's) carries it. A clock's tick
-// is such a message: each second shows with the next frame that goes
-// out anyway, most often a key's: a racer's clock does not cost a render
-// and a write of its own each second.
-type slackMsg interface {
-	// FrameSlack is how long the frame after the message may wait; 0
-	// or less: it is paced as any other event.
-	FrameSlack() time.Duration
-}
-
-// gapMsg is a message whose frame is drawn at once when the last frame
-// is at least FrameGap old, and else held until it is: the tui's room
-// events (an opponent's progress, a chat line), which come several a
-// second, are drawn as they come when they are the only news, and
-// share a frame when they come close together or right after another
-// frame. Unlike slack, a gap makes no lone event wait, and the pacing
-// timer runs only for events that come close behind a frame.
-type gapMsg interface {
-	// FrameGap is the least time between the last frame and the frame
-	// after the message; it is never less than eventGap.
-	FrameGap() time.Duration
-}
 
 // frameRenderer draws a program's views on its session's terminal. It
 // replaces Bubble Tea's standard renderer (the program runs with
@@ -367,7 +343,7 @@ func (r *frameRenderer) draw(view string) {
 }
 
 // drawParts is draw for a view given as parts joined by newlines
-// (partsViewer): the parts are compared, not joined, and a part that is
+// (PartsViewer): the parts are compared, not joined, and a part that is
 // the last frame's very string compares at once. The renderer keeps the
 // parts (the strings, not the slice), so a session holds one copy of its
 // frame's text: the model's.
@@ -856,17 +832,6 @@ func (r *frameRenderer) restore() {
 	r.started = false
 }
 
-// partsViewer is a model that gives its view in parts joined by
-// newlines, most of them kept from its last frame (tui.Model.ViewParts):
-// the renderer compares them without joining them, which saves a copy of
-// the whole frame per frame (a race's frames come several a second per
-// racer).
-type partsViewer interface {
-	// ViewParts appends the view's parts to dst and returns it; the
-	// strings stay the model's, unchanged, after the next Update.
-	ViewParts(dst []string) []string
-}
-
 // framedModel runs a program's model with the session's renderer: after
 // every Update it hands the view to the renderer, which draws it now or
 // paces it; its own View is empty, for the program runs without Bubble
@@ -880,7 +845,7 @@ type framedModel struct {
 
 // view is the model's view, in parts.
 func (f *framedModel) view() []string {
-	if pv, ok := f.model.(partsViewer); ok {
+	if pv, ok := f.model.(PartsViewer); ok {
 		f.parts = pv.ViewParts(f.parts[:0])
 	} else {
 		f.parts = append(f.parts[:0], f.model.View())
@@ -921,10 +886,10 @@ func (f *framedModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			gap = 0
 			break
 		}
-		if g, ok := msg.(gapMsg); ok {
+		if g, ok := msg.(FrameGapper); ok {
 			gap = max(gap, g.FrameGap())
 		}
-		if s, ok := msg.(slackMsg); ok {
+		if s, ok := msg.(FrameSlacker); ok {
 			slack = s.FrameSlack()
 		}
 	}

@@ -30,6 +30,12 @@ type gappedMsg struct {
 
 func (m gappedMsg) FrameGap() time.Duration { return m.gap }
 
+// The test messages keep the renderer's contract (frame.go).
+var (
+	_ FrameSlacker = lazyMsg{}
+	_ FrameGapper  = gappedMsg{}
+)
+
 // countModel shows how many messages of each kind it took: every
 // message changes the view, so that every frame drawn is written.
 type countModel struct{ keys, events, lazy int }

@@ -720,7 +720,7 @@ func TestFrameRendererSplitsLargeFrames(t *testing.T) {
 	}
 }
 
-// A view given in parts (partsViewer) is drawn as the same view joined:
+// A view given in parts (PartsViewer) is drawn as the same view joined:
 // the same bytes on the wire, however it is cut into parts, and a frame
 // whose new parts say what the last frame's said writes nothing.
 func TestFrameRendererParts(t *testing.T) {

@@ -49,6 +49,18 @@ func (m *Model) openAccount(kind itemKind) tea.Cmd {
 	return cmd
 }
 
+// accountReply takes the account's answers that change more than the
+// screen that asked.
+func (m *Model) accountReply(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case renamedMsg:
+		m.renamed(msg)
+	case redeemedMsg:
+		m.redeemed(msg)
+	}
+	return nil
+}
+
 // renamed takes the account's answer to a new name: the menu shows the
 // name as stored, even when the player left the form meanwhile; a
 // refusal stays in the form with its reason.

@@ -101,7 +101,7 @@ func BenchmarkPlayStored(b *testing.B) {
 		_ = m.View()
 		i++
 	}
-	if m.saves.hold != nil {
+	if m.saves.held.shown != nil {
 		b.Fatal("the table is still held")
 	}
 }

@@ -160,7 +160,7 @@ func TestCardsSwitchHeldAndAccount(t *testing.T) {
 		return false
 	}
 	h.keys("d", "q")
-	if h.m.saves.hold == nil {
+	if h.m.saves.held.shown == nil {
 		t.Fatal("no held table while the save is in flight")
 	}
 	h.open(itemCards)

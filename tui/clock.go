@@ -35,7 +35,8 @@ const clockStep = time.Second
 const clockTickSlack = 400 * time.Millisecond
 
 // FrameSlack is how long the frame after a reading of the clock may
-// wait for another (the server's renderer asks): a tick's may wait
+// wait for another (server.FrameSlacker: the session's renderer asks): a
+// tick's may wait
 // clockTickSlack; the start, the pause and the win go at once.
 func (msg clockMsg) FrameSlack() time.Duration {
 	if msg.what == clockTick {

@@ -25,12 +25,12 @@ type dailyTodayer interface {
 }
 
 // loadDailyToday asks the account, in a command, whether today's daily
-// deal is done; nil without an account.
-func (m *Model) loadDailyToday() tea.Cmd {
-	if !m.env.accounts() {
+// deal is done, for the menu; nil without an account.
+func (e *env) loadDailyToday() tea.Cmd {
+	if !e.accounts() {
 		return nil
 	}
-	acc, player, ctx := m.env.account, m.env.player.ID, m.env.ctx
+	acc, player, ctx := e.account, e.player.ID, e.ctx
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
 		defer cancel()

@@ -72,7 +72,8 @@ func waitIn(_ func(ready func()) bool, read func() tea.Msg) tea.Cmd { return rea
 type inboxMsg struct{ msg tea.Msg }
 
 // FrameGap is the least time between the last frame and the frame after
-// the message (the server's renderer asks): a room's events that only
+// the message (server.FrameGapper: the session's renderer asks): a
+// room's events that only
 // change what the race panel, the chat or the room's line show are drawn
 // at most once per raceEventGap; everything else as soon as it comes.
 func (msg inboxMsg) FrameGap() time.Duration {

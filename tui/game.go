@@ -20,8 +20,9 @@ import (
 // linkMsg starts the deep link that needs a command (a new or daily deal).
 type linkMsg struct{}
 
-// handleGame takes the replies about the game: deals, stored games, the
-// clock and the solver.
+// handleGame takes the replies about the game's lifecycle: deals, stored
+// games and the session's clock. The table's own replies (the solver's,
+// its clock's ticks) are routed to it.
 func (m *Model) handleGame(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case linkMsg:
@@ -49,18 +50,6 @@ func (m *Model) handleGame(msg tea.Msg) tea.Cmd {
 		if m.playing {
 			return m.table().update(msg)
 		}
-	case tickMsg:
-		if m.playing && msg.token == m.token {
-			return m.env.readClock(m.token, clockTick)
-		}
-	case hintMsg:
-		if m.playing {
-			return m.table().update(msg)
-		}
-	case solvedMsg:
-		m.solvedReply(msg)
-	case lineMsg:
-		return m.lineReply(msg)
 	}
 	return nil
 }
@@ -79,8 +68,6 @@ func (d *dealingScreen) update(msg tea.Msg) tea.Cmd {
 	k, ok := msg.(tea.KeyMsg)
 	switch {
 	case !ok:
-	case k.Type == tea.KeyCtrlC:
-		d.event = quitMsg{}
 	case k.String() == "q" || k.Type == tea.KeyEsc:
 		d.event = dealCancelMsg{}
 	}
@@ -153,23 +140,6 @@ func (m *Model) openHelp() {
 	}
 	m.screens[screenHelp] = newHelpScreen(m.env, km, rules, m.w, m.h)
 	m.show(screenHelp)
-}
-
-// continueNote describes the game on the table, for its Continue.
-func (m *Model) continueNote() string {
-	g := m.table().game
-	return fmt.Sprintf("%s%s%d %s", m.table().title, m.env.gl.sep, g.MovesMade(), plural(g.MovesMade(), "move", "moves"))
-}
-
-// storedTitle describes a stored game: rule set, deal and moves.
-func (m *Model) storedTitle(sg SavedGame) string {
-	r, err := engine.ParseRules(sg.Record.Rules)
-	if err != nil {
-		return ""
-	}
-	d := engine.Deal{Number: sg.Record.Deal, Numbered: sg.Record.DealText == ""}
-	n := len(sg.Record.Moves)
-	return fmt.Sprintf("%s%s%d %s", titleOf(r, d, sg.Daily, m.env.gl.sep), m.env.gl.sep, n, plural(n, "move", "moves"))
 }
 
 // start deals spec: at once for a deal number, through a command for a
@@ -393,66 +363,6 @@ func staleNote(n int) string {
 	return ErrStale.Error() + ": back to it as stored (" + strconv.Itoa(n) + plural(n, " move", " moves") + ")"
 }
 
-// solvedReply takes the solver's answer about a deal: for the game on
-// the table, or for the lost game the player dealt anew from, which the
-// new table tells of.
-func (m *Model) solvedReply(msg solvedMsg) {
-	if !m.playing {
-		return
-	}
-	switch {
-	case msg.token == m.token:
-		m.table().solved(msg)
-	case msg.token == m.table().after && msg.token != 0:
-		t := m.table()
-		t.after = 0
-		if t.sel == engine.NoPlace && !t.promptOpen {
-			t.say(sInfo, answerOf(msg.verdict, msg.err).afterNote())
-		}
-	}
-}
-
-// askLine asks the solver, in a command, for its winning line of the
-// deal on the table, for the watch screen; the screen opens when the
-// line comes (lineReply). The line was not kept from the first answer:
-// a session holds a line only while it is watched.
-func (m *Model) askLine() tea.Cmd {
-	if !m.playing || m.env.solver == nil || m.table().fetching || !m.table().canWatch() {
-		return nil
-	}
-	if m.watchLoss() { // lost.go: from where the win was lost
-		return nil
-	}
-	t := m.table()
-	t.fetching = true
-	t.sayf(sInfo, "asking the solver for its winning line%s", m.env.gl.ell)
-	solver, ctx, token := m.env.solver, m.env.ctx, m.token
-	r, d := t.game.Rules(), t.game.Deal()
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, solveTimeout)
-		defer cancel()
-		msg := lineMsg{token: token}
-		start, err := engine.NewGame(r, d)
-		if err != nil {
-			msg.err = err
-			return msg
-		}
-		v, line, err := solver.Solve(ctx, start)
-		switch {
-		case err != nil:
-			msg.err = err
-		case v != engine.Winnable || len(line) == 0:
-			msg.err = errNoLine
-		default:
-			msg.err = wins(start, line)
-			if msg.err == nil {
-				msg.start, msg.line = start, line
-			}
-		}
-		return msg
-	}
-}
-
 // wins checks that line wins when played from g, which it leaves as it
 // is.
 func wins(g *engine.Game, line []engine.Move) error {
@@ -468,29 +378,46 @@ func wins(g *engine.Game, line []engine.Move) error {
 	return nil
 }
 
-// lineReply opens the watch screen with the solver's line, if the player
+// watchLineMsg: the table has the solver's winning line of its deal, or
+// from where its game lost the win, for the watch screen to show.
+type watchLineMsg struct {
+	start *engine.Game
+	line  []engine.Move
+	// givesUp: watching the deal's line gives the game up (its record
+	// says so); a line from where a lost game lost its win does not.
+	givesUp bool
+}
+
+// openWatch opens the watch screen with the solver's line, if the player
 // is still at the end of that game.
-func (m *Model) lineReply(msg lineMsg) tea.Cmd {
-	if !m.playing || msg.token != m.token || !m.table().fetching {
-		return nil
-	}
+func (m *Model) openWatch(msg watchLineMsg) {
 	t := m.table()
-	t.fetching = false
-	t.endMessage()
-	if m.cur != screenTable || t.d.status == engine.Playing {
-		return nil
-	}
-	if msg.err != nil {
-		t.say(sWarn, clean("no line to watch: "+msg.err.Error(), 200))
-		return nil
+	if m.cur != screenTable || !m.playing || t.d.status == engine.Playing {
+		return
 	}
 	m.screens[screenWatch] = newWatch(m.env, msg.start, msg.line, t.title, m.w, m.h)
 	m.show(screenWatch)
-	if !t.watched && t.d.status != engine.Won {
+	if msg.givesUp && !t.watched && t.d.status != engine.Won {
 		// Watching the solution gives the game up: saved at once, so
 		// that the record says so whatever the player does next.
 		t.watched = true
 		t.version++
 	}
-	return nil
+}
+
+// continueNote describes the game on the table, for its Continue.
+func (t *tableScreen) continueNote() string {
+	n := t.game.MovesMade()
+	return fmt.Sprintf("%s%s%d %s", t.title, t.env.gl.sep, n, plural(n, "move", "moves"))
+}
+
+// storedTitle describes a stored game: rule set, deal and moves.
+func storedTitle(sg SavedGame, gl *glyphs) string {
+	r, err := engine.ParseRules(sg.Record.Rules)
+	if err != nil {
+		return ""
+	}
+	d := engine.Deal{Number: sg.Record.Deal, Numbered: sg.Record.DealText == ""}
+	n := len(sg.Record.Moves)
+	return fmt.Sprintf("%s%s%d %s", titleOf(r, d, sg.Daily, gl.sep), gl.sep, n, plural(n, "move", "moves"))
 }

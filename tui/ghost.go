@@ -13,7 +13,7 @@ import (
 	"pyramid/share"
 )
 
-// Race the ghost (issue 14): the race screen in ghost mode. The player
+// Race the ghost: the race screen in ghost mode. The player
 // plays their own game of a recorded game's deal while the ghost, in the
 // race panel, replays the recorded moves at their recorded times. The
 // ghost moves on a tea tick (the next tick is set for its next move), never
@@ -63,9 +63,12 @@ type ghostRun struct {
 	start  time.Time
 	el     time.Duration // race time at the last reading
 	// last is the ghost's line in the panel, at its last removal; sent
-	// is the seq of the last report of the player's game.
+	// is the seq of the last report of the player's game, sending is set
+	// while it is on its way (one at a time: the next waits for its
+	// answer, so that a refused one takes back every change after it).
 	last    lobby.Racer
 	sent    int
+	sending bool
 	ticking bool
 	// title is "ghost of NAME"; the panel calls the ghost "ghost".
 	title string
@@ -123,17 +126,11 @@ func timedRacer(id, name string, base engine.Record, moves []string, times []tim
 
 // ghostOpen opens the race screen in ghost mode and asks for the ghost.
 func (m *Model) ghostOpen(ref string) tea.Cmd {
-	if m.env.ghosts == nil {
-		m.menu().say(sErr, "this server has no ghosts to race")
+	if !m.showGhost(ref) {
 		m.show(screenMenu)
 		return nil
 	}
-	rs := newRaceScreen(m.env, nil, m.menu().Scheme, m.w, m.h)
-	rs.ghost = &ghostRun{ghosts: m.env.ghosts, ref: ref}
-	rs.stage = stageJoining
-	m.screens[screenRace] = rs
-	m.show(screenRace)
-	return rs.ghostLoad()
+	return m.race().ghostLoad()
 }
 
 // ghostLink takes `race ghost daily|GAME-ID` at the start of the session;
@@ -143,15 +140,23 @@ func (m *Model) ghostLink(args []string) {
 		m.menu().say(sErr, "race ghost takes daily or a game ID: race ghost daily, race ghost 42")
 		return
 	}
+	m.showGhost(args[0])
+}
+
+// showGhost shows the race screen in ghost mode, waiting for the ghost of
+// ref; without ghosts on this server the menu says so, and it reports
+// false.
+func (m *Model) showGhost(ref string) bool {
 	if m.env.ghosts == nil {
 		m.menu().say(sErr, "this server has no ghosts to race")
-		return
+		return false
 	}
 	rs := newRaceScreen(m.env, nil, m.menu().Scheme, m.w, m.h)
-	rs.ghost = &ghostRun{ghosts: m.env.ghosts, ref: args[0]}
+	rs.ghost = &ghostRun{ghosts: m.env.ghosts, ref: ref}
 	rs.stage = stageJoining
 	m.screens[screenRace] = rs
 	m.show(screenRace)
+	return true
 }
 
 // ghostLoad asks for the ghost, then reads the clock: the race starts
@@ -174,19 +179,13 @@ func (rs *raceScreen) ghostUpdate(msg tea.Msg) tea.Cmd {
 		return rs.ghostStart(msg)
 	case ghostTickMsg:
 		gr.ticking = false
-		now := rs.env.now
-		return func() tea.Msg { return ghostClockMsg{now: now()} }
+		return gr.readClock(rs.env)
 	case ghostClockMsg:
 		return rs.ghostClock(msg.now)
 	case ghostPlayedMsg:
-		switch {
-		case msg.err != nil:
-			rs.say(sErr, clean("your game: "+msg.err.Error(), 200))
-		case msg.note != "":
-			rs.say(sWarn, clean(msg.note, 300))
-		}
+		return rs.ghostPlayed(msg)
 	case tea.KeyMsg:
-		return rs.ghostKey(msg)
+		return rs.key(msg) // race_keys.go: as a racer's, but no chat, no rematch
 	case tea.MouseMsg:
 		if rs.racing() {
 			return rs.toTable(msg)
@@ -250,9 +249,16 @@ func (rs *raceScreen) ghostTick() tea.Cmd {
 	return rs.env.after(max(d, 10*time.Millisecond), ghostTickMsg{})
 }
 
+// readClock is the command that reads the clock for ghostClock.
+func (gr *ghostRun) readClock(e *env) tea.Cmd {
+	now := e.now
+	return func() tea.Msg { return ghostClockMsg{now: now()} }
+}
+
 // ghostClock takes a reading of the clock: the ghost plays the moves whose
-// time has come, the player's new moves get their time, and once the
-// player's game is over the results come.
+// time has come, the player's new moves get their time and are stored,
+// and once the server has the player's last move of a game that is over
+// the results come.
 func (rs *raceScreen) ghostClock(now time.Time) tea.Cmd {
 	gr := rs.ghost
 	if rs.table == nil || rs.snap.Phase != lobby.PhaseRacing {
@@ -281,11 +287,13 @@ func (rs *raceScreen) ghostClock(now time.Time) tea.Cmd {
 	rs.racers[0] = timedRacer(ghostYou, rs.racers[0].Name, gr.base, rec.Moves, t.times, rs.snap.Cards)
 	rs.racers[1] = gr.last
 	var cmds []tea.Cmd
-	if rs.seq > gr.sent {
+	if rs.seq > gr.sent && !gr.sending {
 		cmds = append(cmds, rs.ghostReport(rec, sentTimes(t.times, gr.el)))
 	}
 	if t.d.status != engine.Playing {
-		rs.ghostResults(moves)
+		if !gr.sending && gr.sent == rs.seq {
+			rs.ghostResults(moves)
+		}
 		return tea.Batch(cmds...)
 	}
 	return tea.Batch(append(cmds, rs.ghostTick())...)
@@ -294,7 +302,7 @@ func (rs *raceScreen) ghostClock(now time.Time) tea.Cmd {
 // ghostReport stores the player's game (practice).
 func (rs *raceScreen) ghostReport(rec engine.Record, times []time.Duration) tea.Cmd {
 	gr := rs.ghost
-	gr.sent = rs.seq
+	gr.sent, gr.sending = rs.seq, true
 	seq, ghosts, ctx := rs.seq, gr.ghosts, rs.env.ctx
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), raceTimeout)
@@ -302,6 +310,31 @@ func (rs *raceScreen) ghostReport(rec engine.Record, times []time.Duration) tea.
 		note, err := ghosts.Play(ctx, seq, rec, times)
 		return ghostPlayedMsg{seq: seq, note: note, err: err}
 	}
+}
+
+// ghostPlayed takes the answer to a report of the player's game: the held
+// board goes once the server has every change, a report it could not
+// store takes the board back to the held one (hold.go), and a change
+// made meanwhile, or the end of the game, is taken up at a reading of
+// the clock.
+func (rs *raceScreen) ghostPlayed(msg ghostPlayedMsg) tea.Cmd {
+	gr := rs.ghost
+	gr.sending = false
+	if msg.err != nil {
+		gr.sent = rs.seq // the changes after the held position go with it
+		rs.rollBack(msg.err)
+		return nil
+	}
+	if msg.note != "" {
+		rs.say(sWarn, clean(msg.note, 300))
+	}
+	if msg.seq == rs.seq {
+		rs.held.release(rs.table)
+	}
+	if rs.seq > gr.sent || rs.table != nil && rs.table.d.status != engine.Playing {
+		return gr.readClock(rs.env)
+	}
+	return nil
 }
 
 // ghostResults ends the race: the player against the whole recorded game.
@@ -318,48 +351,6 @@ func (rs *raceScreen) ghostResults(moves []string) {
 	rs.say(sInfo, "the race is over")
 }
 
-// ghostKey handles a key of a ghost race.
-func (rs *raceScreen) ghostKey(k tea.KeyMsg) tea.Cmd {
-	if k.Type == tea.KeyCtrlC {
-		rs.event = quitMsg{}
-		return nil
-	}
-	if rs.stage != stageRoom {
-		if key.Matches(k, rs.keys.Leave) {
-			rs.event = raceLeftMsg{}
-		}
-		return nil
-	}
-	if rs.promptOpen() {
-		return rs.raceKey(k)
-	}
-	if k.String() != "q" && k.String() != "esc" {
-		rs.leaving = false
-	}
-	switch {
-	case key.Matches(k, rs.keys.Help):
-		rs.event = helpMsg{}
-		return nil
-	case key.Matches(k, rs.keys.Chat):
-		rs.say(sInfo, "a ghost does not chat")
-		return nil
-	case rs.snap.Phase == lobby.PhaseResults:
-		if k.Type == tea.KeyEnter || key.Matches(k, rs.keys.Leave) {
-			rs.event = raceLeftMsg{}
-		}
-		return nil
-	case key.Matches(k, rs.keys.Leave):
-		if !rs.leaving {
-			rs.leaving = true
-			rs.say(sWarn, "q again leaves the ghost race")
-			return nil
-		}
-		rs.event = raceLeftMsg{}
-		return rs.ghostLeave()
-	}
-	return rs.raceKey(k)
-}
-
 // ghostLeave tells the server the race ends before the player's game
 // does; the reports on their way go first (one session's calls are
 // ordered by the server's lock).
@@ -374,29 +365,6 @@ func (rs *raceScreen) ghostLeave() tea.Cmd {
 		_ = ghosts.Leave(ctx) // a game left unfinished goes with the next game of its rules anyway
 		return nil
 	}
-}
-
-// ghostToTable hands a key or a click to the player's game; the next
-// reading of the clock times the change and reports it.
-func (rs *raceScreen) ghostToTable(msg tea.Msg) tea.Cmd {
-	t := rs.table
-	v := t.version
-	cmd := t.update(msg)
-	switch t.takeEvent().(type) {
-	case quitMsg:
-		rs.event = quitMsg{}
-	case helpMsg:
-		rs.event = helpMsg{}
-	}
-	if t.version == v {
-		return cmd
-	}
-	if t.d.status == engine.Lost {
-		t.say(sWarn, "no moves left: your race is over")
-	}
-	rs.seq++
-	now := rs.env.now
-	return tea.Batch(cmd, func() tea.Msg { return ghostClockMsg{now: now()} })
 }
 
 // ghostLine is the panel's first line: whose ghost, the rules, the time.

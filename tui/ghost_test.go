@@ -232,3 +232,131 @@ func TestGhostLeave(t *testing.T) {
 		t.Errorf("left %d times after %d reports, want 1 and 1", gh.left, len(gh.plays))
 	}
 }
+
+// blockingGhosts is a fakeGhosts whose Play waits until the test answers
+// it: calls brings each report, answers takes the outcome.
+type blockingGhosts struct {
+	fakeGhosts
+	calls   chan engine.Record
+	answers chan error
+}
+
+func (b *blockingGhosts) Play(ctx context.Context, seq int, rec engine.Record, times []time.Duration) (string, error) {
+	b.calls <- rec
+	select {
+	case err := <-b.answers:
+		return "", err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// nextGhostPlay delivers messages until the ghost race stores the
+// player's game, and returns the game stored (the call waits for an
+// answer).
+func (d *asyncDriver) nextGhostPlay(b *blockingGhosts) engine.Record {
+	d.t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case rec := <-b.calls:
+			return rec
+		case msg := <-d.msgs:
+			d.send(msg)
+		case <-deadline:
+			d.t.Fatalf("timed out waiting for a report; screen:\n%s", d.screen())
+		}
+	}
+}
+
+// TestGhostMoveShowsOnlyOnceStored: a ghost race holds the player's board
+// as the table and a race do (hold.go): a move shows once the server has
+// stored it, one report is in flight at a time, and a report it could not
+// store takes the board back to the last stored position, in the same
+// words.
+func TestGhostMoveShowsOnlyOnceStored(t *testing.T) {
+	line, _ := heuristicLine(t, "classic", 3)
+	gh := &blockingGhosts{fakeGhosts: fakeGhosts{ghost: Ghost{GameID: "7", Name: "bob", Record: engine.Record{Rules: "classic", Deal: 3, Moves: line}, Played: time.Hour}},
+		calls: make(chan engine.Record), answers: make(chan error)}
+	d := newAsyncDriver(t, Deps{Args: []string{"race", "ghost", "7"}, Unicode: true, Player: testPlayer, Ghosts: gh})
+	d.until("the ghost race", func() bool { return d.shows("ghost of bob", "0 moves") })
+
+	d.keys("d")
+	if got := len(d.nextGhostPlay(gh).Moves); got != 1 {
+		t.Fatalf("first report has %d moves, want 1", got)
+	}
+	d.wantScreen("0 moves", "stock [▒▒▒] 24")
+	d.keys("d") // waits for the one in flight
+	d.wantScreen("0 moves")
+	gh.answers <- nil
+	if got := len(d.nextGhostPlay(gh).Moves); got != 2 {
+		t.Fatalf("second report has %d moves, want 2", got)
+	}
+	d.wantScreen("0 moves")
+	gh.answers <- nil
+	d.until("the two draws on screen", func() bool { return d.shows("2 moves", "stock [▒▒▒] 22") })
+
+	d.keys("d")
+	d.nextGhostPlay(gh)
+	gh.answers <- errors.New("disk full")
+	d.until("the warning", func() bool {
+		return d.shows("not saved: disk full: back to your last saved position (2 moves)", "2 moves")
+	})
+	if got := d.m.race().table.game.MovesMade(); got != 2 {
+		t.Fatalf("%d moves after the failed save, want the stored 2", got)
+	}
+	d.keys("d")
+	if got := len(d.nextGhostPlay(gh).Moves); got != 3 {
+		t.Fatalf("the report after the failure has %d moves, want 3", got)
+	}
+	gh.answers <- nil
+	d.until("the draw on screen", func() bool { return d.shows("3 moves") })
+}
+
+// TestGhostFromTheBoardAfterAnAssistedDaily: a player who finished
+// today's daily with an undo (assisted: off the board) pressed g on the
+// daily board and read "finish today's daily deal first", while `race
+// ghost daily` let them race; the menu knows the daily is done, and so
+// does the board now.
+func TestGhostFromTheBoardAfterAnAssistedDaily(t *testing.T) {
+	acc := newFakeAccount()
+	for i := range acc.boards["2026-03-01"] {
+		acc.boards["2026-03-01"][i].GameID = "10" + string(rune('0'+i%10))
+		acc.boards["2026-03-01"][i].You = false
+	}
+	line, _ := heuristicLine(t, "classic", 3)
+	gh := &refGhosts{fakeGhosts: fakeGhosts{ghost: Ghost{Name: "bob", Record: engine.Record{Rules: "classic", Deal: 3, Moves: line}, Played: time.Minute}}}
+	d := accountDeps(acc)
+	d.Ghosts = gh
+	h := newHarness(t, d)
+	h.send(dailyTodayMsg{done: true})
+	h.open(itemLeaders)
+	h.keys("g")
+	h.wantNotScreen("finish today's daily deal first")
+	if gh.ref != "100" {
+		t.Fatalf("g raced %q, want the first line's game, 100", gh.ref)
+	}
+}
+
+// TestGhostRaceBarHasNoChat: a ghost race's help bar does not offer t
+// chat, which a ghost race has not ("a ghost does not chat"); a race
+// room's does.
+func TestGhostRaceBarHasNoChat(t *testing.T) {
+	line, _ := heuristicLine(t, "classic", 3)
+	times := make([]time.Duration, len(line))
+	for i := range times {
+		times[i] = time.Duration(i+1) * time.Second
+	}
+	gh := &fakeGhosts{ghost: Ghost{GameID: "7", Name: "bob", Record: engine.Record{Rules: "classic", Deal: 3, Moves: line}, Times: times}}
+	h := newHarness(t, Deps{Args: []string{"race", "ghost", "7"}, Width: 80, Height: 24, Unicode: true, Player: testPlayer, Ghosts: gh})
+	h.send(ghostTickMsg{})
+	h.wantScreen("ghost of bob", "q leave")
+	h.wantNotScreen("t chat")
+	h.keys(":")
+	h.typeText(strings.Join(line, " "))
+	h.keys("enter")
+	h.wantScreen("You beat the ghost!")
+	h.wantNotScreen("t chat")
+	hr, _ := raceHarness(t, raceRoom(2, lobby.PhaseRacing), 80, 24)
+	hr.wantScreen("t chat")
+}

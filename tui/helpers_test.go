@@ -306,3 +306,13 @@ func (m *Model) nameForm() *nameScreen {
 	f, _ := m.screens[screenName].(*nameScreen)
 	return f
 }
+
+// lineOf returns the first line of s holding sub.
+func lineOf(s, sub string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
+}

@@ -53,10 +53,10 @@ func (m *Model) tableContinues() bool {
 func (m *Model) continueNotes() []string {
 	var notes []string
 	if m.tableContinues() {
-		notes = append(notes, m.continueNote())
+		notes = append(notes, m.table().continueNote())
 	}
 	for _, sg := range m.unfinished {
-		if note := m.storedTitle(sg.SavedGame); note != "" {
+		if note := storedTitle(sg.SavedGame, m.env.gl); note != "" {
 			notes = append(notes, note)
 		}
 	}
@@ -78,7 +78,7 @@ func (m *Model) continueAt(i int) tea.Cmd {
 	}
 	n := 0
 	for j, sg := range m.unfinished {
-		if m.storedTitle(sg.SavedGame) == "" {
+		if storedTitle(sg.SavedGame, m.env.gl) == "" {
 			continue
 		}
 		if n == i {
@@ -158,7 +158,7 @@ func (m *Model) leaveTable() tea.Cmd {
 		}
 	}
 	m.playing = false
-	m.saves.hold = nil
+	m.saves.held.drop()
 	return cmd
 }
 
@@ -290,7 +290,7 @@ func (m *Model) retried(other SavedGame, yes bool) tea.Cmd {
 		return nil
 	}
 	m.saves.dropSaves(m.token)
-	m.saves.hold = nil
+	m.saves.held.drop()
 	m.playing = false
 	m.saves.saved = 0
 	m.forgetUnfinished(other.ID)

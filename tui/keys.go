@@ -53,10 +53,10 @@ type TableKeyMap struct {
 	Help key.Binding
 	// Back returns to the menu.
 	Back key.Binding
-	// Quit ends the session.
-	Quit key.Binding
-	// Redraw repaints the whole screen.
-	Redraw key.Binding
+	// Quit ends the session and Redraw repaints the whole screen: the
+	// root handles both for every screen (Model.handleInput); they are
+	// here for the help.
+	Quit, Redraw key.Binding
 }
 
 // tableKeyMaps are the table's key maps by scheme and character set
@@ -156,10 +156,10 @@ type WatchKeyMap struct {
 	Help key.Binding
 	// Back returns to the end of the game the line is of.
 	Back key.Binding
-	// Quit ends the session.
-	Quit key.Binding
-	// Redraw repaints the whole screen.
-	Redraw key.Binding
+	// Quit ends the session and Redraw repaints the whole screen: the
+	// root handles both for every screen (Model.handleInput); they are
+	// here for the help.
+	Quit, Redraw key.Binding
 }
 
 // watchKeyMaps are the watch screen's key maps by character set (ASCII,
@@ -216,10 +216,10 @@ type MenuKeyMap struct {
 	Back key.Binding
 	// Help opens the full help.
 	Help key.Binding
-	// Quit ends the session.
-	Quit key.Binding
-	// Redraw repaints the whole screen.
-	Redraw key.Binding
+	// Quit ends the session and Redraw repaints the whole screen: the
+	// root handles both for every screen (Model.handleInput); they are
+	// here for the help.
+	Quit, Redraw key.Binding
 }
 
 // menuKeyMaps are the menu's key maps by character set (ASCII,
@@ -429,8 +429,8 @@ func fit(e *env, bindings []key.Binding, drop []uint8, width int) string {
 	// The bar is written with the palette's shortest switch from one
 	// style to the next (the separator, the blank after a key and the
 	// description share one grey run) rather than a reset after every
-	// piece as lipgloss writes it: the same text in some 40 % fewer
-	// bytes, on every screen's last line.
+	// piece as lipgloss writes it: the same text in fewer bytes, on
+	// every screen's last line.
 	b := make([]byte, 0, 2*width+16*maxBar)
 	cur := sPlain
 	first := true

@@ -131,10 +131,6 @@ func (s *keysScreen) key(k tea.KeyMsg) tea.Cmd {
 		}
 	}
 	switch {
-	case k.Type == tea.KeyCtrlC:
-		s.event = quitMsg{}
-	case k.Type == tea.KeyCtrlL:
-		return tea.ClearScreen
 	case key.Matches(k, s.up) && len(s.keys) > 0:
 		s.cur = (s.cur + len(s.keys) - 1) % len(s.keys)
 	case key.Matches(k, s.down) && len(s.keys) > 0:

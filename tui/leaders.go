@@ -246,10 +246,6 @@ func (b *leadersScreen) update(msg tea.Msg) tea.Cmd {
 	}
 	b.updateKeys()
 	switch {
-	case k.Type == tea.KeyCtrlC:
-		b.event = quitMsg{}
-	case k.Type == tea.KeyCtrlL:
-		return tea.ClearScreen
 	case key.Matches(k, b.prev):
 		return b.load(shiftDate(b.date, -1))
 	case key.Matches(k, b.next):

@@ -185,10 +185,6 @@ func (l *linkScreen) update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	switch {
-	case k.Type == tea.KeyCtrlC:
-		l.event = quitMsg{}
-	case k.Type == tea.KeyCtrlL:
-		return tea.ClearScreen
 	case key.Matches(k, l.renew) && !l.loading:
 		return l.load()
 	case key.Matches(k, l.back):

@@ -194,10 +194,6 @@ func (l *lobbyScreen) update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	switch {
-	case k.Type == tea.KeyCtrlC:
-		l.event = quitMsg{}
-	case k.Type == tea.KeyCtrlL:
-		return tea.ClearScreen
 	case key.Matches(k, l.up):
 		l.cur = max(0, l.cur-1)
 		l.scroll()

@@ -10,7 +10,7 @@ import (
 	"pyramid/engine"
 )
 
-// Where the win was lost (issue 11 item 4): after a lost game on a
+// Where the win was lost: after a lost game on a
 // winnable deal, the end screen names the first move after which the deal
 // could no longer be won and a move that would have kept it, and w
 // watches the winning line from that point; and the menu's setting "Tell
@@ -33,9 +33,6 @@ type (
 		token, version, moves int
 		verdict               engine.Verdict
 	}
-	// tellLoadedMsg brings the player's stored setting "Tell me when a
-	// deal can no longer be won" (with the others: settings.go).
-	tellLoadedMsg struct{ on bool }
 	// tellSavedMsg is the store's answer to a change of that setting.
 	tellSavedMsg struct{ err error }
 	// menuTellMsg: the player switched that setting in the menu.
@@ -71,41 +68,20 @@ type liveCheck struct {
 // newLiveCheck is the live check of a new table, on or off.
 func newLiveCheck(on bool) liveCheck { return liveCheck{on: on, winAt: -1} }
 
-// handleAnalyst takes the analyst's replies and the setting's.
-func (m *Model) handleAnalyst(msg tea.Msg) tea.Cmd {
-	switch msg := msg.(type) {
-	case parMsg:
-		if msg.screen != screenTable {
-			return m.route(msg) // another screen's question (race results)
-		}
-		if m.playing {
-			m.table().parReply(msg)
-		}
-	case lostMsg:
-		m.lostReply(msg)
-	case liveMsg:
-		if m.playing && msg.token == m.token {
-			return m.table().liveReply(msg)
-		}
-	case tellLoadedMsg:
-		m.menu().TellLost = msg.on
-		if m.playing {
-			// The setting may come after moves were made (a slow store):
-			// the position on the table is checked now, not only after
-			// the next move, which may never come.
-			t := m.table()
-			was := t.live.on
-			t.live.on = msg.on
-			if msg.on && !was {
-				return t.askLive()
-			}
-		}
-	case menuTellMsg:
-		return m.tellChanged()
-	case tellSavedMsg:
-		if msg.err != nil {
-			m.menu().say(sWarn, clean("the setting is not kept for next time: "+msg.err.Error(), 200))
-		}
+// tellLoaded takes the player's stored setting "Tell me when a deal can
+// no longer be won" (with the others: settings.go). It may come after
+// moves were made (a slow store): the position on the table is then
+// checked at once, not only after the next move, which may never come.
+func (m *Model) tellLoaded(on bool) tea.Cmd {
+	m.menu().TellLost = on
+	if !m.playing {
+		return nil
+	}
+	t := m.table()
+	was := t.live.on
+	t.live.on = on
+	if on && !was {
+		return t.askLive()
 	}
 	return nil
 }
@@ -130,23 +106,20 @@ func (t *tableScreen) askWhereLost() tea.Cmd {
 
 // lostReply takes where the game lost its win: the table keeps it, then
 // the verdict from the start goes where askDeal's answer goes.
-func (m *Model) lostReply(msg lostMsg) {
+func (t *tableScreen) lostReply(msg lostMsg) {
 	known := msg.err == nil && msg.loss.Lost && msg.loss.Index < len(msg.moves) && len(msg.loss.Line) > 0
 	switch {
-	case !m.playing:
-		return
-	case msg.token == m.token && known:
-		m.table().lost = &loss{WinLoss: msg.loss, moves: msg.moves}
-	case msg.token == m.table().after && msg.token != 0 && known:
-		// The player dealt anew meanwhile: the new table tells of it.
-		t := m.table()
+	case msg.token == t.token && known:
+		t.lost = &loss{WinLoss: msg.loss, moves: msg.moves}
+	case msg.token == t.after && msg.token != 0 && known:
+		// The player dealt anew meanwhile: this table tells of it.
 		t.after = 0
 		if t.sel == engine.NoPlace && !t.promptOpen {
 			t.say(sInfo, lossAfterNote(&msg.loss))
 		}
 		return
 	}
-	m.solvedReply(solvedMsg{token: msg.token, verdict: msg.loss.Verdict, err: msg.err})
+	t.solvedReply(solvedMsg{token: msg.token, verdict: msg.loss.Verdict, err: msg.err})
 }
 
 // afterNote is what the table of the next deal says of this lost game:
@@ -193,13 +166,12 @@ func (t *tableScreen) lossNote(w int) string {
 	return s
 }
 
-// watchLoss opens the watch screen on the winning line from the position
-// before the move that lost the win, when that is known; it reports
-// whether it did.
-func (m *Model) watchLoss() bool {
-	t := m.table()
+// watchLoss opens the watch screen (the root's watchLineMsg) on the
+// winning line from the position before the move that lost the win, when
+// that is known; it reports whether it did.
+func (t *tableScreen) watchLoss() bool {
 	l := t.lossNow()
-	if l == nil || m.cur != screenTable {
+	if l == nil {
 		return false
 	}
 	start, err := engine.NewGame(t.game.Rules(), t.game.Deal())
@@ -214,8 +186,7 @@ func (m *Model) watchLoss() bool {
 	if wins(start, l.Line) != nil {
 		return false
 	}
-	m.screens[screenWatch] = newWatch(m.env, start, slices.Clone(l.Line), t.title, m.w, m.h)
-	m.show(screenWatch)
+	t.event = watchLineMsg{start: start, line: slices.Clone(l.Line)}
 	return true
 }
 

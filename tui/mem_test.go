@@ -30,7 +30,7 @@ func sessionModel(tb testing.TB, games Games, acc Account, keys []tea.Msg) (firs
 		next, _ = m.Update(k)
 		m = next.(*Model)
 		_ = m.View()
-		if m.saves.hold != nil {
+		if m.saves.held.shown != nil {
 			next, _ = m.Update(savedMsg{token: m.token, id: "g1"})
 			m = next.(*Model)
 			_ = m.View()
@@ -52,7 +52,7 @@ func heapInUse() uint64 {
 // frames (bytes of live heap per model after a collection): idle on the
 // table after its first frame, after cursor moves, and after moves that
 // change the game. It is the tui's share of a session's resident memory,
-// which issue 4 bounds.
+// which the server's budget per session bounds.
 func BenchmarkSessionMemory(b *testing.B) {
 	const n = 200
 	for _, c := range []struct {

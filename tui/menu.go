@@ -366,18 +366,48 @@ func (m *menuScreen) say(st styleID, s string) {
 	m.msg, m.msgSt = s, st
 }
 
-// Update handles keys and clicks.
+// The menu's replies name it (routed), as its race replies do
+// (menu_back.go): the settings' answers, today's daily.
+func (dailyTodayMsg) to() screenID   { return screenMenu }
+func (watchableMsg) to() screenID    { return screenMenu }
+func (watchableSetMsg) to() screenID { return screenMenu }
+func (settingKeptMsg) to() screenID  { return screenMenu }
+func (tellSavedMsg) to() screenID    { return screenMenu }
+
+// Update handles keys and clicks, and the replies meant for the menu,
+// which come whether or not it shows.
 func (m *menuScreen) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case raceSeatedMsg, raceBackMsg, menuSeatTickMsg, menuSeatPollMsg:
+		return m.raceReply(msg) // menu_back.go
+	case dailyTodayMsg:
+		m.setDailyDone(msg)
+		return nil
+	case watchableMsg:
+		if msg.err == nil {
+			m.watchable = msg.on
+		}
+		return nil
+	case watchableSetMsg:
+		if msg.err != nil {
+			m.watchable = !msg.on
+			m.say(sErr, clean(msg.err.Error(), 200))
+		}
+		return nil
+	case settingKeptMsg:
+		if msg.err != nil {
+			m.say(sWarn, clean("could not keep the setting: "+msg.err.Error(), 200))
+		}
+		return nil
+	case tellSavedMsg:
+		if msg.err != nil {
+			m.say(sWarn, clean("the setting is not kept for next time: "+msg.err.Error(), 200))
+		}
+		return nil
+	}
 	m.show(true)
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		switch kn := nameOf(msg); {
-		case key.Matches(kn, m.Keys.Quit):
-			m.event = quitMsg{}
-			return nil
-		case key.Matches(kn, m.Keys.Redraw):
-			return tea.ClearScreen
-		}
 		switch m.mode {
 		case modeCustom:
 			return m.updateCustom(msg)
@@ -472,8 +502,7 @@ func (m *menuScreen) choose() tea.Cmd {
 		return nil
 	case itemWatchable:
 		m.watchable = !m.watchable
-		m.event = menuWatchableMsg{on: m.watchable}
-		return nil
+		return m.env.setWatchable(m.watchable) // presence.go
 	case itemKeys:
 		m.Scheme = (m.Scheme + 1) % 2
 		m.event = menuSettingsMsg{}
@@ -491,8 +520,7 @@ func (m *menuScreen) choose() tea.Cmd {
 		m.event = menuRaceMsg{join: it.kind == itemRaceJoin}
 		return nil
 	case itemRaceBack: // race.go
-		m.event = menuBackMsg{code: m.raceBack} // menu_back.go
-		return nil
+		return m.askBack(m.raceBack) // menu_back.go
 	case itemRaceResults: // menu_back.go
 		m.event = menuRaceMsg{code: m.raceEnded}
 		return nil

@@ -13,9 +13,10 @@ import (
 )
 
 // Model is the root model of one session: it routes messages to its
-// screens (screen.go), runs the game's lifecycle (game.go) and saves the
-// game through Deps.Games (save.go). Update does no I/O and reads no
-// clock: time, the store and the solver are reached in tea.Cmds only.
+// screens (screen.go) and does what they ask (events.go), runs the
+// game's lifecycle (game.go) and saves the game through Deps.Games
+// (save.go). Update does no I/O and reads no clock: time, the store and
+// the solver are reached in tea.Cmds only.
 //
 // Bubble Tea holds the model by pointer, and it changes in place.
 type Model struct {
@@ -50,16 +51,18 @@ type Model struct {
 	seed      time.Time
 	dealCount int
 
-	// saves is the save queue, with its hold rule.
+	// saves is the save queue (save.go), which holds the table's shown
+	// position until the store has every move (hold.go).
 	saves saveQueue
 
 	// link is a deep link waiting for the unfinished games to load.
 	link    *dealSpec
 	loading bool
 	// quitting is set once the session is to end when its saves are
-	// stored; ending is the shutdown in progress, or nil.
-	quitting bool
-	ending   *ending
+	// stored, ended once its last command is given (end); ending is the
+	// shutdown in progress, or nil.
+	quitting, ended bool
+	ending          *ending
 
 	// live is what the lobby was told and told us (presence.go).
 	live liveState
@@ -142,7 +145,7 @@ func New(d Deps) *Model {
 // Init loads the player's unfinished games, starts the deep-linked game
 // and reads the clock for a game dealt in New.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.waitInbox(), m.startLive(), m.raceInit(), m.loadDailyToday(), m.loadSettings() /* with lost.go's setting */}
+	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.waitInbox(), m.startLive(), m.raceInit(), m.env.loadDailyToday(), m.loadSettings() /* with lost.go's setting */}
 	if m.loading {
 		games, player, ctx := m.env.games, m.env.player.ID, m.env.ctx
 		cmds = append(cmds, func() tea.Msg {
@@ -182,7 +185,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // handle is Update with what follows every message: screens that stopped
-// showing are let go of, and a change of the game is queued for saving.
+// showing are let go of, a change of the game is queued for saving, the
+// lobby is told what changed, and a quitting session whose saves are all
+// in ends.
 func (m *Model) handle(msg tea.Msg) tea.Cmd {
 	if m.env.translate != nil {
 		msg = m.env.translate(msg)
@@ -206,61 +211,39 @@ func (m *Model) handle(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	}
-	m.armHold()
+	if t := m.table(); t != nil {
+		m.saves.held.arm(t, m.env.persist())
+	}
 	cmd := m.update(msg)
 	m.dropHidden()
-	return tea.Batch(cmd, m.queueChange(), m.liveChange())
+	return tea.Batch(cmd, m.queueChange(), m.liveChange(), m.endIfDone())
 }
 
-// update is the dispatcher: each concern has its own method.
+// update is the dispatcher: it routes each message to the screen or the
+// part of the root it is for, and does nothing else.
 func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
 		return nil
 	case tea.KeyMsg, tea.MouseMsg:
-		return m.handleInput(msg)
+		return m.handleInput(msg) // the keys every screen shares, then the screen that shows
+	case routed:
+		return m.route(msg) // a reply for one screen
+	case event:
+		return m.handleEvent(msg) // events.go: what a screen asked for
 	case NoticeMsg, ShutdownMsg, GameTakenMsg, endingMsg:
 		return m.handleServer(msg)
-	case linkMsg, unfinishedMsg, dealtMsg, resumedMsg, clockMsg, tickMsg, hintMsg, solvedMsg, lineMsg:
-		return m.handleGame(msg)
+	case linkMsg, unfinishedMsg, dealtMsg, resumedMsg, clockMsg:
+		return m.handleGame(msg) // game.go: the game's lifecycle
 	case savedMsg:
-		return m.savedReply(msg)
-	case parMsg, lostMsg, liveMsg, tellLoadedMsg, tellSavedMsg, menuTellMsg:
-		return m.handleAnalyst(msg) // lost.go, par.go: the solver's second level
-	case lobby.PresenceChanged, lobby.Spectators, lobby.Watched, lobby.WatchEnded, lobby.DailyChanged,
-		menuLobbyMsg, spectateOpenMsg, spectateMsg, spectateDoneMsg, menuWatchableMsg, watchableMsg, watchableSetMsg:
-		return m.handleLobby(msg) // presence.go
-	case dailyTodayMsg:
-		m.menu().setDailyDone(msg)
-		return nil
+		return m.savedReply(msg) // save.go
 	case settingsMsg:
-		return m.applySettings(msg)
-	case settingKeptMsg:
-		if msg.err != nil {
-			m.menu().say(sWarn, clean("could not keep the setting: "+msg.err.Error(), 200))
-		}
-		return nil
-	case routed:
-		return m.route(msg)
-	case renamedMsg:
-		m.renamed(msg)
-		return nil
-	case redeemedMsg:
-		m.redeemed(msg)
-		return nil
-	case RaceEventMsg, raceSeatMsg, raceDoneMsg, raceClockMsg, menuRaceMsg, raceSeatedMsg, // race.go
-		ghostLoadedMsg, ghostTickMsg, ghostClockMsg, ghostPlayedMsg: // ghost.go
-		return m.handleRace(msg)
-	case menuBackMsg, raceBackMsg, menuSeatTickMsg, menuSeatPollMsg:
-		return m.raceBack(msg) // menu_back.go
-	case ghostAskMsg:
-		return m.ghostOpen(msg.ref) // ghost.go
-	case raceLeftMsg:
-		return m.raceLeft(msg)
-	case quitMsg, backMsg, newDealMsg, helpMsg, helpDoneMsg, confirmMsg, dealCancelMsg,
-		menuPlayMsg, menuContinueMsg, menuSettingsMsg, menuAccountMsg, watchMsg, watchDoneMsg:
-		return m.handleEvent(msg)
+		return m.applySettings(msg) // settings.go
+	case renamedMsg, redeemedMsg:
+		return m.accountReply(msg) // account.go
+	case lobby.PresenceChanged, lobby.Spectators, lobby.Watched, lobby.WatchEnded, lobby.DailyChanged, spectateMsg:
+		return m.handleLobby(msg) // presence.go
 	}
 	return m.toScreen(m.cur, msg)
 }
@@ -274,7 +257,7 @@ func (m *Model) toScreen(id screenID, msg tea.Msg) tea.Cmd {
 	}
 	cmd := s.update(msg)
 	if ev := s.takeEvent(); ev != nil {
-		return tea.Batch(cmd, m.update(ev))
+		return tea.Batch(cmd, m.handleEvent(ev))
 	}
 	return cmd
 }
@@ -283,23 +266,35 @@ func (m *Model) toScreen(id screenID, msg tea.Msg) tea.Cmd {
 // or not it shows.
 type routed interface{ to() screenID }
 
-// route hands a reply to the screen it is meant for, if it is still there.
-func (m *Model) route(msg routed) tea.Cmd { return m.toScreen(msg.to(), msg) }
-
-// handleInput takes a key or a click for the screen that shows.
-func (m *Model) handleInput(msg tea.Msg) tea.Cmd {
-	k, isKey := msg.(tea.KeyMsg)
-	if m.tooSmall() {
-		switch {
-		case isKey && k.Type == tea.KeyCtrlC:
-			return m.quit()
-		case isKey && k.Type == tea.KeyCtrlL:
-			return tea.ClearScreen
-		}
-		return nil // input is ignored while the screen is unreadable
+// route hands a reply to the screen it is meant for, if it is still
+// there; the table's count only while it has a game.
+func (m *Model) route(msg routed) tea.Cmd {
+	id := msg.to()
+	if id == screenTable && !m.playing {
+		return nil
 	}
-	if isKey && k.Type == tea.KeyCtrlZ {
-		return nil // never suspend a server-side program
+	return m.toScreen(id, msg)
+}
+
+// handleInput takes a key or a click for the screen that shows. The
+// keys every screen shares are handled here, once, before any screen
+// sees them, whatever it shows (an open prompt, a form, a window too
+// small to read): ctrl+c quits (once the saves are in), ctrl+l redraws,
+// and ctrl+z does nothing, for a server-side program is never suspended.
+// The key maps list the first two for their help (TableKeyMap.Quit).
+func (m *Model) handleInput(msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyMsg); ok {
+		switch k.Type {
+		case tea.KeyCtrlC:
+			return m.quit()
+		case tea.KeyCtrlL:
+			return tea.ClearScreen
+		case tea.KeyCtrlZ:
+			return nil
+		}
+	}
+	if m.tooSmall() {
+		return nil // input is ignored while the screen is unreadable
 	}
 	return m.toScreen(m.cur, msg)
 }
@@ -310,7 +305,7 @@ func (m *Model) handleServer(msg tea.Msg) tea.Cmd {
 	case NoticeMsg:
 		text := clean(msg.Text, 200)
 		m.say(sWarn, text)
-		m.saves.sayHeld(sWarn, text)
+		m.saves.held.say(sWarn, text)
 	case ShutdownMsg:
 		return m.shutdown(msg)
 	case endingMsg:
@@ -324,52 +319,6 @@ func (m *Model) handleServer(msg tea.Msg) tea.Cmd {
 		if m.cur == screenMenu {
 			m.setContinue()
 		}
-	}
-	return nil
-}
-
-// handleEvent takes what a screen asked for.
-func (m *Model) handleEvent(msg tea.Msg) tea.Cmd {
-	switch msg := msg.(type) {
-	case quitMsg:
-		return m.quit()
-	case backMsg:
-		m.show(screenMenu)
-		m.setContinue()
-		m.menu().focusContinue()
-		if m.playing {
-			return m.table().leave()
-		}
-	case newDealMsg:
-		if !m.playing {
-			return nil
-		}
-		spec := dealSpec{rules: m.table().game.Rules()}
-		spec.daily = spec.rules.Daily
-		return m.askStart(spec)
-	case helpMsg:
-		m.openHelp()
-	case helpDoneMsg:
-		m.show(m.back)
-	case confirmMsg:
-		return m.confirmed(msg.yes)
-	case dealCancelMsg:
-		m.dealReq++ // the answer, when it comes, is ignored
-		m.show(screenMenu)
-	case menuPlayMsg:
-		return m.askStart(msg.spec)
-	case menuContinueMsg:
-		return m.continueAt(msg.index)
-	case menuSettingsMsg:
-		m.menu().settingsChanged = true
-		m.settingsChanged()
-		return m.keepSettings()
-	case menuAccountMsg:
-		return m.openAccount(msg.kind)
-	case watchMsg:
-		return m.askLine()
-	case watchDoneMsg:
-		m.show(screenTable)
 	}
 	return nil
 }
@@ -390,9 +339,7 @@ func (m *Model) resize(w, h int) {
 	// The held table is laid out again for the new size: it shows the
 	// stored position, so drawing it anew reveals nothing the store does
 	// not have yet, and the layout stays whole.
-	if held := m.saves.hold; held != nil {
-		held.setSize(m.w, m.h)
-	}
+	m.saves.held.setSize(m.w, m.h)
 }
 
 // setGlyphs switches the session to another set of glyphs, the player's
@@ -406,9 +353,7 @@ func (m *Model) setGlyphs(gl *glyphs) {
 	e.gl = gl
 	m.env = e
 	m.each(func(s screen) { s.setEnv(e) })
-	if held := m.saves.hold; held != nil {
-		held.setEnv(e)
-	}
+	m.saves.held.setEnv(e)
 	if mn := m.menu(); len(mn.conts) > 0 {
 		m.setContinue() // the notes have the separator in them
 	}
@@ -429,7 +374,7 @@ func (m *Model) say(st styleID, text string) {
 // is ending, whatever the player looks at next says why.
 func (m *Model) sayAll(st styleID, text string) {
 	m.each(func(s screen) { s.say(st, text) })
-	m.saves.sayHeld(st, text)
+	m.saves.held.say(st, text)
 }
 
 // dropHidden lets go of what only a screen that is not showing needs:
@@ -471,7 +416,7 @@ func (m *Model) needs() (w, h int) {
 	if r := m.race(); m.cur == screenRace && r != nil {
 		return r.needs() // the race's game is not the table's: no held table
 	}
-	if held := m.saves.hold; held != nil && m.cur != screenConfirm {
+	if held := m.saves.held.shown; held != nil && m.cur != screenConfirm {
 		return held.needs()
 	}
 	if s := m.screens[m.cur]; s != nil && (m.cur != screenTable || m.playing) {
@@ -498,11 +443,12 @@ func (m *Model) View() string {
 }
 
 // ViewParts appends View to dst in parts joined by newlines, and returns
-// it: the race's frame comes in the parts it keeps from frame to frame
-// (its board, each racer's line, the chat), so that the session's
-// renderer compares them with the last frame's without joining them
-// (several frames a second for every racer of the server); any other
-// screen's view is one part. The strings are never changed afterwards.
+// it (server.PartsViewer: the session's renderer asks): the race's frame
+// comes in the parts it keeps from frame to frame (its board, each
+// racer's line, the chat), so that the renderer compares them with the
+// last frame's without joining them (several frames a second for every
+// racer of the server); any other screen's view is one part. The strings
+// are never changed afterwards.
 func (m *Model) ViewParts(dst []string) []string {
 	if r := m.race(); m.cur == screenRace && r != nil && r.inRace() && m.env.gl.unicode &&
 		(m.ending == nil || m.ending.farewell == "") && !m.tooSmall() {
@@ -528,7 +474,7 @@ func (m *Model) view() string {
 	if r := m.race(); m.cur == screenRace && r != nil {
 		return r.view() // the race's game is not the table's: no held table
 	}
-	if held := m.saves.hold; held != nil && m.cur != screenConfirm {
+	if held := m.saves.held.shown; held != nil && m.cur != screenConfirm {
 		return held.view()
 	}
 	if s := m.screens[m.cur]; s != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"pyramid/engine"
+	"pyramid/lobby"
 )
 
 var testPlayer = Player{ID: "SHA256:Xy3k9Qa1b2c3d4e5f6g7h8i9j0kLmNoPqRsTuVwXyZ012", Name: "alice"}
@@ -833,5 +834,82 @@ func TestInbox(t *testing.T) {
 	e.ctx = context.Background()
 	if got := e.waitInbox()(); got != nil {
 		t.Fatalf("closed inbox: got %v, want nothing", got)
+	}
+}
+
+// TestSessionKeysOnEveryScreen: ctrl+c and ctrl+l are the root's, handled
+// once before any screen sees them: ctrl+c quits and ctrl+l redraws
+// wherever the player is, an open prompt, a chat line and a window too
+// small to read included.
+func TestSessionKeysOnEveryScreen(t *testing.T) {
+	race := func() Deps {
+		return Deps{Races: &fakeRaces{seat: RaceSeat{You: "p0", Snapshot: raceRoom(2, lobby.PhaseWaiting)}}, Args: []string{"race", "KMTX"}, Unicode: true}
+	}
+	table := func() Deps { return Deps{Args: []string{"classic", "42"}, Unicode: true} }
+	for _, tt := range []struct {
+		name string
+		deps func() Deps
+		open tea.Msg // sent first, when set
+		keys []string
+		want string
+	}{
+		{"menu", func() Deps { return Deps{Unicode: true} }, nil, nil, "Pyramid Solitaire"},
+		{"table", table, nil, nil, "Classic · deal 42"},
+		{"move prompt", table, nil, []string{":", "7"}, ": 7"},
+		{"help", table, nil, []string{"?"}, "How to play"},
+		{"race chat", race, nil, []string{"t", "h"}, "say: h"},
+		{"join form", func() Deps { return Deps{Races: &fakeRaces{}, Unicode: true} }, menuRaceMsg{join: true}, nil, "room code:"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, tt.deps())
+			if tt.open != nil {
+				h.send(tt.open)
+			}
+			h.keys(tt.keys...)
+			h.wantScreen(tt.want)
+			screen, cur := h.screen(), h.m.cur
+			_, cmd := h.m.Update(keyMsg("ctrl+l"))
+			if !clears(cmd) {
+				t.Error("ctrl+l does not redraw")
+			}
+			if h.m.cur != cur || h.screen() != screen {
+				t.Errorf("ctrl+l changed the screen:\n%s", h.screen())
+			}
+			h.keys("ctrl+c")
+			if !h.quit {
+				t.Errorf("ctrl+c did not quit:\n%s", h.screen())
+			}
+		})
+	}
+	t.Run("window too small", func(t *testing.T) {
+		h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true})
+		h.send(tea.WindowSizeMsg{Width: 20, Height: 5})
+		_, cmd := h.m.Update(keyMsg("ctrl+l"))
+		if !clears(cmd) {
+			t.Error("ctrl+l does not redraw")
+		}
+		h.keys("ctrl+c")
+		if !h.quit {
+			t.Error("ctrl+c did not quit")
+		}
+	})
+}
+
+// clears reports whether cmd, run with its batches, asks for a cleared
+// screen.
+func clears(cmd tea.Cmd) bool {
+	if cmd == nil {
+		return false
+	}
+	switch msg := cmd().(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			if clears(c) {
+				return true
+			}
+		}
+		return false
+	default:
+		return msg == tea.ClearScreen()
 	}
 }

@@ -6,7 +6,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// When each move was made (issue 14, race the ghost): the table keeps,
+// When each move was made (for the ghost race's pace): the table keeps,
 // beside the game's move log, the played-time clock at each move, so that
 // a replay or a ghost keeps the real pace. Update reads no clock: a move
 // gets a pending time and asks for a reading (clockMove); the reading

@@ -90,11 +90,6 @@ func (f *nameScreen) update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	switch {
-	case k.Type == tea.KeyCtrlC:
-		f.event = quitMsg{}
-		return nil
-	case k.Type == tea.KeyCtrlL:
-		return tea.ClearScreen
 	case key.Matches(k, f.back):
 		f.event = backMsg{}
 		return nil

@@ -11,7 +11,7 @@ import (
 	"pyramid/engine"
 )
 
-// The solver's second level (issue 11): par, the length of a deal's
+// The solver's second level: par, the length of a deal's
 // shortest winning line, on the win screen, the daily board and race
 // results; where a lost game lost its win (lost.go); and the live
 // "can no longer be won" check (lost.go).

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"pyramid/engine"
+	"pyramid/lobby"
 )
 
 // analystSolver is fakeSolver with the second level answered by the real
@@ -442,4 +444,52 @@ func TestDealAnewSaysWhereLost(t *testing.T) {
 	h2.wantNotScreen("the deal you left")
 	h2.send(late[0])
 	h2.wantScreen("0 moves", want)
+}
+
+// TestRaceClearedPanelPar: a racer who cleared the pyramid reads "N
+// moves, par P" in the panel over the board, as the solo win screen
+// says it, once the par is known.
+func TestRaceClearedPanelPar(t *testing.T) {
+	line, status := heuristicLine(t, "classic", 3)
+	if status != engine.Won {
+		t.Fatalf("the heuristic does not win classic 3 any more (%s)", status)
+	}
+	a := &analystSolver{par: 41}
+	snap := raceRoom(2, lobby.PhaseRacing)
+	snap.Deal = 3
+	snap.Members[0].Finish = 3*time.Second + 300*time.Millisecond // a clock that makes the line long
+	f := &fakeRaces{seat: RaceSeat{You: "p0", Snapshot: snap}}
+	h := newHarness(t, Deps{Races: f, Solver: a, Args: []string{"race", snap.Code}, Width: 80, Height: 24, Unicode: true})
+	h.keys(":")
+	h.typeText(strings.Join(line, " "))
+	h.keys("enter")
+	h.send(raceDoneMsg{what: "move", play: true, seq: 1, round: 1})
+	want := strconv.Itoa(len(line)) + " moves, par 41"
+	s := screenOf(h)
+	if !strings.Contains(s, "You cleared the pyramid!") || !strings.Contains(s, want) {
+		t.Fatalf("want the cleared panel with %q:\n%s", want, s)
+	}
+	// At 80 columns the line is too long for the panel: it breaks
+	// between its parts, none of them cut (seen: "ime 0:03.3 · … passe").
+	for _, part := range []string{"time 0:03.3", "3 of 3 passes"} {
+		if !strings.Contains(s, part) {
+			t.Errorf("the panel cuts %q:\n%s", part, s)
+		}
+	}
+}
+
+// TestTellLostLoadedLate: the player's setting "Tell me when a deal can
+// no longer be won" may come from the store after the game was seated
+// and moves were made (a slow store): the position on the table is then
+// checked at once, not only after the next move, which may never come.
+func TestTellLostLoadedLate(t *testing.T) {
+	moves, _ := heuristicLine(t, lostSpec, lostDeal)
+	s := &analystSolver{fakeSolver: fakeSolver{deal: engine.Winnable}}
+	h := newHarness(t, Deps{Player: testPlayer, Unicode: true, Solver: s, Args: []string{lostSpec, "2"}})
+	for _, mv := range moves[:19] {
+		playLine(h, []string{mv})
+	}
+	h.wantNotScreen("can no longer be won")
+	h.send(settingsMsg{values: map[string]string{settingTellLost: "on"}})
+	h.wantScreen("this deal can no longer be won (since move 19")
 }

@@ -24,8 +24,6 @@ type (
 		on  bool
 		err error
 	}
-	// menuWatchableMsg: the player switched the setting in the menu.
-	menuWatchableMsg struct{ on bool }
 	// menuLobbyMsg: the player opens the Lobby screen.
 	menuLobbyMsg struct{}
 	// dailyPlayingMsg brings how many play the daily deal now.
@@ -153,7 +151,7 @@ func (m *Model) liveChange() tea.Cmd {
 	}
 	var count tea.Cmd
 	if m.cur == screenLeaders && lv.cur != screenLeaders {
-		count = m.countDaily()
+		count = m.env.countDaily()
 	}
 	lv.cur = m.cur
 	if !dirty {
@@ -220,7 +218,7 @@ func (rs *raceScreen) doing() (d lobby.Doing, ok bool) {
 		}
 		return d, true
 	}
-	if rs.watching || rs.ghost != nil || rs.stage != stageRoom || s.Code == "" {
+	if mode := rs.mode(); mode == modeJoining || mode == modeCode || mode == modeSpectating || s.Code == "" {
 		return lobby.Doing{}, false
 	}
 	return lobby.Doing{What: lobby.Racing, Rules: s.RulesID, Deal: s.Deal, Room: s.Code, Phase: s.Phase.Presence(), Removed: rs.mine().Removed}, true
@@ -262,8 +260,8 @@ func (m *Model) lobbyList() *lobbyScreen {
 	return l
 }
 
-// handleLobby takes the lobby's events and the replies and events of
-// the screens of playing with others.
+// handleLobby takes the lobby's events, and the answer to a request to
+// watch a player.
 func (m *Model) handleLobby(msg tea.Msg) tea.Cmd {
 	lv := &m.live
 	switch msg := msg.(type) {
@@ -274,7 +272,7 @@ func (m *Model) handleLobby(msg tea.Msg) tea.Cmd {
 		case screenLobby:
 			return m.lobbyList().load()
 		case screenLeaders:
-			return m.countDaily()
+			return m.env.countDaily()
 		}
 	case lobby.Spectators:
 		lv.watchers = msg.N
@@ -287,7 +285,7 @@ func (m *Model) handleLobby(msg tea.Msg) tea.Cmd {
 	case lobby.WatchEnded:
 		if s := m.spectate(); s != nil {
 			s.end(msg.Reason)
-		} else if rs := m.race(); rs != nil && rs.watching && rs.stage == stageRoom {
+		} else if rs := m.race(); rs != nil && rs.mode() == modeSpectating {
 			// A race room watched: the player went racing elsewhere.
 			code, races := rs.snap.Code, rs.races
 			seated := m.raceLeft(raceLeftMsg{st: sWarn, text: msg.Reason})
@@ -297,38 +295,26 @@ func (m *Model) handleLobby(msg tea.Msg) tea.Cmd {
 		if b, ok := m.screens[screenLeaders].(*leadersScreen); ok && m.cur == screenLeaders && msg.Rules == leadersRules && b.date == b.today {
 			return b.load("")
 		}
-	case menuLobbyMsg:
-		return m.openLobby()
-	case spectateOpenMsg:
-		return m.askWatch(msg.name)
 	case spectateMsg:
 		return m.watchReply(msg)
-	case spectateDoneMsg:
-		m.screens[screenSpectate] = nil
-		switch lv.back {
-		case screenLobby:
-			return tea.Batch(m.unwatch(), m.openLobby())
-		case screenLeaders:
-			m.show(screenLeaders) // the daily board, live again
-			return m.unwatch()
-		}
-		m.show(screenMenu)
-		m.setContinue()
-		return m.unwatch()
-	case menuWatchableMsg:
-		return m.setWatchable(msg.on)
-	case watchableMsg:
-		if msg.err == nil {
-			m.menu().watchable = msg.on
-		}
-	case watchableSetMsg:
-		mn := m.menu()
-		if msg.err != nil {
-			mn.watchable = !msg.on
-			mn.say(sErr, clean(msg.err.Error(), 200))
-		}
 	}
 	return nil
+}
+
+// closeSpectate closes the spectate screen: back where the player asked
+// from, and the lobby is told the session watches no more.
+func (m *Model) closeSpectate() tea.Cmd {
+	m.screens[screenSpectate] = nil
+	switch m.live.back {
+	case screenLobby:
+		return tea.Batch(m.unwatch(), m.openLobby())
+	case screenLeaders:
+		m.show(screenLeaders) // the daily board, live again
+		return m.unwatch()
+	}
+	m.show(screenMenu)
+	m.setContinue()
+	return m.unwatch()
 }
 
 // openLobby shows the Lobby screen and loads it.
@@ -388,7 +374,7 @@ func (m *Model) watchReply(msg spectateMsg) tea.Cmd {
 		return m.unwatch() // the player went elsewhere meanwhile
 	}
 	if msg.room != "" {
-		return m.handleRace(menuRaceMsg{code: msg.room, watch: true, racer: msg.racer})
+		return m.openRace(menuRaceMsg{code: msg.room, watch: true, racer: msg.racer})
 	}
 	s := newSpectate(m.env, msg.watched, m.w, m.h)
 	if early != nil {
@@ -414,9 +400,10 @@ func (m *Model) unwatch() tea.Cmd {
 	}
 }
 
-// countDaily asks how many play the daily deal now.
-func (m *Model) countDaily() tea.Cmd {
-	lb := m.env.lobby
+// countDaily asks how many play the daily deal now, for the daily
+// board.
+func (e *env) countDaily() tea.Cmd {
+	lb := e.lobby
 	if lb == nil {
 		return nil
 	}
@@ -438,13 +425,13 @@ func (e *env) loadWatchable() tea.Cmd {
 	}
 }
 
-// setWatchable keeps the setting.
-func (m *Model) setWatchable(on bool) tea.Cmd {
-	lb := m.env.lobby
+// setWatchable keeps the setting; the menu takes the answer.
+func (e *env) setWatchable(on bool) tea.Cmd {
+	lb := e.lobby
 	if lb == nil {
 		return nil
 	}
-	ctx := m.env.ctx
+	ctx := e.ctx
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, saveTimeout)
 		defer cancel()

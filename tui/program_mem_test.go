@@ -60,9 +60,9 @@ func (f *frames) Write(p []byte) (int, error) {
 // drawn the last frame: heap (the model, the renderer's copies of the
 // frame) and goroutine stacks, per program, against the load test's bare
 // one-line program; and the bytes allocated per key, renderer included,
-// which set how often the collector runs under load. It is the render path's share of a session's memory
-// in issue 13's load test (the server's connection and SSH state come on
-// top, for both).
+// which set how often the collector runs under load. It is the render
+// path's share of a session's memory under tools/loadgen (the server's
+// connection and SSH state come on top, for both).
 func BenchmarkProgramMemory(b *testing.B) {
 	const n = 50
 	for _, c := range []struct {

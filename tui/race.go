@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -30,8 +28,11 @@ type (
 		err  error
 		// refresh: the seat asked for again after missed events.
 		refresh bool
-		// joined is the code of a room the player asked to join.
+		// joined is the code of a room the player asked to join; late is
+		// set for a room whose race had started when they asked, which
+		// they watch instead.
 		joined string
+		late   bool
 	}
 	// raceDoneMsg is the reply of a room call; play is set for the
 	// reports of the game.
@@ -62,8 +63,8 @@ type (
 		racer string // the racer whose board a spectator sees first (a player ID)
 	}
 	// raceMovedMsg: the seat in room from went to another session of
-	// the player, which is seated in room to now (empty: in none).
-	raceMovedMsg struct{ from, to string }
+	// the player, which is seated in room into now (empty: in none).
+	raceMovedMsg struct{ from, into string }
 	// raceSeatedMsg brings the code of the room the player has a seat
 	// in, or "", for the menu; with no seat, ended is the room of the
 	// player's last race when it ended without them (Races.Ended), or "".
@@ -76,23 +77,36 @@ type (
 	}
 )
 
+// The race screen's replies and the room's events name the screen they
+// are for (routed): the root hands them to it whether or not it shows,
+// and drops them once the player left the room.
+func (RaceEventMsg) to() screenID   { return screenRace }
+func (raceSeatMsg) to() screenID    { return screenRace }
+func (raceDoneMsg) to() screenID    { return screenRace }
+func (raceClockMsg) to() screenID   { return screenRace }
+func (raceMovedMsg) to() screenID   { return screenRace }
+func (raceBoardMsg) to() screenID   { return screenRace }
+func (ghostLoadedMsg) to() screenID { return screenRace }
+func (ghostTickMsg) to() screenID   { return screenRace }
+func (ghostClockMsg) to() screenID  { return screenRace }
+func (ghostPlayedMsg) to() screenID { return screenRace }
+
 // raceTimeout bounds a room call that may wait on the solver or the
 // store (a new room, a rematch, a report).
 const raceTimeout = 20 * time.Second
 
 // How the frames after a room's events and the race clock's ticks are
-// paced (the server's renderer reads FrameGap and FrameSlack): at 1,000
-// racers each racer's opponents move 3.5 times a second, its clock
-// ticks once and its keys come twice, and every frame is a render and a
-// write (issue 14).
+// paced (the session's renderer asks: server.FrameGapper and
+// server.FrameSlacker). A racer's opponents move several times a second,
+// the clock ticks once a second and the racer's own keys come more often
+// still; every frame is a render and a write, so what only changes the
+// panel shares a frame where it can.
 const (
 	// raceEventGap is the least time between the last frame and the
 	// frame of an opponent's progress, a chat line or a new snapshot of
 	// the room: one that comes alone is drawn at once, those that come
-	// close behind another frame wait for the gap and share a frame. The
-	// panel stays live within 50 ms more than before (at 240 racers on a
-	// busy box: 100 ms cost 37 ms more at the panel's median for 7 %
-	// fewer frames than 50 ms).
+	// close behind another frame wait for the gap and share a frame. It
+	// is short enough for the panel to read as live.
 	raceEventGap = 50 * time.Millisecond
 	// raceTickSlack is a tick of the race's time left: the seconds go
 	// on once a second, each shown with the next frame that goes out
@@ -102,7 +116,7 @@ const (
 )
 
 // FrameSlack is how long the frame after a tick may wait (see
-// raceTickSlack); the countdown's ticks go at once.
+// raceTickSlack; server.FrameSlacker); the countdown's ticks go at once.
 func (msg raceClockMsg) FrameSlack() time.Duration {
 	if msg.slack {
 		return raceTickSlack
@@ -126,14 +140,50 @@ func slackEvent(msg tea.Msg) bool {
 	return false
 }
 
-// raceStage is what the race screen shows.
+// raceStage is how far the player is on the way into a room.
 type raceStage uint8
 
 const (
-	stageJoining raceStage = iota // the seat is on its way
+	stageJoining raceStage = iota // the seat (or the ghost) is on its way
 	stageCode                     // the join form: type a code
 	stageRoom                     // in a room: the room's phase decides
 )
+
+// raceMode is the race screen's state: what it shows and what its keys
+// do (key hands each to its own method). It follows from the stage, the
+// player's part in the room and the room's phase, which the server
+// decides (mode).
+type raceMode uint8
+
+const (
+	modeJoining    raceMode = iota // the seat (or the ghost) is on its way: q goes back
+	modeCode                       // the join form: the player types a room's code
+	modeWaiting                    // the waiting room and its countdown: ready, start, chat
+	modeRacing                     // the player's own game, with the panel and the chat
+	modeSpectating                 // a spectator's view of the room, a racer's board while the race runs
+	modeResults                    // the results (a closed room's, as stored, when over): rematch, chat
+)
+
+// mode is the screen's state now.
+func (rs *raceScreen) mode() raceMode {
+	switch {
+	case rs.stage == stageJoining:
+		return modeJoining
+	case rs.stage == stageCode:
+		return modeCode
+	case rs.watching:
+		return modeSpectating
+	}
+	switch rs.snap.Phase {
+	case lobby.PhaseRacing:
+		if rs.table != nil {
+			return modeRacing
+		}
+	case lobby.PhaseResults:
+		return modeResults
+	}
+	return modeWaiting // the race's deal did not come: the room shows
+}
 
 // raceScreen is the race screen. It is built when the player asks for a
 // race and let go of when they leave the room.
@@ -159,9 +209,6 @@ type raceScreen struct {
 	// (RaceSeat.Guests).
 	over   bool
 	guests int
-	// late: the player asked to join a room whose race had started, and
-	// watches it instead.
-	late bool
 	// watching is set for a spectator, who sees the board of the racer
 	// watched (an ID of snap.Members).
 	watching bool
@@ -175,16 +222,15 @@ type raceScreen struct {
 	round int
 	seq   int
 	// held is the table as it was before the first change the server
-	// has not taken yet: it shows meanwhile, so that a move shows once
-	// the server has it (stored, and told to the room), as at the table
-	// (save.go's hold rule). One report is in flight at a time (sending),
-	// so that the store sees the game's changes in order; a change made
-	// meanwhile waits in next, the newest only.
-	held    *tableScreen
+	// has not taken yet (hold.go): a move shows once the server has it,
+	// stored and told to the room. One report is in flight at a time
+	// (sending), so that the store sees the game's changes in order; a
+	// change made meanwhile waits in next, the newest only.
+	held    heldTable
 	sending bool
 	next    *raceReport
 	// mineHeld is the player's own line of the panel as the room last
-	// told it while held was set: it shows with the board once the
+	// told it while a change was held: it shows with the board once the
 	// server has every change (the room tells it before the store
 	// answers), so that a move is one frame, not two.
 	mineHeld *lobby.RacerProgress
@@ -210,7 +256,7 @@ type raceScreen struct {
 
 // raceKeys are the race screen's own keys.
 type raceKeys struct {
-	Chat, Ready, Start, Rematch, Leave, Help, Quit key.Binding
+	Chat, Ready, Start, Rematch, Leave, Help key.Binding
 }
 
 func newRaceKeys() raceKeys {
@@ -221,7 +267,6 @@ func newRaceKeys() raceKeys {
 		Rematch: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rematch")),
 		Leave:   key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "leave")),
 		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Quit:    key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 	}
 }
 
@@ -265,67 +310,48 @@ func (m *Model) raceLink(args []string) {
 func (m *Model) raceInit() tea.Cmd {
 	rs := m.race()
 	if rs != nil && rs.ghost != nil && rs.stage == stageJoining {
-		return tea.Batch(rs.ghostLoad(), m.askSeated()) // ghost.go
+		return tea.Batch(rs.ghostLoad(), m.env.askSeated()) // ghost.go
 	}
 	if rs == nil || rs.req == nil {
-		return m.askSeated()
+		return m.env.askSeated()
 	}
 	req := *rs.req
 	rs.req = nil
 	return rs.ask(req)
 }
 
-// handleRace takes the race screen's messages, whether or not it shows.
-func (m *Model) handleRace(msg tea.Msg) tea.Cmd {
-	if sm, ok := msg.(raceSeatedMsg); ok {
-		return m.seatedReply(sm)
+// openRace shows the race screen for what the menu, the Lobby or a
+// spectate request asked: a new room, the join form, a room by its code,
+// or a room to watch. A player in a room goes back to it.
+func (m *Model) openRace(mr menuRaceMsg) tea.Cmd {
+	if m.env.races == nil {
+		return nil
 	}
-	if mr, ok := msg.(menuRaceMsg); ok {
-		if m.env.races == nil {
-			return nil
-		}
-		rs := m.race()
-		if rs == nil || rs.stage != stageRoom {
-			rs = newRaceScreen(m.env, m.env.races, m.menu().Scheme, m.w, m.h)
-			m.screens[screenRace] = rs
-		}
-		m.show(screenRace)
-		switch {
-		case rs.stage == stageRoom:
-			return nil // back to the room the player is in
-		case mr.watch:
-			rs.watched = mr.racer
-			return rs.ask(raceReq{kind: raceWatch, code: mr.code})
-		case mr.code != "":
-			return rs.ask(raceReq{kind: raceJoin, code: mr.code})
-		case mr.join:
-			rs.openCode()
-			return nil
-		}
-		return rs.ask(raceReq{kind: raceNew, opt: RoomOptions{Rules: m.menu().ownRules()}})
+	rs := m.race()
+	if rs == nil || rs.stage != stageRoom {
+		rs = newRaceScreen(m.env, m.env.races, m.menu().Scheme, m.w, m.h)
+		m.screens[screenRace] = rs
 	}
-	if m.race() == nil {
-		return nil // a late event of a room the player left
+	m.show(screenRace)
+	switch {
+	case rs.stage == stageRoom:
+		return nil // back to the room the player is in
+	case mr.watch:
+		rs.watched = mr.racer
+		return rs.ask(raceReq{kind: raceWatch, code: mr.code})
+	case mr.code != "":
+		return rs.ask(raceReq{kind: raceJoin, code: mr.code})
+	case mr.join:
+		rs.openCode()
+		return nil
 	}
-	cmd := m.toScreen(screenRace, msg)
-	if _, ok := msg.(raceDoneMsg); ok && m.quitting && !m.pendingSaves() {
-		return tea.Batch(cmd, m.end()) // the last report is in: the session may end
-	}
-	return cmd
+	return rs.ask(raceReq{kind: raceNew, opt: RoomOptions{Rules: m.menu().ownRules()}})
 }
 
 // raceLeft is the root's part when the player leaves the race screen.
 func (m *Model) raceLeft(msg raceLeftMsg) tea.Cmd {
-	if rs := m.race(); rs != nil && rs.snap.Phase == lobby.PhaseResults && !rs.watching && rs.ghost == nil {
-		mn := m.menu()
-		mn.seenResults = rs.snap.Code // seen: the menu offers them no more
-		if mn.raceEnded == rs.snap.Code {
-			// Not offered even for the moment the server's answer takes.
-			mn.raceEnded = ""
-			if mn.items != nil {
-				mn.build()
-			}
-		}
+	if rs := m.race(); rs != nil && rs.mode() == modeResults && rs.ghost == nil {
+		m.menu().leftRoom(rs.snap.Code) // seen: the menu offers them no more
 	}
 	m.screens[screenRace] = nil
 	m.show(screenMenu)
@@ -336,67 +362,7 @@ func (m *Model) raceLeft(msg raceLeftMsg) tea.Cmd {
 	if msg.asked {
 		return nil // the leave asks, once the seat is left
 	}
-	return m.askSeated()
-}
-
-// askSeated asks, in a command, for the room the player has a seat in.
-func (m *Model) askSeated() tea.Cmd {
-	races := m.env.races
-	if races == nil {
-		return nil
-	}
-	ctx := m.env.ctx
-	return func() tea.Msg { return seatOf(ctx, races) }
-}
-
-// seatOf asks for the room the player has a seat in and, with none, for
-// the room of the race that ended without them.
-func seatOf(ctx context.Context, races Races) raceSeatedMsg {
-	if code, ok := races.Seated(); ok {
-		return raceSeatedMsg{code: code}
-	}
-	ctx, cancel := context.WithTimeout(ctx, raceTimeout)
-	defer cancel()
-	ended, _ := races.Ended(ctx)
-	return raceSeatedMsg{ended: ended}
-}
-
-// seatedReply has the menu offer to go back to a race; for a race it
-// did not offer before, it returns the command that asks again in a
-// while whether the race still runs (menu_back.go).
-func (m *Model) seatedReply(msg raceSeatedMsg) tea.Cmd {
-	mn := m.menu()
-	if msg.code != "" {
-		mn.seenResults = "" // a seat again: its race's results are news
-	}
-	ended := msg.ended
-	if msg.code != "" || ended == mn.seenResults {
-		ended = ""
-	}
-	if mn.raceBack == msg.code && mn.raceEnded == ended {
-		return nil
-	}
-	back, news := mn.raceBack != msg.code, mn.raceEnded != ended
-	mn.raceBack, mn.raceEnded = msg.code, ended
-	if mn.items != nil {
-		mn.build()
-		if i := mn.firstOf(itemRaceBack); i >= 0 {
-			mn.cur = i // the race comes first
-		} else if i := mn.firstOf(itemRaceResults); i >= 0 {
-			mn.cur = i
-		}
-	}
-	switch {
-	case back && msg.code != "":
-		mn.seatPoll++
-		return m.env.after(seatPollStep, menuSeatTickMsg{token: mn.seatPoll})
-	case msg.code == "" && ended != "" && news:
-		// The results are offered for a while (Races.Ended): asked
-		// again now and then, the line goes once they are not.
-		mn.seatPoll++
-		return m.env.after(resultsPollStep, menuSeatTickMsg{token: mn.seatPoll})
-	}
-	return nil
+	return m.env.askSeated()
 }
 
 // raceLeftMsg: the race screen closed, saying why.
@@ -418,7 +384,7 @@ func (rs *raceScreen) ask(req raceReq) tea.Cmd {
 	races, ctx := rs.races, rs.env.ctx
 	return func() tea.Msg {
 		seat, err := takeSeat(ctx, races, req)
-		msg := raceSeatMsg{seat: seat, err: err}
+		msg := raceSeatMsg{seat: seat, err: err, late: req.late}
 		if req.kind == raceJoin {
 			msg.joined = req.code
 		}
@@ -514,25 +480,6 @@ func (rs *raceScreen) update(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-// showMine shows the player's own line as the room told it while a change
-// was on its way, once the board shows every change (or the round it was
-// of is over).
-func (rs *raceScreen) showMine() {
-	p := rs.mineHeld
-	if p == nil || rs.held != nil && p.Round == rs.snap.Round && p.Code == rs.snap.Code {
-		return
-	}
-	rs.mineHeld = nil
-	if p.Round != rs.snap.Round || p.Code != rs.snap.Code {
-		return
-	}
-	for i := range rs.racers {
-		if rs.racers[i].ID == p.Racer.ID {
-			rs.racers[i] = p.Racer
-		}
-	}
-}
-
 // seated takes the seat the server gave, or says why there is none.
 func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 	if msg.refresh {
@@ -545,8 +492,7 @@ func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 	if msg.joined != "" && errors.Is(msg.err, lobby.ErrRaceUnderway) {
 		// A room whose race started before the player got in (the
 		// Lobby listed it waiting): they watch it.
-		rs.late = true
-		return rs.ask(raceReq{kind: raceWatch, code: msg.joined})
+		return rs.ask(raceReq{kind: raceWatch, code: msg.joined, late: true})
 	}
 	if msg.err != nil {
 		rs.event = raceLeftMsg{st: sErr, text: msg.err.Error()}
@@ -568,7 +514,7 @@ func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 	rs.snap = lobby.Snapshot{}
 	rs.setSnap(msg.seat.Snapshot, msg.seat.Resume)
 	rs.seq = max(rs.seq, msg.seat.Seq)
-	if rs.watching && rs.late {
+	if rs.watching && msg.late {
 		rs.say(sInfo, "the race in room "+msg.seat.Snapshot.Code+" had started: you watch it (tab: the next racer's board)")
 		return tea.Batch(rs.tick(), rs.fetchBoard())
 	}
@@ -634,7 +580,8 @@ func (rs *raceScreen) deal(s lobby.Snapshot, resume *engine.Record) {
 		}
 	}
 	t := rs.newRaceTable(g, s, "room "+s.Code+rs.env.gl.sep+titleOf(r, g.Deal(), "", rs.env.gl.sep))
-	rs.table, rs.round, rs.held, rs.next = t, s.Round, nil, nil
+	rs.table, rs.round, rs.next = t, s.Round, nil
+	rs.held.drop()
 }
 
 // newRaceTable is a table for a game of the room's round s.Round, the
@@ -655,7 +602,7 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 			rs.setSnap(ev.Snapshot, nil)
 		}
 	case lobby.RacerProgress:
-		if ev.Code == rs.snap.Code && ev.Round == rs.snap.Round && ev.Racer.ID == rs.you && rs.held != nil && !rs.watching {
+		if ev.Code == rs.snap.Code && ev.Round == rs.snap.Round && ev.Racer.ID == rs.you && rs.held.shown != nil && !rs.watching {
 			mine := ev          // a copy: taking ev's own address would put every event of this case on the heap
 			rs.mineHeld = &mine // shown with the board (showMine)
 			break
@@ -733,14 +680,14 @@ func (rs *raceScreen) seatMoved(from string) tea.Cmd {
 	races := rs.races
 	return func() tea.Msg {
 		to, _ := races.Seated()
-		return raceMovedMsg{from: from, to: to}
+		return raceMovedMsg{from: from, into: to}
 	}
 }
 
 // text says where the player's race went.
 func (msg raceMovedMsg) text() string {
-	if msg.to != "" && msg.to != msg.from {
-		return "you left room " + msg.from + " for room " + msg.to + " in another session"
+	if msg.into != "" && msg.into != msg.from {
+		return "you left room " + msg.from + " for room " + msg.into + " in another session"
 	}
 	return "your race continues in another session"
 }
@@ -763,7 +710,7 @@ func (rs *raceScreen) done(msg raceDoneMsg) tea.Cmd {
 
 // tick keeps the clock going while the countdown or the race runs.
 func (rs *raceScreen) tick() tea.Cmd {
-	if rs.ticking || rs.stage != stageRoom {
+	if mode := rs.mode(); rs.ticking || mode == modeJoining || mode == modeCode {
 		return nil
 	}
 	var d time.Duration
@@ -782,357 +729,6 @@ func (rs *raceScreen) tick() tea.Cmd {
 	return rs.env.wait(d, func() tea.Msg { return raceClockMsg{now: now(), slack: slack} })
 }
 
-// racing reports whether the player is racing: the race runs and their
-// game goes on.
-func (rs *raceScreen) racing() bool {
-	return !rs.watching && rs.stage == stageRoom && rs.snap.Phase == lobby.PhaseRacing && rs.table != nil &&
-		rs.table.d.status == engine.Playing && rs.mine().State != lobby.RacerLeft
-}
-
-// promptOpen reports whether the racer's move prompt is open: it takes
-// every key, esc closing it, as at the table (t, q and ? are typed, not
-// the room's).
-func (rs *raceScreen) promptOpen() bool {
-	return !rs.watching && rs.table != nil && rs.table.promptOpen && rs.racing()
-}
-
-// mine is the player's line of the panel.
-func (rs *raceScreen) mine() lobby.Racer {
-	for _, r := range rs.racers {
-		if r.ID == rs.you {
-			return r
-		}
-	}
-	return lobby.Racer{}
-}
-
-// key handles a key.
-func (rs *raceScreen) key(k tea.KeyMsg) tea.Cmd {
-	if k.Type == tea.KeyCtrlC {
-		rs.event = quitMsg{}
-		return nil
-	}
-	if rs.inputOpen {
-		return rs.inputKey(k)
-	}
-	if rs.stage == stageJoining {
-		if key.Matches(k, rs.keys.Leave) {
-			rs.event = raceLeftMsg{}
-		}
-		return nil
-	}
-	if rs.promptOpen() {
-		return rs.raceKey(k)
-	}
-	km := &rs.keys
-	if k.String() != "q" && k.String() != "esc" {
-		rs.leaving = false
-	}
-	switch {
-	case key.Matches(k, km.Help):
-		rs.event = helpMsg{}
-		return nil
-	case key.Matches(k, km.Chat) && rs.watching:
-		rs.say(sInfo, "spectators read the chat; only the racers write in it")
-		return nil
-	case key.Matches(k, km.Leave):
-		return rs.leave()
-	case rs.watching:
-		return rs.watchKey(k)
-	case rs.over && (key.Matches(k, km.Chat) || key.Matches(k, km.Rematch)):
-		rs.say(sInfo, "room "+rs.snap.Code+" has closed: no rematch or chat there")
-		return nil
-	case key.Matches(k, km.Chat):
-		rs.input = Prompt{Label: "say: "}
-		rs.inputOpen = true
-		return nil
-	}
-	switch rs.snap.Phase {
-	case lobby.PhaseWaiting:
-		return rs.waitingKey(k)
-	case lobby.PhaseRacing:
-		if rs.table != nil {
-			return rs.raceKey(k)
-		}
-	case lobby.PhaseResults:
-		if key.Matches(k, km.Rematch) && rs.snap.Host != rs.you {
-			// The server would refuse: say whom to ask (the host's part
-			// may have passed to another racer since the race began).
-			if name := rs.hostName(); name != "" {
-				rs.say(sInfo, "ask "+name+", the host, for a rematch")
-			} else {
-				rs.say(sInfo, "only the room's host can start a rematch")
-			}
-			return nil
-		}
-		if key.Matches(k, km.Rematch) {
-			code, races, ctx := rs.snap.Code, rs.races, rs.env.ctx
-			rs.say(sInfo, "dealing a new race"+rs.env.gl.ell)
-			return rs.call("rematch", func() error {
-				ctx, cancel := context.WithTimeout(ctx, raceTimeout)
-				defer cancel()
-				return races.Rematch(ctx, code)
-			})
-		}
-		if k.Type == tea.KeyEnter {
-			return rs.leave()
-		}
-	}
-	return nil
-}
-
-// leave leaves the room; during the race q asks to be pressed again.
-func (rs *raceScreen) leave() tea.Cmd {
-	if rs.racing() && !rs.leaving {
-		rs.leaving = true
-		rs.say(sWarn, "q again leaves the race (race "+rs.snap.Code+" brings you back while it runs)")
-		return nil
-	}
-	code, races := rs.snap.Code, rs.races
-	if code == "" {
-		rs.event = raceLeftMsg{}
-		return nil
-	}
-	// The menu's question about a seat comes after the leave: asked
-	// apart, it could run first and offer Back to a room just left.
-	rs.event = raceLeftMsg{asked: true}
-	over, ctx := rs.over, rs.env.ctx
-	return func() tea.Msg {
-		if !over {
-			_ = races.Leave(code)
-		}
-		return seatOf(ctx, races)
-	}
-}
-
-// waitingKey handles a key in the waiting room.
-func (rs *raceScreen) waitingKey(k tea.KeyMsg) tea.Cmd {
-	code, races := rs.snap.Code, rs.races
-	switch {
-	case key.Matches(k, rs.keys.Start):
-		if rs.snap.Host != rs.you {
-			rs.say(sErr, "only the host starts the race")
-			return nil
-		}
-		return rs.call("start", func() error { return races.Start(code) })
-	case key.Matches(k, rs.keys.Ready):
-		ready := !rs.mine().Ready
-		return rs.call("ready", func() error { return races.Ready(code, ready) })
-	}
-	return nil
-}
-
-// raceKey handles a key during the race: the table's, but no hints, no
-// new deal, and undo never takes back a draw or a redeal.
-func (rs *raceScreen) raceKey(k tea.KeyMsg) tea.Cmd {
-	t := rs.table
-	if !rs.racing() {
-		if t.d.status != engine.Playing {
-			rs.say(sInfo, "your race is over: the others are still racing")
-		}
-		return nil
-	}
-	switch {
-	case t.promptOpen:
-		// Moves typed in notation: the table reads the line.
-	case key.Matches(k, t.Keys.Hint):
-		rs.say(sWarn, "no hints in a race")
-		return nil
-	case bound(k, t.Keys.New):
-		rs.say(sWarn, "no new deal in a race: everybody plays this one")
-		return nil
-	case key.Matches(k, watchKeys):
-		return nil
-	case bound(k, t.Keys.Undo):
-		if ms := t.game.Moves(); len(ms) > 0 && (ms[len(ms)-1].Kind == engine.Draw || ms[len(ms)-1].Kind == engine.Redeal) {
-			rs.say(sWarn, "undo takes back removals in a race, never a draw or a redeal")
-			return nil
-		}
-	}
-	return rs.toTable(k)
-}
-
-// toTable hands a key or a click to the player's game and reports the
-// change to the room.
-func (rs *raceScreen) toTable(msg tea.Msg) tea.Cmd {
-	if rs.ghost != nil {
-		return rs.ghostToTable(msg) // ghost.go
-	}
-	t := rs.table
-	v, said := t.version, t.msg
-	t.wantBefore = rs.held == nil
-	cmd := t.update(msg)
-	before := t.before
-	t.before, t.wantBefore = nil, false
-	switch t.takeEvent().(type) {
-	case quitMsg:
-		rs.event = quitMsg{}
-	case helpMsg:
-		rs.event = helpMsg{}
-	}
-	if t.version == v {
-		rs.follow(t.msg != said)
-		return cmd
-	}
-	if t.d.status == engine.Lost {
-		t.say(sWarn, "no moves left: your race is over")
-	}
-	if rs.held == nil && before != nil {
-		rs.held = before
-	}
-	rs.seq++
-	rep := raceReport{code: rs.snap.Code, round: rs.round, seq: rs.seq, rec: t.game.Record()}
-	if rs.sending {
-		rs.next = &rep // sent when the one in flight returns
-		return cmd
-	}
-	return tea.Batch(cmd, rs.report(rep))
-}
-
-// follow shows on the held table what a key changed on the live one
-// without changing the game: the cursor (where the held board has that
-// card to stop at), the selection, the prompt and, when the key said
-// something (said), the message. The cards wait for the store (the hold
-// rule); the marks need not, so that a cursor key is drawn at once while
-// a move is on its way.
-func (rs *raceScreen) follow(said bool) {
-	h, t := rs.held, rs.table
-	if h == nil || t == nil || h.token != t.token {
-		return
-	}
-	if h.isTarget(t.cursor) {
-		h.cursor = t.cursor
-	}
-	if t.sel == engine.NoPlace || h.isTarget(t.sel) {
-		h.sel = t.sel
-	}
-	if said {
-		h.msg, h.msgSt = t.msg, t.msgSt
-	}
-	if h.promptOpen != t.promptOpen || !slices.Equal(h.prompt.value, t.prompt.value) || h.prompt.pos != t.prompt.pos {
-		h.prompt = t.prompt
-		h.prompt.value = slices.Clone(t.prompt.value)
-		h.promptOpen = t.promptOpen
-		h.updateKeys()
-	}
-}
-
-// raceReport is a report of the racer's game to the room (Races.Play).
-type raceReport struct {
-	code       string
-	round, seq int
-	rec        engine.Record
-}
-
-// report sends a report of the racer's game.
-func (rs *raceScreen) report(rep raceReport) tea.Cmd {
-	rs.sending = true
-	races, ctx := rs.races, rs.env.ctx
-	return func() tea.Msg {
-		// Not cancelled with the session: a move typed just before the
-		// connection dropped is still kept, as at the table.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), raceTimeout)
-		defer cancel()
-		note, err := races.Play(ctx, rep.code, rep.round, rep.seq, rep.rec)
-		return raceDoneMsg{what: "move", note: note, err: err, play: true, seq: rep.seq, round: rep.round}
-	}
-}
-
-// reported takes the answer to a report: the next one goes, the held
-// table goes once the server has every change, and a report the server
-// could not store takes the board back to the held table, the last
-// position it has, as a failed save does at the table.
-func (rs *raceScreen) reported(msg raceDoneMsg) tea.Cmd {
-	rs.sending = false
-	if msg.round != rs.round && !errors.Is(msg.err, ErrTakenOver) {
-		// The answer about a round before this one (a rematch dealt
-		// meanwhile): it says nothing of this round's game.
-		msg = raceDoneMsg{play: true, seq: msg.seq, round: rs.round}
-	}
-	var stale *StaleError
-	switch {
-	case errors.Is(msg.err, ErrTakenOver):
-		rs.next, rs.held = nil, nil
-		rs.event = raceLeftMsg{st: sWarn, text: "your race continues in another session"}
-		return nil
-	case errors.As(msg.err, &stale):
-		// The racer's stored game moved on without this session (it
-		// was played in another): the board is the stored one now.
-		rs.deal(rs.snap, &stale.Record)
-		rs.say(sWarn, staleNote(len(stale.Record.Moves)))
-		return nil
-	case msg.err != nil && (errors.Is(msg.err, lobby.ErrNotRacing) || errors.Is(msg.err, lobby.ErrRaceOver)):
-		// The race ended while the move was on its way: the results say
-		// what counted.
-		rs.next, rs.held = nil, nil
-		return nil
-	case msg.err != nil:
-		rs.next = nil
-		why := clean(msg.err.Error(), 200)
-		held := rs.held
-		rs.held = nil
-		if held == nil || rs.table == nil || held.token != rs.table.token {
-			rs.say(sErr, "move: "+why)
-			return nil
-		}
-		lost := rs.table.game.MovesMade() - held.game.MovesMade()
-		held.setScheme(rs.scheme)
-		held.wantBefore, held.before = false, nil
-		rs.table = held
-		n := held.game.MovesMade()
-		rs.say(sWarn, clean("not saved: "+why+": back to your last saved position ("+
-			strconv.Itoa(n)+plural(n, " move", " moves")+")"+undone(lost), 300))
-		return nil
-	}
-	if msg.note != "" {
-		rs.say(sWarn, clean(msg.note, 300))
-	}
-	if rs.next != nil {
-		rep := *rs.next
-		rs.next = nil
-		return rs.report(rep)
-	}
-	if msg.seq == rs.seq {
-		if rs.table != nil {
-			rs.table.letGo(rs.held) // nothing else keeps it
-		}
-		rs.held = nil // the server has every change
-	}
-	return nil
-}
-
-// inputKey edits the chat line or the join form's code.
-func (rs *raceScreen) inputKey(k tea.KeyMsg) tea.Cmd {
-	switch k.Type {
-	case tea.KeyEsc:
-		rs.inputOpen = false
-		if rs.stage == stageCode {
-			rs.event = raceLeftMsg{}
-		}
-		return nil
-	case tea.KeyEnter:
-		text := rs.input.Value()
-		rs.inputOpen = false
-		if rs.stage == stageCode {
-			return rs.ask(raceReq{kind: raceJoin, code: text})
-		}
-		code, races := rs.snap.Code, rs.races
-		if cmd, ok := rs.muteCommand(text); ok {
-			return cmd
-		}
-		if _, err := lobby.CleanChat(text); errors.Is(err, lobby.ErrChatTooLong) {
-			// Kept in the input, to be shortened rather than typed again.
-			rs.inputOpen = true
-			rs.say(sWarn, "chat: "+err.Error()+" ("+strconv.Itoa(utf8.RuneCountInString(strings.TrimSpace(text)))+" typed)")
-			return nil
-		}
-		return rs.call("chat", func() error { return races.Say(code, text) })
-	}
-	var cmd tea.Cmd
-	rs.input, cmd = rs.input.Update(k)
-	return cmd
-}
-
 // setSize lays the screen out.
 func (rs *raceScreen) setSize(w, h int) {
 	rs.w, rs.h = w, h
@@ -1145,110 +741,6 @@ func (rs *raceScreen) setEnv(e *env) {
 	if rs.table != nil {
 		rs.table.setEnv(e)
 	}
-	rs.layOut()
-}
-
-// muteCommand reads "/mute NAME" and "/unmute NAME" typed on the chat
-// line: the host mutes a member.
-func (rs *raceScreen) muteCommand(text string) (tea.Cmd, bool) {
-	verb, name, _ := strings.Cut(strings.TrimSpace(text), " ")
-	if verb != "/mute" && verb != "/unmute" {
-		return nil, false
-	}
-	name = strings.TrimSpace(name)
-	for _, r := range rs.racers {
-		if strings.EqualFold(r.Name, name) {
-			code, races, id, muted := rs.snap.Code, rs.races, r.ID, verb == "/mute"
-			note := clean(r.Name, 16) + " may chat again"
-			if muted {
-				note = clean(r.Name, 16) + " is muted in this room"
-			}
-			return func() tea.Msg {
-				if err := races.Mute(code, id, muted); err != nil {
-					return raceDoneMsg{what: verb[1:], err: err}
-				}
-				return raceDoneMsg{what: verb[1:], note: note}
-			}, true
-		}
-	}
-	rs.say(sErr, clean("nobody called "+name+" in this room", 100))
-	return nil, true
-}
-
-// watchKey handles a spectator's key: tab (or → l) shows the next racer's
-// board, shift+tab (or ← h) the one before.
-func (rs *raceScreen) watchKey(k tea.KeyMsg) tea.Cmd {
-	step := 0
-	switch k.String() {
-	case "tab", "right", "l":
-		step = 1
-	case "shift+tab", "left", "h":
-		step = -1
-	case "enter":
-		if rs.snap.Phase == lobby.PhaseResults {
-			return rs.leave()
-		}
-	}
-	if step == 0 || len(rs.racers) == 0 {
-		return nil
-	}
-	i := 0
-	for j, r := range rs.racers {
-		if r.ID == rs.watched {
-			i = j
-		}
-	}
-	rs.watched = rs.racers[(i+step+len(rs.racers))%len(rs.racers)].ID
-	return rs.fetchBoard()
-}
-
-// fetchBoard asks for the watched racer's game (the first racer's when
-// none is watched yet) while the race runs.
-func (rs *raceScreen) fetchBoard() tea.Cmd {
-	if !rs.watching || rs.snap.Phase != lobby.PhaseRacing || len(rs.racers) == 0 {
-		return nil
-	}
-	if _, ok := rs.snap.Member(rs.watched); !ok {
-		rs.watched = rs.racers[0].ID
-	}
-	code, id, races, ctx := rs.snap.Code, rs.watched, rs.races, rs.env.ctx
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, raceTimeout)
-		defer cancel()
-		rec, err := races.Board(ctx, code, id)
-		return raceBoardMsg{id: id, rec: rec, err: err}
-	}
-}
-
-// board shows the watched racer's game.
-func (rs *raceScreen) board(msg raceBoardMsg) {
-	if !rs.watching || msg.id != rs.watched {
-		return
-	}
-	if msg.err != nil && rs.snap.Phase != lobby.PhaseRacing {
-		// Asked while the race ran (a racer's last move, or leave), it
-		// came back after the end, which took the seats of those who
-		// left: the results show now.
-		return
-	}
-	if msg.err != nil {
-		rs.say(sErr, clean("their board: "+msg.err.Error(), 200))
-		return
-	}
-	g, err := engine.Replay(msg.rec)
-	if err != nil {
-		rs.say(sErr, clean("their board: "+err.Error(), 200))
-		return
-	}
-	name := ""
-	for _, r := range rs.racers {
-		if r.ID == msg.id {
-			name = clean(r.Name, 16)
-		}
-	}
-	t := rs.newRaceTable(g, rs.snap, "watching "+name+rs.env.gl.sep+"room "+rs.snap.Code)
-	t.cursor = engine.NoPlace
-	t.msg, t.msgSt = rs.msg, rs.msgSt
-	rs.table, rs.round = t, rs.snap.Round
+	rs.held.setEnv(e)
 	rs.layOut()
 }

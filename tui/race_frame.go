@@ -142,18 +142,22 @@ func (rs *raceScreen) appendRace(dst []string) []string {
 	vc := rs.frameOf()
 	dst, bar := rs.boardPart(vc, dst)
 	dst = rs.appendPanel(vc, dst)
-	t := rs.table
-	if rs.held != nil {
-		t = rs.held
-	}
+	t := rs.held.view(rs.table)
 	_, needH := t.needs()
 	dst = rs.appendChat(vc, dst, rs.chatLines(rs.h-rs.panelLines()-needH))
 	return append(dst, bar)
 }
 
-// inRace reports whether the screen shows the race (viewRace).
+// inRace reports whether the screen shows the race (viewRace): the
+// player's own game, or the board of the racer a spectator watches.
 func (rs *raceScreen) inRace() bool {
-	return rs.stage == stageRoom && rs.snap.Phase == lobby.PhaseRacing && rs.table != nil
+	switch rs.mode() {
+	case modeRacing:
+		return true
+	case modeSpectating:
+		return rs.snap.Phase == lobby.PhaseRacing && rs.table != nil
+	}
+	return false
 }
 
 // boardPart appends the player's board (or the one held until the server
@@ -161,10 +165,7 @@ func (rs *raceScreen) inRace() bool {
 // its lines but the last; and it returns its last, the help bar, which
 // goes under the panel.
 func (rs *raceScreen) boardPart(vc *raceFrame, dst []string) (_ []string, bar string) {
-	t := rs.table
-	if rs.held != nil {
-		t = rs.held
-	}
+	t := rs.held.view(rs.table)
 	k := raceBoardKey{t: t, env: t.env, version: t.version, cursor: t.cursor, sel: t.sel, hint: t.hint,
 		msg: t.msg, title: t.title, clock: t.clock, msgSt: t.msgSt, w: t.w, h: t.h, watchers: t.watchers,
 		status: t.d.status, promptClosed: !t.promptOpen}

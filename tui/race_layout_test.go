@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"pyramid/engine"
 	"pyramid/lobby"
@@ -153,4 +154,65 @@ func TestResultsNameTheHost(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRaceMinisApart: at 160 columns the bottom rows of the racers' mini
+// pyramids ran together into one row of 21 cards (one blank between
+// pyramids, as between cards); two blanks part them now, and eight still
+// fit at 120 columns.
+func TestRaceMinisApart(t *testing.T) {
+	for _, w := range []int{120, 160} {
+		snap := raceRoom(8, lobby.PhaseRacing)
+		h, _ := raceHarness(t, snap, w, 40)
+		s := screenOf(h)
+		if got := strings.Count(s, "▲"); got != 8*28 {
+			t.Fatalf("at %d columns %d cards in the mini pyramids, want %d:\n%s", w, got, 8*28, s)
+		}
+		ls := strings.Split(s, "\n")
+		bottom := ls[len(ls)-4] // above the figures, the state and the help bar
+		if strings.Count(bottom, "▲ ▲ ▲ ▲ ▲ ▲ ▲ ▲") > 0 || strings.Count(bottom, "▲  ▲") != 7 {
+			t.Errorf("at %d columns the bottom rows are not apart: %q", w, bottom)
+		}
+		for i, l := range ls {
+			if cells(l) > w {
+				t.Errorf("at %d columns line %d is %d wide", w, i, cells(l))
+			}
+		}
+	}
+}
+
+// TestRaceWaitingSubtitleFits80: the waiting room's second line ended
+// "no hints; undo takes back removal…" at 80 columns.
+func TestRaceWaitingSubtitleFits80(t *testing.T) {
+	h, _ := raceHarness(t, raceRoom(2, lobby.PhaseWaiting), 80, 24)
+	l := lineOf(screenOf(h), "the same deal for everybody")
+	if !strings.HasSuffix(strings.TrimSpace(l), "no hints · undo: removals only") {
+		t.Errorf("the waiting room's second line: %q", l)
+	}
+}
+
+// TestRaceResultsTimeUp: at the time limit the results said "7/45 at
+// 0:05.8 (playing)" of racers whose race was over; "(time up)".
+func TestRaceResultsTimeUp(t *testing.T) {
+	h, _ := raceHarness(t, raceRoom(2, lobby.PhaseRacing), 80, 24)
+	done := raceRoom(2, lobby.PhaseResults)
+	done.Seq = 2
+	done.Results = []lobby.Placing{
+		{Place: 1, ID: "p0", Name: "racer0", State: lobby.RacerPlaying, Removed: 7, Moves: 7, Time: 5 * time.Second},
+		{Place: 2, ID: "p1", Name: "racer1", State: lobby.RacerPlaying},
+	}
+	h.send(RaceEventMsg{Event: lobby.RoomChanged{Snapshot: done}})
+	h.wantScreen("7/28 at 0:05.0 (time up)", "0/28 (time up)")
+	h.wantNotScreen("(playing)")
+}
+
+// TestRaceCountdownNoReadyMarks: during the countdown every racer read
+// "not ready", those who had marked themselves ready too (the room
+// clears the marks at the start); the countdown shows no marks.
+func TestRaceCountdownNoReadyMarks(t *testing.T) {
+	snap := raceRoom(3, lobby.PhaseCountdown)
+	snap.StartsAt = epoch.Add(3 * time.Second)
+	h, _ := raceHarness(t, snap, 80, 24)
+	h.wantScreen("The race starts in")
+	h.wantNotScreen("not ready")
 }

@@ -26,6 +26,9 @@ type raceReq struct {
 	kind raceKind
 	code string
 	opt  RoomOptions
+	// late: the player asked to join room code, whose race had started;
+	// they watch it instead.
+	late bool
 }
 
 // isRaceLink reports whether a deep link is a race's.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -368,7 +369,7 @@ func TestRaceHold(t *testing.T) {
 }
 
 // TestRaceResultsPar: the results name the race deal's par once the
-// analyst knows it (issue 11: every race deal shows par).
+// analyst knows it: every race deal shows its par.
 func TestRaceResultsPar(t *testing.T) {
 	a := &analystSolver{par: 41}
 	snap := raceRoom(2, lobby.PhaseRacing)
@@ -521,8 +522,8 @@ func TestRaceStaleMoveShowsTheStoredGame(t *testing.T) {
 	d.until("the stored game", func() bool {
 		return d.shows("your game changed in another session: back to it as stored (5 moves)")
 	})
-	if got := d.m.race().table.game.MovesMade(); got != 5 || d.m.race().held != nil {
-		t.Fatalf("after the refusal: %d moves, held %v; want the stored 5", got, d.m.race().held != nil)
+	if got := d.m.race().table.game.MovesMade(); got != 5 || d.m.race().held.shown != nil {
+		t.Fatalf("after the refusal: %d moves, held %v; want the stored 5", got, d.m.race().held.shown != nil)
 	}
 	d.keys("d")
 	if got := len(d.nextPlay(f).Moves); got != 6 {
@@ -540,21 +541,21 @@ func TestRaceMarksFollowWhileHeld(t *testing.T) {
 	d.keys("d")
 	d.nextPlay(f)
 	rs := d.m.race()
-	if rs.held == nil {
+	if rs.held.shown == nil {
 		t.Fatal("no held table while the draw is on its way")
 	}
 	before := d.m.View()
 	d.keys("right")
-	if rs.held.cursor != rs.table.cursor {
-		t.Errorf("held cursor %v, live %v: the cursor key does not show", rs.held.cursor, rs.table.cursor)
+	if rs.held.shown.cursor != rs.table.cursor {
+		t.Errorf("held cursor %v, live %v: the cursor key does not show", rs.held.shown.cursor, rs.table.cursor)
 	}
 	if d.m.View() == before {
 		t.Error("the cursor key drew nothing while the draw is on its way")
 	}
 	d.wantScreen("0 moves", "stock [▒▒▒] 24") // the cards wait
 	d.keys(":", "7")
-	if !rs.held.promptOpen || rs.held.prompt.Value() != "7" {
-		t.Errorf("held prompt open %v %q: the typing does not show", rs.held.promptOpen, rs.held.prompt.Value())
+	if !rs.held.shown.promptOpen || rs.held.shown.prompt.Value() != "7" {
+		t.Errorf("held prompt open %v %q: the typing does not show", rs.held.shown.promptOpen, rs.held.shown.prompt.Value())
 	}
 	d.keys("esc")
 	f.answers <- nil
@@ -572,13 +573,13 @@ func TestRaceHeldTableReused(t *testing.T) {
 	d, f := blockingRace(t, 3)
 	d.keys("d")
 	d.nextPlay(f)
-	first := d.m.race().held
+	first := d.m.race().held.shown
 	if first == nil || first.env == nil {
 		t.Fatal("no table held while the first move is on its way")
 	}
 	f.answers <- nil
 	d.until("the first draw", func() bool { return d.shows("1 move", "stock [▒▒▒] 23") })
-	if d.m.race().held != nil {
+	if d.m.race().held.shown != nil {
 		t.Fatal("the table is still held once the server has the move")
 	}
 	if first.env != nil || first.cache != nil || first.game == nil {
@@ -588,8 +589,8 @@ func TestRaceHeldTableReused(t *testing.T) {
 	d.keys("d")
 	d.nextPlay(f)
 	rs := d.m.race()
-	if rs.held == nil || rs.held.game == rs.table.game || rs.held.game.MovesMade() != 1 || rs.table.game.MovesMade() != 2 {
-		t.Fatalf("held table %p, live game at %d moves: want a copy at 1 and the live game at 2", rs.held, rs.table.game.MovesMade())
+	if rs.held.shown == nil || rs.held.shown.game == rs.table.game || rs.held.shown.game.MovesMade() != 1 || rs.table.game.MovesMade() != 2 {
+		t.Fatalf("held table %p, live game at %d moves: want a copy at 1 and the live game at 2", rs.held.shown, rs.table.game.MovesMade())
 	}
 	d.wantScreen("1 move", "stock [▒▒▒] 23") // the cards wait for the server
 	f.answers <- nil
@@ -697,4 +698,99 @@ func TestRaceOwnLineWithTheBoard(t *testing.T) {
 	}
 	f.answers <- nil
 	d.until("the draw and the own line", func() bool { return d.shows("1 move", " 1 mv") })
+}
+
+// TestRaceModes: the race screen's state follows from the stage, the
+// player's part and the room's phase, and each mode takes its own keys.
+func TestRaceModes(t *testing.T) {
+	e := newHarness(t, Deps{}).m.env
+	game, err := engine.NewNumbered(engine.Classic(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := newTable(e, KeyScheme(0), game, -1000, "", 0, 80, 24)
+	for _, tt := range []struct {
+		name     string
+		stage    raceStage
+		watching bool
+		phase    lobby.Phase
+		table    *tableScreen
+		want     raceMode
+	}{
+		{"seat on its way", stageJoining, false, lobby.PhaseRacing, table, modeJoining},
+		{"join form", stageCode, false, lobby.PhaseWaiting, nil, modeCode},
+		{"waiting room", stageRoom, false, lobby.PhaseWaiting, nil, modeWaiting},
+		{"countdown", stageRoom, false, lobby.PhaseCountdown, nil, modeWaiting},
+		{"racing", stageRoom, false, lobby.PhaseRacing, table, modeRacing},
+		{"racing, the deal not come", stageRoom, false, lobby.PhaseRacing, nil, modeWaiting},
+		{"results", stageRoom, false, lobby.PhaseResults, table, modeResults},
+		{"spectator, waiting", stageRoom, true, lobby.PhaseWaiting, nil, modeSpectating},
+		{"spectator, racing", stageRoom, true, lobby.PhaseRacing, table, modeSpectating},
+		{"spectator, results", stageRoom, true, lobby.PhaseResults, table, modeSpectating},
+	} {
+		rs := &raceScreen{stage: tt.stage, watching: tt.watching, table: tt.table, snap: lobby.Snapshot{Phase: tt.phase}}
+		if got := rs.mode(); got != tt.want {
+			t.Errorf("%s: mode %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestRaceCountdownTakesNoRoomKeys: during the countdown r and s do
+// nothing: the race starts for everybody.
+func TestRaceCountdownTakesNoRoomKeys(t *testing.T) {
+	snap := raceRoom(2, lobby.PhaseCountdown)
+	f := &fakeRaces{seat: RaceSeat{You: "p0", Snapshot: snap}}
+	h := newHarness(t, Deps{Races: f, Args: []string{"race", "KMTX"}, Unicode: true})
+	h.wantScreen("The race starts in")
+	h.keys("r", "s")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.starts != 0 {
+		t.Errorf("s during the countdown asked %d starts, want none", f.starts)
+	}
+}
+
+// createRaces records the options of Create.
+type createRaces struct {
+	*fakeRaces
+	opt RoomOptions
+}
+
+func (c *createRaces) Create(ctx context.Context, opt RoomOptions) (RaceSeat, error) {
+	c.opt = opt
+	return c.fakeRaces.Create(ctx, opt)
+}
+
+// TestNewRaceAfterTheDaily: after a move of the daily, the menu's New
+// race… opened "room DHYW · Daily", a room of the daily's rule set on
+// another deal (`race new daily` is refused: a race has its own deal),
+// and Deal by number… offered "Daily or any rule set" although a number
+// deals Classic; both take the daily's knobs as Classic.
+func TestNewRaceAfterTheDaily(t *testing.T) {
+	c := &createRaces{fakeRaces: &fakeRaces{seat: RaceSeat{You: "p0", Snapshot: raceRoom(1, lobby.PhaseWaiting)}}}
+	h := newHarness(t, Deps{Races: c, Args: []string{"daily"}, Width: 80, Height: 24, Unicode: true})
+	h.keys("d", "q")
+	if h.m.cur != screenMenu {
+		t.Fatalf("q from the daily: screen %d, want the menu", h.m.cur)
+	}
+	h.wantNotScreen("Daily or any rule set")
+	h.open(itemRaceNew)
+	if c.opt.Rules.Daily || c.opt.Rules.Title() != "Classic" {
+		t.Fatalf("New race… after the daily asked for a room of %q (daily %v), want Classic", c.opt.Rules.Title(), c.opt.Rules.Daily)
+	}
+}
+
+// TestRaceHostPassesSays: when the host dropped, their part passed to
+// another racer without a word: that racer learnt it from the results'
+// "r: a rematch"; they are told.
+func TestRaceHostPassesSays(t *testing.T) {
+	snap := raceRoom(3, lobby.PhaseRacing)
+	f := &fakeRaces{seat: RaceSeat{You: "p1", Snapshot: snap}}
+	h := newHarness(t, Deps{Races: f, Args: []string{"race", snap.Code}, Width: 80, Height: 24, Unicode: true})
+	next := snap
+	next.Seq, next.Host = 2, "p1"
+	next.Members = slices.Clone(snap.Members)
+	next.Members[0].Present, next.Members[0].Host, next.Members[1].Host = false, false, true
+	h.send(RaceEventMsg{Event: lobby.RoomChanged{Snapshot: next}})
+	h.wantScreen("you host the room now")
 }

@@ -139,9 +139,7 @@ func (rs *raceScreen) layOut() {
 	if t.w != rs.w || t.h != boardH {
 		t.setSize(rs.w, max(1, boardH))
 	}
-	if h := rs.held; h != nil && (h.w != rs.w || h.h != boardH) {
-		h.setSize(rs.w, max(1, boardH))
-	}
+	rs.held.setSize(rs.w, max(1, boardH))
 }
 
 // needs is the smallest window the screen is readable in.
@@ -159,17 +157,16 @@ func (rs *raceScreen) say(st styleID, text string) {
 	if rs.table != nil {
 		rs.table.say(st, text)
 	}
-	if rs.held != nil {
-		rs.held.say(st, text)
-	}
+	rs.held.say(st, text)
 }
 
 // view draws the screen.
 func (rs *raceScreen) view() string {
+	mode := rs.mode()
 	switch {
-	case rs.stage == stageJoining:
+	case mode == modeJoining:
 		return centered(rs.w, rs.h, "Finding your room"+rs.env.gl.ell, "q: back to the menu")
-	case rs.stage == stageCode:
+	case mode == modeCode:
 		var b strings.Builder
 		out := lines{b: &b}
 		out.fill(max(0, rs.h/2-2))
@@ -180,7 +177,7 @@ func (rs *raceScreen) view() string {
 		out.add(" " + rs.env.pal.style(rs.msgSt, cut(rs.msg, rs.w-2, rs.env.gl.ell)))
 		out.add(cut(" enter: join"+rs.env.gl.sep+"esc: back", rs.w, ""))
 		return b.String()
-	case rs.snap.Phase == lobby.PhaseRacing && rs.table != nil:
+	case rs.inRace():
 		return rs.viewRace()
 	case rs.snap.Phase == lobby.PhaseResults && rs.ghost != nil:
 		return rs.viewGhostResults() // ghost.go

@@ -71,11 +71,6 @@ func (f *redeemScreen) update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	switch {
-	case k.Type == tea.KeyCtrlC:
-		f.event = quitMsg{}
-		return nil
-	case k.Type == tea.KeyCtrlL:
-		return tea.ClearScreen
 	case f.done != "":
 		f.event = quitMsg{}
 		return nil

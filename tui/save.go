@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,16 +12,16 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// The save queue and its hold rule. A stored game is saved after every
-// change, one call to Games.Save in flight at a time (so the store sees
-// a session's saves in order), and no position reaches the player before
-// the store has it: while a save of the game on the table is queued or
-// in flight, View draws the table as it was before the first move the
-// store has not acknowledged (the held table). A move whose redraw the
-// player saw survives a crash of the server; a move whose save fails
-// goes: the table goes back to the held one, the last stored position,
-// and says so. On shutdown the session waits for the queue until the
-// server's deadline and tells the player exactly what was saved.
+// The save queue. A stored game is saved after every change, one call
+// to Games.Save in flight at a time (so the store sees a session's saves
+// in order), and no position reaches the player before the store has
+// it: while a save of the game on the table is queued or in flight, the
+// table is held (hold.go) at the position before the first move the
+// store has not acknowledged. A move whose redraw the player saw
+// survives a crash of the server; a move whose save fails goes: the
+// table goes back to the held position and says so. On shutdown the
+// session waits for the queue until the server's deadline and tells the
+// player exactly what was saved.
 
 // savedMsg is the store's answer to a save.
 type savedMsg struct {
@@ -56,9 +55,9 @@ type saveQueue struct {
 	current  pendingSave // the save in flight
 	queue    []pendingSave
 	saved    int // table version last queued for saving
-	// hold is the table as it was before the first move the store has
-	// not acknowledged yet, or nil (see the top of this file).
-	hold *tableScreen
+	// held is the table as it was before the first move the store has
+	// not acknowledged yet.
+	held heldTable
 	// acked is the number of moves of the table's game the store last
 	// acknowledged, -1 before its first save.
 	acked int
@@ -71,7 +70,7 @@ type saveQueue struct {
 // its token, id its stored ID (empty for a new game), version the
 // table's version and moves the number of moves it was stored with.
 func (q *saveQueue) seated(token int, id string, version, moves int) {
-	q.hold = nil // it showed the game that leaves the table
+	q.held.drop() // it showed the game that leaves the table
 	q.saved = version
 	q.acked = -1
 	q.failed = ""
@@ -81,32 +80,16 @@ func (q *saveQueue) seated(token int, id string, version, moves int) {
 	}
 }
 
-// sayHeld sets the message line of the held table too, so that a notice
-// shows while a move is being stored.
-func (q *saveQueue) sayHeld(st styleID, text string) {
-	if q.hold != nil {
-		q.hold.say(st, text)
-	}
-}
-
-// armHold asks the table, before a message, to keep a copy of itself
-// from before the change the message may make, for the hold rule.
-func (m *Model) armHold() {
-	if t := m.table(); t != nil {
-		t.wantBefore = m.saves.hold == nil && m.env.persist()
-	}
-}
-
 // queueChange queues a save when the message changed the game on the
-// table, and starts holding the position before the change.
+// table, and holds the position before the change until it is stored.
 func (m *Model) queueChange() tea.Cmd {
 	t := m.table()
 	if t == nil {
 		return nil
 	}
-	before := t.before
-	t.before, t.wantBefore = nil, false
-	if !m.playing || t.version == m.saves.saved {
+	changed := m.playing && t.version != m.saves.saved
+	m.saves.held.take(t, changed && t.token == m.token && m.env.persist())
+	if !changed {
 		return nil
 	}
 	m.saves.saved = t.version
@@ -116,11 +99,7 @@ func (m *Model) queueChange() tea.Cmd {
 	if st == StatusLost {
 		st = StatusPlaying
 	}
-	cmd := m.queueSave(st)
-	if m.saves.hold == nil && before != nil && before.token == m.token && m.env.persist() {
-		m.saves.hold = before
-	}
-	return cmd
+	return m.queueSave(st)
 }
 
 // queueSave queues a save of the table's game with a status and returns
@@ -271,35 +250,22 @@ func (m *Model) savedReply(msg savedMsg) tea.Cmd {
 		}
 		q.acked = len(done.game.Record.Moves)
 		q.failed = ""
-		if q.hold != nil && q.hold.token == msg.token && !q.queued(msg.token) {
-			if t := m.table(); t != nil {
-				t.letGo(q.hold) // nothing else keeps it
-			}
-			q.hold = nil
+		if q.held.holds(msg.token) && !q.queued(msg.token) {
+			q.held.release(m.table())
 		}
 	}
 	return m.afterSave()
 }
 
 // saveFailed tells the player that a save failed. For the game on the
-// table the screen goes back to the last stored position: the moves
-// after it are dropped, with the saves still queued for them.
+// table the screen goes back to the held position, the last one stored:
+// the moves after it are dropped, with the saves still queued for them.
 func (m *Model) saveFailed(msg savedMsg) {
 	q := &m.saves
-	why := msg.err.Error()
-	// A save that timed out or was stopped may still be written by the
-	// store after all (a database that had the statement keeps it): its
-	// moves are not confirmed, rather than not saved.
-	verdict := ") could not be saved: "
-	if errors.Is(msg.err, context.Canceled) || errors.Is(msg.err, context.DeadlineExceeded) {
-		why = "the store did not answer in time"
-		verdict = ") is not confirmed by the store and may be lost: "
-	}
-	held := q.hold
-	if msg.token != m.token || !m.playing || held == nil || held.token != msg.token {
-		text := clean("not saved: "+why, 200)
+	if msg.token != m.token || !m.playing || !q.held.holds(msg.token) {
+		text := notSaved(msg.err)
 		if msg.token != m.token {
-			text = clean("the game you left was not saved: "+why, 200)
+			text = clean("the game you left was not saved: "+refusal(msg.err), 200)
 		}
 		if t := m.table(); t != nil && msg.token == m.token && m.cur == screenTable {
 			t.say(sWarn, text)
@@ -309,47 +275,35 @@ func (m *Model) saveFailed(msg savedMsg) {
 		return
 	}
 	q.dropSaves(msg.token)
-	q.hold = nil
-	// What the screen never showed: the live game's moves past the held
-	// position (or, after undos, just a change).
+	// What the screen never showed, for the farewell: the live game's
+	// moves past the held position (or, after undos, just a change).
+	// A save that timed out or was stopped may still be written by the
+	// store after all: its moves are not confirmed, rather than not
+	// saved.
+	verdict := ") could not be saved: "
+	if errors.Is(msg.err, context.Canceled) || errors.Is(msg.err, context.DeadlineExceeded) {
+		verdict = ") is not confirmed by the store and may be lost: "
+	}
 	live := m.table().game.Record().Moves
-	lost := len(live) - held.game.MovesMade()
+	lost := len(live) - q.held.shown.game.MovesMade()
 	if lost > 0 {
 		if lost > 1 {
 			verdict = strings.Replace(verdict, ") is", ") are", 1)
 		}
 		q.failed = plural(lost, "your last move (", "your last "+strconv.Itoa(lost)+" moves (") +
-			strings.Join(live[len(live)-lost:], " ") + verdict + why
+			strings.Join(live[len(live)-lost:], " ") + verdict + refusal(msg.err)
 	} else {
-		q.failed = "your last change" + verdict[1:] + why
+		q.failed = "your last change" + verdict[1:] + refusal(msg.err)
 	}
-	held.setScheme(m.menu().Scheme)
-	held.wantBefore, held.before = false, nil
-	m.screens[screenTable] = held
-	q.saved = held.version
-	n := held.game.MovesMade()
-	held.say(sWarn, clean(fmt.Sprintf("not saved: %s: back to your last saved position (%d %s)%s",
-		why, n, plural(n, "move", "moves"), undone(lost)), 200))
+	back, text := q.held.rollBack(m.table(), m.menu().Scheme, msg.err)
+	back.say(sWarn, text)
+	m.screens[screenTable] = back
+	q.saved = back.version
 }
 
-// undone says how many moves a failed save took back, when it is more
-// than the one the player just made.
-func undone(n int) string {
-	if n <= 1 {
-		return ""
-	}
-	return "; your last " + strconv.Itoa(n) + " moves are undone"
-}
-
-// afterSave sends the next save, or ends a quitting session when none is
-// left.
-func (m *Model) afterSave() tea.Cmd {
-	cmd := m.nextSave()
-	if cmd == nil && m.quitting && !m.pendingSaves() {
-		return m.end()
-	}
-	return cmd
-}
+// afterSave sends the next save; a quitting session ends once none is
+// left (endIfDone).
+func (m *Model) afterSave() tea.Cmd { return m.nextSave() }
 
 // queued reports whether a save of the game token waits in the queue.
 func (q *saveQueue) queued(token int) bool {
@@ -362,11 +316,11 @@ func (q *saveQueue) queued(token int) bool {
 }
 
 // pendingSaves reports whether a save of the table's queue, or a report
-// of a race game (tui/race.go), is queued or in flight: a session that
-// quits waits for them.
+// of a race game (race.go, ghost.go), is queued or in flight: a session
+// that quits waits for them.
 func (m *Model) pendingSaves() bool {
 	rs := m.race()
-	return m.saves.pending() || rs != nil && (rs.sending || rs.next != nil)
+	return m.saves.pending() || rs != nil && rs.reporting()
 }
 
 // pending reports whether any save is queued or in flight.
@@ -390,7 +344,7 @@ func (m *Model) reloadStored(token int) tea.Cmd {
 	q := &m.saves
 	id := q.ids[token]
 	q.dropSaves(token)
-	q.hold = nil
+	q.held.drop()
 	q.saved = 0
 	m.playing = false
 	m.resume = &SavedGame{ID: id}
@@ -403,7 +357,7 @@ func (m *Model) reloadStored(token int) tea.Cmd {
 // (empty: that session goes on with it).
 func (m *Model) dropGame(reason string) {
 	m.saves.dropSaves(m.token)
-	m.saves.hold = nil
+	m.saves.held.drop()
 	m.playing = false
 	m.saves.saved = 0
 	m.show(screenMenu)
@@ -429,11 +383,21 @@ func (m *Model) quit() tea.Cmd {
 	return nil
 }
 
+// endIfDone ends a quitting session once every save of the table and
+// every report of a race game is in.
+func (m *Model) endIfDone() tea.Cmd {
+	if !m.quitting || m.ended || m.pendingSaves() {
+		return nil
+	}
+	return m.end()
+}
+
 // end is the session's last command. After a shutdown, or when a save
 // failed, a farewell is drawn outside the alternate screen first, so
 // that what the player must know stays on their terminal once the
 // connection closes.
 func (m *Model) end() tea.Cmd {
+	m.ended = true
 	if m.ending == nil && (m.saves.failed == "" || !m.playing) {
 		return tea.Quit
 	}

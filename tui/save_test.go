@@ -276,7 +276,7 @@ func TestUnstoredGamesShowAtOnce(t *testing.T) {
 		h := newHarness(t, deps)
 		h.keys("d")
 		h.wantScreen("1 move")
-		if h.m.saves.hold != nil {
+		if h.m.saves.held.shown != nil {
 			t.Error("an unstored game holds its screen")
 		}
 	}
@@ -294,7 +294,7 @@ func TestTakenOverWhileHeld(t *testing.T) {
 	d.nextSave(store)
 	store.answers <- ErrTakenOver
 	d.until("the menu", func() bool { return d.shows("your game continues in another session") })
-	if d.m.saves.hold != nil || d.m.playing {
+	if d.m.saves.held.shown != nil || d.m.playing {
 		t.Error("the game taken over is still held or on the table")
 	}
 }
@@ -321,9 +321,9 @@ func TestStaleSaveReloads(t *testing.T) {
 	d.nextSave(store)
 	store.answers <- fmt.Errorf("save game 1: %w", ErrStale)
 	d.until("the stored game", func() bool { return d.shows("your game changed in another session: back to it as stored (4 moves)") })
-	if !d.m.playing || d.m.saves.hold != nil || d.m.table().game.MovesMade() != 4 {
+	if !d.m.playing || d.m.saves.held.shown != nil || d.m.table().game.MovesMade() != 4 {
 		t.Fatalf("after the reload: playing %v, held %v, %d moves; want the stored 4 moves on the table",
-			d.m.playing, d.m.saves.hold != nil, d.m.table().game.MovesMade())
+			d.m.playing, d.m.saves.held.shown != nil, d.m.table().game.MovesMade())
 	}
 	if store.claims != claims+1 {
 		t.Errorf("the stored game was taken %d times, want once", store.claims-claims)

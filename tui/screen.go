@@ -28,7 +28,7 @@ type screen interface {
 	// save's result).
 	say(st styleID, text string)
 	// takeEvent returns the event the last update raised, and forgets it.
-	takeEvent() tea.Msg
+	takeEvent() event
 	// needs is the smallest window the screen is readable in.
 	needs() (w, h int)
 }
@@ -74,7 +74,7 @@ func (id screenID) transient() bool {
 // a screen overrides those it must do more in.
 type chrome struct {
 	env   *env
-	event tea.Msg
+	event event
 	msg   string
 	msgSt styleID
 	w, h  int
@@ -85,7 +85,7 @@ func (c *chrome) setEnv(e *env)               { c.env = e }
 func (c *chrome) say(st styleID, text string) { c.msg, c.msgSt = text, st }
 func (c *chrome) needs() (w, h int)           { return minScreenWidth, 16 }
 
-func (c *chrome) takeEvent() tea.Msg {
+func (c *chrome) takeEvent() event {
 	ev := c.event
 	c.event = nil
 	return ev

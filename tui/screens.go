@@ -226,11 +226,6 @@ func (h *helpScreen) update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	switch {
-	case k.Type == tea.KeyCtrlC:
-		h.event = quitMsg{}
-		return nil
-	case k.Type == tea.KeyCtrlL:
-		return tea.ClearScreen
 	case key.Matches(k, h.up):
 		h.top = max(0, h.top-1)
 	case key.Matches(k, h.down):
@@ -302,9 +297,6 @@ func (c *confirmScreen) update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	switch {
-	case k.Type == tea.KeyCtrlC:
-		c.event = quitMsg{}
-		return nil
 	case key.Matches(k, c.yes):
 		c.event = confirmMsg{yes: true}
 		return nil

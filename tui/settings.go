@@ -65,7 +65,7 @@ func (m *Model) applySettings(msg settingsMsg) tea.Cmd {
 	if m.env.analyst() != nil {
 		// lost.go's setting comes with the others, in the same question:
 		// it may start the live check of the table's position.
-		live = m.handleAnalyst(tellLoadedMsg{on: msg.values[settingTellLost] == "on"})
+		live = m.tellLoaded(msg.values[settingTellLost] == "on")
 	}
 	if mn.settingsChanged {
 		return live

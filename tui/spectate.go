@@ -174,10 +174,6 @@ func (s *spectateScreen) update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	switch {
-	case k.Type == tea.KeyCtrlC:
-		s.event = quitMsg{}
-	case k.Type == tea.KeyCtrlL:
-		return tea.ClearScreen
 	case key.Matches(k, s.back):
 		s.event = spectateDoneMsg{}
 	}

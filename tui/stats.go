@@ -106,10 +106,6 @@ func (s *statsScreen) update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	switch {
-	case k.Type == tea.KeyCtrlC:
-		s.event = quitMsg{}
-	case k.Type == tea.KeyCtrlL:
-		return tea.ClearScreen
 	case key.Matches(k, s.up) && len(s.stats) > 0:
 		s.cur = (s.cur + len(s.stats) - 1) % len(s.stats)
 	case key.Matches(k, s.down) && len(s.stats) > 0:

@@ -33,9 +33,6 @@ type (
 		verdict engine.Verdict
 		err     error
 	}
-	// watchMsg: the player asks to watch the solver's winning line of
-	// the deal that just ended.
-	watchMsg struct{}
 	// solvedMsg is the solver's answer about the deal of game token from
 	// its start. The winning line it may have found is not kept.
 	solvedMsg struct {
@@ -287,27 +284,43 @@ func (t *tableScreen) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		return t.clocked(msg)
+	case tickMsg:
+		if msg.token == t.token {
+			return t.env.readClock(t.token, clockTick)
+		}
 	case hintMsg:
 		if msg.token == t.token && msg.version == t.version {
 			t.solverHint(msg)
 		}
 	case solvedMsg:
+		t.solvedReply(msg)
+	case lostMsg:
+		t.lostReply(msg) // lost.go
+	case liveMsg:
 		if msg.token == t.token {
-			t.solved(msg)
+			return t.liveReply(msg) // lost.go
 		}
+	case parMsg:
+		t.parReply(msg) // par.go
+	case lineMsg:
+		t.lineReply(msg)
 	}
 	return nil
 }
+
+// The table's replies name it (routed): the root hands them to the table
+// while it has a game, whether or not it shows.
+func (tickMsg) to() screenID   { return screenTable }
+func (hintMsg) to() screenID   { return screenTable }
+func (solvedMsg) to() screenID { return screenTable }
+func (lostMsg) to() screenID   { return screenTable }
+func (liveMsg) to() screenID   { return screenTable }
+func (lineMsg) to() screenID   { return screenTable }
 
 // updateKey handles a key while the prompt is closed.
 func (t *tableScreen) updateKey(k tea.KeyMsg) tea.Cmd {
 	km, kn := &t.Keys, nameOf(k)
 	switch {
-	case key.Matches(kn, km.Quit):
-		t.event = quitMsg{}
-		return nil
-	case key.Matches(kn, km.Redraw):
-		return tea.ClearScreen
 	case key.Matches(kn, km.Help):
 		t.event = helpMsg{}
 		return nil
@@ -318,8 +331,7 @@ func (t *tableScreen) updateKey(k tea.KeyMsg) tea.Cmd {
 		t.event = newDealMsg{}
 		return nil
 	case t.canWatch() && key.Matches(kn, watchKeys):
-		t.event = watchMsg{}
-		return nil
+		return t.askLine()
 	}
 	if t.d.status == engine.Won {
 		if key.Matches(kn, km.Select) {
@@ -360,9 +372,6 @@ func (t *tableScreen) updateKey(k tea.KeyMsg) tea.Cmd {
 // updatePrompt handles a key while the ":" prompt is open.
 func (t *tableScreen) updatePrompt(k tea.KeyMsg) tea.Cmd {
 	switch k.Type {
-	case tea.KeyCtrlC:
-		t.event = quitMsg{}
-		return nil
 	case tea.KeyEsc:
 		t.promptOpen = false
 		t.updateKeys()
@@ -669,6 +678,39 @@ func (t *tableScreen) askDeal() tea.Cmd {
 	}
 }
 
+// solvedReply takes the solver's answer about a deal: this game's, or
+// the lost game's the player dealt this one after, which the table tells
+// of.
+func (t *tableScreen) solvedReply(msg solvedMsg) {
+	switch {
+	case msg.token == t.token:
+		t.solved(msg)
+	case msg.token == t.after && msg.token != 0:
+		t.after = 0
+		if t.sel == engine.NoPlace && !t.promptOpen {
+			t.say(sInfo, answerOf(msg.verdict, msg.err).afterNote())
+		}
+	}
+}
+
+// lineReply takes the solver's winning line of the deal, asked for to
+// watch it: the watch screen opens with it (the root's watchLineMsg) if
+// the game is still over.
+func (t *tableScreen) lineReply(msg lineMsg) {
+	if msg.token != t.token || !t.fetching {
+		return
+	}
+	t.fetching = false
+	t.endMessage()
+	switch {
+	case t.d.status == engine.Playing:
+	case msg.err != nil:
+		t.say(sWarn, clean("no line to watch: "+msg.err.Error(), 200))
+	default:
+		t.event = watchLineMsg{start: msg.start, line: msg.line, givesUp: true}
+	}
+}
+
 // solved takes the solver's answer about the deal.
 func (t *tableScreen) solved(msg solvedMsg) {
 	if t.answer != answerAsking {
@@ -829,4 +871,44 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// askLine asks the solver, in a command, for its winning line of the
+// deal, for the watch screen; the screen opens when the line comes
+// (lineReply). The line was not kept from the first answer:
+// a session holds a line only while it is watched.
+func (t *tableScreen) askLine() tea.Cmd {
+	if t.env.solver == nil || t.fetching || !t.canWatch() {
+		return nil
+	}
+	if t.watchLoss() { // lost.go: from where the win was lost
+		return nil
+	}
+	t.fetching = true
+	t.sayf(sInfo, "asking the solver for its winning line%s", t.env.gl.ell)
+	solver, ctx, token := t.env.solver, t.env.ctx, t.token
+	r, d := t.game.Rules(), t.game.Deal()
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, solveTimeout)
+		defer cancel()
+		msg := lineMsg{token: token}
+		start, err := engine.NewGame(r, d)
+		if err != nil {
+			msg.err = err
+			return msg
+		}
+		v, line, err := solver.Solve(ctx, start)
+		switch {
+		case err != nil:
+			msg.err = err
+		case v != engine.Winnable || len(line) == 0:
+			msg.err = errNoLine
+		default:
+			msg.err = wins(start, line)
+			if msg.err == nil {
+				msg.start, msg.line = start, line
+			}
+		}
+		return msg
+	}
 }

@@ -108,10 +108,6 @@ func (w *watchScreen) update(msg tea.Msg) tea.Cmd {
 func (w *watchScreen) key(k tea.KeyMsg) tea.Cmd {
 	km, kn := &w.Keys, nameOf(k)
 	switch {
-	case key.Matches(kn, km.Quit):
-		w.event = quitMsg{}
-	case key.Matches(kn, km.Redraw):
-		return tea.ClearScreen
 	case key.Matches(kn, km.Back):
 		w.pause()
 		w.event = watchDoneMsg{}

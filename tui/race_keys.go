@@ -1,0 +1,270 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pyramid/engine"
+	"pyramid/lobby"
+)
+
+// The race screen's keys. key hands each mode (raceMode) to its own
+// method, after the keys every mode shares: the chat line or the join
+// form, open, takes every key; then help, leave and chat.
+
+// key handles a key.
+func (rs *raceScreen) key(k tea.KeyMsg) tea.Cmd {
+	if rs.inputOpen {
+		return rs.inputKey(k)
+	}
+	mode := rs.mode()
+	switch {
+	case mode == modeJoining || mode == modeCode:
+		if key.Matches(k, rs.keys.Leave) {
+			rs.event = raceLeftMsg{}
+		}
+		return nil
+	case rs.promptOpen():
+		return rs.raceKey(k) // the move prompt takes every key, esc closing it
+	}
+	km := &rs.keys
+	if k.String() != "q" && k.String() != "esc" {
+		rs.leaving = false
+	}
+	switch {
+	case key.Matches(k, km.Help):
+		rs.event = helpMsg{}
+		return nil
+	case key.Matches(k, km.Leave):
+		return rs.leave()
+	case key.Matches(k, km.Chat):
+		rs.openChat()
+		return nil
+	}
+	switch mode {
+	case modeWaiting:
+		return rs.waitingKey(k)
+	case modeRacing:
+		return rs.raceKey(k)
+	case modeSpectating:
+		return rs.watchKey(k)
+	case modeResults:
+		return rs.resultsKey(k)
+	}
+	return nil
+}
+
+// openChat opens the chat line, or says why there is none.
+func (rs *raceScreen) openChat() {
+	switch {
+	case rs.ghost != nil:
+		rs.say(sInfo, "a ghost does not chat")
+	case rs.watching:
+		rs.say(sInfo, "spectators read the chat; only the racers write in it")
+	case rs.over:
+		rs.say(sInfo, "room "+rs.snap.Code+" has closed: no rematch or chat there")
+	default:
+		rs.input = Prompt{Label: "say: "}
+		rs.inputOpen = true
+	}
+}
+
+// leave leaves the room; during the race q asks to be pressed again.
+func (rs *raceScreen) leave() tea.Cmd {
+	if rs.racing() && !rs.leaving {
+		rs.leaving = true
+		if rs.ghost != nil {
+			rs.say(sWarn, "q again leaves the ghost race")
+		} else {
+			rs.say(sWarn, "q again leaves the race (race "+rs.snap.Code+" brings you back while it runs)")
+		}
+		return nil
+	}
+	code, races := rs.snap.Code, rs.races
+	if rs.ghost != nil || code == "" {
+		rs.event = raceLeftMsg{}
+		if rs.ghost != nil {
+			return rs.ghostLeave() // ghost.go
+		}
+		return nil
+	}
+	// The menu's question about a seat comes after the leave: asked
+	// apart, it could run first and offer Back to a room just left.
+	rs.event = raceLeftMsg{asked: true}
+	over, ctx := rs.over, rs.env.ctx
+	return func() tea.Msg {
+		if !over {
+			_ = races.Leave(code)
+		}
+		return seatOf(ctx, races)
+	}
+}
+
+// waitingKey handles a key in the waiting room: ready, and the host's
+// start. The countdown takes neither.
+func (rs *raceScreen) waitingKey(k tea.KeyMsg) tea.Cmd {
+	if rs.snap.Phase != lobby.PhaseWaiting {
+		return nil
+	}
+	code, races := rs.snap.Code, rs.races
+	switch {
+	case key.Matches(k, rs.keys.Start):
+		if rs.snap.Host != rs.you {
+			rs.say(sErr, "only the host starts the race")
+			return nil
+		}
+		return rs.call("start", func() error { return races.Start(code) })
+	case key.Matches(k, rs.keys.Ready):
+		ready := !rs.mine().Ready
+		return rs.call("ready", func() error { return races.Ready(code, ready) })
+	}
+	return nil
+}
+
+// raceKey handles a key during the race: the table's, but no hints, no
+// new deal, and undo never takes back a draw or a redeal.
+func (rs *raceScreen) raceKey(k tea.KeyMsg) tea.Cmd {
+	t := rs.table
+	if !rs.racing() {
+		if t.d.status != engine.Playing {
+			rs.say(sInfo, "your race is over: the others are still racing")
+		}
+		return nil
+	}
+	switch {
+	case t.promptOpen:
+		// Moves typed in notation: the table reads the line.
+	case key.Matches(k, t.Keys.Hint):
+		rs.say(sWarn, "no hints in a race")
+		return nil
+	case bound(k, t.Keys.New):
+		rs.say(sWarn, "no new deal in a race: everybody plays this one")
+		return nil
+	case key.Matches(k, watchKeys):
+		return nil
+	case bound(k, t.Keys.Undo):
+		if ms := t.game.Moves(); len(ms) > 0 && (ms[len(ms)-1].Kind == engine.Draw || ms[len(ms)-1].Kind == engine.Redeal) {
+			rs.say(sWarn, "undo takes back removals in a race, never a draw or a redeal")
+			return nil
+		}
+	}
+	return rs.toTable(k)
+}
+
+// resultsKey handles a key on the results: the host's rematch, and
+// enter, which leaves the room.
+func (rs *raceScreen) resultsKey(k tea.KeyMsg) tea.Cmd {
+	switch {
+	case k.Type == tea.KeyEnter:
+		return rs.leave()
+	case rs.ghost != nil || !key.Matches(k, rs.keys.Rematch):
+		return nil
+	case rs.over:
+		rs.say(sInfo, "room "+rs.snap.Code+" has closed: no rematch or chat there")
+	case rs.snap.Host != rs.you:
+		// The server would refuse: say whom to ask (the host's part may
+		// have passed to another racer since the race began).
+		if name := rs.hostName(); name != "" {
+			rs.say(sInfo, "ask "+name+", the host, for a rematch")
+		} else {
+			rs.say(sInfo, "only the room's host can start a rematch")
+		}
+	default:
+		code, races, ctx := rs.snap.Code, rs.races, rs.env.ctx
+		rs.say(sInfo, "dealing a new race"+rs.env.gl.ell)
+		return rs.call("rematch", func() error {
+			ctx, cancel := context.WithTimeout(ctx, raceTimeout)
+			defer cancel()
+			return races.Rematch(ctx, code)
+		})
+	}
+	return nil
+}
+
+// inputKey edits the chat line or the join form's code.
+func (rs *raceScreen) inputKey(k tea.KeyMsg) tea.Cmd {
+	switch k.Type {
+	case tea.KeyEsc:
+		rs.inputOpen = false
+		if rs.mode() == modeCode {
+			rs.event = raceLeftMsg{}
+		}
+		return nil
+	case tea.KeyEnter:
+		text := rs.input.Value()
+		rs.inputOpen = false
+		if rs.mode() == modeCode {
+			return rs.ask(raceReq{kind: raceJoin, code: text})
+		}
+		code, races := rs.snap.Code, rs.races
+		if cmd, ok := rs.muteCommand(text); ok {
+			return cmd
+		}
+		if _, err := lobby.CleanChat(text); errors.Is(err, lobby.ErrChatTooLong) {
+			// Kept in the input, to be shortened rather than typed again.
+			rs.inputOpen = true
+			rs.say(sWarn, "chat: "+err.Error()+" ("+strconv.Itoa(utf8.RuneCountInString(strings.TrimSpace(text)))+" typed)")
+			return nil
+		}
+		return rs.call("chat", func() error { return races.Say(code, text) })
+	}
+	var cmd tea.Cmd
+	rs.input, cmd = rs.input.Update(k)
+	return cmd
+}
+
+// muteCommand reads "/mute NAME" and "/unmute NAME" typed on the chat
+// line: the host mutes a member.
+func (rs *raceScreen) muteCommand(text string) (tea.Cmd, bool) {
+	verb, name, _ := strings.Cut(strings.TrimSpace(text), " ")
+	if verb != "/mute" && verb != "/unmute" {
+		return nil, false
+	}
+	name = strings.TrimSpace(name)
+	for _, r := range rs.racers {
+		if strings.EqualFold(r.Name, name) {
+			code, races, id, muted := rs.snap.Code, rs.races, r.ID, verb == "/mute"
+			note := clean(r.Name, 16) + " may chat again"
+			if muted {
+				note = clean(r.Name, 16) + " is muted in this room"
+			}
+			return func() tea.Msg {
+				if err := races.Mute(code, id, muted); err != nil {
+					return raceDoneMsg{what: verb[1:], err: err}
+				}
+				return raceDoneMsg{what: verb[1:], note: note}
+			}, true
+		}
+	}
+	rs.say(sErr, clean("nobody called "+name+" in this room", 100))
+	return nil, true
+}
+
+// racing reports whether the player is racing: the race runs and their
+// game goes on.
+func (rs *raceScreen) racing() bool {
+	return rs.mode() == modeRacing && rs.table.d.status == engine.Playing && rs.mine().State != lobby.RacerLeft
+}
+
+// promptOpen reports whether the racer's move prompt is open: it takes
+// every key, esc closing it, as at the table (t, q and ? are typed, not
+// the room's).
+func (rs *raceScreen) promptOpen() bool {
+	return rs.racing() && rs.table.promptOpen
+}
+
+// mine is the player's line of the panel.
+func (rs *raceScreen) mine() lobby.Racer {
+	for _, r := range rs.racers {
+		if r.ID == rs.you {
+			return r
+		}
+	}
+	return lobby.Racer{}
+}
