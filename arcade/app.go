@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/log"
 
 	"pyramid/bus"
+	"pyramid/cluster"
 	"pyramid/games"
 	"pyramid/keys"
 	"pyramid/lobby"
@@ -60,15 +61,15 @@ type Config struct {
 	// the bus share them, and the lease's holder runs their clock. DBNow
 	// is the cluster's clock (the database's). nil: the server's rooms are
 	// its own (over a bus and a lease in memory).
-	Lease lobby.Lease
+	Lease cluster.Lease
 	DBNow func(ctx context.Context) (time.Time, error)
-	// LeaseTTL is the lease's time to live (lobby.DefaultLeaseTTL when 0).
+	// LeaseTTL is the lease's time to live (cluster.DefaultLeaseTTL when 0).
 	LeaseTTL time.Duration
 	// SeatGrace is how long a racer whose server died keeps their seat
 	// (lobby.DefaultSeatGrace when 0).
 	SeatGrace time.Duration
 	// Trace, when set, times the rooms' progress from the other servers
-	// (lobby.RoomsConfig.Trace; a debugging aid).
+	// (cluster.RoomsConfig.Trace; a debugging aid).
 	Trace *bus.Trace
 }
 
@@ -79,12 +80,9 @@ type App struct {
 
 	// Race rooms (arcade/race.go); the Lobby screen lists the public ones
 	// (presence.go).
-	rooms    *lobby.Rooms
+	rooms    *cluster.Rooms
 	race     *race.Service
 	instance string
-	// ownBus is the bus in memory the rooms run over on a server alone;
-	// nil on a cluster.
-	ownBus *bus.Memory
 
 	// guestRand draws guest names (guest.go); crypto/rand when nil.
 	guestRand io.Reader
@@ -140,14 +138,14 @@ func New(cfg Config) *App {
 // or, on a server alone (or one whose cluster's rooms cannot be read),
 // this server's own over a bus and a lease in memory.
 func (a *App) openRooms(ctx context.Context) {
-	cfg := lobby.RoomsConfig{Instance: a.cfg.Instance, LeaseTTL: a.cfg.LeaseTTL, SeatGrace: a.cfg.SeatGrace,
-		DBNow: a.cfg.DBNow, MaxRooms: a.cfg.MaxRooms,
-		OnCountdown: a.race.Countdown, OnRaceEnd: a.race.Store, OnRoundOver: a.race.RoundOver,
-		Logf:  func(f string, args ...any) { a.cfg.Logger.Warn(fmt.Sprintf(f, args...)) },
-		Trace: a.cfg.Trace}
+	cfg := cluster.RoomsConfig{
+		RoomsConfig: lobby.RoomsConfig{Instance: a.cfg.Instance, SeatGrace: a.cfg.SeatGrace, MaxRooms: a.cfg.MaxRooms,
+			OnCountdown: a.race.Countdown, OnRaceEnd: a.race.Store, OnRoundOver: a.race.RoundOver,
+			Logf: func(f string, args ...any) { a.cfg.Logger.Warn(fmt.Sprintf(f, args...)) }},
+		LeaseTTL: a.cfg.LeaseTTL, DBNow: a.cfg.DBNow, Trace: a.cfg.Trace}
 	if a.cfg.Bus != nil && a.cfg.Lease != nil {
 		cfg.Bus, cfg.Lease = a.cfg.Bus, a.cfg.Lease
-		rooms, err := lobby.NewRooms(ctx, cfg)
+		rooms, err := cluster.NewRooms(ctx, cfg)
 		if err == nil {
 			a.rooms = rooms
 			a.cfg.Logger.Info("race rooms shared with the cluster", "instance", a.cfg.Instance, "clock offset", rooms.Offset())
@@ -155,9 +153,8 @@ func (a *App) openRooms(ctx context.Context) {
 		}
 		a.cfg.Logger.Error("race rooms stay on this server", "err", err)
 	}
-	a.ownBus = bus.NewMemory(bus.MemoryOptions{Lossless: true})
-	cfg.Bus, cfg.Lease, cfg.DBNow = a.ownBus, lobby.NewMemoryLease(nil), nil
-	rooms, err := lobby.NewRooms(ctx, cfg)
+	cfg.Bus, cfg.Lease, cfg.DBNow = nil, nil, nil
+	rooms, err := cluster.NewRooms(ctx, cfg)
 	if err != nil {
 		panic(fmt.Sprintf("arcade: race rooms in memory: %v", err)) // a bus in memory never refuses
 	}
@@ -170,9 +167,6 @@ func (a *App) openRooms(ctx context.Context) {
 func (a *App) Close() {
 	a.rooms.Shutdown()
 	a.lobby.Close()
-	if a.ownBus != nil {
-		a.ownBus.Close()
-	}
 }
 
 // errBanned is what a banned player is told.
@@ -237,7 +231,7 @@ func (a *App) Model(s *server.Session) tea.Model {
 		Await:     s.Await,
 	}
 	sess := a.join(s.Context(), p)
-	live := &presence{lobby: a.lobby, rooms: a.rooms, self: sess} // presence.go
+	live := &presence{lobby: a.lobby, rooms: a.rooms.Rooms, self: sess} // presence.go
 	var w *games.Writer
 	if saved {
 		w = a.newWriter(sess)

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/log"
 
 	"pyramid/bus"
+	"pyramid/cluster"
 	"pyramid/engine"
 	"pyramid/lobby"
 	"pyramid/store"
@@ -78,7 +79,7 @@ func clusterPair(t *testing.T, f *fixture) (one, two *App) {
 	t.Helper()
 	b := bus.NewMemory(bus.MemoryOptions{})
 	t.Cleanup(func() { b.Close() })
-	lease := lobby.NewMemoryLease(nil)
+	lease := cluster.NewMemoryLease(nil)
 	newApp := func(instance string) *App {
 		a := New(Config{Store: f.st, Logger: log.New(&bytes.Buffer{}), Bus: b, Instance: instance, Lease: lease,
 			LeaseTTL: 300 * time.Millisecond, Cluster: lobby.ClusterConfig{Heartbeat: 50 * time.Millisecond}})
@@ -86,13 +87,10 @@ func clusterPair(t *testing.T, f *fixture) (one, two *App) {
 		return a
 	}
 	one = newApp("one")
-	if one.ownBus != nil {
-		t.Fatal("one's rooms are not the cluster's")
-	}
 	waitFor(t, "one holds the lease", one.rooms.Holder)
 	two = newApp("two")
-	if two.ownBus != nil || two.rooms.Holder() {
-		t.Fatalf("two: rooms of its own %v, holder %v", two.ownBus != nil, two.rooms.Holder())
+	if two.rooms.Holder() {
+		t.Fatal("two holds a lease: its rooms are its own, not the cluster's")
 	}
 	return one, two
 }
@@ -200,7 +198,7 @@ func TestClusterRaceGameNotContinue(t *testing.T) {
 	f := newFixture(t)
 	b := bus.NewMemory(bus.MemoryOptions{})
 	defer b.Close()
-	lease := lobby.NewMemoryLease(nil)
+	lease := cluster.NewMemoryLease(nil)
 	// Nothing here waits for a lease to run out: a long one keeps a
 	// loaded machine (a renewal late by more than a short time to live)
 	// from having two take the races over and reap one as dead, whose

@@ -25,7 +25,7 @@ func TestPresenceWatchable(t *testing.T) {
 	l := f.app.lobby
 	me := l.Join(lobby.Player{ID: f.player, Name: "ann"})
 	bob := l.Join(lobby.Player{ID: "bob", Name: "bob"})
-	p := &presence{lobby: l, rooms: f.app.rooms, self: me, acct: acct, player: f.player}
+	p := &presence{lobby: l, rooms: f.app.rooms.Rooms, self: me, acct: acct, player: f.player}
 	if on, err := p.Watchable(f.ctx); !on || err != nil {
 		t.Fatalf("Watchable: %v, %v; want on", on, err)
 	}

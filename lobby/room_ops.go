@@ -1,15 +1,12 @@
 package lobby
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
-	"pyramid/bus"
 	"pyramid/engine"
 	"pyramid/keys"
 )
@@ -56,6 +53,29 @@ func (h *Room) Round() RoundOf {
 	return RoundOf{RoomID: r.id, Phase: r.phase, Round: r.round, RulesID: r.cfg.Rules.ID(), Deal: r.cfg.Deal, StartsAt: r.startsAt}
 }
 
+// SeatSink returns the sink of this server's session that holds the
+// player's seat in the room (as a member or a spectator), or nil when
+// none does (nobody, or another server's session): what a test or a
+// tool that acts as that session passes to Report or Leave.
+func (h *Room) SeatSink(playerID string) Sink {
+	rs := h.rs
+	r := rs.lookup(h.code)
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if m := r.member(playerID); m != nil {
+		return rs.sinkOf(m.inst, m.sid)
+	}
+	for _, w := range r.watchers {
+		if w.id == playerID {
+			return rs.sinkOf(w.inst, w.sid)
+		}
+	}
+	return nil
+}
+
 // handle returns the handle of an open room.
 func (rs *Rooms) handle(code string) *Room { return &Room{rs: rs, code: code} }
 
@@ -66,13 +86,15 @@ func (rs *Rooms) Len() int {
 	return len(rs.rooms)
 }
 
-func toWireCfg(c RoomConfig) *wireCfg {
-	return &wireCfg{Rules: c.Rules.ID(), Deal: c.Deal, Verdict: int(c.Verdict), Public: c.Public,
-		LimitMS: c.TimeLimit.Milliseconds(), Max: c.MaxPlayers, Rated: c.Rated}
+// opConfig is a room's settings as an op carries them.
+func opConfig(c RoomConfig) *OpConfig {
+	return &OpConfig{RulesID: c.Rules.ID(), Deal: c.Deal, Verdict: c.Verdict, Public: c.Public,
+		TimeLimit: c.TimeLimit, MaxPlayers: c.MaxPlayers, Rated: c.Rated}
 }
 
-func toWireEntrant(p Entrant) *wireEntrant {
-	return &wireEntrant{ID: p.ID, Name: keys.Clean(p.Name, keys.MaxNameWidth), Guest: p.Guest}
+// opEntrant is a player as an op carries them, the name cleaned.
+func opEntrant(p Entrant) *Entrant {
+	return &Entrant{ID: p.ID, Name: keys.Clean(p.Name, keys.MaxNameWidth), Guest: p.Guest}
 }
 
 // Create opens a room hosted by host, who is its first member. A player
@@ -99,7 +121,7 @@ func (rs *Rooms) Create(host Entrant, sink Sink, cfg RoomConfig) (*Room, Snapsho
 		if cerr != nil {
 			return nil, Snapshot{}, fmt.Errorf("lobby: create room: %w", cerr)
 		}
-		err = rs.do(roomMsg{Op: "open", Code: code, RoomID: newRoomID(), Sid: sid, Who: toWireEntrant(host), Cfg: toWireCfg(cfg)})
+		err = rs.log.Do(RoomOp{Kind: OpOpen, Code: code, RoomID: newRoomID(), Sid: sid, Who: opEntrant(host), Cfg: opConfig(cfg)})
 		rs.doneWith(sid)
 		if errors.Is(err, errCodeTaken) {
 			continue
@@ -134,7 +156,7 @@ func (rs *Rooms) Join(h *Room, p Entrant, sink Sink) (Snapshot, error) {
 	rs.mu.Lock()
 	sid := rs.sidOf(sink)
 	rs.mu.Unlock()
-	err := rs.do(roomMsg{Op: "join", Code: h.code, Sid: sid, Who: toWireEntrant(p)})
+	err := rs.log.Do(RoomOp{Kind: OpJoin, Code: h.code, Sid: sid, Who: opEntrant(p)})
 	rs.doneWith(sid)
 	if err != nil {
 		return Snapshot{}, err
@@ -213,9 +235,9 @@ func (rs *Rooms) Seated(playerID string) (*Room, bool) {
 // Find looks up a room by the code a player typed (ParseCode). A player
 // who typed more than MaxWrongCodes wrong codes within WrongCodeWindow is
 // refused for WrongCodePause (ErrThrottled), whatever the code. The count
-// is the cluster's: each wrong code is an event of the rooms' log (a
-// player blocked publishes none), so that every server's fold counts the
-// same codes at the same times, and a player with sessions on two servers
+// is the cluster's: each wrong code is an op of the rooms' log (a player
+// blocked logs none), so that every server's fold counts the same codes
+// at the same times, and a player with sessions on two servers
 // gets no more tries than on one.
 func (rs *Rooms) Find(playerID, text string) (*Room, error) {
 	rs.mu.Lock()
@@ -233,7 +255,7 @@ func (rs *Rooms) Find(playerID, text string) (*Room, error) {
 		return rs.handle(code), nil
 	}
 	// Awaited, so that this player's next look-up, here, counts it.
-	if derr := rs.do(roomMsg{Op: "wrong", Target: playerID, At: now.UnixMilli()}); derr != nil {
+	if derr := rs.log.Do(RoomOp{Kind: OpWrong, Target: playerID, At: now}); derr != nil {
 		rs.logf("lobby: rooms: count a wrong code: %v", derr)
 	}
 	return nil, err
@@ -275,7 +297,7 @@ func (rs *Rooms) Close(code, reason string) error {
 	if _, ok := rs.Room(code); !ok {
 		return fmt.Errorf("%w %s", ErrNoRoom, code)
 	}
-	return rs.do(roomMsg{Op: "close", Code: code, Text: reason})
+	return rs.log.Do(RoomOp{Kind: OpClose, Code: code, Text: reason})
 }
 
 // localMember returns the room and the member if the member's session is
@@ -318,14 +340,14 @@ func (h *Room) Leave(playerID string, from Sink) error {
 	if err != nil {
 		return err
 	}
-	err = rs.do(roomMsg{Op: "leave", Code: h.code, Target: playerID, Sid: sid})
+	err = rs.log.Do(RoomOp{Kind: OpLeave, Code: h.code, Target: playerID, Sid: sid})
 	rs.tidy()
 	return err
 }
 
 // SetReady sets a member's ready mark in the waiting room.
 func (h *Room) SetReady(playerID string, ready bool) error {
-	return h.rs.do(roomMsg{Op: "ready", Code: h.code, Target: playerID, Ready: ready})
+	return h.rs.log.Do(RoomOp{Kind: OpReady, Code: h.code, Target: playerID, Ready: ready})
 }
 
 // Start starts the countdown: the host only, in the waiting room, with at
@@ -333,14 +355,11 @@ func (h *Room) SetReady(playerID string, ready bool) error {
 // the cluster's clock (the database's: every server counts down
 // together).
 func (h *Room) Start(playerID string) error {
-	rs := h.rs
-	ctx, cancel := context.WithTimeout(rs.ctx, roomsTimeout)
-	defer cancel()
-	now, err := rs.cfg.DBNow(ctx)
+	now, err := h.rs.log.Now()
 	if err != nil {
-		return fmt.Errorf("lobby: start: the database's clock: %w", err)
+		return fmt.Errorf("lobby: start: the cluster's clock: %w", err)
 	}
-	return rs.do(roomMsg{Op: "start", Code: h.code, Target: playerID, At: now.Add(CountdownTime).UnixMilli()})
+	return h.rs.log.Do(RoomOp{Kind: OpStart, Code: h.code, Target: playerID, At: now.Add(CountdownTime)})
 }
 
 // Rematch takes the room back to the waiting room for a new race of deal
@@ -348,7 +367,7 @@ func (h *Room) Start(playerID string) error {
 // race is rated: RoomConfig.Rated): the host only, after a race.
 // Everybody still in the room stays, spectators too.
 func (h *Room) Rematch(playerID string, deal uint64, verdict engine.Verdict, rated bool) error {
-	return h.rs.do(roomMsg{Op: "rematch", Code: h.code, Target: playerID, Cfg: &wireCfg{Deal: deal, Verdict: int(verdict), Rated: rated}})
+	return h.rs.log.Do(RoomOp{Kind: OpRematch, Code: h.code, Target: playerID, Cfg: &OpConfig{Deal: deal, Verdict: verdict, Rated: rated}})
 }
 
 // Say says a line in the room, for every member and spectator, in any
@@ -373,14 +392,14 @@ func (h *Room) Say(playerID, text string) error {
 	}
 	// The fold counts the line against ChatBurst (apply): it sees every
 	// server's lines of the player in the same order.
-	return rs.do(roomMsg{Op: "chat", Code: h.code, Target: playerID, Text: line, At: at.UnixMilli()})
+	return rs.log.Do(RoomOp{Kind: OpChat, Code: h.code, Target: playerID, Text: line, At: at})
 }
 
 // Mute mutes or unmutes a member: the host only, and not themselves. A
 // mute holds for the life of the room, so leaving and coming back does
 // not lift it.
 func (h *Room) Mute(hostID, playerID string, muted bool) error {
-	return h.rs.do(roomMsg{Op: "mute", Code: h.code, Who: &wireEntrant{ID: hostID}, Target: playerID, Muted: muted})
+	return h.rs.log.Do(RoomOp{Kind: OpMute, Code: h.code, Who: &Entrant{ID: hostID}, Target: playerID, Muted: muted})
 }
 
 // Watch adds a spectator, who sees the room and every racer's progress
@@ -394,7 +413,7 @@ func (h *Room) Watch(viewerID string, sink Sink) (Snapshot, error) {
 	rs.mu.Lock()
 	sid := rs.sidOf(sink)
 	rs.mu.Unlock()
-	err := rs.do(roomMsg{Op: "watch", Code: h.code, Target: viewerID, Sid: sid})
+	err := rs.log.Do(RoomOp{Kind: OpWatch, Code: h.code, Target: viewerID, Sid: sid})
 	rs.doneWith(sid)
 	if err != nil {
 		return Snapshot{}, err
@@ -424,25 +443,21 @@ func (h *Room) Unwatch(viewerID string, from Sink) error {
 	case taken:
 		return ErrSeatTaken
 	}
-	err := rs.do(roomMsg{Op: "unwatch", Code: h.code, Target: viewerID, Sid: sid})
+	err := rs.log.Do(RoomOp{Kind: OpUnwatch, Code: h.code, Target: viewerID, Sid: sid})
 	rs.tidy()
 	return err
 }
 
 // Close closes the room, as Rooms.Close does.
 func (h *Room) Close(reason string) {
-	ctx, cancel := context.WithTimeout(h.rs.ctx, roomsTimeout)
-	defer cancel()
-	if _, err := h.rs.publish(ctx, roomMsg{Op: "close", Code: h.code, Text: reason}); err != nil {
-		h.rs.logf("lobby: rooms: %v", err)
-	}
+	h.rs.log.Post("", RoomOp{Kind: OpClose, Code: h.code, Text: reason})
 }
 
 // Report records the progress of a racer this server serves, sent by the
 // session whose sink is from, and shows it to this server's sessions at
-// once and to the other servers' within ProgressEvery. Only the session
-// holding the seat reports (ErrSeatTaken for one whose seat another
-// session took over). The room notes the time of each removal itself, by
+// once and to the other servers' through the log (RoomLog.Offer). Only
+// the session holding the seat reports (ErrSeatTaken for one whose seat
+// another session took over). The room notes the time of each removal itself, by
 // its own clock. After a racer cleared or got stuck their race is over
 // (ErrRaceOver). moves is the racer's line of moves now (the room keeps it
 // for the spectators' boards, Board, and sends it on to the other
@@ -455,7 +470,7 @@ func (h *Room) Report(playerID string, from Sink, p Progress, moves []string) er
 		return ErrRoomClosed
 	}
 	var t0 time.Time
-	if rs.cfg.Trace.Enabled() {
+	if rs.cfg.Trace != nil {
 		t0 = time.Now()
 	}
 	r.mu.Lock()
@@ -464,8 +479,8 @@ func (h *Room) Report(playerID string, from Sink, p Progress, moves []string) er
 	if err == nil && o != nil {
 		rs.offerProgress(r, *o)
 	}
-	if rs.cfg.Trace.Enabled() {
-		rs.cfg.Trace.Since(traceReportStage, t0)
+	if rs.cfg.Trace != nil {
+		rs.cfg.Trace.Since(TraceReportStage, t0)
 	}
 	if done {
 		go rs.endRace(h.code)
@@ -509,7 +524,7 @@ func (rs *Rooms) report(r *room, playerID string, from Sink, p Progress, moves [
 	}
 	// A racer's stored game (a comeback on another server reads it) and
 	// a racer's end are news the other servers must not miss if this one
-	// dies within ProgressEvery: they go out at once.
+	// dies before the next progress: they go out at once.
 	news := p.GameID != m.progress.GameID || p.State != m.progress.State
 	m.progress = p
 	m.line, m.lineKnown = moves, true
@@ -523,83 +538,37 @@ func (rs *Rooms) report(r *room, playerID string, from Sink, p Progress, moves [
 }
 
 // progressOffer is the progress of this server's racers in a room, to
-// be offered to the coalescer (offerProgress): the room's version of it
-// and whether it is news (OfferNow).
+// be offered to the log (offerProgress): the room's version of it and
+// whether it is news.
 type progressOffer struct {
 	version uint64
 	news    bool
-	msg     progressMsg
+	msg     ServerProgress
 }
 
 // progressOf is the progress of this server's racers in room r, with r's
 // lock held, a version newer than any before; news goes out without
-// waiting for ProgressEvery.
+// waiting.
 func (rs *Rooms) progressOf(r *room, news bool) progressOffer {
 	r.version++
-	o := progressOffer{version: r.version, news: news, msg: progressMsg{Inst: rs.cfg.Instance, Round: r.round}}
-	if rs.cfg.Trace.Enabled() {
-		o.msg.T = time.Now().UnixMicro()
-	}
+	o := progressOffer{version: r.version, news: news, msg: ServerProgress{Inst: rs.cfg.Instance, Round: r.round}}
 	for _, m := range r.members {
 		if m.inst != rs.cfg.Instance {
 			continue
 		}
-		w := wireRacer{ID: m.ID, Removed: m.progress.Removed, Moves: m.progress.Moves,
-			Pass: m.progress.Pass, Board: m.progress.Board, State: int(m.progress.State), GameID: m.progress.GameID,
-			LastMS: m.lastRemoval.Milliseconds(), FinishMS: m.finish.Milliseconds()}
+		rr := RacerReport{ID: m.ID, Progress: m.progress, LastRemoval: m.lastRemoval, Finish: m.finish}
 		if m.lineKnown {
-			w.Line = lineOf(m.line)
+			rr.Line = SummarizeLine(m.line)
 		}
-		o.msg.Racers = append(o.msg.Racers, w)
+		o.msg.Racers = append(o.msg.Racers, rr)
 	}
 	return o
-}
-
-// lineTail is how many of a racer's last moves a progress event carries:
-// far more than a racer makes between two events of their server.
-const lineTail = 12
-
-// lineOf is a racer's line of moves as a progress event carries it: how
-// many, the last lineTail of them, and a sum of them all. A server that
-// has the line up to a few moves back (from the events before) makes it
-// whole from that; the sum says whether it did.
-func lineOf(moves []string) *wireLine {
-	from := max(0, len(moves)-lineTail)
-	return &wireLine{N: len(moves), Tail: moves[from:], Sum: lineSum(moves)}
-}
-
-// lineSum is the FNV-1a sum of a line of moves.
-func lineSum(moves []string) uint32 {
-	h := uint32(2166136261)
-	for _, m := range moves {
-		for i := 0; i < len(m); i++ {
-			h = (h ^ uint32(m[i])) * 16777619
-		}
-		h = (h ^ ' ') * 16777619
-	}
-	return h
-}
-
-// follow makes the line a progress event tells of from the line known so
-// far (line, as the events before made it): known is false when that is
-// not possible, or the sum says it is not the racer's (a racer who undid
-// more than lineTail moves between two events).
-func (w *wireLine) follow(line []string) (next []string, known bool) {
-	keep := w.N - len(w.Tail)
-	if keep < 0 || keep > len(line) {
-		return nil, false
-	}
-	next = append(slices.Clip(line[:keep]), w.Tail...)
-	if lineSum(next) != w.Sum {
-		return nil, false
-	}
-	return next, true
 }
 
 // Board returns a racer's game as the room knows it, for a spectator: the
 // race's deal and the racer's moves so far (no redo stack); ok is false
 // when the room does not know the racer's moves (no report yet on any
-// server, or a line its events could not make whole), for the caller to
+// server, or a line its progress could not make whole), for the caller to
 // read the racer's stored game instead.
 func (h *Room) Board(playerID string) (rec engine.Record, ok bool) {
 	r := h.rs.lookup(h.code)
@@ -624,9 +593,9 @@ func (h *Room) Board(playerID string) (rec engine.Record, ok bool) {
 }
 
 // Learn gives the room a racer's line of moves it could not make whole
-// from the events (Board said so), as the caller read it elsewhere (the
+// from the progress (Board said so), as the caller read it elsewhere (the
 // racer's stored game): the room takes it if it is the line of the
-// racer's last event, and follows the events from it again.
+// racer's last progress, and follows the progress from it again.
 func (h *Room) Learn(playerID string, moves []string) {
 	r := h.rs.lookup(h.code)
 	if r == nil {
@@ -639,12 +608,11 @@ func (h *Room) Learn(playerID string, moves []string) {
 	}
 }
 
-// offerProgress hands o to the coalescer, without the room's lock: the
-// room's other racers, the other servers' progress and snapshots do not
-// wait for the coalescer's lock, which every room's offers take. Two
-// racers' reports of one room may come here in either order: the newest
-// version is what goes (an older one that comes late is dropped), as
-// news if either was.
+// offerProgress hands o to the log, without the room's lock: the room's
+// other racers, the other servers' progress and snapshots do not wait
+// for the log's coalescing. Two racers' reports of one room may come
+// here in either order: the newest version is what goes (an older one
+// that comes late is dropped), as news if either was.
 func (rs *Rooms) offerProgress(r *room, o progressOffer) {
 	r.offerMu.Lock()
 	defer r.offerMu.Unlock()
@@ -653,33 +621,14 @@ func (rs *Rooms) offerProgress(r *room, o progressOffer) {
 	} else if !o.news {
 		return // a newer one went already
 	}
-	body, err := json.Marshal(r.offered.msg)
-	if err != nil {
-		return
-	}
-	m := bus.Message{Kind: "progress", Body: body}
-	if o.news {
-		rs.coal.OfferNow(ProgressTopic(r.code, rs.cfg.Instance), m)
-		return
-	}
-	rs.coal.Offer(ProgressTopic(r.code, rs.cfg.Instance), m)
+	rs.log.Offer(r.code, r.offered.msg, o.news)
 }
 
-// followProgress starts reading the room's progress topics, with rs.mu
-// held (from the fold).
-func (rs *Rooms) followProgress(r *room) {
-	r.follow, r.stop = context.WithCancel(rs.ctx)
-	rs.followInstances(r)
-}
-
-// followInstances starts reading the progress topic of each server with
-// a member in the room that this server does not read yet, with rs.mu
-// held. A server once followed stays followed until the room ends: its
-// topic is quiet when its members are gone.
+// followInstances has the log read the progress of each server with a
+// member in the room that this server does not read yet, with rs.mu
+// held. A server once followed stays followed until the room closes:
+// its progress is quiet when its members are gone.
 func (rs *Rooms) followInstances(r *room) {
-	if r.follow == nil {
-		return
-	}
 	for _, m := range r.members {
 		if m.inst == rs.cfg.Instance || r.followed[m.inst] {
 			continue
@@ -688,94 +637,37 @@ func (rs *Rooms) followInstances(r *room) {
 			r.followed = map[string]bool{}
 		}
 		r.followed[m.inst] = true
-		ctx, inst := r.follow, m.inst
-		rs.ended.Add(1)
-		go func() {
-			defer rs.ended.Done()
-			rs.readProgress(ctx, r, inst)
-		}()
+		rs.log.Follow(r.code, r.id, m.inst)
 	}
 }
 
-// readProgress applies another server's (inst) progress of room r
-// until ctx ends, with the room's lock only: the fold of other rooms,
-// listings and the other rooms' moves do not hold it up.
-func (rs *Rooms) readProgress(ctx context.Context, r *room, inst string) {
-	code := r.code
-	var sub bus.Subscription
-	for sub == nil {
-		s, err := rs.cfg.Bus.Subscribe(ctx, ProgressTopic(code, inst), 0)
-		if err == nil {
-			sub = s
-			break
-		}
-		if ctx.Err() != nil {
-			return
-		}
-		rs.logf("lobby: rooms: follow room %s of %s: %v", code, inst, err)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(time.Second):
-		}
+// ApplyProgress applies another server's progress of its racers in the
+// room (its code and ID, as RoomLog.Follow was given them), with the
+// room's lock only: the fold of other rooms, listings and the other
+// rooms' moves do not hold it up.
+func (rs *Rooms) ApplyProgress(code, roomID string, p ServerProgress) {
+	r := rs.lookup(code)
+	if r == nil || r.id != roomID {
+		return
 	}
-	defer sub.Close()
-	for {
-		ev, err := sub.Next(ctx)
-		if errors.Is(err, bus.ErrGap) {
-			continue
-		}
-		if err != nil {
-			return
-		}
-		var m progressMsg
-		if json.Unmarshal(ev.Body, &m) != nil || m.Inst != inst {
-			continue
-		}
-		var got time.Time
-		if rs.cfg.Trace.Enabled() {
-			got = time.Now()
-		}
-		r.mu.Lock()
-		if rs.cfg.Trace.Enabled() {
-			rs.cfg.Trace.Since("progress: wait for the room's lock", got)
-		}
-		done := rs.applyProgress(r, m)
-		r.mu.Unlock()
-		if done {
-			go rs.endRace(code)
-		}
-		if tr := rs.cfg.Trace; tr.Enabled() && m.T != 0 {
-			tr.Note("progress: stored → taken from the bus here", got.Sub(ev.At))
-			now, sent := time.Now(), time.UnixMicro(m.T)
-			tr.Note("progress: report → stored (coalescing, pool)", ev.At.Sub(sent))
-			tr.Note("progress: stored → applied here (commit, notify, read, fold)", now.Sub(ev.At))
-			tr.Note(traceCrossStage, now.Sub(sent))
-		}
+	r.mu.Lock()
+	done := rs.applyProgress(r, p)
+	r.mu.Unlock()
+	if done {
+		go rs.endRace(code)
 	}
 }
-
-// traceCrossStage is the trace's stage of another server's progress
-// from its report there to its fold here; traceReportStage the time of
-// a report of this server's racer (the room's lock, the offer): their
-// timelines side by side tell a second with few moves reported on both
-// servers (the keys did not come) from one whose moves were slow to
-// arrive.
-const (
-	traceCrossStage  = "progress: report → applied on another server"
-	traceReportStage = "progress: a report here (room's lock, offer)"
-)
 
 // hold keeps p, its server's newest progress, for applyHeld.
-func (rs *Rooms) hold(r *room, p progressMsg) {
+func (rs *Rooms) hold(r *room, p ServerProgress) {
 	if r.held == nil {
-		r.held = map[string]progressMsg{}
+		r.held = map[string]ServerProgress{}
 	}
 	r.held[p.Inst] = p
 }
 
 // applyHeld applies again the progress held for room r, with r's lock
-// held, after one of its events was folded; done: the race is to end.
+// held, after one of its ops was applied; done: the race is to end.
 func (rs *Rooms) applyHeld(r *room) (done bool) {
 	if len(r.held) == 0 {
 		return false
@@ -790,11 +682,11 @@ func (rs *Rooms) applyHeld(r *room) (done bool) {
 
 // applyProgress folds another server's progress of its racers.
 // Progress this server's fold is not ready for yet (a round or a start
-// not folded here, a racer whose join is not) is held and applied again
-// after the room's next event (applyHeld): it may be a racer's last word,
+// not applied here, a racer whose join is not) is held and applied again
+// after the room's next op (applyHeld): it may be a racer's last word,
 // her finish, which no later progress would repeat. It runs with r's
 // lock held; done: the race is to end (endRace, once unlocked).
-func (rs *Rooms) applyProgress(r *room, p progressMsg) (done bool) {
+func (rs *Rooms) applyProgress(r *room, p ServerProgress) (done bool) {
 	if p.Round < r.round || r.phase == PhaseClosed {
 		return false
 	}
@@ -816,17 +708,15 @@ func (rs *Rooms) applyProgress(r *room, p progressMsg) (done bool) {
 		if m.inst != p.Inst {
 			continue // a racer now served elsewhere: that server says
 		}
-		p := Progress{Removed: w.Removed, Moves: w.Moves, Pass: w.Pass, Board: w.Board, State: RacerState(w.State), GameID: w.GameID}
-		last, finish := time.Duration(w.LastMS)*time.Millisecond, time.Duration(w.FinishMS)*time.Millisecond
 		if w.Line != nil && w.Line.Sum != m.lineSum {
 			m.line, m.lineKnown = w.Line.follow(m.line)
 			m.lineSum = w.Line.Sum
-		} else if p == m.progress && last == m.lastRemoval && finish == m.finish {
-			// The event holds all of its server's racers of the room,
-			// most of them as they were: their panel lines stay.
+		} else if w.Progress == m.progress && w.LastRemoval == m.lastRemoval && w.Finish == m.finish {
+			// The progress holds all of its server's racers of the
+			// room, most of them as they were: their panel lines stay.
 			continue
 		}
-		m.progress, m.lastRemoval, m.finish = p, last, finish
+		m.progress, m.lastRemoval, m.finish = w.Progress, w.LastRemoval, w.Finish
 		rs.coalesceRacer(r, m)
 	}
 	return rs.checkDone(r)

@@ -2,50 +2,42 @@ package lobby
 
 // Race rooms (Rooms): 2–8 players race their own game of one deal, with
 // spectators and chat, on one server or on the servers of a cluster. The
-// same code serves both: one server runs it over the in-process bus
-// (bus.Memory, with a lease in memory), a cluster over PostgreSQL's.
+// same code serves both: the rooms are a state machine over an ordered
+// log of ops (RoomLog), which the cluster layer (package cluster) carries
+// over a bus: one server's in memory, a cluster's on PostgreSQL.
 //
 // The design, in short:
 //
-//   - The rooms' life is an ordered log: every change (a room opened, a
-//     join, a leave, a ready mark, a start, a chat line, a mute, a
-//     spectator, the end of a race, a rematch, a close, a server gone, a
-//     seat lost) is an event on one bus topic, RoomsTopic. The bus numbers
-//     a topic's events, and on PostgreSQL sends their NOTIFY in the
-//     transaction that stores them, so every server reads the same events
-//     in the same order and folds them into the same rooms (apply):
-//     membership, the host, the one-room-per-player and one-hosted-room
-//     rules, full rooms and races under way are decided by the fold, the
-//     same way everywhere. A server that asks for a change publishes it
-//     and waits until its own fold has applied it to learn whether it was
-//     taken (await).
-//   - Times come from one clock. The start moment is the database's clock
-//     plus CountdownTime (RoomsConfig.DBNow, read by the server that
-//     starts the race and carried in the event); each server measures its
-//     offset to that clock (about every LeaseTTL/3) and sets its own
+//   - The rooms' life is the log: every change (a room opened, a join, a
+//     leave, a ready mark, a start, a chat line, a mute, a spectator, the
+//     end of a race, a rematch, a close, a server gone, a seat lost) is an
+//     op (RoomOp), and every server applies the same ops in the same order
+//     to the same rooms (Apply): membership, the host, the
+//     one-room-per-player and one-hosted-room rules, full rooms and races
+//     under way are decided by the fold, the same way everywhere. A server
+//     that asks for a change logs it and waits until its own fold has
+//     applied it to learn whether it was taken (RoomLog.Do).
+//   - Times come from one clock. The start moment is the cluster's clock
+//     plus CountdownTime (RoomLog.Now, read by the server that starts the
+//     race and carried in the op); the cluster layer measures this
+//     server's offset to that clock (SetOffset), and the rooms set their
 //     timers by it, so every server counts down together. The deadline is
 //     the start plus the time limit.
 //   - Progress stays where the racer is: each racer's board lives on the
-//     server that serves them, which saves every move (arcade) and keeps
-//     the room's view of its own racers at once; the other servers hear of
-//     them through one topic per room and server (ProgressTopic),
-//     coalesced: at most one event per server per room per ProgressEvery
-//     (bus.Coalescer, newest wins, each event holding all of the server's
-//     racers of the room); the rooms due together go out in one batch (one
-//     commit on PostgreSQL, whose NOTIFYs carry the events), volatile
-//     (bus.VolatileBatcher: the commit does not wait for the disk) but for
-//     news (a racer's end: Coalescer.OfferNow). A server alone (no other
-//     server has published on the rooms' topic) publishes no progress.
-//   - One server holds the races' lease (RoomsConfig.Lease, a row with an
-//     expiry on PostgreSQL) and runs the clock for every room: it ends
-//     races (everybody done, or the deadline), closes rooms empty for
-//     EmptyRoomClose, and stores each race's result (OnRaceEnd). It
-//     renews the lease every LeaseTTL/3; when it dies another server
-//     takes the lease once it expires, tells the others that the dead
-//     server's sessions are gone, ends what is overdue and stores again
-//     the results of the races that ended last (the store keeps one race
-//     per key: a second write changes nothing). A race's end event has a
-//     fixed ID, so that two servers ending it at once publish one end.
+//     server that serves them, which stores every move (race) and reports
+//     it here (Room.Report): the room's view of its own racers changes at
+//     once, and the newest progress of this server's racers in a room goes
+//     to the other servers (RoomLog.Offer, coalesced), which apply it
+//     (ApplyProgress). A server alone (no other server's op seen) offers
+//     no progress.
+//   - One server holds the races' lease (the cluster layer decides which,
+//     SetHolder) and runs the clock for every room (Duties): it ends races
+//     (everybody done, or the deadline), closes rooms empty for
+//     EmptyRoomClose, and stores each race's result (OnRaceEnd). A new
+//     holder stores again the results of the races that ended last (the
+//     store keeps one race per key: a second write changes nothing). A
+//     race's end op has a fixed once key, so that two servers ending it at
+//     once log one end.
 //   - A racer whose server is gone is away (RacerAway): their seat, and
 //     the race, wait for them to come back to any server for SeatGrace,
 //     from the moment the server was declared gone; the holder then
@@ -56,9 +48,7 @@ package lobby
 //     RoomDropAfter leaves its rooms (a racer keeps their seat).
 
 import (
-	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -70,85 +60,42 @@ import (
 	"sync/atomic"
 	"time"
 
-	"pyramid/bus"
 	"pyramid/engine"
 	"pyramid/keys"
 )
 
-// RoomsTopic is the bus topic of the rooms' lifecycle.
-const RoomsTopic = "lobby.rooms"
+// DefaultSeatGrace is how long a racer whose server died keeps their
+// seat unless RoomsConfig says: long enough to reconnect, through a
+// balancer, to another server.
+const DefaultSeatGrace = time.Minute
 
-// RoomsRetain is how many events of RoomsTopic a bus should keep (a
-// starting server reads them all to know the rooms open): far more than
-// any day's rooms make.
-const RoomsRetain = 100_000
-
-// ProgressTopic is the bus topic of one room's racer progress as
-// one server (inst) publishes it: each server's own topic, so that two
-// servers' batches never wait on each other's lock of one topic's
-// counter row (PostgreSQL: Lock:transactionid, the second batch waiting
-// for the first's commit). A server follows the topic of every other
-// server with a member in the room.
-func ProgressTopic(code, inst string) string { return "lobby.room." + code + "." + inst }
-
-// Defaults of RoomsConfig.
-const (
-	DefaultLeaseTTL = 6 * time.Second
-	// DefaultSeatGrace is long enough to reconnect, through a balancer,
-	// to another server.
-	DefaultSeatGrace = time.Minute
-	// DefaultProgressEvery is short: the Coalescer sends the progress of
-	// all the rooms due in one batch (one commit on PostgreSQL), so the
-	// cost of the bus is its commits, a few a second per server, more
-	// than the events; a racer's move waits at most this long for it.
-	DefaultProgressEvery = 100 * time.Millisecond
-	// raceLease is the name of the races' lease.
-	raceLease = "lobby.races"
-	// instanceLeasePrefix and the instance's name make the lease each
-	// server holds while it runs: the races' holder takes the lease of a
-	// server whose lease ran out, and so learns that it died.
-	instanceLeasePrefix = "lobby.instance."
-	// roomsTimeout bounds one publish or lease call.
-	roomsTimeout = 5 * time.Second
-)
-
-// Lease is a named lease with an expiry, kept where every server of a
-// cluster sees it (the database).
-type Lease interface {
-	// Hold takes the lease name for holder, or keeps it, until ttl from
-	// now: it reports whether holder holds it, and, when holder took it
-	// over from another holder whose lease had run out, who that was.
-	Hold(ctx context.Context, name, holder string, ttl time.Duration) (held bool, prev string, err error)
+// Tracer times stages of the rooms' work, a debugging aid (bus.Trace is
+// one).
+type Tracer interface {
+	Since(stage string, from time.Time)
 }
+
+// TraceReportStage is the stage a Tracer is told of for each report of
+// a racer of this server (the room's lock, the offer).
+const TraceReportStage = "progress: a report here (room's lock, offer)"
 
 // RoomsConfig configures the rooms.
 type RoomsConfig struct {
-	// Bus carries the rooms between servers; Instance names this server
-	// on it (unique per running server).
-	Bus      bus.Bus
+	// Instance names this server in the log (unique per running server).
 	Instance string
-	// Lease decides which server runs the rooms' clock; LeaseTTL is its
-	// time to live (DefaultLeaseTTL when 0).
-	Lease    Lease
-	LeaseTTL time.Duration
 	// Clock sets the timers; SystemClock() when nil.
 	Clock Clock
-	// DBNow reads the cluster's clock (the database's); nil: Clock.Now.
-	DBNow func(ctx context.Context) (time.Time, error)
 	// MaxRooms bounds the rooms open in the cluster that this server
 	// opens new ones beside (DefaultMaxRooms when 0).
 	MaxRooms int
 	// Rand is the source of room codes; crypto/rand when nil.
 	Rand io.Reader
-	// ProgressEvery is the least time between two progress events of
-	// one room from this server (DefaultProgressEvery when 0).
-	ProgressEvery time.Duration
 	// OnRaceEnd is called on the lease holder for each race that ended,
 	// with no lock held; maybe more than once for one race (after a
 	// takeover of the lease): RaceResult.Key is the same each time, for
 	// the store to keep it once.
 	// A result it fails to store (an error) is stored again at the
-	// holder's next tick.
+	// holder's next Duties.
 	OnRaceEnd func(RaceResult) error
 	// SeatGrace is how long a racer whose server died keeps their seat
 	// for, to come back on any server (DefaultSeatGrace when 0).
@@ -163,11 +110,8 @@ type RoomsConfig struct {
 	OnRoundOver func(code string, round int, placings []Placing)
 	// Logf, when set, is told of failures.
 	Logf func(format string, args ...any)
-	// Trace, when set, times the other servers' progress on its way here
-	// (a debugging aid: each progress event then carries the time of its
-	// newest report, and the servers of a cluster are on one box's clock
-	// or close).
-	Trace *bus.Trace
+	// Trace, when set, times each report (TraceReportStage).
+	Trace Tracer
 }
 
 // Rooms is this server's view of the rooms of a cluster, and its
@@ -184,18 +128,15 @@ type RoomsConfig struct {
 // order is mu, then a room's; several rooms' locks are held at once
 // only with mu held.
 type Rooms struct {
-	cfg    RoomsConfig
-	ctx    context.Context
-	cancel context.CancelFunc
-	ended  sync.WaitGroup
-	coal   *bus.Coalescer
+	cfg RoomsConfig
+	log RoomLog
 	// byCode is the open rooms by code (as rooms), read without mu:
 	// written with mu held, with rooms.
 	byCode sync.Map
-	// holder: this server holds the lease (written with mu held).
+	// holder: this server holds the races' lease (written with mu held).
 	holder atomic.Bool
-	// others is set once another server published on the rooms' topic:
-	// from then on this server publishes its racers' progress.
+	// others is set once an op of another server was applied: from then
+	// on this server offers its racers' progress.
 	others atomic.Bool
 	// sessions is this server's sinks, by token (*roomSession),
 	// changed with mu held and read without it: a room's progress finds
@@ -205,18 +146,12 @@ type Rooms struct {
 	// sink but a test's), under mu.
 	bySink map[Sink]*roomSession
 
-	mu      sync.Mutex
-	rooms   map[string]*room       // open rooms by code
-	applied uint64                 // the last lifecycle event applied
-	wake    chan struct{}          // closed and replaced at each event applied
-	outcome map[string]error       // of this server's events waited for, by event ID
-	gaveUp  map[string]bool        // events whose waiter gave up before the fold applied them
-	offset  time.Duration          // the cluster's clock minus this server's
-	sids    int                    // makes session tokens
-	wrong   map[string]*wrongCodes // wrong room codes by player, on the cluster's clock (the fold's)
-	after   []func()               // what the current locked call must do once unlocked
-	closed  bool
-	tried   bool // the lease was tried at least once
+	mu     sync.Mutex
+	rooms  map[string]*room       // open rooms by code
+	offset time.Duration          // the cluster's clock minus this server's
+	sids   int                    // makes session tokens
+	wrong  map[string]*wrongCodes // wrong room codes by player, on the cluster's clock (the fold's)
+	after  []func()               // what the current locked call must do once unlocked
 }
 
 // roomSession is one local session's sink and its token, and how long
@@ -224,8 +159,8 @@ type Rooms struct {
 type roomSession struct {
 	sid  string
 	sink Sink
-	// pending counts the events published with the token and not yet
-	// folded (sidOf), under Rooms.mu.
+	// pending counts the ops logged with the token and not yet applied
+	// (sidOf), under Rooms.mu.
 	pending int
 	sinkRefusals
 }
@@ -238,7 +173,7 @@ type room struct {
 	// finish and removals, and for held.
 	mu       sync.Mutex
 	code     string
-	id       string // the room's ID (Snapshot.RoomID), from its open event
+	id       string // the room's ID (Snapshot.RoomID), from its open op
 	created  time.Time
 	cfg      RoomConfig
 	phase    Phase
@@ -261,37 +196,34 @@ type room struct {
 
 	timer   Timer                   // this server's countdown or deadline
 	chatLim map[string]*chatLimiter // the members' chat limits, on the cluster's clock (the fold's)
-	stop    context.CancelFunc      // ends the progress readers
-	follow  context.Context         // the progress readers' context, ended by stop
-	// followed is the servers whose progress topic of the room this
-	// server reads (followInstances).
+	// followed is the servers whose progress of the room this server
+	// reads (followInstances).
 	followed map[string]bool
 	// version numbers the progress of this server's racers in the room
-	// (progressOf, under mu); offered is the newest offered to the
-	// coalescer, under offerMu (offerProgress), which is taken without
-	// mu.
+	// (progressOf, under mu); offered is the newest offered to the log,
+	// under offerMu (offerProgress), which is taken without mu.
 	version uint64
 	offerMu sync.Mutex
 	offered progressOffer
 	// held is, per server, its newest progress that this server's fold
-	// was not ready for (the race's start or a member's join not folded
-	// here yet: progress and room changes come on different topics),
-	// applied again after the next fold of the room's events.
-	held map[string]progressMsg
+	// was not ready for (the race's start or a member's join not applied
+	// here yet: progress and ops come apart), applied again after the
+	// room's next op.
+	held map[string]ServerProgress
 }
 
 type member struct {
 	Entrant
 	inst, sid string // the server and session serving the member; sid empty: none
 	// line is the racer's moves, as their server last reported them
-	// (Report) or as its events made them whole; lineKnown is false
-	// before the first, or after an event the line could not follow.
+	// (Report) or as its progress made them whole; lineKnown is false
+	// before the first, or after progress the line could not follow.
 	// A line is never changed once it is the room's: each report brings
 	// a new one.
 	line      []string
 	lineKnown bool
-	// lineSum is the sum of the line of the racer's last progress event
-	// from another server (lineOf), 0 for a racer of this server.
+	// lineSum is the sum of the line of the racer's last progress from
+	// another server (LineSummary), 0 for a racer of this server.
 	lineSum uint32
 	// away is when the member's server was declared gone in a race, on
 	// the cluster's clock (zero: not away); lost is set once their seat's
@@ -311,114 +243,16 @@ type watcher struct {
 	id, inst, sid string
 }
 
-// wire forms of the events.
-type (
-	roomMsg struct {
-		Op      string        `json:"op"`
-		RoomID  string        `json:"id,omitempty"` // an open's: the new room's ID
-		Code    string        `json:"c"`
-		Inst    string        `json:"i"`
-		Sid     string        `json:"s,omitempty"`
-		Wait    bool          `json:"w,omitempty"` // the publisher awaits the outcome
-		Who     *wireEntrant  `json:"p,omitempty"`
-		Cfg     *wireCfg      `json:"cfg,omitempty"`
-		Ready   bool          `json:"r,omitempty"`
-		Round   int           `json:"n,omitempty"`
-		At      int64         `json:"at,omitempty"` // Unix ms on the cluster's clock
-		Text    string        `json:"t,omitempty"`
-		Target  string        `json:"x,omitempty"`
-		Muted   bool          `json:"m,omitempty"`
-		Results []wirePlacing `json:"res,omitempty"`
-		Gone    string        `json:"g,omitempty"` // a server whose sessions are gone
-	}
-	wireEntrant struct {
-		ID    string `json:"id"`
-		Name  string `json:"n"`
-		Guest bool   `json:"g,omitempty"`
-	}
-	wireCfg struct {
-		Rules   string `json:"r"`
-		Deal    uint64 `json:"d"`
-		Verdict int    `json:"v"`
-		Public  bool   `json:"p,omitempty"`
-		LimitMS int64  `json:"l"`
-		Max     int    `json:"m"`
-		// Rated is RoomConfig.Rated. An event of a server that did not
-		// know of it has none, and reads as unrated: a chosen deal's
-		// race must never count, and a rematch (always a random deal)
-		// makes such a room rated again.
-		Rated bool `json:"rt,omitempty"`
-	}
-	wirePlacing struct {
-		Place   int    `json:"p"`
-		ID      string `json:"id"`
-		Name    string `json:"n"`
-		Guest   bool   `json:"g,omitempty"`
-		GameID  int64  `json:"gid,omitempty"`
-		State   int    `json:"s"`
-		Removed int    `json:"r"`
-		Moves   int    `json:"m"`
-		TimeMS  int64  `json:"t"`
-	}
-	progressMsg struct {
-		Inst   string      `json:"i"`
-		Round  int         `json:"n"`
-		Racers []wireRacer `json:"r"`
-		// T is when the newest of these reports was made, Unix µs on the
-		// sender's clock: set only when RoomsConfig.Trace is.
-		T int64 `json:"t,omitempty"`
-	}
-	// wireLine is a racer's line of moves in a progress event (lineOf).
-	wireLine struct {
-		N    int      `json:"n"`
-		Tail []string `json:"t,omitempty"`
-		Sum  uint32   `json:"s"`
-	}
-	wireRacer struct {
-		ID       string    `json:"id"`
-		Line     *wireLine `json:"ln,omitempty"`
-		Removed  int       `json:"r"`
-		Moves    int       `json:"m"`
-		Pass     int       `json:"p"`
-		Board    uint64    `json:"b"`
-		State    int       `json:"s"`
-		GameID   int64     `json:"g,omitempty"`
-		LastMS   int64     `json:"l,omitempty"`
-		FinishMS int64     `json:"f,omitempty"`
-	}
-)
-
-func toWirePlacings(ps []Placing) []wirePlacing {
-	out := make([]wirePlacing, len(ps))
-	for i, p := range ps {
-		out[i] = wirePlacing{Place: p.Place, ID: p.ID, Name: p.Name, Guest: p.Guest, GameID: p.GameID, State: int(p.State),
-			Removed: p.Removed, Moves: p.Moves, TimeMS: p.Time.Milliseconds()}
-	}
-	return out
-}
-
-func fromWirePlacings(ws []wirePlacing) []Placing {
-	out := make([]Placing, len(ws))
-	for i, w := range ws {
-		st := RacerState(w.State)
-		out[i] = Placing{Place: w.Place, ID: w.ID, Name: keys.Clean(w.Name, keys.MaxNameWidth), Guest: w.Guest, GameID: w.GameID,
-			State: st, Cleared: st == RacerCleared, Removed: w.Removed, Moves: w.Moves, Time: time.Duration(w.TimeMS) * time.Millisecond}
-	}
-	return out
-}
-
-// NewRooms joins this server to the cluster's rooms: it reads every
-// room event the bus still holds, then follows the topic, and takes part
-// in the race for the lease. Shutdown ends it.
-func NewRooms(ctx context.Context, cfg RoomsConfig) (*Rooms, error) {
-	if cfg.Bus == nil || cfg.Lease == nil || cfg.Instance == "" {
-		return nil, errors.New("lobby: rooms need a bus, a lease and an instance name")
+// NewRooms makes this server's rooms over log, which applies its ops to
+// them (Apply) from then on: the cluster layer makes both (package
+// cluster), and reads the ops logged before this server started into the
+// rooms before their first use.
+func NewRooms(cfg RoomsConfig, log RoomLog) (*Rooms, error) {
+	if log == nil || cfg.Instance == "" {
+		return nil, errors.New("lobby: rooms need a log and an instance name")
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = SystemClock()
-	}
-	if cfg.LeaseTTL <= 0 {
-		cfg.LeaseTTL = DefaultLeaseTTL
 	}
 	if cfg.MaxRooms <= 0 {
 		cfg.MaxRooms = DefaultMaxRooms
@@ -426,84 +260,11 @@ func NewRooms(ctx context.Context, cfg RoomsConfig) (*Rooms, error) {
 	if cfg.Rand == nil {
 		cfg.Rand = rand.Reader
 	}
-	if cfg.ProgressEvery <= 0 {
-		cfg.ProgressEvery = DefaultProgressEvery
-	}
 	if cfg.SeatGrace <= 0 {
 		cfg.SeatGrace = DefaultSeatGrace
 	}
-	if cfg.DBNow == nil {
-		clock := cfg.Clock
-		cfg.DBNow = func(context.Context) (time.Time, error) { return clock.Now(), nil }
-	}
-	sub, err := cfg.Bus.Subscribe(ctx, RoomsTopic, 0)
-	if err != nil {
-		return nil, fmt.Errorf("lobby: rooms: %w", err)
-	}
-	rs := &Rooms{cfg: cfg, rooms: map[string]*room{}, wake: make(chan struct{}),
-		outcome: map[string]error{}, gaveUp: map[string]bool{}, wrong: map[string]*wrongCodes{}, bySink: map[Sink]*roomSession{}}
-	rs.ctx, rs.cancel = context.WithCancel(context.Background())
-	// The whole way of the other servers' progress, by second: a tail
-	// that comes in bursts has a cause with a time.
-	cfg.Trace.Timeline(traceCrossStage, time.Second)
-	cfg.Trace.Timeline(traceReportStage, time.Second)
-	rs.coal = bus.NewCoalescer(cfg.Bus, cfg.ProgressEvery, func(topic string, err error) {
-		rs.logf("lobby: rooms: publish progress on %s: %v", topic, err)
-	})
-	rs.measure(ctx)
-	// Before any session of this server can join a room: a server in a
-	// room always holds its own lease.
-	rs.holdOwn(ctx)
-	rs.ended.Add(2)
-	go func() {
-		defer rs.ended.Done()
-		rs.read(sub)
-	}()
-	go func() {
-		defer rs.ended.Done()
-		rs.keepLease()
-	}()
-	// A hello of this server's, awaited: once the fold has applied it,
-	// it has read every room event before it, so that a player who
-	// connects now finds every open room.
-	if err := rs.do(roomMsg{Op: "hello"}); err != nil {
-		rs.logf("lobby: rooms: read the rooms open: %v", err)
-	}
-	return rs, nil
-}
-
-// Shutdown stops following the rooms: this server's sessions leave them
-// (the others are told), and the lease is left to run out.
-func (rs *Rooms) Shutdown() {
-	rs.mu.Lock()
-	if rs.closed {
-		rs.mu.Unlock()
-		return
-	}
-	rs.closed = true
-	rs.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), roomsTimeout)
-	_, _ = rs.publish(ctx, roomMsg{Op: "gone", Gone: rs.cfg.Instance, At: rs.clusterNow().UnixMilli()})
-	cancel()
-	rs.kill()
-}
-
-// kill stops following the rooms without a word to the others, as a
-// server killed would.
-func (rs *Rooms) kill() {
-	rs.mu.Lock()
-	rs.closed = true
-	rs.mu.Unlock()
-	rs.cancel()
-	rs.ended.Wait()
-	rs.coal.Close()
-	rs.mu.Lock()
-	for _, r := range rs.rooms {
-		if r.stop != nil {
-			r.stop()
-		}
-	}
-	rs.mu.Unlock()
+	return &Rooms{cfg: cfg, log: log, rooms: map[string]*room{}, wrong: map[string]*wrongCodes{},
+		bySink: map[Sink]*roomSession{}}, nil
 }
 
 func (rs *Rooms) logf(format string, args ...any) {
@@ -522,19 +283,9 @@ func (rs *Rooms) unlock() {
 	}
 }
 
-// measure reads the cluster's clock and sets this server's offset to it
-// (the middle of the round trip is taken as the moment it was read).
-func (rs *Rooms) measure(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, roomsTimeout)
-	defer cancel()
-	t0 := rs.cfg.Clock.Now()
-	db, err := rs.cfg.DBNow(ctx)
-	if err != nil {
-		rs.logf("lobby: rooms: read the database's clock: %v", err)
-		return
-	}
-	t1 := rs.cfg.Clock.Now()
-	off := db.Sub(t0.Add(t1.Sub(t0) / 2))
+// SetOffset sets this server's offset to the cluster's clock (the
+// cluster's time minus this server's), as the cluster layer measured it.
+func (rs *Rooms) SetOffset(off time.Duration) {
 	rs.mu.Lock()
 	rs.offset = off
 	rs.mu.Unlock()
@@ -548,7 +299,7 @@ func (rs *Rooms) Offset() time.Duration {
 	return rs.offset
 }
 
-// Holder reports whether this server holds the races' lease.
+// Holder reports whether this server holds the races' lease (SetHolder).
 func (rs *Rooms) Holder() bool { return rs.holder.Load() }
 
 // lookup returns the open room with this code, or nil, without the
@@ -561,9 +312,9 @@ func (rs *Rooms) lookup(code string) *room {
 }
 
 // sidOf returns the token of a local session's sink, made on first
-// sight, for an event about to be published, with rs.mu held: the token
-// is kept (forgetUnused) until the caller says the event was folded
-// (doneWith), whatever the fold of other events meanwhile.
+// sight, for an op about to be logged, with rs.mu held: the token is kept
+// (forgetUnused) until the caller says the op was applied (doneWith),
+// whatever the fold of other ops meanwhile.
 func (rs *Rooms) sidOf(sink Sink) string {
 	var s *roomSession
 	comparable := reflect.TypeOf(sink).Comparable()
@@ -589,9 +340,8 @@ func (rs *Rooms) sidOf(sink Sink) string {
 	return s.sid
 }
 
-// doneWith says that the event published with a token from sidOf was
-// folded (or given up on): the token may go once its session is in no
-// room.
+// doneWith says that the op logged with a token from sidOf was applied
+// (or given up on): the token may go once its session is in no room.
 func (rs *Rooms) doneWith(sid string) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
@@ -646,19 +396,19 @@ func (rs *Rooms) checkDrop(s *roomSession, since time.Time) {
 		return
 	}
 	s.drop = nil
-	var out []roomMsg
+	var out []RoomOp
 	for _, r := range rs.sortedRooms() {
 		in := false
 		for _, m := range r.members {
 			if m.inst == rs.cfg.Instance && m.sid == s.sid {
 				in = true
-				out = append(out, roomMsg{Op: "leave", Code: r.code, Target: m.ID, Sid: s.sid})
+				out = append(out, RoomOp{Kind: OpLeave, Code: r.code, Target: m.ID, Sid: s.sid})
 			}
 		}
 		for _, w := range r.watchers {
 			if w.inst == rs.cfg.Instance && w.sid == s.sid {
 				in = true
-				out = append(out, roomMsg{Op: "unwatch", Code: r.code, Target: w.id, Sid: s.sid})
+				out = append(out, RoomOp{Kind: OpUnwatch, Code: r.code, Target: w.id, Sid: s.sid})
 			}
 		}
 		if in && s.sink.Post(Missed{Code: r.code}) {
@@ -669,7 +419,7 @@ func (rs *Rooms) checkDrop(s *roomSession, since time.Time) {
 	rs.after = append(rs.after, func() {
 		go func() {
 			for _, m := range out {
-				if err := rs.do(m); err != nil && !errors.Is(err, ErrNotMember) {
+				if err := rs.log.Do(m); err != nil && !errors.Is(err, ErrNotMember) {
 					rs.logf("lobby: rooms: drop a session that stopped reading: %v", err)
 				}
 			}
@@ -701,116 +451,35 @@ func (rs *Rooms) forgetUnused() {
 	})
 }
 
-// publish publishes a lifecycle event.
-func (rs *Rooms) publish(ctx context.Context, m roomMsg) (bus.Event, error) {
-	return rs.publishID(ctx, "", m)
-}
-
-func (rs *Rooms) publishID(ctx context.Context, id string, m roomMsg) (bus.Event, error) {
-	m.Inst = rs.cfg.Instance
-	body, err := json.Marshal(m)
-	if err != nil {
-		return bus.Event{}, fmt.Errorf("lobby: encode %s: %w", m.Op, err)
-	}
-	ev, err := rs.cfg.Bus.Publish(ctx, RoomsTopic, bus.Message{ID: id, Kind: m.Op, Body: body})
-	if err != nil {
-		return bus.Event{}, fmt.Errorf("lobby: room %s: %w", m.Code, err)
-	}
-	return ev, nil
-}
-
-// do publishes a change and waits until this server's fold applied it:
-// the fold's verdict on it is the result.
-func (rs *Rooms) do(m roomMsg) error {
-	ctx, cancel := context.WithTimeout(rs.ctx, roomsTimeout)
-	defer cancel()
-	m.Wait = true
-	ev, err := rs.publish(ctx, m)
-	if err != nil {
-		return err
-	}
-	return rs.await(ctx, ev)
-}
-
-// await waits until the fold applied ev and returns its verdict.
-func (rs *Rooms) await(ctx context.Context, ev bus.Event) error {
+// Apply applies one op of the log to the rooms: the cluster layer calls
+// it for every op, in the log's order, on every server. The error is the
+// op's verdict (for the server that logged it, when it waits: RoomLog.Do).
+func (rs *Rooms) Apply(op RoomOp) error {
 	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	for rs.applied < ev.Seq {
-		wake := rs.wake
-		rs.mu.Unlock()
-		select {
-		case <-wake:
-		case <-ctx.Done():
-			rs.mu.Lock()
-			if rs.applied < ev.Seq {
-				rs.gaveUp[ev.ID] = true
-			} else {
-				delete(rs.outcome, ev.ID)
-			}
-			return fmt.Errorf("lobby: the rooms did not answer: %w", ctx.Err())
-		}
-		rs.mu.Lock()
+	defer rs.unlock()
+	if op.Inst != rs.cfg.Instance && op.Inst != "" && !rs.others.Load() {
+		// Not alone: the other servers need this one's progress, of the
+		// races under way too.
+		rs.others.Store(true)
+		rs.after = append(rs.after, rs.offerAll)
 	}
-	err := rs.outcome[ev.ID]
-	delete(rs.outcome, ev.ID)
+	err := rs.apply(op)
+	if r := rs.rooms[op.Code]; r != nil {
+		// A member served by a server not followed yet (a join, a
+		// comeback elsewhere): read its progress too.
+		rs.followInstances(r)
+		r.mu.Lock()
+		if rs.applyHeld(r) {
+			rs.endAfter(r.code)
+		}
+		r.mu.Unlock()
+	}
 	return err
 }
 
-// read folds the lifecycle events until the rooms close.
-func (rs *Rooms) read(sub bus.Subscription) {
-	defer sub.Close()
-	for {
-		ev, err := sub.Next(rs.ctx)
-		if errors.Is(err, bus.ErrGap) {
-			rs.logf("lobby: rooms: %v", err)
-			continue
-		}
-		if err != nil {
-			return
-		}
-		var m roomMsg
-		jerr := json.Unmarshal(ev.Body, &m)
-		if jerr != nil {
-			rs.logf("lobby: rooms: event %d: %v", ev.Seq, jerr)
-		}
-		rs.mu.Lock()
-		if jerr == nil && m.Inst != rs.cfg.Instance && m.Inst != "" && !rs.others.Load() {
-			// Not alone: the other servers need this one's progress,
-			// of the races under way too.
-			rs.others.Store(true)
-			rs.after = append(rs.after, rs.offerAll)
-		}
-		if jerr == nil {
-			err := rs.apply(m, ev)
-			if r := rs.rooms[m.Code]; r != nil {
-				// A member served by a server not followed yet (a
-				// join, a comeback elsewhere): read its progress too.
-				rs.followInstances(r)
-				r.mu.Lock()
-				if rs.applyHeld(r) {
-					rs.endAfter(r.code)
-				}
-				r.mu.Unlock()
-			}
-			if m.Wait && m.Inst == rs.cfg.Instance {
-				if rs.gaveUp[ev.ID] {
-					delete(rs.gaveUp, ev.ID)
-				} else {
-					rs.outcome[ev.ID] = err
-				}
-			}
-		}
-		rs.applied = ev.Seq
-		close(rs.wake)
-		rs.wake = make(chan struct{})
-		rs.unlock()
-	}
-}
-
 // offerAll offers the progress of this server's racers in every room to
-// the coalescer, as news: what the other servers missed while this one
-// thought it was alone.
+// the log, as news: what the other servers missed while this one thought
+// it was alone.
 func (rs *Rooms) offerAll() {
 	rs.mu.Lock()
 	rooms := rs.sortedRooms()
@@ -825,49 +494,14 @@ func (rs *Rooms) offerAll() {
 	}
 }
 
-// keepLease takes part in the race for the lease until the rooms close:
-// it tries to hold it every LeaseTTL/3, and its holder runs the rooms'
-// clock at each try.
-func (rs *Rooms) keepLease() {
-	every := rs.cfg.LeaseTTL / 3
-	for {
-		rs.tryLease()
-		select {
-		case <-rs.ctx.Done():
-			return
-		case <-time.After(every):
-		}
-	}
-}
-
-// holdOwn takes or keeps this server's own lease, which says it runs.
-func (rs *Rooms) holdOwn(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, roomsTimeout)
-	defer cancel()
-	if _, _, err := rs.cfg.Lease.Hold(ctx, instanceLeasePrefix+rs.cfg.Instance, rs.cfg.Instance, rs.cfg.LeaseTTL); err != nil {
-		rs.logf("lobby: rooms: hold this server's lease: %v", err)
-	}
-}
-
-// tryLease holds or takes the lease, then runs the holder's duties.
-func (rs *Rooms) tryLease() {
-	rs.measure(rs.ctx)
-	rs.holdOwn(rs.ctx)
-	ctx, cancel := context.WithTimeout(rs.ctx, roomsTimeout)
-	defer cancel()
-	held, prev, err := rs.cfg.Lease.Hold(ctx, raceLease, rs.cfg.Instance, rs.cfg.LeaseTTL)
-	if err != nil {
-		rs.logf("lobby: rooms: hold the lease: %v", err)
-		held = false
-	}
+// SetHolder says whether this server holds the races' lease (the cluster
+// layer keeps it). A server that just took it stores again the last
+// result of every room: the holder before may have died before it did.
+func (rs *Rooms) SetHolder(held bool) {
 	rs.mu.Lock()
-	was := rs.holder.Load()
-	rs.holder.Store(held)
-	rs.tried = true
+	was := rs.holder.Swap(held)
 	var again []RaceResult
 	if held && !was {
-		// A new holder stores again the last results (the store keeps
-		// one per key): the one before may have died before it did.
 		for _, r := range rs.rooms {
 			if r.lastEnd != nil {
 				again = append(again, *r.lastEnd)
@@ -875,18 +509,36 @@ func (rs *Rooms) tryLease() {
 		}
 	}
 	rs.mu.Unlock()
-	if held && prev != "" && prev != rs.cfg.Instance {
-		// The holder before died without a word: its sessions are gone.
-		if _, err := rs.publish(ctx, roomMsg{Op: "gone", Gone: prev, At: rs.clusterNow().UnixMilli()}); err != nil {
-			rs.logf("lobby: rooms: %v", err)
-		}
-	}
 	for _, res := range again {
 		rs.record(res)
 	}
-	if held {
-		rs.duties()
+}
+
+// Servers returns the other servers with sessions in the rooms: those
+// the lease holder watches for their death (the cluster layer logs OpGone
+// for one that died).
+func (rs *Rooms) Servers() []string {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	seen := map[string]bool{}
+	var out []string
+	add := func(inst string) {
+		if inst != rs.cfg.Instance && !seen[inst] {
+			seen[inst] = true
+			out = append(out, inst)
+		}
 	}
+	for _, r := range rs.sortedRooms() {
+		for _, m := range r.members {
+			if m.present() {
+				add(m.inst)
+			}
+		}
+		for _, w := range r.watchers {
+			add(w.inst)
+		}
+	}
+	return out
 }
 
 // record has OnRaceEnd store a race's result, and notes whether it did.
@@ -905,18 +557,21 @@ func (rs *Rooms) record(res RaceResult) {
 	}
 }
 
-// duties are the lease holder's: tell of the servers that died (their
-// leases ran out), end the races that are over, close the rooms empty for
-// EmptyRoomClose.
-func (rs *Rooms) duties() {
-	rs.reap()
+// Duties are the lease holder's, run by the cluster layer every little
+// while: store again the results that failed to, declare lost the seats
+// whose grace ran out, end the races that are over, close the rooms
+// empty for EmptyRoomClose.
+func (rs *Rooms) Duties() {
+	if !rs.holder.Load() {
+		return
+	}
 	rs.mu.Lock()
 	now := rs.cfg.Clock.Now()
 	clusterNow := now.Add(rs.offset)
 	var ends []string
 	var closes []string
 	var unstored []RaceResult
-	var lapses []roomMsg
+	var lapses []RoomOp
 	for _, r := range rs.rooms {
 		if r.unstored && r.lastEnd != nil {
 			unstored = append(unstored, *r.lastEnd)
@@ -926,7 +581,7 @@ func (rs *Rooms) duties() {
 		r.mu.Unlock()
 		for _, m := range r.members {
 			if !m.away.IsZero() && !clusterNow.Before(m.away.Add(rs.cfg.SeatGrace)) {
-				lapses = append(lapses, roomMsg{Op: "lapse", Code: r.code, Target: m.ID, Round: r.round, At: m.away.UnixMilli()})
+				lapses = append(lapses, RoomOp{Kind: OpLapse, Code: r.code, Target: m.ID, Round: r.round, At: m.away})
 			}
 		}
 		if (r.phase == PhaseRacing || r.phase == PhaseCountdown) && (done || !r.deadline.IsZero() && !now.Before(r.deadline)) {
@@ -941,67 +596,20 @@ func (rs *Rooms) duties() {
 		rs.record(res)
 	}
 	for _, m := range lapses {
-		// The event's ID is the lapse's: two holders publish one.
-		id := "lapse/" + m.Code + "/" + strconv.Itoa(m.Round) + "/" + strconv.FormatInt(m.At, 10) + "/" + m.Target
-		ctx, cancel := context.WithTimeout(rs.ctx, roomsTimeout)
-		if len(id) > bus.MaxIDLen {
-			id = ""
-		}
-		if _, err := rs.publishID(ctx, id, m); err != nil {
-			rs.logf("lobby: rooms: %v", err)
-		}
-		cancel()
+		// The op is the lapse's once: two holders log one.
+		rs.log.Post("lapse/"+m.Code+"/"+strconv.Itoa(m.Round)+"/"+strconv.FormatInt(m.At.UnixMilli(), 10)+"/"+m.Target, m)
 	}
 	for _, code := range ends {
 		rs.endRace(code)
 	}
 	for _, code := range closes {
-		ctx, cancel := context.WithTimeout(rs.ctx, roomsTimeout)
-		if _, err := rs.publish(ctx, roomMsg{Op: "close", Code: code, Text: "nobody was in the room"}); err != nil {
-			rs.logf("lobby: rooms: %v", err)
-		}
-		cancel()
+		rs.log.Post("", RoomOp{Kind: OpClose, Code: code, Text: "nobody was in the room"})
 	}
 }
 
-// reap looks for the servers with sessions in rooms whose own lease ran
-// out: the holder takes it (so a server is reaped once), and tells the
-// others that its sessions are gone.
-func (rs *Rooms) reap() {
-	rs.mu.Lock()
-	others := map[string]bool{}
-	for _, r := range rs.rooms {
-		for _, m := range r.members {
-			if m.present() && m.inst != rs.cfg.Instance {
-				others[m.inst] = true
-			}
-		}
-		for _, w := range r.watchers {
-			if w.inst != rs.cfg.Instance {
-				others[w.inst] = true
-			}
-		}
-	}
-	rs.mu.Unlock()
-	ctx, cancel := context.WithTimeout(rs.ctx, roomsTimeout)
-	defer cancel()
-	for inst := range others {
-		dead, _, err := rs.cfg.Lease.Hold(ctx, instanceLeasePrefix+inst, rs.cfg.Instance, rs.cfg.LeaseTTL)
-		if err != nil {
-			rs.logf("lobby: rooms: look at server %s: %v", inst, err)
-			continue
-		}
-		if dead {
-			if _, err := rs.publish(ctx, roomMsg{Op: "gone", Gone: inst, At: rs.clusterNow().UnixMilli()}); err != nil {
-				rs.logf("lobby: rooms: %v", err)
-			}
-		}
-	}
-}
-
-// endRace publishes the end of the room's race with its placings as this
-// server sees them, if it holds the lease. The event's ID is the race's:
-// a second end of the same race publishes nothing.
+// endRace logs the end of the room's race with its placings as this
+// server sees them, if it holds the lease. The op is the race's once: a
+// second end of the same race logs nothing.
 func (rs *Rooms) endRace(code string) {
 	rs.mu.Lock()
 	r := rs.rooms[code]
@@ -1026,52 +634,47 @@ func (rs *Rooms) endRace(code string) {
 	dbNow := rs.cfg.Clock.Now().Add(rs.offset)
 	id := "end/" + code + "/" + strconv.Itoa(round) + "/" + strconv.FormatInt(r.startsDB.UnixMilli(), 10)
 	rs.mu.Unlock()
-	ctx, cancel := context.WithTimeout(rs.ctx, roomsTimeout)
-	defer cancel()
-	if _, err := rs.publishID(ctx, id, roomMsg{Op: "end", Code: code, Round: round, At: dbNow.UnixMilli(),
-		Results: toWirePlacings(results)}); err != nil {
-		rs.logf("lobby: rooms: end race: %v", err)
-	}
+	rs.log.Post(id, RoomOp{Kind: OpEnd, Code: code, Round: round, At: dbNow, Results: results})
 }
 
-// apply folds one lifecycle event into the rooms, with rs.mu held; the
-// error is the event's verdict (for its publisher, when waiting).
-func (rs *Rooms) apply(m roomMsg, ev bus.Event) error {
-	switch m.Op {
-	case "hello":
+// apply folds one op into the rooms, with rs.mu held; the error is the
+// op's verdict (for the server that logged it, when it waits).
+func (rs *Rooms) apply(m RoomOp) error {
+	switch m.Kind {
+	case OpHello:
 		return nil
-	case "gone":
-		at := ev.At
-		if m.At != 0 {
-			at = time.UnixMilli(m.At)
+	case OpGone:
+		at := m.Logged
+		if !m.At.IsZero() {
+			at = m.At
 		}
 		rs.gone(m.Gone, at)
 		return nil
-	case "wrong":
+	case OpWrong:
 		// A wrong room code, counted on the cluster's clock as its
-		// publisher read it: the same count on every server.
-		noteWrongCode(rs.wrong, m.Target, time.UnixMilli(m.At))
+		// server read it: the same count on every server.
+		noteWrongCode(rs.wrong, m.Target, m.At)
 		return nil
 	}
 	r := rs.rooms[m.Code]
-	if m.Op == "open" {
-		return rs.open(m, ev)
+	if m.Kind == OpOpen {
+		return rs.open(m)
 	}
 	if r == nil {
 		return fmt.Errorf("%w %s", ErrNoRoom, m.Code)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	switch m.Op {
-	case "join":
+	switch m.Kind {
+	case OpJoin:
 		return rs.join(r, m)
-	case "leave":
+	case OpLeave:
 		mb := r.member(m.Target)
 		if mb == nil || !mb.present() || (m.Sid != "" && mb.sid != m.Sid) {
 			return ErrNotMember
 		}
 		rs.leave(r, mb)
-	case "ready":
+	case OpReady:
 		mb := r.member(m.Target)
 		switch {
 		case mb == nil || !mb.present():
@@ -1083,15 +686,15 @@ func (rs *Rooms) apply(m roomMsg, ev bus.Event) error {
 			mb.ready = m.Ready
 			rs.changed(r)
 		}
-	case "lapse":
+	case OpLapse:
 		rs.lapse(r, m)
-	case "start":
+	case OpStart:
 		return rs.start(r, m)
-	case "end":
+	case OpEnd:
 		rs.end(r, m)
-	case "rematch":
+	case OpRematch:
 		return rs.rematch(r, m)
-	case "chat":
+	case OpChat:
 		mb := r.member(m.Target)
 		switch {
 		case mb == nil || !mb.present():
@@ -1106,20 +709,20 @@ func (rs *Rooms) apply(m roomMsg, ev bus.Event) error {
 			lim = &chatLimiter{}
 			r.chatLim[mb.ID] = lim
 		}
-		if !lim.allow(time.UnixMilli(m.At)) {
+		if !lim.allow(m.At) {
 			return ErrChatTooFast
 		}
 		cl := ChatLine{Code: r.code, FromID: mb.ID, From: mb.Name, Text: keys.Clean(m.Text, 10*MaxChatLen),
-			At: time.UnixMilli(m.At).Add(-rs.offset)}
+			At: m.At.Add(-rs.offset)}
 		r.chat = append(r.chat, cl)
 		if len(r.chat) > ChatHistory {
 			r.chat = slices.Delete(r.chat, 0, len(r.chat)-ChatHistory)
 		}
 		rs.broadcast(r, cl)
-	case "mute":
+	case OpMute:
 		mb := r.member(m.Target)
 		switch {
-		case r.host != m.Who.ID:
+		case m.Who == nil || r.host != m.Who.ID:
 			return ErrNotHost
 		case mb == nil || m.Target == m.Who.ID:
 			return ErrNotMember
@@ -1135,9 +738,9 @@ func (rs *Rooms) apply(m roomMsg, ev bus.Event) error {
 			}
 			rs.changed(r)
 		}
-	case "watch":
+	case OpWatch:
 		return rs.watch(r, m)
-	case "unwatch":
+	case OpUnwatch:
 		for _, w := range r.watchers {
 			if w.id == m.Target && (m.Sid == "" || w.sid == m.Sid) {
 				r.watchers = slices.DeleteFunc(r.watchers, func(x *watcher) bool { return x == w })
@@ -1146,7 +749,7 @@ func (rs *Rooms) apply(m roomMsg, ev bus.Event) error {
 			}
 		}
 		return ErrNotMember
-	case "close":
+	case OpClose:
 		rs.close(r, m.Text)
 	}
 	return nil
@@ -1186,7 +789,7 @@ func (r *room) allDone() bool {
 func (r *room) cards() int { return r.cfg.Rules.PyramidSize() }
 
 // open folds the opening of a room.
-func (rs *Rooms) open(m roomMsg, ev bus.Event) error {
+func (rs *Rooms) open(m RoomOp) error {
 	if m.Cfg == nil || m.Who == nil {
 		return ErrBadRoomConfig
 	}
@@ -1200,22 +803,22 @@ func (rs *Rooms) open(m roomMsg, ev bus.Event) error {
 			return fmt.Errorf("%w (%s)", ErrAlreadyHosting, r.code)
 		}
 	}
-	rules, err := engine.ParseRules(m.Cfg.Rules)
+	rules, err := engine.ParseRules(m.Cfg.RulesID)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrBadRoomConfig, err)
 	}
-	cfg, err := RoomConfig{Rules: rules, Deal: m.Cfg.Deal, Verdict: engine.Verdict(m.Cfg.Verdict), Public: m.Cfg.Public,
-		Rated: m.Cfg.Rated, TimeLimit: time.Duration(m.Cfg.LimitMS) * time.Millisecond, MaxPlayers: m.Cfg.Max}.normalize()
+	cfg, err := RoomConfig{Rules: rules, Deal: m.Cfg.Deal, Verdict: m.Cfg.Verdict, Public: m.Cfg.Public,
+		Rated: m.Cfg.Rated, TimeLimit: m.Cfg.TimeLimit, MaxPlayers: m.Cfg.MaxPlayers}.normalize()
 	if err != nil {
 		return err
 	}
-	created := ev.At.Add(-rs.offset)
-	if created.IsZero() || ev.At.IsZero() {
+	created := m.Logged.Add(-rs.offset)
+	if m.Logged.IsZero() {
 		created = rs.cfg.Clock.Now()
 	}
 	id := m.RoomID
 	if id == "" {
-		id = "seq-" + strconv.FormatUint(ev.Seq, 10) // an open of a server before room IDs
+		id = "seq-" + strconv.FormatUint(m.Seq, 10) // an open of a server before room IDs
 	}
 	r := &room{code: m.Code, id: id, created: created, cfg: cfg, round: 1, host: m.Who.ID, chatLim: map[string]*chatLimiter{}}
 	r.mu.Lock()
@@ -1225,7 +828,6 @@ func (rs *Rooms) open(m roomMsg, ev bus.Event) error {
 	mb := &member{Entrant: Entrant{ID: m.Who.ID, Name: keys.Clean(m.Who.Name, keys.MaxNameWidth), Guest: m.Who.Guest},
 		inst: m.Inst, sid: m.Sid}
 	r.members = append(r.members, mb)
-	rs.followProgress(r)
 	rs.leaveOthers(r, mb.ID, m.Inst, m.Sid)
 	rs.changed(r)
 	return nil
@@ -1236,7 +838,7 @@ func (rs *Rooms) open(m roomMsg, ev bus.Event) error {
 var errCodeTaken = errors.New("lobby: room code taken")
 
 // join folds a join.
-func (rs *Rooms) join(r *room, m roomMsg) error {
+func (rs *Rooms) join(r *room, m RoomOp) error {
 	if m.Who == nil {
 		return ErrNotMember
 	}
@@ -1444,7 +1046,7 @@ func (rs *Rooms) endAfter(code string) {
 
 // lapse folds the end of an away racer's grace: unless they came back,
 // their seat is lost, and they count as left.
-func (rs *Rooms) lapse(r *room, m roomMsg) {
+func (rs *Rooms) lapse(r *room, m RoomOp) {
 	mb := r.member(m.Target)
 	if mb == nil || mb.present() || mb.away.IsZero() || r.round != m.Round ||
 		r.phase != PhaseRacing && r.phase != PhaseCountdown {
@@ -1460,15 +1062,8 @@ func (rs *Rooms) lapse(r *room, m roomMsg) {
 	rs.changed(r)
 }
 
-// clusterNow is the time on the cluster's clock, as this server reckons it.
-func (rs *Rooms) clusterNow() time.Time {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	return rs.cfg.Clock.Now().Add(rs.offset)
-}
-
 // start folds the host's start.
-func (rs *Rooms) start(r *room, m roomMsg) error {
+func (rs *Rooms) start(r *room, m RoomOp) error {
 	switch {
 	case r.member(m.Target) == nil:
 		return ErrNotMember
@@ -1480,7 +1075,7 @@ func (rs *Rooms) start(r *room, m roomMsg) error {
 		return ErrTooFewRacers
 	}
 	r.phase = PhaseCountdown
-	r.startsDB = time.UnixMilli(m.At)
+	r.startsDB = m.At
 	r.startsAt = r.startsDB.Add(-rs.offset)
 	r.deadline = r.startsAt.Add(r.cfg.TimeLimit)
 	for _, mb := range r.members {
@@ -1552,8 +1147,20 @@ func (rs *Rooms) begin(code string, round int) {
 	rs.changed(r)
 }
 
+// cleanPlacings is an end op's placings as the rooms keep them: the
+// names cleaned, Cleared from the state.
+func cleanPlacings(ps []Placing) []Placing {
+	out := make([]Placing, len(ps))
+	for i, p := range ps {
+		p.Name = keys.Clean(p.Name, keys.MaxNameWidth)
+		p.Cleared = p.State == RacerCleared
+		out[i] = p
+	}
+	return out
+}
+
 // end folds the end of a race.
-func (rs *Rooms) end(r *room, m roomMsg) {
+func (rs *Rooms) end(r *room, m RoomOp) {
 	if r.round != m.Round || (r.phase != PhaseRacing && r.phase != PhaseCountdown) {
 		return
 	}
@@ -1566,8 +1173,8 @@ func (rs *Rooms) end(r *room, m roomMsg) {
 		void = void || mb.lost || !mb.away.IsZero()
 	}
 	r.phase = PhaseResults
-	r.ended = time.UnixMilli(m.At).Add(-rs.offset)
-	r.results = fromWirePlacings(m.Results)
+	r.ended = m.At.Add(-rs.offset)
+	r.results = cleanPlacings(m.Results)
 	r.members = slices.DeleteFunc(r.members, func(mb *member) bool { return !mb.present() })
 	rs.pickHost(r)
 	if r.presentCount() == 0 && r.empty.IsZero() {
@@ -1576,7 +1183,7 @@ func (rs *Rooms) end(r *room, m roomMsg) {
 	rs.broadcast(r, RaceEnded{Code: r.code, Round: r.round, Results: slices.Clone(r.results)})
 	rs.changed(r)
 	res := RaceResult{Code: r.code, RoomID: r.id, Round: r.round, RulesID: r.cfg.Rules.ID(), Deal: r.cfg.Deal, Verdict: r.cfg.Verdict,
-		Rated: r.cfg.Rated, Void: void, Started: r.startsDB, Ended: time.UnixMilli(m.At), Placings: slices.Clone(r.results)}
+		Rated: r.cfg.Rated, Void: void, Started: r.startsDB, Ended: m.At, Placings: slices.Clone(r.results)}
 	r.lastEnd, r.unstored = &res, false
 	if rs.holder.Load() {
 		rs.after = append(rs.after, func() { rs.record(res) })
@@ -1588,7 +1195,7 @@ func (rs *Rooms) end(r *room, m roomMsg) {
 }
 
 // rematch folds the host's rematch.
-func (rs *Rooms) rematch(r *room, m roomMsg) error {
+func (rs *Rooms) rematch(r *room, m RoomOp) error {
 	switch {
 	case r.member(m.Target) == nil:
 		return ErrNotMember
@@ -1599,7 +1206,7 @@ func (rs *Rooms) rematch(r *room, m roomMsg) error {
 	case m.Cfg == nil:
 		return ErrBadRoomConfig
 	}
-	r.cfg.Deal, r.cfg.Verdict, r.cfg.Rated = m.Cfg.Deal, engine.Verdict(m.Cfg.Verdict), m.Cfg.Rated
+	r.cfg.Deal, r.cfg.Verdict, r.cfg.Rated = m.Cfg.Deal, m.Cfg.Verdict, m.Cfg.Rated
 	r.round++
 	r.phase = PhaseWaiting
 	r.results = nil
@@ -1614,7 +1221,7 @@ func (rs *Rooms) rematch(r *room, m roomMsg) error {
 }
 
 // watch folds a spectator's coming.
-func (rs *Rooms) watch(r *room, m roomMsg) error {
+func (rs *Rooms) watch(r *room, m RoomOp) error {
 	for _, w := range r.watchers {
 		if w.id == m.Target {
 			if w.inst != m.Inst || w.sid != m.Sid {
@@ -1647,9 +1254,7 @@ func (rs *Rooms) close(r *room, reason string) {
 	rs.changed(r)
 	delete(rs.rooms, r.code)
 	rs.byCode.Delete(r.code)
-	if r.stop != nil {
-		r.stop()
-	}
+	rs.log.Unfollow(r.code)
 	rs.forgetUnused()
 	if rs.cfg.OnRoundOver != nil && over {
 		code, round := r.code, r.round

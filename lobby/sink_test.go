@@ -33,49 +33,12 @@ func (s *fakeSink) Coalesce(key string, ev Event) {
 	s.latest[key] = ev
 }
 
-func (s *fakeSink) setRefuse(b bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.refuse = b
-}
-
-// events returns the posted events and forgets them.
-func (s *fakeSink) events() []Event {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ev := s.posts
-	s.posts = nil
-	return ev
-}
-
-// room returns the latest RoomChanged snapshot.
-func (s *fakeSink) room(code string) (Snapshot, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ev, ok := s.latest[RoomKey(code)].(RoomChanged)
-	return ev.Snapshot, ok
-}
-
 // racer returns the latest progress of a racer.
 func (s *fakeSink) racer(code, id string) (Racer, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ev, ok := s.latest[RacerKey(code, id)].(RacerProgress)
 	return ev.Racer, ok
-}
-
-// hasPost reports whether an event of the same type as want was posted
-// (and keeps the posts).
-func hasPost[T any](s *fakeSink) (T, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, ev := range s.posts {
-		if t, ok := ev.(T); ok {
-			return t, true
-		}
-	}
-	var zero T
-	return zero, false
 }
 
 // t0 is where the tests' clocks start.

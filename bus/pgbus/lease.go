@@ -25,7 +25,7 @@ const holdSQL = `WITH before AS (
 SELECT coalesce((SELECT holder FROM taken), ''), coalesce((SELECT holder FROM before), '')`
 
 // Hold takes the lease name for holder, or keeps it, until ttl from now
-// by the database's clock (lobby.Lease): it reports whether holder holds
+// by the database's clock (cluster.Lease): it reports whether holder holds
 // it, and, when holder took it over from another holder whose time had
 // run out, who that was.
 func (b *Bus) Hold(ctx context.Context, name, holder string, ttl time.Duration) (bool, string, error) {

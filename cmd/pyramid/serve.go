@@ -19,6 +19,7 @@ import (
 	"pyramid/arcade"
 	"pyramid/bus"
 	"pyramid/bus/pgbus"
+	"pyramid/cluster"
 	"pyramid/engine"
 	"pyramid/keys"
 	"pyramid/lobby"
@@ -115,7 +116,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 	// presence, race rooms); on SQLite a server is alone, and its rooms
 	// run over a bus of their own in memory.
 	var eventBus bus.Bus
-	var lease lobby.Lease
+	var lease cluster.Lease
 	var dbNow func(context.Context) (time.Time, error)
 	var trace *bus.Trace
 	if cfg.traceBus {
@@ -125,7 +126,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 	if cfg.databaseURL != "" {
 		pb, err := pgbus.Open(ctx, cfg.databaseURL, pgbus.Options{
 			Logf:        func(f string, a ...any) { logger.Warn(fmt.Sprintf(f, a...)) },
-			RetainTopic: map[string]int{lobby.RoomsTopic: lobby.RoomsRetain},
+			RetainTopic: map[string]int{cluster.RoomsTopic: cluster.RoomsRetain},
 			Trace:       trace,
 		})
 		if err != nil {

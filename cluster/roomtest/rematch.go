@@ -1,9 +1,10 @@
-package lobby
+package roomtest
 
 import (
 	"testing"
 
 	"pyramid/engine"
+	"pyramid/lobby"
 )
 
 // testRematchBothLeave: the path of TestE2ERaceRated as of bcb4f7b (on
@@ -20,11 +21,11 @@ func testRematchBothLeave(t *testing.T, e *roomsEnv) {
 	_, err = a.Join(h, pl("bob"), bob)
 	wantErr(t, "Join", err, nil)
 	wantErr(t, "Start", h.Start("id-ann"), nil)
-	e.clock.Advance(CountdownTime)
-	eventually(t, "racing", func() bool { return phaseOf(a, code) == PhaseRacing })
+	e.clock.Advance(lobby.CountdownTime)
+	eventually(t, "racing", func() bool { return phaseOf(a, code) == lobby.PhaseRacing })
 	wantErr(t, "bob leaves", h.Leave("id-bob", held(h, "id-bob")), nil)
-	wantErr(t, "ann clears", h.Report("id-ann", held(h, "id-ann"), Progress{Removed: 28, Moves: 40, Pass: 1, State: RacerCleared}, nil), nil)
-	eventually(t, "results", func() bool { return phaseOf(a, code) == PhaseResults })
+	wantErr(t, "ann clears", h.Report("id-ann", held(h, "id-ann"), lobby.Progress{Removed: 28, Moves: 40, Pass: 1, State: lobby.RacerCleared}, nil), nil)
+	eventually(t, "results", func() bool { return phaseOf(a, code) == lobby.PhaseResults })
 	eventually(t, "the first race stored", func() bool { return len(e.results("a")) == 1 })
 
 	wantErr(t, "Rematch", h.Rematch("id-ann", 43, engine.Winnable, true), nil)
@@ -32,12 +33,12 @@ func testRematchBothLeave(t *testing.T, e *roomsEnv) {
 	_, err = a.Join(h, pl("bob"), bob2)
 	wantErr(t, "Join again", err, nil)
 	wantErr(t, "Start again", h.Start("id-ann"), nil)
-	e.clock.Advance(CountdownTime)
-	eventually(t, "racing again", func() bool { return phaseOf(a, code) == PhaseRacing })
-	wantErr(t, "ann removes", h.Report("id-ann", held(h, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}, nil), nil)
+	e.clock.Advance(lobby.CountdownTime)
+	eventually(t, "racing again", func() bool { return phaseOf(a, code) == lobby.PhaseRacing })
+	wantErr(t, "ann removes", h.Report("id-ann", held(h, "id-ann"), lobby.Progress{Removed: 2, Moves: 1, Pass: 1, State: lobby.RacerPlaying}, nil), nil)
 	wantErr(t, "bob leaves", h.Leave("id-bob", held(h, "id-bob")), nil)
 	wantErr(t, "ann leaves", h.Leave("id-ann", held(h, "id-ann")), nil)
-	eventually(t, "the rematch ends", func() bool { return phaseOf(a, code) == PhaseResults })
+	eventually(t, "the rematch ends", func() bool { return phaseOf(a, code) == lobby.PhaseResults })
 	eventually(t, "the rematch stored", func() bool { return len(e.results("a")) == 2 })
 	res := e.results("a")[1]
 	if res.Round != 2 || !res.Rated || len(res.Placings) != 2 || res.Placings[0].ID != "id-ann" || res.Placings[0].Removed != 2 {

@@ -1,7 +1,9 @@
-package lobby
+package roomtest
 
 import (
 	"errors"
+	"pyramid/cluster"
+	"pyramid/lobby"
 	"testing"
 )
 
@@ -13,28 +15,28 @@ func testWrongCodesAcrossServers(t *testing.T, e *roomsEnv) {
 	h, _, err := a.Create(pl("bob"), newSink(), classic())
 	wantErr(t, "Create", err, nil)
 	eventually(t, "b sees the room", func() bool { _, ok := b.Room(h.Code()); return ok })
-	for i := range MaxWrongCodes - 1 {
-		rs := []*Rooms{a, b}[i%2]
-		if _, err := rs.Find("id-ann", "NOPE"); errors.Is(err, ErrThrottled) {
+	for i := range lobby.MaxWrongCodes - 1 {
+		rs := []*cluster.Rooms{a, b}[i%2]
+		if _, err := rs.Find("id-ann", "NOPE"); errors.Is(err, lobby.ErrThrottled) {
 			t.Fatalf("wrong code %d refused as throttled, want counted", i+1)
 		}
 	}
 	if _, err := a.Find("id-ann", h.Code()); err != nil {
-		t.Fatalf("a right code after %d wrong ones: %v, want found", MaxWrongCodes-1, err)
+		t.Fatalf("a right code after %d wrong ones: %v, want found", lobby.MaxWrongCodes-1, err)
 	}
-	if _, err := b.Find("id-ann", "XXXX"); !errors.Is(err, ErrNoRoom) {
-		t.Fatalf("the %dth wrong code: %v, want ErrNoRoom", MaxWrongCodes, err)
+	if _, err := b.Find("id-ann", "XXXX"); !errors.Is(err, lobby.ErrNoRoom) {
+		t.Fatalf("the %dth wrong code: %v, want ErrNoRoom", lobby.MaxWrongCodes, err)
 	}
-	for _, rs := range []*Rooms{a, b} {
-		eventually(t, rs.cfg.Instance+" blocks ann", func() bool {
+	for name, rs := range map[string]*cluster.Rooms{"a": a, "b": b} {
+		eventually(t, name+" blocks ann", func() bool {
 			_, err := rs.Find("id-ann", h.Code())
-			return errors.Is(err, ErrThrottled)
+			return errors.Is(err, lobby.ErrThrottled)
 		})
 	}
 	if _, err := b.Find("id-carol", h.Code()); err != nil {
 		t.Fatalf("another player on b: %v, want found", err)
 	}
-	e.clock.Advance(WrongCodePause)
+	e.clock.Advance(lobby.WrongCodePause)
 	if _, err := a.Find("id-ann", h.Code()); err != nil {
 		t.Fatalf("after the pause: %v, want found", err)
 	}
@@ -52,19 +54,19 @@ func testChatLimitAcrossServers(t *testing.T, e *roomsEnv) {
 	hb, _ := b.Room(ha.Code())
 	_, err = b.Join(hb, pl("bob"), newSink())
 	wantErr(t, "bob joins on b", err, nil)
-	for range ChatBurst {
+	for range lobby.ChatBurst {
 		wantErr(t, "ann says on a", ha.Say("id-ann", "hello"), nil)
 	}
-	wantErr(t, "ann says one more on a", ha.Say("id-ann", "again"), ErrChatTooFast)
+	wantErr(t, "ann says one more on a", ha.Say("id-ann", "again"), lobby.ErrChatTooFast)
 	// ann's second session, on b, takes her seat over.
 	_, err = b.Join(hb, pl("ann"), newSink())
 	wantErr(t, "ann takes her seat over on b", err, nil)
-	wantErr(t, "ann says on b at once", hb.Say("id-ann", "from b"), ErrChatTooFast)
+	wantErr(t, "ann says on b at once", hb.Say("id-ann", "from b"), lobby.ErrChatTooFast)
 	wantErr(t, "bob says on b", hb.Say("id-bob", "hi"), nil)
-	eventually(t, "a has every line", func() bool { return len(ha.Snapshot().Chat) == ChatBurst+1 })
-	if got := len(hb.Snapshot().Chat); got != ChatBurst+1 {
-		t.Errorf("b has %d chat lines, want %d", got, ChatBurst+1)
+	eventually(t, "a has every line", func() bool { return len(ha.Snapshot().Chat) == lobby.ChatBurst+1 })
+	if got := len(hb.Snapshot().Chat); got != lobby.ChatBurst+1 {
+		t.Errorf("b has %d chat lines, want %d", got, lobby.ChatBurst+1)
 	}
-	e.clock.Advance(ChatWindow)
+	e.clock.Advance(lobby.ChatWindow)
 	wantErr(t, "ann says on b after the window", hb.Say("id-ann", "now"), nil)
 }

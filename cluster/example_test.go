@@ -1,11 +1,11 @@
-package lobby_test
+package cluster_test
 
 import (
 	"context"
 	"fmt"
 	"time"
 
-	"pyramid/bus"
+	"pyramid/cluster"
 	"pyramid/engine"
 	"pyramid/lobby"
 )
@@ -39,12 +39,9 @@ func next[T lobby.Event](s sink) T {
 // its rooms run over a bus and a lease of its own, in memory.
 func Example() {
 	clock := lobby.NewFakeClock(time.Date(2026, 12, 1, 20, 0, 0, 0, time.UTC))
-	b := bus.NewMemory(bus.MemoryOptions{Now: clock.Now, Lossless: true})
-	defer b.Close()
 	stored := make(chan lobby.RaceResult, 1)
-	rooms, err := lobby.NewRooms(context.Background(), lobby.RoomsConfig{Bus: b, Instance: "one",
-		Lease: lobby.NewMemoryLease(clock), Clock: clock,
-		OnRaceEnd: func(res lobby.RaceResult) error { stored <- res; return nil }})
+	rooms, err := cluster.NewRooms(context.Background(), cluster.RoomsConfig{RoomsConfig: lobby.RoomsConfig{Instance: "one", Clock: clock,
+		OnRaceEnd: func(res lobby.RaceResult) error { stored <- res; return nil }}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,15 +1,27 @@
-package lobby
+package cluster
 
 import (
 	"context"
 	"sync"
 	"time"
+
+	"pyramid/lobby"
 )
 
-// MemoryLease is a Lease kept in memory, on a Clock: for the servers of
-// one process (tests), as the database keeps the lease of a cluster.
+// Lease is a named lease with an expiry, kept where every server of a
+// cluster sees it (the database: pgbus.Lease).
+type Lease interface {
+	// Hold takes the lease name for holder, or keeps it, until ttl from
+	// now: it reports whether holder holds it, and, when holder took it
+	// over from another holder whose lease had run out, who that was.
+	Hold(ctx context.Context, name, holder string, ttl time.Duration) (held bool, prev string, err error)
+}
+
+// MemoryLease is a Lease kept in memory, on a Clock: a server alone's,
+// and the servers' of one process (tests), as the database keeps the
+// lease of a cluster.
 type MemoryLease struct {
-	clock Clock
+	clock lobby.Clock
 
 	mu     sync.Mutex
 	leases map[string]memoryLease
@@ -20,10 +32,10 @@ type memoryLease struct {
 	expires time.Time
 }
 
-// NewMemoryLease returns leases on clock (SystemClock() when nil).
-func NewMemoryLease(clock Clock) *MemoryLease {
+// NewMemoryLease returns leases on clock (lobby.SystemClock() when nil).
+func NewMemoryLease(clock lobby.Clock) *MemoryLease {
 	if clock == nil {
-		clock = SystemClock()
+		clock = lobby.SystemClock()
 	}
 	return &MemoryLease{clock: clock, leases: map[string]memoryLease{}}
 }

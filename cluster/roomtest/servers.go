@@ -1,10 +1,12 @@
-package lobby
+package roomtest
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"pyramid/cluster"
+	"pyramid/lobby"
 	"slices"
 	"testing"
 	"time"
@@ -21,9 +23,9 @@ func testRace(t *testing.T, e *roomsEnv) {
 	code, ann, bob := sharedRace(t, e, a, b)
 	ha, _ := a.Room(code)
 	hb, _ := b.Room(code)
-	wantErr(t, "ann reports on b (not her server)", hb.Report("id-ann", held(hb, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}, nil), ErrNotMember)
+	wantErr(t, "ann reports on b (not her server)", hb.Report("id-ann", held(hb, "id-ann"), lobby.Progress{Removed: 2, Moves: 1, Pass: 1, State: lobby.RacerPlaying}, nil), lobby.ErrNotMember)
 	e.clock.Advance(10 * time.Second)
-	wantErr(t, "bob reports", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 4, Moves: 3, Pass: 1, State: RacerPlaying}, nil), nil)
+	wantErr(t, "bob reports", hb.Report("id-bob", held(hb, "id-bob"), lobby.Progress{Removed: 4, Moves: 3, Pass: 1, State: lobby.RacerPlaying}, nil), nil)
 	eventually(t, "ann's server shows bob's progress", func() bool {
 		m, _ := ha.Snapshot().Member("id-bob")
 		return m.Removed == 4 && m.LastRemoval == 10*time.Second
@@ -31,11 +33,11 @@ func testRace(t *testing.T, e *roomsEnv) {
 	sameRound(t, "b, racing", hb.Round(), hb.Snapshot())
 	wantErr(t, "ann's chat", ha.Say("id-ann", "hello bob"), nil)
 	eventually(t, "bob hears ann", func() bool {
-		return bob.has(func(ev Event) bool { cl, ok := ev.(ChatLine); return ok && cl.Text == "hello bob" })
+		return bob.has(func(ev lobby.Event) bool { cl, ok := ev.(lobby.ChatLine); return ok && cl.Text == "hello bob" })
 	})
 	e.clock.Advance(10 * time.Second)
-	wantErr(t, "ann clears", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 28, Moves: 40, Pass: 1, State: RacerCleared}, nil), nil)
-	wantErr(t, "bob is stuck", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 4, Moves: 30, Pass: 3, State: RacerStuck}, nil), nil)
+	wantErr(t, "ann clears", ha.Report("id-ann", held(ha, "id-ann"), lobby.Progress{Removed: 28, Moves: 40, Pass: 1, State: lobby.RacerCleared}, nil), nil)
+	wantErr(t, "bob is stuck", hb.Report("id-bob", held(hb, "id-bob"), lobby.Progress{Removed: 4, Moves: 30, Pass: 3, State: lobby.RacerStuck}, nil), nil)
 	eventually(t, "both see the results", func() bool { return ann.has(isEnded) && bob.has(isEnded) })
 	eventually(t, "the holder stored the race", func() bool { return len(e.results("a")) == 1 })
 	res := e.results("a")[0]
@@ -45,61 +47,16 @@ func testRace(t *testing.T, e *roomsEnv) {
 	if len(e.results("b")) != 0 {
 		t.Fatalf("b stored %d races, want none (not the holder)", len(e.results("b")))
 	}
-	if sb := hb.Snapshot(); sb.Phase != PhaseResults || placings(sb.Results) != placings(res.Placings) {
+	if sb := hb.Snapshot(); sb.Phase != lobby.PhaseResults || placings(sb.Results) != placings(res.Placings) {
 		t.Fatalf("b's room: %v %q", sb.Phase, placings(sb.Results))
 	}
 	sameRound(t, "a, after the race", ha.Round(), ha.Snapshot())
 	sameRound(t, "b, after the race", hb.Round(), hb.Snapshot())
-	if got := hb.Round(); got.Phase != PhaseResults || got.Round != 1 || got.StartsAt.IsZero() {
+	if got := hb.Round(); got.Phase != lobby.PhaseResults || got.Round != 1 || got.StartsAt.IsZero() {
 		t.Fatalf("b's Round() after the race = %+v", got)
 	}
-	gone := &Room{rs: b, code: "ZZZZ"}
+	gone := closedRoom(t, b)
 	sameRound(t, "no such room", gone.Round(), gone.Snapshot())
-}
-
-// testProgressBesideTheRoomsLock: a racer's move and the other
-// servers' progress concern one room: they wait for its lock only, never
-// for the rooms' lock that every fold, join and listing takes (under
-// load, progress queued there was the cross-instance p99). With a's
-// rooms' lock held, as by a long fold, ann's move on a and bob's on b
-// still reach ann's panel and a's snapshot of the room.
-func testProgressBesideTheRoomsLock(t *testing.T, e *roomsEnv) {
-	a, b := e.server("a"), e.server("b")
-	code, ann, _ := sharedRace(t, e, a, b)
-	ha, _ := a.Room(code)
-	hb, _ := b.Room(code)
-	a.mu.Lock()
-	locked := true
-	defer func() {
-		if locked {
-			a.mu.Unlock()
-		}
-	}()
-	reported := make(chan error, 1)
-	go func() {
-		reported <- ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}, nil)
-	}()
-	select {
-	case err := <-reported:
-		wantErr(t, "ann reports on a", err, nil)
-	case <-time.After(5 * time.Second):
-		t.Fatal("ann's report on a waits for a's rooms' lock")
-	}
-	wantErr(t, "bob reports on b", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 4, Moves: 3, Pass: 1, State: RacerPlaying}, nil), nil)
-	eventually(t, "ann's panel on a shows both moves", func() bool {
-		ma, _ := ann.racer(code, "id-ann")
-		mb, _ := ann.racer(code, "id-bob")
-		return ma.Removed == 2 && mb.Removed == 4
-	})
-	h, ok := a.Room(code)
-	if !ok {
-		t.Fatal("a.Room: the room is not found with the rooms' lock held")
-	}
-	if m, _ := h.Snapshot().Member("id-bob"); m.Removed != 4 {
-		t.Fatalf("a's snapshot of bob: %+v, want 4 removed", m)
-	}
-	locked = false
-	a.mu.Unlock()
 }
 
 // testOneRoomAtATime: a player who joins a room on one server leaves
@@ -117,9 +74,9 @@ func testOneRoomAtATime(t *testing.T, e *roomsEnv) {
 	wantErr(t, "bob joins carol's on b", err, nil)
 	eventually(t, "bob out of ann's room on a", func() bool {
 		_, in := h1.Snapshot().Member("id-bob")
-		return !in && bobA.has(func(ev Event) bool { _, ok := ev.(SeatTakenOver); return ok })
+		return !in && bobA.has(func(ev lobby.Event) bool { _, ok := ev.(lobby.SeatTakenOver); return ok })
 	})
-	if _, _, err := b.Create(pl("ann"), newSink(), classic()); !errors.Is(err, ErrAlreadyHosting) {
+	if _, _, err := b.Create(pl("ann"), newSink(), classic()); !errors.Is(err, lobby.ErrAlreadyHosting) {
 		t.Fatalf("ann opens a second room on b: %v, want ErrAlreadyHosting", err)
 	}
 	if got := len(b.Public()) + len(a.Public()); got != 0 {
@@ -135,26 +92,26 @@ func testLeaseTakeover(t *testing.T, e *roomsEnv) {
 	a, b := e.server("a"), e.server("b")
 	code, _, bob := sharedRace(t, e, a, b)
 	ha, _ := a.Room(code)
-	wantErr(t, "ann removes 6", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 6, Moves: 5, Pass: 1, State: RacerPlaying, GameID: 77}, nil), nil)
+	wantErr(t, "ann removes 6", ha.Report("id-ann", held(ha, "id-ann"), lobby.Progress{Removed: 6, Moves: 5, Pass: 1, State: lobby.RacerPlaying, GameID: 77}, nil), nil)
 	hb, _ := b.Room(code)
 	eventually(t, "b sees ann's progress", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return m.Removed == 6 })
-	a.kill()
-	e.lease.Expire(raceLease)
-	b.tryLease()
+	a.Kill()
+	e.lease.Expire(cluster.RacesLease)
+	b.TryLease()
 	if !b.Holder() {
 		t.Fatal("b did not take the lease")
 	}
-	eventually(t, "ann away, seen on b", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return !m.Present && m.State == RacerAway })
+	eventually(t, "ann away, seen on b", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return !m.Present && m.State == lobby.RacerAway })
 	// ann comes back, on b: her seat and progress wait for her.
 	ann2 := newSink()
 	snap, err := b.Join(hb, pl("ann"), ann2)
 	wantErr(t, "ann back on b", err, nil)
-	if m, _ := snap.Member("id-ann"); !m.Present || m.Removed != 6 || m.GameID != 77 || snap.Phase != PhaseRacing {
+	if m, _ := snap.Member("id-ann"); !m.Present || m.Removed != 6 || m.GameID != 77 || snap.Phase != lobby.PhaseRacing {
 		t.Fatalf("ann back: %+v in %v", m, snap.Phase)
 	}
 	e.clock.Advance(5 * time.Second)
-	wantErr(t, "ann clears on b", hb.Report("id-ann", held(hb, "id-ann"), Progress{Removed: 28, Moves: 30, Pass: 1, State: RacerCleared, GameID: 77}, nil), nil)
-	wantErr(t, "bob stuck", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 1, Moves: 9, Pass: 3, State: RacerStuck}, nil), nil)
+	wantErr(t, "ann clears on b", hb.Report("id-ann", held(hb, "id-ann"), lobby.Progress{Removed: 28, Moves: 30, Pass: 1, State: lobby.RacerCleared, GameID: 77}, nil), nil)
+	wantErr(t, "bob stuck", hb.Report("id-bob", held(hb, "id-bob"), lobby.Progress{Removed: 1, Moves: 9, Pass: 3, State: lobby.RacerStuck}, nil), nil)
 	eventually(t, "the race ends", func() bool { return bob.has(isEnded) && ann2.has(isEnded) })
 	eventually(t, "b stored it", func() bool { return len(e.results("b")) == 1 })
 	if got := placingTimes(e.results("b")[0].Placings); got != "1:ann:cleared:28:5s 2:bob:stuck:1:5s" {
@@ -175,24 +132,24 @@ func testServerDies(t *testing.T, e *roomsEnv) {
 	code, ann, _ := sharedRace(t, e, a, b)
 	ha, _ := a.Room(code)
 	hb, _ := b.Room(code)
-	wantErr(t, "bob removes 2", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}, nil), nil)
+	wantErr(t, "bob removes 2", hb.Report("id-bob", held(hb, "id-bob"), lobby.Progress{Removed: 2, Moves: 1, Pass: 1, State: lobby.RacerPlaying}, nil), nil)
 	eventually(t, "a sees bob's progress", func() bool { m, _ := ha.Snapshot().Member("id-bob"); return m.Removed == 2 })
-	b.kill()
-	a.tryLease()
+	b.Kill()
+	a.TryLease()
 	if m, _ := ha.Snapshot().Member("id-bob"); !m.Present {
 		t.Fatal("bob gone while b's lease runs")
 	}
-	e.lease.Expire(instanceLeasePrefix + "b")
-	a.tryLease()
-	eventually(t, "bob away", func() bool { m, _ := ha.Snapshot().Member("id-bob"); return !m.Present && m.State == RacerAway })
+	e.lease.Expire(cluster.InstanceLease("b"))
+	a.TryLease()
+	eventually(t, "bob away", func() bool { m, _ := ha.Snapshot().Member("id-bob"); return !m.Present && m.State == lobby.RacerAway })
 	e.clock.Advance(3 * time.Second)
-	wantErr(t, "ann stuck", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 1, Moves: 9, Pass: 3, State: RacerStuck}, nil), nil)
-	a.tryLease()
-	if ann.has(isEnded) || phaseOf(a, code) != PhaseRacing {
+	wantErr(t, "ann stuck", ha.Report("id-ann", held(ha, "id-ann"), lobby.Progress{Removed: 1, Moves: 9, Pass: 3, State: lobby.RacerStuck}, nil), nil)
+	a.TryLease()
+	if ann.has(isEnded) || phaseOf(a, code) != lobby.PhaseRacing {
 		t.Fatal("the race ended while bob's seat waits for him")
 	}
-	e.clock.Advance(DefaultSeatGrace)
-	a.tryLease() // the holder's duties: bob's grace ran out
+	e.clock.Advance(lobby.DefaultSeatGrace)
+	a.TryLease() // the holder's duties: bob's grace ran out
 	eventually(t, "the race ends", func() bool { return ann.has(isEnded) })
 	eventually(t, "a stored it", func() bool { return len(e.results("a")) == 1 })
 	res := e.results("a")[0]
@@ -220,40 +177,40 @@ func testRacersServerDies(t *testing.T, e *roomsEnv) {
 	_, err = a.Join(h, pl("bob"), bob)
 	wantErr(t, "bob joins on a", err, nil)
 	wantErr(t, "Start", h.Start("id-ann"), nil)
-	eventually(t, "the holder counts down", func() bool { return phaseOf(holder, code) == PhaseCountdown })
-	e.clock.Advance(CountdownTime)
+	eventually(t, "the holder counts down", func() bool { return phaseOf(holder, code) == lobby.PhaseCountdown })
+	e.clock.Advance(lobby.CountdownTime)
 	hh, _ := holder.Room(code)
-	eventually(t, "the holder sees the race", func() bool { return phaseOf(holder, code) == PhaseRacing })
-	wantErr(t, "bob removes 2", h.Report("id-bob", bob, Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}, nil), nil)
+	eventually(t, "the holder sees the race", func() bool { return phaseOf(holder, code) == lobby.PhaseRacing })
+	wantErr(t, "bob removes 2", h.Report("id-bob", bob, lobby.Progress{Removed: 2, Moves: 1, Pass: 1, State: lobby.RacerPlaying}, nil), nil)
 	eventually(t, "the holder sees bob's progress", func() bool { m, _ := hh.Snapshot().Member("id-bob"); return m.Removed == 2 })
 
-	a.kill()
-	e.lease.Expire(instanceLeasePrefix + "a")
-	holder.tryLease()
+	a.Kill()
+	e.lease.Expire(cluster.InstanceLease("a"))
+	holder.TryLease()
 	eventually(t, "both away", func() bool {
 		s := hh.Snapshot()
 		ma, _ := s.Member("id-ann")
 		mb, _ := s.Member("id-bob")
-		return ma.State == RacerAway && mb.State == RacerAway
+		return ma.State == lobby.RacerAway && mb.State == lobby.RacerAway
 	})
-	e.clock.Advance(DefaultSeatGrace / 2)
-	holder.tryLease()
-	if phaseOf(holder, code) != PhaseRacing {
+	e.clock.Advance(lobby.DefaultSeatGrace / 2)
+	holder.TryLease()
+	if phaseOf(holder, code) != lobby.PhaseRacing {
 		t.Fatal("the race ended within the seats' grace")
 	}
 	// bob comes back, to the holder, and plays on from his seat.
 	bob2 := newSink()
 	snap, err := holder.Join(hh, pl("bob"), bob2)
 	wantErr(t, "bob back", err, nil)
-	if m, _ := snap.Member("id-bob"); !m.Present || m.State != RacerPlaying || m.Removed != 2 {
+	if m, _ := snap.Member("id-bob"); !m.Present || m.State != lobby.RacerPlaying || m.Removed != 2 {
 		t.Fatalf("bob back: %+v", m)
 	}
-	wantErr(t, "bob stuck", hh.Report("id-bob", bob2, Progress{Removed: 3, Moves: 4, Pass: 3, State: RacerStuck}, nil), nil)
-	if phaseOf(holder, code) != PhaseRacing {
+	wantErr(t, "bob stuck", hh.Report("id-bob", bob2, lobby.Progress{Removed: 3, Moves: 4, Pass: 3, State: lobby.RacerStuck}, nil), nil)
+	if phaseOf(holder, code) != lobby.PhaseRacing {
 		t.Fatal("the race ended while ann's seat waits for her")
 	}
-	e.clock.Advance(DefaultSeatGrace / 2)
-	holder.tryLease()
+	e.clock.Advance(lobby.DefaultSeatGrace / 2)
+	holder.TryLease()
 	eventually(t, "the race ends once ann's grace ran out", func() bool { return bob2.has(isEnded) })
 	eventually(t, "the holder stored it", func() bool { return len(e.results("holder")) == 1 })
 	res := e.results("holder")[0]
@@ -273,16 +230,16 @@ func testRacersServerDies(t *testing.T, e *roomsEnv) {
 	_, err = b.Join(hc, pl("dora"), dora)
 	wantErr(t, "dora joins on b", err, nil)
 	wantErr(t, "Start on b", hc.Start("id-carl"), nil)
-	eventually(t, "the holder counts down", func() bool { return phaseOf(holder, hc.Code()) == PhaseCountdown })
-	e.clock.Advance(CountdownTime)
-	eventually(t, "the holder sees the race on b", func() bool { return phaseOf(holder, hc.Code()) == PhaseRacing })
-	b.kill()
-	e.lease.Expire(instanceLeasePrefix + "b")
-	holder.tryLease()
+	eventually(t, "the holder counts down", func() bool { return phaseOf(holder, hc.Code()) == lobby.PhaseCountdown })
+	e.clock.Advance(lobby.CountdownTime)
+	eventually(t, "the holder sees the race on b", func() bool { return phaseOf(holder, hc.Code()) == lobby.PhaseRacing })
+	b.Kill()
+	e.lease.Expire(cluster.InstanceLease("b"))
+	holder.TryLease()
 	hh2, _ := holder.Room(hc.Code())
-	eventually(t, "carl and dora away", func() bool { m, _ := hh2.Snapshot().Member("id-dora"); return m.State == RacerAway })
-	e.clock.Advance(DefaultSeatGrace)
-	holder.tryLease()
+	eventually(t, "carl and dora away", func() bool { m, _ := hh2.Snapshot().Member("id-dora"); return m.State == lobby.RacerAway })
+	e.clock.Advance(lobby.DefaultSeatGrace)
+	holder.TryLease()
 	eventually(t, "the race on b ends", func() bool { return len(e.results("holder")) == 2 })
 	if res := e.results("holder")[1]; !res.Void || len(res.Placings) != 2 {
 		t.Errorf("race of a dead server's racers: %+v, want void", res)
@@ -301,11 +258,9 @@ func testDropsRefusingSession(t *testing.T, e *roomsEnv) {
 	// The fold arms the drop's timer after her sink refused, under a's
 	// lock: once a's fold is done with the line, it is armed (Advance
 	// before that missed it, about 1 run in 600).
-	a.mu.Lock()
-	//lint:ignore SA2001 an empty critical section: it waits for the fold
-	a.mu.Unlock()
-	e.clock.Advance(RoomDropAfter)
-	eventually(t, "ann left, seen on b", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return !m.Present && m.State == RacerLeft })
+	settled(t, a)
+	e.clock.Advance(lobby.RoomDropAfter)
+	eventually(t, "ann left, seen on b", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return !m.Present && m.State == lobby.RacerLeft })
 }
 
 // testStoreRetried: a result the holder fails to store is stored at
@@ -316,17 +271,18 @@ func testStoreRetried(t *testing.T, e *roomsEnv) {
 	e.fail = 1
 	e.mu.Unlock()
 	_, ann, _ := sharedRace(t, e, a, b)
-	e.clock.Advance(DefaultTimeLimit)
+	e.clock.Advance(lobby.DefaultTimeLimit)
 	eventually(t, "the race ends", func() bool { return ann.has(isEnded) })
 	eventually(t, "the first write failed", func() bool { e.mu.Lock(); defer e.mu.Unlock(); return e.fail == 0 })
+	settled(t, a) // the end's fold, and the failed store it ran, are done
 	if n := len(e.results("a")); n != 0 {
 		t.Fatalf("%d results stored, want none yet", n)
 	}
-	a.tryLease()
+	a.TryLease()
 	if n := len(e.results("a")); n != 1 {
 		t.Fatalf("%d results stored after the next tick, want 1", n)
 	}
-	a.tryLease()
+	a.TryLease()
 	if n := len(e.results("a")); n != 1 {
 		t.Fatalf("%d results stored after one more tick, want still 1", n)
 	}
@@ -338,17 +294,15 @@ func testStoreRetried(t *testing.T, e *roomsEnv) {
 func testDeadlineOneEnd(t *testing.T, e *roomsEnv) {
 	a, b := e.server("a"), e.server("b")
 	code, ann, bob := sharedRace(t, e, a, b)
-	b.mu.Lock()
-	b.holder.Store(true) // as if a's lease had run out while a still ran
-	b.mu.Unlock()
-	e.clock.Advance(DefaultTimeLimit)
+	b.SetHolder(true) // as if a's lease had run out while a still ran
+	e.clock.Advance(lobby.DefaultTimeLimit)
 	eventually(t, "both see the end", func() bool { return ann.has(isEnded) && bob.has(isEnded) })
 	eventually(t, "both stored", func() bool { return len(e.results("a")) == 1 && len(e.results("b")) == 1 })
 	ka, kb := e.results("a")[0].Key(), e.results("b")[0].Key()
 	if ka != kb {
 		t.Fatalf("keys %q and %q, want one", ka, kb)
 	}
-	sub, err := e.bus().Subscribe(context.Background(), RoomsTopic, 0)
+	sub, err := e.bus().Subscribe(context.Background(), cluster.RoomsTopic, 0)
 	wantErr(t, "Subscribe", err, nil)
 	defer sub.Close()
 	ends := 0
@@ -390,14 +344,14 @@ func testQuickMatchWatchMute(t *testing.T, e *roomsEnv) {
 	_, err = hb.Watch("id-carol", carol)
 	wantErr(t, "carol watches on b", err, nil)
 	eventually(t, "a counts carol", func() bool { return ha.Snapshot().Spectators == 1 })
-	wantErr(t, "carol stops on a (not hers)", ha.Unwatch("id-carol", carol), ErrNotMember)
-	wantErr(t, "another session of carol's stops on b", hb.Unwatch("id-carol", newSink()), ErrSeatTaken)
+	wantErr(t, "carol stops on a (not hers)", ha.Unwatch("id-carol", carol), lobby.ErrNotMember)
+	wantErr(t, "another session of carol's stops on b", hb.Unwatch("id-carol", newSink()), lobby.ErrSeatTaken)
 	wantErr(t, "carol stops on b", hb.Unwatch("id-carol", carol), nil)
 	eventually(t, "a counts none", func() bool { return ha.Snapshot().Spectators == 0 })
-	wantErr(t, "bob mutes ann (not the host)", hb.Mute("id-bob", "id-ann", true), ErrNotHost)
+	wantErr(t, "bob mutes ann (not the host)", hb.Mute("id-bob", "id-ann", true), lobby.ErrNotHost)
 	wantErr(t, "ann mutes bob", ha.Mute("id-ann", "id-bob", true), nil)
 	eventually(t, "b sees bob muted", func() bool { m, _ := hb.Snapshot().Member("id-bob"); return m.Muted })
-	wantErr(t, "bob says", hb.Say("id-bob", "hey"), ErrMuted)
+	wantErr(t, "bob says", hb.Say("id-bob", "hey"), lobby.ErrMuted)
 	wantErr(t, "ann closes", a.Close(ha.Code(), "testing"), nil)
 	eventually(t, "b sees it closed", func() bool { _, ok := b.Room(ha.Code()); return !ok })
 }
@@ -430,12 +384,15 @@ func testStoredGameIsNews(t *testing.T, e *roomsEnv) {
 	code, _, _ := sharedRace(t, e, a, b)
 	ha, _ := a.Room(code)
 	hb, _ := b.Room(code)
-	wantErr(t, "ann's first move", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}, nil), nil)
-	wantErr(t, "ann's game stored", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying, GameID: 77}, nil), nil)
+	wantErr(t, "ann's first move", ha.Report("id-ann", held(ha, "id-ann"), lobby.Progress{Removed: 2, Moves: 1, Pass: 1, State: lobby.RacerPlaying}, nil), nil)
+	wantErr(t, "ann's game stored", ha.Report("id-ann", held(ha, "id-ann"), lobby.Progress{Removed: 2, Moves: 1, Pass: 1, State: lobby.RacerPlaying, GameID: 77}, nil), nil)
 	eventually(t, "b knows ann's game", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return m.GameID == 77 })
-	wantErr(t, "ann's next move", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 4, Moves: 2, Pass: 1, State: RacerPlaying, GameID: 77}, nil), nil)
-	wantErr(t, "ann stuck", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 4, Moves: 3, Pass: 3, State: RacerStuck, GameID: 77}, nil), nil)
-	eventually(t, "b knows ann is stuck", func() bool { m, _ := hb.Snapshot().Member("id-ann"); return m.State == RacerStuck && m.Moves == 3 })
+	wantErr(t, "ann's next move", ha.Report("id-ann", held(ha, "id-ann"), lobby.Progress{Removed: 4, Moves: 2, Pass: 1, State: lobby.RacerPlaying, GameID: 77}, nil), nil)
+	wantErr(t, "ann stuck", ha.Report("id-ann", held(ha, "id-ann"), lobby.Progress{Removed: 4, Moves: 3, Pass: 3, State: lobby.RacerStuck, GameID: 77}, nil), nil)
+	eventually(t, "b knows ann is stuck", func() bool {
+		m, _ := hb.Snapshot().Member("id-ann")
+		return m.State == lobby.RacerStuck && m.Moves == 3
+	})
 }
 
 // testProgressTopics: each server publishes its racers' progress on
@@ -451,9 +408,9 @@ func testProgressTopics(t *testing.T, e *roomsEnv) {
 	eventually(t, "c sees the room", func() bool { _, ok := c.Room(code); return ok })
 	hc, _ := c.Room(code)
 	e.clock.Advance(5 * time.Second)
-	wantErr(t, "bob reports", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 3, Moves: 2, Pass: 1, State: RacerPlaying}, nil), nil)
-	wantErr(t, "ann reports", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 5, Moves: 4, Pass: 1, State: RacerPlaying}, nil), nil)
-	for name, h := range map[string]*Room{"a": ha, "b": hb, "c": hc} {
+	wantErr(t, "bob reports", hb.Report("id-bob", held(hb, "id-bob"), lobby.Progress{Removed: 3, Moves: 2, Pass: 1, State: lobby.RacerPlaying}, nil), nil)
+	wantErr(t, "ann reports", ha.Report("id-ann", held(ha, "id-ann"), lobby.Progress{Removed: 5, Moves: 4, Pass: 1, State: lobby.RacerPlaying}, nil), nil)
+	for name, h := range map[string]*lobby.Room{"a": ha, "b": hb, "c": hc} {
 		eventually(t, name+" shows both racers' progress", func() bool {
 			mb, _ := h.Snapshot().Member("id-bob")
 			ma, _ := h.Snapshot().Member("id-ann")
@@ -461,7 +418,7 @@ func testProgressTopics(t *testing.T, e *roomsEnv) {
 		})
 	}
 	for _, inst := range []string{"a", "b"} {
-		sub, err := e.bus().Subscribe(context.Background(), ProgressTopic(code, inst), 0)
+		sub, err := e.bus().Subscribe(context.Background(), cluster.ProgressTopic(code, inst), 0)
 		wantErr(t, "Subscribe", err, nil)
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		n := 0
@@ -470,7 +427,9 @@ func testProgressTopics(t *testing.T, e *roomsEnv) {
 			if err != nil {
 				break
 			}
-			var m progressMsg
+			var m struct {
+				Inst string `json:"i"`
+			}
 			if err := json.Unmarshal(ev.Body, &m); err != nil || m.Inst != inst {
 				t.Errorf("topic of %s holds progress of %q (%v)", inst, m.Inst, err)
 			}
@@ -501,10 +460,8 @@ func testProgressBeforeTheStart(t *testing.T, e *roomsEnv) {
 	wantErr(t, "Join on b", err, nil)
 	eventually(t, "a sees bob", func() bool { return len(h.Snapshot().Members) == 2 })
 	// Ann's progress of round 1 reaches b while b still has the room waiting.
-	rb := b.lookup(code)
-	rb.mu.Lock()
-	b.applyProgress(rb, progressMsg{Inst: "a", Round: 1, Racers: []wireRacer{{ID: "id-ann", Removed: 28, Moves: 30, State: int(RacerCleared)}}})
-	rb.mu.Unlock()
+	b.ApplyProgress(code, hb.Snapshot().RoomID, lobby.ServerProgress{Inst: "a", Round: 1,
+		Racers: []lobby.RacerReport{{ID: "id-ann", Progress: lobby.Progress{Removed: 28, Moves: 30, State: lobby.RacerCleared}}}})
 	if m, _ := hb.Snapshot().Member("id-ann"); m.Removed != 0 {
 		t.Fatalf("progress applied in the waiting room: %+v", m)
 	}
@@ -535,9 +492,9 @@ func testBoardFromEvents(t *testing.T, e *roomsEnv) {
 	report := func(moves []string) {
 		t.Helper()
 		line = moves
-		wantErr(t, "ann reports", ha.Report("id-ann", held(ha, "id-ann"), Progress{Removed: 2, Moves: len(moves), Pass: 1, State: RacerPlaying}, moves), nil)
+		wantErr(t, "ann reports", ha.Report("id-ann", held(ha, "id-ann"), lobby.Progress{Removed: 2, Moves: len(moves), Pass: 1, State: lobby.RacerPlaying}, moves), nil)
 	}
-	sameBoard := func(what string, h *Room) {
+	sameBoard := func(what string, h *lobby.Room) {
 		t.Helper()
 		eventually(t, what, func() bool {
 			rec, ok := h.Board("id-ann")
@@ -592,7 +549,7 @@ func testBoardFromEvents(t *testing.T, e *roomsEnv) {
 func testCountdownHook(t *testing.T, e *roomsEnv) {
 	a, b, c := e.server("a"), e.server("b"), e.server("c")
 	code, _, _ := sharedRace(t, e, a, b)
-	eventually(t, "c folded the start", func() bool { p := phaseOf(c, code); return p == PhaseCountdown || p == PhaseRacing })
+	eventually(t, "c folded the start", func() bool { p := phaseOf(c, code); return p == lobby.PhaseCountdown || p == lobby.PhaseRacing })
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for name, want := range map[string]string{"a": "id-ann", "b": "id-bob"} {

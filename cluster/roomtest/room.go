@@ -1,16 +1,15 @@
-package lobby
+package roomtest
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"pyramid/lobby"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"pyramid/bus"
 	"pyramid/engine"
 )
 
@@ -21,61 +20,61 @@ import (
 func testRoomLifecycle(t *testing.T, e *roomsEnv) {
 	r, a := e.create("alice", classic())
 	s := r.Snapshot()
-	if s.Public || s.TimeLimit != DefaultTimeLimit || s.MaxPlayers != MaxRacers || s.Host != "id-alice" ||
-		s.Phase != PhaseWaiting || s.Cards != 28 || s.Round != 1 || s.RoomID == "" {
+	if s.Public || s.TimeLimit != lobby.DefaultTimeLimit || s.MaxPlayers != lobby.MaxRacers || s.Host != "id-alice" ||
+		s.Phase != lobby.PhaseWaiting || s.Cards != 28 || s.Round != 1 || s.RoomID == "" {
 		t.Fatalf("new room: %+v", s)
 	}
-	wantErr(t, "Start alone", r.Start("id-alice"), ErrTooFewRacers)
+	wantErr(t, "Start alone", r.Start("id-alice"), lobby.ErrTooFewRacers)
 	b := e.join(r, "bob")
 	c := e.join(r, "carol")
 	wantErr(t, "Ready", r.SetReady("id-bob", true), nil)
 	if s, _ := a.room(r.Code()); len(s.Members) != 3 || !s.Members[1].Ready || s.Members[0].Ready {
 		t.Fatalf("alice sees %+v", s.Members)
 	}
-	wantErr(t, "Start by bob", r.Start("id-bob"), ErrNotHost)
-	wantErr(t, "Start by a stranger", r.Start("id-zed"), ErrNotMember)
-	wantErr(t, "Report early", r.Report("id-bob", held(r, "id-bob"), Progress{State: RacerPlaying}, nil), ErrNotRacing)
+	wantErr(t, "Start by bob", r.Start("id-bob"), lobby.ErrNotHost)
+	wantErr(t, "Start by a stranger", r.Start("id-zed"), lobby.ErrNotMember)
+	wantErr(t, "Report early", r.Report("id-bob", held(r, "id-bob"), lobby.Progress{State: lobby.RacerPlaying}, nil), lobby.ErrNotRacing)
 	wantErr(t, "Start", r.Start("id-alice"), nil)
-	wantErr(t, "Start twice", r.Start("id-alice"), ErrNotWaiting)
-	wantErr(t, "Join mid-race", func() error { _, err := e.one().Join(r, pl("dave"), newSink()); return err }(), ErrRaceUnderway)
+	wantErr(t, "Start twice", r.Start("id-alice"), lobby.ErrNotWaiting)
+	wantErr(t, "Join mid-race", func() error { _, err := e.one().Join(r, pl("dave"), newSink()); return err }(), lobby.ErrRaceUnderway)
 
 	// Everybody gets the same moment.
 	for name, s := range map[string]*fakeSink{"alice": a, "bob": b, "carol": c} {
-		ev, ok := hasPost[CountdownStarted](s)
-		if !ok || !ev.StartsAt.Equal(t0.Add(CountdownTime)) || ev.Deal != 42 {
+		ev, ok := hasPost[lobby.CountdownStarted](s)
+		if !ok || !ev.StartsAt.Equal(t0.Add(lobby.CountdownTime)) || ev.Deal != 42 {
 			t.Errorf("%s: countdown %+v, %v", name, ev, ok)
 		}
 	}
-	e.clock.Advance(CountdownTime - time.Millisecond)
-	if p := r.Snapshot().Phase; p != PhaseCountdown {
+	e.clock.Advance(lobby.CountdownTime - time.Millisecond)
+	if p := r.Snapshot().Phase; p != lobby.PhaseCountdown {
 		t.Fatalf("phase %v before the countdown ended", p)
 	}
 	sameRound(t, "in the countdown", r.Round(), r.Snapshot())
 	e.clock.Advance(time.Millisecond)
-	if ev, ok := hasPost[RaceStarted](b); !ok || !ev.Deadline.Equal(t0.Add(CountdownTime+DefaultTimeLimit)) {
+	if ev, ok := hasPost[lobby.RaceStarted](b); !ok || !ev.Deadline.Equal(t0.Add(lobby.CountdownTime+lobby.DefaultTimeLimit)) {
 		t.Fatalf("race started %+v, %v", ev, ok)
 	}
 	sameRound(t, "racing", r.Round(), r.Snapshot())
-	if got := r.Round(); got.Phase != PhaseRacing || got.Round != 1 || got.Deal != 42 || !got.StartsAt.Equal(t0.Add(CountdownTime)) {
+	if got := r.Round(); got.Phase != lobby.PhaseRacing || got.Round != 1 || got.Deal != 42 || !got.StartsAt.Equal(t0.Add(lobby.CountdownTime)) {
 		t.Fatalf("racing: Round() = %+v", got)
 	}
 
 	e.clock.Advance(30 * time.Second)
-	report(t, r, "bob", 2, RacerPlaying)
-	if got, ok := c.racer(r.Code(), "id-bob"); !ok || got.Removed != 2 || got.LastRemoval != 30*time.Second || got.State != RacerPlaying {
+	report(t, r, "bob", 2, lobby.RacerPlaying)
+	if got, ok := c.racer(r.Code(), "id-bob"); !ok || got.Removed != 2 || got.LastRemoval != 30*time.Second || got.State != lobby.RacerPlaying {
 		t.Errorf("carol sees bob as %+v, %v", got, ok)
 	}
 	e.clock.Advance(30 * time.Second)
-	report(t, r, "alice", 28, RacerCleared)
-	wantErr(t, "report after clearing", r.Report("id-alice", held(r, "id-alice"), Progress{Removed: 28, State: RacerCleared}, nil), ErrRaceOver)
+	report(t, r, "alice", 28, lobby.RacerCleared)
+	wantErr(t, "report after clearing", r.Report("id-alice", held(r, "id-alice"), lobby.Progress{Removed: 28, State: lobby.RacerCleared}, nil), lobby.ErrRaceOver)
 	e.clock.Advance(10 * time.Second)
-	report(t, r, "bob", 20, RacerStuck)
-	report(t, r, "carol", 22, RacerPlaying)
+	report(t, r, "bob", 20, lobby.RacerStuck)
+	report(t, r, "carol", 22, lobby.RacerPlaying)
 	settled(t, e.one())
-	if len(e.results("one")) != 0 || r.Snapshot().Phase != PhaseRacing {
+	if len(e.results("one")) != 0 || r.Snapshot().Phase != lobby.PhaseRacing {
 		t.Fatal("race ended with carol playing")
 	}
-	report(t, r, "carol", 22, RacerStuck)
+	report(t, r, "carol", 22, lobby.RacerStuck)
 
 	res := e.stored(1)
 	if len(res) != 1 {
@@ -87,34 +86,34 @@ func testRoomLifecycle(t *testing.T, e *roomsEnv) {
 	if p := res[0].Placings[0]; !p.Cleared || p.Time != 60*time.Second {
 		t.Errorf("winner %+v", p)
 	}
-	if !res[0].Started.Equal(t0.Add(CountdownTime)) || !res[0].Ended.Equal(t0.Add(CountdownTime+70*time.Second)) ||
+	if !res[0].Started.Equal(t0.Add(lobby.CountdownTime)) || !res[0].Ended.Equal(t0.Add(lobby.CountdownTime+70*time.Second)) ||
 		res[0].Deal != 42 || res[0].RulesID != engine.Classic().ID() || res[0].Verdict != engine.Winnable ||
 		res[0].Key() != s.RoomID+"/1" {
 		t.Errorf("result %+v", res[0])
 	}
-	eventually(t, "alice's RaceEnded", func() bool { ev, ok := hasPost[RaceEnded](a); return ok && len(ev.Results) == 3 })
+	eventually(t, "alice's RaceEnded", func() bool { ev, ok := hasPost[lobby.RaceEnded](a); return ok && len(ev.Results) == 3 })
 	s = r.Snapshot()
-	if s.Phase != PhaseResults || len(s.Results) != 3 || s.Members[0].Place != 1 {
+	if s.Phase != lobby.PhaseResults || len(s.Results) != 3 || s.Members[0].Place != 1 {
 		t.Errorf("after the race: %+v", s)
 	}
 	// The deadline timer is gone: nothing ends twice.
-	e.clock.Advance(DefaultTimeLimit)
+	e.clock.Advance(lobby.DefaultTimeLimit)
 	settled(t, e.one())
 	if len(e.results("one")) != 1 {
 		t.Errorf("%d results after the deadline passed", len(e.results("one")))
 	}
 
 	// Rematch.
-	wantErr(t, "Rematch by bob", r.Rematch("id-bob", 43, engine.Unknown, true), ErrNotHost)
+	wantErr(t, "Rematch by bob", r.Rematch("id-bob", 43, engine.Unknown, true), lobby.ErrNotHost)
 	wantErr(t, "Rematch", r.Rematch("id-alice", 43, engine.Unknown, true), nil)
 	s = r.Snapshot()
-	if s.Phase != PhaseWaiting || s.Round != 2 || s.Deal != 43 || len(s.Results) != 0 || len(s.Members) != 3 ||
-		s.Members[0].Removed != 0 || s.Members[0].State != RacerWaiting || !s.StartsAt.IsZero() || s.RaceKey() != s.RoomID+"/2" {
+	if s.Phase != lobby.PhaseWaiting || s.Round != 2 || s.Deal != 43 || len(s.Results) != 0 || len(s.Members) != 3 ||
+		s.Members[0].Removed != 0 || s.Members[0].State != lobby.RacerWaiting || !s.StartsAt.IsZero() || s.RaceKey() != s.RoomID+"/2" {
 		t.Errorf("after the rematch: %+v", s)
 	}
 	sameRound(t, "after the rematch", r.Round(), s)
-	wantErr(t, "Rematch while waiting", r.Rematch("id-alice", 44, engine.Unknown, true), ErrNotOver)
-	gone := &Room{rs: e.one(), code: "ZZZZ"}
+	wantErr(t, "Rematch while waiting", r.Rematch("id-alice", 44, engine.Unknown, true), lobby.ErrNotOver)
+	gone := closedRoom(t, e.one())
 	sameRound(t, "no such room", gone.Round(), gone.Snapshot())
 }
 
@@ -123,10 +122,10 @@ func testDeadline(t *testing.T, e *roomsEnv) {
 	cfg.TimeLimit = 2 * time.Minute
 	r, _ := e.race(cfg)
 	e.clock.Advance(time.Minute)
-	report(t, r, "bob", 10, RacerPlaying)
-	report(t, r, "carol", 10, RacerPlaying)
+	report(t, r, "bob", 10, lobby.RacerPlaying)
+	report(t, r, "carol", 10, lobby.RacerPlaying)
 	e.clock.Advance(10 * time.Second)
-	report(t, r, "alice", 12, RacerPlaying)
+	report(t, r, "alice", 12, lobby.RacerPlaying)
 	e.clock.Advance(50*time.Second - time.Millisecond)
 	settled(t, e.one())
 	if len(e.results("one")) != 0 {
@@ -137,33 +136,33 @@ func testDeadline(t *testing.T, e *roomsEnv) {
 	if got, want := placings(res[0].Placings), "1:alice:playing 2:bob:playing 2:carol:playing"; got != want {
 		t.Errorf("placings %s, want %s", got, want)
 	}
-	eventually(t, "the room shows the results", func() bool { return r.Snapshot().Phase == PhaseResults })
-	wantErr(t, "report after the deadline", r.Report("id-bob", held(r, "id-bob"), Progress{Removed: 11, State: RacerPlaying}, nil), ErrNotRacing)
+	eventually(t, "the room shows the results", func() bool { return r.Snapshot().Phase == lobby.PhaseResults })
+	wantErr(t, "report after the deadline", r.Report("id-bob", held(r, "id-bob"), lobby.Progress{Removed: 11, State: lobby.RacerPlaying}, nil), lobby.ErrNotRacing)
 }
 
 func testLeaveAndRejoin(t *testing.T, e *roomsEnv) {
 	r, sinks := e.race(classic())
 	e.clock.Advance(10 * time.Second)
-	report(t, r, "bob", 6, RacerPlaying)
+	report(t, r, "bob", 6, lobby.RacerPlaying)
 	wantErr(t, "Leave", r.Leave("id-bob", held(r, "id-bob")), nil)
-	wantErr(t, "Leave twice", r.Leave("id-bob", held(r, "id-bob")), ErrNotMember)
-	wantErr(t, "Report after leaving", r.Report("id-bob", held(r, "id-bob"), Progress{Removed: 8, State: RacerPlaying}, nil), ErrNotMember)
-	if got, _ := sinks["alice"].racer(r.Code(), "id-bob"); got.State != RacerLeft || got.Present {
+	wantErr(t, "Leave twice", r.Leave("id-bob", held(r, "id-bob")), lobby.ErrNotMember)
+	wantErr(t, "Report after leaving", r.Report("id-bob", held(r, "id-bob"), lobby.Progress{Removed: 8, State: lobby.RacerPlaying}, nil), lobby.ErrNotMember)
+	if got, _ := sinks["alice"].racer(r.Code(), "id-bob"); got.State != lobby.RacerLeft || got.Present {
 		t.Errorf("alice sees bob as %+v", got)
 	}
 	// Back in the same seat with the same progress.
 	nb := newSink()
 	snap, err := e.one().Join(r, pl("bob"), nb)
 	wantErr(t, "rejoin", err, nil)
-	if m, ok := snap.Member("id-bob"); !ok || m.Removed != 6 || m.State != RacerPlaying || !m.Present || snap.Members[1].ID != "id-bob" {
+	if m, ok := snap.Member("id-bob"); !ok || m.Removed != 6 || m.State != lobby.RacerPlaying || !m.Present || snap.Members[1].ID != "id-bob" {
 		t.Errorf("bob back as %+v", snap.Members)
 	}
-	report(t, r, "bob", 8, RacerPlaying)
+	report(t, r, "bob", 8, lobby.RacerPlaying)
 
 	// Bob leaves for good; the others finish; bob ranks as left.
 	wantErr(t, "Leave", r.Leave("id-bob", held(r, "id-bob")), nil)
-	report(t, r, "alice", 3, RacerStuck)
-	report(t, r, "carol", 1, RacerStuck)
+	report(t, r, "alice", 3, lobby.RacerStuck)
+	report(t, r, "carol", 1, lobby.RacerStuck)
 	res := e.stored(1)
 	if got, want := placings(res[0].Placings), "1:alice:stuck 2:carol:stuck 3:bob:left"; got != want {
 		t.Errorf("placings %s, want %s", got, want)
@@ -180,9 +179,9 @@ func testEverybodyLeavesEndsTheRace(t *testing.T, e *roomsEnv) {
 	if res := e.stored(1); placings(res[0].Placings) != "1:alice:left 1:bob:left 1:carol:left" {
 		t.Errorf("results %+v", res)
 	}
-	e.clock.Advance(EmptyRoomClose)
-	e.one().tryLease() // the holder's duties: the empty room closes
-	eventually(t, "the empty room closed", func() bool { return r.Snapshot().Phase == PhaseClosed && e.one().Len() == 0 })
+	e.clock.Advance(lobby.EmptyRoomClose)
+	e.one().TryLease() // the holder's duties: the empty room closes
+	eventually(t, "the empty room closed", func() bool { return r.Snapshot().Phase == lobby.PhaseClosed && e.one().Len() == 0 })
 }
 
 func testLeaveDuringCountdown(t *testing.T, e *roomsEnv) {
@@ -190,17 +189,17 @@ func testLeaveDuringCountdown(t *testing.T, e *roomsEnv) {
 	e.join(r, "bob")
 	wantErr(t, "Start", r.Start("id-alice"), nil)
 	wantErr(t, "Leave", r.Leave("id-bob", held(r, "id-bob")), nil)
-	e.clock.Advance(CountdownTime)
-	if p := r.Snapshot().Phase; p != PhaseRacing {
+	e.clock.Advance(lobby.CountdownTime)
+	if p := r.Snapshot().Phase; p != lobby.PhaseRacing {
 		t.Fatalf("phase %v", p)
 	}
-	if m, _ := r.Snapshot().Member("id-bob"); m.State != RacerLeft || m.Present {
+	if m, _ := r.Snapshot().Member("id-bob"); m.State != lobby.RacerLeft || m.Present {
 		t.Errorf("bob is %+v", m)
 	}
-	if s, _ := a.room(r.Code()); s.Phase != PhaseRacing {
+	if s, _ := a.room(r.Code()); s.Phase != lobby.PhaseRacing {
 		t.Errorf("alice sees phase %v", s.Phase)
 	}
-	report(t, r, "alice", 28, RacerCleared)
+	report(t, r, "alice", 28, lobby.RacerCleared)
 	if res := e.stored(1); placings(res[0].Placings) != "1:alice:cleared 2:bob:left" {
 		t.Errorf("results %+v", res)
 	}
@@ -213,7 +212,7 @@ func testTakeover(t *testing.T, e *roomsEnv) {
 	neu := newSink()
 	_, err := e.one().Join(r, pl("alice"), neu)
 	wantErr(t, "second session", err, nil)
-	if _, ok := hasPost[SeatTakenOver](old); !ok {
+	if _, ok := hasPost[lobby.SeatTakenOver](old); !ok {
 		t.Error("the first session was not told")
 	}
 	// Joining again with the same session is no takeover.
@@ -221,7 +220,7 @@ func testTakeover(t *testing.T, e *roomsEnv) {
 	if _, err := e.one().Join(r, pl("alice"), neu); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := hasPost[SeatTakenOver](neu); ok {
+	if _, ok := hasPost[lobby.SeatTakenOver](neu); ok {
 		t.Error("same session told it was taken over")
 	}
 	old.events()
@@ -229,7 +228,7 @@ func testTakeover(t *testing.T, e *roomsEnv) {
 	if len(old.events()) != 0 {
 		t.Error("the old session still gets events")
 	}
-	if _, ok := hasPost[ChatLine](neu); !ok {
+	if _, ok := hasPost[lobby.ChatLine](neu); !ok {
 		t.Error("the new session gets no chat")
 	}
 	if s := r.Snapshot(); len(s.Members) != 2 || s.Host != "id-alice" {
@@ -246,7 +245,7 @@ func testDropAfterRefusing(t *testing.T, e *roomsEnv) {
 	wantErr(t, "Say", r.Say("id-alice", "one"), nil)
 	e.clock.Advance(2 * time.Second)
 	c.setRefuse(false) // carol reads again
-	e.clock.Advance(RoomDropAfter - 2*time.Second - time.Millisecond)
+	e.clock.Advance(lobby.RoomDropAfter - 2*time.Second - time.Millisecond)
 	settled(t, e.one())
 	if _, ok := r.Snapshot().Member("id-bob"); !ok {
 		t.Fatal("bob dropped early")
@@ -256,7 +255,7 @@ func testDropAfterRefusing(t *testing.T, e *roomsEnv) {
 	if _, ok := r.Snapshot().Member("id-carol"); !ok {
 		t.Error("carol, who read again, was dropped")
 	}
-	if _, ok := hasPost[Missed](c); !ok {
+	if _, ok := hasPost[lobby.Missed](c); !ok {
 		t.Error("carol was not told she missed events")
 	}
 	// Bob may come back.
@@ -268,18 +267,18 @@ func testDropAfterRefusing(t *testing.T, e *roomsEnv) {
 
 func testDropDuringRaceKeepsSeat(t *testing.T, e *roomsEnv) {
 	r, sinks := e.race(classic())
-	report(t, r, "bob", 4, RacerPlaying)
+	report(t, r, "bob", 4, lobby.RacerPlaying)
 	sinks["bob"].setRefuse(true)
 	wantErr(t, "Say", r.Say("id-alice", "hurry"), nil)
-	e.clock.Advance(RoomDropAfter)
+	e.clock.Advance(lobby.RoomDropAfter)
 	eventually(t, "bob dropped", func() bool { m, _ := r.Snapshot().Member("id-bob"); return !m.Present })
 	m, ok := r.Snapshot().Member("id-bob")
-	if !ok || m.Present || m.State != RacerLeft || m.Removed != 4 {
+	if !ok || m.Present || m.State != lobby.RacerLeft || m.Removed != 4 {
 		t.Fatalf("bob after the drop: %+v, %v", m, ok)
 	}
 	sinks["bob"].setRefuse(false)
 	snap, err := e.one().Join(r, pl("bob"), sinks["bob"])
-	if m, _ := snap.Member("id-bob"); err != nil || m.State != RacerPlaying || m.Removed != 4 {
+	if m, _ := snap.Member("id-bob"); err != nil || m.State != lobby.RacerPlaying || m.Removed != 4 {
 		t.Errorf("bob back: %+v, %v", m, err)
 	}
 }
@@ -291,35 +290,35 @@ func testEmptyRoomCloses(t *testing.T, e *roomsEnv) {
 		t.Fatal(err)
 	}
 	wantErr(t, "Leave", r.Leave("id-alice", held(r, "id-alice")), nil)
-	e.clock.Advance(EmptyRoomClose / 2)
-	e.one().tryLease()
+	e.clock.Advance(lobby.EmptyRoomClose / 2)
+	e.one().TryLease()
 	// Coming back keeps it open.
 	if _, err := e.one().Join(r, pl("alice"), a); err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Advance(EmptyRoomClose)
-	e.one().tryLease()
+	e.clock.Advance(lobby.EmptyRoomClose)
+	e.one().TryLease()
 	settled(t, e.one())
-	if r.Snapshot().Phase == PhaseClosed {
+	if r.Snapshot().Phase == lobby.PhaseClosed {
 		t.Fatal("closed with alice in it")
 	}
 	wantErr(t, "Leave", r.Leave("id-alice", held(r, "id-alice")), nil)
-	e.clock.Advance(EmptyRoomClose - time.Millisecond)
-	e.one().tryLease()
+	e.clock.Advance(lobby.EmptyRoomClose - time.Millisecond)
+	e.one().TryLease()
 	settled(t, e.one())
-	if r.Snapshot().Phase == PhaseClosed || e.one().Len() != 1 {
+	if r.Snapshot().Phase == lobby.PhaseClosed || e.one().Len() != 1 {
 		t.Fatal("closed early")
 	}
 	e.clock.Advance(time.Millisecond)
-	e.one().tryLease()
-	eventually(t, "the room closed", func() bool { return r.Snapshot().Phase == PhaseClosed && e.one().Len() == 0 })
-	if ev, ok := hasPost[RoomClosed](spec); !ok || ev.Code != r.Code() {
+	e.one().TryLease()
+	eventually(t, "the room closed", func() bool { return r.Snapshot().Phase == lobby.PhaseClosed && e.one().Len() == 0 })
+	if ev, ok := hasPost[lobby.RoomClosed](spec); !ok || ev.Code != r.Code() {
 		t.Errorf("the spectator was not told: %+v", ev)
 	}
-	if _, err := e.one().Join(r, pl("alice"), a); !errors.Is(err, ErrNoRoom) {
+	if _, err := e.one().Join(r, pl("alice"), a); !errors.Is(err, lobby.ErrNoRoom) {
 		t.Errorf("Join a closed room: %v", err)
 	}
-	if _, err := e.one().Find("id-alice", r.Code()); !errors.Is(err, ErrNoRoom) {
+	if _, err := e.one().Find("id-alice", r.Code()); !errors.Is(err, lobby.ErrNoRoom) {
 		t.Errorf("Find a closed room: %v", err)
 	}
 }
@@ -341,18 +340,18 @@ func testRegistryLimits(t *testing.T, e *roomsEnv) {
 	e.maxRooms = 2
 	e.create("alice", classic())
 	_, _, err := e.one().Create(pl("alice"), newSink(), classic())
-	wantErr(t, "second room", err, ErrAlreadyHosting)
+	wantErr(t, "second room", err, lobby.ErrAlreadyHosting)
 	e.create("bob", classic())
 	_, _, err = e.one().Create(pl("carol"), newSink(), classic())
-	wantErr(t, "third room", err, ErrTooManyRooms)
+	wantErr(t, "third room", err, lobby.ErrTooManyRooms)
 	bad := classic()
 	bad.MaxPlayers = 9
 	_, _, err = e.one().Create(pl("dave"), newSink(), bad)
-	wantErr(t, "9 players", err, ErrBadRoomConfig)
+	wantErr(t, "9 players", err, lobby.ErrBadRoomConfig)
 	bad = classic()
 	bad.TimeLimit = time.Second
 	_, _, err = e.one().Create(pl("dave"), newSink(), bad)
-	wantErr(t, "1 s", err, ErrBadRoomConfig)
+	wantErr(t, "1 s", err, lobby.ErrBadRoomConfig)
 
 	// A room of 2 is full with 2.
 	e.maxRooms = 0
@@ -363,14 +362,14 @@ func testRegistryLimits(t *testing.T, e *roomsEnv) {
 	_, err = e.solo.Join(r2, pl("frank"), newSink())
 	wantErr(t, "second in a room of 2", err, nil)
 	_, err = e.solo.Join(r2, pl("gina"), newSink())
-	wantErr(t, "third in a room of 2", err, ErrRoomFull)
+	wantErr(t, "third in a room of 2", err, lobby.ErrRoomFull)
 }
 
 func testSpectators(t *testing.T, e *roomsEnv) {
 	r, _ := e.create("alice", classic())
 	e.join(r, "bob")
 	var first *fakeSink
-	for i := range MaxSpectators {
+	for i := range lobby.MaxSpectators {
 		s := newSink()
 		if i == 0 {
 			first = s
@@ -380,51 +379,51 @@ func testSpectators(t *testing.T, e *roomsEnv) {
 		}
 	}
 	_, err := r.Watch("one-too-many", newSink())
-	wantErr(t, "51st spectator", err, ErrTooManySpectators)
+	wantErr(t, "51st spectator", err, lobby.ErrTooManySpectators)
 	// The same viewer again takes the view over and takes no new place.
 	again := newSink()
 	if _, err := r.Watch("viewer-0", again); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := hasPost[SeatTakenOver](first); !ok {
+	if _, ok := hasPost[lobby.SeatTakenOver](first); !ok {
 		t.Error("first view not told")
 	}
-	if n := r.Snapshot().Spectators; n != MaxSpectators {
+	if n := r.Snapshot().Spectators; n != lobby.MaxSpectators {
 		t.Errorf("%d spectators", n)
 	}
-	wantErr(t, "spectator says", r.Say("viewer-0", "go bob"), ErrNotMember)
+	wantErr(t, "spectator says", r.Say("viewer-0", "go bob"), lobby.ErrNotMember)
 	wantErr(t, "Start", r.Start("id-alice"), nil)
-	e.clock.Advance(CountdownTime)
-	report(t, r, "bob", 2, RacerPlaying)
+	e.clock.Advance(lobby.CountdownTime)
+	report(t, r, "bob", 2, lobby.RacerPlaying)
 	if got, ok := again.racer(r.Code(), "id-bob"); !ok || got.Removed != 2 {
 		t.Errorf("spectator sees bob as %+v", got)
 	}
-	report(t, r, "bob", 28, RacerCleared)
-	report(t, r, "alice", 0, RacerStuck)
-	eventually(t, "the spectator sees the end", func() bool { _, ok := hasPost[RaceEnded](again); return ok })
+	report(t, r, "bob", 28, lobby.RacerCleared)
+	report(t, r, "alice", 0, lobby.RacerStuck)
+	eventually(t, "the spectator sees the end", func() bool { _, ok := hasPost[lobby.RaceEnded](again); return ok })
 	wantErr(t, "Rematch", r.Rematch("id-alice", 7, engine.Unknown, true), nil)
-	if n := r.Snapshot().Spectators; n != MaxSpectators {
+	if n := r.Snapshot().Spectators; n != lobby.MaxSpectators {
 		t.Errorf("%d spectators after the rematch", n)
 	}
-	wantErr(t, "Unwatch by the first view", r.Unwatch("viewer-0", first), ErrSeatTaken)
+	wantErr(t, "Unwatch by the first view", r.Unwatch("viewer-0", first), lobby.ErrSeatTaken)
 	wantErr(t, "Unwatch", r.Unwatch("viewer-0", again), nil)
-	wantErr(t, "Unwatch again", r.Unwatch("viewer-0", again), ErrNotMember)
+	wantErr(t, "Unwatch again", r.Unwatch("viewer-0", again), lobby.ErrNotMember)
 }
 
 func testReportChecks(t *testing.T, e *roomsEnv) {
 	r, _ := e.race(classic())
-	for _, p := range []Progress{
-		{Removed: 29, State: RacerPlaying},
-		{Removed: -1, State: RacerPlaying},
-		{Removed: 27, State: RacerCleared},
-		{Removed: 3, State: RacerLeft},
-		{Removed: 3, Moves: -1, State: RacerPlaying},
+	for _, p := range []lobby.Progress{
+		{Removed: 29, State: lobby.RacerPlaying},
+		{Removed: -1, State: lobby.RacerPlaying},
+		{Removed: 27, State: lobby.RacerCleared},
+		{Removed: 3, State: lobby.RacerLeft},
+		{Removed: 3, Moves: -1, State: lobby.RacerPlaying},
 	} {
-		if err := r.Report("id-bob", held(r, "id-bob"), p, nil); !errors.Is(err, ErrBadProgress) {
+		if err := r.Report("id-bob", held(r, "id-bob"), p, nil); !errors.Is(err, lobby.ErrBadProgress) {
 			t.Errorf("Report %+v: %v", p, err)
 		}
 	}
-	wantErr(t, "stranger", r.Report("id-zed", held(r, "id-zed"), Progress{State: RacerPlaying}, nil), ErrNotMember)
+	wantErr(t, "stranger", r.Report("id-zed", held(r, "id-zed"), lobby.Progress{State: lobby.RacerPlaying}, nil), lobby.ErrNotMember)
 }
 
 // testLastRemovalWithUndo: an undo takes the time of the last removal back
@@ -445,7 +444,7 @@ func testLastRemovalWithUndo(t *testing.T, e *roomsEnv) {
 	}
 	for i, st := range steps {
 		e.clock.Advance(st.after)
-		report(t, r, "bob", st.removed, RacerPlaying)
+		report(t, r, "bob", st.removed, lobby.RacerPlaying)
 		got, _ := sinks["carol"].racer(r.Code(), "id-bob")
 		if got.LastRemoval != st.want {
 			t.Errorf("step %d: last removal %v, want %v", i+1, got.LastRemoval, st.want)
@@ -466,7 +465,7 @@ func testQuickMatch(t *testing.T, e *roomsEnv) {
 	e.clock.Advance(time.Second)
 
 	_, _, err := rs.QuickJoin(pl("alice"), newSink(), engine.Classic().ID())
-	wantErr(t, "QuickJoin with no room", err, ErrNoRoom)
+	wantErr(t, "QuickJoin with no room", err, lobby.ErrNoRoom)
 	r1, _, created, err := rs.QuickMatch(pl("alice"), newSink(), classic())
 	if err != nil || !created || !r1.Snapshot().Public || r1.Snapshot().Host != "id-alice" {
 		t.Fatalf("first quick match: %v, created %v", err, created)
@@ -499,7 +498,7 @@ func testQuickMatch(t *testing.T, e *roomsEnv) {
 		!strings.Contains(string(b), `"code":"`+r1.Code()+`"`) || !strings.Contains(string(b), `"players":3`) {
 		t.Errorf("rooms --json line %s, %v", b, err)
 	}
-	if l := list[1]; l.Code != r1.Code() || l.Phase != PhaseCountdown || l.Players != 3 || l.Host != "alice" || l.TimeLimitS != 600 {
+	if l := list[1]; l.Code != r1.Code() || l.Phase != lobby.PhaseCountdown || l.Players != 3 || l.Host != "alice" || l.TimeLimitS != 600 {
 		t.Errorf("public room line %+v", l)
 	}
 	// The Lobby screen's list: the rooms that wait for players, oldest
@@ -515,29 +514,29 @@ func testWrongCodesThrottled(t *testing.T, e *roomsEnv) {
 	if got, err := rs.Find("id-bob", " "+r.Code()+" "); err != nil || got.Code() != r.Code() {
 		t.Fatalf("Find: %v", err)
 	}
-	for i := range MaxWrongCodes {
+	for i := range lobby.MaxWrongCodes {
 		code := "XXXX"
 		if i%2 == 1 {
 			code = "nope"
 		}
-		if _, err := rs.Find("id-bob", code); !errors.Is(err, ErrNoRoom) && !errors.Is(err, ErrBadCode) {
+		if _, err := rs.Find("id-bob", code); !errors.Is(err, lobby.ErrNoRoom) && !errors.Is(err, lobby.ErrBadCode) {
 			t.Fatalf("wrong code %d: %v", i+1, err)
 		}
 	}
 	_, err := rs.Find("id-bob", r.Code())
-	wantErr(t, "after 10 wrong codes", err, ErrThrottled)
+	wantErr(t, "after 10 wrong codes", err, lobby.ErrThrottled)
 	// Others are not throttled.
 	if _, err := rs.Find("id-carol", r.Code()); err != nil {
 		t.Errorf("carol: %v", err)
 	}
-	e.clock.Advance(WrongCodePause)
+	e.clock.Advance(lobby.WrongCodePause)
 	if _, err := rs.Find("id-bob", r.Code()); err != nil {
 		t.Errorf("after the pause: %v", err)
 	}
 	// Wrong codes spread out over more than a minute are fine.
-	for range 3 * MaxWrongCodes {
-		e.clock.Advance(WrongCodeWindow / (MaxWrongCodes - 2))
-		if _, err := rs.Find("id-dave", "XXXX"); errors.Is(err, ErrThrottled) {
+	for range 3 * lobby.MaxWrongCodes {
+		e.clock.Advance(lobby.WrongCodeWindow / (lobby.MaxWrongCodes - 2))
+		if _, err := rs.Find("id-dave", "XXXX"); errors.Is(err, lobby.ErrThrottled) {
 			t.Fatal("throttled at 8 a minute")
 		}
 	}
@@ -546,37 +545,37 @@ func testWrongCodesThrottled(t *testing.T, e *roomsEnv) {
 func testAdminClose(t *testing.T, e *roomsEnv) {
 	r, sinks := e.race(classic())
 	wantErr(t, "Close", e.one().Close(r.Code(), "closed by an admin"), nil)
-	if ev, ok := hasPost[RoomClosed](sinks["bob"]); !ok || ev.Reason != "closed by an admin" {
+	if ev, ok := hasPost[lobby.RoomClosed](sinks["bob"]); !ok || ev.Reason != "closed by an admin" {
 		t.Errorf("bob told %+v, %v", ev, ok)
 	}
 	settled(t, e.one())
 	if e.one().Len() != 0 || len(e.results("one")) != 0 {
 		t.Errorf("%d rooms, %d results", e.one().Len(), len(e.results("one")))
 	}
-	wantErr(t, "Report", r.Report("id-bob", held(r, "id-bob"), Progress{State: RacerPlaying}, nil), ErrRoomClosed)
-	wantErr(t, "Close again", e.one().Close(r.Code(), "x"), ErrNoRoom)
+	wantErr(t, "Report", r.Report("id-bob", held(r, "id-bob"), lobby.Progress{State: lobby.RacerPlaying}, nil), lobby.ErrRoomClosed)
+	wantErr(t, "Close again", e.one().Close(r.Code(), "x"), lobby.ErrNoRoom)
 }
 
 // testConcurrentRoom hammers one room from several goroutines, for the
 // race detector.
 func testConcurrentRoom(t *testing.T, e *roomsEnv) {
 	r, _ := e.create("p0", classic())
-	for i := 1; i < MaxRacers; i++ {
+	for i := 1; i < lobby.MaxRacers; i++ {
 		e.join(r, fmt.Sprintf("p%d", i))
 	}
 	wantErr(t, "Start", r.Start("id-p0"), nil)
-	e.clock.Advance(CountdownTime)
+	e.clock.Advance(lobby.CountdownTime)
 	var wg sync.WaitGroup
-	for i := range MaxRacers {
+	for i := range lobby.MaxRacers {
 		wg.Go(func() {
 			id := fmt.Sprintf("id-p%d", i)
 			from := held(r, id)
 			for n := 1; n <= 28; n++ {
-				st := RacerPlaying
+				st := lobby.RacerPlaying
 				if n == 28 {
-					st = RacerCleared
+					st = lobby.RacerCleared
 				}
-				if err := r.Report(id, from, Progress{Removed: n, Moves: n, State: st}, nil); err != nil && !errors.Is(err, ErrNotRacing) {
+				if err := r.Report(id, from, lobby.Progress{Removed: n, Moves: n, State: st}, nil); err != nil && !errors.Is(err, lobby.ErrNotRacing) {
 					t.Error(err)
 				}
 				_ = r.Snapshot()
@@ -587,7 +586,7 @@ func testConcurrentRoom(t *testing.T, e *roomsEnv) {
 		})
 	}
 	wg.Wait()
-	if res := e.stored(1); len(res) != 1 || len(res[0].Placings) != MaxRacers {
+	if res := e.stored(1); len(res) != 1 || len(res[0].Placings) != lobby.MaxRacers {
 		t.Errorf("results %+v", res)
 	}
 }
@@ -601,9 +600,9 @@ func testSeated(t *testing.T, e *roomsEnv) {
 	if _, ok := e.one().Seated("id-zed"); ok {
 		t.Error("a stranger has a seat")
 	}
-	report(t, r, "alice", 28, RacerCleared)
-	report(t, r, "carol", 2, RacerStuck)
-	eventually(t, "the race over", func() bool { return r.Snapshot().Phase == PhaseResults })
+	report(t, r, "alice", 28, lobby.RacerCleared)
+	report(t, r, "carol", 2, lobby.RacerStuck)
+	eventually(t, "the race over", func() bool { return r.Snapshot().Phase == lobby.PhaseResults })
 	if _, ok := e.one().Seated("id-bob"); ok {
 		t.Error("bob still seated after the race")
 	}
@@ -620,17 +619,17 @@ func testReportFromTheSeatOnly(t *testing.T, e *roomsEnv) {
 	bob2 := newSink()
 	_, err := b.Join(hb, pl("bob"), bob2)
 	wantErr(t, "bob's second session on b", err, nil)
-	p := Progress{Removed: 2, Moves: 1, Pass: 1, State: RacerPlaying}
-	wantErr(t, "bob's old session reports", hb.Report("id-bob", bob, p, nil), ErrSeatTaken)
-	wantErr(t, "a stranger's sink", hb.Report("id-bob", newSink(), p, nil), ErrSeatTaken)
+	p := lobby.Progress{Removed: 2, Moves: 1, Pass: 1, State: lobby.RacerPlaying}
+	wantErr(t, "bob's old session reports", hb.Report("id-bob", bob, p, nil), lobby.ErrSeatTaken)
+	wantErr(t, "a stranger's sink", hb.Report("id-bob", newSink(), p, nil), lobby.ErrSeatTaken)
 	wantErr(t, "bob's new session reports", hb.Report("id-bob", bob2, p, nil), nil)
 	eventually(t, "a shows the new session's move", func() bool { m, _ := ha.Snapshot().Member("id-bob"); return m.Moves == 1 })
 	_, err = a.Join(ha, pl("bob"), newSink())
 	wantErr(t, "bob's third session, on a", err, nil)
 	eventually(t, "b knows bob's seat moved to a", func() bool {
-		return hb.Report("id-bob", bob2, Progress{Removed: 4, Moves: 2, Pass: 1, State: RacerPlaying}, nil) != nil
+		return hb.Report("id-bob", bob2, lobby.Progress{Removed: 4, Moves: 2, Pass: 1, State: lobby.RacerPlaying}, nil) != nil
 	})
-	wantErr(t, "bob's session on b reports", hb.Report("id-bob", bob2, Progress{Removed: 4, Moves: 2, Pass: 1, State: RacerPlaying}, nil), ErrNotMember)
+	wantErr(t, "bob's session on b reports", hb.Report("id-bob", bob2, lobby.Progress{Removed: 4, Moves: 2, Pass: 1, State: lobby.RacerPlaying}, nil), lobby.ErrNotMember)
 	if m, _ := ha.Snapshot().Member("id-bob"); m.Moves != 1 {
 		t.Errorf("a shows %d moves of bob's, want 1", m.Moves)
 	}
@@ -644,7 +643,7 @@ func testJoinLeavesTheOldRoom(t *testing.T, e *roomsEnv) {
 		name string
 		// setup makes the old room, with bob in it on sink old, and
 		// says whether bob hosts it.
-		setup       func(e *roomsEnv, old *fakeSink) *Room
+		setup       func(e *roomsEnv, old *fakeSink) *lobby.Room
 		sameSession bool
 		wantClosed  bool // the old room closed
 		wantSeat    bool // bob keeps a seat there (a race that runs)
@@ -652,7 +651,7 @@ func testJoinLeavesTheOldRoom(t *testing.T, e *roomsEnv) {
 	}{
 		{
 			name: "host of an empty waiting room: it closes",
-			setup: func(e *roomsEnv, old *fakeSink) *Room {
+			setup: func(e *roomsEnv, old *fakeSink) *lobby.Room {
 				r, _, err := e.one().Create(pl("bob"), old, classic())
 				wantErr(e.t, "Create", err, nil)
 				return r
@@ -661,7 +660,7 @@ func testJoinLeavesTheOldRoom(t *testing.T, e *roomsEnv) {
 		},
 		{
 			name: "host of a waiting room with others: the part passes",
-			setup: func(e *roomsEnv, old *fakeSink) *Room {
+			setup: func(e *roomsEnv, old *fakeSink) *lobby.Room {
 				r, _, err := e.one().Create(pl("bob"), old, classic())
 				wantErr(e.t, "Create", err, nil)
 				e.join(r, "carol")
@@ -671,7 +670,7 @@ func testJoinLeavesTheOldRoom(t *testing.T, e *roomsEnv) {
 		},
 		{
 			name: "member of a waiting room, another session: told its seat went",
-			setup: func(e *roomsEnv, old *fakeSink) *Room {
+			setup: func(e *roomsEnv, old *fakeSink) *lobby.Room {
 				r, _ := e.create("carol", classic())
 				_, err := e.one().Join(r, pl("bob"), old)
 				wantErr(e.t, "Join", err, nil)
@@ -681,12 +680,12 @@ func testJoinLeavesTheOldRoom(t *testing.T, e *roomsEnv) {
 		},
 		{
 			name: "racer of a race that runs: the seat stays",
-			setup: func(e *roomsEnv, old *fakeSink) *Room {
+			setup: func(e *roomsEnv, old *fakeSink) *lobby.Room {
 				r, _ := e.create("carol", classic())
 				_, err := e.one().Join(r, pl("bob"), old)
 				wantErr(e.t, "Join", err, nil)
 				wantErr(e.t, "Start", r.Start("id-carol"), nil)
-				e.clock.Advance(CountdownTime)
+				e.clock.Advance(lobby.CountdownTime)
 				return r
 			},
 			sameSession: true, wantSeat: true, wantHost: "id-carol",
@@ -705,7 +704,7 @@ func testJoinLeavesTheOldRoom(t *testing.T, e *roomsEnv) {
 				t.Fatal(err)
 			}
 			snap := oldRoom.Snapshot()
-			if closed := snap.Phase == PhaseClosed; closed != tc.wantClosed {
+			if closed := snap.Phase == lobby.PhaseClosed; closed != tc.wantClosed {
 				t.Fatalf("old room's phase %v, want closed %v", snap.Phase, tc.wantClosed)
 			}
 			if tc.wantClosed {
@@ -721,7 +720,7 @@ func testJoinLeavesTheOldRoom(t *testing.T, e *roomsEnv) {
 			if snap.Host != tc.wantHost {
 				t.Errorf("old room's host %s, want %s", snap.Host, tc.wantHost)
 			}
-			if _, told := hasPost[SeatTakenOver](old); told == tc.sameSession {
+			if _, told := hasPost[lobby.SeatTakenOver](old); told == tc.sameSession {
 				t.Errorf("old session told SeatTakenOver: %v, want %v", told, !tc.sameSession)
 			}
 			if m, ok := target.Snapshot().Member("id-bob"); !ok || !m.Present {
@@ -760,44 +759,5 @@ func testQuickAndCreateLeaveTheOldRoom(t *testing.T, e *roomsEnv) {
 	}
 	if _, ok := old.Snapshot().Member("id-erin"); ok {
 		t.Error("erin is still in carol's room after opening her own")
-	}
-}
-
-// BenchmarkReport is one racer's report in a full room of 8 racers and 50
-// spectators on a server alone: the fan-out each move costs.
-func BenchmarkReport(b *testing.B) {
-	clock := NewFakeClock(t0)
-	mem := bus.NewMemory(bus.MemoryOptions{Now: clock.Now, Lossless: true})
-	defer mem.Close()
-	rs, err := NewRooms(context.Background(), RoomsConfig{Bus: mem, Instance: "one", Lease: NewMemoryLease(clock),
-		LeaseTTL: time.Hour, Clock: clock, Rand: &countReader{}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rs.kill()
-	r, _, err := rs.Create(pl("p0"), newSink(), classic())
-	if err != nil {
-		b.Fatal(err)
-	}
-	for i := 1; i < MaxRacers; i++ {
-		if _, err := rs.Join(r, pl(fmt.Sprint("p", i)), newSink()); err != nil {
-			b.Fatal(err)
-		}
-	}
-	for i := range MaxSpectators {
-		if _, err := r.Watch(fmt.Sprint("v", i), newSink()); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := r.Start("id-p0"); err != nil {
-		b.Fatal(err)
-	}
-	clock.Advance(CountdownTime)
-	from := held(r, "id-p1")
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		if err := r.Report("id-p1", from, Progress{Removed: i % 20, Moves: i, State: RacerPlaying}, nil); err != nil {
-			b.Fatal(err)
-		}
 	}
 }

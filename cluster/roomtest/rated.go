@@ -1,7 +1,9 @@
-package lobby
+package roomtest
 
 import (
 	"context"
+	"pyramid/cluster"
+	"pyramid/lobby"
 	"testing"
 
 	"pyramid/bus"
@@ -34,17 +36,19 @@ func testRated(t *testing.T, e *roomsEnv) {
 		eventually(t, "a sees bob", func() bool { return len(h.Snapshot().Members) == 2 })
 		wantErr(t, "Start", h.Start("id-ann"), nil)
 		eventually(t, "both count down", func() bool {
-			return phaseOf(a, h.Code()) == PhaseCountdown && phaseOf(b, h.Code()) == PhaseCountdown
+			return phaseOf(a, h.Code()) == lobby.PhaseCountdown && phaseOf(b, h.Code()) == lobby.PhaseCountdown
 		})
-		e.clock.Advance(CountdownTime)
-		eventually(t, "both race", func() bool { return phaseOf(a, h.Code()) == PhaseRacing && phaseOf(b, h.Code()) == PhaseRacing })
-		wantErr(t, "ann clears", h.Report("id-ann", held(h, "id-ann"), Progress{Removed: 28, Moves: 40, Pass: 1, State: RacerCleared}, nil), nil)
-		wantErr(t, "bob is stuck", hb.Report("id-bob", held(hb, "id-bob"), Progress{Removed: 4, Moves: 30, Pass: 3, State: RacerStuck}, nil), nil)
+		e.clock.Advance(lobby.CountdownTime)
+		eventually(t, "both race", func() bool {
+			return phaseOf(a, h.Code()) == lobby.PhaseRacing && phaseOf(b, h.Code()) == lobby.PhaseRacing
+		})
+		wantErr(t, "ann clears", h.Report("id-ann", held(h, "id-ann"), lobby.Progress{Removed: 28, Moves: 40, Pass: 1, State: lobby.RacerCleared}, nil), nil)
+		wantErr(t, "bob is stuck", hb.Report("id-bob", held(hb, "id-bob"), lobby.Progress{Removed: 4, Moves: 30, Pass: 3, State: lobby.RacerStuck}, nil), nil)
 		eventually(t, "the holder stored the race", func() bool { return len(e.results("a")) == 1 })
 		if got := e.results("a")[0].Rated; got != rated {
 			t.Errorf("stored result Rated %v, want %v", got, rated)
 		}
-		eventually(t, "b has the results", func() bool { return phaseOf(b, h.Code()) == PhaseResults })
+		eventually(t, "b has the results", func() bool { return phaseOf(b, h.Code()) == lobby.PhaseResults })
 		wantErr(t, "Rematch", h.Rematch("id-ann", 43, engine.Winnable, !rated), nil)
 		eventually(t, "b folds the rematch", func() bool { return hb.Snapshot().Round == 2 })
 		if got := hb.Snapshot().Rated; got != !rated {
@@ -60,7 +64,7 @@ func testOldEventUnrated(t *testing.T, e *roomsEnv) {
 	a := e.server("a")
 	old := []byte(`{"op":"open","c":"QXWZ","i":"old","s":"sid","p":{"id":"id-ann","n":"ann"},` +
 		`"cfg":{"r":"classic","d":42,"v":1,"l":600000,"m":8}}`)
-	if _, err := e.bus().Publish(context.Background(), RoomsTopic, bus.Message{Kind: "open", Body: old}); err != nil {
+	if _, err := e.bus().Publish(context.Background(), cluster.RoomsTopic, bus.Message{Kind: "open", Body: old}); err != nil {
 		t.Fatalf("Publish: %v", err)
 	}
 	eventually(t, "a folds the old event", func() bool { _, ok := a.Room("QXWZ"); return ok })

@@ -1,0 +1,99 @@
+package cluster
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"pyramid/bus"
+	"pyramid/engine"
+	"pyramid/lobby"
+)
+
+// TestProgressEventFits: a server's progress event of a full room, eight
+// racers with the longest IDs and moves, each with a long line, fits in
+// one event of the bus.
+func TestProgressEventFits(t *testing.T) {
+	line := make([]string, 400)
+	for i := range line {
+		line[i] = "10.10+9.10" // the longest move a double pyramid's notation has
+	}
+	p := lobby.ServerProgress{Inst: strings.Repeat("i", 24), Round: 99}
+	for i := range lobby.MaxRacers {
+		p.Racers = append(p.Racers, lobby.RacerReport{ID: fmt.Sprintf("SHA256:%043d~%d", i, i), Line: lobby.SummarizeLine(line),
+			Progress:    lobby.Progress{Removed: 45, Moves: 400, Pass: 3, Board: 1<<45 - 1, State: lobby.RacerPlaying, GameID: 1 << 40},
+			LastRemoval: time.Hour, Finish: time.Hour})
+	}
+	m := toWireProgress(p)
+	m.T = time.Now().UnixMicro()
+	body, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(body) > bus.MaxBody {
+		t.Fatalf("a full room's progress event is %d bytes, over the bus's %d", len(body), bus.MaxBody)
+	}
+	t.Logf("a full room's progress event: %d bytes of %d", len(body), bus.MaxBody)
+}
+
+// TestWireRoundTrip: every kind of op, and a server's progress, come off
+// the bus as they went on (times to the millisecond, as the wire keeps
+// them).
+func TestWireRoundTrip(t *testing.T) {
+	at := time.UnixMilli(1_796_000_000_123)
+	ops := []lobby.RoomOp{
+		{Kind: lobby.OpHello, Inst: "one"},
+		{Kind: lobby.OpGone, Inst: "one", Gone: "two", At: at},
+		{Kind: lobby.OpWrong, Inst: "one", Target: "id-ann", At: at},
+		{Kind: lobby.OpOpen, Inst: "one", Code: "ABCD", RoomID: "r1", Sid: "one/1", Who: &lobby.Entrant{ID: "id-ann", Name: "ann", Guest: true},
+			Cfg: &lobby.OpConfig{RulesID: "classic", Deal: 42, Verdict: engine.Winnable, Public: true, TimeLimit: 5 * time.Minute, MaxPlayers: 4, Rated: true}},
+		{Kind: lobby.OpJoin, Inst: "two", Code: "ABCD", Sid: "two/3", Who: &lobby.Entrant{ID: "id-bob", Name: "bob"}},
+		{Kind: lobby.OpLeave, Inst: "two", Code: "ABCD", Target: "id-bob", Sid: "two/3"},
+		{Kind: lobby.OpReady, Inst: "two", Code: "ABCD", Target: "id-bob", Ready: true},
+		{Kind: lobby.OpStart, Inst: "one", Code: "ABCD", Target: "id-ann", At: at},
+		{Kind: lobby.OpEnd, Inst: "one", Code: "ABCD", Round: 2, At: at, Results: []lobby.Placing{
+			{Place: 1, ID: "id-ann", Name: "ann", GameID: 7, State: lobby.RacerCleared, Removed: 28, Moves: 40, Time: 95 * time.Second},
+			{Place: 2, ID: "id-bob", Name: "bob", Guest: true, State: lobby.RacerLeft, Removed: 3, Moves: 5}}},
+		{Kind: lobby.OpRematch, Inst: "one", Code: "ABCD", Target: "id-ann", Cfg: &lobby.OpConfig{Deal: 43, Verdict: engine.Unknown, Rated: true}},
+		{Kind: lobby.OpChat, Inst: "two", Code: "ABCD", Target: "id-bob", Text: "gg", At: at},
+		{Kind: lobby.OpMute, Inst: "one", Code: "ABCD", Who: &lobby.Entrant{ID: "id-ann"}, Target: "id-bob", Muted: true},
+		{Kind: lobby.OpWatch, Inst: "two", Code: "ABCD", Target: "viewer", Sid: "two/9"},
+		{Kind: lobby.OpUnwatch, Inst: "two", Code: "ABCD", Target: "viewer", Sid: "two/9"},
+		{Kind: lobby.OpClose, Inst: "one", Code: "ABCD", Text: "an admin closed it"},
+		{Kind: lobby.OpLapse, Inst: "one", Code: "ABCD", Target: "id-bob", Round: 2, At: at},
+	}
+	for _, op := range ops {
+		t.Run(string(op.Kind), func(t *testing.T) {
+			body, err := json.Marshal(toWire(op))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m roomMsg
+			if err := json.Unmarshal(body, &m); err != nil {
+				t.Fatal(err)
+			}
+			if got := m.op(); !reflect.DeepEqual(got, op) {
+				t.Errorf("came off the bus as\n%+v\nwent on as\n%+v", got, op)
+			}
+		})
+	}
+	p := lobby.ServerProgress{Inst: "two", Round: 3, Racers: []lobby.RacerReport{
+		{ID: "id-bob", Line: lobby.SummarizeLine([]string{"d", "7.1+7.2"}), Progress: lobby.Progress{Removed: 2, Moves: 2, Pass: 1,
+			Board: 3, State: lobby.RacerPlaying, GameID: 9}, LastRemoval: 1500 * time.Millisecond},
+		{ID: "id-cat", Progress: lobby.Progress{Removed: 28, Moves: 30, State: lobby.RacerCleared}, Finish: time.Minute},
+	}}
+	body, err := json.Marshal(toWireProgress(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m progressMsg
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.progress(); !reflect.DeepEqual(got, p) {
+		t.Errorf("progress came off the bus as\n%+v\nwent on as\n%+v", got, p)
+	}
+}
