@@ -8,8 +8,6 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-
-	"pyramid/bus"
 )
 
 // names lists the names in a Who snapshot with what each does.
@@ -285,63 +283,4 @@ func TestLobbyClosed(t *testing.T) {
 		t.Fatalf("a closed lobby took a session: post %v, online %d", l.Post(late, "x"), l.Online())
 	}
 	l.Close()
-}
-
-// TestLobbyBridge: two servers' lobbies on one bus. A takeover on either
-// tells the player's sessions on both, each once; other players and a
-// lobby without the player hear nothing.
-func TestLobbyBridge(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		ctx := context.Background()
-		b := bus.NewMemory(bus.MemoryOptions{})
-		defer b.Close()
-		one, two := New(Config{}), New(Config{})
-		defer one.Close()
-		defer two.Close()
-		if err := one.Bridge(ctx, b, "one"); err != nil {
-			t.Fatal(err)
-		}
-		if err := two.Bridge(ctx, b, "two"); err != nil {
-			t.Fatal(err)
-		}
-		if err := two.Bridge(ctx, b, "two"); err == nil {
-			t.Fatal("a second bridge was accepted")
-		}
-		alice := Player{ID: "SHA256:a", Name: "alice"}
-		a1, a3 := one.Join(alice), one.Join(alice)
-		a2 := two.Join(alice)
-		bob := two.Join(Player{ID: "SHA256:b", Name: "bob"})
-		if err := two.TakeOver(ctx, a2, "7", ""); err != nil {
-			t.Fatal(err)
-		}
-		synctest.Wait()
-		lens := func() string {
-			return fmt.Sprint(a1.Queue().Len(), a2.Queue().Len(), a3.Queue().Len(), bob.Queue().Len())
-		}
-		if got := lens(); got != "1 0 1 0" {
-			t.Fatalf("queues of a1 a2 a3 bob after a2 (server two) took over: %s, want 1 0 1 0", got)
-		}
-		if ev, _ := a1.Queue().Next(ctx); ev != (TakenOver{GameID: "7"}) {
-			t.Fatalf("a1 got %v", ev)
-		}
-		a3.Queue().Next(ctx)
-		if err := one.TakeOver(ctx, a1, "8", ""); err != nil {
-			t.Fatal(err)
-		}
-		synctest.Wait()
-		if got := lens(); got != "0 1 1 0" {
-			t.Fatalf("queues of a1 a2 a3 bob after a1 (server one) took over: %s, want 0 1 1 0", got)
-		}
-		if ev, _ := a2.Queue().Next(ctx); ev != (TakenOver{GameID: "8"}) {
-			t.Fatalf("a2 got %v", ev)
-		}
-		// Once the bus is gone, a takeover still reaches the sessions here
-		// and says the others could not be told.
-		one.Close()
-		b.Close()
-		synctest.Wait()
-		if err := two.TakeOver(ctx, bob, "9", ""); !errors.Is(err, bus.ErrClosed) {
-			t.Fatalf("a takeover with the bus closed: %v, want bus.ErrClosed", err)
-		}
-	})
 }

@@ -19,6 +19,7 @@ import (
 	"pyramid/arcade"
 	"pyramid/bus"
 	"pyramid/bus/pgbus"
+	"pyramid/cluster"
 	"pyramid/engine"
 	"pyramid/keys"
 	"pyramid/lobby"
@@ -146,7 +147,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 		// Race rooms.
 		MaxRooms:  cfg.maxRooms,
 		Bus:       eventBus,
-		Cluster:   lobby.ClusterConfig{TTL: cfg.presenceTTL, Heartbeat: cfg.presenceTTL / 3},
+		Cluster:   cluster.PresenceConfig{TTL: cfg.presenceTTL, Heartbeat: cfg.presenceTTL / 3},
 		Lease:     lease,
 		DBNow:     dbNow,
 		LeaseTTL:  cfg.presenceTTL,
