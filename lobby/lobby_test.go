@@ -93,6 +93,68 @@ func TestLobbyTakeOver(t *testing.T) {
 	}
 }
 
+// fakeTakeoverNet is a TakeoverNet that notes the takeovers told and
+// whether each is still current, and refuses them with err.
+type fakeTakeoverNet struct {
+	mu      sync.Mutex
+	told    []Takeover
+	current []func() bool
+	err     error
+}
+
+func (n *fakeTakeoverNet) TellTakeover(_ context.Context, t Takeover, current func() bool) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.told, n.current = append(n.told, t), append(n.current, current)
+	return n.err
+}
+
+// TestLobbyTakeOverAcross: a takeover is told to the other servers with
+// its player, and stays current (worth telling again) while its session
+// is here and no newer takeover of the player's came, made here or
+// heard of; one heard of tells every session of the player here.
+func TestLobbyTakeOverAcross(t *testing.T) {
+	ctx := context.Background()
+	l := New(Config{})
+	defer l.Close()
+	n := &fakeTakeoverNet{err: errors.New("connection refused")}
+	if err := l.AttachTakeovers(n); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.AttachTakeovers(n); err == nil {
+		t.Fatal("a second TakeoverNet was attached")
+	}
+	alice := Player{ID: "SHA256:a", Name: "alice"}
+	a1, a2 := l.Join(alice), l.Join(alice)
+	if err := l.TakeOver(ctx, a1, "7", ""); !errors.Is(err, n.err) {
+		t.Fatalf("TakeOver with the others unreachable: %v, want their error", err)
+	}
+	if len(n.told) != 1 || n.told[0] != (Takeover{Player: "SHA256:a", GameID: "7"}) || !n.current[0]() {
+		t.Fatalf("told %+v, want alice's takeover of 7, current", n.told)
+	}
+	l.TakeOver(ctx, a2, "8", "abandoned")
+	if n.current[0]() || !n.current[1]() {
+		t.Fatal("after a newer takeover: the older still current, or the newer not")
+	}
+	l.HearTakeover(Takeover{Player: "SHA256:a", GameID: "9"})
+	if n.current[1]() {
+		t.Fatal("a takeover made here still current after one heard of")
+	}
+	evs1, evs2 := events(t, a1), events(t, a2)
+	if len(evs1) != 2 || evs1[1] != (TakenOver{GameID: "9"}) || len(evs2) != 2 || evs2[1] != (TakenOver{GameID: "9"}) {
+		t.Fatalf("alice's sessions got %v and %v, want each told of 9 last", evs1, evs2)
+	}
+	l.TakeOver(ctx, a1, "10", "")
+	l.Leave(a1)
+	if n.current[2]() {
+		t.Fatal("a takeover still current after its session left")
+	}
+	l.TakeOver(ctx, l.Join(Player{Name: "guest", Guest: true}), "1", "")
+	if len(n.told) != 3 {
+		t.Fatalf("%d takeovers told, want a guest's not", len(n.told))
+	}
+}
+
 // TestLobbyPresenceCoalesces: a burst of joins and leaves costs each viewer
 // at most one PresenceChanged per PresenceEvery, and the last one it gets
 // tells the final count.
