@@ -56,7 +56,7 @@ type Config struct {
 	// server is a new one to the others).
 	Instance string
 	// Cluster tunes presence across servers (heartbeats, time to live).
-	Cluster lobby.ClusterConfig
+	Cluster cluster.PresenceConfig
 	// Lease, with Bus, makes the race rooms the cluster's: the servers on
 	// the bus share them, and the lease's holder runs their clock. DBNow
 	// is the cluster's clock (the database's). nil: the server's rooms are
@@ -77,6 +77,12 @@ type Config struct {
 type App struct {
 	cfg   Config
 	lobby *lobby.Lobby
+
+	// The lobby across servers (package cluster), on a bus; nil: this
+	// server's only (or it could not join).
+	takeovers  *cluster.Takeovers
+	presence   *cluster.Presence
+	spectating *cluster.Spectating
 
 	// Race rooms (arcade/race.go); the Lobby screen lists the public ones
 	// (presence.go).
@@ -114,24 +120,50 @@ func New(cfg Config) *App {
 		Writer: func() *games.Writer { return a.newWriter(nil) }})
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
-	// Across servers: takeovers over the lobby's bridge, presence over its
-	// cluster. A server that cannot join still serves its own players.
+	// Across servers: takeovers, presence and spectating (package
+	// cluster). A server that cannot join still serves its own players.
 	if cfg.Bus != nil {
-		if err := a.lobby.Bridge(ctx, cfg.Bus, a.cfg.Instance); err != nil {
-			cfg.Logger.Error("takeovers stay on this server", "err", err)
-		}
-		cc := cfg.Cluster
-		if cc.Logf == nil {
-			cc.Logf = func(f string, args ...any) { cfg.Logger.Warn(fmt.Sprintf(f, args...)) }
-		}
-		if err := a.lobby.Cluster(ctx, cfg.Bus, a.cfg.Instance, cc); err != nil {
-			cfg.Logger.Error("who lists this server's players only", "err", err)
-		} else if err := a.lobby.WatchAcross(ctx, cfg.Bus, a.cfg.Instance); err != nil {
-			cfg.Logger.Error("spectators watch this server's players only", "err", err)
-		}
+		a.joinCluster(ctx)
 	}
 	a.openRooms(ctx)
 	return a
+}
+
+// joinCluster joins the lobby to the other servers on the bus: the
+// takeovers of a player's games, who is online, and spectating (which
+// needs presence).
+func (a *App) joinCluster(ctx context.Context) {
+	b, instance, logger := a.cfg.Bus, a.cfg.Instance, a.cfg.Logger
+	var err error
+	if a.takeovers, err = cluster.JoinTakeovers(ctx, a.lobby, b, instance); err != nil {
+		logger.Error("takeovers stay on this server", "err", err)
+	}
+	cc := a.cfg.Cluster
+	if cc.Logf == nil {
+		cc.Logf = func(f string, args ...any) { logger.Warn(fmt.Sprintf(f, args...)) }
+	}
+	if a.presence, err = cluster.JoinPresence(ctx, a.lobby, b, instance, cc); err != nil {
+		logger.Error("who lists this server's players only", "err", err)
+		return
+	}
+	if a.spectating, err = cluster.JoinSpectating(ctx, a.presence); err != nil {
+		logger.Error("spectators watch this server's players only", "err", err)
+	}
+}
+
+// leaveCluster ends the lobby across servers, once the lobby is closed:
+// spectating first, which sends the ends of this server's spectators,
+// then presence, which says bye.
+func (a *App) leaveCluster() {
+	if a.spectating != nil {
+		a.spectating.Close()
+	}
+	if a.presence != nil {
+		a.presence.Close()
+	}
+	if a.takeovers != nil {
+		a.takeovers.Close()
+	}
 }
 
 // openRooms starts the race rooms: the cluster's, over its bus and lease,
@@ -167,6 +199,7 @@ func (a *App) openRooms(ctx context.Context) {
 func (a *App) Close() {
 	a.rooms.Shutdown()
 	a.lobby.Close()
+	a.leaveCluster()
 }
 
 // errBanned is what a banned player is told.

@@ -82,7 +82,7 @@ func clusterPair(t *testing.T, f *fixture) (one, two *App) {
 	lease := cluster.NewMemoryLease(nil)
 	newApp := func(instance string) *App {
 		a := New(Config{Store: f.st, Logger: log.New(&bytes.Buffer{}), Bus: b, Instance: instance, Lease: lease,
-			LeaseTTL: 300 * time.Millisecond, Cluster: lobby.ClusterConfig{Heartbeat: 50 * time.Millisecond}})
+			LeaseTTL: 300 * time.Millisecond, Cluster: cluster.PresenceConfig{Heartbeat: 50 * time.Millisecond}})
 		t.Cleanup(a.Close)
 		return a
 	}
@@ -206,7 +206,7 @@ func TestClusterRaceGameNotContinue(t *testing.T) {
 	// room", 2 runs in 30 under load with 300 ms).
 	newApp := func(instance string) *App {
 		a := New(Config{Store: f.st, Logger: log.New(&bytes.Buffer{}), Bus: b, Instance: instance, Lease: lease,
-			LeaseTTL: time.Minute, Cluster: lobby.ClusterConfig{Heartbeat: 50 * time.Millisecond}})
+			LeaseTTL: time.Minute, Cluster: cluster.PresenceConfig{Heartbeat: 50 * time.Millisecond}})
 		t.Cleanup(a.Close)
 		return a
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/log"
 
 	"pyramid/bus"
-	"pyramid/lobby"
+	"pyramid/cluster"
 	"pyramid/server/sshtest"
 	"pyramid/tui"
 )
@@ -19,7 +19,7 @@ import (
 // heartbeat, closed when the test ends.
 func clusterApp(t *testing.T, b bus.Bus, instance string) *App {
 	t.Helper()
-	fast := lobby.ClusterConfig{Heartbeat: 50 * time.Millisecond, Every: 10 * time.Millisecond}
+	fast := cluster.PresenceConfig{Heartbeat: 50 * time.Millisecond, Every: 10 * time.Millisecond}
 	a := New(Config{Logger: log.New(&bytes.Buffer{}), Bus: b, Instance: instance, Cluster: fast})
 	t.Cleanup(a.Close)
 	return a

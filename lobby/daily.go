@@ -24,12 +24,12 @@ func (l *Lobby) WatchDaily(s *Session, on bool) {
 
 // DailyFinished tells the viewers of the daily board that a result of
 // rulesID's deal of date was recorded, on every server of the cluster
-// (cluster.go). It never waits on a viewer or the bus.
+// (PresenceNet). It never waits on a viewer or the other servers.
 func (l *Lobby) DailyFinished(rulesID, date string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.cluster != nil {
-		l.cluster.dailyLocked(rulesID, date)
+	if l.peers != nil {
+		l.peers.net.DailyFinished(rulesID, date)
 	}
 	l.dailyChangedLocked(rulesID, date)
 }
@@ -67,7 +67,7 @@ func (l *Lobby) PlayingRules(rulesID string) int {
 			count(s.player)
 		}
 	}
-	if c := l.cluster; c != nil {
+	if c := l.peers; c != nil {
 		// The other servers' players, as their last roster said.
 		now := l.now()
 		for _, entries := range c.remote {

@@ -2,15 +2,12 @@ package lobby
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"pyramid/bus"
 )
 
 // Player is who plays a session, as the server proved it.
@@ -53,7 +50,7 @@ type Session struct {
 	private    bool                // refuses spectators: "Others may watch me" is off
 	daily      bool                // gets DailyChanged
 
-	// Spectating across servers (watch_cluster.go), guarded by the
+	// Spectating across servers (watch_remote.go), guarded by the
 	// lobby's mu: the game on another server this session watches, the
 	// spectators on other servers of this one's (each until it expires
 	// unless its server says it still watches), and the version of what
@@ -118,20 +115,15 @@ type Lobby struct {
 	pending   *time.Timer                    // a flush waiting for PresenceEvery to pass; nil if none
 	closed    bool
 
-	// The bridge to other servers (Bridge); nil bus: none.
-	bus      bus.Bus
-	instance string
-	sub      bus.Subscription
-	bridged  chan struct{} // closed when the bridge's reader ends
-	// Takeovers published again (retryTakeover): how many of each
-	// player's were made or heard of, the retries' end and their count.
+	// Takeovers across servers (AttachTakeovers); nil: this server's
+	// only. takeovers counts, by player, the takeovers made here or heard
+	// of from the others: a takeover told again stops once a newer came.
+	takeoverNet TakeoverNet
 	takeovers   map[string]uint64
-	retryCtx    context.Context // ends at Close
-	retryCancel context.CancelFunc
-	retries     sync.WaitGroup
 
-	// Presence across servers (Cluster, cluster.go); nil: this server's only.
-	cluster *cluster
+	// Presence across servers (AttachPresence, remote.go); nil: this
+	// server's only.
+	peers *peers
 
 	// The shared listing of who is online (presence.go): ver counts the
 	// changes of presence (changed under mu, read anywhere), flushVer is
@@ -142,9 +134,9 @@ type Lobby struct {
 	snap     atomic.Pointer[roster]
 	build    sync.Mutex
 	scratch  rosterScratch
-	// Spectating across servers (WatchAcross, watch_cluster.go); nil:
+	// Spectating across servers (AttachWatch, watch_remote.go); nil:
 	// this server's games only.
-	watchNet *watchNet
+	remoteWatch *remoteWatch
 }
 
 // New returns an empty lobby.
@@ -267,12 +259,11 @@ func (l *Lobby) postLocked(s *Session, ev Event) bool {
 
 // TakeOver tells every other session of s's player, at once, that s took
 // game gameID over from it: those on this server through their queues,
-// and, over the bridge when there is one, those on other servers. Guests
-// have no games to take. It returns the bridge's error, if any; the
-// sessions here are told regardless, and a takeover the bus refused
-// (PostgreSQL down) is published again, with backoff, while s lasts and
-// no newer takeover of the player's came, so that the other servers
-// hear of it once the bus is back.
+// and, when the lobby has a TakeoverNet, those on other servers. Guests
+// have no games to take. It returns the TakeoverNet's error, if any; the
+// sessions here are told regardless, and the TakeoverNet tells the
+// others again while s lasts and no newer takeover of the player's came,
+// so that they hear of it once it can reach them.
 func (l *Lobby) TakeOver(ctx context.Context, s *Session, gameID, reason string) error {
 	key := playerKey(s.player)
 	if key == "" {
@@ -280,82 +271,32 @@ func (l *Lobby) TakeOver(ctx context.Context, s *Session, gameID, reason string)
 	}
 	l.mu.Lock()
 	l.tellLocked(key, s.id, gameID, reason)
-	b, instance := l.bus, l.instance
+	n := l.takeoverNet
 	gen := l.takenLocked(key)
 	l.mu.Unlock()
-	if b == nil {
+	if n == nil {
 		return nil
 	}
-	body, err := json.Marshal(takeover{Instance: instance, Player: key, Game: gameID, Reason: reason})
-	if err != nil {
-		return fmt.Errorf("lobby: tell other servers of the takeover of game %s: %w", gameID, err)
+	current := func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return !s.gone && l.takeovers[key] == gen
 	}
-	// An ID of its own: a retry that the bus took already the first
-	// time publishes nothing twice.
-	m := bus.Message{ID: bus.NewID(), Kind: "taken", Body: body}
-	if _, err = b.Publish(ctx, TakeoverTopic, m); err != nil {
-		l.retryTakeover(b, s, key, gen, m)
-		return fmt.Errorf("lobby: tell other servers of the takeover of game %s (trying again): %w", gameID, err)
+	if err := n.TellTakeover(ctx, Takeover{Player: key, GameID: gameID, Reason: reason}, current); err != nil {
+		return fmt.Errorf("lobby: takeover of game %s: %w", gameID, err)
 	}
 	return nil
 }
 
-// Backoff of a takeover published again.
-const (
-	takeoverRetryFirst   = 250 * time.Millisecond
-	takeoverRetryMax     = 5 * time.Second
-	takeoverRetryTimeout = 5 * time.Second
-)
-
 // takenLocked counts a takeover of the player key (made here, or heard
-// of from another server) and returns its number: a takeover published
-// again stops once a newer one came.
+// of from another server) and returns its number: a takeover told again
+// stops once a newer one came.
 func (l *Lobby) takenLocked(key string) uint64 {
 	if l.takeovers == nil {
 		l.takeovers = map[string]uint64{}
 	}
 	l.takeovers[key]++
 	return l.takeovers[key]
-}
-
-// retryTakeover publishes m again, with backoff, until the bus takes it,
-// s leaves, a newer takeover of key comes (gen is no longer the last),
-// or the lobby closes.
-func (l *Lobby) retryTakeover(b bus.Bus, s *Session, key string, gen uint64, m bus.Message) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed || l.retryCtx == nil {
-		return
-	}
-	stop := l.retryCtx
-	l.retries.Add(1)
-	go func() {
-		defer l.retries.Done()
-		wait := takeoverRetryFirst
-		timer := time.NewTimer(wait)
-		defer timer.Stop()
-		for {
-			select {
-			case <-timer.C:
-			case <-stop.Done():
-				return
-			}
-			l.mu.Lock()
-			stale := s.gone || l.takeovers[key] != gen
-			l.mu.Unlock()
-			if stale {
-				return
-			}
-			ctx, cancel := context.WithTimeout(stop, takeoverRetryTimeout)
-			_, err := b.Publish(ctx, TakeoverTopic, m)
-			cancel()
-			if err == nil || errors.Is(err, bus.ErrClosed) || stop.Err() != nil {
-				return
-			}
-			wait = min(2*wait, takeoverRetryMax)
-			timer.Reset(wait)
-		}
-	}()
 }
 
 // tellLocked posts TakenOver to the sessions of a player but one (except;
@@ -368,67 +309,60 @@ func (l *Lobby) tellLocked(key string, except uint64, gameID, reason string) {
 	}
 }
 
-// TakeoverTopic is the bus topic of takeovers between servers.
-const TakeoverTopic = "lobby.takeover"
-
-// takeover is the body of a takeover event on the bus.
-type takeover struct {
-	Instance string `json:"i"` // the server whose session took the game
-	Player   string `json:"p"`
-	Game     string `json:"g"`
-	Reason   string `json:"r,omitempty"`
+// Takeover is a game of a player taken over by one of their sessions, as
+// the servers of a cluster tell each other.
+type Takeover struct {
+	// Player is the player's ID (guests take nothing over).
+	Player string
+	GameID string
+	// Reason is as in TakenOver.
+	Reason string
 }
 
-// Bridge connects the lobby to the other servers on b: a takeover on one
-// server reaches the player's sessions on every other. instance names this
-// server on the bus (unique per running server). A lobby has one bridge;
-// Close ends it.
-func (l *Lobby) Bridge(ctx context.Context, b bus.Bus, instance string) error {
-	sub, err := b.Subscribe(ctx, TakeoverTopic, bus.Latest)
-	if err != nil {
-		return fmt.Errorf("lobby: bridge: %w", err)
-	}
+// TakeoverNet tells the other servers of a cluster of the takeovers made
+// on this one (package cluster does it over a bus). The lobby calls it
+// without its lock held.
+type TakeoverNet interface {
+	// TellTakeover tells the other servers of t, made here, and returns
+	// an error when it could not. It then tells them again, with backoff,
+	// while current reports true: the session that took the game is
+	// still here, and no newer takeover of the player's came.
+	TellTakeover(ctx context.Context, t Takeover, current func() bool) error
+}
+
+// AttachTakeovers makes n tell the other servers of the takeovers made
+// here (TakeOver); n in turn tells the lobby of theirs (HearTakeover). A
+// lobby has one TakeoverNet.
+func (l *Lobby) AttachTakeovers(n TakeoverNet) error {
 	l.mu.Lock()
-	if l.bus != nil || l.closed {
-		l.mu.Unlock()
-		sub.Close()
-		return errors.New("lobby: bridge: already bridged, or closed")
+	defer l.mu.Unlock()
+	if l.takeoverNet != nil || l.closed {
+		return errors.New("lobby: takeovers across servers: attached already, or closed")
 	}
-	l.bus, l.instance, l.sub, l.bridged = b, instance, sub, make(chan struct{})
-	l.retryCtx, l.retryCancel = context.WithCancel(context.Background())
-	l.mu.Unlock()
-	go l.readBridge(sub, instance)
+	l.takeoverNet = n
 	return nil
 }
 
-// readBridge tells this server's sessions of the takeovers made on other
-// servers, until the subscription ends. A gap only means takeovers were
-// missed: each session still learns of one at its next save.
-func (l *Lobby) readBridge(sub bus.Subscription, instance string) {
-	defer close(l.bridged)
-	for {
-		ev, err := sub.Next(context.Background())
-		if errors.Is(err, bus.ErrGap) {
-			continue
-		}
-		if err != nil {
-			return
-		}
-		var t takeover
-		if json.Unmarshal(ev.Body, &t) != nil || t.Instance == instance || t.Player == "" {
-			continue
-		}
-		l.mu.Lock()
-		l.takenLocked(t.Player) // a takeover of ours published again stops here
-		l.tellLocked(t.Player, 0, t.Game, t.Reason)
-		l.mu.Unlock()
+// HearTakeover tells this server's sessions of t's player that another
+// server's session took game t.GameID over: each stops showing it. A
+// takeover of the player's made here and still told again stops there.
+func (l *Lobby) HearTakeover(t Takeover) {
+	if t.Player == "" {
+		return
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.takenLocked(t.Player)
+	l.tellLocked(t.Player, 0, t.GameID, t.Reason)
 }
 
-// Close ends the lobby: every session's queue closes, sessions that join
-// later get a closed queue, and the bridge ends (Close waits for it).
+// Close ends the lobby: every session's queue closes, and sessions that
+// join later get a closed queue. What tells the other servers of a
+// cluster of this one (package cluster) is closed by its owner, after
+// the lobby, so that the ends of this server's spectators reach them.
 func (l *Lobby) Close() {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.closed = true
 	for _, s := range l.sessions {
 		l.removeLocked(s)
@@ -437,16 +371,4 @@ func (l *Lobby) Close() {
 		l.pending.Stop()
 		l.pending = nil
 	}
-	sub, bridged := l.sub, l.bridged
-	if l.retryCancel != nil {
-		l.retryCancel()
-	}
-	l.mu.Unlock()
-	l.retries.Wait()
-	if sub != nil {
-		sub.Close()
-		<-bridged
-	}
-	l.closeWatchNet() // watch_cluster.go: before the cluster says bye
-	l.closeCluster()
 }

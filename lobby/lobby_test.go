@@ -8,8 +8,6 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-
-	"pyramid/bus"
 )
 
 // names lists the names in a Who snapshot with what each does.
@@ -92,6 +90,68 @@ func TestLobbyTakeOver(t *testing.T) {
 	l.TakeOver(context.Background(), g2, "1", "")
 	if guest.Queue().Len() != 0 {
 		t.Fatal("a guest was told of another guest's takeover")
+	}
+}
+
+// fakeTakeoverNet is a TakeoverNet that notes the takeovers told and
+// whether each is still current, and refuses them with err.
+type fakeTakeoverNet struct {
+	mu      sync.Mutex
+	told    []Takeover
+	current []func() bool
+	err     error
+}
+
+func (n *fakeTakeoverNet) TellTakeover(_ context.Context, t Takeover, current func() bool) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.told, n.current = append(n.told, t), append(n.current, current)
+	return n.err
+}
+
+// TestLobbyTakeOverAcross: a takeover is told to the other servers with
+// its player, and stays current (worth telling again) while its session
+// is here and no newer takeover of the player's came, made here or
+// heard of; one heard of tells every session of the player here.
+func TestLobbyTakeOverAcross(t *testing.T) {
+	ctx := context.Background()
+	l := New(Config{})
+	defer l.Close()
+	n := &fakeTakeoverNet{err: errors.New("connection refused")}
+	if err := l.AttachTakeovers(n); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.AttachTakeovers(n); err == nil {
+		t.Fatal("a second TakeoverNet was attached")
+	}
+	alice := Player{ID: "SHA256:a", Name: "alice"}
+	a1, a2 := l.Join(alice), l.Join(alice)
+	if err := l.TakeOver(ctx, a1, "7", ""); !errors.Is(err, n.err) {
+		t.Fatalf("TakeOver with the others unreachable: %v, want their error", err)
+	}
+	if len(n.told) != 1 || n.told[0] != (Takeover{Player: "SHA256:a", GameID: "7"}) || !n.current[0]() {
+		t.Fatalf("told %+v, want alice's takeover of 7, current", n.told)
+	}
+	l.TakeOver(ctx, a2, "8", "abandoned")
+	if n.current[0]() || !n.current[1]() {
+		t.Fatal("after a newer takeover: the older still current, or the newer not")
+	}
+	l.HearTakeover(Takeover{Player: "SHA256:a", GameID: "9"})
+	if n.current[1]() {
+		t.Fatal("a takeover made here still current after one heard of")
+	}
+	evs1, evs2 := events(t, a1), events(t, a2)
+	if len(evs1) != 2 || evs1[1] != (TakenOver{GameID: "9"}) || len(evs2) != 2 || evs2[1] != (TakenOver{GameID: "9"}) {
+		t.Fatalf("alice's sessions got %v and %v, want each told of 9 last", evs1, evs2)
+	}
+	l.TakeOver(ctx, a1, "10", "")
+	l.Leave(a1)
+	if n.current[2]() {
+		t.Fatal("a takeover still current after its session left")
+	}
+	l.TakeOver(ctx, l.Join(Player{Name: "guest", Guest: true}), "1", "")
+	if len(n.told) != 3 {
+		t.Fatalf("%d takeovers told, want a guest's not", len(n.told))
 	}
 }
 
@@ -285,63 +345,4 @@ func TestLobbyClosed(t *testing.T) {
 		t.Fatalf("a closed lobby took a session: post %v, online %d", l.Post(late, "x"), l.Online())
 	}
 	l.Close()
-}
-
-// TestLobbyBridge: two servers' lobbies on one bus. A takeover on either
-// tells the player's sessions on both, each once; other players and a
-// lobby without the player hear nothing.
-func TestLobbyBridge(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		ctx := context.Background()
-		b := bus.NewMemory(bus.MemoryOptions{})
-		defer b.Close()
-		one, two := New(Config{}), New(Config{})
-		defer one.Close()
-		defer two.Close()
-		if err := one.Bridge(ctx, b, "one"); err != nil {
-			t.Fatal(err)
-		}
-		if err := two.Bridge(ctx, b, "two"); err != nil {
-			t.Fatal(err)
-		}
-		if err := two.Bridge(ctx, b, "two"); err == nil {
-			t.Fatal("a second bridge was accepted")
-		}
-		alice := Player{ID: "SHA256:a", Name: "alice"}
-		a1, a3 := one.Join(alice), one.Join(alice)
-		a2 := two.Join(alice)
-		bob := two.Join(Player{ID: "SHA256:b", Name: "bob"})
-		if err := two.TakeOver(ctx, a2, "7", ""); err != nil {
-			t.Fatal(err)
-		}
-		synctest.Wait()
-		lens := func() string {
-			return fmt.Sprint(a1.Queue().Len(), a2.Queue().Len(), a3.Queue().Len(), bob.Queue().Len())
-		}
-		if got := lens(); got != "1 0 1 0" {
-			t.Fatalf("queues of a1 a2 a3 bob after a2 (server two) took over: %s, want 1 0 1 0", got)
-		}
-		if ev, _ := a1.Queue().Next(ctx); ev != (TakenOver{GameID: "7"}) {
-			t.Fatalf("a1 got %v", ev)
-		}
-		a3.Queue().Next(ctx)
-		if err := one.TakeOver(ctx, a1, "8", ""); err != nil {
-			t.Fatal(err)
-		}
-		synctest.Wait()
-		if got := lens(); got != "0 1 1 0" {
-			t.Fatalf("queues of a1 a2 a3 bob after a1 (server one) took over: %s, want 0 1 1 0", got)
-		}
-		if ev, _ := a2.Queue().Next(ctx); ev != (TakenOver{GameID: "8"}) {
-			t.Fatalf("a2 got %v", ev)
-		}
-		// Once the bus is gone, a takeover still reaches the sessions here
-		// and says the others could not be told.
-		one.Close()
-		b.Close()
-		synctest.Wait()
-		if err := two.TakeOver(ctx, bob, "9", ""); !errors.Is(err, bus.ErrClosed) {
-			t.Fatalf("a takeover with the bus closed: %v, want bus.ErrClosed", err)
-		}
-	})
 }

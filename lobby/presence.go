@@ -76,7 +76,7 @@ type Presence struct {
 	// Joined is when that session joined.
 	Joined time.Time
 	// Instance names the server of that session when it is another
-	// server of the cluster (Cluster); empty for this one.
+	// server of the cluster (HearRoster); empty for this one.
 	Instance string
 }
 
@@ -161,7 +161,7 @@ type roster struct {
 	// list is Who.
 	list []Presence
 	// local is this server's part of list with when each entry changed,
-	// in no order; kept only in a cluster (roster in cluster.go).
+	// in no order; kept only in a cluster (Roster, remote.go).
 	local []localEntry
 	// expires is when the first of its other servers' entries runs out
 	// of time to live (zero: none), as Who never lists such an entry.
@@ -232,9 +232,9 @@ func (l *Lobby) buildRoster() *roster {
 	l.mu.Lock()
 	r := &roster{ver: l.ver.Load()}
 	members := append(sc.members[:0], l.members...)
-	inCluster := l.cluster != nil
+	inCluster := l.peers != nil
 	remote := sc.remote[:0]
-	if c := l.cluster; c != nil {
+	if c := l.peers; c != nil {
 		now := l.now()
 		for _, entries := range c.remote {
 			for _, e := range entries {
@@ -318,7 +318,7 @@ func (l *Lobby) buildRoster() *roster {
 }
 
 // localOf is this server's part of a listing, for the other servers
-// (cluster.go): the entries picked before any other server's.
+// (Roster, remote.go): the entries picked before any other server's.
 func localOf(picked []rawEntry) []localEntry {
 	out := make([]localEntry, len(picked))
 	for i, e := range picked {
@@ -366,8 +366,8 @@ func (l *Lobby) WatchPresence(s *Session, on bool) {
 // n passes.
 func (l *Lobby) changedLocked() {
 	l.ver.Add(1)
-	if l.cluster != nil {
-		l.cluster.pokeLocked()
+	if l.peers != nil {
+		l.peers.net.RosterChanged()
 	}
 	if l.pending != nil || l.closed {
 		return

@@ -1,11 +1,14 @@
 // Package lobby holds the shared live state of the arcade: who is
 // connected and what each is doing, race rooms, spectators, room chat and
 // the live daily board. It knows nothing of terminals or SSH: sessions
-// reach it through a Sink each, and it never waits on a session. Servers
-// that share a bus share it too: presence (cluster.go), takeovers and
-// spectating (watch_cluster.go). The race rooms (Rooms, rooms.go) are one
-// implementation for one server and a cluster alike: a fold of the rooms'
-// events on a bus, in memory on a server alone.
+// reach it through a Sink each, and it never waits on a session. The
+// servers of a cluster share it too: package cluster carries the race
+// rooms' log, presence, takeovers and spectating between them, over a
+// bus, through interfaces the lobby declares (RoomLog, PresenceNet,
+// TakeoverNet, WatchNet; room_log.go, remote.go, watch_remote.go); the
+// lobby decides and keeps what they said. The race rooms (Rooms, rooms.go)
+// are one state machine for one server and a cluster alike, over a log in
+// memory on a server alone.
 package lobby
 
 // Event is one thing that happened that a session may show: its game taken

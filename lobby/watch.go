@@ -72,7 +72,7 @@ func (l *Lobby) Watch(viewer *Session, name string) (Watched, error) {
 		return Watched{}, ErrClosed
 	}
 	target := l.findLocked(name, viewer)
-	if at, ok := l.remoteCandidateLocked(viewer, name, target); ok { // watch_cluster.go
+	if at, ok := l.remoteCandidateLocked(viewer, name, target); ok { // watch_remote.go
 		l.mu.Unlock()
 		w, err := l.watchRemote(viewer, name, at)
 		if err == nil || target == nil || !errors.Is(err, ErrNotOnline) && !errors.Is(err, ErrNoAnswer) && !errors.Is(err, ErrServerDown) {
@@ -166,7 +166,7 @@ func (l *Lobby) Unwatch(viewer *Session) {
 }
 
 func (l *Lobby) unwatchLocked(viewer *Session) {
-	l.unwatchRemoteLocked(viewer) // watch_cluster.go
+	l.unwatchRemoteLocked(viewer) // watch_remote.go
 	target := viewer.watching
 	if target == nil {
 		return
@@ -215,7 +215,7 @@ func (l *Lobby) Publish(s *Session, b Board) {
 
 // sendBoardLocked sends s's board to each of its spectators.
 func (l *Lobby) sendBoardLocked(s *Session) {
-	l.offerRemoteLocked(s) // watch_cluster.go
+	l.offerRemoteLocked(s) // watch_remote.go
 	if len(s.spectators) == 0 {
 		return
 	}
@@ -234,7 +234,7 @@ func (l *Lobby) sendBoardLocked(s *Session) {
 
 // SetWatchable sets whether others may watch the games of s's player, on
 // every session of the player (a guest's session alone), on this server
-// and on the others (WatchAcross). Turning it off ends every spectator of
+// and on the others (AttachWatch). Turning it off ends every spectator of
 // those sessions with WatchEnded.
 func (l *Lobby) SetWatchable(s *Session, on bool) {
 	l.mu.Lock()
@@ -242,7 +242,7 @@ func (l *Lobby) SetWatchable(s *Session, on bool) {
 	for _, own := range l.ownLocked(s) {
 		l.setWatchableLocked(own, on)
 	}
-	l.tellWatchableLocked(playerKey(s.player), on) // watch_cluster.go
+	l.tellWatchableLocked(playerKey(s.player), on) // watch_remote.go
 }
 
 // setWatchableLocked applies the setting to one session.
@@ -289,7 +289,7 @@ func (l *Lobby) endSpectatorsLocked(s *Session, reason string) {
 	if s.watchersLocked() == 0 {
 		return
 	}
-	l.endRemoteSpectatorsLocked(s, reason) // watch_cluster.go
+	l.endRemoteSpectatorsLocked(s, reason) // watch_remote.go
 	specs := s.spectators
 	s.spectators, s.board = nil, Board{}
 	for _, v := range specs {

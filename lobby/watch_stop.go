@@ -6,7 +6,7 @@ package lobby
 // room, is told with WatchEnded and reason; what it tells the lobby it
 // does next follows from there: it is at the menu, and who shows the
 // player as s shows them. The player's sessions on the other servers
-// stop too (told over the watch topics, when the lobby watches across
+// stop too (told through the WatchNet, when the lobby watches across
 // servers), so the watched player's count drops everywhere. A guest's
 // other sessions are not the same player's, and are left alone.
 func (l *Lobby) StopWatching(s *Session, reason string) {
@@ -22,7 +22,7 @@ func (l *Lobby) StopWatching(s *Session, reason string) {
 		}
 		l.stopOtherWatchingLocked(own, reason)
 	}
-	l.tellStopWatchingLocked(playerKey(s.player), reason) // watch_cluster.go
+	l.tellStopWatchingLocked(playerKey(s.player), reason) // watch_remote.go
 }
 
 // stopOtherWatchingLocked ends what s watches because another session of

@@ -1,11 +1,6 @@
 package lobby
 
-import (
-	"testing"
-	"testing/synctest"
-
-	"pyramid/bus"
-)
+import "testing"
 
 // TestStopWatching: a player who joins a race room stops watching in
 // every session: the watched player's count drops, the watching session
@@ -50,45 +45,4 @@ func TestStopWatching(t *testing.T) {
 			t.Errorf("who shows ann %+v, want racing", p.Doing)
 		}
 	}
-}
-
-// TestStopWatchingAcrossServers: a player who joins a race room on one
-// server stops watching in their sessions on the others too: the watched
-// player's count drops on its server, the watching session is told why,
-// and another player's spectating is left alone.
-func TestStopWatchingAcrossServers(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		b := bus.NewMemory(bus.MemoryOptions{})
-		defer b.Close()
-		one, two := watching(t, b, "one"), watching(t, b, "two")
-		bob := one.Join(Player{ID: "b", Name: "bob"})
-		one.SetDoing(bob, Doing{What: Playing, Rules: "classic", Deal: 42})
-		ann := one.Join(Player{ID: "a", Name: "ann"})
-		annThere := two.Join(Player{ID: "a", Name: "ann"})
-		carol := two.Join(Player{ID: "c", Name: "carol"})
-		settle()
-		for _, v := range []*Session{annThere, carol} {
-			if _, err := two.Watch(v, "bob"); err != nil {
-				t.Fatal(err)
-			}
-		}
-		two.SetDoing(annThere, Doing{What: Watching, Watched: "bob"})
-		settle()
-		if n := one.SpectatorsOf(bob); n != 2 {
-			t.Fatalf("bob has %d spectators, want 2", n)
-		}
-		events(t, annThere)
-		one.StopWatching(ann, "you joined room KMTX")
-		settle()
-		if n := one.SpectatorsOf(bob); n != 1 {
-			t.Errorf("after ann joined a room on bob's server, bob has %d spectators, want carol alone", n)
-		}
-		end, ok := lastOf[WatchEnded](events(t, annThere))
-		if !ok || end.Reason != "you joined room KMTX" || end.Name != "bob" {
-			t.Errorf("ann's watching session on the other server got %+v (%v), want WatchEnded saying why", end, ok)
-		}
-		if _, ok := lastOf[WatchEnded](events(t, carol)); ok {
-			t.Error("carol's spectating ended too")
-		}
-	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"pyramid/bus"
+	"pyramid/cluster"
 	"pyramid/lobby"
 	"pyramid/store/storetest"
 )
@@ -43,12 +44,16 @@ func TestPresenceLoad(t *testing.T) {
 		l *lobby.Lobby
 		b *Bus
 	}{{one, busOne}, {two, busTwo}} {
-		if err := pair.l.Bridge(ctx, pair.b, fmt.Sprint("server-", i)); err != nil {
+		tk, err := cluster.JoinTakeovers(ctx, pair.l, pair.b, fmt.Sprint("server-", i))
+		if err != nil {
 			t.Fatal(err)
 		}
-		if err := pair.l.Cluster(ctx, pair.b, fmt.Sprint("server-", i), lobby.ClusterConfig{}); err != nil {
+		defer tk.Close()
+		p, err := cluster.JoinPresence(ctx, pair.l, pair.b, fmt.Sprint("server-", i), cluster.PresenceConfig{})
+		if err != nil {
 			t.Fatal(err)
 		}
+		defer p.Close()
 	}
 	var sessions []*lobby.Session
 	for i := range *loadSessions {

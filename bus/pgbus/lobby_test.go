@@ -4,8 +4,8 @@ package pgbus_test
 // on one server sees a move made on another (TestWatchLatency), and a
 // takeover made while PostgreSQL is down (TestTakeoverWhileDown).
 //
-// A takeover across servers while their PostgreSQL is down: the lobby's
-// bridge publishes it again once the server is back. It stops and starts
+// A takeover across servers while their PostgreSQL is down: the
+// cluster's takeovers publish it again once the server is back. It stops and starts
 // the server, so it runs only when PYRAMID_TEST_PG_STOP and
 // PYRAMID_TEST_PG_START hold the commands that do it, on a throwaway
 // server of one's own (never a shared one):
@@ -33,6 +33,7 @@ import (
 
 	"pyramid/bus"
 	"pyramid/bus/pgbus"
+	"pyramid/cluster"
 	"pyramid/engine"
 	"pyramid/lobby"
 	"pyramid/store/storetest"
@@ -54,7 +55,7 @@ func TestWatchLatency(t *testing.T) {
 	u := storetest.PostgresSchemaURL(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute+time.Duration(*watchMoves)*time.Second)
 	defer cancel()
-	cfg := lobby.ClusterConfig{Heartbeat: time.Second, TTL: 3 * time.Second, Every: 100 * time.Millisecond}
+	cfg := cluster.PresenceConfig{Heartbeat: time.Second, TTL: 3 * time.Second, Every: 100 * time.Millisecond}
 	server := func(instance string) *lobby.Lobby {
 		b, err := pgbus.Open(ctx, u, pgbus.Options{})
 		if err != nil {
@@ -62,13 +63,17 @@ func TestWatchLatency(t *testing.T) {
 		}
 		t.Cleanup(func() { b.Close() })
 		l := lobby.New(lobby.Config{})
-		t.Cleanup(l.Close) // before the bus closes (cleanups run last first)
-		if err := l.Cluster(ctx, b, instance, cfg); err != nil {
+		p, err := cluster.JoinPresence(ctx, l, b, instance, cfg)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if err := l.WatchAcross(ctx, b, instance); err != nil {
+		t.Cleanup(p.Close) // before the bus closes (cleanups run last first)
+		s, err := cluster.JoinSpectating(ctx, p)
+		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(s.Close)
+		t.Cleanup(l.Close) // first of all
 		return l
 	}
 	probe, err := pgbus.Open(ctx, u, pgbus.Options{})
@@ -95,7 +100,7 @@ func TestWatchLatency(t *testing.T) {
 		}
 	}
 	seq := func() uint64 { // the last event on the spectators' server's topic
-		sub, err := probe.Subscribe(ctx, lobby.WatchTopic("two"), bus.Latest)
+		sub, err := probe.Subscribe(ctx, cluster.WatchTopic("two"), bus.Latest)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,11 +166,15 @@ func TestTakeoverWhileDown(t *testing.T) {
 	one, two := lobby.New(lobby.Config{}), lobby.New(lobby.Config{})
 	defer one.Close()
 	defer two.Close()
-	if err := one.Bridge(ctx, open(), "one"); err != nil {
-		t.Fatal(err)
-	}
-	if err := two.Bridge(ctx, open(), "two"); err != nil {
-		t.Fatal(err)
+	for _, server := range []struct {
+		l    *lobby.Lobby
+		name string
+	}{{one, "one"}, {two, "two"}} {
+		tk, err := cluster.JoinTakeovers(ctx, server.l, open(), server.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tk.Close()
 	}
 	alice := lobby.Player{ID: "SHA256:a", Name: "alice"}
 	a1, a2 := one.Join(alice), two.Join(alice)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"pyramid/cluster"
 	"pyramid/lobby"
 	"pyramid/server"
 )
@@ -62,7 +63,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.hostKey, "host-key", "", "host key `file` (ed25519, made if missing); give every instance behind one name the same; empty: host_ed25519 in the data directory (PYRAMID_HOST_KEY)")
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 15*time.Minute, "end a session after this long without input (PYRAMID_IDLE_TIMEOUT)")
 	fs.DurationVar(&c.maxSessionTime, "max-session-time", 12*time.Hour, "end any session after this long (PYRAMID_MAX_SESSION_TIME)")
-	fs.DurationVar(&c.presenceTTL, "presence-ttl", lobby.DefaultPresenceTTL, "several servers on one PostgreSQL: how long another server's player stays in who without a heartbeat (a third of it between heartbeats) (PYRAMID_PRESENCE_TTL)")
+	fs.DurationVar(&c.presenceTTL, "presence-ttl", cluster.DefaultPresenceTTL, "several servers on one PostgreSQL: how long another server's player stays in who without a heartbeat (a third of it between heartbeats) (PYRAMID_PRESENCE_TTL)")
 	fs.DurationVar(&c.seatGrace, "seat-grace", lobby.DefaultSeatGrace, "several servers on one PostgreSQL: how long a racer whose server died keeps their seat in the race to come back on another; a race they do not come back to is void (PYRAMID_SEAT_GRACE)")
 	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", 10*time.Second, "on SIGTERM, how long sessions get to tell their players and save before they are closed (PYRAMID_SHUTDOWN_GRACE)")
 	fs.BoolVar(&c.releaseMemory, "release-memory", true, "return the memory of ended sessions to the system as soon as the load halves (PYRAMID_RELEASE_MEMORY)")

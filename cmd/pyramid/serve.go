@@ -22,7 +22,6 @@ import (
 	"pyramid/cluster"
 	"pyramid/engine"
 	"pyramid/keys"
-	"pyramid/lobby"
 	"pyramid/server"
 	"pyramid/store/sqlstore"
 )
@@ -147,7 +146,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 		// Race rooms.
 		MaxRooms:  cfg.maxRooms,
 		Bus:       eventBus,
-		Cluster:   lobby.ClusterConfig{TTL: cfg.presenceTTL, Heartbeat: cfg.presenceTTL / 3},
+		Cluster:   cluster.PresenceConfig{TTL: cfg.presenceTTL, Heartbeat: cfg.presenceTTL / 3},
 		Lease:     lease,
 		DBNow:     dbNow,
 		LeaseTTL:  cfg.presenceTTL,

@@ -1,4 +1,4 @@
-package lobby
+package cluster
 
 import (
 	"context"
@@ -13,29 +13,64 @@ import (
 
 	"pyramid/bus"
 	"pyramid/engine"
+	"pyramid/lobby"
 )
 
-// watching is a lobby in a cluster on b as instance, whose sessions may
+// watchJoin is a lobby in a cluster on b as instance, whose sessions may
 // watch the other servers' and be watched from them.
-func watching(t *testing.T, b bus.Bus, instance string) *Lobby {
+func watchJoin(t *testing.T, b bus.Bus, instance string) presenceServer {
 	t.Helper()
-	l := joined(t, b, instance)
-	if err := l.WatchAcross(context.Background(), b, instance); err != nil {
-		t.Fatalf("WatchAcross: %v", err)
+	s := presenceJoin(t, b, instance)
+	sp, err := JoinSpectating(context.Background(), s.presence)
+	if err != nil {
+		t.Fatalf("JoinSpectating: %v", err)
 	}
-	return l
+	s.spectating = sp
+	t.Cleanup(func() { s.close() }) // before presenceJoin's: the spectating first
+	return s
 }
 
-// settle lets presence and the watch events go across.
-func settle() {
-	time.Sleep(clusterCfg.Every)
+// watchSettle lets presence and the watch events go across.
+func watchSettle() {
+	time.Sleep(presenceCfg.Every)
 	synctest.Wait()
 }
 
-// spectators is the last Spectators count a session was told, or -1.
-func spectators(t *testing.T, s *Session) int {
+// watchEvents takes every waiting event of a session's queue.
+func watchEvents(t *testing.T, s *lobby.Session) []lobby.Event {
 	t.Helper()
-	if sp, ok := lastOf[Spectators](events(t, s)); ok {
+	var got []lobby.Event
+	for s.Queue().Len() > 0 {
+		ev, err := s.Queue().Next(context.Background())
+		if err != nil {
+			t.Fatalf("Next: %v", err)
+		}
+		got = append(got, ev)
+	}
+	return got
+}
+
+// watchLast returns the last event of type T in evs.
+func watchLast[T any](evs []lobby.Event) (T, bool) {
+	var zero T
+	for i := len(evs) - 1; i >= 0; i-- {
+		if v, ok := evs[i].(T); ok {
+			return v, true
+		}
+	}
+	return zero, false
+}
+
+// watchBoard is a board of Classic's deal 42 with these moves made.
+func watchBoard(moves ...string) lobby.Board {
+	return lobby.Board{Record: engine.Record{Rules: "classic", Deal: 42, Moves: moves, Redo: []string{"d"}}}
+}
+
+// watchSpectators is the last Spectators count a session was told, or
+// -1.
+func watchSpectators(t *testing.T, s *lobby.Session) int {
+	t.Helper()
+	if sp, ok := watchLast[lobby.Spectators](watchEvents(t, s)); ok {
 		return sp.N
 	}
 	return -1
@@ -45,21 +80,21 @@ func TestWatchAcrossServers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := bus.NewMemory(bus.MemoryOptions{})
 		defer b.Close()
-		one, two := watching(t, b, "one"), watching(t, b, "two")
-		ann := one.Join(Player{ID: "a", Name: "ann"})
-		bob := two.Join(Player{ID: "b", Name: "bob"})
-		guest := two.Join(Player{Name: "guest-7QK2", Guest: true})
-		one.SetDoing(ann, Doing{What: Playing, Rules: "classic", Deal: 42})
-		settle()
+		one, two := watchJoin(t, b, "one"), watchJoin(t, b, "two")
+		ann := one.Join(lobby.Player{ID: "a", Name: "ann"})
+		bob := two.Join(lobby.Player{ID: "b", Name: "bob"})
+		guest := two.Join(lobby.Player{Name: "guest-7QK2", Guest: true})
+		one.SetDoing(ann, lobby.Doing{What: lobby.Playing, Rules: "classic", Deal: 42})
+		watchSettle()
 
 		tests := []struct {
 			name   string
-			viewer *Session
+			viewer *lobby.Session
 			watch  string
 			want   error
 		}{
-			{"nobody of that name anywhere", bob, "carol", ErrNotOnline},
-			{"oneself", bob, "BOB", ErrWatchSelf},
+			{"nobody of that name anywhere", bob, "carol", lobby.ErrNotOnline},
+			{"oneself", bob, "BOB", lobby.ErrWatchSelf},
 			{"a player of the other server, any case", bob, "ANN", nil},
 			{"a guest", guest, "ann", nil},
 		}
@@ -73,19 +108,19 @@ func TestWatchAcrossServers(t *testing.T) {
 			}
 		}
 		synctest.Wait()
-		if n := spectators(t, ann); n != 2 || one.SpectatorsOf(ann) != 2 {
+		if n := watchSpectators(t, ann); n != 2 || one.SpectatorsOf(ann) != 2 {
 			t.Fatalf("ann was told %d spectators (SpectatorsOf %d), want 2 from the other server", n, one.SpectatorsOf(ann))
 		}
 
 		// ann moves: both spectators get her board, the redo stack left
 		// out; a burst of moves costs a few events, the last one wins.
-		events(t, bob)
+		watchEvents(t, bob)
 		for i := range 20 {
-			one.Publish(ann, board(strings.Repeat("d ", i+1)[:2*i+1]))
+			one.Publish(ann, watchBoard(strings.Repeat("d ", i+1)[:2*i+1]))
 		}
-		settle()
-		for _, v := range []*Session{bob, guest} {
-			w, ok := lastOf[Watched](events(t, v))
+		watchSettle()
+		for _, v := range []*lobby.Session{bob, guest} {
+			w, ok := watchLast[lobby.Watched](watchEvents(t, v))
 			if !ok || !w.Board.Playing() || len(w.Board.Record.Moves) != 1 || w.Board.Record.Redo != nil || w.Spectators != 2 {
 				t.Fatalf("a spectator's last board: %+v (%v), want ann's last, 2 watching", w, ok)
 			}
@@ -96,21 +131,21 @@ func TestWatchAcrossServers(t *testing.T) {
 		for i := range long {
 			long[i] = "d"
 		}
-		one.Publish(ann, board(long...))
-		settle()
-		if w, _ := lastOf[Watched](events(t, bob)); len(w.Board.Record.Moves) != len(long) {
+		one.Publish(ann, watchBoard(long...))
+		watchSettle()
+		if w, _ := watchLast[lobby.Watched](watchEvents(t, bob)); len(w.Board.Record.Moves) != len(long) {
 			t.Fatalf("bob's board has %d moves, want %d", len(w.Board.Record.Moves), len(long))
 		}
 
 		// The guest stops; bob leaves: ann is told each time.
 		two.Unwatch(guest)
-		settle()
-		if n := spectators(t, ann); n != 1 {
+		watchSettle()
+		if n := watchSpectators(t, ann); n != 1 {
 			t.Fatalf("ann: %d spectators after the guest stopped, want 1", n)
 		}
 		two.Leave(bob)
-		settle()
-		if n := spectators(t, ann); n != 0 || one.SpectatorsOf(ann) != 0 {
+		watchSettle()
+		if n := watchSpectators(t, ann); n != 0 || one.SpectatorsOf(ann) != 0 {
 			t.Fatalf("ann: %d spectators after bob left, want 0", n)
 		}
 
@@ -119,14 +154,14 @@ func TestWatchAcrossServers(t *testing.T) {
 		if _, err := two.Watch(guest, "ann"); err != nil {
 			t.Fatal(err)
 		}
-		settle()
-		events(t, guest)
+		watchSettle()
+		watchEvents(t, guest)
 		one.SetWatchable(ann, false)
-		settle()
-		if e, ok := lastOf[WatchEnded](events(t, guest)); !ok || e.Reason != "ann no longer lets others watch" {
+		watchSettle()
+		if e, ok := watchLast[lobby.WatchEnded](watchEvents(t, guest)); !ok || e.Reason != "ann no longer lets others watch" {
 			t.Fatalf("the guest: %+v, want told ann no longer lets others watch", e)
 		}
-		if _, err := two.Watch(guest, "ann"); !errors.Is(err, ErrNotWatchable) {
+		if _, err := two.Watch(guest, "ann"); !errors.Is(err, lobby.ErrNotWatchable) {
 			t.Fatalf("Watch with the setting off: %v, want ErrNotWatchable", err)
 		}
 		one.SetWatchable(ann, true)
@@ -135,14 +170,14 @@ func TestWatchAcrossServers(t *testing.T) {
 		if _, err := two.Watch(guest, "ann"); err != nil {
 			t.Fatal(err)
 		}
-		settle()
-		events(t, guest)
+		watchSettle()
+		watchEvents(t, guest)
 		one.Leave(ann)
-		settle()
-		if e, ok := lastOf[WatchEnded](events(t, guest)); !ok || e.Reason != "ann left" {
+		watchSettle()
+		if e, ok := watchLast[lobby.WatchEnded](watchEvents(t, guest)); !ok || e.Reason != "ann left" {
 			t.Fatalf("the guest: %+v, want told ann left", e)
 		}
-		if _, err := two.Watch(guest, "ann"); !errors.Is(err, ErrNotOnline) {
+		if _, err := two.Watch(guest, "ann"); !errors.Is(err, lobby.ErrNotOnline) {
 			t.Fatalf("Watch after ann left: %v, want ErrNotOnline", err)
 		}
 	})
@@ -154,18 +189,18 @@ func TestWatchAcrossFull(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := bus.NewMemory(bus.MemoryOptions{})
 		defer b.Close()
-		one, two := watching(t, b, "one"), watching(t, b, "two")
-		ann := one.Join(Player{ID: "a", Name: "ann"})
-		var viewers []*Session
-		for i := range MaxSpectators + 1 {
+		one, two := watchJoin(t, b, "one"), watchJoin(t, b, "two")
+		ann := one.Join(lobby.Player{ID: "a", Name: "ann"})
+		var viewers []*lobby.Session
+		for i := range lobby.MaxSpectators + 1 {
 			l := one
 			if i%2 == 0 {
 				l = two
 			}
-			viewers = append(viewers, l.Join(Player{ID: "v" + strconv.Itoa(i), Name: "v" + strconv.Itoa(i)}))
+			viewers = append(viewers, l.Join(lobby.Player{ID: "v" + strconv.Itoa(i), Name: "v" + strconv.Itoa(i)}))
 		}
-		settle()
-		for i, v := range viewers[:MaxSpectators] {
+		watchSettle()
+		for i, v := range viewers[:lobby.MaxSpectators] {
 			l := one
 			if i%2 == 0 {
 				l = two
@@ -174,15 +209,15 @@ func TestWatchAcrossFull(t *testing.T) {
 				t.Fatalf("spectator %d: %v", i, err)
 			}
 		}
-		if _, err := one.Watch(viewers[MaxSpectators], "ann"); !errors.Is(err, ErrGameFull) {
+		if _, err := one.Watch(viewers[lobby.MaxSpectators], "ann"); !errors.Is(err, lobby.ErrGameFull) {
 			t.Fatalf("one more on ann's server: %v, want ErrGameFull", err)
 		}
-		extra := two.Join(Player{ID: "x", Name: "x"})
-		if _, err := two.Watch(extra, "ann"); !errors.Is(err, ErrGameFull) {
+		extra := two.Join(lobby.Player{ID: "x", Name: "x"})
+		if _, err := two.Watch(extra, "ann"); !errors.Is(err, lobby.ErrGameFull) {
 			t.Fatalf("one more on the other server: %v, want ErrGameFull", err)
 		}
-		if n := one.SpectatorsOf(ann); n != MaxSpectators {
-			t.Fatalf("ann has %d spectators, want %d", n, MaxSpectators)
+		if n := one.SpectatorsOf(ann); n != lobby.MaxSpectators {
+			t.Fatalf("ann has %d spectators, want %d", n, lobby.MaxSpectators)
 		}
 	})
 }
@@ -194,15 +229,15 @@ func TestWatchAcrossDeadServers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := bus.NewMemory(bus.MemoryOptions{})
 		defer b.Close()
-		dyingViewer, dyingPlayer := &cuttable{Bus: b}, &cuttable{Bus: b}
-		one := watching(t, b, "one")
-		two := watching(t, dyingViewer, "two")
-		three := watching(t, dyingPlayer, "three")
-		ann := one.Join(Player{ID: "a", Name: "ann"})
-		bob := two.Join(Player{ID: "b", Name: "bob"})
-		cat := one.Join(Player{ID: "c", Name: "cat"})
-		dan := three.Join(Player{ID: "d", Name: "dan"})
-		settle()
+		dyingViewer, dyingPlayer := &presenceCuttable{Bus: b}, &presenceCuttable{Bus: b}
+		one := watchJoin(t, b, "one")
+		two := watchJoin(t, dyingViewer, "two")
+		three := watchJoin(t, dyingPlayer, "three")
+		ann := one.Join(lobby.Player{ID: "a", Name: "ann"})
+		bob := two.Join(lobby.Player{ID: "b", Name: "bob"})
+		cat := one.Join(lobby.Player{ID: "c", Name: "cat"})
+		dan := three.Join(lobby.Player{ID: "d", Name: "dan"})
+		watchSettle()
 		if _, err := two.Watch(bob, "ann"); err != nil {
 			t.Fatal(err)
 		}
@@ -216,10 +251,10 @@ func TestWatchAcrossDeadServers(t *testing.T) {
 		if n := three.SpectatorsOf(dan); n != 1 {
 			t.Fatalf("dan has %d spectators, want 1", n)
 		}
-		events(t, cat)
+		watchEvents(t, cat)
 
 		// Kept alive past the TTL while the servers live.
-		time.Sleep(2 * clusterCfg.TTL)
+		time.Sleep(2 * presenceCfg.TTL)
 		synctest.Wait()
 		if one.SpectatorsOf(ann) != 1 || three.SpectatorsOf(dan) != 1 {
 			t.Fatalf("spectators lost while their servers live: ann %d, dan %d", one.SpectatorsOf(ann), three.SpectatorsOf(dan))
@@ -234,23 +269,23 @@ func TestWatchAcrossDeadServers(t *testing.T) {
 			if annAlone == 0 && one.SpectatorsOf(ann) == 0 {
 				annAlone = time.Since(start)
 			}
-			if e, ok := lastOf[WatchEnded](events(t, cat)); ok && catTold == 0 {
+			if e, ok := watchLast[lobby.WatchEnded](watchEvents(t, cat)); ok && catTold == 0 {
 				if e.Reason != "dan left" {
 					t.Fatalf("cat told %q, want dan left", e.Reason)
 				}
 				catTold = time.Since(start)
 			}
-			if time.Since(start) > 3*clusterCfg.TTL {
+			if time.Since(start) > 3*presenceCfg.TTL {
 				t.Fatalf("after %s: ann's dead spectator still counts (%v) or cat not told (%v)", time.Since(start), annAlone, catTold)
 			}
 		}
-		t.Logf("a dead server's spectator stopped counting after %s; a dead server's game ended after %s (TTL %s)", annAlone, catTold, clusterCfg.TTL)
-		if annAlone > clusterCfg.TTL {
-			t.Errorf("ann's spectator of a dead server stopped counting after %s, want within the TTL %s", annAlone, clusterCfg.TTL)
+		t.Logf("a dead server's spectator stopped counting after %s; a dead server's game ended after %s (TTL %s)", annAlone, catTold, presenceCfg.TTL)
+		if annAlone > presenceCfg.TTL {
+			t.Errorf("ann's spectator of a dead server stopped counting after %s, want within the TTL %s", annAlone, presenceCfg.TTL)
 		}
 		// Presence forgets a dead server within the TTL and its sweep.
-		if catTold > clusterCfg.TTL+clusterCfg.TTL/10 {
-			t.Errorf("cat told dan's server died after %s, want within the TTL %s and a sweep", catTold, clusterCfg.TTL)
+		if catTold > presenceCfg.TTL+presenceCfg.TTL/10 {
+			t.Errorf("cat told dan's server died after %s, want within the TTL %s and a sweep", catTold, presenceCfg.TTL)
 		}
 	})
 }
@@ -261,21 +296,21 @@ func TestWatchAcrossLostUnwatch(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := bus.NewMemory(bus.MemoryOptions{})
 		defer b.Close()
-		lossy := &dropping{Bus: b, kind: kindUnwatch}
-		one, two := watching(t, b, "one"), watching(t, lossy, "two")
-		ann := one.Join(Player{ID: "a", Name: "ann"})
-		bob := two.Join(Player{ID: "b", Name: "bob"})
-		settle()
+		lossy := &watchDropping{Bus: b, kind: watchKinds[lobby.WatchUnwatch]}
+		one, two := watchJoin(t, b, "one"), watchJoin(t, lossy, "two")
+		ann := one.Join(lobby.Player{ID: "a", Name: "ann"})
+		bob := two.Join(lobby.Player{ID: "b", Name: "bob"})
+		watchSettle()
 		if _, err := two.Watch(bob, "ann"); err != nil {
 			t.Fatal(err)
 		}
 		synctest.Wait()
 		two.Unwatch(bob)
-		settle()
+		watchSettle()
 		if n := one.SpectatorsOf(ann); n != 1 {
 			t.Fatalf("ann has %d spectators with the unwatch lost, want still 1", n)
 		}
-		time.Sleep(clusterCfg.TTL)
+		time.Sleep(presenceCfg.TTL)
 		synctest.Wait()
 		if n := one.SpectatorsOf(ann); n != 0 {
 			t.Fatalf("ann has %d spectators a TTL later, want 0", n)
@@ -283,20 +318,27 @@ func TestWatchAcrossLostUnwatch(t *testing.T) {
 	})
 }
 
-// dropping is a bus that loses the events of one kind.
-type dropping struct {
+// watchDropping is a bus that loses the events of one kind: all of
+// them, or the first limit.
+type watchDropping struct {
 	bus.Bus
-	kind string
-	mu   sync.Mutex
-	lost int
+	kind  string
+	limit int
+	mu    sync.Mutex
+	lost  int
 }
 
-func (d *dropping) Publish(ctx context.Context, topic string, m bus.Message) (bus.Event, error) {
+func (d *watchDropping) Publish(ctx context.Context, topic string, m bus.Message) (bus.Event, error) {
 	if m.Kind == d.kind {
 		d.mu.Lock()
-		d.lost++
+		drop := d.limit == 0 || d.lost < d.limit
+		if drop {
+			d.lost++
+		}
 		d.mu.Unlock()
-		return bus.Event{}, nil
+		if drop {
+			return bus.Event{}, nil
+		}
 	}
 	return d.Bus.Publish(ctx, topic, m)
 }
@@ -329,16 +371,18 @@ func TestWatchBoardParts(t *testing.T) {
 	}
 	b := bus.NewMemory(bus.MemoryOptions{})
 	defer b.Close()
-	n := &watchNet{b: b, instance: "one"}
+	s := &Spectating{b: b, instance: "one"}
 	sub, err := b.Subscribe(context.Background(), WatchTopic("two"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	body, _ := json.Marshal(rec)
-	if err := n.publish(context.Background(), outMsg{to: "two", kind: kindBoard, msg: watchMsg{Session: 3, Ver: 9}, rec: body}); err != nil {
+	m := lobby.WatchMsg{Kind: lobby.WatchBoard, To: "two", Session: 3, Ver: 9, Board: lobby.Board{Record: rec}}
+	if err := s.publish(context.Background(), m); err != nil {
 		t.Fatal(err)
 	}
-	var got []byte
+	var got, whole []byte
+	partials := watchPartials{}
 	parts := 0
 	for {
 		ev, err := sub.Next(context.Background())
@@ -351,12 +395,20 @@ func TestWatchBoardParts(t *testing.T) {
 		}
 		got = append(got, part...)
 		parts++
-		if parts == m.Parts {
+		joined, done := partials.add(m, part, time.Now(), time.Minute)
+		if done != (parts == m.Parts) {
+			t.Fatalf("part %d of %d: whole %v", parts, m.Parts, done)
+		}
+		if done {
+			whole = joined
 			break
 		}
 	}
 	if string(got) != string(body) {
 		t.Fatalf("the parts make %d bytes, want %d", len(got), len(body))
+	}
+	if string(whole) != string(body) || len(partials) != 0 {
+		t.Fatalf("the reader put %d bytes together (%d boards waiting), want %d", len(whole), len(partials), len(body))
 	}
 }
 
@@ -367,34 +419,34 @@ func TestWatchAcrossKeepRepairs(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := bus.NewMemory(bus.MemoryOptions{})
 		defer b.Close()
-		f := &flaky{Bus: b}
-		one, two := watching(t, b, "one"), watching(t, f, "two")
-		ann := one.Join(Player{ID: "a", Name: "ann"})
-		bob := two.Join(Player{ID: "b", Name: "bob"})
-		settle()
+		f := &presenceCuttable{Bus: b}
+		one, two := watchJoin(t, b, "one"), watchJoin(t, f, "two")
+		ann := one.Join(lobby.Player{ID: "a", Name: "ann"})
+		bob := two.Join(lobby.Player{ID: "b", Name: "bob"})
+		watchSettle()
 		if _, err := two.Watch(bob, "ann"); err != nil {
 			t.Fatal(err)
 		}
 		synctest.Wait()
 		f.set(true)
-		time.Sleep(clusterCfg.TTL + clusterCfg.Heartbeat)
+		time.Sleep(presenceCfg.TTL + presenceCfg.Heartbeat)
 		synctest.Wait()
 		if n := one.SpectatorsOf(ann); n != 0 {
 			t.Fatalf("ann has %d spectators after the spectator's server was cut off past the TTL, want 0", n)
 		}
 		f.set(false)
-		time.Sleep(clusterCfg.Heartbeat)
+		time.Sleep(presenceCfg.Heartbeat)
 		synctest.Wait()
 		if n := one.SpectatorsOf(ann); n != 1 {
 			t.Fatalf("ann has %d spectators once the spectator's server keeps it again, want 1", n)
 		}
-		one.Publish(ann, board("d"))
-		settle()
-		evs := events(t, bob)
-		if _, ended := lastOf[WatchEnded](evs); ended {
+		one.Publish(ann, watchBoard("d"))
+		watchSettle()
+		evs := watchEvents(t, bob)
+		if _, ended := watchLast[lobby.WatchEnded](evs); ended {
 			t.Fatalf("bob was told watching ended: %v", evs)
 		}
-		if w, ok := lastOf[Watched](evs); !ok || len(w.Board.Record.Moves) != 1 {
+		if w, ok := watchLast[lobby.Watched](evs); !ok || len(w.Board.Record.Moves) != 1 {
 			t.Fatalf("bob's last board: %+v, want ann's move", w)
 		}
 	})
@@ -406,24 +458,24 @@ func TestWatchAcrossSettingFollows(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := bus.NewMemory(bus.MemoryOptions{})
 		defer b.Close()
-		one, two := watching(t, b, "one"), watching(t, b, "two")
-		ann1 := one.Join(Player{ID: "a", Name: "ann"})
-		ann2 := two.Join(Player{ID: "a", Name: "ann"})
-		bob := two.Join(Player{ID: "b", Name: "bob"})
-		settle()
+		one, two := watchJoin(t, b, "one"), watchJoin(t, b, "two")
+		ann1 := one.Join(lobby.Player{ID: "a", Name: "ann"})
+		ann2 := two.Join(lobby.Player{ID: "a", Name: "ann"})
+		bob := two.Join(lobby.Player{ID: "b", Name: "bob"})
+		watchSettle()
 		if _, err := two.Watch(bob, "ann"); err != nil { // ann's session on two
 			t.Fatal(err)
 		}
 		one.SetWatchable(ann1, false)
-		settle()
+		watchSettle()
 		if two.Watchable(ann2) {
 			t.Fatal("ann's session on two still lets others watch")
 		}
-		if e, ok := lastOf[WatchEnded](events(t, bob)); !ok || e.Reason != "ann no longer lets others watch" {
+		if e, ok := watchLast[lobby.WatchEnded](watchEvents(t, bob)); !ok || e.Reason != "ann no longer lets others watch" {
 			t.Fatalf("bob: %+v, want told ann no longer lets others watch", e)
 		}
 		one.SetWatchable(ann1, true)
-		settle()
+		watchSettle()
 		if !two.Watchable(ann2) {
 			t.Fatal("ann's session on two does not let others watch again")
 		}
@@ -437,12 +489,12 @@ func TestWatchAcrossPrefersAGame(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := bus.NewMemory(bus.MemoryOptions{})
 		defer b.Close()
-		one, two := watching(t, b, "one"), watching(t, b, "two")
-		annThere := one.Join(Player{ID: "a", Name: "ann"})
-		one.SetDoing(annThere, Doing{What: Playing, Rules: "classic", Deal: 42})
-		annHere := two.Join(Player{ID: "a", Name: "ann"})
-		bob := two.Join(Player{ID: "b", Name: "bob"})
-		settle()
+		one, two := watchJoin(t, b, "one"), watchJoin(t, b, "two")
+		annThere := one.Join(lobby.Player{ID: "a", Name: "ann"})
+		one.SetDoing(annThere, lobby.Doing{What: lobby.Playing, Rules: "classic", Deal: 42})
+		annHere := two.Join(lobby.Player{ID: "a", Name: "ann"})
+		bob := two.Join(lobby.Player{ID: "b", Name: "bob"})
+		watchSettle()
 		if _, err := two.Watch(bob, "ann"); err != nil {
 			t.Fatal(err)
 		}
@@ -471,13 +523,16 @@ func TestWatchAcrossDownServer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := bus.NewMemory(bus.MemoryOptions{})
 		defer b.Close()
-		dyingTwo, dyingThree := &cuttable{Bus: b}, &cuttable{Bus: b}
-		one, two, three, four := watching(t, b, "one"), watching(t, dyingTwo, "two"), watching(t, dyingThree, "three"), watching(t, b, "four")
-		ann := one.Join(Player{ID: "a", Name: "ann"})
-		two.Join(Player{ID: "d", Name: "dan"})
-		three.Join(Player{ID: "e", Name: "eve"})
-		four.Join(Player{ID: "f", Name: "fay"})
-		settle()
+		dyingTwo, dyingThree := &presenceCuttable{Bus: b}, &presenceCuttable{Bus: b}
+		// four is alive, but its answer to the first ask is lost.
+		lossy := &watchDropping{Bus: b, kind: watchKinds[lobby.WatchReply], limit: 1}
+		one, two, three, four := watchJoin(t, b, "one"), watchJoin(t, dyingTwo, "two"), watchJoin(t, dyingThree, "three"), watchJoin(t, lossy, "four")
+		ann := one.Join(lobby.Player{ID: "a", Name: "ann"})
+		gus := one.Join(lobby.Player{ID: "g", Name: "gus"})
+		two.Join(lobby.Player{ID: "d", Name: "dan"})
+		three.Join(lobby.Player{ID: "e", Name: "eve"})
+		four.Join(lobby.Player{ID: "f", Name: "fay"})
+		watchSettle()
 		dyingTwo.kill()
 		dyingThree.kill()
 
@@ -490,10 +545,21 @@ func TestWatchAcrossDownServer(t *testing.T) {
 			}
 			return time.Since(start)
 		}
-		if d := watch("just after the death", "eve", ErrNoAnswer); d < askTimeout {
-			t.Fatalf("the first ask was answered after %s, want askTimeout", d)
+		// Meanwhile gus asks four, whose answer is lost.
+		var fayErr error
+		asked := make(chan struct{})
+		go func() {
+			defer close(asked)
+			_, fayErr = one.Watch(gus, "fay")
+		}()
+		if d := watch("just after the death", "eve", lobby.ErrNoAnswer); d < lobby.AskTimeout {
+			t.Fatalf("the first ask was answered after %s, want AskTimeout", d)
 		}
-		if d := watch("after an unanswered ask", "eve", ErrServerDown); d != 0 {
+		<-asked
+		if !errors.Is(fayErr, lobby.ErrNoAnswer) {
+			t.Fatalf("an ask whose answer was lost: %v, want ErrNoAnswer", fayErr)
+		}
+		if d := watch("after an unanswered ask", "eve", lobby.ErrServerDown); d != 0 {
 			t.Errorf("an ask after an unanswered one took %s, want at once", d)
 		}
 		if _, err := one.Watch(ann, "eve"); err == nil || err.Error() != "eve's server is not answering" {
@@ -502,11 +568,8 @@ func TestWatchAcrossDownServer(t *testing.T) {
 
 		// A server alive but silent to one ask (its answer lost) is
 		// asked again once presence hears from it.
-		one.mu.Lock()
-		one.watchNet.unanswered["four"] = one.now()
-		one.mu.Unlock()
-		watch("right after an unanswered ask", "fay", ErrServerDown)
-		time.Sleep(clusterCfg.Heartbeat)
+		watch("right after an unanswered ask", "fay", lobby.ErrServerDown)
+		time.Sleep(presenceCfg.Heartbeat)
 		synctest.Wait()
 		watch("once her server was heard from", "fay", nil)
 
@@ -514,21 +577,22 @@ func TestWatchAcrossDownServer(t *testing.T) {
 		// without an ask.
 		time.Sleep(time.Second)
 		synctest.Wait()
-		if d := watch("two heartbeats missed", "dan", ErrServerDown); d != 0 {
+		if d := watch("two heartbeats missed", "dan", lobby.ErrServerDown); d != 0 {
 			t.Errorf("an ask to a server silent for two heartbeats took %s, want at once", d)
 		}
 	})
 }
 
-// slowBoards is a bus on which each board takes a second to publish.
-type slowBoards struct {
+// watchSlowBoards is a bus on which each board takes a second to
+// publish.
+type watchSlowBoards struct {
 	bus.Bus
 	mu     sync.Mutex
 	boards int
 }
 
-func (s *slowBoards) Publish(ctx context.Context, topic string, m bus.Message) (bus.Event, error) {
-	if m.Kind == kindBoard {
+func (s *watchSlowBoards) Publish(ctx context.Context, topic string, m bus.Message) (bus.Event, error) {
+	if m.Kind == watchKinds[lobby.WatchBoard] {
 		time.Sleep(time.Second)
 		s.mu.Lock()
 		s.boards++
@@ -540,37 +604,37 @@ func (s *slowBoards) Publish(ctx context.Context, topic string, m bus.Message) (
 // TestWatchAcrossBoardsDoNotBlockAnswers: on a server whose boards are
 // slow to publish, with many watched games, an answer to a watch request
 // goes out at once, not behind the boards, and a round of boards takes
-// about its boards' publishes over boardWorkers, not their sum.
+// about its boards' publishes over watchBoardWorkers, not their sum.
 func TestWatchAcrossBoardsDoNotBlockAnswers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := bus.NewMemory(bus.MemoryOptions{})
 		defer b.Close()
-		slow := &slowBoards{Bus: b}
-		one, two := watching(t, slow, "one"), watching(t, b, "two")
+		slow := &watchSlowBoards{Bus: b}
+		one, two := watchJoin(t, slow, "one"), watchJoin(t, b, "two")
 		const games = 40
-		players, viewers := make([]*Session, games), make([]*Session, games)
+		players, viewers := make([]*lobby.Session, games), make([]*lobby.Session, games)
 		for i := range games {
-			players[i] = one.Join(Player{ID: "p" + strconv.Itoa(i), Name: "p" + strconv.Itoa(i)})
-			one.SetDoing(players[i], Doing{What: Playing, Rules: "classic", Deal: 42})
-			viewers[i] = two.Join(Player{ID: "v" + strconv.Itoa(i), Name: "v" + strconv.Itoa(i)})
+			players[i] = one.Join(lobby.Player{ID: "p" + strconv.Itoa(i), Name: "p" + strconv.Itoa(i)})
+			one.SetDoing(players[i], lobby.Doing{What: lobby.Playing, Rules: "classic", Deal: 42})
+			viewers[i] = two.Join(lobby.Player{ID: "v" + strconv.Itoa(i), Name: "v" + strconv.Itoa(i)})
 		}
-		settle()
+		watchSettle()
 		for i := range games {
-			if _, err := two.Watch(viewers[i], players[i].player.Name); err != nil {
+			if _, err := two.Watch(viewers[i], players[i].Player().Name); err != nil {
 				t.Fatalf("watch %d: %v", i, err)
 			}
 		}
 		time.Sleep(time.Minute) // the first boards' rounds go out
 		synctest.Wait()
 		for _, v := range viewers {
-			events(t, v)
+			watchEvents(t, v)
 		}
 
 		start := time.Now()
 		for _, p := range players {
-			one.Publish(p, board("d"))
+			one.Publish(p, watchBoard("d"))
 		}
-		late := two.Join(Player{ID: "z", Name: "zed"})
+		late := two.Join(lobby.Player{ID: "z", Name: "zed"})
 		if _, err := two.Watch(late, "p0"); err != nil {
 			t.Fatalf("a watch request behind %d boards: %v", games, err)
 		}
@@ -579,16 +643,57 @@ func TestWatchAcrossBoardsDoNotBlockAnswers(t *testing.T) {
 		}
 		for i, v := range viewers {
 			for {
-				if w, ok := lastOf[Watched](events(t, v)); ok && w.Board.Playing() {
+				if w, ok := watchLast[lobby.Watched](watchEvents(t, v)); ok && w.Board.Playing() {
 					break
 				}
-				if time.Since(start) > 2*games/boardWorkers*time.Second {
+				if time.Since(start) > 2*games/watchBoardWorkers*time.Second {
 					t.Fatalf("after %s viewer %d has no board yet, want a round of %d boards in about %s",
-						time.Since(start), i, games, games/boardWorkers*time.Second)
+						time.Since(start), i, games, games/watchBoardWorkers*time.Second)
 				}
 				time.Sleep(100 * time.Millisecond)
 			}
 		}
 		t.Logf("%d boards of slow publishes (1 s each) went out in %s", games, time.Since(start))
+	})
+}
+
+// TestStopWatchingAcrossServers: a player who joins a race room on one
+// server stops watching in their sessions on the others too: the watched
+// player's count drops on its server, the watching session is told why,
+// and another player's spectating is left alone.
+func TestStopWatchingAcrossServers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bus.NewMemory(bus.MemoryOptions{})
+		defer b.Close()
+		one, two := watchJoin(t, b, "one"), watchJoin(t, b, "two")
+		bob := one.Join(lobby.Player{ID: "b", Name: "bob"})
+		one.SetDoing(bob, lobby.Doing{What: lobby.Playing, Rules: "classic", Deal: 42})
+		ann := one.Join(lobby.Player{ID: "a", Name: "ann"})
+		annThere := two.Join(lobby.Player{ID: "a", Name: "ann"})
+		carol := two.Join(lobby.Player{ID: "c", Name: "carol"})
+		watchSettle()
+		for _, v := range []*lobby.Session{annThere, carol} {
+			if _, err := two.Watch(v, "bob"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		two.SetDoing(annThere, lobby.Doing{What: lobby.Watching, Watched: "bob"})
+		watchSettle()
+		if n := one.SpectatorsOf(bob); n != 2 {
+			t.Fatalf("bob has %d spectators, want 2", n)
+		}
+		watchEvents(t, annThere)
+		one.StopWatching(ann, "you joined room KMTX")
+		watchSettle()
+		if n := one.SpectatorsOf(bob); n != 1 {
+			t.Errorf("after ann joined a room on bob's server, bob has %d spectators, want carol alone", n)
+		}
+		end, ok := watchLast[lobby.WatchEnded](watchEvents(t, annThere))
+		if !ok || end.Reason != "you joined room KMTX" || end.Name != "bob" {
+			t.Errorf("ann's watching session on the other server got %+v (%v), want WatchEnded saying why", end, ok)
+		}
+		if _, ok := watchLast[lobby.WatchEnded](watchEvents(t, carol)); ok {
+			t.Error("carol's spectating ended too")
+		}
 	})
 }
