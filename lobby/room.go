@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"strconv"
 	"time"
 
@@ -339,12 +338,6 @@ const (
 	// DefaultMaxRooms is the most rooms open at once on one server unless
 	// configured otherwise (--max-rooms).
 	DefaultMaxRooms = 200
-	// MaxWrongCodes wrong room codes per WrongCodeWindow are allowed one
-	// player; after that the player's look-ups are refused for
-	// WrongCodePause.
-	MaxWrongCodes   = 10
-	WrongCodeWindow = time.Minute
-	WrongCodePause  = time.Minute
 )
 
 // Errors of the registry, meant for players as they are (ErrNoRoom and
@@ -353,7 +346,6 @@ var (
 	ErrNoRoom         = errors.New("there is no room")
 	ErrTooManyRooms   = errors.New("the server has as many rooms as it can take; try again later")
 	ErrAlreadyHosting = errors.New("you already host a room")
-	ErrThrottled      = errors.New("too many wrong room codes; wait a minute")
 )
 
 // RoomInfo is a line of the list of public rooms (`rooms --json`).
@@ -370,35 +362,4 @@ type RoomInfo struct {
 	TimeLimit  time.Duration `json:"-"`
 	TimeLimitS int           `json:"time_limit_s"`
 	Created    time.Time     `json:"created"`
-}
-
-// wrongCodes is one player's recent wrong room codes.
-type wrongCodes struct {
-	times   []time.Time // within the last WrongCodeWindow
-	blocked time.Time   // look-ups are refused until then
-}
-
-// noteWrongCode counts a wrong code of the player at now in wrong, and
-// blocks the player for WrongCodePause at the MaxWrongCodes-th in a
-// WrongCodeWindow; past 1024 players it forgets those neither blocked nor
-// wrong lately.
-func noteWrongCode(wrong map[string]*wrongCodes, playerID string, now time.Time) {
-	if len(wrong) > 1024 {
-		for id, w := range wrong {
-			if now.After(w.blocked) && (len(w.times) == 0 || now.Sub(w.times[len(w.times)-1]) >= WrongCodeWindow) {
-				delete(wrong, id)
-			}
-		}
-	}
-	w := wrong[playerID]
-	if w == nil {
-		w = &wrongCodes{}
-		wrong[playerID] = w
-	}
-	w.times = slices.DeleteFunc(w.times, func(t time.Time) bool { return now.Sub(t) >= WrongCodeWindow })
-	w.times = append(w.times, now)
-	if len(w.times) >= MaxWrongCodes {
-		w.blocked = now.Add(WrongCodePause)
-		w.times = w.times[:0]
-	}
 }

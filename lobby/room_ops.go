@@ -232,19 +232,20 @@ func (rs *Rooms) Seated(playerID string) (*Room, bool) {
 	return nil, false
 }
 
-// Find looks up a room by the code a player typed (ParseCode). A player
-// who typed more than MaxWrongCodes wrong codes within WrongCodeWindow is
-// refused for WrongCodePause (ErrThrottled), whatever the code. The count
-// is the cluster's: each wrong code is an op of the rooms' log (a player
+// Find looks up a room by the code a player typed (ParseCode). A player,
+// or an address, that typed MaxWrongCodes wrong codes within
+// WrongCodeWindow is refused for WrongCodePause (ErrThrottled, wrapped
+// with whose codes and when to try again), whatever the code. The count
+// is the cluster's: each wrong code is an op of the rooms' log (a seeker
 // blocked logs none), so that every server's fold counts the same codes
-// at the same times, and a player with sessions on two servers
-// gets no more tries than on one.
-func (rs *Rooms) Find(playerID, text string) (*Room, error) {
+// at the same times, and a player or an address with sessions on two
+// servers gets no more tries than on one.
+func (rs *Rooms) Find(s Seeker, text string) (*Room, error) {
 	rs.mu.Lock()
 	now := rs.cfg.Clock.Now().Add(rs.offset)
-	if w := rs.wrong[playerID]; w != nil && now.Before(w.blocked) {
+	if err := throttled(rs.wrong, s, now); err != nil {
 		rs.mu.Unlock()
-		return nil, ErrThrottled
+		return nil, err
 	}
 	code, err := ParseCode(text)
 	if err == nil && rs.rooms[code] == nil {
@@ -254,8 +255,8 @@ func (rs *Rooms) Find(playerID, text string) (*Room, error) {
 	if err == nil {
 		return rs.handle(code), nil
 	}
-	// Awaited, so that this player's next look-up, here, counts it.
-	if derr := rs.log.Do(RoomOp{Kind: OpWrong, Target: playerID, At: now}); derr != nil {
+	// Awaited, so that this seeker's next look-up, here, counts it.
+	if derr := rs.log.Do(RoomOp{Kind: OpWrong, Target: s.Player, Addr: s.Addr, At: now}); derr != nil {
 		rs.logf("lobby: rooms: count a wrong code: %v", derr)
 	}
 	return nil, err

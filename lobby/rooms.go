@@ -150,7 +150,7 @@ type Rooms struct {
 	rooms  map[string]*room       // open rooms by code
 	offset time.Duration          // the cluster's clock minus this server's
 	sids   int                    // makes session tokens
-	wrong  map[string]*wrongCodes // wrong room codes by player, on the cluster's clock (the fold's)
+	wrong  map[wrongKey]*wrongCodes // wrong room codes by player and by address, on the cluster's clock (the fold's)
 	after  []func()               // what the current locked call must do once unlocked
 }
 
@@ -263,7 +263,7 @@ func NewRooms(cfg RoomsConfig, log RoomLog) (*Rooms, error) {
 	if cfg.SeatGrace <= 0 {
 		cfg.SeatGrace = DefaultSeatGrace
 	}
-	return &Rooms{cfg: cfg, log: log, rooms: map[string]*room{}, wrong: map[string]*wrongCodes{},
+	return &Rooms{cfg: cfg, log: log, rooms: map[string]*room{}, wrong: map[wrongKey]*wrongCodes{},
 		bySink: map[Sink]*roomSession{}}, nil
 }
 
@@ -652,8 +652,9 @@ func (rs *Rooms) apply(m RoomOp) error {
 		return nil
 	case OpWrong:
 		// A wrong room code, counted on the cluster's clock as its
-		// server read it: the same count on every server.
-		noteWrongCode(rs.wrong, m.Target, m.At)
+		// server read it: the same count on every server, of the
+		// player and of their address.
+		noteWrong(rs.wrong, Seeker{Player: m.Target, Addr: m.Addr}, m.At)
 		return nil
 	}
 	r := rs.rooms[m.Code]

@@ -170,7 +170,7 @@ func (rs *raceScreen) view() string {
 		var b strings.Builder
 		out := lines{b: &b}
 		out.fill(max(0, rs.h/2-2))
-		out.add("  Join a race: type the room's code (four letters) and press enter")
+		out.add("  Join a race: type the room's code (" + strconv.Itoa(lobby.CodeLen) + " letters) and press enter")
 		out.add("")
 		out.add("  " + rs.input.view(rs.env.pal, rs.w-4))
 		out.fill(rs.h - 2)

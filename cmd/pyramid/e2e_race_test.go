@@ -20,7 +20,7 @@ import (
 )
 
 // roomRE finds a room's code on a screen.
-var roomRE = regexp.MustCompile(`room ([A-Z]{4})`)
+var roomRE = regexp.MustCompile(`room ([A-Z]{6})`)
 
 // waitRoom waits until a screen shows a room and returns its code.
 func waitRoom(t *testing.T, term *sshtest.Term) string {
@@ -115,12 +115,12 @@ func testE2ERace(t *testing.T, be backend) {
 	d := sshtest.OpenTerm(t, ts.dial(t, sshtest.NewKey(t)), sshtest.TermOptions{Command: "race watch " + code})
 	d.WaitFor(t, "You watch this room", wait)
 	a.WaitFor(t, "1 watching", wait)
-	wrong := "CDFG"
+	wrong := "CDFGHJ"
 	if wrong == code {
-		wrong = "CDFH"
+		wrong = "CDFGHK"
 	}
 	sshtest.OpenTerm(t, ts.dial(t, sshtest.NewKey(t)), sshtest.TermOptions{Command: "race " + wrong}).WaitFor(t, "there is no room "+wrong, wait)
-	sshtest.OpenTerm(t, ts.dial(t, sshtest.NewKey(t)), sshtest.TermOptions{Command: "race QQQQ"}).WaitFor(t, "a room code is 4 letters", wait)
+	sshtest.OpenTerm(t, ts.dial(t, sshtest.NewKey(t)), sshtest.TermOptions{Command: "race QQQQQQ"}).WaitFor(t, "a room code is 6 letters", wait)
 
 	// Chat: a bidi override never reaches the others raw.
 	typeKeys(t, b, "tgl\u202ehf\r")

@@ -194,7 +194,7 @@ func (r *rehearsal) waitStored(inst string, p *player, deal uint64) error {
 }
 
 // roomRE finds a room's code on a screen.
-var roomRE = regexp.MustCompile(`room ([A-Z]{4})`)
+var roomRE = regexp.MustCompile(`room ([A-Z]{6})`)
 
 // waitingDealRE finds the deal on a rated room's waiting screen.
 var waitingDealRE = regexp.MustCompile(`deal (\d+) . the same deal for everybody`)

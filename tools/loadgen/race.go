@@ -95,7 +95,7 @@ const (
 )
 
 // roomCodeRE is a room's code on a screen.
-var roomCodeRE = regexp.MustCompile(`room ([A-Z]{4})`)
+var roomCodeRE = regexp.MustCompile(`room ([A-Z]{6})`)
 
 // racerLine is one racer's line as a screen shows it.
 type racerLine struct {
