@@ -65,11 +65,13 @@ type Coalescer struct {
 type pending struct {
 	topic string
 
-	mu     sync.Mutex
-	gone   bool      // forgotten (out of Coalescer.topics): an offer finds it anew
-	last   time.Time // when the last publish was due
-	msg    *Message  // the newest message not yet taken for a batch
-	now    bool      // msg goes out without waiting for Every (OfferNow): news
+	mu   sync.Mutex
+	gone bool      // forgotten (out of Coalescer.topics): an offer finds it anew
+	last time.Time // when the last publish was due
+	// build makes the newest message not yet taken for a batch (nil:
+	// none); now: it goes out without waiting for Every (OfferNow): news.
+	build  func() (Message, bool)
+	now    bool
 	timer  *time.Timer
 	busy   bool // due (in Coalescer.due) or being published
 	queued bool // in Coalescer.due, not yet taken by the flusher
@@ -90,7 +92,7 @@ func NewCoalescer(b Bus, every time.Duration, onErr func(topic string, err error
 // published at once if the topic's last publish started Every ago or
 // more, otherwise when Every has passed, unless a newer message replaces
 // it first. m.ID should be empty (each publish is a new event).
-func (c *Coalescer) Offer(topic string, m Message) { c.offer(topic, m, false) }
+func (c *Coalescer) Offer(topic string, m Message) { c.offerMessage(topic, m, false) }
 
 // OfferNow is Offer for a message that must not wait for Every: news a
 // later state depends on (a racer's stored game, which a comeback on
@@ -98,20 +100,42 @@ func (c *Coalescer) Offer(topic string, m Message) { c.offer(topic, m, false) }
 // out as soon as the topic's publish under way, if any, is done, still
 // in the order of the offers, and a newer offer meanwhile replaces it
 // and goes out as soon.
-func (c *Coalescer) OfferNow(topic string, m Message) { c.offer(topic, m, true) }
+func (c *Coalescer) OfferNow(topic string, m Message) { c.offerMessage(topic, m, true) }
 
-// offer is Offer, and OfferNow when now is set: such a message stops the
-// topic's timer and goes out without waiting for Every (a plain offer
-// that replaces it keeps that).
-func (c *Coalescer) offer(topic string, m Message, now bool) {
+// OfferFunc is Offer (OfferNow when now is set) of a message made when it
+// goes out: build is called once per publish of the topic, when its batch
+// is taken, with no lock of the Coalescer held, and makes the message
+// then (false: nothing to publish). However many offers came since the
+// topic's last publish, one build makes the newest state; a builder may
+// send only what changed since its last call, as every message it made
+// is published but for the bus's failures (told to onErr).
+func (c *Coalescer) OfferFunc(topic string, now bool, build func() (Message, bool)) {
+	c.offer(topic, build, now)
+}
+
+// offerMessage is Offer, and OfferNow when now is set.
+func (c *Coalescer) offerMessage(topic string, m Message, now bool) {
 	// A message out of bounds fails here, alone, rather than the batch
 	// it would be in.
-	if err := Check(topic, m); err != nil {
-		if c.onErr != nil {
-			c.onErr(topic, fmt.Errorf("publish on %q: %w", topic, err))
-		}
+	if err := c.check(topic, m); err != nil {
 		return
 	}
+	c.offer(topic, func() (Message, bool) { return m, true }, now)
+}
+
+// check reports a message out of bounds to onErr.
+func (c *Coalescer) check(topic string, m Message) error {
+	err := Check(topic, m)
+	if err != nil && c.onErr != nil {
+		c.onErr(topic, fmt.Errorf("publish on %q: %w", topic, err))
+	}
+	return err
+}
+
+// offer hands a topic's newest message, as its builder, to the
+// Coalescer; with now set it stops the topic's timer and goes out
+// without waiting for Every (a plain offer that replaces it keeps that).
+func (c *Coalescer) offer(topic string, build func() (Message, bool), now bool) {
 	for !c.closed.Load() {
 		v, ok := c.topics.Load(topic)
 		if !ok {
@@ -123,7 +147,7 @@ func (c *Coalescer) offer(topic string, m Message, now bool) {
 			p.mu.Unlock()
 			continue // forgotten meanwhile: a new state
 		}
-		p.msg = &m
+		p.build = build
 		if now {
 			p.now = true
 			if p.timer != nil {
@@ -143,7 +167,7 @@ func (c *Coalescer) offer(topic string, m Message, now bool) {
 // scheduleLocked makes the topic's message due now or arms its timer,
 // with p.mu held.
 func (c *Coalescer) scheduleLocked(p *pending) {
-	if p.busy || p.timer != nil || p.msg == nil {
+	if p.busy || p.timer != nil || p.build == nil {
 		return
 	}
 	if wait := c.every - time.Since(p.last); wait > 0 && !c.closed.Load() && !p.now {
@@ -175,7 +199,7 @@ func (c *Coalescer) armLocked(p *pending, wait time.Duration) {
 			return // stopped by OfferNow after it fired
 		}
 		p.timer = nil
-		if p.msg == nil && !p.busy {
+		if p.build == nil && !p.busy {
 			p.gone = true
 			c.topics.CompareAndDelete(p.topic, p)
 			return
@@ -186,7 +210,8 @@ func (c *Coalescer) armLocked(p *pending, wait time.Duration) {
 }
 
 // flush publishes the due messages, batch after batch, until none is
-// due: each topic's newest message when its batch is taken.
+// due: each topic's newest message, made when its batch is taken (with
+// no lock held: a builder may take its own, which its offers hold).
 func (c *Coalescer) flush() {
 	for {
 		c.mu.Lock()
@@ -204,12 +229,17 @@ func (c *Coalescer) flush() {
 		news := false
 		for _, p := range ps {
 			p.mu.Lock()
-			batch = append(batch, Post{Topic: p.topic, Message: *p.msg})
+			build := p.build
 			news = news || p.now
-			p.msg, p.now, p.queued = nil, false, false
+			p.build, p.now, p.queued = nil, false, false
 			p.mu.Unlock()
+			if m, ok := build(); ok && c.check(p.topic, m) == nil {
+				batch = append(batch, Post{Topic: p.topic, Message: m})
+			}
 		}
-		c.publish(batch, news)
+		if len(batch) > 0 {
+			c.publish(batch, news)
+		}
 		for _, p := range ps {
 			p.mu.Lock()
 			c.doneLocked(p)
@@ -250,7 +280,7 @@ func (c *Coalescer) publish(batch []Post, news bool) {
 func (c *Coalescer) doneLocked(p *pending) {
 	p.busy = false
 	switch {
-	case p.msg != nil:
+	case p.build != nil:
 		c.scheduleLocked(p)
 	case c.closed.Load():
 		p.gone = true

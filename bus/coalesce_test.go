@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -382,4 +383,55 @@ func TestCoalescerConcurrent(t *testing.T) {
 			t.Errorf("topic t%d: last of %d events %q, want %d", i, len(got), got[max(0, len(got)-1):], offers-1)
 		}
 	}
+}
+
+// TestCoalescerOfferFunc: a built message is made when it goes out, once
+// per publish, from the state then (however many offers came meanwhile);
+// a builder with nothing to say publishes nothing, and one may offer
+// again from inside (no lock of the Coalescer is held).
+func TestCoalescerOfferFunc(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bus.NewMemory(bus.MemoryOptions{})
+		defer b.Close()
+		c := bus.NewCoalescer(b, 250*time.Millisecond, nil)
+		var state, builds atomic.Int64
+		var build func() (bus.Message, bool)
+		build = func() (bus.Message, bool) {
+			builds.Add(1)
+			n := state.Load()
+			if n < 0 {
+				return bus.Message{}, false
+			}
+			if n == 7 {
+				c.OfferFunc("p", false, build) // from inside: no deadlock
+			}
+			return bus.Message{Kind: "progress", Body: fmt.Appendf(nil, "%d", n)}, true
+		}
+		state.Store(1)
+		c.OfferFunc("p", false, build) // out at once: built now
+		synctest.Wait()
+		for n := int64(2); n <= 5; n++ {
+			state.Store(n)
+			c.OfferFunc("p", false, build) // a burst: one build, at Every
+		}
+		state.Store(6)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		state.Store(7)
+		c.OfferFunc("p", true, build) // builds 7, which offers again: 8 at Every
+		synctest.Wait()
+		state.Store(8)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		state.Store(-1)
+		c.OfferFunc("p", true, build) // nothing to say
+		synctest.Wait()
+		if got, want := fmt.Sprint(drain(t, b, "p")), "[1 6 7 8]"; got != want {
+			t.Fatalf("published %s, want %s", got, want)
+		}
+		if n := builds.Load(); n != 5 {
+			t.Fatalf("%d builds, want 5 (one per publish, and the empty one)", n)
+		}
+		c.Close()
+	})
 }

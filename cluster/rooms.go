@@ -10,12 +10,13 @@ package cluster
 //   - A server that asks for a change publishes its op and waits until
 //     its own read of the topic has applied it, for the verdict (Do).
 //   - Progress is coalesced: at most one event per server per room per
-//     ProgressEvery (bus.Coalescer, newest wins, each event holding all
-//     of the server's racers of the room); the rooms due together go out
-//     in one batch (one commit on PostgreSQL), volatile (the commit does
-//     not wait for the disk) but for news (a racer's stored game or end:
-//     Coalescer.OfferNow). A server reads the progress topic of every
-//     other server with a member in a room (Follow).
+//     ProgressEvery (bus.Coalescer, each event made when it goes out, from
+//     the room as it is then, holding all of the server's racers of the
+//     room and the moves each made since the event before); the rooms due
+//     together go out in one batch (one commit on PostgreSQL), volatile
+//     (the commit does not wait for the disk) but for news (a racer's
+//     stored game or end: OfferNow). A server reads the progress topic of
+//     every other server with a member in a room (Follow).
 //   - Every LeaseTTL/3 each server measures its offset to the cluster's
 //     clock (DBNow), keeps its own lease (the proof that it runs), and
 //     tries to hold the races' lease; the holder watches the own leases
@@ -468,22 +469,25 @@ func (l *roomLog) reap(ctx context.Context) {
 	}
 }
 
-// Offer implements lobby.RoomLog: it hands p to the coalescer.
-func (l *roomLog) Offer(code string, p lobby.ServerProgress, news bool) {
-	m := toWireProgress(p)
-	if l.cfg.Trace.Enabled() {
-		m.T = time.Now().UnixMicro()
-	}
-	body, err := json.Marshal(m)
-	if err != nil {
-		return
-	}
-	msg := bus.Message{Kind: "progress", Body: body}
-	if news {
-		l.coal.OfferNow(ProgressTopic(code, l.cfg.Instance), msg)
-		return
-	}
-	l.coal.Offer(ProgressTopic(code, l.cfg.Instance), msg)
+// Offer implements lobby.RoomLog: the coalescer makes the room's
+// progress (lobby.Rooms.Progress) when it goes out.
+func (l *roomLog) Offer(code string, news bool) {
+	l.coal.OfferFunc(ProgressTopic(code, l.cfg.Instance), news, func() (bus.Message, bool) {
+		p, ok := l.rooms.Progress(code)
+		if !ok {
+			return bus.Message{}, false
+		}
+		m := toWireProgress(p)
+		if l.cfg.Trace.Enabled() {
+			m.T = time.Now().UnixMicro()
+		}
+		body, err := json.Marshal(m)
+		if err != nil {
+			l.logf("cluster: rooms: encode the progress of room %s: %v", code, err)
+			return bus.Message{}, false
+		}
+		return bus.Message{Kind: "progress", Body: body}, true
+	})
 }
 
 // Follow implements lobby.RoomLog: a reader of the server's progress

@@ -59,7 +59,7 @@ type (
 		Inst   string      `json:"i"`
 		Round  int         `json:"n"`
 		Racers []wireRacer `json:"r"`
-		// T is when the progress was offered, Unix µs on the sender's
+		// T is when the progress was made, Unix µs on the sender's
 		// clock: set only when RoomsConfig.Trace is.
 		T int64 `json:"t,omitempty"`
 	}

@@ -23,10 +23,11 @@ type RoomLog interface {
 	// with a once key is logged once: another op with the same key
 	// (another server's, maybe) is not.
 	Post(once string, op RoomOp)
-	// Offer sends the newest progress of this server's racers in a room
-	// to the other servers, coalesced with the room's offers before it
-	// (the newest goes); news goes out without waiting.
-	Offer(code string, p ServerProgress, news bool)
+	// Offer says that the progress of this server's racers in the room
+	// changed: the log has the other servers hear of it, coalesced with
+	// the room's offers before it, the progress made (Rooms.Progress)
+	// when it goes out; news goes out without waiting.
+	Offer(code string, news bool)
 	// Follow starts reading another server's progress of the room (its
 	// code and ID) into ApplyProgress; Unfollow stops reading every
 	// server's progress of the room.
@@ -134,13 +135,24 @@ type LineSummary struct {
 	Sum  uint32
 }
 
-// LineTail is how many of a racer's last moves a LineSummary carries: far
-// more than a racer makes between two progress events of their server.
+// LineTail is the most moves a LineSummary carries: far more than a
+// racer makes between two progress events of their server but for a
+// pasted line.
 const LineTail = 12
 
-// SummarizeLine is a racer's line of moves as progress carries it.
-func SummarizeLine(moves []string) *LineSummary {
-	from := max(0, len(moves)-LineTail)
+// SummarizeLine is a racer's line of moves as progress carries it, its
+// last LineTail moves.
+func SummarizeLine(moves []string) *LineSummary { return summarizeSince(nil, moves) }
+
+// summarizeSince is SummarizeLine for a server that heard the line prev
+// (a line's moves are never changed, so what they share is prev's head):
+// the tail is the moves since, at most LineTail of them.
+func summarizeSince(prev, moves []string) *LineSummary {
+	same := 0
+	for same < len(prev) && same < len(moves) && prev[same] == moves[same] {
+		same++
+	}
+	from := max(same, len(moves)-LineTail)
 	return &LineSummary{N: len(moves), Tail: moves[from:], Sum: lineSum(moves)}
 }
 

@@ -10,8 +10,8 @@ import (
 )
 
 // syncLog is a RoomLog of one process that applies each op at once, in
-// the caller's goroutine, and records what the rooms offered and
-// followed: the rooms without a bus, for tests of what is the rooms' own
+// the caller's goroutine, makes the progress offered at once, and
+// records it and what the rooms followed: the rooms without a bus, for tests of what is the rooms' own
 // (their locks, their offers). The rooms over a bus are package
 // cluster's, tested there on every bus (cluster/roomtest).
 type syncLog struct {
@@ -27,10 +27,10 @@ type syncLog struct {
 	follows []string // "code inst"
 }
 
-// offered is one call of Offer.
+// offered is one call of Offer, and the progress it made.
 type offered struct {
-	removed int // the first racer's cards removed
-	news    bool
+	news     bool
+	progress ServerProgress
 }
 
 // syncRooms makes rooms of instance "a" over a syncLog, on clock.
@@ -78,14 +78,27 @@ func (l *syncLog) Post(once string, op RoomOp) {
 	}
 }
 
-func (l *syncLog) Offer(code string, p ServerProgress, news bool) {
+func (l *syncLog) Offer(code string, news bool) {
+	p, ok := l.rs.Progress(code)
+	if !ok {
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	o := offered{news: news}
-	if len(p.Racers) > 0 {
-		o.removed = p.Racers[0].Progress.Removed
+	l.offers = append(l.offers, offered{news: news, progress: p})
+}
+
+// lastOffer is the progress of ann (the room's first racer of server a)
+// last offered.
+func (l *syncLog) lastOffer(t *testing.T) (RacerReport, bool) {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.offers) == 0 || len(l.offers[len(l.offers)-1].progress.Racers) == 0 {
+		t.Fatal("nothing offered")
 	}
-	l.offers = append(l.offers, o)
+	o := l.offers[len(l.offers)-1]
+	return o.progress.Racers[0], o.news
 }
 
 func (l *syncLog) Follow(code, roomID, inst string) {
@@ -167,32 +180,51 @@ func TestProgressBesideTheRoomsLock(t *testing.T) {
 	rs.mu.Unlock()
 }
 
-// TestOfferNewest: progress is offered to the log without the room's
-// lock, so two reports of one room may come to it in either order: the
-// newest version goes, an older one that comes late is dropped, and late
-// news sends the newest again, as news.
-func TestOfferNewest(t *testing.T) {
+// TestProgressTails: the progress a server offers carries each racer's
+// moves since its progress before (at most LineTail): a server that heard
+// each one follows the line, through undos too; one that missed more
+// than LineTail moves knows it does not know the line.
+func TestProgressTails(t *testing.T) {
 	clock := NewFakeClock(t0)
 	rs, l := syncRooms(t, clock)
-	h, _ := syncRace(t, clock, rs, l)
-	r := rs.lookup(h.Code())
-	l.mu.Lock()
-	l.offers = nil // what the other server's join made this one offer
-	l.mu.Unlock()
-	offer := func(version uint64, removed int, news bool) {
-		rs.offerProgress(r, progressOffer{version: version, news: news, msg: ServerProgress{Inst: "a", Round: 1,
-			Racers: []RacerReport{{ID: "id-ann", Progress: Progress{Removed: removed, Moves: removed / 2, Pass: 1}}}}})
+	h, ann := syncRace(t, clock, rs, l)
+	var heard []string // the line as a server that heard every progress makes it
+	known := true
+	steps := []struct {
+		name      string
+		line      []string
+		wantTail  int
+		wantKnown bool
+		news      bool
+	}{
+		{"a draw", []string{"d"}, 1, true, true}, // the first: news (her stored game)
+		{"a pair", []string{"d", "7.1+7.2"}, 1, true, false},
+		{"an undo", []string{"d"}, 0, true, false},
+		{"another pair", []string{"d", "7.3+7.4"}, 1, true, false},
+		{"a pasted line", append([]string{"d", "7.3+7.4"}, repeat("d", 20)...), LineTail, false, false},
 	}
-	offer(1001, 2, false)
-	offer(1003, 6, false)
-	offer(1002, 4, true)  // late news: the newest goes, as news
-	offer(1001, 2, false) // late and no news: dropped
-	l.mu.Lock()
-	got := fmt.Sprint(l.offers)
-	l.mu.Unlock()
-	if want := "[{2 false} {6 false} {6 true}]"; got != want {
-		t.Fatalf("offered (cards removed, news): %s, want %s", got, want)
+	for i, st := range steps {
+		p := Progress{Removed: 2 * i, Moves: len(st.line), Pass: 1, State: RacerPlaying, GameID: 7}
+		if err := h.Report("id-ann", ann, p, st.line); err != nil {
+			t.Fatalf("%s: Report: %v", st.name, err)
+		}
+		rr, news := l.lastOffer(t)
+		if rr.Line == nil || rr.Line.N != len(st.line) || len(rr.Line.Tail) != st.wantTail || news != st.news {
+			t.Fatalf("%s: offered %+v (news %v), want %d moves, a tail of %d, news %v", st.name, rr.Line, news, len(st.line), st.wantTail, st.news)
+		}
+		heard, known = rr.Line.follow(heard)
+		if known != st.wantKnown || known && fmt.Sprint(heard) != fmt.Sprint(st.line) {
+			t.Fatalf("%s: followed %v (known %v), want %v (known %v)", st.name, heard, known, st.line, st.wantKnown)
+		}
 	}
+}
+
+func repeat(move string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = move
+	}
+	return out
 }
 
 // TestFollowsTheOtherServers: the rooms read the progress of every other

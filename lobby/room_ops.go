@@ -475,10 +475,12 @@ func (h *Room) Report(playerID string, from Sink, p Progress, moves []string) er
 		t0 = time.Now()
 	}
 	r.mu.Lock()
-	done, o, err := rs.report(r, playerID, from, p, moves)
+	done, offer, news, err := rs.report(r, playerID, from, p, moves)
 	r.mu.Unlock()
-	if err == nil && o != nil {
-		rs.offerProgress(r, *o)
+	if err == nil && offer {
+		// Without the room's lock: the log builds the progress when it
+		// goes out (Progress), from the room as it is then.
+		rs.log.Offer(h.code, news)
 	}
 	if rs.cfg.Trace != nil {
 		rs.cfg.Trace.Since(TraceReportStage, t0)
@@ -489,25 +491,26 @@ func (h *Room) Report(playerID string, from Sink, p Progress, moves []string) er
 	return err
 }
 
-// report is Report with r's lock held; done: the race is to end; o:
-// the progress to offer to the other servers once the lock is released.
-func (rs *Rooms) report(r *room, playerID string, from Sink, p Progress, moves []string) (done bool, o *progressOffer, err error) {
+// report is Report with r's lock held; done: the race is to end;
+// offer: the other servers are to hear of it (RoomLog.Offer, once the
+// lock is released), at once when news.
+func (rs *Rooms) report(r *room, playerID string, from Sink, p Progress, moves []string) (done, offer, news bool, err error) {
 	r, m, err := rs.localIn(r, playerID)
 	switch {
 	case err != nil:
-		return false, nil, err
+		return false, false, false, err
 	case !sameSink(rs.sinkOf(m.inst, m.sid), from):
-		return false, nil, ErrSeatTaken
+		return false, false, false, ErrSeatTaken
 	case r.phase != PhaseRacing:
-		return false, nil, ErrNotRacing
+		return false, false, false, ErrNotRacing
 	case m.progress.State != RacerPlaying:
-		return false, nil, ErrRaceOver
+		return false, false, false, ErrRaceOver
 	case p.Removed < 0 || p.Removed > r.cards() || p.Moves < 0 || p.Pass < 0:
-		return false, nil, fmt.Errorf("%w: %d of %d cards removed in %d moves", ErrBadProgress, p.Removed, r.cards(), p.Moves)
+		return false, false, false, fmt.Errorf("%w: %d of %d cards removed in %d moves", ErrBadProgress, p.Removed, r.cards(), p.Moves)
 	case p.State != RacerPlaying && p.State != RacerStuck && p.State != RacerCleared:
-		return false, nil, fmt.Errorf("%w: state %v", ErrBadProgress, p.State)
+		return false, false, false, fmt.Errorf("%w: state %v", ErrBadProgress, p.State)
 	case p.State == RacerCleared && p.Removed != r.cards():
-		return false, nil, fmt.Errorf("%w: cleared with %d of %d cards removed", ErrBadProgress, p.Removed, r.cards())
+		return false, false, false, fmt.Errorf("%w: cleared with %d of %d cards removed", ErrBadProgress, p.Removed, r.cards())
 	}
 	el := rs.cfg.Clock.Now().Sub(r.startsAt)
 	for n := len(m.removals); n > 0 && m.removals[n-1].removed > p.Removed; n-- {
@@ -526,44 +529,46 @@ func (rs *Rooms) report(r *room, playerID string, from Sink, p Progress, moves [
 	// A racer's stored game (a comeback on another server reads it) and
 	// a racer's end are news the other servers must not miss if this one
 	// dies before the next progress: they go out at once.
-	news := p.GameID != m.progress.GameID || p.State != m.progress.State
+	news = p.GameID != m.progress.GameID || p.State != m.progress.State
 	m.progress = p
 	m.line, m.lineKnown = moves, true
-	m.lineSum = 0 // this server's: it sums the line when it sends it (lineOf)
+	m.lineSum = 0 // this server's: it sums the line when it sends it (Progress)
 	rs.coalesceRacer(r, m)
-	if !rs.others.Load() {
-		return rs.checkDone(r), nil, nil // no other server to tell
+	// A server alone tells nobody.
+	return rs.checkDone(r), rs.others.Load(), news, nil
+}
+
+// Progress returns the progress of this server's racers in the room, as
+// the other servers are to hear of it now (the log calls it when the
+// room's progress goes out, after Offer), and false when the room is
+// closed or none of its racers is this server's. Each racer's line is
+// summed up since the previous Progress of the room: the moves made since
+// (at most LineTail of them), so that a server that heard every progress
+// of the room follows the line; one that missed one learns it elsewhere
+// (Board, Learn).
+func (rs *Rooms) Progress(code string) (ServerProgress, bool) {
+	r := rs.lookup(code)
+	if r == nil {
+		return ServerProgress{}, false
 	}
-	offer := rs.progressOf(r, news)
-	return rs.checkDone(r), &offer, nil
-}
-
-// progressOffer is the progress of this server's racers in a room, to
-// be offered to the log (offerProgress): the room's version of it and
-// whether it is news.
-type progressOffer struct {
-	version uint64
-	news    bool
-	msg     ServerProgress
-}
-
-// progressOf is the progress of this server's racers in room r, with r's
-// lock held, a version newer than any before; news goes out without
-// waiting.
-func (rs *Rooms) progressOf(r *room, news bool) progressOffer {
-	r.version++
-	o := progressOffer{version: r.version, news: news, msg: ServerProgress{Inst: rs.cfg.Instance, Round: r.round}}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.phase == PhaseClosed {
+		return ServerProgress{}, false
+	}
+	p := ServerProgress{Inst: rs.cfg.Instance, Round: r.round}
 	for _, m := range r.members {
 		if m.inst != rs.cfg.Instance {
 			continue
 		}
 		rr := RacerReport{ID: m.ID, Progress: m.progress, LastRemoval: m.lastRemoval, Finish: m.finish}
 		if m.lineKnown {
-			rr.Line = SummarizeLine(m.line)
+			rr.Line = summarizeSince(m.sent, m.line)
+			m.sent = m.line
 		}
-		o.msg.Racers = append(o.msg.Racers, rr)
+		p.Racers = append(p.Racers, rr)
 	}
-	return o
+	return p, len(p.Racers) > 0
 }
 
 // Board returns a racer's game as the room knows it, for a spectator: the
@@ -607,22 +612,6 @@ func (h *Room) Learn(playerID string, moves []string) {
 	if m := r.member(playerID); m != nil && !m.lineKnown && m.lineSum != 0 && lineSum(moves) == m.lineSum {
 		m.line, m.lineKnown = slices.Clip(moves), true
 	}
-}
-
-// offerProgress hands o to the log, without the room's lock: the room's
-// other racers, the other servers' progress and snapshots do not wait
-// for the log's coalescing. Two racers' reports of one room may come
-// here in either order: the newest version is what goes (an older one
-// that comes late is dropped), as news if either was.
-func (rs *Rooms) offerProgress(r *room, o progressOffer) {
-	r.offerMu.Lock()
-	defer r.offerMu.Unlock()
-	if o.version > r.offered.version {
-		r.offered = o
-	} else if !o.news {
-		return // a newer one went already
-	}
-	rs.log.Offer(r.code, r.offered.msg, o.news)
 }
 
 // followInstances has the log read the progress of each server with a

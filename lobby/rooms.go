@@ -199,12 +199,6 @@ type room struct {
 	// followed is the servers whose progress of the room this server
 	// reads (followInstances).
 	followed map[string]bool
-	// version numbers the progress of this server's racers in the room
-	// (progressOf, under mu); offered is the newest offered to the log,
-	// under offerMu (offerProgress), which is taken without mu.
-	version uint64
-	offerMu sync.Mutex
-	offered progressOffer
 	// held is, per server, its newest progress that this server's fold
 	// was not ready for (the race's start or a member's join not applied
 	// here yet: progress and ops come apart), applied again after the
@@ -223,8 +217,10 @@ type member struct {
 	line      []string
 	lineKnown bool
 	// lineSum is the sum of the line of the racer's last progress from
-	// another server (LineSummary), 0 for a racer of this server.
+	// another server (LineSummary), 0 for a racer of this server; sent is
+	// the line of this server's racer as its last Progress told it.
 	lineSum uint32
+	sent    []string
 	// away is when the member's server was declared gone in a race, on
 	// the cluster's clock (zero: not away); lost is set once their seat's
 	// grace ran out without them.
@@ -486,10 +482,13 @@ func (rs *Rooms) offerAll() {
 	rs.mu.Unlock()
 	for _, r := range rooms {
 		r.mu.Lock()
-		o := rs.progressOf(r, true)
+		mine := false
+		for _, m := range r.members {
+			mine = mine || m.inst == rs.cfg.Instance
+		}
 		r.mu.Unlock()
-		if len(o.msg.Racers) > 0 {
-			rs.offerProgress(r, o)
+		if mine {
+			rs.log.Offer(r.code, true)
 		}
 	}
 }
@@ -1215,7 +1214,7 @@ func (rs *Rooms) rematch(r *room, m RoomOp) error {
 	for _, mb := range r.members {
 		mb.ready, mb.progress, mb.lastRemoval, mb.finish, mb.removals = false, Progress{}, 0, 0, nil
 		mb.away, mb.lost = time.Time{}, false
-		mb.line, mb.lineKnown, mb.lineSum = nil, false, 0
+		mb.line, mb.lineKnown, mb.lineSum, mb.sent = nil, false, 0, nil
 	}
 	rs.changed(r)
 	return nil
