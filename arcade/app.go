@@ -277,6 +277,7 @@ func (a *App) Model(s *server.Session) tea.Model {
 	deps.Lobby = live
 	// Race rooms (arcade/race.go).
 	rs := a.newRaces(s.Context(), p, sess, w)
+	rs.addr = s.AddrKey()
 	deps.Races = rs
 	if gh := a.newGhosts(p, w); gh != nil { // arcade/ghost.go
 		deps.Ghosts = gh

@@ -147,11 +147,11 @@ type Rooms struct {
 	bySink map[Sink]*roomSession
 
 	mu     sync.Mutex
-	rooms  map[string]*room       // open rooms by code
-	offset time.Duration          // the cluster's clock minus this server's
-	sids   int                    // makes session tokens
+	rooms  map[string]*room         // open rooms by code
+	offset time.Duration            // the cluster's clock minus this server's
+	sids   int                      // makes session tokens
 	wrong  map[wrongKey]*wrongCodes // wrong room codes by player and by address, on the cluster's clock (the fold's)
-	after  []func()               // what the current locked call must do once unlocked
+	after  []func()                 // what the current locked call must do once unlocked
 }
 
 // roomSession is one local session's sink and its token, and how long

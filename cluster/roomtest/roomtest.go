@@ -120,6 +120,7 @@ func roomScenarios() []roomScenario {
 		{"ProgressTopics", testProgressTopics},
 		{"ProgressBeforeTheStart", testProgressBeforeTheStart},
 		{"WrongCodesAcrossServers", testWrongCodesAcrossServers},
+		{"WrongCodesPerAddress", testWrongCodesPerAddress},
 		{"ChatLimitAcrossServers", testChatLimitAcrossServers},
 		{"ProgressUnchangedRacers", testProgressUnchangedRacers},
 		{"RematchBothLeave", testRematchBothLeave},
@@ -234,7 +235,7 @@ func sharedRace(t *testing.T, e *roomsEnv, a, b *cluster.Rooms) (code string, an
 	wantErr(t, "Create", err, nil)
 	code = h.Code()
 	eventually(t, "b sees the room", func() bool { _, ok := b.Room(code); return ok })
-	hb, err := b.Find("id-bob", code)
+	hb, err := b.Find(lobby.Seeker{Player: "id-bob"}, code)
 	wantErr(t, "Find on b", err, nil)
 	snap, err = b.Join(hb, pl("bob"), bob)
 	wantErr(t, "Join on b", err, nil)
