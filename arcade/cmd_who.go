@@ -27,7 +27,7 @@ type whoEntry struct {
 	// Private (racing only): the room is private; its code and deal are
 	// not told (absent).
 	Private bool `json:"private,omitempty"`
-	Removed *int   `json:"removed,omitempty"` // playing and racing only
+	Removed *int `json:"removed,omitempty"` // playing and racing only
 	// Finished (playing only): the game is over, won or lost, and the
 	// player is still at its table.
 	Finished bool   `json:"finished,omitempty"`
