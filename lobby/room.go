@@ -32,6 +32,14 @@ const (
 	RoomDropAfter = 5 * time.Second
 	// MaxSpectators is the most spectators one room takes.
 	MaxSpectators = 50
+	// HostIdle is how long a host may do nothing in the waiting room
+	// (no ready mark, start, chat line or mute) while another racer
+	// present is ready, before the host's part passes to that racer: a
+	// host who walked away does not hold the others until the room's
+	// idle timeout. The time counts from the host's last action, or from
+	// the moment they became host, or from the other racer's ready mark,
+	// whichever is latest.
+	HostIdle = 90 * time.Second
 )
 
 // Errors of rooms. Their messages are meant for players as they are.
@@ -52,6 +60,9 @@ var (
 	ErrSeatTaken = errors.New("your seat is another session's now")
 	// ErrTooFewRacers: a start with fewer than MinRacers in the room.
 	ErrTooFewRacers = errors.New("a race needs at least two racers in the room")
+	// ErrNotAllReady: a start while a racer in the room is not ready;
+	// Start wraps it with their names.
+	ErrNotAllReady = errors.New("not everybody is ready")
 	// ErrNotWaiting: a start or a ready mark after the race started.
 	ErrNotWaiting = errors.New("the room is not waiting for a start")
 	// ErrNotRacing: a progress report outside the race.
@@ -228,6 +239,13 @@ type (
 		Code    string
 		Round   int
 		Results []Placing
+	}
+	// HostPassed is posted when an idle host's part passes to a ready
+	// racer (HostIdle).
+	HostPassed struct {
+		Code     string
+		From, To string // the names
+		ToID     string
 	}
 	// SeatTakenOver is posted to a session whose seat or view another
 	// session of the same player took.

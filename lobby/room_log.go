@@ -65,6 +65,10 @@ const (
 	// OpLapse: the grace of an away racer's seat ran out (Target, Round;
 	// At is when they went away).
 	OpLapse OpKind = "lapse"
+	// OpIdleHost: the host (Target) was idle in the waiting room for
+	// HostIdle at At, as the lease holder saw it: the fold checks it
+	// again and passes the host's part to a ready racer.
+	OpIdleHost OpKind = "idlehost"
 )
 
 // RoomOp is one change of the rooms, as the rooms' log carries it. Which

@@ -540,7 +540,7 @@ func (rs *raceScreen) setSnap(s lobby.Snapshot, resume *engine.Record) {
 		return // an older one came late
 	}
 	if prev := rs.snap.Host; prev != "" && prev != s.Host && s.Host == rs.you && rs.you != "" && s.Code == rs.snap.Code {
-		rs.say(sInfo, "you host the room now")
+		rs.say(sInfo, "you host the room now: s starts the race once everybody is ready")
 	}
 	rs.snap = s
 	rs.racers = slices.Clone(s.Members)
@@ -645,6 +645,14 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 			rs.chat = append(rs.chat, ev)
 			if len(rs.chat) > lobby.ChatHistory {
 				rs.chat = slices.Delete(rs.chat, 0, len(rs.chat)-lobby.ChatHistory)
+			}
+		}
+	case lobby.HostPassed:
+		if ev.Code == rs.snap.Code {
+			if ev.ToID == rs.you && !rs.watching {
+				rs.say(sInfo, clean(ev.From, 16)+" was idle: you host the room now; s starts the race once everybody is ready")
+			} else {
+				rs.say(sInfo, clean(ev.From, 16)+" was idle: "+clean(ev.To, 16)+" hosts the room now")
 			}
 		}
 	case lobby.SeatTakenOver:

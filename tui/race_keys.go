@@ -75,8 +75,15 @@ func (rs *raceScreen) openChat() {
 	}
 }
 
-// leave leaves the room; during the race q asks to be pressed again.
+// leave leaves the room; in the waiting room and during the race, q or
+// esc asks to be pressed again (a racer who leaves the waiting room gives
+// up their place and ready mark; a spectator just goes).
 func (rs *raceScreen) leave() tea.Cmd {
+	if rs.mode() == modeWaiting && !rs.watching && rs.snap.Code != "" && !rs.leaving {
+		rs.leaving = true
+		rs.say(sWarn, "q or esc again leaves room "+rs.snap.Code+"; any other key stays")
+		return nil
+	}
 	if rs.racing() && !rs.leaving {
 		rs.leaving = true
 		if rs.ghost != nil {
