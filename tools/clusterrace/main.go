@@ -291,7 +291,18 @@ func (r *rehearsal) firstRace(alice, bob, carol, dave *player, deal uint64, line
 	if err != nil {
 		return fmt.Errorf("the rated room's deal: %w", err)
 	}
-	// Both races start at once: their countdowns run together.
+	// Both races start at once: their countdowns run together. A start
+	// waits for every racer to be ready.
+	for _, p := range []*player{dave, bob} {
+		if err := p.typeKeys("r"); err != nil {
+			return err
+		}
+	}
+	for _, p := range []*player{carol, alice} {
+		if _, err := p.waitFor("everybody is ready: s starts the race"); err != nil {
+			return err
+		}
+	}
 	if err := carol.typeKeys("s"); err != nil {
 		return err
 	}
@@ -472,6 +483,12 @@ func (r *rehearsal) secondRace(alice, bob *player, deal uint64, line []string) e
 		return err
 	}
 	if _, err := bob.waitFor("2/8 players"); err != nil {
+		return err
+	}
+	if err := alice.typeKeys("r"); err != nil {
+		return err
+	}
+	if _, err := bob.waitFor("everybody is ready: s starts the race"); err != nil {
 		return err
 	}
 	if err := bob.typeKeys("s"); err != nil {
