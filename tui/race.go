@@ -588,7 +588,7 @@ func (rs *raceScreen) deal(s lobby.Snapshot, resume *engine.Record) {
 // player's own or a watched racer's, under title.
 func (rs *raceScreen) newRaceTable(g *engine.Game, s lobby.Snapshot, title string) *tableScreen {
 	t := newTable(rs.env, rs.scheme, g, -1000-s.Round, "", 0, rs.w, rs.h)
-	t.title = title
+	t.title, t.undoLimit = title, "a race"
 	// The verdict is the room's: the table asks the solver nothing.
 	t.answer = answerOf(s.Verdict, nil)
 	return t

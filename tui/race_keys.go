@@ -155,12 +155,8 @@ func (rs *raceScreen) raceKey(k tea.KeyMsg) tea.Cmd {
 		return nil
 	case key.Matches(k, watchKeys):
 		return nil
-	case bound(k, t.Keys.Undo):
-		if ms := t.game.Moves(); len(ms) > 0 && (ms[len(ms)-1].Kind == engine.Draw || ms[len(ms)-1].Kind == engine.Redeal) {
-			rs.say(sWarn, "undo takes back removals in a race, never a draw or a redeal")
-			return nil
-		}
 	}
+	// Undo takes back removals only: the table's rule (tableScreen.undo).
 	return rs.toTable(k)
 }
 
