@@ -22,8 +22,9 @@ const (
 	WrongCodePause  = time.Minute
 )
 
-// ErrThrottled: too many wrong room codes. Find's refusal wraps it with
-// whose codes (the player's, or their address's) and when to try again.
+// ErrThrottled: too many wrong room codes (MaxWrongCodes in
+// WrongCodeWindow). Find's refusal wraps it with whose codes (the
+// player's, or their address's) and when to try again.
 var ErrThrottled = errors.New("too many wrong room codes")
 
 // Seeker is who looks a room up by a code they typed (Rooms.Find), as the
@@ -106,15 +107,6 @@ func throttled(wrong map[wrongKey]*wrongCodes, s Seeker, now time.Time) error {
 	if secs == 1 {
 		wait = "a second"
 	}
-	return fmt.Errorf("%w (%d in %s)%s: try again in %s", ErrThrottled, MaxWrongCodes, minutes(WrongCodeWindow), whose, wait)
-}
-
-// minutes says a whole number of minutes in words: "a minute", "2
-// minutes".
-func minutes(d time.Duration) string {
-	n := int(d / time.Minute)
-	if n == 1 {
-		return "a minute"
-	}
-	return strconv.Itoa(n) + " minutes"
+	// Short enough for an 80-column message line.
+	return fmt.Errorf("%w%s: try again in %s", ErrThrottled, whose, wait)
 }

@@ -97,3 +97,28 @@ func TestBadCodeSaysTheLetters(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseCode: whatever a player types, ParseCode returns a code of
+// CodeLen letters of CodeAlphabet or ErrBadCode; a code it returns reads
+// back as itself, typed in lower case and in groups too.
+func FuzzParseCode(f *testing.F) {
+	for _, s := range []string{"KDXWYC", "kdx-wyc", " K D X W Y C ", "KDXW", "ÄÖÜ", "kdx\twyc", strings.Repeat("-", 30)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		code, err := ParseCode(s)
+		if err != nil {
+			if !errors.Is(err, ErrBadCode) || code != "" {
+				t.Fatalf("ParseCode(%q) = %q, %v; want \"\" and ErrBadCode", s, code, err)
+			}
+			return
+		}
+		if len(code) != CodeLen || strings.Trim(code, CodeAlphabet) != "" {
+			t.Fatalf("ParseCode(%q) = %q: not %d letters of %s", s, code, CodeLen, CodeAlphabet)
+		}
+		typed := strings.ToLower(code[:3]) + "-" + code[3:]
+		if again, err := ParseCode(typed); err != nil || again != code {
+			t.Fatalf("ParseCode(%q) = %q, %v; want %q", typed, again, err, code)
+		}
+	})
+}
