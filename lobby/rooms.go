@@ -193,8 +193,8 @@ type room struct {
 	muted    map[string]bool
 	reason   string
 	empty    time.Time // since when nobody is in it; zero when somebody is
-	// lastAt is the latest time an op of the room was logged, on the
-	// cluster's clock; hostActed when the host last acted in the room
+	// lastAt is the latest moment of an op of the room (its At, on the
+	// cluster's clock); hostActed when the host last acted in the room
 	// or became host, readyAt when a racer other than the host last
 	// marked ready (HostIdle).
 	lastAt, hostActed, readyAt time.Time
