@@ -138,6 +138,7 @@ func clusterRoom(t *testing.T, one, two *App, host, guest *races, deal uint64) (
 	if _, err := guest.Join(ctx, code); err != nil {
 		t.Fatal(err)
 	}
+	readyAll(t, code, guest)
 	if err := host.Start(code); err != nil {
 		t.Fatal(err)
 	}
@@ -240,6 +241,7 @@ func TestClusterRaceGameNotContinue(t *testing.T) {
 	if _, err := bob.rs.Join(ctx, code); err != nil {
 		t.Fatal(err)
 	}
+	readyAll(t, code, bob.rs)
 	if err := ann.rs.Start(code); err != nil {
 		t.Fatal(err)
 	}

@@ -118,6 +118,7 @@ func TestChosenDealUnrated(t *testing.T) {
 			if !snap.Rated || snap.Round != 2 {
 				t.Fatalf("after the rematch: round %d, Rated %v; want round 2, rated", snap.Round, snap.Rated)
 			}
+			readyAll(t, code, bob)
 			if err := ann.Start(code); err != nil {
 				t.Fatal(err)
 			}

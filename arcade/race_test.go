@@ -65,11 +65,23 @@ func startRace(t *testing.T, f *fixture, opts tui.RoomOptions, host *races, othe
 		}
 	}
 	room, _ := f.app.rooms.Room(code)
+	readyAll(t, code, others...)
 	if err := host.Start(code); err != nil {
 		t.Fatal(err)
 	}
 	waitPhase(t, room, lobby.PhaseRacing)
 	return code, room
+}
+
+// readyAll marks the racers ready in the room: a host's start waits for
+// them.
+func readyAll(t *testing.T, code string, racers ...*races) {
+	t.Helper()
+	for _, rs := range racers {
+		if err := rs.Ready(code, true); err != nil {
+			t.Fatalf("%s ready: %v", rs.me.Name, err)
+		}
+	}
 }
 
 // TestRaceStored: a race with a guest stores the placings of the players
@@ -100,6 +112,7 @@ func TestRaceStored(t *testing.T) {
 		}
 	}
 	room, _ := f.app.rooms.Room(code)
+	readyAll(t, code, bob, gus)
 	if err := ann.Start(code); err != nil {
 		t.Fatal(err)
 	}

@@ -170,7 +170,7 @@ func (rs *raceScreen) view() string {
 		var b strings.Builder
 		out := lines{b: &b}
 		out.fill(max(0, rs.h/2-2))
-		out.add("  Join a race: type the room's code (four letters) and press enter")
+		out.add("  Join a race: type the room's code (" + strconv.Itoa(lobby.CodeLen) + " letters) and press enter")
 		out.add("")
 		out.add("  " + rs.input.view(rs.env.pal, rs.w-4))
 		out.fill(rs.h - 2)
@@ -390,9 +390,16 @@ func (rs *raceScreen) viewWaiting() string {
 	case s.Host == rs.you && len(rs.racers) < lobby.MinRacers:
 		body = append(body, "   Waiting for a second racer: give them the code "+s.Code+".")
 	case s.Host == rs.you:
-		body = append(body, "   You host: s starts the race.")
+		if n := len(rs.notReady()); n > 0 {
+			// The racers' lines above say who.
+			body = append(body, "   You host: s starts the race once everybody is ready ("+strconv.Itoa(n)+" not yet).")
+		} else {
+			body = append(body, "   You host, and everybody is ready: s starts the race.")
+		}
+	case rs.mine().Ready:
+		body = append(body, "   You are ready: the race starts once everybody is.")
 	default:
-		body = append(body, "   The host starts the race.")
+		body = append(body, "   r marks you ready: the race starts once everybody is ready.")
 	}
 	body = append(body, "")
 	body = append(body, rs.chatBody(rs.h-4-len(body))...)
@@ -404,6 +411,18 @@ func (rs *raceScreen) viewWaiting() string {
 		sub = "deal " + strconv.FormatUint(s.Deal, 10) + gl.sep + unratedNote + gl.sep + "no hints" + gl.sep + "undo: removals only"
 	}
 	return drawPage(rs.env, rs.w, rs.h, rs.roomLine(), sub, body, rs.msg, rs.msgSt, rs.bar, keys)
+}
+
+// notReady is the racers present, but for the player, who are not
+// ready: the host's start waits for them.
+func (rs *raceScreen) notReady() []lobby.Racer {
+	var out []lobby.Racer
+	for _, r := range rs.racers {
+		if r.Present && !r.Ready && r.ID != rs.you {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func (rs *raceScreen) waitingKeys() []key.Binding {

@@ -34,7 +34,7 @@ func testRated(t *testing.T, e *roomsEnv) {
 		_, err = b.Join(hb, pl("bob"), newSink())
 		wantErr(t, "Join", err, nil)
 		eventually(t, "a sees bob", func() bool { return len(h.Snapshot().Members) == 2 })
-		wantErr(t, "Start", h.Start("id-ann"), nil)
+		wantErr(t, "Start", startReady(h, "id-ann"), nil)
 		eventually(t, "both count down", func() bool {
 			return phaseOf(a, h.Code()) == lobby.PhaseCountdown && phaseOf(b, h.Code()) == lobby.PhaseCountdown
 		})
