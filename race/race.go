@@ -267,7 +267,7 @@ func (s *Service) Store(res lobby.RaceResult) error {
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
 	nr := store.NewRace{Key: res.Key(), Code: res.Code, RulesID: res.RulesID, DealNumber: res.Deal,
-		Started: res.Started, Ended: res.Ended, Racers: len(res.Placings), Rated: res.Rated && !res.Void, Verdict: res.Verdict}
+		Started: res.Started, Ended: res.Ended, Racers: len(res.Placings), Rated: res.Rated, Void: res.Void, Verdict: res.Verdict}
 	closer := s.cfg.Writer()
 	for _, p := range res.Placings {
 		if p.Guest {
