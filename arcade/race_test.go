@@ -14,6 +14,7 @@ import (
 	"pyramid/games"
 	"pyramid/lobby"
 	"pyramid/race"
+	"pyramid/rating"
 	"pyramid/store"
 	"pyramid/tui"
 )
@@ -496,7 +497,7 @@ func TestRaceNobodyPlayedNotStored(t *testing.T) {
 	for i, id := range ids {
 		res.Placings = append(res.Placings, lobby.Placing{Place: 1, ID: id, Name: "p" + strconv.Itoa(i), State: lobby.RacerLeft, Moves: i})
 	}
-	if err := f.app.race.Store(res); err != nil {
+	if _, err := f.app.race.Store(res); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range ids {
@@ -504,13 +505,19 @@ func TestRaceNobodyPlayedNotStored(t *testing.T) {
 			t.Errorf("race records of %s after a race nobody played: %+v (%v), want none", id, recs, err)
 		}
 	}
-	// A race with a card removed is stored.
+	// A race with a card removed is stored: bob's opponents never moved
+	// or left before removing a card, so it is unrated for him.
 	res.Code, res.Placings[1].Removed, res.Placings[1].Place = "WJCM", 2, 1
 	res.Placings[0].Place, res.Placings[2].Place = 2, 2
-	if err := f.app.race.Store(res); err != nil {
+	changes, err := f.app.race.Store(res)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if recs, err := f.st.RaceRecords(ctx, ids[1]); err != nil || len(recs) != 1 || recs[0].Wins != 1 {
-		t.Errorf("bob's race records: %+v (%v), want one race won", recs, err)
+	if recs, err := f.st.RaceRecords(ctx, ids[1]); err != nil || len(recs) != 1 || recs[0].Wins != 0 || recs[0].Unrated != 1 {
+		t.Errorf("bob's race records: %+v (%v), want one unrated race", recs, err)
+	}
+	if len(changes) != 3 || changes[1].ID != ids[1] || changes[1].Reason != rating.ReasonNoOpponent ||
+		changes[0].Reason != rating.ReasonNeverMoved || changes[2].Reason != rating.ReasonLeftEmpty {
+		t.Errorf("rating changes %+v", changes)
 	}
 }

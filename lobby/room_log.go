@@ -64,6 +64,9 @@ const (
 	// OpLapse: the grace of an away racer's seat ran out (Target, Round;
 	// At is when they went away).
 	OpLapse OpKind = "lapse"
+	// OpRated: the lease holder stored a race (Round) and tells how it
+	// counted for each racer with a key (Ratings).
+	OpRated OpKind = "rated"
 )
 
 // RoomOp is one change of the rooms, as the rooms' log carries it. Which
@@ -86,6 +89,7 @@ type RoomOp struct {
 	Text      string    // a chat line, a close's reason
 	Target    string    // the player the op is about
 	Results   []Placing // an end's placings
+	Ratings   []RatingChange // a rated's
 	Gone      string    // a gone's server
 	Seq       uint64    // the op's place in the log, set by the log
 	Logged    time.Time // when the log took the op, on the cluster's clock; set by the log
