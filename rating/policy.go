@@ -154,10 +154,11 @@ type Decision struct {
 	// Rank is the entrant's place among the rated entrants (1 the best,
 	// ties equal), the place the rating is updated by; 0 unless Rated.
 	Rank int
-	// Win: Rated, first among the rated entrants, and did not leave.
-	// Podium: Rated, did not leave, within the first three among the
-	// rated entrants, and a win or ahead of a rated entrant (the last of
-	// three is not on a podium).
+	// Win: Rated and first among the rated entrants. Podium: Rated,
+	// within the first three among the rated entrants, and a win or ahead
+	// of a rated entrant (the last of three is not on a podium). Leaving
+	// costs places already: the ranking puts those who left after those
+	// who stayed.
 	Win, Podium bool
 }
 
@@ -240,9 +241,8 @@ func Decide(unrated Reason, es []Entrant, limited func(a, b string) bool) []Deci
 	last := out[field[len(field)-1]].Rank
 	for _, i := range field {
 		d := &out[i]
-		stayed := !es[i].Left || es[i].Cleared
-		d.Win = stayed && d.Rank == 1
-		d.Podium = stayed && d.Rank <= 3 && (d.Rank == 1 || d.Rank < last)
+		d.Win = d.Rank == 1
+		d.Podium = d.Rank <= 3 && (d.Rank == 1 || d.Rank < last)
 	}
 	return out
 }

@@ -61,6 +61,16 @@ func TestDecide(t *testing.T) {
 			want: []string{"rated 1 win podium", "rated 2 podium", "rated 3 podium", "rated 4", "rated 5"},
 		},
 		{
+			name: "both left having removed cards: the first wins",
+			es:   []Entrant{left(racer("ann", 1, 4)), left(racer("bob", 2, 2))},
+			want: []string{"rated 1 win podium", "rated 2"},
+		},
+		{
+			name: "last of three after leaving: no podium",
+			es:   []Entrant{racer("ann", 1, 28), racer("bob", 2, 10), left(racer("cat", 3, 4))},
+			want: []string{"rated 1 win podium", "rated 2 podium", "rated 3"},
+		},
+		{
 			name: "a tie for first: two wins",
 			es:   []Entrant{racer("ann", 1, 12), racer("bob", 1, 12), racer("cat", 3, 4)},
 			want: []string{"rated 1 win podium", "rated 1 win podium", "rated 3"},

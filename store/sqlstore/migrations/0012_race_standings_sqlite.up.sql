@@ -56,13 +56,12 @@ UPDATE race_placings AS rp SET
 FROM races r WHERE r.id = rp.race_id;
 
 -- Wins and podiums of the rated placings, by the policy: first among the
--- rated placings of the race (a win), or within the first three and ahead
--- of one of them (a podium), having not left.
+-- rated placings of the race (a win), or within the first three and a
+-- win or ahead of one of them (a podium).
 UPDATE race_placings AS rp SET
-    win = (rp.outcome <> 'left' OR rp.cleared) AND NOT EXISTS (
+    win = NOT EXISTS (
         SELECT 1 FROM race_placings o WHERE o.race_id = rp.race_id AND o.standing = 'rated' AND o.place < rp.place),
-    podium = (rp.outcome <> 'left' OR rp.cleared)
-        AND (SELECT COUNT(*) FROM race_placings o
+    podium = (SELECT COUNT(*) FROM race_placings o
              WHERE o.race_id = rp.race_id AND o.standing = 'rated' AND o.place < rp.place) < 3
         AND (NOT EXISTS (SELECT 1 FROM race_placings o
                          WHERE o.race_id = rp.race_id AND o.standing = 'rated' AND o.place < rp.place)
