@@ -80,19 +80,19 @@ type RoomOp struct {
 	// Inst is the server that logged the op, Sid the session of that
 	// server it is about: the log sets Inst.
 	Inst, Sid string
-	Who       *Entrant  // an open's host, a join's player, a mute's host (ID)
-	Cfg       *OpConfig // an open's room, a rematch's deal
-	Ready     bool      // a ready mark
-	Muted     bool      // a mute, or its end
-	Round     int       // an end's, a lapse's
-	At        time.Time // on the cluster's clock: a start's moment, a chat line's, an end's, a wrong code's, a gone's, a lapse's
-	Text      string    // a chat line, a close's reason
-	Target    string    // the player the op is about
-	Results   []Placing // an end's placings
+	Who       *Entrant       // an open's host, a join's player, a mute's host (ID)
+	Cfg       *OpConfig      // an open's room, a rematch's deal
+	Ready     bool           // a ready mark
+	Muted     bool           // a mute, or its end
+	Round     int            // an end's, a lapse's
+	At        time.Time      // on the cluster's clock: a start's moment, a chat line's, an end's, a wrong code's, a gone's, a lapse's
+	Text      string         // a chat line, a close's reason
+	Target    string         // the player the op is about
+	Results   []Placing      // an end's placings
 	Ratings   []RatingChange // a rated's
-	Gone      string    // a gone's server
-	Seq       uint64    // the op's place in the log, set by the log
-	Logged    time.Time // when the log took the op, on the cluster's clock; set by the log
+	Gone      string         // a gone's server
+	Seq       uint64         // the op's place in the log, set by the log
+	Logged    time.Time      // when the log took the op, on the cluster's clock; set by the log
 }
 
 // OpConfig is a room's settings as an op carries them: the rules by ID.
