@@ -86,14 +86,14 @@ func TestRaceResultsRatingChange(t *testing.T) {
 	next.Seq++
 	next.Results = slices.Clone(snap.Results)
 	next.Results[0].Rating = &lobby.RatingChange{ID: "p1", Standing: rating.Rated, Before: 1512.4, After: 1527.2}
-	next.Results[1].Rating = &lobby.RatingChange{ID: "p0", Standing: rating.Rated, Before: 1500, After: 1441.6, Provisional: true}
+	next.Results[1].Rating = &lobby.RatingChange{ID: "p0", Standing: rating.Rated, Before: 1500, After: 1393.8, Provisional: true}
 	next.Results[2].Rating = &lobby.RatingChange{ID: "p2", Standing: rating.Unrated, Reason: rating.ReasonAssisted}
 	next.Results[3].Rating = &lobby.RatingChange{ID: "p3", Standing: rating.Aborted, Reason: rating.ReasonNeverMoved}
 	h.send(RaceEventMsg{Event: lobby.RoomChanged{Snapshot: next}})
 	s := screenOf(h)
 	checkShape(t, s, 80, 24)
 	for _, want := range []string{
-		"1512 → 1527 +15", "1500 → 1442? −58", "unrated: moves faster than play: racer2", "no race: never moved: racer3",
+		"1512 → 1527 +15", "1500 → 1394? −106", "unrated: moves faster than play: racer2", "no race: never moved: racer3",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the results do not say %q:\n%s", want, s)

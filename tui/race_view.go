@@ -544,7 +544,8 @@ func (rs *raceScreen) viewResults() string {
 		line := "  " + padLeft(strconv.Itoa(p.Place), 2) + ". " + padRight(cut(clean(p.Name, 16), 16, gl.ell), 17) +
 			padRight(what, 28) + strconv.Itoa(p.Moves) + plural(p.Moves, " move", " moves")
 		if rated {
-			line = padRight(line, 64) + ratingColumn(p, gl)
+			// At 80 columns: "1500 → 1394? −106" ends at column 78.
+			line = padRight(line, 60) + " " + ratingColumn(p, gl)
 		}
 		if p.ID == rs.you {
 			line = rs.env.pal.style(sBold, line)
