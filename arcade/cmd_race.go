@@ -11,6 +11,7 @@ import (
 	"pyramid/engine"
 	"pyramid/keys"
 	"pyramid/rating"
+	"pyramid/share"
 	"pyramid/store"
 )
 
@@ -256,6 +257,89 @@ func (c *call) printRaceRecords(reps []statsReport) {
 	if provisional {
 		fmt.Fprintf(c.stdout, "(? a provisional rating: fewer than %d rated races or %d different opponents)\n",
 			rating.ProvisionalRaces, rating.ProvisionalOpponents)
+	}
+}
+
+// raceResultsReport is a stored race's results in replay --json: each
+// placing, and how the race counted for the racer (README "What counts"):
+// counted is "rated", "unrated" or "no race", why says why not in words
+// ("moves faster than play"), the ratings are on the display scale.
+type raceResultsReport struct {
+	Rules    string          `json:"rules"`
+	Racers   int             `json:"racers"`
+	Rated    bool            `json:"rated"`
+	Placings []placingReport `json:"placings"`
+}
+
+// placingReport is one placing of a raceResultsReport.
+type placingReport struct {
+	Place        int     `json:"place"`
+	Name         string  `json:"name"`
+	GameID       int64   `json:"game_id,omitempty"`
+	Outcome      string  `json:"outcome,omitempty"`
+	Removed      int     `json:"removed"`
+	Moves        int     `json:"moves"`
+	TimeMS       int64   `json:"time_ms"`
+	Assisted     bool    `json:"assisted,omitempty"`
+	Counted      string  `json:"counted"`
+	Reason       string  `json:"reason,omitempty"`
+	Why          string  `json:"why,omitempty"`
+	Win          bool    `json:"win,omitempty"`
+	Podium       bool    `json:"podium,omitempty"`
+	RatingBefore float64 `json:"rating_before,omitempty"`
+	RatingAfter  float64 `json:"rating_after,omitempty"`
+	Provisional  bool    `json:"provisional,omitempty"`
+}
+
+// countedWord is how a race counted for a racer, as the results say it.
+func countedWord(s rating.Standing) string {
+	switch s {
+	case rating.Rated:
+		return "rated"
+	case rating.Unrated:
+		return "unrated"
+	}
+	return "no race"
+}
+
+// raceResults is a stored race as replay shows it.
+func raceResults(race store.Race) *raceResultsReport {
+	rep := &raceResultsReport{Rules: race.RulesID, Racers: max(race.Racers, len(race.Placings)), Rated: race.Rated}
+	for _, p := range race.Placings {
+		pr := placingReport{Place: p.Place, Name: playerName(p.PlayerName), GameID: p.GameID, Outcome: string(p.Outcome),
+			Removed: p.Removed, Moves: p.Moves, TimeMS: p.Time.Milliseconds(), Assisted: p.Assisted,
+			Counted: countedWord(p.Standing), Reason: string(p.Reason), Win: p.Win, Podium: p.Podium}
+		if p.Reason != rating.ReasonNone {
+			pr.Why = p.Reason.Words()
+		}
+		if p.Standing == rating.Rated {
+			pr.RatingBefore, pr.RatingAfter, pr.Provisional = round2(p.Before.Display), round2(p.Rating.Display), p.Rating.Provisional
+		}
+		rep.Placings = append(rep.Placings, pr)
+	}
+	return rep
+}
+
+// printRaceResults ends replay's text of a race game with the player's
+// line of the race: "race: 2nd of 3 · 1500 → 1521? +21", or why it did
+// not count.
+func (c *call) printRaceResults(rep *raceResultsReport, gameID int64) {
+	if rep == nil {
+		return
+	}
+	for _, p := range rep.Placings {
+		if p.GameID != gameID {
+			continue
+		}
+		line := "race: " + share.Ordinal(p.Place) + " of " + strconv.Itoa(rep.Racers) + " · "
+		switch {
+		case p.Counted == "rated":
+			before, after := int(math.Round(p.RatingBefore)), int(math.Round(p.RatingAfter))
+			line += fmt.Sprintf("%d → %s %+d", before, displayText(p.RatingAfter, p.Provisional), after-before)
+		default:
+			line += p.Counted + ": " + p.Why
+		}
+		fmt.Fprintln(c.stdout, line)
 	}
 }
 

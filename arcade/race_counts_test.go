@@ -113,3 +113,57 @@ func testRaceCountsAgree(t *testing.T, f *fixture) {
 		}
 	}
 }
+
+// TestReplayRaceResults: replay of a race game says how the race counted
+// for each racer, in JSON and, for the player, in words: an assisted
+// racer's placing stays, "unrated: moves faster than play".
+func TestReplayRaceResults(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	var keys []gossh.Signer
+	var ids []string
+	var gameIDs []int64
+	for i, name := range []string{"ann", "bob", "cat"} {
+		k := sshtest.NewKey(t)
+		p, _, err := f.st.GetOrCreatePlayer(ctx, gossh.FingerprintSHA256(k.PublicKey()), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := f.st.CreateGame(ctx, store.NewGame{PlayerID: p.ID, RulesID: "classic", DealNumber: 42, Owner: "s",
+			Kind: store.KindRace, Race: fmt.Sprint("race/", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, ids, gameIDs = append(keys, k), append(ids, p.ID), append(gameIDs, g.ID)
+	}
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	nr := store.NewRace{Key: "r", Code: "KDXW", RulesID: "classic", DealNumber: 42, Started: now, Ended: now.Add(time.Minute),
+		Racers: 3, Rated: true}
+	for i := range ids {
+		nr.Placings = append(nr.Placings, store.RacePlacing{PlayerID: ids[i], Place: i + 1, Removed: 10 - i, Moves: 20,
+			GameID: gameIDs[i], Outcome: store.OutcomeStuck, Assisted: i == 0})
+	}
+	if _, err := f.st.RecordRace(ctx, nr); err != nil {
+		t.Fatal(err)
+	}
+	var rep gameReport
+	_, out, _ := f.run(session(keys[0], "ann", "replay", fmt.Sprint(gameIDs[0]), "--json"))
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Race == nil || len(rep.Race.Placings) != 3 {
+		t.Fatalf("replay --json: %v\n%s", err, out)
+	}
+	ann, bob := rep.Race.Placings[0], rep.Race.Placings[1]
+	if ann.Name != "ann" || !ann.Assisted || ann.Counted != "unrated" || ann.Why != "moves faster than play" || ann.RatingAfter != 0 {
+		t.Errorf("ann's placing %+v", ann)
+	}
+	if bob.Counted != "rated" || !bob.Win || bob.RatingBefore != 1500 || !(bob.RatingAfter > 1500) || !bob.Provisional {
+		t.Errorf("bob's placing %+v", bob)
+	}
+	_, text, _ := f.run(session(keys[0], "ann", "replay", fmt.Sprint(gameIDs[0])))
+	if !strings.Contains(text, "race: 1st of 3 · unrated: moves faster than play") {
+		t.Errorf("replay of ann's race game:\n%s", text)
+	}
+	_, text, _ = f.run(session(keys[1], "bob", "replay", fmt.Sprint(gameIDs[1])))
+	if want := fmt.Sprintf("race: 2nd of 3 · 1500 → %s +", displayText(bob.RatingAfter, true)); !strings.Contains(text, want) {
+		t.Errorf("replay of bob's race game, want %q:\n%s", want, text)
+	}
+}
