@@ -83,7 +83,7 @@ func (s *Store) RecordRace(ctx context.Context, nr store.NewRace) (int64, error)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, `INSERT INTO races (race_key, code, rules_id, deal_number, started_at, ended_at, racers, rated, verdict)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (race_key) DO NOTHING RETURNING id`,
-			nr.Key, nr.Code, nr.RulesID, int64(nr.DealNumber), ms(nr.Started), ms(nr.Ended), nr.Racers, nr.Rated && !nr.Void,
+			nr.Key, nr.Code, nr.RulesID, int64(nr.DealNumber), ms(nr.Started), ms(nr.Ended), nr.Racers, nr.Rated,
 			nr.Verdict.String()).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			// Stored already: a retry after a lost reply.

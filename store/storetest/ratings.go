@@ -24,6 +24,24 @@ var ratingTests = []struct {
 	{"PairLimit", testRatingPairLimit},
 	{"PairLimitAtOnce", testRatingPairLimitAtOnce},
 	{"ProvisionalAndHistory", testRatingProvisionalAndHistory},
+	{"Void", testRatingVoid},
+}
+
+// testRatingVoid: a race in which a racer was lost with their server is
+// unrated for all who raced, and says so; the race itself was a rated
+// room's.
+func testRatingVoid(t *testing.T, e *env) {
+	a, b := e.racer("alice"), e.racer("bob")
+	nr := e.stuckRace("void", 0, a, b)
+	nr.Void = true
+	race := e.record(nr)
+	wantStandings(t, race, "unrated void", "unrated void")
+	if !race.Rated {
+		t.Errorf("a rated room's void race reads as a chosen deal's: %+v", race)
+	}
+	if rec := e.recordOf(a); rec.Races != 0 || rec.Unrated != 1 || rec.Rating.Races != 0 {
+		t.Errorf("alice's record after a void race: %+v", rec)
+	}
 }
 
 // stuckRace is e.newRace with every racer but the first stuck (none left
