@@ -110,6 +110,7 @@ func (c *call) topRace(args []string, asJSON bool) int {
 		return c.writeJSON(reps)
 	}
 	fmt.Fprintf(c.stdout, "%s (%s): race ratings\n", r.Title(), r.ID())
+	defer c.ownProvisional(ctx, r.ID())
 	if len(reps) == 0 {
 		fmt.Fprintf(c.stdout, "no settled rating yet: a rating shows here after %d rated races against %d different opponents\n",
 			rating.ProvisionalRaces, rating.ProvisionalOpponents)
@@ -124,6 +125,21 @@ func (c *call) topRace(args []string, asJSON bool) int {
 	fmt.Fprintf(c.stdout, "(ratings with fewer than %d rated races or %d opponents are provisional and not listed)\n",
 		rating.ProvisionalRaces, rating.ProvisionalOpponents)
 	return 0
+}
+
+// ownProvisional tells a player whose rating in the rules is still
+// provisional where it stands: it is on no list yet.
+func (c *call) ownProvisional(ctx context.Context, rulesID string) {
+	if c.player == "" {
+		return
+	}
+	rec, err := c.a.cfg.Store.RaceRecord(ctx, c.player, rulesID)
+	if err != nil || rec.Rating.Races == 0 || !rec.Rating.Provisional {
+		return
+	}
+	fmt.Fprintf(c.stdout, "your rating: %s, provisional: %d of %d rated races, %d of %d different opponents\n",
+		displayText(rec.Rating.Display, true), rec.Rating.Races, rating.ProvisionalRaces, rec.Rating.Opponents,
+		rating.ProvisionalOpponents)
 }
 
 // round2 rounds a rating to two decimals for printing; a rating that

@@ -106,6 +106,11 @@ func testRaceCountsAgree(t *testing.T, f *fixture) {
 			if on != nil || !rr.Provisional || rr.Races != 1 || rr.Podiums != 0 || !strings.Contains(text, displayText(rr.Rating, true)) {
 				t.Errorf("p6 (one rated race, last of three after leaving): stats %+v, listed %v\n%s", rr, on != nil, text)
 			}
+			_, list, _ := f.run(session(k, "p6", "top", "race"))
+			want := fmt.Sprintf("your rating: %s, provisional: 1 of 10 rated races, 2 of 5 different opponents", displayText(rr.Rating, true))
+			if !strings.Contains(list, want) || strings.Contains(list, " p6 ") {
+				t.Errorf("top race for p6, want %q and p6 off the list:\n%s", want, list)
+			}
 		case on == nil:
 			t.Errorf("p%d is not on top race", i)
 		case on.Races != rr.Races || on.Wins != rr.Wins || on.Rating != rr.Rating || rr.Provisional:
