@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -14,33 +13,6 @@ import (
 	"pyramid/games"
 	"pyramid/store"
 )
-
-// Version is the build's version: the module version and VCS revision
-// when the binary was built with them, and the Go release.
-func Version() string {
-	v := "devel"
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "pyramid " + v
-	}
-	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		v = bi.Main.Version
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += " " + s.Value[:12]
-		}
-	}
-	return "pyramid " + v + " (" + bi.GoVersion + ")"
-}
-
-func (c *call) version() int {
-	if _, code, ok := c.flags(0, func(*flag.FlagSet) {}); !ok {
-		return code
-	}
-	fmt.Fprintln(c.stdout, Version())
-	return 0
-}
 
 // jsonFlag defines --json.
 func jsonFlag(v *bool) func(fs *flag.FlagSet) {

@@ -312,8 +312,9 @@ func (r Rules) Describe() string {
 	decks := pick(r.Decks == 2, "2 decks", "1 deck")
 	goal := pick(r.Goal == GoalAll, "remove every card", "clear the pyramid")
 	piles := pick(r.Draw == 3, "3 waste piles", "1 waste pile")
+	pairs := pick(r.PyramidPairs, "a pyramid card in every pair", "any pairs")
 	return strings.Join([]string{decks, passes, "stock " + r.Knob("stock"),
-		r.Knob("pairs") + " pairs", r.Knob("cover") + " cover", piles, goal}, " · ")
+		pairs, r.Knob("cover") + " cover", piles, goal}, " · ")
 }
 
 // Rows is the number of pyramid rows: 7 for one deck, 9 for two.

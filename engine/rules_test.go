@@ -8,7 +8,8 @@ import (
 )
 
 // TestMoveLegality checks, rule by rule, what is legal and what is not.
-// Each case cites the seed sentence (../shared/seeds/NNN_*.txt) it checks.
+// Each case cites the sentence it checks of one of the rule pages that
+// docs/rules.md names as its sources (by their numbers there).
 func TestMoveLegality(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -87,7 +88,7 @@ func TestMoveLegality(t *testing.T) {
 			"draw-three", baseDeal, "d d", "7.5+w1", ErrNotThirteen},
 		{"three piles: card below returns", `002: "Può essere usato più avanti nel gioco, ma solo se viene scoperto"`,
 			"draw-three", baseDeal, "d d 7.4+w1", "7.6+w1", nil},
-		{"single pile: w1 means w", `DESIGN.md: "w the waste top (w1–w3 with three waste piles)"`,
+		{"single pile: w1 means w", `docs/rules.md: "w the waste top (w1–w3 with three waste piles)"`,
 			"classic", baseDeal, "d", "7.6+w1", nil},
 		{"no row 8 in a single pyramid", `RULES.md: "The pyramid has n rows (7 single, 9 double)"`,
 			"classic", baseDeal, "", "8.1", ErrNoSuchPlace},

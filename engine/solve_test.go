@@ -22,9 +22,8 @@ import (
 var longSolve = flag.Bool("solver.long", false, "run the solver's long checks (minutes)")
 
 // mscDir holds 1,500 published deals with their optimal solution lengths
-// under the open-stock rules. It lives outside the repository; tests that
-// need it skip cleanly when it is absent.
-const mscDir = "../../shared/testdata/msc-1500"
+// under the open-stock rules (MIT-licensed; its README names the source).
+const mscDir = "testdata/msc-1500"
 
 // mscDeal is one published deal and whether it is winnable.
 type mscDeal struct {
@@ -35,17 +34,16 @@ type mscDeal struct {
 	length int
 }
 
-// loadMSC reads the published deals, skipping the test when they are not
-// there.
+// loadMSC reads the published deals.
 func loadMSC(t testing.TB) []mscDeal {
 	t.Helper()
 	decks, err := os.ReadFile(filepath.Join(mscDir, "decks.txt"))
 	if err != nil {
-		t.Skipf("published deals not found (%v)", err)
+		t.Fatalf("published deals: %v", err)
 	}
 	lengths, err := os.ReadFile(filepath.Join(mscDir, "lengths.txt"))
 	if err != nil {
-		t.Skipf("published lengths not found (%v)", err)
+		t.Fatalf("published lengths: %v", err)
 	}
 	var out []mscDeal
 	ls := strings.Fields(string(lengths))

@@ -1,7 +1,6 @@
 // Package server is the SSH front door of the arcade: a hardened Wish
 // (charmbracelet/ssh + golang.org/x/crypto/ssh) server that authenticates
-// players by key, enforces the protections of shared/notes/ssh-hardening.md,
-// and runs one Bubble Tea program per interactive session. It knows nothing
+// players by key, enforces the protections listed below, and runs one Bubble Tea program per interactive session. It knows nothing
 // about the game: it serves an [App].
 //
 // # API
@@ -23,7 +22,7 @@
 //
 // # Session pipeline
 //
-// In the order of DESIGN.md, all inside one Wish middleware (the stages share
+// In this order, all inside one Wish middleware (the stages share
 // per-session state that Wish's connection-wide context cannot hold):
 // recover ▸ logging ▸ limits ▸ identity ▸ PTY/resize ▸ exec ▸ Bubble Tea.
 //

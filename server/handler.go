@@ -11,7 +11,7 @@ import (
 )
 
 // middleware is the whole session pipeline as one Wish middleware, in the
-// order of DESIGN.md: recover ▸ logging ▸ limits ▸ identity ▸ PTY/resize ▸
+// order: recover ▸ logging ▸ limits ▸ identity ▸ PTY/resize ▸
 // exec ▸ Bubble Tea. The stages share per-session state, which Wish's
 // connection-wide context cannot carry, so they are steps of one handler
 // rather than separate middlewares.

@@ -469,7 +469,7 @@ func TestSessionsPerConnection(t *testing.T) {
 	}, "a session slot should free up when a session closes")
 }
 
-// The env flood of ssh-hardening.md §1.4: 500 env requests of 100 KiB on one
+// An env flood (a problem of the SSH library reproduced upstream): 500 env requests of 100 KiB on one
 // connection. The read budget cuts the connection off and the server's
 // memory does not follow the flood.
 func TestEnvFloodIsCutOff(t *testing.T) {

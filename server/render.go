@@ -70,6 +70,10 @@ const (
 	seqEraseBelow    = ansi.EraseScreenBelow
 	seqEraseLine     = ansi.EraseEntireLine
 	seqAllMouseModes = seqMouseCellOff + seqMouseAllOff + seqMouseSGROff
+	// Synchronized output (DEC mode 2026): a terminal that knows it shows
+	// what comes between the two at once; others ignore both.
+	seqSyncBegin = "\x1b[?2026h"
+	seqSyncEnd   = "\x1b[?2026l"
 )
 
 // mouseMode is the mouse reporting a program asked for.
@@ -375,6 +379,13 @@ func (r *frameRenderer) drawParts(parts []string) {
 		if changed {
 			r.frames++
 		}
+	}
+	if len(r.buf) > maxWrite {
+		// The frame goes in several writes, and the terminal could show
+		// the screen between two of them half drawn: bracket it. A frame
+		// of one write reaches the terminal whole, so it goes as it is.
+		r.buf = slices.Insert(r.buf, 0, []byte(seqSyncBegin)...)
+		r.buf = append(r.buf, seqSyncEnd...)
 	}
 	r.flush()
 }

@@ -761,3 +761,29 @@ func cutParts(rng *mrand.Rand, view string) []string {
 	}
 	return parts
 }
+
+// TestFrameRendererSynchronizesLongFrames: a frame that goes in several
+// writes (the first one, a repaint) is bracketed with synchronized output
+// so the terminal never shows it half drawn; a small one goes as it is.
+func TestFrameRendererSynchronizesLongFrames(t *testing.T) {
+	const w, h = 100, 34
+	base := numbered(30, func(i int) string { return fmt.Sprintf("line %02d %s", i, bold("bright")) })
+	out := newScreenOut(w, h)
+	r := newFrameRenderer(out, newFakeNow().now, w, h)
+	r.draw(lineList(base...))
+	first := out.since(0)
+	if len(out.writes) < 2 || !strings.HasPrefix(first, seqSyncBegin) || !strings.HasSuffix(first, seqSyncEnd) ||
+		strings.Count(first, seqSyncBegin) != 1 || strings.Count(first, seqSyncEnd) != 1 {
+		t.Errorf("first frame, %d writes: %q…%q, want it between %q and %q", len(out.writes), first[:20], first[len(first)-20:], seqSyncBegin, seqSyncEnd)
+	}
+	next := append([]string(nil), base...)
+	next[3] = "three"
+	n := len(out.writes)
+	r.draw(lineList(next...))
+	if got := out.since(n); strings.Contains(got, "2026") {
+		t.Errorf("a one-line change %q is bracketed", got)
+	}
+	if want := screen(lineList(next...), w, h); out.shown(h) != want {
+		t.Errorf("screen\n%s\nwant\n%s", out.shown(h), want)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -237,7 +238,7 @@ func TestAccountGolden(t *testing.T) {
 		setup func(h *harness)
 	}{
 		{"menu_account", newFakeAccount, func(h *harness) {}},
-		{"menu_account_scrolled", newFakeAccount, func(h *harness) { h.menuTo(itemQuit) }},
+		{"menu_settings", newFakeAccount, func(h *harness) { h.menuTo(itemKeys) }},
 		{"stats", newFakeAccount, func(h *harness) { h.open(itemStats); h.keys("down") }},
 		{"stats_races", newFakeAccount, func(h *harness) { h.open(itemStats) }},
 		{"stats_empty", func() *fakeAccount { a := newFakeAccount(); a.stats = nil; return a }, func(h *harness) { h.open(itemStats) }},
@@ -280,14 +281,29 @@ func TestAccountHidden(t *testing.T) {
 	items := []string{"Stats", "Daily board", "Change name", "Link another key", "Use a link code"}
 	// A guest sees none of the account's items, only how to get a key.
 	h := newHarness(t, Deps{Player: Player{Guest: true}, Unicode: true, Account: newFakeAccount()})
-	h.wantNotScreen(items...)
+	h.wantNotScreen("Records", "Account")
+	wantItems(t, h, items, false)
 	h.wantScreen("add an SSH key to keep your stats (ssh-keygen -t ed25519)")
 	// Without an account, a player sees none either.
 	h = newHarness(t, Deps{Player: testPlayer, Unicode: true, Width: 120, Height: 40})
-	h.wantNotScreen(items...)
-	// With one, all five.
+	h.wantNotScreen("Records", "Account")
+	wantItems(t, h, items, false)
+	// With one, all five, in the Records and Account groups.
 	h = newHarness(t, Deps{Player: testPlayer, Unicode: true, Width: 120, Height: 40, Account: newFakeAccount()})
-	h.wantScreen(items...)
+	h.wantScreen("Records", "Account")
+	wantItems(t, h, items, true)
+}
+
+// wantItems fails unless the menu lists every label (want) or none.
+func wantItems(t *testing.T, h *harness, labels []string, want bool) {
+	t.Helper()
+	h.m.menu().show(true)
+	for _, l := range labels {
+		has := slices.ContainsFunc(h.m.menu().items, func(it menuItem) bool { return strings.HasPrefix(it.label, l) })
+		if has != want {
+			t.Errorf("the menu lists %q: %v, want %v", l, has, want)
+		}
+	}
 }
 
 func TestStatsScreen(t *testing.T) {
@@ -318,7 +334,7 @@ func TestStatsScreen(t *testing.T) {
 	h.wantScreen("could not load your stats: database is locked")
 	wantClean(t, h.m.View())
 	h.keys("esc")
-	h.wantScreen("Continue"[:0], "Quit")
+	h.wantScreen("Records", "Stats", "Daily board")
 }
 
 func TestBoardScreen(t *testing.T) {

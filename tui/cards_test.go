@@ -37,7 +37,10 @@ func TestCardsSwitchBeforeAGame(t *testing.T) {
 	h.wantScreen("Cards", "♠ ♥ ♦ ♣ symbols", "enter switches the suits between symbols and letters")
 	h.keys("enter")
 	wantASCII(t, "the menu after choosing letters", h.screen())
-	h.wantScreen("S H D C letters", "up/down choose", "Custom rules.", "1 deck - 3 passes")
+	h.wantScreen("S H D C letters", "up/down choose")
+	h.keys("right") // from Settings round to Play
+	wantASCII(t, "the Play group in letters", h.screen())
+	h.wantScreen("Custom rules.", "1 deck - 3 passes")
 	h.open(itemNumber)
 	h.typeText("42")
 	h.keys("enter")
@@ -50,7 +53,9 @@ func TestCardsSwitchBeforeAGame(t *testing.T) {
 	// Back to symbols: the table is the one a UTF-8 client gets.
 	h.keys("q", "q")
 	h.open(itemCards)
-	h.wantScreen("♠ ♥ ♦ ♣ symbols", "↑/↓ choose", "Custom rules…", "1 deck · 3 passes")
+	h.wantScreen("♠ ♥ ♦ ♣ symbols", "↑/↓ choose")
+	h.keys("right")
+	h.wantScreen("Custom rules…", "1 deck · 3 passes")
 	h.open(itemContinue)
 	golden(t, "classic_80x24", h.screen())
 	h.keys("?")
@@ -91,6 +96,7 @@ func TestCardsSwitchMidGame(t *testing.T) {
 
 	h.keys("q")
 	h.open(itemCards)
+	h.keys("right")
 	h.wantScreen("Continue              Classic · deal 42 · 1 move")
 	h.open(itemContinue)
 	// Symbols again: the board, the header and the help bar are those of
@@ -124,7 +130,9 @@ func TestCardsSwitchAtTheEnd(t *testing.T) {
 
 	h.keys("q")
 	h.open(itemCards)
-	h.wantScreen("Continue              One pass - deal 1 - ", "S H D C letters")
+	h.wantScreen("S H D C letters")
+	h.keys("right")
+	h.wantScreen("Continue              One pass - deal 1 - ")
 	h.open(itemContinue)
 	if got, want := h.screen(), ascii.screen(); got != want {
 		t.Errorf("the lost game in letters:\n%s\nwant, as an ASCII client sees it:\n%s", got, want)
@@ -262,4 +270,17 @@ func TestNotationErrorsShowCardsAsDrawn(t *testing.T) {
 		gl := glyphsFor(uni)
 		h.wantScreen(gl.cardName(a) + " + " + gl.cardName(b) + " = ")
 	}
+}
+
+// TestASCIISessionFoldsNames: a client whose terminal shows only ASCII
+// reads a player's name without its accents (dån: dan) and every other
+// text in ASCII, the menu's "…" as "...".
+func TestASCIISessionFoldsNames(t *testing.T) {
+	p := testPlayer
+	p.Name = "dån"
+	h := newHarness(t, Deps{Player: p})
+	view := h.m.View()
+	wantASCII(t, "the menu of an ASCII session", view)
+	h.wantScreen("playing as dan", "Custom rules...", "Deal by number...")
+	h.wantNotScreen("rules. ")
 }

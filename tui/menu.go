@@ -44,13 +44,10 @@ const (
 	itemTellLost // lost.go: "Tell me when a deal can no longer be won"
 	itemKeys
 	itemCards
-	itemHelp
-	itemQuit
 	itemRaceNew     // race.go
 	itemRaceJoin    // race.go
 	itemRaceBack    // race.go
 	itemRaceResults // menu_back.go: "Results of race CODE"
-	itemHeader      // a group's heading, or a blank line: not an item to choose
 )
 
 // menuItem is one line of the menu.
@@ -60,6 +57,13 @@ type menuItem struct {
 	label  string
 	// index is a Continue's place among them.
 	index int
+}
+
+// menuGroup is one of the menu's groups, shown one at a time under a
+// line of tabs: its title and its items, m.items[from:to].
+type menuGroup struct {
+	title    string
+	from, to int
 }
 
 // menuMode is which form the menu shows.
@@ -83,8 +87,9 @@ func presetNote(name string) string {
 	case "one-pass":
 		return "a single pass through the stock"
 	case "easy":
-		// Its name is the engine's: say what it is easier than.
-		return "2 passes: easier than One pass, harder than Classic"
+		// Its name is the source's, whose other mode has one pass: say
+		// what it is without measuring it against Classic's three.
+		return "2 passes through the stock: one more than One pass"
 	case "draw-three":
 		// Not three cards onto one waste: one onto each of three.
 		return "3 waste piles, one card onto each per draw · 1 pass"
@@ -121,8 +126,10 @@ type menuScreen struct {
 
 	bar   *helpBar
 	items []menuItem
-	cur   int
-	mode  menuMode
+	// groups split items into the groups the menu shows one at a time.
+	groups []menuGroup
+	cur    int
+	mode   menuMode
 	// conts describe the games in progress, one Continue each.
 	conts []string
 	// name is the player's display name as the menu shows it.
@@ -183,18 +190,20 @@ func newMenu(e *env, w, h int) *menuScreen {
 	// model New returns, which Bubble Tea keeps for the whole session,
 	// then holds none.
 	m.kept = m.settingValues() // the defaults, until the account's come
+	m.updateKeys()
 	return m
 }
 
-// build lists the items, in groups under headings: play, records,
-// account, settings. A group without items has no heading.
+// build lists the items in groups: Play, With others, Records, Account,
+// Settings. A group without items is left out.
 func (m *menuScreen) build() {
 	var items []menuItem
+	var groups []menuGroup
 	group := func(title string, its ...menuItem) {
 		if len(its) == 0 {
 			return
 		}
-		items = append(items, menuItem{kind: itemHeader, label: title})
+		groups = append(groups, menuGroup{title: title, from: len(items), to: len(items) + len(its)})
 		items = append(items, its...)
 	}
 	var play []menuItem
@@ -249,27 +258,33 @@ func (m *menuScreen) build() {
 		settings = append(settings, menuItem{kind: itemCards, label: "Cards"})
 	}
 	group("Settings", settings...)
-	items = append(items,
-		menuItem{kind: itemHeader},
-		menuItem{kind: itemHelp, label: "Help"},
-		menuItem{kind: itemQuit, label: "Quit"})
-	m.items = items
-	m.cur = min(m.cur, len(items)-1)
-	m.cur = m.selectable(m.cur, 1)
+	m.items, m.groups = items, groups
+	m.cur = max(0, min(m.cur, len(items)-1))
 }
 
-// selectable returns the first item from i on, going by step (1 or -1),
-// that is not a heading, wrapping round the list.
-func (m *menuScreen) selectable(i, step int) int {
-	n := len(m.items)
-	for range n {
-		i = (i%n + n) % n
-		if m.items[i].kind != itemHeader {
-			return i
+// group is the index of the group that holds item i.
+func (m *menuScreen) group(i int) int {
+	for g, gr := range m.groups {
+		if i < gr.to {
+			return g
 		}
-		i += step
 	}
-	return 0
+	return max(0, len(m.groups)-1)
+}
+
+// step moves the cursor by one item (step 1 or -1), into the next or the
+// previous group at a group's end, wrapping round the list.
+func (m *menuScreen) step(step int) {
+	n := len(m.items)
+	m.cur = ((m.cur+step)%n + n) % n
+}
+
+// toGroup puts the cursor on the first item of the group step groups
+// away (1 the next, -1 the one before), wrapping round.
+func (m *menuScreen) toGroup(step int) {
+	n := len(m.groups)
+	g := ((m.group(m.cur)+step)%n + n) % n
+	m.cur = m.groups[g].from
 }
 
 // firstOf is the index of the first item of a kind, or -1.
@@ -289,7 +304,7 @@ func (m *menuScreen) show(showing bool) {
 	case showing && m.items == nil:
 		m.build()
 	case !showing:
-		m.items, m.texts = nil, nil
+		m.items, m.groups, m.texts = nil, nil, nil
 		m.bar.forget()
 	}
 }
@@ -309,9 +324,9 @@ func (m *menuScreen) setContinues(notes []string) {
 	case had == 0 && len(notes) > 0:
 		m.focusContinue()
 	case was.kind == itemContinue && was.label != "" && len(notes) == 0:
-		m.cur = m.selectable(0, 1) // its game is gone: back to the top
+		m.cur = 0 // its game is gone: back to the top
 	case was.kind == itemContinue && was.label != "":
-		m.cur = m.selectable(m.firstOf(itemContinue)+min(was.index, len(notes)-1), 1)
+		m.cur = m.firstOf(itemContinue) + min(was.index, len(notes)-1)
 	case m.items != nil:
 		for i, it := range m.items {
 			if it.kind == was.kind && it.preset == was.preset && it.kind != itemContinue {
@@ -417,9 +432,14 @@ func (m *menuScreen) update(msg tea.Msg) tea.Cmd {
 		return m.updateList(msg)
 	case tea.MouseMsg:
 		if msg.Action == tea.MouseActionPress && msg.Button == tea.MouseButtonLeft && m.mode == modeList {
-			first, _ := m.window()
-			i := first + msg.Y - menuTop
-			if msg.Y >= menuTop && i >= first && i < len(m.items) && i-first < m.visible() {
+			if msg.Y == menuTabs {
+				if g := m.tabAt(msg.X); g >= 0 {
+					m.cur = m.groups[g].from
+				}
+				return nil
+			}
+			first, n := m.window()
+			if i := first + msg.Y - menuTop; msg.Y >= menuTop && i < first+n {
 				m.cur = i
 				return m.choose()
 			}
@@ -440,19 +460,20 @@ func (m *menuScreen) updateList(k tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	}
+	gr := m.groups[m.group(m.cur)]
 	switch {
 	case key.Matches(kn, m.Keys.Up):
-		m.cur = m.selectable(m.cur-1, -1)
+		m.step(-1)
 	case key.Matches(kn, m.Keys.Down):
-		m.cur = m.selectable(m.cur+1, 1)
+		m.step(1)
+	case key.Matches(kn, m.Keys.Left), key.Matches(kn, m.Keys.PgUp):
+		m.toGroup(-1)
+	case key.Matches(kn, m.Keys.Right), key.Matches(kn, m.Keys.PgDown):
+		m.toGroup(1)
 	case key.Matches(kn, m.Keys.First):
-		m.cur = m.selectable(0, 1)
+		m.cur = gr.from
 	case key.Matches(kn, m.Keys.Last):
-		m.cur = m.selectable(len(m.items)-1, -1)
-	case key.Matches(kn, m.Keys.PgUp):
-		m.cur = m.selectable(max(0, m.cur-m.visible()), 1)
-	case key.Matches(kn, m.Keys.PgDown):
-		m.cur = m.selectable(min(len(m.items)-1, m.cur+m.visible()), -1)
+		m.cur = gr.to - 1
 	case key.Matches(kn, m.Keys.Select):
 		return m.choose()
 	case key.Matches(kn, m.Keys.Help):
@@ -472,8 +493,6 @@ func (m *menuScreen) choose() tea.Cmd {
 	m.msg = ""
 	it := m.items[m.cur]
 	switch it.kind {
-	case itemHeader:
-		return nil
 	case itemContinue:
 		m.event = menuContinueMsg{index: it.index}
 		return nil
@@ -523,12 +542,6 @@ func (m *menuScreen) choose() tea.Cmd {
 		return m.askBack(m.raceBack) // menu_back.go
 	case itemRaceResults: // menu_back.go
 		m.event = menuRaceMsg{code: m.raceEnded}
-		return nil
-	case itemHelp:
-		m.event = helpMsg{}
-		return nil
-	case itemQuit:
-		m.event = quitMsg{}
 		return nil
 	}
 	return nil
@@ -638,14 +651,15 @@ func (m *menuScreen) updateNumber(k tea.KeyMsg) tea.Cmd {
 
 // updateKeys enables the bindings of the current form.
 func (m *menuScreen) updateKeys() {
-	custom := m.mode == modeCustom
-	m.Keys.Left.SetEnabled(custom)
-	m.Keys.Right.SetEnabled(custom)
+	m.Keys.Left.SetEnabled(m.mode != modeNumber)
+	m.Keys.Right.SetEnabled(m.mode != modeNumber)
 	m.Keys.Help.SetEnabled(m.mode == modeList)
 	if m.mode == modeList {
+		m.Keys.Left.SetHelp(m.Keys.Left.Help().Key, "group")
 		m.Keys.Back.SetHelp("q", "quit")
 		m.Keys.Select.SetHelp("enter", "open")
 	} else {
+		m.Keys.Left.SetHelp(m.Keys.Left.Help().Key, "change")
 		m.Keys.Back.SetHelp("esc", "back")
 		m.Keys.Select.SetHelp("enter", "choose")
 	}
@@ -657,17 +671,23 @@ func (m *menuScreen) updateKeys() {
 	}
 }
 
-// menuTop is the screen line of the first item.
-const menuTop = 3
+// menuTabs is the screen line of the groups' tabs; menuTop that of the
+// first item, under a line that says when the group scrolled.
+const (
+	menuTabs = 2
+	menuTop  = 4
+)
 
 // visible is how many items fit the window.
 func (m *menuScreen) visible() int { return max(1, m.h-menuTop-5) }
 
-// window is the range of items shown, scrolled to keep the cursor in it.
+// window is the range of items shown: the cursor's group, scrolled to
+// keep the cursor in it when the group does not fit.
 func (m *menuScreen) window() (first, n int) {
-	n = min(len(m.items), m.visible())
-	first = 0
-	if m.cur >= n {
+	gr := m.groups[m.group(m.cur)]
+	n = min(gr.to-gr.from, m.visible())
+	first = gr.from
+	if m.cur >= first+n {
 		first = m.cur - n + 1
 	}
 	return first, n

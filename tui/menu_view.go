@@ -63,6 +63,10 @@ type menuTexts struct {
 	// number is the deal-by-number item's note for the rules numberOf.
 	number   string
 	numberOf engine.Rules
+	// tabs is the line of the groups' tabs for tabsOf: the cursor's
+	// group and the width.
+	tabs   string
+	tabsOf [2]int
 }
 
 // textsFor returns the menu's kept texts, dropping them when they were
@@ -175,10 +179,16 @@ func (m *menuScreen) view() string {
 	out := lines{b: &b}
 	out.styled(" ", pal, sTitle, m.title())
 	out.styled(" ", pal, sDim, cut(m.identity(), m.w-2, m.env.gl.ell))
-	first, n := m.window()
-	if m.mode == modeList && first > 0 {
-		// The list scrolled: a mark says there are more items above.
-		out.styled("    ", pal, sDim, m.more(first, "↑"))
+	first, n := 0, 0
+	if m.mode == modeList {
+		first, n = m.window()
+		out.add(m.tabs())
+		if above := first - m.groups[m.group(m.cur)].from; above > 0 {
+			// The group scrolled: a mark says there are more items above.
+			out.styled("    ", pal, sDim, m.more(above, "↑"))
+		} else {
+			out.add("")
+		}
 	} else {
 		out.add("")
 	}
@@ -191,7 +201,7 @@ func (m *menuScreen) view() string {
 	case modeNumber:
 		desc = m.viewNumber(&out)
 	}
-	if below := len(m.items) - first - n; m.mode == modeList && below > 0 && out.n < m.h-4 {
+	if below := m.groups[m.group(m.cur)].to - first - n; m.mode == modeList && below > 0 && out.n < m.h-4 {
 		out.styled("    ", pal, sDim, m.more(below, "↓"))
 	}
 	d1, d2 := wrap2(desc, m.w-2)
@@ -209,6 +219,86 @@ func (m *menuScreen) view() string {
 	return b.String()
 }
 
+// tabGap is the space between two tabs.
+const tabGap = 2
+
+// tabs is the line of the groups' tabs, the cursor's group highlighted:
+// every title when they fit the width, else the cursor's group alone
+// between arrows, with its place ("◂ Play 1/5 ▸").
+func (m *menuScreen) tabs() string {
+	t := m.textsFor()
+	g := m.group(m.cur)
+	if of := [2]int{g, m.w}; t.tabs != "" && t.tabsOf == of {
+		return t.tabs
+	}
+	pal := m.env.pal
+	var b strings.Builder
+	b.WriteString(" ")
+	if m.tabsFit() {
+		for i, gr := range m.groups {
+			if i > 0 {
+				b.WriteString(strings.Repeat(" ", tabGap))
+			}
+			if i == g {
+				// Brackets mark it where the terminal shows no styles.
+				pal.write(&b, sMenuCur, "["+gr.title+"]")
+			} else {
+				pal.write(&b, sDim, " "+gr.title+" ")
+			}
+		}
+	} else {
+		left, right := "◂", "▸"
+		if !m.env.gl.unicode {
+			left, right = "<", ">"
+		}
+		b.WriteString(left + " ")
+		pal.write(&b, sMenuCur, " "+cut(m.groups[g].title, m.w-16, m.env.gl.ell)+" ")
+		b.WriteString(" " + strconv.Itoa(g+1) + "/" + strconv.Itoa(len(m.groups)) + " " + right)
+	}
+	t.tabs, t.tabsOf = b.String(), [2]int{g, m.w}
+	return t.tabs
+}
+
+// tabsFit reports whether every group's tab fits the width.
+func (m *menuScreen) tabsFit() bool {
+	w := 1
+	for i, gr := range m.groups {
+		if i > 0 {
+			w += tabGap
+		}
+		w += cells(gr.title) + 2
+	}
+	return w <= m.w-1
+}
+
+// tabAt is the group whose tab is at column x of the tabs' line, or -1;
+// with the tabs cut to one, the arrows are the groups before and after.
+func (m *menuScreen) tabAt(x int) int {
+	n := len(m.groups)
+	if !m.tabsFit() {
+		g := m.group(m.cur)
+		switch {
+		case x <= 2:
+			return (g + n - 1) % n
+		case x >= 4+cells(m.groups[g].title)+2:
+			return (g + 1) % n
+		}
+		return -1
+	}
+	at := 1
+	for i, gr := range m.groups {
+		if i > 0 {
+			at += tabGap
+		}
+		w := cells(gr.title) + 2
+		if x >= at && x < at+w {
+			return i
+		}
+		at += w
+	}
+	return -1
+}
+
 // more says how many items a scrolled list hides on one side.
 func (m *menuScreen) more(n int, arrow string) string {
 	if !m.env.gl.unicode {
@@ -221,6 +311,10 @@ func (m *menuScreen) more(n int, arrow string) string {
 // under the cursor, then a dim note.
 func (m *menuScreen) item(out *lines, cur bool, label, note string, labelW int) {
 	pal := m.env.pal
+	if !m.env.gl.unicode && strings.HasSuffix(label, "…") {
+		// "Custom rules." reads as a sentence: the three dots it means.
+		label = strings.TrimSuffix(label, "…") + "..."
+	}
 	label = cut(label, m.w-6, m.env.gl.ell)
 	// The line is written straight into the screen: the menu is drawn
 	// anew for every key.
@@ -250,10 +344,6 @@ func (m *menuScreen) viewList(out *lines) string {
 	first, n := m.window()
 	for i := first; i < first+n; i++ {
 		it := m.items[i]
-		if it.kind == itemHeader {
-			out.add("  " + m.env.pal.style(sBold, cut(it.label, m.w-4, m.env.gl.ell)))
-			continue
-		}
 		m.item(out, i == m.cur, it.label, m.note(it), 20)
 	}
 	it := m.items[m.cur]

@@ -201,11 +201,20 @@ func TestMenuFlow(t *testing.T) {
 
 func TestMenuClick(t *testing.T) {
 	h := newHarness(t, Deps{Player: testPlayer, Unicode: true})
-	// Line menuTop+7 is Double, under the Play heading; a click on the
-	// heading does nothing.
-	h.click(6, menuTop)
-	h.wantScreen("Pyramid Solitaire")
-	h.click(6, menuTop+7)
+	// A click on a tab opens its group; on an item, opens the item.
+	tabs := strings.Split(h.screen(), "\n")[menuTabs]
+	x := strings.Index(tabs, "Settings")
+	if x < 0 {
+		t.Fatalf("no Settings tab in %q", tabs)
+	}
+	h.click(cells(tabs[:x]), menuTabs)
+	if m := h.m.menu(); m.groups[m.group(m.cur)].title != "Settings" {
+		t.Fatalf("a click on the Settings tab: the cursor is on %q\n%s", m.items[m.cur].label, h.screen())
+	}
+	h.wantScreen("Keys")
+	h.click(cells(tabs[:strings.Index(tabs, "Play")]), menuTabs)
+	// Line menuTop+6 is Double, the seventh of the Play group.
+	h.click(6, menuTop+6)
 	h.wantScreen("Double · deal")
 }
 
@@ -604,10 +613,8 @@ func (f *fakeSolver) DailyDeal(ctx context.Context, r engine.Rules, day time.Tim
 func TestSolver(t *testing.T) {
 	s := &fakeSolver{verdict: engine.Winnable}
 	h := newHarness(t, Deps{Player: testPlayer, Unicode: true, Solver: s})
+	h.menuTo(itemWinnable)
 	h.wantScreen("Winnable deals only", "[ ] off")
-	for h.m.menu().items[h.m.menu().cur].kind != itemWinnable {
-		h.keys("down")
-	}
 	h.keys("enter")
 	h.wantScreen("[x] on")
 	h.keys("up")

@@ -138,7 +138,11 @@ func TestPresenceDoing(t *testing.T) {
 				t.Fatal("the menu does not watch presence")
 			}
 			h.send(lobby.PresenceChanged{Online: 3})
-			h.wantScreen("Pyramid Solitaire · 3 online", "Lobby", "Others may watch me")
+			h.wantScreen("Pyramid Solitaire · 3 online", "With others")
+			h.menuTo(itemLobby)
+			h.wantScreen("Lobby")
+			h.menuTo(itemWatchable)
+			h.wantScreen("Others may watch me")
 		})
 	}
 }

@@ -159,31 +159,49 @@ func TestMenuJumpsAndGroups(t *testing.T) {
 	h := newHarness(t, accountDeps(newFakeAccount()))
 	mn := h.m.menu()
 	at := func() itemKind { return mn.items[mn.cur].kind }
-	h.wantScreen("Play", "Records", "Account")
-	if at() != itemPreset {
-		t.Fatalf("the cursor starts on %q, want the first rule set", mn.items[mn.cur].label)
+	group := func() string { return mn.groups[mn.group(mn.cur)].title }
+	// The tabs name every group; the list shows the cursor's group only.
+	h.wantScreen("Play", "Records", "Account", "Settings", "Classic")
+	if at() != itemPreset || group() != "Play" {
+		t.Fatalf("the cursor starts on %q in %q, want the first rule set", mn.items[mn.cur].label, group())
+	}
+	if strings.Contains(h.screen(), "Change name") {
+		t.Errorf("the Play group shows the Account group's items:\n%s", h.screen())
 	}
 	h.send(tea.KeyMsg{Type: tea.KeyEnd})
-	if at() != itemQuit {
-		t.Errorf("end: on %q, want Quit", mn.items[mn.cur].label)
+	if at() != itemNumber {
+		t.Errorf("end: on %q, want the Play group's last item", mn.items[mn.cur].label)
 	}
 	h.send(tea.KeyMsg{Type: tea.KeyHome})
-	if at() != itemPreset || mn.cur != 1 {
+	if mn.cur != 0 {
 		t.Errorf("home: on %q (%d), want the first rule set", mn.items[mn.cur].label, mn.cur)
 	}
-	h.send(tea.KeyMsg{Type: tea.KeyPgDown})
-	if mn.cur <= mn.visible()-1 || at() == itemHeader {
-		t.Errorf("pgdown: on %d, want a page further, not on a heading", mn.cur)
+	// Right (and page down) goes to the next group, left to the one
+	// before, wrapping round.
+	for _, want := range []string{"Records", "Account", "Settings", "Play"} {
+		h.keys("right")
+		if group() != want || mn.cur != mn.groups[mn.group(mn.cur)].from {
+			t.Fatalf("right: in %q on %q, want the first item of %q", group(), mn.items[mn.cur].label, want)
+		}
 	}
 	h.send(tea.KeyMsg{Type: tea.KeyPgUp})
-	if mn.cur != 1 {
-		t.Errorf("pgup: on %d, want back to 1", mn.cur)
+	if group() != "Settings" {
+		t.Errorf("pgup from Play: in %q, want Settings", group())
 	}
-	// Up from the first item wraps to the last, skipping the heading.
+	h.wantScreen("Keys", "Cards")
+	// Down from a group's last item goes on into the next group; up from
+	// the first item of all wraps to the last.
+	h.keys("right", "left")
+	h.send(tea.KeyMsg{Type: tea.KeyEnd})
+	h.keys("down")
+	if group() != "Play" || mn.cur != 0 {
+		t.Errorf("down from Settings' last: in %q at %d, want Play's first", group(), mn.cur)
+	}
 	h.keys("up")
-	if at() != itemQuit {
-		t.Errorf("up from the first: on %q, want Quit", mn.items[mn.cur].label)
+	if mn.cur != len(mn.items)-1 || group() != "Settings" {
+		t.Errorf("up from the first: on %q, want the last item", mn.items[mn.cur].label)
 	}
+	h.wantScreen("Keys")
 }
 
 // dailySolver is a fakeSolver whose daily deal is deal.

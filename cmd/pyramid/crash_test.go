@@ -2,7 +2,8 @@ package main
 
 // Crash safety: the real binary, killed with SIGKILL at random moments
 // while a player plays over SSH, loses no move whose redraw reached the
-// player. See ../shared/notes/ssh-hardening.md §4.3.
+// player: a redraw follows the commit (SQLite in WAL mode with full sync,
+// PostgreSQL's commit), so what the player saw is what is stored.
 
 import (
 	"context"

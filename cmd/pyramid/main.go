@@ -15,8 +15,6 @@ import (
 	"io"
 	"os"
 	"slices"
-
-	"pyramid/arcade"
 )
 
 // command runs one subcommand with its arguments and returns the exit status.
@@ -49,8 +47,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, arcade.Version())
-		return 0
+		return runVersion(args[1:], stdout, stderr)
 	}
 	cmd, ok := commands[name]
 	if !ok {
@@ -68,7 +65,7 @@ Usage:
   pyramid play  --rules SPEC (--seed N | --deal FILE|-) [--moves "m1 m2 …"] [--json]
   pyramid solve --rules SPEC (--seed N | --deal FILE|-) [--json] [--budget STATES] [--timeout D]
   pyramid stats --rules SPEC --deals N [--from SEED]
-  pyramid version            the version of this build
+  pyramid version [--json]   the version of this build (its commit and date)
 
 Run "pyramid COMMAND -h" for a command's flags.
 A rule SPEC is a rule set (classic, relaxed, open-stock, one-pass, easy,
