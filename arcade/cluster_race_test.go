@@ -56,6 +56,9 @@ func TestClusterRace(t *testing.T) {
 			t.Fatalf("ann's move %d on two: note %q, err %v", i+1, note, err)
 		}
 	}
+	// bob plays too (a race nobody else moved in counts for nobody),
+	// then leaves.
+	playLine(t, bob, code, 1, removeOne(t, engine.Classic(), rec.Deal))
 	if err := bob.Leave(code); err != nil {
 		t.Fatalf("%v: %+v", err, r2.Snapshot())
 	}

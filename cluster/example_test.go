@@ -41,7 +41,7 @@ func Example() {
 	clock := lobby.NewFakeClock(time.Date(2026, 12, 1, 20, 0, 0, 0, time.UTC))
 	stored := make(chan lobby.RaceResult, 1)
 	rooms, err := cluster.NewRooms(context.Background(), cluster.RoomsConfig{RoomsConfig: lobby.RoomsConfig{Instance: "one", Clock: clock,
-		OnRaceEnd: func(res lobby.RaceResult) error { stored <- res; return nil }}})
+		OnRaceEnd: func(res lobby.RaceResult) ([]lobby.RatingChange, error) { stored <- res; return nil, nil }}})
 	if err != nil {
 		fmt.Println(err)
 		return

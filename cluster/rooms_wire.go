@@ -5,6 +5,7 @@ import (
 
 	"pyramid/engine"
 	"pyramid/lobby"
+	"pyramid/rating"
 )
 
 // The wire forms of the rooms' ops (on RoomsTopic) and of a server's
@@ -29,6 +30,16 @@ type (
 		Muted   bool          `json:"m,omitempty"`
 		Results []wirePlacing `json:"res,omitempty"`
 		Gone    string        `json:"g,omitempty"` // a server whose sessions are gone
+		// Ratings are a rated's: absent from the ops of servers before it.
+		Ratings []wireRating `json:"rat,omitempty"`
+	}
+	wireRating struct {
+		ID          string  `json:"id"`
+		Standing    string  `json:"s"`
+		Reason      string  `json:"r,omitempty"`
+		Before      float64 `json:"b,omitempty"`
+		After       float64 `json:"a,omitempty"`
+		Provisional bool    `json:"p,omitempty"`
 	}
 	wireEntrant struct {
 		ID    string `json:"id"`
@@ -113,6 +124,10 @@ func toWire(op lobby.RoomOp) roomMsg {
 		m.Results = append(m.Results, wirePlacing{Place: p.Place, ID: p.ID, Name: p.Name, Guest: p.Guest, GameID: p.GameID,
 			State: int(p.State), Removed: p.Removed, Moves: p.Moves, TimeMS: p.Time.Milliseconds()})
 	}
+	for _, c := range op.Ratings {
+		m.Ratings = append(m.Ratings, wireRating{ID: c.ID, Standing: c.Standing.String(), Reason: string(c.Reason),
+			Before: c.Before, After: c.After, Provisional: c.Provisional})
+	}
 	return m
 }
 
@@ -130,6 +145,13 @@ func (m roomMsg) op() lobby.RoomOp {
 	for _, w := range m.Results {
 		op.Results = append(op.Results, lobby.Placing{Place: w.Place, ID: w.ID, Name: w.Name, Guest: w.Guest, GameID: w.GameID,
 			State: lobby.RacerState(w.State), Removed: w.Removed, Moves: w.Moves, Time: time.Duration(w.TimeMS) * time.Millisecond})
+	}
+	for _, w := range m.Ratings {
+		// A standing this server does not know reads as aborted: it
+		// shows no rating rather than a wrong one.
+		st, _ := rating.ParseStanding(w.Standing)
+		op.Ratings = append(op.Ratings, lobby.RatingChange{ID: w.ID, Standing: st, Reason: rating.Reason(w.Reason),
+			Before: w.Before, After: w.After, Provisional: w.Provisional})
 	}
 	return op
 }

@@ -96,7 +96,10 @@ type RoomsConfig struct {
 	// the store to keep it once.
 	// A result it fails to store (an error) is stored again at the
 	// holder's next Duties.
-	OnRaceEnd func(RaceResult) error
+	// It returns how the stored race counted for each racer with a key
+	// (read back from the store, so that a retry or a new holder tells the
+	// same), which the holder logs for every server's results (OpRated).
+	OnRaceEnd func(RaceResult) ([]RatingChange, error)
 	// SeatGrace is how long a racer whose server died keeps their seat
 	// for, to come back on any server (DefaultSeatGrace when 0).
 	SeatGrace time.Duration
@@ -562,9 +565,12 @@ func (rs *Rooms) record(res RaceResult) {
 	if rs.cfg.OnRaceEnd == nil {
 		return
 	}
-	err := rs.cfg.OnRaceEnd(res)
+	ratings, err := rs.cfg.OnRaceEnd(res)
 	if err != nil {
 		rs.logf("lobby: rooms: store race %s round %d (tried again later): %v", res.Code, res.Round, err)
+	} else if len(ratings) > 0 {
+		// The op is the race's once: two holders log one.
+		rs.log.Post("rated/"+res.Code+"/"+res.Key(), RoomOp{Kind: OpRated, Code: res.Code, Round: res.Round, Ratings: ratings})
 	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
@@ -726,6 +732,8 @@ func (rs *Rooms) apply(m RoomOp) error {
 		return rs.start(r, m)
 	case OpEnd:
 		rs.end(r, m)
+	case OpRated:
+		rs.rated(r, m)
 	case OpRematch:
 		return rs.rematch(r, m)
 	case OpChat:
@@ -1322,6 +1330,27 @@ func (rs *Rooms) end(r *room, m RoomOp) {
 	if rs.cfg.OnRoundOver != nil {
 		code, round, ps := r.code, r.round, slices.Clone(r.results)
 		rs.after = append(rs.after, func() { rs.cfg.OnRoundOver(code, round, ps) })
+	}
+}
+
+// rated folds the ratings of a stored race into its results, while the
+// room shows them.
+func (rs *Rooms) rated(r *room, m RoomOp) {
+	if r.round != m.Round || r.phase != PhaseResults {
+		return
+	}
+	changed := false
+	for i := range r.results {
+		p := &r.results[i]
+		for _, c := range m.Ratings {
+			if c.ID == p.ID && !p.Guest {
+				c := c
+				p.Rating, changed = &c, true
+			}
+		}
+	}
+	if changed {
+		rs.changed(r)
 	}
 }
 

@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -10,6 +13,7 @@ import (
 	"pyramid/engine"
 	"pyramid/keys"
 	"pyramid/lobby"
+	"pyramid/rating"
 	"pyramid/share"
 )
 
@@ -217,6 +221,74 @@ func (rs *raceScreen) roomLine() string {
 		line += gl.sep + strconv.Itoa(s.Spectators) + " watching"
 	}
 	return line
+}
+
+// ratingColumn is what the results say of how the race counted for a
+// racer: "1512 → 1527 +15" for a rated racer (with "?" for a provisional
+// rating), "unrated" or "no race" (ratingNotes says why), "guest".
+func ratingColumn(p lobby.Placing, gl *glyphs) string {
+	c := p.Rating
+	switch {
+	case p.Guest:
+		return "guest"
+	case c == nil:
+		return ""
+	case c.Standing == rating.Unrated:
+		return "unrated"
+	case c.Standing != rating.Rated:
+		return "no race"
+	}
+	before, after := int(math.Round(c.Before)), int(math.Round(c.After))
+	arrow := " -> "
+	if gl.unicode {
+		arrow = " → "
+	}
+	mark := ""
+	if c.Provisional {
+		mark = "?"
+	}
+	delta := after - before
+	sign := "+"
+	if delta < 0 {
+		sign = "−"
+		if !gl.unicode {
+			sign = "-"
+		}
+		delta = -delta
+	}
+	return strconv.Itoa(before) + arrow + strconv.Itoa(after) + mark + " " + sign + strconv.Itoa(delta)
+}
+
+// ratingNotes say why the race did not count for the racers it did not
+// count for, a line per reason: "unrated: moves faster than play: ann".
+// A chosen deal is said elsewhere, for the whole race.
+func ratingNotes(results []lobby.Placing) []string {
+	var reasons []string
+	who := map[string][]string{}
+	for _, p := range results {
+		c := p.Rating
+		if c == nil || c.Standing == rating.Rated || c.Reason == rating.ReasonChosenDeal {
+			continue
+		}
+		word := "unrated: "
+		if c.Standing == rating.Aborted {
+			word = "no race: "
+		}
+		key := word + c.Reason.Words()
+		if who[key] == nil {
+			reasons = append(reasons, key)
+		}
+		who[key] = append(who[key], clean(p.Name, 16))
+	}
+	var out []string
+	for _, r := range reasons {
+		out = append(out, "  "+r+": "+strings.Join(who[r], ", "))
+	}
+	if slices.ContainsFunc(results, func(p lobby.Placing) bool { return p.Rating != nil && p.Rating.Provisional }) {
+		out = append(out, fmt.Sprintf("  ? a provisional rating: fewer than %d rated races or %d opponents.",
+			rating.ProvisionalRaces, rating.ProvisionalOpponents))
+	}
+	return out
 }
 
 // unratedNote is what the race screens say of a room whose deal the host
@@ -468,6 +540,9 @@ func (rs *raceScreen) viewResults() string {
 	gl := rs.env.gl
 	s := &rs.snap
 	body := []string{""}
+	// The ratings come a moment after the results: once the lease holder
+	// stored the race.
+	rated := slices.ContainsFunc(s.Results, func(p lobby.Placing) bool { return p.Rating != nil })
 	for _, p := range s.Results {
 		what := strconv.Itoa(p.Removed) + "/" + strconv.Itoa(s.Cards)
 		state := p.State.String()
@@ -487,12 +562,21 @@ func (rs *raceScreen) viewResults() string {
 		}
 		line := "  " + padLeft(strconv.Itoa(p.Place), 2) + ". " + padRight(cut(clean(p.Name, 16), 16, gl.ell), 17) +
 			padRight(what, 28) + strconv.Itoa(p.Moves) + plural(p.Moves, " move", " moves")
+		if rated {
+			// At 80 columns: "1500 → 1394? −106" ends at column 78.
+			line = padRight(line, 60) + " " + ratingColumn(p, gl)
+		}
 		if p.ID == rs.you {
 			line = rs.env.pal.style(sBold, line)
 		}
 		body = append(body, line)
 	}
 	body = append(body, "")
+	if rated {
+		for _, l := range ratingNotes(s.Results) {
+			body = append(body, cut(l, max(rs.w-2, 10), gl.ell))
+		}
+	}
 	if rs.over {
 		body = append(body, "  Room "+s.Code+" has closed: these are your last race's results in it, as stored.")
 		if rs.guests > 0 {

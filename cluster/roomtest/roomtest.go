@@ -130,6 +130,7 @@ func roomScenarios() []roomScenario {
 		{"RematchBothLeave", testRematchBothLeave},
 		{"BoardFromEvents", testBoardFromEvents},
 		{"CountdownHook", testCountdownHook},
+		{"RatingsReachResults", testRatingsReachResults},
 	}
 }
 
@@ -144,7 +145,7 @@ func (e *roomsEnv) server(name string) *cluster.Rooms {
 	var made atomic.Pointer[cluster.Rooms]
 	rs, err := cluster.NewRooms(context.Background(), cluster.RoomsConfig{Bus: e.bus(), Lease: e.lease, LeaseTTL: time.Hour,
 		ProgressEvery: every, RoomsConfig: lobby.RoomsConfig{Instance: name, Clock: e.clock, MaxRooms: e.maxRooms, Rand: e.rand,
-			OnRaceEnd: func(res lobby.RaceResult) error {
+			OnRaceEnd: func(res lobby.RaceResult) ([]lobby.RatingChange, error) {
 				// The hook runs with no lock held: it may look at the rooms
 				// (a new holder's first store may come before NewRooms returns).
 				if rs := made.Load(); rs != nil {
@@ -154,10 +155,10 @@ func (e *roomsEnv) server(name string) *cluster.Rooms {
 				defer e.mu.Unlock()
 				if e.fail > 0 {
 					e.fail--
-					return errors.New("the store is down")
+					return nil, errors.New("the store is down")
 				}
 				e.ended[name] = append(e.ended[name], res)
-				return nil
+				return storedRatings(res), nil
 			},
 			OnCountdown: func(c lobby.Countdown) {
 				e.mu.Lock()

@@ -1,6 +1,7 @@
 package roomtest
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -98,6 +99,13 @@ func testIdleHostAcrossServers(t *testing.T, e *roomsEnv) {
 	_, err = b.Join(hb, pl("bob"), bobSink)
 	wantErr(t, "bob joins on b", err, nil)
 	wantErr(t, "bob ready", hb.SetReady("id-bob", true), nil)
+	// The lease holder may be either server: both must know bob is
+	// ready before the host's idle time runs out.
+	for name, room := range map[string]*lobby.Room{"a": h, "b": hb} {
+		eventually(t, name+" sees bob ready", func() bool {
+			return slices.ContainsFunc(room.Snapshot().Members, func(r lobby.Racer) bool { return r.ID == "id-bob" && r.Ready })
+		})
+	}
 	// A second more: each server reads the cluster's clock through its
 	// own offset, measured at its own moment.
 	e.clock.Advance(lobby.HostIdle + time.Second)

@@ -57,10 +57,15 @@ type roomJSON struct {
 type statsRaceJSON struct {
 	Rules string `json:"rules"`
 	Race  *struct {
-		Races   int `json:"races"`
-		Wins    int `json:"wins"`
-		Podiums int `json:"podiums"`
-		Unrated int `json:"unrated"`
+		Races       int     `json:"races"`
+		Wins        int     `json:"wins"`
+		Podiums     int     `json:"podiums"`
+		Unrated     int     `json:"unrated"`
+		Rating      float64 `json:"rating"`
+		Provisional bool    `json:"provisional"`
+		History     []struct {
+			Rating float64 `json:"rating"`
+		} `json:"history"`
 	} `json:"race"`
 }
 
