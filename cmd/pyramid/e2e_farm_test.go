@@ -50,8 +50,7 @@ func farmRace(t *testing.T, ts *testServer, annKey, otherKey gossh.Signer, other
 	o := ts.openAs(t, name, otherKey, "race "+code)
 	o.WaitFor(t, "room "+code, wait)
 	a.WaitFor(t, "2/8 players", wait)
-	typeKeys(t, o, "r") // ready, where the room asks for it
-	typeKeys(t, a, "s")
+	readyStart(t, a, o)
 	ga, gd := newGame(t, "classic", deal), newGame(t, "classic", deal)
 	waitPosition(t, a, ga)
 	waitPosition(t, o, gd)
