@@ -136,6 +136,7 @@ func Run(t *testing.T, open Opener) {
 		{"GameAssistance", testGameAssistance},
 		{"GameInProgress", testGameInProgress},
 		{"AssistedResults", testAssistedResults},
+		{"ChosenAndFastResults", testChosenAndFastResults},
 		{"DailyFirstAttempt", testDailyFirstAttempt},
 		{"GameKinds", testGameKinds},
 		{"Settings", testSettings},
