@@ -225,12 +225,15 @@ func plural(n int, noun string) string {
 // number is a JSON string: daily deals are above 2^53, past which
 // JavaScript and jq round numbers to another deal.
 type gameReport struct {
-	ID       int64  `json:"id"`
-	Rules    string `json:"rules"`
-	Deal     uint64 `json:"deal,string"`
-	DealText string `json:"deal_text,omitempty"`
-	Daily    string `json:"daily,omitempty"`
-	Status   string `json:"status"`
+	ID    int64  `json:"id"`
+	Rules string `json:"rules"`
+	Deal  uint64 `json:"deal,string"`
+	// DealHidden: the deal is the server's and the game not over, so its
+	// number is not told (lobby.DealShown): Deal is 0.
+	DealHidden bool   `json:"deal_hidden,omitempty"`
+	DealText   string `json:"deal_text,omitempty"`
+	Daily      string `json:"daily,omitempty"`
+	Status     string `json:"status"`
 	// Kind is what the game is: solo, replay (of a daily deal finished
 	// already that day), race or ghost; every kind but solo is practice.
 	Kind  string   `json:"kind"`
@@ -253,8 +256,12 @@ func report(sg store.Game) gameReport {
 	for i, d := range sg.MoveTimes {
 		ms[i] = d.Milliseconds()
 	}
-	return gameReport{ID: sg.ID, Rules: sg.RulesID, Deal: sg.DealNumber, DealText: sg.DealText, Daily: sg.Daily,
+	rep := gameReport{ID: sg.ID, Rules: sg.RulesID, Deal: sg.DealNumber, DealText: sg.DealText, Daily: sg.Daily,
 		Status: string(sg.Status), Kind: string(sg.Kind), Moves: moves, MoveMS: ms, Removed: sg.Removed, Updated: sg.Updated.UTC().Format(time.RFC3339)}
+	if !dealShown(sg) {
+		rep.Deal, rep.DealHidden = 0, true
+	}
+	return rep
 }
 
 func (c *call) games() int {
@@ -330,7 +337,7 @@ func (c *call) replay() int {
 		return c.fail(fmt.Sprintf("game %d does not replay: %v", id, err))
 	}
 	rep := report(sg)
-	rep.Board = board(g)
+	rep.Board = board(g, dealShown(sg))
 	if asJSON {
 		return c.writeJSON(rep)
 	}
@@ -346,11 +353,14 @@ func (c *call) replay() int {
 // board is a replayed game's board without the position's status at the
 // end of the engine's header line ("playing" for an abandoned game): the
 // replay says the stored status instead.
-func board(g *engine.Game) string {
+func board(g *engine.Game, shown bool) string {
 	s := g.String()
 	header, rest, _ := strings.Cut(s, "\n")
 	if i := strings.LastIndex(header, " · "); i >= 0 {
 		header = header[:i]
+	}
+	if d := g.Deal(); !shown && d.Numbered {
+		header = strings.Replace(header, "deal "+strconv.FormatUint(d.Number, 10), "hidden deal", 1)
 	}
 	return header + "\n" + rest
 }

@@ -21,7 +21,9 @@ type whoEntry struct {
 	Phase string `json:"phase,omitempty"`
 	Rules string `json:"rules,omitempty"`
 	// Deal is a string: deal numbers go beyond what a JSON number holds
-	// exactly (2^53); "custom" for a deal given as text.
+	// exactly (2^53); "custom" for a deal given as text, "hidden" for a
+	// deal the server picked, until its game or race is over
+	// (lobby.DealShown).
 	Deal    string `json:"deal,omitempty"`
 	Room    string `json:"room,omitempty"`
 	Removed *int   `json:"removed,omitempty"` // playing and racing only
@@ -40,8 +42,13 @@ func whoEntries(who []lobby.Presence) []whoEntry {
 		case lobby.Playing, lobby.Racing:
 			e.Rules = keys.Clean(p.Rules, 60)
 			e.Deal = strconv.FormatUint(p.Deal, 10)
-			if p.Custom {
+			switch {
+			case p.Custom:
 				e.Deal = "custom"
+			case p.Hidden:
+				// lobby.DealShown: a deal the server picked is shown
+				// once its game or race is over.
+				e.Deal = "hidden"
 			}
 			removed := p.Removed
 			e.Removed = &removed
@@ -68,10 +75,14 @@ func (e whoEntry) describe() string {
 		if r, err := engine.ParseRules(e.Rules); err == nil {
 			title, total = r.Title(), "/"+strconv.Itoa(r.PyramidSize())
 		}
-		if e.Phase == string(lobby.RaceWaiting) {
-			return fmt.Sprintf("%s · deal %s", title, e.Deal) // no card is removed before the start
+		deal := "deal " + e.Deal
+		if e.Deal == "hidden" {
+			deal = "hidden deal"
 		}
-		return fmt.Sprintf("%s · deal %s · %d%s removed", title, e.Deal, *e.Removed, total)
+		if e.Phase == string(lobby.RaceWaiting) {
+			return fmt.Sprintf("%s · %s", title, deal) // no card is removed before the start
+		}
+		return fmt.Sprintf("%s · %s · %d%s removed", title, deal, *e.Removed, total)
 	}
 	switch e.Doing {
 	case string(lobby.Playing):

@@ -138,7 +138,8 @@ func (rs *races) doing(snap lobby.Snapshot, removed int) {
 	if rs.sess == nil {
 		return
 	}
-	rs.a.lobby.SetDoing(rs.sess, lobby.Doing{What: lobby.Racing, Rules: snap.RulesID, Deal: snap.Deal, Room: snap.Code, Phase: snap.Phase.Presence(), Removed: removed})
+	d := lobby.Doing{What: lobby.Racing, Rules: snap.RulesID, Deal: snap.Deal, Room: snap.Code, Phase: snap.Phase.Presence(), Removed: removed}
+	rs.a.lobby.SetDoing(rs.sess, d.HideDeal(snap.DealShown()))
 }
 
 // pickDeal is a deal for a new room: the given one, with what the solver
@@ -169,7 +170,7 @@ func (rs *races) findDeal(ctx context.Context, r engine.Rules, deal uint64, has 
 		}
 		return deal, v
 	}
-	start := dealNumberFrom(rs.a.cfg.Now())
+	start := engine.DrawDeal(nil)
 	if solver == nil {
 		return start, engine.Unknown
 	}
@@ -182,14 +183,6 @@ func (rs *races) findDeal(ctx context.Context, r engine.Rules, deal uint64, has 
 	return n, engine.Winnable
 }
 
-// dealNumberFrom turns a time into a deal number between 1 and 999999.
-func dealNumberFrom(t time.Time) uint64 {
-	z := uint64(t.UnixNano()) + 0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	z ^= z >> 31
-	return z%999999 + 1
-}
 
 // Create opens a room the player hosts. A room on a deal the player chose
 // is unrated (lobby.RoomConfig.Rated): they may have solved it offline or

@@ -27,6 +27,9 @@ type Doing struct {
 	Deal uint64
 	// Custom: a deal given as text, which has no number.
 	Custom bool
+	// Hidden: the deal's number may not be shown yet (DealShown), so
+	// Deal is 0.
+	Hidden bool
 	// Removed is how many pyramid cards the game has removed (Playing,
 	// Racing).
 	Removed int

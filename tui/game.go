@@ -37,6 +37,11 @@ func (m *Model) handleGame(msg tea.Msg) tea.Cmd {
 		return m.dealt(msg)
 	case resumedMsg:
 		return m.resumed(msg)
+	case dealSeedMsg:
+		if !m.hasDealSeed {
+			m.dealSeed, m.hasDealSeed = msg.seed, true
+		}
+		return nil
 	case clockMsg:
 		if msg.what == clockSeed {
 			if m.seed.IsZero() {
@@ -162,11 +167,17 @@ func (m *Model) start(spec dealSpec) tea.Cmd {
 	m.resume = nil
 	m.menu().rules = spec.rules
 	winnable := m.menu().Winnable && m.env.solver != nil
-	if !spec.hasNumber && !spec.daily && !winnable && !m.seed.IsZero() {
-		spec.number, spec.hasNumber = dealFromClock(m.seed.Add(time.Duration(m.dealCount))), true
-		m.dealCount++
+	if !spec.hasNumber && !spec.daily && !winnable && m.hasDealSeed {
+		g, err := engine.NewNumbered(spec.rules, seededDeal(m.dealSeed, m.dealCount))
+		if err == nil {
+			m.dealCount++
+			m.seat(g, "", time.Time{}, 0, "")
+			m.saves.replace[m.token] = spec.replace
+			return tea.Batch(append(cmds, m.env.readClock(m.token, clockStart))...)
+		}
 	}
 	if spec.hasNumber {
+		// A number the player typed: theirs to see, practice for records.
 		g, err := engine.NewNumbered(spec.rules, spec.number)
 		if err != nil {
 			m.menu().say(sErr, clean(err.Error(), 200))
@@ -174,6 +185,7 @@ func (m *Model) start(spec dealSpec) tea.Cmd {
 			return tea.Batch(cmds...)
 		}
 		m.seat(g, "", time.Time{}, 0, "")
+		m.table().setChosen(true)
 		m.saves.replace[m.token] = spec.replace
 		return tea.Batch(append(cmds, m.env.readClock(m.token, clockStart))...)
 	}
@@ -196,7 +208,7 @@ func (m *Model) start(spec dealSpec) tea.Cmd {
 				}
 			}
 		case winnable:
-			start := dealFromClock(now)
+			start := e.drawDeal()
 			msg.number = start
 			ctx, cancel := context.WithTimeout(e.ctx, dealTimeout)
 			defer cancel()
@@ -208,7 +220,7 @@ func (m *Model) start(spec dealSpec) tea.Cmd {
 				msg.note = "the solver can win this deal"
 			}
 		default:
-			msg.number = dealFromClock(now)
+			msg.number = e.drawDeal()
 		}
 		return msg
 	})
@@ -342,6 +354,7 @@ func (m *Model) resumed(msg resumedMsg) tea.Cmd {
 	}
 	sg := msg.game
 	m.seat(g, sg.Daily, sg.Started, sg.Played, sg.ID)
+	m.table().setChosen(sg.Chosen)
 	m.table().resumeTimes(sg.MoveTimes) // movetimes.go
 	t := m.table()
 	t.hints, t.undos, t.watched = sg.Hints, sg.Undos, sg.Watched
@@ -395,7 +408,7 @@ func (m *Model) openWatch(msg watchLineMsg) {
 	if m.cur != screenTable || !m.playing || t.d.status == engine.Playing {
 		return
 	}
-	m.screens[screenWatch] = newWatch(m.env, msg.start, msg.line, t.title, m.w, m.h)
+	m.screens[screenWatch] = newWatch(m.env, msg.start, msg.line, t.shownTitle(), m.w, m.h)
 	m.show(screenWatch)
 	if msg.givesUp && !t.watched && t.d.status != engine.Won {
 		// Watching the solution gives the game up: saved at once, so
@@ -408,7 +421,7 @@ func (m *Model) openWatch(msg watchLineMsg) {
 // continueNote describes the game on the table, for its Continue.
 func (t *tableScreen) continueNote() string {
 	n := t.game.MovesMade()
-	return fmt.Sprintf("%s%s%d %s", t.title, t.env.gl.sep, n, plural(n, "move", "moves"))
+	return fmt.Sprintf("%s%s%d %s", t.shownTitle(), t.env.gl.sep, n, plural(n, "move", "moves"))
 }
 
 // storedTitle describes a stored game: rule set, deal and moves.
@@ -417,7 +430,6 @@ func storedTitle(sg SavedGame, gl *glyphs) string {
 	if err != nil {
 		return ""
 	}
-	d := engine.Deal{Number: sg.Record.Deal, Numbered: sg.Record.DealText == ""}
 	n := len(sg.Record.Moves)
-	return fmt.Sprintf("%s%s%d %s", titleOf(r, d, sg.Daily, gl.sep), gl.sep, n, plural(n, "move", "moves"))
+	return fmt.Sprintf("%s%s%d %s", savedTitleOf(r, sg, gl.sep), gl.sep, n, plural(n, "move", "moves"))
 }

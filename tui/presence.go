@@ -186,7 +186,7 @@ func (m *Model) doing() (d lobby.Doing, ok bool) {
 		} else {
 			d.Custom = true
 		}
-		return d, true
+		return d.HideDeal(lobby.DealShown(m.table().chosen, d.Finished)), true
 	case screenSpectate:
 		if s := m.spectate(); s != nil && s.ended == "" {
 			return lobby.Doing{What: lobby.Watching, Watched: s.name}, true
@@ -221,7 +221,8 @@ func (rs *raceScreen) doing() (d lobby.Doing, ok bool) {
 	if mode := rs.mode(); mode == modeJoining || mode == modeCode || mode == modeSpectating || s.Code == "" {
 		return lobby.Doing{}, false
 	}
-	return lobby.Doing{What: lobby.Racing, Rules: s.RulesID, Deal: s.Deal, Room: s.Code, Phase: s.Phase.Presence(), Removed: rs.mine().Removed}, true
+	d = lobby.Doing{What: lobby.Racing, Rules: s.RulesID, Deal: s.Deal, Room: s.Code, Phase: s.Phase.Presence(), Removed: rs.mine().Removed}
+	return d.HideDeal(s.DealShown()), true
 }
 
 // boardChange returns the board to send the spectators, when there are
@@ -239,7 +240,7 @@ func (m *Model) boardChange() (lobby.Board, bool) {
 			return lobby.Board{}, false
 		}
 		lv.pubToken, lv.pubVersion = m.token, t.version
-		return lobby.Board{Record: t.game.Record(), Daily: t.day}, true
+		return lobby.Board{Record: t.game.Record(), Daily: t.day, Chosen: t.chosen}, true
 	}
 	if lv.pubToken == pubNone {
 		return lobby.Board{}, false

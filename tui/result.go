@@ -46,9 +46,13 @@ func (t *tableScreen) results(dst []string) []string {
 	switch {
 	case r != nil && r.Practice:
 		return append(dst, "practice: no result is recorded")
+	case r != nil && r.Fast:
+		dst = append(dst, "assisted: moves faster than play"+t.env.gl.dash()+"no record")
 	case hints > 0 || undos > 0:
 		dst = append(dst, "assisted: "+strconv.Itoa(hints)+plural(hints, " hint, ", " hints, ")+
 			strconv.Itoa(undos)+plural(undos, " undo", " undos")+" (no records)")
+	case r != nil && r.Chosen && t.d.status == engine.Won:
+		dst = append(dst, "practice: chosen deal"+t.env.gl.dash()+"no record")
 	case r != nil && t.d.status == engine.Won:
 		switch {
 		case r.FirstWin:
@@ -98,4 +102,13 @@ func (t *tableScreen) shareLine() string {
 	hints, undos := t.assists()
 	return share.Game{RulesTitle: g.Rules().Title(), Daily: t.day, Cleared: t.d.status == engine.Won, Removed: g.Removed(),
 		Cards: g.Rules().PyramidSize(), Time: t.wonIn, Moves: len(g.Moves()), Assisted: hints > 0 || undos > 0}.Line(t.env.gl.sep)
+}
+
+// dash is a dash between the parts of a sentence: an em dash, or two
+// hyphens in ASCII.
+func (gl *glyphs) dash() string {
+	if gl.unicode {
+		return " \u2014 "
+	}
+	return " -- "
 }
