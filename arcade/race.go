@@ -183,7 +183,6 @@ func (rs *races) findDeal(ctx context.Context, r engine.Rules, deal uint64, has 
 	return n, engine.Winnable
 }
 
-
 // Create opens a room the player hosts. A room on a deal the player chose
 // is unrated (lobby.RoomConfig.Rated): they may have solved it offline or
 // played it as a daily.
