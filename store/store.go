@@ -515,6 +515,9 @@ type RacePlacing struct {
 	// Outcome is how the racer's race ended; "" in races stored before
 	// outcomes were.
 	Outcome Outcome
+	// Assisted is set for a racer whose moves came faster than a person
+	// plays (games.Assisted): their placing stays, unrated for them.
+	Assisted bool
 	// Rating is the racer's rating in the race's rules after the race
 	// (filled in when read; zero when the race was not rated).
 	Rating Rating
