@@ -247,7 +247,7 @@ type gameReport struct {
 	Board   string  `json:"board,omitempty"`
 }
 
-func report(sg store.Game) gameReport {
+func report(sg store.Game, today string) gameReport {
 	moves := sg.Moves
 	if moves == nil {
 		moves = []string{}
@@ -258,7 +258,7 @@ func report(sg store.Game) gameReport {
 	}
 	rep := gameReport{ID: sg.ID, Rules: sg.RulesID, Deal: sg.DealNumber, DealText: sg.DealText, Daily: sg.Daily,
 		Status: string(sg.Status), Kind: string(sg.Kind), Moves: moves, MoveMS: ms, Removed: sg.Removed, Updated: sg.Updated.UTC().Format(time.RFC3339)}
-	if !dealShown(sg) {
+	if !dealShown(sg, today) {
 		rep.Deal, rep.DealHidden = 0, true
 	}
 	return rep
@@ -277,7 +277,7 @@ func (c *call) games() int {
 	}
 	reps := make([]gameReport, 0, len(list))
 	for _, sg := range list {
-		reps = append(reps, report(sg))
+		reps = append(reps, report(sg, c.today()))
 	}
 	if asJSON {
 		return c.writeJSON(reps)
@@ -289,7 +289,7 @@ func (c *call) games() int {
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "id\trules\tdeal\tstatus\tkind\tremoved\tmoves\tupdated")
 	for i, r := range reps {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.ID, r.Rules, dealName(list[i]), r.Status, r.Kind, r.Removed, len(r.Moves), r.Updated)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.ID, r.Rules, dealName(list[i], c.today()), r.Status, r.Kind, r.Removed, len(r.Moves), r.Updated)
 	}
 	_ = tw.Flush()
 	return 0
@@ -306,9 +306,11 @@ func (c *call) visible(sg store.Game) bool {
 	if sg.PlayerID == c.player {
 		return true
 	}
-	today := c.a.cfg.Now().UTC().Format(time.DateOnly)
-	return sg.Daily != "" && sg.Daily < today
+	return sg.Daily != "" && sg.Daily < c.today()
 }
+
+// today is the UTC date now.
+func (c *call) today() string { return c.a.cfg.Now().UTC().Format(time.DateOnly) }
 
 func (c *call) replay() int {
 	var asJSON bool
@@ -336,8 +338,8 @@ func (c *call) replay() int {
 	if err != nil {
 		return c.fail(fmt.Sprintf("game %d does not replay: %v", id, err))
 	}
-	rep := report(sg)
-	rep.Board = board(g, dealShown(sg))
+	rep := report(sg, c.today())
+	rep.Board = board(g, dealShown(sg, c.today()))
 	if asJSON {
 		return c.writeJSON(rep)
 	}
@@ -345,7 +347,7 @@ func (c *call) replay() int {
 	if sg.Daily != "" {
 		daily = " · daily of " + sg.Daily
 	}
-	fmt.Fprintf(c.stdout, "game %d · %s · deal %s%s · %s · %s\nmoves: %s\n\n%s", rep.ID, rep.Rules, dealName(sg), daily,
+	fmt.Fprintf(c.stdout, "game %d · %s · deal %s%s · %s · %s\nmoves: %s\n\n%s", rep.ID, rep.Rules, dealName(sg, c.today()), daily,
 		rep.Status, plural(len(rep.Moves), "move"), joinMoves(rep.Moves), rep.Board)
 	return 0
 }

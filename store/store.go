@@ -481,6 +481,19 @@ type Settings interface {
 	SetSetting(ctx context.Context, playerID, name, value string) error
 }
 
+// Secrets keeps the database's secrets.
+type Secrets interface {
+	// DailySecret returns the secret the daily deals derive from
+	// (engine.DailyNumber): DailySecretLen random bytes made on the first
+	// call, by whichever server asks first, and the same for every caller
+	// on the database ever after, so that every server of a cluster deals
+	// the same daily.
+	DailySecret(ctx context.Context) ([]byte, error)
+}
+
+// DailySecretLen is the length of the daily deals' secret in bytes.
+const DailySecretLen = 32
+
 // Store is everything the arcade keeps.
 type Store interface {
 	Players
@@ -489,6 +502,7 @@ type Store interface {
 	Games
 	Results
 	Settings
+	Secrets
 	// Close releases the database.
 	Close() error
 }

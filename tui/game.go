@@ -199,12 +199,16 @@ func (m *Model) start(spec dealSpec) tea.Cmd {
 		switch {
 		case spec.daily:
 			msg.day = now.UTC().Format(time.DateOnly)
-			msg.number = engine.DailyNumber(now)
+			msg.number = engine.DailyNumber(nil, now) // a session without a solver: tests
 			if e.solver != nil {
 				ctx, cancel := context.WithTimeout(e.ctx, dailyTimeout)
 				defer cancel()
-				if n, err := e.solver.DailyDeal(ctx, spec.rules, now); err == nil {
-					msg.number = n
+				n, err := e.solver.DailyDeal(ctx, spec.rules, now)
+				msg.number = n
+				if err != nil {
+					// Never another deal instead: the day's comes from
+					// the server's secret, the same for everybody.
+					msg.number, msg.note = 0, "the daily deal is not ready yet: try again in a moment"
 				}
 			}
 		case winnable:
@@ -230,6 +234,11 @@ func (m *Model) start(spec dealSpec) tea.Cmd {
 // dealt seats the deal a command found.
 func (m *Model) dealt(msg dealtMsg) tea.Cmd {
 	if msg.req != m.dealReq || m.cur != screenDealing {
+		return nil
+	}
+	if msg.spec.daily && msg.number == 0 {
+		m.show(screenMenu)
+		m.menu().say(sErr, msg.note)
 		return nil
 	}
 	if msg.spec.daily {

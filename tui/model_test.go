@@ -98,7 +98,7 @@ func TestDeepLinks(t *testing.T) {
 	}
 	// The daily deal is the engine's deal of the day.
 	h := newHarness(t, Deps{Args: []string{"daily"}, Unicode: true})
-	if got, want := h.game().Deal().Number, engine.DailyNumber(epoch); got != want {
+	if got, want := h.game().Deal().Number, engine.DailyNumber(nil, epoch); got != want {
 		t.Errorf("daily deal %d, want %d", got, want)
 	}
 }

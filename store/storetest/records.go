@@ -1,9 +1,11 @@
 package storetest
 
 import (
+	"bytes"
 	"errors"
 	"maps"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -372,5 +374,33 @@ func testChosenAndFastResults(t *testing.T, e *env) {
 	ds, err := e.s.DailyStanding(e.ctx, carol.ID, "daily", day)
 	if err != nil || ds.Rank != 0 || !ds.Assisted || !ds.Won || ds.Players != 1 {
 		t.Errorf("carol's standing = %+v, %v; want off the board (rank 0), assisted, won, 1 player on the board", ds, err)
+	}
+}
+
+// testDailySecret: the daily deals' secret is made on first use and is the
+// same for every caller after, however many ask at once.
+func testDailySecret(t *testing.T, e *env) {
+	const callers = 8
+	got := make([][]byte, callers)
+	errs := make([]error, callers)
+	var wg sync.WaitGroup
+	for i := range callers {
+		wg.Go(func() { got[i], errs[i] = e.s.DailySecret(e.ctx) })
+	}
+	wg.Wait()
+	for i := range callers {
+		if errs[i] != nil {
+			t.Fatalf("DailySecret, caller %d: %v", i, errs[i])
+		}
+		if len(got[i]) != store.DailySecretLen || !bytes.Equal(got[i], got[0]) {
+			t.Fatalf("DailySecret, caller %d: %x; want %d bytes, the same as caller 0's %x", i, got[i], store.DailySecretLen, got[0])
+		}
+	}
+	if bytes.Equal(got[0], make([]byte, store.DailySecretLen)) {
+		t.Errorf("DailySecret is all zeros: not random")
+	}
+	again, err := e.s.DailySecret(e.ctx)
+	if err != nil || !bytes.Equal(again, got[0]) {
+		t.Errorf("DailySecret again = %x, %v; want %x, the one made first", again, err, got[0])
 	}
 }

@@ -137,6 +137,7 @@ func Run(t *testing.T, open Opener) {
 		{"GameInProgress", testGameInProgress},
 		{"AssistedResults", testAssistedResults},
 		{"ChosenAndFastResults", testChosenAndFastResults},
+		{"DailySecret", testDailySecret},
 		{"DailyFirstAttempt", testDailyFirstAttempt},
 		{"GameKinds", testGameKinds},
 		{"Settings", testSettings},
