@@ -112,8 +112,10 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 	if err != nil {
 		return err
 	}
-	solver.UseDailySecret(secret) // the daily deals: nobody without the database can compute one
-	go func() {                   // work out today's daily deal before the first player asks
+	// The daily deals derive from the database's secret: nobody without
+	// the database can compute one.
+	solver.UseDailySecret(secret)
+	go func() { // work out today's daily deal before the first player asks
 		_, _ = solver.DailyDeal(ctx, engine.MustRules("daily"), time.Now())
 	}()
 	// Several servers on one PostgreSQL meet on its bus (takeovers,
