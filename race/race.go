@@ -113,8 +113,8 @@ type game struct {
 	// (prepare) when the store did not keep it, until their first move
 	// brings it.
 	note string
-	// fast: the racer was told their moves came faster than a person
-	// plays (games.Assisted), which leaves the race unrated for them.
+	// fast: the racer's moves came faster than a person plays
+	// (games.Assisted), which leaves the race unrated for them.
 	fast bool
 }
 

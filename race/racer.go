@@ -186,13 +186,11 @@ func (r *Racer) Play(ctx context.Context, room *lobby.Room, round, seq int, rec 
 	if note == "" && rg.note != "" {
 		note, rg.note = rg.note, "" // from prepare, told once
 	}
-	if !rg.fast && games.Assisted(rec.Moves, rg.times) {
-		// Told once, as it happens: the race keeps their place, and
-		// stores it unrated for them (Service.Store).
-		rg.fast = true
-		if note == "" {
-			note = FastNote
-		}
+	if rg.fast = rg.fast || games.Assisted(rec.Moves, rg.times); rg.fast && note == "" {
+		// Told with every move from then on (a message of the screen's
+		// would hide it): the race keeps their place, and stores it
+		// unrated for them (Service.Store).
+		note = FastNote
 	}
 	if rg.gameID > 0 && !stored {
 		if _, err := r.w.Save(ctx, r.me.ID, rg.gameID, play, g); err != nil {
