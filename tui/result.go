@@ -46,13 +46,13 @@ func (t *tableScreen) results(dst []string) []string {
 	switch {
 	case r != nil && r.Practice:
 		return append(dst, "practice: no result is recorded")
+	case r != nil && r.Chosen && t.d.status == engine.Won:
+		dst = append(dst, "practice: chosen deal"+t.env.gl.dash()+"no record")
 	case r != nil && r.Fast:
 		dst = append(dst, "assisted: moves faster than play"+t.env.gl.dash()+"no record")
 	case hints > 0 || undos > 0:
 		dst = append(dst, "assisted: "+strconv.Itoa(hints)+plural(hints, " hint, ", " hints, ")+
 			strconv.Itoa(undos)+plural(undos, " undo", " undos")+" (no records)")
-	case r != nil && r.Chosen && t.d.status == engine.Won:
-		dst = append(dst, "practice: chosen deal"+t.env.gl.dash()+"no record")
 	case r != nil && t.d.status == engine.Won:
 		switch {
 		case r.FirstWin:

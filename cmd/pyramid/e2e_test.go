@@ -1092,6 +1092,7 @@ type statsJSON struct {
 	Rules       string `json:"rules"`
 	Played      int    `json:"played"`
 	Won         int    `json:"won"`
+	BestTimeMS  int64  `json:"best_time_ms"`
 	FewestMoves int    `json:"fewest_moves"`
 }
 
