@@ -11,17 +11,21 @@ import (
 //
 // Why removals: a removal (a King, or a pair summing to 13) takes finding
 // the cards and two selections; a draw or a redeal is one key, which a
-// person may hold down, so draws never count. Why these numbers: in the
-// games stored with their move times (played over SSH at a person's pace,
-// see humanGames in the tests), a removal followed the one before after
-// one second at the quickest and after two to four seconds as a rule: no
-// second held two removals. A line pasted through ":" arrives as one
-// input, every move of it at the same moment (twenty or more removals at
-// once); a line typed in by a program at five moves a second makes
-// fifteen removals in eight seconds. The limits leave a person a margin of
-// three times their quickest burst, and room for a race's moves that
-// arrive together after a slow store (a racer's move times are the
-// server's, taken when a move arrives).
+// person may hold down, so draws never count.
+//
+// Why these numbers, from the games stored with their move times (see
+// humanGames in the tests): played key by key over SSH at 80×24, a
+// removal followed the one before after 2.6 s at the quickest (5 to 19 s
+// in a whole game); a racer's moves that came in one report had two
+// removals at the same millisecond (a racer's move times are the
+// server's, taken as a report comes, and a report may carry the moves
+// made while the store was slow). A line pasted through ":" arrives as
+// one input, every move of it at the same moment (a solver's winning line
+// holds twenty or more removals); a program typing the line at five moves
+// a second makes fifteen removals in eight seconds. The limits leave
+// three times the most removals a person was seen to make in one second
+// (two, batched), and a sustained pace of one and a half removals a
+// second, twice the quickest single gap, for ten seconds.
 const (
 	// BurstRemovals removals within BurstWindow are faster than play.
 	BurstRemovals = 6
