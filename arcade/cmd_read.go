@@ -489,7 +489,8 @@ func (c *call) printTop(r engine.Rules, list []store.TopEntry, asJSON bool) int 
 	}
 	fmt.Fprintf(c.stdout, "%s (%s): most wins\n", r.Title(), r.ID())
 	if len(reps) == 0 {
-		fmt.Fprintln(c.stdout, "no finished games yet")
+		// The list holds wins that count: of dealt deals, unassisted.
+		fmt.Fprintln(c.stdout, "no win that counts yet (wins of chosen deals and assisted wins are practice)")
 		return 0
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)

@@ -101,7 +101,7 @@ func (t *tableScreen) shareLine() string {
 	g := t.game
 	hints, undos := t.assists()
 	return share.Game{RulesTitle: g.Rules().Title(), Daily: t.day, Cleared: t.d.status == engine.Won, Removed: g.Removed(),
-		Cards: g.Rules().PyramidSize(), Time: t.wonIn, Moves: len(g.Moves()), Assisted: hints > 0 || undos > 0}.Line(t.env.gl.sep)
+		Cards: g.Rules().PyramidSize(), Time: t.wonIn, Moves: len(g.Moves()), Assisted: hints > 0 || undos > 0 || t.result != nil && t.result.Fast}.Line(t.env.gl.sep)
 }
 
 // dash is a dash between the parts of a sentence: an em dash, or two
