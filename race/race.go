@@ -203,7 +203,7 @@ func (s *Service) Countdown(c lobby.Countdown) {
 		if s.game(key, false) != nil {
 			continue // made, being made, or played already
 		}
-		go r.prepare(s.game(key, true), engine.Record{Rules: c.RulesID, Deal: c.Deal}, c.RaceKey)
+		go r.prepare(s.game(key, true), engine.Record{Rules: c.RulesID, Deal: c.Deal}, c.RaceKey, !c.Rated)
 	}
 }
 

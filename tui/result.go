@@ -43,17 +43,25 @@ func (t *tableScreen) resultLines(dst []string, w int) []string {
 func (t *tableScreen) results(dst []string) []string {
 	r := t.result
 	hints, undos := t.assists()
-	switch {
-	case r != nil && r.Practice:
+	if r != nil && r.Practice {
 		return append(dst, "practice: no result is recorded")
-	case r != nil && r.Chosen && t.d.status == engine.Won:
+	}
+	// Every reason a win sets no record is said: the chosen deal, then
+	// the assistance.
+	chosen := r != nil && r.Chosen && t.d.status == engine.Won
+	if chosen {
 		dst = append(dst, "practice: chosen deal"+t.env.gl.dash()+"no record")
-	case r != nil && r.Fast:
-		dst = append(dst, "assisted: moves faster than play"+t.env.gl.dash()+"no record")
-	case hints > 0 || undos > 0:
+	}
+	fast := r != nil && r.Fast
+	if hints > 0 || undos > 0 {
 		dst = append(dst, "assisted: "+strconv.Itoa(hints)+plural(hints, " hint, ", " hints, ")+
 			strconv.Itoa(undos)+plural(undos, " undo", " undos")+" (no records)")
-	case r != nil && t.d.status == engine.Won:
+	}
+	if fast {
+		dst = append(dst, "assisted: moves faster than play"+t.env.gl.dash()+"no record")
+	}
+	switch {
+	case r != nil && t.d.status == engine.Won && !chosen && !fast && hints == 0 && undos == 0:
 		switch {
 		case r.FirstWin:
 			dst = append(dst, "first win of these rules: a new record")
