@@ -844,12 +844,14 @@ func TestE2ECommands(t *testing.T) {
 		if len(stats) != 1 {
 			t.Fatalf("stats --json: got %+v, want classic only", stats)
 		}
+		// Both deals were chosen (typed numbers): they count as played
+		// and won, but are practice for records, streaks and top lists.
 		s := stats[0]
 		wantAvg := float64(28+lg.Removed()) / 2
-		if s.Rules != "classic" || s.Played != 2 || s.Won != 1 || s.WinRate != 0.5 || s.CurrentStreak != 0 || s.BestStreak != 1 ||
-			s.FewestMoves != len(winMoves) || s.AvgRemoved != wantAvg || s.BestTimeMS <= 0 {
-			t.Errorf("stats --json: got %+v; want classic, played 2, won 1, win rate 0.5, streak 0, best streak 1, fewest moves %d, avg removed %.1f, a best time",
-				s, len(winMoves), wantAvg)
+		if s.Rules != "classic" || s.Played != 2 || s.Won != 1 || s.WinRate != 0.5 || s.CurrentStreak != 0 || s.BestStreak != 0 ||
+			s.FewestMoves != 0 || s.AvgRemoved != wantAvg || s.BestTimeMS != 0 {
+			t.Errorf("stats --json: got %+v; want classic, played 2, won 1, win rate 0.5, no streak, no fewest moves, avg removed %.1f, no best time",
+				s, wantAvg)
 		}
 
 		var top []struct {
@@ -860,8 +862,8 @@ func TestE2ECommands(t *testing.T) {
 			You    bool   `json:"you"`
 		}
 		runJSON(t, c, "top classic --json", &top)
-		if len(top) != 1 || top[0].Rank != 1 || top[0].Name != "player" || top[0].Won != 1 || top[0].Played != 2 || !top[0].You {
-			t.Errorf("top classic --json: got %+v, want player first with 1 won of 2, marked you", top)
+		if len(top) != 0 {
+			t.Errorf("top classic --json: got %+v, want nobody (a chosen deal's win is on no top list)", top)
 		}
 		today := time.Now().UTC().Format("2006-01-02")
 		if out := runOK(t, c, "top daily"); !strings.Contains(out, today) || !strings.Contains(out, "nobody has finished it yet") {
