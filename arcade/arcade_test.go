@@ -263,7 +263,7 @@ func TestTopDaily(t *testing.T) {
 		key := sshtest.NewKey(t)
 		p, _, _ := f.st.GetOrCreatePlayer(ctx, gossh.FingerprintSHA256(key.PublicKey()), name)
 		g := plainGames(f.st, name)
-		dg, _ := engine.NewNumbered(engine.MustRules("daily"), engine.DailyNumber(day))
+		dg, _ := engine.NewNumbered(engine.MustRules("daily"), engine.DailyNumber(nil, day))
 		for range 5 + 15*i {
 			if m, ok := dg.Hint(); ok {
 				_ = dg.Apply(m)
@@ -271,7 +271,7 @@ func TestTopDaily(t *testing.T) {
 		}
 		moves := engine.Notations(dg.Moves())
 		want[name] = dg.Removed()
-		_, err := g.Save(ctx, p.ID, tui.SavedGame{Record: engine.Record{Rules: "daily", Deal: engine.DailyNumber(day), Moves: moves},
+		_, err := g.Save(ctx, p.ID, tui.SavedGame{Record: engine.Record{Rules: "daily", Deal: engine.DailyNumber(nil, day), Moves: moves},
 			Status: tui.StatusAbandoned, Daily: "2026-11-30", Played: time.Minute})
 		if err != nil {
 			t.Fatal(err)
@@ -303,7 +303,7 @@ func TestAccountAdapter(t *testing.T) {
 	acc := &account{st: f.st, now: func() time.Time { return day }, player: p.ID}
 	for _, pl := range []store.Player{p, q} {
 		g := plainGames(f.st, pl.Name)
-		rec := engine.Record{Rules: "daily", Deal: engine.DailyNumber(day), Moves: []string{"d"}}
+		rec := engine.Record{Rules: "daily", Deal: engine.DailyNumber(nil, day), Moves: []string{"d"}}
 		if _, err := g.Save(ctx, pl.ID, tui.SavedGame{Record: rec, Status: tui.StatusAbandoned, Daily: "2026-11-30", Played: time.Minute}); err != nil {
 			t.Fatal(err)
 		}

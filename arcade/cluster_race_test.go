@@ -12,6 +12,7 @@ import (
 	"pyramid/cluster"
 	"pyramid/engine"
 	"pyramid/lobby"
+	"pyramid/race"
 	"pyramid/store"
 	"pyramid/tui"
 )
@@ -31,7 +32,7 @@ func TestClusterRace(t *testing.T) {
 	for i := range half {
 		r := rec
 		r.Moves = rec.Moves[:i+1]
-		if note, err := ann.Play(ctx, code, 1, i+1, r); err != nil || note != "" {
+		if note, err := ann.Play(ctx, code, 1, i+1, r); err != nil || note != "" && note != race.FastNote { // moves at a machine's pace are faster than play
 			t.Fatalf("ann's move %d: note %q, err %v", i+1, note, err)
 		}
 	}
@@ -52,7 +53,7 @@ func TestClusterRace(t *testing.T) {
 	for i := half; i < len(rec.Moves); i++ {
 		r := rec
 		r.Moves = rec.Moves[:i+1]
-		if note, err := ann2.Play(ctx, code, 1, i+1, r); err != nil || note != "" {
+		if note, err := ann2.Play(ctx, code, 1, i+1, r); err != nil || note != "" && note != race.FastNote {
 			t.Fatalf("ann's move %d on two: note %q, err %v", i+1, note, err)
 		}
 	}

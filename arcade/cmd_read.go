@@ -197,12 +197,15 @@ func plural(n int, noun string) string {
 // number is a JSON string: daily deals are above 2^53, past which
 // JavaScript and jq round numbers to another deal.
 type gameReport struct {
-	ID       int64  `json:"id"`
-	Rules    string `json:"rules"`
-	Deal     uint64 `json:"deal,string"`
-	DealText string `json:"deal_text,omitempty"`
-	Daily    string `json:"daily,omitempty"`
-	Status   string `json:"status"`
+	ID    int64  `json:"id"`
+	Rules string `json:"rules"`
+	Deal  uint64 `json:"deal,string"`
+	// DealHidden: the deal is the server's and the game not over, so its
+	// number is not told (lobby.DealShown): Deal is 0.
+	DealHidden bool   `json:"deal_hidden,omitempty"`
+	DealText   string `json:"deal_text,omitempty"`
+	Daily      string `json:"daily,omitempty"`
+	Status     string `json:"status"`
 	// Kind is what the game is: solo, replay (of a daily deal finished
 	// already that day), race or ghost; every kind but solo is practice.
 	Kind  string   `json:"kind"`
@@ -218,7 +221,7 @@ type gameReport struct {
 	Race *raceResultsReport `json:"race,omitempty"`
 }
 
-func report(sg store.Game) gameReport {
+func report(sg store.Game, today string) gameReport {
 	moves := sg.Moves
 	if moves == nil {
 		moves = []string{}
@@ -227,8 +230,12 @@ func report(sg store.Game) gameReport {
 	for i, d := range sg.MoveTimes {
 		ms[i] = d.Milliseconds()
 	}
-	return gameReport{ID: sg.ID, Rules: sg.RulesID, Deal: sg.DealNumber, DealText: sg.DealText, Daily: sg.Daily,
+	rep := gameReport{ID: sg.ID, Rules: sg.RulesID, Deal: sg.DealNumber, DealText: sg.DealText, Daily: sg.Daily,
 		Status: string(sg.Status), Kind: string(sg.Kind), Moves: moves, MoveMS: ms, Removed: sg.Removed, Updated: sg.Updated.UTC().Format(time.RFC3339)}
+	if !dealShown(sg, today) {
+		rep.Deal, rep.DealHidden = 0, true
+	}
+	return rep
 }
 
 func (c *call) games() int {
@@ -244,7 +251,7 @@ func (c *call) games() int {
 	}
 	reps := make([]gameReport, 0, len(list))
 	for _, sg := range list {
-		reps = append(reps, report(sg))
+		reps = append(reps, report(sg, c.today()))
 	}
 	if asJSON {
 		return c.writeJSON(reps)
@@ -256,7 +263,7 @@ func (c *call) games() int {
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "id\trules\tdeal\tstatus\tkind\tremoved\tmoves\tupdated")
 	for i, r := range reps {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.ID, r.Rules, dealName(list[i]), r.Status, r.Kind, r.Removed, len(r.Moves), r.Updated)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.ID, r.Rules, dealName(list[i], c.today()), r.Status, r.Kind, r.Removed, len(r.Moves), r.Updated)
 	}
 	_ = tw.Flush()
 	return 0
@@ -273,9 +280,11 @@ func (c *call) visible(sg store.Game) bool {
 	if sg.PlayerID == c.player {
 		return true
 	}
-	today := c.a.cfg.Now().UTC().Format(time.DateOnly)
-	return sg.Daily != "" && sg.Daily < today
+	return sg.Daily != "" && sg.Daily < c.today()
 }
+
+// today is the UTC date now.
+func (c *call) today() string { return c.a.cfg.Now().UTC().Format(time.DateOnly) }
 
 func (c *call) replay() int {
 	var asJSON bool
@@ -303,8 +312,8 @@ func (c *call) replay() int {
 	if err != nil {
 		return c.fail(fmt.Sprintf("game %d does not replay: %v", id, err))
 	}
-	rep := report(sg)
-	rep.Board = board(g)
+	rep := report(sg, c.today())
+	rep.Board = board(g, dealShown(sg, c.today()))
 	if sg.Kind == store.KindRace {
 		race, err := c.a.cfg.Store.RaceOfGame(ctx, sg.ID)
 		switch {
@@ -322,7 +331,7 @@ func (c *call) replay() int {
 	if sg.Daily != "" {
 		daily = " · daily of " + sg.Daily
 	}
-	fmt.Fprintf(c.stdout, "game %d · %s · deal %s%s · %s · %s\nmoves: %s\n\n%s", rep.ID, rep.Rules, dealName(sg), daily,
+	fmt.Fprintf(c.stdout, "game %d · %s · deal %s%s · %s · %s\nmoves: %s\n\n%s", rep.ID, rep.Rules, dealName(sg, c.today()), daily,
 		rep.Status, plural(len(rep.Moves), "move"), joinMoves(rep.Moves), rep.Board)
 	return 0
 }
@@ -330,11 +339,14 @@ func (c *call) replay() int {
 // board is a replayed game's board without the position's status at the
 // end of the engine's header line ("playing" for an abandoned game): the
 // replay says the stored status instead.
-func board(g *engine.Game) string {
+func board(g *engine.Game, shown bool) string {
 	s := g.String()
 	header, rest, _ := strings.Cut(s, "\n")
 	if i := strings.LastIndex(header, " · "); i >= 0 {
 		header = header[:i]
+	}
+	if d := g.Deal(); !shown && d.Numbered {
+		header = strings.Replace(header, "deal "+strconv.FormatUint(d.Number, 10), "hidden deal", 1)
 	}
 	return header + "\n" + rest
 }
@@ -461,7 +473,8 @@ func (c *call) printTop(r engine.Rules, list []store.TopEntry, asJSON bool) int 
 	}
 	fmt.Fprintf(c.stdout, "%s (%s): most wins\n", r.Title(), r.ID())
 	if len(reps) == 0 {
-		fmt.Fprintln(c.stdout, "no finished games yet")
+		// The list holds wins that count: of dealt deals, unassisted.
+		fmt.Fprintln(c.stdout, "no win that counts yet (wins of chosen deals and assisted wins are practice)")
 		return 0
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)

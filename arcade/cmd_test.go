@@ -87,7 +87,7 @@ func TestReplayVisibility(t *testing.T) {
 		return id
 	}
 	dailyRec := func(d time.Time) engine.Record {
-		return engine.Record{Rules: "daily", Deal: engine.DailyNumber(d), Moves: []string{"d"}}
+		return engine.Record{Rules: "daily", Deal: engine.DailyNumber(nil, d), Moves: []string{"d"}}
 	}
 	won := save(winningRecord(t), tui.StatusPlaying, "")
 	yesterday := save(dailyRec(day.AddDate(0, 0, -1)), tui.StatusAbandoned, "2026-11-29")
@@ -122,7 +122,7 @@ func TestDealNumbersAsStrings(t *testing.T) {
 	day := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	ann := sshtest.NewKey(t)
 	p, _, _ := f.st.GetOrCreatePlayer(ctx, gossh.FingerprintSHA256(ann.PublicKey()), "ann")
-	n := engine.DailyNumber(day)
+	n := engine.DailyNumber(nil, day)
 	if n <= 1<<53 {
 		t.Fatalf("daily deal %d is not above 2^53: pick another day", n)
 	}

@@ -21,7 +21,9 @@ type whoEntry struct {
 	Phase string `json:"phase,omitempty"`
 	Rules string `json:"rules,omitempty"`
 	// Deal is a string: deal numbers go beyond what a JSON number holds
-	// exactly (2^53); "custom" for a deal given as text.
+	// exactly (2^53); "custom" for a deal given as text, "hidden" for a
+	// deal the server picked, until its game or race is over
+	// (lobby.DealShown).
 	Deal string `json:"deal,omitempty"`
 	Room string `json:"room,omitempty"`
 	// Private (racing only): the room is private; its code and deal are
@@ -47,6 +49,10 @@ func whoEntries(who []lobby.Presence) []whoEntry {
 				e.Private = true
 			case p.Custom:
 				e.Deal = "custom"
+			case p.Hidden:
+				// lobby.DealShown: a deal the server picked is shown
+				// once its game or race is over.
+				e.Deal = "hidden"
 			default:
 				e.Deal = strconv.FormatUint(p.Deal, 10)
 			}
@@ -76,8 +82,11 @@ func (e whoEntry) describe() string {
 			title, total = r.Title(), "/"+strconv.Itoa(r.PyramidSize())
 		}
 		deal := " · deal " + e.Deal
-		if e.Deal == "" {
+		switch e.Deal {
+		case "":
 			deal = "" // a private room's
+		case "hidden":
+			deal = " · hidden deal"
 		}
 		if e.Phase == string(lobby.RaceWaiting) {
 			return title + deal // no card is removed before the start

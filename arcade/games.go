@@ -136,14 +136,14 @@ func (g *sessionGames) SaveRecord(ctx context.Context, player string, sg tui.Sav
 	return tui.SaveResult{ID: strconv.FormatInt(saved.ID, 10), Status: string(saved.Status), Practice: saved.Practice,
 		Hints: saved.Hints, Undos: saved.Undos, Assisted: saved.Assisted, NewBestTime: saved.NewBestTime,
 		NewFewestMoves: saved.NewFewestMoves, FirstWin: saved.FirstWin, DailyRank: saved.DailyRank,
-		DailyPlayers: saved.DailyPlayers}, nil
+		DailyPlayers: saved.DailyPlayers, Fast: saved.Fast, Chosen: saved.Chosen}, nil
 }
 
 // playOf is a game as the tui sends it, in the writer's words.
 func playOf(sg tui.SavedGame, replace int64) games.Play {
 	return games.Play{Record: sg.Record, Over: sg.Status != tui.StatusPlaying,
 		Started: sg.Started, Played: sg.Played, MoveTimes: sg.MoveTimes, Hints: sg.Hints, Undos: sg.Undos,
-		Watched: sg.Watched, Daily: sg.Daily, Replace: replace}
+		Watched: sg.Watched, Daily: sg.Daily, Replace: replace, Chosen: sg.Chosen}
 }
 
 // tuiError is a writer's error as the tui knows it.
@@ -173,6 +173,7 @@ func savedGame(sg store.Game) tui.SavedGame {
 		Started:   sg.Started,
 		Played:    sg.Elapsed,
 		MoveTimes: sg.MoveTimes,
+		Chosen:    sg.Chosen,
 		Saved:     sg.Updated,
 		Hints:     sg.Hints,
 		Undos:     sg.Undos,
@@ -181,10 +182,26 @@ func savedGame(sg store.Game) tui.SavedGame {
 	}
 }
 
-// dealName is how a game's deal is shown: its number, or "custom".
-func dealName(sg store.Game) string {
-	if sg.DealText != "" {
+// dealShown reports whether a stored game's deal number may be shown
+// (lobby.DealShown) on the UTC date today: a chosen deal's always, the
+// server's once the game is over, and a daily deal's once its day is
+// (a player who finished it early would tell it to the others).
+func dealShown(sg store.Game, today string) bool {
+	over := sg.Status.Finished()
+	if sg.Daily != "" {
+		over = sg.Daily < today
+	}
+	return lobby.DealShown(sg.Chosen || sg.DealText != "", over)
+}
+
+// dealName is how a game's deal is shown on the UTC date today: its
+// number, "custom", or "hidden" (dealShown).
+func dealName(sg store.Game, today string) string {
+	switch {
+	case sg.DealText != "":
 		return "custom"
+	case !dealShown(sg, today):
+		return "hidden"
 	}
 	return strconv.FormatUint(sg.DealNumber, 10)
 }

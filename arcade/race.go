@@ -172,7 +172,7 @@ func (rs *races) findDeal(ctx context.Context, r engine.Rules, deal uint64, has 
 		}
 		return deal, v
 	}
-	start := dealNumberFrom(rs.a.cfg.Now())
+	start := engine.DrawDeal(nil)
 	if solver == nil {
 		return start, engine.Unknown
 	}
@@ -183,15 +183,6 @@ func (rs *races) findDeal(ctx context.Context, r engine.Rules, deal uint64, has 
 		return start, engine.Unknown
 	}
 	return n, engine.Winnable
-}
-
-// dealNumberFrom turns a time into a deal number between 1 and 999999.
-func dealNumberFrom(t time.Time) uint64 {
-	z := uint64(t.UnixNano()) + 0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	z ^= z >> 31
-	return z%999999 + 1
 }
 
 // Create opens a room the player hosts. A room on a deal the player chose

@@ -7,6 +7,7 @@ import (
 
 	"pyramid/engine"
 	"pyramid/lobby"
+	"pyramid/race"
 	"pyramid/store"
 	"pyramid/tui"
 )
@@ -32,7 +33,7 @@ func TestRaceGameBesideASoloGame(t *testing.T) {
 		r := rec
 		r.Moves = rec.Moves[:i+1]
 		note, err := ann.Play(ctx, code, 1, i+1, r)
-		if err != nil || note != "" {
+		if err != nil || note != "" && note != race.FastNote { // moves at a machine's pace are faster than play
 			t.Fatalf("ann's move %d: note %q, err %v", i+1, note, err)
 		}
 		if i == 1 {

@@ -124,7 +124,7 @@ func TestRaceStored(t *testing.T) {
 	for i := range rec.Moves {
 		r := rec
 		r.Moves = rec.Moves[:i+1]
-		if note, err := ann.Play(ctx, code, 1, i+1, r); err != nil || note != "" {
+		if note, err := ann.Play(ctx, code, 1, i+1, r); err != nil || note != "" && note != race.FastNote { // moves at a machine's pace are faster than play
 			t.Fatalf("ann's move %d: note %q, err %v", i+1, note, err)
 		}
 	}

@@ -325,7 +325,7 @@ func TestOneGameInProgressPerRules(t *testing.T) {
 func TestDailyFirstAttempt(t *testing.T) {
 	f := newRecordsFixture(t)
 	day := time.Now().UTC().Format(store.DateFormat)
-	n := engine.DailyNumber(time.Now())
+	n := engine.DailyNumber(nil, time.Now())
 	g, err := engine.NewNumbered(engine.Classic(), n)
 	if err != nil {
 		t.Fatal(err)
@@ -422,7 +422,7 @@ func TestStatsRecords(t *testing.T) {
 	}
 	rules, _ := engine.Preset("daily")
 	day := time.Now().UTC().Format(store.DateFormat)
-	rec := engine.Record{Rules: rules.ID(), Deal: engine.DailyNumber(time.Now()), Moves: []string{"d"}}
+	rec := engine.Record{Rules: rules.ID(), Deal: engine.DailyNumber(nil, time.Now()), Moves: []string{"d"}}
 	id := f.save(tui.SavedGame{Record: rec, Daily: day, Status: tui.StatusPlaying}).ID
 	f.save(tui.SavedGame{ID: id, Record: rec, Daily: day, Status: tui.StatusAbandoned})
 	done, rank, players, err := a.DailyToday(f.ctx, f.player, rules.ID())

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"pyramid/engine"
+	"pyramid/games"
 	"pyramid/share"
 	"pyramid/store"
 )
@@ -23,7 +24,7 @@ func shareLine(sg store.Game) (string, error) {
 	}
 	g := share.Game{RulesTitle: rules.Title(), Daily: sg.Daily, Deal: sg.DealNumber, Custom: sg.DealText != "",
 		Cleared: sg.Status == store.StatusWon, Removed: sg.Removed, Cards: rules.PyramidSize(),
-		InProgress: sg.Status == store.StatusPlaying, Time: sg.Elapsed, Moves: len(sg.Moves), Assisted: sg.Assisted()}
+		InProgress: sg.Status == store.StatusPlaying, Time: sg.Elapsed, Moves: len(sg.Moves), Assisted: sg.Assisted() || games.Assisted(sg.Moves, sg.MoveTimes)}
 	return g.Line(share.Sep), nil
 }
 

@@ -3,6 +3,7 @@ package arcade
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -26,6 +27,9 @@ type Solver struct {
 
 	mu    sync.Mutex
 	daily map[dailyKey]*dailyDeal
+	// secret is the database's secret the daily deals derive from
+	// (UseDailySecret); nil until told.
+	secret []byte
 	// pars are the deals' pars worked out or on their way
 	// (solver_par.go), made on first use; parQueue the ones waiting for
 	// the par lane, parRunning whether its worker runs.
@@ -124,8 +128,20 @@ func (s *Solver) NextWinnable(ctx context.Context, r engine.Rules, start uint64)
 	return n, err
 }
 
+// UseDailySecret sets the secret the daily deals derive from (the
+// database's, store.Secrets), before the first DailyDeal: with it nobody
+// can compute a day's deal offline. The daily deals worked out before are
+// forgotten.
+func (s *Solver) UseDailySecret(secret []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.secret = slices.Clone(secret)
+	clear(s.daily)
+}
+
 // DailyDeal returns the daily deal of r for day's UTC date: the first deal
-// at or after the date's number the solver proves winnable. It is worked
+// at or after the date's number (engine.DailyNumber, of the daily secret)
+// the solver proves winnable. It is worked
 // out once per rule set and date, whoever asks first, and the work goes on
 // when that asker gives up, so that everybody gets the same deal.
 func (s *Solver) DailyDeal(ctx context.Context, r engine.Rules, day time.Time) (uint64, error) {
@@ -136,6 +152,7 @@ func (s *Solver) DailyDeal(ctx context.Context, r engine.Rules, day time.Time) (
 		d = &dailyDeal{done: make(chan struct{})}
 		s.daily[key] = d
 		s.forgetOldDays(key.date)
+		secret := s.secret
 		go func() {
 			defer close(d.done)
 			defer func() {
@@ -145,7 +162,7 @@ func (s *Solver) DailyDeal(ctx context.Context, r engine.Rules, day time.Time) (
 			}()
 			// Not the asker's context: the deal must be found even if
 			// the first asker leaves.
-			d.number, d.err = engine.DailyDeal(context.Background(), r, day, DailyBudget)
+			d.number, d.err = engine.DailyDeal(context.Background(), r, secret, day, DailyBudget)
 			if d.err == nil { // solver_par.go: the daily deal shows its par
 				s.WarmPar(r, engine.NewDeal(d.number, r.Decks))
 			}

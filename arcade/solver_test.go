@@ -37,8 +37,8 @@ func TestSolverDailyDealIsShared(t *testing.T) {
 	if v := engine.StillWinnable(context.Background(), g, 0); v != engine.Winnable {
 		t.Fatalf("daily deal %d: %s, want winnable", got[0], v)
 	}
-	if got[0] < engine.DailyNumber(day) {
-		t.Fatalf("daily deal %d is before the date's number %d", got[0], engine.DailyNumber(day))
+	if got[0] < engine.DailyNumber(nil, day) {
+		t.Fatalf("daily deal %d is before the date's number %d", got[0], engine.DailyNumber(nil, day))
 	}
 	// An asker that gives up does not stop the work for the others.
 	ctx, cancel := context.WithCancel(context.Background())

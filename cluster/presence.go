@@ -102,6 +102,7 @@ type presenceEntry struct {
 	Rules   string          `json:"r,omitempty"`
 	Deal    uint64          `json:"d,omitempty"`
 	Custom  bool            `json:"c,omitempty"`
+	Hidden  bool            `json:"h,omitempty"`
 	Removed int             `json:"m,omitempty"`
 	Done    bool            `json:"f,omitempty"` // Doing.Finished
 	Room    string          `json:"o,omitempty"`
@@ -397,7 +398,7 @@ func (p *Presence) roster() map[string]presenceEntry {
 	out := make(map[string]presenceEntry, len(entries))
 	for _, e := range entries {
 		out[e.Key] = presenceEntry{Key: e.Key, ID: e.ID, Name: e.Name, Guest: e.Guest,
-			What: e.What, Rules: e.Rules, Deal: e.Deal, Custom: e.Custom, Removed: e.Removed, Done: e.Finished,
+			What: e.What, Rules: e.Rules, Deal: e.Deal, Custom: e.Custom, Hidden: e.Hidden, Removed: e.Removed, Done: e.Finished,
 			Room: e.Room, Private: e.Private, Phase: e.Phase, Watched: e.Watched, Session: e.Session, Joined: e.Joined.UnixMilli(), Changed: e.Changed.UnixMilli()}
 	}
 	return out
@@ -409,7 +410,7 @@ func (w presenceEntry) entry() lobby.RosterEntry {
 		Key: w.Key,
 		Presence: lobby.Presence{
 			Player: lobby.Player{ID: w.ID, Name: w.Name, Guest: w.Guest},
-			Doing: lobby.Doing{What: w.What, Rules: w.Rules, Deal: w.Deal, Custom: w.Custom, Removed: w.Removed, Finished: w.Done,
+			Doing: lobby.Doing{What: w.What, Rules: w.Rules, Deal: w.Deal, Custom: w.Custom, Hidden: w.Hidden, Removed: w.Removed, Finished: w.Done,
 				Room: w.Room, Private: w.Private, Phase: w.Phase, Watched: w.Watched},
 			Session: w.Session,
 			Joined:  time.UnixMilli(w.Joined),

@@ -107,12 +107,13 @@ type watchMsg struct {
 	Name    string          `json:"n,omitempty"` // ask: whom to watch; reply, board: the player's name
 	Session uint64          `json:"s,omitempty"` // the watched session on the player's server
 	Ver     uint64          `json:"ver,omitempty"`
-	N       int             `json:"c,omitempty"` // reply, board: how many watch
-	Refused string          `json:"e,omitempty"` // reply: why not (a key of watchRefusals)
-	Reason  string          `json:"r,omitempty"` // ended, stop: why, in words fit for the player
-	Daily   string          `json:"d,omitempty"` // board
-	Part    int             `json:"i,omitempty"` // board: this part's index
-	Parts   int             `json:"k,omitempty"` // board: how many parts
+	N       int             `json:"c,omitempty"`  // reply, board: how many watch
+	Refused string          `json:"e,omitempty"`  // reply: why not (a key of watchRefusals)
+	Reason  string          `json:"r,omitempty"`  // ended, stop: why, in words fit for the player
+	Daily   string          `json:"d,omitempty"`  // board
+	Chosen  bool            `json:"ch,omitempty"` // board: lobby.Board.Chosen
+	Part    int             `json:"i,omitempty"`  // board: this part's index
+	Parts   int             `json:"k,omitempty"`  // board: how many parts
 	Keep    []watchKeepPair `json:"keep,omitempty"`
 	Off     bool            `json:"o,omitempty"` // private: "Others may watch me" is off
 }
@@ -320,7 +321,7 @@ func (h watchMsg) message(kind lobby.WatchKind, rec []byte) (lobby.WatchMsg, boo
 		if json.Unmarshal(rec, &m.Board.Record) != nil {
 			return lobby.WatchMsg{}, false
 		}
-		m.Board.Daily = h.Daily
+		m.Board.Daily, m.Board.Chosen = h.Daily, h.Chosen
 	}
 	return m, true
 }
@@ -477,7 +478,7 @@ func (s *Spectating) publish(ctx context.Context, m lobby.WatchMsg) error {
 		return fmt.Errorf("a watch message of unknown kind %d", m.Kind)
 	}
 	h := watchMsg{From: s.instance, Req: m.Req, Viewer: m.Viewer, Player: m.Player, Name: m.Name, Session: m.Session,
-		Ver: m.Ver, N: m.Spectators, Refused: refusalKey(m.Refused), Reason: m.Reason, Daily: m.Board.Daily, Off: m.Private}
+		Ver: m.Ver, N: m.Spectators, Refused: refusalKey(m.Refused), Reason: m.Reason, Daily: m.Board.Daily, Chosen: m.Board.Chosen, Off: m.Private}
 	topic := WatchTopic(m.To)
 	if m.Kind == lobby.WatchKeep {
 		for keep := m.Keep; len(keep) > 0; {

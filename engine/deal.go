@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"time"
@@ -43,11 +46,20 @@ func NewDeal(n uint64, decks int) Deal {
 // pick by hand ("PYRAMID\0" in ASCII).
 const dailySalt = 0x505952414d494400
 
-// DailyNumber is the deal number of the daily deal for the UTC date of t:
-// the same for everybody that day.
-func DailyNumber(t time.Time) uint64 {
+// DailyNumber is the deal number the daily deal for the UTC date of t
+// starts from (DailyDeal): the same for everybody that day. It derives
+// from a server's secret (HMAC-SHA256 of the date), which nobody without
+// it can compute, so that the day's deal cannot be solved offline before
+// the day is over. Without a secret (nil) it is the number every server
+// dealt before daily secrets, which anybody can compute: tests use it.
+func DailyNumber(secret []byte, t time.Time) uint64 {
 	y, m, d := t.UTC().Date()
-	return mix64(dailySalt ^ uint64(y*10000+int(m)*100+d))
+	if len(secret) == 0 {
+		return mix64(dailySalt ^ uint64(y*10000+int(m)*100+d))
+	}
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte("pyramid daily " + t.UTC().Format(time.DateOnly)))
+	return binary.BigEndian.Uint64(mac.Sum(nil))
 }
 
 // rows returns the pyramid rows of a deal size.

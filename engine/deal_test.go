@@ -67,21 +67,21 @@ func TestDailyNumber(t *testing.T) {
 	}
 	for _, tt := range tests {
 		day, _ := time.Parse(time.DateOnly, tt.date)
-		got := DailyNumber(day)
+		got := DailyNumber(nil, day)
 		if got != tt.want {
 			t.Errorf("DailyNumber(%s): got %d, want %d", tt.date, got, tt.want)
 		}
 		late := day.Add(23*time.Hour + 59*time.Minute)
-		if DailyNumber(late) != got {
+		if DailyNumber(nil, late) != got {
 			t.Errorf("DailyNumber(%s 23:59): differs from midnight", tt.date)
 		}
 		tokyo := late.In(time.FixedZone("JST", 9*3600)) // already the next day in Tokyo
-		if DailyNumber(tokyo) != got {
+		if DailyNumber(nil, tokyo) != got {
 			t.Errorf("DailyNumber(%s in JST): depends on the zone", tt.date)
 		}
 	}
 	a, _ := time.Parse(time.DateOnly, "2026-11-30")
-	if DailyNumber(a) == DailyNumber(a.AddDate(0, 0, 1)) {
+	if DailyNumber(nil, a) == DailyNumber(nil, a.AddDate(0, 0, 1)) {
 		t.Error("two days share a daily deal")
 	}
 }
@@ -173,5 +173,25 @@ func TestCards(t *testing.T) {
 		if _, err := ParseCard(bad); err == nil {
 			t.Errorf("ParseCard(%q): want an error", bad)
 		}
+	}
+}
+
+// TestDailyNumberOfASecret: with a server's secret the day's number is not
+// the public one, depends on the secret, and is the same all day long.
+func TestDailyNumberOfASecret(t *testing.T) {
+	day := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	a, b := []byte("a server's secret, 32 bytes long"), []byte("another server's secret, 32 byte")
+	got := DailyNumber(a, day)
+	if got == DailyNumber(nil, day) {
+		t.Errorf("the secret's number is the public one")
+	}
+	if got == DailyNumber(b, day) {
+		t.Errorf("two secrets give the same number")
+	}
+	if DailyNumber(a, day.Add(23*time.Hour+59*time.Minute)) != got {
+		t.Errorf("the secret's number changes during the day")
+	}
+	if DailyNumber(a, day.AddDate(0, 0, 1)) == got {
+		t.Errorf("the secret's number is the same the next day")
 	}
 }

@@ -280,10 +280,10 @@ func NextWinnable(ctx context.Context, r Rules, from uint64, budget int) (uint64
 	return 0, Solution{}, fmt.Errorf("%w from deal %d under %s", ErrNoWinnableDeal, from, r.ID())
 }
 
-// DailyDeal is the daily deal's number for date's UTC day under r: the
-// first deal at or after DailyNumber(date) that the solver proves winnable,
-// so the daily deal can always be won.
-func DailyDeal(ctx context.Context, r Rules, date time.Time, budget int) (uint64, error) {
-	n, _, err := NextWinnable(ctx, r, DailyNumber(date), budget)
+// DailyDeal is the daily deal's number for date's UTC day under r and a
+// server's secret: the first deal at or after DailyNumber(secret, date)
+// that the solver proves winnable, so the daily deal can always be won.
+func DailyDeal(ctx context.Context, r Rules, secret []byte, date time.Time, budget int) (uint64, error) {
+	n, _, err := NextWinnable(ctx, r, DailyNumber(secret, date), budget)
 	return n, err
 }

@@ -72,8 +72,8 @@ func ExampleNextWinnable() {
 func ExampleDailyDeal() {
 	r, _ := engine.Preset("daily")
 	day := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	n, err := engine.DailyDeal(context.Background(), r, day, 0)
-	fmt.Println(n >= engine.DailyNumber(day), err)
+	n, err := engine.DailyDeal(context.Background(), r, nil, day, 0)
+	fmt.Println(n >= engine.DailyNumber(nil, day), err)
 	// Output:
 	// true <nil>
 }

@@ -398,23 +398,23 @@ func TestNextWinnable(t *testing.T) {
 func TestDailyDeal(t *testing.T) {
 	day := time.Date(2026, 11, 30, 15, 4, 5, 0, time.FixedZone("x", 5*3600))
 	r, _ := Preset("daily")
-	n, err := DailyDeal(t.Context(), r, day, 0)
+	n, err := DailyDeal(t.Context(), r, nil, day, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n < DailyNumber(day) && DailyNumber(day)-n > MaxDealScan {
-		t.Errorf("got deal %d, want one at or after %d", n, DailyNumber(day))
+	if n < DailyNumber(nil, day) && DailyNumber(nil, day)-n > MaxDealScan {
+		t.Errorf("got deal %d, want one at or after %d", n, DailyNumber(nil, day))
 	}
 	g, _ := NewNumbered(r, n)
 	if v := Solve(t.Context(), g, 0).Verdict; v != Winnable {
 		t.Errorf("daily deal %d: got %v want winnable", n, v)
 	}
-	same, _ := DailyDeal(t.Context(), r, day.UTC().Add(-time.Hour*5), 0)
+	same, _ := DailyDeal(t.Context(), r, nil, day.UTC().Add(-time.Hour*5), 0)
 	if same != n {
 		t.Errorf("same UTC day: got %d want %d", same, n)
 	}
 	d, _ := Preset("double")
-	if m, err := DailyDeal(t.Context(), d, day, 0); err != nil {
+	if m, err := DailyDeal(t.Context(), d, nil, day, 0); err != nil {
 		t.Errorf("double: %v", err)
 	} else if g, _ := NewNumbered(d, m); Solve(t.Context(), g, 0).Verdict != Winnable {
 		t.Errorf("double daily deal %d is not winnable", m)

@@ -63,6 +63,10 @@ type Play struct {
 	Watched      bool
 	// Daily is the date of the daily deal the game is of, or empty.
 	Daily string
+	// Chosen is set when the player chose the deal (a number they typed,
+	// deal text): the game is practice for records and boards
+	// (store.Game.Chosen). Read on the game's first save only.
+	Chosen bool
 	// Replace is the unfinished game of the same rules that the player
 	// agreed to abandon for this new one (0: none); see UnfinishedError.
 	Replace int64
@@ -78,9 +82,16 @@ type Saved struct {
 	// Practice: the save changed no record (a practice game, or a game
 	// finished already whose later moves are practice).
 	Practice bool
-	// Hints and Undos are the game's counts; Assisted is either above 0.
+	// Hints and Undos are the game's counts; Assisted is either above 0
+	// or Fast.
 	Hints, Undos int
 	Assisted     bool
+	// Fast: the game's moves came faster than a person plays (Assisted,
+	// the function): it sets no record and is on no board.
+	Fast bool
+	// Chosen: the player chose the deal, so the game sets no record and
+	// is on no board (store.Game.Chosen).
+	Chosen bool
 	// NewBestTime, NewFewestMoves and FirstWin are set on the save that
 	// finished an unassisted win faster, in fewer moves than, or before,
 	// every other of the rule set.
@@ -217,6 +228,7 @@ func (w *Writer) Save(ctx context.Context, player string, id int64, p Play, repl
 		}
 		version = sg.Version
 	}
+	fast := Assisted(st.Moves, st.MoveTimes)
 	var before *store.Stats
 	if st.Status == store.StatusPlaying {
 		err = w.cfg.Store.SaveGame(ctx, id, w.cfg.Owner, version, st)
@@ -224,7 +236,7 @@ func (w *Writer) Save(ctx context.Context, player string, id int64, p Play, repl
 		if st.Status == store.StatusWon {
 			before = w.recordsBefore(ctx, player, rec.Rules)
 		}
-		err = w.cfg.Store.FinishGame(ctx, id, w.cfg.Owner, version, st, result(id, replayed, st))
+		err = w.cfg.Store.FinishGame(ctx, id, w.cfg.Owner, version, st, result(id, replayed, st, fast))
 	}
 	switch {
 	case errors.Is(err, store.ErrFinished):
@@ -240,7 +252,7 @@ func (w *Writer) Save(ctx context.Context, player string, id int64, p Play, repl
 	w.versions[id] = version + 1
 	practice := w.practice[id]
 	w.mu.Unlock()
-	out := Saved{ID: id, Status: st.Status, Hints: st.Hints, Undos: st.Undos, Assisted: st.Assisted(), Practice: practice}
+	out := Saved{ID: id, Status: st.Status, Hints: st.Hints, Undos: st.Undos, Assisted: st.Assisted() || fast, Practice: practice, Fast: fast}
 	if st.Status.Finished() {
 		w.finished(ctx, player, id, before, &out)
 		if p.Daily != "" && w.cfg.DailyFinished != nil {
@@ -260,7 +272,7 @@ func (w *Writer) Save(ctx context.Context, player string, id int64, p Play, repl
 func (w *Writer) create(ctx context.Context, player string, p Play) (int64, error) {
 	ng := store.NewGame{
 		PlayerID: player, RulesID: p.Record.Rules, DealNumber: p.Record.Deal,
-		DealText: p.Record.DealText, Daily: p.Daily,
+		DealText: p.Record.DealText, Daily: p.Daily, Chosen: p.Chosen || p.Record.DealText != "",
 	}
 	for attempt := 0; ; attempt++ {
 		created, err := w.Create(ctx, ng)
@@ -303,7 +315,7 @@ func (w *Writer) Abandon(ctx context.Context, player string, id int64) error {
 		if replayed.Status() == engine.Lost {
 			st.Status = store.StatusLost
 		}
-		res = result(claimed.ID, replayed, st)
+		res = result(claimed.ID, replayed, st, Assisted(st.Moves, st.MoveTimes))
 	}
 	if err := w.cfg.Store.FinishGame(ctx, claimed.ID, w.cfg.Owner, claimed.Version, st, res); err != nil {
 		return fmt.Errorf("abandon game %d: %w", id, err)
@@ -391,13 +403,14 @@ func finalStatus(g *engine.Game, p Play) store.Status {
 	return store.StatusAbandoned
 }
 
-// result is the result of a finished game, or nil for a game abandoned
-// before its first move, which does not count as played.
-func result(id int64, g *engine.Game, st store.State) *store.Result {
+// result is the result of a finished game (fast: its moves came faster
+// than play), or nil for a game abandoned before its first move, which
+// does not count as played.
+func result(id int64, g *engine.Game, st store.State, fast bool) *store.Result {
 	if st.Status == store.StatusAbandoned && g.MovesMade() == 0 {
 		return nil
 	}
-	return &store.Result{GameID: id, Won: st.Status == store.StatusWon, Removed: g.Removed(), Moves: g.MovesMade(), Elapsed: st.Elapsed}
+	return &store.Result{GameID: id, Won: st.Status == store.StatusWon, Removed: g.Removed(), Moves: g.MovesMade(), Elapsed: st.Elapsed, Fast: fast}
 }
 
 // RecordOf is a stored game as an engine record.
@@ -423,11 +436,12 @@ func (w *Writer) finished(ctx context.Context, player string, id int64, before *
 	if err != nil {
 		return // stored; only the news is missing
 	}
-	out.Hints, out.Undos, out.Assisted, out.Practice = sg.Hints, sg.Undos, sg.Assisted(), sg.Practice
+	out.Hints, out.Undos, out.Practice, out.Chosen = sg.Hints, sg.Undos, sg.Practice, sg.Chosen
+	out.Assisted = sg.Assisted() || out.Fast
 	if sg.Practice {
 		return
 	}
-	if sg.Status == store.StatusWon && !sg.Assisted() && before != nil {
+	if sg.Status == store.StatusWon && !out.Assisted && !sg.Chosen && before != nil {
 		moves := len(sg.Moves)
 		out.FirstWin = before.BestTime == 0
 		out.NewBestTime = out.FirstWin || sg.Elapsed < before.BestTime
@@ -456,5 +470,7 @@ func (w *Writer) sealed(ctx context.Context, player string, id int64) (Saved, er
 	case sg.Owner != w.cfg.Owner:
 		return Saved{}, fmt.Errorf("save game %d: %w", id, ErrTakenOver)
 	}
-	return Saved{ID: id, Status: sg.Status, Practice: true, Hints: sg.Hints, Undos: sg.Undos, Assisted: sg.Assisted()}, nil
+	fast := Assisted(sg.Moves, sg.MoveTimes)
+	return Saved{ID: id, Status: sg.Status, Practice: true, Hints: sg.Hints, Undos: sg.Undos, Assisted: sg.Assisted() || fast,
+		Fast: fast, Chosen: sg.Chosen}, nil
 }

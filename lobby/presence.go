@@ -27,6 +27,9 @@ type Doing struct {
 	Deal uint64
 	// Custom: a deal given as text, which has no number.
 	Custom bool
+	// Hidden: the deal's number may not be shown yet (DealShown), so
+	// Deal is 0.
+	Hidden bool
 	// Removed is how many pyramid cards the game has removed (Playing,
 	// Racing).
 	Removed int
@@ -49,15 +52,17 @@ type Doing struct {
 
 // RacingIn is what a racer in the room of s does, as presence tells it
 // to every player: the room's rules, phase and the racer's removed
-// cards, and the room's code and deal only when the room is public. A
-// private room's code is its key (who has it may join and watch), and its
-// deal is the members' business.
+// cards, and the room's code and deal only when the room is public (its
+// deal's number only once DealShown says so). A private room's code is
+// its key (who has it may join and watch), and its deal is the members'
+// business.
 func RacingIn(s Snapshot, removed int) Doing {
 	d := Doing{What: Racing, Rules: s.RulesID, Deal: s.Deal, Room: s.Code, Phase: s.Phase.Presence(), Removed: removed}
 	if !s.Public {
 		d.Room, d.Deal, d.Private = "", 0, true
+		return d
 	}
-	return d
+	return d.HideDeal(s.DealShown())
 }
 
 // RacePhase is where a racer's room stands, as presence shows it.

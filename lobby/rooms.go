@@ -1226,7 +1226,7 @@ func (rs *Rooms) countdown(r *room, at time.Time) {
 	rs.broadcast(r, CountdownStarted{Code: r.code, Round: r.round, StartsAt: r.startsAt, Deal: r.cfg.Deal, RulesID: r.cfg.Rules.ID()})
 	rs.changed(r)
 	if rs.cfg.OnCountdown != nil {
-		c := Countdown{Code: r.code, Round: r.round, RaceKey: r.id + "/" + strconv.Itoa(r.round), RulesID: r.cfg.Rules.ID(), Deal: r.cfg.Deal}
+		c := Countdown{Code: r.code, Round: r.round, RaceKey: r.id + "/" + strconv.Itoa(r.round), RulesID: r.cfg.Rules.ID(), Deal: r.cfg.Deal, Rated: r.cfg.Rated}
 		for _, mb := range r.members {
 			if mb.present() && mb.inst == rs.cfg.Instance && !mb.Guest {
 				c.Racers = append(c.Racers, mb.ID)
@@ -1246,6 +1246,8 @@ type Countdown struct {
 	RaceKey string // Snapshot.RaceKey of the race
 	RulesID string
 	Deal    uint64
+	// Rated is RoomConfig.Rated: an unrated room's deal was chosen.
+	Rated bool
 	// Racers is the player IDs of the racers of this server (guests
 	// left out: nothing of theirs is stored).
 	Racers []string

@@ -26,6 +26,10 @@ type Board struct {
 	// Daily is the UTC date (2006-01-02) of the daily deal the game plays,
 	// or empty.
 	Daily string
+	// Chosen: the player chose the deal, so its number may be shown
+	// (DealShown); a deal the server picked is shown once the game is
+	// over.
+	Chosen bool
 }
 
 // Playing reports whether the board shows a game.

@@ -114,7 +114,14 @@ type game struct {
 	// (prepare) when the store did not keep it, until their first move
 	// brings it.
 	note string
+	// fast: the racer's moves came faster than a person plays
+	// (games.Assisted), which leaves the race unrated for them.
+	fast bool
 }
+
+// FastNote is what a racer is told when their moves came faster than a
+// person plays (games.Assisted).
+const FastNote = "unrated: moves faster than play (your place stays; the race is unrated for you)"
 
 func gameKey(code string, round int, playerID string) string {
 	return code + "/" + strconv.Itoa(round) + "/" + playerID
@@ -197,7 +204,7 @@ func (s *Service) Countdown(c lobby.Countdown) {
 		if s.game(key, false) != nil {
 			continue // made, being made, or played already
 		}
-		go r.prepare(s.game(key, true), engine.Record{Rules: c.RulesID, Deal: c.Deal}, c.RaceKey)
+		go r.prepare(s.game(key, true), engine.Record{Rules: c.RulesID, Deal: c.Deal}, c.RaceKey, !c.Rated)
 	}
 }
 
@@ -276,7 +283,8 @@ func (s *Service) Store(res lobby.RaceResult) ([]lobby.RatingChange, error) {
 			continue
 		}
 		nr.Placings = append(nr.Placings, store.RacePlacing{PlayerID: p.ID, Place: p.Place, Cleared: p.Cleared,
-			Removed: p.Removed, Moves: p.Moves, Time: p.Time, GameID: max(p.GameID, 0), Outcome: outcomeOf(p)})
+			Removed: p.Removed, Moves: p.Moves, Time: p.Time, GameID: max(p.GameID, 0), Outcome: outcomeOf(p),
+			Assisted: s.assisted(ctx, p.GameID)})
 		if p.GameID > 0 && !p.Cleared {
 			if err := closer.Abandon(ctx, p.ID, p.GameID); err != nil {
 				s.cfg.Logger.Warn("race game not finished", "room", res.Code, "game", p.GameID, "err", err)
@@ -313,6 +321,23 @@ func RatingChanges(race store.Race) []lobby.RatingChange {
 		out = append(out, c)
 	}
 	return out
+}
+
+// assisted reports whether a racer's stored game of the race (gameID, 0
+// for none) was played faster than a person plays (games.Assisted): the
+// store's move times are the server's, taken as each move came. A game
+// that cannot be read is taken as played: the race is stored all the
+// same, and the error logged.
+func (s *Service) assisted(ctx context.Context, gameID int64) bool {
+	if gameID <= 0 {
+		return false
+	}
+	sg, err := s.cfg.Store.Game(ctx, gameID)
+	if err != nil {
+		s.cfg.Logger.Warn("race game not read for its pace", "game", gameID, "err", err)
+		return false
+	}
+	return games.Assisted(sg.Moves, sg.MoveTimes)
 }
 
 // outcomeOf is how a placed racer's race ended, for the store: a racer

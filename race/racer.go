@@ -172,7 +172,7 @@ func (r *Racer) Play(ctx context.Context, room *lobby.Room, round, seq int, rec 
 			first, stored = st, true
 		}
 		var existed bool
-		if note, existed = r.createGame(ctx, rg, rec, snap.RaceKey(), first); existed {
+		if note, existed = r.createGame(ctx, rg, rec, snap.RaceKey(), !room.Snapshot().Rated, first); existed {
 			// The racer's game of the race was made meanwhile by another
 			// session of theirs: the move was not made on it.
 			return "", r.stale(rg, room)
@@ -185,6 +185,12 @@ func (r *Racer) Play(ctx context.Context, room *lobby.Room, round, seq int, rec 
 	}
 	if note == "" && rg.note != "" {
 		note, rg.note = rg.note, "" // from prepare, told once
+	}
+	if rg.fast = rg.fast || games.Assisted(rec.Moves, rg.times); rg.fast && note == "" {
+		// Told with every move from then on (a message of the screen's
+		// would hide it): the race keeps their place, and stores it
+		// unrated for them (Service.Store).
+		note = FastNote
 	}
 	if rg.gameID > 0 && !stored {
 		if _, err := r.w.Save(ctx, r.me.ID, rg.gameID, play, g); err != nil {
@@ -232,7 +238,7 @@ func (r *Racer) stale(rg *game, room *lobby.Room) error {
 
 // prepare makes the racer's stored game of the round, empty, unless the
 // racer's first move (or another session's prepare) made it first.
-func (r *Racer) prepare(rg *game, rec engine.Record, race string) {
+func (r *Racer) prepare(rg *game, rec engine.Record, race string, chosen bool) {
 	ctx, cancel := context.WithTimeout(r.ctx, prepareTimeout)
 	defer cancel()
 	rg.mu.Lock()
@@ -240,7 +246,7 @@ func (r *Racer) prepare(rg *game, rec engine.Record, race string) {
 	if rg.gameID != 0 || rg.unstored || rg.seq >= 0 {
 		return
 	}
-	rg.note, _ = r.createGame(ctx, rg, rec, race, store.State{})
+	rg.note, _ = r.createGame(ctx, rg, rec, race, chosen, store.State{})
 }
 
 // createGame starts the stored game of a racer, the one game of the
@@ -251,10 +257,12 @@ func (r *Racer) prepare(rg *game, rec engine.Record, race string) {
 // has a game of the race already (made by another session of theirs, on
 // any server), that one is rg from now on, as stored (existed). A game
 // the store refuses is not kept (the race runs, its result is stored),
-// and note tells the player so.
-func (r *Racer) createGame(ctx context.Context, rg *game, rec engine.Record, race string, first store.State) (note string, existed bool) {
+// and note tells the player so. chosen: the room's deal was chosen (an
+// unrated room), so the game's number is the player's to see
+// (store.Game.Chosen).
+func (r *Racer) createGame(ctx context.Context, rg *game, rec engine.Record, race string, chosen bool, first store.State) (note string, existed bool) {
 	created, err := r.w.Create(ctx, store.NewGame{PlayerID: r.me.ID, RulesID: rec.Rules,
-		DealNumber: rec.Deal, Practice: true, Kind: store.KindRace, Race: race, State: first})
+		DealNumber: rec.Deal, Practice: true, Kind: store.KindRace, Race: race, State: first, Chosen: chosen})
 	if errors.Is(err, store.ErrExists) {
 		sg, rerr := r.s.cfg.Store.RaceGame(ctx, r.me.ID, race)
 		if rerr == nil && sg.Status == store.StatusPlaying {

@@ -150,6 +150,10 @@ type Game struct {
 	// Race is the key of the race this is a racer's game of (KindRace),
 	// empty for any other game: a player has one game per race.
 	Race string
+	// Chosen is set when the player chose the deal (a number they typed,
+	// or deal text): they may have solved it offline, so the game counts
+	// as played but sets no record and is on no board.
+	Chosen bool
 }
 
 // Kind is what a game is: the player's own, or one of the kinds of
@@ -249,6 +253,8 @@ type NewGame struct {
 	// zero State is a game with no move. Its Status is StatusPlaying or
 	// empty.
 	State State
+	// Chosen: the player chose the deal (Game.Chosen).
+	Chosen bool
 }
 
 // Page selects a page of a list, newest first: at most Limit items
@@ -322,6 +328,10 @@ type Result struct {
 	Removed int // pyramid cards removed
 	Moves   int
 	Elapsed time.Duration
+	// Fast is set when the game's moves came faster than a person plays
+	// (games.Assisted): like hints or undo, it sets no record and keeps
+	// the result off the boards.
+	Fast bool
 }
 
 // Stats are a player's figures for one rules ID, derived from their results.
@@ -331,8 +341,10 @@ type Stats struct {
 	Won           int // assisted wins included
 	CurrentStreak int // wins since the last game not won
 	BestStreak    int
-	// AssistedWins counts the wins with hints or undo. They count as
-	// wins but set no record: BestTime and FewestMoves are unassisted.
+	// AssistedWins counts the wins with hints, undo or moves faster than
+	// play (Result.Fast). They count as wins but set no record: BestTime
+	// and FewestMoves are unassisted wins of deals the server dealt
+	// (Game.Chosen), and so are the streaks.
 	AssistedWins int
 	BestTime     time.Duration // fastest unassisted win; 0 when none
 	FewestMoves  int           // among unassisted wins; 0 when none
@@ -434,7 +446,8 @@ type Results interface {
 // it stands on the board.
 type DailyStanding struct {
 	DailyEntry
-	// Assisted: the attempt used hints or undo, so it is not on the board.
+	// Assisted: the attempt used hints or undo, or its moves came faster
+	// than play, so it is not on the board.
 	Assisted bool
 	// Players is the number of players on the day's board.
 	Players int
@@ -469,6 +482,19 @@ type Settings interface {
 	SetSetting(ctx context.Context, playerID, name, value string) error
 }
 
+// Secrets keeps the database's secrets.
+type Secrets interface {
+	// DailySecret returns the secret the daily deals derive from
+	// (engine.DailyNumber): DailySecretLen random bytes made on the first
+	// call, by whichever server asks first, and the same for every caller
+	// on the database ever after, so that every server of a cluster deals
+	// the same daily.
+	DailySecret(ctx context.Context) ([]byte, error)
+}
+
+// DailySecretLen is the length of the daily deals' secret in bytes.
+const DailySecretLen = 32
+
 // Store is everything the arcade keeps.
 type Store interface {
 	Players
@@ -477,6 +503,7 @@ type Store interface {
 	Games
 	Results
 	Settings
+	Secrets
 	// Close releases the database.
 	Close() error
 }

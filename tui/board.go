@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"pyramid/engine"
+	"pyramid/lobby"
 )
 
 // maxSlots is the most pyramid slots of any rule set.
@@ -52,7 +53,15 @@ type board struct {
 
 	game  *engine.Game
 	title string
-	lay   layout
+	// titleHidden is the title without the deal's number, shown instead
+	// of title while the number may not be shown (shownTitle); empty for
+	// a deal that is the player's own (chosen).
+	titleHidden string
+	// raceOver: the board is a racer's, whose deal is hidden until the
+	// race (not the racer's game) is over; the race screen sets it then.
+	// Any other board's deal is shown once its game is over.
+	raceTable, raceOver bool
+	lay                 layout
 
 	// The marks. A board without a cursor or a selection (the watch
 	// screen's) keeps them at engine.NoPlace.
@@ -68,6 +77,29 @@ type board struct {
 	// clock is the time played, shown after the figures; empty shows
 	// none (the watch screen's board).
 	clock string
+}
+
+// shownTitle is the header's title: with the deal's number only when
+// lobby.DealShown says it may be shown.
+func (b *board) shownTitle() string {
+	over := b.d.status != engine.Playing
+	if b.raceTable {
+		over = b.raceOver
+	}
+	if b.titleHidden == "" || lobby.DealShown(false, over) {
+		return b.title
+	}
+	return b.titleHidden
+}
+
+// hideDeal hides the deal's number from the title while lobby.DealShown
+// says so: the deal was the server's (not chosen). titleHidden is the
+// title to show meanwhile.
+func (b *board) hideDeal(chosen bool, titleHidden string) {
+	b.titleHidden = ""
+	if !chosen && b.game.Deal().Numbered {
+		b.titleHidden = titleHidden
+	}
 }
 
 // newBoard lays game out for a w×h window. The cursor starts on the

@@ -201,7 +201,7 @@ func (b *board) writeHeader(sb *strings.Builder, right string) {
 	if right == "" {
 		right = b.figures()
 	}
-	left := cut(b.title, b.w-2, b.env.gl.ell)
+	left := cut(b.shownTitle(), b.w-2, b.env.gl.ell)
 	lw, rw := cells(left), cells(right)
 	sb.WriteByte(' ')
 	sb.WriteString(b.env.pal.style(sBold, left))

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"pyramid/engine"
 )
@@ -69,17 +68,6 @@ func parseDealNumber(s string) (uint64, error) {
 	return n, nil
 }
 
-// dealFromClock turns a time into a new deal number between 1 and 999999:
-// short enough to read out and share ("try deal 4711"). It runs in a
-// tea.Cmd, never in Update.
-func dealFromClock(t time.Time) uint64 {
-	z := uint64(t.UnixNano()) + 0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	z ^= z >> 31
-	return z%999999 + 1
-}
-
 // titleOf is the header's title of a game: rule set and deal.
 func titleOf(r engine.Rules, d engine.Deal, day, sep string) string {
 	if r.Daily && day != "" {
@@ -89,6 +77,24 @@ func titleOf(r engine.Rules, d engine.Deal, day, sep string) string {
 		return rulesName(r) + sep + "deal from text"
 	}
 	return rulesName(r) + sep + "deal " + strconv.FormatUint(d.Number, 10)
+}
+
+// dealLabel names a deal by its number when shown (lobby.DealShown), as
+// "hidden deal" otherwise.
+func dealLabel(n uint64, shown bool) string {
+	if !shown {
+		return "hidden deal"
+	}
+	return "deal " + strconv.FormatUint(n, 10)
+}
+
+// hiddenTitleOf is titleOf without the deal's number, for a deal whose
+// number may not be shown yet (lobby.DealShown).
+func hiddenTitleOf(r engine.Rules, day, sep string) string {
+	if r.Daily && day != "" {
+		return rulesName(r) + sep + day
+	}
+	return rulesName(r) + sep + "hidden deal"
 }
 
 // rulesName is a rule set's name for players: a preset's title, or for

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"io"
 	"strconv"
 	"time"
 
@@ -46,6 +47,10 @@ type Deps struct {
 	// Now is the clock. The model calls it only inside tea.Cmds, never in
 	// Update. Nil means time.Now.
 	Now func() time.Time
+	// Rand is where the deals the server picks come from: random bytes
+	// nobody can predict, read only inside tea.Cmds. Nil means
+	// crypto/rand.
+	Rand io.Reader
 	// After is how the session waits: a command that brings read's
 	// message once d has passed, read at that moment (the server's
 	// Session.After: a runtime timer, no goroutine waiting meanwhile).
@@ -206,6 +211,12 @@ type SavedGame struct {
 	// replay of a daily deal the player already finished that day (the
 	// first finished attempt is the day's result).
 	Practice bool
+	// Chosen is set when the player chose the deal (a number they typed,
+	// or deal text): its number may be shown from the start, and the
+	// game counts as played but is practice for records and boards (no
+	// best time, fewest moves, streak or top list). A deal the server
+	// picked is hidden until the game is over (lobby.DealShown).
+	Chosen bool
 }
 
 // SaveResult is what a save recorded, as the server decided it by
@@ -230,6 +241,13 @@ type SaveResult struct {
 	// Assisted is either above 0.
 	Hints, Undos int
 	Assisted     bool
+	// Fast: the moves came faster than a person plays (games.Assisted):
+	// the game is assisted, sets no record and is on no board. It is
+	// also Assisted.
+	Fast bool
+	// Chosen: the player chose the deal, so the game sets no record and
+	// is on no board: "practice: chosen deal".
+	Chosen bool
 	// NewBestTime and NewFewestMoves are set on the save that finished an
 	// unassisted win faster, or in fewer moves, than every earlier
 	// unassisted win of the rule set; FirstWin when it is the first
@@ -269,7 +287,7 @@ type UnfinishedError struct {
 func (e *UnfinishedError) Error() string {
 	deal := "a custom deal"
 	if e.Game.Record.DealText == "" {
-		deal = "deal " + strconv.FormatUint(e.Game.Record.Deal, 10)
+		deal = dealLabel(e.Game.Record.Deal, e.Game.Chosen) // never over: it is unfinished
 	}
 	n := len(e.Game.Record.Moves)
 	moves := strconv.Itoa(n) + " moves"

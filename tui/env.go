@@ -2,7 +2,13 @@ package tui
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"io"
 	"time"
+
+	"pyramid/engine"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -14,6 +20,7 @@ import (
 // symbols and letters: the models Bubble Tea holds keep theirs.
 type env struct {
 	now    func() time.Time
+	rand   io.Reader // Deps.Rand
 	ctx    context.Context
 	solver Solver
 	games  Games
@@ -147,6 +154,43 @@ const (
 	clockWon                    // the game was just won
 	clockSeed                   // the session's seed for new deal numbers
 )
+
+// drawDeal draws a deal number for the server to pick (engine.DrawDeal).
+// It runs in a tea.Cmd, never in Update.
+func (e *env) drawDeal() uint64 { return engine.DrawDeal(e.rand) }
+
+// dealSeedMsg carries the session's secret seed of new deal numbers, read
+// in a tea.Cmd at its start.
+type dealSeedMsg struct{ seed [32]byte }
+
+// readDealSeed returns a command that reads the session's deal seed from
+// Deps.Rand (crypto/rand when nil or when it fails).
+func (e *env) readDealSeed() tea.Cmd {
+	return func() tea.Msg {
+		var msg dealSeedMsg
+		r := e.rand
+		if r == nil {
+			r = rand.Reader
+		}
+		if _, err := io.ReadFull(r, msg.seed[:]); err != nil {
+			_, _ = rand.Read(msg.seed[:]) // crypto/rand.Read never fails on supported systems
+		}
+		return msg
+	}
+}
+
+// seededDeal is the n-th new deal number of a session whose secret seed
+// is seed: one-way (SHA-256), so that a deal shown after its game tells
+// nothing of the next one, and made in Update without a round trip
+// through a command (keys typed meanwhile would be lost).
+func seededDeal(seed [32]byte, n int) uint64 {
+	h := sha256.New()
+	h.Write(seed[:])
+	h.Write(binary.BigEndian.AppendUint64(nil, uint64(n)))
+	var b [8]byte
+	copy(b[:], h.Sum(nil))
+	return engine.DealOf(b)
+}
 
 // readClock returns a command that reads the clock.
 func (e *env) readClock(token int, what clockWhat) tea.Cmd {

@@ -37,6 +37,11 @@ func (m *Model) handleGame(msg tea.Msg) tea.Cmd {
 		return m.dealt(msg)
 	case resumedMsg:
 		return m.resumed(msg)
+	case dealSeedMsg:
+		if !m.hasDealSeed {
+			m.dealSeed, m.hasDealSeed = msg.seed, true
+		}
+		return nil
 	case clockMsg:
 		if msg.what == clockSeed {
 			if m.seed.IsZero() {
@@ -162,11 +167,17 @@ func (m *Model) start(spec dealSpec) tea.Cmd {
 	m.resume = nil
 	m.menu().rules = spec.rules
 	winnable := m.menu().Winnable && m.env.solver != nil
-	if !spec.hasNumber && !spec.daily && !winnable && !m.seed.IsZero() {
-		spec.number, spec.hasNumber = dealFromClock(m.seed.Add(time.Duration(m.dealCount))), true
-		m.dealCount++
+	if !spec.hasNumber && !spec.daily && !winnable && m.hasDealSeed {
+		g, err := engine.NewNumbered(spec.rules, seededDeal(m.dealSeed, m.dealCount))
+		if err == nil {
+			m.dealCount++
+			m.seat(g, "", time.Time{}, 0, "")
+			m.saves.replace[m.token] = spec.replace
+			return tea.Batch(append(cmds, m.env.readClock(m.token, clockStart))...)
+		}
 	}
 	if spec.hasNumber {
+		// A number the player typed: theirs to see, practice for records.
 		g, err := engine.NewNumbered(spec.rules, spec.number)
 		if err != nil {
 			m.menu().say(sErr, clean(err.Error(), 200))
@@ -174,6 +185,7 @@ func (m *Model) start(spec dealSpec) tea.Cmd {
 			return tea.Batch(cmds...)
 		}
 		m.seat(g, "", time.Time{}, 0, "")
+		m.table().setChosen(true)
 		m.saves.replace[m.token] = spec.replace
 		return tea.Batch(append(cmds, m.env.readClock(m.token, clockStart))...)
 	}
@@ -187,16 +199,20 @@ func (m *Model) start(spec dealSpec) tea.Cmd {
 		switch {
 		case spec.daily:
 			msg.day = now.UTC().Format(time.DateOnly)
-			msg.number = engine.DailyNumber(now)
+			msg.number = engine.DailyNumber(nil, now) // a session without a solver: tests
 			if e.solver != nil {
 				ctx, cancel := context.WithTimeout(e.ctx, dailyTimeout)
 				defer cancel()
-				if n, err := e.solver.DailyDeal(ctx, spec.rules, now); err == nil {
-					msg.number = n
+				n, err := e.solver.DailyDeal(ctx, spec.rules, now)
+				msg.number = n
+				if err != nil {
+					// Never another deal instead: the day's comes from
+					// the server's secret, the same for everybody.
+					msg.number, msg.note = 0, "the daily deal is not ready yet: try again in a moment"
 				}
 			}
 		case winnable:
-			start := dealFromClock(now)
+			start := e.drawDeal()
 			msg.number = start
 			ctx, cancel := context.WithTimeout(e.ctx, dealTimeout)
 			defer cancel()
@@ -208,7 +224,7 @@ func (m *Model) start(spec dealSpec) tea.Cmd {
 				msg.note = "the solver can win this deal"
 			}
 		default:
-			msg.number = dealFromClock(now)
+			msg.number = e.drawDeal()
 		}
 		return msg
 	})
@@ -218,6 +234,11 @@ func (m *Model) start(spec dealSpec) tea.Cmd {
 // dealt seats the deal a command found.
 func (m *Model) dealt(msg dealtMsg) tea.Cmd {
 	if msg.req != m.dealReq || m.cur != screenDealing {
+		return nil
+	}
+	if msg.spec.daily && msg.number == 0 {
+		m.show(screenMenu)
+		m.menu().say(sErr, msg.note)
 		return nil
 	}
 	if msg.spec.daily {
@@ -346,6 +367,7 @@ func (m *Model) resumed(msg resumedMsg) tea.Cmd {
 	}
 	sg := msg.game
 	m.seat(g, sg.Daily, sg.Started, sg.Played, sg.ID)
+	m.table().setChosen(sg.Chosen)
 	m.table().resumeTimes(sg.MoveTimes) // movetimes.go
 	t := m.table()
 	t.hints, t.undos, t.watched = sg.Hints, sg.Undos, sg.Watched
@@ -399,7 +421,7 @@ func (m *Model) openWatch(msg watchLineMsg) {
 	if m.cur != screenTable || !m.playing || t.d.status == engine.Playing {
 		return
 	}
-	m.screens[screenWatch] = newWatch(m.env, msg.start, msg.line, t.title, m.w, m.h)
+	m.screens[screenWatch] = newWatch(m.env, msg.start, msg.line, t.shownTitle(), m.w, m.h)
 	m.show(screenWatch)
 	if msg.givesUp && !t.watched && t.d.status != engine.Won {
 		// Watching the solution gives the game up: saved at once, so
@@ -412,7 +434,7 @@ func (m *Model) openWatch(msg watchLineMsg) {
 // continueNote describes the game on the table, for its Continue.
 func (t *tableScreen) continueNote() string {
 	n := t.game.MovesMade()
-	return fmt.Sprintf("%s%s%d %s", t.title, t.env.gl.sep, n, plural(n, "move", "moves"))
+	return fmt.Sprintf("%s%s%d %s", t.shownTitle(), t.env.gl.sep, n, plural(n, "move", "moves"))
 }
 
 // storedTitle describes a stored game: rule set, deal and moves.
@@ -421,7 +443,6 @@ func storedTitle(sg SavedGame, gl *glyphs) string {
 	if err != nil {
 		return ""
 	}
-	d := engine.Deal{Number: sg.Record.Deal, Numbered: sg.Record.DealText == ""}
 	n := len(sg.Record.Moves)
-	return fmt.Sprintf("%s%s%d %s", titleOf(r, d, sg.Daily, gl.sep), gl.sep, n, plural(n, "move", "moves"))
+	return fmt.Sprintf("%s%s%d %s", savedTitleOf(r, sg, gl.sep), gl.sep, n, plural(n, "move", "moves"))
 }

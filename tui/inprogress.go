@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"pyramid/engine"
+	"pyramid/lobby"
 )
 
 // Games in progress. A player has at most one unfinished game per rule
@@ -205,8 +206,17 @@ func storedQuestionTitle(sg SavedGame) string {
 	if err != nil {
 		return "a game"
 	}
+	return savedTitleOf(r, sg, " ")
+}
+
+// savedTitleOf is titleOf of a stored game, without the deal's number
+// unless lobby.DealShown says it may be shown.
+func savedTitleOf(r engine.Rules, sg SavedGame, sep string) string {
 	d := engine.Deal{Number: sg.Record.Deal, Numbered: sg.Record.DealText == ""}
-	return titleOf(r, d, sg.Daily, " ")
+	if !lobby.DealShown(sg.Chosen || !d.Numbered, sg.Status != StatusPlaying) {
+		return hiddenTitleOf(r, sg.Daily, sep)
+	}
+	return titleOf(r, d, sg.Daily, sep)
 }
 
 // askStart starts spec, after the player's word when it would abandon a
@@ -221,7 +231,11 @@ func (m *Model) askStart(spec dealSpec) tea.Cmd {
 			return m.start(spec)
 		}
 		hints, undos := t.assists()
-		q, detail := m.abandonQuestion(titleOf(g.Rules(), g.Deal(), t.day, " "), g.MovesMade(), t.day, hints > 0 || undos > 0, false)
+		title := titleOf(g.Rules(), g.Deal(), t.day, " ")
+		if !t.chosen {
+			title = hiddenTitleOf(g.Rules(), t.day, " ")
+		}
+		q, detail := m.abandonQuestion(title, g.MovesMade(), t.day, hints > 0 || undos > 0, false)
 		m.confirm(q, detail, spec, nil)
 		return nil
 	}

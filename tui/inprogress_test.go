@@ -35,7 +35,7 @@ func (h *harness) continues() []string {
 }
 
 func TestStartingARuleSetInProgressAsks(t *testing.T) {
-	classic42 := SavedGame{Record: engine.Record{Rules: "classic", Deal: 42, Moves: []string{"d"}}}
+	classic42 := SavedGame{Record: engine.Record{Rules: "classic", Deal: 42, Moves: []string{"d"}}, Chosen: true}
 	tests := []struct {
 		name string
 		args []string
@@ -80,7 +80,7 @@ func TestStartingARuleSetInProgressAsks(t *testing.T) {
 }
 
 func TestDeepLinkToTheStoredDealContinuesIt(t *testing.T) {
-	store := storeWith(SavedGame{Record: engine.Record{Rules: "classic", Deal: 42, Moves: []string{"d"}}})
+	store := storeWith(SavedGame{Record: engine.Record{Rules: "classic", Deal: 42, Moves: []string{"d"}}, Chosen: true})
 	h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true, Player: testPlayer, Games: store})
 	h.wantScreen("welcome back", "1 move")
 }
@@ -97,8 +97,8 @@ func TestDailyQuestionSaysItIsTheResult(t *testing.T) {
 
 func TestEveryGameInProgressHasAContinue(t *testing.T) {
 	store := storeWith(
-		SavedGame{Record: engine.Record{Rules: "classic", Deal: 42, Moves: []string{"d"}}},
-		SavedGame{Record: engine.Record{Rules: "relaxed", Deal: 5, Moves: []string{"d", "d"}}},
+		SavedGame{Record: engine.Record{Rules: "classic", Deal: 42, Moves: []string{"d"}}, Chosen: true},
+		SavedGame{Record: engine.Record{Rules: "relaxed", Deal: 5, Moves: []string{"d", "d"}}, Chosen: true},
 	)
 	h := newHarness(t, Deps{Unicode: true, Player: testPlayer, Games: store})
 	got := h.continues()
@@ -122,7 +122,7 @@ func TestEveryGameInProgressHasAContinue(t *testing.T) {
 		h.keys("down")
 	}
 	h.keys("enter") // no question: One pass has no game in progress
-	h.wantScreen("One pass · deal")
+	h.wantScreen("One pass · hidden deal")
 	h.keys("d", "q")
 	got = h.continues()
 	if len(got) != 3 || !strings.HasPrefix(got[0], "One pass") {
@@ -144,7 +144,7 @@ func TestAnotherSessionsGameAsksOnSave(t *testing.T) {
 		store := &fakeGames{}
 		h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true, Player: testPlayer, Games: store})
 		// Meanwhile another session of the account started a Classic game.
-		other := storeWith(SavedGame{Record: engine.Record{Rules: "classic", Deal: 3, Moves: []string{"d", "d"}}})
+		other := storeWith(SavedGame{Record: engine.Record{Rules: "classic", Deal: 3, Moves: []string{"d", "d"}}, Chosen: true})
 		store.games, store.nextID = other.games, other.nextID
 		h.keys("d")
 		h.wantScreen("You have Classic deal 3 in progress in another session (2 moves): abandon", "it?")
@@ -168,7 +168,7 @@ func TestAnotherSessionsGameAsksOnSave(t *testing.T) {
 }
 
 func TestGameTakenReason(t *testing.T) {
-	store := storeWith(SavedGame{Record: engine.Record{Rules: "classic", Deal: 42, Moves: []string{"d"}}})
+	store := storeWith(SavedGame{Record: engine.Record{Rules: "classic", Deal: 42, Moves: []string{"d"}}, Chosen: true})
 	h := newHarness(t, Deps{Args: []string{"classic", "42"}, Unicode: true, Player: testPlayer, Games: store})
 	h.send(inboxMsg{GameTakenMsg{ID: "g1", Reason: "your game was abandoned from another session"}})
 	h.wantScreen("your game was abandoned from another session")

@@ -332,7 +332,7 @@ func (l *lobbyScreen) row(p lobby.Presence, cur bool) string {
 	doing, w := describeDoing(p.Doing, l.env.gl), max(1, l.w-lobbyNameW-8)
 	if p.What == lobby.Racing && cells(doing) > w {
 		// The room says which deal: its number goes before the cards.
-		doing = strings.Replace(doing, l.env.gl.sep+"deal "+strconv.FormatUint(p.Deal, 10), "", 1)
+		doing = strings.Replace(doing, l.env.gl.sep+dealLabel(p.Deal, !p.Hidden), "", 1)
 	}
 	b.WriteString(cut(doing, w, l.env.gl.ell))
 	return b.String()
@@ -377,7 +377,7 @@ func describeDoing(d lobby.Doing, gl *glyphs) string {
 		if r, err := engine.ParseRules(d.Rules); err == nil {
 			title, total = r.Title(), "/"+strconv.Itoa(r.PyramidSize())
 		}
-		deal := gl.sep + "deal " + strconv.FormatUint(d.Deal, 10)
+		deal := gl.sep + dealLabel(d.Deal, !d.Hidden)
 		switch {
 		case d.Private:
 			deal = "" // the room's members' business

@@ -45,11 +45,15 @@ type Model struct {
 
 	// Deals asked of a command: only the latest request counts.
 	dealReq int
-	// seed is a clock reading taken at the start of the session: new deal
-	// numbers derive from it and a counter, so a new deal needs no round
-	// trip through a command (keys typed meanwhile would be lost).
-	seed      time.Time
-	dealCount int
+	// seed is a clock reading taken at the start of the session: the
+	// day the daily's words speak of.
+	seed time.Time
+	// dealSeed is the session's secret seed of new deal numbers
+	// (seededDeal), read at its start (hasDealSeed from then on); dealCount
+	// counts the deals made from it.
+	dealSeed    [32]byte
+	hasDealSeed bool
+	dealCount   int
 
 	// saves is the save queue (save.go), which holds the table's shown
 	// position until the store has every move (hold.go).
@@ -77,6 +81,7 @@ func New(d Deps) *Model {
 	}
 	e := &env{
 		now:      d.Now,
+		rand:     d.Rand,
 		ctx:      d.Context,
 		solver:   d.Solver,
 		games:    d.Games,
@@ -145,7 +150,7 @@ func New(d Deps) *Model {
 // Init loads the player's unfinished games, starts the deep-linked game
 // and reads the clock for a game dealt in New.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.waitInbox(), m.startLive(), m.raceInit(), m.env.loadDailyToday(), m.loadSettings() /* with lost.go's setting */}
+	cmds := []tea.Cmd{m.env.readClock(0, clockSeed), m.env.readDealSeed(), m.env.waitInbox(), m.startLive(), m.raceInit(), m.env.loadDailyToday(), m.loadSettings() /* with lost.go's setting */}
 	if m.loading {
 		games, player, ctx := m.env.games, m.env.player.ID, m.env.ctx
 		cmds = append(cmds, func() tea.Msg {
@@ -234,7 +239,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleEvent(msg) // events.go: what a screen asked for
 	case NoticeMsg, ShutdownMsg, GameTakenMsg, endingMsg:
 		return m.handleServer(msg)
-	case linkMsg, unfinishedMsg, dealtMsg, resumedMsg, clockMsg:
+	case linkMsg, unfinishedMsg, dealtMsg, resumedMsg, clockMsg, dealSeedMsg:
 		return m.handleGame(msg) // game.go: the game's lifecycle
 	case savedMsg:
 		return m.savedReply(msg) // save.go

@@ -78,7 +78,7 @@ func TestDeepLinks(t *testing.T) {
 		{[]string{"CLASSIC,passes=2", "9"}, []string{"Easy · deal 9", "pass 1/2"}},
 		{[]string{"classic,cover=overlap", "9"}, []string{"Classic, cover=overlap · deal 9", "pass 1/3"}},
 		{[]string{"relaxed", "9"}, []string{"Relaxed · deal 9", "pass 1/∞"}},
-		{[]string{"double"}, []string{fmt.Sprintf("Double · deal %d", dealFromClock(epoch))}},
+		{[]string{"double"}, []string{"Double · hidden deal"}},
 		{[]string{"daily"}, []string{"Daily · 2026-03-01"}},
 		{[]string{"bogus"}, []string{"Pyramid Solitaire", `unknown rule set "bogus"`}},
 		{[]string{"classic", "x"}, []string{`deal number "x": want a whole number`}},
@@ -98,7 +98,7 @@ func TestDeepLinks(t *testing.T) {
 	}
 	// The daily deal is the engine's deal of the day.
 	h := newHarness(t, Deps{Args: []string{"daily"}, Unicode: true})
-	if got, want := h.game().Deal().Number, engine.DailyNumber(epoch); got != want {
+	if got, want := h.game().Deal().Number, engine.DailyNumber(nil, epoch); got != want {
 		t.Errorf("daily deal %d, want %d", got, want)
 	}
 }
@@ -132,16 +132,19 @@ func TestMenuFlow(t *testing.T) {
 	h := newHarness(t, Deps{Player: testPlayer, Unicode: true})
 	h.wantScreen("playing as alice · SHA256:Xy3k9Qa1b2c3…")
 	h.wantNotScreen("Continue", "Winnable deals only")
-	h.keys("enter") // Classic, a new deal from the clock
-	want := fmt.Sprintf("Classic · deal %d", dealFromClock(epoch))
+	h.keys("enter") // Classic, a new deal from the session's secret seed
+	want := "Classic · hidden deal"
 	h.wantScreen(want)
+	if got := h.game().Deal().Number; got != seedDeal(0) {
+		t.Errorf("the first new deal is %d, want the seed's first, %d", got, seedDeal(0))
+	}
 	h.keys("d", "q")
-	h.wantScreen("Continue", "Classic · deal")
+	h.wantScreen("Continue", "Classic · hidden deal")
 	h.keys("enter")
 	h.wantScreen(want, "1 move")
 	// Changing rule set mid-game asks first; no keeps the game.
 	h.keys("q", "down", "down", "enter")
-	h.wantScreen(fmt.Sprintf("You have Classic deal %d in progress (1 move): abandon it?", dealFromClock(epoch)), "It counts as a game lost.")
+	h.wantScreen("You have Classic hidden deal in progress (1 move): abandon it?", "It counts as a game lost.")
 	h.keys("n")
 	h.wantScreen("Pyramid Solitaire")
 	h.keys("up", "up", "enter")
@@ -149,9 +152,12 @@ func TestMenuFlow(t *testing.T) {
 	// n asks too, and y deals anew, at once: new deal numbers come from
 	// the session's seed and a counter, without a round trip.
 	h.keys("n")
-	h.wantScreen(fmt.Sprintf("You have Classic deal %d in progress (1 move): abandon it?", dealFromClock(epoch)))
+	h.wantScreen("You have Classic hidden deal in progress (1 move): abandon it?")
 	h.send(keyMsg("y"))
-	h.wantScreen(fmt.Sprintf("Classic · deal %d", dealFromClock(epoch.Add(1))), "0 moves")
+	h.wantScreen("Classic · hidden deal", "0 moves")
+	if got := h.game().Deal().Number; got != seedDeal(1) {
+		t.Errorf("the second new deal is %d, want the seed's second, %d", got, seedDeal(1))
+	}
 	// Deal by number, with another rule set.
 	h.keys("q")
 	for h.m.menu().items[h.m.menu().cur].kind != itemNumber {
@@ -185,7 +191,7 @@ func TestMenuFlow(t *testing.T) {
 		h.keys("down")
 	}
 	h.keys("enter") // no question: the Double game had no move yet
-	h.wantScreen("Double, passes=1 · deal", "pass 1/1", "0/45 removed")
+	h.wantScreen("Double, passes=1 · hidden deal", "pass 1/1", "0/45 removed")
 	// q from the menu asks first: n stays, y quits.
 	h.keys("q", "q")
 	h.wantScreen("end the session? y: yes")
@@ -215,7 +221,7 @@ func TestMenuClick(t *testing.T) {
 	h.click(cells(tabs[:strings.Index(tabs, "Play")]), menuTabs)
 	// Line menuTop+6 is Double, the seventh of the Play group.
 	h.click(6, menuTop+6)
-	h.wantScreen("Double · deal")
+	h.wantScreen("Double · hidden deal")
 }
 
 func TestNeverSuspends(t *testing.T) {
@@ -622,7 +628,10 @@ func TestSolver(t *testing.T) {
 		h.keys("up")
 	}
 	h.keys("enter")
-	h.wantScreen(fmt.Sprintf("Classic · deal %d", dealFromClock(epoch)+1000000), "the solver can win this deal")
+	h.wantScreen("Classic · hidden deal", "the solver can win this deal")
+	if got, want := h.game().Deal().Number, engine.DealOf([8]byte{})+1000000; got != want {
+		t.Errorf("the winnable deal is %d, want the solver's answer %d", got, want)
+	}
 	h.keys("H")
 	if s.hints != 1 {
 		t.Fatalf("%d solver hints, want 1", s.hints)
@@ -742,14 +751,14 @@ func TestZeroDeps(t *testing.T) {
 	if strings.Contains(v, "\x1b[") {
 		t.Error("escape sequences without a renderer")
 	}
-	// Without the seed (Init was not run) a new deal needs the clock,
-	// read by a command.
+	// Without the seed (Init was not run) a new deal is drawn by a
+	// command.
 	next, cmd := m.Update(keyMsg("enter"))
 	if s := ansi.Strip(next.(*Model).View()); !strings.Contains(s, "Dealing") {
 		t.Errorf("enter on Classic does not deal:\n%s", s)
 	}
 	next, _ = next.Update(cmd())
-	if s := ansi.Strip(next.(*Model).View()); !strings.Contains(s, "Classic · deal") && !strings.Contains(s, "Classic - deal") {
+	if s := ansi.Strip(next.(*Model).View()); !strings.Contains(s, "Classic · hidden deal") && !strings.Contains(s, "Classic - hidden deal") {
 		t.Errorf("the dealt game is not on the table:\n%s", s)
 	}
 }
@@ -796,7 +805,7 @@ func TestLostIsStoredWhenThePlayerMovesOn(t *testing.T) {
 		t.Errorf("a lost position is stored as %q, want playing (undo may leave it)", s)
 	}
 	h.keys("n") // no question: the game is over
-	h.wantScreen("One pass · deal", "0 moves")
+	h.wantScreen("One pass · hidden deal", "0 moves")
 	if s := store.games["g1"].Status; s != StatusLost {
 		t.Errorf("the lost game is stored as %q after a new deal, want lost", s)
 	}

@@ -186,7 +186,9 @@ func (m *Model) doing() (d lobby.Doing, ok bool) {
 		} else {
 			d.Custom = true
 		}
-		return d, true
+		// A daily's number stays hidden until its day is over: a player
+		// who finished would tell it to those still to play.
+		return d.HideDeal(lobby.DealShown(m.table().chosen, d.Finished && m.table().day == "")), true
 	case screenSpectate:
 		if s := m.spectate(); s != nil && s.ended == "" {
 			return lobby.Doing{What: lobby.Watching, Watched: s.name}, true
@@ -239,7 +241,7 @@ func (m *Model) boardChange() (lobby.Board, bool) {
 			return lobby.Board{}, false
 		}
 		lv.pubToken, lv.pubVersion = m.token, t.version
-		return lobby.Board{Record: t.game.Record(), Daily: t.day}, true
+		return lobby.Board{Record: t.game.Record(), Daily: t.day, Chosen: t.chosen}, true
 	}
 	if lv.pubToken == pubNone {
 		return lobby.Board{}, false

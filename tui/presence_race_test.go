@@ -30,8 +30,8 @@ func TestRacePresenceFollowsTheRound(t *testing.T) {
 	next := raceRoom(3, lobby.PhaseWaiting)
 	next.Round, next.Seq, next.Deal, next.Public = 2, 2, 43, true
 	h.send(RaceEventMsg{Event: lobby.RoomChanged{Snapshot: next}})
-	if d := fl.last(); d.What != lobby.Racing || d.Room != "KMTX" || d.Deal != 43 || d.Removed != 0 {
-		t.Fatalf("after the rematch the lobby is told %+v, want racing in KMTX, deal 43, 0 removed", d)
+	if d := fl.last(); d.What != lobby.Racing || d.Room != "KMTX" || d.Deal != 0 || !d.Hidden || d.Removed != 0 {
+		t.Fatalf("after the rematch the lobby is told %+v, want racing in KMTX, the rated room's deal hidden until the race is over, 0 removed", d)
 	}
 	next.Phase, next.Seq = lobby.PhaseRacing, 3
 	for i := range next.Members {
@@ -41,8 +41,8 @@ func TestRacePresenceFollowsTheRound(t *testing.T) {
 	me := h.m.race().racers[0]
 	me.Removed = 2
 	h.send(RaceEventMsg{Event: lobby.RacerProgress{Code: "KMTX", Round: 2, Racer: me}})
-	if d := fl.last(); d.Deal != 43 || d.Removed != 2 {
-		t.Fatalf("after a removal the lobby is told %+v, want deal 43, 2 removed", d)
+	if d := fl.last(); d.Deal != 0 || !d.Hidden || d.Removed != 2 {
+		t.Fatalf("after a removal the lobby is told %+v, want the deal hidden, 2 removed", d)
 	}
 	// A spectator's presence is the server's (watching room KMTX): the
 	// screen tells nothing of its own.

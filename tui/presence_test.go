@@ -170,7 +170,7 @@ func TestLobbyScreenAndSpectate(t *testing.T) {
 	if d := fl.last(); d.What != lobby.Watching || !strings.HasPrefix(d.Watched, "bob") {
 		t.Fatalf("watching, the lobby is told %+v", d)
 	}
-	h.wantScreen("Classic · deal 42", "0 moves", "1 watching")
+	h.wantScreen("Classic · hidden deal", "0 moves", "1 watching")
 	wantClean(t, h.m.View())
 	g, _ := engine.Replay(rec)
 	_ = g.Apply(engine.Move{Kind: engine.Draw})
@@ -211,7 +211,8 @@ func TestSpectateDeepLink(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"watch", "bob"}, "Classic · deal 7"},
+		{[]string{"watch", "bob"}, "bob · Classic · hidden deal"},
+		{[]string{"watch", "dan"}, "dan · Classic · deal 8"},
 		{[]string{"watch", "carol"}, "nobody called carol is online"},
 		{[]string{"watch", "shy"}, "shy does not let others watch their games"},
 		{[]string{"watch"}, "watch needs a player's name"},
@@ -220,6 +221,7 @@ func TestSpectateDeepLink(t *testing.T) {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			fl := newFakeLobby()
 			fl.watched["bob"] = lobby.Watched{Name: "bob", Board: lobby.Board{Record: engine.Record{Rules: "classic", Deal: 7}}}
+			fl.watched["dan"] = lobby.Watched{Name: "dan", Board: lobby.Board{Record: engine.Record{Rules: "classic", Deal: 8}, Chosen: true}}
 			fl.watched["shy"] = lobby.Watched{Name: "shy"}
 			h := newHarness(t, Deps{Player: Player{Name: "guest", Guest: true}, Lobby: fl, Args: tt.args, Unicode: true})
 			h.wantScreen(tt.want)
@@ -315,7 +317,7 @@ func TestSpectateEarlyBoard(t *testing.T) {
 	_ = g.Apply(engine.Move{Kind: engine.Draw})
 	h.send(lobby.Watched{Name: "bob", Board: lobby.Board{Record: g.Record()}, Spectators: 1})
 	h.send(spectateMsg{name: "bob", watched: lobby.Watched{Name: "bob", Spectators: 1}})
-	h.wantScreen("bob · Classic · deal 7", "1 move")
+	h.wantScreen("bob · Classic · hidden deal", "1 move")
 }
 
 // TestLobbyWatchesARacer: w on a racer in the Lobby watches their race

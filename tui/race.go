@@ -543,6 +543,9 @@ func (rs *raceScreen) setSnap(s lobby.Snapshot, resume *engine.Record) {
 		rs.say(sInfo, "you host the room now: s starts the race once everybody is ready")
 	}
 	rs.snap = s
+	if rs.table != nil && rs.round == s.Round {
+		rs.table.raceOver = s.DealShown()
+	}
 	rs.racers = slices.Clone(s.Members)
 	rs.mineHeld = nil // the snapshot's line of the player is as new
 	switch s.Phase {
@@ -580,6 +583,7 @@ func (rs *raceScreen) deal(s lobby.Snapshot, resume *engine.Record) {
 		}
 	}
 	t := rs.newRaceTable(g, s, "room "+s.Code+rs.env.gl.sep+titleOf(r, g.Deal(), "", rs.env.gl.sep))
+	t.hideDeal(!s.Rated, "room "+s.Code+rs.env.gl.sep+hiddenTitleOf(r, "", rs.env.gl.sep))
 	rs.table, rs.round, rs.next = t, s.Round, nil
 	rs.held.drop()
 }
@@ -589,6 +593,8 @@ func (rs *raceScreen) deal(s lobby.Snapshot, resume *engine.Record) {
 func (rs *raceScreen) newRaceTable(g *engine.Game, s lobby.Snapshot, title string) *tableScreen {
 	t := newTable(rs.env, rs.scheme, g, -1000-s.Round, "", 0, rs.w, rs.h)
 	t.title, t.undoLimit = title, "a race"
+	t.hideDeal(true, "") // the title names no deal: the caller hides one it names
+	t.raceTable, t.raceOver = true, s.DealShown()
 	// The verdict is the room's: the table asks the solver nothing.
 	t.answer = answerOf(s.Verdict, nil)
 	return t

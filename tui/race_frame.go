@@ -167,7 +167,7 @@ func (rs *raceScreen) inRace() bool {
 func (rs *raceScreen) boardPart(vc *raceFrame, dst []string) (_ []string, bar string) {
 	t := rs.held.view(rs.table)
 	k := raceBoardKey{t: t, env: t.env, version: t.version, cursor: t.cursor, sel: t.sel, hint: t.hint,
-		msg: t.msg, title: t.title, clock: t.clock, msgSt: t.msgSt, w: t.w, h: t.h, watchers: t.watchers,
+		msg: t.msg, title: t.shownTitle(), clock: t.clock, msgSt: t.msgSt, w: t.w, h: t.h, watchers: t.watchers,
 		status: t.d.status, promptClosed: !t.promptOpen}
 	if t.d.status != engine.Playing {
 		k.finish = rs.mine().Finish

@@ -104,3 +104,31 @@ func TestRaceResultsRatingChange(t *testing.T) {
 	}
 	golden(t, "race_results_ratings_80x24", s)
 }
+
+// TestRaceDealHiddenUntilTheEnd: a rated room's deal (the server's) is
+// shown on no screen of the room, its waiting room, countdown, race
+// header and panels, until the race is over; its results show it for
+// replay and sharing. A chosen deal's room shows it throughout.
+func TestRaceDealHiddenUntilTheEnd(t *testing.T) {
+	for _, rated := range []bool{false, true} {
+		for _, phase := range []lobby.Phase{lobby.PhaseWaiting, lobby.PhaseCountdown, lobby.PhaseRacing, lobby.PhaseResults} {
+			t.Run(phase.String(), func(t *testing.T) {
+				snap := raceRoom(4, phase)
+				snap.Rated = rated
+				snap.Deal = 508412
+				if phase == lobby.PhaseResults {
+					snap.Results = []lobby.Placing{{Place: 1, ID: "p1", Name: "racer1", Cleared: true, State: lobby.RacerCleared, Removed: 28, Moves: 40, Time: time.Minute}}
+				}
+				h, _ := raceHarness(t, snap, 80, 24)
+				s := screenOf(h)
+				shown := !rated || phase == lobby.PhaseResults
+				if has := strings.Contains(s, "508412"); has != shown {
+					t.Errorf("rated %v, %s: the deal's number on the screen %v, want %v:\n%s", rated, phase, has, shown, s)
+				}
+				if !shown && !strings.Contains(s, "hidden deal") {
+					t.Errorf("rated %v, %s: the screen does not say the deal is hidden:\n%s", rated, phase, s)
+				}
+			})
+		}
+	}
+}

@@ -215,7 +215,7 @@ func (rs *raceScreen) roomLine() string {
 			line += gl.sep + unratedNote
 		}
 	case lobby.PhaseResults:
-		line += gl.sep + "deal " + strconv.FormatUint(s.Deal, 10) + gl.sep + "results"
+		line += gl.sep + dealLabel(s.Deal, s.DealShown()) + gl.sep + "results"
 	}
 	if s.Spectators > 0 {
 		line += gl.sep + strconv.Itoa(s.Spectators) + " watching"
@@ -476,11 +476,13 @@ func (rs *raceScreen) viewWaiting() string {
 	body = append(body, "")
 	body = append(body, rs.chatBody(rs.h-4-len(body))...)
 	keys := rs.waitingKeys()
-	sub := "deal " + strconv.FormatUint(s.Deal, 10) + gl.sep + "the same deal for everybody" + gl.sep + "no hints" + gl.sep + "undo: removals only"
+	// A rated room's deal is hidden until the race is over
+	// (lobby.DealShown): nobody can solve it before.
+	sub := dealLabel(s.Deal, s.DealShown()) + gl.sep + "the same deal for everybody" + gl.sep + "no hints" + gl.sep + "undo: removals only"
 	if !s.Rated {
 		// "deal N" says it is the same for everybody: 80 columns hold
 		// the note instead.
-		sub = "deal " + strconv.FormatUint(s.Deal, 10) + gl.sep + unratedNote + gl.sep + "no hints" + gl.sep + "undo: removals only"
+		sub = dealLabel(s.Deal, s.DealShown()) + gl.sep + unratedNote + gl.sep + "no hints" + gl.sep + "undo: removals only"
 	}
 	return drawPage(rs.env, rs.w, rs.h, rs.roomLine(), sub, body, rs.msg, rs.msgSt, rs.bar, keys)
 }
@@ -624,7 +626,7 @@ func (rs *raceScreen) viewResults() string {
 	body = append(body, rs.chatBody(rs.h-4-len(body))...)
 	km := rs.keys
 	km.Rematch.SetEnabled(s.Host == rs.you)
-	sub := s.RulesTitle + gl.sep + "deal " + strconv.FormatUint(s.Deal, 10)
+	sub := s.RulesTitle + gl.sep + dealLabel(s.Deal, s.DealShown())
 	if !s.Rated {
 		sub += gl.sep + unratedNote
 	}

@@ -43,13 +43,25 @@ func (t *tableScreen) resultLines(dst []string, w int) []string {
 func (t *tableScreen) results(dst []string) []string {
 	r := t.result
 	hints, undos := t.assists()
-	switch {
-	case r != nil && r.Practice:
+	if r != nil && r.Practice {
 		return append(dst, "practice: no result is recorded")
-	case hints > 0 || undos > 0:
+	}
+	// Every reason a win sets no record is said: the chosen deal, then
+	// the assistance.
+	chosen := r != nil && r.Chosen && t.d.status == engine.Won
+	if chosen {
+		dst = append(dst, "practice: chosen deal"+t.env.gl.dash()+"no record")
+	}
+	fast := r != nil && r.Fast
+	if hints > 0 || undos > 0 {
 		dst = append(dst, "assisted: "+strconv.Itoa(hints)+plural(hints, " hint, ", " hints, ")+
 			strconv.Itoa(undos)+plural(undos, " undo", " undos")+" (no records)")
-	case r != nil && t.d.status == engine.Won:
+	}
+	if fast {
+		dst = append(dst, "assisted: moves faster than play"+t.env.gl.dash()+"no record")
+	}
+	switch {
+	case r != nil && t.d.status == engine.Won && !chosen && !fast && hints == 0 && undos == 0:
 		switch {
 		case r.FirstWin:
 			dst = append(dst, "first win of these rules: a new record")
@@ -97,5 +109,14 @@ func (t *tableScreen) shareLine() string {
 	g := t.game
 	hints, undos := t.assists()
 	return share.Game{RulesTitle: g.Rules().Title(), Daily: t.day, Cleared: t.d.status == engine.Won, Removed: g.Removed(),
-		Cards: g.Rules().PyramidSize(), Time: t.wonIn, Moves: len(g.Moves()), Assisted: hints > 0 || undos > 0}.Line(t.env.gl.sep)
+		Cards: g.Rules().PyramidSize(), Time: t.wonIn, Moves: len(g.Moves()), Assisted: hints > 0 || undos > 0 || t.result != nil && t.result.Fast}.Line(t.env.gl.sep)
+}
+
+// dash is a dash between the parts of a sentence: an em dash, or two
+// hyphens in ASCII.
+func (gl *glyphs) dash() string {
+	if gl.unicode {
+		return " \u2014 "
+	}
+	return " -- "
 }

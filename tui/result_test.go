@@ -95,6 +95,10 @@ func TestWinScreenSaysWhatWasRecorded(t *testing.T) {
 			want: []string{"practice: no result is recorded"}, wantN: []string{"new record"}},
 		{name: "daily rank", res: SaveResult{Status: StatusWon, DailyRank: 3, DailyPlayers: 12},
 			want: []string{"#3 of 12 on today's daily board"}},
+		{name: "chosen deal", res: SaveResult{Status: StatusWon, Chosen: true},
+			want: []string{"practice: chosen deal — no record"}, wantN: []string{"new record", "first win"}},
+		{name: "faster than play", res: SaveResult{Status: StatusWon, Fast: true, Assisted: true},
+			want: []string{"assisted:", "moves faster than play — no record"}, wantN: []string{"new record", "daily board"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,6 +110,9 @@ func TestWinScreenSaysWhatWasRecorded(t *testing.T) {
 			endGame(t, h, "classic", 3, engine.Won)
 			if store.records == 0 {
 				t.Fatal("SaveRecord was never called")
+			}
+			if last := store.saves[len(store.saves)-1]; !last.Chosen {
+				t.Error("a deal number the player typed is saved as not chosen")
 			}
 			h.wantScreen(tt.want...)
 			h.wantNotScreen(tt.wantN...)

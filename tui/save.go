@@ -142,6 +142,7 @@ func (m *Model) tableGame(status string) SavedGame {
 		Hints:   t.hints,
 		Undos:   t.undos,
 		Watched: t.watched,
+		Chosen:  t.chosen,
 	}
 }
 
@@ -521,7 +522,7 @@ func (m *Model) savedNote() string {
 	case !unsaved && n == 0:
 		return strings.TrimSpace(left)
 	case !unsaved:
-		return "Your game is saved (" + t.title + ", " + strconv.Itoa(n) + plural(n, " move", " moves") + ")." + left
+		return "Your game is saved (" + t.shownTitle() + ", " + strconv.Itoa(n) + plural(n, " move", " moves") + ")." + left
 	case q.acked < 0:
 		return "Your game is not confirmed by the store: its " + strconv.Itoa(n) + plural(n, " move", " moves") + " may be lost." + left
 	case n > q.acked:

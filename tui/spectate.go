@@ -93,6 +93,7 @@ func (s *spectateScreen) watched(w lobby.Watched) {
 	title := s.name + s.env.gl.sep + titleOf(g.Rules(), g.Deal(), w.Board.Daily, s.env.gl.sep)
 	if s.board == nil || !sameGame(s.rec, rec) {
 		b := newBoard(s.env, g, title, s.w, s.h)
+		b.hideDeal(w.Board.Chosen, s.name+s.env.gl.sep+hiddenTitleOf(g.Rules(), w.Board.Daily, s.env.gl.sep))
 		s.board = &b
 	} else {
 		s.board.game = g

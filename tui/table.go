@@ -50,8 +50,12 @@ type tableScreen struct {
 	// Keys is the table's key map.
 	Keys TableKeyMap
 
-	token  int       // identifies this game in replies to commands
-	day    string    // the daily deal's date, or empty
+	token int    // identifies this game in replies to commands
+	day   string // the daily deal's date, or empty
+	// chosen: the player chose the deal (a number they typed, deal
+	// text): its number is theirs to see, and the game is practice for
+	// records and boards (SavedGame.Chosen). Set by setChosen.
+	chosen bool
 	scheme KeyScheme // the movement keys
 	// rulesNote is what the message line says of the game's rules before
 	// the first move (the daily's), or empty.
@@ -181,8 +185,16 @@ func newTable(e *env, scheme KeyScheme, g *engine.Game, token int, day string, p
 	if day != "" {
 		t.undoLimit = "the daily"
 	}
+	t.hideDeal(false, hiddenTitleOf(g.Rules(), day, e.gl.sep))
 	t.updateKeys()
 	return t
+}
+
+// setChosen says whether the player chose the table's deal: a chosen
+// deal's number shows from the start, the server's when the game is over.
+func (t *tableScreen) setChosen(chosen bool) {
+	t.chosen = chosen || !t.game.Deal().Numbered
+	t.hideDeal(t.chosen, hiddenTitleOf(t.game.Rules(), t.day, t.env.gl.sep))
 }
 
 // Game returns the table's game.
@@ -269,6 +281,7 @@ func (t *tableScreen) setEnv(e *env) {
 	lost := t.d.status == engine.Lost && t.msg == t.lostNote(t.w)
 	t.env, t.cache = e, &viewCache{}
 	t.title = titleOf(t.game.Rules(), t.game.Deal(), t.day, e.gl.sep)
+	t.hideDeal(t.chosen, hiddenTitleOf(t.game.Rules(), t.day, e.gl.sep))
 	t.setScheme(t.scheme)
 	t.setSize(t.w, t.h)
 	if lost {

@@ -248,7 +248,7 @@ func TestWinScreen(t *testing.T) {
 	if h.m.cur != screenDealing && !(h.m.playing && h.game().MovesMade() == 0) {
 		t.Errorf("enter on the win screen did not deal anew:\n%s", h.screen())
 	}
-	h.wantScreen("Classic · deal ", "0/28 removed")
+	h.wantScreen("Classic · hidden deal", "0/28 removed")
 }
 
 func TestLostScreen(t *testing.T) {
@@ -452,5 +452,5 @@ func TestDealByNumberTakesARuleSetAlone(t *testing.T) {
 	h.open(itemNumber)
 	h.typeText("double")
 	h.keys("enter")
-	h.wantScreen("Double · deal")
+	h.wantScreen("Double · hidden deal")
 }

@@ -161,7 +161,7 @@ func TestDealAnewFromLost(t *testing.T) {
 	h := newHarness(t, Deps{Args: []string{"one-pass", "1"}, Unicode: true, Solver: s})
 	endGame(t, h, "one-pass", 1, engine.Lost)
 	h.keys("n")
-	h.wantScreen("One pass · deal", "0 moves", "the deal you left could never have been won")
+	h.wantScreen("One pass · hidden deal", "0 moves", "the deal you left could never have been won")
 	// The answer comes after.
 	s2 := &fakeSolver{deal: engine.Winnable, line: solverLine(t, "one-pass", 18)}
 	h2 := newHarness(t, Deps{Args: []string{"one-pass", "18"}, Unicode: true, Solver: s2})

@@ -129,7 +129,8 @@ func TestE2ELinkScreenAndKeys(t *testing.T) {
 
 // TestE2EAssistedWinSaysSo: a hint makes the game assisted; its win says
 // so on the win screen, as the server recorded it, and sets no record
-// (found in a play-test).
+// (found in a play-test). The deal is one the player chose, which the
+// screen says too: without a hint, it is still practice for records.
 func TestE2EAssistedWinSaysSo(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ts := startServer(t, be.url(t))
@@ -142,17 +143,21 @@ func TestE2EAssistedWinSaysSo(t *testing.T) {
 		term.WaitFor(t, "hint:", wait)
 		typeKeys(t, term, ":"+strings.Join(moves, " ")+sshtest.KeyEnter)
 		term.WaitScreen(t, wait, "the win screen, assisted", func(s string) bool {
-			return strings.Contains(s, "You cleared the pyramid!") && strings.Contains(s, "assisted: 1 hint, 0 undos")
+			return strings.Contains(s, "You cleared the pyramid!") && strings.Contains(s, "assisted: 1 hint, 0 undos") &&
+				strings.Contains(s, "practice: chosen deal")
 		})
 		if strings.Contains(term.Screen(), "new record") {
 			t.Errorf("an assisted win says new record:\n%s", term.Screen())
 		}
-		// The same deal again, unassisted: the first win that counts.
+		// The same deal again, unassisted: a chosen deal's win, no record.
 		term2 := sshtest.OpenTerm(t, ts.dial(t, key), sshtest.TermOptions{Command: "classic " + strconv.FormatUint(deal, 10)})
 		waitPosition(t, term2, newGame(t, "classic", deal))
 		typeKeys(t, term2, ":"+strings.Join(moves, " ")+sshtest.KeyEnter)
-		term2.WaitScreen(t, wait, "the win screen, a record", func(s string) bool {
-			return strings.Contains(s, "You cleared the pyramid!") && strings.Contains(s, "first win of these rules: a new record")
+		s := term2.WaitScreen(t, wait, "the win screen, practice", func(s string) bool {
+			return strings.Contains(s, "You cleared the pyramid!") && strings.Contains(s, "practice: chosen deal")
 		})
+		if strings.Contains(s, "new record") || strings.Contains(s, "assisted: 1 hint") {
+			t.Errorf("an unassisted chosen deal's win says a record or a hint:\n%s", s)
+		}
 	})
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -16,14 +15,21 @@ import (
 // a pyramid card, and the game after it.
 func toFirstRemoval(t *testing.T, rules string, deal uint64, line []string) ([]string, *engine.Game) {
 	t.Helper()
+	return toRemovals(t, rules, deal, line, 1)
+}
+
+// toRemovals is the start of line that removes at least cards pyramid
+// cards, and the game after it.
+func toRemovals(t *testing.T, rules string, deal uint64, line []string, cards int) ([]string, *engine.Game) {
+	t.Helper()
 	g := newGame(t, rules, deal)
 	for i, m := range line {
 		play(t, g, m)
-		if g.Removed() > 0 {
+		if g.Removed() >= cards {
 			return line[:i+1], g
 		}
 	}
-	t.Fatalf("deal %d: the line removes no pyramid card", deal)
+	t.Fatalf("deal %d: the line removes fewer than %d pyramid cards", deal, cards)
 	return nil, nil
 }
 
@@ -35,13 +41,9 @@ func farmRace(t *testing.T, ts *testServer, annKey, otherKey gossh.Signer, other
 	t.Helper()
 	a := sshtest.OpenTerm(t, ts.dial(t, annKey), sshtest.TermOptions{Command: "race new classic"})
 	code := waitRoom(t, a)
-	s := a.WaitScreen(t, wait, "the waiting room's deal", func(s string) bool { return waitingDealRE.MatchString(s) })
+	s := a.WaitFor(t, "hidden deal", wait)
 	if strings.Contains(s, "unrated") {
 		t.Fatalf("a random deal's room says unrated:\n%s", s)
-	}
-	deal, err := strconv.ParseUint(waitingDealRE.FindStringSubmatch(s)[1], 10, 64)
-	if err != nil {
-		t.Fatal(err)
 	}
 	name := "dan"
 	if otherKey == nil {
@@ -51,6 +53,7 @@ func farmRace(t *testing.T, ts *testServer, annKey, otherKey gossh.Signer, other
 	o.WaitFor(t, "room "+code, wait)
 	a.WaitFor(t, "2/8 players", wait)
 	readyStart(t, a, o)
+	deal := raceDeal(t, ts, code, 1)
 	ga, gd := newGame(t, "classic", deal), newGame(t, "classic", deal)
 	waitPosition(t, a, ga)
 	waitPosition(t, o, gd)

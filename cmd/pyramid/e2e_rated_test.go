@@ -13,8 +13,27 @@ import (
 	"pyramid/server/sshtest"
 )
 
-// waitingDealRE finds the deal on a waiting room's second line.
-var waitingDealRE = regexp.MustCompile(`deal (\d+) . the same deal for everybody`)
+// hiddenDealRE finds a deal number on a screen of a rated room before its
+// race is over: there must be none.
+var hiddenDealRE = regexp.MustCompile(`deal \d`)
+
+// raceDeal is the deal of round's race in room code, read from the
+// server's database (the racers' games of the race are made as it
+// starts, under the key ROOM/ROUND): no screen shows it before the race
+// is over.
+func raceDeal(t *testing.T, ts *testServer, code string, round int) uint64 {
+	t.Helper()
+	db := ts.db(t)
+	var deal uint64
+	sshtest.Eventually(t, wait, func() bool {
+		var n int64
+		err := db.QueryRow(`SELECT deal_number FROM games WHERE kind = 'race' AND race_key LIKE $1 ORDER BY id DESC LIMIT 1`,
+			"%/"+strconv.Itoa(round)).Scan(&n)
+		deal = uint64(n)
+		return err == nil && n > 0
+	}, "room %s's race games", code)
+	return deal
+}
 
 // winningLine is a line of play that clears a deal, from the solver.
 func winningLine(t *testing.T, rules string, deal uint64) []string {
@@ -89,24 +108,45 @@ func testE2ERaceRated(t *testing.T, be backend) {
 		t.Fatalf("top race --json after a chosen deal's race: got %+v, want nobody rated", top)
 	}
 
-	// The rematch deals at random: rated.
+	// The rematch deals at random: rated, and its deal is hidden from
+	// everybody (waiting room, race header and panels, who --json) until
+	// the race is over.
 	typeKeys(t, a, "r")
-	s := a.WaitScreen(t, wait, "the rematch's waiting room", func(s string) bool { return waitingDealRE.MatchString(s) })
-	if strings.Contains(s, "unrated") {
-		t.Errorf("the rematch's waiting room says unrated:\n%s", s)
-	}
-	deal2, err := strconv.ParseUint(waitingDealRE.FindStringSubmatch(s)[1], 10, 64)
-	if err != nil {
-		t.Fatal(err)
+	s := a.WaitScreen(t, wait, "the rematch's waiting room", func(s string) bool {
+		return strings.Contains(s, "hidden deal · the same deal for everybody")
+	})
+	if strings.Contains(s, "unrated") || hiddenDealRE.MatchString(s) {
+		t.Errorf("the rematch's waiting room says unrated or shows a deal number:\n%s", s)
 	}
 	b = sshtest.OpenTerm(t, ts.dial(t, keyB), sshtest.TermOptions{Command: "race " + code})
 	b.WaitFor(t, "room "+code, wait)
 	a.WaitFor(t, "2/8 players", wait)
+	var who []whoJSON
+	runJSON(t, ts.user(keyB), "who --json", &who)
+	for _, w := range who {
+		if w.Room == code && w.Deal != "hidden" {
+			t.Errorf("who --json shows %s's deal in the rated room as %q, want \"hidden\"", w.Name, w.Deal)
+		}
+	}
 	readyStart(t, a, b)
+	deal2 := raceDeal(t, ts, code, 2)
 	g2 := newGame(t, "classic", deal2)
 	waitPosition(t, a, g2)
 	waitPosition(t, b, newGame(t, "classic", deal2))
-	// bob removes a pair and leaves, alice clears the deal: the race ends.
+	number := strconv.FormatUint(deal2, 10)
+	for _, term := range []*sshtest.Term{a, b} {
+		if s := term.Screen(); hiddenDealRE.MatchString(s) || !strings.Contains(s, "hidden deal") {
+			t.Errorf("a racer's screen shows the rated race's deal %s, or does not say it is hidden:\n%s", number, s)
+		}
+	}
+	runJSON(t, ts.user(keyB), "who --json", &who)
+	for _, w := range who {
+		if w.Room == code && w.Deal != "hidden" {
+			t.Errorf("who --json during the race shows %s's deal as %q, want \"hidden\"", w.Name, w.Deal)
+		}
+	}
+	// bob removes a pair and leaves; alice removes more, at a person's
+	// pace, and leaves too: the race ends, rated, alice first.
 	line2 := winningLine(t, "classic", deal2)
 	pair2, gb2 := toFirstRemoval(t, "classic", deal2, line2)
 	playLine(t, b, newGame(t, "classic", deal2), pair2, false)
@@ -115,8 +155,13 @@ func testE2ERaceRated(t *testing.T, be backend) {
 	})
 	typeKeys(t, b, "qq")
 	b.WaitScreen(t, wait, "the menu", isMenu)
-	playLine(t, a, g2, line2, true)
+	more, _ := toRemovals(t, "classic", deal2, line2, gb2.Removed()+1)
+	playLine(t, a, g2, more, false)
+	typeKeys(t, a, "qq")
+	a.WaitScreen(t, wait, "the menu", isMenu)
+	a = sshtest.OpenTerm(t, ts.dial(t, keyA), sshtest.TermOptions{Command: "race " + code})
 	a.WaitFor(t, "room "+code+" · results", wait)
+	a.WaitFor(t, "deal "+number, wait) // shown once the race is over
 	// The ratings come once the race is stored: two new players, alice
 	// first.
 	m := rating.Races()
@@ -147,4 +192,31 @@ func testE2ERaceRated(t *testing.T, be backend) {
 	if out := runOK(t, ts.user(keyA), "stats"); !strings.Contains(out, fmt.Sprintf("%d?", int(math.Round(m.Display(after[0]))))) {
 		t.Errorf("stats does not show alice's provisional rating:\n%s", out)
 	}
+
+	// Once more: alice pastes the solver's line through ":", faster than
+	// play, so the race is unrated for her (she is told at once), though
+	// she keeps her place.
+	typeKeys(t, a, "r")
+	a.WaitFor(t, "hidden deal · the same deal for everybody", wait)
+	b = sshtest.OpenTerm(t, ts.dial(t, keyB), sshtest.TermOptions{Command: "race " + code})
+	b.WaitFor(t, "room "+code, wait)
+	a.WaitFor(t, "2/8 players", wait)
+	readyStart(t, a, b)
+	deal3 := raceDeal(t, ts, code, 3)
+	g3 := newGame(t, "classic", deal3)
+	waitPosition(t, a, g3)
+	waitPosition(t, b, newGame(t, "classic", deal3))
+	typeKeys(t, b, "qq")
+	b.WaitScreen(t, wait, "the menu", isMenu)
+	line3 := winningLine(t, "classic", deal3)
+	playLine(t, a, g3, line3[:len(line3)-8], false)
+	a.WaitFor(t, "unrated: moves faster than play", wait)
+	playLine(t, a, g3, line3[len(line3)-8:], true)
+	a.WaitFor(t, "room "+code+" · results", wait)
+	a.WaitFor(t, "deal "+strconv.FormatUint(deal3, 10), wait)
+	db := ts.db(t)
+	sshtest.Eventually(t, wait, func() bool {
+		return count(t, db, `SELECT COUNT(*) FROM race_placings p JOIN players u ON u.id = p.player_id
+			WHERE u.name = 'alice' AND p.place = 1 AND p.assisted AND p.race_id = (SELECT MAX(id) FROM races)`) == 1
+	}, "the pasted race stored with alice placed first, assisted")
 }

@@ -201,9 +201,6 @@ func readHeader(screen string) (header, bool) {
 	return header{Pass: n(m[1]), Removed: n(m[2]), Total: n(m[3]), Moves: n(m[4]), Status: m[5]}, true
 }
 
-// dealRE finds the deal number in the table's title.
-var dealRE = regexp.MustCompile(`Classic · deal (\d+) `)
-
 // headerOf is the header the engine's game should show.
 func headerOf(g *engine.Game) header {
 	h := header{Pass: g.Pass(), Removed: g.Removed(), Total: g.Rules().PyramidSize(), Moves: g.MovesMade()}
@@ -797,8 +794,8 @@ func TestE2ECommands(t *testing.T) {
 		typeKeys(t, term, "n") // deal anew: the lost game counts as lost
 		term.WaitScreen(t, wait, "a new deal", func(s string) bool {
 			h, ok := readHeader(s)
-			m := dealRE.FindStringSubmatch(s)
-			return ok && h.Moves == 0 && m != nil && m[1] != strconv.FormatUint(loseDeal, 10)
+			// The server's new deal is hidden until its game is over.
+			return ok && h.Moves == 0 && strings.Contains(s, "Classic · hidden deal")
 		})
 		typeKeys(t, term, "q")
 		term.WaitScreen(t, wait, "the menu", isMenu)
@@ -847,12 +844,14 @@ func TestE2ECommands(t *testing.T) {
 		if len(stats) != 1 {
 			t.Fatalf("stats --json: got %+v, want classic only", stats)
 		}
+		// Both deals were chosen (typed numbers): they count as played
+		// and won, but are practice for records, streaks and top lists.
 		s := stats[0]
 		wantAvg := float64(28+lg.Removed()) / 2
-		if s.Rules != "classic" || s.Played != 2 || s.Won != 1 || s.WinRate != 0.5 || s.CurrentStreak != 0 || s.BestStreak != 1 ||
-			s.FewestMoves != len(winMoves) || s.AvgRemoved != wantAvg || s.BestTimeMS <= 0 {
-			t.Errorf("stats --json: got %+v; want classic, played 2, won 1, win rate 0.5, streak 0, best streak 1, fewest moves %d, avg removed %.1f, a best time",
-				s, len(winMoves), wantAvg)
+		if s.Rules != "classic" || s.Played != 2 || s.Won != 1 || s.WinRate != 0.5 || s.CurrentStreak != 0 || s.BestStreak != 0 ||
+			s.FewestMoves != 0 || s.AvgRemoved != wantAvg || s.BestTimeMS != 0 {
+			t.Errorf("stats --json: got %+v; want classic, played 2, won 1, win rate 0.5, no streak, no fewest moves, avg removed %.1f, no best time",
+				s, wantAvg)
 		}
 
 		var top []struct {
@@ -863,8 +862,8 @@ func TestE2ECommands(t *testing.T) {
 			You    bool   `json:"you"`
 		}
 		runJSON(t, c, "top classic --json", &top)
-		if len(top) != 1 || top[0].Rank != 1 || top[0].Name != "player" || top[0].Won != 1 || top[0].Played != 2 || !top[0].You {
-			t.Errorf("top classic --json: got %+v, want player first with 1 won of 2, marked you", top)
+		if len(top) != 0 {
+			t.Errorf("top classic --json: got %+v, want nobody (a chosen deal's win is on no top list)", top)
 		}
 		today := time.Now().UTC().Format("2006-01-02")
 		if out := runOK(t, c, "top daily"); !strings.Contains(out, today) || !strings.Contains(out, "nobody has finished it yet") {
@@ -1092,6 +1091,7 @@ type statsJSON struct {
 	Rules       string `json:"rules"`
 	Played      int    `json:"played"`
 	Won         int    `json:"won"`
+	BestTimeMS  int64  `json:"best_time_ms"`
 	FewestMoves int    `json:"fewest_moves"`
 }
 

@@ -2,11 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
+	"pyramid/arcade"
 	"pyramid/engine"
+	"pyramid/store/sqlstore"
 )
 
 // runCmd runs the command line with args and stdin, returning the exit
@@ -23,11 +28,56 @@ func TestDeal(t *testing.T) {
 	if code != 0 || out != engine.NewDeal(42, 1).Text() {
 		t.Fatalf("deal --seed 42: exit %d, output:\n%s", code, out)
 	}
-	code, out, _ = runCmd(t, "", "deal", "--rules", "double", "--daily", "2026-11-30")
-	d, err := engine.ParseDeal(out)
-	if code != 0 || err != nil || d.Decks != 2 {
-		t.Fatalf("deal --daily double: exit %d, parse %v, decks %d", code, err, d.Decks)
+	for _, args := range [][]string{
+		{"deal", "--rules", "double", "--daily", "2026-11-30"},
+		{"deal", "--rules", "double", "--daily", "2026-11-30", "--data", t.TempDir()},
+	} {
+		code, out, errOut := runCmd(t, "", args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, "server's") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want a refusal that says it needs the server's secret or database", args, code, out, errOut)
+		}
 	}
+}
+
+// TestDealDailyOfTheServer: a server's admin prints the server's daily
+// deal from its database (--data) or its secret (--daily-secret): the
+// deal derived from the database's secret, not the one anybody computes.
+func TestDealDailyOfTheServer(t *testing.T) {
+	data := t.TempDir()
+	st, err := sqlstore.Open(context.Background(), data, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := st.DailySecret(context.Background())
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	r := engine.MustRules("double")
+	n, err := engine.DailyDeal(context.Background(), r, secret, day, arcade.DailyBudget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	public, _ := engine.DailyDeal(context.Background(), r, nil, day, arcade.DailyBudget)
+	if n == public {
+		t.Fatalf("the secret's daily deal is the public one, %d", n)
+	}
+	for _, args := range [][]string{
+		{"deal", "--rules", "double", "--daily", "2026-11-30", "--data", data},
+		{"deal", "--rules", "double", "--daily", "2026-11-30", "--daily-secret", hex.EncodeToString(secret)},
+	} {
+		code, out, errOut := runCmd(t, "", args...)
+		if code != 0 || out != engine.NewDeal(n, 2).Text() {
+			t.Errorf("%v: exit %d, stderr %q, output:\n%s\nwant deal %d", args[5:], code, errOut, out, n)
+		}
+	}
+	if code, _, errOut := runCmd(t, "", "deal", "--daily", "2026-11-30", "--daily-secret", "abc"); code != 2 || !strings.Contains(errOut, "64 hex digits") {
+		t.Errorf("a short secret: exit %d, stderr %q; want 2 and what a secret is", code, errOut)
+	}
+}
+
+func TestDealRefuses(t *testing.T) {
 	for _, args := range [][]string{
 		{"deal"},
 		{"deal", "--seed", "-1"},

@@ -108,6 +108,13 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 		cfg.connect = fmt.Sprintf("ssh -p %s %s", port, host)
 	}
 	solver := arcade.NewSolver(cfg.solverBudget, runtime.GOMAXPROCS(0))
+	secret, err := st.DailySecret(ctx)
+	if err != nil {
+		return err
+	}
+	// The daily deals derive from the database's secret: nobody without
+	// the database can compute one.
+	solver.UseDailySecret(secret)
 	go func() { // work out today's daily deal before the first player asks
 		_, _ = solver.DailyDeal(ctx, engine.MustRules("daily"), time.Now())
 	}()

@@ -118,7 +118,7 @@ func checkDaily(daily string) error {
 }
 
 const gameCols = `id, player_id, rules_id, deal_number, deal_text, daily, moves, redo, status,
-	removed, elapsed_ms, started_at, updated_at, finished_at, version, owner, hints, undos, watched, practice, move_ms, kind, race_key`
+	removed, elapsed_ms, started_at, updated_at, finished_at, version, owner, hints, undos, watched, practice, move_ms, kind, race_key, chosen`
 
 func scanGame(row interface{ Scan(...any) error }) (store.Game, error) {
 	var (
@@ -129,7 +129,7 @@ func scanGame(row interface{ Scan(...any) error }) (store.Game, error) {
 		kind                       string
 	)
 	err := row.Scan(&g.ID, &g.PlayerID, &g.RulesID, &deal, &g.DealText, &g.Daily, &moves, &redo, &status,
-		&g.Removed, &elapsed, &started, &up, &finished, &g.Version, &g.Owner, &g.Hints, &g.Undos, &g.Watched, &g.Practice, &times, &kind, &g.Race)
+		&g.Removed, &elapsed, &started, &up, &finished, &g.Version, &g.Owner, &g.Hints, &g.Undos, &g.Watched, &g.Practice, &times, &kind, &g.Race, &g.Chosen)
 	if err != nil {
 		return store.Game{}, err
 	}
@@ -169,8 +169,8 @@ func scanGames(rows *sql.Rows, err error) ([]store.Game, error) {
 // play it starts with (NewGame.State), and returns its ID; no row when
 // there is no such player, or a banned one.
 const createSQL = `INSERT INTO games (player_id, rules_id, deal_number, deal_text, daily, status, started_at, updated_at, version, owner, practice, kind,
-		moves, redo, removed, elapsed_ms, hints, undos, watched, move_ms, race_key)
-	SELECT $1, $2, $3, $4, $5, 'playing', $6, $6, 1, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18
+		moves, redo, removed, elapsed_ms, hints, undos, watched, move_ms, race_key, chosen)
+	SELECT $1, $2, $3, $4, $5, 'playing', $6, $6, 1, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19
 	FROM players WHERE id = $1 AND NOT banned RETURNING id`
 
 // CreateGame implements store.Games.
@@ -211,6 +211,7 @@ func (s *Store) CreateGame(ctx context.Context, ng store.NewGame) (store.Game, e
 		PlayerID: ng.PlayerID, RulesID: ng.RulesID, DealNumber: ng.DealNumber, DealText: ng.DealText,
 		Daily: ng.Daily, State: first,
 		Started: fromMS(ms(now)), Updated: fromMS(ms(now)), Version: 1, Owner: ng.Owner, Race: ng.Race,
+		Chosen: ng.Chosen,
 	}
 	create := func(ctx context.Context, tx *sql.Tx) error {
 		g.Kind = ng.Kind
@@ -241,7 +242,7 @@ func (s *Store) CreateGame(ctx context.Context, ng store.NewGame) (store.Game, e
 		// (store.Kind.OnePerRules).
 		args := []any{ng.PlayerID, ng.RulesID, int64(ng.DealNumber), ng.DealText, ng.Daily, ms(now), ng.Owner, g.Practice, string(g.Kind),
 			encodeMoves(first.Moves), encodeMoves(first.Redo), first.Removed, first.Elapsed.Milliseconds(),
-			first.Hints, first.Undos, first.Watched, encodeTimes(first.MoveTimes), ng.Race}
+			first.Hints, first.Undos, first.Watched, encodeTimes(first.MoveTimes), ng.Race, ng.Chosen}
 		var row *sql.Row
 		if st := s.saves.create; st != nil {
 			// SQLite's writer has it prepared: parsing it again was

@@ -23,17 +23,19 @@ func checkResult(gameID int64, status store.Status, res *store.Result) error {
 	return nil
 }
 
-// insertResult stores res, taking player, rules, daily date, finish time
-// and assistance from the game row so that they cannot disagree with it.
+// insertResult stores res, taking player, rules, daily date, finish time,
+// assistance and chosen deal from the game row so that they cannot
+// disagree with it; whether its moves came too fast is the result's own
+// (store.Result.Fast).
 // A second result for the same game is ignored; a practice game, or a
 // daily game of a day the player already has a result for, gets none.
 func insertResult(ctx context.Context, tx *sql.Tx, res store.Result) error {
 	var playerID, rulesID, daily string
 	var finished int64
 	var hints, undos int
-	var practice bool
-	err := tx.QueryRowContext(ctx, `SELECT player_id, rules_id, daily, finished_at, hints, undos, practice FROM games WHERE id = $1`, res.GameID).
-		Scan(&playerID, &rulesID, &daily, &finished, &hints, &undos, &practice)
+	var practice, chosen bool
+	err := tx.QueryRowContext(ctx, `SELECT player_id, rules_id, daily, finished_at, hints, undos, practice, chosen FROM games WHERE id = $1`, res.GameID).
+		Scan(&playerID, &rulesID, &daily, &finished, &hints, &undos, &practice, &chosen)
 	if err != nil {
 		return err
 	}
@@ -50,9 +52,10 @@ func insertResult(ctx context.Context, tx *sql.Tx, res store.Result) error {
 		}
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO results
-		(game_id, player_id, rules_id, daily, won, removed, moves, elapsed_ms, finished_at, hints, undos)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (game_id) DO NOTHING`,
-		res.GameID, playerID, rulesID, daily, res.Won, res.Removed, res.Moves, res.Elapsed.Milliseconds(), finished, hints, undos)
+		(game_id, player_id, rules_id, daily, won, removed, moves, elapsed_ms, finished_at, hints, undos, chosen, fast)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (game_id) DO NOTHING`,
+		res.GameID, playerID, rulesID, daily, res.Won, res.Removed, res.Moves, res.Elapsed.Milliseconds(), finished, hints, undos,
+		chosen, res.Fast)
 	return err
 }
 
@@ -91,7 +94,7 @@ func (s *Store) RecordResult(ctx context.Context, res store.Result) error {
 // the later attempts at a daily deal (stores from before the first
 // finished attempt became the only result may hold some).
 const countedSQL = `SELECT * FROM (
-	SELECT won, removed, moves, elapsed_ms, daily, finished_at, game_id, hints, undos,
+	SELECT won, removed, moves, elapsed_ms, daily, finished_at, game_id, hints, undos, chosen, fast,
 	       ROW_NUMBER() OVER (PARTITION BY daily ORDER BY finished_at, game_id) AS dn
 	FROM results
 	WHERE player_id = $1 AND rules_id = $2
@@ -100,14 +103,19 @@ const countedSQL = `SELECT * FROM (
 // statsSQL derives a player's figures for one rules ID from their counted
 // results. Streaks: grp counts the games not won up to each result, so the
 // wins in a streak share a grp; the current streak is the group of the
-// last loss. Records (best time, fewest moves) come from unassisted wins.
+// last loss. Records (best time, fewest moves) come from unassisted wins
+// (no hints, no undo, no moves faster than play) of deals the server
+// dealt; a chosen deal's game counts as played but is left out of the
+// records and the streaks.
 const statsSQL = `WITH r AS (
-	SELECT won, removed, moves, elapsed_ms, daily, hints + undos > 0 AS assisted,
-	       SUM(CASE WHEN won THEN 0 ELSE 1 END)
-	           OVER (ORDER BY finished_at, game_id ROWS UNBOUNDED PRECEDING) AS grp
+	SELECT won, removed, moves, elapsed_ms, daily, chosen, hints + undos > 0 OR fast AS assisted
 	FROM (` + countedSQL + `) counted
+), s AS (
+	SELECT won, SUM(CASE WHEN won THEN 0 ELSE 1 END)
+	           OVER (ORDER BY finished_at, game_id ROWS UNBOUNDED PRECEDING) AS grp
+	FROM (` + countedSQL + `) counted WHERE NOT chosen
 ), streaks AS (
-	SELECT grp, COUNT(*) AS run FROM r WHERE won GROUP BY grp
+	SELECT grp, COUNT(*) AS run FROM s WHERE won GROUP BY grp
 ), firsts AS (
 	SELECT won, removed, elapsed_ms FROM r WHERE daily <> ''
 ), best_daily AS (
@@ -118,10 +126,10 @@ SELECT
 	(SELECT COUNT(*) FROM r WHERE won),
 	(SELECT COUNT(*) FROM r WHERE won AND assisted),
 	(SELECT COALESCE(SUM(removed), 0) FROM r),
-	(SELECT COALESCE(MIN(elapsed_ms), 0) FROM r WHERE won AND NOT assisted),
-	(SELECT COALESCE(MIN(moves), 0) FROM r WHERE won AND NOT assisted),
+	(SELECT COALESCE(MIN(elapsed_ms), 0) FROM r WHERE won AND NOT assisted AND NOT chosen),
+	(SELECT COALESCE(MIN(moves), 0) FROM r WHERE won AND NOT assisted AND NOT chosen),
 	(SELECT COALESCE(MAX(run), 0) FROM streaks),
-	(SELECT COALESCE(MAX(run), 0) FROM streaks WHERE grp = (SELECT MAX(grp) FROM r)),
+	(SELECT COALESCE(MAX(run), 0) FROM streaks WHERE grp = (SELECT MAX(grp) FROM s)),
 	(SELECT COUNT(*) FROM firsts),
 	(SELECT COUNT(*) FROM firsts WHERE won),
 	COALESCE((SELECT removed FROM best_daily), 0),
@@ -247,10 +255,10 @@ func boardLimit(limit int) int {
 
 // leaderboardSQL ranks each player's first finished attempt at a day's
 // daily deal.
-// An assisted attempt (hints or undo) stays the player's result but is
-// not on the board.
+// An assisted attempt (hints, undo, or moves faster than play) stays the
+// player's result but is not on the board.
 const leaderboardSQL = `WITH firsts AS (
-	SELECT game_id, player_id, won, removed, moves, elapsed_ms, finished_at, hints, undos,
+	SELECT game_id, player_id, won, removed, moves, elapsed_ms, finished_at, hints, undos, fast, chosen,
 	       ROW_NUMBER() OVER (PARTITION BY player_id ORDER BY finished_at, game_id) AS n
 	FROM results
 	WHERE rules_id = $1 AND daily = $2
@@ -258,7 +266,7 @@ const leaderboardSQL = `WITH firsts AS (
 SELECT RANK() OVER (ORDER BY f.removed DESC, f.elapsed_ms ASC) AS place,
        f.player_id, p.name, f.game_id, f.won, f.removed, f.moves, f.elapsed_ms, f.finished_at
 FROM firsts f JOIN players p ON p.id = f.player_id
-WHERE f.n = 1 AND f.hints = 0 AND f.undos = 0 AND NOT p.banned
+WHERE f.n = 1 AND f.hints = 0 AND f.undos = 0 AND NOT f.fast AND NOT f.chosen AND NOT p.banned
 ORDER BY place, f.finished_at, f.game_id
 LIMIT $3`
 
@@ -296,21 +304,23 @@ func (s *Store) Leaderboard(ctx context.Context, rulesID, date string, limit int
 
 // topSQL aggregates each player's counted results for a rules ID (all but
 // later attempts at a day's daily deal) and ranks them by their
-// unassisted wins; %[1]s is the ranking order. Equal figures share a
-// rank.
+// unassisted wins of deals the server dealt (record: no hints, no undo,
+// no moves faster than play, no chosen deal); %[1]s is the ranking
+// order. Equal figures share a rank.
 const topSQL = `WITH t AS (
 	SELECT r.player_id, p.name,
-	       SUM(CASE WHEN r.won AND r.hints = 0 AND r.undos = 0 THEN 1 ELSE 0 END) AS wins,
+	       SUM(CASE WHEN r.record THEN 1 ELSE 0 END) AS wins,
 	       COUNT(*) AS played,
-	       MIN(CASE WHEN r.won AND r.hints = 0 AND r.undos = 0 THEN r.elapsed_ms END) AS best
+	       MIN(CASE WHEN r.record THEN r.elapsed_ms END) AS best
 	FROM (
-		SELECT player_id, won, elapsed_ms, hints, undos, daily,
+		SELECT player_id, elapsed_ms, daily,
+		       won AND hints = 0 AND undos = 0 AND NOT fast AND NOT chosen AS record,
 		       ROW_NUMBER() OVER (PARTITION BY player_id, daily ORDER BY finished_at, game_id) AS dn
 		FROM results WHERE rules_id = $1
 	) r JOIN players p ON p.id = r.player_id
 	WHERE (r.daily = '' OR r.dn = 1) AND NOT p.banned
 	GROUP BY r.player_id, p.name
-	HAVING SUM(CASE WHEN r.won AND r.hints = 0 AND r.undos = 0 THEN 1 ELSE 0 END) > 0
+	HAVING SUM(CASE WHEN r.record THEN 1 ELSE 0 END) > 0
 )
 SELECT RANK() OVER (ORDER BY %[1]s) AS place, player_id, name, wins, played, best
 FROM t
@@ -357,17 +367,18 @@ func (s *Store) Top(ctx context.Context, rulesID string, order store.TopOrder, l
 // standingSQL is a player's counted attempt at a day's deal, its place
 // among the board's entries (0 when off the board) and the board's size.
 const standingSQL = `WITH firsts AS (
-	SELECT r.game_id, r.player_id, r.won, r.removed, r.moves, r.elapsed_ms, r.finished_at, r.hints, r.undos, p.name, p.banned,
+	SELECT r.game_id, r.player_id, r.won, r.removed, r.moves, r.elapsed_ms, r.finished_at,
+	       r.hints + r.undos > 0 OR r.fast OR r.chosen AS assisted, p.name, p.banned,
 	       ROW_NUMBER() OVER (PARTITION BY r.player_id ORDER BY r.finished_at, r.game_id) AS n
 	FROM results r JOIN players p ON p.id = r.player_id
 	WHERE r.rules_id = $1 AND r.daily = $2
 ), board AS (
 	SELECT player_id, RANK() OVER (ORDER BY removed DESC, elapsed_ms ASC) AS place
-	FROM firsts WHERE n = 1 AND hints = 0 AND undos = 0 AND NOT banned
+	FROM firsts WHERE n = 1 AND NOT assisted AND NOT banned
 )
 SELECT COALESCE((SELECT place FROM board WHERE player_id = f.player_id), 0),
        f.player_id, f.name, f.game_id, f.won, f.removed, f.moves, f.elapsed_ms, f.finished_at,
-       f.hints + f.undos > 0, (SELECT COUNT(*) FROM board)
+       f.assisted, (SELECT COUNT(*) FROM board)
 FROM firsts f WHERE f.n = 1 AND f.player_id = $3`
 
 // DailyStanding implements store.Results.

@@ -1,9 +1,11 @@
 package storetest
 
 import (
+	"bytes"
 	"errors"
 	"maps"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -294,5 +296,111 @@ func testGameKinds(t *testing.T, e *env) {
 	} {
 		_, err := e.s.CreateGame(e.ctx, ng)
 		wantErr(t, "kind "+string(ng.Kind), err, store.ErrInvalid)
+	}
+}
+
+// playGame finishes a new game ng with the result res (its GameID filled
+// in), as a Writer would, and moves the clock on.
+func (e *env) playGame(ng store.NewGame, res store.Result) store.Game {
+	e.t.Helper()
+	ng.Owner = "s"
+	g, err := e.s.CreateGame(e.ctx, ng)
+	if err != nil {
+		e.t.Fatalf("CreateGame: %v", err)
+	}
+	status := store.StatusLost
+	if res.Won {
+		status = store.StatusWon
+	}
+	res.GameID = g.ID
+	st := store.State{Status: status, Removed: res.Removed, Elapsed: res.Elapsed}
+	if err := e.s.FinishGame(e.ctx, g.ID, "s", e.ver(g.ID), st, &res); err != nil {
+		e.t.Fatalf("FinishGame: %v", err)
+	}
+	e.clock.Advance(time.Minute)
+	if g, err = e.s.Game(e.ctx, g.ID); err != nil {
+		e.t.Fatal(err)
+	}
+	return g
+}
+
+// testChosenAndFastResults: a game of a deal the player chose is kept as
+// chosen and counts as played and won, but sets no record, is on no top
+// list and makes no streak; a game whose moves came faster than play sets
+// no record either and is left off the daily board.
+func testChosenAndFastResults(t *testing.T, e *env) {
+	const day = "2026-03-14"
+	alice, bob, carol := e.player("alice"), e.player("bob"), e.player("carol")
+	e.playGame(store.NewGame{PlayerID: alice.ID, RulesID: "classic", DealNumber: 5}, store.Result{Won: true, Removed: 28, Moves: 50, Elapsed: 5 * time.Minute})
+	e.playGame(store.NewGame{PlayerID: alice.ID, RulesID: "classic", DealNumber: 6}, store.Result{Won: false, Removed: 3, Moves: 9, Elapsed: time.Minute})
+	chosen := e.playGame(store.NewGame{PlayerID: alice.ID, RulesID: "classic", DealNumber: 602, Chosen: true},
+		store.Result{Won: true, Removed: 28, Moves: 30, Elapsed: 3 * time.Second})
+	if !chosen.Chosen {
+		t.Errorf("a chosen deal's game read back: Chosen false")
+	}
+	e.playGame(store.NewGame{PlayerID: alice.ID, RulesID: "classic", DealNumber: 7}, store.Result{Won: true, Removed: 28, Moves: 31, Elapsed: 9 * time.Second, Fast: true})
+	st, err := e.s.Stats(e.ctx, alice.ID, "classic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Played != 4 || st.Won != 3 || st.AssistedWins != 1 {
+		t.Errorf("stats = %+v; want 4 played, 3 won, 1 assisted (the fast one)", st)
+	}
+	if st.BestTime != 5*time.Minute || st.FewestMoves != 50 {
+		t.Errorf("records = %v, %d moves; want 5m and 50 moves: neither the chosen deal's nor the fast game's", st.BestTime, st.FewestMoves)
+	}
+	// The streak after the loss: the fast win counts (it is a win), the
+	// chosen deal's does not.
+	if st.CurrentStreak != 1 || st.BestStreak != 1 {
+		t.Errorf("streaks = current %d, best %d; want 1 and 1 (the chosen deal's win is no part of one)", st.CurrentStreak, st.BestStreak)
+	}
+	// Bob's only win is of a chosen deal, carol's came too fast: neither
+	// is on the top lists.
+	e.playGame(store.NewGame{PlayerID: bob.ID, RulesID: "classic", DealNumber: 602, Chosen: true}, store.Result{Won: true, Removed: 28, Moves: 59, Elapsed: 3 * time.Second})
+	e.playGame(store.NewGame{PlayerID: carol.ID, RulesID: "classic", DealNumber: 9}, store.Result{Won: true, Removed: 28, Moves: 59, Elapsed: 4 * time.Second, Fast: true})
+	for _, order := range []store.TopOrder{store.TopWins, store.TopTime} {
+		top, err := e.s.Top(e.ctx, "classic", order, 10)
+		if err != nil || len(top) != 1 || top[0].PlayerName != "alice" || top[0].Won != 1 || top[0].BestTime != 5*time.Minute {
+			t.Errorf("top %d = %+v, %v; want alice alone, 1 win that counts, best 5m", order, top, err)
+		}
+	}
+	// The daily board: carol's fast attempt is her result but not on it.
+	e.playGame(store.NewGame{PlayerID: alice.ID, RulesID: "daily", Daily: day}, store.Result{Removed: 10, Moves: 30, Elapsed: 3 * time.Minute})
+	e.playGame(store.NewGame{PlayerID: carol.ID, RulesID: "daily", Daily: day}, store.Result{Won: true, Removed: 28, Moves: 72, Elapsed: 9 * time.Second, Fast: true})
+	board, err := e.s.Leaderboard(e.ctx, "daily", day, 10)
+	if err != nil || len(board) != 1 || board[0].PlayerName != "alice" {
+		t.Fatalf("board = %+v, %v; want alice alone", board, err)
+	}
+	ds, err := e.s.DailyStanding(e.ctx, carol.ID, "daily", day)
+	if err != nil || ds.Rank != 0 || !ds.Assisted || !ds.Won || ds.Players != 1 {
+		t.Errorf("carol's standing = %+v, %v; want off the board (rank 0), assisted, won, 1 player on the board", ds, err)
+	}
+}
+
+// testDailySecret: the daily deals' secret is made on first use and is the
+// same for every caller after, however many ask at once.
+func testDailySecret(t *testing.T, e *env) {
+	const callers = 8
+	got := make([][]byte, callers)
+	errs := make([]error, callers)
+	var wg sync.WaitGroup
+	for i := range callers {
+		wg.Go(func() { got[i], errs[i] = e.s.DailySecret(e.ctx) })
+	}
+	wg.Wait()
+	for i := range callers {
+		if errs[i] != nil {
+			t.Fatalf("DailySecret, caller %d: %v", i, errs[i])
+		}
+		if len(got[i]) != store.DailySecretLen || !bytes.Equal(got[i], got[0]) {
+			t.Fatalf("DailySecret, caller %d: %x; want %d bytes, the same as caller 0's %x", i, got[i], store.DailySecretLen, got[0])
+		}
+	}
+	if bytes.Equal(got[0], make([]byte, store.DailySecretLen)) {
+		t.Errorf("DailySecret is all zeros: not random")
+	}
+	again, err := e.s.DailySecret(e.ctx)
+	if err != nil || !bytes.Equal(again, got[0]) {
+		t.Errorf("DailySecret again = %x, %v; want %x, the one made first", again, err, got[0])
 	}
 }

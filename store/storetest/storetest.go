@@ -136,6 +136,8 @@ func Run(t *testing.T, open Opener) {
 		{"GameAssistance", testGameAssistance},
 		{"GameInProgress", testGameInProgress},
 		{"AssistedResults", testAssistedResults},
+		{"ChosenAndFastResults", testChosenAndFastResults},
+		{"DailySecret", testDailySecret},
 		{"DailyFirstAttempt", testDailyFirstAttempt},
 		{"GameKinds", testGameKinds},
 		{"Settings", testSettings},
