@@ -19,20 +19,30 @@ var hiddenDealRE = regexp.MustCompile(`deal \d`)
 
 // raceDeal is the deal of round's race in room code, read from the
 // server's database (the racers' games of the race are made as it
-// starts, under the key ROOM/ROUND): no screen shows it before the race
-// is over.
-func raceDeal(t *testing.T, ts *testServer, code string, round int) uint64 {
+// starts, under the key ROOM/ROUND, after every game of ID up to
+// before): no screen shows it before the race is over.
+func raceDeal(t *testing.T, ts *testServer, code string, round int, before int64) uint64 {
 	t.Helper()
 	db := ts.db(t)
 	var deal uint64
 	sshtest.Eventually(t, wait, func() bool {
 		var n int64
-		err := db.QueryRow(`SELECT deal_number FROM games WHERE kind = 'race' AND race_key LIKE $1 ORDER BY id DESC LIMIT 1`,
-			"%/"+strconv.Itoa(round)).Scan(&n)
+		err := db.QueryRow(`SELECT deal_number FROM games WHERE kind = 'race' AND race_key LIKE $1 AND id > $2 ORDER BY id DESC LIMIT 1`,
+			"%/"+strconv.Itoa(round), before).Scan(&n)
 		deal = uint64(n)
 		return err == nil && n > 0
 	}, "room %s's race games", code)
 	return deal
+}
+
+// lastGameID is the ID of the newest game the server stored, 0 for none.
+func lastGameID(t *testing.T, ts *testServer) int64 {
+	t.Helper()
+	var id int64
+	if err := ts.db(t).QueryRow(`SELECT COALESCE(MAX(id), 0) FROM games`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
 
 // winningLine is a line of play that clears a deal, from the solver.
@@ -128,8 +138,9 @@ func testE2ERaceRated(t *testing.T, be backend) {
 			t.Errorf("who --json shows %s's deal in the rated room as %q, want \"hidden\"", w.Name, w.Deal)
 		}
 	}
+	before := lastGameID(t, ts)
 	readyStart(t, a, b)
-	deal2 := raceDeal(t, ts, code, 2)
+	deal2 := raceDeal(t, ts, code, 2, before)
 	g2 := newGame(t, "classic", deal2)
 	waitPosition(t, a, g2)
 	waitPosition(t, b, newGame(t, "classic", deal2))
@@ -201,8 +212,9 @@ func testE2ERaceRated(t *testing.T, be backend) {
 	b = sshtest.OpenTerm(t, ts.dial(t, keyB), sshtest.TermOptions{Command: "race " + code})
 	b.WaitFor(t, "room "+code, wait)
 	a.WaitFor(t, "2/8 players", wait)
+	before = lastGameID(t, ts)
 	readyStart(t, a, b)
-	deal3 := raceDeal(t, ts, code, 3)
+	deal3 := raceDeal(t, ts, code, 3, before)
 	g3 := newGame(t, "classic", deal3)
 	waitPosition(t, a, g3)
 	waitPosition(t, b, newGame(t, "classic", deal3))
