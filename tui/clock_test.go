@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"pyramid/engine"
 	"testing"
 	"time"
 )
@@ -41,4 +42,16 @@ func TestClockPauseAndStartInEitherOrder(t *testing.T) {
 	if tb.played != 5*time.Second {
 		t.Errorf("played %v, want the 5s before the pause", tb.played)
 	}
+}
+
+// TestClockOfADealFoundInTheBackground: a deal picked in the background
+// (the daily, winnable-only deals) shows its clock in the header from
+// the start, and it counts, as a deal known at once does.
+func TestClockOfADealFoundInTheBackground(t *testing.T) {
+	h := newHarness(t, Deps{Args: []string{"daily"}, Unicode: true, Player: testPlayer, Games: &fakeGames{}, Width: 80, Height: 24,
+		Solver: &dailySolver{fakeSolver: fakeSolver{deal: engine.Unknown}, deal: 3}})
+	h.wantScreen("0 moves · 0:00")
+	h.clock.advance(12 * time.Second)
+	h.send(tickMsg{token: h.m.token})
+	h.wantScreen("0 moves · 0:12")
 }

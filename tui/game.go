@@ -257,11 +257,13 @@ func (m *Model) dealt(msg dealtMsg) tea.Cmd {
 	m.seat(g, msg.day, msg.now, 0, "")
 	m.saves.replace[m.token] = msg.spec.replace
 	t := m.table()
-	t.since = msg.now
+	// The clock starts when the deal was found, and shows in the header
+	// as it does for a deal the session knew at once.
+	tick := t.clocked(clockMsg{token: t.token, what: clockStart, now: msg.now})
 	if msg.note != "" {
 		t.say(sInfo, msg.note)
 	}
-	return t.askDailyStartPar() // par.go
+	return tea.Batch(tick, t.askDailyStartPar()) // par.go
 }
 
 // seat puts a game on the table and shows it. After a lost game, the
