@@ -270,6 +270,14 @@ func newRaceKeys() raceKeys {
 	}
 }
 
+// setScheme moves the race's table with the keys of s from now on.
+func (rs *raceScreen) setScheme(s KeyScheme) {
+	rs.scheme = s
+	if rs.table != nil {
+		rs.table.setScheme(s)
+	}
+}
+
 func newRaceScreen(e *env, races Races, scheme KeyScheme, w, h int) *raceScreen {
 	return &raceScreen{chrome: chrome{env: e, w: w, h: h}, races: races, scheme: scheme,
 		keys: newRaceKeys(), bar: newHelpBar(), input: Prompt{Label: "say: "}}

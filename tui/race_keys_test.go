@@ -116,3 +116,22 @@ func TestRaceChatTooLongKeepsTheLine(t *testing.T) {
 		t.Errorf("said %d lines, want the shortened one", len(f.said))
 	}
 }
+
+// TestDeepLinkedRaceUsesTheSavedKeys: a race opened by a deep link (a
+// ghost race here) moves with the player's saved keys, which come after
+// the race's table is made.
+func TestDeepLinkedRaceUsesTheSavedKeys(t *testing.T) {
+	acc := newFakeAccount()
+	acc.settings = map[string]string{"keys": "wasd"}
+	gh := &fakeGhosts{ghost: Ghost{GameID: "7", Name: "bob", Record: engine.Record{Rules: "classic", Deal: 3, Moves: []string{"d"}}, Times: []time.Duration{time.Second}}}
+	d := accountDeps(acc)
+	d.Args, d.Ghosts = []string{"race", "ghost", "7"}, gh
+	h := newHarness(t, d)
+	rs := h.m.race()
+	if rs == nil || rs.table == nil {
+		t.Fatalf("no ghost race:\n%s", h.screen())
+	}
+	if rs.scheme != SchemeWASD || rs.table.scheme != SchemeWASD {
+		t.Errorf("the race's keys: %v, its table's %v; want the saved wasd", rs.scheme, rs.table.scheme)
+	}
+}

@@ -111,6 +111,9 @@ func (m *Model) settingsChanged() {
 	if m.playing {
 		m.table().setScheme(mn.Scheme)
 	}
+	if rs := m.race(); rs != nil {
+		rs.setScheme(mn.Scheme) // a race a deep link opened before they came
+	}
 	if gl := glyphsFor(mn.unicode()); gl != m.env.gl {
 		m.setGlyphs(gl)
 	}
