@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	gossh "golang.org/x/crypto/ssh"
 
@@ -39,7 +40,21 @@ func toRemovals(t *testing.T, rules string, deal uint64, line []string, cards in
 // pair, then both leave. It returns the room's code.
 func farmRace(t *testing.T, ts *testServer, annKey, otherKey gossh.Signer, otherDraws int) string {
 	t.Helper()
-	a := sshtest.OpenTerm(t, ts.dial(t, annKey), sshtest.TermOptions{Command: "race new classic"})
+	// The room of the farm before may still have ann in it for a moment
+	// after she left its results ("you already host a room"): she tries
+	// again, as a player would.
+	var a *sshtest.Term
+	for range 20 {
+		a = sshtest.OpenTerm(t, ts.dial(t, annKey), sshtest.TermOptions{Command: "race new classic"})
+		s := a.WaitScreen(t, wait, "a new room, or the room ann still hosts", func(s string) bool {
+			return roomRE.MatchString(s) || strings.Contains(s, "you already host a room")
+		})
+		if roomRE.MatchString(s) {
+			break
+		}
+		a.Close()
+		time.Sleep(100 * time.Millisecond)
+	}
 	code := waitRoom(t, a)
 	s := a.WaitFor(t, "hidden deal", wait)
 	if strings.Contains(s, "unrated") {
