@@ -12,6 +12,7 @@ import (
 
 	"github.com/charmbracelet/log"
 
+	"pyramid/cluster"
 	"pyramid/engine"
 	"pyramid/keys"
 	"pyramid/store"
@@ -27,12 +28,29 @@ type account struct {
 	log    *log.Logger // nil logs nothing
 	player string      // the session's player, to mark their line on boards; empty when not resolved
 	key    string      // the session's key fingerprint, which Redeem links
+	// tell reaches the open sessions of a player on every server
+	// (moderation.go): a new name, an unlinked key; nil tells no one.
+	tell func(context.Context, cluster.AccountEvent) error
+	// instance and session name the menu's session (zero for a
+	// command), which shows its own changes.
+	instance string
+	session  uint64
+}
+
+// told tells the player's open sessions of ev, if they can be told; a
+// failure is logged where it happens (App.tellAccounts), and the change
+// shows at their next connection all the same.
+func (a *account) told(ctx context.Context, ev cluster.AccountEvent) {
+	if a.tell != nil {
+		ev.Instance, ev.Session = a.instance, a.session
+		_ = a.tell(ctx, ev)
+	}
 }
 
 // account returns the account adapter of a session of key, played by
 // player.
 func (a *App) account(player, key string) *account {
-	return &account{st: a.cfg.Store, now: a.cfg.Now, log: a.cfg.Logger, player: player, key: key}
+	return &account{st: a.cfg.Store, now: a.cfg.Now, log: a.cfg.Logger, player: player, key: key, tell: a.tellAccounts}
 }
 
 var _ tui.Account = (*account)(nil)
@@ -95,6 +113,9 @@ func (a *account) Rename(ctx context.Context, player, name string) (string, erro
 	case err != nil:
 		return "", fmt.Errorf("the server could not change the name now, try again: %w", err)
 	}
+	// The player's open sessions show it, and who lists it, everywhere;
+	// should the bus fail, they show it from their next connection.
+	a.told(ctx, cluster.AccountEvent{Kind: cluster.AccountRename, Player: player, Name: norm})
 	return norm, nil
 }
 
@@ -202,6 +223,15 @@ const (
 	unlinkFailed   = "the server could not unlink the key now, try again"
 )
 
+// shortKey is a fingerprint cut to what tells a player's keys apart on a
+// line of a screen.
+func shortKey(fp string) string {
+	if len(fp) <= len(fingerprintPrefix)+12 {
+		return fp
+	}
+	return fp[:len(fingerprintPrefix)+12] + "…"
+}
+
 // fingerprintPrefix starts every key fingerprint the server shows.
 const fingerprintPrefix = "SHA256:"
 
@@ -230,5 +260,11 @@ func (a *account) Unlink(ctx context.Context, player, fingerprint string) (strin
 	if a.log != nil {
 		a.log.Info("key unlinked", "by", a.key, "key", fp, "player", player)
 	}
+	// The unlinked key's sessions end at once, wherever they are; the
+	// account's others are told.
+	a.told(ctx, cluster.AccountEvent{Kind: cluster.AccountEnd, Player: player, Key: fp,
+		Text: "this key (" + fp + ") was unlinked from your account in another session"})
+	a.told(ctx, cluster.AccountEvent{Kind: cluster.AccountNotice, Player: player, Key: fp, Except: true,
+		Text: "your key " + shortKey(fp) + " was unlinked: its sessions are closed"})
 	return fp, nil
 }

@@ -58,8 +58,9 @@ func commands() []command {
 		{"name", "NEW", "change your display name", true, false, (*call).rename},
 		{"link", "[CODE]", "a code to link another key; with CODE, from that key: link it", true, false, (*call).link},
 		{"unlink", "FINGERPRINT", "remove one of your keys (whoami lists them)", true, false, (*call).unlink},
-		{"ban", "NAME", "ban a player", true, true, (*call).ban},
-		{"unban", "NAME", "lift a ban", true, true, (*call).ban},
+		{"ban", "NAME [DURATION] [REASON]", "ban a player, for good or for a while (1h, 7d): their open sessions end now, saying why", true, true, (*call).ban},
+		{"unban", "NAME", "lift a ban", true, true, (*call).unban},
+		{"kick", "NAME [REASON]", "end a player's open sessions, on every server, saying why", true, true, (*call).kick},
 		{"rename", "NAME NEW", "rename a player", true, true, (*call).adminRename},
 		{"close-room", "CODE [REASON]", "close a race room; its members and spectators are told why", false, true, (*call).closeRoom},
 	}

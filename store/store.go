@@ -26,6 +26,16 @@ type Player struct {
 	Name    string // display name, unique case-insensitively
 	Created time.Time
 	Banned  bool
+	// BannedUntil is when a timed ban ends; zero for a ban for good (or
+	// no ban). BanReason is the admin's reason, told to the player.
+	BannedUntil time.Time
+	BanReason   string
+}
+
+// BannedAt reports whether the player is banned at t: banned for good,
+// or until after t.
+func (p Player) BannedAt(t time.Time) bool {
+	return p.Banned && (p.BannedUntil.IsZero() || t.Before(p.BannedUntil))
 }
 
 // Key is a public key of a player, by fingerprint.
@@ -43,7 +53,9 @@ type Players interface {
 	// has it or a name that looks like it), else
 	// "player-" and a few hex digits derived from the fingerprint. created
 	// reports whether the player was created by this call. A banned player is
-	// returned as such (Banned set), not as an error.
+	// returned as such (Banned set, with the ban's terms), not as an error;
+	// a timed ban that has ended is lifted here, so a player is seen
+	// unbanned from the first connection after it.
 	GetOrCreatePlayer(ctx context.Context, fingerprint, defaultName string) (p Player, created bool, err error)
 	// Player returns the player with this ID.
 	Player(ctx context.Context, id string) (Player, error)
@@ -56,8 +68,12 @@ type Players interface {
 	// player has it, or a name that looks like it: the same
 	// keys.Skeleton). The name must already be valid (keys.NormalizeName).
 	RenamePlayer(ctx context.Context, id, name string) error
-	// SetBanned bans or unbans a player.
+	// SetBanned bans a player for good, with no reason given, or lifts a
+	// ban (its terms too).
 	SetBanned(ctx context.Context, id string, banned bool) error
+	// Ban bans a player until until (zero: for good) for reason (may be
+	// empty), replacing the terms of a ban they already had.
+	Ban(ctx context.Context, id string, until time.Time, reason string) error
 	// Keys lists a player's keys, oldest first.
 	Keys(ctx context.Context, playerID string) ([]Key, error)
 	// UnlinkKey removes a key from a player (ErrLastKey for the only one).

@@ -109,6 +109,7 @@ func Run(t *testing.T, open Opener) {
 		{"PlayerRename", testPlayerRename},
 		{"PlayerLookalikeNames", testPlayerLookalikeNames},
 		{"PlayerBan", testPlayerBan},
+		{"PlayerBanTerms", testPlayerBanTerms},
 		{"PlayerConcurrentCreate", testPlayerConcurrentCreate},
 		{"KeysUnlink", testKeysUnlink},
 		{"LinkCode", testLinkCode},

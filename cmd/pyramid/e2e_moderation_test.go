@@ -1,0 +1,135 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"pyramid/server/sshtest"
+	"pyramid/store/storetest"
+)
+
+// moderationServers runs fn with the servers an admin and a player use:
+// one server on SQLite (both the same), and two instances on one
+// PostgreSQL (the admin on one, the player's sessions on the other).
+func moderationServers(t *testing.T, extra []string, fn func(t *testing.T, admin, player *testServer)) {
+	t.Run("one server", func(t *testing.T) {
+		ts := startServer(t, "", extra...)
+		fn(t, ts, ts)
+	})
+	t.Run("two instances", func(t *testing.T) {
+		dbURL := storetest.PostgresSchemaURL(t) // skips without PostgreSQL
+		args := append([]string{"--presence-ttl", clusterTTL.String()}, extra...)
+		fn(t, startServer(t, dbURL, args...), startServer(t, dbURL, args...))
+	})
+}
+
+// ended waits for a session to end showing want (in words, which may
+// wrap over lines).
+func ended(t *testing.T, term *sshtest.Term, what, want string) {
+	t.Helper()
+	term.WaitScreen(t, wait, what+" showing "+want, func(s string) bool {
+		return strings.Contains(strings.Join(strings.Fields(s), " "), want)
+	})
+	if term.ExitStatus(wait) == -2 {
+		t.Fatalf("%s: the session did not end:\n%s", what, term.Screen())
+	}
+}
+
+// TestE2EModeration: an admin's rename, ban and kick act at once on the
+// player's open session, wherever it is connected: the rename shows in
+// it and in who, the ban ends it saying why and until when, takes it out
+// of who and refuses the next connection with the reason; a kick ends it
+// without a ban.
+func TestE2EModeration(t *testing.T) {
+	adminKey := sshtest.NewKey(t)
+	admins := []string{"--admins", gossh.FingerprintSHA256(adminKey.PublicKey())}
+	moderationServers(t, admins, func(t *testing.T, one, two *testServer) {
+		catKey, bobKey := sshtest.NewKey(t), sshtest.NewKey(t)
+		admin := one.user(adminKey)
+		runOK(t, two.user(catKey), "name cat")
+		cat := two.openAs(t, "cat", catKey, "")
+		cat.WaitScreen(t, wait, "cat's menu", isMenu)
+		waitWho(t, one.user(bobKey), "cat at the menu", func(w map[string]whoJSON) bool { return w["cat"].Doing == "menu" })
+
+		// A rename reaches the open session and who, on every instance.
+		runOK(t, admin, "rename cat kitty")
+		cat.WaitScreen(t, wait, "cat's menu as kitty", func(s string) bool {
+			return isMenu(s) && strings.Contains(s, "kitty")
+		})
+		for _, ts := range []*testServer{one, two} {
+			waitWho(t, ts.user(bobKey), "kitty, no cat", func(w map[string]whoJSON) bool {
+				_, old := w["cat"]
+				return !old && w["kitty"].Doing == "menu"
+			})
+		}
+
+		// A timed ban ends the open session, saying why and until when.
+		out := runOK(t, admin, "ban kitty 1h cheating at cards")
+		if !strings.Contains(out, "kitty is banned until") || !strings.Contains(out, "cheating at cards") {
+			t.Errorf("ban said %q", out)
+		}
+		ended(t, cat, "the banned session", "banned from this server until")
+		ended(t, cat, "the banned session", "cheating at cards")
+		for _, ts := range []*testServer{one, two} {
+			waitWho(t, ts.user(bobKey), "kitty gone", func(w map[string]whoJSON) bool { _, in := w["kitty"]; return !in })
+		}
+		// New connections are refused, with the reason and the end.
+		_, errOut, status := two.user(catKey).exec(t, "whoami")
+		if status != 1 || !strings.Contains(errOut, "banned from this server until") || !strings.Contains(errOut, "cheating at cards") {
+			t.Errorf("a banned player's command: exit %d, %q", status, errOut)
+		}
+		again := two.openAs(t, "cat", catKey, "")
+		ended(t, again, "a banned player's new session", "banned from this server until")
+		ended(t, again, "a banned player's new session", "cheating at cards")
+
+		if _, errOut, status := admin.exec(t, "ban kitty 0s"); status != 1 || !strings.Contains(errOut, "more than 0") {
+			t.Errorf("ban for 0s: exit %d, %q", status, errOut)
+		}
+		runOK(t, admin, "unban kitty")
+		if _, errOut, status := admin.exec(t, "unban kitty"); status != 1 || !strings.Contains(errOut, "not banned") {
+			t.Errorf("unban twice: exit %d, %q", status, errOut)
+		}
+
+		// A kick ends the session without a ban.
+		cat = two.openAs(t, "cat", catKey, "")
+		cat.WaitScreen(t, wait, "kitty's menu", isMenu)
+		out = runOK(t, admin, "kick kitty take a break")
+		if !strings.Contains(out, "kitty's open sessions end now") {
+			t.Errorf("kick said %q", out)
+		}
+		ended(t, cat, "the kicked session", "take a break")
+		runOK(t, two.user(catKey), "whoami")
+
+		if _, errOut, status := two.user(catKey).exec(t, "kick kitty"); status != 1 || !strings.Contains(errOut, "admins") {
+			t.Errorf("kick by a player: exit %d, %q", status, errOut)
+		}
+	})
+}
+
+// TestE2EUnlinkEndsSessions: a key unlinked from the account in one
+// session ends that key's open sessions at once, wherever they are, and
+// the account's other sessions are told.
+func TestE2EUnlinkEndsSessions(t *testing.T) {
+	moderationServers(t, nil, func(t *testing.T, one, two *testServer) {
+		annKey, laptopKey := sshtest.NewKey(t), sshtest.NewKey(t)
+		ann := one.user(annKey)
+		runOK(t, ann, "name ann")
+		code := strings.TrimSuffix(strings.Fields(runOK(t, ann, "link"))[2], ",")
+		runOK(t, two.user(laptopKey), "link "+code)
+
+		laptop := two.openAs(t, "ann", laptopKey, "")
+		laptop.WaitScreen(t, wait, "the laptop's menu", isMenu)
+		annTerm := one.openAs(t, "ann", annKey, "")
+		annTerm.WaitScreen(t, wait, "ann's menu", isMenu)
+
+		laptopFP := gossh.FingerprintSHA256(laptopKey.PublicKey())
+		runOK(t, ann, "unlink "+laptopFP)
+		ended(t, laptop, "the unlinked key's session", "was unlinked")
+		annTerm.WaitFor(t, "was unlinked: its sessions are closed", wait)
+		if out := runOK(t, two.user(laptopKey), "whoami"); strings.Contains(out, "ann") {
+			t.Errorf("the unlinked key still plays as ann:\n%s", out)
+		}
+	})
+}
