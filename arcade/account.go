@@ -102,6 +102,7 @@ func (a *account) Rename(ctx context.Context, player, name string) (string, erro
 	if err != nil {
 		return "", err
 	}
+	before, _ := a.st.Player(ctx, player) // for the audit log: the name it had
 	switch err := a.st.RenamePlayer(ctx, player, norm); {
 	case errors.Is(err, store.ErrNameTaken):
 		// Taken as such (the case fold), or only look-alike (the
@@ -116,6 +117,11 @@ func (a *account) Rename(ctx context.Context, player, name string) (string, erro
 	// The player's open sessions show it, and who lists it, everywhere;
 	// should the bus fail, they show it from their next connection.
 	a.told(ctx, cluster.AccountEvent{Kind: cluster.AccountRename, Player: player, Name: norm})
+	action := store.AuditName
+	if player != a.player {
+		action = store.AuditRename // an admin's
+	}
+	audit(ctx, a.st, a.log, store.AuditEntry{Actor: a.player, Action: action, Target: player, Subject: before.Name + " → " + norm})
 	return norm, nil
 }
 
@@ -195,6 +201,7 @@ func (a *account) Redeem(ctx context.Context, code string) (string, error) {
 	if a.log != nil {
 		a.log.Info("key linked", "key", a.key, "player", p.ID)
 	}
+	audit(ctx, a.st, a.log, store.AuditEntry{Actor: p.ID, Action: store.AuditLink, Target: p.ID, Subject: a.key})
 	return name, nil
 }
 
@@ -260,6 +267,7 @@ func (a *account) Unlink(ctx context.Context, player, fingerprint string) (strin
 	if a.log != nil {
 		a.log.Info("key unlinked", "by", a.key, "key", fp, "player", player)
 	}
+	audit(ctx, a.st, a.log, store.AuditEntry{Actor: player, Action: store.AuditUnlink, Target: player, Subject: fp})
 	// The unlinked key's sessions end at once, wherever they are; the
 	// account's others are told.
 	a.told(ctx, cluster.AccountEvent{Kind: cluster.AccountEnd, Player: player, Key: fp,

@@ -30,7 +30,8 @@ func (c *call) closeRoom() int {
 		return c.fail(err.Error())
 	}
 	reason := "closed by an admin"
-	if why := keys.Clean(strings.Join(args[1:], " "), maxCloseReason); why != "" {
+	why := keys.Clean(strings.Join(args[1:], " "), maxCloseReason)
+	if why != "" {
 		reason += ": " + why
 	}
 	if err := c.a.rooms.Close(roomCode, reason); err != nil {
@@ -41,6 +42,7 @@ func (c *call) closeRoom() int {
 	}
 	c.a.cfg.Logger.Info("admin close room", "by", c.s.Identity, "room", roomCode)
 	fmt.Fprintf(c.stdout, "room %s closed (%s)\n", roomCode, reason)
+	c.audited(store.AuditEntry{Action: store.AuditCloseRoom, Subject: string(roomCode), Reason: why})
 	return 0
 }
 

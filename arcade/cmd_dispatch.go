@@ -58,6 +58,7 @@ func commands() []command {
 		{"name", "NEW", "change your display name", true, false, (*call).rename},
 		{"link", "[CODE]", "a code to link another key; with CODE, from that key: link it", true, false, (*call).link},
 		{"unlink", "FINGERPRINT", "remove one of your keys (whoami lists them)", true, false, (*call).unlink},
+		{"audit", "[--json] [--limit N] [NAME]", "the audit log: what was done to your account (admins: everybody's, or NAME's)", true, false, (*call).audit},
 		{"ban", "NAME [DURATION] [REASON]", "ban a player, for good or for a while (1h, 7d): their open sessions end now, saying why", true, true, (*call).ban},
 		{"unban", "NAME", "lift a ban", true, true, (*call).unban},
 		{"kick", "NAME [REASON]", "end a player's open sessions, on every server, saying why", true, true, (*call).kick},

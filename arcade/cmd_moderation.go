@@ -80,6 +80,11 @@ func (c *call) ban() int {
 	p.Banned, p.BannedUntil, p.BanReason = true, until, why
 	c.a.cfg.Logger.Info("admin ban", "by", c.s.Identity, "player", p.ID, "until", until, "reason", why)
 	fmt.Fprintf(c.stdout, "%s is banned%s\n", playerName(p.Name), strings.TrimPrefix(banWords(p), "you are banned from this server"))
+	term := "for good"
+	if !until.IsZero() {
+		term = "until " + until.UTC().Format("2006-01-02 15:04") + " UTC"
+	}
+	c.audited(store.AuditEntry{Action: store.AuditBan, Target: p.ID, Subject: term, Reason: why})
 	c.endAll(p, banWords(p))
 	return 0
 }
@@ -107,6 +112,7 @@ func (c *call) unban() int {
 	}
 	c.a.cfg.Logger.Info("admin unban", "by", c.s.Identity, "player", p.ID)
 	fmt.Fprintf(c.stdout, "%s is no longer banned\n", playerName(p.Name))
+	c.audited(store.AuditEntry{Action: store.AuditUnban, Target: p.ID})
 	return 0
 }
 
@@ -134,6 +140,7 @@ func (c *call) kick() int {
 	}
 	c.a.cfg.Logger.Info("admin kick", "by", c.s.Identity, "player", p.ID, "reason", why)
 	fmt.Fprintf(c.stdout, "%s's open sessions end now, on every server\n", playerName(p.Name))
+	c.audited(store.AuditEntry{Action: store.AuditKick, Target: p.ID, Reason: why})
 	c.endAll(p, text)
 	return 0
 }

@@ -80,6 +80,49 @@ type Players interface {
 	UnlinkKey(ctx context.Context, playerID, fingerprint string) error
 }
 
+// AuditEntry is one line of the audit log: an admin action, or a change
+// of an account's keys or name.
+type AuditEntry struct {
+	ID int64 // set when stored
+	At time.Time
+	// Actor is the player ID of who did it; empty for none.
+	Actor string
+	// Action is what was done: AuditBan, AuditUnban, AuditKick, …
+	Action string
+	// Target is the player ID it concerns; empty for a room.
+	Target string
+	// Subject is what else it names: a room code, a key's fingerprint, a
+	// name, a ban's end.
+	Subject string
+	Reason  string
+	// ActorName and TargetName are the players' names when read (empty
+	// for a player no longer kept).
+	ActorName, TargetName string
+}
+
+// The actions of the audit log.
+const (
+	AuditBan       = "ban"
+	AuditUnban     = "unban"
+	AuditKick      = "kick"
+	AuditRename    = "rename"     // an admin renamed a player
+	AuditName      = "name"       // a player changed their own name
+	AuditCloseRoom = "close-room" // Subject: the room's code
+	AuditLink      = "link"       // Subject: the key linked
+	AuditUnlink    = "unlink"     // Subject: the key unlinked
+)
+
+// Audit keeps the audit log.
+type Audit interface {
+	// AddAudit stores an entry (ErrInvalid for one without an action or
+	// with fields past their bounds) and returns its ID. A zero At is
+	// the store's now.
+	AddAudit(ctx context.Context, e AuditEntry) (int64, error)
+	// AuditLog returns at most limit entries, newest first: every entry,
+	// or (player set) those the player did or that concern them.
+	AuditLog(ctx context.Context, player string, limit int) ([]AuditEntry, error)
+}
+
 // Links keeps the one-time codes that link a new key to a player.
 type Links interface {
 	// CreateLinkCode stores a code (canonical form, keys.NormalizeLinkCode)
@@ -492,6 +535,7 @@ type Store interface {
 	Games
 	Results
 	Settings
+	Audit
 	// Close releases the database.
 	Close() error
 }

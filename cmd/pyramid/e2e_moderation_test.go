@@ -105,7 +105,57 @@ func TestE2EModeration(t *testing.T) {
 		if _, errOut, status := two.user(catKey).exec(t, "kick kitty"); status != 1 || !strings.Contains(errOut, "admins") {
 			t.Errorf("kick by a player: exit %d, %q", status, errOut)
 		}
+
+		// The audit log has every action, with who, whom and why; the
+		// player reads the entries about them, and nobody else's.
+		runOK(t, one.user(bobKey), "name bob")
+		var log []auditJSON
+		runJSON(t, admin, "audit --json", &log)
+		got := auditLines(log)
+		want := "name bob player → bob|kick kitty take a break|unban kitty|ban kitty cheating at cards|rename kitty cat → kitty|name kitty player → cat"
+		if got != want {
+			t.Errorf("the admin's audit log:\n%s\nwant\n%s", got, want)
+		}
+		for _, e := range log {
+			if e.Action == "ban" && (e.By == "" || !strings.HasPrefix(e.Subject, "until ")) {
+				t.Errorf("the ban's entry: %+v", e)
+			}
+		}
+		var kittys []auditJSON
+		runJSON(t, two.user(catKey), "audit --json", &kittys)
+		if got := auditLines(kittys); got != strings.TrimPrefix(want, "name bob player → bob|") {
+			t.Errorf("kitty's audit log:\n%s", got)
+		}
+		if _, errOut, status := two.user(catKey).exec(t, "audit bob"); status != 1 || !strings.Contains(errOut, "only the entries about you") {
+			t.Errorf("a player's audit of another: exit %d, %q", status, errOut)
+		}
+		if out := runOK(t, admin, "audit kitty"); !strings.Contains(out, "cheating at cards") || strings.Contains(out, "bob") {
+			t.Errorf("the admin's audit kitty:\n%s", out)
+		}
 	})
+}
+
+// auditJSON is one entry of audit --json.
+type auditJSON struct {
+	By      string `json:"by"`
+	Action  string `json:"action"`
+	Player  string `json:"player"`
+	Subject string `json:"subject"`
+	Reason  string `json:"reason"`
+}
+
+// auditLines sums an audit log up as action, player, subject (but a
+// ban's end) and reason, newest first.
+func auditLines(log []auditJSON) string {
+	var lines []string
+	for _, e := range log {
+		subject := e.Subject
+		if e.Action == "ban" {
+			subject = ""
+		}
+		lines = append(lines, strings.Join(strings.Fields(e.Action+" "+e.Player+" "+subject+" "+e.Reason), " "))
+	}
+	return strings.Join(lines, "|")
 }
 
 // TestE2EUnlinkEndsSessions: a key unlinked from the account in one
@@ -127,6 +177,11 @@ func TestE2EUnlinkEndsSessions(t *testing.T) {
 		laptopFP := gossh.FingerprintSHA256(laptopKey.PublicKey())
 		runOK(t, ann, "unlink "+laptopFP)
 		ended(t, laptop, "the unlinked key's session", "was unlinked")
+		var log []auditJSON
+		runJSON(t, ann, "audit --json", &log)
+		if got, want := auditLines(log), "unlink ann "+laptopFP+"|link ann "+gossh.FingerprintSHA256(laptopKey.PublicKey())+"|name ann player → ann"; got != want {
+			t.Errorf("ann's audit log:\n%s\nwant\n%s", got, want)
+		}
 		annTerm.WaitFor(t, "was unlinked: its sessions are closed", wait)
 		if out := runOK(t, two.user(laptopKey), "whoami"); strings.Contains(out, "ann") {
 			t.Errorf("the unlinked key still plays as ann:\n%s", out)

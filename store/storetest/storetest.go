@@ -110,6 +110,7 @@ func Run(t *testing.T, open Opener) {
 		{"PlayerLookalikeNames", testPlayerLookalikeNames},
 		{"PlayerBan", testPlayerBan},
 		{"PlayerBanTerms", testPlayerBanTerms},
+		{"AuditLog", testAuditLog},
 		{"PlayerConcurrentCreate", testPlayerConcurrentCreate},
 		{"KeysUnlink", testKeysUnlink},
 		{"LinkCode", testLinkCode},

@@ -1,0 +1,17 @@
+-- The audit log: every admin action (ban, unban, kick, rename,
+-- close-room) and every change of an account's keys or name, with who
+-- did it (actor_id, a player ID; '' for none), when (Unix milliseconds),
+-- whom it concerns (target_id; '' for a room), what else (subject: a
+-- room code, a key's fingerprint, a name, a ban's end) and why. Player
+-- IDs are not foreign keys: an entry outlives a player dropped by a link.
+CREATE TABLE audit_log (
+    id        BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    at        BIGINT NOT NULL,
+    actor_id  TEXT NOT NULL,
+    action    TEXT NOT NULL,
+    target_id TEXT NOT NULL,
+    subject   TEXT NOT NULL,
+    reason    TEXT NOT NULL
+);
+CREATE INDEX audit_log_target ON audit_log (target_id, id);
+CREATE INDEX audit_log_actor ON audit_log (actor_id, id);
