@@ -209,3 +209,13 @@ func banWords(p store.Player) string {
 // sessionsNote is what an admin is told when an account event could not
 // reach the open sessions.
 const sessionsNote = "note: the open sessions could not be told now; new connections see it"
+
+// entrant is the session's racer as a room lists them: by the name the
+// player has now, which an admin or another session may have changed.
+func (rs *races) entrant() lobby.Entrant {
+	me := rs.me
+	if !me.Guest {
+		me.Name = rs.sess.Player().Name
+	}
+	return me
+}

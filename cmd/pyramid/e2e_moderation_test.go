@@ -188,3 +188,35 @@ func TestE2EUnlinkEndsSessions(t *testing.T) {
 		}
 	})
 }
+
+// TestE2ERenameReachesSessions: a name changed from another session, on
+// another instance, shows at once in the open session, in who on every
+// instance and in the room that session opens next; the old name is
+// free for another player.
+func TestE2ERenameReachesSessions(t *testing.T) {
+	moderationServers(t, nil, func(t *testing.T, one, two *testServer) {
+		danKey, fayKey := sshtest.NewKey(t), sshtest.NewKey(t)
+		runOK(t, two.user(danKey), "name dan")
+		dan := two.openAs(t, "dan", danKey, "")
+		dan.WaitScreen(t, wait, "dan's menu", isMenu)
+
+		runOK(t, one.user(danKey), "name dån")
+		dan.WaitScreen(t, wait, "dan's menu as dån", func(s string) bool {
+			return isMenu(s) && strings.Contains(s, "playing as dån") && strings.Contains(s, "your name is dån now")
+		})
+		for _, ts := range []*testServer{one, two} {
+			waitWho(t, ts.user(fayKey), "dån, no dan", func(w map[string]whoJSON) bool {
+				_, old := w["dan"]
+				return !old && w["dån"].Doing == "menu"
+			})
+		}
+		runOK(t, one.user(fayKey), "name dan")
+
+		typeKeys(t, dan, sshtest.KeyRight)
+		menuTo(t, dan, "New race")
+		typeKeys(t, dan, sshtest.KeyEnter)
+		dan.WaitScreen(t, wait, "dån's room", func(s string) bool {
+			return strings.Contains(s, "room ") && strings.Contains(s, "dån") && strings.Contains(s, "(you)")
+		})
+	})
+}
