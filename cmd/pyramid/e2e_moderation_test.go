@@ -174,7 +174,18 @@ func TestE2EUnlinkEndsSessions(t *testing.T) {
 		annTerm := one.openAs(t, "ann", annKey, "")
 		annTerm.WaitScreen(t, wait, "ann's menu", isMenu)
 
-		laptopFP := gossh.FingerprintSHA256(laptopKey.PublicKey())
+		// The key linked first is unlinked from the newer one only with
+		// --yes: without it, nothing changes.
+		annFP, laptopFP := gossh.FingerprintSHA256(annKey.PublicKey()), gossh.FingerprintSHA256(laptopKey.PublicKey())
+		out, errOut, status := two.user(laptopKey).exec(t, "unlink "+annFP)
+		if status != 1 || out != "" || !strings.Contains(errOut, annFP+" was linked before the key you are using") ||
+			!strings.Contains(errOut, "unlink "+annFP+" --yes") {
+			t.Errorf("unlink of the older key without --yes: exit %d, %q %q", status, out, errOut)
+		}
+		if out := runOK(t, ann, "whoami"); !strings.Contains(out, laptopFP) || !strings.Contains(out, annFP) {
+			t.Errorf("a refused unlink changed the keys:\n%s", out)
+		}
+
 		runOK(t, ann, "unlink "+laptopFP)
 		ended(t, laptop, "the unlinked key's session", "was unlinked")
 		var log []auditJSON
@@ -186,6 +197,15 @@ func TestE2EUnlinkEndsSessions(t *testing.T) {
 		if out := runOK(t, two.user(laptopKey), "whoami"); strings.Contains(out, "ann") {
 			t.Errorf("the unlinked key still plays as ann:\n%s", out)
 		}
+
+		// Linked again, the laptop removes the first key with --yes: its
+		// open session ends.
+		code = strings.TrimSuffix(strings.Fields(runOK(t, ann, "link"))[2], ",")
+		runOK(t, two.user(laptopKey), "link "+code)
+		if out := runOK(t, two.user(laptopKey), "unlink "+annFP+" --yes"); !strings.Contains(out, "unlinked "+annFP) {
+			t.Errorf("unlink --yes: %q", out)
+		}
+		ended(t, annTerm, "the first key's session", "was unlinked")
 	})
 }
 
