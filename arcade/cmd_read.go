@@ -52,7 +52,7 @@ func (c *call) whoami() int {
 		return c.writeJSON(rep)
 	}
 	if rep.Guest {
-		fmt.Fprintln(c.stdout, "guest: no SSH key, so nothing is kept (make one with ssh-keygen -t ed25519)")
+		fmt.Fprintf(c.stdout, "%s: a guest (no SSH key), so nothing is kept, and each connection gets a new guest name (make a key with ssh-keygen -t ed25519)\n", playerName(rep.Name))
 		return 0
 	}
 	fmt.Fprintf(c.stdout, "name  %s\nid    %s\n", rep.Name, rep.ID)
