@@ -213,7 +213,8 @@ func (a *account) Keys(ctx context.Context, player string) ([]tui.KeyInfo, error
 	}
 	out := make([]tui.KeyInfo, 0, len(ks))
 	for _, k := range ks {
-		out = append(out, tui.KeyInfo{Fingerprint: k.Fingerprint, Added: k.Added, This: k.Fingerprint == a.key})
+		out = append(out, tui.KeyInfo{Fingerprint: k.Fingerprint, Added: k.Added, This: k.Fingerprint == a.key,
+			Type: k.Type, Label: keys.Clean(k.Label, maxKeyLabel), LastUsed: k.LastUsed})
 	}
 	return out, nil
 }

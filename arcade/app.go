@@ -239,6 +239,7 @@ func (a *App) player(ctx context.Context, s *server.Session) (p tui.Player, save
 		return tui.Player{ID: s.Identity, Name: "player"}, false,
 			"the server cannot reach its database: this game is not saved", nil
 	}
+	a.touchKey(ctx, s.Identity, s.PublicKey.Type()) // cmd_keys.go
 	if sp.Banned {
 		return tui.Player{}, false, "", errors.New(banWords(sp)) // moderation.go
 	}

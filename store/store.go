@@ -43,7 +43,18 @@ type Key struct {
 	Fingerprint string
 	PlayerID    string
 	Added       time.Time
+	// Type is the key's type as last seen (ssh-ed25519, …); empty for a
+	// key not seen since the store kept it.
+	Type string
+	// Label is what its owner calls it ("laptop"); empty for none.
+	Label string
+	// LastUsed is when it was last used to connect (to the minute); zero
+	// for not since the store kept it.
+	LastUsed time.Time
 }
+
+// MaxKeyLabel is the most bytes a key's label may have.
+const MaxKeyLabel = 64
 
 // Players keeps players and their keys.
 type Players interface {
@@ -76,6 +87,14 @@ type Players interface {
 	Ban(ctx context.Context, id string, until time.Time, reason string) error
 	// Keys lists a player's keys, oldest first.
 	Keys(ctx context.Context, playerID string) ([]Key, error)
+	// TouchKey notes that the key with this fingerprint was used to
+	// connect now, with its type; the time is written at most once a
+	// minute. An unknown key is no error.
+	TouchKey(ctx context.Context, fingerprint, keyType string) error
+	// LabelKey gives one of the player's keys a label (empty: none);
+	// ErrNotFound for a key that is not theirs, ErrInvalid for a label
+	// over MaxKeyLabel bytes.
+	LabelKey(ctx context.Context, playerID, fingerprint, label string) error
 	// UnlinkKey removes a key from a player (ErrLastKey for the only one).
 	UnlinkKey(ctx context.Context, playerID, fingerprint string) error
 }

@@ -240,3 +240,40 @@ func TestE2ERenameReachesSessions(t *testing.T) {
 		})
 	})
 }
+
+// TestE2EKeyLabels: whoami shows each key's label, type, when it was
+// added and last used; a player labels their own keys and no other's.
+func TestE2EKeyLabels(t *testing.T) {
+	ts := startServer(t, "")
+	annKey, bobKey := sshtest.NewKey(t), sshtest.NewKey(t)
+	ann := ts.user(annKey)
+	annFP := gossh.FingerprintSHA256(annKey.PublicKey())
+	runOK(t, ann, "name ann")
+	if out := runOK(t, ann, "label "+annFP+" my laptop"); !strings.Contains(out, `is "my laptop" now`) {
+		t.Errorf("label: %q", out)
+	}
+	out := runOK(t, ann, "whoami")
+	if !strings.Contains(out, annFP+`  "my laptop" · ed25519 · added `) || !strings.Contains(out, "· last used ") || !strings.Contains(out, "UTC · this session") {
+		t.Errorf("whoami:\n%s", out)
+	}
+	var who struct {
+		KeyInfo []struct {
+			Fingerprint, Type, Label string
+			LastUsed                 *string `json:"last_used"`
+		} `json:"key_info"`
+	}
+	runJSON(t, ann, "whoami --json", &who)
+	if len(who.KeyInfo) != 1 || who.KeyInfo[0].Label != "my laptop" || who.KeyInfo[0].Type != "ssh-ed25519" || who.KeyInfo[0].LastUsed == nil {
+		t.Errorf("whoami --json key_info: %+v", who.KeyInfo)
+	}
+	runOK(t, ts.user(bobKey), "whoami")
+	if _, errOut, status := ts.user(bobKey).exec(t, "label "+annFP+" mine"); status != 1 || !strings.Contains(errOut, "not one of your keys") {
+		t.Errorf("labelling another's key: exit %d, %q", status, errOut)
+	}
+	if _, errOut, status := ann.exec(t, "label "+annFP+" "+strings.Repeat("x", 30)); status != 1 || !strings.Contains(errOut, "at most 24 characters") {
+		t.Errorf("a label too long: exit %d, %q", status, errOut)
+	}
+	if out := runOK(t, ann, "label "+annFP); !strings.Contains(out, "no label now") {
+		t.Errorf("label without a name: %q", out)
+	}
+}

@@ -397,7 +397,7 @@ func (s *Store) Keys(ctx context.Context, playerID string) ([]store.Key, error) 
 
 func listKeys(ctx context.Context, q querier, playerID string) ([]store.Key, error) {
 	rows, err := q.QueryContext(ctx,
-		`SELECT fingerprint, player_id, added_at FROM player_keys WHERE player_id = $1 ORDER BY added_at, fingerprint`, playerID)
+		`SELECT fingerprint, player_id, added_at, key_type, label, last_used_at FROM player_keys WHERE player_id = $1 ORDER BY added_at, fingerprint`, playerID)
 	if err != nil {
 		return nil, err
 	}
@@ -405,11 +405,14 @@ func listKeys(ctx context.Context, q querier, playerID string) ([]store.Key, err
 	var keys []store.Key
 	for rows.Next() {
 		var k store.Key
-		var added int64
-		if err := rows.Scan(&k.Fingerprint, &k.PlayerID, &added); err != nil {
+		var added, used int64
+		if err := rows.Scan(&k.Fingerprint, &k.PlayerID, &added, &k.Type, &k.Label, &used); err != nil {
 			return nil, err
 		}
 		k.Added = fromMS(added)
+		if used != 0 {
+			k.LastUsed = fromMS(used)
+		}
 		keys = append(keys, k)
 	}
 	return keys, rows.Err()

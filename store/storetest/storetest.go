@@ -111,6 +111,7 @@ func Run(t *testing.T, open Opener) {
 		{"PlayerBan", testPlayerBan},
 		{"PlayerBanTerms", testPlayerBanTerms},
 		{"AuditLog", testAuditLog},
+		{"KeyDetails", testKeyDetails},
 		{"PlayerConcurrentCreate", testPlayerConcurrentCreate},
 		{"KeysUnlink", testKeysUnlink},
 		{"LinkCode", testLinkCode},

@@ -15,3 +15,11 @@ CREATE TABLE audit_log (
 );
 CREATE INDEX audit_log_target ON audit_log (target_id, id);
 CREATE INDEX audit_log_actor ON audit_log (actor_id, id);
+
+-- What a player's key list shows of each key: its type (ssh-ed25519, …,
+-- as last seen), a label its owner gives it (SSH never sends a key
+-- file's comment) and when it was last used (Unix milliseconds; 0 for
+-- never since this column came).
+ALTER TABLE player_keys ADD COLUMN key_type TEXT NOT NULL DEFAULT '';
+ALTER TABLE player_keys ADD COLUMN label TEXT NOT NULL DEFAULT '';
+ALTER TABLE player_keys ADD COLUMN last_used_at BIGINT NOT NULL DEFAULT 0;
