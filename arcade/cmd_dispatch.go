@@ -59,11 +59,13 @@ func commands() []command {
 		{"link", "[CODE]", "a code to link another key; with CODE, from that key: link it", true, false, (*call).link},
 		{"label", "FINGERPRINT NAME", "name one of your keys, e.g. laptop (whoami lists them)", true, false, (*call).label},
 		{"unlink", "FINGERPRINT", "remove one of your keys (one older than yours: --yes)", true, false, (*call).unlink},
+		{"report", "NAME REASON", "tell the admins about a player (5 a day)", true, false, (*call).report},
 		{"audit", "[NAME]", "what was done to your account (admins: to all, or NAME)", true, false, (*call).audit},
 		{"ban", "NAME [DURATION] [REASON]", "ban a player, for good or for a while (1h, 7d): their open sessions end now, saying why", true, true, (*call).ban},
 		{"unban", "NAME", "lift a ban", true, true, (*call).unban},
 		{"kick", "NAME [REASON]", "end a player's open sessions, on every server, saying why", true, true, (*call).kick},
 		{"rename", "NAME NEW", "rename a player", true, true, (*call).adminRename},
+		{"reports", "[--json]", "the players' reports, newest first", true, true, (*call).reports},
 		{"close-room", "CODE [REASON]", "close a race room; its members and spectators are told why", false, true, (*call).closeRoom},
 	}
 }

@@ -142,6 +142,28 @@ type Audit interface {
 	AuditLog(ctx context.Context, player string, limit int) ([]AuditEntry, error)
 }
 
+// Report is a player's report of another player, for the admins.
+type Report struct {
+	ID       int64 // set when stored
+	At       time.Time
+	Reporter string // player IDs
+	Reported string
+	Reason   string
+	// ReporterName and ReportedName are the players' names when read.
+	ReporterName, ReportedName string
+}
+
+// Reports keeps players' reports of other players.
+type Reports interface {
+	// AddReport stores a report, at the store's now, and returns its ID:
+	// ErrLimit when its reporter made perDay reports or more in the 24
+	// hours before, ErrInvalid for one without a reason or a player, or
+	// with a reason over 1000 bytes.
+	AddReport(ctx context.Context, r Report, perDay int) (int64, error)
+	// Reports returns at most limit reports, newest first.
+	Reports(ctx context.Context, limit int) ([]Report, error)
+}
+
 // Links keeps the one-time codes that link a new key to a player.
 type Links interface {
 	// CreateLinkCode stores a code (canonical form, keys.NormalizeLinkCode)
@@ -555,6 +577,7 @@ type Store interface {
 	Results
 	Settings
 	Audit
+	Reports
 	// Close releases the database.
 	Close() error
 }

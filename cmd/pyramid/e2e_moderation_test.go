@@ -277,3 +277,48 @@ func TestE2EKeyLabels(t *testing.T) {
 		t.Errorf("label without a name: %q", out)
 	}
 }
+
+// TestE2EReports: a player reports another to the admins, five times a
+// day at most; admins read the reports, players may not; the reported
+// player's audit does not name the reporter.
+func TestE2EReports(t *testing.T) {
+	adminKey, annKey, catKey := sshtest.NewKey(t), sshtest.NewKey(t), sshtest.NewKey(t)
+	ts := startServer(t, "", "--admins", gossh.FingerprintSHA256(adminKey.PublicKey()))
+	ann, cat, admin := ts.user(annKey), ts.user(catKey), ts.user(adminKey)
+	runOK(t, ann, "name ann")
+	runOK(t, cat, "name cat")
+	if out := runOK(t, ann, "report cat rude in chat"); !strings.Contains(out, "reported cat to the admins: rude in chat") {
+		t.Errorf("report: %q", out)
+	}
+	for _, tt := range []struct{ cmd, want string }{
+		{"report cat", "needs the player's name and why"},
+		{"report ann me", "cannot report yourself"},
+		{"report nobody spam", "not found"},
+	} {
+		if _, errOut, status := ann.exec(t, tt.cmd); status == 0 || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%s: exit %d, %q; want %q", tt.cmd, status, errOut, tt.want)
+		}
+	}
+	for i := range 4 {
+		runOK(t, ann, "report cat again "+string(rune('a'+i)))
+	}
+	if _, errOut, status := ann.exec(t, "report cat once more"); status != 1 || !strings.Contains(errOut, "5 reports in the last 24 hours") {
+		t.Errorf("a sixth report: exit %d, %q", status, errOut)
+	}
+	var reports []struct {
+		By, Player, Reason string
+	}
+	runJSON(t, admin, "reports --json", &reports)
+	if len(reports) != 5 || reports[4].By != "ann" || reports[4].Player != "cat" || reports[4].Reason != "rude in chat" {
+		t.Errorf("reports: %+v", reports)
+	}
+	if out := runOK(t, admin, "reports"); !strings.Contains(out, "rude in chat") {
+		t.Errorf("reports:\n%s", out)
+	}
+	if _, errOut, status := cat.exec(t, "reports"); status != 1 || !strings.Contains(errOut, "admins") {
+		t.Errorf("reports by a player: exit %d, %q", status, errOut)
+	}
+	if out := runOK(t, cat, "audit"); strings.Contains(out, "ann") || strings.Contains(out, "rude") {
+		t.Errorf("the reported player's audit names the report:\n%s", out)
+	}
+}

@@ -112,6 +112,7 @@ func Run(t *testing.T, open Opener) {
 		{"PlayerBanTerms", testPlayerBanTerms},
 		{"AuditLog", testAuditLog},
 		{"KeyDetails", testKeyDetails},
+		{"Reports", testReports},
 		{"PlayerConcurrentCreate", testPlayerConcurrentCreate},
 		{"KeysUnlink", testKeysUnlink},
 		{"LinkCode", testLinkCode},

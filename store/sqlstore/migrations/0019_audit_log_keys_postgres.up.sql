@@ -23,3 +23,15 @@ CREATE INDEX audit_log_actor ON audit_log (actor_id, id);
 ALTER TABLE player_keys ADD COLUMN key_type TEXT NOT NULL DEFAULT '';
 ALTER TABLE player_keys ADD COLUMN label TEXT NOT NULL DEFAULT '';
 ALTER TABLE player_keys ADD COLUMN last_used_at BIGINT NOT NULL DEFAULT 0;
+
+-- Players' reports of other players, for the admins (reports): who
+-- reported whom, when and why. Apart from the audit log, which the
+-- reported player reads: a report does not name its reporter to them.
+CREATE TABLE reports (
+    id          BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    at          BIGINT NOT NULL,
+    reporter_id TEXT NOT NULL,
+    reported_id TEXT NOT NULL,
+    reason      TEXT NOT NULL
+);
+CREATE INDEX reports_reporter ON reports (reporter_id, at);
