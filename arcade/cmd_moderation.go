@@ -139,7 +139,11 @@ func (c *call) kick() int {
 		text += ": " + why
 	}
 	c.a.cfg.Logger.Info("admin kick", "by", c.s.Identity, "player", p.ID, "reason", why)
-	fmt.Fprintf(c.stdout, "%s's open sessions end now, on every server\n", playerName(p.Name))
+	if c.online(p.ID) {
+		fmt.Fprintf(c.stdout, "%s's open sessions end now, on every server\n", playerName(p.Name))
+	} else {
+		fmt.Fprintf(c.stdout, "%s is not online as who lists it now; a session of theirs that just opened ends now all the same\n", playerName(p.Name))
+	}
 	c.audited(store.AuditEntry{Action: store.AuditKick, Target: p.ID, Reason: why})
 	c.endAll(p, text)
 	return 0
@@ -153,4 +157,14 @@ func (c *call) endAll(p store.Player, text string) {
 	if err := c.a.tellAccounts(ctx, cluster.AccountEvent{Kind: cluster.AccountEnd, Player: p.ID, Text: text}); err != nil {
 		fmt.Fprintln(c.stdout, sessionsNote)
 	}
+}
+
+// online reports whether who lists the player, on any server.
+func (c *call) online(player string) bool {
+	for _, e := range c.a.lobby.Who() {
+		if !e.Guest && e.ID == player {
+			return true
+		}
+	}
+	return false
 }

@@ -95,12 +95,17 @@ func TestE2EModeration(t *testing.T) {
 		// A kick ends the session without a ban.
 		cat = two.openAs(t, "cat", catKey, "")
 		cat.WaitScreen(t, wait, "kitty's menu", isMenu)
+		waitWho(t, one.user(bobKey), "kitty back", func(w map[string]whoJSON) bool { return w["kitty"].Doing == "menu" })
 		out = runOK(t, admin, "kick kitty take a break")
 		if !strings.Contains(out, "kitty's open sessions end now") {
 			t.Errorf("kick said %q", out)
 		}
 		ended(t, cat, "the kicked session", "take a break")
 		runOK(t, two.user(catKey), "whoami")
+		waitWho(t, one.user(bobKey), "kitty gone", func(w map[string]whoJSON) bool { _, in := w["kitty"]; return !in })
+		if out := runOK(t, admin, "kick kitty"); !strings.Contains(out, "kitty is not online") {
+			t.Errorf("a kick of a player not online said %q", out)
+		}
 
 		if _, errOut, status := two.user(catKey).exec(t, "kick kitty"); status != 1 || !strings.Contains(errOut, "admins") {
 			t.Errorf("kick by a player: exit %d, %q", status, errOut)
@@ -112,7 +117,7 @@ func TestE2EModeration(t *testing.T) {
 		var log []auditJSON
 		runJSON(t, admin, "audit --json", &log)
 		got := auditLines(log)
-		want := "name bob player → bob|kick kitty take a break|unban kitty|ban kitty cheating at cards|rename kitty cat → kitty|name kitty player → cat"
+		want := "name bob player → bob|kick kitty|kick kitty take a break|unban kitty|ban kitty cheating at cards|rename kitty cat → kitty|name kitty player → cat"
 		if got != want {
 			t.Errorf("the admin's audit log:\n%s\nwant\n%s", got, want)
 		}
