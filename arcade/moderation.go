@@ -194,7 +194,7 @@ func (a *App) resyncAccounts() {
 	}()
 }
 
-// banWords is what a banned player is told: since when and why.
+// banWords is what a banned player is told: until when and why.
 func banWords(p store.Player) string {
 	s := "you are banned from this server"
 	if !p.BannedUntil.IsZero() {
