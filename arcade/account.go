@@ -79,6 +79,29 @@ func (a *account) Stats(ctx context.Context, player string) ([]tui.RulesStats, e
 		}))
 	}
 	slices.SortStableFunc(out, func(x, y tui.RulesStats) int { return cmp.Compare(y.Played, x.Played) })
+	races, rules, err := raceFigures(ctx, a.st, player)
+	if err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
+	for i, id := range rules {
+		rr := races[i]
+		rs := &tui.RaceStats{Rated: rr.Races, Wins: rr.Wins, Podiums: rr.Podiums, Unrated: rr.Unrated,
+			Rating: rr.Rating, Provisional: rr.Provisional}
+		for _, p := range rr.History {
+			rs.History = append(rs.History, p.Rating)
+		}
+		j := slices.IndexFunc(out, func(s tui.RulesStats) bool { return s.RulesID == id })
+		if j < 0 {
+			// A rule set only raced: a line of its own, after those played.
+			title := id
+			if r, err := engine.ParseRules(id); err == nil {
+				title = r.Title()
+			}
+			out = append(out, tui.RulesStats{RulesID: id, Title: title, BestDaily: -1})
+			j = len(out) - 1
+		}
+		out[j].Race = rs
+	}
 	return out, nil
 }
 

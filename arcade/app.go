@@ -277,7 +277,8 @@ func (a *App) Model(s *server.Session) tea.Model {
 	if saved {
 		a.track(s, p.ID, sess) // moderation.go
 	}
-	live := &presence{lobby: a.lobby, rooms: a.rooms.Rooms, self: sess} // presence.go
+	spoil := a.newSpoilers(p)                                                            // spoilers.go
+	live := &presence{lobby: a.lobby, rooms: a.rooms.Rooms, self: sess, spoilers: spoil} // presence.go
 	var w *games.Writer
 	if saved {
 		w = a.newWriter(sess)
@@ -291,11 +292,13 @@ func (a *App) Model(s *server.Session) tea.Model {
 	deps.Lobby = live
 	// Race rooms (arcade/race.go).
 	rs := a.newRaces(s.Context(), p, sess, w)
+	rs.addr = s.AddrKey()
 	deps.Races = rs
 	if gh := a.newGhosts(p, w); gh != nil { // arcade/ghost.go
+		gh.spoilers = spoil
 		deps.Ghosts = gh
 	}
-	deps.Inbox = inbox{q: sess.Queue()}
+	deps.Inbox = inbox{q: sess.Queue(), spoilers: spoil, unwatch: func() { a.lobby.Unwatch(sess) }}
 	m := tui.New(deps)
 	if note != "" {
 		return noticeFirst{Model: m, note: note}

@@ -56,6 +56,9 @@ func TestClusterRace(t *testing.T) {
 			t.Fatalf("ann's move %d on two: note %q, err %v", i+1, note, err)
 		}
 	}
+	// bob plays too (a race nobody else moved in counts for nobody),
+	// then leaves.
+	playLine(t, bob, code, 1, removeOne(t, engine.Classic(), rec.Deal))
 	if err := bob.Leave(code); err != nil {
 		t.Fatalf("%v: %+v", err, r2.Snapshot())
 	}
@@ -138,6 +141,7 @@ func clusterRoom(t *testing.T, one, two *App, host, guest *races, deal uint64) (
 	if _, err := guest.Join(ctx, code); err != nil {
 		t.Fatal(err)
 	}
+	readyAll(t, code, guest)
 	if err := host.Start(code); err != nil {
 		t.Fatal(err)
 	}
@@ -240,6 +244,7 @@ func TestClusterRaceGameNotContinue(t *testing.T) {
 	if _, err := bob.rs.Join(ctx, code); err != nil {
 		t.Fatal(err)
 	}
+	readyAll(t, code, bob.rs)
 	if err := ann.rs.Start(code); err != nil {
 		t.Fatal(err)
 	}

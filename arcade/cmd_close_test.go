@@ -39,7 +39,7 @@ func TestCloseRoom(t *testing.T) {
 		{"not an admin", func() []string { return []string{"close-room", code} }, false, 1, "for the server's admins"},
 		{"no code", func() []string { return []string{"close-room"} }, true, 2, "needs a room code"},
 		{"a bad code", func() []string { return []string{"close-room", "AEIO"} }, true, 1, "a room code is"},
-		{"no such room", func() []string { return []string{"close-room", "CCCC"} }, true, 1, "there is no room CCCC"},
+		{"no such room", func() []string { return []string{"close-room", "CCCCCC"} }, true, 1, "there is no room CCCCCC"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			key := f.admin

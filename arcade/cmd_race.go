@@ -1,13 +1,18 @@
 package arcade
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"text/tabwriter"
 	"time"
 
 	"pyramid/engine"
 	"pyramid/keys"
+	"pyramid/rating"
+	"pyramid/share"
+	"pyramid/store"
 )
 
 // roomReport is one line of rooms --json: a public race room.
@@ -61,20 +66,23 @@ func (c *call) rooms() int {
 	return 0
 }
 
-// ratingReport is one line of top race --json.
+// ratingReport is one line of top race --json. Rating is on the display
+// scale (around 1500); Ordinal, Mu and Sigma are the model's.
 type ratingReport struct {
-	Rank    int     `json:"rank"`
-	Name    string  `json:"name"`
-	Ordinal float64 `json:"ordinal"`
-	Mu      float64 `json:"mu"`
-	Sigma   float64 `json:"sigma"`
-	Races   int     `json:"races"`
-	Wins    int     `json:"wins"`
-	You     bool    `json:"you,omitempty"`
+	Rank      int     `json:"rank"`
+	Name      string  `json:"name"`
+	Rating    float64 `json:"rating"`
+	Ordinal   float64 `json:"ordinal"`
+	Mu        float64 `json:"mu"`
+	Sigma     float64 `json:"sigma"`
+	Races     int     `json:"races"`
+	Wins      int     `json:"wins"`
+	Opponents int     `json:"opponents"`
+	You       bool    `json:"you,omitempty"`
 }
 
-// topRace lists the race ratings of a rule set (top race [RULES]):
-// ordinal μ−3σ, highest first.
+// topRace lists the settled race ratings of a rule set (top race
+// [RULES]), highest first: provisional ratings are left off.
 func (c *call) topRace(args []string, asJSON bool) int {
 	r := engine.Classic()
 	if len(args) > 1 {
@@ -94,24 +102,44 @@ func (c *call) topRace(args []string, asJSON bool) int {
 	}
 	reps := make([]ratingReport, 0, len(list))
 	for _, e := range list {
-		reps = append(reps, ratingReport{Rank: e.Rank, Name: playerName(e.PlayerName), Ordinal: round2(e.Ordinal),
-			Mu: round2(e.Mu), Sigma: round2(e.Sigma), Races: e.Races, Wins: e.Wins, You: e.PlayerID == c.player})
+		reps = append(reps, ratingReport{Rank: e.Rank, Name: playerName(e.PlayerName), Rating: round2(e.Display),
+			Ordinal: round2(e.Ordinal), Mu: round2(e.Mu), Sigma: round2(e.Sigma), Races: e.Races, Wins: e.Wins,
+			Opponents: e.Opponents, You: e.PlayerID == c.player})
 	}
 	if asJSON {
 		return c.writeJSON(reps)
 	}
-	fmt.Fprintf(c.stdout, "%s (%s): race ratings (μ−3σ)\n", r.Title(), r.ID())
+	fmt.Fprintf(c.stdout, "%s (%s): race ratings\n", r.Title(), r.ID())
+	defer c.ownProvisional(ctx, r.ID())
 	if len(reps) == 0 {
-		fmt.Fprintln(c.stdout, "no rated races yet")
+		fmt.Fprintf(c.stdout, "no settled rating yet: a rating shows here after %d rated races against %d different opponents\n",
+			rating.ProvisionalRaces, rating.ProvisionalOpponents)
 		return 0
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tname\trating\traces\twins")
 	for _, e := range reps {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\n", e.Rank, e.Name, ratingText(e.Ordinal), e.Races, e.Wins)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\n", e.Rank, e.Name, displayText(e.Rating, false), e.Races, e.Wins)
 	}
 	_ = tw.Flush()
+	fmt.Fprintf(c.stdout, "(ratings with fewer than %d rated races or %d opponents are provisional and not listed)\n",
+		rating.ProvisionalRaces, rating.ProvisionalOpponents)
 	return 0
+}
+
+// ownProvisional tells a player whose rating in the rules is still
+// provisional where it stands: it is on no list yet.
+func (c *call) ownProvisional(ctx context.Context, rulesID string) {
+	if c.player == "" {
+		return
+	}
+	rec, err := c.a.cfg.Store.RaceRecord(ctx, c.player, rulesID)
+	if err != nil || rec.Rating.Races == 0 || !rec.Rating.Provisional {
+		return
+	}
+	fmt.Fprintf(c.stdout, "your rating: %s, provisional: %d of %d rated races, %d of %d different opponents\n",
+		displayText(rec.Rating.Display, true), rec.Rating.Races, rating.ProvisionalRaces, rec.Rating.Opponents,
+		rating.ProvisionalOpponents)
 }
 
 // round2 rounds a rating to two decimals for printing; a rating that
@@ -124,25 +152,73 @@ func round2(x float64) float64 {
 	return v
 }
 
-// ratingText is a rating with one decimal for the text tables: one
-// that rounds to zero is "0.0", never "-0.0".
-func ratingText(x float64) string {
-	s := strconv.FormatFloat(x, 'f', 1, 64)
-	if s == "-0.0" {
-		return "0.0"
+// displayText is a display rating as the text tables show it: a whole
+// number, with "?" while provisional.
+func displayText(x float64, provisional bool) string {
+	s := strconv.Itoa(int(math.Round(x)))
+	if provisional {
+		s += "?"
 	}
 	return s
 }
 
-// raceReport is a rule set's race figures in stats --json: races, wins
-// and podiums of rated races, and apart from them the unrated races (on
-// a deal their host chose), which change no rating.
+// raceReport is a rule set's race figures in stats --json, as the races'
+// policy counted them (README "What counts"): races, wins and podiums of
+// the races rated for the player, the rating on the display scale
+// (provisional while shown with "?") and its history, and apart the
+// races that did not count for them.
 type raceReport struct {
-	Races   int     `json:"races"`
-	Wins    int     `json:"wins"`
-	Podiums int     `json:"podiums"`
-	Rating  float64 `json:"rating"`
-	Unrated int     `json:"unrated"`
+	Races       int           `json:"races"`
+	Wins        int           `json:"wins"`
+	Podiums     int           `json:"podiums"`
+	Rating      float64       `json:"rating"`
+	Provisional bool          `json:"provisional"`
+	Opponents   int           `json:"opponents"`
+	Mu          float64       `json:"mu"`
+	Sigma       float64       `json:"sigma"`
+	Unrated     int           `json:"unrated"`
+	History     []ratingPoint `json:"history,omitempty"`
+}
+
+// ratingPoint is the player's rating after one rated race.
+type ratingPoint struct {
+	At     time.Time `json:"at"`
+	Rating float64   `json:"rating"`
+}
+
+// RatingHistoryLen is how many of a rule set's last rated races stats
+// and the Stats screen show the rating history of.
+const RatingHistoryLen = 60
+
+// raceFigures is the player's race figures per rule set, with the
+// rating history of each rule set they were rated in.
+func raceFigures(ctx context.Context, st store.Store, player string) ([]raceReport, []string, error) {
+	recs, err := st.RaceRecords(ctx, player)
+	if err != nil {
+		return nil, nil, fmt.Errorf("race records: %w", err)
+	}
+	var reps []raceReport
+	var rules []string
+	for _, rr := range recs {
+		if rr.Races == 0 && rr.Unrated == 0 {
+			continue
+		}
+		rep := raceReport{Races: rr.Races, Wins: rr.Wins, Podiums: rr.Podiums, Unrated: rr.Unrated}
+		if rr.Races > 0 {
+			rep.Rating, rep.Provisional, rep.Opponents = round2(rr.Rating.Display), rr.Rating.Provisional, rr.Rating.Opponents
+			rep.Mu, rep.Sigma = round2(rr.Rating.Mu), round2(rr.Rating.Sigma)
+			hist, err := st.RatingHistory(ctx, player, rr.RulesID, RatingHistoryLen)
+			if err != nil {
+				return nil, nil, fmt.Errorf("rating history: %w", err)
+			}
+			for _, p := range hist {
+				rep.History = append(rep.History, ratingPoint{At: p.At.UTC(), Rating: round2(p.Rating.Display)})
+			}
+		}
+		reps = append(reps, rep)
+		rules = append(rules, rr.RulesID)
+	}
+	return reps, rules, nil
 }
 
 // addRaceRecords puts the player's race figures beside their game
@@ -151,24 +227,23 @@ type raceReport struct {
 func (c *call) addRaceRecords(reps []statsReport, only string) ([]statsReport, error) {
 	ctx, cancel := c.timeout()
 	defer cancel()
-	recs, err := c.a.cfg.Store.RaceRecords(ctx, c.player)
+	races, rules, err := raceFigures(ctx, c.a.cfg.Store, c.player)
 	if err != nil {
-		return reps, fmt.Errorf("race records: %w", err)
+		return reps, err
 	}
-	for _, rr := range recs {
-		if only != "" && rr.RulesID != only || rr.Races == 0 && rr.Unrated == 0 {
+	for i, id := range rules {
+		if only != "" && id != only {
 			continue
 		}
-		rep := &raceReport{Races: rr.Races, Wins: rr.Wins, Podiums: rr.Podiums, Rating: round2(rr.Rating.Ordinal),
-			Unrated: rr.Unrated}
+		rep := &races[i]
 		found := false
-		for i := range reps {
-			if reps[i].Rules == rr.RulesID {
-				reps[i].Race, found = rep, true
+		for j := range reps {
+			if reps[j].Rules == id {
+				reps[j].Race, found = rep, true
 			}
 		}
 		if !found {
-			reps = append(reps, statsReport{Rules: rr.RulesID, Race: rep})
+			reps = append(reps, statsReport{Rules: id, Race: rep})
 		}
 	}
 	return reps, nil
@@ -177,7 +252,7 @@ func (c *call) addRaceRecords(reps []statsReport, only string) ([]statsReport, e
 // printRaceRecords prints the race figures of stats' text output.
 func (c *call) printRaceRecords(reps []statsReport) {
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	header := false
+	header, provisional := false, false
 	for _, r := range reps {
 		if r.Race == nil {
 			continue
@@ -187,10 +262,101 @@ func (c *call) printRaceRecords(reps []statsReport) {
 			fmt.Fprintln(tw, "races\trated\twins\tpodiums\trating\tunrated")
 			header = true
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\n", r.Rules, r.Race.Races, r.Race.Wins, r.Race.Podiums, ratingText(r.Race.Rating),
-			r.Race.Unrated)
+		rt := "-"
+		if r.Race.Races > 0 {
+			rt = displayText(r.Race.Rating, r.Race.Provisional)
+			provisional = provisional || r.Race.Provisional
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\n", r.Rules, r.Race.Races, r.Race.Wins, r.Race.Podiums, rt, r.Race.Unrated)
 	}
 	_ = tw.Flush()
+	if provisional {
+		fmt.Fprintf(c.stdout, "(? a provisional rating: fewer than %d rated races or %d different opponents)\n",
+			rating.ProvisionalRaces, rating.ProvisionalOpponents)
+	}
+}
+
+// raceResultsReport is a stored race's results in replay --json: each
+// placing, and how the race counted for the racer (README "What counts"):
+// counted is "rated", "unrated" or "no race", why says why not in words
+// ("moves faster than play"), the ratings are on the display scale.
+type raceResultsReport struct {
+	Rules    string          `json:"rules"`
+	Racers   int             `json:"racers"`
+	Rated    bool            `json:"rated"`
+	Placings []placingReport `json:"placings"`
+}
+
+// placingReport is one placing of a raceResultsReport.
+type placingReport struct {
+	Place        int     `json:"place"`
+	Name         string  `json:"name"`
+	GameID       int64   `json:"game_id,omitempty"`
+	Outcome      string  `json:"outcome,omitempty"`
+	Removed      int     `json:"removed"`
+	Moves        int     `json:"moves"`
+	TimeMS       int64   `json:"time_ms"`
+	Assisted     bool    `json:"assisted,omitempty"`
+	Counted      string  `json:"counted"`
+	Reason       string  `json:"reason,omitempty"`
+	Why          string  `json:"why,omitempty"`
+	Win          bool    `json:"win,omitempty"`
+	Podium       bool    `json:"podium,omitempty"`
+	RatingBefore float64 `json:"rating_before,omitempty"`
+	RatingAfter  float64 `json:"rating_after,omitempty"`
+	Provisional  bool    `json:"provisional,omitempty"`
+}
+
+// countedWord is how a race counted for a racer, as the results say it.
+func countedWord(s rating.Standing) string {
+	switch s {
+	case rating.Rated:
+		return "rated"
+	case rating.Unrated:
+		return "unrated"
+	}
+	return "no race"
+}
+
+// raceResults is a stored race as replay shows it.
+func raceResults(race store.Race) *raceResultsReport {
+	rep := &raceResultsReport{Rules: race.RulesID, Racers: max(race.Racers, len(race.Placings)), Rated: race.Rated}
+	for _, p := range race.Placings {
+		pr := placingReport{Place: p.Place, Name: playerName(p.PlayerName), GameID: p.GameID, Outcome: string(p.Outcome),
+			Removed: p.Removed, Moves: p.Moves, TimeMS: p.Time.Milliseconds(), Assisted: p.Assisted,
+			Counted: countedWord(p.Standing), Reason: string(p.Reason), Win: p.Win, Podium: p.Podium}
+		if p.Reason != rating.ReasonNone {
+			pr.Why = p.Reason.Words()
+		}
+		if p.Standing == rating.Rated {
+			pr.RatingBefore, pr.RatingAfter, pr.Provisional = round2(p.Before.Display), round2(p.Rating.Display), p.Rating.Provisional
+		}
+		rep.Placings = append(rep.Placings, pr)
+	}
+	return rep
+}
+
+// printRaceResults ends replay's text of a race game with the player's
+// line of the race: "race: 2nd of 3 · 1500 → 1521? +21", or why it did
+// not count.
+func (c *call) printRaceResults(rep *raceResultsReport, gameID int64) {
+	if rep == nil {
+		return
+	}
+	for _, p := range rep.Placings {
+		if p.GameID != gameID {
+			continue
+		}
+		line := "race: " + share.Ordinal(p.Place) + " of " + strconv.Itoa(rep.Racers) + " · "
+		switch {
+		case p.Counted == "rated":
+			before, after := int(math.Round(p.RatingBefore)), int(math.Round(p.RatingAfter))
+			line += fmt.Sprintf("%d → %s %+d", before, displayText(p.RatingAfter, p.Provisional), after-before)
+		default:
+			line += p.Counted + ": " + p.Why
+		}
+		fmt.Fprintln(c.stdout, line)
+	}
 }
 
 // raceNeedsTerminal is what a race deep link without a terminal is told.

@@ -229,6 +229,8 @@ type gameReport struct {
 	Removed int     `json:"removed"`
 	Updated string  `json:"updated"`
 	Board   string  `json:"board,omitempty"`
+	// Race is a race game's race as stored (replay only).
+	Race *raceResultsReport `json:"race,omitempty"`
 }
 
 func report(sg store.Game) gameReport {
@@ -318,9 +320,19 @@ func (c *call) replay() int {
 	}
 	rep := report(sg)
 	rep.Board = board(g)
+	if sg.Kind == store.KindRace {
+		race, err := c.a.cfg.Store.RaceOfGame(ctx, sg.ID)
+		switch {
+		case err == nil:
+			rep.Race = raceResults(race)
+		case !errors.Is(err, store.ErrNotFound): // a race that ended with no result has none
+			return c.storeErr(fmt.Sprintf("the race of game %d", id), err)
+		}
+	}
 	if asJSON {
 		return c.writeJSON(rep)
 	}
+	defer c.printRaceResults(rep.Race, sg.ID)
 	daily := ""
 	if sg.Daily != "" {
 		daily = " · daily of " + sg.Daily

@@ -22,9 +22,12 @@ type whoEntry struct {
 	Rules string `json:"rules,omitempty"`
 	// Deal is a string: deal numbers go beyond what a JSON number holds
 	// exactly (2^53); "custom" for a deal given as text.
-	Deal    string `json:"deal,omitempty"`
-	Room    string `json:"room,omitempty"`
-	Removed *int   `json:"removed,omitempty"` // playing and racing only
+	Deal string `json:"deal,omitempty"`
+	Room string `json:"room,omitempty"`
+	// Private (racing only): the room is private; its code and deal are
+	// not told (absent).
+	Private bool `json:"private,omitempty"`
+	Removed *int `json:"removed,omitempty"` // playing and racing only
 	// Finished (playing only): the game is over, won or lost, and the
 	// player is still at its table.
 	Finished bool   `json:"finished,omitempty"`
@@ -39,16 +42,20 @@ func whoEntries(who []lobby.Presence) []whoEntry {
 		switch p.What {
 		case lobby.Playing, lobby.Racing:
 			e.Rules = keys.Clean(p.Rules, 60)
-			e.Deal = strconv.FormatUint(p.Deal, 10)
-			if p.Custom {
+			switch {
+			case p.Private:
+				e.Private = true
+			case p.Custom:
 				e.Deal = "custom"
+			default:
+				e.Deal = strconv.FormatUint(p.Deal, 10)
 			}
 			removed := p.Removed
 			e.Removed = &removed
 			e.Finished = p.What == lobby.Playing && p.Finished
 			if p.What == lobby.Racing {
 				e.Room = keys.Clean(p.Room, 8)
-				if e.Phase = string(p.Phase); e.Phase == "" && e.Room != "" {
+				if e.Phase = string(p.Phase); e.Phase == "" && (e.Room != "" || e.Private) {
 					e.Phase = string(lobby.RaceRunning)
 				}
 			}
@@ -68,10 +75,14 @@ func (e whoEntry) describe() string {
 		if r, err := engine.ParseRules(e.Rules); err == nil {
 			title, total = r.Title(), "/"+strconv.Itoa(r.PyramidSize())
 		}
-		if e.Phase == string(lobby.RaceWaiting) {
-			return fmt.Sprintf("%s · deal %s", title, e.Deal) // no card is removed before the start
+		deal := " · deal " + e.Deal
+		if e.Deal == "" {
+			deal = "" // a private room's
 		}
-		return fmt.Sprintf("%s · deal %s · %d%s removed", title, e.Deal, *e.Removed, total)
+		if e.Phase == string(lobby.RaceWaiting) {
+			return title + deal // no card is removed before the start
+		}
+		return fmt.Sprintf("%s%s · %d%s removed", title, deal, *e.Removed, total)
 	}
 	switch e.Doing {
 	case string(lobby.Playing):
@@ -80,16 +91,20 @@ func (e whoEntry) describe() string {
 		}
 		return "playing " + game()
 	case string(lobby.Racing):
-		if e.Room == "" {
+		room := "room " + e.Room
+		switch {
+		case e.Private:
+			room = "a private room"
+		case e.Room == "":
 			return "racing a ghost · " + game()
 		}
 		switch lobby.RacePhase(e.Phase) {
 		case lobby.RaceWaiting:
-			return "waiting in room " + e.Room + " · " + game()
+			return "waiting in " + room + " · " + game()
 		case lobby.RaceResults:
-			return "at the results of room " + e.Room + " · " + game()
+			return "at the results of " + room + " · " + game()
 		}
-		return "racing in room " + e.Room + " · " + game()
+		return "racing in " + room + " · " + game()
 	case string(lobby.Watching):
 		return "watching " + e.Watching
 	}

@@ -23,6 +23,8 @@ type ghosts struct {
 	a      *App
 	player string        // empty for a guest
 	w      *games.Writer // nil for a player whose games are not stored
+	// spoilers is the session's rule for today's daily (spoilers.go).
+	spoilers *spoilers
 
 	mu     sync.Mutex // held across a report and its save, so they stay in order
 	seq    int
@@ -40,15 +42,12 @@ func (a *App) newGhosts(p tui.Player, w *games.Writer) *ghosts {
 	if a.cfg.Store == nil {
 		return nil
 	}
-	gh := &ghosts{a: a, w: w, seq: -1}
+	gh := &ghosts{a: a, w: w, seq: -1, spoilers: a.newSpoilers(p)}
 	if !p.Guest {
 		gh.player = p.ID
 	}
 	return gh
 }
-
-// errNoSpoilers: today's best daily play is only for those who played it.
-var errNoSpoilers = errors.New("finish today's daily deal first: its best play would spoil it")
 
 // Ghost finds the recorded game ref names: "daily", the best of today's
 // daily board, or a game ID the player may read. The session's ghost
@@ -62,7 +61,7 @@ func (gh *ghosts) Ghost(ctx context.Context, ref string) (tui.Ghost, error) {
 	}
 	var id int64
 	if strings.EqualFold(ref, "daily") {
-		if !gh.finishedDaily(ctx, daily.ID(), today) {
+		if gh.spoilers.spoils(ctx, daily.ID(), today) {
 			return tui.Ghost{}, errNoSpoilers
 		}
 		board, err := st.Leaderboard(ctx, daily.ID(), today, 1)
@@ -88,7 +87,7 @@ func (gh *ghosts) Ghost(ctx context.Context, ref string) (tui.Ghost, error) {
 		switch {
 		case sg.Daily == "" || sg.Daily > today:
 			return tui.Ghost{}, notFound
-		case sg.Daily == today && !gh.finishedDaily(ctx, sg.RulesID, today):
+		case gh.spoilers.spoils(ctx, sg.RulesID, sg.Daily):
 			return tui.Ghost{}, errNoSpoilers
 		}
 	}
@@ -107,16 +106,6 @@ func (gh *ghosts) Ghost(ctx context.Context, ref string) (tui.Ghost, error) {
 	gh.mu.Unlock()
 	return tui.Ghost{GameID: strconv.FormatInt(sg.ID, 10), Name: name, Record: rec, Times: sg.MoveTimes,
 		Played: sg.Elapsed, Daily: sg.Daily}, nil
-}
-
-// finishedDaily reports whether the player has a result for the daily
-// deal of date with these rules.
-func (gh *ghosts) finishedDaily(ctx context.Context, rulesID, date string) bool {
-	if gh.player == "" {
-		return false
-	}
-	_, err := gh.a.cfg.Store.DailyStanding(ctx, gh.player, rulesID, date)
-	return err == nil
 }
 
 // Leave finishes the race's stored game, if it is still being played,

@@ -16,6 +16,10 @@ import (
 // waiting on the session.
 type inbox struct {
 	q *lobby.Queue
+	// spoilers, when set, keeps today's daily from the session's
+	// spectating (spoilers.go), and unwatch stops its watching.
+	spoilers *spoilers
+	unwatch  func()
 }
 
 var _ tui.Inbox = inbox{}
@@ -32,6 +36,9 @@ func (in inbox) Next(ctx context.Context) (tea.Msg, error) {
 		}
 		var msgs tui.InboxBatch
 		for _, ev := range evs {
+			if w, ok := ev.(lobby.Watched); ok && in.spoilers != nil {
+				ev = in.spoilers.watched(ctx, w, in.unwatch)
+			}
 			if msg, ok := message(ev); ok {
 				msgs = append(msgs, msg)
 			}
@@ -70,7 +77,7 @@ func message(ev lobby.Event) (msg tea.Msg, ok bool) {
 		// tui takes the lobby's own values.
 		return ev, true
 	case lobby.RoomChanged, lobby.RacerProgress, lobby.CountdownStarted, lobby.RaceStarted, lobby.RaceEnded,
-		lobby.ChatLine, lobby.SeatTakenOver, lobby.RoomClosed, lobby.Missed:
+		lobby.ChatLine, lobby.HostPassed, lobby.SeatTakenOver, lobby.RoomClosed, lobby.Missed:
 		// A race room's events: the race screen reads them (tui/race.go).
 		return tui.RaceEventMsg{Event: ev}, true
 	}

@@ -2,6 +2,7 @@ package arcade
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"pyramid/lobby"
@@ -20,6 +21,9 @@ type presence struct {
 	// in the store, whose setting lasts as long as the session.
 	acct   *account
 	player string
+	// spoilers keeps today's daily from a spectator who has not
+	// finished it (spoilers.go); nil: no such rule (no store).
+	spoilers *spoilers
 }
 
 var _ tui.Lobby = (*presence)(nil)
@@ -52,6 +56,10 @@ func (p *presence) Watch(name string) (lobby.Watched, error) {
 	w, err := p.lobby.Watch(p.self, name)
 	if err != nil {
 		return lobby.Watched{}, fmt.Errorf("watch: %w", err)
+	}
+	if p.spoilers != nil && p.spoilers.spoils(context.Background(), w.Board.Record.Rules, w.Board.Daily) {
+		p.lobby.Unwatch(p.self)
+		return lobby.Watched{}, errors.New(spoilerReason(w.Name))
 	}
 	return w, nil
 }

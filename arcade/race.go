@@ -29,8 +29,11 @@ const (
 
 // races is one session's way into the rooms (tui.Races).
 type races struct {
-	a    *App
-	me   lobby.Entrant
+	a  *App
+	me lobby.Entrant
+	// addr is the session's address as the wrong-code limit counts it
+	// (server.Session.AddrKey); "" when unknown.
+	addr string
 	sink lobby.Sink
 	sess *lobby.Session
 	w    *games.Writer // writes the racer's games; nil for a player whose games are not stored (a guest)
@@ -138,7 +141,7 @@ func (rs *races) doing(snap lobby.Snapshot, removed int) {
 	if rs.sess == nil {
 		return
 	}
-	rs.a.lobby.SetDoing(rs.sess, lobby.Doing{What: lobby.Racing, Rules: snap.RulesID, Deal: snap.Deal, Room: snap.Code, Phase: snap.Phase.Presence(), Removed: removed})
+	rs.a.lobby.SetDoing(rs.sess, lobby.RacingIn(snap, removed))
 }
 
 // pickDeal is a deal for a new room: the given one, with what the solver
@@ -232,7 +235,7 @@ func (rs *races) Join(ctx context.Context, code string) (tui.RaceSeat, error) {
 	if seat, ok := rs.gone(ctx, code); ok {
 		return seat, nil // not a wrong code: the room of the player's last race
 	}
-	r, err := rs.a.rooms.Find(rs.me.ID, code)
+	r, err := rs.a.rooms.Find(lobby.Seeker{Player: rs.me.ID, Addr: rs.addr}, code)
 	if err != nil {
 		return tui.RaceSeat{}, err
 	}
@@ -356,7 +359,7 @@ func (rs *races) Mute(code, playerID string, muted bool) error {
 
 // Watch watches a room.
 func (rs *races) Watch(ctx context.Context, code string) (tui.RaceSeat, error) {
-	r, err := rs.a.rooms.Find(rs.me.ID, code)
+	r, err := rs.a.rooms.Find(lobby.Seeker{Player: rs.me.ID, Addr: rs.addr}, code)
 	if err != nil {
 		return tui.RaceSeat{}, err
 	}

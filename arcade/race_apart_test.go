@@ -94,6 +94,7 @@ func TestSoloGameBesideARace(t *testing.T) {
 	if _, err := bob.Join(ctx, code); err != nil {
 		t.Fatal(err)
 	}
+	readyAll(t, code, bob)
 	if err := ann.Start(code); err != nil {
 		t.Fatal(err)
 	}

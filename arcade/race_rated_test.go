@@ -34,12 +34,14 @@ func removeOne(t *testing.T, rules engine.Rules, deal uint64) engine.Record {
 	return engine.Record{}
 }
 
-// raceTo plays rec in the room move by move as ann, then ann and bob
-// leave, and waits for the results and the stored race.
+// raceTo plays rec in the room move by move as ann, then as bob (a race
+// only one racer moved in counts for nobody), then ann and bob leave, and
+// waits for the results and the stored race: ann first.
 func raceTo(t *testing.T, f *fixture, room *lobby.Room, ann, bob *races, rec engine.Record, round int) {
 	t.Helper()
 	code := room.Code()
 	playLine(t, ann, code, round, rec)
+	playLine(t, bob, code, round, rec)
 	for _, rs := range []*races{ann, bob} {
 		if err := rs.Leave(code); err != nil {
 			t.Fatal(err)
@@ -96,8 +98,12 @@ func TestChosenDealUnrated(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tt.rated {
-				if rec.Races != 1 || rec.Wins != 1 || rec.Unrated != 0 || rec.Rating.Races != 1 || len(top) != 2 {
-					t.Fatalf("after a rated race: ann's record %+v, %d rated players; want one race won, two rated", rec, len(top))
+				// Both rated, and provisional: off the rating list.
+				recB := waitRecords(t, f, bob.me.ID, 1)
+				if rec.Races != 1 || rec.Wins != 1 || rec.Unrated != 0 || rec.Rating.Races != 1 || !rec.Rating.Provisional ||
+					recB.Races != 1 || recB.Wins != 0 || len(top) != 0 {
+					t.Fatalf("after a rated race: ann's record %+v, bob's %+v, %d listed; want one race won, one lost, none listed",
+						rec, recB, len(top))
 				}
 			} else if rec.Races != 0 || rec.Wins != 0 || rec.Unrated != 1 || rec.Rating.Races != 0 || len(top) != 0 {
 				t.Fatalf("after an unrated race: ann's record %+v, %d rated players; want one unrated race, none rated", rec, len(top))
@@ -118,6 +124,7 @@ func TestChosenDealUnrated(t *testing.T) {
 			if !snap.Rated || snap.Round != 2 {
 				t.Fatalf("after the rematch: round %d, Rated %v; want round 2, rated", snap.Round, snap.Rated)
 			}
+			readyAll(t, code, bob)
 			if err := ann.Start(code); err != nil {
 				t.Fatal(err)
 			}

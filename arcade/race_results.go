@@ -8,6 +8,7 @@ import (
 
 	"pyramid/engine"
 	"pyramid/lobby"
+	"pyramid/race"
 	"pyramid/store"
 	"pyramid/tui"
 )
@@ -113,16 +114,17 @@ func (rs *races) storedResults(ctx context.Context, text string) (tui.RaceSeat, 
 // too), what the solver said of the deal and how each racer's race ended;
 // a race stored before outcomes were has RacerWaiting for a racer who did
 // not clear, which the results screen shows as no state at all.
-func raceSnapshot(race store.Race) lobby.Snapshot {
-	snap := lobby.Snapshot{Code: race.Code, Phase: lobby.PhaseResults, RulesID: race.RulesID, RulesTitle: race.RulesID,
-		Deal: race.DealNumber, Rated: race.Rated, Verdict: race.Verdict, StartsAt: race.Started, Ended: race.Ended, Round: 1}
-	if r, err := engine.ParseRules(race.RulesID); err == nil {
+func raceSnapshot(stored store.Race) lobby.Snapshot {
+	snap := lobby.Snapshot{Code: stored.Code, Phase: lobby.PhaseResults, RulesID: stored.RulesID, RulesTitle: stored.RulesID,
+		Deal: stored.DealNumber, Rated: stored.Rated, Verdict: stored.Verdict, StartsAt: stored.Started, Ended: stored.Ended, Round: 1}
+	if r, err := engine.ParseRules(stored.RulesID); err == nil {
 		snap.RulesTitle, snap.Cards = r.Title(), r.PyramidSize()
 	}
-	for _, p := range race.Placings {
+	changes := race.RatingChanges(stored)
+	for i, p := range stored.Placings {
 		snap.Results = append(snap.Results, lobby.Placing{Place: p.Place, ID: p.PlayerID, Name: p.PlayerName,
 			GameID: p.GameID, Cleared: p.Cleared, Removed: p.Removed, Moves: p.Moves, Time: p.Time,
-			State: racerStateOf(p)})
+			State: racerStateOf(p), Rating: &changes[i]})
 	}
 	return snap
 }

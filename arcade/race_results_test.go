@@ -72,7 +72,7 @@ func TestResultsOfARaceEndedWithoutMe(t *testing.T) {
 		}
 	}
 	// A code of no race of bob's is still no room.
-	if _, err := bob2.Join(ctx, "XXXX"); !errors.Is(err, lobby.ErrNoRoom) {
+	if _, err := bob2.Join(ctx, "XXXXXX"); !errors.Is(err, lobby.ErrNoRoom) {
 		t.Fatalf("join XXXX: %v, want ErrNoRoom", err)
 	}
 	// bob races again: the last race's results are no longer offered.

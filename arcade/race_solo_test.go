@@ -31,6 +31,8 @@ func TestRaceWinIsNotASoloWin(t *testing.T) {
 			bob, _ := f.racer(t, "bob", false)
 			code, room := startRace(t, f, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true}, ann, bob)
 			playLine(t, ann, code, 1, rec)
+			// bob plays too: a race nobody else moved in counts for nobody.
+			playLine(t, bob, code, 1, removeOne(t, engine.Classic(), rec.Deal))
 			if err := bob.Leave(code); err != nil {
 				t.Fatal(err)
 			}

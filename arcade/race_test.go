@@ -3,6 +3,7 @@ package arcade
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"pyramid/games"
 	"pyramid/lobby"
 	"pyramid/race"
+	"pyramid/rating"
 	"pyramid/store"
 	"pyramid/tui"
 )
@@ -65,11 +67,23 @@ func startRace(t *testing.T, f *fixture, opts tui.RoomOptions, host *races, othe
 		}
 	}
 	room, _ := f.app.rooms.Room(code)
+	readyAll(t, code, others...)
 	if err := host.Start(code); err != nil {
 		t.Fatal(err)
 	}
 	waitPhase(t, room, lobby.PhaseRacing)
 	return code, room
+}
+
+// readyAll marks the racers ready in the room: a host's start waits for
+// them.
+func readyAll(t *testing.T, code string, racers ...*races) {
+	t.Helper()
+	for _, rs := range racers {
+		if err := rs.Ready(code, true); err != nil {
+			t.Fatalf("%s ready: %v", rs.me.Name, err)
+		}
+	}
 }
 
 // TestRaceStored: a race with a guest stores the placings of the players
@@ -100,6 +114,7 @@ func TestRaceStored(t *testing.T) {
 		}
 	}
 	room, _ := f.app.rooms.Room(code)
+	readyAll(t, code, bob, gus)
 	if err := ann.Start(code); err != nil {
 		t.Fatal(err)
 	}
@@ -496,7 +511,7 @@ func TestRaceNobodyPlayedNotStored(t *testing.T) {
 	for i, id := range ids {
 		res.Placings = append(res.Placings, lobby.Placing{Place: 1, ID: id, Name: "p" + strconv.Itoa(i), State: lobby.RacerLeft, Moves: i})
 	}
-	if err := f.app.race.Store(res); err != nil {
+	if _, err := f.app.race.Store(res); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range ids {
@@ -504,13 +519,23 @@ func TestRaceNobodyPlayedNotStored(t *testing.T) {
 			t.Errorf("race records of %s after a race nobody played: %+v (%v), want none", id, recs, err)
 		}
 	}
-	// A race with a card removed is stored.
+	// A race with a card removed is stored: bob's opponents never moved
+	// or left before removing a card, so it is unrated for him.
 	res.Code, res.Placings[1].Removed, res.Placings[1].Place = "WJCM", 2, 1
 	res.Placings[0].Place, res.Placings[2].Place = 2, 2
-	if err := f.app.race.Store(res); err != nil {
+	changes, err := f.app.race.Store(res)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if recs, err := f.st.RaceRecords(ctx, ids[1]); err != nil || len(recs) != 1 || recs[0].Wins != 1 {
-		t.Errorf("bob's race records: %+v (%v), want one race won", recs, err)
+	if recs, err := f.st.RaceRecords(ctx, ids[1]); err != nil || len(recs) != 1 || recs[0].Wins != 0 || recs[0].Unrated != 1 {
+		t.Errorf("bob's race records: %+v (%v), want one unrated race", recs, err)
+	}
+	reasons := map[string]rating.Reason{}
+	for _, c := range changes {
+		reasons[c.ID] = c.Reason
+	}
+	if want := map[string]rating.Reason{ids[0]: rating.ReasonNeverMoved, ids[1]: rating.ReasonNoOpponent,
+		ids[2]: rating.ReasonLeftEmpty}; !maps.Equal(reasons, want) {
+		t.Errorf("rating changes %+v, want the reasons %v", changes, want)
 	}
 }

@@ -41,7 +41,7 @@ func Example() {
 	clock := lobby.NewFakeClock(time.Date(2026, 12, 1, 20, 0, 0, 0, time.UTC))
 	stored := make(chan lobby.RaceResult, 1)
 	rooms, err := cluster.NewRooms(context.Background(), cluster.RoomsConfig{RoomsConfig: lobby.RoomsConfig{Instance: "one", Clock: clock,
-		OnRaceEnd: func(res lobby.RaceResult) error { stored <- res; return nil }}})
+		OnRaceEnd: func(res lobby.RaceResult) ([]lobby.RatingChange, error) { stored <- res; return nil, nil }}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -52,7 +52,7 @@ func Example() {
 	toAlice, toBob := sink{make(chan lobby.Event, 16)}, sink{make(chan lobby.Event, 16)}
 
 	room, _, _ := rooms.Create(alice, toAlice, lobby.RoomConfig{Rules: engine.Classic(), Deal: 42})
-	found, _ := rooms.Find(bob.ID, room.Code()) // the code bob typed
+	found, _ := rooms.Find(lobby.Seeker{Player: bob.ID}, room.Code()) // the code bob typed
 	rooms.Join(found, bob, toBob)
 	found.SetReady(bob.ID, true)
 	found.Say(bob.ID, "gl\x1b[5m hf")

@@ -105,6 +105,7 @@ type presenceEntry struct {
 	Removed int             `json:"m,omitempty"`
 	Done    bool            `json:"f,omitempty"` // Doing.Finished
 	Room    string          `json:"o,omitempty"`
+	Private bool            `json:"v,omitempty"` // Doing.Private
 	Phase   lobby.RacePhase `json:"p,omitempty"` // Doing.Phase
 	Watched string          `json:"x,omitempty"`
 	Session uint64          `json:"s"`
@@ -397,7 +398,7 @@ func (p *Presence) roster() map[string]presenceEntry {
 	for _, e := range entries {
 		out[e.Key] = presenceEntry{Key: e.Key, ID: e.ID, Name: e.Name, Guest: e.Guest,
 			What: e.What, Rules: e.Rules, Deal: e.Deal, Custom: e.Custom, Removed: e.Removed, Done: e.Finished,
-			Room: e.Room, Phase: e.Phase, Watched: e.Watched, Session: e.Session, Joined: e.Joined.UnixMilli(), Changed: e.Changed.UnixMilli()}
+			Room: e.Room, Private: e.Private, Phase: e.Phase, Watched: e.Watched, Session: e.Session, Joined: e.Joined.UnixMilli(), Changed: e.Changed.UnixMilli()}
 	}
 	return out
 }
@@ -409,7 +410,7 @@ func (w presenceEntry) entry() lobby.RosterEntry {
 		Presence: lobby.Presence{
 			Player: lobby.Player{ID: w.ID, Name: w.Name, Guest: w.Guest},
 			Doing: lobby.Doing{What: w.What, Rules: w.Rules, Deal: w.Deal, Custom: w.Custom, Removed: w.Removed, Finished: w.Done,
-				Room: w.Room, Phase: w.Phase, Watched: w.Watched},
+				Room: w.Room, Private: w.Private, Phase: w.Phase, Watched: w.Watched},
 			Session: w.Session,
 			Joined:  time.UnixMilli(w.Joined),
 		},

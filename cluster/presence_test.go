@@ -453,3 +453,21 @@ func TestPresencePostgres(t *testing.T) {
 	two.close()
 	eventually(t, "one lists ann alone once two said bye", func() bool { return presenceWho(one) == "ann:menu@" })
 }
+
+// TestPresenceWirePrivate: a racer in a private room crosses to the other
+// servers as in a private room, with neither its code nor its deal: their
+// who and Lobby say "racing in a private room" too.
+func TestPresenceWirePrivate(t *testing.T) {
+	w := presenceEntry{Key: "a", ID: "a", Name: "ann", What: lobby.Racing, Rules: "classic", Private: true, Phase: lobby.RaceRunning}
+	b, err := json.Marshal(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back presenceEntry
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if e := back.entry(); !e.Private || e.Room != "" || e.Deal != 0 {
+		t.Fatalf("across the wire %s: %+v, want a private room, no code, no deal", b, e.Doing)
+	}
+}

@@ -5,6 +5,7 @@ import (
 
 	"pyramid/engine"
 	"pyramid/lobby"
+	"pyramid/rating"
 )
 
 // The wire forms of the rooms' ops (on RoomsTopic) and of a server's
@@ -25,9 +26,20 @@ type (
 		At      int64         `json:"at,omitempty"` // Unix ms on the cluster's clock
 		Text    string        `json:"t,omitempty"`
 		Target  string        `json:"x,omitempty"`
+		Addr    string        `json:"a,omitempty"` // a wrong code's address: absent from the ops of servers before it
 		Muted   bool          `json:"m,omitempty"`
 		Results []wirePlacing `json:"res,omitempty"`
 		Gone    string        `json:"g,omitempty"` // a server whose sessions are gone
+		// Ratings are a rated's: absent from the ops of servers before it.
+		Ratings []wireRating `json:"rat,omitempty"`
+	}
+	wireRating struct {
+		ID          string  `json:"id"`
+		Standing    string  `json:"s"`
+		Reason      string  `json:"r,omitempty"`
+		Before      float64 `json:"b,omitempty"`
+		After       float64 `json:"a,omitempty"`
+		Provisional bool    `json:"p,omitempty"`
 	}
 	wireEntrant struct {
 		ID    string `json:"id"`
@@ -100,7 +112,7 @@ func fromUnixMilli(ms int64) time.Time {
 // toWire is op as it goes on the bus.
 func toWire(op lobby.RoomOp) roomMsg {
 	m := roomMsg{Op: string(op.Kind), RoomID: op.RoomID, Code: op.Code, Inst: op.Inst, Sid: op.Sid, Ready: op.Ready,
-		Round: op.Round, At: unixMilli(op.At), Text: op.Text, Target: op.Target, Muted: op.Muted, Gone: op.Gone}
+		Round: op.Round, At: unixMilli(op.At), Text: op.Text, Target: op.Target, Addr: op.Addr, Muted: op.Muted, Gone: op.Gone}
 	if op.Who != nil {
 		m.Who = &wireEntrant{ID: op.Who.ID, Name: op.Who.Name, Guest: op.Who.Guest}
 	}
@@ -112,13 +124,17 @@ func toWire(op lobby.RoomOp) roomMsg {
 		m.Results = append(m.Results, wirePlacing{Place: p.Place, ID: p.ID, Name: p.Name, Guest: p.Guest, GameID: p.GameID,
 			State: int(p.State), Removed: p.Removed, Moves: p.Moves, TimeMS: p.Time.Milliseconds()})
 	}
+	for _, c := range op.Ratings {
+		m.Ratings = append(m.Ratings, wireRating{ID: c.ID, Standing: c.Standing.String(), Reason: string(c.Reason),
+			Before: c.Before, After: c.After, Provisional: c.Provisional})
+	}
 	return m
 }
 
 // op is m as the rooms apply it (they check and clean it).
 func (m roomMsg) op() lobby.RoomOp {
 	op := lobby.RoomOp{Kind: lobby.OpKind(m.Op), RoomID: m.RoomID, Code: m.Code, Inst: m.Inst, Sid: m.Sid, Ready: m.Ready,
-		Round: m.Round, At: fromUnixMilli(m.At), Text: m.Text, Target: m.Target, Muted: m.Muted, Gone: m.Gone}
+		Round: m.Round, At: fromUnixMilli(m.At), Text: m.Text, Target: m.Target, Addr: m.Addr, Muted: m.Muted, Gone: m.Gone}
 	if m.Who != nil {
 		op.Who = &lobby.Entrant{ID: m.Who.ID, Name: m.Who.Name, Guest: m.Who.Guest}
 	}
@@ -129,6 +145,13 @@ func (m roomMsg) op() lobby.RoomOp {
 	for _, w := range m.Results {
 		op.Results = append(op.Results, lobby.Placing{Place: w.Place, ID: w.ID, Name: w.Name, Guest: w.Guest, GameID: w.GameID,
 			State: lobby.RacerState(w.State), Removed: w.Removed, Moves: w.Moves, Time: time.Duration(w.TimeMS) * time.Millisecond})
+	}
+	for _, w := range m.Ratings {
+		// A standing this server does not know reads as aborted: it
+		// shows no rating rather than a wrong one.
+		st, _ := rating.ParseStanding(w.Standing)
+		op.Ratings = append(op.Ratings, lobby.RatingChange{ID: w.ID, Standing: st, Reason: rating.Reason(w.Reason),
+			Before: w.Before, After: w.After, Provisional: w.Provisional})
 	}
 	return op
 }

@@ -11,6 +11,7 @@ import (
 	"pyramid/bus"
 	"pyramid/engine"
 	"pyramid/lobby"
+	"pyramid/rating"
 )
 
 // TestProgressEventFits: a server's progress event of a full room, eight
@@ -64,6 +65,10 @@ func TestWireRoundTrip(t *testing.T) {
 		{Kind: lobby.OpUnwatch, Inst: "two", Code: "ABCD", Target: "viewer", Sid: "two/9"},
 		{Kind: lobby.OpClose, Inst: "one", Code: "ABCD", Text: "an admin closed it"},
 		{Kind: lobby.OpLapse, Inst: "one", Code: "ABCD", Target: "id-bob", Round: 2, At: at},
+		{Kind: lobby.OpRated, Inst: "one", Code: "ABCD", Round: 2, Ratings: []lobby.RatingChange{
+			{ID: "id-ann", Standing: rating.Rated, Before: 1512.25, After: 1527.5, Provisional: true},
+			{ID: "id-bob", Standing: rating.Unrated, Reason: rating.ReasonAssisted},
+			{ID: "id-cat", Standing: rating.Aborted, Reason: rating.ReasonNeverMoved}}},
 	}
 	for _, op := range ops {
 		t.Run(string(op.Kind), func(t *testing.T) {

@@ -72,7 +72,7 @@ func ExampleParseMove() {
 	// 7.1+7.4 <nil>
 	// 6.2+w <nil>
 	// w1+s <nil>
-	// ? bad move notation: "8.9": no slot "8.9": row is 1–9, column 1–row
+	// ? bad move notation: "8.9": no slot "8.9": rows count from 1 at the top, and row R has columns 1 to R
 }
 
 func ExampleNewDeal() {

@@ -187,6 +187,15 @@ func (g *Game) RedoMoves() []Move {
 // CanUndo reports whether a move can be undone.
 func (g *Game) CanUndo() bool { return len(g.history) > 0 }
 
+// UndoPeeks reports whether undoing the last move would take back a draw
+// or a redeal: the player would have seen the stock's next card and could
+// choose again knowing it. Races and the daily allow undo only of
+// removals.
+func (g *Game) UndoPeeks() bool {
+	n := len(g.history)
+	return n > 0 && (g.history[n-1].move.Kind == Draw || g.history[n-1].move.Kind == Redeal)
+}
+
 // CanRedo reports whether an undone move can be redone.
 func (g *Game) CanRedo() bool { return len(g.redo) > 0 }
 

@@ -191,10 +191,13 @@ func parsePlace(s string) (Place, error) {
 	r, err1 := strconv.Atoi(rs)
 	c, err2 := strconv.Atoi(cs)
 	if err1 != nil || err2 != nil || len(rs) > 1 || len(cs) > 1 {
-		return NoPlace, fmt.Errorf("unknown place %q: want R.C with row 1–%d and column 1–row", s, maxRows)
+		return NoPlace, fmt.Errorf("unknown place %q: want R.C, a row (1 at the top) and a column in it, e.g. 7.1", s)
 	}
 	if r < 1 || r > maxRows || c < 1 || c > r {
-		return NoPlace, fmt.Errorf("no slot %q: row is 1–%d, column 1–row", s, maxRows)
+		// The rules say how many rows there are (Game.Apply): this
+		// only knows that rows count from the top and a row r holds
+		// r cards.
+		return NoPlace, fmt.Errorf("no slot %q: rows count from 1 at the top, and row R has columns 1 to R", s)
 	}
 	return Slot(r, c), nil
 }

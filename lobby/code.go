@@ -11,34 +11,43 @@ import (
 
 // CodeAlphabet is the letters room codes are made of: no vowels, so a code
 // spells no word, and none of the letters that pass for a digit or another
-// letter on a terminal (B 8, I 1, L 1, O 0, Q 0, S 5, Z 2, U V). Sixteen
-// letters, so four of them make 65,536 codes.
+// letter on a terminal (B 8, I 1, L 1, O 0, Q 0, S 5, Z 2, U V).
 const CodeAlphabet = "CDFGHJKMNPRTVWXY"
 
-// CodeLen is the number of letters in a room code.
-const CodeLen = 4
+// CodeLen is the number of letters in a room code: six of sixteen letters
+// make 16,777,216 codes, so that a stranger who tries codes at the
+// wrong-code limit (MaxWrongCodes a minute from one player and from one
+// address) finds a room in weeks with the server full of rooms, in years
+// with a few open, rather than in minutes.
+const CodeLen = 6
 
 // ErrBadCode: the text is not a room code. Its message is meant for
 // players as it is.
 var ErrBadCode = errors.New("a room code is " + fmt.Sprint(CodeLen) + " letters of " + CodeAlphabet + ", like " + CodeAlphabet[:CodeLen])
 
-// ParseCode reads a room code as a player typed it: surrounding space is
-// ignored and case does not matter. It returns the code in capitals.
+// ParseCode reads a room code as a player typed it: case does not matter,
+// and spaces and dashes anywhere are ignored ("kdx-wyc", "KDX WYC"). It
+// returns the code in capitals.
 func ParseCode(s string) (string, error) {
-	s = strings.ToUpper(strings.TrimSpace(s))
-	if len(s) != CodeLen {
+	if len(s) > 4*CodeLen {
 		return "", ErrBadCode
 	}
-	for i := 0; i < len(s); i++ {
-		if strings.IndexByte(CodeAlphabet, s[i]) < 0 {
+	var b strings.Builder
+	for _, r := range strings.ToUpper(s) {
+		switch {
+		case r == ' ' || r == '-' || r == '\t' || r == '\n' || r == '\r':
+			continue
+		case r > 0x7f || strings.IndexByte(CodeAlphabet, byte(r)) < 0:
 			return "", ErrBadCode
 		}
+		b.WriteRune(r)
 	}
-	return s, nil
+	if b.Len() != CodeLen {
+		return "", ErrBadCode
+	}
+	return b.String(), nil
 }
 
-// newCode draws codes from rnd until one is not taken, giving up after a
-// number of tries that only a nearly full code space would exhaust.
 // newRoomID returns a new room's ID: random, so that it names the room
 // apart from every other, on any server and across restarts (a code is
 // reused once its room closes).
@@ -48,6 +57,10 @@ func newRoomID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// newCode draws codes from rnd until one is not taken, giving up after a
+// number of tries that only a nearly full code space would exhaust. Each
+// letter takes a byte's low four bits: 256 is a multiple of 16, so every
+// letter is as likely.
 func newCode(rnd io.Reader, taken func(string) bool) (string, error) {
 	var b [CodeLen]byte
 	for try := 0; try < 64; try++ {

@@ -35,13 +35,29 @@ type Doing struct {
 	// those playing a rule set (PlayingRules: the live daily board's
 	// "N playing now").
 	Finished bool
-	// Room is the race room's code (Racing).
+	// Room is the race room's code (Racing), unless Private.
 	Room string
+	// Private (Racing): the room is private. Nobody outside it may see
+	// its code or its deal, so Room and Deal are empty (RacingIn).
+	Private bool
 	// Phase is where the race room stands (Racing): its waiting room, the
 	// race, or its results. Empty is racing (a ghost race has no room).
 	Phase RacePhase
 	// Watched is the name of the player watched (Watching).
 	Watched string
+}
+
+// RacingIn is what a racer in the room of s does, as presence tells it
+// to every player: the room's rules, phase and the racer's removed
+// cards, and the room's code and deal only when the room is public. A
+// private room's code is its key (who has it may join and watch), and its
+// deal is the members' business.
+func RacingIn(s Snapshot, removed int) Doing {
+	d := Doing{What: Racing, Rules: s.RulesID, Deal: s.Deal, Room: s.Code, Phase: s.Phase.Presence(), Removed: removed}
+	if !s.Public {
+		d.Room, d.Deal, d.Private = "", 0, true
+	}
+	return d
 }
 
 // RacePhase is where a racer's room stands, as presence shows it.

@@ -1,6 +1,7 @@
 package lobby
 
 import (
+	"pyramid/rating"
 	"sort"
 	"time"
 
@@ -120,6 +121,25 @@ type Placing struct {
 	// Time is the finish time for a racer who cleared, else the time of
 	// the last removal, from the start of the race.
 	Time time.Duration
+	// Rating is how the stored race counted for the racer: nil until the
+	// lease holder stored the race and logged its ratings (OpRated), and
+	// for a guest.
+	Rating *RatingChange
+}
+
+// RatingChange is how a stored race counted for one racer with a key, as
+// the store decided it (rating.Decide) and the lease holder read it back.
+type RatingChange struct {
+	ID       string // the racer's
+	Standing rating.Standing
+	// Reason is why the race did not count for the racer (not Rated).
+	Reason rating.Reason
+	// Before and After are the racer's rating in the race's rules before
+	// and after the race, on the display scale (rating.Model.Display);
+	// zero unless Rated. Provisional is whether After is
+	// (rating.Provisional).
+	Before, After float64
+	Provisional   bool
 }
 
 // rankKey is what the ranking looks at.

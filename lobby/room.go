@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"strconv"
 	"time"
 
@@ -33,6 +32,14 @@ const (
 	RoomDropAfter = 5 * time.Second
 	// MaxSpectators is the most spectators one room takes.
 	MaxSpectators = 50
+	// HostIdle is how long a host may do nothing in the waiting room
+	// (no ready mark, start, chat line or mute) while another racer
+	// present is ready, before the host's part passes to that racer: a
+	// host who walked away does not hold the others until the room's
+	// idle timeout. The time counts from the host's last action, or from
+	// the moment they became host, or from the other racer's ready mark,
+	// whichever is latest.
+	HostIdle = 90 * time.Second
 )
 
 // Errors of rooms. Their messages are meant for players as they are.
@@ -53,6 +60,9 @@ var (
 	ErrSeatTaken = errors.New("your seat is another session's now")
 	// ErrTooFewRacers: a start with fewer than MinRacers in the room.
 	ErrTooFewRacers = errors.New("a race needs at least two racers in the room")
+	// ErrNotAllReady: a start while a racer in the room is not ready;
+	// Start wraps it with their names.
+	ErrNotAllReady = errors.New("not everybody is ready")
 	// ErrNotWaiting: a start or a ready mark after the race started.
 	ErrNotWaiting = errors.New("the room is not waiting for a start")
 	// ErrNotRacing: a progress report outside the race.
@@ -230,6 +240,13 @@ type (
 		Round   int
 		Results []Placing
 	}
+	// HostPassed is posted when an idle host's part passes to a ready
+	// racer (HostIdle).
+	HostPassed struct {
+		Code     string
+		From, To string // the names
+		ToID     string
+	}
 	// SeatTakenOver is posted to a session whose seat or view another
 	// session of the same player took.
 	SeatTakenOver struct{ Code string }
@@ -339,12 +356,6 @@ const (
 	// DefaultMaxRooms is the most rooms open at once on one server unless
 	// configured otherwise (--max-rooms).
 	DefaultMaxRooms = 200
-	// MaxWrongCodes wrong room codes per WrongCodeWindow are allowed one
-	// player; after that the player's look-ups are refused for
-	// WrongCodePause.
-	MaxWrongCodes   = 10
-	WrongCodeWindow = time.Minute
-	WrongCodePause  = time.Minute
 )
 
 // Errors of the registry, meant for players as they are (ErrNoRoom and
@@ -353,7 +364,6 @@ var (
 	ErrNoRoom         = errors.New("there is no room")
 	ErrTooManyRooms   = errors.New("the server has as many rooms as it can take; try again later")
 	ErrAlreadyHosting = errors.New("you already host a room")
-	ErrThrottled      = errors.New("too many wrong room codes; wait a minute")
 )
 
 // RoomInfo is a line of the list of public rooms (`rooms --json`).
@@ -370,35 +380,4 @@ type RoomInfo struct {
 	TimeLimit  time.Duration `json:"-"`
 	TimeLimitS int           `json:"time_limit_s"`
 	Created    time.Time     `json:"created"`
-}
-
-// wrongCodes is one player's recent wrong room codes.
-type wrongCodes struct {
-	times   []time.Time // within the last WrongCodeWindow
-	blocked time.Time   // look-ups are refused until then
-}
-
-// noteWrongCode counts a wrong code of the player at now in wrong, and
-// blocks the player for WrongCodePause at the MaxWrongCodes-th in a
-// WrongCodeWindow; past 1024 players it forgets those neither blocked nor
-// wrong lately.
-func noteWrongCode(wrong map[string]*wrongCodes, playerID string, now time.Time) {
-	if len(wrong) > 1024 {
-		for id, w := range wrong {
-			if now.After(w.blocked) && (len(w.times) == 0 || now.Sub(w.times[len(w.times)-1]) >= WrongCodeWindow) {
-				delete(wrong, id)
-			}
-		}
-	}
-	w := wrong[playerID]
-	if w == nil {
-		w = &wrongCodes{}
-		wrong[playerID] = w
-	}
-	w.times = slices.DeleteFunc(w.times, func(t time.Time) bool { return now.Sub(t) >= WrongCodeWindow })
-	w.times = append(w.times, now)
-	if len(w.times) >= MaxWrongCodes {
-		w.blocked = now.Add(WrongCodePause)
-		w.times = w.times[:0]
-	}
 }

@@ -47,7 +47,8 @@ const (
 	OpHello OpKind = "hello"
 	// OpGone: a server's sessions are gone (Gone; At when).
 	OpGone OpKind = "gone"
-	// OpWrong: a player (Target) typed a wrong room code (At).
+	// OpWrong: a player (Target) typed a wrong room code (At), from an
+	// address (Addr).
 	OpWrong   OpKind = "wrong"
 	OpOpen    OpKind = "open"
 	OpJoin    OpKind = "join"
@@ -64,6 +65,13 @@ const (
 	// OpLapse: the grace of an away racer's seat ran out (Target, Round;
 	// At is when they went away).
 	OpLapse OpKind = "lapse"
+	// OpIdleHost: the host (Target) was idle in the waiting room for
+	// HostIdle at At, as the lease holder saw it: the fold checks it
+	// again and passes the host's part to a ready racer.
+	OpIdleHost OpKind = "idlehost"
+	// OpRated: the lease holder stored a race (Round) and tells how it
+	// counted for each racer with a key (Ratings).
+	OpRated OpKind = "rated"
 )
 
 // RoomOp is one change of the rooms, as the rooms' log carries it. Which
@@ -77,18 +85,20 @@ type RoomOp struct {
 	// Inst is the server that logged the op, Sid the session of that
 	// server it is about: the log sets Inst.
 	Inst, Sid string
-	Who       *Entrant  // an open's host, a join's player, a mute's host (ID)
-	Cfg       *OpConfig // an open's room, a rematch's deal
-	Ready     bool      // a ready mark
-	Muted     bool      // a mute, or its end
-	Round     int       // an end's, a lapse's
-	At        time.Time // on the cluster's clock: a start's moment, a chat line's, an end's, a wrong code's, a gone's, a lapse's
-	Text      string    // a chat line, a close's reason
-	Target    string    // the player the op is about
-	Results   []Placing // an end's placings
-	Gone      string    // a gone's server
-	Seq       uint64    // the op's place in the log, set by the log
-	Logged    time.Time // when the log took the op, on the cluster's clock; set by the log
+	Who       *Entrant       // an open's host, a join's player, a mute's host (ID)
+	Cfg       *OpConfig      // an open's room, a rematch's deal
+	Ready     bool           // a ready mark
+	Muted     bool           // a mute, or its end
+	Round     int            // an end's, a lapse's
+	At        time.Time      // on the cluster's clock: a start's moment, a chat line's, an end's, a wrong code's, a gone's, a lapse's
+	Text      string         // a chat line, a close's reason
+	Target    string         // the player the op is about
+	Addr      string         // a wrong code's address (Seeker.Addr)
+	Results   []Placing      // an end's placings
+	Ratings   []RatingChange // a rated's
+	Gone      string         // a gone's server
+	Seq       uint64         // the op's place in the log, set by the log
+	Logged    time.Time      // when the log took the op, on the cluster's clock; set by the log
 }
 
 // OpConfig is a room's settings as an op carries them: the rules by ID.

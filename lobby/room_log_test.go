@@ -123,6 +123,9 @@ func syncRace(t *testing.T, clock *FakeClock, rs *Rooms, l *syncLog) (*Room, *fa
 	if err := l.log(RoomOp{Kind: OpJoin, Inst: "b", Sid: "b/1", Code: h.Code(), Who: &Entrant{ID: "id-bob", Name: "bob"}}); err != nil {
 		t.Fatalf("bob joins from b: %v", err)
 	}
+	if err := h.SetReady("id-bob", true); err != nil {
+		t.Fatal(err)
+	}
 	if err := h.Start("id-ann"); err != nil {
 		t.Fatal(err)
 	}

@@ -116,12 +116,12 @@ func (rs *Rooms) Create(host Entrant, sink Sink, cfg RoomConfig) (*Room, Snapsho
 			return nil, Snapshot{}, ErrTooManyRooms
 		}
 		code, cerr := newCode(rs.cfg.Rand, func(c string) bool { return rs.rooms[c] != nil })
-		sid := rs.sidOf(sink)
+		sid, at := rs.sidOf(sink), rs.nowLocked()
 		rs.mu.Unlock()
 		if cerr != nil {
 			return nil, Snapshot{}, fmt.Errorf("lobby: create room: %w", cerr)
 		}
-		err = rs.log.Do(RoomOp{Kind: OpOpen, Code: code, RoomID: newRoomID(), Sid: sid, Who: opEntrant(host), Cfg: opConfig(cfg)})
+		err = rs.log.Do(RoomOp{Kind: OpOpen, Code: code, RoomID: newRoomID(), Sid: sid, Who: opEntrant(host), Cfg: opConfig(cfg), At: at})
 		rs.doneWith(sid)
 		if errors.Is(err, errCodeTaken) {
 			continue
@@ -154,9 +154,9 @@ func (rs *Rooms) Join(h *Room, p Entrant, sink Sink) (Snapshot, error) {
 		return Snapshot{}, errors.New("lobby: Join without a sink")
 	}
 	rs.mu.Lock()
-	sid := rs.sidOf(sink)
+	sid, at := rs.sidOf(sink), rs.nowLocked()
 	rs.mu.Unlock()
-	err := rs.log.Do(RoomOp{Kind: OpJoin, Code: h.code, Sid: sid, Who: opEntrant(p)})
+	err := rs.log.Do(RoomOp{Kind: OpJoin, Code: h.code, Sid: sid, Who: opEntrant(p), At: at})
 	rs.doneWith(sid)
 	if err != nil {
 		return Snapshot{}, err
@@ -232,19 +232,20 @@ func (rs *Rooms) Seated(playerID string) (*Room, bool) {
 	return nil, false
 }
 
-// Find looks up a room by the code a player typed (ParseCode). A player
-// who typed more than MaxWrongCodes wrong codes within WrongCodeWindow is
-// refused for WrongCodePause (ErrThrottled), whatever the code. The count
-// is the cluster's: each wrong code is an op of the rooms' log (a player
+// Find looks up a room by the code a player typed (ParseCode). A player,
+// or an address, that typed MaxWrongCodes wrong codes within
+// WrongCodeWindow is refused for WrongCodePause (ErrThrottled, wrapped
+// with whose codes and when to try again), whatever the code. The count
+// is the cluster's: each wrong code is an op of the rooms' log (a seeker
 // blocked logs none), so that every server's fold counts the same codes
-// at the same times, and a player with sessions on two servers
-// gets no more tries than on one.
-func (rs *Rooms) Find(playerID, text string) (*Room, error) {
+// at the same times, and a player or an address with sessions on two
+// servers gets no more tries than on one.
+func (rs *Rooms) Find(s Seeker, text string) (*Room, error) {
 	rs.mu.Lock()
-	now := rs.cfg.Clock.Now().Add(rs.offset)
-	if w := rs.wrong[playerID]; w != nil && now.Before(w.blocked) {
+	now := rs.nowLocked()
+	if err := throttled(rs.wrong, s, now); err != nil {
 		rs.mu.Unlock()
-		return nil, ErrThrottled
+		return nil, err
 	}
 	code, err := ParseCode(text)
 	if err == nil && rs.rooms[code] == nil {
@@ -254,8 +255,8 @@ func (rs *Rooms) Find(playerID, text string) (*Room, error) {
 	if err == nil {
 		return rs.handle(code), nil
 	}
-	// Awaited, so that this player's next look-up, here, counts it.
-	if derr := rs.log.Do(RoomOp{Kind: OpWrong, Target: playerID, At: now}); derr != nil {
+	// Awaited, so that this seeker's next look-up, here, counts it.
+	if derr := rs.log.Do(RoomOp{Kind: OpWrong, Target: s.Player, Addr: s.Addr, At: now}); derr != nil {
 		rs.logf("lobby: rooms: count a wrong code: %v", derr)
 	}
 	return nil, err
@@ -336,18 +337,19 @@ func (h *Room) Leave(playerID string, from Sink) error {
 			err = ErrSeatTaken
 		}
 	}
+	at := rs.nowLocked()
 	rs.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	err = rs.log.Do(RoomOp{Kind: OpLeave, Code: h.code, Target: playerID, Sid: sid})
+	err = rs.log.Do(RoomOp{Kind: OpLeave, Code: h.code, Target: playerID, Sid: sid, At: at})
 	rs.tidy()
 	return err
 }
 
 // SetReady sets a member's ready mark in the waiting room.
 func (h *Room) SetReady(playerID string, ready bool) error {
-	return h.rs.log.Do(RoomOp{Kind: OpReady, Code: h.code, Target: playerID, Ready: ready})
+	return h.rs.log.Do(RoomOp{Kind: OpReady, Code: h.code, Target: playerID, Ready: ready, At: h.rs.now()})
 }
 
 // Start starts the countdown: the host only, in the waiting room, with at
@@ -385,7 +387,7 @@ func (h *Room) Say(playerID, text string) error {
 	if err == nil && r.muted[m.ID] {
 		err = ErrMuted
 	}
-	at := rs.cfg.Clock.Now().Add(rs.offset)
+	at := rs.nowLocked()
 	rs.mu.Unlock()
 	if err != nil {
 		return err
@@ -399,7 +401,7 @@ func (h *Room) Say(playerID, text string) error {
 // mute holds for the life of the room, so leaving and coming back does
 // not lift it.
 func (h *Room) Mute(hostID, playerID string, muted bool) error {
-	return h.rs.log.Do(RoomOp{Kind: OpMute, Code: h.code, Who: &Entrant{ID: hostID}, Target: playerID, Muted: muted})
+	return h.rs.log.Do(RoomOp{Kind: OpMute, Code: h.code, Who: &Entrant{ID: hostID}, Target: playerID, Muted: muted, At: h.rs.now()})
 }
 
 // Watch adds a spectator, who sees the room and every racer's progress

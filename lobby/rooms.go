@@ -96,7 +96,10 @@ type RoomsConfig struct {
 	// the store to keep it once.
 	// A result it fails to store (an error) is stored again at the
 	// holder's next Duties.
-	OnRaceEnd func(RaceResult) error
+	// It returns how the stored race counted for each racer with a key
+	// (read back from the store, so that a retry or a new holder tells the
+	// same), which the holder logs for every server's results (OpRated).
+	OnRaceEnd func(RaceResult) ([]RatingChange, error)
 	// SeatGrace is how long a racer whose server died keeps their seat
 	// for, to come back on any server (DefaultSeatGrace when 0).
 	SeatGrace time.Duration
@@ -147,11 +150,11 @@ type Rooms struct {
 	bySink map[Sink]*roomSession
 
 	mu     sync.Mutex
-	rooms  map[string]*room       // open rooms by code
-	offset time.Duration          // the cluster's clock minus this server's
-	sids   int                    // makes session tokens
-	wrong  map[string]*wrongCodes // wrong room codes by player, on the cluster's clock (the fold's)
-	after  []func()               // what the current locked call must do once unlocked
+	rooms  map[string]*room         // open rooms by code
+	offset time.Duration            // the cluster's clock minus this server's
+	sids   int                      // makes session tokens
+	wrong  map[wrongKey]*wrongCodes // wrong room codes by player and by address, on the cluster's clock (the fold's)
+	after  []func()                 // what the current locked call must do once unlocked
 }
 
 // roomSession is one local session's sink and its token, and how long
@@ -193,6 +196,11 @@ type room struct {
 	muted    map[string]bool
 	reason   string
 	empty    time.Time // since when nobody is in it; zero when somebody is
+	// lastAt is the latest moment of an op of the room (its At, on the
+	// cluster's clock); hostActed when the host last acted in the room
+	// or became host, readyAt when a racer other than the host last
+	// marked ready (HostIdle).
+	lastAt, hostActed, readyAt time.Time
 
 	timer   Timer                   // this server's countdown or deadline
 	chatLim map[string]*chatLimiter // the members' chat limits, on the cluster's clock (the fold's)
@@ -259,7 +267,7 @@ func NewRooms(cfg RoomsConfig, log RoomLog) (*Rooms, error) {
 	if cfg.SeatGrace <= 0 {
 		cfg.SeatGrace = DefaultSeatGrace
 	}
-	return &Rooms{cfg: cfg, log: log, rooms: map[string]*room{}, wrong: map[string]*wrongCodes{},
+	return &Rooms{cfg: cfg, log: log, rooms: map[string]*room{}, wrong: map[wrongKey]*wrongCodes{},
 		bySink: map[Sink]*roomSession{}}, nil
 }
 
@@ -285,6 +293,18 @@ func (rs *Rooms) SetOffset(off time.Duration) {
 	rs.mu.Lock()
 	rs.offset = off
 	rs.mu.Unlock()
+}
+
+// nowLocked is the time on the cluster's clock as this server reckons
+// it (its clock and the offset measured), with rs.mu held: the moment of
+// an op it logs.
+func (rs *Rooms) nowLocked() time.Time { return rs.cfg.Clock.Now().Add(rs.offset) }
+
+// now is nowLocked, taking rs.mu.
+func (rs *Rooms) now() time.Time {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.nowLocked()
 }
 
 // Offset returns this server's offset to the cluster's clock: the
@@ -398,7 +418,7 @@ func (rs *Rooms) checkDrop(s *roomSession, since time.Time) {
 		for _, m := range r.members {
 			if m.inst == rs.cfg.Instance && m.sid == s.sid {
 				in = true
-				out = append(out, RoomOp{Kind: OpLeave, Code: r.code, Target: m.ID, Sid: s.sid})
+				out = append(out, RoomOp{Kind: OpLeave, Code: r.code, Target: m.ID, Sid: s.sid, At: rs.nowLocked()})
 			}
 		}
 		for _, w := range r.watchers {
@@ -545,9 +565,12 @@ func (rs *Rooms) record(res RaceResult) {
 	if rs.cfg.OnRaceEnd == nil {
 		return
 	}
-	err := rs.cfg.OnRaceEnd(res)
+	ratings, err := rs.cfg.OnRaceEnd(res)
 	if err != nil {
 		rs.logf("lobby: rooms: store race %s round %d (tried again later): %v", res.Code, res.Round, err)
+	} else if len(ratings) > 0 {
+		// The op is the race's once: two holders log one.
+		rs.log.Post("rated/"+res.Code+"/"+res.Key(), RoomOp{Kind: OpRated, Code: res.Code, Round: res.Round, Ratings: ratings})
 	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
@@ -571,7 +594,13 @@ func (rs *Rooms) Duties() {
 	var closes []string
 	var unstored []RaceResult
 	var lapses []RoomOp
+	idle := map[string]RoomOp{} // by the op's once
 	for _, r := range rs.rooms {
+		if rs.idleHost(r, clusterNow) != nil {
+			// Once per host's idle spell: two holders log one.
+			once := "idlehost/" + r.code + "/" + r.host + "/" + strconv.FormatInt(r.hostActed.UnixMilli(), 10)
+			idle[once] = RoomOp{Kind: OpIdleHost, Code: r.code, Target: r.host, At: clusterNow}
+		}
 		if r.unstored && r.lastEnd != nil {
 			unstored = append(unstored, *r.lastEnd)
 		}
@@ -597,6 +626,9 @@ func (rs *Rooms) Duties() {
 	for _, m := range lapses {
 		// The op is the lapse's once: two holders log one.
 		rs.log.Post("lapse/"+m.Code+"/"+strconv.Itoa(m.Round)+"/"+strconv.FormatInt(m.At.UnixMilli(), 10)+"/"+m.Target, m)
+	}
+	for once, m := range idle {
+		rs.log.Post(once, m)
 	}
 	for _, code := range ends {
 		rs.endRace(code)
@@ -651,8 +683,9 @@ func (rs *Rooms) apply(m RoomOp) error {
 		return nil
 	case OpWrong:
 		// A wrong room code, counted on the cluster's clock as its
-		// server read it: the same count on every server.
-		noteWrongCode(rs.wrong, m.Target, m.At)
+		// server read it: the same count on every server, of the
+		// player and of their address.
+		noteWrong(rs.wrong, Seeker{Player: m.Target, Addr: m.Addr}, m.At)
 		return nil
 	}
 	r := rs.rooms[m.Code]
@@ -664,6 +697,7 @@ func (rs *Rooms) apply(m RoomOp) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.noteActs(m)
 	switch m.Kind {
 	case OpJoin:
 		return rs.join(r, m)
@@ -685,12 +719,21 @@ func (rs *Rooms) apply(m RoomOp) error {
 			mb.ready = m.Ready
 			rs.changed(r)
 		}
+		if m.Ready && !m.At.IsZero() && r.presentCount() >= MinRacers && len(r.notReady("")) == 0 {
+			// Everybody is ready: the race starts by itself (an op of a
+			// server before this rule, which has no moment, does not).
+			rs.countdown(r, m.At.Add(CountdownTime))
+		}
+	case OpIdleHost:
+		rs.passIdleHost(r, m)
 	case OpLapse:
 		rs.lapse(r, m)
 	case OpStart:
 		return rs.start(r, m)
 	case OpEnd:
 		rs.end(r, m)
+	case OpRated:
+		rs.rated(r, m)
 	case OpRematch:
 		return rs.rematch(r, m)
 	case OpChat:
@@ -819,7 +862,8 @@ func (rs *Rooms) open(m RoomOp) error {
 	if id == "" {
 		id = "seq-" + strconv.FormatUint(m.Seq, 10) // an open of a server before room IDs
 	}
-	r := &room{code: m.Code, id: id, created: created, cfg: cfg, round: 1, host: m.Who.ID, chatLim: map[string]*chatLimiter{}}
+	r := &room{code: m.Code, id: id, created: created, cfg: cfg, round: 1, host: m.Who.ID, chatLim: map[string]*chatLimiter{},
+		lastAt: m.At, hostActed: m.At}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rs.rooms[m.Code] = r
@@ -975,10 +1019,85 @@ func (rs *Rooms) pickHost(r *room) {
 	}
 	for _, m := range r.members {
 		if m.present() && m.ID != r.host && !rs.hostsOther(m.ID, r) {
-			r.host = m.ID
+			r.host, r.hostActed = m.ID, r.lastAt
 			return
 		}
 	}
+}
+
+// noteActs notes the times HostIdle counts from, before m is folded: the
+// op's, the host's action (a ready mark, a start, a chat line, a mute, a
+// comeback), a ready mark of another racer. The times are the ops' own
+// (At, on the cluster's clock as their server read it), so that every
+// server counts the same; an op without one (a server's before this
+// rule) counts for nothing.
+func (r *room) noteActs(m RoomOp) {
+	if m.At.IsZero() {
+		return
+	}
+	at, actor := m.At, m.Target
+	switch m.Kind {
+	case OpJoin, OpMute:
+		if m.Who != nil {
+			actor = m.Who.ID
+		}
+	case OpStart:
+		at = at.Add(-CountdownTime) // At is the race's start
+	case OpReady, OpChat, OpLeave:
+	default:
+		return
+	}
+	if at.After(r.lastAt) {
+		r.lastAt = at
+	}
+	if m.Kind == OpLeave {
+		return
+	}
+	if actor == r.host {
+		r.hostActed = at
+	} else if m.Kind == OpReady && m.Ready {
+		r.readyAt = at
+	}
+}
+
+// idleHost is the racer the host's part passes to when the host has been
+// idle at now (HostIdle): the first ready racer present who hosts no
+// other room; nil while the host is not idle, or nobody is ready.
+func (rs *Rooms) idleHost(r *room, now time.Time) *member {
+	h := r.member(r.host)
+	if r.phase != PhaseWaiting || h == nil || !h.present() || r.hostActed.IsZero() {
+		return nil
+	}
+	since := r.hostActed
+	if r.readyAt.After(since) {
+		since = r.readyAt
+	}
+	if now.Before(since.Add(HostIdle)) {
+		return nil
+	}
+	for _, mb := range r.members {
+		if mb.present() && mb.ready && mb.ID != r.host && !rs.hostsOther(mb.ID, r) {
+			return mb
+		}
+	}
+	return nil
+}
+
+// passIdleHost folds the lease holder's word that the host was idle: if
+// the fold agrees at the op's moment, the host's part passes to a ready
+// racer, and the room is told why.
+func (rs *Rooms) passIdleHost(r *room, m RoomOp) {
+	if r.host != m.Target {
+		return
+	}
+	to := rs.idleHost(r, m.At)
+	if to == nil {
+		return
+	}
+	from := r.member(r.host)
+	r.host, r.hostActed = to.ID, m.At
+	rs.broadcast(r, HostPassed{Code: r.code, From: from.Name, To: to.Name, ToID: to.ID})
+	rs.changed(r)
 }
 
 // leave folds a member's leaving (or being gone with their server).
@@ -1073,8 +1192,30 @@ func (rs *Rooms) start(r *room, m RoomOp) error {
 	case r.presentCount() < MinRacers:
 		return ErrTooFewRacers
 	}
+	if names := r.notReady(r.host); len(names) > 0 {
+		return fmt.Errorf("%w: waiting for %s", ErrNotAllReady, strings.Join(names, ", "))
+	}
+	rs.countdown(r, m.At)
+	return nil
+}
+
+// notReady is the names of the racers present who are not ready, but
+// for the player except (the host, whose start is their ready mark).
+func (r *room) notReady(except string) []string {
+	var names []string
+	for _, mb := range r.members {
+		if mb.present() && !mb.ready && mb.ID != except {
+			names = append(names, mb.Name)
+		}
+	}
+	return names
+}
+
+// countdown starts the room's countdown to a race at at, on the
+// cluster's clock.
+func (rs *Rooms) countdown(r *room, at time.Time) {
 	r.phase = PhaseCountdown
-	r.startsDB = m.At
+	r.startsDB = at
 	r.startsAt = r.startsDB.Add(-rs.offset)
 	r.deadline = r.startsAt.Add(r.cfg.TimeLimit)
 	for _, mb := range r.members {
@@ -1095,7 +1236,6 @@ func (rs *Rooms) start(r *room, m RoomOp) error {
 			rs.after = append(rs.after, func() { rs.cfg.OnCountdown(c) })
 		}
 	}
-	return nil
 }
 
 // Countdown is a race's countdown as a server's OnCountdown hook hears
@@ -1190,6 +1330,27 @@ func (rs *Rooms) end(r *room, m RoomOp) {
 	if rs.cfg.OnRoundOver != nil {
 		code, round, ps := r.code, r.round, slices.Clone(r.results)
 		rs.after = append(rs.after, func() { rs.cfg.OnRoundOver(code, round, ps) })
+	}
+}
+
+// rated folds the ratings of a stored race into its results, while the
+// room shows them.
+func (rs *Rooms) rated(r *room, m RoomOp) {
+	if r.round != m.Round || r.phase != PhaseResults {
+		return
+	}
+	changed := false
+	for i := range r.results {
+		p := &r.results[i]
+		for _, c := range m.Ratings {
+			if c.ID == p.ID && !p.Guest {
+				c := c
+				p.Rating, changed = &c, true
+			}
+		}
+	}
+	if changed {
+		rs.changed(r)
 	}
 }
 

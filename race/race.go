@@ -22,6 +22,7 @@ import (
 	"pyramid/engine"
 	"pyramid/games"
 	"pyramid/lobby"
+	"pyramid/rating"
 	"pyramid/store"
 )
 
@@ -259,15 +260,16 @@ func (s *Service) unmoved(code string, round int, playerID string) int64 {
 // nothing (a new holder may store it again). A void race (a racer lost
 // with their server) is stored unrated. A racer's stored game still being
 // played when the race ended (the time limit, or they left) is finished
-// as abandoned, or lost when its position is.
-func (s *Service) Store(res lobby.RaceResult) error {
+// as abandoned, or lost when its position is. It returns how the race
+// counted for each racer with a key, as stored.
+func (s *Service) Store(res lobby.RaceResult) ([]lobby.RatingChange, error) {
 	if s.cfg.Store == nil {
-		return nil
+		return nil, nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
 	nr := store.NewRace{Key: res.Key(), Code: res.Code, RulesID: res.RulesID, DealNumber: res.Deal,
-		Started: res.Started, Ended: res.Ended, Racers: len(res.Placings), Rated: res.Rated && !res.Void, Verdict: res.Verdict}
+		Started: res.Started, Ended: res.Ended, Racers: len(res.Placings), Rated: res.Rated, Void: res.Void, Verdict: res.Verdict}
 	closer := s.cfg.Writer()
 	for _, p := range res.Placings {
 		if p.Guest {
@@ -285,13 +287,32 @@ func (s *Service) Store(res lobby.RaceResult) error {
 		// All guests, or no card removed (everybody left first, or the
 		// time ran out): the ranking ties them all first, which says
 		// nothing: no result, no race won, no rating.
-		return nil
+		return nil, nil
 	}
-	if _, err := s.cfg.Store.RecordRace(ctx, nr); err != nil {
+	id, err := s.cfg.Store.RecordRace(ctx, nr)
+	if err != nil {
 		s.cfg.Logger.Error("race not stored", "room", res.Code, "round", res.Round, "err", err)
-		return fmt.Errorf("store race %s: %w", res.Code, err)
+		return nil, fmt.Errorf("store race %s: %w", res.Code, err)
 	}
-	return nil
+	race, err := s.cfg.Store.Race(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("read back race %s: %w", res.Code, err)
+	}
+	return RatingChanges(race), nil
+}
+
+// RatingChanges is how a stored race counted for each of its placed
+// racers, on the display scale.
+func RatingChanges(race store.Race) []lobby.RatingChange {
+	out := make([]lobby.RatingChange, 0, len(race.Placings))
+	for _, p := range race.Placings {
+		c := lobby.RatingChange{ID: p.PlayerID, Standing: p.Standing, Reason: p.Reason}
+		if p.Standing == rating.Rated {
+			c.Before, c.After, c.Provisional = p.Before.Display, p.Rating.Display, p.Rating.Provisional
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // outcomeOf is how a placed racer's race ended, for the store: a racer

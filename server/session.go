@@ -85,6 +85,17 @@ type Session struct {
 // Guest reports whether the client logged in without a key.
 func (s *Session) Guest() bool { return s.PublicKey == nil }
 
+// AddrKey names the client's address as the server's per-address limits
+// count it (the address a trusted balancer's PROXY header gave, an IPv6
+// address's /64), for the App's own per-address limits; "" when the
+// address is unknown.
+func (s *Session) AddrKey() string {
+	if s.RemoteAddr == nil {
+		return ""
+	}
+	return ipKey(s.RemoteAddr)
+}
+
 // Context returns a context that ends with the session.
 func (s *Session) Context() context.Context {
 	if s.ctx == nil {

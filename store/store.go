@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"pyramid/engine"
+	"pyramid/rating"
 )
 
 // Player is a person, identified by their keys.
@@ -604,9 +605,23 @@ type RacePlacing struct {
 	// Outcome is how the racer's race ended; "" in races stored before
 	// outcomes were.
 	Outcome Outcome
+	// Assisted is set for a racer whose moves came faster than a person
+	// plays (games.Assisted): their placing stays, unrated for them.
+	Assisted bool
 	// Rating is the racer's rating in the race's rules after the race
 	// (filled in when read; zero when the race was not rated).
 	Rating Rating
+
+	// What the race was for the racer, as the store decided it when it
+	// recorded the race (rating.Decide), filled in when read: Standing
+	// rating.Rated with Win and Podium, or why it was not (Reason).
+	Standing    rating.Standing
+	Reason      rating.Reason
+	Win, Podium bool
+	// Before is the racer's rating in the race's rules before the race
+	// (zero unless Standing is rating.Rated, and in races stored before
+	// it was kept).
+	Before Rating
 }
 
 // Outcome is how a racer's race ended.
@@ -642,12 +657,16 @@ type NewRace struct {
 	Ended      time.Time
 	// Racers is how many raced, guests included (at least the placings).
 	Racers int
-	// Rated races update the placed players' ratings and count in their
-	// race records. An unrated race (its deal was chosen, not dealt at
+	// Rated races may update the placed players' ratings and count in
+	// their race records, as the races' policy decides for each
+	// (rating.Decide). An unrated race (its deal was chosen, not dealt at
 	// random) keeps its placings and changes nothing else: no rating, no
-	// race, win or podium; RaceRecord.Unrated counts it. The zero value
-	// is unrated.
+	// race, win or podium; RaceRecord.Unrated counts it for those who
+	// raced. The zero value is unrated.
 	Rated bool
+	// Void is set for a race in which a racer was lost with their server:
+	// unrated (rating.ReasonVoid), whatever Rated says.
+	Void bool
 	// Verdict is what the solver said of the deal (engine.Unknown when it
 	// did not decide in time).
 	Verdict  engine.Verdict
@@ -672,27 +691,43 @@ type Race struct {
 // Weng–Lin Plackett–Luce estimate).
 type Rating struct {
 	Mu, Sigma float64
-	// Ordinal is μ − 3σ, the value to show and rank by.
+	// Ordinal is μ − 3σ, the conservative estimate.
 	Ordinal float64
+	// Display is the rating on the scale players see, around 1500
+	// (rating.Model.Display of the store's model): the value shown and
+	// ranked by.
+	Display float64
 	// Races is the number of rated races; 0 for a player not yet rated,
-	// whose μ and σ are then the new-player defaults.
-	Races int
+	// whose μ and σ are then the new-player defaults. Opponents is the
+	// number of different players they were rated against.
+	Races, Opponents int
+	// Provisional is rating.Provisional(Races, Opponents): the rating is
+	// shown with "?" and kept off the rating lists.
+	Provisional bool
 }
 
-// RaceRecord is a player's race figures for one rules ID. Races, Wins
-// and Podiums count rated races only (NewRace.Rated).
+// RaceRecord is a player's race figures for one rules ID, as the races'
+// policy decided each race for them (rating.Decide): Races, Wins and
+// Podiums count the races rated for them, Unrated the races they raced
+// that did not count for them; an aborted race counts in neither.
 type RaceRecord struct {
 	RulesID string
 	Races   int
-	Wins    int // first places, shared ones included
-	Podiums int // places 1 to 3
-	Unrated int // unrated races the player was placed in
+	Wins    int // rating.Decision.Win
+	Podiums int // rating.Decision.Podium
+	Unrated int
 	Rating  Rating
+}
+
+// RatingPoint is a player's rating after one rated race.
+type RatingPoint struct {
+	At     time.Time // when the race ended
+	Rating Rating
 }
 
 // RatingEntry is a line of a race rating list.
 type RatingEntry struct {
-	Rank       int // equal for equal ordinals
+	Rank       int // equal for equal display ratings
 	PlayerID   string
 	PlayerName string
 	Rating
@@ -701,12 +736,13 @@ type RatingEntry struct {
 
 // Races keeps finished races and the race ratings they make.
 type Races interface {
-	// RecordRace stores a race and its placings and, for a rated race,
-	// updates the rating of every placed player for the race's rules, in
-	// one transaction (a race of fewer than two placings is stored but
-	// not rated; an unrated race's placings have no rating). It
-	// returns the race's ID; for a key already stored, that race's ID and
-	// nothing is written.
+	// RecordRace stores a race and its placings, decides for each placed
+	// player how the race counts for them (rating.Decide, with the pairs
+	// of players rated against each other in the last rating.PairWindow
+	// counted in the same transaction, whatever the rules), and updates
+	// the ratings of those it rates, all in one transaction. It returns
+	// the race's ID; for a key already stored, that race's ID and nothing
+	// is written.
 	RecordRace(ctx context.Context, race NewRace) (int64, error)
 	// Race returns a stored race with its placings.
 	Race(ctx context.Context, id int64) (Race, error)
@@ -725,7 +761,12 @@ type Races interface {
 	// RaceRecords returns the player's race figures for every rules ID
 	// they raced, rated or not, ordered by rules ID.
 	RaceRecords(ctx context.Context, playerID string) ([]RaceRecord, error)
-	// TopRatings ranks the rated players of a rules ID by ordinal, highest
-	// first, banned players left off; their wins are rated races' only.
+	// TopRatings ranks the rated players of a rules ID by their display
+	// rating, highest first; banned players and provisional ratings are
+	// left off.
 	TopRatings(ctx context.Context, rulesID string, limit int) ([]RatingEntry, error)
+	// RatingHistory returns the player's rating after each of their last
+	// limit rated races in the rules ID (all for limit <= 0), oldest
+	// first.
+	RatingHistory(ctx context.Context, playerID, rulesID string, limit int) ([]RatingPoint, error)
 }

@@ -81,7 +81,9 @@ func newFakeAccount() *fakeAccount {
 	return &fakeAccount{
 		stats: []RulesStats{
 			{RulesID: "classic", Title: "Classic", Played: 12, Won: 5, CurrentStreak: 2, BestStreak: 4,
-				BestTime: 4*time.Minute + 12*time.Second, FewestMoves: 61, AvgRemoved: 17.4, BestDaily: -1},
+				BestTime: 4*time.Minute + 12*time.Second, FewestMoves: 61, AvgRemoved: 17.4, BestDaily: -1,
+				Race: &RaceStats{Rated: 12, Wins: 4, Podiums: 7, Unrated: 2, Rating: 1527.4,
+					History: []float64{1577.7, 1540.2, 1561.9, 1498.3, 1512.4, 1530, 1519.6, 1544.1, 1551.8, 1533.3, 1512.4, 1527.4}}},
 			{RulesID: "daily", Title: "Daily", Played: 3, Won: 1, CurrentStreak: 1, BestStreak: 1,
 				BestTime: 5*time.Minute + 1*time.Second, FewestMoves: 70, AvgRemoved: 20, DailyPlayed: 3,
 				BestDaily: 28, BestDailyTime: 5*time.Minute + 1*time.Second},
@@ -238,6 +240,7 @@ func TestAccountGolden(t *testing.T) {
 		{"menu_account", newFakeAccount, func(h *harness) {}},
 		{"menu_settings", newFakeAccount, func(h *harness) { h.menuTo(itemKeys) }},
 		{"stats", newFakeAccount, func(h *harness) { h.open(itemStats); h.keys("down") }},
+		{"stats_races", newFakeAccount, func(h *harness) { h.open(itemStats) }},
 		{"stats_empty", func() *fakeAccount { a := newFakeAccount(); a.stats = nil; return a }, func(h *harness) { h.open(itemStats) }},
 		{"board", newFakeAccount, func(h *harness) { h.open(itemLeaders) }},
 		{"board_yesterday", newFakeAccount, func(h *harness) { h.open(itemLeaders); h.keys("left") }},
@@ -556,4 +559,38 @@ func TestLinkScreenSeesItsCodeUsed(t *testing.T) {
 	h.send(linkPollMsg{req: l.req})
 	h.wantScreen("✓ Linked SHA256:EveLaptop0123456…", "The code ABCD-EFG2 was used: that key plays as alice now.")
 	h.wantNotScreen("minutes from now")
+}
+
+// TestStatsRatingHistory: the Stats screen shows the highlighted rule
+// set's race figures and its rating history as a sparkline, lowest to
+// highest, "?" while provisional; a rule set never raced shows none.
+func TestStatsRatingHistory(t *testing.T) {
+	acc := newFakeAccount()
+	acc.stats[0].Race.Provisional = true
+	h := newHarness(t, accountDeps(acc))
+	h.open(itemStats)
+	h.wantScreen("races: 12 rated, 4 won, 7 on the podium, 2 unrated", "race rating 1527?",
+		"rating 1578 █▅▇▁▂▄▃▅▆▄▂▄ 1527? (12 rated races)")
+	h.keys("down")
+	h.wantNotScreen("rated races)", "race rating")
+	for _, tt := range []struct {
+		values  []float64
+		unicode bool
+		want    string
+	}{
+		{[]float64{1500, 1500}, true, "▅▅"},
+		{[]float64{1400, 1450, 1500}, false, "_=#"},
+		{[]float64{1500}, true, "▅"},
+	} {
+		if got := sparkline(tt.values, tt.unicode); got != tt.want {
+			t.Errorf("sparkline(%v) = %q, want %q", tt.values, got, tt.want)
+		}
+	}
+	long := &RaceStats{Rated: 200, Rating: 1600, History: make([]float64, 200)}
+	for i := range long.History {
+		long.History[i] = 1500 + float64(i)/2
+	}
+	if line := ratingLine(long, true, 78); cells(line) > 78 || !strings.Contains(line, "(last ") {
+		t.Errorf("a long history at 78 cells: %q (%d cells)", line, cells(line))
+	}
 }

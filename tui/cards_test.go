@@ -271,3 +271,16 @@ func TestNotationErrorsShowCardsAsDrawn(t *testing.T) {
 		h.wantScreen(gl.cardName(a) + " + " + gl.cardName(b) + " = ")
 	}
 }
+
+// TestASCIISessionFoldsNames: a client whose terminal shows only ASCII
+// reads a player's name without its accents (dån: dan) and every other
+// text in ASCII, the menu's "…" as "...".
+func TestASCIISessionFoldsNames(t *testing.T) {
+	p := testPlayer
+	p.Name = "dån"
+	h := newHarness(t, Deps{Player: p})
+	view := h.m.View()
+	wantASCII(t, "the menu of an ASCII session", view)
+	h.wantScreen("playing as dan", "Custom rules...", "Deal by number...")
+	h.wantNotScreen("rules. ")
+}

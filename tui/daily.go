@@ -54,6 +54,16 @@ func (e *env) loadDailyToday() tea.Cmd {
 	}
 }
 
+// dailyRules is what the table says of today's daily before its first
+// move: what keeps the game off today's board, or that the board has the
+// player's result already.
+func (m *Model) dailyRules(t *tableScreen) string {
+	if m.menu().daily.done {
+		return "today's daily is done: this game is practice, for no board"
+	}
+	return "A hint takes you off today's board" + t.env.gl.sep + "undo takes back removals only"
+}
+
 // dailyRecorded marks the Daily item done once a save finished the
 // day's first attempt at today's daily deal.
 func (m *Model) dailyRecorded(t *tableScreen, r SaveResult) {

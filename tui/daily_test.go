@@ -16,7 +16,7 @@ func TestDailyShareLineFits80(t *testing.T) {
 	store := &recordingGames{res: SaveResult{Status: StatusWon}}
 	h := newHarness(t, Deps{Args: []string{"daily"}, Unicode: true, Player: testPlayer, Games: store,
 		Solver: &dailySolver{fakeSolver: fakeSolver{deal: engine.Unknown}, deal: 3}})
-	h.keys("d", "u")
+	h.keys("H") // a hint: assisted
 	endGame(t, h, "daily", 3, engine.Won)
 	want := h.m.table().shareLine()
 	if !strings.HasSuffix(want, "· assisted") {

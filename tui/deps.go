@@ -453,6 +453,24 @@ type RulesStats struct {
 	// assisted) and TodayPlayers the number of players on the board.
 	DailyToday              bool
 	TodayRank, TodayPlayers int
+	// Race is the player's race figures in the rule set; nil when they
+	// never raced it.
+	Race *RaceStats
+}
+
+// RaceStats is a player's race figures in one rule set, as the races'
+// policy counted them (README "What counts").
+type RaceStats struct {
+	// Rated counts the races rated for the player, Wins and Podiums
+	// among them; Unrated the races they raced that did not count.
+	Rated, Wins, Podiums, Unrated int
+	// Rating is the player's rating on the display scale (around 1500);
+	// Provisional while it is (shown with "?").
+	Rating      float64
+	Provisional bool
+	// History is the rating after each of the last rated races, oldest
+	// first.
+	History []float64
 }
 
 // BoardEntry is one line of a daily board.

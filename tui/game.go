@@ -263,6 +263,10 @@ func (m *Model) seat(g *engine.Game, day string, started time.Time, played time.
 			t.after = left.token // the answer is on its way
 		}
 	}
+	if day != "" && day == m.today() && g.MovesMade() == 0 && left == nil {
+		t.rulesNote = m.dailyRules(t)
+		t.say(sInfo, t.rulesNote)
+	}
 	m.playing = true
 	m.resume = nil
 	m.forgetUnfinished(id)

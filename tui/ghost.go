@@ -223,6 +223,7 @@ func (rs *raceScreen) ghostStart(msg ghostLoadedMsg) tea.Cmd {
 	}
 	t := newTable(rs.env, rs.scheme, mine, -3000, "", 0, rs.w, rs.h)
 	t.since = msg.now // the table's clock is the race's: move times from its start
+	t.undoLimit = "a race"
 	t.title = name + rs.env.gl.sep + titleOf(r, mine.Deal(), msg.g.Daily, rs.env.gl.sep)
 	rs.table, rs.stage, rs.you = t, stageRoom, ghostYou
 	rs.snap = lobby.Snapshot{Phase: lobby.PhaseRacing, RulesID: r.ID(), RulesTitle: r.Title(), Deal: rec.Deal, Cards: r.PyramidSize()}

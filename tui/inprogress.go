@@ -171,18 +171,25 @@ func (m *Model) today() string {
 }
 
 // abandonQuestion is the question before a game in progress is given up
-// for a new one, and what that means for the player's record.
-func (m *Model) abandonQuestion(title string, moves int, day string, elsewhere bool) (q, detail string) {
+// for a new one, and what that means for the player's record; assisted:
+// the game used a hint or an undo (a daily game so never reaches its
+// board).
+func (m *Model) abandonQuestion(title string, moves int, day string, assisted, elsewhere bool) (q, detail string) {
 	where := ""
 	if elsewhere {
 		where = " in another session"
 	}
 	q = "You have " + title + " in progress" + where + " (" + strconv.Itoa(moves) + plural(moves, " move", " moves") + "): abandon it?"
+	board := "the board of " + day
+	if day == m.today() {
+		board = "today's board"
+	}
 	switch {
-	case day != "" && day == m.today():
-		detail = "This will be your result on today's board."
+	case day != "" && assisted:
+		detail = "It used a hint or an undo, so it will not be on " + board +
+			": abandoning it ends your attempt, and later games of this deal are practice."
 	case day != "":
-		detail = "This will be your result on the board of " + day + "."
+		detail = "This will be your result on " + board + "."
 	case moves > 0:
 		detail = "It counts as a game lost."
 	default:
@@ -213,7 +220,8 @@ func (m *Model) askStart(spec dealSpec) tea.Cmd {
 		if t.d.status != engine.Playing || g.MovesMade() == 0 {
 			return m.start(spec)
 		}
-		q, detail := m.abandonQuestion(titleOf(g.Rules(), g.Deal(), t.day, " "), g.MovesMade(), t.day, false)
+		hints, undos := t.assists()
+		q, detail := m.abandonQuestion(titleOf(g.Rules(), g.Deal(), t.day, " "), g.MovesMade(), t.day, hints > 0 || undos > 0, false)
 		m.confirm(q, detail, spec, nil)
 		return nil
 	}
@@ -231,7 +239,7 @@ func (m *Model) askStart(spec dealSpec) tea.Cmd {
 		m.unfinished = append(m.unfinished[:i], m.unfinished[i+1:]...)
 		return m.start(spec) // nothing to lose
 	}
-	q, detail := m.abandonQuestion(storedQuestionTitle(sg.SavedGame), len(sg.Record.Moves), sg.Daily, false)
+	q, detail := m.abandonQuestion(storedQuestionTitle(sg.SavedGame), len(sg.Record.Moves), sg.Daily, sg.Hints > 0 || sg.Undos > 0, false)
 	m.confirm(q, detail, spec, nil)
 	return nil
 }
@@ -270,7 +278,7 @@ func (m *Model) confirmed(yes bool) tea.Cmd {
 // on the table because of another session's game of its rule set,
 // whether to abandon that one.
 func (m *Model) askReplace(other SavedGame) {
-	q, detail := m.abandonQuestion(storedQuestionTitle(other), len(other.Record.Moves), other.Daily, true)
+	q, detail := m.abandonQuestion(storedQuestionTitle(other), len(other.Record.Moves), other.Daily, other.Hints > 0 || other.Undos > 0, true)
 	m.confirm(q, detail, dealSpec{}, &other)
 	m.back = screenTable
 }

@@ -213,6 +213,10 @@ func (l *lobbyScreen) update(msg tea.Msg) tea.Cmd {
 				return nil
 			}
 			l.msg = ""
+			if p.What == lobby.Racing && p.Private {
+				l.say(sWarn, privateRace(p.Name))
+				return nil
+			}
 			if p.What == lobby.Racing && p.Room != "" && l.env.races != nil {
 				// A racer's board is in their room: watch the race.
 				l.event = menuRaceMsg{code: p.Room, watch: true, racer: p.ID}
@@ -349,15 +353,20 @@ func (l *lobbyScreen) room(r lobby.RoomInfo) string {
 }
 
 // racePhaseWords is how the Lobby and who begin the line of a racer in
-// a room, before the room's code.
-func racePhaseWords(p lobby.RacePhase) string {
-	switch p {
-	case lobby.RaceWaiting:
-		return "waiting in room "
-	case lobby.RaceResults:
-		return "at the results of room "
+// a room, up to the room: "room CODE", or "a private room", whose code
+// is kept from everyone outside it.
+func racePhaseWords(d lobby.Doing) string {
+	room := "room " + clean(d.Room, 8)
+	if d.Private {
+		room = "a private room"
 	}
-	return "racing in room "
+	switch d.Phase {
+	case lobby.RaceWaiting:
+		return "waiting in " + room
+	case lobby.RaceResults:
+		return "at the results of " + room
+	}
+	return "racing in " + room
 }
 
 // describeDoing says what a player is doing, as the Lobby screen and
@@ -368,14 +377,17 @@ func describeDoing(d lobby.Doing, gl *glyphs) string {
 		if r, err := engine.ParseRules(d.Rules); err == nil {
 			title, total = r.Title(), "/"+strconv.Itoa(r.PyramidSize())
 		}
-		deal := "deal " + strconv.FormatUint(d.Deal, 10)
-		if d.Custom {
-			deal = "a custom deal"
+		deal := gl.sep + "deal " + strconv.FormatUint(d.Deal, 10)
+		switch {
+		case d.Private:
+			deal = "" // the room's members' business
+		case d.Custom:
+			deal = gl.sep + "a custom deal"
 		}
 		if d.What == lobby.Racing && d.Phase == lobby.RaceWaiting {
-			return title + gl.sep + deal // no card is removed before the start
+			return title + deal // no card is removed before the start
 		}
-		return title + gl.sep + deal + gl.sep + strconv.Itoa(d.Removed) + total + " removed"
+		return title + deal + gl.sep + strconv.Itoa(d.Removed) + total + " removed"
 	}
 	switch d.What {
 	case lobby.Playing:
@@ -384,10 +396,10 @@ func describeDoing(d lobby.Doing, gl *glyphs) string {
 		}
 		return "playing " + game()
 	case lobby.Racing:
-		if d.Room == "" {
+		if d.Room == "" && !d.Private {
 			return "racing a ghost" + gl.sep + game()
 		}
-		return racePhaseWords(d.Phase) + clean(d.Room, 8) + gl.sep + game()
+		return racePhaseWords(d) + gl.sep + game()
 	case lobby.Watching:
 		return "watching " + clean(d.Watched, 16)
 	}

@@ -108,7 +108,7 @@ func TestMenuNoBackToRoomJustLeft(t *testing.T) {
 	f.mu.Lock()
 	f.seated, f.leaveFrees = "KMTX", true
 	f.mu.Unlock()
-	h.keys("q")
+	h.keys("q", "q")
 	s := screenOf(h)
 	if h.m.cur != screenMenu || strings.Contains(s, "Back to race") || strings.Contains(s, "is over") {
 		t.Errorf("after leaving the waiting room: want the menu, no Back to race:\n%s", s)

@@ -311,6 +311,10 @@ func (m *menuScreen) more(n int, arrow string) string {
 // under the cursor, then a dim note.
 func (m *menuScreen) item(out *lines, cur bool, label, note string, labelW int) {
 	pal := m.env.pal
+	if !m.env.gl.unicode && strings.HasSuffix(label, "…") {
+		// "Custom rules." reads as a sentence: the three dots it means.
+		label = strings.TrimSuffix(label, "…") + "..."
+	}
 	label = cut(label, m.w-6, m.env.gl.ell)
 	// The line is written straight into the screen: the menu is drawn
 	// anew for every key.

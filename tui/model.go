@@ -437,7 +437,7 @@ func (m *Model) tooSmall() bool {
 func (m *Model) View() string {
 	v := m.view()
 	if !m.env.gl.unicode {
-		v = asciiReplacer.Replace(v)
+		v = asciiFold(asciiReplacer.Replace(v))
 	}
 	return v
 }

@@ -120,14 +120,21 @@ func (t *tableScreen) askDailyStartPar() tea.Cmd {
 }
 
 // parReply takes the par of the table's deal. Before the first move it
-// is said on an empty message line (the daily deal's par).
+// is said on an empty message line (the daily deal's par), or after the
+// daily's rules when they are on it.
 func (t *tableScreen) parReply(msg parMsg) {
 	if msg.key != t.token || msg.par <= 0 {
 		return
 	}
 	t.par = msg.par
-	if t.d.status == engine.Playing && t.game.MovesMade() == 0 && t.msg == "" {
+	if t.d.status != engine.Playing || t.game.MovesMade() != 0 {
+		return
+	}
+	switch {
+	case t.msg == "":
 		t.sayf(sInfo, "par %d: the shortest winning line of this deal", t.par)
+	case t.msg == t.rulesNote:
+		t.sayf(sInfo, "%s%spar %d", t.rulesNote, t.env.gl.sep, t.par)
 	}
 }
 

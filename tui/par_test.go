@@ -368,7 +368,9 @@ func TestBoardPar(t *testing.T) {
 func TestDailyStartPar(t *testing.T) {
 	s := &analystSolver{fakeSolver: fakeSolver{deal: engine.Winnable}, par: 57}
 	h := newHarness(t, Deps{Args: []string{"daily"}, Unicode: true, Solver: s})
-	h.wantScreen("Daily", "par 57: the shortest winning line of this deal")
+	// The daily's rules are on the message line before the first move:
+	// par comes after them.
+	h.wantScreen("Daily", "A hint takes you off today's board · undo takes back removals only · par 57")
 	if h.m.table().par != 57 {
 		t.Errorf("the table keeps par %d, want 57 for its win panel", h.m.table().par)
 	}

@@ -221,7 +221,7 @@ func (rs *raceScreen) doing() (d lobby.Doing, ok bool) {
 	if mode := rs.mode(); mode == modeJoining || mode == modeCode || mode == modeSpectating || s.Code == "" {
 		return lobby.Doing{}, false
 	}
-	return lobby.Doing{What: lobby.Racing, Rules: s.RulesID, Deal: s.Deal, Room: s.Code, Phase: s.Phase.Presence(), Removed: rs.mine().Removed}, true
+	return lobby.RacingIn(*s, rs.mine().Removed), true
 }
 
 // boardChange returns the board to send the spectators, when there are
@@ -341,6 +341,11 @@ func (m *Model) askWatch(name string) tea.Cmd {
 	}
 	races := m.env.races
 	return func() tea.Msg {
+		for _, p := range lb.Who() {
+			if p.What == lobby.Racing && p.Private && strings.EqualFold(p.Name, strings.TrimSpace(name)) {
+				return spectateMsg{name: name, err: errors.New(privateRace(p.Name))}
+			}
+		}
 		if races != nil {
 			for _, p := range lb.Who() {
 				if p.What == lobby.Racing && p.Room != "" && strings.EqualFold(p.Name, strings.TrimSpace(name)) {
@@ -352,6 +357,12 @@ func (m *Model) askWatch(name string) tea.Cmd {
 		w, err := lb.Watch(name)
 		return spectateMsg{name: name, watched: w, err: err}
 	}
+}
+
+// privateRace is the refusal to watch a racer in a private room without
+// its code: the code is the room's key, for its members to give.
+func privateRace(name string) string {
+	return clean(name, 16) + " races in a private room: to watch, ask for its code (race watch CODE)"
 }
 
 // watchReply opens the spectate screen, or says why not on the screen

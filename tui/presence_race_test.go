@@ -20,6 +20,7 @@ import (
 func TestRacePresenceFollowsTheRound(t *testing.T) {
 	fl := newFakeLobby()
 	snap := raceRoom(3, lobby.PhaseResults)
+	snap.Public = true
 	snap.Members[0].Removed = 28
 	f := &fakeRaces{seat: RaceSeat{You: "p0", Snapshot: snap}}
 	h := newHarness(t, Deps{Races: f, Lobby: fl, Args: []string{"race", snap.Code}, Width: 80, Height: 24, Unicode: true})
@@ -27,7 +28,7 @@ func TestRacePresenceFollowsTheRound(t *testing.T) {
 		t.Fatalf("on the results the lobby is told %+v, want racing in KMTX, deal 42, 28 removed", d)
 	}
 	next := raceRoom(3, lobby.PhaseWaiting)
-	next.Round, next.Seq, next.Deal = 2, 2, 43
+	next.Round, next.Seq, next.Deal, next.Public = 2, 2, 43, true
 	h.send(RaceEventMsg{Event: lobby.RoomChanged{Snapshot: next}})
 	if d := fl.last(); d.What != lobby.Racing || d.Room != "KMTX" || d.Deal != 43 || d.Removed != 0 {
 		t.Fatalf("after the rematch the lobby is told %+v, want racing in KMTX, deal 43, 0 removed", d)
@@ -98,6 +99,7 @@ func TestGhostRacePresence(t *testing.T) {
 func TestRacePresencePhase(t *testing.T) {
 	fl := newFakeLobby()
 	snap := raceRoom(3, lobby.PhaseWaiting)
+	snap.Public = true
 	f := &fakeRaces{seat: RaceSeat{You: "p0", Snapshot: snap}}
 	h := newHarness(t, Deps{Races: f, Lobby: fl, Args: []string{"race", snap.Code}, Width: 80, Height: 24, Unicode: true})
 	steps := []struct {
@@ -112,7 +114,7 @@ func TestRacePresencePhase(t *testing.T) {
 	for i, st := range steps {
 		if i > 0 {
 			next := raceRoom(3, st.phase)
-			next.Seq = uint64(i + 1)
+			next.Seq, next.Public = uint64(i+1), true
 			h.send(RaceEventMsg{Event: lobby.RoomChanged{Snapshot: next}})
 		}
 		if d := fl.last(); d.What != lobby.Racing || d.Room != "KMTX" || d.Phase != st.want {
@@ -141,5 +143,41 @@ func TestDescribeRacePhase(t *testing.T) {
 				t.Fatalf("got %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestRacePresencePrivate: who and the Lobby printed a private room's
+// code and deal to everybody, and enter on its racer watched it; a
+// private room's racer now tells the lobby neither, the Lobby says
+// "a private room", and enter on the racer says how to watch instead.
+func TestRacePresencePrivate(t *testing.T) {
+	fl := newFakeLobby()
+	snap := raceRoom(3, lobby.PhaseRacing)
+	f := &fakeRaces{seat: RaceSeat{You: "p0", Snapshot: snap}}
+	newHarness(t, Deps{Races: f, Lobby: fl, Args: []string{"race", snap.Code}, Width: 80, Height: 24, Unicode: true})
+	d := fl.last()
+	if d.What != lobby.Racing || !d.Private || d.Room != "" || d.Deal != 0 || d.Rules != "classic" {
+		t.Fatalf("a private room's racer tells the lobby %+v, want racing classic in a private room, no code, no deal", d)
+	}
+	if got, want := describeDoing(d, newGlyphs(true)), "racing in a private room · Classic · 0/28 removed"; got != want {
+		t.Errorf("describeDoing: got %q, want %q", got, want)
+	}
+
+	other := newFakeLobby()
+	other.who = []lobby.Presence{{Player: lobby.Player{ID: "p9", Name: "ann"}, Doing: d}}
+	h := newHarness(t, Deps{Player: testPlayer, Races: f, Lobby: other, Width: 80, Height: 24, Unicode: true})
+	h.open(itemLobby)
+	h.wantScreen("ann", "racing in a private room · Classic")
+	h.wantNotScreen(snap.Code, "deal")
+	h.keys("w")
+	h.wantScreen("ann races in a private room: to watch, ask for its code")
+	if h.m.cur != screenLobby {
+		t.Errorf("w on a private racer left the Lobby for screen %v", h.m.cur)
+	}
+	// watch NAME says the same.
+	h = newHarness(t, Deps{Player: testPlayer, Races: f, Lobby: other, Args: []string{"watch", "ann"}, Width: 80, Height: 24, Unicode: true})
+	h.wantScreen("ann races in a private room: to watch, ask for its code")
+	if h.m.cur == screenRace || h.m.cur == screenSpectate {
+		t.Errorf("watch ann opened screen %v, want a refusal", h.m.cur)
 	}
 }

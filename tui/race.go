@@ -540,7 +540,7 @@ func (rs *raceScreen) setSnap(s lobby.Snapshot, resume *engine.Record) {
 		return // an older one came late
 	}
 	if prev := rs.snap.Host; prev != "" && prev != s.Host && s.Host == rs.you && rs.you != "" && s.Code == rs.snap.Code {
-		rs.say(sInfo, "you host the room now")
+		rs.say(sInfo, "you host the room now: s starts the race once everybody is ready")
 	}
 	rs.snap = s
 	rs.racers = slices.Clone(s.Members)
@@ -588,7 +588,7 @@ func (rs *raceScreen) deal(s lobby.Snapshot, resume *engine.Record) {
 // player's own or a watched racer's, under title.
 func (rs *raceScreen) newRaceTable(g *engine.Game, s lobby.Snapshot, title string) *tableScreen {
 	t := newTable(rs.env, rs.scheme, g, -1000-s.Round, "", 0, rs.w, rs.h)
-	t.title = title
+	t.title, t.undoLimit = title, "a race"
 	// The verdict is the room's: the table asks the solver nothing.
 	t.answer = answerOf(s.Verdict, nil)
 	return t
@@ -645,6 +645,14 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 			rs.chat = append(rs.chat, ev)
 			if len(rs.chat) > lobby.ChatHistory {
 				rs.chat = slices.Delete(rs.chat, 0, len(rs.chat)-lobby.ChatHistory)
+			}
+		}
+	case lobby.HostPassed:
+		if ev.Code == rs.snap.Code {
+			if ev.ToID == rs.you && !rs.watching {
+				rs.say(sInfo, clean(ev.From, 16)+" was idle: you host the room now; s starts the race once everybody is ready")
+			} else {
+				rs.say(sInfo, clean(ev.From, 16)+" was idle: "+clean(ev.To, 16)+" hosts the room now")
 			}
 		}
 	case lobby.SeatTakenOver:

@@ -94,7 +94,7 @@ type RaceSeat struct {
 
 // RaceEventMsg brings one event of the player's room (a lobby.RoomChanged,
 // RacerProgress, CountdownStarted, RaceStarted, RaceEnded, ChatLine,
-// SeatTakenOver, RoomClosed or Missed). The server sends it through the
+// HostPassed, SeatTakenOver, RoomClosed or Missed). The server sends it through the
 // session's Inbox.
 type RaceEventMsg struct {
 	Event lobby.Event

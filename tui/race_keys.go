@@ -75,8 +75,15 @@ func (rs *raceScreen) openChat() {
 	}
 }
 
-// leave leaves the room; during the race q asks to be pressed again.
+// leave leaves the room; in the waiting room and during the race, q or
+// esc asks to be pressed again (a racer who leaves the waiting room gives
+// up their place and ready mark; a spectator just goes).
 func (rs *raceScreen) leave() tea.Cmd {
+	if rs.mode() == modeWaiting && !rs.watching && rs.snap.Code != "" && !rs.leaving {
+		rs.leaving = true
+		rs.say(sWarn, "q or esc again leaves room "+rs.snap.Code+"; any other key stays")
+		return nil
+	}
 	if rs.racing() && !rs.leaving {
 		rs.leaving = true
 		if rs.ghost != nil {
@@ -148,12 +155,8 @@ func (rs *raceScreen) raceKey(k tea.KeyMsg) tea.Cmd {
 		return nil
 	case key.Matches(k, watchKeys):
 		return nil
-	case bound(k, t.Keys.Undo):
-		if ms := t.game.Moves(); len(ms) > 0 && (ms[len(ms)-1].Kind == engine.Draw || ms[len(ms)-1].Kind == engine.Redeal) {
-			rs.say(sWarn, "undo takes back removals in a race, never a draw or a redeal")
-			return nil
-		}
 	}
+	// Undo takes back removals only: the table's rule (tableScreen.undo).
 	return rs.toTable(k)
 }
 

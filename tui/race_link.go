@@ -36,6 +36,20 @@ func isRaceLink(args []string) bool {
 	return len(args) > 0 && strings.EqualFold(strings.TrimSpace(args[0]), "race")
 }
 
+// codeWords is the room code of a deep link's words: one word as it is
+// (the room checks it, and says what a code is), or several that make a
+// code together, as a player types one in groups ("race kdx wyc").
+func codeWords(words []string) (string, bool) {
+	switch len(words) {
+	case 0:
+		return "", false
+	case 1:
+		return words[0], true
+	}
+	code, err := lobby.ParseCode(strings.Join(words, " "))
+	return code, err == nil
+}
+
 // parseRaceLink reads the words after "race": nothing (quick match), a
 // room code, watch CODE, or new [RULES] [DEAL] [--public] [--time 10m]
 // [--max N].
@@ -44,16 +58,19 @@ func parseRaceLink(args []string) (raceReq, error) {
 		return raceReq{kind: raceQuick}, nil
 	}
 	if strings.EqualFold(args[0], "watch") {
-		if len(args) != 2 {
-			return raceReq{}, errors.New("race watch takes a room code: race watch ABCD")
+		code, ok := codeWords(args[1:])
+		if !ok {
+			return raceReq{}, errors.New("race watch takes a room code: race watch " + lobby.CodeAlphabet[:lobby.CodeLen])
 		}
-		return raceReq{kind: raceWatch, code: args[1]}, nil
+		return raceReq{kind: raceWatch, code: code}, nil
 	}
 	if !strings.EqualFold(args[0], "new") {
-		if len(args) > 1 {
-			return raceReq{}, errors.New("race takes a room code (race ABCD), new (race new [RULES] [DEAL]) or nothing (quick match)")
+		code, ok := codeWords(args)
+		if !ok {
+			return raceReq{}, errors.New("race takes a room code (race " + lobby.CodeAlphabet[:lobby.CodeLen] +
+				"), new (race new [RULES] [DEAL]) or nothing (quick match)")
 		}
-		return raceReq{kind: raceJoin, code: args[0]}, nil
+		return raceReq{kind: raceJoin, code: code}, nil
 	}
 	req := raceReq{kind: raceNew, opt: RoomOptions{Rules: engine.Classic()}}
 	var words []string

@@ -157,6 +157,10 @@ func TestParseRaceLink(t *testing.T) {
 		{[]string{"new", "daily"}, raceReq{}, "its own deal"},
 		{[]string{"new", "nosuchrules"}, raceReq{}, "nosuchrules"},
 		{[]string{"ABCD", "EFGH"}, raceReq{}, "room code"},
+		{[]string{"kdx", "wyc"}, raceReq{kind: raceJoin, code: "KDXWYC"}, ""},
+		{[]string{"watch", "KDX", "WYC"}, raceReq{kind: raceWatch, code: "KDXWYC"}, ""},
+		{[]string{"watch", "kdx-wyc"}, raceReq{kind: raceWatch, code: "kdx-wyc"}, ""},
+		{[]string{"watch"}, raceReq{}, "race watch takes a room code"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

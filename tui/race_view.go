@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -10,6 +13,7 @@ import (
 	"pyramid/engine"
 	"pyramid/keys"
 	"pyramid/lobby"
+	"pyramid/rating"
 	"pyramid/share"
 )
 
@@ -170,7 +174,7 @@ func (rs *raceScreen) view() string {
 		var b strings.Builder
 		out := lines{b: &b}
 		out.fill(max(0, rs.h/2-2))
-		out.add("  Join a race: type the room's code (four letters) and press enter")
+		out.add("  Join a race: type the room's code (" + strconv.Itoa(lobby.CodeLen) + " letters) and press enter")
 		out.add("")
 		out.add("  " + rs.input.view(rs.env.pal, rs.w-4))
 		out.fill(rs.h - 2)
@@ -217,6 +221,74 @@ func (rs *raceScreen) roomLine() string {
 		line += gl.sep + strconv.Itoa(s.Spectators) + " watching"
 	}
 	return line
+}
+
+// ratingColumn is what the results say of how the race counted for a
+// racer: "1512 → 1527 +15" for a rated racer (with "?" for a provisional
+// rating), "unrated" or "no race" (ratingNotes says why), "guest".
+func ratingColumn(p lobby.Placing, gl *glyphs) string {
+	c := p.Rating
+	switch {
+	case p.Guest:
+		return "guest"
+	case c == nil:
+		return ""
+	case c.Standing == rating.Unrated:
+		return "unrated"
+	case c.Standing != rating.Rated:
+		return "no race"
+	}
+	before, after := int(math.Round(c.Before)), int(math.Round(c.After))
+	arrow := " -> "
+	if gl.unicode {
+		arrow = " → "
+	}
+	mark := ""
+	if c.Provisional {
+		mark = "?"
+	}
+	delta := after - before
+	sign := "+"
+	if delta < 0 {
+		sign = "−"
+		if !gl.unicode {
+			sign = "-"
+		}
+		delta = -delta
+	}
+	return strconv.Itoa(before) + arrow + strconv.Itoa(after) + mark + " " + sign + strconv.Itoa(delta)
+}
+
+// ratingNotes say why the race did not count for the racers it did not
+// count for, a line per reason: "unrated: moves faster than play: ann".
+// A chosen deal is said elsewhere, for the whole race.
+func ratingNotes(results []lobby.Placing) []string {
+	var reasons []string
+	who := map[string][]string{}
+	for _, p := range results {
+		c := p.Rating
+		if c == nil || c.Standing == rating.Rated || c.Reason == rating.ReasonChosenDeal {
+			continue
+		}
+		word := "unrated: "
+		if c.Standing == rating.Aborted {
+			word = "no race: "
+		}
+		key := word + c.Reason.Words()
+		if who[key] == nil {
+			reasons = append(reasons, key)
+		}
+		who[key] = append(who[key], clean(p.Name, 16))
+	}
+	var out []string
+	for _, r := range reasons {
+		out = append(out, "  "+r+": "+strings.Join(who[r], ", "))
+	}
+	if slices.ContainsFunc(results, func(p lobby.Placing) bool { return p.Rating != nil && p.Rating.Provisional }) {
+		out = append(out, fmt.Sprintf("  ? a provisional rating: fewer than %d rated races or %d opponents.",
+			rating.ProvisionalRaces, rating.ProvisionalOpponents))
+	}
+	return out
 }
 
 // unratedNote is what the race screens say of a room whose deal the host
@@ -390,9 +462,16 @@ func (rs *raceScreen) viewWaiting() string {
 	case s.Host == rs.you && len(rs.racers) < lobby.MinRacers:
 		body = append(body, "   Waiting for a second racer: give them the code "+s.Code+".")
 	case s.Host == rs.you:
-		body = append(body, "   You host: s starts the race.")
+		if n := len(rs.notReady()); n > 0 {
+			// The racers' lines above say who.
+			body = append(body, "   You host: s starts the race once everybody is ready ("+strconv.Itoa(n)+" not yet).")
+		} else {
+			body = append(body, "   You host, and everybody is ready: s starts the race.")
+		}
+	case rs.mine().Ready:
+		body = append(body, "   You are ready: the race starts once everybody is.")
 	default:
-		body = append(body, "   The host starts the race.")
+		body = append(body, "   r marks you ready: the race starts once everybody is ready.")
 	}
 	body = append(body, "")
 	body = append(body, rs.chatBody(rs.h-4-len(body))...)
@@ -404,6 +483,18 @@ func (rs *raceScreen) viewWaiting() string {
 		sub = "deal " + strconv.FormatUint(s.Deal, 10) + gl.sep + unratedNote + gl.sep + "no hints" + gl.sep + "undo: removals only"
 	}
 	return drawPage(rs.env, rs.w, rs.h, rs.roomLine(), sub, body, rs.msg, rs.msgSt, rs.bar, keys)
+}
+
+// notReady is the racers present, but for the player, who are not
+// ready: the host's start waits for them.
+func (rs *raceScreen) notReady() []lobby.Racer {
+	var out []lobby.Racer
+	for _, r := range rs.racers {
+		if r.Present && !r.Ready && r.ID != rs.you {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func (rs *raceScreen) waitingKeys() []key.Binding {
@@ -449,6 +540,9 @@ func (rs *raceScreen) viewResults() string {
 	gl := rs.env.gl
 	s := &rs.snap
 	body := []string{""}
+	// The ratings come a moment after the results: once the lease holder
+	// stored the race.
+	rated := slices.ContainsFunc(s.Results, func(p lobby.Placing) bool { return p.Rating != nil })
 	for _, p := range s.Results {
 		what := strconv.Itoa(p.Removed) + "/" + strconv.Itoa(s.Cards)
 		state := p.State.String()
@@ -468,12 +562,21 @@ func (rs *raceScreen) viewResults() string {
 		}
 		line := "  " + padLeft(strconv.Itoa(p.Place), 2) + ". " + padRight(cut(clean(p.Name, 16), 16, gl.ell), 17) +
 			padRight(what, 28) + strconv.Itoa(p.Moves) + plural(p.Moves, " move", " moves")
+		if rated {
+			// At 80 columns: "1500 → 1394? −106" ends at column 78.
+			line = padRight(line, 60) + " " + ratingColumn(p, gl)
+		}
 		if p.ID == rs.you {
 			line = rs.env.pal.style(sBold, line)
 		}
 		body = append(body, line)
 	}
 	body = append(body, "")
+	if rated {
+		for _, l := range ratingNotes(s.Results) {
+			body = append(body, cut(l, max(rs.w-2, 10), gl.ell))
+		}
+	}
 	if rs.over {
 		body = append(body, "  Room "+s.Code+" has closed: these are your last race's results in it, as stored.")
 		if rs.guests > 0 {

@@ -40,7 +40,14 @@ func newHelpScreen(e *env, km TableKeyMap, rules *engine.Rules, w, h int) *helpS
 		"  Draw from the stock onto the waste; the waste's top card plays too.",
 		"  When the stock is empty the waste turns over, while passes are left",
 		"  (pass 2/3 is the second of three). Clear the pyramid to win.",
-		"  Undo and redo have no limit.",
+	}
+	if rules != nil && rules.Daily {
+		text = append(text,
+			"  The daily: your first finished game of the day's deal is your result on",
+			"  its board, unless it used a hint. Undo takes back removals only, never a",
+			"  draw or a redeal. Later games of the deal are practice.")
+	} else {
+		text = append(text, "  Undo and redo have no limit.")
 	}
 	if rules != nil {
 		text = append(text, "  These rules: "+rules.Describe()+".")

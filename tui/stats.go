@@ -2,6 +2,8 @@ package tui
 
 import (
 	"context"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -139,7 +141,70 @@ func statsColumns() []statsColumn {
 		{"avg removed", func(r *RulesStats) string { return strconv.FormatFloat(r.AvgRemoved, 'f', 1, 64) }},
 		{"daily", func(r *RulesStats) string { return strconv.Itoa(r.DailyPlayed) }},
 		{"best daily", func(r *RulesStats) string { return bestDaily(r, " in ") }},
+		{"races", func(r *RulesStats) string {
+			if r.Race == nil {
+				return "-"
+			}
+			return strconv.Itoa(r.Race.Rated)
+		}},
+		{"rating", func(r *RulesStats) string { return raceRating(r.Race) }},
 	}
+}
+
+// raceRating is a race rating as the screens show it: "1527", "1527?"
+// while provisional, "-" for none.
+func raceRating(r *RaceStats) string {
+	if r == nil || r.Rated == 0 {
+		return "-"
+	}
+	s := strconv.Itoa(int(math.Round(r.Rating)))
+	if r.Provisional {
+		s += "?"
+	}
+	return s
+}
+
+// sparkLevels are the heights of a sparkline, lowest first.
+var sparkLevels = [2][]rune{[]rune("_.-:=+*#"), []rune("▁▂▃▄▅▆▇█")}
+
+// sparkline draws values as a line of bars, one a value, scaled from
+// their lowest to their highest (all in the middle when they are equal).
+func sparkline(values []float64, unicode bool) string {
+	levels := sparkLevels[0]
+	if unicode {
+		levels = sparkLevels[1]
+	}
+	lo, hi := slices.Min(values), slices.Max(values)
+	out := make([]rune, len(values))
+	for i, v := range values {
+		n := len(levels) / 2
+		if hi > lo {
+			n = int(math.Round((v - lo) / (hi - lo) * float64(len(levels)-1)))
+		}
+		out[i] = levels[n]
+	}
+	return string(out)
+}
+
+// ratingLine is the rating history of the rule set as a sparkline that
+// fits w cells: "rating 1500 ▁▂▄▅▇ 1527? (last 5 rated races)".
+func ratingLine(r *RaceStats, unicode bool, w int) string {
+	if r == nil || len(r.History) == 0 {
+		return ""
+	}
+	first := strconv.Itoa(int(math.Round(r.History[0])))
+	tail := " " + raceRating(r) + " (" + strconv.Itoa(len(r.History)) + plural(len(r.History), " rated race)", " rated races)")
+	room := w - cells("rating "+first+" ") - cells(tail)
+	hist := r.History
+	if room < len(hist) {
+		if room < 2 {
+			return ""
+		}
+		hist = hist[len(hist)-room:]
+		first = strconv.Itoa(int(math.Round(hist[0])))
+		tail = " " + raceRating(r) + " (last " + strconv.Itoa(len(hist)) + ")"
+	}
+	return "rating " + first + " " + sparkline(hist, unicode) + tail
 }
 
 // winRate is the share of games won, in per cent, or "-".
@@ -194,9 +259,9 @@ func titleOfStats(r *RulesStats) string {
 const detailLines = 4
 
 // rowsRoom is how many rule sets fit: the window less the title, the
-// identity, a blank, the column heads, a blank, the details, the message
-// line and the help bar.
-func (s *statsScreen) rowsRoom() int { return max(1, s.h-7-detailLines) }
+// identity, a blank, the column heads, a blank, the details, the rating
+// history, the message line and the help bar.
+func (s *statsScreen) rowsRoom() int { return max(1, s.h-8-detailLines) }
 
 // View draws the screen, exactly h lines.
 func (s *statsScreen) view() string {
@@ -219,6 +284,9 @@ func (s *statsScreen) view() string {
 		body = append(body, "")
 		for _, line := range flow(s.details(&s.stats[s.cur]), e.gl.sep, s.w-2, detailLines) {
 			body = append(body, " "+pal.style(sDim, line))
+		}
+		if line := ratingLine(s.stats[s.cur].Race, e.gl.unicode, s.w-2); line != "" {
+			body = append(body, " "+line)
 		}
 	}
 	s.up.SetEnabled(len(s.stats) > 1)
@@ -297,6 +365,11 @@ func (s *statsScreen) details(r *RulesStats) []string {
 	}
 	if r.AssistedWins > 0 {
 		d = append(d, strconv.Itoa(r.AssistedWins)+" of the wins used hints or undo: they set no record")
+	}
+	if rc := r.Race; rc != nil {
+		d = append(d, "races: "+strconv.Itoa(rc.Rated)+" rated, "+strconv.Itoa(rc.Wins)+" won, "+
+			strconv.Itoa(rc.Podiums)+" on the podium, "+strconv.Itoa(rc.Unrated)+" unrated",
+			"race rating "+raceRating(rc))
 	}
 	return d
 }

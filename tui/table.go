@@ -53,6 +53,13 @@ type tableScreen struct {
 	token  int       // identifies this game in replies to commands
 	day    string    // the daily deal's date, or empty
 	scheme KeyScheme // the movement keys
+	// rulesNote is what the message line says of the game's rules before
+	// the first move (the daily's), or empty.
+	rulesNote string
+	// undoLimit names where undo takes back removals only, never a draw
+	// or a redeal (engine.Game.UndoPeeks): "a race", "the daily"; empty:
+	// undo has no limit.
+	undoLimit string
 
 	prompt     Prompt
 	promptOpen bool
@@ -170,6 +177,9 @@ func newTable(e *env, scheme KeyScheme, g *engine.Game, token int, day string, p
 		token:  token,
 		played: played,
 		prompt: Prompt{Label: ": "},
+	}
+	if day != "" {
+		t.undoLimit = "the daily"
 	}
 	t.updateKeys()
 	return t
@@ -546,6 +556,10 @@ func (t *tableScreen) play(m engine.Move, done string) tea.Cmd {
 // undo takes back the last move.
 func (t *tableScreen) undo() tea.Cmd {
 	moves := t.game.Moves()
+	if t.undoLimit != "" && t.game.UndoPeeks() {
+		t.say(sWarn, "undo takes back removals in "+t.undoLimit+", never a draw or a redeal")
+		return nil
+	}
 	if t.game.CanUndo() {
 		t.keepBefore()
 	}
@@ -553,7 +567,12 @@ func (t *tableScreen) undo() tea.Cmd {
 		t.say(sErr, err.Error())
 		return nil
 	}
-	t.undos++
+	if t.day == "" {
+		// A removal taken back in the daily is no assistance: it keeps
+		// the player on today's board (undo takes back nothing else
+		// there).
+		t.undos++
+	}
 	t.sel = engine.NoPlace
 	cmd := t.changed()
 	if t.d.status != engine.Lost {

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -136,6 +137,54 @@ func printableASCII(s string) bool {
 var asciiReplacer = strings.NewReplacer("·", "-", "…", ".", "—", "-", "×", "x", "∞", "~",
 	"←/→", "<->", "↑/↓", "^/v", "←↓↑→", "keys", "✓", "v",
 	"♠", "S", "♥", "H", "♦", "D", "♣", "C")
+
+// asciiFold spells what is left of a view in ASCII, for a terminal that
+// shows nothing else, cell for cell: a letter with accents is the letter
+// without them (dån: dan), anything else non-ASCII a '?' per cell it
+// takes. Escape sequences pass, so styles stay.
+func asciiFold(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s // no copy
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if r < 0x80 {
+			b.WriteRune(r)
+			continue
+		}
+		if base := foldRune(r); base != 0 {
+			b.WriteRune(base)
+			continue
+		}
+		b.WriteString(strings.Repeat("?", max(1, runewidth(r))))
+	}
+	return b.String()
+}
+
+// foldRune is the ASCII letter a rune is with its marks taken off, or 0.
+func foldRune(r rune) rune {
+	d := norm.NFD.String(string(r))
+	if d == "" || d[0] >= 0x80 {
+		return 0
+	}
+	for _, m := range d[1:] {
+		if !unicode.Is(unicode.Mn, m) {
+			return 0
+		}
+	}
+	return rune(d[0])
+}
+
+// runewidth is how many cells a rune takes.
+func runewidth(r rune) int { return ansi.StringWidth(string(r)) }
 
 // drawPage draws a screen of the account: the title, a dim line under it
 // (none when sub is empty), the body lines, then the message line and the

@@ -58,3 +58,24 @@ func TestCellsCut(t *testing.T) {
 		}
 	}
 }
+
+func TestASCIIFold(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain", "plain"},
+		{"dån", "dan"},
+		{"Zoë Ångström", "Zoe Angstrom"},
+		{"\x1b[1mdån\x1b[m", "\x1b[1mdan\x1b[m"},
+		{"李四", "????"},  // two cells each
+		{"a😀b", "a??b"}, // an emoji takes two cells
+		{"ﬁx", "?x"},    // a ligature is no letter with marks
+	}
+	for _, tt := range tests {
+		got := asciiFold(tt.in)
+		if got != tt.want {
+			t.Errorf("asciiFold(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if cells(got) != cells(tt.in) {
+			t.Errorf("asciiFold(%q) takes %d cells, want %d", tt.in, cells(got), cells(tt.in))
+		}
+	}
+}

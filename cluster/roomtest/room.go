@@ -34,7 +34,15 @@ func testRoomLifecycle(t *testing.T, e *roomsEnv) {
 	wantErr(t, "Start by bob", r.Start("id-bob"), lobby.ErrNotHost)
 	wantErr(t, "Start by a stranger", r.Start("id-zed"), lobby.ErrNotMember)
 	wantErr(t, "Report early", r.Report("id-bob", held(r, "id-bob"), lobby.Progress{State: lobby.RacerPlaying}, nil), lobby.ErrNotRacing)
-	wantErr(t, "Start", r.Start("id-alice"), nil)
+	err := r.Start("id-alice")
+	wantErr(t, "Start with carol not ready", err, lobby.ErrNotAllReady)
+	if err == nil || !strings.Contains(err.Error(), "waiting for carol") {
+		t.Errorf("Start with carol not ready: %v, want it to name carol", err)
+	}
+	if s := r.Snapshot(); s.Phase != lobby.PhaseWaiting {
+		t.Fatalf("a refused start: phase %v", s.Phase)
+	}
+	wantErr(t, "Start", startReady(r, "id-alice"), nil)
 	wantErr(t, "Start twice", r.Start("id-alice"), lobby.ErrNotWaiting)
 	wantErr(t, "Join mid-race", func() error { _, err := e.one().Join(r, pl("dave"), newSink()); return err }(), lobby.ErrRaceUnderway)
 
@@ -187,7 +195,7 @@ func testEverybodyLeavesEndsTheRace(t *testing.T, e *roomsEnv) {
 func testLeaveDuringCountdown(t *testing.T, e *roomsEnv) {
 	r, a := e.create("alice", classic())
 	e.join(r, "bob")
-	wantErr(t, "Start", r.Start("id-alice"), nil)
+	wantErr(t, "Start", startReady(r, "id-alice"), nil)
 	wantErr(t, "Leave", r.Leave("id-bob", held(r, "id-bob")), nil)
 	e.clock.Advance(lobby.CountdownTime)
 	if p := r.Snapshot().Phase; p != lobby.PhaseRacing {
@@ -318,7 +326,7 @@ func testEmptyRoomCloses(t *testing.T, e *roomsEnv) {
 	if _, err := e.one().Join(r, pl("alice"), a); !errors.Is(err, lobby.ErrNoRoom) {
 		t.Errorf("Join a closed room: %v", err)
 	}
-	if _, err := e.one().Find("id-alice", r.Code()); !errors.Is(err, lobby.ErrNoRoom) {
+	if _, err := e.one().Find(lobby.Seeker{Player: "id-alice"}, r.Code()); !errors.Is(err, lobby.ErrNoRoom) {
 		t.Errorf("Find a closed room: %v", err)
 	}
 }
@@ -392,7 +400,7 @@ func testSpectators(t *testing.T, e *roomsEnv) {
 		t.Errorf("%d spectators", n)
 	}
 	wantErr(t, "spectator says", r.Say("viewer-0", "go bob"), lobby.ErrNotMember)
-	wantErr(t, "Start", r.Start("id-alice"), nil)
+	wantErr(t, "Start", startReady(r, "id-alice"), nil)
 	e.clock.Advance(lobby.CountdownTime)
 	report(t, r, "bob", 2, lobby.RacerPlaying)
 	if got, ok := again.racer(r.Code(), "id-bob"); !ok || got.Removed != 2 {
@@ -478,7 +486,7 @@ func testQuickMatch(t *testing.T, e *roomsEnv) {
 		t.Fatalf("QuickJoin: %v", err)
 	}
 	// A racing room is not matched either.
-	wantErr(t, "Start", r1.Start("id-alice"), nil)
+	wantErr(t, "Start", startReady(r1, "id-alice"), nil)
 	e.clock.Advance(time.Second)
 	r3, _, created, err := rs.QuickMatch(pl("carol"), newSink(), classic())
 	if err != nil || !created || r3.Code() == r1.Code() {
@@ -511,32 +519,32 @@ func testQuickMatch(t *testing.T, e *roomsEnv) {
 func testWrongCodesThrottled(t *testing.T, e *roomsEnv) {
 	rs := e.one()
 	r, _ := e.create("alice", classic())
-	if got, err := rs.Find("id-bob", " "+r.Code()+" "); err != nil || got.Code() != r.Code() {
+	if got, err := rs.Find(lobby.Seeker{Player: "id-bob"}, " "+r.Code()+" "); err != nil || got.Code() != r.Code() {
 		t.Fatalf("Find: %v", err)
 	}
 	for i := range lobby.MaxWrongCodes {
-		code := "XXXX"
+		code := "XXXXXX"
 		if i%2 == 1 {
 			code = "nope"
 		}
-		if _, err := rs.Find("id-bob", code); !errors.Is(err, lobby.ErrNoRoom) && !errors.Is(err, lobby.ErrBadCode) {
+		if _, err := rs.Find(lobby.Seeker{Player: "id-bob"}, code); !errors.Is(err, lobby.ErrNoRoom) && !errors.Is(err, lobby.ErrBadCode) {
 			t.Fatalf("wrong code %d: %v", i+1, err)
 		}
 	}
-	_, err := rs.Find("id-bob", r.Code())
+	_, err := rs.Find(lobby.Seeker{Player: "id-bob"}, r.Code())
 	wantErr(t, "after 10 wrong codes", err, lobby.ErrThrottled)
 	// Others are not throttled.
-	if _, err := rs.Find("id-carol", r.Code()); err != nil {
+	if _, err := rs.Find(lobby.Seeker{Player: "id-carol"}, r.Code()); err != nil {
 		t.Errorf("carol: %v", err)
 	}
 	e.clock.Advance(lobby.WrongCodePause)
-	if _, err := rs.Find("id-bob", r.Code()); err != nil {
+	if _, err := rs.Find(lobby.Seeker{Player: "id-bob"}, r.Code()); err != nil {
 		t.Errorf("after the pause: %v", err)
 	}
 	// Wrong codes spread out over more than a minute are fine.
 	for range 3 * lobby.MaxWrongCodes {
 		e.clock.Advance(lobby.WrongCodeWindow / (lobby.MaxWrongCodes - 2))
-		if _, err := rs.Find("id-dave", "XXXX"); errors.Is(err, lobby.ErrThrottled) {
+		if _, err := rs.Find(lobby.Seeker{Player: "id-dave"}, "XXXXXX"); errors.Is(err, lobby.ErrThrottled) {
 			t.Fatal("throttled at 8 a minute")
 		}
 	}
@@ -563,7 +571,7 @@ func testConcurrentRoom(t *testing.T, e *roomsEnv) {
 	for i := 1; i < lobby.MaxRacers; i++ {
 		e.join(r, fmt.Sprintf("p%d", i))
 	}
-	wantErr(t, "Start", r.Start("id-p0"), nil)
+	wantErr(t, "Start", startReady(r, "id-p0"), nil)
 	e.clock.Advance(lobby.CountdownTime)
 	var wg sync.WaitGroup
 	for i := range lobby.MaxRacers {
@@ -684,7 +692,7 @@ func testJoinLeavesTheOldRoom(t *testing.T, e *roomsEnv) {
 				r, _ := e.create("carol", classic())
 				_, err := e.one().Join(r, pl("bob"), old)
 				wantErr(e.t, "Join", err, nil)
-				wantErr(e.t, "Start", r.Start("id-carol"), nil)
+				wantErr(e.t, "Start", startReady(r, "id-carol"), nil)
 				e.clock.Advance(lobby.CountdownTime)
 				return r
 			},

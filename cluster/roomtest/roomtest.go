@@ -120,11 +120,17 @@ func roomScenarios() []roomScenario {
 		{"ProgressTopics", testProgressTopics},
 		{"ProgressBeforeTheStart", testProgressBeforeTheStart},
 		{"WrongCodesAcrossServers", testWrongCodesAcrossServers},
+		{"WrongCodesPerAddress", testWrongCodesPerAddress},
+		{"AllReadyStarts", testAllReadyStarts},
+		{"IdleHost", testIdleHost},
+		{"IdleHostAcrossServers", testIdleHostAcrossServers},
+		{"PrivateSpectator", testPrivateSpectator},
 		{"ChatLimitAcrossServers", testChatLimitAcrossServers},
 		{"ProgressUnchangedRacers", testProgressUnchangedRacers},
 		{"RematchBothLeave", testRematchBothLeave},
 		{"BoardFromEvents", testBoardFromEvents},
 		{"CountdownHook", testCountdownHook},
+		{"RatingsReachResults", testRatingsReachResults},
 	}
 }
 
@@ -139,7 +145,7 @@ func (e *roomsEnv) server(name string) *cluster.Rooms {
 	var made atomic.Pointer[cluster.Rooms]
 	rs, err := cluster.NewRooms(context.Background(), cluster.RoomsConfig{Bus: e.bus(), Lease: e.lease, LeaseTTL: time.Hour,
 		ProgressEvery: every, RoomsConfig: lobby.RoomsConfig{Instance: name, Clock: e.clock, MaxRooms: e.maxRooms, Rand: e.rand,
-			OnRaceEnd: func(res lobby.RaceResult) error {
+			OnRaceEnd: func(res lobby.RaceResult) ([]lobby.RatingChange, error) {
 				// The hook runs with no lock held: it may look at the rooms
 				// (a new holder's first store may come before NewRooms returns).
 				if rs := made.Load(); rs != nil {
@@ -149,10 +155,10 @@ func (e *roomsEnv) server(name string) *cluster.Rooms {
 				defer e.mu.Unlock()
 				if e.fail > 0 {
 					e.fail--
-					return errors.New("the store is down")
+					return nil, errors.New("the store is down")
 				}
 				e.ended[name] = append(e.ended[name], res)
-				return nil
+				return storedRatings(res), nil
 			},
 			OnCountdown: func(c lobby.Countdown) {
 				e.mu.Lock()
@@ -211,13 +217,26 @@ func (e *roomsEnv) join(r *lobby.Room, name string) *fakeSink {
 	return s
 }
 
+// startReady marks ready every racer of h present but its host, host,
+// and has the host start the race: a start needs them ready.
+func startReady(h *lobby.Room, host string) error {
+	for _, m := range h.Snapshot().Members {
+		if m.Present && m.ID != host && !m.Ready {
+			if err := h.SetReady(m.ID, true); err != nil {
+				return fmt.Errorf("ready %s: %w", m.ID, err)
+			}
+		}
+	}
+	return h.Start(host)
+}
+
 // race makes a room of alice (host), bob and carol on the one-server
 // scenario's server, started and past the countdown.
 func (e *roomsEnv) race(cfg lobby.RoomConfig) (*lobby.Room, map[string]*fakeSink) {
 	e.t.Helper()
 	r, a := e.create("alice", cfg)
 	sinks := map[string]*fakeSink{"alice": a, "bob": e.join(r, "bob"), "carol": e.join(r, "carol")}
-	wantErr(e.t, "Start", r.Start("id-alice"), nil)
+	wantErr(e.t, "Start", startReady(r, "id-alice"), nil)
 	e.clock.Advance(lobby.CountdownTime)
 	if p := r.Snapshot().Phase; p != lobby.PhaseRacing {
 		e.t.Fatalf("phase %v after the countdown", p)
@@ -234,7 +253,7 @@ func sharedRace(t *testing.T, e *roomsEnv, a, b *cluster.Rooms) (code string, an
 	wantErr(t, "Create", err, nil)
 	code = h.Code()
 	eventually(t, "b sees the room", func() bool { _, ok := b.Room(code); return ok })
-	hb, err := b.Find("id-bob", code)
+	hb, err := b.Find(lobby.Seeker{Player: "id-bob"}, code)
 	wantErr(t, "Find on b", err, nil)
 	snap, err = b.Join(hb, pl("bob"), bob)
 	wantErr(t, "Join on b", err, nil)
@@ -245,7 +264,7 @@ func sharedRace(t *testing.T, e *roomsEnv, a, b *cluster.Rooms) (code string, an
 	wantErr(t, "bob ready", hb.SetReady("id-bob", true), nil)
 	eventually(t, "a sees bob ready", func() bool { m, _ := h.Snapshot().Member("id-bob"); return m.Ready })
 	wantErr(t, "Start by bob (not the host)", hb.Start("id-bob"), lobby.ErrNotHost)
-	wantErr(t, "Start", h.Start("id-ann"), nil)
+	wantErr(t, "Start", startReady(h, "id-ann"), nil)
 	eventually(t, "both count down", func() bool {
 		return phaseOf(a, code) == lobby.PhaseCountdown && phaseOf(b, code) == lobby.PhaseCountdown
 	})

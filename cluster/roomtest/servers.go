@@ -176,7 +176,7 @@ func testRacersServerDies(t *testing.T, e *roomsEnv) {
 	code := h.Code()
 	_, err = a.Join(h, pl("bob"), bob)
 	wantErr(t, "bob joins on a", err, nil)
-	wantErr(t, "Start", h.Start("id-ann"), nil)
+	wantErr(t, "Start", startReady(h, "id-ann"), nil)
 	eventually(t, "the holder counts down", func() bool { return phaseOf(holder, code) == lobby.PhaseCountdown })
 	e.clock.Advance(lobby.CountdownTime)
 	hh, _ := holder.Room(code)
@@ -229,7 +229,7 @@ func testRacersServerDies(t *testing.T, e *roomsEnv) {
 	wantErr(t, "Create on b", err, nil)
 	_, err = b.Join(hc, pl("dora"), dora)
 	wantErr(t, "dora joins on b", err, nil)
-	wantErr(t, "Start on b", hc.Start("id-carl"), nil)
+	wantErr(t, "Start on b", startReady(hc, "id-carl"), nil)
 	eventually(t, "the holder counts down", func() bool { return phaseOf(holder, hc.Code()) == lobby.PhaseCountdown })
 	e.clock.Advance(lobby.CountdownTime)
 	eventually(t, "the holder sees the race on b", func() bool { return phaseOf(holder, hc.Code()) == lobby.PhaseRacing })
@@ -454,7 +454,7 @@ func testProgressBeforeTheStart(t *testing.T, e *roomsEnv) {
 	wantErr(t, "Create", err, nil)
 	code := h.Code()
 	eventually(t, "b sees the room", func() bool { _, ok := b.Room(code); return ok })
-	hb, err := b.Find("id-bob", code)
+	hb, err := b.Find(lobby.Seeker{Player: "id-bob"}, code)
 	wantErr(t, "Find on b", err, nil)
 	_, err = b.Join(hb, pl("bob"), newSink())
 	wantErr(t, "Join on b", err, nil)
@@ -467,7 +467,7 @@ func testProgressBeforeTheStart(t *testing.T, e *roomsEnv) {
 	}
 	wantErr(t, "bob ready", hb.SetReady("id-bob", true), nil)
 	eventually(t, "a sees bob ready", func() bool { m, _ := h.Snapshot().Member("id-bob"); return m.Ready })
-	wantErr(t, "Start", h.Start("id-ann"), nil)
+	wantErr(t, "Start", startReady(h, "id-ann"), nil)
 	eventually(t, "b shows ann's progress once it folds the start", func() bool {
 		m, _ := hb.Snapshot().Member("id-ann")
 		return m.Removed == 28 && m.Moves == 30

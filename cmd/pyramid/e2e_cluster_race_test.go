@@ -55,7 +55,7 @@ func TestE2EClusterRace(t *testing.T) {
 	typeKeys(t, b, "thi alice\r")
 	a.WaitFor(t, "<bob> hi alice", wait)
 
-	typeKeys(t, a, "s")
+	readyStart(t, a, b)
 	ga, gb := newGame(t, "classic", deal), newGame(t, "classic", deal)
 	waitPosition(t, a, ga)
 	waitPosition(t, b, gb)

@@ -40,7 +40,7 @@ func TestE2EClusterSeatFromStore(t *testing.T) {
 	b := sshtest.OpenTerm(t, two.dial(t, keyB), sshtest.TermOptions{Command: "race " + code})
 	b.WaitFor(t, "room "+code, wait)
 	a.WaitFor(t, "2/8 players", wait)
-	typeKeys(t, a, "s")
+	readyStart(t, a, b)
 	ga, gb := newGame(t, "classic", deal), newGame(t, "classic", deal)
 	waitPosition(t, a, ga)
 	waitPosition(t, b, gb)

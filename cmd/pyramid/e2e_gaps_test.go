@@ -97,7 +97,7 @@ func TestE2ERaceMovesAndShares(t *testing.T) {
 	a.WaitFor(t, "2/8 players", wait)
 
 	// The race: bob draws once and leaves, alice clears the deal.
-	typeKeys(t, a, "s")
+	readyStart(t, a, b)
 	ga, gb := newGame(t, "classic", deal), newGame(t, "classic", deal)
 	waitPosition(t, a, ga)
 	waitPosition(t, b, gb)
@@ -140,7 +140,7 @@ func TestE2EJoiningARoomStopsWatching(t *testing.T) {
 	waitPosition(t, watching, newGame(t, "classic", 42))
 	bob.WaitFor(t, "1 watching", wait)
 
-	carol := sshtest.OpenTerm(t, ts.dial(t, carolKey), sshtest.TermOptions{Command: "race new"})
+	carol := sshtest.OpenTerm(t, ts.dial(t, carolKey), sshtest.TermOptions{Command: "race new --public"})
 	code := waitRoom(t, carol)
 	sshtest.OpenTerm(t, ts.dial(t, annKey), sshtest.TermOptions{Command: "race " + code}).WaitFor(t, "room "+code, wait)
 	watching.WaitFor(t, "you joined room "+code, wait)

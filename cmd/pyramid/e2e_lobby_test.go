@@ -113,6 +113,7 @@ type whoJSON struct {
 	Rules    string `json:"rules"`
 	Deal     string `json:"deal"`
 	Room     string `json:"room"`
+	Private  bool   `json:"private"`
 	Phase    string `json:"phase"`
 	Removed  *int   `json:"removed"`
 	Watching string `json:"watching"`

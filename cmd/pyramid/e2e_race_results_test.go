@@ -30,13 +30,13 @@ func TestE2EResultsOfARaceEndedInTheMenu(t *testing.T) {
 	b.WaitFor(t, "room "+code, wait)
 	a.WaitFor(t, "2/8 players", wait)
 	waitWho(t, ts.user(keyA), "bob waiting in the room", func(w map[string]whoJSON) bool {
-		return w["bob"].Doing == "racing" && w["bob"].Room == code && w["bob"].Phase == "waiting"
+		return w["bob"].Doing == "racing" && w["bob"].Private && w["bob"].Room == "" && w["bob"].Phase == "waiting"
 	})
-	if out := runOK(t, ts.user(keyA), "who"); !strings.Contains(out, "waiting in room "+code+" · Classic · deal "+strconv.FormatUint(deal, 10)+"\n") {
-		t.Fatalf("who, bob in the waiting room:\n%s", out)
+	if out := runOK(t, ts.user(keyA), "who"); !strings.Contains(out, "waiting in a private room · Classic\n") {
+		t.Fatalf("who, bob in the waiting room of a private room:\n%s", out)
 	}
 
-	typeKeys(t, a, "s")
+	readyStart(t, a, b)
 	ga, gb := newGame(t, "classic", deal), newGame(t, "classic", deal)
 	waitPosition(t, a, ga)
 	waitPosition(t, b, gb)
@@ -49,7 +49,7 @@ func TestE2EResultsOfARaceEndedInTheMenu(t *testing.T) {
 	playLine(t, a, ga, line, true)
 	a.WaitFor(t, "room "+code+" · results", wait)
 	waitWho(t, ts.user(keyB), "alice at the results", func(w map[string]whoJSON) bool {
-		return w["alice"].Room == code && w["alice"].Phase == "results"
+		return w["alice"].Private && w["alice"].Phase == "results"
 	})
 
 	b.WaitFor(t, "> Results of race "+code, wait)

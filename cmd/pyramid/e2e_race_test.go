@@ -20,13 +20,25 @@ import (
 )
 
 // roomRE finds a room's code on a screen.
-var roomRE = regexp.MustCompile(`room ([A-Z]{4})`)
+var roomRE = regexp.MustCompile(`room ([A-Z]{6})`)
 
 // waitRoom waits until a screen shows a room and returns its code.
 func waitRoom(t *testing.T, term *sshtest.Term) string {
 	t.Helper()
 	s := term.WaitScreen(t, wait, "a room code", func(s string) bool { return roomRE.MatchString(s) })
 	return roomRE.FindStringSubmatch(s)[1]
+}
+
+// readyStart has every racer but the host mark ready, then the host
+// start the race once the host's screen says everybody is ready: a start
+// waits for them.
+func readyStart(t *testing.T, host *sshtest.Term, racers ...*sshtest.Term) {
+	t.Helper()
+	for _, r := range racers {
+		typeKeys(t, r, "r")
+	}
+	host.WaitFor(t, "everybody is ready: s starts the race", wait)
+	typeKeys(t, host, "s")
 }
 
 // roomJSON is a line of rooms --json.
@@ -45,10 +57,15 @@ type roomJSON struct {
 type statsRaceJSON struct {
 	Rules string `json:"rules"`
 	Race  *struct {
-		Races   int `json:"races"`
-		Wins    int `json:"wins"`
-		Podiums int `json:"podiums"`
-		Unrated int `json:"unrated"`
+		Races       int     `json:"races"`
+		Wins        int     `json:"wins"`
+		Podiums     int     `json:"podiums"`
+		Unrated     int     `json:"unrated"`
+		Rating      float64 `json:"rating"`
+		Provisional bool    `json:"provisional"`
+		History     []struct {
+			Rating float64 `json:"rating"`
+		} `json:"history"`
 	} `json:"race"`
 }
 
@@ -115,12 +132,12 @@ func testE2ERace(t *testing.T, be backend) {
 	d := sshtest.OpenTerm(t, ts.dial(t, sshtest.NewKey(t)), sshtest.TermOptions{Command: "race watch " + code})
 	d.WaitFor(t, "You watch this room", wait)
 	a.WaitFor(t, "1 watching", wait)
-	wrong := "CDFG"
+	wrong := "CDFGHJ"
 	if wrong == code {
-		wrong = "CDFH"
+		wrong = "CDFGHK"
 	}
 	sshtest.OpenTerm(t, ts.dial(t, sshtest.NewKey(t)), sshtest.TermOptions{Command: "race " + wrong}).WaitFor(t, "there is no room "+wrong, wait)
-	sshtest.OpenTerm(t, ts.dial(t, sshtest.NewKey(t)), sshtest.TermOptions{Command: "race QQQQ"}).WaitFor(t, "a room code is 4 letters", wait)
+	sshtest.OpenTerm(t, ts.dial(t, sshtest.NewKey(t)), sshtest.TermOptions{Command: "race QQQQQQ"}).WaitFor(t, "a room code is 6 letters", wait)
 
 	// Chat: a bidi override never reaches the others raw.
 	typeKeys(t, b, "tgl\u202ehf\r")
@@ -133,7 +150,7 @@ func testE2ERace(t *testing.T, be backend) {
 	a.WaitScreen(t, wait, "bob ready", func(s string) bool {
 		return strings.Contains(lineWith(s, "bob"), "ready") && !strings.Contains(lineWith(s, "bob"), "not ready")
 	})
-	typeKeys(t, a, "s")
+	readyStart(t, a, c)
 	ga, gb := newGame(t, "classic", deal), newGame(t, "classic", deal)
 	waitPosition(t, a, ga)
 	waitPosition(t, b, gb)
@@ -220,9 +237,10 @@ func TestE2ERaceQuickMatch(t *testing.T) {
 }
 
 // openStuckRacer joins a room from a PTY session whose client never reads
-// its output; flood then makes its program draw big frames until one of
-// its writes blocks on the full SSH window.
-func openStuckRacer(t *testing.T, ts *testServer, code string) (flood func()) {
+// its output; ready marks it ready (its keys still go in), and flood then
+// makes its program draw big frames until one of its writes blocks on
+// the full SSH window.
+func openStuckRacer(t *testing.T, ts *testServer, code string) (ready, flood func()) {
 	t.Helper()
 	sess, err := ts.dial(t, sshtest.NewKey(t)).NewSession()
 	if err != nil {
@@ -237,10 +255,19 @@ func openStuckRacer(t *testing.T, ts *testServer, code string) (flood func()) {
 	if _, err := sess.StderrPipe(); err != nil { // never read
 		t.Fatalf("stderr: %v", err)
 	}
+	stdin, err := sess.StdinPipe()
+	if err != nil {
+		t.Fatalf("stdin: %v", err)
+	}
 	if err := sess.Start("race " + code); err != nil {
 		t.Fatalf("start: %v", err)
 	}
-	return func() { floodUntilBlocked(t, sess) }
+	ready = func() {
+		if _, err := stdin.Write([]byte("r")); err != nil {
+			t.Fatalf("the stuck racer's ready: %v", err)
+		}
+	}
+	return ready, func() { floodUntilBlocked(t, sess) }
 }
 
 // floodUntilBlocked changes a session's window size (each change redraws
@@ -282,9 +309,10 @@ func TestE2ERaceStuckRacer(t *testing.T) {
 	}
 	b := others[0]
 	a.WaitFor(t, "7/8 players", wait)
-	flood := openStuckRacer(t, ts, code)
+	ready, flood := openStuckRacer(t, ts, code)
 	a.WaitFor(t, "8/8 players", wait)
-	typeKeys(t, a, "s")
+	ready()
+	readyStart(t, a, others...)
 	g := newGame(t, "classic", deal)
 	waitPosition(t, a, g)
 	for _, o := range others {

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"pyramid/engine"
+	"pyramid/rating"
 	"pyramid/server/sshtest"
 )
 
@@ -30,10 +33,13 @@ func winningLine(t *testing.T, rules string, deal uint64) []string {
 // TestE2ERaceRated: a race on a deal the host chose (race new classic N)
 // is stored unrated: the results say so, top race --json stays empty and
 // stats count it apart. The host's rematch deals at random: that race is
-// rated, and top race --json lists both racers. (Both races end as a
-// player clears the deal with the other gone: an earlier version of the
-// test ended the rematch with both racers leaving, and on PostgreSQL about
-// one run in twenty that race did not end; see the commit message.)
+// rated, the results show each racer's rating change, stats --json both
+// ratings (provisional) and their history, and top race --json lists
+// nobody while the ratings are provisional. (Both races end as a player
+// clears the deal with the other gone, after removing a pair: an earlier
+// version of the test ended the rematch with both racers leaving, and on
+// PostgreSQL about one run in twenty that race did not end; see the
+// commit message.)
 func TestE2ERaceRated(t *testing.T) {
 	forEachBackend(t, testE2ERaceRated)
 }
@@ -45,18 +51,23 @@ func testE2ERaceRated(t *testing.T, be backend) {
 	runOK(t, ts.user(keyA), "name alice")
 	runOK(t, ts.user(keyB), "name bob")
 
-	// A chosen deal: bob leaves, alice clears it.
+	// A chosen deal: bob removes a pair and leaves, alice clears it.
 	a := sshtest.OpenTerm(t, ts.dial(t, keyA), sshtest.TermOptions{Command: "race new classic " + strconv.FormatUint(deal, 10)})
 	code := waitRoom(t, a)
 	a.WaitFor(t, "unrated: chosen deal", wait)
 	b := sshtest.OpenTerm(t, ts.dial(t, keyB), sshtest.TermOptions{Command: "race " + code})
 	b.WaitFor(t, "room "+code, wait)
 	a.WaitFor(t, "2/8 players", wait)
-	typeKeys(t, a, "s")
+	readyStart(t, a, b)
 	ga := newGame(t, "classic", deal)
 	waitPosition(t, a, ga)
 	waitPosition(t, b, newGame(t, "classic", deal))
 	a.WaitFor(t, "left · unrated: chosen deal", wait) // the race panel's header
+	pair, gb := toFirstRemoval(t, "classic", deal, line)
+	playLine(t, b, newGame(t, "classic", deal), pair, false)
+	a.WaitScreen(t, wait, "bob's pair", func(s string) bool {
+		return strings.Contains(lineWith(s, " bob"), strconv.Itoa(gb.Removed())+"/28")
+	})
 	typeKeys(t, b, "qq")
 	b.WaitScreen(t, wait, "the menu", isMenu)
 	playLine(t, a, ga, line, true)
@@ -91,31 +102,49 @@ func testE2ERaceRated(t *testing.T, be backend) {
 	b = sshtest.OpenTerm(t, ts.dial(t, keyB), sshtest.TermOptions{Command: "race " + code})
 	b.WaitFor(t, "room "+code, wait)
 	a.WaitFor(t, "2/8 players", wait)
-	typeKeys(t, a, "s")
+	readyStart(t, a, b)
 	g2 := newGame(t, "classic", deal2)
 	waitPosition(t, a, g2)
 	waitPosition(t, b, newGame(t, "classic", deal2))
-	// bob leaves, alice clears the deal: the race ends.
+	// bob removes a pair and leaves, alice clears the deal: the race ends.
+	line2 := winningLine(t, "classic", deal2)
+	pair2, gb2 := toFirstRemoval(t, "classic", deal2, line2)
+	playLine(t, b, newGame(t, "classic", deal2), pair2, false)
+	a.WaitScreen(t, wait, "bob's pair", func(s string) bool {
+		return strings.Contains(lineWith(s, " bob"), strconv.Itoa(gb2.Removed())+"/28")
+	})
 	typeKeys(t, b, "qq")
 	b.WaitScreen(t, wait, "the menu", isMenu)
-	playLine(t, a, g2, winningLine(t, "classic", deal2), true)
+	playLine(t, a, g2, line2, true)
 	a.WaitFor(t, "room "+code+" · results", wait)
-	if !sshtest.Poll(wait, func() bool {
-		top = nil
-		runJSON(t, ts.user(keyB), "top race --json", &top)
-		return len(top) == 2
-	}) {
-		t.Fatalf("top race --json after the rematch: %+v, want alice and bob; alice's stats: %s\nalice's screen:\n%s\nbob's screen:\n%s",
-			top, runOK(t, ts.user(keyA), "stats --json"), a.Screen(), b.Screen())
+	// The ratings come once the race is stored: two new players, alice
+	// first.
+	m := rating.Races()
+	after, err := m.Rate([]rating.Rating{m.New(), m.New()}, []int{1, 2})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if top[0].Name != "alice" || top[0].Races != 1 || top[0].Wins != 1 || top[1].Races != 1 || top[1].Wins != 0 {
-		t.Errorf("top race --json after the rematch: got %+v, want alice first, one race each, her win only", top)
+	wantA := fmt.Sprintf("1500 → %d? +%d", int(math.Round(m.Display(after[0]))), int(math.Round(m.Display(after[0])))-1500)
+	wantB := fmt.Sprintf("1500 → %d? −%d", int(math.Round(m.Display(after[1]))), 1500-int(math.Round(m.Display(after[1]))))
+	s = a.WaitFor(t, wantA, wait)
+	if !strings.Contains(lineWith(s, "1. alice"), wantA) || !strings.Contains(lineWith(s, "2. bob"), wantB) {
+		t.Errorf("the rematch's results, want alice %q and bob %q:\n%s", wantA, wantB, s)
 	}
 	var stats []statsRaceJSON
 	runJSON(t, ts.user(keyA), "stats --json", &stats)
 	for _, s := range stats {
-		if s.Rules == "classic" && (s.Race == nil || s.Race.Races != 1 || s.Race.Wins != 1 || s.Race.Unrated != 1) {
-			t.Errorf("alice's classic stats %+v, want one rated race won and one unrated", s.Race)
+		if s.Rules == "classic" && (s.Race == nil || s.Race.Races != 1 || s.Race.Wins != 1 || s.Race.Unrated != 1 ||
+			!s.Race.Provisional || math.Abs(s.Race.Rating-m.Display(after[0])) > 0.01 || len(s.Race.History) != 1 ||
+			s.Race.History[0].Rating != s.Race.Rating) {
+			t.Errorf("alice's classic stats %+v, want one rated race won and one unrated, a provisional rating of %.2f and its history",
+				s.Race, m.Display(after[0]))
 		}
+	}
+	runJSON(t, ts.user(keyB), "top race --json", &top)
+	if len(top) != 0 {
+		t.Errorf("top race --json after one rated race: got %+v, want nobody (provisional ratings)", top)
+	}
+	if out := runOK(t, ts.user(keyA), "stats"); !strings.Contains(out, fmt.Sprintf("%d?", int(math.Round(m.Display(after[0]))))) {
+		t.Errorf("stats does not show alice's provisional rating:\n%s", out)
 	}
 }

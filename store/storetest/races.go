@@ -30,6 +30,7 @@ func testRaces(t *testing.T, e *env) {
 		{"Unrated", testRaceUnrated},
 		{"InRoom", testRaceInRoom},
 	}
+	tests = append(tests, ratingTests...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// One store for all: each subtest makes players of its own.
@@ -121,7 +122,7 @@ func testRaceRecordAndRead(t *testing.T, e *env) {
 	}
 	recs, err := e.s.RaceRecords(e.ctx, c.ID)
 	if err != nil || len(recs) != 2 || recs[0].RulesID != "classic" || recs[1].RulesID != "double" ||
-		recs[0].Wins != 0 || recs[0].Podiums != 1 || recs[1].Wins != 1 {
+		recs[0].Wins != 0 || recs[0].Podiums != 0 || recs[1].Wins != 1 {
 		t.Errorf("carol's records %+v, %v", recs, err)
 	}
 	if _, err := e.s.Race(e.ctx, id+1000); err == nil {
@@ -240,8 +241,8 @@ func testRaceTiesAndGuests(t *testing.T, e *env) {
 	if !nearly(ra.Rating.Mu, rb.Rating.Mu) || ra.Rating.Mu <= rating.DefaultMu || rc.Rating.Mu >= rating.DefaultMu {
 		t.Errorf("ratings %+v %+v %+v", ra.Rating, rb.Rating, rc.Rating)
 	}
-	// A race with one registered player (the rest guests) is stored, not
-	// rated.
+	// A race with one registered player (the rest guests) is stored and
+	// counts nowhere: guests count for nobody.
 	d := e.racer("dave")
 	solo := e.newRace("solo", d)
 	solo.Racers = 3
@@ -251,17 +252,21 @@ func testRaceTiesAndGuests(t *testing.T, e *env) {
 	}
 	race, _ := e.s.Race(e.ctx, id)
 	rd, _ := e.s.RaceRecord(e.ctx, d.ID, "classic")
-	if len(race.Placings) != 1 || race.Placings[0].Rating != (store.Rating{}) || rd.Races != 1 || rd.Wins != 1 || rd.Rating.Races != 0 {
+	if len(race.Placings) != 1 || race.Placings[0].Rating != (store.Rating{}) || race.Placings[0].Standing != rating.Aborted ||
+		rd.Races != 0 || rd.Wins != 0 || rd.Unrated != 0 || rd.Rating.Races != 0 {
 		t.Errorf("solo race %+v, record %+v", race, rd)
 	}
 }
 
+// testRaceTopRatings: the settled players of a rules ID, best first,
+// banned players and provisional ratings left off.
 func testRaceTopRatings(t *testing.T, e *env) {
 	a, b, c, x := e.racer("alice"), e.racer("bob"), e.racer("carol"), e.racer("xavier")
-	for i := range 3 {
-		if _, err := e.s.RecordRace(e.ctx, e.newRace(fmt.Sprint("top", i), a, b, c, x)); err != nil {
-			t.Fatal(err)
-		}
+	y, z := e.racer("yann"), e.racer("zoe")
+	// Ten races of six, three a day (the pairs' limit): settled ratings.
+	for i := range rating.ProvisionalRaces {
+		at := time.Duration(i/3)*25*time.Hour + time.Duration(i%3)*time.Hour
+		e.record(e.stuckRace(fmt.Sprint("top", i), at, a, b, c, x, y, z))
 	}
 	other := e.newRace("other", c, a)
 	other.RulesID = "double"
@@ -285,22 +290,19 @@ func testRaceTopRatings(t *testing.T, e *env) {
 	if len(got) != 3 || got[0].PlayerID != a.ID || got[1].PlayerID != b.ID || got[2].PlayerID != c.ID {
 		t.Fatalf("top %+v", got)
 	}
-	if got[0].Wins != 3 || got[0].Races != 3 || got[0].PlayerName != a.Name || !(got[0].Ordinal > got[1].Ordinal) ||
-		!nearly(got[0].Ordinal, got[0].Mu-3*got[0].Sigma) || !(got[0].Rank < got[1].Rank) {
+	if got[0].Wins != 10 || got[0].Races != 10 || got[0].PlayerName != a.Name || !(got[0].Display > got[1].Display) ||
+		got[0].Provisional || !nearly(got[0].Ordinal, got[0].Mu-3*got[0].Sigma) || !(got[0].Rank < got[1].Rank) {
 		t.Errorf("first line %+v", got[0])
 	}
 	if two, _ := e.s.TopRatings(e.ctx, "classic", 2); len(two) != 2 {
 		t.Errorf("limit 2: %d lines", len(two))
 	}
+	// One race in double: provisional, off its list.
 	dbl, _ := e.s.TopRatings(e.ctx, "double", 0)
-	found := 0
 	for _, en := range dbl {
 		if en.PlayerID == c.ID || en.PlayerID == a.ID {
-			found++
+			t.Errorf("a provisional rating on the double list: %+v", en)
 		}
-	}
-	if found != 2 {
-		t.Errorf("double top %+v", dbl)
 	}
 }
 

@@ -194,7 +194,7 @@ func (r *rehearsal) waitStored(inst string, p *player, deal uint64) error {
 }
 
 // roomRE finds a room's code on a screen.
-var roomRE = regexp.MustCompile(`room ([A-Z]{4})`)
+var roomRE = regexp.MustCompile(`room ([A-Z]{6})`)
 
 // waitingDealRE finds the deal on a rated room's waiting screen.
 var waitingDealRE = regexp.MustCompile(`deal (\d+) . the same deal for everybody`)
@@ -291,7 +291,18 @@ func (r *rehearsal) firstRace(alice, bob, carol, dave *player, deal uint64, line
 	if err != nil {
 		return fmt.Errorf("the rated room's deal: %w", err)
 	}
-	// Both races start at once: their countdowns run together.
+	// Both races start at once: their countdowns run together. A start
+	// waits for every racer to be ready.
+	for _, p := range []*player{dave, bob} {
+		if err := p.typeKeys("r"); err != nil {
+			return err
+		}
+	}
+	for _, p := range []*player{carol, alice} {
+		if _, err := p.waitFor("everybody is ready: s starts the race"); err != nil {
+			return err
+		}
+	}
 	if err := carol.typeKeys("s"); err != nil {
 		return err
 	}
@@ -472,6 +483,12 @@ func (r *rehearsal) secondRace(alice, bob *player, deal uint64, line []string) e
 		return err
 	}
 	if _, err := bob.waitFor("2/8 players"); err != nil {
+		return err
+	}
+	if err := alice.typeKeys("r"); err != nil {
+		return err
+	}
+	if _, err := bob.waitFor("everybody is ready: s starts the race"); err != nil {
 		return err
 	}
 	if err := bob.typeKeys("s"); err != nil {

@@ -95,7 +95,7 @@ const (
 )
 
 // roomCodeRE is a room's code on a screen.
-var roomCodeRE = regexp.MustCompile(`room ([A-Z]{4})`)
+var roomCodeRE = regexp.MustCompile(`room ([A-Z]{6})`)
 
 // racerLine is one racer's line as a screen shows it.
 type racerLine struct {
@@ -742,7 +742,7 @@ type room struct {
 }
 
 // setUp connects room i's racers: the host creates the room, the others
-// join by its code, the host starts once all are in, and each waits for
+// join by its code and mark ready, the host starts, and each waits for
 // its board. sem bounds the sessions connecting at once.
 func setUp(cfg loadConfig, rc *raceConfig, run *raceRun, i, size int, sem chan struct{}) *room {
 	rm := &room{}
@@ -797,6 +797,20 @@ func setUp(cfg loadConfig, rc *raceConfig, run *raceRun, i, size int, sem chan s
 	}
 	for _, s := range rm.racers {
 		s.mark()
+	}
+	// A start waits for every racer to be ready.
+	for _, s := range rm.racers {
+		if s == host {
+			continue
+		}
+		if err := s.typeKeys("r"); err != nil {
+			rm.err = err
+			return rm
+		}
+	}
+	if _, err := host.waitText("everybody is ready: s starts the race", nil, roomLimit); err != nil {
+		rm.err = err
+		return rm
 	}
 	if err := host.typeKeys("s"); err != nil {
 		rm.err = err
