@@ -51,6 +51,7 @@ func farmRace(t *testing.T, ts *testServer, annKey, otherKey gossh.Signer, other
 	o.WaitFor(t, "room "+code, wait)
 	a.WaitFor(t, "2/8 players", wait)
 	typeKeys(t, o, "r") // ready, where the room asks for it
+	a.WaitFor(t, "You host, and everybody is ready", wait)
 	typeKeys(t, a, "s")
 	ga, gd := newGame(t, "classic", deal), newGame(t, "classic", deal)
 	waitPosition(t, a, ga)
