@@ -12,6 +12,7 @@ import (
 
 	"github.com/charmbracelet/log"
 
+	"pyramid/cluster"
 	"pyramid/engine"
 	"pyramid/keys"
 	"pyramid/store"
@@ -27,12 +28,29 @@ type account struct {
 	log    *log.Logger // nil logs nothing
 	player string      // the session's player, to mark their line on boards; empty when not resolved
 	key    string      // the session's key fingerprint, which Redeem links
+	// tell reaches the open sessions of a player on every server
+	// (moderation.go): a new name, an unlinked key; nil tells no one.
+	tell func(context.Context, cluster.AccountEvent) error
+	// instance and session name the menu's session (zero for a
+	// command), which shows its own changes.
+	instance string
+	session  uint64
+}
+
+// told tells the player's open sessions of ev, if they can be told; a
+// failure is logged where it happens (App.tellAccounts), and the change
+// shows at their next connection all the same.
+func (a *account) told(ctx context.Context, ev cluster.AccountEvent) {
+	if a.tell != nil {
+		ev.Instance, ev.Session = a.instance, a.session
+		_ = a.tell(ctx, ev)
+	}
 }
 
 // account returns the account adapter of a session of key, played by
 // player.
 func (a *App) account(player, key string) *account {
-	return &account{st: a.cfg.Store, now: a.cfg.Now, log: a.cfg.Logger, player: player, key: key}
+	return &account{st: a.cfg.Store, now: a.cfg.Now, log: a.cfg.Logger, player: player, key: key, tell: a.tellAccounts}
 }
 
 var _ tui.Account = (*account)(nil)
@@ -107,6 +125,7 @@ func (a *account) Rename(ctx context.Context, player, name string) (string, erro
 	if err != nil {
 		return "", err
 	}
+	before, _ := a.st.Player(ctx, player) // for the audit log: the name it had
 	switch err := a.st.RenamePlayer(ctx, player, norm); {
 	case errors.Is(err, store.ErrNameTaken):
 		// Taken as such (the case fold), or only look-alike (the
@@ -118,6 +137,14 @@ func (a *account) Rename(ctx context.Context, player, name string) (string, erro
 	case err != nil:
 		return "", fmt.Errorf("the server could not change the name now, try again: %w", err)
 	}
+	// The player's open sessions show it, and who lists it, everywhere;
+	// should the bus fail, they show it from their next connection.
+	a.told(ctx, cluster.AccountEvent{Kind: cluster.AccountRename, Player: player, Name: norm})
+	action := store.AuditName
+	if player != a.player {
+		action = store.AuditRename // an admin's
+	}
+	audit(ctx, a.st, a.log, store.AuditEntry{Actor: a.player, Action: action, Target: player, Subject: before.Name + " → " + norm})
 	return norm, nil
 }
 
@@ -197,6 +224,7 @@ func (a *account) Redeem(ctx context.Context, code string) (string, error) {
 	if a.log != nil {
 		a.log.Info("key linked", "key", a.key, "player", p.ID)
 	}
+	audit(ctx, a.st, a.log, store.AuditEntry{Actor: p.ID, Action: store.AuditLink, Target: p.ID, Subject: a.key})
 	return name, nil
 }
 
@@ -208,7 +236,8 @@ func (a *account) Keys(ctx context.Context, player string) ([]tui.KeyInfo, error
 	}
 	out := make([]tui.KeyInfo, 0, len(ks))
 	for _, k := range ks {
-		out = append(out, tui.KeyInfo{Fingerprint: k.Fingerprint, Added: k.Added, This: k.Fingerprint == a.key})
+		out = append(out, tui.KeyInfo{Fingerprint: k.Fingerprint, Added: k.Added, This: k.Fingerprint == a.key,
+			Type: k.Type, Label: keys.Clean(k.Label, maxKeyLabel), LastUsed: k.LastUsed})
 	}
 	return out, nil
 }
@@ -224,6 +253,15 @@ const (
 	unlinkNotYours = "that is not one of your keys (whoami lists them)"
 	unlinkFailed   = "the server could not unlink the key now, try again"
 )
+
+// shortKey is a fingerprint cut to what tells a player's keys apart on a
+// line of a screen.
+func shortKey(fp string) string {
+	if len(fp) <= len(fingerprintPrefix)+12 {
+		return fp
+	}
+	return fp[:len(fingerprintPrefix)+12] + "…"
+}
 
 // fingerprintPrefix starts every key fingerprint the server shows.
 const fingerprintPrefix = "SHA256:"
@@ -253,5 +291,12 @@ func (a *account) Unlink(ctx context.Context, player, fingerprint string) (strin
 	if a.log != nil {
 		a.log.Info("key unlinked", "by", a.key, "key", fp, "player", player)
 	}
+	audit(ctx, a.st, a.log, store.AuditEntry{Actor: player, Action: store.AuditUnlink, Target: player, Subject: fp})
+	// The unlinked key's sessions end at once, wherever they are; the
+	// account's others are told.
+	a.told(ctx, cluster.AccountEvent{Kind: cluster.AccountEnd, Player: player, Key: fp,
+		Text: "this key (" + fp + ") was unlinked from your account in another session"})
+	a.told(ctx, cluster.AccountEvent{Kind: cluster.AccountNotice, Player: player, Key: fp, Except: true,
+		Text: "your key " + shortKey(fp) + " was unlinked: its sessions are closed"})
 	return fp, nil
 }

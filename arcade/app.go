@@ -90,6 +90,13 @@ type App struct {
 	race     *race.Service
 	instance string
 
+	// Account events (moderation.go): this server's sessions of players
+	// with keys, the events' subscription, and the bus in memory it is
+	// on when this server is alone.
+	live     liveSessions
+	accounts *cluster.Accounts
+	ownBus   bus.Bus
+
 	// guestRand draws guest names (guest.go); crypto/rand when nil.
 	guestRand io.Reader
 }
@@ -126,6 +133,7 @@ func New(cfg Config) *App {
 		a.joinCluster(ctx)
 	}
 	a.openRooms(ctx)
+	a.joinAccounts(ctx) // moderation.go
 	return a
 }
 
@@ -200,10 +208,8 @@ func (a *App) Close() {
 	a.rooms.Shutdown()
 	a.lobby.Close()
 	a.leaveCluster()
+	a.leaveAccounts()
 }
-
-// errBanned is what a banned player is told.
-var errBanned = errors.New("this key's player is banned from this server")
 
 // player resolves who plays a session: a guest, named guest-XXXX at
 // random, a name nobody in the cluster has (freeGuestName); the player the session's
@@ -233,8 +239,9 @@ func (a *App) player(ctx context.Context, s *server.Session) (p tui.Player, save
 		return tui.Player{ID: s.Identity, Name: "player"}, false,
 			"the server cannot reach its database: this game is not saved", nil
 	}
+	a.touchKey(ctx, s.Identity, s.PublicKey.Type()) // cmd_keys.go
 	if sp.Banned {
-		return tui.Player{}, false, "", errBanned
+		return tui.Player{}, false, "", errors.New(banWords(sp)) // moderation.go
 	}
 	if created {
 		a.cfg.Logger.Info("new player", "id", sp.ID, "name", sp.Name)
@@ -246,6 +253,9 @@ func (a *App) player(ctx context.Context, s *server.Session) (p tui.Player, save
 func (a *App) Model(s *server.Session) tea.Model {
 	p, saved, note, err := a.player(s.Context(), s)
 	if err != nil {
+		// The server writes it once the program is gone: a program that
+		// quits at once never draws its one frame.
+		s.End("pyramid: " + err.Error())
 		return messageModel{text: "pyramid: " + err.Error() + "\n"}
 	}
 	deps := tui.Deps{
@@ -264,6 +274,9 @@ func (a *App) Model(s *server.Session) tea.Model {
 		Await:     s.Await,
 	}
 	sess := a.join(s.Context(), p)
+	if saved {
+		a.track(s, p.ID, sess) // moderation.go
+	}
 	spoil := a.newSpoilers(p)                                                            // spoilers.go
 	live := &presence{lobby: a.lobby, rooms: a.rooms.Rooms, self: sess, spoilers: spoil} // presence.go
 	var w *games.Writer
@@ -271,6 +284,7 @@ func (a *App) Model(s *server.Session) tea.Model {
 		w = a.newWriter(sess)
 		deps.Games = a.sessionGames(p.ID, w)
 		acct := a.account(p.ID, s.Identity)
+		acct.instance, acct.session = a.instance, sess.ID() // its own changes it shows itself
 		deps.Account = acct
 		live.acct, live.player = acct, p.ID
 		a.lobby.SetWatchable(sess, a.watchable(s.Context(), acct, p.ID))

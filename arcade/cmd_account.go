@@ -1,8 +1,10 @@
 package arcade
 
 import (
+	"context"
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -75,9 +77,15 @@ func (c *call) redeem() int {
 }
 
 // unlink removes one of the player's keys, never the session's own,
-// through the account adapter: one place for the words.
+// through the account adapter: one place for the words. A key linked
+// before the session's own is removed only with --yes: it is likely the
+// player's main machine, and a mistyped or pasted fingerprint should not
+// cut it off.
 func (c *call) unlink() int {
-	args, code, ok := c.flags(1, func(*flag.FlagSet) {})
+	var yes bool
+	args, code, ok := c.flags(1, func(fs *flag.FlagSet) {
+		fs.BoolVar(&yes, "yes", false, "remove a key linked before the one you are using")
+	})
 	if !ok {
 		return code
 	}
@@ -86,10 +94,42 @@ func (c *call) unlink() int {
 	}
 	ctx, cancel := c.timeout()
 	defer cancel()
+	if !yes {
+		if fp, added, older := c.olderKey(ctx, args[0]); older {
+			return c.fail(fmt.Sprintf("%s was linked before the key you are using (on %s): its open sessions would end and it would play as a new player. To remove it all the same: unlink %s --yes",
+				fp, added.UTC().Format(time.DateOnly), fp))
+		}
+	}
 	fp, err := c.account().Unlink(ctx, c.player, args[0])
 	if err != nil {
 		return c.fail(err.Error())
 	}
 	fmt.Fprintf(c.stdout, "unlinked %s: that key no longer plays as %s\n", fp, c.name)
 	return 0
+}
+
+// olderKey reports whether fingerprint (the "SHA256:" may be left off)
+// is one of the player's keys (fp, in full), linked before the
+// session's own, and when. A key that is not theirs is not older: Unlink
+// says why it is refused.
+func (c *call) olderKey(ctx context.Context, fingerprint string) (fp string, added time.Time, older bool) {
+	fp = fingerprint
+	if !strings.HasPrefix(fp, fingerprintPrefix) {
+		fp = fingerprintPrefix + fp
+	}
+	ks, err := c.a.cfg.Store.Keys(ctx, c.player)
+	if err != nil {
+		return "", time.Time{}, false // Unlink meets the same failure and says so
+	}
+	var own, target time.Time
+	found := false
+	for _, k := range ks {
+		switch k.Fingerprint {
+		case c.s.Identity:
+			own = k.Added
+		case fp:
+			target, found = k.Added, true
+		}
+	}
+	return fp, target, found && !own.IsZero() && target.Before(own)
 }

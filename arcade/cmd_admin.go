@@ -30,7 +30,8 @@ func (c *call) closeRoom() int {
 		return c.fail(err.Error())
 	}
 	reason := "closed by an admin"
-	if why := keys.Clean(strings.Join(args[1:], " "), maxCloseReason); why != "" {
+	why := keys.Clean(strings.Join(args[1:], " "), maxCloseReason)
+	if why != "" {
 		reason += ": " + why
 	}
 	if err := c.a.rooms.Close(roomCode, reason); err != nil {
@@ -41,6 +42,7 @@ func (c *call) closeRoom() int {
 	}
 	c.a.cfg.Logger.Info("admin close room", "by", c.s.Identity, "room", roomCode)
 	fmt.Fprintf(c.stdout, "room %s closed (%s)\n", roomCode, reason)
+	c.audited(store.AuditEntry{Action: store.AuditCloseRoom, Subject: string(roomCode), Reason: why})
 	return 0
 }
 
@@ -54,34 +56,6 @@ func (c *call) target(name string) (store.Player, bool) {
 		return store.Player{}, false
 	}
 	return p, true
-}
-
-// ban bans (ban NAME) or unbans (unban NAME) a player.
-func (c *call) ban() int {
-	args, code, ok := c.flags(1, func(*flag.FlagSet) {})
-	if !ok {
-		return code
-	}
-	if len(args) != 1 {
-		return c.usageErr(c.s.Args[0] + " needs a player's name")
-	}
-	p, ok := c.target(args[0])
-	if !ok {
-		return 1
-	}
-	banned := c.s.Args[0] == "ban"
-	ctx, cancel := c.timeout()
-	defer cancel()
-	if err := c.a.cfg.Store.SetBanned(ctx, p.ID, banned); err != nil {
-		return c.storeErr("ban", err)
-	}
-	c.a.cfg.Logger.Info("admin", "by", c.s.Identity, "banned", banned, "player", p.ID)
-	state := "no longer banned"
-	if banned {
-		state = "banned"
-	}
-	fmt.Fprintf(c.stdout, "%s is %s\n", playerName(p.Name), state)
-	return 0
 }
 
 // adminRename renames another player.

@@ -9,6 +9,7 @@ import (
 	"pyramid/engine"
 	"pyramid/lobby"
 	"pyramid/server/sshtest"
+	"pyramid/store"
 	"pyramid/tui"
 )
 
@@ -61,6 +62,11 @@ func TestCloseRoom(t *testing.T) {
 	}
 	if _, ok := f.app.rooms.Room(code); ok {
 		t.Error("the room is still open")
+	}
+	// The audit log has it, with the admin and the reason, cleaned.
+	if log, err := f.st.AuditLog(ctx, "", 0); err != nil || len(log) != 1 || log[0].Action != store.AuditCloseRoom ||
+		log[0].Subject != code || log[0].Reason != `too rowdy\x1b[2J` || log[0].Actor == "" {
+		t.Errorf("the audit log = %+v, %v; want the close of %s by the admin", log, err, code)
 	}
 	// gus is told, in clean words.
 	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)

@@ -57,10 +57,15 @@ func commands() []command {
 		{"share", "ID", "a game's one spoiler-free line to paste in a chat", true, false, (*call).share},
 		{"name", "NEW", "change your display name", true, false, (*call).rename},
 		{"link", "[CODE]", "a code to link another key; with CODE, from that key: link it", true, false, (*call).link},
-		{"unlink", "FINGERPRINT", "remove one of your keys (whoami lists them)", true, false, (*call).unlink},
-		{"ban", "NAME", "ban a player", true, true, (*call).ban},
-		{"unban", "NAME", "lift a ban", true, true, (*call).ban},
+		{"label", "FINGERPRINT NAME", "name one of your keys, e.g. laptop (whoami lists them)", true, false, (*call).label},
+		{"unlink", "FINGERPRINT", "remove one of your keys (one older than yours: --yes)", true, false, (*call).unlink},
+		{"report", "NAME REASON", "tell the admins about a player (5 a day)", true, false, (*call).report},
+		{"audit", "[NAME]", "what was done to your account (admins: to all, or NAME)", true, false, (*call).audit},
+		{"ban", "NAME [DURATION] [REASON]", "ban a player, for good or for a while (1h, 7d): their open sessions end now, saying why", true, true, (*call).ban},
+		{"unban", "NAME", "lift a ban", true, true, (*call).unban},
+		{"kick", "NAME [REASON]", "end a player's open sessions, on every server, saying why", true, true, (*call).kick},
 		{"rename", "NAME NEW", "rename a player", true, true, (*call).adminRename},
+		{"reports", "[--json]", "the players' reports, newest first", true, true, (*call).reports},
 		{"close-room", "CODE [REASON]", "close a race room; its members and spectators are told why", false, true, (*call).closeRoom},
 	}
 }
@@ -122,7 +127,7 @@ func (a *App) Exec(ctx context.Context, s *server.Session, stdout, stderr io.Wri
 	if cmd.needsStore && a.cfg.Store == nil {
 		return c.fail("this server keeps no records")
 	}
-	if cmd.needsStore && s.Guest() {
+	if cmd.needsStore && s.Guest() && !guestsRead(cmd.name) {
 		return c.fail("guests have no records: connect with an SSH key (make one with ssh-keygen -t ed25519)")
 	}
 	p, _, _, err := a.player(ctx, s)
@@ -132,6 +137,11 @@ func (a *App) Exec(ctx context.Context, s *server.Session, stdout, stderr io.Wri
 	c.player, c.name = p.ID, p.Name
 	return cmd.run(c)
 }
+
+// guestsRead reports whether guests may run a command that reads the
+// store: the public boards (top), which name nobody's records but what
+// every board shows.
+func guestsRead(name string) bool { return name == "top" }
 
 // crlfWriter ends lines in CR LF, for a terminal in raw mode.
 type crlfWriter struct{ w io.Writer }

@@ -11,6 +11,7 @@ import (
 
 	"pyramid/engine"
 	"pyramid/games"
+	"pyramid/keys"
 	"pyramid/store"
 )
 
@@ -27,6 +28,18 @@ type whoamiReport struct {
 	Key   string   `json:"key,omitempty"`
 	Keys  []string `json:"keys,omitempty"`
 	Admin bool     `json:"admin,omitempty"`
+	// KeyInfo has each of Keys' details, in the same order.
+	KeyInfo []keyReport `json:"key_info,omitempty"`
+}
+
+// keyReport is one key of whoami --json.
+type keyReport struct {
+	Fingerprint string     `json:"fingerprint"`
+	Type        string     `json:"type,omitempty"`
+	Label       string     `json:"label,omitempty"`
+	Added       time.Time  `json:"added"`
+	LastUsed    *time.Time `json:"last_used,omitempty"`
+	This        bool       `json:"this,omitempty"`
 }
 
 func (c *call) whoami() int {
@@ -35,7 +48,6 @@ func (c *call) whoami() int {
 		return code
 	}
 	rep := whoamiReport{ID: c.player, Name: c.name, Guest: c.s.Guest(), Key: c.s.Identity, Admin: c.admin}
-	var added []time.Time
 	if c.a.cfg.Store != nil && !c.s.Guest() {
 		ctx, cancel := c.timeout()
 		defer cancel()
@@ -45,32 +57,35 @@ func (c *call) whoami() int {
 		}
 		for _, k := range ks {
 			rep.Keys = append(rep.Keys, k.Fingerprint)
-			added = append(added, k.Added)
+			kr := keyReport{Fingerprint: k.Fingerprint, Type: k.Type, Label: keys.Clean(k.Label, maxKeyLabel),
+				Added: k.Added.UTC(), This: k.Fingerprint == c.s.Identity}
+			if !k.LastUsed.IsZero() {
+				used := k.LastUsed.UTC()
+				kr.LastUsed = &used
+			}
+			rep.KeyInfo = append(rep.KeyInfo, kr)
 		}
 	}
 	if asJSON {
 		return c.writeJSON(rep)
 	}
 	if rep.Guest {
-		fmt.Fprintln(c.stdout, "guest: no SSH key, so nothing is kept (make one with ssh-keygen -t ed25519)")
+		fmt.Fprintf(c.stdout, "%s: a guest (no SSH key), so nothing is kept, and each connection gets a new guest name (make a key with ssh-keygen -t ed25519)\n", playerName(rep.Name))
 		return 0
 	}
 	fmt.Fprintf(c.stdout, "name  %s\nid    %s\n", rep.Name, rep.ID)
 	if len(rep.Keys) == 0 {
 		fmt.Fprintf(c.stdout, "key   %s (this session)\n", rep.Key)
 	}
-	for i, k := range rep.Keys {
-		label, this := "keys ", ""
+	for i, k := range rep.KeyInfo {
+		head := "keys "
 		if i > 0 {
-			label = "     "
+			head = "     "
 		}
-		if k == rep.Key {
-			this = " (this session)"
-		}
-		fmt.Fprintf(c.stdout, "%s %s  added %s%s\n", label, k, added[i].UTC().Format(time.DateOnly), this)
+		fmt.Fprintf(c.stdout, "%s %s  %s\n", head, k.Fingerprint, keyDetails(k))
 	}
-	if len(rep.Keys) > 1 {
-		fmt.Fprintln(c.stdout, "(unlink FINGERPRINT removes a key)")
+	if len(rep.Keys) > 0 {
+		fmt.Fprintln(c.stdout, "(label FINGERPRINT NAME names a key; unlink FINGERPRINT removes one)")
 	}
 	if c.a.cfg.Store == nil {
 		fmt.Fprintln(c.stdout, "(this server keeps no records)")

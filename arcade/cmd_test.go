@@ -177,7 +177,7 @@ func TestUnlink(t *testing.T) {
 	}
 	aliceFP, laptopFP := gossh.FingerprintSHA256(alice.PublicKey()), gossh.FingerprintSHA256(laptop.PublicKey())
 	_, out, _ = f.run(session(alice, "alice", "whoami"))
-	if !strings.Contains(out, aliceFP) || !strings.Contains(out, laptopFP) || !strings.Contains(out, "(this session)") {
+	if !strings.Contains(out, aliceFP) || !strings.Contains(out, laptopFP) || !strings.Contains(out, "· this session") {
 		t.Fatalf("whoami does not list both keys:\n%s", out)
 	}
 	for _, tt := range []struct {

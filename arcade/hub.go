@@ -64,6 +64,14 @@ func message(ev lobby.Event) (msg tea.Msg, ok bool) {
 	switch ev := ev.(type) {
 	case lobby.TakenOver:
 		return tui.GameTakenMsg{ID: ev.GameID, Reason: ev.Reason}, true
+	case lobby.Ended:
+		// Banned, kicked or unlinked (moderation.go): the session saves
+		// what it has and ends, saying why.
+		return tui.ShutdownMsg{Text: ev.Text, Wait: endedWait}, true
+	case lobby.Renamed:
+		return tui.RenamedMsg{Name: ev.Name}, true
+	case lobby.Notice:
+		return tui.NoticeMsg{Text: ev.Text}, true
 	case lobby.PresenceChanged, lobby.Watched, lobby.WatchEnded, lobby.Spectators, lobby.DailyChanged:
 		// Presence, spectating and the daily board (presence.go): the
 		// tui takes the lobby's own values.

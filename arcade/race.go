@@ -194,7 +194,7 @@ func (rs *races) Create(ctx context.Context, opt tui.RoomOptions) (tui.RaceSeat,
 		return tui.RaceSeat{}, err
 	}
 	deal, verdict := rs.pickDeal(ctx, opt.Rules, opt.Deal, opt.HasDeal)
-	_, snap, err := rs.a.rooms.Create(rs.me, rs.sink, lobby.RoomConfig{Rules: opt.Rules, Deal: deal, Verdict: verdict,
+	_, snap, err := rs.a.rooms.Create(rs.entrant(), rs.sink, lobby.RoomConfig{Rules: opt.Rules, Deal: deal, Verdict: verdict,
 		Public: opt.Public, TimeLimit: opt.TimeLimit, MaxPlayers: opt.Max, Rated: !opt.HasDeal})
 	if err != nil {
 		return tui.RaceSeat{}, fmt.Errorf("new room: %w", err)
@@ -230,7 +230,7 @@ func (rs *races) Join(ctx context.Context, code string) (tui.RaceSeat, error) {
 	if err != nil {
 		return tui.RaceSeat{}, err
 	}
-	snap, err := rs.a.rooms.Join(r, rs.me, rs.sink)
+	snap, err := rs.a.rooms.Join(r, rs.entrant(), rs.sink)
 	if err != nil {
 		if seat, gone := rs.joinGone(ctx, code, err); gone == nil {
 			return seat, nil
@@ -245,13 +245,13 @@ func (rs *races) Join(ctx context.Context, code string) (tui.RaceSeat, error) {
 // room closes), else a new room.
 func (rs *races) Quick(ctx context.Context) (tui.RaceSeat, error) {
 	rules := engine.Classic()
-	if _, snap, err := rs.a.rooms.QuickJoin(rs.me, rs.sink, rules.ID()); err == nil {
+	if _, snap, err := rs.a.rooms.QuickJoin(rs.entrant(), rs.sink, rules.ID()); err == nil {
 		return rs.seated(snap), nil
 	}
 	if r, ok := rs.a.rooms.Hosted(rs.me.ID); ok && r.Snapshot().Phase != lobby.PhaseResults {
 		// Back to the room the player hosts (a waiting room, or a race
 		// where their seat is kept) rather than a refusal.
-		snap, err := rs.a.rooms.Join(r, rs.me, rs.sink)
+		snap, err := rs.a.rooms.Join(r, rs.entrant(), rs.sink)
 		if err != nil {
 			return tui.RaceSeat{}, fmt.Errorf("room %s: %w", r.Code(), err)
 		}
@@ -264,7 +264,7 @@ func (rs *races) Quick(ctx context.Context) (tui.RaceSeat, error) {
 		}
 	}
 	deal, verdict := rs.pickDeal(ctx, rules, 0, false)
-	_, snap, _, err := rs.a.rooms.QuickMatch(rs.me, rs.sink, lobby.RoomConfig{Rules: rules, Deal: deal, Verdict: verdict, Public: true, Rated: true})
+	_, snap, _, err := rs.a.rooms.QuickMatch(rs.entrant(), rs.sink, lobby.RoomConfig{Rules: rules, Deal: deal, Verdict: verdict, Public: true, Rated: true})
 	if err != nil {
 		return tui.RaceSeat{}, fmt.Errorf("quick match: %w", err)
 	}

@@ -25,14 +25,15 @@ type Player struct {
 // it.
 type Session struct {
 	id     uint64
-	player Player
-	lname  string // player.Name lowered: who sorts by it
+	player Player // guarded by the lobby's mu: a rename changes the name
+	lname  string // player.Name lowered: who sorts by it; as player
 	queue  *Queue
 	joined time.Time
 
-	// told is doing and changed as last set, published for SetDoing to
-	// skip the lock when nothing changes and for the listing to be built
-	// outside it (set under the lobby's mu with doing).
+	// told is doing and changed as last set, with the player as then
+	// named, published for SetDoing to skip the lock when nothing
+	// changes and for the listing to be built outside it (set under the
+	// lobby's mu with doing and player).
 	told atomic.Pointer[told]
 	idx  int // in the lobby's members, guarded by its mu
 
@@ -63,8 +64,8 @@ type Session struct {
 // ID is the session's number in the lobby, unique while the lobby runs.
 func (s *Session) ID() uint64 { return s.id }
 
-// Player is the session's player.
-func (s *Session) Player() Player { return s.player }
+// Player is the session's player, as named now.
+func (s *Session) Player() Player { return s.told.Load().player }
 
 // Queue is the session's queue: its side reads it with Next.
 func (s *Session) Queue() *Queue { return s.queue }
@@ -166,7 +167,7 @@ func (l *Lobby) Join(p Player) *Session {
 	l.nextID++
 	s := &Session{id: l.nextID, player: p, lname: strings.ToLower(p.Name), queue: NewQueue(l.queueSize, l.now), joined: now,
 		doing: Doing{What: AtMenu}, changed: now}
-	s.told.Store(&told{doing: s.doing, changed: now})
+	s.told.Store(&told{doing: s.doing, changed: now, player: p, lname: s.lname})
 	if l.closed {
 		s.gone = true
 		s.queue.Close()

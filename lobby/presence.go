@@ -129,7 +129,7 @@ func (l *Lobby) SetDoing(s *Session, d Doing) {
 		return
 	}
 	s.doing, s.changed = d, l.now()
-	t.changed = s.changed
+	t.changed, t.player, t.lname = s.changed, s.player, s.lname
 	s.told.Store(t)
 	l.changedLocked()
 }
@@ -138,14 +138,18 @@ func (l *Lobby) SetDoing(s *Session, d Doing) {
 // not when it changed.
 func (l *Lobby) setDoingLocked(s *Session, d Doing) {
 	s.doing = d
-	s.told.Store(&told{doing: d, changed: s.changed})
+	s.told.Store(&told{doing: d, changed: s.changed, player: s.player, lname: s.lname})
 	l.changedLocked()
 }
 
-// told is what a session does as last set, and when that changed.
+// told is what a session does as last set, and when that changed, with
+// its player as named then (a player renamed in another session keeps
+// the session but not the name).
 type told struct {
 	doing   Doing
 	changed time.Time
+	player  Player
+	lname   string
 }
 
 // Doing returns what a session is doing.
@@ -274,8 +278,8 @@ func (l *Lobby) buildRoster() *roster {
 	raw := sc.raw[:0]
 	for _, s := range members {
 		t := s.told.Load()
-		raw = append(raw, rawEntry{p: Presence{Player: s.player, Doing: t.doing, Session: s.id, Joined: s.joined},
-			lname: s.lname, changed: t.changed})
+		raw = append(raw, rawEntry{p: Presence{Player: t.player, Doing: t.doing, Session: s.id, Joined: s.joined},
+			lname: t.lname, changed: t.changed})
 	}
 	nLocal := len(raw)
 	raw = append(raw, remote...)

@@ -1,6 +1,9 @@
 package server
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/charmbracelet/ssh"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -76,9 +79,11 @@ func (s *Server) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
 }
 
 // publicKeyAuth only says yes or no. It may be called for keys the client
-// never proves it holds (CVE-2024-45337), so it records nothing: the session
-// reads the proven key from s.PublicKey().
-func (s *Server) publicKeyAuth(_ ssh.Context, key ssh.PublicKey) (ok bool) {
+// never proves it holds (CVE-2024-45337), so it records nothing that
+// decides anything: the session reads the proven key from s.PublicKey().
+// The fingerprints of the keys it refuses are kept for the refusal's
+// words only (refusalFor), told back to the client that offered them.
+func (s *Server) publicKeyAuth(ctx ssh.Context, key ssh.PublicKey) (ok bool) {
 	if s.cfg.AllowKey == nil {
 		return true
 	}
@@ -87,8 +92,43 @@ func (s *Server) publicKeyAuth(_ ssh.Context, key ssh.PublicKey) (ok bool) {
 			s.log.Error("AllowKey panicked; key refused", "panic", r)
 			ok = false
 		}
+		if !ok && ctx != nil {
+			noteRefused(ctx, gossh.FingerprintSHA256(key))
+		}
 	}()
 	return s.cfg.AllowKey(key)
+}
+
+// maxRefusedShown is the most refused keys a refusal names: an agent
+// may offer many.
+const maxRefusedShown = 3
+
+// refusedKeysKey holds the fingerprints of the keys a connection offered
+// and was refused, for its refusal's words.
+type refusedKeysKey struct{}
+
+// noteRefused keeps fp among the connection's refused keys.
+func noteRefused(ctx ssh.Context, fp string) {
+	fps, _ := ctx.Value(refusedKeysKey{}).([]string)
+	if len(fps) >= maxRefusedShown || slices.Contains(fps, fp) {
+		return
+	}
+	ctx.SetValue(refusedKeysKey{}, append(slices.Clip(fps), fp))
+}
+
+// refusalFor is the refusal a connection is told: the server's words,
+// and the fingerprints of the keys it offered and was refused, which is
+// what the admins need to let one in.
+func (s *Server) refusalFor(ctx ssh.Context) string {
+	msg := s.refusal()
+	fps, _ := ctx.Value(refusedKeysKey{}).([]string)
+	switch len(fps) {
+	case 0:
+		return msg
+	case 1:
+		return msg + "\nSend your key's fingerprint to the admins: " + fps[0]
+	}
+	return msg + "\nSend the fingerprint of the key you play with to the admins; you offered:\n  " + strings.Join(fps, "\n  ")
 }
 
 // keyboardInteractiveAuth is how a client without a key gets in: when guests
@@ -103,7 +143,7 @@ func (s *Server) keyboardInteractiveAuth(ctx ssh.Context, challenge gossh.Keyboa
 	// them why once per connection. The mark decides nothing but that.
 	if ctx.Value(refusalShownKey{}) == nil {
 		ctx.SetValue(refusalShownKey{}, true)
-		_, _ = challenge("", s.refusal(), nil, nil) // the client may hang up instead of answering
+		_, _ = challenge("", s.refusalFor(ctx), nil, nil) // the client may hang up instead of answering
 	}
 	return false
 }

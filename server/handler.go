@@ -74,7 +74,7 @@ func (s *Server) handle(sess ssh.Session) {
 		status = s.runExec(sess, st, info)
 	}
 	reason := st.endedBy()
-	if msg := reason.message(s.cfg); msg != "" && reason != clientClosed {
+	if msg := st.lastWords(reason); msg != "" && reason != clientClosed {
 		writeLine(lastWord, msg)
 	}
 	s.log.Info("session end", "session", st.id, "remote", st.cs.remote, "status", status,

@@ -168,6 +168,20 @@ func (s *Session) Await(notify func(ready func()) bool, read func() tea.Msg) tea
 	}
 }
 
+// End ends the session from outside its program or command, as the
+// server's own timeouts do: their context is cancelled, text is the last
+// line the player reads, and a session whose client stopped reading is
+// closed a few seconds later all the same. An App uses it as the last
+// resort after telling the session's program why (through the program's
+// own queue), for a program that does not quit by itself. Ending a
+// session twice, or one that has ended, does nothing.
+func (s *Session) End(text string) {
+	if s.st == nil {
+		return // a Session built by hand, as in tests
+	}
+	s.st.endWith(appEnded, text)
+}
+
 // newSession describes sess for the App. It must run inside the session
 // handler: the identity comes from sess.PublicKey(), which charmbracelet/ssh
 // sets from the key that passed signature verification, never from anything

@@ -23,11 +23,12 @@ const (
 	timeLimit              // MaxSessionTime reached
 	shuttingDown           // the server is going down
 	writeBlocked           // the client stopped reading for WriteTimeout
+	appEnded               // the App ended it (Session.End), with words of its own
 )
 
 // String names the reason for logs.
 func (r endReason) String() string {
-	names := [...]string{"app finished", "client closed", "idle timeout", "session time limit", "server shutdown", "output blocked"}
+	names := [...]string{"app finished", "client closed", "idle timeout", "session time limit", "server shutdown", "output blocked", "ended by the app"}
 	if int(r) < len(names) {
 		return names[r]
 	}
@@ -85,6 +86,7 @@ type sessionState struct {
 
 	mu       sync.Mutex
 	reason   endReason
+	endText  string       // what the player reads after an appEnded end
 	handling bool         // the handler has started
 	closed   bool         // the client's request stream has ended (channelClosed)
 	finished bool         // the handler has returned
@@ -198,14 +200,17 @@ func (st *sessionState) checkWrites() {
 // cancelled. If the handler has not returned endGrace later (its client
 // stopped reading, so even the goodbye cannot be written), the connection is
 // closed, which unblocks every write.
-func (st *sessionState) end(reason endReason) {
+func (st *sessionState) end(reason endReason) { st.endWith(reason, "") }
+
+// endWith is end, with the words the player reads after an appEnded end.
+func (st *sessionState) endWith(reason endReason, text string) {
 	defer st.srv.recoverTo("end session", nil)
 	st.mu.Lock()
 	if st.reason != notEnded || st.finished {
 		st.mu.Unlock()
 		return
 	}
-	st.reason = reason
+	st.reason, st.endText = reason, text
 	st.timers = append(st.timers, time.AfterFunc(st.srv.endGrace, func() {
 		defer st.srv.recoverTo("session watchdog", nil)
 		st.srv.log.Warn("closing stuck session's connection", "session", st.id, "remote", st.cs.remote, "reason", reason.String())
@@ -213,6 +218,17 @@ func (st *sessionState) end(reason endReason) {
 	}))
 	st.mu.Unlock()
 	st.cancel()
+}
+
+// lastWords is what the player reads after the server ended the
+// session for reason.
+func (st *sessionState) lastWords(reason endReason) string {
+	if reason == appEnded {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		return st.endText
+	}
+	return reason.message(st.srv.cfg)
 }
 
 // endedBy returns why the session was ended from outside, if it was: by the

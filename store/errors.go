@@ -37,4 +37,7 @@ var (
 	// ErrInvalid: the request itself is malformed (an empty ID, an unknown
 	// status, a move log over the size limit, …).
 	ErrInvalid = errors.New("invalid request")
+	// ErrLimit: a budget of the player's is spent for now (e.g. reports
+	// a day).
+	ErrLimit = errors.New("limit reached")
 )

@@ -27,6 +27,16 @@ type Player struct {
 	Name    string // display name, unique case-insensitively
 	Created time.Time
 	Banned  bool
+	// BannedUntil is when a timed ban ends; zero for a ban for good (or
+	// no ban). BanReason is the admin's reason, told to the player.
+	BannedUntil time.Time
+	BanReason   string
+}
+
+// BannedAt reports whether the player is banned at t: banned for good,
+// or until after t.
+func (p Player) BannedAt(t time.Time) bool {
+	return p.Banned && (p.BannedUntil.IsZero() || t.Before(p.BannedUntil))
 }
 
 // Key is a public key of a player, by fingerprint.
@@ -34,7 +44,18 @@ type Key struct {
 	Fingerprint string
 	PlayerID    string
 	Added       time.Time
+	// Type is the key's type as last seen (ssh-ed25519, …); empty for a
+	// key not seen since the store kept it.
+	Type string
+	// Label is what its owner calls it ("laptop"); empty for none.
+	Label string
+	// LastUsed is when it was last used to connect (to the minute); zero
+	// for not since the store kept it.
+	LastUsed time.Time
 }
+
+// MaxKeyLabel is the most bytes a key's label may have.
+const MaxKeyLabel = 64
 
 // Players keeps players and their keys.
 type Players interface {
@@ -44,7 +65,9 @@ type Players interface {
 	// has it or a name that looks like it), else
 	// "player-" and a few hex digits derived from the fingerprint. created
 	// reports whether the player was created by this call. A banned player is
-	// returned as such (Banned set), not as an error.
+	// returned as such (Banned set, with the ban's terms), not as an error;
+	// a timed ban that has ended is lifted here, so a player is seen
+	// unbanned from the first connection after it.
 	GetOrCreatePlayer(ctx context.Context, fingerprint, defaultName string) (p Player, created bool, err error)
 	// Player returns the player with this ID.
 	Player(ctx context.Context, id string) (Player, error)
@@ -57,12 +80,89 @@ type Players interface {
 	// player has it, or a name that looks like it: the same
 	// keys.Skeleton). The name must already be valid (keys.NormalizeName).
 	RenamePlayer(ctx context.Context, id, name string) error
-	// SetBanned bans or unbans a player.
+	// SetBanned bans a player for good, with no reason given, or lifts a
+	// ban (its terms too).
 	SetBanned(ctx context.Context, id string, banned bool) error
+	// Ban bans a player until until (zero: for good) for reason (may be
+	// empty), replacing the terms of a ban they already had.
+	Ban(ctx context.Context, id string, until time.Time, reason string) error
 	// Keys lists a player's keys, oldest first.
 	Keys(ctx context.Context, playerID string) ([]Key, error)
+	// TouchKey notes that the key with this fingerprint was used to
+	// connect now, with its type; the time is written at most once a
+	// minute. An unknown key is no error.
+	TouchKey(ctx context.Context, fingerprint, keyType string) error
+	// LabelKey gives one of the player's keys a label (empty: none);
+	// ErrNotFound for a key that is not theirs, ErrInvalid for a label
+	// over MaxKeyLabel bytes.
+	LabelKey(ctx context.Context, playerID, fingerprint, label string) error
 	// UnlinkKey removes a key from a player (ErrLastKey for the only one).
 	UnlinkKey(ctx context.Context, playerID, fingerprint string) error
+}
+
+// AuditEntry is one line of the audit log: an admin action, or a change
+// of an account's keys or name.
+type AuditEntry struct {
+	ID int64 // set when stored
+	At time.Time
+	// Actor is the player ID of who did it; empty for none.
+	Actor string
+	// Action is what was done: AuditBan, AuditUnban, AuditKick, …
+	Action string
+	// Target is the player ID it concerns; empty for a room.
+	Target string
+	// Subject is what else it names: a room code, a key's fingerprint, a
+	// name, a ban's end.
+	Subject string
+	Reason  string
+	// ActorName and TargetName are the players' names when read (empty
+	// for a player no longer kept).
+	ActorName, TargetName string
+}
+
+// The actions of the audit log.
+const (
+	AuditBan       = "ban"
+	AuditUnban     = "unban"
+	AuditKick      = "kick"
+	AuditRename    = "rename"     // an admin renamed a player
+	AuditName      = "name"       // a player changed their own name
+	AuditCloseRoom = "close-room" // Subject: the room's code
+	AuditLink      = "link"       // Subject: the key linked
+	AuditUnlink    = "unlink"     // Subject: the key unlinked
+)
+
+// Audit keeps the audit log.
+type Audit interface {
+	// AddAudit stores an entry (ErrInvalid for one without an action or
+	// with fields past their bounds) and returns its ID. A zero At is
+	// the store's now.
+	AddAudit(ctx context.Context, e AuditEntry) (int64, error)
+	// AuditLog returns at most limit entries, newest first: every entry,
+	// or (player set) those the player did or that concern them.
+	AuditLog(ctx context.Context, player string, limit int) ([]AuditEntry, error)
+}
+
+// Report is a player's report of another player, for the admins.
+type Report struct {
+	ID       int64 // set when stored
+	At       time.Time
+	Reporter string // player IDs
+	Reported string
+	Reason   string
+	// ReporterName and ReportedName are the players' names when read.
+	ReporterName, ReportedName string
+}
+
+// Reports keeps players' reports of other players.
+type Reports interface {
+	// AddReport stores a report, at the store's now, and returns its ID:
+	// ErrLimit when its reporter made perDay reports or more in the 24
+	// hours before, ErrInvalid for one without a reason or a player, or
+	// with a reason over 1000 bytes.
+	AddReport(ctx context.Context, r Report, perDay int) (int64, error)
+	// Reports returns at most limit reports, newest first.
+	Reports(ctx context.Context, limit int) ([]Report, error)
 }
 
 // Links keeps the one-time codes that link a new key to a player.
@@ -504,6 +604,8 @@ type Store interface {
 	Results
 	Settings
 	Secrets
+	Audit
+	Reports
 	// Close releases the database.
 	Close() error
 }

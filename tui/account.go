@@ -57,6 +57,8 @@ func (m *Model) accountReply(msg tea.Msg) tea.Cmd {
 		m.renamed(msg)
 	case redeemedMsg:
 		m.redeemed(msg)
+	case RenamedMsg:
+		m.renamedElsewhere(msg) // renamed.go
 	}
 	return nil
 }

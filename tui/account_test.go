@@ -509,12 +509,13 @@ func TestAccountNoticesAndQuit(t *testing.T) {
 func TestKeysListAndUnlink(t *testing.T) {
 	acc := newFakeAccount()
 	acc.keys = []KeyInfo{
-		{Fingerprint: testPlayer.ID, Added: epoch.Add(-48 * time.Hour), This: true},
+		{Fingerprint: testPlayer.ID, Added: epoch.Add(-48 * time.Hour), This: true, Type: "ssh-ed25519", LastUsed: epoch, Label: "desk"},
 		{Fingerprint: "SHA256:LostLaptopKey0123456789abcdefghijklmnopqrs", Added: epoch.Add(-24 * time.Hour)},
 	}
 	h := newHarness(t, accountDeps(acc))
 	h.open(itemKeyList)
-	h.wantScreen("your keys", "The SSH keys that play as alice:", "SHA256:Xy3k9Qa1b2c3d4e5…", "added 2026-02-27 · this key", "SHA256:LostLaptopKey012…")
+	h.wantScreen("your keys", "The SSH keys that play as alice:", "SHA256:Xy3k9Qa1b2c3d4e5…  desk · this key",
+		"ed25519 · added 2026-02-27 · last used "+epoch.UTC().Format("2006-01-02 15:04")+" UTC", "SHA256:LostLaptopKey012…", "added 2026-02-28")
 	// The session's own key is refused at once.
 	h.keys("u")
 	h.wantScreen("that is the key of this session")

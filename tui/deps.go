@@ -425,6 +425,12 @@ type KeyInfo struct {
 	Added time.Time
 	// This is set on the key of the session that asks.
 	This bool
+	// Type is the key's type (ssh-ed25519, …), Label what its owner
+	// calls it, LastUsed when it last connected; each empty or zero when
+	// unknown.
+	Type     string
+	Label    string
+	LastUsed time.Time
 }
 
 // RulesStats is a player's record under one rule set, derived by the

@@ -151,6 +151,22 @@ func (s *keysScreen) key(k tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
+// keyFacts is the second line of a key: its type, when it was added and
+// when it last connected, each that is known.
+func keyFacts(k KeyInfo, sep string) string {
+	var parts []string
+	if k.Type != "" {
+		parts = append(parts, clean(strings.TrimPrefix(k.Type, "ssh-"), 20))
+	}
+	if !k.Added.IsZero() {
+		parts = append(parts, "added "+k.Added.UTC().Format("2006-01-02"))
+	}
+	if !k.LastUsed.IsZero() {
+		parts = append(parts, "last used "+k.LastUsed.UTC().Format("2006-01-02 15:04")+" UTC")
+	}
+	return strings.Join(parts, sep)
+}
+
 // shortFP is a fingerprint cut to what tells keys apart on a screen.
 func shortFP(fp string, gl *glyphs) string {
 	fp = clean(fp, 60)
@@ -176,9 +192,8 @@ func (s *keysScreen) view() string {
 				mark = "  > "
 			}
 			line := shortFP(k.Fingerprint, e.gl)
-			line += strings.Repeat(" ", max(1, 28-cells(line)))
-			if !k.Added.IsZero() {
-				line += "added " + k.Added.UTC().Format("2006-01-02")
+			if k.Label != "" {
+				line += strings.Repeat(" ", max(1, 26-cells(line))) + clean(k.Label, 24)
 			}
 			if k.This {
 				line += e.gl.sep + "this key"
@@ -186,9 +201,9 @@ func (s *keysScreen) view() string {
 			if i == s.cur {
 				line = pal.style(sMenuCur, line)
 			}
-			body = append(body, mark+line)
+			body = append(body, mark+line, pal.style(sDim, "      "+keyFacts(k, e.gl.sep)))
 		}
-		body = append(body, "", pal.style(sDim, cut("    Unlink a key you no longer use (a lost laptop's): u, then y.", s.w-1, e.gl.ell)))
+		body = append(body, "", pal.style(sDim, cut("    Unlink a lost laptop's key: u, then y. Name a key: label FINGERPRINT NAME.", s.w-1, e.gl.ell)))
 	}
 	s.unlink.SetEnabled(len(s.keys) > 1 && !s.pending)
 	return drawPage(e, s.w, s.h, "Pyramid Solitaire"+e.gl.sep+"your keys", identity(e, s.name), body,

@@ -245,7 +245,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.savedReply(msg) // save.go
 	case settingsMsg:
 		return m.applySettings(msg) // settings.go
-	case renamedMsg, redeemedMsg:
+	case renamedMsg, redeemedMsg, RenamedMsg:
 		return m.accountReply(msg) // account.go
 	case lobby.PresenceChanged, lobby.Spectators, lobby.Watched, lobby.WatchEnded, lobby.DailyChanged, spectateMsg:
 		return m.handleLobby(msg) // presence.go

@@ -14,7 +14,8 @@ import (
 )
 
 // TestE2EClubAllowlist: on a club server only keys on the allowlist play;
-// another key is refused with a message saying why, once, and no guest
+// another key is refused with a message saying why, once, with the
+// fingerprint to send the admins, and no guest
 // gets in; the list is read again when it changes.
 func TestE2EClubAllowlist(t *testing.T) {
 	member, stranger := sshtest.NewKey(t), sshtest.NewKey(t)
@@ -52,8 +53,9 @@ func TestE2EClubAllowlist(t *testing.T) {
 		t.Fatal("a key off the allowlist got in")
 	}
 	mu.Lock()
-	if len(told) != 1 || !strings.Contains(told[0], "allowlist") {
-		t.Fatalf("the stranger was told %q; want the allowlist message once", told)
+	if len(told) != 1 || !strings.Contains(told[0], "allowlist") ||
+		!strings.Contains(told[0], "Send your key's fingerprint to the admins: "+gossh.FingerprintSHA256(stranger.PublicKey())) {
+		t.Fatalf("the stranger was told %q; want the allowlist message once, with the key's fingerprint to send", told)
 	}
 	mu.Unlock()
 	// A guest without a key does not get in on a club server either.

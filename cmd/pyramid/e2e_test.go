@@ -634,8 +634,12 @@ func TestE2EGuest(t *testing.T) {
 		waitPosition(t, term, g)
 		gu := ts.user(nil)
 		out := runOK(t, gu, "whoami")
-		if !strings.HasPrefix(out, "guest") {
-			t.Fatalf("guest whoami: got %q, want it to say guest", out)
+		if !strings.HasPrefix(out, "guest-") || !strings.Contains(out, "a guest") {
+			t.Fatalf("guest whoami: got %q, want its guest name and that it is a guest", out)
+		}
+		// The public boards are for everybody.
+		for _, cmd := range []string{"top daily", "top classic", "top race --json"} {
+			runOK(t, gu, cmd)
 		}
 		_, errOut, status := gu.exec(t, "games --json")
 		if status != 1 || !strings.Contains(errOut, "guests have no records") {

@@ -103,15 +103,18 @@ type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
-const playerCols = `p.id, p.name, p.created_at, p.banned`
+const playerCols = `p.id, p.name, p.created_at, p.banned, p.banned_until, p.ban_reason`
 
 func scanPlayer(row interface{ Scan(...any) error }) (store.Player, error) {
 	var p store.Player
-	var created int64
-	if err := row.Scan(&p.ID, &p.Name, &created, &p.Banned); err != nil {
+	var created, until int64
+	if err := row.Scan(&p.ID, &p.Name, &created, &p.Banned, &until, &p.BanReason); err != nil {
 		return store.Player{}, err
 	}
 	p.Created = fromMS(created)
+	if until != 0 {
+		p.BannedUntil = fromMS(until)
+	}
 	return p, nil
 }
 
@@ -149,7 +152,7 @@ func (s *Store) GetOrCreatePlayer(ctx context.Context, fingerprint, defaultName 
 		return err
 	})
 	if err == nil {
-		return p, false, nil
+		return s.liftEnded(ctx, p)
 	}
 	if !errors.Is(err, store.ErrNotFound) {
 		return store.Player{}, false, fmt.Errorf("store: get player by key %s: %w", fingerprint, err)
@@ -309,13 +312,55 @@ func (s *Store) RenamePlayer(ctx context.Context, id, name string) error {
 // SetBanned implements store.Players.
 func (s *Store) SetBanned(ctx context.Context, id string, banned bool) error {
 	err := s.write(ctx, func(ctx context.Context) error {
-		res, err := s.w.ExecContext(ctx, `UPDATE players SET banned = $1 WHERE id = $2`, banned, id)
+		res, err := s.w.ExecContext(ctx, `UPDATE players SET banned = $1, banned_until = 0, ban_reason = '' WHERE id = $2`, banned, id)
 		return oneRow(res, err)
 	})
 	if err != nil {
 		return fmt.Errorf("store: set banned=%v for player %s: %w", banned, id, err)
 	}
 	return nil
+}
+
+// Ban implements store.Players.
+func (s *Store) Ban(ctx context.Context, id string, until time.Time, reason string) error {
+	if len(reason) > maxReasonBytes {
+		return fmt.Errorf("store: ban player %s: %w: reason of %d bytes", id, store.ErrInvalid, len(reason))
+	}
+	var untilMS int64
+	if !until.IsZero() {
+		untilMS = ms(until)
+	}
+	err := s.write(ctx, func(ctx context.Context) error {
+		res, err := s.w.ExecContext(ctx, `UPDATE players SET banned = TRUE, banned_until = $1, ban_reason = $2 WHERE id = $3`,
+			untilMS, reason, id)
+		return oneRow(res, err)
+	})
+	if err != nil {
+		return fmt.Errorf("store: ban player %s: %w", id, err)
+	}
+	return nil
+}
+
+// maxReasonBytes bounds the reasons the store keeps (bans, the audit log).
+const maxReasonBytes = 1000
+
+// liftEnded returns p, its timed ban lifted in the store first when it
+// has ended. Only that very ban is lifted: one an admin gave again
+// meanwhile stays.
+func (s *Store) liftEnded(ctx context.Context, p store.Player) (store.Player, bool, error) {
+	if !p.Banned || p.BannedUntil.IsZero() || s.now().Before(p.BannedUntil) {
+		return p, false, nil
+	}
+	err := s.write(ctx, func(ctx context.Context) error {
+		_, err := s.w.ExecContext(ctx, `UPDATE players SET banned = FALSE, banned_until = 0, ban_reason = ''
+			WHERE id = $1 AND banned AND banned_until = $2`, p.ID, ms(p.BannedUntil))
+		return err
+	})
+	if err != nil {
+		return store.Player{}, false, fmt.Errorf("store: lift the ended ban of player %s: %w", p.ID, err)
+	}
+	p.Banned, p.BannedUntil, p.BanReason = false, time.Time{}, ""
+	return p, false, nil
 }
 
 // oneRow turns "no row changed" into sql.ErrNoRows (so ErrNotFound).
@@ -352,7 +397,7 @@ func (s *Store) Keys(ctx context.Context, playerID string) ([]store.Key, error) 
 
 func listKeys(ctx context.Context, q querier, playerID string) ([]store.Key, error) {
 	rows, err := q.QueryContext(ctx,
-		`SELECT fingerprint, player_id, added_at FROM player_keys WHERE player_id = $1 ORDER BY added_at, fingerprint`, playerID)
+		`SELECT fingerprint, player_id, added_at, key_type, label, last_used_at FROM player_keys WHERE player_id = $1 ORDER BY added_at, fingerprint`, playerID)
 	if err != nil {
 		return nil, err
 	}
@@ -360,11 +405,14 @@ func listKeys(ctx context.Context, q querier, playerID string) ([]store.Key, err
 	var keys []store.Key
 	for rows.Next() {
 		var k store.Key
-		var added int64
-		if err := rows.Scan(&k.Fingerprint, &k.PlayerID, &added); err != nil {
+		var added, used int64
+		if err := rows.Scan(&k.Fingerprint, &k.PlayerID, &added, &k.Type, &k.Label, &used); err != nil {
 			return nil, err
 		}
 		k.Added = fromMS(added)
+		if used != 0 {
+			k.LastUsed = fromMS(used)
+		}
 		keys = append(keys, k)
 	}
 	return keys, rows.Err()
