@@ -267,7 +267,7 @@ restart_one() {
 	wait_for 10 "restarted instance one does not share its race rooms" test -n "$(instance_name 1)"
 	ok "instance one restarted (as $(instance_name 1)) and answers /healthz"
 }
-coproc RACE { "$work/clusterrace" -one "127.0.0.1:$p1" -two "127.0.0.1:$p2" -from 127.0.0.101 -presence-ttl "$ttl" -seat-grace "$grace" 2>&1; }
+coproc RACE { "$work/clusterrace" -one "127.0.0.1:$p1" -two "127.0.0.1:$p2" -database-url "$db" -from 127.0.0.101 -presence-ttl "$ttl" -seat-grace "$grace" 2>&1; }
 race=$RACE_PID
 pids+=("$race")
 exec {race_out}<&"${RACE[0]}" {race_in}>&"${RACE[1]}"

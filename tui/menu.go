@@ -101,8 +101,9 @@ func presetNote(name string) string {
 	return ""
 }
 
-// menuScreen is the first screen: continue, the rule sets, custom rules, a deal
-// by number, settings, help and quit. It also holds the custom rules form
+// menuScreen is the first screen: its items in groups (Play, With others,
+// Records, Account, Settings) shown one at a time under a line of tabs;
+// help and quit are on the key bar. It also holds the custom rules form
 // and the deal number form.
 type menuScreen struct {
 	chrome

@@ -237,7 +237,6 @@ func TestE2ERenameReachesSessions(t *testing.T) {
 		}
 		runOK(t, one.user(fayKey), "name dan")
 
-		typeKeys(t, dan, sshtest.KeyRight)
 		menuTo(t, dan, "New race")
 		typeKeys(t, dan, sshtest.KeyEnter)
 		dan.WaitScreen(t, wait, "dån's room", func(s string) bool {

@@ -3,7 +3,7 @@
 // players would: deploy/cluster-test.sh (make cluster) runs it once its
 // instances are up.
 //
-//	clusterrace -one 127.0.0.1:24251 -two 127.0.0.1:24252 -from 127.0.0.101 -presence-ttl 3s -seat-grace 6s
+//	clusterrace -one 127.0.0.1:24251 -two 127.0.0.1:24252 -database-url postgres://… -from 127.0.0.101 -presence-ttl 3s -seat-grace 6s
 //
 // It reaches each instance straight, not through the balancer, from
 // -from and the next eleven addresses (one per player, and eight in turn
@@ -38,6 +38,8 @@
 package main
 
 import (
+	"database/sql"
+
 	"bufio"
 	"flag"
 	"fmt"
@@ -45,9 +47,10 @@ import (
 	"os"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"pyramid/engine"
 )
@@ -62,22 +65,32 @@ type rehearsal struct {
 	cmds     int      // the plain commands run
 	answers  *bufio.Scanner
 	rule     engine.Rules // every race's rules: Classic
+	// db is the cluster's database, read for what no screen shows: a
+	// rated race's deal before the race is over.
+	db *sql.DB
 }
 
 func main() {
 	var (
-		one  = flag.String("one", "", "instance one's SSH address, reached straight (host:port)")
-		two  = flag.String("two", "", "instance two's SSH address, reached straight (host:port)")
-		from = flag.String("from", "127.0.0.101", "the first of twelve local addresses to connect from (none may be the balancer's)")
-		ttl  = flag.Duration("presence-ttl", 15*time.Second, "the instances' --presence-ttl")
-		seat = flag.Duration("seat-grace", time.Minute, "the instances' --seat-grace")
-		wait = flag.Duration("wait", 10*time.Second, "how long each step may take")
+		one   = flag.String("one", "", "instance one's SSH address, reached straight (host:port)")
+		two   = flag.String("two", "", "instance two's SSH address, reached straight (host:port)")
+		from  = flag.String("from", "127.0.0.101", "the first of twelve local addresses to connect from (none may be the balancer's)")
+		ttl   = flag.Duration("presence-ttl", 15*time.Second, "the instances' --presence-ttl")
+		seat  = flag.Duration("seat-grace", time.Minute, "the instances' --seat-grace")
+		wait  = flag.Duration("wait", 10*time.Second, "how long each step may take")
+		dbURL = flag.String("database-url", "", "the instances' PostgreSQL URL, read for a rated race's hidden deal")
 	)
 	flag.Parse()
-	if *one == "" || *two == "" {
-		fmt.Fprintln(os.Stderr, "usage: clusterrace -one HOST:PORT -two HOST:PORT [-from ADDRESS] [-presence-ttl D] [-wait D]")
+	if *one == "" || *two == "" || *dbURL == "" {
+		fmt.Fprintln(os.Stderr, "usage: clusterrace -one HOST:PORT -two HOST:PORT -database-url URL [-from ADDRESS] [-presence-ttl D] [-wait D]")
 		os.Exit(2)
 	}
+	db, err := sql.Open("pgx", *dbURL)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "clusterrace:", err)
+		os.Exit(2)
+	}
+	defer db.Close()
 	first, err := netip.ParseAddr(*from)
 	if err != nil || !first.Is4() || first.As4()[3] > 240 {
 		fmt.Fprintf(os.Stderr, "clusterrace: -from %q: want an IPv4 address whose last byte is at most 240\n", *from)
@@ -88,7 +101,7 @@ func main() {
 		addrs[i] = a.String()
 	}
 	r := &rehearsal{one: *one, two: *two, ttl: *ttl, grace: *seat, wait: *wait, cmdFrom: addrs[4:],
-		answers: bufio.NewScanner(os.Stdin), rule: engine.Classic()}
+		answers: bufio.NewScanner(os.Stdin), rule: engine.Classic(), db: db}
 	newPlayer := func(name, from string) *player {
 		return &player{name: name, key: newKey(), from: from, wait: *wait}
 	}
@@ -196,8 +209,22 @@ func (r *rehearsal) waitStored(inst string, p *player, deal uint64) error {
 // roomRE finds a room's code on a screen.
 var roomRE = regexp.MustCompile(`room ([A-Z]{6})`)
 
-// waitingDealRE finds the deal on a rated room's waiting screen.
-var waitingDealRE = regexp.MustCompile(`deal (\d+) . the same deal for everybody`)
+// raceDeal is the deal of p's race game that runs, read from the
+// database: a rated race's deal is on no screen until the race is over.
+func (r *rehearsal) raceDeal(p *player) (uint64, error) {
+	var deal uint64
+	err := r.poll(func() error {
+		var n int64
+		err := r.db.QueryRow(`SELECT g.deal_number FROM games g JOIN players u ON u.id = g.player_id
+			WHERE u.name = $1 AND g.kind = 'race' AND g.status = 'playing' ORDER BY g.id DESC LIMIT 1`, p.name).Scan(&n)
+		if err != nil {
+			return fmt.Errorf("%s's race game: %w", p.name, err)
+		}
+		deal = uint64(n)
+		return nil
+	})
+	return deal, err
+}
 
 // openRoom has p open a room with the words of race new, and returns its
 // code once p's screen shows it with p alone in it.
@@ -280,16 +307,10 @@ func (r *rehearsal) firstRace(alice, bob, carol, dave *player, deal uint64, line
 	}); err != nil {
 		return err
 	}
-	// The waiting room shows the deal (a rated race's too): carol and
-	// dave each play until they removed a card, so that the race has a
-	// result to store (a race where nobody removed one stores none).
-	s, err := carol.waitScreen("the rated room's deal", func(s string) bool { return waitingDealRE.MatchString(s) })
-	if err != nil {
+	// The rated room's deal is hidden from every screen until the race
+	// is over.
+	if _, err := carol.waitFor("hidden deal · the same deal for everybody"); err != nil {
 		return err
-	}
-	deal3, err := strconv.ParseUint(waitingDealRE.FindStringSubmatch(s)[1], 10, 64)
-	if err != nil {
-		return fmt.Errorf("the rated room's deal: %w", err)
 	}
 	// Both races start at once: their countdowns run together. A start
 	// waits for every racer to be ready.
@@ -307,6 +328,13 @@ func (r *rehearsal) firstRace(alice, bob, carol, dave *player, deal uint64, line
 		return err
 	}
 	if err := alice.typeKeys("s"); err != nil {
+		return err
+	}
+	// carol and dave each play until they removed a card, so that the
+	// race has a result to store (a race where nobody removed one stores
+	// none); its deal comes from the database.
+	deal3, err := r.raceDeal(carol)
+	if err != nil {
 		return err
 	}
 	first := firstRemoval(r.rule, deal3)
