@@ -164,7 +164,7 @@ func asciiFold(s string) string {
 			b.WriteRune(base)
 			continue
 		}
-		b.WriteString(strings.Repeat("?", max(1, runewidth(r))))
+		b.WriteString(strings.Repeat("?", max(1, cells(string(r)))))
 	}
 	return b.String()
 }
@@ -182,9 +182,6 @@ func foldRune(r rune) rune {
 	}
 	return rune(d[0])
 }
-
-// runewidth is how many cells a rune takes.
-func runewidth(r rune) int { return ansi.StringWidth(string(r)) }
 
 // drawPage draws a screen of the account: the title, a dim line under it
 // (none when sub is empty), the body lines, then the message line and the
