@@ -11,8 +11,8 @@ import (
 // skeletonRounds bounds how often Skeleton maps a name again: the case
 // fold can turn a character the confusables table leaves alone into one
 // it maps (a capital whose small letter has a prototype), so a skeleton
-// is mapped until it stops changing, which takes two rounds for any name
-// seen so far.
+// is mapped until it stops changing, which a second round reaches for
+// the letters names are made of; the bound only keeps the loop finite.
 const skeletonRounds = 4
 
 // Skeleton is the form under which two display names look alike on a

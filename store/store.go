@@ -75,7 +75,8 @@ type Players interface {
 	// PlayerByKey returns the player the key with this fingerprint belongs to.
 	PlayerByKey(ctx context.Context, fingerprint string) (Player, error)
 	// PlayerByName returns the player with this display name, compared
-	// case-insensitively.
+	// case-insensitively, never by look: a look-alike of a name finds
+	// nobody (ErrNotFound), so a name finds one player at most.
 	PlayerByName(ctx context.Context, name string) (Player, error)
 	// RenamePlayer sets a player's display name (ErrNameTaken if another
 	// player has it, or a name that looks like it: keys.LookAlike). The
