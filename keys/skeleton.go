@@ -1,6 +1,7 @@
 package keys
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/mtibben/confusables"
@@ -8,12 +9,13 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// skeletonRounds bounds how often Skeleton maps a name again: the case
+// skeletonRounds bounds how often Skeleton maps a name again. The case
 // fold can turn a character the confusables table leaves alone into one
-// it maps (a capital whose small letter has a prototype), so a skeleton
-// is mapped until it stops changing, which a second round reaches for
-// the letters names are made of; the bound only keeps the loop finite.
-const skeletonRounds = 4
+// it maps (a capital whose small letter has a prototype), so a skeleton is
+// mapped until it comes back to a form it had; for a few scripts that is a
+// cycle rather than a fixed point (the table maps some Cherokee capitals
+// to small letters, the fold maps them back).
+const skeletonRounds = 8
 
 // Skeleton is the form under which two display names look alike on a
 // terminal: the confusable skeleton of Unicode UTS #39 (a Cyrillic е reads
@@ -23,15 +25,20 @@ const skeletonRounds = 4
 // because it would first turn a capital I into an i, which does not look
 // like an l: aIice and alice have one skeleton. The fold alone does not
 // make Skeleton blind to case (ALICE holds a capital I, alice a small i);
-// FoldedSkeleton and LookAlike cover that.
+// FoldedSkeleton and LookAlike cover that. Skeleton(Skeleton(s)) is
+// Skeleton(s).
 func Skeleton(name string) string {
 	s := norm.NFC.String(strings.Map(dropIgnorable, name))
+	seen := []string{s}
 	for range skeletonRounds {
 		// A Caser is stateful, hence one per call.
 		next := norm.NFC.String(cases.Fold().String(confusables.Skeleton(s)))
-		if next == s {
-			break
+		if i := slices.Index(seen, next); i >= 0 {
+			// A fixed point, or a cycle: its least form stands for
+			// it, whichever form of it a name starts from.
+			return slices.Min(seen[i:])
 		}
+		seen = append(seen, next)
 		s = next
 	}
 	return s

@@ -36,6 +36,22 @@ func TestSkeleton(t *testing.T) {
 	}
 }
 
+// TestSkeletonSettles: names whose skeleton the case fold changes again
+// (a Greek stigma becomes a sigma, then an o) or keeps changing (a
+// Cherokee capital the table maps to a small letter the fold maps back)
+// have one skeleton, which is its own.
+func TestSkeletonSettles(t *testing.T) {
+	for _, s := range []string{"\u03da", "\u13a3", "\uab73", "\u13a3\uab73", "\uab73\u13a3x", "A\u13a3I"} {
+		sk := Skeleton(s)
+		if again := Skeleton(sk); again != sk {
+			t.Errorf("Skeleton(%+q) = %+q, whose skeleton is %+q", s, sk, again)
+		}
+	}
+	if Skeleton("\u13a3") != Skeleton("\uab73") {
+		t.Errorf("a Cherokee capital and its small letter: skeletons %+q and %+q, want one", Skeleton("\u13a3"), Skeleton("\uab73"))
+	}
+}
+
 func TestLookAlike(t *testing.T) {
 	tests := []struct {
 		a, b string
@@ -66,7 +82,7 @@ func TestLookAlike(t *testing.T) {
 // skeleton and holds no default-ignorable code point, and every name
 // looks like itself.
 func FuzzSkeleton(f *testing.F) {
-	for _, s := range []string{"alice", "aIice", "alice\u034f", "a\ufe00", "\u0430dmin", "gu\u0435st-7QK2", "rn", "Zoe\u0308", "ß", "ǅ", "ﬁ", "İ", "ſ", "\u17b4", "\U000e0100"} {
+	for _, s := range []string{"alice", "aIice", "alice\u034f", "a\ufe00", "\u0430dmin", "gu\u0435st-7QK2", "rn", "Zoe\u0308", "ß", "ǅ", "ﬁ", "İ", "ſ", "\u17b4", "\U000e0100", "\u13a3", "\u13a3\uab73", "\u03da"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
