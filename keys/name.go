@@ -42,6 +42,7 @@ var (
 	ErrNameWide       = errors.New("name contains a character wider than one cell")
 	ErrNameChar       = errors.New("name contains a character that is not allowed (use letters, digits, _ . -)")
 	ErrNameNoAlnum    = errors.New("name has no letter or digit")
+	ErrNameEdge       = errors.New("name must start and end with a letter or digit (ann, not ann. beside it)")
 	ErrNameReserved   = errors.New("name is reserved")
 )
 
@@ -210,6 +211,8 @@ func hazard(r rune) error {
 func checkNameRunes(n string) error {
 	pos, alnum := 0, false
 	var prevBase bool // the previous character is a letter, digit or mark on one
+	var edge rune     // the first punctuation at either end, if any
+	edgePos := 0
 	for _, r := range n {
 		pos++
 		switch {
@@ -224,6 +227,9 @@ func checkNameRunes(n string) error {
 			}
 			alnum, prevBase = true, true
 		case r == '_' || r == '.' || r == '-':
+			if pos == 1 {
+				edge, edgePos = r, pos
+			}
 			prevBase = false
 		default:
 			return &NameError{Err: ErrNameChar, Rune: r, Pos: pos}
@@ -231,6 +237,14 @@ func checkNameRunes(n string) error {
 	}
 	if !alnum {
 		return &NameError{Err: ErrNameNoAlnum}
+	}
+	// Punctuation at an end is all that tells ann. from ann: too
+	// little to tell two players apart.
+	if last, _ := utf8.DecodeLastRuneInString(n); edgePos == 0 && !prevBase {
+		edge, edgePos = last, pos
+	}
+	if edgePos > 0 {
+		return &NameError{Err: ErrNameEdge, Rune: edge, Pos: edgePos}
 	}
 	return nil
 }
@@ -292,7 +306,8 @@ func NameFromUser(user string) (string, bool) {
 			prevBase = false
 		}
 	}
-	name, err := NormalizeName(b.String())
+	// A name starts and ends with a letter or digit: "bob." plays as bob.
+	name, err := NormalizeName(strings.Trim(b.String(), "_.-"))
 	if err != nil {
 		return "", false
 	}
