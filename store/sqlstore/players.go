@@ -49,6 +49,41 @@ func lookalike(ctx context.Context, q querier, skeleton, id string) (bool, error
 	return n > 0, err
 }
 
+// claimable checks that player id may take a name with this skeleton:
+// no other player has a name like it (ErrNameTaken), and no other player
+// gave one like it up less than store.NameHold ago (a
+// *store.NameHeldError).
+func claimable(ctx context.Context, q querier, skeleton, id string, now time.Time) error {
+	switch taken, err := lookalike(ctx, q, skeleton, id); {
+	case err != nil:
+		return err
+	case taken:
+		return fmt.Errorf("%w: it looks like another player's", store.ErrNameTaken)
+	}
+	var until int64
+	err := q.QueryRowContext(ctx, `SELECT until_at FROM name_holds WHERE name_skeleton = $1 AND player_id <> $2 AND until_at > $3`,
+		skeleton, id, ms(now)).Scan(&until)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return err
+	}
+	return &store.NameHeldError{Left: fromMS(until).Sub(now)}
+}
+
+// holdName holds the name a player gives up (by its skeleton) for them
+// for store.NameHold, and sweeps the holds that ended.
+func holdName(ctx context.Context, q querier, skeleton, id string, now time.Time) error {
+	if _, err := q.ExecContext(ctx, `DELETE FROM name_holds WHERE until_at <= $1`, ms(now)); err != nil {
+		return err
+	}
+	_, err := q.ExecContext(ctx, `INSERT INTO name_holds (name_skeleton, player_id, until_at) VALUES ($1, $2, $3)
+		ON CONFLICT (name_skeleton) DO UPDATE SET player_id = excluded.player_id, until_at = excluded.until_at`,
+		skeleton, id, ms(now.Add(store.NameHold)))
+	return err
+}
+
 // fillSkeletons computes the skeletons of the names given before the
 // store kept them (migration 0003), so that they are compared too.
 func (s *Store) fillSkeletons(ctx context.Context) error {
@@ -194,18 +229,19 @@ func (s *Store) createPlayer(ctx context.Context, tx *sql.Tx, fingerprint, defau
 	if defaultName != "" && len(defaultName) <= maxNameBytes {
 		names = append([]string{defaultName}, names...)
 	}
-	now := ms(s.now())
+	at := s.now()
+	now := ms(at)
 	if err := s.lockNames(ctx, tx); err != nil {
 		return store.Player{}, false, err
 	}
 	for _, name := range names {
-		// A name that looks like another player's is as taken as that
-		// name.
-		switch taken, err := lookalike(ctx, tx, keys.Skeleton(name), id); {
+		// A name that looks like another player's, or like one given
+		// up a moment ago, is as taken as that name.
+		switch err := claimable(ctx, tx, keys.Skeleton(name), id, at); {
+		case errors.Is(err, store.ErrNameTaken) || errors.Is(err, store.ErrNameHeld):
+			continue
 		case err != nil:
 			return store.Player{}, false, err
-		case taken:
-			continue
 		}
 		// ON CONFLICT DO NOTHING rather than catching the violation:
 		// on PostgreSQL an error would abort the transaction.
@@ -292,16 +328,21 @@ func (s *Store) RenamePlayer(ctx context.Context, id, name string) error {
 		if err := s.lockNames(ctx, tx); err != nil {
 			return err
 		}
+		now := s.now()
 		skeleton := keys.Skeleton(name)
-		switch taken, err := lookalike(ctx, tx, skeleton, id); {
-		case err != nil:
+		if err := claimable(ctx, tx, skeleton, id, now); err != nil {
 			return err
-		case taken:
-			return fmt.Errorf("%w: it looks like another player's", store.ErrNameTaken)
+		}
+		var old string
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(name_skeleton, '') FROM players WHERE id = $1`, id).Scan(&old); err != nil {
+			return err
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE players SET name = $1, name_key = $2, name_skeleton = $3 WHERE id = $4`,
 			name, nameKey(name), skeleton, id)
-		return oneRow(res, err)
+		if err := oneRow(res, err); err != nil || old == skeleton {
+			return err
+		}
+		return holdName(ctx, tx, old, id, now)
 	})
 	if err != nil {
 		return fmt.Errorf("store: rename player %s to %q: %w", id, name, err)
