@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"pyramid/cluster"
 	"pyramid/share"
 	"pyramid/store"
 )
@@ -228,6 +229,12 @@ func (c *call) void() int {
 	race, err := c.a.cfg.Store.Race(ctx, id)
 	if err != nil {
 		return c.storeErr(fmt.Sprintf("race %d", id), err)
+	}
+	for _, p := range race.Placings {
+		// The racers' open sessions are told, wherever they are; a
+		// failure is logged by tellAccounts, and the audit log has it.
+		_ = c.a.tellAccounts(ctx, cluster.AccountEvent{Kind: cluster.AccountNotice, Player: p.PlayerID,
+			Text: fmt.Sprintf("an admin voided your race %d (%s): it counts for nobody; ratings computed again", id, why)})
 	}
 	for _, p := range race.Placings {
 		rec, err := c.a.cfg.Store.RaceRecord(ctx, p.PlayerID, race.RulesID)

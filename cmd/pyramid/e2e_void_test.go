@@ -13,9 +13,9 @@ import (
 // TestE2EVoidRace: a rated race (ann hosts a random deal, dan removes a
 // pair and leaves, ann removes more and leaves), dan reports ann, the
 // admin finds the race in the reports and voids it with the command they
-// name: ann's and dan's stats show no rated race and no rating at once,
-// the race counts as unrated for both, and ann reads the void in her
-// audit log.
+// name: ann's open session is told, ann's and dan's stats show no rated
+// race and no rating at once, the race counts as unrated for both, and
+// ann reads the void in her audit log.
 func TestE2EVoidRace(t *testing.T) {
 	forEachBackend(t, testE2EVoidRace)
 }
@@ -85,7 +85,10 @@ func testE2EVoidRace(t *testing.T, be backend) {
 		t.Errorf("reports does not name %q:\n%s", race.Void, out)
 	}
 	id := strconv.FormatInt(race.ID, 10)
+	ann := ts.openAs(t, "ann", annKey, "")
+	ann.WaitScreen(t, wait, "ann's menu", isMenu)
 	out := runOK(t, admin, strings.Replace(race.Void, "REASON", "moves too fast", 1))
+	ann.WaitFor(t, "an admin voided your race "+id, wait)
 	if !strings.Contains(out, "race "+id+" voided") || !strings.Contains(out, "ann: no rating in classic (0 rated races)") {
 		t.Errorf("void:\n%s", out)
 	}
