@@ -65,7 +65,8 @@ func commands() []command {
 		{"unban", "NAME", "lift a ban", true, true, (*call).unban},
 		{"kick", "NAME [REASON]", "end a player's open sessions, on every server, saying why", true, true, (*call).kick},
 		{"rename", "NAME NEW", "rename a player", true, true, (*call).adminRename},
-		{"reports", "[--json]", "the players' reports, newest first, with the reported players' races and games", true, true, (*call).reports},
+		{"reports", "[--all] [--json]", "the players' open reports, newest first, with the reported players' races and games", true, true, (*call).reports},
+		{"close-report", "ID [REASON]", "close a report: it is dealt with", true, true, (*call).closeReport},
 		{"void", "RACE_ID REASON", "void a race: it counts for nobody, the ratings after it are computed again", true, true, (*call).void},
 		{"close-room", "CODE [REASON]", "close a race room; its members and spectators are told why", false, true, (*call).closeRoom},
 	}

@@ -57,17 +57,21 @@ const (
 )
 
 // reportJSON is one report of reports --json, with the reported player's
-// newest rated races and games.
+// newest rated races and games, and when and by whom it was closed (a
+// closed one is listed with --all only).
 type reportJSON struct {
-	ID       int64            `json:"id"`
-	At       time.Time        `json:"at"`
-	By       string           `json:"by"`
-	ByID     string           `json:"by_id"`
-	Player   string           `json:"player"`
-	PlayerID string           `json:"player_id"`
-	Reason   string           `json:"reason"`
-	Races    []reportRaceJSON `json:"races"`
-	Games    []reportGameJSON `json:"games"`
+	ID         int64            `json:"id"`
+	At         time.Time        `json:"at"`
+	By         string           `json:"by"`
+	ByID       string           `json:"by_id"`
+	Player     string           `json:"player"`
+	PlayerID   string           `json:"player_id"`
+	Reason     string           `json:"reason"`
+	Closed     *time.Time       `json:"closed,omitempty"`
+	ClosedBy   string           `json:"closed_by,omitempty"`
+	ClosedByID string           `json:"closed_by_id,omitempty"`
+	Races      []reportRaceJSON `json:"races"`
+	Games      []reportGameJSON `json:"games"`
 }
 
 // reportRaceJSON is one of the reported player's races: how it counted
@@ -126,15 +130,16 @@ func (c *call) reportedPlay(ctx context.Context, player string) ([]reportRaceJSO
 	return rs, gs, nil
 }
 
-// reports lists the players' reports, newest first, for the admins, each
-// with the reported player's newest rated races (and the command that
-// voids each) and games.
+// reports lists the players' open reports (--all: the closed ones too),
+// newest first, for the admins, each with the reported player's newest
+// rated races (and the command that voids each) and games.
 func (c *call) reports() int {
-	var asJSON bool
+	var asJSON, all bool
 	limit := auditLimit
 	if _, code, ok := c.flags(0, func(fs *flag.FlagSet) {
 		jsonFlag(&asJSON)(fs)
 		fs.IntVar(&limit, "limit", auditLimit, "how many reports, newest first (at most 1000)")
+		fs.BoolVar(&all, "all", false, "the closed reports too")
 	}); !ok {
 		return code
 	}
@@ -143,7 +148,7 @@ func (c *call) reports() int {
 	}
 	ctx, cancel := c.timeout()
 	defer cancel()
-	list, err := c.a.cfg.Store.Reports(ctx, limit)
+	list, err := c.a.cfg.Store.Reports(ctx, limit, all)
 	if err != nil {
 		return c.storeErr("reports", err)
 	}
@@ -162,19 +167,32 @@ func (c *call) reports() int {
 			}
 			seen[r.Reported] = pl
 		}
-		out = append(out, reportJSON{ID: r.ID, At: r.At.UTC(), By: playerName(r.ReporterName), ByID: r.Reporter,
-			Player: playerName(r.ReportedName), PlayerID: r.Reported, Reason: auditText(r.Reason), Races: pl.races, Games: pl.games})
+		rep := reportJSON{ID: r.ID, At: r.At.UTC(), By: playerName(r.ReporterName), ByID: r.Reporter,
+			Player: playerName(r.ReportedName), PlayerID: r.Reported, Reason: auditText(r.Reason), Races: pl.races, Games: pl.games}
+		if !r.Closed.IsZero() {
+			closed := r.Closed.UTC()
+			rep.Closed, rep.ClosedBy, rep.ClosedByID = &closed, playerName(r.ClosedByName), r.ClosedBy
+		}
+		out = append(out, rep)
 	}
 	if asJSON {
 		return c.writeJSON(out)
 	}
 	if len(out) == 0 {
-		fmt.Fprintln(c.stdout, "no reports")
+		if all {
+			fmt.Fprintln(c.stdout, "no reports")
+		} else {
+			fmt.Fprintln(c.stdout, "no open reports (reports --all lists the closed ones too)")
+		}
 		return 0
 	}
 	for _, r := range out {
-		fmt.Fprintf(c.stdout, "%s  %s reported %s: %s\n", r.At.Format("2006-01-02 15:04"), nameOr(r.By, r.ByID),
-			nameOr(r.Player, r.PlayerID), r.Reason)
+		closed := ""
+		if r.Closed != nil {
+			closed = fmt.Sprintf(" (closed %s by %s)", r.Closed.Format("2006-01-02 15:04"), nameOr(r.ClosedBy, r.ClosedByID))
+		}
+		fmt.Fprintf(c.stdout, "#%d %s  %s reported %s: %s%s\n", r.ID, r.At.Format("2006-01-02 15:04"), nameOr(r.By, r.ByID),
+			nameOr(r.Player, r.PlayerID), r.Reason, closed)
 		for _, rr := range r.Races {
 			game := ""
 			if rr.GameID != 0 {
@@ -192,7 +210,38 @@ func (c *call) reports() int {
 		}
 	}
 	fmt.Fprintln(c.stdout, "(times UTC; replay GAME_ID: a game; void RACE_ID REASON: a race counts for nobody;")
-	fmt.Fprintln(c.stdout, " audit NAME: what was done about a player; kick NAME, ban NAME [DURATION] [REASON])")
+	fmt.Fprintln(c.stdout, " audit NAME: what was done about a player; kick NAME, ban NAME [DURATION] [REASON];")
+	fmt.Fprintln(c.stdout, " close-report ID [REASON]: the report is dealt with)")
+	return 0
+}
+
+// closeReport closes a report (close-report ID [REASON]): it leaves the
+// queue reports lists, and the audit log has who closed it and why.
+func (c *call) closeReport() int {
+	args, code, ok := c.flags(64, func(*flag.FlagSet) {})
+	if !ok {
+		return code
+	}
+	if len(args) == 0 {
+		return c.usageErr("close-report needs the report's number (reports lists them: #ID)")
+	}
+	id, err := strconv.ParseInt(strings.TrimPrefix(args[0], "#"), 10, 64)
+	if err != nil || id <= 0 {
+		return c.usageErr(fmt.Sprintf("bad report number \"%s\": want a number (reports lists them: #ID)", word(args[0])))
+	}
+	why := reason(args[1:])
+	ctx, cancel := c.timeout()
+	defer cancel()
+	switch err := c.a.cfg.Store.CloseReport(ctx, id, c.player, why); {
+	case errors.Is(err, store.ErrNotFound):
+		return c.fail(fmt.Sprintf("no report #%d (reports lists the open ones)", id))
+	case errors.Is(err, store.ErrClosed):
+		return c.fail(fmt.Sprintf("report #%d is closed already", id))
+	case err != nil:
+		return c.storeErr(fmt.Sprintf("close report #%d", id), err)
+	}
+	c.a.cfg.Logger.Info("admin close report", "by", c.player, "report", id, "reason", why)
+	fmt.Fprintf(c.stdout, "report #%d closed\n", id)
 	return 0
 }
 

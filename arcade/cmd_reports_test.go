@@ -237,3 +237,60 @@ func TestNameHeldAfterRename(t *testing.T) {
 		t.Errorf("ann takes her name back: exit %d, %q %q", code, out, errOut)
 	}
 }
+
+// TestCloseReport: an admin closes a report by its number: it leaves the
+// queue, reports --all still lists it with who closed it and when; a
+// report is closed once, and bad numbers are refused with words that
+// say why; players may not close reports.
+func TestCloseReport(t *testing.T) {
+	f := newReportFixture(t)
+	_, out, _ := f.as("admin", "reports", "--json")
+	var reps []struct {
+		ID int64 `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(out), &reps); err != nil || len(reps) != 1 {
+		t.Fatalf("reports --json: %v\n%s", err, out)
+	}
+	id := fmt.Sprint(reps[0].ID)
+	if _, out, _ := f.as("admin", "reports"); !strings.HasPrefix(out, "#"+id+" ") {
+		t.Errorf("reports does not number the report #%s:\n%s", id, out)
+	}
+	for _, tt := range []struct {
+		who  string
+		args []string
+		code int
+		want string
+	}{
+		{"bob", []string{"close-report", id}, 1, "is for the server's admins"},
+		{"admin", []string{"close-report"}, 2, "close-report needs the report's number"},
+		{"admin", []string{"close-report", "x"}, 2, `bad report number "x"`},
+		{"admin", []string{"close-report", "999"}, 1, "no report #999"},
+		{"admin", []string{"close-report", "#" + id, "talked", "to", "cat"}, 0, "report #" + id + " closed"},
+		{"admin", []string{"close-report", id}, 1, "report #" + id + " is closed already"},
+	} {
+		if code, out, errOut := f.as(tt.who, tt.args...); code != tt.code || !strings.Contains(out+errOut, tt.want) {
+			t.Errorf("%s %q: exit %d, %q %q; want %d, %q", tt.who, tt.args, code, out, errOut, tt.code, tt.want)
+		}
+	}
+	admin, err := f.st.PlayerByKey(context.Background(), gossh.FingerprintSHA256(f.admin.PublicKey()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, out, _ := f.as("admin", "reports"); !strings.Contains(out, "no open reports") {
+		t.Errorf("reports after the close:\n%s", out)
+	}
+	if _, out, _ := f.as("admin", "reports", "--all"); !strings.Contains(out, "too fast (closed ") || !strings.Contains(out, " by "+admin.Name+")") {
+		t.Errorf("reports --all after the close:\n%s", out)
+	}
+	_, out, _ = f.as("admin", "reports", "--all", "--json")
+	var closed []struct {
+		Closed   *time.Time `json:"closed"`
+		ClosedBy string     `json:"closed_by"`
+	}
+	if err := json.Unmarshal([]byte(out), &closed); err != nil || len(closed) != 1 || closed[0].Closed == nil || closed[0].ClosedBy != admin.Name {
+		t.Errorf("reports --all --json = %+v, %v", closed, err)
+	}
+	if _, out, _ := f.as("admin", "audit"); !strings.Contains(out, "close-report") || !strings.Contains(out, "report "+id+" · talked to cat") {
+		t.Errorf("the audit log lacks the close:\n%s", out)
+	}
+}

@@ -160,6 +160,10 @@ const (
 	// AuditVoid: an admin voided a race (Races.VoidRace); one entry for
 	// each racer placed in it, so that each reads it. Subject: "race ID".
 	AuditVoid = "void"
+	// AuditCloseReport: an admin closed a report (Reports.CloseReport).
+	// Subject: "report ID"; no Target, so that the reported player's
+	// audit log does not show reports.
+	AuditCloseReport = "close-report"
 )
 
 // Audit keeps the audit log.
@@ -182,6 +186,11 @@ type Report struct {
 	Reason   string
 	// ReporterName and ReportedName are the players' names when read.
 	ReporterName, ReportedName string
+	// Closed is when an admin closed the report (dealt with it), by
+	// ClosedBy (a player ID; ClosedByName their name when read); zero
+	// while it is open.
+	Closed                 time.Time
+	ClosedBy, ClosedByName string
 }
 
 // Reports keeps players' reports of other players.
@@ -191,8 +200,13 @@ type Reports interface {
 	// hours before, ErrInvalid for one without a reason or a player, or
 	// with a reason over 1000 bytes.
 	AddReport(ctx context.Context, r Report, perDay int) (int64, error)
-	// Reports returns at most limit reports, newest first.
-	Reports(ctx context.Context, limit int) ([]Report, error)
+	// Reports returns at most limit reports, newest first: the open
+	// ones, or (all) the closed ones too.
+	Reports(ctx context.Context, limit int, all bool) ([]Report, error)
+	// CloseReport closes an open report, in one transaction with an
+	// AuditCloseReport entry by actor with reason: ErrNotFound for no
+	// such report, ErrClosed for one closed already.
+	CloseReport(ctx context.Context, id int64, actor, reason string) error
 }
 
 // Links keeps the one-time codes that link a new key to a player.

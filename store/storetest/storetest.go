@@ -114,6 +114,7 @@ func Run(t *testing.T, open Opener) {
 		{"AuditLog", testAuditLog},
 		{"KeyDetails", testKeyDetails},
 		{"Reports", testReports},
+		{"ReportClose", testReportClose},
 		{"PlayerConcurrentCreate", testPlayerConcurrentCreate},
 		{"KeysUnlink", testKeysUnlink},
 		{"LinkCode", testLinkCode},

@@ -21,3 +21,9 @@ CREATE TABLE name_holds (
     player_id     TEXT NOT NULL,
     until_at      INTEGER NOT NULL
 ) STRICT;
+
+-- A report an admin closed (dealt with it): when (Unix milliseconds; 0
+-- while open) and by whom. The reports queue lists the open ones.
+ALTER TABLE reports ADD COLUMN closed_at INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE reports ADD COLUMN closed_by TEXT NOT NULL DEFAULT '';
+CREATE INDEX reports_open ON reports (closed_at, id);
