@@ -120,6 +120,7 @@ type NameHeldError struct {
 	Left time.Duration
 }
 
+// Error says the name is held, and for how long yet.
 func (e *NameHeldError) Error() string {
 	return fmt.Sprintf("%v for %v more", ErrNameHeld, e.Left.Round(time.Millisecond))
 }
