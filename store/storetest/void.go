@@ -11,30 +11,35 @@ import (
 	"pyramid/store"
 )
 
-// testRatingVoidRace: an admin voids the second of four races among
+// testRatingVoidRace: an admin voids the second of five races among
 // three players. It counts for nobody; the ratings, records and
 // decisions of the races after it come out as if it had never been
 // recorded (the same races recorded by three other players without it),
-// the pair limit included: the fourth race, where bob had been left out
-// for a pair rated three times in a day, now rates him. Every racer of
-// the voided race has an audit entry.
+// the pair limit included, which counts over every rules: the fourth
+// race, of other rules, where ann had been left out for a pair rated
+// three times in a day, now rates her and bob. Every racer of the voided
+// race has an audit entry.
 func testRatingVoidRace(t *testing.T, e *env) {
 	// The races, by the letters of the racers in place order.
-	races := []string{"ab", "bac", "ab", "cab"}
+	races := []struct{ order, rules string }{
+		{"ab", "classic"}, {"bac", "classic"}, {"ab", "classic"}, {"ba", "double"}, {"cab", "classic"},
+	}
 	const voided = 1
 	record := func(set string, skip int) ([]store.Player, []int64) {
 		players := []store.Player{e.racer(set + "a"), e.racer(set + "b"), e.racer(set + "c")}
 		var ids []int64
-		for i, order := range races {
+		for i, race := range races {
 			if i == skip {
 				ids = append(ids, 0)
 				continue
 			}
 			var in []store.Player
-			for _, r := range order {
+			for _, r := range race.order {
 				in = append(in, players[r-'a'])
 			}
-			ids = append(ids, e.record(e.stuckRace(fmt.Sprintf("%s%d", set, i), time.Duration(i)*time.Hour, in...)).ID)
+			nr := e.stuckRace(fmt.Sprintf("%s%d", set, i), time.Duration(i)*time.Hour, in...)
+			nr.RulesID = race.rules
+			ids = append(ids, e.record(nr).ID)
 		}
 		return players, ids
 	}
@@ -45,7 +50,7 @@ func testRatingVoidRace(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantStandings(t, before, "rated", "rated", "unrated pair-limit")
+	wantStandings(t, before, "unrated no-opponent", "unrated pair-limit")
 
 	admin := e.racer("admin")
 	changed, err := e.s.VoidRace(e.ctx, store.RaceVoid{RaceID: ids[voided], Actor: admin.ID, Reason: "bob's second key"})
@@ -88,11 +93,19 @@ func testRatingVoidRace(t *testing.T, e *env) {
 		}
 	}
 	for i, p := range players {
-		got, w := e.recordOf(p), e.recordOf(want[i])
-		w.Unrated++ // the voided race, which they raced
-		if got.Races != w.Races || got.Wins != w.Wins || got.Podiums != w.Podiums || got.Unrated != w.Unrated ||
-			!sameRating(got.Rating, w.Rating) {
-			t.Errorf("%s's record after the void: %+v, want %+v", p.Name, got, w)
+		for _, rules := range []string{"classic", "double"} {
+			got, err := e.s.RaceRecord(e.ctx, p.ID, rules)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, _ := e.s.RaceRecord(e.ctx, want[i].ID, rules)
+			if rules == "classic" {
+				w.Unrated++ // the voided race, which they raced
+			}
+			if got.Races != w.Races || got.Wins != w.Wins || got.Podiums != w.Podiums || got.Unrated != w.Unrated ||
+				!sameRating(got.Rating, w.Rating) {
+				t.Errorf("%s's %s record after the void: %+v, want %+v", p.Name, rules, got, w)
+			}
 		}
 		hist, err := e.s.RatingHistory(e.ctx, p.ID, "classic", 0)
 		if err != nil {
@@ -114,16 +127,16 @@ func testRatingVoidRace(t *testing.T, e *env) {
 	for _, r := range rated {
 		got = append(got, r.ID)
 	}
-	if wantRated := []int64{ids[3], ids[2], ids[0]}; err != nil || !slices.Equal(got, wantRated) {
+	if wantRated := []int64{ids[4], ids[3], ids[2], ids[0]}; err != nil || !slices.Equal(got, wantRated) {
 		t.Errorf("bob's rated races after the void = %v, %v; want %v", got, err, wantRated)
 	}
-	if rated, _ := e.s.RatedRaces(e.ctx, players[1].ID, 1); len(rated) != 1 || rated[0].ID != ids[3] || len(rated[0].Placings) != 3 {
-		t.Errorf("bob's newest rated race = %+v, want race %d with its placings", rated, ids[3])
+	if rated, _ := e.s.RatedRaces(e.ctx, players[1].ID, 1); len(rated) != 1 || rated[0].ID != ids[4] || len(rated[0].Placings) != 3 {
+		t.Errorf("bob's newest rated race = %+v, want race %d with its placings", rated, ids[4])
 	}
 
 	_, err = e.s.VoidRace(e.ctx, store.RaceVoid{RaceID: ids[voided], Actor: admin.ID})
 	wantErr(t, "void a race twice", err, store.ErrVoided)
-	_, err = e.s.VoidRace(e.ctx, store.RaceVoid{RaceID: ids[3] + 1000, Actor: admin.ID})
+	_, err = e.s.VoidRace(e.ctx, store.RaceVoid{RaceID: ids[4] + 1000, Actor: admin.ID})
 	wantErr(t, "void no race", err, store.ErrNotFound)
 	if log, _ := e.s.AuditLog(e.ctx, admin.ID, 0); len(log) != 3 {
 		t.Errorf("the admin's audit log has %d entries, want the 3 of the one void", len(log))
