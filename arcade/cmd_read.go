@@ -123,7 +123,7 @@ func (c *call) stats() int {
 	if len(args) == 1 {
 		r, err := engine.ParseRules(args[0])
 		if err != nil {
-			return c.fail(err.Error())
+			return c.usageErr(err.Error())
 		}
 		only = r.ID()
 		s, err := c.a.cfg.Store.Stats(ctx, c.player, r.ID())
@@ -165,18 +165,33 @@ func (c *call) stats() int {
 		fmt.Fprintln(c.stdout, "no solo game finished yet")
 		return 0
 	}
+	// Short heads keep the table within 80 columns; the legend says
+	// what they count.
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "rules\tplayed\twon\twin %\tstreak\tbest streak\tbest time\tfewest moves\tavg removed\tdaily")
+	fmt.Fprintln(tw, "rules\tplayed\twon\twin %\tstreak\ttime\tmoves\tremoved")
+	var dailies []string
 	for _, r := range reps[:played] {
-		daily := "-"
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%d/%d\t%s\t%s\t%.1f\n", rulesSpec(r.Rules), r.Played, r.Won, 100*r.WinRate,
+			r.CurrentStreak, r.BestStreak, duration(time.Duration(r.BestTimeMS)*time.Millisecond), count(r.FewestMoves), r.AvgRemoved)
 		if r.BestDaily != nil {
-			daily = fmt.Sprintf("%d played, best %d", r.DailyPlayed, *r.BestDaily)
+			dailies = append(dailies, fmt.Sprintf("%s daily deals: %d played, best %d removed", rulesSpec(r.Rules), r.DailyPlayed, *r.BestDaily))
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%d\t%d\t%s\t%s\t%.1f\t%s\n", r.Rules, r.Played, r.Won, 100*r.WinRate,
-			r.CurrentStreak, r.BestStreak, duration(time.Duration(r.BestTimeMS)*time.Millisecond), count(r.FewestMoves), r.AvgRemoved, daily)
 	}
 	_ = tw.Flush()
+	fmt.Fprintln(c.stdout, "(streak: now/best · time: the best win's · moves: the fewest in a win\n removed: pyramid cards removed a game, on average)")
+	for _, d := range dailies {
+		fmt.Fprintln(c.stdout, d)
+	}
 	return 0
+}
+
+// rulesSpec prints a stored rule set ID as players type it: the short
+// spec (classic,cover=overlap), not the canonical ID with every knob.
+func rulesSpec(id string) string {
+	if r, err := engine.ParseRules(id); err == nil {
+		return r.Spec()
+	}
+	return word(id)
 }
 
 // duration prints a play time as the table's clock does (m:ss, or
@@ -278,7 +293,7 @@ func (c *call) games() int {
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "id\trules\tdeal\tstatus\tkind\tremoved\tmoves\tupdated")
 	for i, r := range reps {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.ID, r.Rules, dealName(list[i], c.today()), r.Status, r.Kind, r.Removed, len(r.Moves), r.Updated)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.ID, rulesSpec(r.Rules), dealName(list[i], c.today()), r.Status, r.Kind, r.Removed, len(r.Moves), r.Updated)
 	}
 	_ = tw.Flush()
 	return 0
@@ -378,6 +393,9 @@ func (c *call) top() int {
 		return code
 	}
 	if len(args) > 0 && args[0] == "race" {
+		if date != "" {
+			return c.usageErr("--date is for daily boards: race ratings are as of now")
+		}
 		return c.topRace(args[1:], asJSON) // cmd_race.go
 	}
 	if len(args) != 1 {
@@ -385,12 +403,12 @@ func (c *call) top() int {
 	}
 	r, err := engine.ParseRules(args[0])
 	if err != nil {
-		return c.fail(err.Error())
+		return c.usageErr(err.Error())
 	}
 	today := c.a.cfg.Now().UTC().Format(time.DateOnly)
 	if date != "" {
 		if _, err := time.Parse(time.DateOnly, date); err != nil {
-			return c.fail(fmt.Sprintf("bad date \"%s\": want YYYY-MM-DD", word(date)))
+			return c.usageErr(fmt.Sprintf("bad date \"%s\": want YYYY-MM-DD", word(date)))
 		}
 	}
 	ctx, cancel := c.timeout()
@@ -430,7 +448,7 @@ func dailyTitle(r engine.Rules) string {
 	if r.Daily && r.ID() == "daily" {
 		return "The daily deal"
 	}
-	return r.Title() + " (" + r.ID() + "), the daily deal"
+	return r.Title() + " (" + r.Spec() + "), the daily deal"
 }
 
 func (c *call) printBoard(r engine.Rules, date string, future bool, board []store.DailyEntry, asJSON bool) int {
@@ -487,7 +505,7 @@ func (c *call) printTop(r engine.Rules, list []store.TopEntry, asJSON bool) int 
 	if asJSON {
 		return c.writeJSON(reps)
 	}
-	fmt.Fprintf(c.stdout, "%s (%s): most wins\n", r.Title(), r.ID())
+	fmt.Fprintf(c.stdout, "%s (%s): most wins\n", r.Title(), r.Spec())
 	if len(reps) == 0 {
 		// The list holds wins that count: of dealt deals, unassisted.
 		fmt.Fprintln(c.stdout, "no win that counts yet (wins of chosen deals and assisted wins are practice)")

@@ -2,7 +2,6 @@ package arcade
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"strconv"
 
@@ -51,7 +50,8 @@ func raceShareLine(race store.Race, gameID int64) (string, error) {
 
 // share prints a game's share line (share ID): one of the player's own.
 func (c *call) share() int {
-	args, code, ok := c.flags(1, func(*flag.FlagSet) {})
+	var asJSON bool
+	args, code, ok := c.flags(1, jsonFlag(&asJSON))
 	if !ok {
 		return code
 	}
@@ -85,6 +85,15 @@ func (c *call) share() int {
 	if err != nil {
 		return c.fail(err.Error())
 	}
+	if asJSON {
+		return c.writeJSON(shareReport{GameID: sg.ID, Line: line})
+	}
 	fmt.Fprintln(c.stdout, line)
 	return 0
+}
+
+// shareReport is share's --json output.
+type shareReport struct {
+	GameID int64  `json:"game_id"`
+	Line   string `json:"line"`
 }

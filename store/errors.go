@@ -8,7 +8,7 @@ var (
 	// ErrNotFound: no such player, key, game or link code.
 	ErrNotFound = errors.New("not found")
 	// ErrNameTaken: another player has this display name (compared
-	// case-insensitively), or one that looks like it (keys.Skeleton).
+	// case-insensitively), or one that looks like it (keys.LookAlike).
 	ErrNameTaken = errors.New("name is taken")
 	// ErrConflict: the game is owned by another session now (it was claimed
 	// from somewhere else), so this session's write was refused.

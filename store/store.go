@@ -63,27 +63,29 @@ type Players interface {
 	// GetOrCreatePlayer returns the player the key with this fingerprint
 	// belongs to, creating one (with ID = fingerprint) for a key not seen
 	// before. A new player is named defaultName when that is free (nobody
-	// has it or a name that looks like it), else
+	// has it or a name that looks like it, keys.LookAlike), else
 	// "player-" and a few hex digits derived from the fingerprint. created
 	// reports whether the player was created by this call. A banned player is
 	// returned as such (Banned set, with the ban's terms), not as an error;
 	// a timed ban that has ended is lifted here, so a player is seen
-	// unbanned from the first connection after it.
+	// unbanned from the first connection after it. defaultName must be
+	// empty or valid (keys.NormalizeName, which refuses reserved names).
 	GetOrCreatePlayer(ctx context.Context, fingerprint, defaultName string) (p Player, created bool, err error)
 	// Player returns the player with this ID.
 	Player(ctx context.Context, id string) (Player, error)
 	// PlayerByKey returns the player the key with this fingerprint belongs to.
 	PlayerByKey(ctx context.Context, fingerprint string) (Player, error)
 	// PlayerByName returns the player with this display name, compared
-	// case-insensitively.
+	// case-insensitively, never by look: a look-alike of a name finds
+	// nobody (ErrNotFound), so a name finds one player at most.
 	PlayerByName(ctx context.Context, name string) (Player, error)
 	// RenamePlayer sets a player's display name (ErrNameTaken if another
-	// player has it, or a name that looks like it: the same
-	// keys.Skeleton). The name must already be valid (keys.NormalizeName).
-	// The name the player had is held for them for NameHold: anyone
-	// else asking for it, or for a name that looks like it, gets a
-	// *NameHeldError (ErrNameHeld), and no new player is given it; the
-	// player may take it back.
+	// player has it, or a name that looks like it: keys.LookAlike). The
+	// name must already be valid (keys.NormalizeName). The name the
+	// player had is held for them for NameHold: anyone else asking for
+	// it, or for a name that looks like it, gets a *NameHeldError
+	// (ErrNameHeld), and no new player is given it; the player may take
+	// it back.
 	RenamePlayer(ctx context.Context, id, name string) error
 	// SetBanned bans a player for good, with no reason given, or lifts a
 	// ban (its terms too).

@@ -13,12 +13,14 @@ UPDATE races SET unrated = 'void' WHERE rated AND EXISTS (
 CREATE INDEX race_placings_race_of ON race_placings (player_id, race_id);
 
 -- The names players gave up, held for them a few seconds (store.NameHold)
--- until every session stops showing them: by skeleton (keys.Skeleton, as
--- names are compared), until when (Unix milliseconds). Nobody else may
--- take such a name meanwhile; its player may take it back.
+-- until every session stops showing them: by their skeletons
+-- (keys.Skeleton and keys.FoldedSkeleton, as names are compared), until
+-- when (Unix milliseconds). Nobody else may take a name that looks like
+-- one held meanwhile; its player may take it back.
 CREATE TABLE name_holds (
-    name_skeleton TEXT PRIMARY KEY,
-    player_id     TEXT NOT NULL,
+    name_skeleton        TEXT PRIMARY KEY,
+    name_folded_skeleton TEXT NOT NULL,
+    player_id            TEXT NOT NULL,
     until_at      BIGINT NOT NULL
 );
 
