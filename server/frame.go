@@ -46,6 +46,14 @@ type TerminalWriter interface {
 	TerminalSequence() string
 }
 
+// ExitStatuser is a program's model that says with which exit status its
+// session ends: not 0 when the server ended it (a ban, a kick, a
+// shutdown), so that a script or a shell prompt sees it failed.
+type ExitStatuser interface {
+	// ExitStatus is the session's exit status once the program ended.
+	ExitStatus() int
+}
+
 // FrameSlacker is a message whose frame may wait a while for company:
 // the renderer holds it up to FrameSlack, and the first frame drawn
 // meanwhile (a key's, or another message's) carries it. A clock's tick

@@ -35,8 +35,11 @@ func ended(t *testing.T, term *sshtest.Term, what, want string) {
 	term.WaitScreen(t, wait, what+" showing "+want, func(s string) bool {
 		return strings.Contains(strings.Join(strings.Fields(s), " "), want)
 	})
-	if term.ExitStatus(wait) == -2 {
+	switch st := term.ExitStatus(wait); st {
+	case -2:
 		t.Fatalf("%s: the session did not end:\n%s", what, term.Screen())
+	case 0:
+		t.Errorf("%s: the session ended with status 0: the server ended it, so not 0", what)
 	}
 }
 
