@@ -39,6 +39,9 @@ type ChatLine struct {
 	// invisible characters, which are shown escaped (`\x1b`).
 	Text string
 	At   time.Time
+	// Watching is set for a spectator's line (Room.SayWatching): the
+	// author watches the room rather than races in it.
+	Watching bool
 }
 
 // CleanChat is the chat line a player typed as the room shows it, or an
