@@ -234,3 +234,32 @@ func TestChatMuteUnknown(t *testing.T) {
 	h.keys("t")
 	h.wantNotScreen("only the host mutes")
 }
+
+// TestMergeChat: the room's lines after missed events replaced the whole
+// chat, scroll-back and all; the lines before the room's first stay.
+func TestMergeChat(t *testing.T) {
+	line := func(s string) lobby.ChatLine {
+		return lobby.ChatLine{Code: "KMTX", FromID: "p1", From: "racer1", Text: s}
+	}
+	mine := []lobby.ChatLine{line("a"), line("b"), line("c")}
+	tests := []struct {
+		name   string
+		theirs []lobby.ChatLine
+		want   string
+	}{
+		{"the room's go on from mine", []lobby.ChatLine{line("b"), line("c"), line("d")}, "abcd"},
+		{"nothing in common", []lobby.ChatLine{line("x"), line("y")}, "xy"},
+		{"the room has none", nil, "abc"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got strings.Builder
+			for _, c := range mergeChat(mine, tt.theirs) {
+				got.WriteString(c.Text)
+			}
+			if got.String() != tt.want {
+				t.Errorf("got %q, want %q", got.String(), tt.want)
+			}
+		})
+	}
+}
