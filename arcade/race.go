@@ -338,16 +338,19 @@ func (rs *races) Rematch(ctx context.Context, code string) error {
 	return r.Rematch(rs.me.ID, deal, verdict, true)
 }
 
-// Say says a chat line.
+// Say says a chat line, a spectator's when the session watches the room.
 func (rs *races) Say(code, text string) error {
 	r, err := rs.room(code)
 	if err != nil {
 		return err
 	}
+	if rs.spectating(code) {
+		return r.SayWatching(rs.me, text)
+	}
 	return r.Say(rs.me.ID, text)
 }
 
-// Mute mutes a member's chat.
+// Mute mutes a member's or a spectator's chat.
 func (rs *races) Mute(code, playerID string, muted bool) error {
 	r, err := rs.room(code)
 	if err != nil {
