@@ -90,6 +90,30 @@ func (m *Model) continueAt(i int) tea.Cmd {
 	return nil
 }
 
+// focusKept puts the menu's cursor on the Continue of the stored game of
+// rule set rulesID, the one the player just kept, and says so.
+func (m *Model) focusKept(rulesID string) {
+	m.setContinue() // the menu's Continues, as they are now
+	i := 0
+	if m.tableContinues() {
+		i++
+	}
+	for _, sg := range m.unfinished {
+		if storedTitle(sg.SavedGame, m.env.gl) == "" {
+			continue
+		}
+		if sg.Record.Rules == rulesID {
+			mn := m.menu()
+			if first := mn.firstOf(itemContinue); first >= 0 && first+i < len(mn.items) {
+				mn.cur = first + i
+				mn.say(sInfo, "kept: enter continues it")
+			}
+			return
+		}
+		i++
+	}
+}
+
 // resumeStored leaves the table, if a game is on it, and takes the
 // stored game unfinished[i] over.
 func (m *Model) resumeStored(i int) tea.Cmd {
@@ -280,12 +304,10 @@ func (m *Model) confirmed(yes bool) tea.Cmd {
 	}
 	m.show(m.back)
 	if !yes {
-		// Keeping a stored game of the rule set asked for plays it:
-		// the player came to play that rule set.
-		if ref := c.spec.replace; ref.id != "" || ref.token != 0 {
-			if i := m.findUnfinished(c.spec.rules.ID()); i >= 0 {
-				return m.resumeStored(i)
-			}
+		// The kept game is one enter away: it may be open in another
+		// session, which playing it here would take it from.
+		if ref := c.spec.replace; (ref.id != "" || ref.token != 0) && m.cur == screenMenu {
+			m.focusKept(c.spec.rules.ID())
 		}
 		return nil
 	}

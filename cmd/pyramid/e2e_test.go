@@ -749,12 +749,15 @@ func TestE2ECommands(t *testing.T) {
 			{"fly", `unknown command "fly"`},
 			{"classic 42", "-t"},
 			{"replay 999", "not found"},
-			{"top nope", "nope"},
 		} {
 			out, errOut, status := c.exec(t, tt.cmd)
 			if status != 1 || !strings.Contains(errOut, tt.want) || out != "" {
 				t.Errorf("%q: exit %d, stdout %q, stderr %q; want 1, nothing on stdout and an error saying %q", tt.cmd, status, out, errOut, tt.want)
 			}
+		}
+		// A usage error (a rule set that is none) exits 2.
+		if out, errOut, status := c.exec(t, "top nope"); status != 2 || !strings.Contains(errOut, "nope") || out != "" {
+			t.Errorf("top nope: exit %d, stdout %q, stderr %q; want 2 and an error saying nope", status, out, errOut)
 		}
 
 		var who struct {
