@@ -251,6 +251,27 @@ func wrapWords(text string, w int) []string {
 	return append(out, line)
 }
 
+// wrapIndented returns lines with every line of plain text wider than w
+// cells broken at spaces onto more lines, each after the line's own
+// indent (its leading blanks): a page's sentences read whole in a narrow
+// window. A line that fits, or has styles, is as it was (drawPage cuts
+// it).
+func wrapIndented(lines []string, w int) []string {
+	var out []string
+	for _, l := range lines {
+		if cells(l) <= w || strings.Contains(l, "\x1b") {
+			out = append(out, l)
+			continue
+		}
+		text := strings.TrimLeft(l, " ")
+		indent := l[:len(l)-len(text)]
+		for _, part := range wrapWords(text, max(10, w-len(indent))) {
+			out = append(out, indent+part)
+		}
+	}
+	return out
+}
+
 // padRight pads plain text with spaces to w cells.
 func padRight(s string, w int) string {
 	if n := w - cells(s); n > 0 {
