@@ -132,10 +132,11 @@ const (
 
 // tableBarDrop is the order in which the table's help bar gives items up
 // when the window is too narrow for all of them: the keys a player finds
-// without being told first (the arrows, enter), the way back to the
+// without being told first (the arrows, enter), undo before draw (no
+// game goes without drawing: a phone's bar keeps d), the way back to the
 // menu, the help and the ':' prompt last, so that q, ? and : show at 80
 // columns whatever else does.
-var tableBarDrop = [barItems]uint8{barMove, barRedo, barSelect, barHint, barNew, barDraw, barUndo, barWatch, barPrompt, barHelp, barBack}
+var tableBarDrop = [barItems]uint8{barMove, barRedo, barSelect, barHint, barNew, barUndo, barDraw, barWatch, barPrompt, barHelp, barBack}
 
 // watchKeys is the table's w after a game: watch the solver's winning
 // line. It is kept apart from TableKeyMap, which every table carries, so

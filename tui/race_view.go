@@ -385,8 +385,9 @@ func appendPadLeft(dst []byte, n, w int) []byte {
 	return append(dst, d...)
 }
 
-// The race's help bar, and the order it gives items up in.
-var raceBarDrop = [...]uint8{5, 0, 1, 4, 2, 3, 8, 6, 7}
+// The race's help bar, and the order it gives items up in: undo before
+// draw, as the table's (tableBarDrop).
+var raceBarDrop = [...]uint8{5, 0, 1, 4, 3, 2, 8, 6, 7}
 
 func (rs *raceScreen) raceBar() []key.Binding {
 	if rs.watching {
