@@ -233,6 +233,8 @@ func TestNarrowScreensFit(t *testing.T) {
 		{"name", acc(), func(h *harness) { h.open(itemName) }, false},
 		{"link", acc(), func(h *harness) { h.open(itemLink) }, false},
 		{"redeem", acc(), func(h *harness) { h.open(itemRedeem) }, false},
+		{"lobby", Deps{Player: testPlayer, Unicode: true, Lobby: newFakeLobby()}, func(h *harness) { h.open(itemLobby) }, false},
+		{"race_join", Deps{Player: testPlayer, Unicode: true, Races: &fakeRaces{}}, func(h *harness) { h.open(itemRaceJoin) }, true},
 	}
 	for _, n := range []int{2, 4, 8} {
 		for _, phase := range []lobby.Phase{lobby.PhaseWaiting, lobby.PhaseRacing, lobby.PhaseResults} {

@@ -194,8 +194,11 @@ func (rs *raceScreen) view() string {
 	case mode == modeCode:
 		var b strings.Builder
 		out := lines{b: &b}
-		out.fill(max(0, rs.h/2-2))
-		out.add("  Join a race: type the room's code (" + strconv.Itoa(lobby.CodeLen) + " letters) and press enter")
+		ask := wrapIndented([]string{"  Join a race: type the room's code (" + strconv.Itoa(lobby.CodeLen) + " letters) and press enter"}, rs.w)
+		out.fill(max(0, rs.h/2-1-len(ask)))
+		for _, l := range ask {
+			out.add(l)
+		}
 		out.add("")
 		out.add("  " + rs.input.view(rs.env.pal, rs.w-4))
 		out.fill(rs.h - 2)
