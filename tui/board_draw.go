@@ -499,6 +499,12 @@ func (b *board) drawWinPanel(gr *grid, pw panelWriter) {
 			b.drawPanel(gr, lines, x, 0)
 			return
 		}
+		if l.geo.narrow() {
+			// A phone's window has no room beside the pyramid, and a
+			// panel over it would hide what the player looks at: the
+			// header says lost, the message line what comes next.
+			return
+		}
 	}
 	lines := pw.panel(buf[:0], moves, passes, l.boardW-4)
 	pyrH := l.pileY - 1

@@ -38,7 +38,7 @@ func TestNarrowGolden(t *testing.T) {
 		{"daily_won_40x20", dailyDeps(), 40, 20,
 			func(h *harness) { endGame(h.t, h, "daily", 3, engine.Won) }, []string{"You cleared the pyramid!", "replay (practice)"}},
 		{"lost_40x20", Deps{Args: []string{"one-pass", "1"}, Unicode: true}, 40, 20,
-			func(h *harness) { endGame(h.t, h, "one-pass", 1, engine.Lost) }, []string{"No moves left", "u undo"}},
+			func(h *harness) { endGame(h.t, h, "one-pass", 1, engine.Lost) }, []string{"no moves left: undo (u)", "[2♦]", "u undo"}},
 		{"double_40x16", Deps{Args: []string{"double", "7"}, Unicode: true}, 40, 16, nil,
 			[]string{"Double · deal 7", "0/45"}},
 	}
@@ -141,6 +141,16 @@ func TestNarrowPlayThrough(t *testing.T) {
 	h.wantScreen("You cleared the pyramid!", "won")
 }
 
+// racerLobby is a lobby where racer1 races in room KMTX.
+func racerLobby() *fakeLobby {
+	fl := newFakeLobby()
+	fl.who = []lobby.Presence{
+		{Player: lobby.Player{ID: "p1", Name: "racer1"}, Doing: lobby.Doing{What: lobby.Racing, Rules: "classic", Deal: 42, Room: "KMTX"}, Session: 2},
+		{Player: testLobbyPlayer(), Doing: lobby.Doing{What: lobby.AtMenu}, Session: 1},
+	}
+	return fl
+}
+
 // walkTo moves the table's cursor to p with the arrow keys, the shortest
 // way the board's navigation allows.
 func walkTo(h *harness, p engine.Place) {
@@ -235,6 +245,29 @@ func TestNarrowScreensFit(t *testing.T) {
 		{"redeem", acc(), func(h *harness) { h.open(itemRedeem) }, false},
 		{"lobby", Deps{Player: testPlayer, Unicode: true, Lobby: newFakeLobby()}, func(h *harness) { h.open(itemLobby) }, false},
 		{"race_join", Deps{Player: testPlayer, Unicode: true, Races: &fakeRaces{}}, func(h *harness) { h.open(itemRaceJoin) }, true},
+		{"watch", Deps{Args: []string{"classic", "3"}, Unicode: true, Solver: &fakeSolver{deal: engine.Winnable, line: solverLine(t, "classic", 3)}},
+			func(h *harness) { endGame(h.t, h, "classic", 3, engine.Won); h.keys("w", "l") }, true},
+		{"race_spectator", Deps{Player: testPlayer, Lobby: racerLobby(), Unicode: true, Args: []string{"watch", "RACER1"},
+			Races: &fakeRaces{seat: RaceSeat{Snapshot: raceRoom(3, lobby.PhaseRacing)}}}, nil, true},
+	}
+	for _, end := range []struct {
+		spec   string
+		n      uint64
+		status engine.Status
+	}{{"one-pass", 1, engine.Lost}, {"classic", 3, engine.Won}} {
+		snap := raceRoom(3, lobby.PhaseRacing)
+		snap.RulesID, snap.Deal = engine.MustRules(end.spec).ID(), end.n
+		cases = append(cases, screenCase{"race_" + end.status.String(),
+			Deps{Races: &fakeRaces{seat: RaceSeat{You: "p0", Snapshot: snap}}, Args: []string{"race", snap.Code}, Unicode: true},
+			func(h *harness) {
+				moves, _ := heuristicLine(h.t, end.spec, end.n)
+				h.keys(":")
+				h.typeText(strings.Join(moves, " "))
+				h.keys("enter")
+				if got := h.m.race().table.game.Status(); got != end.status {
+					h.t.Fatalf("the race's game is %s, want %s", got, end.status)
+				}
+			}, true})
 	}
 	for _, n := range []int{2, 4, 8} {
 		for _, phase := range []lobby.Phase{lobby.PhaseWaiting, lobby.PhaseRacing, lobby.PhaseResults} {

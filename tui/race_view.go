@@ -437,10 +437,7 @@ func (rs *raceScreen) panel(dst []string, moves, passes string, w int) []string 
 		} else {
 			dst = append(dst, removed, moves)
 		}
-		if s := "the results come when everybody is done"; cells(s) <= w {
-			return append(dst, "", s)
-		}
-		return append(dst, "", "the results come", "when everybody is done")
+		return append(append(dst, ""), resultsCome(w)...)
 	}
 	me := rs.mine()
 	if rs.par > 0 && rs.parRound == rs.snap.Round+1 {
@@ -456,7 +453,16 @@ func (rs *raceScreen) panel(dst []string, moves, passes string, w int) []string 
 	}
 	dst = append(dst, "You cleared the pyramid!", "")
 	dst = append(dst, figures...)
-	return append(dst, "", "the results come when everybody is done")
+	return append(append(dst, ""), resultsCome(w)...)
+}
+
+// resultsCome is what a racer's panel says once the racer is done, in
+// lines of at most w cells.
+func resultsCome(w int) []string {
+	if s := "the results come when everybody is done"; cells(s) <= w {
+		return []string{s}
+	}
+	return []string{"the results come", "when everybody is done"}
 }
 
 // viewWaiting draws the waiting room and the countdown.
