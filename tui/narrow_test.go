@@ -250,6 +250,13 @@ func TestNarrowScreensFit(t *testing.T) {
 		{"race_spectator", Deps{Player: testPlayer, Lobby: racerLobby(), Unicode: true, Args: []string{"watch", "RACER1"},
 			Races: &fakeRaces{seat: RaceSeat{Snapshot: raceRoom(3, lobby.PhaseRacing)}}}, nil, true},
 	}
+	for _, n := range []int{6, 8} { // a double race: 40×20 holds six racers, eight need 40×21
+		snap := raceRoom(n, lobby.PhaseRacing)
+		snap.RulesID, snap.RulesTitle, snap.Cards, snap.Deal = engine.MustRules("double").ID(), "Double", 45, 7
+		cases = append(cases, screenCase{"race_double_" + strconv.Itoa(n),
+			Deps{Races: &fakeRaces{seat: RaceSeat{You: "p0", Snapshot: snap}}, Args: []string{"race", snap.Code}, Unicode: true},
+			nil, n == 6})
+	}
 	for _, end := range []struct {
 		spec   string
 		n      uint64
