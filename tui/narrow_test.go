@@ -82,14 +82,21 @@ func TestNarrowRaceGolden(t *testing.T) {
 	}{
 		{"race_waiting_40x20", 2, lobby.PhaseWaiting, []string{"racer0 host  not ready  (you)", "everybody is ready (1 not yet)."}},
 		{"race_racing_40x20", 3, lobby.PhaseRacing, []string{">8♣<[4♠]", ">racer0", " racer2", "? help"}},
-		{"race_racing8_40x20", 8, lobby.PhaseRacing, []string{">8♣<[4♠]", ">racer0  0/28", "racer7  0/28", "? help"}},
+		{"race_racing8_40x20", 8, lobby.PhaseRacing, []string{">8♣<[4♠]", ">racer0  0/28", "racer3 12/28 stuck", "racer4 28/28 clear", "racer5  0/28 left", "? help"}},
 		{"race_results_40x20", 4, lobby.PhaseResults, []string{"1. racer1 cleared in 1:23.0", "2. racer0 20/28 at 1:15.0 (stuck)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			snap := raceRoom(tt.racers, tt.phase)
-			if tt.phase == lobby.PhaseResults {
+			switch tt.phase {
+			case lobby.PhaseResults:
 				snap.Results = results
+			case lobby.PhaseRacing:
+				if tt.racers > 5 {
+					snap.Members[3].State, snap.Members[3].Removed = lobby.RacerStuck, 12
+					snap.Members[4].State, snap.Members[4].Removed = lobby.RacerCleared, 28
+					snap.Members[5].Present = false
+				}
 			}
 			h, _ := raceHarness(t, snap, 40, 20)
 			s := screenOf(h)

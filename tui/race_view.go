@@ -353,7 +353,7 @@ func (rs *raceScreen) appendRacerLine(dst []byte, r lobby.Racer, nameW int, shor
 	dst = strconv.AppendInt(dst, int64(cards), 10)
 	dst = append(dst, ' ')
 	if short {
-		dst = append(dst, shortStates[state]...)
+		dst = append(dst, shortState(state)...)
 	} else {
 		dst = appendPadLeft(dst, r.Moves, 3)
 		dst = append(dst, " mv p"...)
@@ -373,10 +373,19 @@ func (rs *raceScreen) appendRacerLine(dst []byte, r lobby.Racer, nameW int, shor
 	return dst
 }
 
-// shortStates are the racers' states as the short panel line says them,
-// in five cells at most; a racer still playing needs no word.
-var shortStates = map[string]string{
-	"waiting": "wait", "stuck": "stuck", "cleared": "clear", "left": "left", "away": "away",
+// shortState is a racer's state (its word on the long line) as the short
+// line says it, in five cells at most; a racer still playing needs no
+// word.
+func shortState(state string) string {
+	switch state {
+	case "playing":
+		return ""
+	case "waiting":
+		return "wait"
+	case "cleared":
+		return "clear"
+	}
+	return cut(state, 5, "")
 }
 
 // appendPadLeft appends n in decimal, padded with spaces on the left to
