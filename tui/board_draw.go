@@ -125,12 +125,18 @@ func (b *board) draw(pw panelWriter, right string, p *Prompt, bar []key.Binding,
 	}
 	buf := append(gr.out[:0], vc.header...)
 	// A finished game's foot (the daily's share line) takes the first
-	// blank line under the board, when there is one.
+	// blank line under the board, when there is one; a foot wider than
+	// the window (a phone's) is broken at spaces when the blank lines
+	// hold it, for it is copied from the screen.
 	spare := b.h - chromeBottom - (l.boardY + l.boardH)
-	var foot string
+	var foot []string
 	if fw, ok := pw.(footWriter); ok && b.d.status != engine.Playing && p == nil && spare > 0 {
-		if foot = fw.foot(); foot != "" {
-			spare--
+		if s := fw.foot(); s != "" {
+			foot = []string{s}
+			if ws := wrapWords(s, max(10, b.w-2)); len(ws) > 1 && len(ws) <= spare {
+				foot = ws
+			}
+			spare -= len(foot)
 		}
 	}
 	// A message wider than the window wraps onto the blank lines left
@@ -143,10 +149,7 @@ func (b *board) draw(pw panelWriter, right string, p *Prompt, bar []key.Binding,
 			above, rest = ws[:n], strings.Join(ws[n:], " ")
 		}
 	}
-	bottom := b.h - chromeBottom - len(above)
-	if foot != "" {
-		bottom--
-	}
+	bottom := b.h - chromeBottom - len(above) - len(foot)
 	y := chromeTop
 	for ; y < l.boardY; y++ {
 		buf = append(buf, '\n')
@@ -163,9 +166,9 @@ func (b *board) draw(pw panelWriter, right string, p *Prompt, bar []key.Binding,
 	for ; y < bottom; y++ {
 		buf = append(buf, '\n')
 	}
-	if foot != "" {
+	for _, s := range foot {
 		buf = append(buf, ' ')
-		buf = append(buf, b.env.pal.style(sDim, cut(foot, b.w-2, b.env.gl.ell))...)
+		buf = append(buf, b.env.pal.style(sDim, cut(s, b.w-2, b.env.gl.ell))...)
 		buf = append(buf, '\n')
 	}
 	for _, s := range above {
