@@ -94,8 +94,9 @@ func tableNeeds(rows, piles int) (w, h int) {
 	return max(minTableWidth, l.boardW+2), l.boardH + chromeTop + chromeBottom + 1
 }
 
-// narrow reports whether the geometry is the narrow one, whose window is
-// too narrow for the header's and the panels' long forms too.
+// narrow reports whether the geometry is the narrow one: its cards show
+// their two-cell faces (glyphs.narrow), and its end-of-game panels make
+// do with the window's width.
 func (g geometry) narrow() bool { return g.cardW < geoCompact().cardW }
 
 // layoutFor places the table in geometry geo.
