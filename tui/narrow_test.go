@@ -16,10 +16,6 @@ import (
 // TestNarrowGolden: the screens of a 40-column window, each within its
 // size.
 func TestNarrowGolden(t *testing.T) {
-	dailyDeps := func() Deps {
-		return Deps{Args: []string{"daily"}, Unicode: true, Player: testPlayer, Games: &fakeGames{},
-			Solver: &dailySolver{fakeSolver: fakeSolver{deal: engine.Unknown}, deal: 3}}
-	}
 	tests := []struct {
 		name  string
 		deps  Deps
@@ -28,12 +24,13 @@ func TestNarrowGolden(t *testing.T) {
 		want  []string
 	}{
 		{"table_40x20", Deps{Args: []string{"classic", "42"}, Unicode: true}, 40, 20,
-			func(h *harness) { h.keys("enter", "right") }, []string{"*8♣*>4♠<[9♣][T♦]", "stock [▒▒] 24"}},
+			func(h *harness) { h.keys("enter", "right") }, []string{"*8♣*>4♠<[9♣][T♦]", "stock [▒▒] 24", "? help"}},
 		{"table_ascii_40x20", Deps{Args: []string{"classic", "42"}}, 40, 20,
-			func(h *harness) { h.keys("enter", "right") }, []string{"*8C*>4S<[9C][TD]", "stock [##] 24"}},
+			func(h *harness) { h.keys("enter", "right") }, []string{"*8C*>4S<[9C][TD]", "stock [##] 24", "? help"}},
 		{"drawthree_40x20", Deps{Args: []string{"classic,draw=3", "5"}, Unicode: true}, 40, 20,
 			func(h *harness) { h.keys("d") }, []string{"waste [J♥] [9♦] [8♥]"}},
-		{"daily_40x20", dailyDeps(), 40, 20, nil,
+		{"daily_40x20", Deps{Args: []string{"daily"}, Unicode: true, Player: testPlayer, Games: &fakeGames{},
+			Solver: &dailySolver{fakeSolver: fakeSolver{deal: engine.Unknown}, deal: 3}}, 40, 20, nil,
 			[]string{"Daily · 2026-03-01", "A hint takes you off today's board", "? help"}},
 		{"daily_won_40x20", Deps{Args: []string{"daily"}, Unicode: true, Player: testPlayer, Games: &recordingGames{res: SaveResult{Status: StatusWon}},
 			Solver: &dailySolver{fakeSolver: fakeSolver{deal: engine.Unknown}, deal: 3}}, 40, 20,
