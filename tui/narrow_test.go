@@ -328,3 +328,36 @@ func TestNarrowScreensFit(t *testing.T) {
 		})
 	}
 }
+
+// TestNarrowSizesFit: from 40 columns to the compact board's width, and
+// from the narrow board's height up, the table and the race show within
+// the window, or say what they need and fit at that size.
+func TestNarrowSizesFit(t *testing.T) {
+	var runs []func() *harness
+	for _, args := range [][]string{{"classic", "42"}, {"double", "7"}, {"classic,draw=3", "5"}} {
+		for _, unicode := range []bool{true, false} {
+			runs = append(runs, func() *harness { return newHarness(t, Deps{Args: args, Unicode: unicode}) })
+		}
+	}
+	for _, n := range []int{3, 8} {
+		runs = append(runs, func() *harness { h, _ := raceHarness(t, raceRoom(n, lobby.PhaseRacing), 80, 24); return h })
+	}
+	for _, run := range runs {
+		h := run()
+		for w := 38; w <= 47; w++ {
+			for ht := 12; ht <= 24; ht++ {
+				h.resize(w, ht)
+				checkShape(t, h.m.View(), w, ht)
+				if !h.m.tooSmall() {
+					continue
+				}
+				needW, needH := h.m.needs()
+				h.resize(max(w, needW), max(ht, needH))
+				if h.m.tooSmall() {
+					t.Errorf("%d×%d asked for %d×%d, which is too small", w, ht, needW, needH)
+				}
+				checkShape(t, h.m.View(), max(w, needW), max(ht, needH))
+			}
+		}
+	}
+}
