@@ -355,3 +355,7 @@ type messageModel struct{ text string }
 func (m messageModel) Init() tea.Cmd                       { return tea.Quit }
 func (m messageModel) Update(tea.Msg) (tea.Model, tea.Cmd) { return m, tea.Quit }
 func (m messageModel) View() string                        { return m.text }
+
+// ExitStatus is 1: the message says why the session could not start
+// (server.ExitStatuser).
+func (m messageModel) ExitStatus() int { return 1 }

@@ -163,7 +163,7 @@ func displayText(x float64, provisional bool) string {
 }
 
 // raceReport is a rule set's race figures in stats --json, as the races'
-// policy counted them (README "What counts"): races, wins and podiums of
+// policy counted them (docs/races.md, "What counts"): races, wins and podiums of
 // the races rated for the player, the rating on the display scale
 // (provisional while shown with "?") and its history, and apart the
 // races that did not count for them.
@@ -277,7 +277,7 @@ func (c *call) printRaceRecords(reps []statsReport) {
 }
 
 // raceResultsReport is a stored race's results in replay --json: each
-// placing, and how the race counted for the racer (README "What counts"):
+// placing, and how the race counted for the racer (docs/races.md, "What counts"):
 // counted is "rated", "unrated" or "no race", why says why not in words
 // ("moves faster than play"), the ratings are on the display scale.
 type raceResultsReport struct {

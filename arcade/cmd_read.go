@@ -1,6 +1,7 @@
 package arcade
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"pyramid/engine"
 	"pyramid/games"
 	"pyramid/keys"
+	"pyramid/lobby"
 	"pyramid/store"
 )
 
@@ -251,7 +253,9 @@ type gameReport struct {
 	Race *raceResultsReport `json:"race,omitempty"`
 }
 
-func report(sg store.Game, today string) gameReport {
+// report is a game's report; shown says whether its deal number may be
+// told (call.dealShown).
+func report(sg store.Game, shown bool) gameReport {
 	moves := sg.Moves
 	if moves == nil {
 		moves = []string{}
@@ -262,10 +266,31 @@ func report(sg store.Game, today string) gameReport {
 	}
 	rep := gameReport{ID: sg.ID, Rules: sg.RulesID, Deal: sg.DealNumber, DealText: sg.DealText, Daily: sg.Daily,
 		Status: string(sg.Status), Kind: string(sg.Kind), Moves: moves, MoveMS: ms, Removed: sg.Removed, Updated: sg.Updated.UTC().Format(time.RFC3339)}
-	if !dealShown(sg, today) {
+	if !shown {
 		rep.Deal, rep.DealHidden = 0, true
 	}
 	return rep
+}
+
+// dealShown reports whether sg's deal number may be told now
+// (dealShown): for a race game, only once its race is over.
+func (c *call) dealShown(ctx context.Context, sg store.Game) bool {
+	return dealShown(sg, c.today(), c.raceOver(ctx, sg))
+}
+
+// raceOver reports whether a game's race is over, as far as its deal is
+// concerned: true for any game but a finished race game's, whose race is
+// over once stored, or once no race could still run (lobby.MaxTimeLimit
+// after the game's last change: a race that stored nothing).
+func (c *call) raceOver(ctx context.Context, sg store.Game) bool {
+	if sg.Kind != store.KindRace || !sg.Status.Finished() {
+		return true
+	}
+	if c.a.cfg.Now().Sub(sg.Updated) > lobby.MaxTimeLimit {
+		return true
+	}
+	_, err := c.a.cfg.Store.RaceOfGame(ctx, sg.ID)
+	return err == nil
 }
 
 func (c *call) games() int {
@@ -281,7 +306,7 @@ func (c *call) games() int {
 	}
 	reps := make([]gameReport, 0, len(list))
 	for _, sg := range list {
-		reps = append(reps, report(sg, c.today()))
+		reps = append(reps, report(sg, c.dealShown(ctx, sg)))
 	}
 	if asJSON {
 		return c.writeJSON(reps)
@@ -293,7 +318,7 @@ func (c *call) games() int {
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "id\trules\tdeal\tstatus\tkind\tremoved\tmoves\tupdated")
 	for i, r := range reps {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.ID, rulesSpec(r.Rules), dealName(list[i], c.today()), r.Status, r.Kind, r.Removed, len(r.Moves), r.Updated)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.ID, rulesSpec(r.Rules), dealName(list[i], !r.DealHidden), r.Status, r.Kind, r.Removed, len(r.Moves), r.Updated)
 	}
 	_ = tw.Flush()
 	return 0
@@ -305,9 +330,10 @@ var errNoSuchGame = errors.New("no such game")
 
 // visible reports whether the caller may replay a game: their own, or
 // another player's daily once that day (UTC) is over, when the line can
-// help nobody on the day's board.
+// help nobody on the day's board; an admin, any game (the games of a
+// reported player).
 func (c *call) visible(sg store.Game) bool {
-	if sg.PlayerID == c.player {
+	if sg.PlayerID == c.player || c.admin {
 		return true
 	}
 	return sg.Daily != "" && sg.Daily < c.today()
@@ -342,8 +368,9 @@ func (c *call) replay() int {
 	if err != nil {
 		return c.fail(fmt.Sprintf("game %d does not replay: %v", id, err))
 	}
-	rep := report(sg, c.today())
-	rep.Board = board(g, dealShown(sg, c.today()))
+	shown := c.dealShown(ctx, sg)
+	rep := report(sg, shown)
+	rep.Board = board(g, shown)
 	if sg.Kind == store.KindRace {
 		race, err := c.a.cfg.Store.RaceOfGame(ctx, sg.ID)
 		switch {
@@ -361,7 +388,7 @@ func (c *call) replay() int {
 	if sg.Daily != "" {
 		daily = " · daily of " + sg.Daily
 	}
-	fmt.Fprintf(c.stdout, "game %d · %s · deal %s%s · %s · %s\nmoves: %s\n\n%s", rep.ID, rep.Rules, dealName(sg, c.today()), daily,
+	fmt.Fprintf(c.stdout, "game %d · %s · deal %s%s · %s · %s\nmoves: %s\n\n%s", rep.ID, rep.Rules, dealName(sg, shown), daily,
 		rep.Status, plural(len(rep.Moves), "move"), joinMoves(rep.Moves), rep.Board)
 	return 0
 }

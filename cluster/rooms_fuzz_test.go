@@ -25,6 +25,10 @@ func FuzzRoomOp(f *testing.F) {
 		{Kind: lobby.OpEnd, Inst: "x", Code: "ABCD", Round: 1, At: at, Results: []lobby.Placing{{Place: 1, ID: "id-ann", Name: "\u202eann"}}},
 		{Kind: lobby.OpMute, Inst: "x", Code: "ABCD", Target: "id-bob", Muted: true},
 		{Kind: lobby.OpChat, Inst: "y", Code: "ABCD", Target: "id-bob", Text: "hi", At: at},
+		// A spectator's line names its author.
+		{Kind: lobby.OpWatch, Inst: "y", Code: "ABCD", Target: "id-zed", Sid: "y/2"},
+		{Kind: lobby.OpChat, Inst: "y", Code: "ABCD", Who: &lobby.Entrant{ID: "id-zed", Name: "zed\u202e\x1b[2J"}, Target: "id-zed", Text: "go", At: at},
+		{Kind: lobby.OpMute, Inst: "x", Code: "ABCD", Who: &lobby.Entrant{ID: "id-ann"}, Target: "id-zed", Muted: true},
 		{Kind: lobby.OpGone, Inst: "x", Gone: "y", At: at},
 		{Kind: lobby.OpLapse, Inst: "x", Code: "ABCD", Target: "id-bob", Round: 1},
 	} {

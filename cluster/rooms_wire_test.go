@@ -60,6 +60,7 @@ func TestWireRoundTrip(t *testing.T) {
 			{Place: 2, ID: "id-bob", Name: "bob", Guest: true, State: lobby.RacerLeft, Removed: 3, Moves: 5}}},
 		{Kind: lobby.OpRematch, Inst: "one", Code: "ABCD", Target: "id-ann", Cfg: &lobby.OpConfig{Deal: 43, Verdict: engine.Unknown, Rated: true}},
 		{Kind: lobby.OpChat, Inst: "two", Code: "ABCD", Target: "id-bob", Text: "gg", At: at},
+		{Kind: lobby.OpChat, Inst: "two", Code: "ABCD", Who: &lobby.Entrant{ID: "viewer", Name: "zed", Guest: true}, Target: "viewer", Text: "go ann", At: at},
 		{Kind: lobby.OpMute, Inst: "one", Code: "ABCD", Who: &lobby.Entrant{ID: "id-ann"}, Target: "id-bob", Muted: true},
 		{Kind: lobby.OpWatch, Inst: "two", Code: "ABCD", Target: "viewer", Sid: "two/9"},
 		{Kind: lobby.OpUnwatch, Inst: "two", Code: "ABCD", Target: "viewer", Sid: "two/9"},

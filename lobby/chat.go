@@ -39,6 +39,9 @@ type ChatLine struct {
 	// invisible characters, which are shown escaped (`\x1b`).
 	Text string
 	At   time.Time
+	// Watching is set for a spectator's line (Room.SayWatching): the
+	// author watches the room rather than races in it.
+	Watching bool
 }
 
 // CleanChat is the chat line a player typed as the room shows it, or an
@@ -73,4 +76,78 @@ func (l *chatLimiter) allow(now time.Time) bool {
 	l.times[l.next] = now
 	l.next = (l.next + 1) % ChatBurst
 	return true
+}
+
+// SayWatching says a spectator's line in the room, for every member and
+// spectator, under the rules of a member's (Say): the host's mute, and
+// ChatBurst lines per ChatWindow. viewer is the spectator of this
+// server's session (Watch): their name goes with the line, since a
+// spectator's seat has none.
+func (h *Room) SayWatching(viewer Entrant, text string) error {
+	line, err := CleanChat(text)
+	if err != nil {
+		return err
+	}
+	rs := h.rs
+	rs.mu.Lock()
+	r := rs.rooms[h.code]
+	err = rs.localWatcher(r, viewer.ID)
+	if err == nil && r.muted[viewer.ID] {
+		err = ErrMuted
+	}
+	at := rs.nowLocked()
+	rs.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	// An op of a chat line with Who is a spectator's (chatAuthor).
+	return rs.log.Do(RoomOp{Kind: OpChat, Code: h.code, Who: opEntrant(viewer), Target: viewer.ID, Text: line, At: at})
+}
+
+// localWatcher says whether the viewer watches room r (nil: closed)
+// from a session of this server, with rs.mu held.
+func (rs *Rooms) localWatcher(r *room, viewerID string) error {
+	if r == nil || r.phase == PhaseClosed {
+		return ErrRoomClosed
+	}
+	for _, w := range r.watchers {
+		if w.id == viewerID && w.inst == rs.cfg.Instance {
+			return nil
+		}
+	}
+	return ErrNotMember
+}
+
+// chatAuthor is who says the line of a chat op: a member present in the
+// room, or, for an op that names its author (Who, SayWatching), one of
+// the room's spectators, named as the op says, cleaned.
+func (r *room) chatAuthor(m RoomOp) (Entrant, error) {
+	if m.Who == nil {
+		mb := r.member(m.Target)
+		if mb == nil || !mb.present() {
+			return Entrant{}, ErrNotMember
+		}
+		return mb.Entrant, nil
+	}
+	for _, w := range r.watchers {
+		if w.id == m.Target && m.Who.ID == m.Target {
+			return Entrant{ID: w.id, Name: keys.Clean(m.Who.Name, keys.MaxNameWidth), Guest: m.Who.Guest}, nil
+		}
+	}
+	return Entrant{}, ErrNotMember
+}
+
+// mutable reports whether the host may mute (muted) or unmute the player
+// with this ID who is no member: a spectator of the room, or one muted
+// already, who may be unmuted after they stopped watching.
+func (r *room) mutable(id string, muted bool) bool {
+	if !muted && r.muted[id] {
+		return true
+	}
+	for _, w := range r.watchers {
+		if w.id == id {
+			return true
+		}
+	}
+	return false
 }

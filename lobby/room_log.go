@@ -85,7 +85,7 @@ type RoomOp struct {
 	// Inst is the server that logged the op, Sid the session of that
 	// server it is about: the log sets Inst.
 	Inst, Sid string
-	Who       *Entrant       // an open's host, a join's player, a mute's host (ID)
+	Who       *Entrant       // an open's host, a join's player, a mute's host (ID), a spectator's chat line's author
 	Cfg       *OpConfig      // an open's room, a rematch's deal
 	Ready     bool           // a ready mark
 	Muted     bool           // a mute, or its end

@@ -372,10 +372,10 @@ func (h *Room) Rematch(playerID string, deal uint64, verdict engine.Verdict, rat
 	return h.rs.log.Do(RoomOp{Kind: OpRematch, Code: h.code, Target: playerID, Cfg: &OpConfig{Deal: deal, Verdict: verdict, Rated: rated}})
 }
 
-// Say says a line in the room, for every member and spectator, in any
-// phase. Only members chat (spectators read, so they cannot coach); a
-// muted member cannot; a player says at most ChatBurst lines per
-// ChatWindow from all of their sessions on every server.
+// Say says a member's line in the room, for every member and spectator,
+// in any phase (a spectator's is SayWatching). A muted member cannot; a
+// player says at most ChatBurst lines per ChatWindow from all of their
+// sessions on every server.
 func (h *Room) Say(playerID, text string) error {
 	line, err := CleanChat(text)
 	if err != nil {
@@ -397,9 +397,9 @@ func (h *Room) Say(playerID, text string) error {
 	return rs.log.Do(RoomOp{Kind: OpChat, Code: h.code, Target: playerID, Text: line, At: at})
 }
 
-// Mute mutes or unmutes a member: the host only, and not themselves. A
-// mute holds for the life of the room, so leaving and coming back does
-// not lift it.
+// Mute mutes or unmutes a member or a spectator: the host only, and not
+// themselves. A mute holds for the life of the room, so leaving and
+// coming back does not lift it.
 func (h *Room) Mute(hostID, playerID string, muted bool) error {
 	return h.rs.log.Do(RoomOp{Kind: OpMute, Code: h.code, Who: &Entrant{ID: hostID}, Target: playerID, Muted: muted, At: h.rs.now()})
 }

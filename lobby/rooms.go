@@ -737,10 +737,10 @@ func (rs *Rooms) apply(m RoomOp) error {
 	case OpRematch:
 		return rs.rematch(r, m)
 	case OpChat:
-		mb := r.member(m.Target)
+		mb, err := r.chatAuthor(m) // chat.go: a member, or a spectator
 		switch {
-		case mb == nil || !mb.present():
-			return ErrNotMember
+		case err != nil:
+			return err
 		case r.muted[mb.ID]:
 			return ErrMuted
 		}
@@ -755,7 +755,7 @@ func (rs *Rooms) apply(m RoomOp) error {
 			return ErrChatTooFast
 		}
 		cl := ChatLine{Code: r.code, FromID: mb.ID, From: mb.Name, Text: keys.Clean(m.Text, 10*MaxChatLen),
-			At: m.At.Add(-rs.offset)}
+			At: m.At.Add(-rs.offset), Watching: m.Who != nil}
 		r.chat = append(r.chat, cl)
 		if len(r.chat) > ChatHistory {
 			r.chat = slices.Delete(r.chat, 0, len(r.chat)-ChatHistory)
@@ -766,17 +766,17 @@ func (rs *Rooms) apply(m RoomOp) error {
 		switch {
 		case m.Who == nil || r.host != m.Who.ID:
 			return ErrNotHost
-		case mb == nil || m.Target == m.Who.ID:
+		case mb == nil && !r.mutable(m.Target, m.Muted) || m.Target == m.Who.ID:
 			return ErrNotMember
 		}
-		if r.muted[mb.ID] != m.Muted {
+		if r.muted[m.Target] != m.Muted {
 			if r.muted == nil {
 				r.muted = map[string]bool{}
 			}
 			if m.Muted {
-				r.muted[mb.ID] = true
+				r.muted[m.Target] = true
 			} else {
-				delete(r.muted, mb.ID)
+				delete(r.muted, m.Target)
 			}
 			rs.changed(r)
 		}

@@ -560,8 +560,8 @@ func TestIdleTimeoutIsDrivenByInput(t *testing.T) {
 		}
 	}
 	ticking.WaitFor(t, "without input", 3*time.Second)
-	if got := ticking.ExitStatus(2 * time.Second); got != 0 {
-		t.Errorf("idle session exit status %d, want 0", got)
+	if got := ticking.ExitStatus(2 * time.Second); got != 1 {
+		t.Errorf("idle session exit status %d, want 1: the server ended it", got)
 	}
 	select {
 	case <-typing.Done():
@@ -578,8 +578,8 @@ func TestMaxSessionTime(t *testing.T) {
 	term := sshtest.OpenTerm(t, client, sshtest.TermOptions{})
 	term.WaitFor(t, "size:", 2*time.Second)
 	term.WaitFor(t, "sessions last at most", 3*time.Second)
-	if got := term.ExitStatus(2 * time.Second); got != 0 {
-		t.Errorf("exit status %d, want 0", got)
+	if got := term.ExitStatus(2 * time.Second); got != 1 {
+		t.Errorf("exit status %d, want 1: the server ended it", got)
 	}
 }
 

@@ -52,13 +52,20 @@ func (s *Server) runProgram(sess ssh.Session, st *sessionState, info *Session) i
 	r.finish(final, err != nil)
 	switch {
 	case err == nil:
+		if f, ok := final.(*framedModel); ok {
+			if es, ok := f.model.(ExitStatuser); ok {
+				return es.ExitStatus()
+			}
+		}
 		return 0
 	case errors.Is(err, tea.ErrProgramPanic):
 		s.log.Error("program panicked", "session", st.id, "remote", st.cs.remote, "err", err)
 		writeLine(sess, "Internal error; the session was closed. Sorry!") // on stdout, after the restored terminal
 		return 1
+	case errors.Is(err, tea.ErrProgramKilled) && st.endedBy() == clientClosed:
+		return 0 // the client went; the reason is logged by handle
 	case errors.Is(err, tea.ErrProgramKilled) && st.endedBy() != notEnded:
-		return 0 // ended by the server or the client; the reason is logged by handle
+		return 1 // ended by the server (a limit, a shutdown, the App's End); logged by handle
 	default:
 		s.log.Warn("program ended with an error", "session", st.id, "remote", st.cs.remote, "err", err)
 		return 1

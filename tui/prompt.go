@@ -19,7 +19,10 @@ const promptHistory = 20
 // every session twice a second for nothing.
 type Prompt struct {
 	// Label is shown before the text.
-	Label   string
+	Label string
+	// Max is the most characters the line takes, 0 for promptMax: a
+	// character typed or pasted beyond it is not taken.
+	Max     int
 	value   []rune
 	pos     int
 	history []string
@@ -48,6 +51,20 @@ func (p Prompt) Remember(s string) Prompt {
 	return p
 }
 
+// limit is the most characters the line takes.
+func (p Prompt) limit() int {
+	if p.Max > 0 {
+		return min(p.Max, promptMax)
+	}
+	return promptMax
+}
+
+// Len is the number of characters typed so far.
+func (p Prompt) Len() int { return len(p.value) }
+
+// Full reports whether the line holds as many characters as it takes.
+func (p Prompt) Full() bool { return len(p.value) >= p.limit() }
+
 // Update edits the line: printable characters, backspace, delete, left,
 // right, home, end, ctrl+u, and up/down through the history.
 func (p Prompt) Update(msg tea.Msg) (Prompt, tea.Cmd) {
@@ -59,9 +76,9 @@ func (p Prompt) Update(msg tea.Msg) (Prompt, tea.Cmd) {
 	case tea.KeyRunes, tea.KeySpace:
 		v := make([]rune, 0, len(p.value)+len(k.Runes))
 		v = append(v, p.value[:p.pos]...)
-		n := 0
+		n, most := 0, p.limit()
 		for _, r := range k.Runes {
-			if unicode.IsPrint(r) && len(p.value)+n < promptMax {
+			if unicode.IsPrint(r) && len(p.value)+n < most {
 				v = append(v, r)
 				n++
 			}

@@ -35,11 +35,13 @@ type (
 		late   bool
 	}
 	// raceDoneMsg is the reply of a room call; play is set for the
-	// reports of the game.
+	// reports of the game, chat for a chat line's or command's (its
+	// error goes with the next key or line).
 	raceDoneMsg struct {
 		what  string
 		note  string
 		err   error
+		chat  bool
 		play  bool
 		seq   int // of a report
 		round int // of a report
@@ -215,7 +217,13 @@ type raceScreen struct {
 	watched  string
 	snap     lobby.Snapshot
 	racers   []lobby.Racer // snap.Members with the progress since
+	// chat is the room's lines and the screen's own (race_chat.go),
+	// oldest first; chatBack is how many of its rows the player scrolled
+	// back, chatErr the chat's error on the message line, which the next
+	// key or line takes off.
 	chat     []lobby.ChatLine
+	chatBack int
+	chatErr  string
 
 	// The player's game of the current round, nil outside a race.
 	table *tableScreen
@@ -492,7 +500,7 @@ func (rs *raceScreen) update(msg tea.Msg) tea.Cmd {
 func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 	if msg.refresh {
 		if msg.err == nil && msg.seat.Snapshot.Code == rs.snap.Code {
-			rs.chat = slices.Clone(msg.seat.Snapshot.Chat)
+			rs.chat = mergeChat(rs.chat, msg.seat.Snapshot.Chat)
 			rs.setSnap(msg.seat.Snapshot, msg.seat.Resume)
 		}
 		return rs.tick()
@@ -518,7 +526,7 @@ func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 	rs.inputOpen = false
 	rs.you = msg.seat.You
 	rs.over, rs.guests = msg.seat.Over, msg.seat.Guests
-	rs.chat = slices.Clone(msg.seat.Snapshot.Chat)
+	rs.chat, rs.chatBack = slices.Clone(msg.seat.Snapshot.Chat), 0
 	rs.snap = lobby.Snapshot{}
 	rs.setSnap(msg.seat.Snapshot, msg.seat.Resume)
 	rs.seq = max(rs.seq, msg.seat.Seq)
@@ -655,11 +663,9 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 			rs.say(sInfo, "the race is over")
 		}
 	case lobby.ChatLine:
-		if ev.Code == rs.snap.Code {
-			rs.chat = append(rs.chat, ev)
-			if len(rs.chat) > lobby.ChatHistory {
-				rs.chat = slices.Delete(rs.chat, 0, len(rs.chat)-lobby.ChatHistory)
-			}
+		if ev.Code == rs.snap.Code && ev.FromID != "" {
+			rs.clearChatErr()
+			rs.addChat(ev)
 		}
 	case lobby.HostPassed:
 		if ev.Code == rs.snap.Code {
@@ -722,6 +728,8 @@ func (rs *raceScreen) done(msg raceDoneMsg) tea.Cmd {
 	switch {
 	case errors.Is(msg.err, ErrTakenOver):
 		rs.event = raceLeftMsg{st: sWarn, text: "your race continues in another session"}
+	case msg.err != nil && msg.chat:
+		rs.chatError(clean(msg.what+": "+msg.err.Error(), 200))
 	case msg.err != nil:
 		rs.say(sErr, clean(msg.what+": "+msg.err.Error(), 200))
 	case msg.note != "":

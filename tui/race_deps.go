@@ -47,10 +47,12 @@ type Races interface {
 	// Rematch takes the room back to the waiting room with a new deal
 	// (the host, after a race).
 	Rematch(ctx context.Context, code string) error
-	// Say says a line in the room's chat.
+	// Say says a line in the room's chat, a racer's or, for a session
+	// that watches the room, a spectator's (lobby.ChatLine.Watching).
+	// The line is at most lobby.MaxChatLen characters.
 	Say(code, text string) error
-	// Mute mutes or unmutes the member with this player ID in the room's
-	// chat (the host).
+	// Mute mutes or unmutes the member or spectator with this player ID
+	// in the room's chat (the host).
 	Mute(code, playerID string, muted bool) error
 	// Leave takes the session out of the room (a spectator too); during
 	// a race a racer's seat stays until it ends.

@@ -33,6 +33,14 @@ type raceFrame struct {
 
 	chat    chatKey
 	chatStr []string
+	// chatRowsOf is every row of the chat as chatRowsKey says it was
+	// wrapped (race_chat.go); chatPane and chatMaxBack are the rows the
+	// last frame had for the chat's rows and markers and how far back it
+	// may scroll, which pgup and pgdn go by.
+	chatRowsKey chatRowsKey
+	chatRowsOf  []string
+	chatPane    int
+	chatMaxBack int
 
 	cols    int // racers to a panel line
 	colsKey colsKey
@@ -116,6 +124,7 @@ type chatKey struct {
 	env  *env
 	w, n int
 	len  int
+	back int // rows scrolled back
 	last lobby.ChatLine
 }
 
@@ -354,46 +363,4 @@ func (rs *raceScreen) miniBlock(r lobby.Racer, rows, bw int) []string {
 		b[i] = rs.env.pal.style(st, cut(b[i], bw, ""))
 	}
 	return b
-}
-
-// appendChat appends the last n chat lines, and the open input.
-func (rs *raceScreen) appendChat(vc *raceFrame, parts []string, n int) []string {
-	if n <= 0 {
-		return parts
-	}
-	if rs.inputOpen {
-		return append(parts, rs.chatPart(n)...)
-	}
-	k := chatKey{env: rs.env, w: rs.w, n: n, len: len(rs.chat)}
-	if len(rs.chat) > 0 {
-		k.last = rs.chat[len(rs.chat)-1]
-	}
-	if k != vc.chat || vc.chatStr == nil {
-		vc.chat, vc.chatStr = k, rs.chatPart(n)
-	}
-	return append(parts, vc.chatStr...)
-}
-
-// chatPart is the last n chat lines, and the open input.
-func (rs *raceScreen) chatPart(n int) []string { return rs.chatTail(n, " ") }
-
-// chatTail is the last chat lines, and the open input, in n lines, each
-// after indent.
-func (rs *raceScreen) chatTail(n int, indent string) []string {
-	shown := rs.chat
-	k := n
-	if rs.inputOpen {
-		k--
-	}
-	if len(shown) > k {
-		shown = shown[len(shown)-max(k, 0):]
-	}
-	out := make([]string, 0, n)
-	for _, c := range shown {
-		out = append(out, cut(indent+rs.env.pal.style(sDim, "<"+clean(c.From, 16)+">")+" "+clean(c.Text, 400), rs.w, rs.env.gl.ell))
-	}
-	if rs.inputOpen {
-		out = append(out, indent+rs.input.view(rs.env.pal, rs.w-len(indent)-1))
-	}
-	return out
 }

@@ -2,10 +2,6 @@ package tui
 
 import (
 	"context"
-	"errors"
-	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -20,6 +16,7 @@ import (
 
 // key handles a key.
 func (rs *raceScreen) key(k tea.KeyMsg) tea.Cmd {
+	rs.clearChatErr()
 	if rs.inputOpen {
 		return rs.inputKey(k)
 	}
@@ -44,7 +41,10 @@ func (rs *raceScreen) key(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.Leave):
 		return rs.leave()
 	case key.Matches(k, km.Chat):
-		rs.openChat()
+		rs.openChat() // race_chat.go
+		return nil
+	case isChatScroll(k):
+		rs.scrollChat(k)
 		return nil
 	}
 	switch mode {
@@ -58,21 +58,6 @@ func (rs *raceScreen) key(k tea.KeyMsg) tea.Cmd {
 		return rs.resultsKey(k)
 	}
 	return nil
-}
-
-// openChat opens the chat line, or says why there is none.
-func (rs *raceScreen) openChat() {
-	switch {
-	case rs.ghost != nil:
-		rs.say(sInfo, "a ghost does not chat")
-	case rs.watching:
-		rs.say(sInfo, "spectators read the chat; only the racers write in it")
-	case rs.over:
-		rs.say(sInfo, "room "+rs.snap.Code+" has closed: no rematch or chat there")
-	default:
-		rs.input = Prompt{Label: "say: "}
-		rs.inputOpen = true
-	}
 }
 
 // leave leaves the room; in the waiting room and during the race, q or
@@ -190,63 +175,23 @@ func (rs *raceScreen) resultsKey(k tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// inputKey edits the chat line or the join form's code.
+// inputKey edits the chat line (race_chat.go) or the join form's code.
 func (rs *raceScreen) inputKey(k tea.KeyMsg) tea.Cmd {
+	if rs.mode() != modeCode {
+		return rs.chatInputKey(k)
+	}
 	switch k.Type {
 	case tea.KeyEsc:
 		rs.inputOpen = false
-		if rs.mode() == modeCode {
-			rs.event = raceLeftMsg{}
-		}
+		rs.event = raceLeftMsg{}
 		return nil
 	case tea.KeyEnter:
-		text := rs.input.Value()
 		rs.inputOpen = false
-		if rs.mode() == modeCode {
-			return rs.ask(raceReq{kind: raceJoin, code: text})
-		}
-		code, races := rs.snap.Code, rs.races
-		if cmd, ok := rs.muteCommand(text); ok {
-			return cmd
-		}
-		if _, err := lobby.CleanChat(text); errors.Is(err, lobby.ErrChatTooLong) {
-			// Kept in the input, to be shortened rather than typed again.
-			rs.inputOpen = true
-			rs.say(sWarn, "chat: "+err.Error()+" ("+strconv.Itoa(utf8.RuneCountInString(strings.TrimSpace(text)))+" typed)")
-			return nil
-		}
-		return rs.call("chat", func() error { return races.Say(code, text) })
+		return rs.ask(raceReq{kind: raceJoin, code: rs.input.Value()})
 	}
 	var cmd tea.Cmd
 	rs.input, cmd = rs.input.Update(k)
 	return cmd
-}
-
-// muteCommand reads "/mute NAME" and "/unmute NAME" typed on the chat
-// line: the host mutes a member.
-func (rs *raceScreen) muteCommand(text string) (tea.Cmd, bool) {
-	verb, name, _ := strings.Cut(strings.TrimSpace(text), " ")
-	if verb != "/mute" && verb != "/unmute" {
-		return nil, false
-	}
-	name = strings.TrimSpace(name)
-	for _, r := range rs.racers {
-		if strings.EqualFold(r.Name, name) {
-			code, races, id, muted := rs.snap.Code, rs.races, r.ID, verb == "/mute"
-			note := clean(r.Name, 16) + " may chat again"
-			if muted {
-				note = clean(r.Name, 16) + " is muted in this room"
-			}
-			return func() tea.Msg {
-				if err := races.Mute(code, id, muted); err != nil {
-					return raceDoneMsg{what: verb[1:], err: err}
-				}
-				return raceDoneMsg{what: verb[1:], note: note}
-			}, true
-		}
-	}
-	rs.say(sErr, clean("nobody called "+name+" in this room", 100))
-	return nil, true
 }
 
 // racing reports whether the player is racing: the race runs and their

@@ -96,27 +96,6 @@ func TestRaceRematchAndMuteSay(t *testing.T) {
 	h.wantScreen("racer2 may chat again")
 }
 
-// TestRaceChatTooLongKeepsTheLine: a chat line over the limit is refused
-// at once and stays in the open input to be shortened, rather than sent,
-// refused and lost (seen over SSH with a pasted line of 300 characters).
-func TestRaceChatTooLongKeepsTheLine(t *testing.T) {
-	h, f := raceHarness(t, raceRoom(2, lobby.PhaseWaiting), 80, 24)
-	h.keys("t")
-	h.typeText(strings.Repeat("x", lobby.MaxChatLen+1))
-	h.keys("enter")
-	rs := h.m.race()
-	if !rs.inputOpen || rs.input.Value() != strings.Repeat("x", lobby.MaxChatLen+1) {
-		t.Fatalf("the long line is gone (input open %v, %d characters kept)", rs.inputOpen, len(rs.input.Value()))
-	}
-	h.wantScreen("at most 200 characters")
-	h.keys("backspace", "enter")
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.said) != 1 || len(f.said[0]) != lobby.MaxChatLen {
-		t.Errorf("said %d lines, want the shortened one", len(f.said))
-	}
-}
-
 // TestDeepLinkedRaceUsesTheSavedKeys: a race opened by a deep link (a
 // ghost race here) moves with the player's saved keys, which come after
 // the race's table is made.

@@ -38,6 +38,10 @@ type fakeRaces struct {
 	ended string
 	// joinErr, when set, is Join's answer.
 	joinErr error
+	// sayErr, when set, is Say's answer (the line is not said).
+	sayErr error
+	// mutes records the mutes asked for: "+ID" to mute, "-ID" to unmute.
+	mutes []string
 }
 
 func (f *fakeRaces) Create(ctx context.Context, opt RoomOptions) (RaceSeat, error) {
@@ -94,10 +98,22 @@ func (f *fakeRaces) Rematch(ctx context.Context, code string) error {
 func (f *fakeRaces) Say(code, text string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.sayErr != nil {
+		return f.sayErr
+	}
 	f.said = append(f.said, text)
 	return nil
 }
-func (f *fakeRaces) Mute(code, playerID string, muted bool) error { return nil }
+func (f *fakeRaces) Mute(code, playerID string, muted bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	sign := "-"
+	if muted {
+		sign = "+"
+	}
+	f.mutes = append(f.mutes, sign+playerID)
+	return nil
+}
 func (f *fakeRaces) Leave(code string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -330,7 +346,7 @@ func TestRaceMinis(t *testing.T) {
 }
 
 // TestRaceWatch: a spectator sees a racer's board and switches with tab;
-// the game's keys do nothing.
+// the game's keys do nothing; t opens the chat, which esc closes.
 func TestRaceWatch(t *testing.T) {
 	f := &fakeRaces{seat: RaceSeat{Snapshot: raceRoom(3, lobby.PhaseRacing)}}
 	h := newHarness(t, Deps{Races: f, Args: []string{"race", "watch", "KMTX"}, Unicode: true})
@@ -342,9 +358,10 @@ func TestRaceWatch(t *testing.T) {
 		t.Fatalf("tab: want racer1's board with one move:\n%s", s)
 	}
 	h.keys("d", "t")
-	if len(f.plays) != 0 || len(f.said) != 0 {
-		t.Errorf("a spectator played %d moves and said %q", len(f.plays), f.said)
+	if len(f.plays) != 0 || !h.m.race().inputOpen {
+		t.Errorf("a spectator played %d moves; chat line open %v", len(f.plays), h.m.race().inputOpen)
 	}
+	h.keys("esc")
 	h.keys("q")
 	if h.m.cur != screenMenu || f.left != 1 {
 		t.Errorf("q: want the menu and the room left")

@@ -141,14 +141,10 @@ func (rs *raceScreen) minis() bool {
 	return rs.h-needH >= 1+rs.pyramidRows()+3
 }
 
-// chatLines is how many chat lines show under the board: the last ones,
-// up to three, in the lines the board leaves.
+// chatLines is how many rows of the chat show under the board: the last
+// ones, up to chatPaneMax, in the lines the board leaves.
 func (rs *raceScreen) chatLines(spare int) int {
-	n := len(rs.chat)
-	if rs.inputOpen {
-		n++
-	}
-	return max(0, min(n, 3, spare))
+	return max(0, min(rs.chatRowsWanted(), chatPaneMax, spare))
 }
 
 // layOut sizes the player's board to leave room for the panel and the
@@ -403,7 +399,7 @@ var raceBarDrop = [...]uint8{5, 0, 1, 4, 3, 2, 8, 6, 7}
 
 func (rs *raceScreen) raceBar() []key.Binding {
 	if rs.watching {
-		return []key.Binding{key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next racer")), rs.keys.Leave, rs.keys.Help}
+		return []key.Binding{key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next racer")), rs.keys.Chat, rs.keys.Leave, rs.keys.Help}
 	}
 	k := &rs.table.Keys
 	sel, undo := k.Select, k.Undo
@@ -565,7 +561,7 @@ func (rs *raceScreen) notReady() []lobby.Racer {
 func (rs *raceScreen) waitingKeys() []key.Binding {
 	km := rs.keys
 	if rs.watching {
-		return []key.Binding{km.Leave, km.Help}
+		return []key.Binding{km.Chat, km.Leave, km.Help}
 	}
 	km.Start.SetEnabled(rs.snap.Host == rs.you && rs.snap.Phase == lobby.PhaseWaiting)
 	km.Ready.SetEnabled(rs.snap.Phase == lobby.PhaseWaiting)
@@ -573,19 +569,6 @@ func (rs *raceScreen) waitingKeys() []key.Binding {
 		km.Ready.SetHelp("r", "not ready")
 	}
 	return []key.Binding{km.Start, km.Ready, km.Chat, km.Leave, km.Help}
-}
-
-// chatBody is the chat as lines of a page, under a heading: the last
-// ones that fit in n.
-func (rs *raceScreen) chatBody(n int) []string {
-	if n <= 1 {
-		return nil
-	}
-	tail := rs.chatTail(n-1, "   ") // race_frame.go
-	if len(tail) == 0 {
-		return nil
-	}
-	return append([]string{" " + rs.env.pal.style(sDim, "chat")}, tail...)
 }
 
 // hostName is the room's host's name as the screen shows it, or "" when

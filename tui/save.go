@@ -459,6 +459,16 @@ func (m *Model) shutdown(msg ShutdownMsg) tea.Cmd {
 	return m.env.after(wait, endingMsg{})
 }
 
+// ExitStatus is the session's exit status once the program ended: 1 when
+// the server ended it (ShutdownMsg: a ban, a kick, an unlinked key, a
+// shutdown), 0 when the player quit.
+func (m *Model) ExitStatus() int {
+	if m.ending != nil {
+		return 1
+	}
+	return 0
+}
+
 // shutdownDeadline ends a shutdown whose saves did not all come back in
 // time. The save in flight is stopped first, so that its answer (a
 // failure, most likely) says for sure what the store has; if even that

@@ -284,6 +284,58 @@ func wrapIndented(lines []string, w int) []string {
 	return out
 }
 
+// wrapCut breaks plain text at spaces into lines of at most w cells, the
+// first of them first cells at most: whole words where they fit on a
+// line, and a word longer than a line cut where the line ends and carried
+// on the next. Runs of blanks are one.
+func wrapCut(text string, first, w int) []string {
+	w, first = max(w, 1), max(first, 1)
+	var out []string
+	var line strings.Builder
+	lineW, width := 0, first
+	next := func() {
+		out = append(out, line.String())
+		line.Reset()
+		lineW, width = 0, w
+	}
+	for _, word := range strings.Fields(text) {
+		ww := cells(word)
+		switch {
+		case lineW > 0 && lineW+1+ww <= width:
+			line.WriteByte(' ')
+			line.WriteString(word)
+			lineW += 1 + ww
+			continue
+		case lineW == 0 && ww <= width:
+			line.WriteString(word)
+			lineW = ww
+			continue
+		case ww <= w:
+			// Whole on a line of its own.
+			next()
+			line.WriteString(word)
+			lineW = ww
+			continue
+		}
+		// Longer than a line: cut, from where this line is.
+		if lineW > 0 && lineW+2 <= width {
+			line.WriteByte(' ')
+			lineW++
+		} else if lineW > 0 {
+			next()
+		}
+		for _, r := range word {
+			rw := cells(string(r))
+			if lineW+rw > width && lineW > 0 {
+				next()
+			}
+			line.WriteRune(r)
+			lineW += rw
+		}
+	}
+	return append(out, line.String())
+}
+
 // padRight pads plain text with spaces to w cells.
 func padRight(s string, w int) string {
 	if n := w - cells(s); n > 0 {

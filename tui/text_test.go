@@ -2,6 +2,7 @@ package tui
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
@@ -77,5 +78,41 @@ func TestASCIIFold(t *testing.T) {
 		if cells(got) != cells(tt.in) {
 			t.Errorf("asciiFold(%q) takes %d cells, want %d", tt.in, cells(got), cells(tt.in))
 		}
+	}
+}
+
+func TestWrapCut(t *testing.T) {
+	tests := []struct {
+		name     string
+		in       string
+		first, w int
+		want     []string
+	}{
+		{"fits", "gl hf", 10, 10, []string{"gl hf"}},
+		{"words", "one two three four", 8, 8, []string{"one two", "three", "four"}},
+		{"a short first line", "one two three", 4, 9, []string{"one", "two three"}},
+		{"blanks are one", "a   b\tc", 10, 10, []string{"a b c"}},
+		{"a long word is cut", "xxxxxxxxxxxx", 5, 5, []string{"xxxxx", "xxxxx", "xx"}},
+		{"a long word goes on from the line", "ab xxxxxxxxx", 6, 6, []string{"ab xxx", "xxxxxx"}},
+		{"wide runes", "李四李四李", 4, 4, []string{"李四", "李四", "李"}},
+		{"the first too narrow for a word", "hello", 3, 8, []string{"", "hello"}},
+		{"empty", "", 5, 5, []string{""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := wrapCut(tt.in, tt.first, tt.w)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("wrapCut(%q, %d, %d) = %q, want %q", tt.in, tt.first, tt.w, got, tt.want)
+			}
+			for i, l := range got {
+				w := tt.w
+				if i == 0 {
+					w = tt.first
+				}
+				if cells(l) > w && !(i == 0 && l == "") {
+					t.Errorf("line %d %q is %d cells wide", i, l, cells(l))
+				}
+			}
+		})
 	}
 }

@@ -126,6 +126,8 @@ func roomScenarios() []roomScenario {
 		{"IdleHostAcrossServers", testIdleHostAcrossServers},
 		{"PrivateSpectator", testPrivateSpectator},
 		{"ChatLimitAcrossServers", testChatLimitAcrossServers},
+		{"SpectatorChat", testSpectatorChat},
+		{"SpectatorChatAcrossServers", testSpectatorChatAcrossServers},
 		{"ProgressUnchangedRacers", testProgressUnchangedRacers},
 		{"RematchBothLeave", testRematchBothLeave},
 		{"BoardFromEvents", testBoardFromEvents},

@@ -95,8 +95,8 @@ func playLine(t *testing.T, term *sshtest.Term, g *engine.Game, moves []string, 
 
 // TestE2ERace: three racers from `race new` to the results. One drops in
 // the middle and comes back to the same game; chat reaches everybody
-// cleaned; the race is stored with its placings, unrated (its deal was
-// chosen: TestE2ERaceRated rates a random deal's).
+// cleaned, a spectator's too; the race is stored with its placings,
+// unrated (its deal was chosen: TestE2ERaceRated rates a random deal's).
 func TestE2ERace(t *testing.T) {
 	forEachBackend(t, testE2ERace)
 }
@@ -144,6 +144,14 @@ func testE2ERace(t *testing.T, be backend) {
 	a.WaitFor(t, "<bob> gl", wait)
 	if s := c.WaitFor(t, "<bob> gl", wait); strings.ContainsRune(s, '\u202e') || !strings.Contains(s, "hf") {
 		t.Errorf("chat: want bob's line without the bidi override; got\n%s", s)
+	}
+	// A spectator chats too, marked so; /help is answered, not said.
+	typeKeys(t, d, "t/help\r")
+	d.WaitFor(t, "/mute NAME: the host mutes", wait)
+	typeKeys(t, d, "go go go\r")
+	a.WaitFor(t, "(watching)> go go go", wait)
+	if s := b.WaitFor(t, "(watching)> go go go", wait); strings.Contains(s, "/help") {
+		t.Errorf("chat: /help reached bob:\n%s", s)
 	}
 
 	typeKeys(t, b, "r")

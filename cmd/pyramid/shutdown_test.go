@@ -118,8 +118,8 @@ func TestE2EShutdownWithLockedStore(t *testing.T) {
 		}
 		unconfirmed := map[uint64]bool{}
 		for _, p := range ps {
-			if status := p.term.ExitStatus(2 * wait); status != 0 {
-				t.Errorf("deal %d: exit status %d, want 0 (the session ended by itself)\n%s", p.deal, status, p.term.Screen())
+			if status := p.term.ExitStatus(2 * wait); status != 1 {
+				t.Errorf("deal %d: exit status %d, want 1 (the session ended, the server's doing)\n%s", p.deal, status, p.term.Screen())
 			}
 			farewell := strings.Join(strings.Fields(p.term.Screen()), " ")
 			if !strings.Contains(farewell, "The server is restarting; reconnect in a moment.") {

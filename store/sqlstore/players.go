@@ -50,6 +50,45 @@ func lookalike(ctx context.Context, q querier, name, id string) (bool, error) {
 	return n > 0, err
 }
 
+// claimable checks that player id may take name: no other player has a
+// name like it (ErrNameTaken), and no other player gave one like it up
+// less than store.NameHold ago (a *store.NameHeldError); like is
+// keys.LookAlike, as everywhere.
+func claimable(ctx context.Context, q querier, name, id string, now time.Time) error {
+	switch taken, err := lookalike(ctx, q, name, id); {
+	case err != nil:
+		return err
+	case taken:
+		return fmt.Errorf("%w: it looks like another player's", store.ErrNameTaken)
+	}
+	var until int64
+	err := q.QueryRowContext(ctx, `SELECT MAX(until_at) FROM name_holds
+		WHERE (name_skeleton = $1 OR name_folded_skeleton = $2) AND player_id <> $3 AND until_at > $4
+		HAVING COUNT(*) > 0`,
+		keys.Skeleton(name), keys.FoldedSkeleton(name), id, ms(now)).Scan(&until)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return err
+	}
+	return &store.NameHeldError{Left: fromMS(until).Sub(now)}
+}
+
+// holdName holds the name a player gives up (by its skeletons) for them
+// for store.NameHold, and sweeps the holds that ended.
+func holdName(ctx context.Context, q querier, name, id string, now time.Time) error {
+	if _, err := q.ExecContext(ctx, `DELETE FROM name_holds WHERE until_at <= $1`, ms(now)); err != nil {
+		return err
+	}
+	_, err := q.ExecContext(ctx, `INSERT INTO name_holds (name_skeleton, name_folded_skeleton, player_id, until_at)
+		VALUES ($1, $2, $3, $4)
+		ON CONFLICT (name_skeleton) DO UPDATE SET name_folded_skeleton = excluded.name_folded_skeleton,
+			player_id = excluded.player_id, until_at = excluded.until_at`,
+		keys.Skeleton(name), keys.FoldedSkeleton(name), id, ms(now.Add(store.NameHold)))
+	return err
+}
+
 // fillSkeletons computes the skeletons of the names given before the
 // store kept them (migrations 0003 and 0021), oldest player first, so
 // that they are compared too. A name that looks like an older player's
@@ -246,18 +285,19 @@ func (s *Store) createPlayer(ctx context.Context, tx *sql.Tx, fingerprint, defau
 	if defaultName != "" && len(defaultName) <= maxNameBytes {
 		names = append([]string{defaultName}, names...)
 	}
-	now := ms(s.now())
+	at := s.now()
+	now := ms(at)
 	if err := s.lockNames(ctx, tx); err != nil {
 		return store.Player{}, false, err
 	}
 	for _, name := range names {
-		// A name that looks like another player's is as taken as that
-		// name.
-		switch taken, err := lookalike(ctx, tx, name, id); {
+		// A name that looks like another player's, or like one given
+		// up a moment ago, is as taken as that name.
+		switch err := claimable(ctx, tx, name, id, at); {
+		case errors.Is(err, store.ErrNameTaken) || errors.Is(err, store.ErrNameHeld):
+			continue
 		case err != nil:
 			return store.Player{}, false, err
-		case taken:
-			continue
 		}
 		// ON CONFLICT DO NOTHING rather than catching the violation:
 		// on PostgreSQL an error would abort the transaction.
@@ -344,15 +384,22 @@ func (s *Store) RenamePlayer(ctx context.Context, id, name string) error {
 		if err := s.lockNames(ctx, tx); err != nil {
 			return err
 		}
-		switch taken, err := lookalike(ctx, tx, name, id); {
-		case err != nil:
+		now := s.now()
+		if err := claimable(ctx, tx, name, id, now); err != nil {
 			return err
-		case taken:
-			return fmt.Errorf("%w: it looks like another player's", store.ErrNameTaken)
+		}
+		var old string
+		if err := tx.QueryRowContext(ctx, `SELECT name FROM players WHERE id = $1`, id).Scan(&old); err != nil {
+			return err
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE players SET name = $1, name_key = $2, name_skeleton = $3, name_folded_skeleton = $4 WHERE id = $5`,
 			name, nameKey(name), keys.Skeleton(name), keys.FoldedSkeleton(name), id)
-		return oneRow(res, err)
+		if err := oneRow(res, err); err != nil || keys.LookAlike(old, name) {
+			// A name that looks like the old one (its case changed)
+			// keeps it shown as it was: nothing to hold.
+			return err
+		}
+		return holdName(ctx, tx, old, id, now)
 	})
 	if err != nil {
 		return fmt.Errorf("store: rename player %s to %q: %w", id, name, err)

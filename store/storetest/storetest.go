@@ -109,11 +109,13 @@ func Run(t *testing.T, open Opener) {
 		{"PlayerDefaultNameTaken", testPlayerDefaultNameTaken},
 		{"PlayerRename", testPlayerRename},
 		{"PlayerLookalikeNames", testPlayerLookalikeNames},
+		{"PlayerNameHold", testPlayerNameHold},
 		{"PlayerBan", testPlayerBan},
 		{"PlayerBanTerms", testPlayerBanTerms},
 		{"AuditLog", testAuditLog},
 		{"KeyDetails", testKeyDetails},
 		{"Reports", testReports},
+		{"ReportClose", testReportClose},
 		{"PlayerConcurrentCreate", testPlayerConcurrentCreate},
 		{"KeysUnlink", testKeysUnlink},
 		{"LinkCode", testLinkCode},
@@ -227,7 +229,8 @@ func testPlayerRename(t *testing.T, e *env) {
 	if err != nil || got.ID != bob.ID || got.Name != "Zoë" {
 		t.Errorf("PlayerByName(zoë) = %+v, %v, want bob renamed Zoë", got, err)
 	}
-	// The old name is free again.
+	// The old name is free again, once its hold is over.
+	e.clock.Advance(store.NameHold)
 	if _, created, err := e.s.GetOrCreatePlayer(e.ctx, "SHA256:new-key", "bob"); err != nil || !created {
 		t.Errorf("GetOrCreatePlayer(bob) = %v, %v", created, err)
 	} else if p, _ := e.s.PlayerByKey(e.ctx, "SHA256:new-key"); p.Name != "bob" {
