@@ -125,12 +125,18 @@ func (b *board) draw(pw panelWriter, right string, p *Prompt, bar []key.Binding,
 	}
 	buf := append(gr.out[:0], vc.header...)
 	// A finished game's foot (the daily's share line) takes the first
-	// blank line under the board, when there is one.
+	// blank line under the board, when there is one; a foot wider than
+	// the window (a phone's) is broken at spaces when the blank lines
+	// hold it, for it is copied from the screen.
 	spare := b.h - chromeBottom - (l.boardY + l.boardH)
-	var foot string
+	var foot []string
 	if fw, ok := pw.(footWriter); ok && b.d.status != engine.Playing && p == nil && spare > 0 {
-		if foot = fw.foot(); foot != "" {
-			spare--
+		if s := fw.foot(); s != "" {
+			foot = []string{s}
+			if ws := wrapWords(s, max(10, b.w-2)); len(ws) > 1 && len(ws) <= spare {
+				foot = ws
+			}
+			spare -= len(foot)
 		}
 	}
 	// A message wider than the window wraps onto the blank lines left
@@ -143,10 +149,7 @@ func (b *board) draw(pw panelWriter, right string, p *Prompt, bar []key.Binding,
 			above, rest = ws[:n], strings.Join(ws[n:], " ")
 		}
 	}
-	bottom := b.h - chromeBottom - len(above)
-	if foot != "" {
-		bottom--
-	}
+	bottom := b.h - chromeBottom - len(above) - len(foot)
 	y := chromeTop
 	for ; y < l.boardY; y++ {
 		buf = append(buf, '\n')
@@ -163,9 +166,9 @@ func (b *board) draw(pw panelWriter, right string, p *Prompt, bar []key.Binding,
 	for ; y < bottom; y++ {
 		buf = append(buf, '\n')
 	}
-	if foot != "" {
+	for _, s := range foot {
 		buf = append(buf, ' ')
-		buf = append(buf, b.env.pal.style(sDim, cut(foot, b.w-2, b.env.gl.ell))...)
+		buf = append(buf, b.env.pal.style(sDim, cut(s, b.w-2, b.env.gl.ell))...)
 		buf = append(buf, '\n')
 	}
 	for _, s := range above {
@@ -199,8 +202,11 @@ func (b *board) draw(pw panelWriter, right string, p *Prompt, bar []key.Binding,
 // empty.
 func (b *board) writeHeader(sb *strings.Builder, right string) {
 	if right == "" {
-		right = b.figures()
+		if right = b.figures(false); cells(right) > b.w-2 {
+			right = b.figures(true)
+		}
 	}
+	right = cut(right, b.w-2, b.env.gl.ell)
 	left := cut(b.shownTitle(), b.w-2, b.env.gl.ell)
 	lw, rw := cells(left), cells(right)
 	sb.WriteByte(' ')
@@ -218,37 +224,49 @@ func (b *board) writeHeader(sb *strings.Builder, right string) {
 }
 
 // figures is the header's right side: the pass, the cards removed, the
-// moves and how the game ended.
-func (b *board) figures() string {
+// moves, how the game ended, the clock and the spectators. The short
+// form, for a window too narrow for the long one (a phone's), leaves out
+// the words a player reads from the numbers ("removed", "moves") and
+// puts the clock before the spectators, which a cut line loses first.
+func (b *board) figures(short bool) string {
 	g := b.game
 	total := g.Rules().PyramidSize()
 	if g.Rules().Goal == engine.GoalAll {
 		total = g.Rules().DeckSize()
 	}
+	sep := b.env.gl.sep
 	var r strings.Builder
 	r.WriteString("pass ")
 	r.WriteString(strconv.Itoa(g.Pass()))
 	r.WriteString(b.passesOf())
-	r.WriteString(b.env.gl.sep)
+	r.WriteString(sep)
 	r.WriteString(strconv.Itoa(b.d.removed))
 	r.WriteByte('/')
 	r.WriteString(strconv.Itoa(total))
-	r.WriteString(" removed")
-	r.WriteString(b.env.gl.sep)
+	if !short {
+		r.WriteString(" removed")
+	}
+	r.WriteString(sep)
 	r.WriteString(strconv.Itoa(g.MovesMade()))
-	r.WriteString(plural(g.MovesMade(), " move", " moves"))
+	if short {
+		r.WriteString(" mv")
+	} else {
+		r.WriteString(plural(g.MovesMade(), " move", " moves"))
+	}
 	switch b.d.status {
 	case engine.Won:
-		r.WriteString(b.env.gl.sep + "won")
+		r.WriteString(sep + "won")
 	case engine.Lost:
-		r.WriteString(b.env.gl.sep + "lost")
+		r.WriteString(sep + "lost")
+	}
+	if short && b.clock != "" {
+		r.WriteString(sep + b.clock)
 	}
 	if b.watchers > 0 {
-		r.WriteString(b.env.gl.sep + strconv.Itoa(b.watchers) + " watching")
+		r.WriteString(sep + strconv.Itoa(b.watchers) + " watching")
 	}
-	if b.clock != "" {
-		r.WriteString(b.env.gl.sep)
-		r.WriteString(b.clock)
+	if !short && b.clock != "" {
+		r.WriteString(sep + b.clock)
 	}
 	return r.String()
 }
@@ -339,6 +357,17 @@ func (b *board) drawCard(gr *grid, x, y int, c engine.Card, faceUp bool, p engin
 		}
 		b := b.env.gl.back
 		face = [3]rune{b, b, b}
+	}
+	if geo.narrow() {
+		short := b.env.gl.narrow[c]
+		if !faceUp {
+			short = [2]rune{face[0], face[0]}
+		}
+		gr.set(x, y, marks[0], st)
+		gr.set(x+1, y, short[0], st)
+		gr.set(x+2, y, short[1], st)
+		gr.set(x+3, y, marks[1], st)
+		return
 	}
 	if !geo.boxed {
 		gr.set(x, y, marks[0], st)
@@ -439,9 +468,9 @@ func (b *board) drawEmpty(gr *grid, x, y int, p engine.Place) {
 	redeal := p == engine.Stock && b.d.canRedeal
 	if !geo.boxed {
 		gr.set(x, y, marks[0], st)
-		gr.set(x+4, y, marks[1], st)
+		gr.set(x+geo.cardW-1, y, marks[1], st)
 		if redeal {
-			gr.set(x+2, y, b.env.gl.redeal, st)
+			gr.set(x+geo.cardW/2, y, b.env.gl.redeal, st)
 		}
 		return
 	}
@@ -471,6 +500,12 @@ func (b *board) drawWinPanel(gr *grid, pw panelWriter) {
 	if b.d.status == engine.Lost {
 		if lines, x, ok := b.besidePyramid(gr, pw, buf[:0], moves, passes); ok {
 			b.drawPanel(gr, lines, x, 0)
+			return
+		}
+		if l.geo.narrow() {
+			// A phone's window has no room beside the pyramid, and a
+			// panel over it would hide what the player looks at: the
+			// header says lost, the message line what comes next.
 			return
 		}
 	}

@@ -12,6 +12,10 @@ type glyphs struct {
 	// faces[c] is card c's face as three cells: rank right-aligned in two,
 	// then the suit (" 9♠", "10♥" or " 9S", "10H").
 	faces [52][3]rune
+	// narrow[c] is card c's face in two cells, for the narrow board of a
+	// phone-sized window: the rank in one (T for ten, as the deal text
+	// writes it), then the suit ("9♠", "T♥" or "9S", "TH").
+	narrow [52][2]rune
 	// back fills a face-down card.
 	back rune
 	// box and panel are the corners and lines of a card and of the
@@ -61,6 +65,10 @@ func newGlyphs(unicode bool) *glyphs {
 			face[2] = rune(c.Suit().Letter())
 		}
 		g.faces[c] = face
+		g.narrow[c] = [2]rune{face[1], face[2]}
+		if len(rank) == 2 {
+			g.narrow[c][0] = 'T'
+		}
 	}
 	g.markCov = [2]rune{' ', ' '}
 	g.markAv = [2]rune{'[', ']'}

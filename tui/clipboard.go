@@ -3,8 +3,8 @@ package tui
 import (
 	"encoding/base64"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 // clipboardMsg asks the player's terminal to put text on its clipboard

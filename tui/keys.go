@@ -132,10 +132,11 @@ const (
 
 // tableBarDrop is the order in which the table's help bar gives items up
 // when the window is too narrow for all of them: the keys a player finds
-// without being told first (the arrows, enter), the way back to the
+// without being told first (the arrows, enter), undo before draw (no
+// game goes without drawing: a phone's bar keeps d), the way back to the
 // menu, the help and the ':' prompt last, so that q, ? and : show at 80
 // columns whatever else does.
-var tableBarDrop = [barItems]uint8{barMove, barRedo, barSelect, barHint, barNew, barDraw, barUndo, barWatch, barPrompt, barHelp, barBack}
+var tableBarDrop = [barItems]uint8{barMove, barRedo, barSelect, barHint, barNew, barUndo, barDraw, barWatch, barPrompt, barHelp, barBack}
 
 // watchKeys is the table's w after a game: watch the solver's winning
 // line. It is kept apart from TableKeyMap, which every table carries, so
@@ -363,8 +364,8 @@ const maxBar = 16
 
 // fit renders the enabled bindings that fit in width cells, in their
 // order, followed by the ellipsis when some were left out (the full help
-// has them). Items give way in the order of drop (see viewDropping) until
-// the rest and the ellipsis fit, as help.Model's short help does with the
+// has them). Items give way in the order of drop (see viewDropping), the
+// help key last, until the rest and the ellipsis fit, as help.Model's short help does with the
 // styles the bar always had: a bold key, then its description and the
 // separators in grey. help.Model only cuts the end of the bar, and adds
 // the item that overflows when the ellipsis would not fit after the one
@@ -407,6 +408,13 @@ func fit(e *env, bindings []key.Binding, drop []uint8, width int) string {
 			order[k] = int(i)
 			k++
 		}
+	}
+	// The help key goes last whatever the order: the full help lists
+	// what a narrow window's bar leaves out.
+	if i := slices.IndexFunc(order[:k], func(i int) bool { return bindings[i].Help().Key == "?" }); i >= 0 {
+		help := order[i]
+		copy(order[i:k-1], order[i+1:k])
+		order[k-1] = help
 	}
 	cutShort := false
 	for _, i := range order[:k] {

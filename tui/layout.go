@@ -16,9 +16,12 @@ type geometry struct {
 	boxed bool
 }
 
-// The card geometries, from the smallest. The compact one fits both
-// pyramids in 80×24; larger windows get boxed cards whose rows overlap like
-// real cards, each showing only its top edge and rank under the next row.
+// The card geometries, from the smallest. The narrow one packs one-line
+// cards of four cells ("[9♠]", the rank in one cell) without a gap, for
+// windows of 40 columns (a phone); the compact one fits both pyramids in
+// 80×24; larger windows get boxed cards whose rows overlap like real
+// cards, each showing only its top edge and rank under the next row.
+func geoNarrow() geometry  { return geometry{cardW: 4, cardH: 1, colStep: 4, rowStep: 1} }
 func geoCompact() geometry { return geometry{cardW: 5, cardH: 1, colStep: 6, rowStep: 1} }
 func geoBox() geometry     { return geometry{cardW: 5, cardH: 3, colStep: 6, rowStep: 2, boxed: true} }
 func geoLarge() geometry   { return geometry{cardW: 7, cardH: 4, colStep: 8, rowStep: 2, boxed: true} }
@@ -29,14 +32,18 @@ const (
 	chromeTop    = 2
 	chromeBottom = 2
 	// minTableWidth is the narrowest window the table and the menu
-	// accept; the table needs its board's width too (46 columns for a
-	// single pyramid in the one-line layout: phones in portrait). The
-	// header, the message line and the help bar wrap or give way.
+	// accept (phones in portrait); the table needs its board's width
+	// too, which the narrow layout keeps within it for both pyramids.
+	// The header, the message line and the help bar shorten, wrap or
+	// give way.
 	minTableWidth = 40
 	// minScreenWidth is the narrowest window the other screens accept.
 	minScreenWidth = 60
-	// panelMinWidth is the width the end-of-game panel needs.
-	panelMinWidth = 44
+	// panelMinWidth is the width the end-of-game panel needs, and
+	// narrowPanelMinWidth the width it makes do with on a narrow board
+	// (its lines broken onto more lines).
+	panelMinWidth       = 44
+	narrowPanelMinWidth = minTableWidth - 2
 )
 
 // layout places every part of the table on the screen for one window size
@@ -60,8 +67,10 @@ type layout struct {
 	labelLine int // board line of the pile labels
 }
 
-// newLayout chooses the largest geometry that fits the window, falling
-// back to the compact one (the caller checks the minimum size).
+// newLayout chooses the largest geometry that fits the window: boxed
+// cards when it is tall enough, one-line cards otherwise, narrow ones
+// when the compact board is wider than the window (the caller checks the
+// minimum size).
 func newLayout(w, h, rows, piles int, unicode bool) layout {
 	for _, geo := range [...]geometry{geoLarge(), geoBox()} {
 		if !unicode {
@@ -72,14 +81,23 @@ func newLayout(w, h, rows, piles int, unicode bool) layout {
 			return l
 		}
 	}
-	return layoutFor(geoCompact(), w, h, rows, piles)
+	if l := layoutFor(geoCompact(), w, h, rows, piles); l.boardW <= w-2 {
+		return l
+	}
+	return layoutFor(geoNarrow(), w, h, rows, piles)
 }
 
-// tableNeeds is the smallest window the table of a rule set fits.
+// tableNeeds is the smallest window the table of a rule set fits: its
+// narrow board's.
 func tableNeeds(rows, piles int) (w, h int) {
-	l := layoutFor(geoCompact(), 0, 0, rows, piles)
+	l := layoutFor(geoNarrow(), 0, 0, rows, piles)
 	return max(minTableWidth, l.boardW+2), l.boardH + chromeTop + chromeBottom + 1
 }
+
+// narrow reports whether the geometry is the narrow one: its cards show
+// their two-cell faces (glyphs.narrow), and its end-of-game panels make
+// do with the window's width.
+func (g geometry) narrow() bool { return g.cardW < geoCompact().cardW }
 
 // layoutFor places the table in geometry geo.
 func layoutFor(geo geometry, w, h, rows, piles int) layout {
@@ -88,7 +106,11 @@ func layoutFor(geo geometry, w, h, rows, piles int) layout {
 	pyrH := (rows-1)*geo.rowStep + geo.cardH
 	// The pile row: "stock " card " 23" (four blanks) "waste " cards.
 	pileW := 6 + geo.cardW + 3 + 4 + 6 + piles*geo.cardW + (piles - 1)
-	l.boardW = max(pyrW, pileW, panelMinWidth)
+	panelW := panelMinWidth
+	if geo.narrow() {
+		panelW = narrowPanelMinWidth
+	}
+	l.boardW = max(pyrW, pileW, panelW)
 	l.boardH = pyrH + 1 + geo.cardH
 	l.pyrX = (l.boardW - pyrW) / 2
 	l.pileY = pyrH + 1

@@ -493,8 +493,12 @@ func (m *menuScreen) viewCustom(out *lines) string {
 
 // viewNumber writes the deal number form.
 func (m *menuScreen) viewNumber(out *lines) string {
-	out.add("    Type a deal number for " + m.rules.Title() + ",")
-	out.add("    or a rule set and a number (double 42, classic,passes=2 7).")
+	for _, l := range wrapIndented([]string{
+		"    Type a deal number for " + m.rules.Title() + ",",
+		"    or a rule set and a number (double 42, classic,passes=2 7).",
+	}, m.w) {
+		out.add(l)
+	}
 	out.add("")
 	out.add("    " + m.number.view(m.env.pal, m.w-5))
 	return "deal numbers are the same for everyone: share one to play the same cards"

@@ -107,7 +107,7 @@ func TestResizeTooSmallAndBack(t *testing.T) {
 	h := newHarness(t, Deps{Args: []string{"double", "7"}, Unicode: true})
 	h.keys("d", "d")
 	h.resize(50, 12)
-	h.wantScreen("make the window larger", "(need 55×16, now 50×12)")
+	h.wantScreen("make the window larger", "(need 40×16, now 50×12)")
 	checkShape(t, h.m.View(), 50, 12)
 	h.keys("d", "enter") // ignored while too small
 	if h.game().MovesMade() != 2 {

@@ -95,6 +95,7 @@ type racerLineKey struct {
 	removed, moves, pass int32
 	cards                int32 // the racer's pyramid size, or the room's
 	nameW                int32 // the names' width (racerNameW)
+	short                bool  // the short line (shortPanel)
 	state                lobby.RacerState
 	present              bool
 	mark                 byte
@@ -204,7 +205,12 @@ func (rs *raceScreen) appendPanel(vc *raceFrame, parts []string) []string {
 	pal := rs.env.pal
 	c := rs.panelCols()
 	vc.cols = c
-	nameW := racerNameW(rs.racers, rs.w, c)
+	short := rs.shortPanel()
+	fixed := racerFixedW
+	if short {
+		fixed = racerShortFixedW
+	}
+	nameW := racerNameW(rs.racers, rs.w, c, fixed)
 	if len(vc.racers) != len(rs.racers) {
 		vc.racers = make([]racerLineCache, len(rs.racers))
 	}
@@ -223,7 +229,7 @@ func (rs *raceScreen) appendPanel(vc *raceFrame, parts []string) []string {
 			st = sOK
 		}
 		k := racerLineKey{env: rs.env, name: r.Name, removed: int32(r.Removed), moves: int32(r.Moves), pass: int32(r.Pass),
-			cards: int32(r.Cards), nameW: int32(nameW), state: r.State, present: r.Present, mark: rs.racerMark(r)[0], st: st}
+			cards: int32(r.Cards), nameW: int32(nameW), short: short, state: r.State, present: r.Present, mark: rs.racerMark(r)[0], st: st}
 		if r.Cards == 0 {
 			k.cards = int32(rs.snap.Cards)
 		}
@@ -244,7 +250,7 @@ func (rs *raceScreen) appendPanel(vc *raceFrame, parts []string) []string {
 				lc := &vc.racers[i]
 				open := pal.open[lc.key.st]
 				b = append(b, open...)
-				b = rs.appendRacerLine(b, rs.racers[i], nameW)
+				b = rs.appendRacerLine(b, rs.racers[i], nameW, short)
 				if open != "" {
 					b = append(b, "\x1b[m"...)
 				}

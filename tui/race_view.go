@@ -30,19 +30,37 @@ func racerCols(w, n int) int {
 const racerLineW = 39
 
 // racerFixedW is a racer's line but the name: the mark, cards removed,
-// moves, pass and state ("> " … " 12/28  40 mv p1 playing").
-const racerFixedW = 25
+// moves, pass and state ("> " … " 12/28  40 mv p1 playing"); and
+// racerShortFixedW the short line's, the cards removed and a short state
+// ("> " … " 12/28 stuck"), which a narrow window puts two to a line.
+const (
+	racerFixedW      = 25
+	racerShortFixedW = 13
+)
 
 // racerNameW is the width of the names in a panel of c racers to a line
-// at width w: the longest name of the racers (at least 10 cells, so that
-// the columns stay put for short names), as much of it as the line holds.
-func racerNameW(racers []lobby.Racer, w, c int) int {
+// at width w, each line fixed cells but the name: the longest name of the
+// racers (at least 10 cells, so that the columns stay put for short
+// names), as much of it as the line holds.
+func racerNameW(racers []lobby.Racer, w, c, fixed int) int {
 	longest := 10
 	for _, r := range racers {
 		longest = max(longest, min(cells(r.Name), keys.MaxNameWidth))
 	}
-	room := (w-2*(c-1))/c - racerFixedW
+	room := (w-2*(c-1))/c - fixed
 	return max(min(longest, room), 4)
+}
+
+// shortPanel reports whether the panel puts two racers to a line in
+// their short form: a window too narrow for two long lines (a phone's)
+// and too short for a line each under the board.
+func (rs *raceScreen) shortPanel() bool {
+	n := len(rs.racers)
+	if rs.table == nil || n < 2 || racerCols(rs.w, n) == 2 {
+		return false
+	}
+	_, needH := rs.table.needs()
+	return rs.h < needH+1+n
 }
 
 // panelLines is how many lines the racer panel takes: the room's line and
@@ -62,6 +80,9 @@ func (rs *raceScreen) panelLines() int {
 // then redraws one racer's line, not two racers').
 func (rs *raceScreen) panelCols() int {
 	n := len(rs.racers)
+	if rs.shortPanel() {
+		return 2
+	}
 	if racerCols(rs.w, n) == 1 {
 		return 1
 	}
@@ -169,8 +190,11 @@ func (rs *raceScreen) view() string {
 	case mode == modeCode:
 		var b strings.Builder
 		out := lines{b: &b}
-		out.fill(max(0, rs.h/2-2))
-		out.add("  Join a race: type the room's code (" + strconv.Itoa(lobby.CodeLen) + " letters) and press enter")
+		ask := wrapIndented([]string{"  Join a race: type the room's code (" + strconv.Itoa(lobby.CodeLen) + " letters) and press enter"}, rs.w)
+		out.fill(max(0, rs.h/2-1-len(ask)))
+		for _, l := range ask {
+			out.add(l)
+		}
 		out.add("")
 		out.add("  " + rs.input.view(rs.env.pal, rs.w-4))
 		out.fill(rs.h - 2)
@@ -293,11 +317,15 @@ const unratedNote = "unrated: chosen deal"
 
 // appendRacerLine appends one racer's line of the panel to dst: the mark,
 // the name (nameW cells: racerNameW), cards removed, moves, pass and
-// state, nameW+racerFixedW cells. The panel draws a line for every
-// opponent's move, into a kept buffer: a name of printable ASCII costs
-// no allocation.
-func (rs *raceScreen) appendRacerLine(dst []byte, r lobby.Racer, nameW int) []byte {
+// state, nameW+racerFixedW cells; or the short line (shortPanel), the
+// mark, the name, cards removed and a short state, nameW+racerShortFixedW
+// cells. The panel draws a line for every opponent's move, into a kept
+// buffer: a name of printable ASCII costs no allocation.
+func (rs *raceScreen) appendRacerLine(dst []byte, r lobby.Racer, nameW int, short bool) []byte {
 	w := nameW + racerFixedW
+	if short {
+		w = nameW + racerShortFixedW
+	}
 	dst = append(dst, rs.racerMark(r)...)
 	name := cut(clean(r.Name, keys.MaxNameWidth), nameW, rs.env.gl.ell)
 	nameC := cells(name)
@@ -320,11 +348,15 @@ func (rs *raceScreen) appendRacerLine(dst []byte, r lobby.Racer, nameW int) []by
 	dst = append(dst, '/')
 	dst = strconv.AppendInt(dst, int64(cards), 10)
 	dst = append(dst, ' ')
-	dst = appendPadLeft(dst, r.Moves, 3)
-	dst = append(dst, " mv p"...)
-	dst = strconv.AppendInt(dst, int64(max(r.Pass, 1)), 10)
-	dst = append(dst, ' ')
-	dst = append(dst, state...)
+	if short {
+		dst = append(dst, shortState(state)...)
+	} else {
+		dst = appendPadLeft(dst, r.Moves, 3)
+		dst = append(dst, " mv p"...)
+		dst = strconv.AppendInt(dst, int64(max(r.Pass, 1)), 10)
+		dst = append(dst, ' ')
+		dst = append(dst, state...)
+	}
 	// The mark is one cell and what follows the name is ASCII: the line
 	// is cut and padded to w cells as padRight(cut(line, w, "")) does.
 	fixed := nameEnd // the rest's first byte
@@ -337,6 +369,21 @@ func (rs *raceScreen) appendRacerLine(dst []byte, r lobby.Racer, nameW int) []by
 	return dst
 }
 
+// shortState is a racer's state (its word on the long line) as the short
+// line says it, in five cells at most; a racer still playing needs no
+// word.
+func shortState(state string) string {
+	switch state {
+	case "playing":
+		return ""
+	case "waiting":
+		return "wait"
+	case "cleared":
+		return "clear"
+	}
+	return cut(state, 5, "")
+}
+
 // appendPadLeft appends n in decimal, padded with spaces on the left to
 // w cells, as padLeft(strconv.Itoa(n), w) writes it.
 func appendPadLeft(dst []byte, n, w int) []byte {
@@ -346,8 +393,9 @@ func appendPadLeft(dst []byte, n, w int) []byte {
 	return append(dst, d...)
 }
 
-// The race's help bar, and the order it gives items up in.
-var raceBarDrop = [...]uint8{5, 0, 1, 4, 2, 3, 8, 6, 7}
+// The race's help bar, and the order it gives items up in: undo before
+// draw, as the table's (tableBarDrop).
+var raceBarDrop = [...]uint8{5, 0, 1, 4, 3, 2, 8, 6, 7}
 
 func (rs *raceScreen) raceBar() []key.Binding {
 	if rs.watching {
@@ -394,10 +442,7 @@ func (rs *raceScreen) panel(dst []string, moves, passes string, w int) []string 
 		} else {
 			dst = append(dst, removed, moves)
 		}
-		if s := "the results come when everybody is done"; cells(s) <= w {
-			return append(dst, "", s)
-		}
-		return append(dst, "", "the results come", "when everybody is done")
+		return append(append(dst, ""), resultsCome(w)...)
 	}
 	me := rs.mine()
 	if rs.par > 0 && rs.parRound == rs.snap.Round+1 {
@@ -413,7 +458,16 @@ func (rs *raceScreen) panel(dst []string, moves, passes string, w int) []string 
 	}
 	dst = append(dst, "You cleared the pyramid!", "")
 	dst = append(dst, figures...)
-	return append(dst, "", "the results come when everybody is done")
+	return append(append(dst, ""), resultsCome(w)...)
+}
+
+// resultsCome is what a racer's panel says once the racer is done, in
+// lines of at most w cells.
+func resultsCome(w int) []string {
+	if s := "the results come when everybody is done"; cells(s) <= w {
+		return []string{s}
+	}
+	return []string{"the results come", "when everybody is done"}
 }
 
 // viewWaiting draws the waiting room and the countdown.
@@ -422,8 +476,17 @@ func (rs *raceScreen) viewWaiting() string {
 	s := &rs.snap
 	var body []string
 	body = append(body, "")
+	// A narrow window (a phone's) gets the names' column as wide as the
+	// longest name, after a shorter indent.
+	indent, nameW := "   ", 16
+	if 3+17+len("host  not ready  (you)") > rs.w {
+		indent, nameW = " ", 1
+		for _, r := range rs.racers {
+			nameW = max(nameW, min(cells(clean(r.Name, 16)), 16))
+		}
+	}
 	for _, r := range rs.racers {
-		line := "   " + padRight(cut(clean(r.Name, 16), 16, gl.ell), 17)
+		line := indent + padRight(cut(clean(r.Name, 16), nameW, gl.ell), nameW+1)
 		if r.Host {
 			line += "host  "
 		} else {
@@ -469,7 +532,7 @@ func (rs *raceScreen) viewWaiting() string {
 	default:
 		body = append(body, "   r marks you ready: the race starts once everybody is ready.")
 	}
-	body = append(body, "")
+	body = append(wrapIndented(body, rs.w), "")
 	body = append(body, rs.chatBody(rs.h-4-len(body))...)
 	keys := rs.waitingKeys()
 	// A rated room's deal is hidden until the race is over
@@ -528,6 +591,11 @@ func (rs *raceScreen) viewResults() string {
 	// The ratings come a moment after the results: once the lease holder
 	// stored the race.
 	rated := slices.ContainsFunc(s.Results, func(p lobby.Placing) bool { return p.Rating != nil })
+	tight := rs.w < 2+4+17+28+len("40 moves") // the results' columns do not fit
+	nameW := 1
+	for _, p := range s.Results {
+		nameW = max(nameW, min(cells(clean(p.Name, 16)), 16))
+	}
 	for _, p := range s.Results {
 		what := strconv.Itoa(p.Removed) + "/" + strconv.Itoa(s.Cards)
 		state := p.State.String()
@@ -545,21 +613,42 @@ func (rs *raceScreen) viewResults() string {
 		default:
 			what += " (" + state + ")"
 		}
+		moves := strconv.Itoa(p.Moves) + plural(p.Moves, " move", " moves")
 		line := "  " + padLeft(strconv.Itoa(p.Place), 2) + ". " + padRight(cut(clean(p.Name, 16), 16, gl.ell), 17) +
-			padRight(what, 28) + strconv.Itoa(p.Moves) + plural(p.Moves, " move", " moves")
-		if rated {
+			padRight(what, 28) + moves
+		lines := []string{line}
+		switch {
+		case tight:
+			// A narrow window (a phone's): the names' column as wide as
+			// the longest name, the moves after the rest when they fit,
+			// else with the rating on a line of their own.
+			first := " " + padLeft(strconv.Itoa(p.Place), 2) + ". " + padRight(cut(clean(p.Name, 16), nameW, gl.ell), nameW+1) + what
+			switch more := "     " + moves; {
+			case rated:
+				lines = []string{first, more + gl.sep + ratingColumn(p, gl)}
+			case cells(first+gl.sep+moves) <= rs.w:
+				lines = []string{first + gl.sep + moves}
+			default:
+				lines = []string{first, more}
+			}
+		case rated:
 			// At 80 columns: "1500 → 1394? −106" ends at column 78.
-			line = padRight(line, 60) + " " + ratingColumn(p, gl)
+			lines[0] = padRight(line, 60) + " " + ratingColumn(p, gl)
 		}
-		if p.ID == rs.you {
-			line = rs.env.pal.style(sBold, line)
+		for _, l := range lines {
+			if p.ID == rs.you {
+				l = rs.env.pal.style(sBold, cut(l, rs.w, gl.ell))
+			}
+			body = append(body, l)
 		}
-		body = append(body, line)
 	}
 	body = append(body, "")
 	if rated {
 		for _, l := range ratingNotes(s.Results) {
-			body = append(body, cut(l, max(rs.w-2, 10), gl.ell))
+			if !tight {
+				l = cut(l, max(rs.w-2, 10), gl.ell) // wrapIndented breaks it in a narrow window
+			}
+			body = append(body, l)
 		}
 	}
 	if rs.over {
@@ -605,7 +694,7 @@ func (rs *raceScreen) viewResults() string {
 			body = append(body, "  Share:", "  "+cut(line, max(rs.w-4, 10), gl.ell))
 		}
 	}
-	body = append(body, "")
+	body = append(wrapIndented(body, rs.w), "")
 	body = append(body, rs.chatBody(rs.h-4-len(body))...)
 	km := rs.keys
 	km.Rematch.SetEnabled(s.Host == rs.you)

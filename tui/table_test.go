@@ -433,9 +433,9 @@ func TestPhoneWidthPlays(t *testing.T) {
 	h.keys("q")
 	h.wantNotScreen("make the window larger")
 	checkShape(t, h.m.View(), 46, 20)
-	h.resize(45, 20)
 	h.open(itemContinue)
-	h.wantScreen("need 46×14")
+	h.resize(39, 20)
+	h.wantScreen("need 40×14")
 }
 
 func TestNoPromptAfterTheEnd(t *testing.T) {

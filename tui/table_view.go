@@ -63,7 +63,12 @@ func (t *tableScreen) panel(lines []string, moves, passes string, w int) []strin
 		title = "You removed every card!"
 	}
 	moves = t.movesWithPar(moves) // par.go
-	lines = append(lines, title, "", "time "+tm+gl.sep+moves+gl.sep+passes)
+	lines = append(lines, title, "")
+	if s := "time " + tm + gl.sep + moves + gl.sep + passes; cells(s) <= w {
+		lines = append(lines, s)
+	} else {
+		lines = append(lines, "time "+tm+gl.sep+moves, passes) // too wide: broken between its parts
+	}
 	lines = t.resultLines(lines, w)
 	s := t.answer.sentence(gl)
 	if t.answer == answerWinnable {
@@ -73,7 +78,10 @@ func (t *tableScreen) panel(lines []string, moves, passes string, w int) []strin
 		lines = append(lines, "")
 		lines = appendWrapped(lines, s, w)
 	}
-	return append(lines, "", again+gl.sep+"q: menu")
+	if s := again + gl.sep + "q: menu"; cells(s) <= w {
+		return append(lines, "", s)
+	}
+	return append(lines, "", again, "q: menu") // a narrow board's panel
 }
 
 // barKeys is the table's help bar: the key map's short help with w

@@ -195,14 +195,26 @@ func drawPage(e *env, w, h int, title, sub string, body []string, msg string, ms
 	if sub != "" {
 		out.add(" " + pal.style(sDim, cut(sub, w-2, e.gl.ell)))
 	}
+	// A message wider than the window takes the blank lines the body
+	// leaves above it, as many as it needs and there are.
+	msgs := []string{msg}
+	if cells(msg) > w-2 {
+		msgs = wrapWords(msg, max(10, w-2))
+		spare := h - 2 - out.n - len(body)
+		if n := len(msgs) - 1 - max(spare, 0); n > 0 {
+			msgs = append(msgs[:len(msgs)-n-1], strings.Join(msgs[len(msgs)-n-1:], " "))
+		}
+	}
 	for _, line := range body {
-		if out.n >= h-2 {
+		if out.n >= h-1-len(msgs) {
 			break
 		}
 		out.add(cut(line, w, ""))
 	}
-	out.fill(h - 2)
-	out.add(" " + pal.style(msgSt, cut(msg, w-2, e.gl.ell)))
+	out.fill(h - 1 - len(msgs))
+	for _, m := range msgs {
+		out.add(" " + pal.style(msgSt, cut(m, w-2, e.gl.ell)))
+	}
 	b.WriteByte('\n')
 	b.WriteString(bar.view(e, keys, w))
 	return b.String()
@@ -249,6 +261,27 @@ func wrapWords(text string, w int) []string {
 		line += word
 	}
 	return append(out, line)
+}
+
+// wrapIndented returns lines with every line of plain text wider than w
+// cells broken at spaces onto more lines, each after the line's own
+// indent (its leading blanks): a page's sentences read whole in a narrow
+// window. A line that fits, or has styles, is as it was (drawPage cuts
+// it).
+func wrapIndented(lines []string, w int) []string {
+	var out []string
+	for _, l := range lines {
+		if cells(l) <= w || strings.Contains(l, "\x1b") {
+			out = append(out, l)
+			continue
+		}
+		text := strings.TrimLeft(l, " ")
+		indent := l[:len(l)-len(text)]
+		for _, part := range wrapWords(text, max(10, w-len(indent))) {
+			out = append(out, indent+part)
+		}
+	}
+	return out
 }
 
 // wrapCut breaks plain text at spaces into lines of at most w cells, the
