@@ -54,7 +54,7 @@ var kindInfo = [numKinds]struct {
 	name, words, flag string
 	def               Limit
 }{
-	WrongCode:     {"wrong_code", "wrong room codes", "limit-wrong-codes", Limit{N: 10, Per: time.Minute}},
+	WrongCode:     {"wrong_code", "wrong room codes", "limit-wrong-codes", Limit{N: 10, Per: 2 * time.Minute}},
 	RoomMade:      {"room_made", "new rooms", "limit-rooms", Limit{N: 20, Per: 10 * time.Minute}},
 	AccountMade:   {"account_made", "new accounts", "limit-accounts", Limit{N: 20, Per: time.Hour}},
 	NameTaken:     {"name_taken", "name changes", "limit-renames", Limit{N: 10, Per: time.Hour}},
@@ -116,12 +116,21 @@ type Limit struct {
 	Per time.Duration
 }
 
-// String formats l as ParseLimit reads it: "10/1m0s", or "5" for seats.
+// String formats l as ParseLimit reads it: "10/2m", "20/24h", or "5"
+// for seats.
 func (l Limit) String() string {
 	if l.Per == 0 {
 		return strconv.Itoa(l.N)
 	}
-	return strconv.Itoa(l.N) + "/" + l.Per.String()
+	// Duration.String writes 2m as 2m0s and 1h as 1h0m0s.
+	per := l.Per.String()
+	if strings.HasSuffix(per, "m0s") {
+		per = strings.TrimSuffix(per, "0s")
+	}
+	if strings.HasSuffix(per, "h0m") {
+		per = strings.TrimSuffix(per, "0m")
+	}
+	return strconv.Itoa(l.N) + "/" + per
 }
 
 // ParseLimit reads "N/DURATION" (10/1m: ten a minute, ten at once) or,
@@ -331,14 +340,18 @@ func keys(k Kind, w Who) []key {
 	return out
 }
 
-// Check reports whether w may do one action of kind k now, spending and
-// counting nothing: what a look-up that must learn nothing while refused
-// asks first (a wrong room code is spent with Take once it is known to
-// be wrong).
+// Check reports whether w may do one action of kind k now, spending
+// nothing: what a look-up that must learn nothing while refused asks
+// first (a wrong room code is spent with Take once it is known to be
+// wrong). A refusal is counted (Stats) and logged as Take's is; an
+// allowance is not, the Take that may follow counts it.
 func (b *Budgets) Check(k Kind, w Who) error {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	_, err := b.refusalLocked(k, w, b.now())
+	b.mu.Unlock()
+	if err != nil {
+		b.count(k, w, err)
+	}
 	return err
 }
 

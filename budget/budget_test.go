@@ -123,8 +123,8 @@ func TestCheckSpendsNothing(t *testing.T) {
 		t.Fatalf("check a minute later: %v", err)
 	}
 	st := b.Stats()[budget.WrongCode]
-	if st.Allowed != 1 || st.Refused != 0 {
-		t.Errorf("stats: got %+v, want the one Take counted only", st)
+	if st.Allowed != 1 || st.Refused != 1 {
+		t.Errorf("stats: got %+v, want the one Take allowed and the one Check refused", st)
 	}
 }
 

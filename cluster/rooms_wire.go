@@ -26,7 +26,6 @@ type (
 		At      int64         `json:"at,omitempty"` // Unix ms on the cluster's clock
 		Text    string        `json:"t,omitempty"`
 		Target  string        `json:"x,omitempty"`
-		Addr    string        `json:"a,omitempty"` // a wrong code's address: absent from the ops of servers before it
 		Muted   bool          `json:"m,omitempty"`
 		Results []wirePlacing `json:"res,omitempty"`
 		Gone    string        `json:"g,omitempty"` // a server whose sessions are gone
@@ -112,7 +111,7 @@ func fromUnixMilli(ms int64) time.Time {
 // toWire is op as it goes on the bus.
 func toWire(op lobby.RoomOp) roomMsg {
 	m := roomMsg{Op: string(op.Kind), RoomID: op.RoomID, Code: op.Code, Inst: op.Inst, Sid: op.Sid, Ready: op.Ready,
-		Round: op.Round, At: unixMilli(op.At), Text: op.Text, Target: op.Target, Addr: op.Addr, Muted: op.Muted, Gone: op.Gone}
+		Round: op.Round, At: unixMilli(op.At), Text: op.Text, Target: op.Target, Muted: op.Muted, Gone: op.Gone}
 	if op.Who != nil {
 		m.Who = &wireEntrant{ID: op.Who.ID, Name: op.Who.Name, Guest: op.Who.Guest}
 	}
@@ -134,7 +133,7 @@ func toWire(op lobby.RoomOp) roomMsg {
 // op is m as the rooms apply it (they check and clean it).
 func (m roomMsg) op() lobby.RoomOp {
 	op := lobby.RoomOp{Kind: lobby.OpKind(m.Op), RoomID: m.RoomID, Code: m.Code, Inst: m.Inst, Sid: m.Sid, Ready: m.Ready,
-		Round: m.Round, At: fromUnixMilli(m.At), Text: m.Text, Target: m.Target, Addr: m.Addr, Muted: m.Muted, Gone: m.Gone}
+		Round: m.Round, At: fromUnixMilli(m.At), Text: m.Text, Target: m.Target, Muted: m.Muted, Gone: m.Gone}
 	if m.Who != nil {
 		op.Who = &lobby.Entrant{ID: m.Who.ID, Name: m.Who.Name, Guest: m.Who.Guest}
 	}

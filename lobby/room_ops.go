@@ -232,34 +232,23 @@ func (rs *Rooms) Seated(playerID string) (*Room, bool) {
 	return nil, false
 }
 
-// Find looks up a room by the code a player typed (ParseCode). A player,
-// or an address, that typed MaxWrongCodes wrong codes within
-// WrongCodeWindow is refused for WrongCodePause (ErrThrottled, wrapped
-// with whose codes and when to try again), whatever the code. The count
-// is the cluster's: each wrong code is an op of the rooms' log (a seeker
-// blocked logs none), so that every server's fold counts the same codes
-// at the same times, and a player or an address with sessions on two
-// servers gets no more tries than on one.
-func (rs *Rooms) Find(s Seeker, text string) (*Room, error) {
-	rs.mu.Lock()
-	now := rs.nowLocked()
-	if err := throttled(rs.wrong, s, now); err != nil {
-		rs.mu.Unlock()
+// Find looks up a room by the code a player typed (ParseCode): ErrBadCode
+// for text that is no code, ErrNoRoom for a code no open room has. It
+// logs nothing and counts nothing: the caller holds wrong codes to a
+// budget (package budget) before it asks, so that guessing codes costs
+// no write to the log, which on a cluster is the database.
+func (rs *Rooms) Find(text string) (*Room, error) {
+	code, err := ParseCode(text)
+	if err != nil {
 		return nil, err
 	}
-	code, err := ParseCode(text)
-	if err == nil && rs.rooms[code] == nil {
-		err = fmt.Errorf("%w %s", ErrNoRoom, code)
-	}
+	rs.mu.Lock()
+	open := rs.rooms[code] != nil
 	rs.mu.Unlock()
-	if err == nil {
-		return rs.handle(code), nil
+	if !open {
+		return nil, fmt.Errorf("%w %s", ErrNoRoom, code)
 	}
-	// Awaited, so that this seeker's next look-up, here, counts it.
-	if derr := rs.log.Do(RoomOp{Kind: OpWrong, Target: s.Player, Addr: s.Addr, At: now}); derr != nil {
-		rs.logf("lobby: rooms: count a wrong code: %v", derr)
-	}
-	return nil, err
+	return rs.handle(code), nil
 }
 
 // Public lists the open public rooms, oldest first.

@@ -150,11 +150,10 @@ type Rooms struct {
 	bySink map[Sink]*roomSession
 
 	mu     sync.Mutex
-	rooms  map[string]*room         // open rooms by code
-	offset time.Duration            // the cluster's clock minus this server's
-	sids   int                      // makes session tokens
-	wrong  map[wrongKey]*wrongCodes // wrong room codes by player and by address, on the cluster's clock (the fold's)
-	after  []func()                 // what the current locked call must do once unlocked
+	rooms  map[string]*room // open rooms by code
+	offset time.Duration    // the cluster's clock minus this server's
+	sids   int              // makes session tokens
+	after  []func()         // what the current locked call must do once unlocked
 }
 
 // roomSession is one local session's sink and its token, and how long
@@ -267,7 +266,7 @@ func NewRooms(cfg RoomsConfig, log RoomLog) (*Rooms, error) {
 	if cfg.SeatGrace <= 0 {
 		cfg.SeatGrace = DefaultSeatGrace
 	}
-	return &Rooms{cfg: cfg, log: log, rooms: map[string]*room{}, wrong: map[wrongKey]*wrongCodes{},
+	return &Rooms{cfg: cfg, log: log, rooms: map[string]*room{},
 		bySink: map[Sink]*roomSession{}}, nil
 }
 
@@ -680,12 +679,6 @@ func (rs *Rooms) apply(m RoomOp) error {
 			at = m.At
 		}
 		rs.gone(m.Gone, at)
-		return nil
-	case OpWrong:
-		// A wrong room code, counted on the cluster's clock as its
-		// server read it: the same count on every server, of the
-		// player and of their address.
-		noteWrong(rs.wrong, Seeker{Player: m.Target, Addr: m.Addr}, m.At)
 		return nil
 	}
 	r := rs.rooms[m.Code]
