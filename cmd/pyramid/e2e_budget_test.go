@@ -1,0 +1,104 @@
+package main
+
+// End-to-end tests of the budgets per address (package budget) over real
+// SSH, as in e2e_test.go: one address cannot take what every player
+// shares.
+
+import (
+	"strings"
+	"testing"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"pyramid/budget"
+	"pyramid/server/sshtest"
+)
+
+// TestE2ERoomFloodLeavesRooms: a guest making `race new` in a loop, in
+// sessions one after another on one connection, took every room
+// (--max-rooms) in seconds, and a newcomer's `race new` was refused for
+// the whole attack. The rooms made spend the address's budget
+// (budget.RoomMade): the flood is refused well before the server is
+// full, saying which limit and when, and a newcomer from another
+// address gets a room.
+func TestE2ERoomFloodLeavesRooms(t *testing.T) {
+	burst := budget.RoomMade.Default().N
+	ts := startServer(t, "", "--max-rooms", "25")
+	c, err := sshtest.DialFrom(t, ts.addr, "127.0.0.20", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	made, refused := 0, 0
+	for refused < 3 && made <= 25 {
+		g := sshtest.OpenTerm(t, c, sshtest.TermOptions{Command: "race new classic"})
+		s := g.WaitScreen(t, wait, "a room or a refusal", func(s string) bool {
+			return roomRE.MatchString(s) || strings.Contains(s, "too many") || strings.Contains(s, "no room")
+		})
+		switch {
+		case strings.Contains(s, "too many new rooms from your address: try again in"):
+			refused++
+		case roomRE.MatchString(s):
+			made++
+		default:
+			t.Fatalf("flood room %d: want a room or the budget's refusal; screen:\n%s", made+refused+1, s)
+		}
+		_ = g.Close()
+	}
+	if made != burst {
+		t.Errorf("the flooder made %d rooms, want the budget's %d", made, burst)
+	}
+	c2, err := sshtest.DialFrom(t, ts.addr, "127.0.0.21", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := sshtest.OpenTerm(t, c2, sshtest.TermOptions{Command: "race new classic"})
+	if s := n.WaitScreen(t, wait, "a room or a refusal", func(s string) bool {
+		return roomRE.MatchString(s) || strings.Contains(s, "too many")
+	}); !roomRE.MatchString(s) {
+		t.Fatalf("a newcomer's race new during the flood: want a room; screen:\n%s", s)
+	}
+}
+
+// TestE2EAccountsPerAddress: one address made 175 players in 30 s. The
+// accounts made for new keys spend the address's budget
+// (budget.AccountMade): a new key past it is refused, told which limit
+// and when; a key seen before plays on, and another address makes its
+// own.
+func TestE2EAccountsPerAddress(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ts := startServer(t, be.url(t), "--limit-accounts", "3/1h")
+		stats := func(from string, key gossh.Signer) (string, int) {
+			t.Helper()
+			c, err := sshtest.DialFrom(t, ts.addr, from, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			out, errOut, status := sshtest.Exec(t, c, "stats")
+			return out + errOut, status
+		}
+		first := sshtest.NewKey(t)
+		for i := range 3 {
+			key := first
+			if i > 0 {
+				key = sshtest.NewKey(t)
+			}
+			if out, status := stats("127.0.0.30", key); status != 0 {
+				t.Fatalf("new key %d: status %d, %s", i+1, status, out)
+			}
+		}
+		out, status := stats("127.0.0.30", sshtest.NewKey(t))
+		if status == 0 || !strings.Contains(out, "too many new accounts from your address: try again in") {
+			t.Errorf("a fourth new key: status %d, %q; want refused by the address's budget", status, out)
+		}
+		if out, status := stats("127.0.0.30", first); status != 0 {
+			t.Errorf("the first key again: status %d, %s", status, out)
+		}
+		if out, status := stats("127.0.0.31", sshtest.NewKey(t)); status != 0 {
+			t.Errorf("a new key from another address: status %d, %s", status, out)
+		}
+		if n := count(t, ts.db(t), "SELECT count(*) FROM players"); n != 4 {
+			t.Errorf("%d players stored, want 4", n)
+		}
+	})
+}
