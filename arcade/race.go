@@ -395,6 +395,15 @@ func (rs *races) Mute(code, playerID string, muted bool) error {
 	return r.Mute(rs.me.ID, playerID, muted)
 }
 
+// Remove takes a member out of the room (the host).
+func (rs *races) Remove(code, playerID string) error {
+	r, err := rs.room(code)
+	if err != nil {
+		return err
+	}
+	return r.Remove(rs.me.ID, playerID)
+}
+
 // Watch watches a room.
 func (rs *races) Watch(ctx context.Context, code string) (tui.RaceSeat, error) {
 	r, err := rs.a.findRoom(rs.who(), code)

@@ -24,6 +24,7 @@ func FuzzRoomOp(f *testing.F) {
 		{Kind: lobby.OpStart, Inst: "x", Code: "ABCD", Target: "id-ann", At: at},
 		{Kind: lobby.OpEnd, Inst: "x", Code: "ABCD", Round: 1, At: at, Results: []lobby.Placing{{Place: 1, ID: "id-ann", Name: "\u202eann"}}},
 		{Kind: lobby.OpMute, Inst: "x", Code: "ABCD", Target: "id-bob", Muted: true},
+		{Kind: lobby.OpRemove, Inst: "x", Code: "ABCD", Who: &lobby.Entrant{ID: "id-ann"}, Target: "id-bob", At: at},
 		{Kind: lobby.OpChat, Inst: "y", Code: "ABCD", Target: "id-bob", Text: "hi", At: at},
 		{Kind: lobby.OpGone, Inst: "x", Gone: "y", At: at},
 		{Kind: lobby.OpLapse, Inst: "x", Code: "ABCD", Target: "id-bob", Round: 1},

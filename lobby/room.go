@@ -73,6 +73,9 @@ var (
 	ErrRaceOver = errors.New("your race is over")
 	// ErrBadProgress: a report that cannot be right (the session's bug).
 	ErrBadProgress = errors.New("progress report does not add up")
+	// ErrRemoved: a join of a player the host removed from the room (by
+	// their account, or their address).
+	ErrRemoved = errors.New("the host removed you from this room")
 	// ErrTooManySpectators: MaxSpectators watch already.
 	ErrTooManySpectators = errors.New("the room has as many spectators as it can take")
 	// ErrBadRoomConfig: rules, time limit or seats out of range.
@@ -116,6 +119,12 @@ type Entrant struct {
 	// Name is the display name, already safe to print.
 	Name  string
 	Guest bool
+	// Addr is the address the player connects from, as the server's
+	// per-address limits name it (server.Session.AddrKey); empty when
+	// unknown. A mute and a removal hold for it too, so that a guest
+	// does not lift them by coming back as a new guest. It is never
+	// shown.
+	Addr string
 }
 
 // RoomConfig is what a room races.
@@ -252,6 +261,9 @@ type (
 	SeatTakenOver struct{ Code string }
 	// RoomClosed is posted to everybody in a room that closes.
 	RoomClosed struct{ Code, Reason string }
+	// Removed is posted to the session of a member the host removed
+	// from the room (Room.Remove).
+	Removed struct{ Code string }
 	// Missed is posted to a session that refused events for a while and
 	// then took one again: it lost some, and should redraw from
 	// Room.Snapshot.

@@ -56,6 +56,9 @@ const (
 	OpRematch OpKind = "rematch"
 	OpChat    OpKind = "chat"
 	OpMute    OpKind = "mute"
+	// OpRemove: the host (Who) removes a member (Target) from the room,
+	// who may not come back to it, by account or by address.
+	OpRemove  OpKind = "remove"
 	OpWatch   OpKind = "watch"
 	OpUnwatch OpKind = "unwatch"
 	OpClose   OpKind = "close"

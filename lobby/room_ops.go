@@ -94,7 +94,7 @@ func opConfig(c RoomConfig) *OpConfig {
 
 // opEntrant is a player as an op carries them, the name cleaned.
 func opEntrant(p Entrant) *Entrant {
-	return &Entrant{ID: p.ID, Name: keys.Clean(p.Name, keys.MaxNameWidth), Guest: p.Guest}
+	return &Entrant{ID: p.ID, Name: keys.Clean(p.Name, keys.MaxNameWidth), Guest: p.Guest, Addr: p.Addr}
 }
 
 // Create opens a room hosted by host, who is its first member. A player
@@ -373,7 +373,7 @@ func (h *Room) Say(playerID, text string) error {
 	rs := h.rs
 	rs.mu.Lock()
 	r, m, err := rs.localMember(h.code, playerID)
-	if err == nil && r.muted[m.ID] {
+	if err == nil && r.isMuted(m) {
 		err = ErrMuted
 	}
 	at := rs.nowLocked()
@@ -387,10 +387,21 @@ func (h *Room) Say(playerID, text string) error {
 }
 
 // Mute mutes or unmutes a member: the host only, and not themselves. A
-// mute holds for the life of the room, so leaving and coming back does
-// not lift it.
+// mute holds for the life of the room, for the member's account and
+// their address, so neither leaving and coming back nor coming back as a
+// new guest lifts it.
 func (h *Room) Mute(hostID, playerID string, muted bool) error {
 	return h.rs.log.Do(RoomOp{Kind: OpMute, Code: h.code, Who: &Entrant{ID: hostID}, Target: playerID, Muted: muted, At: h.rs.now()})
+}
+
+// Remove takes a member out of the room: the host only, and not
+// themselves. In the waiting room and after a race the seat goes; in a
+// race that runs the racer counts as left. The member's session is told
+// (Removed), and the member may not come back to the room, by their
+// account or their address (ErrRemoved). So a racer who never marks
+// ready does not hold up the start.
+func (h *Room) Remove(hostID, playerID string) error {
+	return h.rs.log.Do(RoomOp{Kind: OpRemove, Code: h.code, Who: &Entrant{ID: hostID}, Target: playerID, At: h.rs.now()})
 }
 
 // Watch adds a spectator, who sees the room and every racer's progress

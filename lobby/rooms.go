@@ -192,9 +192,14 @@ type room struct {
 	lastEnd  *RaceResult // the last race's result, for a new lease holder to store again
 	unstored bool        // the holder failed to store lastEnd: its next tick tries again
 	chat     []ChatLine
-	muted    map[string]bool
-	reason   string
-	empty    time.Time // since when nobody is in it; zero when somebody is
+	// muted and removed are the members the host muted or removed, by
+	// ID; mutedAddrs and removedAddrs their addresses (Entrant.Addr), so
+	// that a guest coming back as another guest is still muted or kept
+	// out. Both hold for the life of the room.
+	muted, mutedAddrs     map[string]bool
+	removed, removedAddrs map[string]bool
+	reason                string
+	empty                 time.Time // since when nobody is in it; zero when somebody is
 	// lastAt is the latest moment of an op of the room (its At, on the
 	// cluster's clock); hostActed when the host last acted in the room
 	// or became host, readyAt when a racer other than the host last
@@ -734,7 +739,7 @@ func (rs *Rooms) apply(m RoomOp) error {
 		switch {
 		case mb == nil || !mb.present():
 			return ErrNotMember
-		case r.muted[mb.ID]:
+		case r.isMuted(mb):
 			return ErrMuted
 		}
 		// The limit is the fold's: it sees the player's lines from
@@ -762,17 +767,12 @@ func (rs *Rooms) apply(m RoomOp) error {
 		case mb == nil || m.Target == m.Who.ID:
 			return ErrNotMember
 		}
-		if r.muted[mb.ID] != m.Muted {
-			if r.muted == nil {
-				r.muted = map[string]bool{}
-			}
-			if m.Muted {
-				r.muted[mb.ID] = true
-			} else {
-				delete(r.muted, mb.ID)
-			}
+		if r.isMuted(mb) != m.Muted {
+			r.muted, r.mutedAddrs = mark(r.muted, mb.ID, m.Muted), mark(r.mutedAddrs, mb.Addr, m.Muted)
 			rs.changed(r)
 		}
+	case OpRemove:
+		return rs.remove(r, m)
 	case OpWatch:
 		return rs.watch(r, m)
 	case OpUnwatch:
@@ -861,7 +861,7 @@ func (rs *Rooms) open(m RoomOp) error {
 	defer r.mu.Unlock()
 	rs.rooms[m.Code] = r
 	rs.byCode.Store(m.Code, r)
-	mb := &member{Entrant: Entrant{ID: m.Who.ID, Name: keys.Clean(m.Who.Name, keys.MaxNameWidth), Guest: m.Who.Guest},
+	mb := &member{Entrant: Entrant{ID: m.Who.ID, Name: keys.Clean(m.Who.Name, keys.MaxNameWidth), Guest: m.Who.Guest, Addr: m.Who.Addr},
 		inst: m.Inst, sid: m.Sid}
 	r.members = append(r.members, mb)
 	rs.leaveOthers(r, mb.ID, m.Inst, m.Sid)
@@ -873,10 +873,73 @@ func (rs *Rooms) open(m RoomOp) error {
 // another.
 var errCodeTaken = errors.New("lobby: room code taken")
 
+// isMuted reports whether the host muted member mb: their account, or
+// their address.
+func (r *room) isMuted(mb *member) bool {
+	return r.muted[mb.ID] || (mb.Addr != "" && r.mutedAddrs[mb.Addr])
+}
+
+// isRemoved reports whether the host removed p from the room: their
+// account, or their address.
+func (r *room) isRemoved(p *Entrant) bool {
+	return r.removed[p.ID] || (p.Addr != "" && r.removedAddrs[p.Addr])
+}
+
+// mark sets or clears key in set (made when nil); an empty key is no
+// key (an address not known).
+func mark(set map[string]bool, key string, on bool) map[string]bool {
+	switch {
+	case key == "":
+	case on && set == nil:
+		set = map[string]bool{key: true}
+	case on:
+		set[key] = true
+	default:
+		delete(set, key)
+	}
+	return set
+}
+
+// remove folds the host's removal of a member: their seat goes (in a race
+// that runs, they count as left), their session is told, and their
+// account and address are kept out of the room from then on.
+func (rs *Rooms) remove(r *room, m RoomOp) error {
+	mb := r.member(m.Target)
+	switch {
+	case m.Who == nil || r.host != m.Who.ID:
+		return ErrNotHost
+	case mb == nil || m.Target == m.Who.ID:
+		return ErrNotMember
+	}
+	r.removed, r.removedAddrs = mark(r.removed, mb.ID, true), mark(r.removedAddrs, mb.Addr, true)
+	if sink := rs.sinkOf(mb.inst, mb.sid); mb.present() && sink != nil {
+		sink.Post(Removed{Code: r.code})
+	}
+	mb.away, mb.lost = time.Time{}, false // not waited for: left
+	if mb.present() {
+		rs.leave(r, mb) // in the waiting room or after a race, the seat goes
+		return nil
+	}
+	if r.phase == PhaseWaiting || r.phase == PhaseResults {
+		r.members = slices.DeleteFunc(r.members, func(x *member) bool { return x == mb })
+	}
+	if r.phase == PhaseRacing {
+		rs.coalesceRacer(r, mb)
+		if rs.checkDone(r) {
+			rs.endAfter(r.code)
+		}
+	}
+	rs.changed(r)
+	return nil
+}
+
 // join folds a join.
 func (rs *Rooms) join(r *room, m RoomOp) error {
 	if m.Who == nil {
 		return ErrNotMember
+	}
+	if r.isRemoved(m.Who) {
+		return ErrRemoved
 	}
 	name := keys.Clean(m.Who.Name, keys.MaxNameWidth)
 	if mb := r.member(m.Who.ID); mb != nil {
@@ -893,7 +956,7 @@ func (rs *Rooms) join(r *room, m RoomOp) error {
 				mb.removals = []removal{{removed: mb.progress.Removed, at: mb.lastRemoval}}
 			}
 		}
-		mb.Name, mb.inst, mb.sid = name, m.Inst, m.Sid
+		mb.Name, mb.inst, mb.sid, mb.Addr = name, m.Inst, m.Sid, m.Who.Addr
 		mb.away, mb.lost = time.Time{}, false // back, from wherever they were
 		if r.phase == PhaseRacing {
 			rs.coalesceRacer(r, mb)
@@ -905,7 +968,7 @@ func (rs *Rooms) join(r *room, m RoomOp) error {
 		case len(r.members) >= r.cfg.MaxPlayers:
 			return ErrRoomFull
 		}
-		r.members = append(r.members, &member{Entrant: Entrant{ID: m.Who.ID, Name: name, Guest: m.Who.Guest},
+		r.members = append(r.members, &member{Entrant: Entrant{ID: m.Who.ID, Name: name, Guest: m.Who.Guest, Addr: m.Who.Addr},
 			inst: m.Inst, sid: m.Sid})
 	}
 	r.empty = time.Time{}
@@ -1460,7 +1523,7 @@ func (rs *Rooms) coalesceRacer(r *room, m *member) {
 // racer is m as the racer panel shows it.
 func (r *room) racer(m *member) Racer {
 	v := Racer{ID: m.ID, Name: m.Name, Guest: m.Guest, Host: m.ID == r.host, Ready: m.ready, Present: m.present(),
-		Muted: r.muted[m.ID], Progress: m.progress, Cards: r.cards(), Finish: m.finish, LastRemoval: m.lastRemoval,
+		Muted: r.isMuted(m), Progress: m.progress, Cards: r.cards(), Finish: m.finish, LastRemoval: m.lastRemoval,
 		Away: !m.away.IsZero(), Lost: m.lost}
 	return v.placed(r.phase, r.results)
 }

@@ -222,11 +222,12 @@ func (rs *raceScreen) inputKey(k tea.KeyMsg) tea.Cmd {
 	return cmd
 }
 
-// muteCommand reads "/mute NAME" and "/unmute NAME" typed on the chat
-// line: the host mutes a member.
+// muteCommand reads "/mute NAME", "/unmute NAME" and "/remove NAME"
+// typed on the chat line: the host mutes a member, or removes them from
+// the room.
 func (rs *raceScreen) muteCommand(text string) (tea.Cmd, bool) {
 	verb, name, _ := strings.Cut(strings.TrimSpace(text), " ")
-	if verb != "/mute" && verb != "/unmute" {
+	if verb != "/mute" && verb != "/unmute" && verb != "/remove" {
 		return nil, false
 	}
 	name = strings.TrimSpace(name)
@@ -234,11 +235,20 @@ func (rs *raceScreen) muteCommand(text string) (tea.Cmd, bool) {
 		if strings.EqualFold(r.Name, name) {
 			code, races, id, muted := rs.snap.Code, rs.races, r.ID, verb == "/mute"
 			note := clean(r.Name, 16) + " may chat again"
-			if muted {
+			switch {
+			case verb == "/remove":
+				note = clean(r.Name, 16) + " is out of this room"
+			case muted:
 				note = clean(r.Name, 16) + " is muted in this room"
 			}
 			return func() tea.Msg {
-				if err := races.Mute(code, id, muted); err != nil {
+				var err error
+				if verb == "/remove" {
+					err = races.Remove(code, id)
+				} else {
+					err = races.Mute(code, id, muted)
+				}
+				if err != nil {
 					return raceDoneMsg{what: verb[1:], err: err}
 				}
 				return raceDoneMsg{what: verb[1:], note: note}

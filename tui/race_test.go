@@ -98,6 +98,7 @@ func (f *fakeRaces) Say(code, text string) error {
 	return nil
 }
 func (f *fakeRaces) Mute(code, playerID string, muted bool) error { return nil }
+func (f *fakeRaces) Remove(code, playerID string) error           { return nil }
 func (f *fakeRaces) Leave(code string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
