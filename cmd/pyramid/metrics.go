@@ -83,6 +83,11 @@ func writeStats(w io.Writer, st server.Stats) {
 	fmt.Fprintf(w, "# HELP pyramid_logins_evicted_total Connections still logging in closed to make room for a newcomer.\n# TYPE pyramid_logins_evicted_total counter\npyramid_logins_evicted_total %d\n", st.Evicted)
 	fmt.Fprintf(w, "# HELP pyramid_write_timeouts_total Sessions closed because their output was blocked.\n# TYPE pyramid_write_timeouts_total counter\npyramid_write_timeouts_total %d\n", st.WriteTimeouts)
 	fmt.Fprintf(w, "# HELP pyramid_connections_unauthenticated Connections still logging in.\n# TYPE pyramid_connections_unauthenticated gauge\npyramid_connections_unauthenticated %d\n", st.Unauthenticated)
+	trustsAll := 0
+	if st.ProxyTrustsEveryAddress {
+		trustsAll = 1
+	}
+	fmt.Fprintf(w, "# HELP pyramid_proxy_protocol_trusts_every_address 1 when --proxy-protocol trusts 0.0.0.0/0 or ::/0: any client chooses the address the limits count.\n# TYPE pyramid_proxy_protocol_trusts_every_address gauge\npyramid_proxy_protocol_trusts_every_address %d\n", trustsAll)
 }
 
 // writeBudgets writes the budgets' counts in the Prometheus text format:

@@ -21,7 +21,7 @@ func (f fakeCounter) Counts() (int, int) { return f.conns, f.sessions }
 type fakeStatser struct{ fakeCounter }
 
 func (fakeStatser) Stats() server.Stats {
-	return server.Stats{Refused: map[string]uint64{"address_full": 7, "penalised": 2}, LoginTimeouts: 3, Unauthenticated: 5}
+	return server.Stats{Refused: map[string]uint64{"address_full": 7, "penalised": 2}, LoginTimeouts: 3, Unauthenticated: 5, ProxyTrustsEveryAddress: true}
 }
 
 type fakePinger struct{ err error }
@@ -49,6 +49,7 @@ func TestMetricsHandler(t *testing.T) {
 		`pyramid_connections_refused_total{reason="penalised"} 2` + "\n",
 		"pyramid_login_timeouts_total 3\n",
 		"pyramid_connections_unauthenticated 5\n",
+		"pyramid_proxy_protocol_trusts_every_address 1\n",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
