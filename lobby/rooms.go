@@ -9,9 +9,9 @@ package lobby
 // The design, in short:
 //
 //   - The rooms' life is the log: every change (a room opened, a join, a
-//     leave, a ready mark, a start, a chat line, a mute, a spectator, the
-//     end of a race, a rematch, a close, a server gone, a seat lost) is an
-//     op (RoomOp), and every server applies the same ops in the same order
+//     leave, a ready mark, a start, a chat line, a mute, a removal, a
+//     spectator, the end of a race, a rematch, a close, a server gone, a
+//     seat lost) is an op (RoomOp), and every server applies the same ops in the same order
 //     to the same rooms (Apply): membership, the host, the
 //     one-room-per-player and one-hosted-room rules, full rooms and races
 //     under way are decided by the fold, the same way everywhere. A server
@@ -1083,7 +1083,7 @@ func (rs *Rooms) pickHost(r *room) {
 
 // noteActs notes the times HostIdle counts from, before m is folded: the
 // op's, the host's action (a ready mark, a start, a chat line, a mute, a
-// comeback), a ready mark of another racer. The times are the ops' own
+// removal, a comeback), a ready mark of another racer. The times are the ops' own
 // (At, on the cluster's clock as their server read it), so that every
 // server counts the same; an op without one (a server's before this
 // rule) counts for nothing.
@@ -1093,7 +1093,7 @@ func (r *room) noteActs(m RoomOp) {
 	}
 	at, actor := m.At, m.Target
 	switch m.Kind {
-	case OpJoin, OpMute:
+	case OpJoin, OpMute, OpRemove:
 		if m.Who != nil {
 			actor = m.Who.ID
 		}
