@@ -368,13 +368,20 @@ const (
 	// DefaultMaxRooms is the most rooms open at once on one server unless
 	// configured otherwise (--max-rooms).
 	DefaultMaxRooms = 200
+	// AddressRoomsShare is the share of MaxRooms the rooms opened from one
+	// address may hold at once (one in AddressRoomsShare): one address
+	// never takes every room, whatever its budget of rooms made.
+	AddressRoomsShare = 4
 )
 
 // Errors of the registry, meant for players as they are (ErrNoRoom and
 // ErrAlreadyHosting come wrapped with the code).
 var (
-	ErrNoRoom         = errors.New("there is no room")
-	ErrTooManyRooms   = errors.New("the server has as many rooms as it can take; try again later")
+	ErrNoRoom       = errors.New("there is no room")
+	ErrTooManyRooms = errors.New("the server has as many rooms as it can take; try again later")
+	// ErrAddressRooms: the address a room would be opened from opened
+	// its share of the rooms (Rooms.Create).
+	ErrAddressRooms   = errors.New("your address opened its share of this server's rooms; try again later")
 	ErrAlreadyHosting = errors.New("you already host a room")
 )
 

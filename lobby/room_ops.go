@@ -98,8 +98,10 @@ func opEntrant(p Entrant) *Entrant {
 }
 
 // Create opens a room hosted by host, who is its first member. A player
-// hosts one room at a time (ErrAlreadyHosting), and this server opens no
-// room beside MaxRooms open (ErrTooManyRooms). The host leaves any other
+// hosts one room at a time (ErrAlreadyHosting), this server opens no
+// room beside MaxRooms open (ErrTooManyRooms), and none from an address
+// (host.Addr) beside a quarter of MaxRooms opened from it
+// (ErrAddressRooms, AddressRoomsShare). The host leaves any other
 // room they are in, as with Join.
 func (rs *Rooms) Create(host Entrant, sink Sink, cfg RoomConfig) (*Room, Snapshot, error) {
 	if sink == nil {
@@ -114,6 +116,10 @@ func (rs *Rooms) Create(host Entrant, sink Sink, cfg RoomConfig) (*Room, Snapsho
 		if len(rs.rooms) >= rs.cfg.MaxRooms {
 			rs.mu.Unlock()
 			return nil, Snapshot{}, ErrTooManyRooms
+		}
+		if host.Addr != "" && rs.openedFromLocked(host.Addr) >= max(1, rs.cfg.MaxRooms/AddressRoomsShare) {
+			rs.mu.Unlock()
+			return nil, Snapshot{}, ErrAddressRooms
 		}
 		code, cerr := newCode(rs.cfg.Rand, func(c string) bool { return rs.rooms[c] != nil })
 		sid, at := rs.sidOf(sink), rs.nowLocked()
@@ -133,6 +139,18 @@ func (rs *Rooms) Create(host Entrant, sink Sink, cfg RoomConfig) (*Room, Snapsho
 		return h, h.Snapshot(), nil
 	}
 	return nil, Snapshot{}, fmt.Errorf("lobby: create room: %w", err)
+}
+
+// openedFromLocked counts the open rooms opened from addr, with rs.mu
+// held.
+func (rs *Rooms) openedFromLocked(addr string) int {
+	n := 0
+	for _, r := range rs.rooms {
+		if r.openedFrom == addr {
+			n++
+		}
+	}
+	return n
 }
 
 // tidy forgets the tokens of local sessions in no room.

@@ -173,25 +173,28 @@ type room struct {
 	// mu is the room's lock (Rooms' doc): with Rooms.mu to
 	// change the fields, alone for the members' progress, lastRemoval,
 	// finish and removals, and for held.
-	mu       sync.Mutex
-	code     string
-	id       string // the room's ID (Snapshot.RoomID), from its open op
-	created  time.Time
-	cfg      RoomConfig
-	phase    Phase
-	round    int
-	seq      uint64
-	host     string
-	members  []*member
-	watchers []*watcher
-	startsDB time.Time // the start on the cluster's clock
-	startsAt time.Time // the start on this server's clock
-	deadline time.Time
-	ended    time.Time
-	results  []Placing
-	lastEnd  *RaceResult // the last race's result, for a new lease holder to store again
-	unstored bool        // the holder failed to store lastEnd: its next tick tries again
-	chat     []ChatLine
+	mu   sync.Mutex
+	code string
+	id   string // the room's ID (Snapshot.RoomID), from its open op
+	// openedFrom is the address the room was opened from (its first
+	// host's Entrant.Addr; empty when unknown), for AddressRoomsShare.
+	openedFrom string
+	created    time.Time
+	cfg        RoomConfig
+	phase      Phase
+	round      int
+	seq        uint64
+	host       string
+	members    []*member
+	watchers   []*watcher
+	startsDB   time.Time // the start on the cluster's clock
+	startsAt   time.Time // the start on this server's clock
+	deadline   time.Time
+	ended      time.Time
+	results    []Placing
+	lastEnd    *RaceResult // the last race's result, for a new lease holder to store again
+	unstored   bool        // the holder failed to store lastEnd: its next tick tries again
+	chat       []ChatLine
 	// muted and removed are the members the host muted or removed, by
 	// ID; mutedAddrs and removedAddrs their addresses (Entrant.Addr), so
 	// that a guest coming back as another guest is still muted or kept
@@ -855,7 +858,7 @@ func (rs *Rooms) open(m RoomOp) error {
 	if id == "" {
 		id = "seq-" + strconv.FormatUint(m.Seq, 10) // an open of a server before room IDs
 	}
-	r := &room{code: m.Code, id: id, created: created, cfg: cfg, round: 1, host: m.Who.ID, chatLim: map[string]*chatLimiter{},
+	r := &room{code: m.Code, id: id, openedFrom: m.Who.Addr, created: created, cfg: cfg, round: 1, host: m.Who.ID, chatLim: map[string]*chatLimiter{},
 		lastAt: m.At, hostActed: m.At}
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"pyramid/lobby"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -352,6 +353,20 @@ func testRegistryLimits(t *testing.T, e *roomsEnv) {
 	e.create("bob", classic())
 	_, _, err = e.one().Create(pl("carol"), newSink(), classic())
 	wantErr(t, "third room", err, lobby.ErrTooManyRooms)
+	// One address opens a quarter of the rooms at most (here 8 of 32);
+	// another address still opens one.
+	e.maxRooms = 32
+	many := e.server("many")
+	from := func(name, addr string) lobby.Entrant { p := pl(name); p.Addr = addr; return p }
+	for i := range 32 / lobby.AddressRoomsShare {
+		_, _, err = many.Create(from("flood"+strconv.Itoa(i), "203.0.113.7"), newSink(), classic())
+		wantErr(t, "a room of the address", err, nil)
+	}
+	_, _, err = many.Create(from("flood-more", "203.0.113.7"), newSink(), classic())
+	wantErr(t, "one room more from the address", err, lobby.ErrAddressRooms)
+	_, _, err = many.Create(from("newcomer", "198.51.100.2"), newSink(), classic())
+	wantErr(t, "a room from another address", err, nil)
+	e.maxRooms = 2
 	bad := classic()
 	bad.MaxPlayers = 9
 	_, _, err = e.one().Create(pl("dave"), newSink(), bad)
