@@ -154,11 +154,11 @@ func ParseLimit(text string) (Limit, error) {
 func (l Limit) check(k Kind) error {
 	switch {
 	case l.N <= 0:
-		return fmt.Errorf("budget: %s: %s: want a positive number", k, l)
+		return fmt.Errorf("budget %s (--%s): %s: want a positive number", k, k.Flag(), l)
 	case k.held() && l.Per != 0:
-		return fmt.Errorf("budget: %s: %s: seats are a number held at once, not a rate", k, l)
+		return fmt.Errorf("budget %s (--%s): %s: seats are a number held at once, not a rate", k, k.Flag(), l)
 	case !k.held() && l.Per <= 0:
-		return fmt.Errorf("budget: %s: %s: want N/DURATION, e.g. %s", k, l, k.Default())
+		return fmt.Errorf("budget %s (--%s): %s: want N/DURATION, e.g. %s", k, k.Flag(), l, k.Default())
 	}
 	return nil
 }
