@@ -381,7 +381,7 @@ var (
 	ErrTooManyRooms = errors.New("the server has as many rooms as it can take; try again later")
 	// ErrAddressRooms: the address a room would be opened from opened
 	// its share of the rooms (Rooms.Create).
-	ErrAddressRooms   = errors.New("your address opened its share of this server's rooms; try again later")
+	ErrAddressRooms   = errors.New("your address opened its share of the rooms; try again later")
 	ErrAlreadyHosting = errors.New("you already host a room")
 )
 
