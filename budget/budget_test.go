@@ -158,24 +158,6 @@ func TestHoldSeats(t *testing.T) {
 	}
 }
 
-func TestBoundedKeys(t *testing.T) {
-	c := &clock{now: time.Unix(0, 0)}
-	b, err := budget.New(budget.Config{Now: c.Now, MaxKeys: 100,
-		Limits: map[budget.Kind]budget.Limit{budget.WrongCode: {N: 1, Per: time.Hour}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// 10,000 addresses, each spent: the table stays bounded (no way to
-	// read its size but memory; the refusal of a recent one shows the
-	// newest are kept).
-	for i := range 10_000 {
-		_ = b.Take(budget.WrongCode, budget.Who{Addr: "addr-" + string(rune('a'+i%26)) + strings.Repeat("x", i/26)})
-	}
-	if err := b.Take(budget.WrongCode, budget.Who{Addr: "addr-" + string(rune('a'+9999%26)) + strings.Repeat("x", 9999/26)}); err == nil {
-		t.Error("the newest address forgot at once")
-	}
-}
-
 func TestParseLimit(t *testing.T) {
 	tests := []struct {
 		in   string
