@@ -5,6 +5,7 @@ package main
 // shares.
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -104,4 +105,55 @@ func TestE2EAccountsPerAddress(t *testing.T) {
 			t.Errorf("%d players stored, want 4", n)
 		}
 	})
+}
+
+// guestNameRE finds a guest's name on a screen.
+var guestNameRE = regexp.MustCompile(`guest-[0-9A-Z]{4}`)
+
+// TestE2EMutedGuestReconnects: a guest the host muted reconnected as a new
+// guest and chatted on. The mute holds for the guest's address: the new
+// guest of it is muted in the room and told so; the host then removes
+// them with /remove, and a guest of that address is kept out.
+func TestE2EMutedGuestReconnects(t *testing.T) {
+	ts := startServer(t, "")
+	a := sshtest.OpenTerm(t, ts.dial(t, sshtest.NewKey(t)), sshtest.TermOptions{Command: "race new classic"})
+	code := waitRoom(t, a)
+	guest := func() (*sshtest.Term, string) {
+		t.Helper()
+		c, err := sshtest.DialFrom(t, ts.addr, "127.0.0.50", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := sshtest.OpenTerm(t, c, sshtest.TermOptions{Command: "race " + code})
+		s := g.WaitFor(t, "room "+code, wait)
+		name := guestNameRE.FindString(s)
+		if name == "" {
+			t.Fatalf("no guest name on the guest's screen:\n%s", s)
+		}
+		a.WaitFor(t, name, wait)
+		return g, name
+	}
+	g1, name1 := guest()
+	typeKeys(t, g1, "thello\r")
+	a.WaitFor(t, "<"+name1+"> hello", wait)
+	typeKeys(t, a, "t/mute "+name1+"\r")
+	a.WaitFor(t, name1+" is muted in this room", wait)
+	_ = g1.Close()
+	a.WaitFor(t, "1/8 players", wait) // the guest left
+
+	g2, name2 := guest()
+	typeKeys(t, g2, "tspam\r")
+	g2.WaitFor(t, "the host muted you in this room", wait)
+	if s := a.Screen(); strings.Contains(s, "> spam") {
+		t.Fatalf("the muted guest's line reached the host:\n%s", s)
+	}
+	typeKeys(t, a, "t/remove "+name2+"\r")
+	a.WaitFor(t, name2+" is out of this room", wait)
+	g2.WaitFor(t, "the host removed you from room "+code, wait)
+	c, err := sshtest.DialFrom(t, ts.addr, "127.0.0.50", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g3 := sshtest.OpenTerm(t, c, sshtest.TermOptions{Command: "race " + code})
+	g3.WaitFor(t, "the host removed you from this room", wait)
 }
