@@ -161,9 +161,8 @@ func (l *limiter) admit(cs *connState) (victim *connState, err error) {
 		// Random early drop, but only for addresses already logging in (a
 		// first connection is never dropped before the budget is full),
 		// and by the logins of the other addresses: an address's own,
-		// within --max-unauth-per-ip, are its allowance, and never make a
-		// quiet server busy for it (20 logins at once from one address
-		// saw some refused as busy with nobody else logging in).
+		// within --max-unauth-per-ip, are its allowance (the per-address
+		// limit's to bound), and never make a quiet server busy for it.
 		busy.kind = refusedStartupsDrop
 		busy.msg = fmt.Sprintf("The server is busy: %d connections from other addresses are logging in (--max-startups %s). Try again in a moment.",
 			others, l.startups)

@@ -11,11 +11,11 @@ import (
 	"pyramid/server/sshtest"
 )
 
-// TestManyLoginsFromOneAddress: 20 logins at once from one address, with
-// --max-unauth-per-ip above 20, saw some refused as "the server is busy
-// … (limit 100)" with nobody else logging in: the random early drop
-// counted the address's own logins, which --max-unauth-per-ip allows, as
-// the server's load. They all log in now.
+// TestManyLoginsFromOneAddress: logins at once from one address, within
+// --max-unauth-per-ip, were refused as "the server is busy … (limit
+// 100)" with nobody else logging in: the random early drop counted the
+// address's own logins, which --max-unauth-per-ip allows, as the
+// server's load. They all log in now.
 func TestManyLoginsFromOneAddress(t *testing.T) {
 	cfg, _ := testConfig(t)
 	cfg.MaxConnsPerIP, cfg.MaxUnauthPerIP = 32, 32 // the default startups: 10:30:100

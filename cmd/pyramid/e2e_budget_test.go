@@ -63,7 +63,7 @@ func TestE2ERoomFloodLeavesRooms(t *testing.T) {
 	}
 }
 
-// TestE2EAccountsPerAddress: one address made 175 players in 30 s. The
+// TestE2EAccountsPerAddress: one address made players in bulk. The
 // accounts made for new keys spend the address's budget
 // (budget.AccountMade): a new key past it is refused, told which limit
 // and when; a key seen before plays on, and another address makes its

@@ -105,9 +105,9 @@ func TestE2EPrivateRoomHidden(t *testing.T) {
 }
 
 // TestE2EGuestWrongCodesPerAddress: guests guessing room codes in
-// sessions one after another on one TCP connection got 75–100 wrong codes
-// answered a second, 12 addresses 730 a second, and on PostgreSQL each
-// wrong code was a write to the database. The wrong codes now spend the
+// sessions one after another on one TCP connection, from one address or
+// from twelve at once, got as many wrong codes answered as they could
+// type, and on PostgreSQL each wrong code was a write to the database. The wrong codes now spend the
 // address's budget (budget.WrongCode), counted on this server before
 // anything is written: an address gets its burst and then about one
 // every twelve seconds, each address its own; a refused guest learns
