@@ -138,3 +138,35 @@ func TestChatPerAddress(t *testing.T) {
 		t.Errorf("four guests of one address said %d lines, want the budget's 4", said)
 	}
 }
+
+// TestSpectatorSeatsAtAPlayer: the guests of one address hold the
+// budget's seats at one player at most, as at a room; a seat let go
+// (Unwatch) is free again.
+func TestSpectatorSeatsAtAPlayer(t *testing.T) {
+	f := newFixture(t)
+	l := f.app.lobby
+	l.Join(lobby.Player{ID: "ann", Name: "ann"})
+	viewer := func(addr string) *presence {
+		return &presence{lobby: l, self: l.Join(lobby.Player{Name: "guest", Guest: true}),
+			budgets: f.app.budgets, who: budget.Who{Addr: addr}}
+	}
+	var held []*presence
+	for i := range budget.SpectatorSeat.Default().N {
+		p := viewer("203.0.113.7")
+		if _, err := p.Watch("ann"); err != nil {
+			t.Fatalf("guest %d of the address watches ann: %v", i+1, err)
+		}
+		held = append(held, p)
+	}
+	extra := viewer("203.0.113.7")
+	if _, err := extra.Watch("Ann"); !errors.Is(err, budget.ErrRefused) {
+		t.Fatalf("one guest more of the address: got %v, want refused", err)
+	}
+	if _, err := viewer("198.51.100.2").Watch("ann"); err != nil {
+		t.Fatalf("a guest of another address: %v", err)
+	}
+	held[0].Unwatch()
+	if _, err := extra.Watch("ann"); err != nil {
+		t.Fatalf("once a seat is let go: %v", err)
+	}
+}
