@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -139,7 +140,12 @@ func (a *account) Rename(ctx context.Context, player, name string) (string, erro
 		}
 	}
 	before, _ := a.st.Player(ctx, player) // for the audit log: the name it had
+	var held *store.NameHeldError
 	switch err := a.st.RenamePlayer(ctx, player, norm); {
+	case errors.As(err, &held):
+		// Another player gave it up a moment ago: some screens may show
+		// it as theirs still.
+		return "", fmt.Errorf("the name %s was just freed; try again in %s", norm, plural(int(math.Ceil(held.Left.Seconds())), "second"))
 	case errors.Is(err, store.ErrNameTaken):
 		// Taken as such (the case fold), or only look-alike (the
 		// skeleton): say which.

@@ -222,7 +222,9 @@ func (a *App) Close() {
 // player resolves who plays a session: a guest, named guest-XXXX at
 // random, a name nobody in the cluster has (freeGuestName); the player the session's
 // key belongs to in the store (created on first sight, named after the SSH
-// user name when that is a valid, free name); or, without a store or when
+// user name when that is a valid name like no reserved one, keys.NameFromUser,
+// and free, like no other player's, else a generated player-… name); or,
+// without a store or when
 // it fails, the key's fingerprint unsaved. note says what the player should
 // know about it.
 func (a *App) player(ctx context.Context, s *server.Session) (p tui.Player, saved bool, note string, err error) {

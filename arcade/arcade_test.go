@@ -283,7 +283,7 @@ func TestTopDaily(t *testing.T) {
 		t.Fatalf("top daily: exit %d, %+v (%v)\n%s", code, board, err, out)
 	}
 	code, _, errOut := f.run(session(sshtest.NewKey(t), "dan", "top", "daily", "--date", "30/11/2026"))
-	if code != 1 || !strings.Contains(errOut, "YYYY-MM-DD") {
+	if code != 2 || !strings.Contains(errOut, "YYYY-MM-DD") {
 		t.Fatalf("bad date: exit %d, %q", code, errOut)
 	}
 	// A hostile word is escaped once, not twice.

@@ -8,13 +8,22 @@ import (
 	"time"
 )
 
+// nameReport is name's and link CODE's --json output: the name the
+// player now has.
+type nameReport struct {
+	Name string `json:"name"`
+}
+
 // renameTo changes a player's name, telling why a name is refused.
-func (c *call) renameTo(id, name string) int {
+func (c *call) renameTo(id, name string, asJSON bool) int {
 	ctx, cancel := c.timeout()
 	defer cancel()
 	norm, err := c.account().Rename(ctx, id, name)
 	if err != nil {
 		return c.fail(err.Error())
+	}
+	if asJSON {
+		return c.writeJSON(nameReport{Name: norm})
 	}
 	fmt.Fprintf(c.stdout, "name: %s\n", norm)
 	return 0
@@ -26,14 +35,23 @@ func (c *call) account() *account {
 }
 
 func (c *call) rename() int {
-	args, code, ok := c.flags(1, func(*flag.FlagSet) {})
+	var asJSON bool
+	args, code, ok := c.flags(1, jsonFlag(&asJSON))
 	if !ok {
 		return code
 	}
 	if len(args) != 1 {
 		return c.usageErr("name needs the new name (1–16 letters, digits, _ . -)")
 	}
-	return c.renameTo(c.player, args[0])
+	return c.renameTo(c.player, args[0], asJSON)
+}
+
+// linkReport is link's --json output.
+type linkReport struct {
+	Code    string    `json:"code"`
+	Expires time.Time `json:"expires"`
+	// Command is what to run with the other key.
+	Command string `json:"command"`
 }
 
 // linkValidity is how long a link code works.
@@ -41,7 +59,8 @@ const linkValidity = 15 * time.Minute
 
 // link creates a code that links another key to this player.
 func (c *call) link() int {
-	if _, code, ok := c.flags(0, func(*flag.FlagSet) {}); !ok {
+	var asJSON bool
+	if _, code, ok := c.flags(0, jsonFlag(&asJSON)); !ok {
 		return code
 	}
 	ctx, cancel := c.timeout()
@@ -49,6 +68,9 @@ func (c *call) link() int {
 	code, expires, err := c.account().LinkCode(ctx, c.player)
 	if err != nil {
 		return c.storeErr("link code", err)
+	}
+	if asJSON {
+		return c.writeJSON(linkReport{Code: code, Expires: expires.UTC(), Command: c.a.cfg.Connect + " link " + code})
 	}
 	fmt.Fprintf(c.stdout, "link code %s, valid until %s UTC.\nFrom the machine with the other key run:\n  %s link %s\nor connect with that key and choose Use a link code in its menu.\n",
 		code, expires.UTC().Format("15:04"), c.a.cfg.Connect, code)
@@ -59,7 +81,8 @@ func (c *call) link() int {
 // account adapter the menu's Use a link code uses: one place for the
 // words.
 func (c *call) redeem() int {
-	args, code, ok := c.flags(1, func(*flag.FlagSet) {})
+	var asJSON bool
+	args, code, ok := c.flags(1, jsonFlag(&asJSON))
 	if !ok {
 		return code
 	}
@@ -71,6 +94,9 @@ func (c *call) redeem() int {
 	name, err := c.account().Redeem(ctx, args[0])
 	if err != nil {
 		return c.fail(err.Error())
+	}
+	if asJSON {
+		return c.writeJSON(nameReport{Name: name})
 	}
 	fmt.Fprintf(c.stdout, "this key now plays as %s: connect with %s to play as %s\n", name, c.a.cfg.Connect, name)
 	return 0

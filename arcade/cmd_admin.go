@@ -72,5 +72,5 @@ func (c *call) adminRename() int {
 		return 1
 	}
 	c.a.cfg.Logger.Info("admin rename", "by", c.s.Identity, "player", p.ID)
-	return c.renameTo(p.ID, args[1])
+	return c.renameTo(p.ID, args[1], false)
 }

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -39,14 +40,19 @@ type command struct {
 	// admin: only the server's admins may run it, and only they see it in
 	// help.
 	admin bool
-	run   func(c *call) int
+	// run runs the command; nil for a screen's words (a deep link),
+	// which need ssh -t and without a terminal only print their usage.
+	run func(c *call) int
 }
+
+// terminal reports whether cmd's words open a screen.
+func (cmd command) terminal() bool { return cmd.run == nil }
 
 // commands lists the plain-text commands, in help order.
 func commands() []command {
 	return []command{
-		{"help", "", "this list", false, false, (*call).help},
-		{"version", "", "the server's version", false, false, (*call).version},
+		{"help", "[--json]", "this list", false, false, (*call).help},
+		{"version", "[--json]", "the server's version", false, false, (*call).version},
 		{"whoami", "[--json]", "your player: name, ID and keys", false, false, (*call).whoami},
 		{"who", "[--json]", "who is online and what each is doing", false, false, (*call).who},
 		{"rooms", "[--json]", "the public race rooms (join one with ssh -t … race CODE)", false, false, (*call).rooms},
@@ -54,9 +60,9 @@ func commands() []command {
 		{"games", "[--json]", "your games, newest first", true, false, (*call).games},
 		{"top", "daily|RULES|race [RULES] [--date YYYY-MM-DD] [--json]", "a leaderboard: the daily deal's, a rule set's, or race ratings", true, false, (*call).top},
 		{"replay", "ID [--json]", "a game's moves and board: yours, or a past day's daily", true, false, (*call).replay},
-		{"share", "ID", "a game's one spoiler-free line to paste in a chat", true, false, (*call).share},
-		{"name", "NEW", "change your display name", true, false, (*call).rename},
-		{"link", "[CODE]", "a code to link another key; with CODE, from that key: link it", true, false, (*call).link},
+		{"share", "ID [--json]", "a game's one spoiler-free line to paste in a chat", true, false, (*call).share},
+		{"name", "NEW [--json]", "change your display name", true, false, (*call).rename},
+		{"link", "[CODE] [--json]", "a code to link another key; with CODE, from that key: link it", true, false, (*call).link},
 		{"label", "FINGERPRINT NAME", "name one of your keys, e.g. laptop (whoami lists them)", true, false, (*call).label},
 		{"unlink", "FINGERPRINT", "remove one of your keys (one older than yours: --yes)", true, false, (*call).unlink},
 		{"report", "NAME REASON", "tell the admins about a player (5 a day)", true, false, (*call).report},
@@ -65,8 +71,13 @@ func commands() []command {
 		{"unban", "NAME", "lift a ban", true, true, (*call).unban},
 		{"kick", "NAME [REASON]", "end a player's open sessions, on every server, saying why", true, true, (*call).kick},
 		{"rename", "NAME NEW", "rename a player", true, true, (*call).adminRename},
-		{"reports", "[--json]", "the players' reports, newest first", true, true, (*call).reports},
+		{"reports", "[--all] [--json]", "the players' open reports, newest first, with the reported players' races and games", true, true, (*call).reports},
+		{"close-report", "ID [REASON]", "close a report: it is dealt with", true, true, (*call).closeReport},
+		{"void", "RACE_ID REASON", "void a race: it counts for nobody, the ratings after it are computed again", true, true, (*call).void},
 		{"close-room", "CODE [REASON]", "close a race room; its members and spectators are told why", false, true, (*call).closeRoom},
+		{name: "race", usage: "[CODE | new [RULES] [DEAL] [--public] [--time 10m] [--max N] | watch CODE | ghost daily|ID]",
+			help: "with ssh -t: a quick match, a room by its code, a new room, a room to watch, or a race against a past game"},
+		{name: "watch", usage: "NAME", help: "with ssh -t: watch a player's game"},
 	}
 }
 
@@ -88,8 +99,20 @@ func (a *App) IsCommand(args []string) bool {
 	if len(args) == 0 {
 		return false
 	}
-	_, ok := lookup(args[0])
-	return ok
+	cmd, ok := lookup(args[0])
+	// A screen's words are a deep link, but for its --help.
+	return ok && (!cmd.terminal() || asksHelp(args[1:]))
+}
+
+// asksHelp reports whether a command's words ask for its usage.
+func asksHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
 }
 
 // Exec runs the plain-text command named by the session's first word: a
@@ -110,10 +133,9 @@ func (a *App) Exec(ctx context.Context, s *server.Session, stdout, stderr io.Wri
 		admin: a.cfg.Admins != nil && !s.Guest() && a.cfg.Admins.IsAdmin(s.Identity)}
 	cmd, ok := lookup(name)
 	switch {
+	case ok && cmd.terminal():
+		return c.needsTerminal(cmd)
 	case !ok:
-		if name == "race" {
-			return raceNeedsTerminal(c)
-		}
 		if _, err := engine.ParseRules(name); err == nil {
 			return c.fail(fmt.Sprintf("\"%s\" opens a game, which needs a terminal: add -t (ssh -t … %s)", word(name), strings.Join(words(s.Args), " ")))
 		}
@@ -121,7 +143,7 @@ func (a *App) Exec(ctx context.Context, s *server.Session, stdout, stderr io.Wri
 	case cmd.admin && !c.admin:
 		return c.fail(name + " is for the server's admins")
 	}
-	if cmd.name == "link" && len(c.args) > 0 && a.cfg.Store != nil && !s.Guest() && !isFlag(c.args[0]) {
+	if cmd.name == "link" && slices.ContainsFunc(c.args, func(a string) bool { return !isFlag(a) }) && a.cfg.Store != nil && !s.Guest() {
 		return c.redeem() // a new key: no player of its own needed
 	}
 	if cmd.needsStore && a.cfg.Store == nil {
@@ -162,11 +184,25 @@ func (c *call) fail(msg string) int {
 	return 1
 }
 
+// needsTerminal answers a screen's words given without a terminal: its
+// usage for --help, else how to open it.
+func (c *call) needsTerminal(cmd command) int {
+	if asksHelp(c.args) {
+		fmt.Fprintf(c.stdout, "usage: ssh -t … %s %s\n  %s\n", cmd.name, cmd.usage, cmd.help)
+		return 0
+	}
+	msg := fmt.Sprintf("%s opens a screen, which needs a terminal: add -t (ssh -t … %s)", cmd.name, strings.Join(words(c.s.Args), " "))
+	if cmd.name == "race" {
+		msg += ", or list the public rooms with rooms"
+	}
+	return c.fail(msg)
+}
+
 // usageErr prints a usage error (the command's usage line) and returns
 // exit status 2.
 func (c *call) usageErr(msg string) int {
 	cmd, _ := lookup(c.s.Args[0])
-	fmt.Fprintf(c.stderr, "pyramid: %s\nusage: %s %s\n", msg, cmd.name, cmd.usage)
+	fmt.Fprintf(c.stderr, "pyramid: %s\nusage: %s\n", msg, strings.TrimSpace(cmd.name+" "+cmd.usage))
 	return 2
 }
 
@@ -188,7 +224,12 @@ func (c *call) flags(maxArgs int, define func(fs *flag.FlagSet)) (args []string,
 			}
 			msg := err.Error()
 			if f, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-				msg = "unknown flag " + f
+				// The flag package names a flag with one dash; help
+				// shows two.
+				msg = "unknown flag --" + strings.TrimLeft(f, "-")
+			}
+			if f, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+				msg = "flag needs an argument: --" + strings.TrimLeft(f, "-")
 			}
 			return nil, c.usageErr(keys.Clean(msg, 200)), false
 		}
@@ -206,7 +247,7 @@ func (c *call) flags(maxArgs int, define func(fs *flag.FlagSet)) (args []string,
 
 // usage prints a command's usage and its flags, for --help.
 func (c *call) usage(cmd command, fs *flag.FlagSet) {
-	fmt.Fprintf(c.stdout, "usage: %s %s\n  %s\n", cmd.name, cmd.usage, cmd.help)
+	fmt.Fprintf(c.stdout, "usage: %s\n  %s\n", strings.TrimSpace(cmd.name+" "+cmd.usage), cmd.help)
 	fs.VisitAll(func(f *flag.Flag) {
 		fmt.Fprintf(c.stdout, "  --%s\t%s\n", f.Name, f.Usage)
 	})
@@ -258,8 +299,12 @@ const helpWidth = 78
 // help lists the rule sets, the knobs and the commands, all from their
 // tables; admin commands only to admins.
 func (c *call) help() int {
-	if _, code, ok := c.flags(0, func(*flag.FlagSet) {}); !ok {
+	var asJSON bool
+	if _, code, ok := c.flags(0, jsonFlag(&asJSON)); !ok {
 		return code
+	}
+	if asJSON {
+		return c.writeJSON(c.helpReport())
 	}
 	var knobs []string
 	for _, k := range engine.KnobNames() {
@@ -267,7 +312,6 @@ func (c *call) help() int {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Pyramid arcade.\n\nPlay:      %s\nDeep link: ssh -t … RULES [DEAL], e.g. ssh -t … classic 42, or ssh -t … daily\n", c.a.cfg.Connect)
-	b.WriteString("Race:      ssh -t … race (quick match) · race CODE · race new [RULES] [DEAL] [--public] [--time 10m] [--max N] · race watch CODE\n")
 	b.WriteString(wrap("RULES:     ", strings.Join(engine.PresetNames(), " ")+", optionally followed by ,knob=value: "+strings.Join(knobs, " ")))
 	fmt.Fprintf(&b, "\nCommands (%s COMMAND; --help for a command's flags):\n", c.a.cfg.Connect)
 	list := func(admin bool) {
@@ -277,7 +321,7 @@ func (c *call) help() int {
 			}
 			use := strings.TrimSpace(cmd.name + " " + cmd.usage)
 			if len(use) > 20 {
-				b.WriteString("  " + use + "\n")
+				b.WriteString(wrap("  ", use))
 				use = ""
 			}
 			b.WriteString(wrap(fmt.Sprintf("  %-20s ", use), cmd.help))
@@ -290,6 +334,40 @@ func (c *call) help() int {
 	}
 	fmt.Fprint(c.stdout, b.String())
 	return 0
+}
+
+// helpReport is help's --json output: what help lists, from the same
+// tables.
+type helpReport struct {
+	Connect  string              `json:"connect"`
+	Rules    []string            `json:"rules"`
+	Knobs    map[string][]string `json:"knobs"`
+	Commands []helpCommand       `json:"commands"`
+}
+
+// helpCommand is one command in help --json.
+type helpCommand struct {
+	Name  string `json:"name"`
+	Usage string `json:"usage"`
+	Help  string `json:"help"`
+	// Terminal: the command opens a screen, so it needs ssh -t.
+	Terminal bool `json:"terminal,omitempty"`
+	Admin    bool `json:"admin,omitempty"`
+}
+
+// helpReport lists what help prints: admin commands only to admins.
+func (c *call) helpReport() helpReport {
+	r := helpReport{Connect: c.a.cfg.Connect, Rules: engine.PresetNames(), Knobs: map[string][]string{}}
+	for _, k := range engine.KnobNames() {
+		r.Knobs[k] = engine.KnobValues(k)
+	}
+	for _, cmd := range commands() {
+		if cmd.admin && !c.admin {
+			continue
+		}
+		r.Commands = append(r.Commands, helpCommand{Name: cmd.name, Usage: cmd.usage, Help: cmd.help, Terminal: cmd.terminal(), Admin: cmd.admin})
+	}
+	return r
 }
 
 // wrap writes text after a lead, in words, over lines of at most

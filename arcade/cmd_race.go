@@ -91,7 +91,7 @@ func (c *call) topRace(args []string, asJSON bool) int {
 	if len(args) == 1 {
 		var err error
 		if r, err = engine.ParseRules(args[0]); err != nil {
-			return c.fail(err.Error())
+			return c.usageErr(err.Error())
 		}
 	}
 	ctx, cancel := c.timeout()
@@ -109,7 +109,7 @@ func (c *call) topRace(args []string, asJSON bool) int {
 	if asJSON {
 		return c.writeJSON(reps)
 	}
-	fmt.Fprintf(c.stdout, "%s (%s): race ratings\n", r.Title(), r.ID())
+	fmt.Fprintf(c.stdout, "%s (%s): race ratings\n", r.Title(), r.Spec())
 	defer c.ownProvisional(ctx, r.ID())
 	if len(reps) == 0 {
 		fmt.Fprintf(c.stdout, "no settled rating yet: a rating shows here after %d rated races against %d different opponents\n",
@@ -163,7 +163,7 @@ func displayText(x float64, provisional bool) string {
 }
 
 // raceReport is a rule set's race figures in stats --json, as the races'
-// policy counted them (README "What counts"): races, wins and podiums of
+// policy counted them (docs/races.md, "What counts"): races, wins and podiums of
 // the races rated for the player, the rating on the display scale
 // (provisional while shown with "?") and its history, and apart the
 // races that did not count for them.
@@ -267,7 +267,7 @@ func (c *call) printRaceRecords(reps []statsReport) {
 			rt = displayText(r.Race.Rating, r.Race.Provisional)
 			provisional = provisional || r.Race.Provisional
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\n", r.Rules, r.Race.Races, r.Race.Wins, r.Race.Podiums, rt, r.Race.Unrated)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\n", rulesSpec(r.Rules), r.Race.Races, r.Race.Wins, r.Race.Podiums, rt, r.Race.Unrated)
 	}
 	_ = tw.Flush()
 	if provisional {
@@ -277,7 +277,7 @@ func (c *call) printRaceRecords(reps []statsReport) {
 }
 
 // raceResultsReport is a stored race's results in replay --json: each
-// placing, and how the race counted for the racer (README "What counts"):
+// placing, and how the race counted for the racer (docs/races.md, "What counts"):
 // counted is "rated", "unrated" or "no race", why says why not in words
 // ("moves faster than play"), the ratings are on the display scale.
 type raceResultsReport struct {
@@ -357,9 +357,4 @@ func (c *call) printRaceResults(rep *raceResultsReport, gameID int64) {
 		}
 		fmt.Fprintln(c.stdout, line)
 	}
-}
-
-// raceNeedsTerminal is what a race deep link without a terminal is told.
-func raceNeedsTerminal(c *call) int {
-	return c.fail("race opens a race room, which needs a terminal: add -t (ssh -t … race), or list the public rooms with rooms")
 }

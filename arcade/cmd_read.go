@@ -1,6 +1,7 @@
 package arcade
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"pyramid/engine"
 	"pyramid/games"
 	"pyramid/keys"
+	"pyramid/lobby"
 	"pyramid/store"
 )
 
@@ -123,7 +125,7 @@ func (c *call) stats() int {
 	if len(args) == 1 {
 		r, err := engine.ParseRules(args[0])
 		if err != nil {
-			return c.fail(err.Error())
+			return c.usageErr(err.Error())
 		}
 		only = r.ID()
 		s, err := c.a.cfg.Store.Stats(ctx, c.player, r.ID())
@@ -165,18 +167,33 @@ func (c *call) stats() int {
 		fmt.Fprintln(c.stdout, "no solo game finished yet")
 		return 0
 	}
+	// Short heads keep the table within 80 columns; the legend says
+	// what they count.
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "rules\tplayed\twon\twin %\tstreak\tbest streak\tbest time\tfewest moves\tavg removed\tdaily")
+	fmt.Fprintln(tw, "rules\tplayed\twon\twin %\tstreak\ttime\tmoves\tremoved")
+	var dailies []string
 	for _, r := range reps[:played] {
-		daily := "-"
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%d/%d\t%s\t%s\t%.1f\n", rulesSpec(r.Rules), r.Played, r.Won, 100*r.WinRate,
+			r.CurrentStreak, r.BestStreak, duration(time.Duration(r.BestTimeMS)*time.Millisecond), count(r.FewestMoves), r.AvgRemoved)
 		if r.BestDaily != nil {
-			daily = fmt.Sprintf("%d played, best %d", r.DailyPlayed, *r.BestDaily)
+			dailies = append(dailies, fmt.Sprintf("%s daily deals: %d played, best %d removed", rulesSpec(r.Rules), r.DailyPlayed, *r.BestDaily))
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%d\t%d\t%s\t%s\t%.1f\t%s\n", r.Rules, r.Played, r.Won, 100*r.WinRate,
-			r.CurrentStreak, r.BestStreak, duration(time.Duration(r.BestTimeMS)*time.Millisecond), count(r.FewestMoves), r.AvgRemoved, daily)
 	}
 	_ = tw.Flush()
+	fmt.Fprintln(c.stdout, "(streak: now/best · time: the best win's · moves: the fewest in a win\n removed: pyramid cards removed a game, on average)")
+	for _, d := range dailies {
+		fmt.Fprintln(c.stdout, d)
+	}
 	return 0
+}
+
+// rulesSpec prints a stored rule set ID as players type it: the short
+// spec (classic,cover=overlap), not the canonical ID with every knob.
+func rulesSpec(id string) string {
+	if r, err := engine.ParseRules(id); err == nil {
+		return r.Spec()
+	}
+	return word(id)
 }
 
 // duration prints a play time as the table's clock does (m:ss, or
@@ -236,7 +253,9 @@ type gameReport struct {
 	Race *raceResultsReport `json:"race,omitempty"`
 }
 
-func report(sg store.Game, today string) gameReport {
+// report is a game's report; shown says whether its deal number may be
+// told (call.dealShown).
+func report(sg store.Game, shown bool) gameReport {
 	moves := sg.Moves
 	if moves == nil {
 		moves = []string{}
@@ -247,10 +266,31 @@ func report(sg store.Game, today string) gameReport {
 	}
 	rep := gameReport{ID: sg.ID, Rules: sg.RulesID, Deal: sg.DealNumber, DealText: sg.DealText, Daily: sg.Daily,
 		Status: string(sg.Status), Kind: string(sg.Kind), Moves: moves, MoveMS: ms, Removed: sg.Removed, Updated: sg.Updated.UTC().Format(time.RFC3339)}
-	if !dealShown(sg, today) {
+	if !shown {
 		rep.Deal, rep.DealHidden = 0, true
 	}
 	return rep
+}
+
+// dealShown reports whether sg's deal number may be told now
+// (dealShown): for a race game, only once its race is over.
+func (c *call) dealShown(ctx context.Context, sg store.Game) bool {
+	return dealShown(sg, c.today(), c.raceOver(ctx, sg))
+}
+
+// raceOver reports whether a game's race is over, as far as its deal is
+// concerned: true for any game but a finished race game's, whose race is
+// over once stored, or once no race could still run (lobby.MaxTimeLimit
+// after the game's last change: a race that stored nothing).
+func (c *call) raceOver(ctx context.Context, sg store.Game) bool {
+	if sg.Kind != store.KindRace || !sg.Status.Finished() {
+		return true
+	}
+	if c.a.cfg.Now().Sub(sg.Updated) > lobby.MaxTimeLimit {
+		return true
+	}
+	_, err := c.a.cfg.Store.RaceOfGame(ctx, sg.ID)
+	return err == nil
 }
 
 func (c *call) games() int {
@@ -266,7 +306,7 @@ func (c *call) games() int {
 	}
 	reps := make([]gameReport, 0, len(list))
 	for _, sg := range list {
-		reps = append(reps, report(sg, c.today()))
+		reps = append(reps, report(sg, c.dealShown(ctx, sg)))
 	}
 	if asJSON {
 		return c.writeJSON(reps)
@@ -278,7 +318,7 @@ func (c *call) games() int {
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "id\trules\tdeal\tstatus\tkind\tremoved\tmoves\tupdated")
 	for i, r := range reps {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.ID, r.Rules, dealName(list[i], c.today()), r.Status, r.Kind, r.Removed, len(r.Moves), r.Updated)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.ID, rulesSpec(r.Rules), dealName(list[i], !r.DealHidden), r.Status, r.Kind, r.Removed, len(r.Moves), r.Updated)
 	}
 	_ = tw.Flush()
 	return 0
@@ -290,9 +330,10 @@ var errNoSuchGame = errors.New("no such game")
 
 // visible reports whether the caller may replay a game: their own, or
 // another player's daily once that day (UTC) is over, when the line can
-// help nobody on the day's board.
+// help nobody on the day's board; an admin, any game (the games of a
+// reported player).
 func (c *call) visible(sg store.Game) bool {
-	if sg.PlayerID == c.player {
+	if sg.PlayerID == c.player || c.admin {
 		return true
 	}
 	return sg.Daily != "" && sg.Daily < c.today()
@@ -327,8 +368,9 @@ func (c *call) replay() int {
 	if err != nil {
 		return c.fail(fmt.Sprintf("game %d does not replay: %v", id, err))
 	}
-	rep := report(sg, c.today())
-	rep.Board = board(g, dealShown(sg, c.today()))
+	shown := c.dealShown(ctx, sg)
+	rep := report(sg, shown)
+	rep.Board = board(g, shown)
 	if sg.Kind == store.KindRace {
 		race, err := c.a.cfg.Store.RaceOfGame(ctx, sg.ID)
 		switch {
@@ -346,7 +388,7 @@ func (c *call) replay() int {
 	if sg.Daily != "" {
 		daily = " · daily of " + sg.Daily
 	}
-	fmt.Fprintf(c.stdout, "game %d · %s · deal %s%s · %s · %s\nmoves: %s\n\n%s", rep.ID, rep.Rules, dealName(sg, c.today()), daily,
+	fmt.Fprintf(c.stdout, "game %d · %s · deal %s%s · %s · %s\nmoves: %s\n\n%s", rep.ID, rep.Rules, dealName(sg, shown), daily,
 		rep.Status, plural(len(rep.Moves), "move"), joinMoves(rep.Moves), rep.Board)
 	return 0
 }
@@ -377,6 +419,9 @@ func (c *call) top() int {
 		return code
 	}
 	if len(args) > 0 && args[0] == "race" {
+		if date != "" {
+			return c.usageErr("--date is for daily boards: race ratings are as of now")
+		}
 		return c.topRace(args[1:], asJSON) // cmd_race.go
 	}
 	if len(args) != 1 {
@@ -384,12 +429,12 @@ func (c *call) top() int {
 	}
 	r, err := engine.ParseRules(args[0])
 	if err != nil {
-		return c.fail(err.Error())
+		return c.usageErr(err.Error())
 	}
 	today := c.a.cfg.Now().UTC().Format(time.DateOnly)
 	if date != "" {
 		if _, err := time.Parse(time.DateOnly, date); err != nil {
-			return c.fail(fmt.Sprintf("bad date \"%s\": want YYYY-MM-DD", word(date)))
+			return c.usageErr(fmt.Sprintf("bad date \"%s\": want YYYY-MM-DD", word(date)))
 		}
 	}
 	ctx, cancel := c.timeout()
@@ -429,7 +474,7 @@ func dailyTitle(r engine.Rules) string {
 	if r.Daily && r.ID() == "daily" {
 		return "The daily deal"
 	}
-	return r.Title() + " (" + r.ID() + "), the daily deal"
+	return r.Title() + " (" + r.Spec() + "), the daily deal"
 }
 
 func (c *call) printBoard(r engine.Rules, date string, future bool, board []store.DailyEntry, asJSON bool) int {
@@ -486,7 +531,7 @@ func (c *call) printTop(r engine.Rules, list []store.TopEntry, asJSON bool) int 
 	if asJSON {
 		return c.writeJSON(reps)
 	}
-	fmt.Fprintf(c.stdout, "%s (%s): most wins\n", r.Title(), r.ID())
+	fmt.Fprintf(c.stdout, "%s (%s): most wins\n", r.Title(), r.Spec())
 	if len(reps) == 0 {
 		// The list holds wins that count: of dealt deals, unassisted.
 		fmt.Fprintln(c.stdout, "no win that counts yet (wins of chosen deals and assisted wins are practice)")

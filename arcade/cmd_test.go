@@ -6,10 +6,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	gossh "golang.org/x/crypto/ssh"
 
 	"pyramid/engine"
+	"pyramid/server"
 	"pyramid/server/sshtest"
 	"pyramid/tui"
 )
@@ -34,6 +36,58 @@ func TestHelpFromTables(t *testing.T) {
 			t.Errorf("help lacks %q:\n%s", name, out)
 		}
 	}
+	for _, line := range strings.Split(adminOut, "\n") {
+		if w := utf8.RuneCountInString(line); w > helpWidth {
+			t.Errorf("help line of %d cells, more than %d: %q", w, helpWidth, line)
+		}
+	}
+	// help --json lists the same commands, admin ones only to admins.
+	for _, tc := range []struct {
+		s     *server.Session
+		admin bool
+	}{{session(alice, "alice", "help", "--json"), false}, {session(f.admin, "root", "help", "--json"), true}} {
+		code, out, _ := f.run(tc.s)
+		var rep helpReport
+		if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
+			t.Fatalf("help --json: exit %d, %v\n%s", code, err, out)
+		}
+		listed := map[string]bool{}
+		for _, c := range rep.Commands {
+			listed[c.Name] = true
+			if c.Terminal != (c.Name == "race" || c.Name == "watch") {
+				t.Errorf("help --json: %s terminal %v", c.Name, c.Terminal)
+			}
+		}
+		for _, cmd := range commands() {
+			if listed[cmd.name] != (!cmd.admin || tc.admin) {
+				t.Errorf("help --json (admin %v) lists %s: %v", tc.admin, cmd.name, listed[cmd.name])
+			}
+		}
+		if len(rep.Rules) != len(engine.PresetNames()) || len(rep.Knobs) != len(engine.KnobNames()) {
+			t.Errorf("help --json rules %v knobs %v", rep.Rules, rep.Knobs)
+		}
+	}
+}
+
+// TestJSONAnswers: name, link and link CODE answer --json with what they
+// print as text.
+func TestJSONAnswers(t *testing.T) {
+	f := newFixture(t)
+	alice, laptop := sshtest.NewKey(t), sshtest.NewKey(t)
+	code, out, errOut := f.run(session(alice, "alice", "name", "--json", "ally"))
+	var named nameReport
+	if err := json.Unmarshal([]byte(out), &named); code != 0 || err != nil || named.Name != "ally" {
+		t.Fatalf("name --json: exit %d, %q %q (%v)", code, out, errOut, err)
+	}
+	code, out, errOut = f.run(session(alice, "alice", "link", "--json"))
+	var linked linkReport
+	if err := json.Unmarshal([]byte(out), &linked); code != 0 || err != nil || linked.Code == "" || !strings.HasSuffix(linked.Command, " link "+linked.Code) || !linked.Expires.After(time.Now()) {
+		t.Fatalf("link --json: exit %d, %q %q (%v)", code, out, errOut, err)
+	}
+	code, out, errOut = f.run(session(laptop, "x", "link", "--json", linked.Code))
+	if err := json.Unmarshal([]byte(out), &named); code != 0 || err != nil || named.Name != "ally" {
+		t.Fatalf("link --json CODE: exit %d, %q %q (%v)", code, out, errOut, err)
+	}
 }
 
 // TestFlagErrors: flag and argument errors are ours, prefixed "pyramid:",
@@ -48,12 +102,23 @@ func TestFlagErrors(t *testing.T) {
 		stderr  string
 		without string
 	}{
-		{[]string{"link", "--json"}, 2, "", "pyramid: unknown flag -json\nusage: link [CODE]\n", "Usage of"},
-		{[]string{"link", "--help"}, 0, "usage: link [CODE]", "", "Usage of"},
+		{[]string{"link", "--jason"}, 2, "", "pyramid: unknown flag --jason\nusage: link [CODE] [--json]\n", "Usage of"},
+		{[]string{"link", "-jason"}, 2, "", "pyramid: unknown flag --jason\n", "Usage of"},
+		{[]string{"link", "--help"}, 0, "usage: link [CODE] [--json]", "", "Usage of"},
+		{[]string{"help", "--jason"}, 2, "", "pyramid: unknown flag --jason\nusage: help [--json]\n", "usage: help \n"},
 		{[]string{"games", "-h"}, 0, "--json", "", "Usage of"},
-		{[]string{"name", "bob", "bob2"}, 2, "", "pyramid: unexpected argument \"bob2\"\nusage: name NEW\n", "pyramid name:"},
+		{[]string{"name", "bob", "bob2"}, 2, "", "pyramid: unexpected argument \"bob2\"\nusage: name NEW [--json]\n", "pyramid name:"},
 		{[]string{"replay"}, 2, "", "pyramid: replay needs a game ID", ""},
-		{[]string{"top", "daily", "--date"}, 2, "", "pyramid: flag needs an argument: -date", ""},
+		{[]string{"top", "daily", "--date"}, 2, "", "pyramid: flag needs an argument: --date", ""},
+		{[]string{"top", "daily", "--date", "bogus"}, 2, "", "pyramid: bad date \"bogus\": want YYYY-MM-DD\nusage: top", ""},
+		{[]string{"top", "race", "--date", "2026-12-01"}, 2, "", "pyramid: --date is for daily boards", ""},
+		{[]string{"top", "bogus"}, 2, "", "pyramid: rules: unknown rule set \"bogus\"", ""},
+		{[]string{"stats", "bogus"}, 2, "", "pyramid: rules: unknown rule set \"bogus\"", ""},
+		{[]string{"stats", "classic,passes=1,passes=2"}, 2, "", "pyramid: rules: passes is given twice", ""},
+		{[]string{"watch", "bob"}, 1, "", "pyramid: watch opens a screen, which needs a terminal: add -t (ssh -t … watch bob)", ""},
+		{[]string{"race", "ghost", "7"}, 1, "", "pyramid: race opens a screen, which needs a terminal", ""},
+		{[]string{"race", "--help"}, 0, "usage: ssh -t … race [CODE | new", "", "a room code"},
+		{[]string{"watch", "-h"}, 0, "usage: ssh -t … watch NAME", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -271,5 +336,36 @@ func TestCommandOnATerminal(t *testing.T) {
 	code, out, _ := f.run(s)
 	if code != 0 || !strings.Contains(out, "\r\n") || strings.Contains(strings.ReplaceAll(out, "\r\n", ""), "\n") {
 		t.Errorf("help on a terminal: exit %d, %q", code, out)
+	}
+}
+
+// TestCustomRulesName: a custom rule set is named in stats and top as the
+// tui names it, by its nearest preset and the knobs apart from it, with
+// the short spec that plays it, not the canonical ID of every knob.
+func TestCustomRulesName(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	key := sshtest.NewKey(t)
+	p, _, err := f.st.GetOrCreatePlayer(ctx, gossh.FingerprintSHA256(key.PublicKey()), "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	custom := engine.MustRules("classic,cover=overlap")
+	rec := engine.Record{Rules: custom.ID(), Deal: 42, Moves: []string{"d"}}
+	if _, err := plainGames(f.st, "s").Save(ctx, p.ID, tui.SavedGame{Record: rec, Status: tui.StatusAbandoned, Played: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := f.run(session(key, "ann", "stats"))
+	if code != 0 || !strings.Contains(out, "\nclassic,cover=overlap ") || strings.Contains(out, "decks=") {
+		t.Errorf("stats: exit %d %q\n%s", code, errOut, out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if len(line) > 80 {
+			t.Errorf("stats line of %d columns: %q", len(line), line)
+		}
+	}
+	code, out, errOut = f.run(session(key, "ann", "top", "classic,cover=overlap"))
+	if want := "Classic, cover=overlap (classic,cover=overlap): most wins"; code != 0 || !strings.HasPrefix(out, want) {
+		t.Errorf("top: exit %d %q\n%s\nwant it to start %q", code, errOut, out, want)
 	}
 }

@@ -184,23 +184,24 @@ func savedGame(sg store.Game) tui.SavedGame {
 
 // dealShown reports whether a stored game's deal number may be shown
 // (lobby.DealShown) on the UTC date today: a chosen deal's always, the
-// server's once the game is over, and a daily deal's once its day is
-// (a player who finished it early would tell it to the others).
-func dealShown(sg store.Game, today string) bool {
-	over := sg.Status.Finished()
+// server's once the game is over (a race game's once its race is:
+// raceOver), and a daily deal's once its day is (a player who finished
+// it early would tell it to the others).
+func dealShown(sg store.Game, today string, raceOver bool) bool {
+	over := sg.Status.Finished() && raceOver
 	if sg.Daily != "" {
 		over = sg.Daily < today
 	}
 	return lobby.DealShown(sg.Chosen || sg.DealText != "", over)
 }
 
-// dealName is how a game's deal is shown on the UTC date today: its
-// number, "custom", or "hidden" (dealShown).
-func dealName(sg store.Game, today string) string {
+// dealName is how a game's deal is shown: its number, "custom", or
+// "hidden" (not shown: dealShown).
+func dealName(sg store.Game, shown bool) string {
 	switch {
 	case sg.DealText != "":
 		return "custom"
-	case !dealShown(sg, today):
+	case !shown:
 		return "hidden"
 	}
 	return strconv.FormatUint(sg.DealNumber, 10)

@@ -242,16 +242,24 @@ func (rs *races) Create(ctx context.Context, opt tui.RoomOptions) (tui.RaceSeat,
 
 // leaveHosted lets a player who hosts a room they are no longer in (they
 // left it, or their connection dropped) open another: that room closes.
-// A room they are in, or whose race runs (their seat is kept), stays, and
-// the player is told which it is.
+// A room whose race runs (their seat is kept), or that another session of
+// theirs is in, stays, and the player is told which it is. This session's
+// own seat there is left first: a session opening a room is not in
+// another's screen, and its leave may not have reached the room yet.
 func (rs *races) leaveHosted() error {
 	r, ok := rs.a.rooms.Hosted(rs.me.ID)
 	if !ok {
 		return nil
 	}
 	snap := r.Snapshot()
-	if m, in := snap.Member(rs.me.ID); in && m.Present || snap.Phase == lobby.PhaseRacing || snap.Phase == lobby.PhaseCountdown {
-		return fmt.Errorf("%w (%s): race %s goes back to it", lobby.ErrAlreadyHosting, snap.Code, snap.Code)
+	refused := fmt.Errorf("%w (%s): race %s goes back to it", lobby.ErrAlreadyHosting, snap.Code, snap.Code)
+	if snap.Phase == lobby.PhaseRacing || snap.Phase == lobby.PhaseCountdown {
+		return refused
+	}
+	if m, in := snap.Member(rs.me.ID); in && m.Present {
+		if err := r.Leave(rs.me.ID, rs.sink); err != nil {
+			return refused // another session's seat
+		}
 	}
 	r.Close("its host opened another room")
 	return nil

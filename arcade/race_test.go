@@ -39,6 +39,36 @@ func (f *fixture) racer(t *testing.T, name string, guest bool) (*races, *lobby.S
 	return f.app.newRaces(ctx, p, sess, w), sess
 }
 
+// TestNewRoomAfterLeaving: a session that opens a room while its leave
+// of the room it hosted has not reached the room (the menu's race new
+// right after q) gets the new room; the old one closes.
+func TestNewRoomAfterLeaving(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	ann, _ := f.racer(t, "ann", false)
+	seat, err := ann.Create(ctx, tui.RoomOptions{Rules: engine.Classic()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := seat.Snapshot.Code
+	ann.hold(old, false) // the tui left the room's screen; its Leave is still on its way
+	next, err := ann.Create(ctx, tui.RoomOptions{Rules: engine.Classic()})
+	if err != nil {
+		t.Fatalf("a new room right after leaving: %v", err)
+	}
+	if next.Snapshot.Code == old || next.Snapshot.Host != ann.me.ID {
+		t.Fatalf("new room %+v", next.Snapshot)
+	}
+	if _, ok := f.app.rooms.Room(old); ok {
+		t.Errorf("room %s is still open", old)
+	}
+	// The late leave finds the room gone and changes nothing.
+	_ = ann.Leave(old)
+	if r, ok := f.app.rooms.Hosted(ann.me.ID); !ok || r.Code() != next.Snapshot.Code {
+		t.Errorf("ann hosts %v, want %s", r, next.Snapshot.Code)
+	}
+}
+
 // waitPhase polls a room until it reaches a phase.
 func waitPhase(t *testing.T, r *lobby.Room, want lobby.Phase) {
 	t.Helper()
@@ -105,7 +135,10 @@ func TestRaceStored(t *testing.T) {
 	if seat.You != ann.me.ID || seat.Snapshot.Host != ann.me.ID {
 		t.Fatalf("the host's seat: %+v", seat)
 	}
-	if _, err := ann.Create(ctx, tui.RoomOptions{Rules: engine.Classic()}); !errors.Is(err, lobby.ErrAlreadyHosting) {
+	// Another session of ann's cannot open a second room while she is
+	// in this one.
+	annToo, _ := f.racer(t, "ann", false)
+	if _, err := annToo.Create(ctx, tui.RoomOptions{Rules: engine.Classic()}); !errors.Is(err, lobby.ErrAlreadyHosting) {
 		t.Errorf("a second room: got %v, want ErrAlreadyHosting", err)
 	}
 	for _, rs := range []*races{bob, gus} {

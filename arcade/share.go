@@ -2,7 +2,6 @@ package arcade
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"strconv"
 
@@ -17,13 +16,13 @@ import (
 // cleared or the cards removed as N/28, the time and the moves; never a
 // card or a move. It holds nothing but printable text, so it is safe to
 // paste.
-func shareLine(sg store.Game) (string, error) {
+func shareLine(sg store.Game, shown bool) (string, error) {
 	rules, err := engine.ParseRules(sg.RulesID)
 	if err != nil {
 		return "", fmt.Errorf("share game %d: %w", sg.ID, err)
 	}
 	g := share.Game{RulesTitle: rules.Title(), Daily: sg.Daily, Deal: sg.DealNumber, Custom: sg.DealText != "",
-		Cleared: sg.Status == store.StatusWon, Removed: sg.Removed, Cards: rules.PyramidSize(),
+		DealHidden: !shown, Cleared: sg.Status == store.StatusWon, Removed: sg.Removed, Cards: rules.PyramidSize(),
 		InProgress: sg.Status == store.StatusPlaying, Time: sg.Elapsed, Moves: len(sg.Moves), Assisted: sg.Assisted() || games.Assisted(sg.Moves, sg.MoveTimes)}
 	return g.Line(share.Sep), nil
 }
@@ -51,7 +50,8 @@ func raceShareLine(race store.Race, gameID int64) (string, error) {
 
 // share prints a game's share line (share ID): one of the player's own.
 func (c *call) share() int {
-	args, code, ok := c.flags(1, func(*flag.FlagSet) {})
+	var asJSON bool
+	args, code, ok := c.flags(1, jsonFlag(&asJSON))
 	if !ok {
 		return code
 	}
@@ -71,7 +71,7 @@ func (c *call) share() int {
 	if err != nil {
 		return c.storeErr(fmt.Sprintf("game %d", id), err)
 	}
-	line, err := shareLine(sg)
+	line, err := shareLine(sg, c.dealShown(ctx, sg))
 	if sg.Kind == store.KindRace {
 		// A race's game says how the race went: the place, of how many.
 		race, rerr := c.a.cfg.Store.RaceOfGame(ctx, sg.ID)
@@ -85,6 +85,15 @@ func (c *call) share() int {
 	if err != nil {
 		return c.fail(err.Error())
 	}
+	if asJSON {
+		return c.writeJSON(shareReport{GameID: sg.ID, Line: line})
+	}
 	fmt.Fprintln(c.stdout, line)
 	return 0
+}
+
+// shareReport is share's --json output.
+type shareReport struct {
+	GameID int64  `json:"game_id"`
+	Line   string `json:"line"`
 }

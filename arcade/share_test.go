@@ -2,6 +2,7 @@ package arcade
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,10 +29,10 @@ func TestShareLine(t *testing.T) {
 			"Pyramid · Classic · deal 42 · 19/28 · 5:01 · 60 moves · assisted"},
 		{"a game that runs", store.Game{RulesID: "classic", DealNumber: 7,
 			State: store.State{Status: store.StatusPlaying, Removed: 4, Elapsed: time.Minute, Moves: make([]string, 1)}},
-			"Pyramid · Classic · deal 7 · 4/28 so far · 1:00 · 1 move"},
+			"Pyramid · Classic · a hidden deal · 4/28 so far · 1:00 · 1 move"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := shareLine(tc.g)
+			got, err := shareLine(tc.g, tc.g.Status.Finished())
 			if err != nil || got != tc.want {
 				t.Fatalf("shareLine = %q, %v; want %q", got, err, tc.want)
 			}
@@ -83,7 +84,8 @@ func TestShareCommand(t *testing.T) {
 
 // TestShareRaceGame: share of a race's game gives the place of how many
 // raced, as the results screen's share line does; before the race is
-// stored it is the game's plain line.
+// stored it is the game's plain line, its deal hidden (in games too):
+// the racers still at it play that deal.
 func TestShareRaceGame(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
@@ -103,8 +105,26 @@ func TestShareRaceGame(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := strconv.FormatInt(g.ID, 10)
-	if code, out, errOut := f.run(session(key, "ann", "share", id)); code != 0 || !strings.HasPrefix(out, "Pyramid · Classic · deal ") {
+	if code, out, errOut := f.run(session(key, "ann", "share", id)); code != 0 || !strings.HasPrefix(out, "Pyramid · Classic · a hidden deal · ") {
 		t.Fatalf("share before the race is stored: exit %d, %q %q", code, out, errOut)
+	}
+	dealOf := func() (string, gameReport) {
+		t.Helper()
+		code, out, errOut := f.run(session(key, "ann", "games", "--json"))
+		var reps []gameReport
+		if err := json.Unmarshal([]byte(out), &reps); code != 0 || err != nil || len(reps) == 0 {
+			t.Fatalf("games --json: exit %d, %q %q (%v)", code, out, errOut, err)
+		}
+		_, text, _ := f.run(session(key, "ann", "games"))
+		return text, reps[0]
+	}
+	deal := strconv.FormatUint(rec.Deal, 10)
+	if text, rep := dealOf(); !rep.DealHidden || rep.Deal != 0 || !strings.Contains(text, " hidden ") || strings.Contains(text, " "+deal+" ") {
+		t.Fatalf("games before the race is stored: %+v\n%s", rep, text)
+	}
+	_, replayed, _ := f.run(session(key, "ann", "replay", id))
+	if strings.Contains(replayed, "deal "+deal) {
+		t.Fatalf("replay before the race is stored names the deal:\n%s", replayed)
 	}
 	now := time.Now()
 	if _, err := f.st.RecordRace(ctx, store.NewRace{Key: "k1", Code: "ABCD", RulesID: rec.Rules, DealNumber: rec.Deal, Rated: true,
@@ -113,6 +133,9 @@ func TestShareRaceGame(t *testing.T) {
 			{PlayerID: ann.ID, Place: 2, Removed: 6, Moves: 10, Time: 47300 * time.Millisecond, GameID: g.ID},
 		}}); err != nil {
 		t.Fatal(err)
+	}
+	if text, rep := dealOf(); rep.DealHidden || rep.Deal != rec.Deal || !strings.Contains(text, " "+deal+" ") {
+		t.Fatalf("games after the race is stored: %+v\n%s", rep, text)
 	}
 	code, out, errOut := f.run(session(key, "ann", "share", id))
 	if want := "Pyramid race · Classic · 2nd of 5 · 6/28 · 0:47.3 · 10 moves\n"; code != 0 || out != want {

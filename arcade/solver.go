@@ -96,10 +96,13 @@ func (s *Solver) Hint(ctx context.Context, g *engine.Game) (engine.Move, engine.
 }
 
 // Solve returns what the solver knows about g's position within the
-// budget and, when it is winnable, a line of moves that wins from it. It
-// fails only when no solve slot frees up before ctx is done, or when ctx
+// budget and, when it is winnable, a line of moves that wins from it: from
+// a deal's start whose par is known, the shortest line. It fails only when no solve slot frees up before ctx is done, or when ctx
 // ends the search: a search cut by the budget is VerdictUnknown.
 func (s *Solver) Solve(ctx context.Context, g *engine.Game) (engine.Verdict, []engine.Move, error) {
+	if line, ok := s.knownShortest(g); ok {
+		return engine.Winnable, line, nil
+	}
 	if err := s.acquire(ctx); err != nil {
 		return engine.Unknown, nil, err
 	}

@@ -3,6 +3,7 @@ package arcade
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"pyramid/engine"
@@ -66,6 +67,9 @@ type parKey struct {
 type parEntry struct {
 	done chan struct{}
 	par  int
+	// line is the shortest winning line, of par moves, when par > 0:
+	// the line a player who asks to watch the deal is shown.
+	line []engine.Move
 }
 
 // keyOf returns the cache key of deal d under r.
@@ -175,7 +179,28 @@ func (s *Solver) workPar(job parJob) {
 	}
 	sol := s.optimal(ctx, g, min(s.budget, parBudget))
 	if sol.Verdict == engine.Winnable && sol.Optimal {
-		e.par = len(sol.Moves)
+		e.par, e.line = len(sol.Moves), sol.Moves
+	}
+}
+
+// knownShortest returns the shortest winning line of g's deal when g is
+// at its start and its par is known already, so that the line a player
+// watches is par's, not merely a winning one.
+func (s *Solver) knownShortest(g *engine.Game) ([]engine.Move, bool) {
+	if g.MovesMade() != 0 {
+		return nil, false
+	}
+	s.mu.Lock()
+	e := s.pars[keyOf(g.Rules(), g.Deal())]
+	s.mu.Unlock()
+	if e == nil {
+		return nil, false
+	}
+	select {
+	case <-e.done:
+		return slices.Clone(e.line), e.par > 0
+	default:
+		return nil, false
 	}
 }
 

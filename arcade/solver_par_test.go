@@ -345,3 +345,56 @@ func BenchmarkParBurst(b *testing.B) {
 		b.ReportMetric(float64(known), "pars-known")
 	}
 }
+
+// TestSolveGivesParLine: once a deal's par is known, the line the solver
+// gives from its start (the one a player watches) is par's, the shortest,
+// where the ordinary solve's line is longer.
+func TestSolveGivesParLine(t *testing.T) {
+	s := NewSolver(0, 2)
+	r := engine.Classic()
+	d := engine.NewDeal(3, r.Decks)
+	start, err := engine.NewGame(r, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, before, err := s.Solve(context.Background(), start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	par, err := s.Par(context.Background(), r, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before) <= par {
+		t.Fatalf("the ordinary line has %d moves, par %d: the deal shows nothing", len(before), par)
+	}
+	v, line, err := s.Solve(context.Background(), start)
+	if err != nil || v != engine.Winnable || len(line) != par {
+		t.Fatalf("after par: %v, %d moves, %v; want winnable in %d", v, len(line), err, par)
+	}
+	if err := wins(start, line); err != nil {
+		t.Fatal(err)
+	}
+	// Not from a later position: that needs its own search.
+	later := start.Clone()
+	if err := later.Apply(line[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, l, err := s.Solve(context.Background(), later); err != nil || wins(later, l) != nil {
+		t.Fatalf("from a later position: %d moves, %v, %v", len(l), err, wins(later, l))
+	}
+}
+
+// wins checks that line wins from g, which it leaves as it is.
+func wins(g *engine.Game, line []engine.Move) error {
+	c := g.Clone()
+	for i, m := range line {
+		if err := c.Apply(m); err != nil {
+			return fmt.Errorf("move %d (%s): %w", i+1, m, err)
+		}
+	}
+	if c.Status() != engine.Won {
+		return errors.New("the line does not win")
+	}
+	return nil
+}

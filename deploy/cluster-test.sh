@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cluster-test.sh: the cluster README describes ("Running several servers")
+# cluster-test.sh: the cluster docs/operations.md describes ("Running several servers")
 # on one machine, all on loopback: one PostgreSQL, two pyramid instances on
 # it with one host key, and a real HAProxy (Debian's package, installed
 # with apt-get when missing) in front, configured from deploy/haproxy.cfg.

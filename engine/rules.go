@@ -286,18 +286,73 @@ func (r Rules) ID() string {
 	return b.String()
 }
 
-// Title is the rule set's name for players: "Classic", "Double", or
-// "Custom" for a set that is no preset.
+// Title is the rule set's name for players: a preset's title ("Classic",
+// "Double"), or for custom rules the nearest preset's and the knobs that
+// differ from it ("Classic, cover=overlap", "Daily: One pass, draw=3"):
+// the one name every screen and command shows.
 func (r Rules) Title() string {
+	p, diff := r.nearest()
+	if p.rules == r {
+		return p.title
+	}
+	t := strings.Join(append([]string{p.title}, diff...), ", ")
+	if r.Daily {
+		t = "Daily: " + t
+	}
+	return t
+}
+
+// Spec is the shortest spec that plays the rule set: a preset's name, or
+// the nearest preset's and the knobs that differ ("classic,cover=overlap",
+// "daily,passes=1"). It parses back to the same rules.
+func (r Rules) Spec() string {
+	p, diff := r.nearest()
+	if p.rules != r && r.Daily {
+		// A spec names one preset, and the daily's changes are from it.
+		p, diff = r.nearestOf(func(p preset) bool { return p.rules.Daily })
+	}
+	return strings.Join(append([]string{p.name}, diff...), ",")
+}
+
+// nearest is the preset r is, or for custom rules the preset of no daily
+// deal that differs from r (without its daily flag) in the fewest knobs,
+// the first in menu order among equals, and those knobs as name=value.
+func (r Rules) nearest() (preset, []string) {
 	for _, p := range presets {
 		if p.rules == r {
-			return p.title
+			return p, nil
 		}
 	}
-	if r.Daily {
-		return "Daily (custom)"
+	return r.nearestOf(func(p preset) bool { return !p.rules.Daily })
+}
+
+// nearestOf is the preset among those of which that differs from r in the
+// fewest knobs (the first in menu order among equals), and those knobs.
+func (r Rules) nearestOf(of func(preset) bool) (preset, []string) {
+	var best preset
+	var bestDiff []string
+	found := false
+	for _, p := range presets {
+		if !of(p) {
+			continue
+		}
+		if diff := r.knobsApart(p.rules); !found || len(diff) < len(bestDiff) {
+			best, bestDiff, found = p, diff, true
+		}
 	}
-	return "Custom"
+	return best, bestDiff
+}
+
+// knobsApart lists the knobs whose values in r differ from o's, as
+// name=value in canonical order.
+func (r Rules) knobsApart(o Rules) []string {
+	var diff []string
+	for _, k := range knobs {
+		if v := k.get(r); v != k.get(o) {
+			diff = append(diff, k.name+"="+v)
+		}
+	}
+	return diff
 }
 
 // Describe is a one-line summary of the knobs for players, e.g.

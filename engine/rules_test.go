@@ -444,3 +444,50 @@ func TestPresets(t *testing.T) {
 		}
 	}
 }
+
+// TestRulesNames: a rule set has one name for players (Title) and one
+// short spec (Spec) that plays it; a custom set is named by its nearest
+// preset and the knobs apart from it, and its spec parses back to it.
+func TestRulesNames(t *testing.T) {
+	for _, tc := range []struct{ spec, title, short string }{
+		{"classic", "Classic", "classic"},
+		{"double", "Double", "double"},
+		{"daily", "Daily", "daily"},
+		{"classic,cover=overlap", "Classic, cover=overlap", "classic,cover=overlap"},
+		{"one-pass,draw=3,goal=all", "Draw three, goal=all", "draw-three,goal=all"},
+		{"relaxed,passes=3", "Classic", "classic"},
+		{"daily,passes=1", "Daily: One pass", "daily,passes=1"},
+		{"daily,decks=2,pairs=pyramid", "Daily: Double", "daily,decks=2,pairs=pyramid"},
+	} {
+		r := MustRules(tc.spec)
+		if got := r.Title(); got != tc.title {
+			t.Errorf("%s: Title() = %q, want %q", tc.spec, got, tc.title)
+		}
+		if got := r.Spec(); got != tc.short {
+			t.Errorf("%s: Spec() = %q, want %q", tc.spec, got, tc.short)
+		}
+	}
+	// Every combination of knobs, daily or not: the spec plays the same
+	// rules, and is never longer than the canonical ID.
+	var walk func(i int, r Rules)
+	walk = func(i int, r Rules) {
+		if i == len(knobs) {
+			for _, daily := range []bool{false, true} {
+				r.Daily = daily
+				back, err := ParseRules(r.Spec())
+				if err != nil || back != r {
+					t.Errorf("ParseRules(%q) = %+v, %v; want %+v", r.Spec(), back, err, r)
+				}
+				if len(r.Spec()) > len(r.ID()) {
+					t.Errorf("Spec %q longer than ID %q", r.Spec(), r.ID())
+				}
+			}
+			return
+		}
+		for _, v := range knobs[i].values {
+			knobs[i].set(&r, v)
+			walk(i+1, r)
+		}
+	}
+	walk(0, Classic())
+}

@@ -15,6 +15,8 @@ const ellipsis = "…"
 // a chat line) safe to print on a terminal or in a log line, and at most max
 // cells wide. Control characters (C0, DEL, C1, so every escape sequence),
 // format characters (bidi overrides and isolates, zero-width joiners, BOMs),
+// the other default-ignorable code points but variation selectors (the
+// combining grapheme joiner, fillers),
 // private-use, surrogate, unassigned and separator code points and invalid
 // UTF-8 are replaced by a visible escape such as `\x1b` or `\u202e`. Runs of
 // combining marks are cut to two per character and a mark with nothing to
@@ -61,7 +63,9 @@ func Clean(s string, max int) string {
 func unsafeRune(r rune) bool {
 	return r < 0x20 || (r >= 0x7f && r <= 0x9f) ||
 		unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs, unicode.Zl, unicode.Zp) ||
-		isInvisibleLetter(r) ||
+		// Variation selectors stay: they choose how an emoji in a chat
+		// line is drawn, and names refuse them anyway.
+		isDefaultIgnorable(r) && !unicode.Is(unicode.Variation_Selector, r) ||
 		!unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Zs) // unassigned
 }
 

@@ -84,6 +84,7 @@ func FuzzValidateName(f *testing.F) {
 	for _, s := range []string{
 		"alice", "Zoë", "\x1b[2J", "bob\u202E", "a\u0301", "山田", "._-", "root",
 		strings.Repeat("a", 300), "a" + strings.Repeat("\u0301", 20),
+		"alice\u034f", "alice\ufe00", "alice\u180b", "alice\u17b4", "alice\U000e0100", "\u0430dmin",
 	} {
 		f.Add(s)
 	}
@@ -97,6 +98,9 @@ func FuzzValidateName(f *testing.F) {
 		}
 		if w := ansi.StringWidth(n); w < 1 || w > MaxNameWidth {
 			t.Fatalf("NormalizeName(%q) = %q: %d cells", in, n, w)
+		}
+		if i := strings.IndexFunc(n, isDefaultIgnorable); i >= 0 {
+			t.Fatalf("NormalizeName(%q) = %q: a default-ignorable at byte %d", in, n, i)
 		}
 		// A valid name prints as itself: Clean has nothing to escape.
 		if c := Clean(n, MaxNameWidth); c != n {

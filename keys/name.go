@@ -34,6 +34,7 @@ var (
 	ErrNameEscape     = errors.New("name contains a terminal escape sequence")
 	ErrNameControl    = errors.New("name contains a control character")
 	ErrNameFormat     = errors.New("name contains an invisible formatting or bidi control character")
+	ErrNameInvisible  = errors.New("name contains an invisible character (a variation selector, grapheme joiner, filler or other default-ignorable code point)")
 	ErrNamePrivateUse = errors.New("name contains a private-use or surrogate code point")
 	ErrNameSeparator  = errors.New("name contains a line or paragraph separator")
 	ErrNameCombining  = errors.New("name contains a combining mark that is not attached to a letter or digit")
@@ -41,20 +42,65 @@ var (
 	ErrNameWide       = errors.New("name contains a character wider than one cell")
 	ErrNameChar       = errors.New("name contains a character that is not allowed (use letters, digits, _ . -)")
 	ErrNameNoAlnum    = errors.New("name has no letter or digit")
+	ErrNameEdge       = errors.New("name must start and end with a letter or digit (ann, not ann. beside it)")
 	ErrNameReserved   = errors.New("name is reserved")
 )
 
 // reservedNames are refused as display names because they would let a player
-// pass for the server or its staff. Compared after lower-casing.
-var reservedNames = map[string]bool{
-	"admin": true, "administrator": true, "root": true, "system": true,
-	"server": true, "moderator": true, "mod": true, "operator": true,
-	"sysop": true, "staff": true, "guest": true, "pyramid": true,
+// pass for the server or its staff, and so is every name that looks like
+// one of them in small letters or capitals (reserved).
+var reservedNames = []string{
+	"admin", "administrator", "root", "system", "server", "moderator", "mod",
+	"operator", "sysop", "staff", "guest", "pyramid",
 }
 
 // GuestPrefix starts the names the server gives guest sessions
-// (guest-7QK2); no player may take one, so nobody passes for a guest.
+// (guest-7QK2); no player may take one, nor one that starts with a
+// look-alike of it, so nobody passes for a guest.
 const GuestPrefix = "guest-"
+
+// lookAlikeForms are the forms of a name that LookAlike compares.
+func lookAlikeForms(name string) [2]string {
+	return [2]string{Skeleton(name), FoldedSkeleton(name)}
+}
+
+// reservedForms are the skeletons (Skeleton and FoldedSkeleton) of the
+// reserved names in small letters and in capitals, and guestForms those
+// of GuestPrefix: a capital I is an l to the skeleton, so ADMlN looks like
+// ADMIN, a spelling of admin, but not like admin itself.
+var reservedForms, guestForms = func() (map[string]bool, []string) {
+	reserved := map[string]bool{}
+	for _, r := range reservedNames {
+		for _, spelling := range []string{r, strings.ToUpper(r)} {
+			for _, f := range lookAlikeForms(spelling) {
+				reserved[f] = true
+			}
+		}
+	}
+	var guest []string
+	for _, spelling := range []string{GuestPrefix, strings.ToUpper(GuestPrefix)} {
+		for _, f := range lookAlikeForms(spelling) {
+			guest = append(guest, f)
+		}
+	}
+	return reserved, guest
+}()
+
+// reserved reports whether name looks like a reserved name or starts
+// like a guest's.
+func reserved(name string) bool {
+	for _, f := range lookAlikeForms(name) {
+		if reservedForms[f] {
+			return true
+		}
+		for _, g := range guestForms {
+			if strings.HasPrefix(f, g) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // NameError says why a display name was refused and, when one character is
 // to blame, which one and where (1-based, counted in characters).
@@ -79,10 +125,12 @@ func (e *NameError) Unwrap() error { return e.Err }
 // returns its NFC form, the form to store and compare: 1 to MaxNameWidth
 // cells of width-one letters and digits plus '_', '.' and '-', with
 // combining marks only on a letter or digit, after NFC normalisation.
-// Control, format (bidi overrides, zero-width joiners), private-use and
-// separator characters and terminal escape sequences are refused, each with
-// its own reason. Whether the name looks like another player's is the
-// store's to say (Skeleton).
+// Control, format (bidi overrides, zero-width joiners), default-ignorable
+// (variation selectors, the combining grapheme joiner, fillers),
+// private-use and separator characters and terminal escape sequences are
+// refused, each with its own reason and the code point to blame, and so is
+// a name that looks like a reserved one (LookAlike). Whether the name
+// looks like another player's is the store's to say.
 func NormalizeName(s string) (string, error) {
 	if s == "" {
 		return "", &NameError{Err: ErrNameEmpty}
@@ -106,7 +154,7 @@ func NormalizeName(s string) (string, error) {
 	if ansi.StringWidth(n) > MaxNameWidth {
 		return "", &NameError{Err: ErrNameTooLong}
 	}
-	if lower := strings.ToLower(n); reservedNames[lower] || strings.HasPrefix(lower, GuestPrefix) {
+	if reserved(n) {
 		return "", &NameError{Err: ErrNameReserved}
 	}
 	return n, nil
@@ -141,8 +189,13 @@ func hazard(r rune) error {
 		return ErrNameEscape
 	case unicode.Is(unicode.Cc, r):
 		return ErrNameControl
-	case unicode.Is(unicode.Cf, r), isInvisibleLetter(r):
+	case unicode.Is(unicode.Cf, r):
 		return ErrNameFormat
+	case isDefaultIgnorable(r):
+		// Marks among them (variation selectors, U+034F) would
+		// otherwise pass as accents: alice and alice+U+FE00 render
+		// alike.
+		return ErrNameInvisible
 	case r == utf8.RuneError:
 		// U+FFFD stands where text that was not valid UTF-8 was replaced.
 		return ErrNameEncoding
@@ -158,6 +211,8 @@ func hazard(r rune) error {
 func checkNameRunes(n string) error {
 	pos, alnum := 0, false
 	var prevBase bool // the previous character is a letter, digit or mark on one
+	var edge rune     // the first punctuation at either end, if any
+	edgePos := 0
 	for _, r := range n {
 		pos++
 		switch {
@@ -172,6 +227,9 @@ func checkNameRunes(n string) error {
 			}
 			alnum, prevBase = true, true
 		case r == '_' || r == '.' || r == '-':
+			if pos == 1 {
+				edge, edgePos = r, pos
+			}
 			prevBase = false
 		default:
 			return &NameError{Err: ErrNameChar, Rune: r, Pos: pos}
@@ -179,6 +237,14 @@ func checkNameRunes(n string) error {
 	}
 	if !alnum {
 		return &NameError{Err: ErrNameNoAlnum}
+	}
+	// Punctuation at an end is all that tells ann. from ann: too
+	// little to tell two players apart.
+	if last, _ := utf8.DecodeLastRuneInString(n); edgePos == 0 && !prevBase {
+		edge, edgePos = last, pos
+	}
+	if edgePos > 0 {
+		return &NameError{Err: ErrNameEdge, Rune: edge, Pos: edgePos}
 	}
 	return nil
 }
@@ -188,16 +254,6 @@ func checkNameRunes(n string) error {
 func isEscapeIntroducer(r rune) bool {
 	switch r {
 	case 0x1b, 0x9b, 0x9d, 0x90, 0x98, 0x9e, 0x9f, 0x9c:
-		return true
-	}
-	return false
-}
-
-// isInvisibleLetter reports the Hangul fillers: letters by category that
-// render as blank space and so can make a name look empty or forged.
-func isInvisibleLetter(r rune) bool {
-	switch r {
-	case 0x115f, 0x1160, 0x3164, 0xffa0:
 		return true
 	}
 	return false
@@ -250,7 +306,8 @@ func NameFromUser(user string) (string, bool) {
 			prevBase = false
 		}
 	}
-	name, err := NormalizeName(b.String())
+	// A name starts and ends with a letter or digit: "bob." plays as bob.
+	name, err := NormalizeName(strings.Trim(b.String(), "_.-"))
 	if err != nil {
 		return "", false
 	}

@@ -51,6 +51,11 @@ func TestWatchRefusals(t *testing.T) {
 		{"oneself from another session", ann2, "ANN", ErrWatchSelf},
 		{"setting off", bob, "shy", ErrNotWatchable},
 		{"allowed, any case", bob, "aNN", nil},
+		// A look-alike of a name finds nobody: the store keeps one name
+		// of each look (keys.LookAlike), so the name as typed finds the
+		// one player who has it, or nobody, never a second.
+		{"a look-alike, a Cyrillic A", bob, "\u0410nn", ErrNotOnline},
+		{"a look-alike, a default-ignorable", bob, "Ann\u034f", ErrNotOnline},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -80,6 +80,9 @@ const (
 	// ReasonVoid: a racer was lost with their server; the race is
 	// unrated for all.
 	ReasonVoid Reason = "void"
+	// ReasonVoided: an admin voided the race (a report showed it was not
+	// fair play); it is unrated for all who raced it.
+	ReasonVoided Reason = "voided"
 	// ReasonAssisted: the racer's moves came faster than a person plays.
 	ReasonAssisted Reason = "assisted"
 	// ReasonPairLimit: the racer and a racer placed above them were
@@ -96,6 +99,7 @@ var reasonWords = map[Reason]string{
 	ReasonFewMovers:  "fewer than two racers with a key moved",
 	ReasonChosenDeal: "chosen deal",
 	ReasonVoid:       "a racer's server failed",
+	ReasonVoided:     "voided by an admin",
 	ReasonAssisted:   "moves faster than play",
 	ReasonPairLimit:  fmt.Sprintf("rated against the same racer %d times in %d hours", PairLimit, int(PairWindow.Hours())),
 	ReasonNoOpponent: "no rated opponent",
@@ -165,9 +169,9 @@ type Decision struct {
 // Decide decides how a race counts for each of its entrants (the racers
 // with a key; guests count for nobody). unrated is ReasonNone for a race
 // that may be rated, else why it is not for anybody (ReasonChosenDeal,
-// ReasonVoid). limited reports whether two players (by ID) were rated
-// against each other PairLimit times within PairWindow already; nil when
-// none were.
+// ReasonVoid, ReasonVoided). limited reports whether two players (by ID)
+// were rated against each other PairLimit times within PairWindow
+// already; nil when none were.
 //
 // In order: an entrant who never moved, or left having removed no card,
 // is aborted; if fewer than two entrants moved, the race is aborted for

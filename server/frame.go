@@ -37,6 +37,15 @@ type FrameGapper interface {
 	FrameGap() time.Duration
 }
 
+// TerminalWriter is a message that carries a terminal sequence for the
+// renderer to write with the next frame, which goes at once: a copy to
+// the client's clipboard (OSC 52). The renderer writes it as it is, so a
+// program builds it from nothing the player did not mean to send there.
+type TerminalWriter interface {
+	// TerminalSequence is the sequence to write.
+	TerminalSequence() string
+}
+
 // FrameSlacker is a message whose frame may wait a while for company:
 // the renderer holds it up to FrameSlack, and the first frame drawn
 // meanwhile (a key's, or another message's) carries it. A clock's tick

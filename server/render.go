@@ -897,6 +897,11 @@ func (f *framedModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			gap = 0
 			break
 		}
+		if w, ok := msg.(TerminalWriter); ok {
+			f.r.emit(w.TerminalSequence())
+			gap = 0
+			break
+		}
 		if g, ok := msg.(FrameGapper); ok {
 			gap = max(gap, g.FrameGap())
 		}

@@ -787,3 +787,32 @@ func TestFrameRendererSynchronizesLongFrames(t *testing.T) {
 		t.Errorf("screen\n%s\nwant\n%s", out.shown(h), want)
 	}
 }
+
+// clipMsg is a message with a terminal sequence, as the tui's copy to
+// the clipboard is.
+type clipMsg string
+
+func (c clipMsg) TerminalSequence() string { return "\x1b]52;c;" + string(c) + "\a" }
+
+// TestTerminalWriterGoesAtOnce: a message's terminal sequence is written
+// at once, even right after a frame and with a view that did not change.
+func TestTerminalWriterGoesAtOnce(t *testing.T) {
+	clock := newFakeNow()
+	out := newScreenOut(40, 5)
+	r := newFrameRenderer(out, clock.now, 40, 5)
+	r.send = func(tea.Msg) {}
+	var m tea.Model = &framedModel{model: constModel("same"), r: r}
+	m.Init()
+	n := len(out.writes)
+	m, _ = m.Update(clipMsg("aGk="))
+	if got := out.since(n); !strings.Contains(got, "\x1b]52;c;aGk=\a") {
+		t.Fatalf("after the message: wrote %q, want the sequence", got)
+	}
+}
+
+// constModel is a model whose view never changes.
+type constModel string
+
+func (m constModel) Init() tea.Cmd                       { return nil }
+func (m constModel) Update(tea.Msg) (tea.Model, tea.Cmd) { return m, nil }
+func (m constModel) View() string                        { return string(m) }

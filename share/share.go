@@ -32,6 +32,9 @@ type Game struct {
 	Daily  string
 	Deal   uint64
 	Custom bool
+	// DealHidden: the deal is the server's and not over yet, so its
+	// number is not told (a game in progress, a race still running).
+	DealHidden bool
 	// Cleared: the pyramid is cleared. Otherwise Removed of Cards were
 	// removed, "so far" while InProgress.
 	Cleared        bool
@@ -53,6 +56,8 @@ func (g Game) Line(sep string) string {
 		parts = append(parts, "daily "+keys.Clean(g.Daily, 10), title)
 	case g.Custom:
 		parts = append(parts, title+sep+"a custom deal")
+	case g.DealHidden:
+		parts = append(parts, title+sep+"a hidden deal")
 	default:
 		parts = append(parts, title+sep+"deal "+strconv.FormatUint(g.Deal, 10))
 	}

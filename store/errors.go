@@ -8,7 +8,7 @@ var (
 	// ErrNotFound: no such player, key, game or link code.
 	ErrNotFound = errors.New("not found")
 	// ErrNameTaken: another player has this display name (compared
-	// case-insensitively), or one that looks like it (keys.Skeleton).
+	// case-insensitively), or one that looks like it (keys.LookAlike).
 	ErrNameTaken = errors.New("name is taken")
 	// ErrConflict: the game is owned by another session now (it was claimed
 	// from somewhere else), so this session's write was refused.
@@ -37,6 +37,14 @@ var (
 	// ErrInvalid: the request itself is malformed (an empty ID, an unknown
 	// status, a move log over the size limit, …).
 	ErrInvalid = errors.New("invalid request")
+	// ErrNameHeld: another player gave the name up a moment ago, and
+	// it is held for them until every session stops showing it
+	// (NameHold); a NameHeldError says for how long yet.
+	ErrNameHeld = errors.New("name was just freed")
+	// ErrClosed: the report was closed already.
+	ErrClosed = errors.New("the report is closed already")
+	// ErrVoided: the race was voided already.
+	ErrVoided = errors.New("the race is void already")
 	// ErrLimit: a budget of the player's is spent for now (e.g. reports
 	// a day).
 	ErrLimit = errors.New("limit reached")

@@ -11,6 +11,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"pyramid/engine"
@@ -62,23 +63,29 @@ type Players interface {
 	// GetOrCreatePlayer returns the player the key with this fingerprint
 	// belongs to, creating one (with ID = fingerprint) for a key not seen
 	// before. A new player is named defaultName when that is free (nobody
-	// has it or a name that looks like it), else
+	// has it or a name that looks like it, keys.LookAlike), else
 	// "player-" and a few hex digits derived from the fingerprint. created
 	// reports whether the player was created by this call. A banned player is
 	// returned as such (Banned set, with the ban's terms), not as an error;
 	// a timed ban that has ended is lifted here, so a player is seen
-	// unbanned from the first connection after it.
+	// unbanned from the first connection after it. defaultName must be
+	// empty or valid (keys.NormalizeName, which refuses reserved names).
 	GetOrCreatePlayer(ctx context.Context, fingerprint, defaultName string) (p Player, created bool, err error)
 	// Player returns the player with this ID.
 	Player(ctx context.Context, id string) (Player, error)
 	// PlayerByKey returns the player the key with this fingerprint belongs to.
 	PlayerByKey(ctx context.Context, fingerprint string) (Player, error)
 	// PlayerByName returns the player with this display name, compared
-	// case-insensitively.
+	// case-insensitively, never by look: a look-alike of a name finds
+	// nobody (ErrNotFound), so a name finds one player at most.
 	PlayerByName(ctx context.Context, name string) (Player, error)
 	// RenamePlayer sets a player's display name (ErrNameTaken if another
-	// player has it, or a name that looks like it: the same
-	// keys.Skeleton). The name must already be valid (keys.NormalizeName).
+	// player has it, or a name that looks like it: keys.LookAlike). The
+	// name must already be valid (keys.NormalizeName). The name the
+	// player had is held for them for NameHold: anyone else asking for
+	// it, or for a name that looks like it, gets a *NameHeldError
+	// (ErrNameHeld), and no new player is given it; the player may take
+	// it back.
 	RenamePlayer(ctx context.Context, id, name string) error
 	// SetBanned bans a player for good, with no reason given, or lifts a
 	// ban (its terms too).
@@ -99,6 +106,29 @@ type Players interface {
 	// UnlinkKey removes a key from a player (ErrLastKey for the only one).
 	UnlinkKey(ctx context.Context, playerID, fingerprint string) error
 }
+
+// NameHold is how long a name a player gave up stays held for them
+// (Players.RenamePlayer). A rename reaches the open sessions of every
+// server over the bus within a second or two (a server whose bus
+// connection dropped catches up when it is back: pgbus pings every 5
+// seconds and reconnects within a second); until then those sessions,
+// the rooms and the rosters still show the old name, so nobody else may
+// take it, lest two players be shown by one name.
+const NameHold = 10 * time.Second
+
+// NameHeldError is the refusal of a name given up less than NameHold
+// ago by another player (ErrNameHeld): Left is how long it is held yet.
+type NameHeldError struct {
+	Left time.Duration
+}
+
+// Error says the name is held, and for how long yet.
+func (e *NameHeldError) Error() string {
+	return fmt.Sprintf("%v for %v more", ErrNameHeld, e.Left.Round(time.Millisecond))
+}
+
+// Unwrap makes errors.Is(err, ErrNameHeld) hold.
+func (e *NameHeldError) Unwrap() error { return ErrNameHeld }
 
 // AuditEntry is one line of the audit log: an admin action, or a change
 // of an account's keys or name.
@@ -130,6 +160,13 @@ const (
 	AuditCloseRoom = "close-room" // Subject: the room's code
 	AuditLink      = "link"       // Subject: the key linked
 	AuditUnlink    = "unlink"     // Subject: the key unlinked
+	// AuditVoid: an admin voided a race (Races.VoidRace); one entry for
+	// each racer placed in it, so that each reads it. Subject: "race ID".
+	AuditVoid = "void"
+	// AuditCloseReport: an admin closed a report (Reports.CloseReport).
+	// Subject: "report ID"; no Target, so that the reported player's
+	// audit log does not show reports.
+	AuditCloseReport = "close-report"
 )
 
 // Audit keeps the audit log.
@@ -152,6 +189,11 @@ type Report struct {
 	Reason   string
 	// ReporterName and ReportedName are the players' names when read.
 	ReporterName, ReportedName string
+	// Closed is when an admin closed the report (dealt with it), by
+	// ClosedBy (a player ID; ClosedByName their name when read); zero
+	// while it is open.
+	Closed                 time.Time
+	ClosedBy, ClosedByName string
 }
 
 // Reports keeps players' reports of other players.
@@ -161,8 +203,13 @@ type Reports interface {
 	// hours before, ErrInvalid for one without a reason or a player, or
 	// with a reason over 1000 bytes.
 	AddReport(ctx context.Context, r Report, perDay int) (int64, error)
-	// Reports returns at most limit reports, newest first.
-	Reports(ctx context.Context, limit int) ([]Report, error)
+	// Reports returns at most limit reports, newest first: the open
+	// ones, or (all) the closed ones too.
+	Reports(ctx context.Context, limit int, all bool) ([]Report, error)
+	// CloseReport closes an open report, in one transaction with an
+	// AuditCloseReport entry by actor with reason: ErrNotFound for no
+	// such report, ErrClosed for one closed already.
+	CloseReport(ctx context.Context, id int64, actor, reason string) error
 }
 
 // Links keeps the one-time codes that link a new key to a player.
@@ -709,9 +756,14 @@ type Race struct {
 	Started    time.Time
 	Ended      time.Time
 	Racers     int
-	Rated      bool           // NewRace.Rated
-	Verdict    engine.Verdict // NewRace.Verdict; engine.Unknown for races stored before it was
-	Placings   []RacePlacing  // by place, then player ID
+	Rated      bool // NewRace.Rated
+	// Unrated is why the race counts for nobody: rating.ReasonNone for
+	// a race that may rate its racers, rating.ReasonChosenDeal,
+	// rating.ReasonVoid (a racer lost with their server) or
+	// rating.ReasonVoided (an admin voided it: VoidRace).
+	Unrated  rating.Reason
+	Verdict  engine.Verdict // NewRace.Verdict; engine.Unknown for races stored before it was
+	Placings []RacePlacing  // by place, then player ID
 }
 
 // Rating is a player's race rating for one rules ID (package rating: a
@@ -796,4 +848,27 @@ type Races interface {
 	// limit rated races in the rules ID (all for limit <= 0), oldest
 	// first.
 	RatingHistory(ctx context.Context, playerID, rulesID string, limit int) ([]RatingPoint, error)
+	// RatedRaces returns the player's newest races (at most limit) that
+	// rated somebody, the player or others: the races VoidRace would
+	// change, newest first, with their placings.
+	RatedRaces(ctx context.Context, playerID string, limit int) ([]Race, error)
+	// VoidRace voids a stored race, in one transaction: the race counts
+	// for nobody from then on (each placing is decided again as a race
+	// unrated for all, rating.ReasonVoided), and the ratings it changed
+	// are computed again from the race before it on: every race recorded
+	// after it that one of its rated racers moved in, and then every race
+	// one of those races' racers moved in, is decided again by the races'
+	// policy (rating.Decide, the pair limit counted without the voided
+	// race) and rated again, in the order they were recorded. It stores
+	// an AuditVoid entry by v.Actor for each placed racer, and returns
+	// the IDs of the players whose ratings were computed again, sorted.
+	// ErrNotFound for no such race, ErrVoided for one voided already.
+	VoidRace(ctx context.Context, v RaceVoid) ([]string, error)
+}
+
+// RaceVoid is an admin's void of a race (Races.VoidRace).
+type RaceVoid struct {
+	RaceID int64
+	Actor  string // the admin's player ID
+	Reason string
 }

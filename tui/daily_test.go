@@ -1,10 +1,13 @@
 package tui
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 
 	"pyramid/engine"
+
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 // The daily deal's end screens: its share line and help bar.
@@ -24,7 +27,16 @@ func TestDailyShareLineFits80(t *testing.T) {
 	}
 	h.wantScreen(" " + want + "\n")
 	h.resize(120, 40)
-	h.wantScreen("share: " + want)
+	h.wantScreen("share (c copies): " + want)
+	// c copies it to the clipboard (OSC 52), the line in base64.
+	cmd := h.m.table().updateKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("c")})
+	if cmd == nil {
+		t.Fatal("c copies nothing")
+	}
+	seq := cmd().(clipboardMsg).TerminalSequence()
+	if got := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(want)) + "\a"; seq != got {
+		t.Fatalf("c writes %q, want %q", seq, got)
+	}
 }
 
 // TestDailyWonHelpBar: after a win of the daily the help bar's enter

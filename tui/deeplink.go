@@ -71,12 +71,12 @@ func parseDealNumber(s string) (uint64, error) {
 // titleOf is the header's title of a game: rule set and deal.
 func titleOf(r engine.Rules, d engine.Deal, day, sep string) string {
 	if r.Daily && day != "" {
-		return rulesName(r) + sep + day
+		return r.Title() + sep + day
 	}
 	if !d.Numbered {
-		return rulesName(r) + sep + "deal from text"
+		return r.Title() + sep + "deal from text"
 	}
-	return rulesName(r) + sep + "deal " + strconv.FormatUint(d.Number, 10)
+	return r.Title() + sep + "deal " + strconv.FormatUint(d.Number, 10)
 }
 
 // dealLabel names a deal by its number when shown (lobby.DealShown), as
@@ -92,40 +92,7 @@ func dealLabel(n uint64, shown bool) string {
 // number may not be shown yet (lobby.DealShown).
 func hiddenTitleOf(r engine.Rules, day, sep string) string {
 	if r.Daily && day != "" {
-		return rulesName(r) + sep + day
+		return r.Title() + sep + day
 	}
-	return rulesName(r) + sep + "hidden deal"
-}
-
-// rulesName is a rule set's name for players: a preset's title, or for
-// custom rules the nearest preset and the knobs that differ from it
-// ("Classic, cover=overlap, draw=3"), which is also a spec that plays
-// them (ssh -t host classic,cover=overlap,draw=3 42).
-func rulesName(r engine.Rules) string {
-	if t := r.Title(); t != "Custom" && t != "Daily (custom)" {
-		return t
-	}
-	plain := r
-	plain.Daily = false
-	best, bestDiff := "", []string(nil)
-	for _, name := range engine.PresetNames() {
-		p, ok := engine.Preset(name)
-		if !ok || p.Daily {
-			continue
-		}
-		var diff []string
-		for _, k := range engine.KnobNames() {
-			if v := plain.Knob(k); v != p.Knob(k) {
-				diff = append(diff, k+"="+v)
-			}
-		}
-		if best == "" || len(diff) < len(bestDiff) {
-			best, bestDiff = p.Title(), diff
-		}
-	}
-	name := strings.Join(append([]string{best}, bestDiff...), ", ")
-	if r.Daily {
-		name = "Daily: " + name
-	}
-	return name
+	return r.Title() + sep + "hidden deal"
 }

@@ -477,7 +477,7 @@ type RulesStats struct {
 }
 
 // RaceStats is a player's race figures in one rule set, as the races'
-// policy counted them (README "What counts").
+// policy counted them (docs/races.md, "What counts").
 type RaceStats struct {
 	// Rated counts the races rated for the player, Wins and Podiums
 	// among them; Unrated the races they raced that did not count.

@@ -280,6 +280,13 @@ func (m *Model) confirmed(yes bool) tea.Cmd {
 	}
 	m.show(m.back)
 	if !yes {
+		// Keeping a stored game of the rule set asked for plays it:
+		// the player came to play that rule set.
+		if ref := c.spec.replace; ref.id != "" || ref.token != 0 {
+			if i := m.findUnfinished(c.spec.rules.ID()); i >= 0 {
+				return m.resumeStored(i)
+			}
+		}
 		return nil
 	}
 	if ref := c.spec.replace; ref.id != "" || ref.token != 0 {

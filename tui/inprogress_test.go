@@ -58,10 +58,12 @@ func TestStartingARuleSetInProgressAsks(t *testing.T) {
 				}
 				h.wantScreen("You have Classic deal 42 in progress (1 move): abandon it?", "It counts as a game lost.", "y yes, abandon it")
 				if !yes {
+					// Keeping the game plays it, from the menu or a
+					// deep link alike.
 					h.keys("n")
-					h.wantScreen("Pyramid Solitaire", "Continue", "Classic · deal 42 · 1 move")
-					if h.m.playing || len(store.saves) != 0 {
-						t.Errorf("no: a game is on the table (%v) or saved (%d saves)", h.m.playing, len(store.saves))
+					h.wantScreen("Classic · deal 42", "1 move")
+					if !h.m.playing || len(store.saves) != 0 || store.games["g1"].Status != StatusPlaying {
+						t.Errorf("no: the kept game is not on the table (%v), or saved (%d saves), or %q", h.m.playing, len(store.saves), store.games["g1"].Status)
 					}
 					continue
 				}
@@ -137,6 +139,12 @@ func TestEveryGameInProgressHasAContinue(t *testing.T) {
 	}
 	h.keys("enter")
 	h.wantScreen("You have Relaxed deal 5 in progress (2 moves): abandon it?")
+	// Keeping it plays it.
+	h.keys("n")
+	h.wantScreen("Relaxed · deal 5", "2 moves")
+	if s := store.games["g2"].Status; s != StatusPlaying {
+		t.Errorf("the kept Relaxed game is %q, want playing", s)
+	}
 }
 
 func TestAnotherSessionsGameAsksOnSave(t *testing.T) {

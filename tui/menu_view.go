@@ -120,7 +120,7 @@ func (m *menuScreen) onlineNote() string {
 func (m *menuScreen) numberNote() string {
 	t := m.textsFor()
 	if own := m.ownRules(); t.number == "" || t.numberOf != own {
-		t.number, t.numberOf = rulesName(own)+" or any rule set", own
+		t.number, t.numberOf = own.Title()+" or any rule set", own
 	}
 	return t.number
 }
@@ -486,14 +486,14 @@ func (m *menuScreen) viewCustom(out *lines) string {
 		out.add(marker + label + "  " + vals.String())
 	}
 	out.add("")
-	m.item(out, m.knobCur == len(knobs), "Play these rules", rulesName(m.custom), 20)
+	m.item(out, m.knobCur == len(knobs), "Play these rules", m.custom.Title(), 20)
 	m.item(out, m.knobCur == len(knobs)+1, "Back", "", 20)
 	return m.custom.Describe()
 }
 
 // viewNumber writes the deal number form.
 func (m *menuScreen) viewNumber(out *lines) string {
-	out.add("    Type a deal number for " + rulesName(m.rules) + ",")
+	out.add("    Type a deal number for " + m.rules.Title() + ",")
 	out.add("    or a rule set and a number (double 42, classic,passes=2 7).")
 	out.add("")
 	out.add("    " + m.number.view(m.env.pal, m.w-5))

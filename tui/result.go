@@ -87,8 +87,10 @@ func (t *tableScreen) foot() string {
 	if line == "" {
 		return ""
 	}
-	if labelled := "share: " + line; cells(labelled) <= t.w-2 {
-		return labelled
+	for _, label := range [...]string{"share (c copies): ", "share: "} {
+		if labelled := label + line; cells(labelled) <= t.w-2 {
+			return labelled
+		}
 	}
 	return line
 }

@@ -233,8 +233,8 @@ func TestDailyEndShowsShareLine(t *testing.T) {
 		practice bool
 		want     string
 	}{
-		{"won", 3, engine.Won, false, "share: Pyramid · daily 2026-03-01 · Daily · cleared · 0:00 · 74 moves"},
-		{"lost", 2, engine.Lost, false, "share: Pyramid · daily 2026-03-01 · Daily · 23/28 · 0:00 · 75 moves"},
+		{"won", 3, engine.Won, false, "Pyramid · daily 2026-03-01 · Daily · cleared · 0:00 · 74 moves"},
+		{"lost", 2, engine.Lost, false, "Pyramid · daily 2026-03-01 · Daily · 23/28 · 0:00 · 75 moves"},
 		{"practice", 3, engine.Won, true, ""},
 	}
 	for _, tt := range tests {

@@ -243,10 +243,13 @@ func bestDaily(r *RulesStats, in string) string {
 	return s
 }
 
+// statsTitleW is the widest the stats table's rules column gets.
+const statsTitleW = 16
+
 // titleOfStats is the rule set's title as the table shows it.
 func titleOfStats(r *RulesStats) string {
-	if rules, err := engine.ParseRules(r.RulesID); err == nil && (r.Title == "" || r.Title == "Custom" || r.Title == "Daily (custom)") {
-		return clean(rulesName(rules), 40) // custom rules by their rules
+	if rules, err := engine.ParseRules(r.RulesID); err == nil {
+		return clean(rules.Title(), 40)
 	}
 	t := clean(r.Title, 20)
 	if t == "" {
@@ -304,6 +307,9 @@ func (s *statsScreen) table(body []string) []string {
 	for i := range s.stats {
 		titleW = max(titleW, cells(titleOfStats(&s.stats[i])))
 	}
+	// A custom rule set's long title is cut in the table; the line under
+	// it gives it whole.
+	titleW = min(titleW, statsTitleW)
 	widths := make([]int, len(cols))
 	total, n := 4+titleW, 0
 	for i, c := range cols {
@@ -333,7 +339,7 @@ func (s *statsScreen) table(body []string) []string {
 	for i := first; i < len(s.stats) && i < first+room; i++ {
 		r := &s.stats[i]
 		b.Reset()
-		title := padRight(titleOfStats(r), titleW)
+		title := padRight(cut(titleOfStats(r), titleW, s.env.gl.ell), titleW)
 		if i == s.cur {
 			b.WriteString("  > ")
 			b.WriteString(pal.style(sMenuCur, title))

@@ -355,6 +355,9 @@ func (t *tableScreen) updateKey(k tea.KeyMsg) tea.Cmd {
 		return nil
 	case t.canWatch() && key.Matches(kn, watchKeys):
 		return t.askLine()
+	case key.Matches(kn, copyKeys) && t.shareLine() != "":
+		t.say(sInfo, "share line "+copied)
+		return copyText(t.shareLine())
 	}
 	if t.d.status == engine.Won {
 		if key.Matches(kn, km.Select) {

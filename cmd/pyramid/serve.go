@@ -53,7 +53,7 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // With one P per core on a box of one or two cores, a thousand sessions'
 // goroutines wait behind a P held by a socket write or by the GC's mark
 // work; with more Ps than cores the system interleaves them, and the
-// keys' tail is shorter for the same memory (README, "Running a
+// keys' tail is shorter for the same memory (docs/operations.md, "One
 // server"). A server on PostgreSQL keeps Go's default: several of them
 // may share a box, and more Ps than cores each made the panels across
 // instances slower.
@@ -103,10 +103,9 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 		return fmt.Errorf("listen: %w", err)
 	}
 	defer l.Close()
-	if cfg.connect == "" {
-		_, port, _ := net.SplitHostPort(l.Addr().String())
-		host, _ := os.Hostname()
-		cfg.connect = fmt.Sprintf("ssh -p %s %s", port, host)
+	guessed := cfg.connect == ""
+	if guessed {
+		cfg.connect = connectCommand(l.Addr())
 	}
 	solver := arcade.NewSolver(cfg.solverBudget, runtime.GOMAXPROCS(0))
 	secret, err := st.DailySecret(ctx)
@@ -202,6 +201,9 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 		return err
 	}
 	fmt.Fprintf(stdout, "Pyramid arcade on %s\nhost key %s\nplay: %s\n", l.Addr(), srv.Fingerprint(), cfg.connect)
+	if guessed && !isLoopback(l.Addr()) {
+		fmt.Fprintln(stdout, "(other machines may know this one by another name: --connect sets the command players are shown)")
+	}
 	if ready != nil {
 		ready(l.Addr())
 	}
@@ -231,4 +233,31 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 	}
 	<-served
 	return nil
+}
+
+// connectCommand is the command players are shown when --connect is not
+// given: localhost for a server only this machine reaches, the address
+// it listens on when that is one, else the machine's host name.
+func connectCommand(addr net.Addr) string {
+	host, port, _ := net.SplitHostPort(addr.String())
+	ip := net.ParseIP(host)
+	switch {
+	case ip != nil && ip.IsLoopback():
+		host = "localhost"
+	case ip == nil || ip.IsUnspecified():
+		if name, err := os.Hostname(); err == nil && name != "" {
+			host = name
+		} else {
+			host = "localhost"
+		}
+	}
+	return fmt.Sprintf("ssh -p %s %s", port, host)
+}
+
+// isLoopback reports whether addr is a loopback address: only this
+// machine can connect.
+func isLoopback(addr net.Addr) bool {
+	host, _, _ := net.SplitHostPort(addr.String())
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

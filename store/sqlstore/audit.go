@@ -25,16 +25,26 @@ func (s *Store) AddAudit(ctx context.Context, e store.AuditEntry) (int64, error)
 	if at.IsZero() {
 		at = s.now()
 	}
+	e.At = at
 	var id int64
-	err := s.write(ctx, func(ctx context.Context) error {
-		return s.w.QueryRowContext(ctx, `INSERT INTO audit_log (at, actor_id, action, target_id, subject, reason)
-			VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-			ms(at), e.Actor, e.Action, e.Target, e.Subject, e.Reason).Scan(&id)
+	err := s.write(ctx, func(ctx context.Context) (err error) {
+		id, err = addAudit(ctx, s.w, e)
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store: add %s of %q to the audit log: %w", e.Action, e.Target, err)
 	}
 	return id, nil
+}
+
+// addAudit stores an entry of the audit log (its At set) through q: the
+// writer, or the transaction of the change it tells of.
+func addAudit(ctx context.Context, q querier, e store.AuditEntry) (int64, error) {
+	var id int64
+	err := q.QueryRowContext(ctx, `INSERT INTO audit_log (at, actor_id, action, target_id, subject, reason)
+		VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+		ms(e.At), e.Actor, e.Action, e.Target, e.Subject, e.Reason).Scan(&id)
+	return id, err
 }
 
 // AuditLog implements store.Audit.

@@ -41,19 +41,67 @@ func (s *Store) lockNames(ctx context.Context, tx *sql.Tx) error {
 	return err
 }
 
-// lookalike reports whether a player other than id has a name with this
-// skeleton (keys.Skeleton).
-func lookalike(ctx context.Context, q querier, skeleton, id string) (bool, error) {
+// lookalike reports whether a player other than id has a name that looks
+// like name (keys.LookAlike): one of the same skeleton or folded skeleton.
+func lookalike(ctx context.Context, q querier, name, id string) (bool, error) {
 	var n int
-	err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM players WHERE name_skeleton = $1 AND id <> $2`, skeleton, id).Scan(&n)
+	err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM players WHERE (name_skeleton = $1 OR name_folded_skeleton = $2) AND id <> $3`,
+		keys.Skeleton(name), keys.FoldedSkeleton(name), id).Scan(&n)
 	return n > 0, err
 }
 
+// claimable checks that player id may take name: no other player has a
+// name like it (ErrNameTaken), and no other player gave one like it up
+// less than store.NameHold ago (a *store.NameHeldError); like is
+// keys.LookAlike, as everywhere.
+func claimable(ctx context.Context, q querier, name, id string, now time.Time) error {
+	switch taken, err := lookalike(ctx, q, name, id); {
+	case err != nil:
+		return err
+	case taken:
+		return fmt.Errorf("%w: it looks like another player's", store.ErrNameTaken)
+	}
+	var until int64
+	err := q.QueryRowContext(ctx, `SELECT MAX(until_at) FROM name_holds
+		WHERE (name_skeleton = $1 OR name_folded_skeleton = $2) AND player_id <> $3 AND until_at > $4
+		HAVING COUNT(*) > 0`,
+		keys.Skeleton(name), keys.FoldedSkeleton(name), id, ms(now)).Scan(&until)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return err
+	}
+	return &store.NameHeldError{Left: fromMS(until).Sub(now)}
+}
+
+// holdName holds the name a player gives up (by its skeletons) for them
+// for store.NameHold, and sweeps the holds that ended.
+func holdName(ctx context.Context, q querier, name, id string, now time.Time) error {
+	if _, err := q.ExecContext(ctx, `DELETE FROM name_holds WHERE until_at <= $1`, ms(now)); err != nil {
+		return err
+	}
+	_, err := q.ExecContext(ctx, `INSERT INTO name_holds (name_skeleton, name_folded_skeleton, player_id, until_at)
+		VALUES ($1, $2, $3, $4)
+		ON CONFLICT (name_skeleton) DO UPDATE SET name_folded_skeleton = excluded.name_folded_skeleton,
+			player_id = excluded.player_id, until_at = excluded.until_at`,
+		keys.Skeleton(name), keys.FoldedSkeleton(name), id, ms(now.Add(store.NameHold)))
+	return err
+}
+
 // fillSkeletons computes the skeletons of the names given before the
-// store kept them (migration 0003), so that they are compared too.
+// store kept them (migrations 0003 and 0021), oldest player first, so
+// that they are compared too. A name that looks like an older player's
+// (one given before the comparison caught it) is changed to its player's
+// generated name, as a new player's would have been, with a line in the
+// audit log: nobody keeps a name that renders like another's.
 func (s *Store) fillSkeletons(ctx context.Context) error {
 	return s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT id, name FROM players WHERE name_skeleton IS NULL`)
+		if err := s.lockNames(ctx, tx); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT id, name FROM players
+			WHERE name_skeleton IS NULL OR name_folded_skeleton IS NULL ORDER BY created_at, id`)
 		if err != nil {
 			return err
 		}
@@ -69,13 +117,56 @@ func (s *Store) fillSkeletons(ctx context.Context) error {
 		if err := rows.Close(); err != nil {
 			return err
 		}
+		// Skeletons are computed again from scratch: until a row has
+		// its own, it must not count as a look-alike of the others.
+		if len(ids) > 0 {
+			if _, err := tx.ExecContext(ctx, `UPDATE players SET name_skeleton = NULL, name_folded_skeleton = NULL
+				WHERE name_skeleton IS NULL OR name_folded_skeleton IS NULL`); err != nil {
+				return err
+			}
+		}
 		for i, id := range ids {
-			if _, err := tx.ExecContext(ctx, `UPDATE players SET name_skeleton = $1 WHERE id = $2`, keys.Skeleton(names[i]), id); err != nil {
+			name, err := s.settleName(ctx, tx, id, names[i])
+			if err != nil {
+				return fmt.Errorf("player %s: %w", id, err)
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE players SET name = $1, name_key = $2, name_skeleton = $3, name_folded_skeleton = $4 WHERE id = $5`,
+				name, nameKey(name), keys.Skeleton(name), keys.FoldedSkeleton(name), id); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+}
+
+// settleName is the name player id keeps when its skeletons are filled:
+// name, unless an older player's looks like it, then the first of the
+// player's generated names that is free.
+func (s *Store) settleName(ctx context.Context, tx *sql.Tx, id, name string) (string, error) {
+	taken, err := lookalike(ctx, tx, name, id)
+	if err != nil || !taken {
+		return name, err
+	}
+	for _, fallback := range fallbackNames(id) {
+		taken, err := lookalike(ctx, tx, fallback, id)
+		if err == nil && !taken {
+			// A younger player, not yet compared, may hold it as such.
+			var n int
+			err = tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM players WHERE name_key = $1`, nameKey(fallback)).Scan(&n)
+			taken = n > 0
+		}
+		switch {
+		case err != nil:
+			return "", err
+		case taken:
+			continue
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO audit_log (at, actor_id, action, target_id, subject, reason)
+			VALUES ($1, '', $2, $3, $4, $5)`, ms(s.now()), store.AuditRename, id, name+" → "+fallback,
+			"the name looks like an older player's")
+		return fallback, err
+	}
+	return "", fmt.Errorf("no free name for %q: %w", name, store.ErrNameTaken)
 }
 
 func ms(t time.Time) int64 { return t.UnixMilli() }
@@ -194,25 +285,26 @@ func (s *Store) createPlayer(ctx context.Context, tx *sql.Tx, fingerprint, defau
 	if defaultName != "" && len(defaultName) <= maxNameBytes {
 		names = append([]string{defaultName}, names...)
 	}
-	now := ms(s.now())
+	at := s.now()
+	now := ms(at)
 	if err := s.lockNames(ctx, tx); err != nil {
 		return store.Player{}, false, err
 	}
 	for _, name := range names {
-		// A name that looks like another player's is as taken as that
-		// name.
-		switch taken, err := lookalike(ctx, tx, keys.Skeleton(name), id); {
+		// A name that looks like another player's, or like one given
+		// up a moment ago, is as taken as that name.
+		switch err := claimable(ctx, tx, name, id, at); {
+		case errors.Is(err, store.ErrNameTaken) || errors.Is(err, store.ErrNameHeld):
+			continue
 		case err != nil:
 			return store.Player{}, false, err
-		case taken:
-			continue
 		}
 		// ON CONFLICT DO NOTHING rather than catching the violation:
 		// on PostgreSQL an error would abort the transaction.
 		res, err := tx.ExecContext(ctx,
-			`INSERT INTO players (id, name, name_key, name_skeleton, created_at, banned) VALUES ($1, $2, $3, $4, $5, FALSE)
+			`INSERT INTO players (id, name, name_key, name_skeleton, name_folded_skeleton, created_at, banned) VALUES ($1, $2, $3, $4, $5, $6, FALSE)
 			 ON CONFLICT DO NOTHING`,
-			id, name, nameKey(name), keys.Skeleton(name), now)
+			id, name, nameKey(name), keys.Skeleton(name), keys.FoldedSkeleton(name), now)
 		if err != nil {
 			return store.Player{}, false, err
 		}
@@ -292,16 +384,22 @@ func (s *Store) RenamePlayer(ctx context.Context, id, name string) error {
 		if err := s.lockNames(ctx, tx); err != nil {
 			return err
 		}
-		skeleton := keys.Skeleton(name)
-		switch taken, err := lookalike(ctx, tx, skeleton, id); {
-		case err != nil:
+		now := s.now()
+		if err := claimable(ctx, tx, name, id, now); err != nil {
 			return err
-		case taken:
-			return fmt.Errorf("%w: it looks like another player's", store.ErrNameTaken)
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE players SET name = $1, name_key = $2, name_skeleton = $3 WHERE id = $4`,
-			name, nameKey(name), skeleton, id)
-		return oneRow(res, err)
+		var old string
+		if err := tx.QueryRowContext(ctx, `SELECT name FROM players WHERE id = $1`, id).Scan(&old); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE players SET name = $1, name_key = $2, name_skeleton = $3, name_folded_skeleton = $4 WHERE id = $5`,
+			name, nameKey(name), keys.Skeleton(name), keys.FoldedSkeleton(name), id)
+		if err := oneRow(res, err); err != nil || keys.LookAlike(old, name) {
+			// A name that looks like the old one (its case changed)
+			// keeps it shown as it was: nothing to hold.
+			return err
+		}
+		return holdName(ctx, tx, old, id, now)
 	})
 	if err != nil {
 		return fmt.Errorf("store: rename player %s to %q: %w", id, name, err)

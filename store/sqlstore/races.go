@@ -80,11 +80,12 @@ func (s *Store) RecordRace(ctx context.Context, nr store.NewRace) (int64, error)
 		return 0, fmt.Errorf("store: record race: %w", err)
 	}
 	var id int64
+	unrated := unratedOf(nr)
 	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `INSERT INTO races (race_key, code, rules_id, deal_number, started_at, ended_at, racers, rated, verdict)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (race_key) DO NOTHING RETURNING id`,
+		err := tx.QueryRowContext(ctx, `INSERT INTO races (race_key, code, rules_id, deal_number, started_at, ended_at, racers, rated, verdict, unrated)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (race_key) DO NOTHING RETURNING id`,
 			nr.Key, nr.Code, nr.RulesID, int64(nr.DealNumber), ms(nr.Started), ms(nr.Ended), nr.Racers, nr.Rated,
-			nr.Verdict.String()).Scan(&id)
+			nr.Verdict.String(), string(unrated)).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			// Stored already: a retry after a lost reply.
 			return tx.QueryRowContext(ctx, `SELECT id FROM races WHERE race_key = $1`, nr.Key).Scan(&id)
@@ -96,42 +97,60 @@ func (s *Store) RecordRace(ctx context.Context, nr store.NewRace) (int64, error)
 				return err
 			}
 		}
-		rated, err := s.rateRace(ctx, tx, id, nr)
+		rated, err := s.rateRace(ctx, tx, id, nr, unrated, allRaces)
 		if err != nil {
 			return err
 		}
-		for i, p := range nr.Placings {
-			r := rated[i]
-			var mu, sigma, muBefore, sigmaBefore sql.NullFloat64
-			var races, oppBefore, opp sql.NullInt64
-			if r.Standing == rating.Rated {
-				mu, sigma = nullFloat(r.after.Mu), nullFloat(r.after.Sigma)
-				muBefore, sigmaBefore = nullFloat(r.before.Mu), nullFloat(r.before.Sigma)
-				races = sql.NullInt64{Int64: int64(r.races), Valid: true}
-				oppBefore = sql.NullInt64{Int64: int64(r.oppBefore), Valid: true}
-				opp = sql.NullInt64{Int64: int64(r.opponents), Valid: true}
-			}
-			var game sql.NullInt64
-			if p.GameID != 0 {
-				game = sql.NullInt64{Int64: p.GameID, Valid: true}
-			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO race_placings
-				(race_id, player_id, rules_id, place, cleared, removed, moves, time_ms, game_id, mu, sigma, outcome,
-				 standing, reason, win, podium, assisted, mu_before, sigma_before, races, opponents_before, opponents)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
-				id, p.PlayerID, nr.RulesID, p.Place, p.Cleared, p.Removed, p.Moves, p.Time.Milliseconds(), game, mu, sigma,
-				string(p.Outcome), r.Standing.String(), string(r.Reason), r.Win, r.Podium, p.Assisted,
-				muBefore, sigmaBefore, races, oppBefore, opp)
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+		return writePlacings(ctx, tx, id, nr, rated)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store: record %s race %s: %w", nr.RulesID, nr.Key, err)
 	}
 	return id, nil
+}
+
+// unratedOf is why a race to record counts for nobody, or
+// rating.ReasonNone when it may rate its racers.
+func unratedOf(nr store.NewRace) rating.Reason {
+	switch {
+	case nr.Void:
+		return rating.ReasonVoid
+	case !nr.Rated:
+		return rating.ReasonChosenDeal
+	}
+	return rating.ReasonNone
+}
+
+// writePlacings stores the placings of race id as rated (rateRace's
+// decisions, in placing order).
+func writePlacings(ctx context.Context, tx *sql.Tx, id int64, nr store.NewRace, rated []placingRating) error {
+	for i, p := range nr.Placings {
+		r := rated[i]
+		var mu, sigma, muBefore, sigmaBefore sql.NullFloat64
+		var races, oppBefore, opp sql.NullInt64
+		if r.Standing == rating.Rated {
+			mu, sigma = nullFloat(r.after.Mu), nullFloat(r.after.Sigma)
+			muBefore, sigmaBefore = nullFloat(r.before.Mu), nullFloat(r.before.Sigma)
+			races = sql.NullInt64{Int64: int64(r.races), Valid: true}
+			oppBefore = sql.NullInt64{Int64: int64(r.oppBefore), Valid: true}
+			opp = sql.NullInt64{Int64: int64(r.opponents), Valid: true}
+		}
+		var game sql.NullInt64
+		if p.GameID != 0 {
+			game = sql.NullInt64{Int64: p.GameID, Valid: true}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO race_placings
+			(race_id, player_id, rules_id, place, cleared, removed, moves, time_ms, game_id, mu, sigma, outcome,
+			 standing, reason, win, podium, assisted, mu_before, sigma_before, races, opponents_before, opponents)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+			id, p.PlayerID, nr.RulesID, p.Place, p.Cleared, p.Removed, p.Moves, p.Time.Milliseconds(), game, mu, sigma,
+			string(p.Outcome), r.Standing.String(), string(r.Reason), r.Win, r.Podium, p.Assisted,
+			muBefore, sigmaBefore, races, oppBefore, opp)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func nullFloat(f float64) sql.NullFloat64 { return sql.NullFloat64{Float64: f, Valid: true} }
@@ -168,10 +187,18 @@ func inList(first, n int) string {
 	return strings.Join(marks, ", ")
 }
 
-// rateRace decides the race for each placing (rating.Decide), updates the
-// ratings of those it rates and records who was rated against whom;
-// it returns the placings' decisions and ratings in placing order.
-func (s *Store) rateRace(ctx context.Context, tx *sql.Tx, raceID int64, nr store.NewRace) ([]placingRating, error) {
+// allRaces is rateRace's bound for a race being recorded: the pairs of
+// every race stored count.
+const allRaces = math.MaxInt64
+
+// rateRace decides the race for each placing (rating.Decide; unrated is
+// why it counts for nobody, or rating.ReasonNone), updates the ratings
+// of those it rates and records who was rated against whom; it returns
+// the placings' decisions and ratings in placing order. Only the pairs
+// of races with IDs below bound count (allRaces when recording a race;
+// a race's own ID when deciding it again, as VoidRace does, so that the
+// races recorded after it are not counted), the race's own beside them.
+func (s *Store) rateRace(ctx context.Context, tx *sql.Tx, raceID int64, nr store.NewRace, unrated rating.Reason, bound int64) ([]placingRating, error) {
 	out := make([]placingRating, len(nr.Placings))
 	entrants := make([]rating.Entrant, len(nr.Placings))
 	var movers []string
@@ -183,13 +210,6 @@ func (s *Store) rateRace(ctx context.Context, tx *sql.Tx, raceID int64, nr store
 		}
 	}
 	slices.Sort(movers)
-	unrated := rating.ReasonNone
-	switch {
-	case nr.Void:
-		unrated = rating.ReasonVoid
-	case !nr.Rated:
-		unrated = rating.ReasonChosenDeal
-	}
 	cur := make(map[string]rating.Rating, len(movers))
 	limited := map[[2]string]bool{}
 	if len(movers) >= 2 && unrated == rating.ReasonNone {
@@ -199,13 +219,13 @@ func (s *Store) rateRace(ctx context.Context, tx *sql.Tx, raceID int64, nr store
 		if cur, err = s.lockRatings(ctx, tx, nr.RulesID, movers); err != nil {
 			return nil, err
 		}
-		args := []any{ms(nr.Ended.Add(-rating.PairWindow))}
+		args := []any{ms(nr.Ended.Add(-rating.PairWindow)), bound}
 		for _, id := range movers {
 			args = append(args, id)
 		}
-		list := inList(2, len(movers))
+		list := inList(3, len(movers))
 		rows, err := tx.QueryContext(ctx, `SELECT player_id, opponent_id, COUNT(*) FROM race_opponents
-			WHERE ended_at > $1 AND player_id IN (`+list+`) AND opponent_id IN (`+list+`)
+			WHERE ended_at > $1 AND race_id < $2 AND player_id IN (`+list+`) AND opponent_id IN (`+list+`)
 			GROUP BY player_id, opponent_id`, args...)
 		if err != nil {
 			return nil, err
@@ -277,7 +297,8 @@ func (s *Store) rateRace(ctx context.Context, tx *sql.Tx, raceID int64, nr store
 			return nil, err
 		}
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(DISTINCT opponent_id) FROM race_opponents
-			WHERE player_id = $1 AND rules_id = $2`, id, nr.RulesID).Scan(&pr.opponents); err != nil {
+			WHERE player_id = $1 AND rules_id = $2 AND (race_id < $3 OR race_id = $4)`,
+			id, nr.RulesID, bound, raceID).Scan(&pr.opponents); err != nil {
 			return nil, err
 		}
 		pr.races++
@@ -337,17 +358,30 @@ func (s *Store) Race(ctx context.Context, id int64) (store.Race, error) {
 			return err
 		}
 		defer tx.Rollback()
-		var deal, started, ended int64
-		var verdict string
-		race = store.Race{ID: id}
-		if err := tx.QueryRowContext(ctx, `SELECT code, rules_id, deal_number, started_at, ended_at, racers, rated, verdict
-			FROM races WHERE id = $1`, id).
-			Scan(&race.Code, &race.RulesID, &deal, &started, &ended, &race.Racers, &race.Rated, &verdict); err != nil {
-			return err
-		}
-		race.DealNumber = uint64(deal)
-		race.Verdict = verdictOf(verdict)
-		race.Started, race.Ended = fromMS(started), fromMS(ended)
+		race, err = s.raceIn(ctx, tx, id)
+		return err
+	})
+	if err != nil {
+		return store.Race{}, fmt.Errorf("store: race %d: %w", id, err)
+	}
+	return race, nil
+}
+
+// raceIn reads a race with its placings within tx.
+func (s *Store) raceIn(ctx context.Context, tx *sql.Tx, id int64) (store.Race, error) {
+	var deal, started, ended int64
+	var verdict, unrated string
+	race := store.Race{ID: id}
+	if err := tx.QueryRowContext(ctx, `SELECT code, rules_id, deal_number, started_at, ended_at, racers, rated, verdict, unrated
+		FROM races WHERE id = $1`, id).
+		Scan(&race.Code, &race.RulesID, &deal, &started, &ended, &race.Racers, &race.Rated, &verdict, &unrated); err != nil {
+		return store.Race{}, err
+	}
+	race.DealNumber = uint64(deal)
+	race.Verdict = verdictOf(verdict)
+	race.Unrated = rating.Reason(unrated)
+	race.Started, race.Ended = fromMS(started), fromMS(ended)
+	err := func() error {
 		rows, err := tx.QueryContext(ctx, `SELECT rp.player_id, p.name, rp.place, rp.cleared, rp.removed, rp.moves, rp.time_ms,
 			rp.game_id, rp.mu, rp.sigma, rp.outcome, rp.standing, rp.reason, rp.win, rp.podium, rp.assisted,
 			rp.mu_before, rp.sigma_before, rp.races, rp.opponents_before, rp.opponents
@@ -381,11 +415,8 @@ func (s *Store) Race(ctx context.Context, id int64) (store.Race, error) {
 			race.Placings = append(race.Placings, p)
 		}
 		return rows.Err()
-	})
-	if err != nil {
-		return store.Race{}, fmt.Errorf("store: race %d: %w", id, err)
-	}
-	return race, nil
+	}()
+	return race, err
 }
 
 // verdictOf is the verdict a races row names.

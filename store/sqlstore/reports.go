@@ -40,28 +40,34 @@ func (s *Store) AddReport(ctx context.Context, r store.Report, perDay int) (int6
 }
 
 // Reports implements store.Reports.
-func (s *Store) Reports(ctx context.Context, limit int) ([]store.Report, error) {
+func (s *Store) Reports(ctx context.Context, limit int, all bool) ([]store.Report, error) {
 	if limit <= 0 || limit > maxAuditLimit {
 		limit = maxAuditLimit
 	}
 	var out []store.Report
 	err := s.read(ctx, func(ctx context.Context, db *sql.DB) error {
 		out = out[:0]
-		rows, err := db.QueryContext(ctx, `SELECT r.id, r.at, r.reporter_id, r.reported_id, r.reason,
-			COALESCE(pa.name, ''), COALESCE(pb.name, '')
+		rows, err := db.QueryContext(ctx, `SELECT r.id, r.at, r.reporter_id, r.reported_id, r.reason, r.closed_at, r.closed_by,
+			COALESCE(pa.name, ''), COALESCE(pb.name, ''), COALESCE(pc.name, '')
 			FROM reports r LEFT JOIN players pa ON pa.id = r.reporter_id LEFT JOIN players pb ON pb.id = r.reported_id
-			ORDER BY r.id DESC LIMIT $1`, limit)
+			LEFT JOIN players pc ON pc.id = r.closed_by
+			WHERE $1 OR r.closed_at = 0
+			ORDER BY r.id DESC LIMIT $2`, all, limit)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var r store.Report
-			var at int64
-			if err := rows.Scan(&r.ID, &at, &r.Reporter, &r.Reported, &r.Reason, &r.ReporterName, &r.ReportedName); err != nil {
+			var at, closed int64
+			if err := rows.Scan(&r.ID, &at, &r.Reporter, &r.Reported, &r.Reason, &closed, &r.ClosedBy,
+				&r.ReporterName, &r.ReportedName, &r.ClosedByName); err != nil {
 				return err
 			}
 			r.At = fromMS(at)
+			if closed != 0 {
+				r.Closed = fromMS(closed)
+			}
 			out = append(out, r)
 		}
 		return rows.Err()
@@ -70,4 +76,31 @@ func (s *Store) Reports(ctx context.Context, limit int) ([]store.Report, error) 
 		return nil, fmt.Errorf("store: read the reports: %w", err)
 	}
 	return out, nil
+}
+
+// CloseReport implements store.Reports.
+func (s *Store) CloseReport(ctx context.Context, id int64, actor, reason string) error {
+	if len(actor) > store.MaxIDLen || len(reason) > maxReasonBytes {
+		return fmt.Errorf("store: close report %d: %w: a field too long", id, store.ErrInvalid)
+	}
+	err := s.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		now := s.now()
+		var closed int64
+		if err := tx.QueryRowContext(ctx, `SELECT closed_at FROM reports WHERE id = $1`, id).Scan(&closed); err != nil {
+			return err
+		}
+		if closed != 0 {
+			return store.ErrClosed
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE reports SET closed_at = $1, closed_by = $2 WHERE id = $3`, ms(now), actor, id); err != nil {
+			return err
+		}
+		_, err := addAudit(ctx, tx, store.AuditEntry{At: now, Actor: actor, Action: store.AuditCloseReport,
+			Subject: fmt.Sprintf("report %d", id), Reason: reason})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: close report %d: %w", id, err)
+	}
+	return nil
 }

@@ -25,6 +25,7 @@ var ratingTests = []struct {
 	{"PairLimitAtOnce", testRatingPairLimitAtOnce},
 	{"ProvisionalAndHistory", testRatingProvisionalAndHistory},
 	{"Void", testRatingVoid},
+	{"VoidRace", testRatingVoidRace},
 }
 
 // testRatingVoid: a race in which a racer was lost with their server is

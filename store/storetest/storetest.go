@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -108,11 +109,13 @@ func Run(t *testing.T, open Opener) {
 		{"PlayerDefaultNameTaken", testPlayerDefaultNameTaken},
 		{"PlayerRename", testPlayerRename},
 		{"PlayerLookalikeNames", testPlayerLookalikeNames},
+		{"PlayerNameHold", testPlayerNameHold},
 		{"PlayerBan", testPlayerBan},
 		{"PlayerBanTerms", testPlayerBanTerms},
 		{"AuditLog", testAuditLog},
 		{"KeyDetails", testKeyDetails},
 		{"Reports", testReports},
+		{"ReportClose", testReportClose},
 		{"PlayerConcurrentCreate", testPlayerConcurrentCreate},
 		{"KeysUnlink", testKeysUnlink},
 		{"LinkCode", testLinkCode},
@@ -226,7 +229,8 @@ func testPlayerRename(t *testing.T, e *env) {
 	if err != nil || got.ID != bob.ID || got.Name != "Zoë" {
 		t.Errorf("PlayerByName(zoë) = %+v, %v, want bob renamed Zoë", got, err)
 	}
-	// The old name is free again.
+	// The old name is free again, once its hold is over.
+	e.clock.Advance(store.NameHold)
 	if _, created, err := e.s.GetOrCreatePlayer(e.ctx, "SHA256:new-key", "bob"); err != nil || !created {
 		t.Errorf("GetOrCreatePlayer(bob) = %v, %v", created, err)
 	} else if p, _ := e.s.PlayerByKey(e.ctx, "SHA256:new-key"); p.Name != "bob" {
@@ -234,15 +238,25 @@ func testPlayerRename(t *testing.T, e *env) {
 	}
 }
 
-// testPlayerLookalikeNames: a name that looks like another player's (the
-// same keys.Skeleton) is as taken as that name, for a rename and for a new
+// testPlayerLookalikeNames: a name that looks like another player's
+// (keys.LookAlike) is as taken as that name, for a rename and for a new
 // player's name.
 func testPlayerLookalikeNames(t *testing.T, e *env) {
 	e.player("redevil")
 	uni := e.player("Ünïcødé")
+	e.player("alice")
+	e.player("ROOM")
 	mallory := e.player("mallory")
-	for _, name := range []string{"r\u0435devil", "Ünı\u0308cødé", "red\u0435vil"} {
+	for _, name := range []string{
+		"r\u0435devil", "Ünı\u0308cødé", "red\u0435vil", "REDEVIL",
+		"aIice", "a1ice", "ALICE", "\u0430lice", "alice\u034f", "alice\ufe00",
+		"roorn", "R0OM", "r\u043eom",
+	} {
 		wantErr(t, "rename to "+name, e.s.RenamePlayer(e.ctx, mallory.ID, name), store.ErrNameTaken)
+		p, _, err := e.s.GetOrCreatePlayer(e.ctx, "SHA256:like-"+name, name)
+		if err != nil || !strings.HasPrefix(p.Name, "player-") {
+			t.Errorf("new player named like another: %q, %v; want a player- name", p.Name, err)
+		}
 	}
 	wantErr(t, "own look-alike", e.s.RenamePlayer(e.ctx, uni.ID, "Ünı\u0308cødé"), nil)
 	p, _, err := e.s.GetOrCreatePlayer(e.ctx, "SHA256:lookalike", "r\u0435devil")
