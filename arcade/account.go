@@ -158,7 +158,11 @@ func (a *account) Rename(ctx context.Context, player, name string) (string, erro
 	}
 	// The player's open sessions show it, and who lists it, everywhere;
 	// should the bus fail, they show it from their next connection.
-	a.told(ctx, cluster.AccountEvent{Kind: cluster.AccountRename, Player: player, Name: norm})
+	ev := cluster.AccountEvent{Kind: cluster.AccountRename, Player: player, Name: norm}
+	if player != a.player {
+		ev.Text = "an admin renamed you"
+	}
+	a.told(ctx, ev)
 	action := store.AuditName
 	if player != a.player {
 		action = store.AuditRename // an admin's

@@ -69,7 +69,7 @@ func message(ev lobby.Event) (msg tea.Msg, ok bool) {
 		// what it has and ends, saying why.
 		return tui.ShutdownMsg{Text: ev.Text, Wait: endedWait}, true
 	case lobby.Renamed:
-		return tui.RenamedMsg{Name: ev.Name}, true
+		return tui.RenamedMsg{Name: ev.Name, Why: ev.Why}, true
 	case lobby.Notice:
 		return tui.NoticeMsg{Text: ev.Text}, true
 	case lobby.PresenceChanged, lobby.Watched, lobby.WatchEnded, lobby.Spectators, lobby.DailyChanged:

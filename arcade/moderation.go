@@ -139,7 +139,7 @@ func (a *App) hearAccount(ev cluster.AccountEvent) {
 			quiet = ev.Session
 		}
 		if name := keys.Clean(ev.Name, keys.MaxNameWidth); name != "" {
-			a.lobby.Rename(ev.Player, name, quiet)
+			a.lobby.Rename(ev.Player, name, keys.Clean(ev.Text, 80), quiet)
 		}
 	case cluster.AccountNotice:
 		for _, ls := range a.sessionsOf(ev) {
@@ -188,7 +188,7 @@ func (a *App) resyncAccounts() {
 			case p.BannedAt(a.cfg.Now()):
 				a.endSession(ls, banWords(p))
 			default:
-				a.lobby.Rename(p.ID, keys.Clean(p.Name, keys.MaxNameWidth), 0)
+				a.lobby.Rename(p.ID, keys.Clean(p.Name, keys.MaxNameWidth), "", 0)
 			}
 		}
 	}()

@@ -14,6 +14,9 @@ type Ended struct {
 // or by the player in another session.
 type Renamed struct {
 	Name string
+	// Why says who changed it, as the player reads it ("an admin
+	// renamed you"); empty: in another session of theirs.
+	Why string
 }
 
 // Notice is a line for the player of a session, about their account
@@ -26,9 +29,9 @@ type Notice struct {
 // the name name: who lists it at once (to the other servers too, through
 // the roster), watch finds them by it and no longer by the old one, and
 // each session but quiet (the one the name was changed in, which says so
-// itself; 0 for none) is told (Renamed). It returns how many sessions it
-// renamed.
-func (l *Lobby) Rename(player, name string, quiet uint64) int {
+// itself; 0 for none) is told (Renamed), with why. It returns how many
+// sessions it renamed.
+func (l *Lobby) Rename(player, name, why string, quiet uint64) int {
 	if player == "" {
 		return 0
 	}
@@ -44,7 +47,7 @@ func (l *Lobby) Rename(player, name string, quiet uint64) int {
 		s.told.Store(&told{doing: s.doing, changed: s.changed, player: s.player, lname: lname})
 		n++
 		if s.id != quiet {
-			l.postLocked(s, Renamed{Name: name})
+			l.postLocked(s, Renamed{Name: name, Why: why})
 		}
 	}
 	if n > 0 {

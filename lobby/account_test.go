@@ -17,7 +17,7 @@ func TestLobbyRename(t *testing.T) {
 	fay := l.Join(Player{ID: "SHA256:f", Name: "fay"})
 	l.SetDoing(dan1, Doing{What: Playing, Rules: "classic", Deal: 7})
 
-	if n := l.Rename("SHA256:d", "dån", 0); n != 2 {
+	if n := l.Rename("SHA256:d", "dån", "", 0); n != 2 {
 		t.Fatalf("Rename renamed %d sessions, want 2", n)
 	}
 	if got, want := names(l.Who()), "dån:playing fay:menu "; got != want {
@@ -50,7 +50,7 @@ func TestLobbyRename(t *testing.T) {
 		}
 		cancel()
 	}
-	if n := l.Rename("SHA256:nobody", "x", 0); n != 0 {
+	if n := l.Rename("SHA256:nobody", "x", "", 0); n != 0 {
 		t.Errorf("Rename of a player not here renamed %d", n)
 	}
 }

@@ -5,6 +5,9 @@ package tui
 // line shows the new name, and the Change name form offers it.
 type RenamedMsg struct {
 	Name string
+	// Why says who changed it ("an admin renamed you"); empty: the
+	// player, in another session.
+	Why string
 }
 
 // renamedElsewhere takes a name changed outside this session. A name
@@ -25,5 +28,9 @@ func (m *Model) renamedElsewhere(msg RenamedMsg) {
 			f.input.CursorEnd()
 		}
 	}
-	m.say(sInfo, "your name is "+name+" now (changed elsewhere)")
+	why := "changed in another session"
+	if msg.Why != "" {
+		why = clean(msg.Why, 60)
+	}
+	m.say(sInfo, "your name is "+name+" now ("+why+")")
 }

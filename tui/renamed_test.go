@@ -13,13 +13,13 @@ func TestRenamedElsewhere(t *testing.T) {
 	acc := newFakeAccount()
 	h := newHarness(t, accountDeps(acc))
 	h.wantScreen("playing as alice")
-	h.send(RenamedMsg{Name: "kitty"})
-	h.wantScreen("playing as kitty", "your name is kitty now")
+	h.send(RenamedMsg{Name: "kitty", Why: "an admin renamed you"})
+	h.wantScreen("playing as kitty", "your name is kitty now (an admin renamed you)")
 	h.open(itemName)
 	h.wantScreen("playing as kitty", "name: kitty")
 
 	h.send(RenamedMsg{Name: "cat"})
-	h.wantScreen("playing as cat", "name: cat")
+	h.wantScreen("playing as cat", "name: cat", "your name is cat now (changed in another session)")
 
 	h.send(tea.KeyMsg{Type: tea.KeyCtrlU})
 	h.typeText("quentin")

@@ -59,7 +59,7 @@ func TestE2EModeration(t *testing.T) {
 		// A rename reaches the open session and who, on every instance.
 		runOK(t, admin, "rename cat kitty")
 		cat.WaitScreen(t, wait, "cat's menu as kitty", func(s string) bool {
-			return isMenu(s) && strings.Contains(s, "kitty")
+			return isMenu(s) && strings.Contains(s, "your name is kitty now (an admin renamed you)")
 		})
 		for _, ts := range []*testServer{one, two} {
 			waitWho(t, ts.user(bobKey), "kitty, no cat", func(w map[string]whoJSON) bool {
