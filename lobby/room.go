@@ -121,9 +121,9 @@ type Entrant struct {
 	Guest bool
 	// Addr is the address the player connects from, as the server's
 	// per-address limits name it (server.Session.AddrKey); empty when
-	// unknown. A mute and a removal hold for it too, so that a guest
-	// does not lift them by coming back as a new guest. It is never
-	// shown.
+	// unknown. A mute and a removal hold for the guests of it too, so
+	// that a guest does not lift them by coming back as a new guest. It
+	// is never shown.
 	Addr string
 }
 

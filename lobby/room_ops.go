@@ -405,9 +405,9 @@ func (h *Room) Say(playerID, text string) error {
 }
 
 // Mute mutes or unmutes a member: the host only, and not themselves. A
-// mute holds for the life of the room, for the member's account and
-// their address, so neither leaving and coming back nor coming back as a
-// new guest lifts it.
+// mute holds for the life of the room, for the member's account and for
+// the guests of their address, so neither leaving and coming back nor
+// coming back as a new guest lifts it.
 func (h *Room) Mute(hostID, playerID string, muted bool) error {
 	return h.rs.log.Do(RoomOp{Kind: OpMute, Code: h.code, Who: &Entrant{ID: hostID}, Target: playerID, Muted: muted, At: h.rs.now()})
 }
@@ -416,7 +416,7 @@ func (h *Room) Mute(hostID, playerID string, muted bool) error {
 // themselves. In the waiting room and after a race the seat goes; in a
 // race that runs the racer counts as left. The member's session is told
 // (Removed), and the member may not come back to the room, by their
-// account or their address (ErrRemoved). So a racer who never marks
+// account, nor any guest of their address (ErrRemoved). So a racer who never marks
 // ready does not hold up the start.
 func (h *Room) Remove(hostID, playerID string) error {
 	return h.rs.log.Do(RoomOp{Kind: OpRemove, Code: h.code, Who: &Entrant{ID: hostID}, Target: playerID, At: h.rs.now()})

@@ -876,16 +876,24 @@ func (rs *Rooms) open(m RoomOp) error {
 // another.
 var errCodeTaken = errors.New("lobby: room code taken")
 
-// isMuted reports whether the host muted member mb: their account, or
-// their address.
+// isMuted reports whether the host muted member mb: their account, or,
+// for a guest, their address (a guest has no account to hold it: a
+// muted guest, or a muted player back as a guest, comes back muted).
+// Players with keys who share an address (a club behind one NAT) are
+// judged by their accounts, and the host is never muted.
 func (r *room) isMuted(mb *member) bool {
-	return r.muted[mb.ID] || (mb.Addr != "" && r.mutedAddrs[mb.Addr])
+	return mb.ID != r.host && (r.muted[mb.ID] || r.guestAddrIn(&mb.Entrant, r.mutedAddrs))
 }
 
 // isRemoved reports whether the host removed p from the room: their
-// account, or their address.
+// account, or, for a guest, their address, as isMuted.
 func (r *room) isRemoved(p *Entrant) bool {
-	return r.removed[p.ID] || (p.Addr != "" && r.removedAddrs[p.Addr])
+	return p.ID != r.host && (r.removed[p.ID] || r.guestAddrIn(p, r.removedAddrs))
+}
+
+// guestAddrIn reports whether p is a guest whose address is in addrs.
+func (r *room) guestAddrIn(p *Entrant, addrs map[string]bool) bool {
+	return p.Guest && p.Addr != "" && addrs[p.Addr]
 }
 
 // mark sets or clears key in set (made when nil); an empty key is no

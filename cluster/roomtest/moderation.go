@@ -14,13 +14,16 @@ func guestFrom(n, inst, addr string) lobby.Entrant {
 }
 
 // testMuteHoldsForAddress: a muted guest came back as a new guest and
-// chatted on. A mute holds for the member's address as well as their
-// account, on every server: the guest's next session, on another
-// server, is muted too; a guest of another address is not; the host's
-// unmute lifts it for the address.
+// chatted on. A mute holds for the guests of the member's address as
+// well as their account, on every server: the guest's next session, on
+// another server, is muted too; a guest of another address is not, nor
+// a player with a key behind the same address (a club behind one NAT),
+// nor the host; the host's unmute lifts it for the address.
 func testMuteHoldsForAddress(t *testing.T, e *roomsEnv) {
 	a, b := e.server("a"), e.server("b")
-	h, _, err := a.Create(pl("ann"), newSink(), classic())
+	ann := pl("ann")
+	ann.Addr = "203.0.113.7"
+	h, _, err := a.Create(ann, newSink(), classic())
 	wantErr(t, "Create", err, nil)
 	g1 := guestFrom("1", "a", "203.0.113.7")
 	_, err = a.Join(h, g1, newSink())
@@ -43,6 +46,12 @@ func testMuteHoldsForAddress(t *testing.T, e *roomsEnv) {
 	_, err = b.Join(hb, other, newSink())
 	wantErr(t, "a guest of another address joins", err, nil)
 	wantErr(t, "a guest of another address says", hb.Say(other.ID, "hello"), nil)
+	dave := pl("dave")
+	dave.Addr = "203.0.113.7"
+	_, err = b.Join(hb, dave, newSink())
+	wantErr(t, "a player with a key of the address joins", err, nil)
+	wantErr(t, "a player with a key of the address says", hb.Say("id-dave", "hi"), nil)
+	wantErr(t, "the host of the address says", h.Say("id-ann", "welcome"), nil)
 	eventually(t, "a sees the new guest", func() bool { _, ok := h.Snapshot().Member(g2.ID); return ok })
 	wantErr(t, "ann unmutes the new guest", h.Mute("id-ann", g2.ID, false), nil)
 	eventually(t, "b sees the unmute", func() bool { m, _ := hb.Snapshot().Member(g2.ID); return !m.Muted })
