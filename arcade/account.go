@@ -13,6 +13,7 @@ import (
 
 	"github.com/charmbracelet/log"
 
+	"pyramid/budget"
 	"pyramid/cluster"
 	"pyramid/engine"
 	"pyramid/keys"
@@ -36,6 +37,10 @@ type account struct {
 	// command), which shows its own changes.
 	instance string
 	session  uint64
+	// budgets hold the names the session's player takes (renames), by
+	// who: the session's address and account.
+	budgets *budget.Budgets
+	who     budget.Who
 }
 
 // told tells the player's open sessions of ev, if they can be told; a
@@ -50,8 +55,9 @@ func (a *account) told(ctx context.Context, ev cluster.AccountEvent) {
 
 // account returns the account adapter of a session of key, played by
 // player.
-func (a *App) account(player, key string) *account {
-	return &account{st: a.cfg.Store, now: a.cfg.Now, log: a.cfg.Logger, player: player, key: key, tell: a.tellAccounts}
+func (a *App) account(player, key, addr string) *account {
+	return &account{st: a.cfg.Store, now: a.cfg.Now, log: a.cfg.Logger, player: player, key: key, tell: a.tellAccounts,
+		budgets: a.budgets, who: budget.Who{Addr: addr, Account: player}}
 }
 
 var _ tui.Account = (*account)(nil)
@@ -125,6 +131,13 @@ func (a *account) Rename(ctx context.Context, player, name string) (string, erro
 	norm, err := keys.NormalizeName(name)
 	if err != nil {
 		return "", err
+	}
+	if player == a.player && a.budgets != nil {
+		// A player's own names are spent from the budget (an admin's
+		// renames are not): names cannot be squatted in bulk.
+		if err := a.budgets.Take(budget.NameTaken, a.who); err != nil {
+			return "", err
+		}
 	}
 	before, _ := a.st.Player(ctx, player) // for the audit log: the name it had
 	var held *store.NameHeldError

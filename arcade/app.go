@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/log"
 
+	"pyramid/budget"
 	"pyramid/bus"
 	"pyramid/cluster"
 	"pyramid/games"
@@ -71,6 +72,9 @@ type Config struct {
 	// Trace, when set, times the rooms' progress from the other servers
 	// (cluster.RoomsConfig.Trace; a debugging aid).
 	Trace *bus.Trace
+	// Budgets hold what each address and account may do (arcade/budget.go);
+	// nil: the defaults of package budget.
+	Budgets *budget.Budgets
 }
 
 // App implements server.App.
@@ -97,6 +101,9 @@ type App struct {
 	accounts *cluster.Accounts
 	ownBus   bus.Bus
 
+	// budgets hold what each address and account may do (budget.go).
+	budgets *budget.Budgets
+
 	// guestRand draws guest names (guest.go); crypto/rand when nil.
 	guestRand io.Reader
 }
@@ -117,7 +124,7 @@ func New(cfg Config) *App {
 	if cfg.Connect == "" {
 		cfg.Connect = "ssh -p 23234 HOST"
 	}
-	a := &App{cfg: cfg, lobby: lobby.New(lobby.Config{Now: cfg.Now})}
+	a := &App{cfg: cfg, lobby: lobby.New(lobby.Config{Now: cfg.Now}), budgets: newBudgets(cfg)}
 	if a.cfg.Instance == "" {
 		a.cfg.Instance = sessionToken()
 	}
@@ -209,6 +216,7 @@ func (a *App) Close() {
 	a.lobby.Close()
 	a.leaveCluster()
 	a.leaveAccounts()
+	a.budgets.Close()
 }
 
 // player resolves who plays a session: a guest, named guest-XXXX at
@@ -235,6 +243,9 @@ func (a *App) player(ctx context.Context, s *server.Session) (p tui.Player, save
 	}
 	ctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
+	if err := a.accountBudget(ctx, s); err != nil {
+		return tui.Player{}, false, "", err
+	}
 	sp, created, err := a.cfg.Store.GetOrCreatePlayer(ctx, s.Identity, name)
 	if err != nil {
 		a.cfg.Logger.Error("player lookup failed: playing unsaved", "key", s.Identity, "err", err)
@@ -247,6 +258,7 @@ func (a *App) player(ctx context.Context, s *server.Session) (p tui.Player, save
 	}
 	if created {
 		a.cfg.Logger.Info("new player", "id", sp.ID, "name", sp.Name)
+		_ = a.budgets.Take(budget.AccountMade, budget.Who{Addr: s.AddrKey()}) // made: spent, whatever is left
 	}
 	return tui.Player{ID: sp.ID, Name: keys.Clean(sp.Name, keys.MaxNameWidth)}, true, "", nil
 }
@@ -280,12 +292,14 @@ func (a *App) Model(s *server.Session) tea.Model {
 		a.track(s, p.ID, sess) // moderation.go
 	}
 	spoil := a.newSpoilers(p)                                                            // spoilers.go
-	live := &presence{lobby: a.lobby, rooms: a.rooms.Rooms, self: sess, spoilers: spoil} // presence.go
+	live := &presence{lobby: a.lobby, rooms: a.rooms.Rooms, self: sess, spoilers: spoil, // presence.go
+		budgets: a.budgets, who: who(s.AddrKey(), lobby.Entrant{ID: p.ID, Guest: p.Guest || p.ID == ""})}
+	context.AfterFunc(s.Context(), live.leaveSeat)
 	var w *games.Writer
 	if saved {
 		w = a.newWriter(sess)
 		deps.Games = a.sessionGames(p.ID, w)
-		acct := a.account(p.ID, s.Identity)
+		acct := a.account(p.ID, s.Identity, s.AddrKey())
 		acct.instance, acct.session = a.instance, sess.ID() // its own changes it shows itself
 		deps.Account = acct
 		live.acct, live.player = acct, p.ID

@@ -399,7 +399,7 @@ func TestRedeem(t *testing.T) {
 	f.run(session(alice, "alice", "whoami"))
 	f.run(session(nina, "nina", "whoami")) // nina's key has a player of its own, with nothing in it
 	aliceID := gossh.FingerprintSHA256(alice.PublicKey())
-	code, _, err := f.app.account(aliceID, aliceID).LinkCode(ctx, aliceID)
+	code, _, err := f.app.account(aliceID, aliceID, "").LinkCode(ctx, aliceID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,7 +468,7 @@ func TestRedeemRefusals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// The menu's adapter, as App.Model builds it for the key.
-			_, err := f.app.account(fp(tt.key), fp(tt.key)).Redeem(ctx, tt.code)
+			_, err := f.app.account(fp(tt.key), fp(tt.key), "").Redeem(ctx, tt.code)
 			if err == nil || err.Error() != tt.words {
 				t.Errorf("Redeem: got %v, want %q", err, tt.words)
 			}
@@ -489,7 +489,7 @@ func TestRedeemRefusals(t *testing.T) {
 	}
 	// A player's own code links nothing: the menu does not end the
 	// session for it.
-	_, err := f.app.account(fp(alice), fp(alice)).Redeem(ctx, live(fp(alice)))
+	_, err := f.app.account(fp(alice), fp(alice), "").Redeem(ctx, live(fp(alice)))
 	if err == nil || err.Error() != "that code is your own: this key plays as alice already" {
 		t.Errorf("own code: %v", err)
 	}
@@ -514,7 +514,7 @@ func TestRedeemFromTheMenu(t *testing.T) {
 	alice, nina := sshtest.NewKey(t), sshtest.NewKey(t)
 	f.run(session(alice, "alice", "whoami"))
 	aliceID := gossh.FingerprintSHA256(alice.PublicKey())
-	code, _, err := f.app.account(aliceID, aliceID).LinkCode(ctx, aliceID)
+	code, _, err := f.app.account(aliceID, aliceID, "").LinkCode(ctx, aliceID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func (c *call) renameTo(id, name string, asJSON bool) int {
 
 // account is the caller's account, shared with the menu's account screens.
 func (c *call) account() *account {
-	return c.a.account(c.player, c.s.Identity)
+	return c.a.account(c.player, c.s.Identity, c.s.AddrKey())
 }
 
 func (c *call) rename() int {

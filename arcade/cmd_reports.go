@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"pyramid/budget"
 	"pyramid/cluster"
 	"pyramid/share"
 	"pyramid/store"
@@ -34,6 +35,10 @@ func (c *call) report() int {
 		return c.fail("you cannot report yourself")
 	}
 	why := reason(args[1:])
+	// The address's budget too: the store's limit is the account's.
+	if err := c.a.budgets.Take(budget.Report, budget.Who{Addr: c.s.AddrKey(), Account: c.player}); err != nil {
+		return c.fail(err.Error())
+	}
 	ctx, cancel := c.timeout()
 	defer cancel()
 	_, err := c.a.cfg.Store.AddReport(ctx, store.Report{Reporter: c.player, Reported: p.ID, Reason: why}, reportsPerDay)

@@ -214,6 +214,7 @@ const sessionsNote = "note: the open sessions could not be told now; new connect
 // player has now, which an admin or another session may have changed.
 func (rs *races) entrant() lobby.Entrant {
 	me := rs.me
+	me.Addr = rs.addr // a mute or a removal holds for it too
 	if !me.Guest {
 		me.Name = rs.sess.Player().Name
 	}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 
+	"pyramid/budget"
 	"pyramid/lobby"
 	"pyramid/store"
 	"pyramid/tui"
@@ -24,6 +27,12 @@ type presence struct {
 	// spoilers keeps today's daily from a spectator who has not
 	// finished it (spoilers.go); nil: no such rule (no store).
 	spoilers *spoilers
+	// budgets and who hold the session's spectator seat at a player
+	// (budget.SpectatorSeat); seat gives it back.
+	budgets *budget.Budgets
+	who     budget.Who
+	seatMu  sync.Mutex
+	seat    func()
 }
 
 var _ tui.Lobby = (*presence)(nil)
@@ -53,19 +62,56 @@ func (p *presence) PublicRooms() []lobby.RoomInfo {
 
 // Watch implements tui.Lobby.
 func (p *presence) Watch(name string) (lobby.Watched, error) {
+	// The seat is counted at the name asked for (names are unique, and
+	// compared without case), before the lobby gives one.
+	if err := p.takeSeat("player " + strings.ToLower(name)); err != nil {
+		return lobby.Watched{}, fmt.Errorf("watch: %w", err)
+	}
 	w, err := p.lobby.Watch(p.self, name)
 	if err != nil {
+		p.leaveSeat()
 		return lobby.Watched{}, fmt.Errorf("watch: %w", err)
 	}
 	if p.spoilers != nil && p.spoilers.spoils(context.Background(), w.Board.Record.Rules, w.Board.Daily) {
-		p.lobby.Unwatch(p.self)
+		p.Unwatch()
 		return lobby.Watched{}, errors.New(spoilerReason(w.Name))
 	}
 	return w, nil
 }
 
 // Unwatch implements tui.Lobby.
-func (p *presence) Unwatch() { p.lobby.Unwatch(p.self) }
+func (p *presence) Unwatch() {
+	p.lobby.Unwatch(p.self)
+	p.leaveSeat()
+}
+
+// takeSeat holds the session's one spectator seat at target in the
+// budgets, giving back the one it held.
+func (p *presence) takeSeat(target string) error {
+	if p.budgets == nil {
+		return nil
+	}
+	p.leaveSeat()
+	release, err := p.budgets.Hold(budget.SpectatorSeat, p.who, target)
+	if err != nil {
+		return err
+	}
+	p.seatMu.Lock()
+	p.seat = release
+	p.seatMu.Unlock()
+	return nil
+}
+
+// leaveSeat gives back the session's spectator seat, if it holds one.
+func (p *presence) leaveSeat() {
+	p.seatMu.Lock()
+	release := p.seat
+	p.seat = nil
+	p.seatMu.Unlock()
+	if release != nil {
+		release()
+	}
+}
 
 // Publish implements tui.Lobby.
 func (p *presence) Publish(b lobby.Board) { p.lobby.Publish(p.self, b) }

@@ -18,7 +18,7 @@ import (
 // spectators at once.
 func TestPresenceWatchable(t *testing.T) {
 	f := newRecordsFixture(t)
-	acct := f.app.account(f.player, "")
+	acct := f.app.account(f.player, "", "")
 	if !f.app.watchable(f.ctx, acct, f.player) {
 		t.Fatal("watchable is off by default, want on")
 	}

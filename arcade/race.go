@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"pyramid/budget"
 	"pyramid/engine"
 	"pyramid/games"
 	"pyramid/keys"
@@ -31,7 +32,7 @@ const (
 type races struct {
 	a  *App
 	me lobby.Entrant
-	// addr is the session's address as the wrong-code limit counts it
+	// addr is the session's address as the budgets count it
 	// (server.Session.AddrKey); "" when unknown.
 	addr string
 	sink lobby.Sink
@@ -44,7 +45,10 @@ type races struct {
 
 	mu   sync.Mutex
 	held map[string]bool // codes of the rooms this session is in: true as a racer, false as a spectator
-	last string          // the code of the room this session last took a seat in as a racer (Ended)
+	// seats gives back the spectator seats the session holds in the
+	// budgets, by room code.
+	seats map[string]func()
+	last  string // the code of the room this session last took a seat in as a racer (Ended)
 }
 
 var _ tui.Races = (*races)(nil)
@@ -71,6 +75,9 @@ func (a *App) newRaces(ctx context.Context, p tui.Player, sess *lobby.Session, w
 	return rs
 }
 
+// who is whose budgets the session spends.
+func (rs *races) who() budget.Who { return who(rs.addr, rs.me) }
+
 func (rs *races) hold(code string, on bool) { rs.holdAs(code, on, true) }
 
 // holdAs notes the session in a room (on), as a racer or a spectator, or
@@ -83,6 +90,30 @@ func (rs *races) holdAs(code string, on, racer bool) {
 	} else {
 		delete(rs.held, code)
 	}
+	if release := rs.seats[code]; release != nil && (!on || racer) {
+		release()
+		delete(rs.seats, code)
+	}
+}
+
+// takeSeat holds a spectator's seat in room code in the budgets, for the
+// session: at most the budget's seats in one room per address and per
+// account, so that the guests of one address cannot take every seat.
+func (rs *races) takeSeat(code string) error {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.seats[code] != nil {
+		return nil // this session's seat already
+	}
+	release, err := rs.a.budgets.Hold(budget.SpectatorSeat, rs.who(), "room "+code)
+	if err != nil {
+		return err
+	}
+	if rs.seats == nil {
+		rs.seats = map[string]func(){}
+	}
+	rs.seats[code] = release
+	return nil
 }
 
 // spectating reports whether the session watches the room.
@@ -97,6 +128,10 @@ func (rs *races) leaveAll() {
 	rs.mu.Lock()
 	held := rs.held
 	rs.held = map[string]bool{}
+	for _, release := range rs.seats {
+		release()
+	}
+	rs.seats = nil
 	rs.mu.Unlock()
 	for c, racer := range held {
 		// A seat or a view another session of the player took over is
@@ -193,6 +228,9 @@ func (rs *races) Create(ctx context.Context, opt tui.RoomOptions) (tui.RaceSeat,
 		// Checked before the solver's search, which takes a while.
 		return tui.RaceSeat{}, err
 	}
+	if err := rs.a.budgets.Take(budget.RoomMade, rs.who()); err != nil {
+		return tui.RaceSeat{}, err
+	}
 	deal, verdict := rs.pickDeal(ctx, opt.Rules, opt.Deal, opt.HasDeal)
 	_, snap, err := rs.a.rooms.Create(rs.entrant(), rs.sink, lobby.RoomConfig{Rules: opt.Rules, Deal: deal, Verdict: verdict,
 		Public: opt.Public, TimeLimit: opt.TimeLimit, MaxPlayers: opt.Max, Rated: !opt.HasDeal})
@@ -234,7 +272,7 @@ func (rs *races) Join(ctx context.Context, code string) (tui.RaceSeat, error) {
 	if seat, ok := rs.gone(ctx, code); ok {
 		return seat, nil // not a wrong code: the room of the player's last race
 	}
-	r, err := rs.a.rooms.Find(lobby.Seeker{Player: rs.me.ID, Addr: rs.addr}, code)
+	r, err := rs.a.findRoom(rs.who(), code)
 	if err != nil {
 		return tui.RaceSeat{}, err
 	}
@@ -270,6 +308,10 @@ func (rs *races) Quick(ctx context.Context) (tui.RaceSeat, error) {
 		if err := rs.leaveHosted(); err != nil {
 			return tui.RaceSeat{}, err
 		}
+	}
+	// No room to join: quick match makes one.
+	if err := rs.a.budgets.Take(budget.RoomMade, rs.who()); err != nil {
+		return tui.RaceSeat{}, err
 	}
 	deal, verdict := rs.pickDeal(ctx, rules, 0, false)
 	_, snap, _, err := rs.a.rooms.QuickMatch(rs.entrant(), rs.sink, lobby.RoomConfig{Rules: rules, Deal: deal, Verdict: verdict, Public: true, Rated: true})
@@ -338,10 +380,16 @@ func (rs *races) Rematch(ctx context.Context, code string) error {
 	return r.Rematch(rs.me.ID, deal, verdict, true)
 }
 
-// Say says a chat line, a spectator's when the session watches the room.
+// Say says a chat line, a spectator's when the session watches the room:
+// the room's limit per player holds in every server's fold; the budget of
+// the address holds here, so that guests of one address do not flood a
+// room between them.
 func (rs *races) Say(code, text string) error {
 	r, err := rs.room(code)
 	if err != nil {
+		return err
+	}
+	if err := rs.a.budgets.Take(budget.ChatLine, rs.who()); err != nil {
 		return err
 	}
 	if rs.spectating(code) {
@@ -359,14 +407,27 @@ func (rs *races) Mute(code, playerID string, muted bool) error {
 	return r.Mute(rs.me.ID, playerID, muted)
 }
 
+// Remove takes a member out of the room (the host).
+func (rs *races) Remove(code, playerID string) error {
+	r, err := rs.room(code)
+	if err != nil {
+		return err
+	}
+	return r.Remove(rs.me.ID, playerID)
+}
+
 // Watch watches a room.
 func (rs *races) Watch(ctx context.Context, code string) (tui.RaceSeat, error) {
-	r, err := rs.a.rooms.Find(lobby.Seeker{Player: rs.me.ID, Addr: rs.addr}, code)
+	r, err := rs.a.findRoom(rs.who(), code)
 	if err != nil {
 		return tui.RaceSeat{}, err
 	}
+	if err := rs.takeSeat(r.Code()); err != nil {
+		return tui.RaceSeat{}, fmt.Errorf("room %s: %w", r.Code(), err)
+	}
 	snap, err := r.Watch(rs.me.ID, rs.sink)
 	if err != nil {
+		rs.holdAs(r.Code(), false, false) // gives the seat back
 		return tui.RaceSeat{}, fmt.Errorf("room %s: %w", r.Code(), err)
 	}
 	rs.holdAs(snap.Code, true, false)

@@ -146,8 +146,9 @@ func racerStateOf(p store.RacePlacing) lobby.RacerState {
 
 // gone is Join's answer for a code of no open room that is the code of
 // the player's last stored race: that race's results. It comes before
-// the registry's lookup, which counts a wrong code (and refuses a player
-// past MaxWrongCodes a minute): going back to a race's results is none.
+// the look-up, which spends a wrong code from the player's budget (and
+// refuses a player whose budget is spent): going back to a race's
+// results is none.
 func (rs *races) gone(ctx context.Context, text string) (tui.RaceSeat, bool) {
 	code, err := lobby.ParseCode(text)
 	if err != nil {

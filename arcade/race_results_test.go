@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"pyramid/budget"
 	"pyramid/engine"
 	"pyramid/lobby"
 	"pyramid/store"
@@ -66,7 +67,7 @@ func TestResultsOfARaceEndedWithoutMe(t *testing.T) {
 			r[0].State, r[1].State, seat.Snapshot.Verdict, seat.Guests, verdict)
 	}
 	// Going back to them is no wrong code: it is never refused.
-	for i := range lobby.MaxWrongCodes + 1 {
+	for i := range budget.WrongCode.Default().N + 1 {
 		if seat, err := bob2.Join(ctx, code); err != nil || !seat.Over {
 			t.Fatalf("race %s, the %dth time: %+v, %v", code, i+1, seat, err)
 		}

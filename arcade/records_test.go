@@ -378,7 +378,7 @@ func StatusOfReplay(t *testing.T, rec engine.Record) string {
 // refused in words.
 func TestSettingsAdapter(t *testing.T) {
 	f := newRecordsFixture(t)
-	a := f.app.account(f.player, "")
+	a := f.app.account(f.player, "", "")
 	got, err := a.Settings(f.ctx, f.player)
 	want := map[string]string{"keys": "arrows", "cards": "symbols", "winnable-only": "off", "watchable": "on", "tell-unwinnable": "off"}
 	if err != nil || !maps.Equal(got, want) {
@@ -412,7 +412,7 @@ func TestStatsRecords(t *testing.T) {
 	f := newRecordsFixture(t)
 	_, won := loseAndWin(t)
 	f.save(tui.SavedGame{Record: won, Status: tui.StatusWon, Hints: 1})
-	a := f.app.account(f.player, "")
+	a := f.app.account(f.player, "", "")
 	all, err := a.Stats(f.ctx, f.player)
 	if err != nil || len(all) != 1 || all[0].AssistedWins != 1 || all[0].Won != 1 || all[0].DailyToday {
 		t.Fatalf("stats: %+v, %v; want one assisted win, no daily", all, err)

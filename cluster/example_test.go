@@ -52,7 +52,7 @@ func Example() {
 	toAlice, toBob := sink{make(chan lobby.Event, 16)}, sink{make(chan lobby.Event, 16)}
 
 	room, _, _ := rooms.Create(alice, toAlice, lobby.RoomConfig{Rules: engine.Classic(), Deal: 42})
-	found, _ := rooms.Find(lobby.Seeker{Player: bob.ID}, room.Code()) // the code bob typed
+	found, _ := rooms.Find(room.Code()) // the code bob typed
 	rooms.Join(found, bob, toBob)
 	found.SetReady(bob.ID, true)
 	found.Say(bob.ID, "gl\x1b[5m hf")

@@ -24,6 +24,7 @@ func FuzzRoomOp(f *testing.F) {
 		{Kind: lobby.OpStart, Inst: "x", Code: "ABCD", Target: "id-ann", At: at},
 		{Kind: lobby.OpEnd, Inst: "x", Code: "ABCD", Round: 1, At: at, Results: []lobby.Placing{{Place: 1, ID: "id-ann", Name: "\u202eann"}}},
 		{Kind: lobby.OpMute, Inst: "x", Code: "ABCD", Target: "id-bob", Muted: true},
+		{Kind: lobby.OpRemove, Inst: "x", Code: "ABCD", Who: &lobby.Entrant{ID: "id-ann"}, Target: "id-bob", At: at},
 		{Kind: lobby.OpChat, Inst: "y", Code: "ABCD", Target: "id-bob", Text: "hi", At: at},
 		// A spectator's line names its author.
 		{Kind: lobby.OpWatch, Inst: "y", Code: "ABCD", Target: "id-zed", Sid: "y/2"},

@@ -26,7 +26,6 @@ type (
 		At      int64         `json:"at,omitempty"` // Unix ms on the cluster's clock
 		Text    string        `json:"t,omitempty"`
 		Target  string        `json:"x,omitempty"`
-		Addr    string        `json:"a,omitempty"` // a wrong code's address: absent from the ops of servers before it
 		Muted   bool          `json:"m,omitempty"`
 		Results []wirePlacing `json:"res,omitempty"`
 		Gone    string        `json:"g,omitempty"` // a server whose sessions are gone
@@ -45,6 +44,7 @@ type (
 		ID    string `json:"id"`
 		Name  string `json:"n"`
 		Guest bool   `json:"g,omitempty"`
+		Addr  string `json:"a,omitempty"` // absent from the ops of servers before mutes held for addresses
 	}
 	wireCfg struct {
 		Rules   string `json:"r"`
@@ -112,9 +112,9 @@ func fromUnixMilli(ms int64) time.Time {
 // toWire is op as it goes on the bus.
 func toWire(op lobby.RoomOp) roomMsg {
 	m := roomMsg{Op: string(op.Kind), RoomID: op.RoomID, Code: op.Code, Inst: op.Inst, Sid: op.Sid, Ready: op.Ready,
-		Round: op.Round, At: unixMilli(op.At), Text: op.Text, Target: op.Target, Addr: op.Addr, Muted: op.Muted, Gone: op.Gone}
+		Round: op.Round, At: unixMilli(op.At), Text: op.Text, Target: op.Target, Muted: op.Muted, Gone: op.Gone}
 	if op.Who != nil {
-		m.Who = &wireEntrant{ID: op.Who.ID, Name: op.Who.Name, Guest: op.Who.Guest}
+		m.Who = &wireEntrant{ID: op.Who.ID, Name: op.Who.Name, Guest: op.Who.Guest, Addr: op.Who.Addr}
 	}
 	if c := op.Cfg; c != nil {
 		m.Cfg = &wireCfg{Rules: c.RulesID, Deal: c.Deal, Verdict: int(c.Verdict), Public: c.Public,
@@ -134,9 +134,9 @@ func toWire(op lobby.RoomOp) roomMsg {
 // op is m as the rooms apply it (they check and clean it).
 func (m roomMsg) op() lobby.RoomOp {
 	op := lobby.RoomOp{Kind: lobby.OpKind(m.Op), RoomID: m.RoomID, Code: m.Code, Inst: m.Inst, Sid: m.Sid, Ready: m.Ready,
-		Round: m.Round, At: fromUnixMilli(m.At), Text: m.Text, Target: m.Target, Addr: m.Addr, Muted: m.Muted, Gone: m.Gone}
+		Round: m.Round, At: fromUnixMilli(m.At), Text: m.Text, Target: m.Target, Muted: m.Muted, Gone: m.Gone}
 	if m.Who != nil {
-		op.Who = &lobby.Entrant{ID: m.Who.ID, Name: m.Who.Name, Guest: m.Who.Guest}
+		op.Who = &lobby.Entrant{ID: m.Who.ID, Name: m.Who.Name, Guest: m.Who.Guest, Addr: m.Who.Addr}
 	}
 	if c := m.Cfg; c != nil {
 		op.Cfg = &lobby.OpConfig{RulesID: c.Rules, Deal: c.Deal, Verdict: engine.Verdict(c.Verdict), Public: c.Public,

@@ -48,10 +48,10 @@ func TestWireRoundTrip(t *testing.T) {
 	ops := []lobby.RoomOp{
 		{Kind: lobby.OpHello, Inst: "one"},
 		{Kind: lobby.OpGone, Inst: "one", Gone: "two", At: at},
-		{Kind: lobby.OpWrong, Inst: "one", Target: "id-ann", At: at},
 		{Kind: lobby.OpOpen, Inst: "one", Code: "ABCD", RoomID: "r1", Sid: "one/1", Who: &lobby.Entrant{ID: "id-ann", Name: "ann", Guest: true},
 			Cfg: &lobby.OpConfig{RulesID: "classic", Deal: 42, Verdict: engine.Winnable, Public: true, TimeLimit: 5 * time.Minute, MaxPlayers: 4, Rated: true}},
-		{Kind: lobby.OpJoin, Inst: "two", Code: "ABCD", Sid: "two/3", Who: &lobby.Entrant{ID: "id-bob", Name: "bob"}},
+		{Kind: lobby.OpJoin, Inst: "two", Code: "ABCD", Sid: "two/3", Who: &lobby.Entrant{ID: "id-bob", Name: "bob", Addr: "203.0.113.7"}},
+		{Kind: lobby.OpRemove, Inst: "one", Code: "ABCD", Who: &lobby.Entrant{ID: "id-ann"}, Target: "id-bob", At: at},
 		{Kind: lobby.OpLeave, Inst: "two", Code: "ABCD", Target: "id-bob", Sid: "two/3"},
 		{Kind: lobby.OpReady, Inst: "two", Code: "ABCD", Target: "id-bob", Ready: true},
 		{Kind: lobby.OpStart, Inst: "one", Code: "ABCD", Target: "id-ann", At: at},

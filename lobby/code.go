@@ -16,8 +16,8 @@ const CodeAlphabet = "CDFGHJKMNPRTVWXY"
 
 // CodeLen is the number of letters in a room code: six of sixteen letters
 // make 16,777,216 codes, so that a stranger who tries codes at the
-// wrong-code limit (MaxWrongCodes a minute from one player and from one
-// address) finds a room in weeks with the server full of rooms, in years
+// wrong-code budget (budget.WrongCode: ten every two minutes from one
+// account and from one address) finds a room in weeks with the server full of rooms, in years
 // with a few open, rather than in minutes.
 const CodeLen = 6
 

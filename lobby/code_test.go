@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"pyramid/budget"
 )
 
 func TestParseCode(t *testing.T) {
@@ -67,11 +69,11 @@ func TestNewCodeSkipsTaken(t *testing.T) {
 	}
 }
 
-// TestCodeSpace: a room code cannot be guessed at the wrong-code limit:
-// at least six letters, so that a stranger who tries MaxWrongCodes codes
-// every WrongCodeWindow+WrongCodePause from one address, with as many
-// rooms open as a server takes (DefaultMaxRooms, all of them private),
-// finds fewer than one a week.
+// TestCodeSpace: a room code cannot be guessed at the wrong-code budget:
+// at least six letters, so that a stranger who tries codes at the
+// default budget's rate from one address, with as many rooms open as a
+// server takes (DefaultMaxRooms, all of them private), finds fewer than
+// one a week.
 func TestCodeSpace(t *testing.T) {
 	if CodeLen < 6 {
 		t.Fatalf("CodeLen = %d, want at least 6", CodeLen)
@@ -80,7 +82,8 @@ func TestCodeSpace(t *testing.T) {
 	for range CodeLen {
 		space *= float64(len(CodeAlphabet))
 	}
-	perYear := float64(MaxWrongCodes) * float64(365*24*time.Hour/(WrongCodeWindow+WrongCodePause))
+	l := budget.WrongCode.Default()
+	perYear := float64(l.N) * float64(365*24*time.Hour/l.Per)
 	if hits := perYear * DefaultMaxRooms / space; hits >= 52 {
 		t.Errorf("a guesser at the limit finds %.1f rooms a year, want fewer than one a week", hits)
 	}

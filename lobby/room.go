@@ -73,6 +73,9 @@ var (
 	ErrRaceOver = errors.New("your race is over")
 	// ErrBadProgress: a report that cannot be right (the session's bug).
 	ErrBadProgress = errors.New("progress report does not add up")
+	// ErrRemoved: a join of a player the host removed from the room (by
+	// their account, or their address).
+	ErrRemoved = errors.New("the host removed you from this room")
 	// ErrTooManySpectators: MaxSpectators watch already.
 	ErrTooManySpectators = errors.New("the room has as many spectators as it can take")
 	// ErrBadRoomConfig: rules, time limit or seats out of range.
@@ -116,6 +119,12 @@ type Entrant struct {
 	// Name is the display name, already safe to print.
 	Name  string
 	Guest bool
+	// Addr is the address the player connects from, as the server's
+	// per-address limits name it (server.Session.AddrKey); empty when
+	// unknown. A mute and a removal hold for the guests of it too, so
+	// that a guest does not lift them by coming back as a new guest. It
+	// is never shown.
+	Addr string
 }
 
 // RoomConfig is what a room races.
@@ -252,6 +261,9 @@ type (
 	SeatTakenOver struct{ Code string }
 	// RoomClosed is posted to everybody in a room that closes.
 	RoomClosed struct{ Code, Reason string }
+	// Removed is posted to the session of a member the host removed
+	// from the room (Room.Remove).
+	Removed struct{ Code string }
 	// Missed is posted to a session that refused events for a while and
 	// then took one again: it lost some, and should redraw from
 	// Room.Snapshot.
@@ -356,13 +368,20 @@ const (
 	// DefaultMaxRooms is the most rooms open at once on one server unless
 	// configured otherwise (--max-rooms).
 	DefaultMaxRooms = 200
+	// AddressRoomsShare is the share of MaxRooms the rooms opened from one
+	// address may hold at once (one in AddressRoomsShare): one address
+	// never takes every room, whatever its budget of rooms made.
+	AddressRoomsShare = 4
 )
 
 // Errors of the registry, meant for players as they are (ErrNoRoom and
 // ErrAlreadyHosting come wrapped with the code).
 var (
-	ErrNoRoom         = errors.New("there is no room")
-	ErrTooManyRooms   = errors.New("the server has as many rooms as it can take; try again later")
+	ErrNoRoom       = errors.New("there is no room")
+	ErrTooManyRooms = errors.New("the server has as many rooms as it can take; try again later")
+	// ErrAddressRooms: the address a room would be opened from opened
+	// its share of the rooms (Rooms.Create).
+	ErrAddressRooms   = errors.New("your address opened its share of the rooms; try again later")
 	ErrAlreadyHosting = errors.New("you already host a room")
 )
 

@@ -46,10 +46,7 @@ const (
 	// that awaits its own knows it read every op before it.
 	OpHello OpKind = "hello"
 	// OpGone: a server's sessions are gone (Gone; At when).
-	OpGone OpKind = "gone"
-	// OpWrong: a player (Target) typed a wrong room code (At), from an
-	// address (Addr).
-	OpWrong   OpKind = "wrong"
+	OpGone    OpKind = "gone"
 	OpOpen    OpKind = "open"
 	OpJoin    OpKind = "join"
 	OpLeave   OpKind = "leave"
@@ -59,6 +56,9 @@ const (
 	OpRematch OpKind = "rematch"
 	OpChat    OpKind = "chat"
 	OpMute    OpKind = "mute"
+	// OpRemove: the host (Who) removes a member (Target) from the room,
+	// who may not come back to it, by account or by address.
+	OpRemove  OpKind = "remove"
 	OpWatch   OpKind = "watch"
 	OpUnwatch OpKind = "unwatch"
 	OpClose   OpKind = "close"
@@ -90,10 +90,9 @@ type RoomOp struct {
 	Ready     bool           // a ready mark
 	Muted     bool           // a mute, or its end
 	Round     int            // an end's, a lapse's
-	At        time.Time      // on the cluster's clock: a start's moment, a chat line's, an end's, a wrong code's, a gone's, a lapse's
+	At        time.Time      // on the cluster's clock: a start's moment, a chat line's, an end's, a gone's, a lapse's
 	Text      string         // a chat line, a close's reason
 	Target    string         // the player the op is about
-	Addr      string         // a wrong code's address (Seeker.Addr)
 	Results   []Placing      // an end's placings
 	Ratings   []RatingChange // a rated's
 	Gone      string         // a gone's server

@@ -94,12 +94,14 @@ func opConfig(c RoomConfig) *OpConfig {
 
 // opEntrant is a player as an op carries them, the name cleaned.
 func opEntrant(p Entrant) *Entrant {
-	return &Entrant{ID: p.ID, Name: keys.Clean(p.Name, keys.MaxNameWidth), Guest: p.Guest}
+	return &Entrant{ID: p.ID, Name: keys.Clean(p.Name, keys.MaxNameWidth), Guest: p.Guest, Addr: p.Addr}
 }
 
 // Create opens a room hosted by host, who is its first member. A player
-// hosts one room at a time (ErrAlreadyHosting), and this server opens no
-// room beside MaxRooms open (ErrTooManyRooms). The host leaves any other
+// hosts one room at a time (ErrAlreadyHosting), this server opens no
+// room beside MaxRooms open (ErrTooManyRooms), and none from an address
+// (host.Addr) beside a quarter of MaxRooms opened from it
+// (ErrAddressRooms, AddressRoomsShare). The host leaves any other
 // room they are in, as with Join.
 func (rs *Rooms) Create(host Entrant, sink Sink, cfg RoomConfig) (*Room, Snapshot, error) {
 	if sink == nil {
@@ -114,6 +116,10 @@ func (rs *Rooms) Create(host Entrant, sink Sink, cfg RoomConfig) (*Room, Snapsho
 		if len(rs.rooms) >= rs.cfg.MaxRooms {
 			rs.mu.Unlock()
 			return nil, Snapshot{}, ErrTooManyRooms
+		}
+		if host.Addr != "" && rs.openedFromLocked(host.Addr) >= max(1, rs.cfg.MaxRooms/AddressRoomsShare) {
+			rs.mu.Unlock()
+			return nil, Snapshot{}, ErrAddressRooms
 		}
 		code, cerr := newCode(rs.cfg.Rand, func(c string) bool { return rs.rooms[c] != nil })
 		sid, at := rs.sidOf(sink), rs.nowLocked()
@@ -133,6 +139,18 @@ func (rs *Rooms) Create(host Entrant, sink Sink, cfg RoomConfig) (*Room, Snapsho
 		return h, h.Snapshot(), nil
 	}
 	return nil, Snapshot{}, fmt.Errorf("lobby: create room: %w", err)
+}
+
+// openedFromLocked counts the open rooms opened from addr, with rs.mu
+// held.
+func (rs *Rooms) openedFromLocked(addr string) int {
+	n := 0
+	for _, r := range rs.rooms {
+		if r.openedFrom == addr {
+			n++
+		}
+	}
+	return n
 }
 
 // tidy forgets the tokens of local sessions in no room.
@@ -232,34 +250,23 @@ func (rs *Rooms) Seated(playerID string) (*Room, bool) {
 	return nil, false
 }
 
-// Find looks up a room by the code a player typed (ParseCode). A player,
-// or an address, that typed MaxWrongCodes wrong codes within
-// WrongCodeWindow is refused for WrongCodePause (ErrThrottled, wrapped
-// with whose codes and when to try again), whatever the code. The count
-// is the cluster's: each wrong code is an op of the rooms' log (a seeker
-// blocked logs none), so that every server's fold counts the same codes
-// at the same times, and a player or an address with sessions on two
-// servers gets no more tries than on one.
-func (rs *Rooms) Find(s Seeker, text string) (*Room, error) {
-	rs.mu.Lock()
-	now := rs.nowLocked()
-	if err := throttled(rs.wrong, s, now); err != nil {
-		rs.mu.Unlock()
+// Find looks up a room by the code a player typed (ParseCode): ErrBadCode
+// for text that is no code, ErrNoRoom for a code no open room has. It
+// logs nothing and counts nothing: the caller holds wrong codes to a
+// budget (package budget) before it asks, so that guessing codes costs
+// no write to the log, which on a cluster is the database.
+func (rs *Rooms) Find(text string) (*Room, error) {
+	code, err := ParseCode(text)
+	if err != nil {
 		return nil, err
 	}
-	code, err := ParseCode(text)
-	if err == nil && rs.rooms[code] == nil {
-		err = fmt.Errorf("%w %s", ErrNoRoom, code)
-	}
+	rs.mu.Lock()
+	open := rs.rooms[code] != nil
 	rs.mu.Unlock()
-	if err == nil {
-		return rs.handle(code), nil
+	if !open {
+		return nil, fmt.Errorf("%w %s", ErrNoRoom, code)
 	}
-	// Awaited, so that this seeker's next look-up, here, counts it.
-	if derr := rs.log.Do(RoomOp{Kind: OpWrong, Target: s.Player, Addr: s.Addr, At: now}); derr != nil {
-		rs.logf("lobby: rooms: count a wrong code: %v", derr)
-	}
-	return nil, err
+	return rs.handle(code), nil
 }
 
 // Public lists the open public rooms, oldest first.
@@ -384,7 +391,7 @@ func (h *Room) Say(playerID, text string) error {
 	rs := h.rs
 	rs.mu.Lock()
 	r, m, err := rs.localMember(h.code, playerID)
-	if err == nil && r.muted[m.ID] {
+	if err == nil && r.isMuted(&m.Entrant) {
 		err = ErrMuted
 	}
 	at := rs.nowLocked()
@@ -398,10 +405,21 @@ func (h *Room) Say(playerID, text string) error {
 }
 
 // Mute mutes or unmutes a member or a spectator: the host only, and not
-// themselves. A mute holds for the life of the room, so leaving and
-// coming back does not lift it.
+// themselves. A mute holds for the life of the room, for the account and,
+// a member's, for the guests of their address, so neither leaving and
+// coming back nor coming back as a new guest lifts it.
 func (h *Room) Mute(hostID, playerID string, muted bool) error {
 	return h.rs.log.Do(RoomOp{Kind: OpMute, Code: h.code, Who: &Entrant{ID: hostID}, Target: playerID, Muted: muted, At: h.rs.now()})
+}
+
+// Remove takes a member out of the room: the host only, and not
+// themselves. In the waiting room and after a race the seat goes; in a
+// race that runs the racer counts as left. The member's session is told
+// (Removed), and the member may not come back to the room, by their
+// account, nor any guest of their address (ErrRemoved). So a racer who never marks
+// ready does not hold up the start.
+func (h *Room) Remove(hostID, playerID string) error {
+	return h.rs.log.Do(RoomOp{Kind: OpRemove, Code: h.code, Who: &Entrant{ID: hostID}, Target: playerID, At: h.rs.now()})
 }
 
 // Watch adds a spectator, who sees the room and every racer's progress

@@ -9,9 +9,9 @@ package lobby
 // The design, in short:
 //
 //   - The rooms' life is the log: every change (a room opened, a join, a
-//     leave, a ready mark, a start, a chat line, a mute, a spectator, the
-//     end of a race, a rematch, a close, a server gone, a seat lost) is an
-//     op (RoomOp), and every server applies the same ops in the same order
+//     leave, a ready mark, a start, a chat line, a mute, a removal, a
+//     spectator, the end of a race, a rematch, a close, a server gone, a
+//     seat lost) is an op (RoomOp), and every server applies the same ops in the same order
 //     to the same rooms (Apply): membership, the host, the
 //     one-room-per-player and one-hosted-room rules, full rooms and races
 //     under way are decided by the fold, the same way everywhere. A server
@@ -150,11 +150,10 @@ type Rooms struct {
 	bySink map[Sink]*roomSession
 
 	mu     sync.Mutex
-	rooms  map[string]*room         // open rooms by code
-	offset time.Duration            // the cluster's clock minus this server's
-	sids   int                      // makes session tokens
-	wrong  map[wrongKey]*wrongCodes // wrong room codes by player and by address, on the cluster's clock (the fold's)
-	after  []func()                 // what the current locked call must do once unlocked
+	rooms  map[string]*room // open rooms by code
+	offset time.Duration    // the cluster's clock minus this server's
+	sids   int              // makes session tokens
+	after  []func()         // what the current locked call must do once unlocked
 }
 
 // roomSession is one local session's sink and its token, and how long
@@ -174,28 +173,36 @@ type room struct {
 	// mu is the room's lock (Rooms' doc): with Rooms.mu to
 	// change the fields, alone for the members' progress, lastRemoval,
 	// finish and removals, and for held.
-	mu       sync.Mutex
-	code     string
-	id       string // the room's ID (Snapshot.RoomID), from its open op
-	created  time.Time
-	cfg      RoomConfig
-	phase    Phase
-	round    int
-	seq      uint64
-	host     string
-	members  []*member
-	watchers []*watcher
-	startsDB time.Time // the start on the cluster's clock
-	startsAt time.Time // the start on this server's clock
-	deadline time.Time
-	ended    time.Time
-	results  []Placing
-	lastEnd  *RaceResult // the last race's result, for a new lease holder to store again
-	unstored bool        // the holder failed to store lastEnd: its next tick tries again
-	chat     []ChatLine
-	muted    map[string]bool
-	reason   string
-	empty    time.Time // since when nobody is in it; zero when somebody is
+	mu   sync.Mutex
+	code string
+	id   string // the room's ID (Snapshot.RoomID), from its open op
+	// openedFrom is the address the room was opened from (its first
+	// host's Entrant.Addr; empty when unknown), for AddressRoomsShare.
+	openedFrom string
+	created    time.Time
+	cfg        RoomConfig
+	phase      Phase
+	round      int
+	seq        uint64
+	host       string
+	members    []*member
+	watchers   []*watcher
+	startsDB   time.Time // the start on the cluster's clock
+	startsAt   time.Time // the start on this server's clock
+	deadline   time.Time
+	ended      time.Time
+	results    []Placing
+	lastEnd    *RaceResult // the last race's result, for a new lease holder to store again
+	unstored   bool        // the holder failed to store lastEnd: its next tick tries again
+	chat       []ChatLine
+	// muted and removed are the members the host muted or removed, by
+	// ID; mutedAddrs and removedAddrs their addresses (Entrant.Addr), so
+	// that a guest coming back as another guest is still muted or kept
+	// out. Both hold for the life of the room.
+	muted, mutedAddrs     map[string]bool
+	removed, removedAddrs map[string]bool
+	reason                string
+	empty                 time.Time // since when nobody is in it; zero when somebody is
 	// lastAt is the latest moment of an op of the room (its At, on the
 	// cluster's clock); hostActed when the host last acted in the room
 	// or became host, readyAt when a racer other than the host last
@@ -267,7 +274,7 @@ func NewRooms(cfg RoomsConfig, log RoomLog) (*Rooms, error) {
 	if cfg.SeatGrace <= 0 {
 		cfg.SeatGrace = DefaultSeatGrace
 	}
-	return &Rooms{cfg: cfg, log: log, rooms: map[string]*room{}, wrong: map[wrongKey]*wrongCodes{},
+	return &Rooms{cfg: cfg, log: log, rooms: map[string]*room{},
 		bySink: map[Sink]*roomSession{}}, nil
 }
 
@@ -681,12 +688,6 @@ func (rs *Rooms) apply(m RoomOp) error {
 		}
 		rs.gone(m.Gone, at)
 		return nil
-	case OpWrong:
-		// A wrong room code, counted on the cluster's clock as its
-		// server read it: the same count on every server, of the
-		// player and of their address.
-		noteWrong(rs.wrong, Seeker{Player: m.Target, Addr: m.Addr}, m.At)
-		return nil
 	}
 	r := rs.rooms[m.Code]
 	if m.Kind == OpOpen {
@@ -741,7 +742,7 @@ func (rs *Rooms) apply(m RoomOp) error {
 		switch {
 		case err != nil:
 			return err
-		case r.muted[mb.ID]:
+		case r.isMuted(&mb):
 			return ErrMuted
 		}
 		// The limit is the fold's: it sees the player's lines from
@@ -769,17 +770,16 @@ func (rs *Rooms) apply(m RoomOp) error {
 		case mb == nil && !r.mutable(m.Target, m.Muted) || m.Target == m.Who.ID:
 			return ErrNotMember
 		}
-		if r.muted[m.Target] != m.Muted {
-			if r.muted == nil {
-				r.muted = map[string]bool{}
-			}
-			if m.Muted {
-				r.muted[m.Target] = true
-			} else {
-				delete(r.muted, m.Target)
-			}
+		target := Entrant{ID: m.Target} // a spectator, or one muted who left
+		if mb != nil {
+			target = mb.Entrant
+		}
+		if r.isMuted(&target) != m.Muted {
+			r.muted, r.mutedAddrs = mark(r.muted, target.ID, m.Muted), mark(r.mutedAddrs, target.Addr, m.Muted)
 			rs.changed(r)
 		}
+	case OpRemove:
+		return rs.remove(r, m)
 	case OpWatch:
 		return rs.watch(r, m)
 	case OpUnwatch:
@@ -862,13 +862,13 @@ func (rs *Rooms) open(m RoomOp) error {
 	if id == "" {
 		id = "seq-" + strconv.FormatUint(m.Seq, 10) // an open of a server before room IDs
 	}
-	r := &room{code: m.Code, id: id, created: created, cfg: cfg, round: 1, host: m.Who.ID, chatLim: map[string]*chatLimiter{},
+	r := &room{code: m.Code, id: id, openedFrom: m.Who.Addr, created: created, cfg: cfg, round: 1, host: m.Who.ID, chatLim: map[string]*chatLimiter{},
 		lastAt: m.At, hostActed: m.At}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rs.rooms[m.Code] = r
 	rs.byCode.Store(m.Code, r)
-	mb := &member{Entrant: Entrant{ID: m.Who.ID, Name: keys.Clean(m.Who.Name, keys.MaxNameWidth), Guest: m.Who.Guest},
+	mb := &member{Entrant: Entrant{ID: m.Who.ID, Name: keys.Clean(m.Who.Name, keys.MaxNameWidth), Guest: m.Who.Guest, Addr: m.Who.Addr},
 		inst: m.Inst, sid: m.Sid}
 	r.members = append(r.members, mb)
 	rs.leaveOthers(r, mb.ID, m.Inst, m.Sid)
@@ -880,10 +880,81 @@ func (rs *Rooms) open(m RoomOp) error {
 // another.
 var errCodeTaken = errors.New("lobby: room code taken")
 
+// isMuted reports whether the host muted p: their account, or,
+// for a guest, their address (a guest has no account to hold it: a
+// muted guest, or a muted player back as a guest, comes back muted).
+// Players with keys who share an address (a club behind one NAT) are
+// judged by their accounts, and the host is never muted.
+func (r *room) isMuted(p *Entrant) bool {
+	return p.ID != r.host && (r.muted[p.ID] || r.guestAddrIn(p, r.mutedAddrs))
+}
+
+// isRemoved reports whether the host removed p from the room: their
+// account, or, for a guest, their address, as isMuted.
+func (r *room) isRemoved(p *Entrant) bool {
+	return p.ID != r.host && (r.removed[p.ID] || r.guestAddrIn(p, r.removedAddrs))
+}
+
+// guestAddrIn reports whether p is a guest whose address is in addrs.
+func (r *room) guestAddrIn(p *Entrant, addrs map[string]bool) bool {
+	return p.Guest && p.Addr != "" && addrs[p.Addr]
+}
+
+// mark sets or clears key in set (made when nil); an empty key is no
+// key (an address not known).
+func mark(set map[string]bool, key string, on bool) map[string]bool {
+	switch {
+	case key == "":
+	case on && set == nil:
+		set = map[string]bool{key: true}
+	case on:
+		set[key] = true
+	default:
+		delete(set, key)
+	}
+	return set
+}
+
+// remove folds the host's removal of a member: their seat goes (in a race
+// that runs, they count as left), their session is told, and their
+// account and address are kept out of the room from then on.
+func (rs *Rooms) remove(r *room, m RoomOp) error {
+	mb := r.member(m.Target)
+	switch {
+	case m.Who == nil || r.host != m.Who.ID:
+		return ErrNotHost
+	case mb == nil || m.Target == m.Who.ID:
+		return ErrNotMember
+	}
+	r.removed, r.removedAddrs = mark(r.removed, mb.ID, true), mark(r.removedAddrs, mb.Addr, true)
+	if sink := rs.sinkOf(mb.inst, mb.sid); mb.present() && sink != nil {
+		sink.Post(Removed{Code: r.code})
+	}
+	mb.away, mb.lost = time.Time{}, false // not waited for: left
+	if mb.present() {
+		rs.leave(r, mb) // in the waiting room or after a race, the seat goes
+		return nil
+	}
+	if r.phase == PhaseWaiting || r.phase == PhaseResults {
+		r.members = slices.DeleteFunc(r.members, func(x *member) bool { return x == mb })
+	}
+	if r.phase == PhaseRacing {
+		rs.coalesceRacer(r, mb)
+		if rs.checkDone(r) {
+			rs.endAfter(r.code)
+		}
+	}
+	rs.changed(r)
+	return nil
+}
+
 // join folds a join.
 func (rs *Rooms) join(r *room, m RoomOp) error {
 	if m.Who == nil {
 		return ErrNotMember
+	}
+	if r.isRemoved(m.Who) {
+		return ErrRemoved
 	}
 	name := keys.Clean(m.Who.Name, keys.MaxNameWidth)
 	if mb := r.member(m.Who.ID); mb != nil {
@@ -900,7 +971,7 @@ func (rs *Rooms) join(r *room, m RoomOp) error {
 				mb.removals = []removal{{removed: mb.progress.Removed, at: mb.lastRemoval}}
 			}
 		}
-		mb.Name, mb.inst, mb.sid = name, m.Inst, m.Sid
+		mb.Name, mb.inst, mb.sid, mb.Addr = name, m.Inst, m.Sid, m.Who.Addr
 		mb.away, mb.lost = time.Time{}, false // back, from wherever they were
 		if r.phase == PhaseRacing {
 			rs.coalesceRacer(r, mb)
@@ -912,7 +983,7 @@ func (rs *Rooms) join(r *room, m RoomOp) error {
 		case len(r.members) >= r.cfg.MaxPlayers:
 			return ErrRoomFull
 		}
-		r.members = append(r.members, &member{Entrant: Entrant{ID: m.Who.ID, Name: name, Guest: m.Who.Guest},
+		r.members = append(r.members, &member{Entrant: Entrant{ID: m.Who.ID, Name: name, Guest: m.Who.Guest, Addr: m.Who.Addr},
 			inst: m.Inst, sid: m.Sid})
 	}
 	r.empty = time.Time{}
@@ -1027,7 +1098,7 @@ func (rs *Rooms) pickHost(r *room) {
 
 // noteActs notes the times HostIdle counts from, before m is folded: the
 // op's, the host's action (a ready mark, a start, a chat line, a mute, a
-// comeback), a ready mark of another racer. The times are the ops' own
+// removal, a comeback), a ready mark of another racer. The times are the ops' own
 // (At, on the cluster's clock as their server read it), so that every
 // server counts the same; an op without one (a server's before this
 // rule) counts for nothing.
@@ -1037,7 +1108,7 @@ func (r *room) noteActs(m RoomOp) {
 	}
 	at, actor := m.At, m.Target
 	switch m.Kind {
-	case OpJoin, OpMute:
+	case OpJoin, OpMute, OpRemove:
 		if m.Who != nil {
 			actor = m.Who.ID
 		}
@@ -1467,7 +1538,7 @@ func (rs *Rooms) coalesceRacer(r *room, m *member) {
 // racer is m as the racer panel shows it.
 func (r *room) racer(m *member) Racer {
 	v := Racer{ID: m.ID, Name: m.Name, Guest: m.Guest, Host: m.ID == r.host, Ready: m.ready, Present: m.present(),
-		Muted: r.muted[m.ID], Progress: m.progress, Cards: r.cards(), Finish: m.finish, LastRemoval: m.lastRemoval,
+		Muted: r.isMuted(&m.Entrant), Progress: m.progress, Cards: r.cards(), Finish: m.finish, LastRemoval: m.lastRemoval,
 		Away: !m.away.IsZero(), Lost: m.lost}
 	return v.placed(r.phase, r.results)
 }

@@ -116,6 +116,18 @@ type Config struct {
 	Logger *log.Logger
 }
 
+// trustsEveryAddress reports whether TrustedProxies holds a prefix of
+// length 0 (0.0.0.0/0 or ::/0): every client may then say which address
+// it is.
+func (cfg Config) trustsEveryAddress() bool {
+	for _, p := range cfg.TrustedProxies {
+		if p.Bits() == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // ReadBudget is a token bucket over the bytes read from one connection: a
 // client may send Burst bytes at once and PerSecond bytes each second after
 // that. Playing needs a few bytes per key; anything near the budget is a

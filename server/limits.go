@@ -110,7 +110,9 @@ func newLimiter(cfg Config, now func() time.Time, rand func() float64) *limiter 
 }
 
 // admit takes a slot for cs, a new, unauthenticated connection, or says why
-// it cannot. When the startups budget is full, a connection from an address
+// it cannot. From Startups.Start connections logging in from other
+// addresses on, a second connection from an address is dropped at random
+// (Startups.dropChance). When the startups budget is full, a connection from an address
 // that has no connection logging in is still admitted if another address
 // holds several (or one older than staleLogin): the oldest of those is
 // returned as victim, already out of the unauthenticated counts, for the
@@ -155,10 +157,15 @@ func (l *limiter) admit(cs *connState) (victim *connState, err error) {
 		}
 		l.dropUnauthLocked(victim)
 		victim.limEvicted = true
-	} else if mine > 0 && l.unauthTotal >= l.startups.Start && l.rand() < l.startups.dropChance(l.unauthTotal) {
-		// Random early drop, but only for addresses already logging in: a
-		// first connection is never dropped before the budget is full.
+	} else if others := l.unauthTotal - mine; mine > 0 && others >= l.startups.Start && l.rand() < l.startups.dropChance(others) {
+		// Random early drop, but only for addresses already logging in (a
+		// first connection is never dropped before the budget is full),
+		// and by the logins of the other addresses: an address's own,
+		// within --max-unauth-per-ip, are its allowance (the per-address
+		// limit's to bound), and never make a quiet server busy for it.
 		busy.kind = refusedStartupsDrop
+		busy.msg = fmt.Sprintf("The server is busy: %d connections from other addresses are logging in (--max-startups %s). Try again in a moment.",
+			others, l.startups)
 		return nil, busy
 	}
 	l.total++

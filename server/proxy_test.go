@@ -210,3 +210,37 @@ func TestProxyProtocolUntrusted(t *testing.T) {
 		})
 	}
 }
+
+// TestProxyTrustingEveryAddressWarns: --proxy-protocol 0.0.0.0/0 was
+// taken without a word, though it lets any client choose the address
+// the per-address limits count. The server warns at start and says so
+// in Stats (a gauge in /metrics); a balancer's own address does not.
+func TestProxyTrustingEveryAddressWarns(t *testing.T) {
+	for _, tt := range []struct {
+		proxies string
+		warn    bool
+	}{
+		{"0.0.0.0/0", true},
+		{"10.0.0.5, ::/0", true},
+		{"10.0.0.0/8, 2001:db8::/32", false},
+	} {
+		t.Run(tt.proxies, func(t *testing.T) {
+			cfg, logs := testConfig(t)
+			var err error
+			if cfg.TrustedProxies, err = ParsePrefixes(tt.proxies); err != nil {
+				t.Fatal(err)
+			}
+			srv, err := New(cfg, &testApp{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			if got := strings.Contains(logs.String(), "trusts every address"); got != tt.warn {
+				t.Errorf("warned %v, want %v; log:\n%s", got, tt.warn, logs)
+			}
+			if got := srv.Stats().ProxyTrustsEveryAddress; got != tt.warn {
+				t.Errorf("Stats().ProxyTrustsEveryAddress = %v, want %v", got, tt.warn)
+			}
+		})
+	}
+}

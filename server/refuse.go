@@ -107,6 +107,10 @@ type Stats struct {
 	WriteTimeouts uint64
 	// Unauthenticated is the number of connections logging in now.
 	Unauthenticated int
+	// ProxyTrustsEveryAddress is set when Config.TrustedProxies holds
+	// 0.0.0.0/0 or ::/0: any client may choose the address the limits
+	// count (a misconfiguration the server warns of at start).
+	ProxyTrustsEveryAddress bool
 }
 
 // counters holds the numbers behind Stats.
@@ -132,6 +136,8 @@ func (s *Server) Stats() Stats {
 		Evicted:         s.stats.evicted.Load(),
 		WriteTimeouts:   s.stats.writeTimeouts.Load(),
 		Unauthenticated: s.limits.unauthCount(),
+
+		ProxyTrustsEveryAddress: s.cfg.trustsEveryAddress(),
 	}
 	for i, kind := range refusalKinds {
 		st.Refused[kind] = s.stats.refused[i].Load()

@@ -804,7 +804,7 @@ func TestTerminalWriterGoesAtOnce(t *testing.T) {
 	var m tea.Model = &framedModel{model: constModel("same"), r: r}
 	m.Init()
 	n := len(out.writes)
-	m, _ = m.Update(clipMsg("aGk="))
+	_, _ = m.Update(clipMsg("aGk="))
 	if got := out.since(n); !strings.Contains(got, "\x1b]52;c;aGk=\a") {
 		t.Fatalf("after the message: wrote %q, want the sequence", got)
 	}

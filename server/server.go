@@ -82,6 +82,10 @@ func New(cfg Config, app App) (*Server, error) {
 	if !cfg.KeepMemory {
 		s.memory = &memoryReleaser{now: s.now, run: func(f func()) { s.goSafe("memory release", f) }}
 	}
+	if cfg.trustsEveryAddress() {
+		s.log.Warn("--proxy-protocol trusts every address: anyone can send a PROXY header and choose the address "+
+			"the per-address limits and budgets count; list only the load balancers' addresses", "proxies", cfg.TrustedProxies)
+	}
 	if fi, err := os.Stat(cfg.HostKeyPath); err == nil && fi.Mode().Perm()&0o077 != 0 {
 		s.log.Warn("host key is readable by others; chmod 600 it", "path", cfg.HostKeyPath, "mode", fi.Mode().Perm())
 	}

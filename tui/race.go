@@ -694,6 +694,10 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 		if ev.Code == rs.snap.Code {
 			rs.event = raceLeftMsg{st: sWarn, text: "room " + ev.Code + " closed: " + ev.Reason}
 		}
+	case lobby.Removed:
+		if ev.Code == rs.snap.Code {
+			rs.event = raceLeftMsg{st: sWarn, text: "the host removed you from room " + ev.Code}
+		}
 	case lobby.Missed:
 		if ev.Code == rs.snap.Code {
 			return rs.refresh()

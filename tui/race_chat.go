@@ -49,6 +49,8 @@ func chatCommands() []chatCommand {
 			run: func(rs *raceScreen, arg string) tea.Cmd { return rs.muteCommand("/mute", arg, true) }},
 		{name: "/unmute", args: "NAME", help: "the host lets them chat again",
 			run: func(rs *raceScreen, arg string) tea.Cmd { return rs.muteCommand("/unmute", arg, false) }},
+		{name: "/remove", args: "NAME", help: "the host takes a member out of this room for good",
+			run: (*raceScreen).removeCommand},
 	}
 }
 
@@ -174,6 +176,31 @@ func (rs *raceScreen) muteCommand(verb, name string, muted bool) tea.Cmd {
 		}
 		return raceDoneMsg{what: what, note: note}
 	}
+}
+
+// removeCommand carries out /remove NAME: the host takes a member out of
+// the room (in a race that runs they count as left), for their account
+// and, a guest's, their address.
+func (rs *raceScreen) removeCommand(name string) tea.Cmd {
+	if name == "" {
+		rs.chatError("/remove NAME: whom? /help lists the commands")
+		return nil
+	}
+	for _, r := range rs.racers {
+		if strings.EqualFold(r.Name, name) {
+			rs.inputOpen = false
+			code, races, id := rs.snap.Code, rs.races, r.ID
+			note := clean(r.Name, 16) + " is out of this room"
+			return func() tea.Msg {
+				if err := races.Remove(code, id); err != nil {
+					return raceDoneMsg{what: "remove", chat: true, err: err}
+				}
+				return raceDoneMsg{what: "remove", note: note}
+			}
+		}
+	}
+	rs.chatError(clean("nobody called "+name+" in this room", 100))
+	return nil
 }
 
 // chatError shows an error of the chat (a refused line, a mute, a

@@ -54,6 +54,9 @@ type Races interface {
 	// Mute mutes or unmutes the member or spectator with this player ID
 	// in the room's chat (the host).
 	Mute(code, playerID string, muted bool) error
+	// Remove takes the member with this player ID out of the room for
+	// good (the host): in a race that runs they count as left.
+	Remove(code, playerID string) error
 	// Leave takes the session out of the room (a spectator too); during
 	// a race a racer's seat stays until it ends.
 	Leave(code string) error

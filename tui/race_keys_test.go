@@ -96,6 +96,26 @@ func TestRaceRematchAndMuteSay(t *testing.T) {
 	h.wantScreen("racer2 may chat again")
 }
 
+// TestRaceRemove: the host's /remove NAME on the chat line removes the
+// member and says so; the removed member's screen leaves the room
+// saying why.
+func TestRaceRemove(t *testing.T) {
+	snap := raceRoom(3, lobby.PhaseWaiting)
+	h, f := raceHarness(t, snap, 80, 24)
+	h.keys("t")
+	h.typeText("/remove racer2")
+	h.keys("enter")
+	h.wantScreen("racer2 is out of this room")
+	f.mu.Lock()
+	removed := len(f.removed)
+	f.mu.Unlock()
+	if removed != 1 {
+		t.Fatalf("%d removals asked for, want racer2's", removed)
+	}
+	h.send(RaceEventMsg{Event: lobby.Removed{Code: snap.Code}})
+	h.wantScreen("the host removed you from room " + snap.Code)
+}
+
 // TestDeepLinkedRaceUsesTheSavedKeys: a race opened by a deep link (a
 // ghost race here) moves with the player's saved keys, which come after
 // the race's table is made.

@@ -30,6 +30,8 @@ type fakeRaces struct {
 	seated string
 	// rematches counts the rematches asked for.
 	rematches int
+	// removed is the player IDs the host removed.
+	removed []string
 	// leaveFrees: Leave gives the seat up (a waiting room's), which
 	// Seated then no longer reports.
 	leaveFrees bool
@@ -112,6 +114,12 @@ func (f *fakeRaces) Mute(code, playerID string, muted bool) error {
 		sign = "+"
 	}
 	f.mutes = append(f.mutes, sign+playerID)
+	return nil
+}
+func (f *fakeRaces) Remove(code, playerID string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.removed = append(f.removed, playerID)
 	return nil
 }
 func (f *fakeRaces) Leave(code string) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"pyramid/lobby"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -326,7 +327,7 @@ func testEmptyRoomCloses(t *testing.T, e *roomsEnv) {
 	if _, err := e.one().Join(r, pl("alice"), a); !errors.Is(err, lobby.ErrNoRoom) {
 		t.Errorf("Join a closed room: %v", err)
 	}
-	if _, err := e.one().Find(lobby.Seeker{Player: "id-alice"}, r.Code()); !errors.Is(err, lobby.ErrNoRoom) {
+	if _, err := e.one().Find(r.Code()); !errors.Is(err, lobby.ErrNoRoom) {
 		t.Errorf("Find a closed room: %v", err)
 	}
 }
@@ -352,6 +353,20 @@ func testRegistryLimits(t *testing.T, e *roomsEnv) {
 	e.create("bob", classic())
 	_, _, err = e.one().Create(pl("carol"), newSink(), classic())
 	wantErr(t, "third room", err, lobby.ErrTooManyRooms)
+	// One address opens a quarter of the rooms at most (here 8 of 32);
+	// another address still opens one.
+	e.maxRooms = 32
+	many := e.server("many")
+	from := func(name, addr string) lobby.Entrant { p := pl(name); p.Addr = addr; return p }
+	for i := range 32 / lobby.AddressRoomsShare {
+		_, _, err = many.Create(from("flood"+strconv.Itoa(i), "203.0.113.7"), newSink(), classic())
+		wantErr(t, "a room of the address", err, nil)
+	}
+	_, _, err = many.Create(from("flood-more", "203.0.113.7"), newSink(), classic())
+	wantErr(t, "one room more from the address", err, lobby.ErrAddressRooms)
+	_, _, err = many.Create(from("newcomer", "198.51.100.2"), newSink(), classic())
+	wantErr(t, "a room from another address", err, nil)
+	e.maxRooms = 2
 	bad := classic()
 	bad.MaxPlayers = 9
 	_, _, err = e.one().Create(pl("dave"), newSink(), bad)
@@ -516,37 +531,26 @@ func testQuickMatch(t *testing.T, e *roomsEnv) {
 	}
 }
 
-func testWrongCodesThrottled(t *testing.T, e *roomsEnv) {
+// testFindCodes: Find reads a code as typed, tells a code no room has
+// (ErrNoRoom) from text that is no code (ErrBadCode), and refuses
+// nobody: the budget of wrong codes is the caller's (package budget).
+func testFindCodes(t *testing.T, e *roomsEnv) {
 	rs := e.one()
 	r, _ := e.create("alice", classic())
-	if got, err := rs.Find(lobby.Seeker{Player: "id-bob"}, " "+r.Code()+" "); err != nil || got.Code() != r.Code() {
+	if got, err := rs.Find(" " + strings.ToLower(r.Code()) + " "); err != nil || got.Code() != r.Code() {
 		t.Fatalf("Find: %v", err)
 	}
-	for i := range lobby.MaxWrongCodes {
-		code := "XXXXXX"
+	for i := range 100 {
+		code, want := "XXXXXX", lobby.ErrNoRoom
 		if i%2 == 1 {
-			code = "nope"
+			code, want = "nope", lobby.ErrBadCode
 		}
-		if _, err := rs.Find(lobby.Seeker{Player: "id-bob"}, code); !errors.Is(err, lobby.ErrNoRoom) && !errors.Is(err, lobby.ErrBadCode) {
-			t.Fatalf("wrong code %d: %v", i+1, err)
+		if _, err := rs.Find(code); !errors.Is(err, want) {
+			t.Fatalf("wrong code %d: got %v, want %v", i+1, err, want)
 		}
 	}
-	_, err := rs.Find(lobby.Seeker{Player: "id-bob"}, r.Code())
-	wantErr(t, "after 10 wrong codes", err, lobby.ErrThrottled)
-	// Others are not throttled.
-	if _, err := rs.Find(lobby.Seeker{Player: "id-carol"}, r.Code()); err != nil {
-		t.Errorf("carol: %v", err)
-	}
-	e.clock.Advance(lobby.WrongCodePause)
-	if _, err := rs.Find(lobby.Seeker{Player: "id-bob"}, r.Code()); err != nil {
-		t.Errorf("after the pause: %v", err)
-	}
-	// Wrong codes spread out over more than a minute are fine.
-	for range 3 * lobby.MaxWrongCodes {
-		e.clock.Advance(lobby.WrongCodeWindow / (lobby.MaxWrongCodes - 2))
-		if _, err := rs.Find(lobby.Seeker{Player: "id-dave"}, "XXXXXX"); errors.Is(err, lobby.ErrThrottled) {
-			t.Fatal("throttled at 8 a minute")
-		}
+	if _, err := rs.Find(r.Code()); err != nil {
+		t.Errorf("the right code after 100 wrong ones: %v", err)
 	}
 }
 

@@ -99,7 +99,7 @@ func roomScenarios() []roomScenario {
 		{"ReportChecks", testReportChecks},
 		{"LastRemovalWithUndo", testLastRemovalWithUndo},
 		{"QuickMatch", testQuickMatch},
-		{"WrongCodesThrottled", testWrongCodesThrottled},
+		{"FindCodes", testFindCodes},
 		{"AdminClose", testAdminClose},
 		{"ConcurrentRoom", testConcurrentRoom},
 		{"Seated", testSeated},
@@ -119,8 +119,10 @@ func roomScenarios() []roomScenario {
 		{"StoredGameIsNews", testStoredGameIsNews},
 		{"ProgressTopics", testProgressTopics},
 		{"ProgressBeforeTheStart", testProgressBeforeTheStart},
-		{"WrongCodesAcrossServers", testWrongCodesAcrossServers},
-		{"WrongCodesPerAddress", testWrongCodesPerAddress},
+		{"WrongCodesLogNothing", testWrongCodesLogNothing},
+		{"MuteHoldsForAddress", testMuteHoldsForAddress},
+		{"HostRemoves", testHostRemoves},
+		{"HostRemovesRacer", testHostRemovesRacer},
 		{"AllReadyStarts", testAllReadyStarts},
 		{"IdleHost", testIdleHost},
 		{"IdleHostAcrossServers", testIdleHostAcrossServers},
@@ -255,7 +257,7 @@ func sharedRace(t *testing.T, e *roomsEnv, a, b *cluster.Rooms) (code string, an
 	wantErr(t, "Create", err, nil)
 	code = h.Code()
 	eventually(t, "b sees the room", func() bool { _, ok := b.Room(code); return ok })
-	hb, err := b.Find(lobby.Seeker{Player: "id-bob"}, code)
+	hb, err := b.Find(code)
 	wantErr(t, "Find on b", err, nil)
 	snap, err = b.Join(hb, pl("bob"), bob)
 	wantErr(t, "Join on b", err, nil)

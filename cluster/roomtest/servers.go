@@ -454,7 +454,7 @@ func testProgressBeforeTheStart(t *testing.T, e *roomsEnv) {
 	wantErr(t, "Create", err, nil)
 	code := h.Code()
 	eventually(t, "b sees the room", func() bool { _, ok := b.Room(code); return ok })
-	hb, err := b.Find(lobby.Seeker{Player: "id-bob"}, code)
+	hb, err := b.Find(code)
 	wantErr(t, "Find on b", err, nil)
 	_, err = b.Join(hb, pl("bob"), newSink())
 	wantErr(t, "Join on b", err, nil)

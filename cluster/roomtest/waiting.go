@@ -144,9 +144,9 @@ func testPrivateSpectator(t *testing.T, e *roomsEnv) {
 	if wrong == h.Code() {
 		wrong = "CDFGHK"
 	}
-	_, err = b.Find(lobby.Seeker{Player: "id-zed"}, wrong)
+	_, err = b.Find(wrong)
 	wantErr(t, "a stranger's guess", err, lobby.ErrNoRoom)
-	hz, err := b.Find(lobby.Seeker{Player: "id-zed"}, h.Code())
+	hz, err := b.Find(h.Code())
 	wantErr(t, "the code on b", err, nil)
 	snap, err := hz.Watch("id-zed", newSink())
 	wantErr(t, "zed watches with the code", err, nil)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"pyramid/budget"
 	"pyramid/cluster"
 	"pyramid/lobby"
 	"pyramid/server"
@@ -42,6 +43,20 @@ type serveConfig struct {
 	presenceTTL    time.Duration // several servers on one PostgreSQL: see serve's bus
 	seatGrace      time.Duration // several servers: how long a racer of a dead server keeps their seat
 	traceBus       bool
+	// budgets are the limits of package budget, by kind, as typed
+	// (budgetLimits parses them).
+	budgets [len(budgetHelp)]string
+}
+
+// budgetHelp says what each budget's flag limits, by kind (budget.Kinds).
+var budgetHelp = [...]string{
+	budget.WrongCode:     "wrong room codes",
+	budget.RoomMade:      "race rooms made",
+	budget.AccountMade:   "accounts made for new keys (per address only)",
+	budget.NameTaken:     "names taken by renames",
+	budget.ChatLine:      "chat lines said in rooms",
+	budget.SpectatorSeat: "spectator seats held at one room or one player, `N` at once",
+	budget.Report:        "reports of players",
 }
 
 // register defines the serve flags, with their defaults.
@@ -71,6 +86,13 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxRooms, "max-rooms", lobby.DefaultMaxRooms, "most race rooms open at once (PYRAMID_MAX_ROOMS)")
 	fs.StringVar(&c.metrics, "metrics", "", "`address` serving Prometheus /metrics and /healthz, e.g. :9222; empty: off (PYRAMID_METRICS)")
 	fs.BoolVar(&c.traceBus, "trace-bus", false, "debugging: time the bus's publishes and reads and the other servers' race progress, and log the figures at exit (PYRAMID_TRACE_BUS)")
+	for _, k := range budget.Kinds() {
+		usage := "most " + budgetHelp[k] + " per address and per account, as `N/DURATION` (N at once, N per DURATION) (" + envName(k.Flag()) + ")"
+		if k == budget.SpectatorSeat {
+			usage = "most " + budgetHelp[k] + " per address and per account (" + envName(k.Flag()) + ")"
+		}
+		fs.StringVar(&c.budgets[k], k.Flag(), k.Default().String(), usage)
+	}
 	fs.StringVar(&c.config, "config", "", "config `file`: lines of name = value, names as the flags (PYRAMID_CONFIG)")
 }
 
@@ -162,6 +184,20 @@ func (c *serveConfig) serverLimits() (server.Config, error) {
 	}
 	if out.TrustedProxies, err = server.ParsePrefixes(c.proxyProtocol); err != nil {
 		return out, fmt.Errorf("--proxy-protocol: %w", err)
+	}
+	return out, nil
+}
+
+// budgetLimits parses the budgets' flags, naming the flag of any bad
+// value.
+func (c *serveConfig) budgetLimits() (map[budget.Kind]budget.Limit, error) {
+	out := map[budget.Kind]budget.Limit{}
+	for _, k := range budget.Kinds() {
+		l, err := budget.ParseLimit(c.budgets[k])
+		if err != nil {
+			return nil, fmt.Errorf("--%s: %w", k.Flag(), err)
+		}
+		out[k] = l
 	}
 	return out, nil
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"pyramid/budget"
 )
 
 // TestServeConfigPrecedence: flags win over PYRAMID_* variables, which win
@@ -100,5 +102,49 @@ func TestServeLimits(t *testing.T) {
 				t.Fatalf("got %v, want an error naming %s", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestServeBudgets: the budgets' flags have their PYRAMID_* variables and
+// config file names like every flag, default to package budget's, and a
+// bad value names its flag.
+func TestServeBudgets(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "pyramid.conf")
+	if err := os.WriteFile(file, []byte("limit-chat = 30/1m\nlimit-spectator-seats = 3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"PYRAMID_CONFIG": file, "PYRAMID_LIMIT_ROOMS": "5/1h"}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var c serveConfig
+	c.register(fs)
+	if err := fs.Parse([]string{"--limit-wrong-codes", "3/1m"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.resolve(fs, func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
+	}
+	limits, err := c.budgetLimits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[budget.Kind]budget.Limit{
+		budget.WrongCode:     {N: 3, Per: time.Minute},
+		budget.RoomMade:      {N: 5, Per: time.Hour},
+		budget.ChatLine:      {N: 30, Per: time.Minute},
+		budget.SpectatorSeat: {N: 3},
+		budget.Report:        budget.Report.Default(),
+	}
+	for k, l := range want {
+		if limits[k] != l {
+			t.Errorf("%s: got %v, want %v", k, limits[k], l)
+		}
+	}
+	if _, err := budget.New(budget.Config{Limits: limits}); err != nil {
+		t.Errorf("the budgets of the flags: %v", err)
+	}
+	c.budgets[budget.NameTaken] = "ten"
+	if _, err := c.budgetLimits(); err == nil || !strings.Contains(err.Error(), "--limit-renames") {
+		t.Errorf("a bad limit: got %v, want an error naming --limit-renames", err)
 	}
 }

@@ -8,9 +8,13 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
-	"pyramid/lobby"
+	gossh "golang.org/x/crypto/ssh"
+
+	"pyramid/budget"
 	"pyramid/server/sshtest"
 )
 
@@ -100,45 +104,101 @@ func TestE2EPrivateRoomHidden(t *testing.T) {
 	})
 }
 
-// TestE2EGuestWrongCodesPerAddress: twelve guest connections got twelve
-// times the wrong-code limit, each guest being a new player. The limit
-// now counts the address: the guests of one address get MaxWrongCodes
-// wrong codes in all, then are refused, told why; a guest of another
-// address is not.
+// TestE2EGuestWrongCodesPerAddress: guests guessing room codes in
+// sessions one after another on one TCP connection, from one address or
+// from twelve at once, got as many wrong codes answered as they could
+// type, and on PostgreSQL each wrong code was a write to the database. The wrong codes now spend the
+// address's budget (budget.WrongCode), counted on this server before
+// anything is written: an address gets its burst and then about one
+// every twelve seconds, each address its own; a refused guest learns
+// nothing, even with the right code; the refusals are logged per address;
+// and no wrong code is an event of the rooms' log.
 func TestE2EGuestWrongCodesPerAddress(t *testing.T) {
-	ts := startServer(t, backends[0].url(t), "--max-conns-per-ip", "32")
-	keyA := sshtest.NewKey(t)
-	a := sshtest.OpenTerm(t, ts.dial(t, keyA), sshtest.TermOptions{Command: "race new classic"})
-	code := waitRoom(t, a)
-	wrong := "CDFGHJ"
-	if wrong == code {
-		wrong = "CDFGHK"
-	}
-	guest := func(from, code string) string {
-		t.Helper()
-		c, err := sshtest.DialFrom(t, ts.addr, from, nil)
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ts := startServer(t, be.url(t), "--max-conns-per-ip", "32")
+		keyA := sshtest.NewKey(t)
+		a := sshtest.OpenTerm(t, ts.dial(t, keyA), sshtest.TermOptions{Command: "race new classic"})
+		code := waitRoom(t, a)
+		wrong := "CDFGHJ"
+		if wrong == code {
+			wrong = "CDFGHK"
+		}
+		roomEvents := func() int {
+			if ts.dbURL == "" {
+				return 0 // the rooms' log is in memory: nothing to write
+			}
+			return count(t, ts.db(t), "SELECT count(*) FROM bus_events WHERE topic = 'lobby.rooms'")
+		}
+		before := roomEvents()
+		// try has a guest on client c type a code, and says how it was
+		// answered.
+		try := func(c *gossh.Client, code string) string {
+			t.Helper()
+			g := sshtest.OpenTerm(t, c, sshtest.TermOptions{Command: "race " + code})
+			defer g.Close()
+			return g.WaitScreen(t, wait, "an answer to race "+code, func(s string) bool {
+				return strings.Contains(s, "there is no room") || strings.Contains(s, "too many wrong room codes") || strings.Contains(s, "room "+code)
+			})
+		}
+		burst := budget.WrongCode.Default().N
+		// guess has guests on one connection from addr try wrong codes
+		// one session after another until n are refused, and returns how
+		// many were answered.
+		guess := func(addr string, n int) (answered int) {
+			c, err := sshtest.DialFrom(t, ts.addr, addr, nil)
+			if err != nil {
+				t.Errorf("dial from %s: %v", addr, err)
+				return 0
+			}
+			defer c.Close()
+			for refused := 0; refused < n; {
+				switch s := try(c, wrong); {
+				case strings.Contains(s, "there is no room "+wrong):
+					answered++
+				case strings.Contains(s, "too many wrong room codes from your address: try again in"):
+					refused++
+				default:
+					t.Errorf("a guest of %s: want no room or refused; screen:\n%s", addr, s)
+					return answered
+				}
+				if answered > 2*burst {
+					t.Errorf("%s: %d wrong codes answered, want the budget's %d", addr, answered, burst)
+					return answered
+				}
+			}
+			// Refused, the right code tells nothing either.
+			if s := try(c, code); !strings.Contains(s, "too many wrong room codes") {
+				t.Errorf("a guest of %s with the right code: want refused; screen:\n%s", addr, s)
+			}
+			return answered
+		}
+		start := time.Now()
+		if got := guess("127.0.0.7", 5); got < burst || got > burst+1+int(time.Since(start)/(12*time.Second)) {
+			t.Errorf("one address: %d wrong codes answered in %s, want the burst of %d and about one every 12 s", got, time.Since(start), burst)
+		}
+		// Twelve addresses at once: each its own budget, no more.
+		var wg sync.WaitGroup
+		for i := range 12 {
+			addr := "127.0.1." + strconv.Itoa(i+1)
+			wg.Go(func() {
+				if got := guess(addr, 1); got < burst || got > burst+1 {
+					t.Errorf("%s: %d wrong codes answered, want %d", addr, got, burst)
+				}
+			})
+		}
+		wg.Wait()
+		if after := roomEvents(); after != before {
+			t.Errorf("the rooms' log: %d events while guests guessed, want none", after-before)
+		}
+		c, err := sshtest.DialFrom(t, ts.addr, "127.0.0.11", nil)
 		if err != nil {
-			t.Fatalf("dial from %s: %v", from, err)
+			t.Fatal(err)
 		}
-		defer c.Close()
-		g := sshtest.OpenTerm(t, c, sshtest.TermOptions{Command: "race " + code})
-		return g.WaitScreen(t, wait, "an answer to race "+code, func(s string) bool {
-			return strings.Contains(s, "there is no room") || strings.Contains(s, "too many wrong room codes") || strings.Contains(s, "room "+code)
-		})
-	}
-	for i := range lobby.MaxWrongCodes {
-		if s := guest("127.0.0.7", wrong); !strings.Contains(s, "there is no room "+wrong) {
-			t.Fatalf("guest %d's wrong code: want there is no room %s; screen:\n%s", i+1, wrong, s)
+		if s := try(c, code); !strings.Contains(s, "room "+code) || strings.Contains(s, "too many") {
+			t.Fatalf("a guest of another address: want room %s; screen:\n%s", code, s)
 		}
-	}
-	for i := range 2 {
-		s := guest("127.0.0.7", code)
-		if !strings.Contains(s, "too many wrong room codes") || !strings.Contains(s, "from your address") {
-			t.Fatalf("guest %d of the address, with the right code: want refused for the address's wrong codes; screen:\n%s",
-				lobby.MaxWrongCodes+i+1, s)
+		if logs := ts.logs.String(); !strings.Contains(logs, "budget refused") || !strings.Contains(logs, "127.0.0.7") || !strings.Contains(logs, "wrong_code") {
+			t.Errorf("the log does not name the address refused:\n%s", logs)
 		}
-	}
-	if s := guest("127.0.0.8", code); !strings.Contains(s, "room "+code) || strings.Contains(s, "too many") {
-		t.Fatalf("a guest of another address: want room %s; screen:\n%s", code, s)
-	}
+	})
 }

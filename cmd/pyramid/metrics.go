@@ -14,6 +14,7 @@ import (
 
 	"github.com/charmbracelet/log"
 
+	"pyramid/budget"
 	"pyramid/server"
 )
 
@@ -27,6 +28,12 @@ type statser interface {
 	Stats() server.Stats
 }
 
+// budgeter reports the budgets' counts (arcade.App.BudgetStats); nil
+// writes none.
+type budgeter interface {
+	BudgetStats() []budget.Stat
+}
+
 // pinger checks that the database answers.
 type pinger interface {
 	Ping(ctx context.Context) error
@@ -35,7 +42,7 @@ type pinger interface {
 // metricsHandler serves /metrics in the Prometheus text format and
 // /healthz, which answers 200 "ok" while the database answers and 503
 // otherwise.
-func metricsHandler(srv counter, db pinger) http.Handler {
+func metricsHandler(srv counter, db pinger, budgets budgeter) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
 		conns, sessions := srv.Counts()
@@ -46,6 +53,9 @@ func metricsHandler(srv counter, db pinger) http.Handler {
 		fmt.Fprintf(w, "# HELP pyramid_sessions Running SSH sessions.\n# TYPE pyramid_sessions gauge\npyramid_sessions %d\n", sessions)
 		if st, ok := srv.(statser); ok {
 			writeStats(w, st.Stats())
+		}
+		if budgets != nil {
+			writeBudgets(w, budgets.BudgetStats())
 		}
 		fmt.Fprintf(w, "# HELP go_goroutines Goroutines.\n# TYPE go_goroutines gauge\ngo_goroutines %d\n", runtime.NumGoroutine())
 		fmt.Fprintf(w, "# HELP go_memstats_heap_inuse_bytes Heap in use.\n# TYPE go_memstats_heap_inuse_bytes gauge\ngo_memstats_heap_inuse_bytes %d\n", ms.HeapInuse)
@@ -73,6 +83,21 @@ func writeStats(w io.Writer, st server.Stats) {
 	fmt.Fprintf(w, "# HELP pyramid_logins_evicted_total Connections still logging in closed to make room for a newcomer.\n# TYPE pyramid_logins_evicted_total counter\npyramid_logins_evicted_total %d\n", st.Evicted)
 	fmt.Fprintf(w, "# HELP pyramid_write_timeouts_total Sessions closed because their output was blocked.\n# TYPE pyramid_write_timeouts_total counter\npyramid_write_timeouts_total %d\n", st.WriteTimeouts)
 	fmt.Fprintf(w, "# HELP pyramid_connections_unauthenticated Connections still logging in.\n# TYPE pyramid_connections_unauthenticated gauge\npyramid_connections_unauthenticated %d\n", st.Unauthenticated)
+	trustsAll := 0
+	if st.ProxyTrustsEveryAddress {
+		trustsAll = 1
+	}
+	fmt.Fprintf(w, "# HELP pyramid_proxy_protocol_trusts_every_address 1 when --proxy-protocol trusts 0.0.0.0/0 or ::/0: any client chooses the address the limits count.\n# TYPE pyramid_proxy_protocol_trusts_every_address gauge\npyramid_proxy_protocol_trusts_every_address %d\n", trustsAll)
+}
+
+// writeBudgets writes the budgets' counts in the Prometheus text format:
+// the actions each kind allowed and refused.
+func writeBudgets(w io.Writer, stats []budget.Stat) {
+	fmt.Fprintf(w, "# HELP pyramid_budget_actions_total Actions held to a budget per address and account, by kind and verdict.\n# TYPE pyramid_budget_actions_total counter\n")
+	for _, st := range stats {
+		fmt.Fprintf(w, "pyramid_budget_actions_total{kind=%q,verdict=\"allowed\"} %d\n", st.Kind, st.Allowed)
+		fmt.Fprintf(w, "pyramid_budget_actions_total{kind=%q,verdict=\"refused\"} %d\n", st.Kind, st.Refused)
+	}
 }
 
 // serveMetrics serves the metrics endpoint on addr until ctx ends.

@@ -17,6 +17,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"pyramid/arcade"
+	"pyramid/budget"
 	"pyramid/bus"
 	"pyramid/bus/pgbus"
 	"pyramid/cluster"
@@ -143,7 +144,16 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 		}
 		eventBus, lease, dbNow = pb, pb, pb.Now // race rooms shared with the cluster
 	}
+	limits, err := cfg.budgetLimits()
+	if err != nil {
+		return err
+	}
+	budgets, err := budget.New(budget.Config{Limits: limits, Logger: logger})
+	if err != nil {
+		return err
+	}
 	app := arcade.New(arcade.Config{
+		Budgets: budgets,
 		Store:   st,
 		Admins:  admins,
 		Solver:  solver,
@@ -160,7 +170,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 		Trace:     trace,
 	})
 	defer app.Close() // before the bus closes: tells the other servers this one's players left
-	limits, err := cfg.serverLimits()
+	srvLimits, err := cfg.serverLimits()
 	if err != nil {
 		return err
 	}
@@ -171,9 +181,9 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 	srv, err := server.New(server.Config{
 		Listen:         cfg.listen,
 		HostKeyPath:    hostKey,
-		Startups:       limits.Startups,
-		Penalties:      limits.Penalties,
-		TrustedProxies: limits.TrustedProxies,
+		Startups:       srvLimits.Startups,
+		Penalties:      srvLimits.Penalties,
+		TrustedProxies: srvLimits.TrustedProxies,
 		WriteTimeout:   cfg.writeTimeout,
 		Guests:         cfg.guests,
 		AllowKey:       allowKey,
@@ -198,7 +208,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 		ready(l.Addr())
 	}
 	if cfg.metrics != "" {
-		if err := serveMetrics(ctx, cfg.metrics, metricsHandler(srv, st), logger); err != nil {
+		if err := serveMetrics(ctx, cfg.metrics, metricsHandler(srv, st, app), logger); err != nil {
 			return err
 		}
 	}
