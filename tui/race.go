@@ -540,7 +540,7 @@ func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 	}
 	switch msg.seat.Snapshot.Phase {
 	case lobby.PhaseWaiting:
-		rs.say(sInfo, "room "+msg.seat.Snapshot.Code+": share the code; r marks you ready")
+		rs.say(sInfo, "room "+msg.seat.Snapshot.Code+": share the code (c copies it); r marks you ready")
 	case lobby.PhaseRacing:
 		if msg.seat.Resume != nil {
 			rs.say(sInfo, "welcome back: your race game is as you left it")

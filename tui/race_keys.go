@@ -8,6 +8,7 @@ import (
 
 	"pyramid/engine"
 	"pyramid/lobby"
+	"pyramid/share"
 )
 
 // The race screen's keys. key hands each mode (raceMode) to its own
@@ -115,6 +116,9 @@ func (rs *raceScreen) waitingKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, rs.keys.Ready):
 		ready := !rs.mine().Ready
 		return rs.call("ready", func() error { return races.Ready(code, ready) })
+	case key.Matches(k, copyKeys):
+		rs.say(sInfo, "room code "+copied)
+		return copyText(code)
 	}
 	return nil
 }
@@ -151,6 +155,12 @@ func (rs *raceScreen) resultsKey(k tea.KeyMsg) tea.Cmd {
 	switch {
 	case k.Type == tea.KeyEnter:
 		return rs.leave()
+	case key.Matches(k, copyKeys):
+		if line := raceShareLine(rs.snap, rs.you, share.Sep); line != "" {
+			rs.say(sInfo, "share line "+copied)
+			return copyText(line)
+		}
+		return nil
 	case rs.ghost != nil || !key.Matches(k, rs.keys.Rematch):
 		return nil
 	case rs.over:

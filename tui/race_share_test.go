@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"pyramid/lobby"
+
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 func TestRaceShareLine(t *testing.T) {
@@ -55,7 +57,20 @@ func TestRaceShareLine(t *testing.T) {
 		t.Errorf("a long title at 80 columns: the share line %q lost its facts in\n%s", line, s)
 	}
 	h, _ = raceHarness(t, snap, 160, 40)
-	if s = screenOf(h); !strings.Contains(s, "Share: "+raceShareLine(snap, snap.Members[0].ID, " · ")) {
+	line := raceShareLine(snap, snap.Members[0].ID, " · ")
+	if s = screenOf(h); !strings.Contains(s, "Share (c copies): "+line) {
 		t.Errorf("at 160 columns the share line is not whole:\n%s", s)
 	}
+	// c copies the whole line (OSC 52), the room's code in the waiting
+	// room.
+	cmd := h.m.race().resultsKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("c")})
+	if cmd == nil {
+		t.Fatal("c copies nothing on the results")
+	}
+	if got, want := cmd().(clipboardMsg).text, line; got != want {
+		t.Errorf("c copies %q, want %q", got, want)
+	}
+	w, _ := raceHarness(t, raceRoom(2, lobby.PhaseWaiting), 80, 24)
+	w.keys("c")
+	w.wantScreen("room code copied")
 }

@@ -688,7 +688,9 @@ func (rs *raceScreen) viewResults() string {
 	if line := raceShareFit(*s, rs.you, gl.sep, rs.w-4); line != "" {
 		// A player copies it from the terminal: the label goes on a line
 		// of its own before the line is ever cut.
-		if labelled := "Share: " + line; cells(labelled) <= rs.w-4 {
+		if labelled := "Share (c copies): " + line; cells(labelled) <= rs.w-4 {
+			body = append(body, "  "+labelled)
+		} else if labelled := "Share: " + line; cells(labelled) <= rs.w-4 {
 			body = append(body, "  "+labelled)
 		} else {
 			body = append(body, "  Share:", "  "+cut(line, max(rs.w-4, 10), gl.ell))

@@ -146,6 +146,7 @@ func newRaceHelpScreen(e *env, km TableKeyMap, spectator bool, w, h int) *helpSc
 		"",
 		"Results",
 		row("r", "a rematch in the room, on a new deal (the host)"),
+		row(copyKeys.Help().Key, "copy your share line (in the waiting room: the room's code)"),
 		row("q", "leave the room"),
 		row("?", "this help"),
 	)
