@@ -14,7 +14,7 @@ func (c *call) renameTo(id, name string) int {
 	defer cancel()
 	norm, err := c.account().Rename(ctx, id, name)
 	if err != nil {
-		return c.fail(err.Error())
+		return c.failErr("", err)
 	}
 	fmt.Fprintf(c.stdout, "name: %s\n", norm)
 	return 0
@@ -70,7 +70,7 @@ func (c *call) redeem() int {
 	defer cancel()
 	name, err := c.account().Redeem(ctx, args[0])
 	if err != nil {
-		return c.fail(err.Error())
+		return c.failErr("", err)
 	}
 	fmt.Fprintf(c.stdout, "this key now plays as %s: connect with %s to play as %s\n", name, c.a.cfg.Connect, name)
 	return 0
@@ -102,7 +102,7 @@ func (c *call) unlink() int {
 	}
 	fp, err := c.account().Unlink(ctx, c.player, args[0])
 	if err != nil {
-		return c.fail(err.Error())
+		return c.failErr("", err)
 	}
 	fmt.Fprintf(c.stdout, "unlinked %s: that key no longer plays as %s\n", fp, c.name)
 	return 0

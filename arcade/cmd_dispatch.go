@@ -14,6 +14,7 @@ import (
 	"pyramid/keys"
 	"pyramid/server"
 	"pyramid/store"
+	"pyramid/tui"
 )
 
 // call is one run of a plain-text command.
@@ -132,7 +133,7 @@ func (a *App) Exec(ctx context.Context, s *server.Session, stdout, stderr io.Wri
 	}
 	p, _, _, err := a.player(ctx, s)
 	if err != nil {
-		return c.fail(err.Error())
+		return c.failErr("", err)
 	}
 	c.player, c.name = p.ID, p.Name
 	return cmd.run(c)
@@ -160,6 +161,14 @@ func isFlag(arg string) bool { return strings.HasPrefix(arg, "-") && arg != "-" 
 func (c *call) fail(msg string) int {
 	fmt.Fprintln(c.stderr, "pyramid: "+msg)
 	return 1
+}
+
+// failErr prints why the command failed, err as the player reads it
+// (tui.Reason) after prefix, and exits 1; what the player does not read
+// of err goes to the log.
+func (c *call) failErr(prefix string, err error) int {
+	logHidden(c.a.cfg.Logger, "command failed", err, "cmd", c.s.Args[0])
+	return c.fail(prefix + tui.Reason(err))
 }
 
 // usageErr prints a usage error (the command's usage line) and returns

@@ -91,7 +91,7 @@ func (c *call) topRace(args []string, asJSON bool) int {
 	if len(args) == 1 {
 		var err error
 		if r, err = engine.ParseRules(args[0]); err != nil {
-			return c.fail(err.Error())
+			return c.failErr("", err)
 		}
 	}
 	ctx, cancel := c.timeout()

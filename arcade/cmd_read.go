@@ -123,7 +123,7 @@ func (c *call) stats() int {
 	if len(args) == 1 {
 		r, err := engine.ParseRules(args[0])
 		if err != nil {
-			return c.fail(err.Error())
+			return c.failErr("", err)
 		}
 		only = r.ID()
 		s, err := c.a.cfg.Store.Stats(ctx, c.player, r.ID())
@@ -384,7 +384,7 @@ func (c *call) top() int {
 	}
 	r, err := engine.ParseRules(args[0])
 	if err != nil {
-		return c.fail(err.Error())
+		return c.failErr("", err)
 	}
 	today := c.a.cfg.Now().UTC().Format(time.DateOnly)
 	if date != "" {

@@ -83,7 +83,7 @@ func (c *call) share() int {
 		}
 	}
 	if err != nil {
-		return c.fail(err.Error())
+		return c.failErr("", err)
 	}
 	fmt.Fprintln(c.stdout, line)
 	return 0

@@ -503,7 +503,7 @@ func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 		return rs.ask(raceReq{kind: raceWatch, code: msg.joined, late: true})
 	}
 	if msg.err != nil {
-		rs.event = raceLeftMsg{st: sErr, text: msg.err.Error()}
+		rs.event = raceLeftMsg{st: sErr, text: Reason(msg.err)}
 		return nil
 	}
 	if taken := rs.takenWhileJoining; taken != "" {
@@ -723,7 +723,7 @@ func (rs *raceScreen) done(msg raceDoneMsg) tea.Cmd {
 	case errors.Is(msg.err, ErrTakenOver):
 		rs.event = raceLeftMsg{st: sWarn, text: "your race continues in another session"}
 	case msg.err != nil:
-		rs.say(sErr, clean(msg.what+": "+msg.err.Error(), 200))
+		rs.say(sErr, clean(msg.what+": "+Reason(msg.err), 200))
 	case msg.note != "":
 		rs.say(sWarn, clean(msg.note, 300))
 	}

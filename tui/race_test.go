@@ -38,6 +38,8 @@ type fakeRaces struct {
 	ended string
 	// joinErr, when set, is Join's answer.
 	joinErr error
+	// playErr, when set, is Play's answer.
+	playErr error
 }
 
 func (f *fakeRaces) Create(ctx context.Context, opt RoomOptions) (RaceSeat, error) {
@@ -111,7 +113,7 @@ func (f *fakeRaces) Play(ctx context.Context, code string, round, seq int, rec e
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.plays = append(f.plays, rec)
-	return "", nil
+	return "", f.playErr
 }
 
 // raceRoom is a snapshot of a room of n racers, the first of them "you".
