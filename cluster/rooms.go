@@ -125,6 +125,8 @@ type roomLog struct {
 	offset  time.Duration         // the cluster's clock minus this server's
 	follows map[string]*following // the progress readers of each room, by code
 	closed  bool
+	// reach is this server's way to the database (outage.go).
+	reach reach
 }
 
 // following is the progress readers of a room: stop ends them.
@@ -420,20 +422,26 @@ func (l *roomLog) keepLease() {
 	}
 }
 
-// holdOwn takes or keeps this server's own lease, which says it runs.
-func (l *roomLog) holdOwn(ctx context.Context) {
+// holdOwn takes or keeps this server's own lease, which says it runs,
+// and reports whether it could reach the lease (the database) to do so.
+func (l *roomLog) holdOwn(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, roomsTimeout)
 	defer cancel()
 	if _, _, err := l.cfg.Lease.Hold(ctx, InstanceLease(l.cfg.Instance), l.cfg.Instance, l.cfg.LeaseTTL); err != nil {
 		l.logf("cluster: rooms: hold this server's lease: %v", err)
+		return false
 	}
+	return true
 }
 
 // tryLease holds or takes the races' lease, then, held, tells of the
-// servers that died and runs the holder's duties.
+// servers that died and runs the holder's duties. A server that could
+// not reach the database a moment ago judges nobody (judging, outage.go):
+// the others could not reach it either, and need their lease's time to
+// renew theirs.
 func (l *roomLog) tryLease() {
 	l.measure(l.ctx)
-	l.holdOwn(l.ctx)
+	l.noteReach(l.holdOwn(l.ctx))
 	ctx, cancel := context.WithTimeout(l.ctx, roomsTimeout)
 	defer cancel()
 	held, prev, err := l.cfg.Lease.Hold(ctx, RacesLease, l.cfg.Instance, l.cfg.LeaseTTL)
@@ -442,7 +450,7 @@ func (l *roomLog) tryLease() {
 		held = false
 	}
 	l.rooms.SetHolder(held)
-	if !held {
+	if !held || !l.judging() {
 		return
 	}
 	if prev != "" && prev != l.cfg.Instance {

@@ -47,6 +47,10 @@ const (
 	OpHello OpKind = "hello"
 	// OpGone: a server's sessions are gone (Gone; At when).
 	OpGone OpKind = "gone"
+	// OpOutage: a server (Inst) could not reach the database from At
+	// until it logged the op: the races it has racers in that ran
+	// meanwhile are void (RaceResult.Void).
+	OpOutage OpKind = "outage"
 	// OpWrong: a player (Target) typed a wrong room code (At), from an
 	// address (Addr).
 	OpWrong   OpKind = "wrong"

@@ -212,6 +212,10 @@ type room struct {
 	// here yet: progress and ops come apart), applied again after the
 	// room's next op.
 	held map[string]ServerProgress
+	// outage is set when a server with racers in the race could not
+	// reach the database for a while during it (OpOutage): they could
+	// not move, so the race is void.
+	outage bool
 }
 
 type member struct {
@@ -681,6 +685,9 @@ func (rs *Rooms) apply(m RoomOp) error {
 		}
 		rs.gone(m.Gone, at)
 		return nil
+	case OpOutage:
+		rs.outage(m)
+		return nil
 	case OpWrong:
 		// A wrong room code, counted on the cluster's clock as its
 		// server read it: the same count on every server, of the
@@ -1149,6 +1156,21 @@ func (rs *Rooms) goneFrom(r *room, inst string, at time.Time) {
 	}
 }
 
+// outage folds a server's time out of reach of the database (m.Inst,
+// from m.At to when it was logged): every race it had racers in (still
+// seated or away) that ran meanwhile is void, as they could not move.
+func (rs *Rooms) outage(m RoomOp) {
+	for _, r := range rs.sortedRooms() {
+		r.mu.Lock()
+		running := r.phase == PhaseRacing || r.phase == PhaseCountdown
+		if running && !r.outage && (m.Logged.IsZero() || r.startsDB.Before(m.Logged)) &&
+			slices.ContainsFunc(r.members, func(mb *member) bool { return mb.inst == m.Inst }) {
+			r.outage = true
+		}
+		r.mu.Unlock()
+	}
+}
+
 // checkDone reports whether this server holds the lease and every racer
 // of r is done: then the race is to end (endRace, with no lock held),
 // with r's lock held.
@@ -1216,6 +1238,7 @@ func (r *room) notReady(except string) []string {
 func (rs *Rooms) countdown(r *room, at time.Time) {
 	r.phase = PhaseCountdown
 	r.startsDB = at
+	r.outage = false
 	r.startsAt = r.startsDB.Add(-rs.offset)
 	r.deadline = r.startsAt.Add(r.cfg.TimeLimit)
 	for _, mb := range r.members {
@@ -1309,7 +1332,7 @@ func (rs *Rooms) end(r *room, m RoomOp) {
 		r.timer.Stop()
 		r.timer = nil
 	}
-	void := false
+	void := r.outage
 	for _, mb := range r.members {
 		void = void || mb.lost || !mb.away.IsZero()
 	}

@@ -1,0 +1,335 @@
+package cluster_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"pyramid/bus/pgbus"
+	"pyramid/cluster"
+	"pyramid/engine"
+	"pyramid/lobby"
+	"pyramid/store/storetest"
+)
+
+// cutProxy is a TCP proxy in front of PostgreSQL that a test cuts, as
+// `pg_ctl -m immediate stop` does (every connection ends, new ones are
+// refused), and restores: the servers behind it see the database go and
+// come back, while the database itself (shared with other tests) stays.
+type cutProxy struct {
+	t        *testing.T
+	addr     string // where the proxy listens
+	upstream string
+
+	mu    sync.Mutex
+	ln    net.Listener // nil while cut
+	conns map[net.Conn]bool
+}
+
+// proxyPorts are the ports the proxy may listen on, the first free one.
+const proxyLow, proxyHigh = 25380, 25399
+
+func newCutProxy(t *testing.T, upstream string) *cutProxy {
+	p := &cutProxy{t: t, upstream: upstream, conns: map[net.Conn]bool{}}
+	for port := proxyLow; port <= proxyHigh; port++ {
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			p.addr = ln.Addr().String()
+			p.serve(ln)
+			t.Cleanup(p.cut)
+			return p
+		}
+	}
+	t.Skipf("no free port in %d–%d for the proxy", proxyLow, proxyHigh)
+	return nil
+}
+
+func (p *cutProxy) serve(ln net.Listener) {
+	p.mu.Lock()
+	p.ln = ln
+	p.mu.Unlock()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go p.pipe(c)
+		}
+	}()
+}
+
+func (p *cutProxy) pipe(c net.Conn) {
+	up, err := net.Dial("tcp", p.upstream)
+	if err != nil {
+		c.Close()
+		return
+	}
+	p.mu.Lock()
+	if p.ln == nil {
+		p.mu.Unlock()
+		c.Close()
+		up.Close()
+		return
+	}
+	p.conns[c], p.conns[up] = true, true
+	p.mu.Unlock()
+	done := func() {
+		c.Close()
+		up.Close()
+		p.mu.Lock()
+		delete(p.conns, c)
+		delete(p.conns, up)
+		p.mu.Unlock()
+	}
+	go func() { _, _ = io.Copy(up, c); done() }()
+	_, _ = io.Copy(c, up)
+	done()
+}
+
+// cut ends every connection and refuses new ones.
+func (p *cutProxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ln != nil {
+		p.ln.Close()
+		p.ln = nil
+	}
+	for c := range p.conns {
+		c.Close()
+	}
+	clear(p.conns)
+}
+
+// restore listens again on the same address.
+func (p *cutProxy) restore() {
+	p.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ln, err := net.Listen("tcp", p.addr)
+		if err == nil {
+			p.serve(ln)
+			return
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("listen again on %s: %v", p.addr, err)
+		}
+		time.Sleep(50 * time.Millisecond) // the port is in TIME_WAIT: poll for it
+	}
+}
+
+// via is dbURL with its host the proxy's.
+func (p *cutProxy) via(t *testing.T, dbURL string) string {
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Host = p.addr
+	q := u.Query()
+	q.Set("connect_timeout", "2")
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// keepSink is a session's queue that keeps everything.
+type keepSink struct {
+	mu    sync.Mutex
+	posts []lobby.Event
+}
+
+func (s *keepSink) Post(ev lobby.Event) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.posts = append(s.posts, ev)
+	return true
+}
+
+func (s *keepSink) Coalesce(string, lobby.Event) {}
+
+// eventually polls cond until it holds, for at most ten seconds.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond) // polling a condition, not synchronising on time
+	}
+}
+
+// TestDatabaseRestartMidRace: two servers on one PostgreSQL, a rated
+// race with racers on both, and the database out of reach for both for
+// several leases' time (finding 3 of issue 29). When it is back, nobody
+// is declared gone: every racer of both servers is still seated and
+// plays on, each server sees the other's progress again, and the race
+// is stored void (its racers could not move meanwhile), not rated.
+func TestDatabaseRestartMidRace(t *testing.T) {
+	base := storetest.PostgresSchemaURL(t)
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newCutProxy(t, u.Host)
+	dbURL := proxy.via(t, base)
+
+	const ttl = time.Second
+	var mu sync.Mutex
+	var stored []lobby.RaceResult
+	server := func(name string) *cluster.Rooms {
+		b, err := pgbus.Open(context.Background(), dbURL, pgbus.Options{RetainTopic: map[string]int{cluster.RoomsTopic: cluster.RoomsRetain},
+			PingEvery: 200 * time.Millisecond, ReconnectMax: 200 * time.Millisecond})
+		if err != nil {
+			t.Fatalf("open the bus of %s: %v", name, err)
+		}
+		t.Cleanup(func() { b.Close() })
+		rs, err := cluster.NewRooms(context.Background(), cluster.RoomsConfig{Bus: b, Lease: b, LeaseTTL: ttl, DBNow: b.Now,
+			ProgressEvery: 20 * time.Millisecond, RoomsConfig: lobby.RoomsConfig{Instance: name,
+				OnRaceEnd: func(res lobby.RaceResult) ([]lobby.RatingChange, error) {
+					mu.Lock()
+					defer mu.Unlock()
+					stored = append(stored, res)
+					return nil, nil
+				},
+				Logf: func(f string, args ...any) { t.Logf(name+": "+f, args...) }}})
+		if err != nil {
+			t.Fatalf("rooms of %s: %v", name, err)
+		}
+		t.Cleanup(rs.Kill)
+		return rs
+	}
+	a, b := server("a"), server("b")
+
+	// ann and bob race on a, carol and dave on b.
+	sinks := map[string]*keepSink{}
+	entrant := func(name string) lobby.Entrant {
+		sinks[name] = &keepSink{}
+		return lobby.Entrant{ID: "id-" + name, Name: name}
+	}
+	ann := entrant("ann")
+	ha, _, err := a.Create(ann, sinks["ann"], lobby.RoomConfig{Rules: engine.Classic(), Deal: 42, Verdict: engine.Winnable, Rated: true})
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	code := ha.Code()
+	if _, err := a.Join(ha, entrant("bob"), sinks["bob"]); err != nil {
+		t.Fatalf("bob joins on a: %v", err)
+	}
+	eventually(t, "b sees the room", func() bool { _, ok := b.Room(code); return ok })
+	hb, _ := b.Room(code)
+	for _, name := range []string{"carol", "dave"} {
+		if _, err := b.Join(hb, entrant(name), sinks[name]); err != nil {
+			t.Fatalf("%s joins on b: %v", name, err)
+		}
+	}
+	eventually(t, "a sees four racers", func() bool { return len(ha.Snapshot().Members) == 4 })
+	for _, r := range []struct {
+		h    *lobby.Room
+		name string
+	}{{ha, "bob"}, {hb, "carol"}, {hb, "dave"}} {
+		if err := r.h.SetReady("id-"+r.name, true); err != nil {
+			t.Fatalf("%s ready: %v", r.name, err)
+		}
+	}
+	eventually(t, "everybody ready", func() bool {
+		for _, m := range ha.Snapshot().Members {
+			if !m.Ready && m.ID != "id-ann" {
+				return false
+			}
+		}
+		return true
+	})
+	if err := ha.Start("id-ann"); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	racing := func(h *lobby.Room) bool { return h.Snapshot().Phase == lobby.PhaseRacing }
+	eventually(t, "the race on both", func() bool { return racing(ha) && racing(hb) })
+
+	// Every racer moves once, and both servers see every move.
+	room := map[string]*lobby.Room{"ann": ha, "bob": ha, "carol": hb, "dave": hb}
+	move := func(name string, n int) error {
+		h := room[name]
+		return h.Report("id-"+name, h.SeatSink("id-"+name), lobby.Progress{Removed: n, Moves: n, Pass: 1, State: lobby.RacerPlaying}, nil)
+	}
+	seen := func(h *lobby.Room, name string, n int) bool {
+		m, ok := h.Snapshot().Member("id-" + name)
+		return ok && m.Present && m.Removed == n
+	}
+	allSeen := func(n int) bool {
+		for name := range room {
+			if !seen(ha, name, n) || !seen(hb, name, n) {
+				return false
+			}
+		}
+		return true
+	}
+	for name := range room {
+		if err := move(name, 2); err != nil {
+			t.Fatalf("%s moves: %v", name, err)
+		}
+	}
+	eventually(t, "every move on both servers", func() bool { return allSeen(2) })
+
+	// The database goes for four leases' time, for both servers.
+	proxy.cut()
+	time.Sleep(4 * ttl) // the outage itself: the lease's time has to run out, and does so on its own
+	proxy.restore()
+
+	// Back: every racer moves again, on their own server, without
+	// coming back; both servers see every move.
+	eventually(t, "every racer plays on after the outage", func() bool {
+		for name := range room {
+			if move(name, 4) != nil {
+				return false
+			}
+		}
+		return allSeen(4)
+	})
+	// And they stay: the servers' leases run out and are taken again a
+	// few times, and nobody is declared gone meanwhile.
+	until := time.Now().Add(5 * ttl)
+	for time.Now().Before(until) {
+		for name := range room {
+			for _, h := range []*lobby.Room{ha, hb} {
+				if m, _ := h.Snapshot().Member("id-" + name); !m.Present {
+					t.Fatalf("%s is away after the outage: %+v", name, m)
+				}
+			}
+		}
+		time.Sleep(10 * time.Millisecond) // polling a condition, not synchronising on time
+	}
+	for name := range room {
+		if err := move(name, 6); err != nil {
+			t.Fatalf("%s moves after the outage: %v", name, err)
+		}
+	}
+	eventually(t, "every move on both servers", func() bool { return allSeen(6) })
+
+	// The race ends: stored, void.
+	for name, h := range room {
+		if err := h.Report("id-"+name, h.SeatSink("id-"+name), lobby.Progress{Removed: 6, Moves: 9, Pass: 3, State: lobby.RacerStuck}, nil); err != nil {
+			t.Fatalf("%s is stuck: %v", name, err)
+		}
+	}
+	eventually(t, "the race stored", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(stored) > 0
+	})
+	mu.Lock()
+	res := stored[0]
+	mu.Unlock()
+	if !res.Void {
+		t.Errorf("the race is stored counting (void %v): %+v", res.Void, res.Placings)
+	}
+	for _, p := range res.Placings {
+		if p.State == lobby.RacerLeft {
+			t.Errorf("%s counts as left", p.Name)
+		}
+	}
+}
