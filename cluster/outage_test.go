@@ -164,25 +164,34 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 // TestDatabaseRestartMidRace: two servers on one PostgreSQL, a rated
-// race with racers on both, and the database out of reach for both for
-// several leases' time (finding 3 of issue 29). When it is back, nobody
-// is declared gone: every racer of both servers is still seated and
-// plays on, each server sees the other's progress again, and the race
-// is stored void (its racers could not move meanwhile), not rated.
+// race with racers on both, and the database out of reach for several
+// leases' time (finding 3 of issue 29): of both servers (a restart of
+// PostgreSQL), or of one (a network's fault, which the other takes for
+// its death). When it is back, every racer of both servers is seated (in
+// the first case nobody is declared gone; in the second the server
+// declared gone takes its racers' seats again) and plays on, each server
+// sees the other's progress again, and the race is stored void (racers
+// could not move meanwhile), not rated.
 func TestDatabaseRestartMidRace(t *testing.T) {
+	t.Run("both", func(t *testing.T) { testDatabaseOutage(t, true) })
+	t.Run("one", func(t *testing.T) { testDatabaseOutage(t, false) })
+}
+
+// testDatabaseOutage is TestDatabaseRestartMidRace with the database out
+// of reach of server b, and of a too when both.
+func testDatabaseOutage(t *testing.T, both bool) {
 	base := storetest.PostgresSchemaURL(t)
 	u, err := url.Parse(base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := newCutProxy(t, u.Host)
-	dbURL := proxy.via(t, base)
+	proxies := map[string]*cutProxy{"a": newCutProxy(t, u.Host), "b": newCutProxy(t, u.Host)}
 
 	const ttl = time.Second
 	var mu sync.Mutex
 	var stored []lobby.RaceResult
 	server := func(name string) *cluster.Rooms {
-		b, err := pgbus.Open(context.Background(), dbURL, pgbus.Options{RetainTopic: map[string]int{cluster.RoomsTopic: cluster.RoomsRetain},
+		b, err := pgbus.Open(context.Background(), proxies[name].via(t, base), pgbus.Options{RetainTopic: map[string]int{cluster.RoomsTopic: cluster.RoomsRetain},
 			PingEvery: 200 * time.Millisecond, ReconnectMax: 200 * time.Millisecond})
 		if err != nil {
 			t.Fatalf("open the bus of %s: %v", name, err)
@@ -275,10 +284,22 @@ func TestDatabaseRestartMidRace(t *testing.T) {
 	}
 	eventually(t, "every move on both servers", func() bool { return allSeen(2) })
 
-	// The database goes for four leases' time, for both servers.
-	proxy.cut()
+	// The database goes for four leases' time, for b, and a when both.
+	cut := []*cutProxy{proxies["b"]}
+	if both {
+		cut = append(cut, proxies["a"])
+	}
+	for _, p := range cut {
+		p.cut()
+	}
 	time.Sleep(4 * ttl) // the outage itself: the lease's time has to run out, and does so on its own
-	proxy.restore()
+	if !both {
+		// a, which kept the database, takes b for dead.
+		eventually(t, "a declares b gone", func() bool { m, _ := ha.Snapshot().Member("id-carol"); return !m.Present })
+	}
+	for _, p := range cut {
+		p.restore()
+	}
 
 	// Back: every racer moves again, on their own server, without
 	// coming back; both servers see every move.

@@ -462,20 +462,27 @@ func (l *roomLog) tryLease() {
 }
 
 // reap looks for the servers with sessions in rooms whose own lease ran
-// out: the holder takes it (so a server is reaped once), and tells the
-// others that its sessions are gone.
+// out: the holder takes it from the server (so a server is declared gone
+// once), and tells the others that its sessions are gone. It takes it for
+// a moment only: a server that was only out of reach, and runs, takes
+// its lease again at once, and its sessions their seats (lobby's
+// comeback), and can be declared gone again when it dies.
 func (l *roomLog) reap(ctx context.Context) {
 	for _, inst := range l.rooms.Servers() {
-		dead, _, err := l.cfg.Lease.Hold(ctx, InstanceLease(inst), l.cfg.Instance, l.cfg.LeaseTTL)
+		took, prev, err := l.cfg.Lease.Hold(ctx, InstanceLease(inst), l.cfg.Instance, reapHold)
 		if err != nil {
 			l.logf("cluster: rooms: look at server %s: %v", inst, err)
 			continue
 		}
-		if dead {
+		if took && prev == inst {
 			l.Post("", lobby.RoomOp{Kind: lobby.OpGone, Gone: inst, At: l.clusterNow()})
 		}
 	}
 }
+
+// reapHold is how long the holder holds the lease of a server it
+// declares gone.
+const reapHold = time.Millisecond
 
 // Offer implements lobby.RoomLog: the coalescer makes the room's
 // progress (lobby.Rooms.Progress) when it goes out.

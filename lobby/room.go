@@ -280,8 +280,10 @@ type RaceResult struct {
 	// race's placings are stored, and change no rating, win or podium.
 	Rated bool
 	// Void is set for a race in which a racer was lost with their server
-	// (Racer.Lost, or still away at the end): the server failed them, so
-	// the race is stored unrated whatever Rated says.
+	// (Racer.Lost, or still away at the end), or during which a server
+	// with racers in it could not reach the database (OpOutage): the
+	// server failed them, so the race is stored unrated whatever Rated
+	// says.
 	Void     bool
 	Started  time.Time
 	Ended    time.Time

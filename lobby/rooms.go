@@ -683,7 +683,7 @@ func (rs *Rooms) apply(m RoomOp) error {
 		if !m.At.IsZero() {
 			at = m.At
 		}
-		rs.gone(m.Gone, at)
+		rs.gone(m.Gone, at, m.Inst)
 		return nil
 	case OpOutage:
 		rs.outage(m)
@@ -1126,23 +1126,43 @@ func (rs *Rooms) leave(r *room, m *member) {
 	rs.changed(r)
 }
 
-// gone folds the end of a server: its sessions leave their rooms.
-func (rs *Rooms) gone(inst string, at time.Time) {
+// gone folds the end of a server: its sessions leave their rooms. A
+// server declared gone by another (by) while it runs (it folds the op)
+// was only out of reach for a while: its sessions, still here, take
+// their seats again (comeBack).
+func (rs *Rooms) gone(inst string, at time.Time, by string) {
+	var back []comeback
 	for _, r := range rs.sortedRooms() {
-		rs.goneFrom(r, inst, at)
+		back = append(back, rs.goneFrom(r, inst, at, inst == rs.cfg.Instance && by != "" && by != inst)...)
 	}
+	if len(back) > 0 {
+		rs.after = append(rs.after, func() { go rs.comeBack(back) })
+	}
+}
+
+// comeback is a seat of a session of this server to take again: the
+// player, in the room (code), with the session's sink.
+type comeback struct {
+	code string
+	who  Entrant
+	sink Sink
 }
 
 // goneFrom is gone for one room, whose lock it takes: in a race, the
 // server's racers are away (their seats wait for them, SeatGrace from at
 // on the cluster's clock); in the waiting room or after a race they
-// leave.
-func (rs *Rooms) goneFrom(r *room, inst string, at time.Time) {
+// leave. With alive (this server is the one gone, and runs), it returns
+// the seats of its sessions in a race or a waiting room, to take again.
+func (rs *Rooms) goneFrom(r *room, inst string, at time.Time, alive bool) []comeback {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	var back []comeback
 	for _, m := range slices.Clone(r.members) {
 		if !m.present() || m.inst != inst {
 			continue
+		}
+		if s := rs.sessionOf(inst, m.sid); alive && s != nil && r.phase != PhaseResults {
+			back = append(back, comeback{code: r.code, who: m.Entrant, sink: s.sink})
 		}
 		if r.phase == PhaseRacing || r.phase == PhaseCountdown {
 			m.away = at
@@ -1153,6 +1173,19 @@ func (rs *Rooms) goneFrom(r *room, inst string, at time.Time) {
 	r.watchers = slices.DeleteFunc(r.watchers, func(w *watcher) bool { return w.inst == inst })
 	if len(r.watchers) != n {
 		rs.changed(r)
+	}
+	return back
+}
+
+// comeBack has this server's sessions take their seats again after
+// another server declared this one gone (gone), as a player who
+// reconnects does: a racer's seat waits for them, a waiting room takes
+// them back while it has a seat.
+func (rs *Rooms) comeBack(back []comeback) {
+	for _, c := range back {
+		if _, err := rs.Join(rs.handle(c.code), c.who, c.sink); err != nil {
+			rs.logf("lobby: rooms: %s back in room %s after this server was declared gone: %v", c.who.ID, c.code, err)
+		}
 	}
 }
 

@@ -77,7 +77,8 @@ const (
 	// ReasonChosenDeal: the host chose the deal; the race is unrated for
 	// all.
 	ReasonChosenDeal Reason = "chosen-deal"
-	// ReasonVoid: a racer was lost with their server; the race is
+	// ReasonVoid: a racer was lost with their server, or the database
+	// was out of reach of a racer's server during the race; the race is
 	// unrated for all.
 	ReasonVoid Reason = "void"
 	// ReasonAssisted: the racer's moves came faster than a person plays.
@@ -95,7 +96,7 @@ var reasonWords = map[Reason]string{
 	ReasonLeftEmpty:  "left before removing a card",
 	ReasonFewMovers:  "fewer than two racers with a key moved",
 	ReasonChosenDeal: "chosen deal",
-	ReasonVoid:       "a racer's server failed",
+	ReasonVoid:       "a racer's server or the database failed",
 	ReasonAssisted:   "moves faster than play",
 	ReasonPairLimit:  fmt.Sprintf("rated against the same racer %d times in %d hours", PairLimit, int(PairWindow.Hours())),
 	ReasonNoOpponent: "no rated opponent",
