@@ -2,9 +2,6 @@ package cluster_test
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"net"
 	"net/url"
 	"sync"
 	"testing"
@@ -16,125 +13,6 @@ import (
 	"pyramid/lobby"
 	"pyramid/store/storetest"
 )
-
-// cutProxy is a TCP proxy in front of PostgreSQL that a test cuts, as
-// `pg_ctl -m immediate stop` does (every connection ends, new ones are
-// refused), and restores: the servers behind it see the database go and
-// come back, while the database itself (shared with other tests) stays.
-type cutProxy struct {
-	t        *testing.T
-	addr     string // where the proxy listens
-	upstream string
-
-	mu    sync.Mutex
-	ln    net.Listener // nil while cut
-	conns map[net.Conn]bool
-}
-
-// proxyPorts are the ports the proxy may listen on, the first free one.
-const proxyLow, proxyHigh = 25380, 25399
-
-func newCutProxy(t *testing.T, upstream string) *cutProxy {
-	p := &cutProxy{t: t, upstream: upstream, conns: map[net.Conn]bool{}}
-	for port := proxyLow; port <= proxyHigh; port++ {
-		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			p.addr = ln.Addr().String()
-			p.serve(ln)
-			t.Cleanup(p.cut)
-			return p
-		}
-	}
-	t.Skipf("no free port in %d–%d for the proxy", proxyLow, proxyHigh)
-	return nil
-}
-
-func (p *cutProxy) serve(ln net.Listener) {
-	p.mu.Lock()
-	p.ln = ln
-	p.mu.Unlock()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go p.pipe(c)
-		}
-	}()
-}
-
-func (p *cutProxy) pipe(c net.Conn) {
-	up, err := net.Dial("tcp", p.upstream)
-	if err != nil {
-		c.Close()
-		return
-	}
-	p.mu.Lock()
-	if p.ln == nil {
-		p.mu.Unlock()
-		c.Close()
-		up.Close()
-		return
-	}
-	p.conns[c], p.conns[up] = true, true
-	p.mu.Unlock()
-	done := func() {
-		c.Close()
-		up.Close()
-		p.mu.Lock()
-		delete(p.conns, c)
-		delete(p.conns, up)
-		p.mu.Unlock()
-	}
-	go func() { _, _ = io.Copy(up, c); done() }()
-	_, _ = io.Copy(c, up)
-	done()
-}
-
-// cut ends every connection and refuses new ones.
-func (p *cutProxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for c := range p.conns {
-		c.Close()
-	}
-	clear(p.conns)
-}
-
-// restore listens again on the same address.
-func (p *cutProxy) restore() {
-	p.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		ln, err := net.Listen("tcp", p.addr)
-		if err == nil {
-			p.serve(ln)
-			return
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("listen again on %s: %v", p.addr, err)
-		}
-		time.Sleep(50 * time.Millisecond) // the port is in TIME_WAIT: poll for it
-	}
-}
-
-// via is dbURL with its host the proxy's.
-func (p *cutProxy) via(t *testing.T, dbURL string) string {
-	u, err := url.Parse(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Host = p.addr
-	q := u.Query()
-	q.Set("connect_timeout", "2")
-	u.RawQuery = q.Encode()
-	return u.String()
-}
 
 // keepSink is a session's queue that keeps everything.
 type keepSink struct {
@@ -185,13 +63,13 @@ func testDatabaseOutage(t *testing.T, both bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxies := map[string]*cutProxy{"a": newCutProxy(t, u.Host), "b": newCutProxy(t, u.Host)}
+	proxies := map[string]*storetest.Proxy{"a": storetest.NewProxy(t, u.Host), "b": storetest.NewProxy(t, u.Host)}
 
 	const ttl = time.Second
 	var mu sync.Mutex
 	var stored []lobby.RaceResult
 	server := func(name string) *cluster.Rooms {
-		b, err := pgbus.Open(context.Background(), proxies[name].via(t, base), pgbus.Options{RetainTopic: map[string]int{cluster.RoomsTopic: cluster.RoomsRetain},
+		b, err := pgbus.Open(context.Background(), proxies[name].Via(t, base), pgbus.Options{RetainTopic: map[string]int{cluster.RoomsTopic: cluster.RoomsRetain},
 			PingEvery: 200 * time.Millisecond, ReconnectMax: 200 * time.Millisecond})
 		if err != nil {
 			t.Fatalf("open the bus of %s: %v", name, err)
@@ -285,12 +163,12 @@ func testDatabaseOutage(t *testing.T, both bool) {
 	eventually(t, "every move on both servers", func() bool { return allSeen(2) })
 
 	// The database goes for four leases' time, for b, and a when both.
-	cut := []*cutProxy{proxies["b"]}
+	cut := []*storetest.Proxy{proxies["b"]}
 	if both {
 		cut = append(cut, proxies["a"])
 	}
 	for _, p := range cut {
-		p.cut()
+		p.Cut()
 	}
 	time.Sleep(4 * ttl) // the outage itself: the lease's time has to run out, and does so on its own
 	if !both {
@@ -298,7 +176,7 @@ func testDatabaseOutage(t *testing.T, both bool) {
 		eventually(t, "a declares b gone", func() bool { m, _ := ha.Snapshot().Member("id-carol"); return !m.Present })
 	}
 	for _, p := range cut {
-		p.restore()
+		p.Restore()
 	}
 
 	// Back: every racer moves again, on their own server, without

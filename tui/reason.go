@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 )
 
@@ -53,10 +54,14 @@ func Reason(err error) string {
 }
 
 // driverError reports whether err's chain holds an error of a network or
-// of a database driver, whose text is for the log: a net.Error, an error
-// with a SQLSTATE (PostgreSQL's) or one that says whether it is safe to
-// retry (pgconn's).
+// of a database driver, whose text is for the log: a net.Error, a
+// connection that ended mid-answer (io.ErrUnexpectedEOF), an error with a
+// SQLSTATE (PostgreSQL's) or one that says whether it is safe to retry
+// (pgconn's).
 func driverError(err error) bool {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return true
+	}
 	var ne net.Error
 	if errors.As(err, &ne) {
 		return true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"testing"
@@ -16,7 +17,8 @@ import (
 
 // databaseWords are what a player must never read: the database's
 // address, its user and name, the driver's and the store's words.
-var databaseWords = []string{"127.0.0.1", "database=", "user=", "failed to connect", "store:", "SQLSTATE", "dial tcp", "connection refused"}
+var databaseWords = []string{"127.0.0.1", "database=", "user=", "failed to connect", "store:", "SQLSTATE", "dial tcp", "connection refused",
+	"lobby.rooms", "EOF"}
 
 // connectError is the error pgx gives when PostgreSQL is down: a real
 // one, from a connection to a port of this machine nobody listens on.
@@ -55,6 +57,7 @@ func outageErrors(t *testing.T) map[string]error {
 		"shutdown": fmt.Errorf("store: game 12: %w", &pgconn.PgError{Severity: "FATAL", Code: "57P01",
 			Message: "terminating connection due to administrator command"}),
 		"publish": fmt.Errorf("cluster: room KMTX: publish on \"lobby.rooms\": %w", ce),
+		"dropped": fmt.Errorf("cluster: room KMTX: publish on \"lobby.rooms\": %w", io.ErrUnexpectedEOF),
 	}
 }
 
