@@ -1196,7 +1196,7 @@ func (rs *Rooms) outage(m RoomOp) {
 	for _, r := range rs.sortedRooms() {
 		r.mu.Lock()
 		running := r.phase == PhaseRacing || r.phase == PhaseCountdown
-		if running && !r.outage && (m.Logged.IsZero() || r.startsDB.Before(m.Logged)) &&
+		if running && !r.outage && (m.Logged.IsZero() || !r.startsDB.After(m.Logged)) &&
 			slices.ContainsFunc(r.members, func(mb *member) bool { return mb.inst == m.Inst }) {
 			r.outage = true
 		}
