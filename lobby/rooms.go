@@ -1183,10 +1183,30 @@ func (rs *Rooms) goneFrom(r *room, inst string, at time.Time, alive bool) []come
 // them back while it has a seat.
 func (rs *Rooms) comeBack(back []comeback) {
 	for _, c := range back {
+		if !rs.stillAway(c) {
+			continue
+		}
 		if _, err := rs.Join(rs.handle(c.code), c.who, c.sink); err != nil {
 			rs.logf("lobby: rooms: %s back in room %s after this server was declared gone: %v", c.who.ID, c.code, err)
 		}
 	}
+}
+
+// stillAway reports whether a seat to take again (comeBack) still waits:
+// the racer is away from the race, or, from a waiting room, in no room;
+// not when they came back meanwhile (a new session, on any server) or
+// went elsewhere.
+func (rs *Rooms) stillAway(c comeback) bool {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	r := rs.rooms[c.code]
+	if r == nil {
+		return false
+	}
+	if mb := r.member(c.who.ID); mb != nil {
+		return !mb.present() && (r.phase == PhaseRacing || r.phase == PhaseCountdown)
+	}
+	return r.phase == PhaseWaiting && rs.oldest(func(o *room) bool { return o.member(c.who.ID) != nil }) == nil
 }
 
 // outage folds a server's time out of reach of the database (m.Inst,
