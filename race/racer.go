@@ -281,7 +281,14 @@ func (r *Racer) createGame(ctx context.Context, rg *game, rec engine.Record, rac
 	case err != nil:
 		rg.unstored = true
 		r.s.cfg.Logger.Error("race game not stored", "player", r.me.ID, "err", err)
-		return "this race game is not stored: " + err.Error(), false
+		// The store's words are for the log; its sentinels have plain
+		// ones (tui.PlainError).
+		why := "the store refused it"
+		var p interface{ Plain() string }
+		if errors.As(err, &p) {
+			why = p.Plain()
+		}
+		return "this race game is not stored: " + why, false
 	}
 	rg.gameID = created.ID
 	return "", false
