@@ -25,6 +25,19 @@ func TestOutageVoidsTheRace(t *testing.T) {
 			if err := l.log(RoomOp{Kind: OpOutage, Inst: tt.inst, At: clock.Now().Add(-20 * time.Second)}); err != nil {
 				t.Fatal(err)
 			}
+			ann.mu.Lock()
+			var told []RaceVoided
+			for _, ev := range ann.posts {
+				if v, ok := ev.(RaceVoided); ok {
+					told = append(told, v)
+				}
+			}
+			ann.mu.Unlock()
+			if tt.void && (len(told) != 1 || told[0].Outage != 20*time.Second || told[0].Round != 1) {
+				t.Errorf("ann told %+v, want the race void after 20s out of reach", told)
+			} else if !tt.void && len(told) != 0 {
+				t.Errorf("ann told %+v of a race that counts", told)
+			}
 			if err := h.Report("id-ann", ann, Progress{Removed: 2, Moves: 2, Pass: 1, State: RacerStuck}, nil); err != nil {
 				t.Fatal(err)
 			}

@@ -240,6 +240,15 @@ type (
 		Round   int
 		Results []Placing
 	}
+	// RaceVoided is posted when a race that runs is to be stored void
+	// (RaceResult.Void), for nobody, because a server with racers in it
+	// could not reach the database for Outage (OpOutage): they could
+	// not move meanwhile.
+	RaceVoided struct {
+		Code   string
+		Round  int
+		Outage time.Duration
+	}
 	// HostPassed is posted when an idle host's part passes to a ready
 	// racer (HostIdle).
 	HostPassed struct {

@@ -1219,6 +1219,11 @@ func (rs *Rooms) outage(m RoomOp) {
 		if running && !r.outage && (m.Logged.IsZero() || !r.startsDB.After(m.Logged)) &&
 			slices.ContainsFunc(r.members, func(mb *member) bool { return mb.inst == m.Inst }) {
 			r.outage = true
+			var d time.Duration
+			if !m.Logged.IsZero() && !m.At.IsZero() {
+				d = m.Logged.Sub(m.At)
+			}
+			rs.broadcast(r, RaceVoided{Code: r.code, Round: r.round, Outage: d})
 		}
 		r.mu.Unlock()
 	}

@@ -661,6 +661,10 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 				rs.chat = slices.Delete(rs.chat, 0, len(rs.chat)-lobby.ChatHistory)
 			}
 		}
+	case lobby.RaceVoided:
+		if ev.Code == rs.snap.Code && ev.Round == rs.snap.Round {
+			rs.say(sWarn, voidedNote(ev.Outage))
+		}
 	case lobby.HostPassed:
 		if ev.Code == rs.snap.Code {
 			if ev.ToID == rs.you && !rs.watching {
@@ -694,6 +698,16 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 		}
 	}
 	return rs.tick()
+}
+
+// voidedNote is what a racer reads when the race is to count for nobody
+// (lobby.RaceVoided): a server of the race lost the database for outage.
+func voidedNote(outage time.Duration) string {
+	const what = "this race will not count: the database was out of reach"
+	if outage < time.Second {
+		return what + " for a while"
+	}
+	return what + " for " + outage.Round(time.Second).String()
 }
 
 // seatMoved asks where the seat in room from went: to another session

@@ -127,3 +127,11 @@ type failingGames struct {
 func (f *failingGames) Unfinished(ctx context.Context, player string) ([]SavedGame, error) {
 	return nil, f.err
 }
+
+// TestRaceVoidedShown: a racer reads that the race will not count once a
+// server of the race reports its outage of the database.
+func TestRaceVoidedShown(t *testing.T) {
+	h, _ := raceHarness(t, raceRoom(3, lobby.PhaseRacing), 80, 24)
+	h.send(RaceEventMsg{Event: lobby.RaceVoided{Code: "KMTX", Round: 1, Outage: 20*time.Second + 300*time.Millisecond}})
+	h.wantScreen("this race will not count: the database was out of reach for 20s")
+}
