@@ -51,14 +51,47 @@ func TestOutageRace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	const ttl = time.Second
 	var proxies []*storetest.Proxy
+	testOutageRace(t, func() string {
+		p := storetest.NewProxy(t, u.Host)
+		proxies = append(proxies, p)
+		return p.Via(t, base)
+	}, func() {
+		for _, p := range proxies {
+			p.Cut()
+		}
+	}, func() {
+		time.Sleep(4 * outageTTL) // the outage itself: every lease's time runs out, on its own
+		for _, p := range proxies {
+			p.Restore()
+		}
+	})
+}
+
+// TestPostgresRestartRace is TestOutageRace with a PostgreSQL of the
+// test's own, stopped as a crash stops it (`pg_ctl -m immediate stop`)
+// and started again after several leases' time, as the issue did.
+func TestPostgresRestartRace(t *testing.T) {
+	srv := storetest.NewServer(t)
+	testOutageRace(t, func() string { return srv.URL }, func() { srv.Stop("immediate") }, func() {
+		time.Sleep(6 * outageTTL) // the outage itself
+		srv.Start()
+	})
+}
+
+// outageTTL is the servers' LeaseTTL in the outage tests.
+const outageTTL = time.Second
+
+// testOutageRace runs the race of TestOutageRace with two servers on
+// the databases dbURL gives (one call per server), the database out of
+// reach from cut until back returns.
+func testOutageRace(t *testing.T, dbURL func() string, cut, back func()) {
+	ctx := context.Background()
+	const ttl = outageTTL
 	var logs []*syncBuffer
 	var f *fixture
 	newApp := func(instance string) *App {
-		p := storetest.NewProxy(t, u.Host)
-		dbURL := p.Via(t, base)
+		dbURL := dbURL()
 		st, err := sqlstore.Open(ctx, t.TempDir(), dbURL)
 		if err != nil {
 			t.Fatal(err)
@@ -77,7 +110,7 @@ func TestOutageRace(t *testing.T) {
 		if f == nil {
 			f = &fixture{t: t, st: st, app: a}
 		}
-		proxies, logs = append(proxies, p), append(logs, logged)
+		logs = append(logs, logged)
 		return a
 	}
 	one := newApp("one")
@@ -143,9 +176,7 @@ func TestOutageRace(t *testing.T) {
 	}
 	waitFor(t, "the first moves on both servers", func() bool { return seen(1) })
 
-	for _, p := range proxies {
-		p.Cut()
-	}
+	cut()
 	// A move during the outage is refused, in plain words.
 	err = play("carol", 2)
 	if err == nil {
@@ -154,10 +185,7 @@ func TestOutageRace(t *testing.T) {
 	if why := tui.Reason(err); why != "the database is unreachable for now" {
 		t.Errorf("carol reads %q", why)
 	}
-	time.Sleep(4 * ttl) // the outage itself: every lease's time runs out, on its own
-	for _, p := range proxies {
-		p.Restore()
-	}
+	back()
 
 	waitFor(t, "every racer plays on", func() bool {
 		for name := range racers {
