@@ -86,6 +86,7 @@ func (a *App) racingGame(player string, id int64) bool {
 func (g *sessionGames) Unfinished(ctx context.Context, player string) ([]tui.SavedGame, error) {
 	list, err := g.st.UnfinishedGames(ctx, player)
 	if err != nil {
+		logHidden(g.log, "unfinished games not listed", err, "player", player)
 		return nil, fmt.Errorf("list unfinished games: %w", err)
 	}
 	out := make([]tui.SavedGame, 0, len(list))
@@ -108,6 +109,7 @@ func (g *sessionGames) Resume(ctx context.Context, player, id string) (tui.Saved
 	}
 	sg, err := g.w.TakeOver(ctx, player, n)
 	if err != nil {
+		logHidden(g.log, "game not resumed", err, "player", player, "game", id)
 		return tui.SavedGame{}, fmt.Errorf("resume: %w", err)
 	}
 	return savedGame(sg), nil
