@@ -50,7 +50,13 @@ func (l *roomLog) noteReach(ok bool) {
 	case !ok && l.reach.down.IsZero():
 		l.reach.down, l.reach.back = cnow, time.Time{}
 	case ok && !l.reach.down.IsZero():
-		l.reach.outage = &lobby.RoomOp{Kind: lobby.OpOutage, At: l.reach.down}
+		at := l.reach.down
+		if l.reach.outage != nil {
+			// Out of reach again before the last outage was logged:
+			// one outage, from the first failure.
+			at = l.reach.outage.At
+		}
+		l.reach.outage = &lobby.RoomOp{Kind: lobby.OpOutage, At: at}
 		l.reach.down, l.reach.back = time.Time{}, now
 	}
 	op := l.reach.outage
