@@ -59,8 +59,9 @@ func TestOutageVoidsTheRace(t *testing.T) {
 }
 
 // TestComeBackAfterDeclaredGone: a server that another declared gone
-// (OpGone) while it runs takes its sessions' seats again, and they play
-// on; one that says itself it is gone (a shutdown) does not.
+// (OpGone) while it runs takes its sessions' seats (and views) again,
+// and they play on; one that says itself it is gone (a shutdown) does
+// not.
 func TestComeBackAfterDeclaredGone(t *testing.T) {
 	for _, tt := range []struct {
 		name string
@@ -74,13 +75,16 @@ func TestComeBackAfterDeclaredGone(t *testing.T) {
 			clock := NewFakeClock(t0)
 			rs, l := syncRooms(t, clock)
 			h, ann := syncRace(t, clock, rs, l)
+			if _, err := h.Watch("viewer", newSink()); err != nil {
+				t.Fatal(err)
+			}
 			if err := l.log(RoomOp{Kind: OpGone, Inst: tt.by, Gone: "a", At: clock.Now()}); err != nil {
 				t.Fatal(err)
 			}
 			present := func() bool { m, _ := h.Snapshot().Member("id-ann"); return m.Present }
 			if !tt.back {
-				if present() {
-					t.Fatal("ann back after her server's shutdown")
+				if present() || h.Snapshot().Spectators != 0 {
+					t.Fatalf("ann or the spectator back after their server's shutdown: %+v", h.Snapshot())
 				}
 				err := h.Report("id-ann", ann, Progress{Removed: 2, Moves: 2, Pass: 1, State: RacerPlaying}, nil)
 				if !errors.Is(err, ErrNotMember) {
@@ -89,6 +93,7 @@ func TestComeBackAfterDeclaredGone(t *testing.T) {
 				return
 			}
 			waitFor(t, "ann back in her seat", present)
+			waitFor(t, "the spectator back", func() bool { return h.Snapshot().Spectators == 1 })
 			if err := h.Report("id-ann", ann, Progress{Removed: 2, Moves: 2, Pass: 1, State: RacerPlaying}, nil); err != nil {
 				t.Fatalf("ann's move once back: %v", err)
 			}

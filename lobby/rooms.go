@@ -1141,11 +1141,13 @@ func (rs *Rooms) gone(inst string, at time.Time, by string) {
 }
 
 // comeback is a seat of a session of this server to take again: the
-// player, in the room (code), with the session's sink.
+// player, in the room (code), with the session's sink; a spectator's
+// view when watch.
 type comeback struct {
-	code string
-	who  Entrant
-	sink Sink
+	code  string
+	who   Entrant
+	sink  Sink
+	watch bool
 }
 
 // goneFrom is gone for one room, whose lock it takes: in a race, the
@@ -1170,7 +1172,15 @@ func (rs *Rooms) goneFrom(r *room, inst string, at time.Time, alive bool) []come
 		rs.leave(r, m)
 	}
 	n := len(r.watchers)
-	r.watchers = slices.DeleteFunc(r.watchers, func(w *watcher) bool { return w.inst == inst })
+	r.watchers = slices.DeleteFunc(r.watchers, func(w *watcher) bool {
+		if w.inst != inst {
+			return false
+		}
+		if s := rs.sessionOf(inst, w.sid); alive && s != nil {
+			back = append(back, comeback{code: r.code, who: Entrant{ID: w.id}, sink: s.sink, watch: true})
+		}
+		return true
+	})
 	if len(r.watchers) != n {
 		rs.changed(r)
 	}
@@ -1186,22 +1196,31 @@ func (rs *Rooms) comeBack(back []comeback) {
 		if !rs.stillAway(c) {
 			continue
 		}
-		if _, err := rs.Join(rs.handle(c.code), c.who, c.sink); err != nil {
+		var err error
+		if c.watch {
+			_, err = rs.handle(c.code).Watch(c.who.ID, c.sink)
+		} else {
+			_, err = rs.Join(rs.handle(c.code), c.who, c.sink)
+		}
+		if err != nil {
 			rs.logf("lobby: rooms: %s back in room %s after this server was declared gone: %v", c.who.ID, c.code, err)
 		}
 	}
 }
 
 // stillAway reports whether a seat to take again (comeBack) still waits:
-// the racer is away from the race, or, from a waiting room, in no room;
-// not when they came back meanwhile (a new session, on any server) or
-// went elsewhere.
+// the racer is away from the race, or, from a waiting room, in no room,
+// the spectator no longer watches; not when they came back meanwhile (a
+// new session, on any server) or went elsewhere.
 func (rs *Rooms) stillAway(c comeback) bool {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	r := rs.rooms[c.code]
 	if r == nil {
 		return false
+	}
+	if c.watch {
+		return !slices.ContainsFunc(r.watchers, func(w *watcher) bool { return w.id == c.who.ID })
 	}
 	if mb := r.member(c.who.ID); mb != nil {
 		return !mb.present() && (r.phase == PhaseRacing || r.phase == PhaseCountdown)
