@@ -3,10 +3,12 @@ package cluster_test
 import (
 	"context"
 	"net/url"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"pyramid/bus"
 	"pyramid/bus/pgbus"
 	"pyramid/cluster"
 	"pyramid/engine"
@@ -27,7 +29,14 @@ func (s *keepSink) Post(ev lobby.Event) bool {
 	return true
 }
 
-func (s *keepSink) Coalesce(string, lobby.Event) {}
+func (s *keepSink) Coalesce(_ string, ev lobby.Event) { s.Post(ev) }
+
+// has reports whether the session was sent an event for which pred holds.
+func (s *keepSink) has(pred func(lobby.Event) bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.ContainsFunc(s.posts, pred)
+}
 
 // eventually polls cond until it holds, for at most ten seconds.
 func eventually(t *testing.T, what string, cond func() bool) {
@@ -231,4 +240,78 @@ func testDatabaseOutage(t *testing.T, both bool) {
 			t.Errorf("%s counts as left", p.Name)
 		}
 	}
+}
+
+// TestDeclaredGoneThenDies: a server declared gone while it runs takes
+// its racer's seat again; when it then dies before it takes its own
+// lease again, the holder declares it gone again a lease's time after
+// its racer came back (the holder takes a dead server's lease for a
+// moment only, so that a server that runs can take it back).
+func TestDeclaredGoneThenDies(t *testing.T) {
+	clock := lobby.NewFakeClock(time.Date(2026, 12, 5, 18, 0, 0, 0, time.UTC))
+	b := bus.NewMemory(bus.MemoryOptions{Now: clock.Now, Lossless: true})
+	t.Cleanup(func() { b.Close() })
+	lease := cluster.NewMemoryLease(clock)
+	const ttl = time.Minute
+	server := func(name string) *cluster.Rooms {
+		rs, err := cluster.NewRooms(context.Background(), cluster.RoomsConfig{Bus: b, Lease: lease, LeaseTTL: ttl,
+			RoomsConfig: lobby.RoomsConfig{Instance: name, Clock: clock, Logf: t.Logf}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(rs.Kill)
+		return rs
+	}
+	sa, sb := server("a"), server("b")
+	ann := &keepSink{}
+	ha, _, err := sa.Create(lobby.Entrant{ID: "id-ann", Name: "ann"}, ann,
+		lobby.RoomConfig{Rules: engine.Classic(), Deal: 42, Verdict: engine.Winnable, TimeLimit: lobby.MaxTimeLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "b sees the room", func() bool { _, ok := sb.Room(ha.Code()); return ok })
+	hb, _ := sb.Room(ha.Code())
+	bob := &keepSink{}
+	if _, err := sb.Join(hb, lobby.Entrant{ID: "id-bob", Name: "bob"}, bob); err != nil {
+		t.Fatal(err)
+	}
+	if err := hb.SetReady("id-bob", true); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "a sees bob ready", func() bool { m, _ := ha.Snapshot().Member("id-bob"); return m.Ready })
+	if err := ha.Start("id-ann"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the countdown on b", func() bool { return hb.Snapshot().Phase == lobby.PhaseCountdown })
+	clock.Advance(lobby.CountdownTime)
+	eventually(t, "the race on both", func() bool {
+		return ha.Snapshot().Phase == lobby.PhaseRacing && hb.Snapshot().Phase == lobby.PhaseRacing
+	})
+	bobOnA := func() lobby.Racer { m, _ := ha.Snapshot().Member("id-bob"); return m }
+
+	// b's lease runs out (b was out of reach): a declares it gone, b
+	// reads it, and bob takes his seat again.
+	lease.Expire(cluster.InstanceLease("b"))
+	sa.TryLease()
+	eventually(t, "b declared gone", func() bool {
+		return ann.has(func(ev lobby.Event) bool {
+			rc, ok := ev.(lobby.RoomChanged)
+			if !ok {
+				return false
+			}
+			m, ok := rc.Snapshot.Member("id-bob")
+			return ok && m.State == lobby.RacerAway
+		})
+	})
+	eventually(t, "bob back on b, seen on a", func() bool { return bobOnA().Present })
+	// b dies before it takes its lease again: a waits a lease's time
+	// from bob's return for it, then declares it gone again.
+	sb.Kill()
+	sa.TryLease()
+	if !bobOnA().Present {
+		t.Fatal("bob away at once: b had no time to take its lease again")
+	}
+	clock.Advance(ttl)
+	sa.TryLease()
+	eventually(t, "b gone again", func() bool { return bobOnA().State == lobby.RacerAway })
 }

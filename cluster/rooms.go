@@ -127,6 +127,9 @@ type roomLog struct {
 	closed  bool
 	// reach is this server's way to the database (outage.go).
 	reach reach
+	// reaped is the servers this server declared gone (reap), and when
+	// it found their sessions back in the rooms since (zero: not yet).
+	reaped map[string]time.Time
 }
 
 // following is the progress readers of a room: stop ends them.
@@ -174,7 +177,7 @@ func NewRooms(ctx context.Context, cfg RoomsConfig) (*Rooms, error) {
 		return nil, fmt.Errorf("cluster: rooms: %w", err)
 	}
 	l := &roomLog{cfg: cfg, own: own, wake: make(chan struct{}), outcome: map[string]error{}, gaveUp: map[string]bool{},
-		follows: map[string]*following{}}
+		follows: map[string]*following{}, reaped: map[string]time.Time{}}
 	rooms, err := lobby.NewRooms(cfg.RoomsConfig, l)
 	if err != nil {
 		sub.Close()
@@ -466,15 +469,33 @@ func (l *roomLog) tryLease() {
 // once), and tells the others that its sessions are gone. It takes it for
 // a moment only: a server that was only out of reach, and runs, takes
 // its lease again at once, and its sessions their seats (lobby's
-// comeback), and can be declared gone again when it dies.
+// comeback), and can be declared gone again when it dies. One declared
+// gone whose sessions came back, but which has not taken its lease again
+// a lease's time after, died after all: it is declared gone again.
 func (l *roomLog) reap(ctx context.Context) {
+	now := l.cfg.Clock.Now()
 	for _, inst := range l.rooms.Servers() {
 		took, prev, err := l.cfg.Lease.Hold(ctx, InstanceLease(inst), l.cfg.Instance, reapHold)
 		if err != nil {
 			l.logf("cluster: rooms: look at server %s: %v", inst, err)
 			continue
 		}
-		if took && prev == inst {
+		l.mu.Lock()
+		back, declared := l.reaped[inst]
+		gone := took && prev == inst
+		switch {
+		case !took:
+			delete(l.reaped, inst) // it holds its lease: it runs
+		case gone:
+			l.reaped[inst] = time.Time{}
+		case prev == "" && declared && back.IsZero():
+			l.reaped[inst] = now // its sessions are back: its lease should be soon
+		case prev == "" && declared && now.Sub(back) >= l.cfg.LeaseTTL:
+			gone = true
+			l.reaped[inst] = time.Time{}
+		}
+		l.mu.Unlock()
+		if gone {
 			l.Post("", lobby.RoomOp{Kind: lobby.OpGone, Gone: inst, At: l.clusterNow()})
 		}
 	}
