@@ -154,7 +154,10 @@ func (a *account) Rename(ctx context.Context, player, name string) (string, erro
 		}
 		return "", fmt.Errorf("the name %s is taken: it looks too much like another player's name", norm)
 	case err != nil:
-		return "", fmt.Errorf("the server could not change the name now, try again: %w", err)
+		if a.log != nil {
+			a.log.Error("rename failed", "player", player, "err", err)
+		}
+		return "", &refusal{words: "the server could not change the name now, try again", cause: err}
 	}
 	// The player's open sessions show it, and who lists it, everywhere;
 	// should the bus fail, they show it from their next connection.
@@ -188,8 +191,13 @@ type refusal struct {
 	cause error
 }
 
+var _ tui.PlainError = (*refusal)(nil)
+
 func (r *refusal) Error() string { return r.words }
 func (r *refusal) Unwrap() error { return r.cause }
+
+// Plain is what the player reads: the words, never the cause's.
+func (r *refusal) Plain() string { return r.words }
 
 // Why a link code is refused, in the words the menu and the link command
 // both use.

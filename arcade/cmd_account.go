@@ -20,7 +20,7 @@ func (c *call) renameTo(id, name string, asJSON bool) int {
 	defer cancel()
 	norm, err := c.account().Rename(ctx, id, name)
 	if err != nil {
-		return c.fail(err.Error())
+		return c.failErr("", err)
 	}
 	if asJSON {
 		return c.writeJSON(nameReport{Name: norm})
@@ -93,7 +93,7 @@ func (c *call) redeem() int {
 	defer cancel()
 	name, err := c.account().Redeem(ctx, args[0])
 	if err != nil {
-		return c.fail(err.Error())
+		return c.failErr("", err)
 	}
 	if asJSON {
 		return c.writeJSON(nameReport{Name: name})
@@ -128,7 +128,7 @@ func (c *call) unlink() int {
 	}
 	fp, err := c.account().Unlink(ctx, c.player, args[0])
 	if err != nil {
-		return c.fail(err.Error())
+		return c.failErr("", err)
 	}
 	fmt.Fprintf(c.stdout, "unlinked %s: that key no longer plays as %s\n", fp, c.name)
 	return 0

@@ -27,7 +27,7 @@ func (c *call) closeRoom() int {
 	}
 	roomCode, err := lobby.ParseCode(args[0])
 	if err != nil {
-		return c.fail(err.Error())
+		return c.failErr("", err)
 	}
 	reason := "closed by an admin"
 	why := keys.Clean(strings.Join(args[1:], " "), maxCloseReason)
@@ -36,9 +36,9 @@ func (c *call) closeRoom() int {
 	}
 	if err := c.a.rooms.Close(roomCode, reason); err != nil {
 		if errors.Is(err, lobby.ErrNoRoom) {
-			return c.fail(err.Error())
+			return c.failErr("", err)
 		}
-		return c.fail("close-room: " + err.Error())
+		return c.failErr("close-room: ", err)
 	}
 	c.a.cfg.Logger.Info("admin close room", "by", c.s.Identity, "room", roomCode)
 	fmt.Fprintf(c.stdout, "room %s closed (%s)\n", roomCode, reason)

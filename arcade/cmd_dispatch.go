@@ -15,6 +15,7 @@ import (
 	"pyramid/keys"
 	"pyramid/server"
 	"pyramid/store"
+	"pyramid/tui"
 )
 
 // call is one run of a plain-text command.
@@ -154,7 +155,7 @@ func (a *App) Exec(ctx context.Context, s *server.Session, stdout, stderr io.Wri
 	}
 	p, _, _, err := a.player(ctx, s)
 	if err != nil {
-		return c.fail(err.Error())
+		return c.failErr("", err)
 	}
 	c.player, c.name = p.ID, p.Name
 	return cmd.run(c)
@@ -196,6 +197,14 @@ func (c *call) needsTerminal(cmd command) int {
 		msg += ", or list the public rooms with rooms"
 	}
 	return c.fail(msg)
+}
+
+// failErr prints why the command failed, err as the player reads it
+// (tui.Reason) after prefix, and exits 1; what the player does not read
+// of err goes to the log.
+func (c *call) failErr(prefix string, err error) int {
+	logHidden(c.a.cfg.Logger, "command failed", err, "cmd", c.s.Args[0])
+	return c.fail(prefix + tui.Reason(err))
 }
 
 // usageErr prints a usage error (the command's usage line) and returns

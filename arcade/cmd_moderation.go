@@ -58,7 +58,7 @@ func (c *call) ban() int {
 	if len(rest) > 0 {
 		d, isDuration, err := parseBanDuration(rest[0])
 		if err != nil {
-			return c.fail(err.Error())
+			return c.failErr("", err)
 		}
 		if isDuration {
 			until, rest = c.a.cfg.Now().Add(d).Truncate(time.Minute).Add(time.Minute), rest[1:]

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/log"
+
 	"pyramid/games"
 	"pyramid/lobby"
 	"pyramid/store"
@@ -17,8 +19,9 @@ import (
 // (tui.Games): the games writer of the session (package games) in the
 // tui's words.
 type sessionGames struct {
-	st store.Store
-	w  *games.Writer
+	st  store.Store
+	w   *games.Writer
+	log *log.Logger // where a save's failure is told in full; nil: nowhere
 	// racing reports whether a stored game is a racer's game of a race
 	// still running (arcade/race.go): it is not the player's to continue
 	// alone. Nil: none is.
@@ -57,7 +60,7 @@ func (a *App) newWriterAs(sess *lobby.Session, owner string) *games.Writer {
 
 // sessionGames is the stored games of a session of player.
 func (a *App) sessionGames(player string, w *games.Writer) *sessionGames {
-	return &sessionGames{st: a.cfg.Store, w: w, racing: func(id int64) bool { return a.racingGame(player, id) }}
+	return &sessionGames{st: a.cfg.Store, w: w, log: a.cfg.Logger, racing: func(id int64) bool { return a.racingGame(player, id) }}
 }
 
 // racingGame reports whether a stored game of the player is their game
@@ -83,6 +86,7 @@ func (a *App) racingGame(player string, id int64) bool {
 func (g *sessionGames) Unfinished(ctx context.Context, player string) ([]tui.SavedGame, error) {
 	list, err := g.st.UnfinishedGames(ctx, player)
 	if err != nil {
+		logHidden(g.log, "unfinished games not listed", err, "player", player)
 		return nil, fmt.Errorf("list unfinished games: %w", err)
 	}
 	out := make([]tui.SavedGame, 0, len(list))
@@ -105,6 +109,7 @@ func (g *sessionGames) Resume(ctx context.Context, player, id string) (tui.Saved
 	}
 	sg, err := g.w.TakeOver(ctx, player, n)
 	if err != nil {
+		logHidden(g.log, "game not resumed", err, "player", player, "game", id)
 		return tui.SavedGame{}, fmt.Errorf("resume: %w", err)
 	}
 	return savedGame(sg), nil
@@ -131,6 +136,7 @@ func (g *sessionGames) SaveRecord(ctx context.Context, player string, sg tui.Sav
 	}
 	saved, err := g.w.Save(ctx, player, id, playOf(sg, replace), nil)
 	if err != nil {
+		logHidden(g.log, "game not saved", err, "player", player, "game", sg.ID)
 		return tui.SaveResult{}, tuiError(err)
 	}
 	return tui.SaveResult{ID: strconv.FormatInt(saved.ID, 10), Status: string(saved.Status), Practice: saved.Practice,
@@ -144,6 +150,16 @@ func playOf(sg tui.SavedGame, replace int64) games.Play {
 	return games.Play{Record: sg.Record, Over: sg.Status != tui.StatusPlaying,
 		Started: sg.Started, Played: sg.Played, MoveTimes: sg.MoveTimes, Hints: sg.Hints, Undos: sg.Undos,
 		Watched: sg.Watched, Daily: sg.Daily, Replace: replace, Chosen: sg.Chosen}
+}
+
+// logHidden logs err with msg and the key-value pairs kv when the player
+// reads less of it than its text (tui.Reason: a database's or a
+// network's words): what the player is not told, the log keeps.
+func logHidden(l *log.Logger, msg string, err error, kv ...any) {
+	if l == nil || err == nil || tui.Reason(err) == err.Error() {
+		return
+	}
+	l.Warn(msg, append(kv, "err", err)...)
 }
 
 // tuiError is a writer's error as the tui knows it.

@@ -153,7 +153,8 @@ func (gh *ghosts) Play(ctx context.Context, seq int, rec engine.Record, times []
 			return "your unfinished game of these rules keeps its place: this ghost race is not stored", nil
 		case err != nil:
 			gh.unstored = true
-			return "this ghost race is not stored: " + err.Error(), nil
+			logHidden(gh.a.cfg.Logger, "ghost race not stored", err, "player", gh.player)
+			return "this ghost race is not stored: " + tui.Reason(err), nil
 		}
 		gh.gameID = created.ID
 	}
@@ -167,7 +168,8 @@ func (gh *ghosts) Play(ctx context.Context, seq int, rec engine.Record, times []
 		if errors.Is(err, games.ErrTakenOver) {
 			return "", fmt.Errorf("ghost race: %w", tui.ErrTakenOver)
 		}
-		return "your ghost race game was not saved: " + err.Error(), nil
+		logHidden(gh.a.cfg.Logger, "ghost race game not saved", err, "player", gh.player)
+		return "your ghost race game was not saved: " + tui.Reason(err), nil
 	}
 	return "", nil
 }

@@ -473,6 +473,7 @@ func (rs *races) Play(ctx context.Context, code string, round int, seq int, rec 
 		return "", err
 	}
 	note, err := rs.racer.Play(ctx, r, round, seq, rec)
+	logHidden(rs.a.cfg.Logger, "race move not saved", err, "room", code, "player", rs.me.ID)
 	var stale *race.StaleError
 	switch {
 	case errors.As(err, &stale):

@@ -83,7 +83,7 @@ func (c *call) share() int {
 		}
 	}
 	if err != nil {
-		return c.fail(err.Error())
+		return c.failErr("", err)
 	}
 	if asJSON {
 		return c.writeJSON(shareReport{GameID: sg.ID, Line: line})

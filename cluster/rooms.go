@@ -125,6 +125,11 @@ type roomLog struct {
 	offset  time.Duration         // the cluster's clock minus this server's
 	follows map[string]*following // the progress readers of each room, by code
 	closed  bool
+	// reach is this server's way to the database (outage.go).
+	reach reach
+	// reaped is the servers this server declared gone (reap), and when
+	// it found their sessions back in the rooms since (zero: not yet).
+	reaped map[string]time.Time
 }
 
 // following is the progress readers of a room: stop ends them.
@@ -172,7 +177,7 @@ func NewRooms(ctx context.Context, cfg RoomsConfig) (*Rooms, error) {
 		return nil, fmt.Errorf("cluster: rooms: %w", err)
 	}
 	l := &roomLog{cfg: cfg, own: own, wake: make(chan struct{}), outcome: map[string]error{}, gaveUp: map[string]bool{},
-		follows: map[string]*following{}}
+		follows: map[string]*following{}, reaped: map[string]time.Time{}}
 	rooms, err := lobby.NewRooms(cfg.RoomsConfig, l)
 	if err != nil {
 		sub.Close()
@@ -420,20 +425,26 @@ func (l *roomLog) keepLease() {
 	}
 }
 
-// holdOwn takes or keeps this server's own lease, which says it runs.
-func (l *roomLog) holdOwn(ctx context.Context) {
+// holdOwn takes or keeps this server's own lease, which says it runs,
+// and reports whether it could reach the lease (the database) to do so.
+func (l *roomLog) holdOwn(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, roomsTimeout)
 	defer cancel()
 	if _, _, err := l.cfg.Lease.Hold(ctx, InstanceLease(l.cfg.Instance), l.cfg.Instance, l.cfg.LeaseTTL); err != nil {
 		l.logf("cluster: rooms: hold this server's lease: %v", err)
+		return false
 	}
+	return true
 }
 
 // tryLease holds or takes the races' lease, then, held, tells of the
-// servers that died and runs the holder's duties.
+// servers that died and runs the holder's duties. A server that could
+// not reach the database a moment ago judges nobody (judging, outage.go):
+// the others could not reach it either, and need their lease's time to
+// renew theirs.
 func (l *roomLog) tryLease() {
 	l.measure(l.ctx)
-	l.holdOwn(l.ctx)
+	l.noteReach(l.holdOwn(l.ctx))
 	ctx, cancel := context.WithTimeout(l.ctx, roomsTimeout)
 	defer cancel()
 	held, prev, err := l.cfg.Lease.Hold(ctx, RacesLease, l.cfg.Instance, l.cfg.LeaseTTL)
@@ -442,7 +453,7 @@ func (l *roomLog) tryLease() {
 		held = false
 	}
 	l.rooms.SetHolder(held)
-	if !held {
+	if !held || !l.judging() {
 		return
 	}
 	if prev != "" && prev != l.cfg.Instance {
@@ -454,20 +465,45 @@ func (l *roomLog) tryLease() {
 }
 
 // reap looks for the servers with sessions in rooms whose own lease ran
-// out: the holder takes it (so a server is reaped once), and tells the
-// others that its sessions are gone.
+// out: the holder takes it from the server (so a server is declared gone
+// once), and tells the others that its sessions are gone. It takes it for
+// a moment only: a server that was only out of reach, and runs, takes
+// its lease again at once, and its sessions their seats (lobby's
+// comeback), and can be declared gone again when it dies. One declared
+// gone whose sessions came back, but which has not taken its lease again
+// a lease's time after, died after all: it is declared gone again.
 func (l *roomLog) reap(ctx context.Context) {
+	now := l.cfg.Clock.Now()
 	for _, inst := range l.rooms.Servers() {
-		dead, _, err := l.cfg.Lease.Hold(ctx, InstanceLease(inst), l.cfg.Instance, l.cfg.LeaseTTL)
+		took, prev, err := l.cfg.Lease.Hold(ctx, InstanceLease(inst), l.cfg.Instance, reapHold)
 		if err != nil {
 			l.logf("cluster: rooms: look at server %s: %v", inst, err)
 			continue
 		}
-		if dead {
+		l.mu.Lock()
+		back, declared := l.reaped[inst]
+		gone := took && prev == inst
+		switch {
+		case !took:
+			delete(l.reaped, inst) // it holds its lease: it runs
+		case gone:
+			l.reaped[inst] = time.Time{}
+		case prev == "" && declared && back.IsZero():
+			l.reaped[inst] = now // its sessions are back: its lease should be soon
+		case prev == "" && declared && now.Sub(back) >= l.cfg.LeaseTTL:
+			gone = true
+			l.reaped[inst] = time.Time{}
+		}
+		l.mu.Unlock()
+		if gone {
 			l.Post("", lobby.RoomOp{Kind: lobby.OpGone, Gone: inst, At: l.clusterNow()})
 		}
 	}
 }
+
+// reapHold is how long the holder holds the lease of a server it
+// declares gone.
+const reapHold = time.Millisecond
 
 // Offer implements lobby.RoomLog: the coalescer makes the room's
 // progress (lobby.Rooms.Progress) when it goes out.

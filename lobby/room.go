@@ -249,6 +249,15 @@ type (
 		Round   int
 		Results []Placing
 	}
+	// RaceVoided is posted when a race that runs is to be stored void
+	// (RaceResult.Void), for nobody, because a server with racers in it
+	// could not reach the database for Outage (OpOutage): they could
+	// not move meanwhile.
+	RaceVoided struct {
+		Code   string
+		Round  int
+		Outage time.Duration
+	}
 	// HostPassed is posted when an idle host's part passes to a ready
 	// racer (HostIdle).
 	HostPassed struct {
@@ -292,8 +301,10 @@ type RaceResult struct {
 	// race's placings are stored, and change no rating, win or podium.
 	Rated bool
 	// Void is set for a race in which a racer was lost with their server
-	// (Racer.Lost, or still away at the end): the server failed them, so
-	// the race is stored unrated whatever Rated says.
+	// (Racer.Lost, or still away at the end), or during which a server
+	// with racers in it could not reach the database (OpOutage): the
+	// server failed them, so the race is stored unrated whatever Rated
+	// says.
 	Void     bool
 	Started  time.Time
 	Ended    time.Time

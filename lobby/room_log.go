@@ -46,7 +46,11 @@ const (
 	// that awaits its own knows it read every op before it.
 	OpHello OpKind = "hello"
 	// OpGone: a server's sessions are gone (Gone; At when).
-	OpGone    OpKind = "gone"
+	OpGone OpKind = "gone"
+	// OpOutage: a server (Inst) could not reach the database from At
+	// until it logged the op: the races it has racers in that ran
+	// meanwhile are void (RaceResult.Void).
+	OpOutage  OpKind = "outage"
 	OpOpen    OpKind = "open"
 	OpJoin    OpKind = "join"
 	OpLeave   OpKind = "leave"

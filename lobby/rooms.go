@@ -219,6 +219,10 @@ type room struct {
 	// here yet: progress and ops come apart), applied again after the
 	// room's next op.
 	held map[string]ServerProgress
+	// outage is set when a server with racers in the race could not
+	// reach the database for a while during it (OpOutage): they could
+	// not move, so the race is void.
+	outage bool
 }
 
 type member struct {
@@ -686,7 +690,10 @@ func (rs *Rooms) apply(m RoomOp) error {
 		if !m.At.IsZero() {
 			at = m.At
 		}
-		rs.gone(m.Gone, at)
+		rs.gone(m.Gone, at, m.Inst)
+		return nil
+	case OpOutage:
+		rs.outage(m)
 		return nil
 	}
 	r := rs.rooms[m.Code]
@@ -1190,23 +1197,45 @@ func (rs *Rooms) leave(r *room, m *member) {
 	rs.changed(r)
 }
 
-// gone folds the end of a server: its sessions leave their rooms.
-func (rs *Rooms) gone(inst string, at time.Time) {
+// gone folds the end of a server: its sessions leave their rooms. A
+// server declared gone by another (by) while it runs (it folds the op)
+// was only out of reach for a while: its sessions, still here, take
+// their seats again (comeBack).
+func (rs *Rooms) gone(inst string, at time.Time, by string) {
+	var back []comeback
 	for _, r := range rs.sortedRooms() {
-		rs.goneFrom(r, inst, at)
+		back = append(back, rs.goneFrom(r, inst, at, inst == rs.cfg.Instance && by != "" && by != inst)...)
 	}
+	if len(back) > 0 {
+		rs.after = append(rs.after, func() { go rs.comeBack(back) })
+	}
+}
+
+// comeback is a seat of a session of this server to take again: the
+// player, in the room (code), with the session's sink; a spectator's
+// view when watch.
+type comeback struct {
+	code  string
+	who   Entrant
+	sink  Sink
+	watch bool
 }
 
 // goneFrom is gone for one room, whose lock it takes: in a race, the
 // server's racers are away (their seats wait for them, SeatGrace from at
 // on the cluster's clock); in the waiting room or after a race they
-// leave.
-func (rs *Rooms) goneFrom(r *room, inst string, at time.Time) {
+// leave. With alive (this server is the one gone, and runs), it returns
+// the seats of its sessions in a race or a waiting room, to take again.
+func (rs *Rooms) goneFrom(r *room, inst string, at time.Time, alive bool) []comeback {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	var back []comeback
 	for _, m := range slices.Clone(r.members) {
 		if !m.present() || m.inst != inst {
 			continue
+		}
+		if s := rs.sessionOf(inst, m.sid); alive && s != nil && r.phase != PhaseResults {
+			back = append(back, comeback{code: r.code, who: m.Entrant, sink: s.sink})
 		}
 		if r.phase == PhaseRacing || r.phase == PhaseCountdown {
 			m.away = at
@@ -1214,9 +1243,79 @@ func (rs *Rooms) goneFrom(r *room, inst string, at time.Time) {
 		rs.leave(r, m)
 	}
 	n := len(r.watchers)
-	r.watchers = slices.DeleteFunc(r.watchers, func(w *watcher) bool { return w.inst == inst })
+	r.watchers = slices.DeleteFunc(r.watchers, func(w *watcher) bool {
+		if w.inst != inst {
+			return false
+		}
+		if s := rs.sessionOf(inst, w.sid); alive && s != nil {
+			back = append(back, comeback{code: r.code, who: Entrant{ID: w.id}, sink: s.sink, watch: true})
+		}
+		return true
+	})
 	if len(r.watchers) != n {
 		rs.changed(r)
+	}
+	return back
+}
+
+// comeBack has this server's sessions take their seats again after
+// another server declared this one gone (gone), as a player who
+// reconnects does: a racer's seat waits for them, a waiting room takes
+// them back while it has a seat.
+func (rs *Rooms) comeBack(back []comeback) {
+	for _, c := range back {
+		if !rs.stillAway(c) {
+			continue
+		}
+		var err error
+		if c.watch {
+			_, err = rs.handle(c.code).Watch(c.who.ID, c.sink)
+		} else {
+			_, err = rs.Join(rs.handle(c.code), c.who, c.sink)
+		}
+		if err != nil {
+			rs.logf("lobby: rooms: %s back in room %s after this server was declared gone: %v", c.who.ID, c.code, err)
+		}
+	}
+}
+
+// stillAway reports whether a seat to take again (comeBack) still waits:
+// the racer is away from the race, or, from a waiting room, in no room,
+// the spectator no longer watches; not when they came back meanwhile (a
+// new session, on any server) or went elsewhere.
+func (rs *Rooms) stillAway(c comeback) bool {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	r := rs.rooms[c.code]
+	if r == nil {
+		return false
+	}
+	if c.watch {
+		return !slices.ContainsFunc(r.watchers, func(w *watcher) bool { return w.id == c.who.ID })
+	}
+	if mb := r.member(c.who.ID); mb != nil {
+		return !mb.present() && (r.phase == PhaseRacing || r.phase == PhaseCountdown)
+	}
+	return r.phase == PhaseWaiting && rs.oldest(func(o *room) bool { return o.member(c.who.ID) != nil }) == nil
+}
+
+// outage folds a server's time out of reach of the database (m.Inst,
+// from m.At to when it was logged): every race it had racers in (still
+// seated or away) that ran meanwhile is void, as they could not move.
+func (rs *Rooms) outage(m RoomOp) {
+	for _, r := range rs.sortedRooms() {
+		r.mu.Lock()
+		running := r.phase == PhaseRacing || r.phase == PhaseCountdown
+		if running && !r.outage && (m.Logged.IsZero() || !r.startsDB.After(m.Logged)) &&
+			slices.ContainsFunc(r.members, func(mb *member) bool { return mb.inst == m.Inst }) {
+			r.outage = true
+			var d time.Duration
+			if !m.Logged.IsZero() && !m.At.IsZero() {
+				d = m.Logged.Sub(m.At)
+			}
+			rs.broadcast(r, RaceVoided{Code: r.code, Round: r.round, Outage: d})
+		}
+		r.mu.Unlock()
 	}
 }
 
@@ -1287,6 +1386,7 @@ func (r *room) notReady(except string) []string {
 func (rs *Rooms) countdown(r *room, at time.Time) {
 	r.phase = PhaseCountdown
 	r.startsDB = at
+	r.outage = false
 	r.startsAt = r.startsDB.Add(-rs.offset)
 	r.deadline = r.startsAt.Add(r.cfg.TimeLimit)
 	for _, mb := range r.members {
@@ -1380,7 +1480,7 @@ func (rs *Rooms) end(r *room, m RoomOp) {
 		r.timer.Stop()
 		r.timer = nil
 	}
-	void := false
+	void := r.outage
 	for _, mb := range r.members {
 		void = void || mb.lost || !mb.away.IsZero()
 	}

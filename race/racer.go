@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"pyramid/engine"
 	"pyramid/games"
@@ -172,10 +173,14 @@ func (r *Racer) Play(ctx context.Context, room *lobby.Room, round, seq int, rec 
 			first, stored = st, true
 		}
 		var existed bool
-		if note, existed = r.createGame(ctx, rg, rec, snap.RaceKey(), !room.Snapshot().Rated, first); existed {
+		var cerr error
+		if note, existed, cerr = r.createGame(ctx, rg, rec, snap.RaceKey(), !room.Snapshot().Rated, first); existed {
 			// The racer's game of the race was made meanwhile by another
 			// session of theirs: the move was not made on it.
 			return "", r.stale(rg, room)
+		}
+		if cerr != nil {
+			return note, r.takeBack(rg, room, snap, g, prev, prevTimes, cerr)
 		}
 		if rg.gameID > 0 {
 			_ = room.Report(r.me.ID, r.sink, lobby.ProgressOf(g, rg.gameID), rec.Moves)
@@ -207,21 +212,29 @@ func (r *Racer) Play(ctx context.Context, room *lobby.Room, round, seq int, rec 
 					return note, r.stale(rg, room)
 				}
 			}
-			// As at the table, a change the store does not have did not
-			// happen: the racer's board goes back to the stored game,
-			// and so do the room's panel and a comeback.
-			rg.rec, rg.times = prev, prevTimes
-			back, rerr := engine.Replay(prev)
-			if prev.Rules == "" || rerr != nil {
-				back, _ = engine.NewNumbered(g.Rules(), snap.Deal)
-			}
-			if back != nil {
-				_ = room.Report(r.me.ID, r.sink, lobby.ProgressOf(back, rg.gameID), prev.Moves)
-			}
-			return note, fmt.Errorf("race game %d: %w", rg.gameID, err)
+			return note, r.takeBack(rg, room, snap, g, prev, prevTimes, err)
 		}
 	}
 	return note, nil
+}
+
+// takeBack undoes a move the store does not have (err): as at the table,
+// it did not happen, so the racer's board goes back to the stored game
+// (prev, with its move times), and so do the room's panel and a
+// comeback. It returns the error for the racer's screen.
+func (r *Racer) takeBack(rg *game, room *lobby.Room, snap lobby.RoundOf, g *engine.Game, prev engine.Record, prevTimes []time.Duration, err error) error {
+	rg.rec, rg.times = prev, prevTimes
+	back, rerr := engine.Replay(prev)
+	if prev.Rules == "" || rerr != nil {
+		back, _ = engine.NewNumbered(g.Rules(), snap.Deal)
+	}
+	if back != nil {
+		_ = room.Report(r.me.ID, r.sink, lobby.ProgressOf(back, rg.gameID), prev.Moves)
+	}
+	if rg.gameID == 0 {
+		return fmt.Errorf("race game: %w", err)
+	}
+	return fmt.Errorf("race game %d: %w", rg.gameID, err)
 }
 
 // stale takes the racer back to their stored race game, rg as adopted
@@ -246,7 +259,7 @@ func (r *Racer) prepare(rg *game, rec engine.Record, race string, chosen bool) {
 	if rg.gameID != 0 || rg.unstored || rg.seq >= 0 {
 		return
 	}
-	rg.note, _ = r.createGame(ctx, rg, rec, race, chosen, store.State{})
+	rg.note, _, _ = r.createGame(ctx, rg, rec, race, chosen, store.State{}) // out of reach: the first move makes it
 }
 
 // createGame starts the stored game of a racer, the one game of the
@@ -259,10 +272,15 @@ func (r *Racer) prepare(rg *game, rec engine.Record, race string, chosen bool) {
 // the store refuses is not kept (the race runs, its result is stored),
 // and note tells the player so. chosen: the room's deal was chosen (an
 // unrated room), so the game's number is the player's to see
-// (store.Game.Chosen).
-func (r *Racer) createGame(ctx context.Context, rg *game, rec engine.Record, race string, chosen bool, first store.State) (note string, existed bool) {
+// (store.Game.Chosen). A game the store could not be asked for (the
+// database out of reach, store.ErrUnavailable) is not refused: err says
+// so, and the next move makes it.
+func (r *Racer) createGame(ctx context.Context, rg *game, rec engine.Record, race string, chosen bool, first store.State) (note string, existed bool, err error) {
 	created, err := r.w.Create(ctx, store.NewGame{PlayerID: r.me.ID, RulesID: rec.Rules,
 		DealNumber: rec.Deal, Practice: true, Kind: store.KindRace, Race: race, State: first, Chosen: chosen})
+	if errors.Is(err, store.ErrUnavailable) {
+		return "", false, err
+	}
 	if errors.Is(err, store.ErrExists) {
 		sg, rerr := r.s.cfg.Store.RaceGame(ctx, r.me.ID, race)
 		if rerr == nil && sg.Status == store.StatusPlaying {
@@ -270,21 +288,31 @@ func (r *Racer) createGame(ctx context.Context, rg *game, rec engine.Record, rac
 		}
 		if rerr == nil {
 			rg.adopt(sg)
-			return "", true
+			return "", true, nil
+		}
+		if errors.Is(rerr, store.ErrUnavailable) {
+			return "", false, rerr
 		}
 		err = rerr
 	}
 	switch {
 	case errors.Is(err, store.ErrInProgress):
 		rg.unstored = true
-		return "your unfinished game of these rules keeps its place: this race game is not stored (the race result is)", false
+		return "your unfinished game of these rules keeps its place: this race game is not stored (the race result is)", false, nil
 	case err != nil:
 		rg.unstored = true
 		r.s.cfg.Logger.Error("race game not stored", "player", r.me.ID, "err", err)
-		return "this race game is not stored: " + err.Error(), false
+		// The store's words are for the log; its sentinels have plain
+		// ones (tui.PlainError).
+		why := "the store refused it"
+		var p interface{ Plain() string }
+		if errors.As(err, &p) {
+			why = p.Plain()
+		}
+		return "this race game is not stored: " + why, false, nil
 	}
 	rg.gameID = created.ID
-	return "", false
+	return "", false, nil
 }
 
 // Board returns a racer's game of the race that runs in room, or the

@@ -77,7 +77,8 @@ const (
 	// ReasonChosenDeal: the host chose the deal; the race is unrated for
 	// all.
 	ReasonChosenDeal Reason = "chosen-deal"
-	// ReasonVoid: a racer was lost with their server; the race is
+	// ReasonVoid: a racer was lost with their server, or the database
+	// was out of reach of a racer's server during the race; the race is
 	// unrated for all.
 	ReasonVoid Reason = "void"
 	// ReasonVoided: an admin voided the race (a report showed it was not
@@ -98,7 +99,7 @@ var reasonWords = map[Reason]string{
 	ReasonLeftEmpty:  "left before removing a card",
 	ReasonFewMovers:  "fewer than two racers with a key moved",
 	ReasonChosenDeal: "chosen deal",
-	ReasonVoid:       "a racer's server failed",
+	ReasonVoid:       "a racer's server or the database failed",
 	ReasonVoided:     "voided by an admin",
 	ReasonAssisted:   "moves faster than play",
 	ReasonPairLimit:  fmt.Sprintf("rated against the same racer %d times in %d hours", PairLimit, int(PairWindow.Hours())),

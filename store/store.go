@@ -738,7 +738,8 @@ type NewRace struct {
 	// race, win or podium; RaceRecord.Unrated counts it for those who
 	// raced. The zero value is unrated.
 	Rated bool
-	// Void is set for a race in which a racer was lost with their server:
+	// Void is set for a race in which a racer was lost with their server,
+	// or that a racer's server could not reach the database during:
 	// unrated (rating.ReasonVoid), whatever Rated says.
 	Void bool
 	// Verdict is what the solver said of the deal (engine.Unknown when it

@@ -74,7 +74,7 @@ func (m *Model) renamed(msg renamedMsg) {
 	if msg.err != nil {
 		f.refused(msg)
 		if m.cur != screenName {
-			m.menu().say(sErr, clean("name not changed: "+msg.err.Error(), 200))
+			m.menu().say(sErr, clean("name not changed: "+Reason(msg.err), 200))
 		}
 		return
 	}
@@ -101,7 +101,7 @@ func (m *Model) redeemed(msg redeemedMsg) {
 	case f.done != "":
 		m.show(screenRedeem)
 	case msg.err != nil && m.cur != screenRedeem:
-		m.menu().say(sErr, clean("key not linked: "+msg.err.Error(), 200))
+		m.menu().say(sErr, clean("key not linked: "+Reason(msg.err), 200))
 	}
 }
 

@@ -309,7 +309,7 @@ func (m *Model) loaded(msg unfinishedMsg) tea.Cmd {
 		m.unfinished = append(m.unfinished, storedGame{SavedGame: sg})
 	}
 	if msg.err != nil {
-		m.menu().say(sWarn, clean("could not load your games: "+msg.err.Error(), 200))
+		m.menu().say(sWarn, clean("could not load your games: "+Reason(msg.err), 200))
 	}
 	m.setContinue()
 	if m.link != nil {
@@ -364,7 +364,7 @@ func (m *Model) resumed(msg resumedMsg) tea.Cmd {
 		m.reloaded = false
 		m.show(screenMenu)
 		m.setContinue()
-		m.menu().say(sErr, clean("could not restore your game: "+err.Error(), 200))
+		m.menu().say(sErr, clean("could not restore your game: "+Reason(err), 200))
 		return nil
 	}
 	sg := msg.game

@@ -198,7 +198,7 @@ func (rs *raceScreen) ghostUpdate(msg tea.Msg) tea.Cmd {
 func (rs *raceScreen) ghostStart(msg ghostLoadedMsg) tea.Cmd {
 	gr := rs.ghost
 	if msg.err != nil {
-		rs.event = raceLeftMsg{st: sErr, text: msg.err.Error()}
+		rs.event = raceLeftMsg{st: sErr, text: Reason(msg.err)}
 		return nil
 	}
 	rec := msg.g.Record

@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"context"
-	"errors"
 	"slices"
 	"strconv"
 
@@ -141,15 +139,8 @@ func (h *heldTable) rollBack(live *tableScreen, scheme KeyScheme, err error) (*t
 }
 
 // refusal is why the server did not take a change, as the player reads
-// it. A call that timed out or was stopped may still have been written
-// (a database that had the statement keeps it): it says the store did
-// not answer, not what the context said.
-func refusal(err error) string {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return "the store did not answer in time"
-	}
-	return err.Error()
-}
+// it (Reason).
+func refusal(err error) string { return Reason(err) }
 
 // notSaved is what the player reads of a change the server did not take
 // when the screen never showed it held (nothing to go back to).

@@ -88,7 +88,7 @@ func (s *keysScreen) update(msg tea.Msg) tea.Cmd {
 		if msg.req == s.req {
 			s.loading = false
 			if msg.err != nil {
-				s.msg, s.msgSt = clean("could not list your keys: "+msg.err.Error(), 200), sErr
+				s.msg, s.msgSt = clean("could not list your keys: "+Reason(msg.err), 200), sErr
 				return nil
 			}
 			s.keys = msg.keys
@@ -98,7 +98,7 @@ func (s *keysScreen) update(msg tea.Msg) tea.Cmd {
 	case unlinkedMsg:
 		s.pending = false
 		if msg.err != nil {
-			s.msg, s.msgSt = clean("not unlinked: "+msg.err.Error(), 200), sErr
+			s.msg, s.msgSt = clean("not unlinked: "+Reason(msg.err), 200), sErr
 			return nil
 		}
 		s.msg, s.msgSt = "unlinked "+shortFP(msg.fp, s.env.gl)+": that key no longer plays as you", sOK

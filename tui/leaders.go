@@ -155,7 +155,7 @@ func (b *leadersScreen) loaded(msg leadersMsg) {
 	b.date = msg.date
 	if msg.err != nil {
 		b.entries, b.cur = nil, 0
-		b.msg, b.msgSt = clean("could not load the board: "+msg.err.Error(), 200), sErr
+		b.msg, b.msgSt = clean("could not load the board: "+Reason(msg.err), 200), sErr
 		return
 	}
 	b.cur = -1

@@ -148,7 +148,7 @@ func (l *linkScreen) loaded(msg linkCodeMsg) {
 	l.loading = false
 	if msg.err != nil {
 		l.code = ""
-		l.msg, l.msgSt = clean("could not make a link code: "+msg.err.Error(), 200), sErr
+		l.msg, l.msgSt = clean("could not make a link code: "+Reason(msg.err), 200), sErr
 		return
 	}
 	l.code, l.expires, l.now = formatCode(clean(msg.code, 40)), msg.expires, msg.now

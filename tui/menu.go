@@ -407,17 +407,17 @@ func (m *menuScreen) update(msg tea.Msg) tea.Cmd {
 	case watchableSetMsg:
 		if msg.err != nil {
 			m.watchable = !msg.on
-			m.say(sErr, clean(msg.err.Error(), 200))
+			m.say(sErr, clean(Reason(msg.err), 200))
 		}
 		return nil
 	case settingKeptMsg:
 		if msg.err != nil {
-			m.say(sWarn, clean("could not keep the setting: "+msg.err.Error(), 200))
+			m.say(sWarn, clean("could not keep the setting: "+Reason(msg.err), 200))
 		}
 		return nil
 	case tellSavedMsg:
 		if msg.err != nil {
-			m.say(sWarn, clean("the setting is not kept for next time: "+msg.err.Error(), 200))
+			m.say(sWarn, clean("the setting is not kept for next time: "+Reason(msg.err), 200))
 		}
 		return nil
 	}

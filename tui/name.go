@@ -175,7 +175,7 @@ func (f *nameScreen) refused(msg renamedMsg) {
 		return
 	}
 	f.pending = false
-	f.msg, f.msgSt = clean(msg.err.Error(), 200), sErr
+	f.msg, f.msgSt = clean(Reason(msg.err), 200), sErr
 }
 
 // View draws the form, exactly h lines.

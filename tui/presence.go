@@ -373,7 +373,7 @@ func (m *Model) watchReply(msg spectateMsg) tea.Cmd {
 	early := m.live.early
 	m.live.asking, m.live.early = false, nil
 	if msg.err != nil {
-		text := msg.err.Error()
+		text := Reason(msg.err)
 		switch {
 		case errors.Is(msg.err, lobby.ErrNotOnline):
 			text = "nobody called " + clean(msg.name, 16) + " is online"

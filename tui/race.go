@@ -511,7 +511,7 @@ func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 		return rs.ask(raceReq{kind: raceWatch, code: msg.joined, late: true})
 	}
 	if msg.err != nil {
-		rs.event = raceLeftMsg{st: sErr, text: msg.err.Error()}
+		rs.event = raceLeftMsg{st: sErr, text: Reason(msg.err)}
 		return nil
 	}
 	if taken := rs.takenWhileJoining; taken != "" {
@@ -667,6 +667,10 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 			rs.clearChatErr()
 			rs.addChat(ev)
 		}
+	case lobby.RaceVoided:
+		if ev.Code == rs.snap.Code && ev.Round == rs.snap.Round {
+			rs.say(sWarn, voidedNote(ev.Outage))
+		}
 	case lobby.HostPassed:
 		if ev.Code == rs.snap.Code {
 			if ev.ToID == rs.you && !rs.watching {
@@ -706,6 +710,16 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 	return rs.tick()
 }
 
+// voidedNote is what a racer reads when the race is to count for nobody
+// (lobby.RaceVoided): a server of the race lost the database for outage.
+func voidedNote(outage time.Duration) string {
+	const what = "this race will not count: the database was out of reach"
+	if outage < time.Second {
+		return what + " for a while"
+	}
+	return what + " for " + outage.Round(time.Second).String()
+}
+
 // seatMoved asks where the seat in room from went: to another session
 // of the player in that room, or with them into another room.
 func (rs *raceScreen) seatMoved(from string) tea.Cmd {
@@ -735,7 +749,7 @@ func (rs *raceScreen) done(msg raceDoneMsg) tea.Cmd {
 	case msg.err != nil && msg.chat:
 		rs.chatError(clean(msg.what+": "+msg.err.Error(), 200))
 	case msg.err != nil:
-		rs.say(sErr, clean(msg.what+": "+msg.err.Error(), 200))
+		rs.say(sErr, clean(msg.what+": "+Reason(msg.err), 200))
 	case msg.note != "":
 		rs.say(sWarn, clean(msg.note, 300))
 	}

@@ -99,7 +99,7 @@ type RaceSeat struct {
 
 // RaceEventMsg brings one event of the player's room (a lobby.RoomChanged,
 // RacerProgress, CountdownStarted, RaceStarted, RaceEnded, ChatLine,
-// HostPassed, SeatTakenOver, RoomClosed or Missed). The server sends it through the
+// HostPassed, SeatTakenOver, RoomClosed, Missed or RaceVoided). The server sends it through the
 // session's Inbox.
 type RaceEventMsg struct {
 	Event lobby.Event

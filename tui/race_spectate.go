@@ -70,7 +70,7 @@ func (rs *raceScreen) board(msg raceBoardMsg) {
 		return
 	}
 	if msg.err != nil {
-		rs.say(sErr, clean("their board: "+msg.err.Error(), 200))
+		rs.say(sErr, clean("their board: "+Reason(msg.err), 200))
 		return
 	}
 	g, err := engine.Replay(msg.rec)

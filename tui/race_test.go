@@ -44,6 +44,8 @@ type fakeRaces struct {
 	sayErr error
 	// mutes records the mutes asked for: "+ID" to mute, "-ID" to unmute.
 	mutes []string
+	// playErr, when set, is Play's answer.
+	playErr error
 }
 
 func (f *fakeRaces) Create(ctx context.Context, opt RoomOptions) (RaceSeat, error) {
@@ -135,7 +137,7 @@ func (f *fakeRaces) Play(ctx context.Context, code string, round, seq int, rec e
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.plays = append(f.plays, rec)
-	return "", nil
+	return "", f.playErr
 }
 
 // raceRoom is a snapshot of a room of n racers, the first of them "you".

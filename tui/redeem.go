@@ -154,7 +154,7 @@ func (f *redeemScreen) answered(msg redeemedMsg) {
 	}
 	f.pending = false
 	if msg.err != nil {
-		f.msg, f.msgSt = clean(msg.err.Error(), 200), sErr
+		f.msg, f.msgSt = clean(Reason(msg.err), 200), sErr
 		return
 	}
 	f.done = clean(msg.name, maxNameCells)

@@ -90,7 +90,7 @@ func (s *statsScreen) loaded(msg statsMsg) {
 	}
 	s.loading = false
 	if msg.err != nil {
-		s.msg, s.msgSt = clean("could not load your stats: "+msg.err.Error(), 200), sErr
+		s.msg, s.msgSt = clean("could not load your stats: "+Reason(msg.err), 200), sErr
 		return
 	}
 	s.stats = msg.stats

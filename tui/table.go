@@ -740,7 +740,7 @@ func (t *tableScreen) lineReply(msg lineMsg) {
 	switch {
 	case t.d.status == engine.Playing:
 	case msg.err != nil:
-		t.say(sWarn, clean("no line to watch: "+msg.err.Error(), 200))
+		t.say(sWarn, clean("no line to watch: "+Reason(msg.err), 200))
 	default:
 		t.event = watchLineMsg{start: msg.start, line: msg.line, givesUp: true}
 	}

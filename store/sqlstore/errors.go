@@ -3,9 +3,12 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
 	"strings"
 	"time"
 
@@ -31,7 +34,34 @@ func mapErr(err error) error {
 	if sentinel := uniqueViolation(err); sentinel != nil {
 		return fmt.Errorf("%w (%w)", sentinel, err)
 	}
+	if unreachable(err) && !errors.Is(err, store.ErrUnavailable) {
+		return fmt.Errorf("%w (%w)", store.ErrUnavailable, err)
+	}
 	return err
+}
+
+// unreachable reports whether err says the database could not be
+// reached, rather than that it refused the statement: no connection
+// (refused, reset, timed out on the network), the connection lost, or the
+// server shutting down or starting up. PostgreSQL's; SQLite is a file.
+func unreachable(err error) bool {
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return true
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		// Class 08, connection exception; 57P01–57P03, admin or crash
+		// shutdown, cannot connect now.
+		return strings.HasPrefix(pe.Code, "08") || pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03"
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	// A connection that broke under a statement (pgx says it was never
+	// sent, or reports the closed connection), as database/sql reports it.
+	return errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.ErrUnexpectedEOF) || pgconn.SafeToRetry(err)
 }
 
 // uniqueViolation returns the sentinel for a unique-constraint violation we

@@ -3,8 +3,10 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"net"
 	"path/filepath"
 	"testing"
 	"time"
@@ -24,6 +26,11 @@ func TestMapErr(t *testing.T) {
 		{"wrapped no rows", fmt.Errorf("scan: %w", sql.ErrNoRows), store.ErrNotFound},
 		{"pg name taken", &pgconn.PgError{Code: "23505", ConstraintName: "players_name_key_key"}, store.ErrNameTaken},
 		{"pg second game", &pgconn.PgError{Code: "23505", ConstraintName: "games_one_playing"}, store.ErrInProgress},
+		{"pg shutting down", &pgconn.PgError{Code: "57P01"}, store.ErrUnavailable},
+		{"pg starting up", &pgconn.PgError{Code: "57P03"}, store.ErrUnavailable},
+		{"pg connection lost", &pgconn.PgError{Code: "08006"}, store.ErrUnavailable},
+		{"dial refused", &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}, store.ErrUnavailable},
+		{"bad conn", fmt.Errorf("exec: %w", driver.ErrBadConn), store.ErrUnavailable},
 	}
 	for _, tt := range tests {
 		got := mapErr(tt.err)
@@ -37,6 +44,36 @@ func TestMapErr(t *testing.T) {
 	}
 	if mapErr(nil) != nil {
 		t.Errorf("mapErr(nil) != nil")
+	}
+}
+
+// TestUnavailable: the error of a connection to a PostgreSQL that is not
+// there is ErrUnavailable, whose plain words name nothing of the
+// database (the full error keeps the detail, for the log).
+func TestUnavailable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn, cerr := pgconn.Connect(ctx, "postgres://pyramid@"+addr+"/pyramid_test?sslmode=disable&connect_timeout=2")
+	if cerr == nil {
+		conn.Close(ctx)
+		t.Fatal("connected to a closed port")
+	}
+	got := mapErr(fmt.Errorf("store: save game 12: %w", cerr))
+	if !errors.Is(got, store.ErrUnavailable) {
+		t.Fatalf("mapErr(%v) is not ErrUnavailable", got)
+	}
+	var p interface{ Plain() string }
+	if !errors.As(got, &p) || p.Plain() != store.ErrUnavailable.Error() {
+		t.Errorf("the plain words of %v: %v", got, p)
+	}
+	if mapErr(errors.New("disk full")) != nil && errors.Is(mapErr(errors.New("disk full")), store.ErrUnavailable) {
+		t.Error("any error is ErrUnavailable")
 	}
 }
 
