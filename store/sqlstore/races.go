@@ -530,12 +530,12 @@ func (s *Store) RaceRecords(ctx context.Context, playerID string) ([]store.RaceR
 // ($2 rated races against $3 different opponents, rating.Provisional) by
 // μ, as the display rating (monotone in μ) ranks them; their wins are
 // counted as the records count them.
-const topRatingsSQL = `SELECT RANK() OVER (ORDER BY rr.mu DESC) AS place,
+var topRatingsSQL = `SELECT RANK() OVER (ORDER BY rr.mu DESC) AS place,
 	rr.player_id, p.name, rr.mu, rr.sigma, rr.races, rr.opponents,
 	(SELECT COUNT(*) FROM race_placings rp
 		WHERE rp.player_id = rr.player_id AND rp.rules_id = rr.rules_id AND rp.standing = 'rated' AND rp.win)
 FROM race_ratings rr JOIN players p ON p.id = rr.player_id
-WHERE rr.rules_id = $1 AND rr.races >= $2 AND rr.opponents >= $3 AND NOT p.banned
+WHERE rr.rules_id = $1 AND rr.races >= $2 AND rr.opponents >= $3 AND NOT ` + bannedAt("p", "$5") + `
 ORDER BY place, rr.races DESC, rr.player_id
 LIMIT $4`
 
@@ -544,7 +544,7 @@ func (s *Store) TopRatings(ctx context.Context, rulesID string, limit int) ([]st
 	var top []store.RatingEntry
 	err := s.read(ctx, func(ctx context.Context, db *sql.DB) error {
 		rows, err := db.QueryContext(ctx, topRatingsSQL, rulesID, rating.ProvisionalRaces, rating.ProvisionalOpponents,
-			boardLimit(limit))
+			boardLimit(limit), ms(s.now()))
 		if err != nil {
 			return err
 		}

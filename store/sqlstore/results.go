@@ -257,7 +257,7 @@ func boardLimit(limit int) int {
 // daily deal.
 // An assisted attempt (hints, undo, or moves faster than play) stays the
 // player's result but is not on the board.
-const leaderboardSQL = `WITH firsts AS (
+var leaderboardSQL = `WITH firsts AS (
 	SELECT game_id, player_id, won, removed, moves, elapsed_ms, finished_at, hints, undos, fast, chosen,
 	       ROW_NUMBER() OVER (PARTITION BY player_id ORDER BY finished_at, game_id) AS n
 	FROM results
@@ -266,9 +266,18 @@ const leaderboardSQL = `WITH firsts AS (
 SELECT RANK() OVER (ORDER BY f.removed DESC, f.elapsed_ms ASC) AS place,
        f.player_id, p.name, f.game_id, f.won, f.removed, f.moves, f.elapsed_ms, f.finished_at
 FROM firsts f JOIN players p ON p.id = f.player_id
-WHERE f.n = 1 AND f.hints = 0 AND f.undos = 0 AND NOT f.fast AND NOT f.chosen AND NOT p.banned
+WHERE f.n = 1 AND f.hints = 0 AND f.undos = 0 AND NOT f.fast AND NOT f.chosen AND NOT ` + bannedAt("p", "$4") + `
 ORDER BY place, f.finished_at, f.game_id
 LIMIT $3`
+
+// bannedAt is the SQL condition that the player of table alias p is
+// banned at the time in milliseconds of parameter now: a ban for good,
+// or a timed one not over then. A timed ban is lifted in the store
+// lazily (liftEnded), so that the boards show its player again as
+// soon as it ends, not only from their next connection.
+func bannedAt(p, now string) string {
+	return "(" + p + ".banned AND (" + p + ".banned_until = 0 OR " + p + ".banned_until > " + now + "))"
+}
 
 // Leaderboard implements store.Results.
 func (s *Store) Leaderboard(ctx context.Context, rulesID, date string, limit int) ([]store.DailyEntry, error) {
@@ -277,7 +286,7 @@ func (s *Store) Leaderboard(ctx context.Context, rulesID, date string, limit int
 	}
 	var board []store.DailyEntry
 	err := s.read(ctx, func(ctx context.Context, db *sql.DB) error {
-		rows, err := db.QueryContext(ctx, leaderboardSQL, rulesID, date, boardLimit(limit))
+		rows, err := db.QueryContext(ctx, leaderboardSQL, rulesID, date, boardLimit(limit), ms(s.now()))
 		if err != nil {
 			return err
 		}
@@ -307,7 +316,7 @@ func (s *Store) Leaderboard(ctx context.Context, rulesID, date string, limit int
 // unassisted wins of deals the server dealt (record: no hints, no undo,
 // no moves faster than play, no chosen deal); %[1]s is the ranking
 // order. Equal figures share a rank.
-const topSQL = `WITH t AS (
+var topSQL = `WITH t AS (
 	SELECT r.player_id, p.name,
 	       SUM(CASE WHEN r.record THEN 1 ELSE 0 END) AS wins,
 	       COUNT(*) AS played,
@@ -318,7 +327,7 @@ const topSQL = `WITH t AS (
 		       ROW_NUMBER() OVER (PARTITION BY player_id, daily ORDER BY finished_at, game_id) AS dn
 		FROM results WHERE rules_id = $1
 	) r JOIN players p ON p.id = r.player_id
-	WHERE (r.daily = '' OR r.dn = 1) AND NOT p.banned
+	WHERE (r.daily = '' OR r.dn = 1) AND NOT ` + bannedAt("p", "$3") + `
 	GROUP BY r.player_id, p.name
 	HAVING SUM(CASE WHEN r.record THEN 1 ELSE 0 END) > 0
 )
@@ -341,7 +350,7 @@ func (s *Store) Top(ctx context.Context, rulesID string, order store.TopOrder, l
 	}
 	var top []store.TopEntry
 	err := s.read(ctx, func(ctx context.Context, db *sql.DB) error {
-		rows, err := db.QueryContext(ctx, q, rulesID, boardLimit(limit))
+		rows, err := db.QueryContext(ctx, q, rulesID, boardLimit(limit), ms(s.now()))
 		if err != nil {
 			return err
 		}
@@ -366,9 +375,9 @@ func (s *Store) Top(ctx context.Context, rulesID string, order store.TopOrder, l
 
 // standingSQL is a player's counted attempt at a day's deal, its place
 // among the board's entries (0 when off the board) and the board's size.
-const standingSQL = `WITH firsts AS (
+var standingSQL = `WITH firsts AS (
 	SELECT r.game_id, r.player_id, r.won, r.removed, r.moves, r.elapsed_ms, r.finished_at,
-	       r.hints + r.undos > 0 OR r.fast OR r.chosen AS assisted, p.name, p.banned,
+	       r.hints + r.undos > 0 OR r.fast OR r.chosen AS assisted, p.name, ` + bannedAt("p", "$4") + ` AS banned,
 	       ROW_NUMBER() OVER (PARTITION BY r.player_id ORDER BY r.finished_at, r.game_id) AS n
 	FROM results r JOIN players p ON p.id = r.player_id
 	WHERE r.rules_id = $1 AND r.daily = $2
@@ -389,7 +398,7 @@ func (s *Store) DailyStanding(ctx context.Context, playerID, rulesID, date strin
 	var ds store.DailyStanding
 	err := s.read(ctx, func(ctx context.Context, db *sql.DB) error {
 		var elapsed, finished int64
-		err := db.QueryRowContext(ctx, standingSQL, rulesID, date, playerID).Scan(&ds.Rank, &ds.PlayerID, &ds.PlayerName,
+		err := db.QueryRowContext(ctx, standingSQL, rulesID, date, playerID, ms(s.now())).Scan(&ds.Rank, &ds.PlayerID, &ds.PlayerName,
 			&ds.GameID, &ds.Won, &ds.Removed, &ds.Moves, &elapsed, &finished, &ds.Assisted, &ds.Players)
 		ds.Elapsed = time.Duration(elapsed) * time.Millisecond
 		ds.Finished = fromMS(finished)

@@ -54,3 +54,47 @@ func testPlayerBanTerms(t *testing.T, e *env) {
 	wantErr(t, "ban with a huge reason", e.s.Ban(e.ctx, p.ID, time.Time{}, strings.Repeat("x", 5000)), store.ErrInvalid)
 	wantErr(t, "ban unknown", e.s.Ban(e.ctx, "SHA256:nobody", time.Time{}, ""), store.ErrNotFound)
 }
+
+// testEndedBanBackOnBoards: a player under a timed ban is off the boards
+// (top, the daily board and its standing) while it holds, and back on
+// them once it ends, without connecting (the ban is lifted lazily, at
+// their next sight).
+func testEndedBanBackOnBoards(t *testing.T, e *env) {
+	p, other := e.player("mallory"), e.player("olga")
+	day := start.UTC().Format(time.DateOnly)
+	e.play(p, "classic", day, true, 28, 40, 3*time.Minute)
+	e.play(other, "classic", day, true, 28, 40, 5*time.Minute)
+	on := func(what string) (top, board bool, standing int) {
+		t.Helper()
+		list, err := e.s.Top(e.ctx, "classic", store.TopWins, 10)
+		if err != nil {
+			t.Fatalf("%s: top: %v", what, err)
+		}
+		for _, x := range list {
+			top = top || x.PlayerID == p.ID
+		}
+		b, err := e.s.Leaderboard(e.ctx, "classic", day, 10)
+		if err != nil {
+			t.Fatalf("%s: board: %v", what, err)
+		}
+		for _, x := range b {
+			board = board || x.PlayerID == p.ID
+		}
+		ds, err := e.s.DailyStanding(e.ctx, p.ID, "classic", day)
+		if err != nil {
+			t.Fatalf("%s: standing: %v", what, err)
+		}
+		return top, board, ds.Rank
+	}
+	if top, board, rank := on("before"); !top || !board || rank != 1 {
+		t.Fatalf("before the ban: top %v, board %v, rank %d; want on both, first", top, board, rank)
+	}
+	wantErr(t, "timed ban", e.s.Ban(e.ctx, p.ID, e.clock.Now().Add(time.Hour), "cheating"), nil)
+	if top, board, rank := on("banned"); top || board || rank != 0 {
+		t.Errorf("banned: top %v, board %v, rank %d; want off both", top, board, rank)
+	}
+	e.clock.Advance(time.Hour)
+	if top, board, rank := on("after"); !top || !board || rank != 1 {
+		t.Errorf("the ban over, not connected since: top %v, board %v, rank %d; want back on both, first", top, board, rank)
+	}
+}

@@ -112,6 +112,7 @@ func Run(t *testing.T, open Opener) {
 		{"PlayerNameHold", testPlayerNameHold},
 		{"PlayerBan", testPlayerBan},
 		{"PlayerBanTerms", testPlayerBanTerms},
+		{"EndedBanBackOnBoards", testEndedBanBackOnBoards},
 		{"AuditLog", testAuditLog},
 		{"KeyDetails", testKeyDetails},
 		{"Reports", testReports},
