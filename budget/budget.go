@@ -16,6 +16,7 @@ package budget
 import (
 	"errors"
 	"fmt"
+	"pyramid/floodlog"
 	"strconv"
 	"strings"
 	"sync"
@@ -250,7 +251,7 @@ type Budgets struct {
 	limits  [numKinds]Limit
 	now     func() time.Time
 	maxKeys int
-	log     *refusalLog
+	log     *floodlog.Log
 
 	allowed, refused [numKinds]atomic.Uint64
 
@@ -319,7 +320,7 @@ func New(cfg Config) (*Budgets, error) {
 		if interval <= 0 {
 			interval = DefaultLogInterval
 		}
-		b.log = &refusalLog{log: cfg.Logger, interval: interval, pending: map[string]map[string]int{}, others: map[string]int{}}
+		b.log = floodlog.New(cfg.Logger, interval, "budget refusals")
 	}
 	return b, nil
 }
@@ -494,7 +495,11 @@ func (b *Budgets) count(k Kind, w Who, err error) {
 		if who == "" {
 			who = "account " + w.Account
 		}
-		b.log.note(who, k.String(), err.Error(), w.Account)
+		kv := []any{"address", who, "kind", k.String(), "refusal", err.Error()}
+		if w.Account != "" {
+			kv = append(kv, "account", w.Account)
+		}
+		b.log.Note(who, k.String(), "budget refused", kv...)
 	}
 }
 
@@ -516,6 +521,6 @@ func (b *Budgets) Stats() []Stat {
 // Close stops the summary of the refusals due.
 func (b *Budgets) Close() {
 	if b.log != nil {
-		b.log.stop()
+		b.log.Stop()
 	}
 }

@@ -90,7 +90,7 @@ func (s *Server) onConnect(ctx ssh.Context, nc net.Conn) (out net.Conn) {
 	}
 	if victim != nil {
 		s.stats.evicted.Add(1)
-		s.events.note(victim.key, "evicted", "closing a connection still logging in to make room for a newcomer", "remote", victim.remote)
+		s.events.Note(victim.key, "evicted", "closing a connection still logging in to make room for a newcomer", "remote", victim.remote)
 		_ = victim.conn.Close()
 	}
 	if !s.trackConn(cs) {
@@ -151,7 +151,7 @@ func (cs *connState) lingerExpired() {
 		cs.srv.log.Info("closing connection without a session", "remote", cs.remote)
 	} else {
 		cs.srv.stats.loginTimeouts.Add(1)
-		cs.srv.events.note(cs.key, "login_timeout", "handshake timed out", "remote", cs.remote)
+		cs.srv.events.Note(cs.key, "login_timeout", "handshake timed out", "remote", cs.remote)
 	}
 	_ = cs.conn.Close()
 }

@@ -243,7 +243,7 @@ func (s *Server) acceptProxy(nc net.Conn) (net.Conn, error) {
 	_ = nc.SetReadDeadline(time.Time{})
 	if err != nil {
 		s.stats.refusal(refusedProxy)
-		s.events.note(ipKey(nc.RemoteAddr()), "proxy_error", "closing a connection from a trusted proxy without a valid PROXY header",
+		s.events.Note(ipKey(nc.RemoteAddr()), "proxy_error", "closing a connection from a trusted proxy without a valid PROXY header",
 			"remote", nc.RemoteAddr().String(), "err", err.Error())
 		return nil, err
 	}
@@ -303,7 +303,7 @@ func (c *guardedConn) Read(p []byte) (int, error) {
 	case len(c.seen) == 5:
 		remote := c.Conn.RemoteAddr()
 		c.srv.stats.refusal(refusedProxy)
-		c.srv.events.note(ipKey(remote), refusedProxy, "connection refused: a PROXY header from an address not in --proxy-protocol",
+		c.srv.events.Note(ipKey(remote), refusedProxy, "connection refused: a PROXY header from an address not in --proxy-protocol",
 			"remote", remote.String())
 		_ = c.Conn.Close()
 		return 0, errProxyUntrusted

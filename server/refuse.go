@@ -2,17 +2,11 @@ package server
 
 import (
 	"encoding/binary"
-	"fmt"
 	"io"
-	"maps"
 	"net"
 	"slices"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/charmbracelet/log"
 )
 
 // SSH disconnect reason codes (RFC 4253 §11.1).
@@ -41,7 +35,7 @@ const serverVersion = "SSH-2.0-Go"
 // from …: <message>"; a bare close would only say "Connection closed".
 func (s *Server) refuse(nc net.Conn, key, remote string, r *refusal) {
 	s.stats.refusal(r.kind)
-	s.events.note(key, r.kind, "connection refused", "remote", remote, "reason", r.kind)
+	s.events.Note(key, r.kind, "connection refused", "remote", remote, "reason", r.kind)
 	code := uint32(disconnectTooManyConnections)
 	switch r.kind {
 	case refusedPenalised, refusedProxy:
@@ -143,91 +137,4 @@ func (s *Server) Stats() Stats {
 		st.Refused[kind] = s.stats.refused[i].Load()
 	}
 	return st
-}
-
-// maxSummarised bounds the addresses an eventLog tracks in one interval;
-// events of further addresses are summed up together.
-const maxSummarised = 1024
-
-// eventLog keeps the log bounded under floods: the first event of an address
-// in an interval is logged at once; the others are counted and summed up in
-// one line per address at the end of the interval.
-type eventLog struct {
-	log      *log.Logger
-	interval time.Duration
-
-	mu      sync.Mutex
-	pending map[string]map[string]int // address → event kind → count since its line
-	others  map[string]int            // events of addresses beyond maxSummarised
-	timer   *time.Timer
-	stopped bool
-}
-
-func newEventLog(l *log.Logger, interval time.Duration) *eventLog {
-	return &eventLog{log: l, interval: interval, pending: map[string]map[string]int{}, others: map[string]int{}}
-}
-
-// note records an event of kind for address key, logging msg with keyvals
-// if it is the address's first in this interval.
-func (e *eventLog) note(key, kind, msg string, keyvals ...any) {
-	e.mu.Lock()
-	counts, seen := e.pending[key]
-	switch {
-	case seen:
-		counts[kind]++
-	case len(e.pending) >= maxSummarised:
-		e.others[kind]++
-	default:
-		e.pending[key] = map[string]int{}
-	}
-	if e.timer == nil && !e.stopped {
-		e.timer = time.AfterFunc(e.interval, e.flush)
-	}
-	e.mu.Unlock()
-	if !seen && len(keyvals) > 0 {
-		e.log.Info(msg, keyvals...)
-	}
-}
-
-// flush writes the summary lines of the interval that ended.
-func (e *eventLog) flush() {
-	e.mu.Lock()
-	pending, others := e.pending, e.others
-	e.pending, e.others = map[string]map[string]int{}, map[string]int{}
-	e.timer = nil
-	e.mu.Unlock()
-	for _, key := range slices.Sorted(maps.Keys(pending)) {
-		if line := summary(pending[key]); line != "" {
-			e.log.Info("more connection events from this address", "address", key, "events", line, "interval", e.interval)
-		}
-	}
-	if line := summary(others); line != "" {
-		e.log.Info("connection events from further addresses", "events", line, "interval", e.interval)
-	}
-}
-
-// stop cancels the pending summary (the server is closed).
-func (e *eventLog) stop() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.stopped = true
-	if e.timer != nil {
-		e.timer.Stop()
-		e.timer = nil
-	}
-}
-
-// summary formats counts as "kind=N kind=N", sorted by kind.
-func summary(counts map[string]int) string {
-	var b strings.Builder
-	for _, kind := range slices.Sorted(maps.Keys(counts)) {
-		if counts[kind] == 0 {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%s=%d", kind, counts[kind])
-	}
-	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"pyramid/floodlog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,7 +35,7 @@ type Server struct {
 	fingerprint string
 	limits      *limiter
 	stats       counters
-	events      *eventLog
+	events      *floodlog.Log
 	refusing    chan struct{} // a slot per refusal explaining itself
 	memory      *memoryReleaser
 	now         func() time.Time
@@ -72,7 +73,7 @@ func New(cfg Config, app App) (*Server, error) {
 		signer:      signer,
 		fingerprint: gossh.FingerprintSHA256(signer.PublicKey()),
 		limits:      newLimiter(cfg, time.Now, rand.Float64),
-		events:      newEventLog(cfg.Logger, cfg.LogInterval),
+		events:      floodlog.New(cfg.Logger, cfg.LogInterval, "connection events"),
 		refusing:    make(chan struct{}, maxRefusing),
 		now:         time.Now,
 		endGrace:    endGrace,

@@ -70,7 +70,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) Close() error {
 	s.beginClose(s.now())
 	s.closeConns(nil)
-	s.events.stop()
+	s.events.Stop()
 	return nil
 }
 

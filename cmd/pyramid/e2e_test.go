@@ -92,7 +92,11 @@ func startServer(t *testing.T, dbURL string, extra ...string) *testServer {
 	var cfg serveConfig
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	cfg.register(fs)
-	args := []string{"--listen", "127.0.0.1:0", "--data", ts.data, "--connect", "ssh -p PORT arcade.test"}
+	args := []string{"--listen", "127.0.0.1:0", "--data", ts.data, "--connect", "ssh -p PORT arcade.test",
+		// Every test's players come from 127.0.0.1 with keys of their
+		// own: the budgets of new accounts and renames per address would
+		// refuse a busy test's. A test of those budgets sets its own.
+		"--limit-accounts", "100000/1h", "--limit-renames", "100000/1h"}
 	if dbURL != "" {
 		args = append(args, "--database-url", dbURL)
 	}
@@ -227,7 +231,10 @@ func waitPosition(t *testing.T, term *sshtest.Term, g *engine.Game) string {
 	want := headerOf(g)
 	return term.WaitScreen(t, wait, "header "+want.String(), func(s string) bool {
 		h, ok := readHeader(s)
-		return ok && h == want
+		// A frame may come in several writes, its header first: the
+		// board is whole once the pile row under it is drawn and the
+		// screen before it (a "Fetching your game…" box) is gone.
+		return ok && h == want && strings.Contains(s, "stock") && !strings.Contains(s, "Fetching your game")
 	})
 }
 
