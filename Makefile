@@ -11,16 +11,18 @@ build:
 	CGO_ENABLED=0 $(GO) build -buildvcs=auto -o bin/pyramid ./cmd/pyramid
 
 # test runs every test with the race detector, which needs a C compiler;
+# the end-to-end tests of cmd/pyramid take most of its time, past go test's
+# default 10-minute timeout on a loaded 2-core machine with the detector;
 # without one it runs them all the same, without the detector, and says so.
 test:
 	@cc=$$($(GO) env CC); \
 	if command -v "$${cc%% *}" >/dev/null 2>&1; then \
-	  echo "CGO_ENABLED=1 $(GO) test -race -count=1 $(PKGS)"; \
-	  CGO_ENABLED=1 $(GO) test -race -count=1 $(PKGS); \
+	  echo "CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 30m $(PKGS)"; \
+	  CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 30m $(PKGS); \
 	else \
 	  echo "make test: no C compiler ($$cc), so no race detector; install gcc for it"; \
-	  echo "CGO_ENABLED=0 $(GO) test -count=1 $(PKGS)"; \
-	  CGO_ENABLED=0 $(GO) test -count=1 $(PKGS); \
+	  echo "CGO_ENABLED=0 $(GO) test -count=1 -timeout 30m $(PKGS)"; \
+	  CGO_ENABLED=0 $(GO) test -count=1 -timeout 30m $(PKGS); \
 	fi
 
 lint:
