@@ -11,9 +11,9 @@ build:
 	CGO_ENABLED=0 $(GO) build -buildvcs=auto -o bin/pyramid ./cmd/pyramid
 
 # test runs every test with the race detector, which needs a C compiler;
-# the end-to-end tests of cmd/pyramid take most of its time, past go test's
-# default 10-minute timeout on a loaded 2-core machine with the detector;
 # without one it runs them all the same, without the detector, and says so.
+# The end-to-end tests of cmd/pyramid take most of the time, close to go
+# test's default 10-minute timeout on a loaded 2-core machine: hence 30m.
 test:
 	@cc=$$($(GO) env CC); \
 	if command -v "$${cc%% *}" >/dev/null 2>&1; then \
