@@ -393,7 +393,7 @@ func (rs *races) Say(code, text string) error {
 		return err
 	}
 	if rs.spectating(code) {
-		return r.SayWatching(rs.me, text)
+		return r.SayWatching(rs.entrant(), text)
 	}
 	return r.Say(rs.me.ID, text)
 }

@@ -92,7 +92,7 @@ func (h *Room) SayWatching(viewer Entrant, text string) error {
 	rs.mu.Lock()
 	r := rs.rooms[h.code]
 	err = rs.localWatcher(r, viewer.ID)
-	if err == nil && r.muted[viewer.ID] {
+	if err == nil && r.isMuted(&viewer) {
 		err = ErrMuted
 	}
 	at := rs.nowLocked()
@@ -120,7 +120,8 @@ func (rs *Rooms) localWatcher(r *room, viewerID string) error {
 
 // chatAuthor is who says the line of a chat op: a member present in the
 // room, or, for an op that names its author (Who, SayWatching), one of
-// the room's spectators, named as the op says, cleaned.
+// the room's spectators, named as the op says, cleaned; the spectator's
+// address and guest mark are kept for a mute of theirs.
 func (r *room) chatAuthor(m RoomOp) (Entrant, error) {
 	if m.Who == nil {
 		mb := r.member(m.Target)
@@ -129,12 +130,22 @@ func (r *room) chatAuthor(m RoomOp) (Entrant, error) {
 		}
 		return mb.Entrant, nil
 	}
-	for _, w := range r.watchers {
-		if w.id == m.Target && m.Who.ID == m.Target {
-			return Entrant{ID: w.id, Name: keys.Clean(m.Who.Name, keys.MaxNameWidth), Guest: m.Who.Guest}, nil
-		}
+	if w := r.watcher(m.Target); w != nil && m.Who.ID == m.Target {
+		// What a mute of theirs holds for, from now on.
+		w.addr, w.guest = m.Who.Addr, m.Who.Guest
+		return Entrant{ID: w.id, Name: keys.Clean(m.Who.Name, keys.MaxNameWidth), Guest: m.Who.Guest, Addr: m.Who.Addr}, nil
 	}
 	return Entrant{}, ErrNotMember
+}
+
+// watcher is the room's spectator with this ID, or nil.
+func (r *room) watcher(id string) *watcher {
+	for _, w := range r.watchers {
+		if w.id == id {
+			return w
+		}
+	}
+	return nil
 }
 
 // mutable reports whether the host may mute (muted) or unmute the player

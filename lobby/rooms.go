@@ -256,6 +256,10 @@ func (m *member) present() bool { return m.sid != "" }
 
 type watcher struct {
 	id, inst, sid string
+	// addr and guest are the spectator's, as their last chat line said
+	// (a mute holds for a guest's address, as a member's): empty before.
+	addr  string
+	guest bool
 }
 
 // NewRooms makes this server's rooms over log, which applies its ops to
@@ -777,9 +781,11 @@ func (rs *Rooms) apply(m RoomOp) error {
 		case mb == nil && !r.mutable(m.Target, m.Muted) || m.Target == m.Who.ID:
 			return ErrNotMember
 		}
-		target := Entrant{ID: m.Target} // a spectator, or one muted who left
+		target := Entrant{ID: m.Target} // one muted who left
 		if mb != nil {
 			target = mb.Entrant
+		} else if w := r.watcher(m.Target); w != nil {
+			target = Entrant{ID: w.id, Addr: w.addr, Guest: w.guest}
 		}
 		if r.isMuted(&target) != m.Muted {
 			r.muted, r.mutedAddrs = mark(r.muted, target.ID, m.Muted), mark(r.mutedAddrs, target.Addr, m.Muted)

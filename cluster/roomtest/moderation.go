@@ -114,3 +114,35 @@ func testHostRemovesRacer(t *testing.T, e *roomsEnv) {
 	_, err := b.Join(hb, pl("bob"), newSink())
 	wantErr(t, "bob back to his seat", err, lobby.ErrRemoved)
 }
+
+// testSpectatorMuteHoldsForAddress: a guest spectator the host muted
+// comes back as a new guest, on another server, and is still muted: the
+// mute holds for the address their chat line came from, as a member's;
+// a spectator of another address is not.
+func testSpectatorMuteHoldsForAddress(t *testing.T, e *roomsEnv) {
+	a, b := e.server("a"), e.server("b")
+	h, _, err := a.Create(pl("ann"), newSink(), classic())
+	wantErr(t, "Create", err, nil)
+	g1 := guestFrom("1", "a", "203.0.113.9")
+	s1 := newSink()
+	if _, err := h.Watch(g1.ID, s1); err != nil {
+		t.Fatal(err)
+	}
+	wantErr(t, "the guest says", h.SayWatching(g1, "spam"), nil)
+	wantErr(t, "ann mutes the spectator", h.Mute("id-ann", g1.ID, true), nil)
+	wantErr(t, "the muted spectator says", h.SayWatching(g1, "spam"), lobby.ErrMuted)
+	wantErr(t, "the guest stops watching", h.Unwatch(g1.ID, s1), nil)
+
+	eventually(t, "b sees the room", func() bool { _, ok := b.Room(h.Code()); return ok })
+	hb, _ := b.Room(h.Code())
+	g2 := guestFrom("2", "b", "203.0.113.9")
+	if _, err := hb.Watch(g2.ID, newSink()); err != nil {
+		t.Fatal(err)
+	}
+	wantErr(t, "the same address as a new guest says", hb.SayWatching(g2, "spam again"), lobby.ErrMuted)
+	other := guestFrom("3", "b", "198.51.100.9")
+	if _, err := hb.Watch(other.ID, newSink()); err != nil {
+		t.Fatal(err)
+	}
+	wantErr(t, "a guest of another address says", hb.SayWatching(other, "hello"), nil)
+}

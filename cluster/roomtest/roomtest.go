@@ -129,6 +129,7 @@ func roomScenarios() []roomScenario {
 		{"PrivateSpectator", testPrivateSpectator},
 		{"ChatLimitAcrossServers", testChatLimitAcrossServers},
 		{"SpectatorChat", testSpectatorChat},
+		{"SpectatorMuteHoldsForAddress", testSpectatorMuteHoldsForAddress},
 		{"SpectatorChatAcrossServers", testSpectatorChatAcrossServers},
 		{"ProgressUnchangedRacers", testProgressUnchangedRacers},
 		{"RematchBothLeave", testRematchBothLeave},
