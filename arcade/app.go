@@ -46,6 +46,9 @@ type Config struct {
 	// MaxRooms is the most race rooms open at once (--max-rooms);
 	// lobby.DefaultMaxRooms when 0.
 	MaxRooms int
+	// MaxRoomsPerAddress is the most open rooms opened from one address
+	// (--max-rooms-per-address); a quarter of MaxRooms when 0.
+	MaxRoomsPerAddress int
 	// Bus, when set, joins this server to the other servers on it (the
 	// PostgreSQL bus when they share a PostgreSQL): a takeover of a game
 	// tells the player's sessions on every server at once, and who lists
@@ -187,7 +190,8 @@ func (a *App) leaveCluster() {
 func (a *App) openRooms(ctx context.Context) {
 	cfg := cluster.RoomsConfig{
 		RoomsConfig: lobby.RoomsConfig{Instance: a.cfg.Instance, SeatGrace: a.cfg.SeatGrace, MaxRooms: a.cfg.MaxRooms,
-			OnCountdown: a.race.Countdown, OnRaceEnd: a.race.Store, OnRoundOver: a.race.RoundOver,
+			MaxRoomsPerAddress: a.cfg.MaxRoomsPerAddress,
+			OnCountdown:        a.race.Countdown, OnRaceEnd: a.race.Store, OnRoundOver: a.race.RoundOver,
 			Logf: func(f string, args ...any) { a.cfg.Logger.Warn(fmt.Sprintf(f, args...)) }},
 		LeaseTTL: a.cfg.LeaseTTL, DBNow: a.cfg.DBNow, Trace: a.cfg.Trace}
 	if a.cfg.Bus != nil && a.cfg.Lease != nil {

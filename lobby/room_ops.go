@@ -117,7 +117,7 @@ func (rs *Rooms) Create(host Entrant, sink Sink, cfg RoomConfig) (*Room, Snapsho
 			rs.mu.Unlock()
 			return nil, Snapshot{}, ErrTooManyRooms
 		}
-		if host.Addr != "" && rs.openedFromLocked(host.Addr) >= max(1, rs.cfg.MaxRooms/AddressRoomsShare) {
+		if host.Addr != "" && rs.openedFromLocked(host.Addr) >= rs.roomsPerAddress() {
 			rs.mu.Unlock()
 			return nil, Snapshot{}, ErrAddressRooms
 		}
@@ -729,4 +729,13 @@ func (rs *Rooms) applyProgress(r *room, p ServerProgress) (done bool) {
 		rs.coalesceRacer(r, m)
 	}
 	return rs.checkDone(r)
+}
+
+// roomsPerAddress is the most open rooms opened from one address:
+// RoomsConfig.MaxRoomsPerAddress, or a share of MaxRooms.
+func (rs *Rooms) roomsPerAddress() int {
+	if rs.cfg.MaxRoomsPerAddress > 0 {
+		return rs.cfg.MaxRoomsPerAddress
+	}
+	return max(1, rs.cfg.MaxRooms/AddressRoomsShare)
 }

@@ -88,6 +88,9 @@ type RoomsConfig struct {
 	// MaxRooms bounds the rooms open in the cluster that this server
 	// opens new ones beside (DefaultMaxRooms when 0).
 	MaxRooms int
+	// MaxRoomsPerAddress bounds the open rooms opened from one address
+	// (ErrAddressRooms); a share of MaxRooms when 0 (AddressRoomsShare).
+	MaxRoomsPerAddress int
 	// Rand is the source of room codes; crypto/rand when nil.
 	Rand io.Reader
 	// OnRaceEnd is called on the lease holder for each race that ended,

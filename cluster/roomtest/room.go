@@ -366,6 +366,16 @@ func testRegistryLimits(t *testing.T, e *roomsEnv) {
 	wantErr(t, "one room more from the address", err, lobby.ErrAddressRooms)
 	_, _, err = many.Create(from("newcomer", "198.51.100.2"), newSink(), classic())
 	wantErr(t, "a room from another address", err, nil)
+	// --max-rooms-per-address sets the share itself.
+	e.perAddress = 2
+	few := e.server("few")
+	for i := range 2 {
+		_, _, err = few.Create(from("few"+strconv.Itoa(i), "192.0.2.44"), newSink(), classic())
+		wantErr(t, "a room of the address under its own bound", err, nil)
+	}
+	_, _, err = few.Create(from("few-more", "192.0.2.44"), newSink(), classic())
+	wantErr(t, "one room more than the address's own bound", err, lobby.ErrAddressRooms)
+	e.perAddress = 0
 	e.maxRooms = 2
 	bad := classic()
 	bad.MaxPlayers = 9

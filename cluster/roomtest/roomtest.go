@@ -48,9 +48,10 @@ type roomsEnv struct {
 	// on.
 	bus func() bus.Bus
 
-	every    time.Duration // ProgressEvery of the servers made next; 10 ms when 0
-	maxRooms int           // MaxRooms of the servers made next
-	rand     io.Reader     // Rand of the servers made next; crypto/rand when nil
+	every      time.Duration // ProgressEvery of the servers made next; 10 ms when 0
+	maxRooms   int           // MaxRooms of the servers made next
+	perAddress int           // MaxRoomsPerAddress of the servers made next
+	rand       io.Reader     // Rand of the servers made next; crypto/rand when nil
 
 	// fork makes another env on buses of its own, for a subtest.
 	fork func(t *testing.T) *roomsEnv
@@ -149,7 +150,7 @@ func (e *roomsEnv) server(name string) *cluster.Rooms {
 	}
 	var made atomic.Pointer[cluster.Rooms]
 	rs, err := cluster.NewRooms(context.Background(), cluster.RoomsConfig{Bus: e.bus(), Lease: e.lease, LeaseTTL: time.Hour,
-		ProgressEvery: every, RoomsConfig: lobby.RoomsConfig{Instance: name, Clock: e.clock, MaxRooms: e.maxRooms, Rand: e.rand,
+		ProgressEvery: every, RoomsConfig: lobby.RoomsConfig{Instance: name, Clock: e.clock, MaxRooms: e.maxRooms, MaxRoomsPerAddress: e.perAddress, Rand: e.rand,
 			OnRaceEnd: func(res lobby.RaceResult) ([]lobby.RatingChange, error) {
 				// The hook runs with no lock held: it may look at the rooms
 				// (a new holder's first store may come before NewRooms returns).

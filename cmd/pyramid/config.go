@@ -17,32 +17,33 @@ import (
 // serveConfig is the server's configuration. Flags win over PYRAMID_*
 // environment variables, which win over the config file.
 type serveConfig struct {
-	listen         string
-	data           string
-	databaseURL    string
-	guests         bool
-	allowlist      string
-	admins         string
-	connect        string
-	maxConns       int
-	maxConnsPerIP  int
-	maxUnauthPerIP int
-	maxStartups    string
-	penalties      string
-	writeTimeout   time.Duration
-	proxyProtocol  string
-	hostKey        string
-	idleTimeout    time.Duration
-	maxSessionTime time.Duration
-	shutdownGrace  time.Duration
-	releaseMemory  bool
-	solverBudget   int
-	maxRooms       int
-	metrics        string
-	config         string
-	presenceTTL    time.Duration // several servers on one PostgreSQL: see serve's bus
-	seatGrace      time.Duration // several servers: how long a racer of a dead server keeps their seat
-	traceBus       bool
+	listen             string
+	data               string
+	databaseURL        string
+	guests             bool
+	allowlist          string
+	admins             string
+	connect            string
+	maxConns           int
+	maxConnsPerIP      int
+	maxUnauthPerIP     int
+	maxStartups        string
+	penalties          string
+	writeTimeout       time.Duration
+	proxyProtocol      string
+	hostKey            string
+	idleTimeout        time.Duration
+	maxSessionTime     time.Duration
+	shutdownGrace      time.Duration
+	releaseMemory      bool
+	solverBudget       int
+	maxRooms           int
+	maxRoomsPerAddress int
+	metrics            string
+	config             string
+	presenceTTL        time.Duration // several servers on one PostgreSQL: see serve's bus
+	seatGrace          time.Duration // several servers: how long a racer of a dead server keeps their seat
+	traceBus           bool
 	// budgets are the limits of package budget, by kind, as typed
 	// (budgetLimits parses them).
 	budgets [len(budgetHelp)]string
@@ -84,6 +85,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.releaseMemory, "release-memory", true, "return the memory of ended sessions to the system as soon as the load halves (PYRAMID_RELEASE_MEMORY)")
 	fs.IntVar(&c.solverBudget, "solver-budget", 2_000_000, "most positions one solver query may search (PYRAMID_SOLVER_BUDGET)")
 	fs.IntVar(&c.maxRooms, "max-rooms", lobby.DefaultMaxRooms, "most race rooms open at once (PYRAMID_MAX_ROOMS)")
+	fs.IntVar(&c.maxRoomsPerAddress, "max-rooms-per-address", 0, "most race rooms open at once that were opened from one address, IPv6 by /64; 0: a quarter of --max-rooms (PYRAMID_MAX_ROOMS_PER_ADDRESS)")
 	fs.StringVar(&c.metrics, "metrics", "", "`address` serving Prometheus /metrics and /healthz, e.g. :9222; empty: off (PYRAMID_METRICS)")
 	fs.BoolVar(&c.traceBus, "trace-bus", false, "debugging: time the bus's publishes and reads and the other servers' race progress, and log the figures at exit (PYRAMID_TRACE_BUS)")
 	for _, k := range budget.Kinds() {

@@ -160,14 +160,16 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 		Logger:  logger,
 		Connect: cfg.connect,
 		// Race rooms.
-		MaxRooms:  cfg.maxRooms,
-		Bus:       eventBus,
-		Cluster:   cluster.PresenceConfig{TTL: cfg.presenceTTL, Heartbeat: cfg.presenceTTL / 3},
-		Lease:     lease,
-		DBNow:     dbNow,
-		LeaseTTL:  cfg.presenceTTL,
-		SeatGrace: cfg.seatGrace,
-		Trace:     trace,
+		MaxRooms: cfg.maxRooms,
+		// The open rooms of one address.
+		MaxRoomsPerAddress: cfg.maxRoomsPerAddress,
+		Bus:                eventBus,
+		Cluster:            cluster.PresenceConfig{TTL: cfg.presenceTTL, Heartbeat: cfg.presenceTTL / 3},
+		Lease:              lease,
+		DBNow:              dbNow,
+		LeaseTTL:           cfg.presenceTTL,
+		SeatGrace:          cfg.seatGrace,
+		Trace:              trace,
 	})
 	defer app.Close() // before the bus closes: tells the other servers this one's players left
 	srvLimits, err := cfg.serverLimits()

@@ -60,7 +60,10 @@ sep='?'
 [[ $DATABASE_URL == *\?* ]] && sep='&'
 url="${DATABASE_URL}${sep}search_path=$schema"
 ssh-keygen -q -t ed25519 -N '' -f "$dir/host_key"
-limits=(--max-conns 3000 --max-conns-per-ip 3000 --max-unauth-per-ip 3000 --penalties off --max-startups 3000:30:3000 --max-rooms 300)
+# Every simulated player comes from 127.0.0.1: the per-address budgets
+# (accounts, rooms, spectator seats) are lifted as the connection limits are.
+limits=(--max-conns 3000 --max-conns-per-ip 3000 --max-unauth-per-ip 3000 --penalties off --max-startups 3000:30:3000 --max-rooms 300
+	--max-rooms-per-address 300 --limit-accounts 100000/1h --limit-rooms 100000/1h --limit-spectator-seats 3000)
 
 serve() { # port data-dir [database-url [flags…]]; PPROF=address
 	local args=(serve --listen "127.0.0.1:$1" --data "$2" --host-key "$dir/host_key" "${limits[@]}")

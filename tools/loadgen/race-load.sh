@@ -60,7 +60,8 @@ read -r -a loadgenEnv <<<"${LOADGEN_ENV:-}"
 date +%s.%N >"$dir/arcade.started" # gctrace's @seconds count from about here
 env "${gctrace[@]}" "${arcadeEnv[@]}" PYRAMID_PPROF=127.0.0.1:$((base + 2)) "$dir/pyramid" serve --listen "127.0.0.1:$base" --data "$dir/data" \
 	--max-conns 3000 --max-conns-per-ip 3000 --max-unauth-per-ip 3000 --penalties off \
-	--max-startups 3000:30:3000 --max-rooms 300 >"$dir/arcade.log" 2>&1 &
+	--max-startups 3000:30:3000 --max-rooms 300 \
+	--max-rooms-per-address 300 --limit-accounts 100000/1h --limit-rooms 100000/1h --limit-spectator-seats 3000 >"$dir/arcade.log" 2>&1 &
 arcade=$!
 pids+=("$arcade")
 "$dir/loadgen" -baseline-server -addr "127.0.0.1:$((base + 1))" >"$dir/bare.log" 2>&1 &
