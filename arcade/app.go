@@ -314,6 +314,12 @@ func (a *App) Model(s *server.Session) tea.Model {
 		gh.spoilers = spoil
 		deps.Ghosts = gh
 	}
+	if saved {
+		deps.Challenges = &challengeGames{a: a, player: p.ID, w: w} // challenge.go
+		if note == "" {
+			note = a.challengeNote(s.Context(), p.ID)
+		}
+	}
 	deps.Inbox = inbox{q: sess.Queue(), spoilers: spoil, unwatch: func() { a.lobby.Unwatch(sess) }}
 	m := tui.New(deps)
 	if note != "" {

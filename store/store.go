@@ -12,6 +12,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"pyramid/engine"
@@ -937,7 +939,20 @@ type Challenge struct {
 // ChallengeRaceKey is the race key of a challenge: the Race of both
 // sides' games and the Key of the race its result is stored as, so that
 // a player has one game of a challenge and the result is stored once.
-func ChallengeRaceKey(id int64) string { return fmt.Sprintf("challenge-%d", id) }
+func ChallengeRaceKey(id int64) string { return challengeKeyPrefix + strconv.FormatInt(id, 10) }
+
+const challengeKeyPrefix = "challenge-"
+
+// ChallengeOfRaceKey is ChallengeRaceKey's inverse: ok is false for a
+// key that names no challenge (a race room's).
+func ChallengeOfRaceKey(key string) (id int64, ok bool) {
+	n, found := strings.CutPrefix(key, challengeKeyPrefix)
+	if !found {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(n, 10, 64)
+	return id, err == nil && id > 0
+}
 
 // Challenges keeps challenges: asynchronous duels of two players on one
 // hidden deal.
