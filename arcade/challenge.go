@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"pyramid/budget"
+	"pyramid/cluster"
 	"pyramid/engine"
 	"pyramid/games"
 	"pyramid/keys"
@@ -78,7 +79,35 @@ func (a *App) offerChallenge(ctx context.Context, w budget.Who, player, name str
 		return store.Challenge{}, fmt.Errorf("offer the challenge: %w", err)
 	}
 	a.cfg.Logger.Info("challenge offered", "id", c.ID, "by", player, "to", p.ID, "rules", c.RulesID)
+	a.tellChallenge(ctx, p.ID, offerWords(c))
 	return c, nil
+}
+
+// offerWords tells the challenged player of an offer.
+func offerWords(c store.Challenge) string {
+	return fmt.Sprintf("%s challenges you (%s): challenge accept %d, or challenge decline %d",
+		playerName(c.ChallengerName), c.RulesID, c.ID, c.ID)
+}
+
+// tellChallenge tells the player's open sessions, on every server, what
+// became of a challenge of theirs; one who is not connected reads it in
+// challenges (and an offer at their next connection). A failure is
+// logged by tellAccounts.
+func (a *App) tellChallenge(ctx context.Context, player, text string) {
+	_ = a.tellAccounts(ctx, cluster.AccountEvent{Kind: cluster.AccountNotice, Player: player, Text: text})
+}
+
+// resultWords tells one side of a challenge how it ended.
+func resultWords(c store.Challenge, player string) string {
+	switch {
+	case c.State == store.ChallengeExpired:
+		return fmt.Sprintf("challenge %d expired: nobody played it in time", c.ID)
+	case c.Winner == "":
+		return fmt.Sprintf("challenge %d is over: a tie (challenges says how it counted)", c.ID)
+	case c.Winner == player:
+		return fmt.Sprintf("challenge %d is over: you won (challenges says how it counted)", c.ID)
+	}
+	return fmt.Sprintf("challenge %d is over: you lost (challenges says how it counted)", c.ID)
 }
 
 // challengeSide is one side of a challenge as its result is decided:
@@ -258,7 +287,11 @@ func (a *App) endChallenge(ctx context.Context, c store.Challenge, state store.C
 		return c, fmt.Errorf("challenge %d: %w", c.ID, err)
 	}
 	if err == nil {
+		// Only the server that ended it tells the two sides.
 		a.cfg.Logger.Info("challenge ended", "id", c.ID, "state", state, "race", raceID, "winner", winner)
+		for _, p := range []string{ended.Challenger, ended.Challenged} {
+			a.tellChallenge(ctx, p, resultWords(ended, p))
+		}
 	}
 	return ended, nil
 }
@@ -306,9 +339,7 @@ func (a *App) challengeNote(ctx context.Context, player string) string {
 	case 0:
 		return ""
 	case 1:
-		c := offers[0]
-		return fmt.Sprintf("%s challenges you (%s): challenge accept %d, or challenge decline %d",
-			playerName(c.ChallengerName), c.RulesID, c.ID, c.ID)
+		return offerWords(offers[0])
 	}
 	return fmt.Sprintf("%d challenges wait for your answer: see challenges", len(offers))
 }

@@ -79,9 +79,12 @@ func (c *call) answerChallenge(ref string, accept bool) int {
 		return c.storeErr("challenge", err)
 	}
 	if !accept {
+		c.a.tellChallenge(ctx, ch.Challenger, fmt.Sprintf("%s declined your challenge %d", playerName(ch.ChallengedName), id))
 		fmt.Fprintf(c.stdout, "declined challenge %d of %s\n", id, playerName(ch.ChallengerName))
 		return 0
 	}
+	c.a.tellChallenge(ctx, ch.Challenger, fmt.Sprintf("%s accepted your challenge %d: play it once, until %s: challenge %d",
+		playerName(ch.ChallengedName), id, stamp(ch.Deadline), id))
 	fmt.Fprintf(c.stdout, "accepted challenge %d of %s: play it once, when you like, until %s: ssh -t %s challenge %d\n",
 		id, playerName(ch.ChallengerName), stamp(ch.Deadline), c.connectHost(), id)
 	return 0

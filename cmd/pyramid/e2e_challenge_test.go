@@ -57,8 +57,8 @@ func playPaced(t *testing.T, terms []*sshtest.Term, gs []*engine.Game, moves []s
 	}
 }
 
-// TestE2EChallenge: alice challenges bob, who is told at connection and
-// accepts; each plays the hidden deal once over ssh -t … challenge 1
+// TestE2EChallenge: alice challenges bob, who is told at once, at his
+// next connection and in challenges, and accepts; each plays the hidden deal once over ssh -t … challenge 1
 // (no hints, a second attempt refused); alice clears it faster and wins;
 // the result is rated like a race of two, in challenges --json and stats.
 func TestE2EChallenge(t *testing.T) {
@@ -68,6 +68,8 @@ func TestE2EChallenge(t *testing.T) {
 		alice, bob := ts.user(keyA), ts.user(keyB)
 		runOK(t, alice, "name alice")
 		runOK(t, bob, "name bob")
+		live := sshtest.OpenTerm(t, ts.dial(t, keyB), sshtest.TermOptions{})
+		live.WaitScreen(t, wait, "bob's menu", isMenu)
 		out := runOK(t, alice, "challenge bob")
 		if !strings.Contains(out, "challenge 1 offered to bob") {
 			t.Fatalf("challenge bob: %q", out)
@@ -77,7 +79,8 @@ func TestE2EChallenge(t *testing.T) {
 			t.Fatalf("the offer shows the hidden deal %d: %q", deal, out)
 		}
 
-		// Bob is told at his next connection, and in challenges.
+		// Bob is told at once, at his next connection, and in challenges.
+		live.WaitFor(t, "alice challenges you", wait)
 		m := sshtest.OpenTerm(t, ts.dial(t, keyB), sshtest.TermOptions{})
 		m.WaitFor(t, "alice challenges you", wait)
 		var list []challengeJSON
