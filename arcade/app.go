@@ -315,7 +315,7 @@ func (a *App) Model(s *server.Session) tea.Model {
 		deps.Ghosts = gh
 	}
 	if saved {
-		deps.Challenges = &challengeGames{a: a, player: p.ID, w: w} // challenge.go
+		deps.Challenges = &challengeGames{a: a, player: p.ID, w: w, addr: s.AddrKey()} // challenge.go
 		if note == "" {
 			note = a.challengeNote(s.Context(), p.ID)
 		}

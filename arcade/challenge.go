@@ -351,6 +351,9 @@ type challengeGames struct {
 	a      *App
 	player string
 	w      *games.Writer
+	// addr is the session's address key: whose budget an offer spends,
+	// with the account's.
+	addr string
 }
 
 var _ tui.Challenges = (*challengeGames)(nil)
@@ -426,4 +429,14 @@ func later(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// Offer challenges the player called name to a Classic deal, as
+// challenge NAME does.
+func (cg *challengeGames) Offer(ctx context.Context, name string) (string, error) {
+	c, err := cg.a.offerChallenge(ctx, budget.Who{Addr: cg.addr, Account: cg.player}, cg.player, name, engine.Classic())
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("challenge %d offered to %s: they have until %s to accept", c.ID, playerName(c.ChallengedName), stamp(c.Deadline)), nil
 }

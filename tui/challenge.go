@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"pyramid/lobby"
 )
 
 // Challenges lets a player play their one game of a challenge: an
@@ -18,6 +20,9 @@ type Challenges interface {
 	// (one attempt each) or the challenge is not open for play. The
 	// table saves it through Games like any game.
 	Open(ctx context.Context, ref string) (SavedGame, error)
+	// Offer challenges the player called name to a Classic deal the
+	// server picks (the Lobby's c) and returns what to tell the player.
+	Offer(ctx context.Context, name string) (string, error)
 }
 
 // challengeUndo is where a challenge's table says undo is limited, as a
@@ -70,4 +75,46 @@ func (t *tableScreen) challengeTable(ref string) {
 	t.undoLimit, t.noHints = challengeUndo, true
 	t.raceTable, t.raceOver = true, false
 	t.say(sInfo, "challenge "+ref+": one attempt · no hints · undo: removals only")
+}
+
+// challengeOfferedMsg brings what became of a challenge offered from the
+// Lobby: the words to show, or why not.
+type challengeOfferedMsg struct {
+	text string
+	err  error
+}
+
+func (challengeOfferedMsg) to() screenID { return screenLobby }
+
+// canChallenge reports whether the Lobby's cursor is on a player the
+// player may challenge: one with a key, not themselves, on a server that
+// keeps challenges.
+func (l *lobbyScreen) canChallenge() bool {
+	if l.env.challenges == nil || l.env.player.Guest || l.cur >= len(l.who) {
+		return false
+	}
+	p := l.who[l.cur]
+	return !p.Guest && p.ID != "" && !l.isYou(p)
+}
+
+// offer challenges p, in a command: the server deals and stores the
+// challenge, which takes the solver a moment.
+func (l *lobbyScreen) offer(p lobby.Presence) tea.Cmd {
+	l.say(sInfo, "challenging "+clean(p.Name, 16)+l.env.gl.ell)
+	ch, ctx, name := l.env.challenges, l.env.ctx, p.Name
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
+		defer cancel()
+		text, err := ch.Offer(ctx, name)
+		return challengeOfferedMsg{text: text, err: err}
+	}
+}
+
+// offered shows what became of the challenge.
+func (l *lobbyScreen) offered(msg challengeOfferedMsg) {
+	if msg.err != nil {
+		l.say(sErr, clean(Reason(msg.err), 200))
+		return
+	}
+	l.say(sOK, clean(msg.text, 200))
 }
