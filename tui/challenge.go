@@ -72,7 +72,7 @@ func (m *Model) challengeOpen() tea.Cmd {
 // removals only, and the deal hidden until the challenge is over (not
 // only the player's game), as a racer's.
 func (t *tableScreen) challengeTable(ref string) {
-	t.undoLimit, t.noHints = challengeUndo, true
+	t.undoLimit, t.noHints, t.challenge = challengeUndo, true, ref
 	t.raceTable, t.raceOver = true, false
 	t.say(sInfo, "challenge "+ref+": one attempt · no hints · undo: removals only")
 }

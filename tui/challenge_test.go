@@ -44,6 +44,14 @@ func TestChallengeLink(t *testing.T) {
 	if n := len(games.saves); n == 0 || games.saves[n-1].ID != "g7" {
 		t.Fatalf("saves %+v, want the challenge's game g7", games.saves)
 	}
+	// Who hides its deal; spectators get no board of it.
+	if d, ok := h.m.doing(); !ok || d.What != lobby.Playing || d.Deal != 0 || !d.Hidden {
+		t.Errorf("doing %+v, want playing a hidden deal", d)
+	}
+	h.m.live.watchers = 1
+	if b, _ := h.m.boardChange(); b.Playing() {
+		t.Errorf("a spectator's board of a challenge's game: %+v, want none", b)
+	}
 
 	fc = &fakeChallenges{err: errors.New("you played this challenge already: one attempt each")}
 	h = newHarness(t, Deps{Args: []string{"challenge", "7"}, Unicode: true, Player: testPlayer, Games: &fakeGames{}, Challenges: fc})

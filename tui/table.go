@@ -66,6 +66,10 @@ type tableScreen struct {
 	undoLimit string
 	// noHints: no hints on this table (a challenge's); H says so.
 	noHints bool
+	// challenge is the number of the challenge whose game this is
+	// (tui/challenge.go), or empty: its game is shown to no spectator
+	// and its deal to nobody until the challenge is over.
+	challenge string
 
 	prompt     Prompt
 	promptOpen bool
