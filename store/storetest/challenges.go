@@ -119,4 +119,3 @@ func testChallenges(t *testing.T, e *env) {
 		t.Fatalf("Challenge(unknown) = %v, want ErrNotFound", err)
 	}
 }
-
