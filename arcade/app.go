@@ -298,7 +298,9 @@ func (a *App) Model(s *server.Session) tea.Model {
 	var w *games.Writer
 	if saved {
 		w = a.newWriter(sess)
-		deps.Games = a.sessionGames(p.ID, w)
+		sg := a.sessionGames(p.ID, w)
+		sg.challenges = &challengeGames{a: a, player: p.ID, w: w, addr: s.AddrKey()} // challenge.go
+		deps.Games, deps.Challenges = sg, sg.challenges
 		acct := a.account(p.ID, s.Identity, s.AddrKey())
 		acct.instance, acct.session = a.instance, sess.ID() // its own changes it shows itself
 		deps.Account = acct
@@ -315,7 +317,6 @@ func (a *App) Model(s *server.Session) tea.Model {
 		deps.Ghosts = gh
 	}
 	if saved {
-		deps.Challenges = &challengeGames{a: a, player: p.ID, w: w, addr: s.AddrKey()} // challenge.go
 		if note == "" {
 			note = a.challengeNote(s.Context(), p.ID)
 		}

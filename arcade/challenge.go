@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"pyramid/budget"
@@ -26,14 +27,16 @@ import (
 // is rated by the races' one policy (rating.Decide: the pair limit,
 // assisted play, a side that never moved) and counted in stats, top race
 // and the rating history like any race. Nothing runs on a timer: a
-// challenge whose deadline passed, or whose two games are over, is
-// decided by whichever server first looks at it (settleChallenge), and
-// the store's key and EndChallenge make a second decision a no-op.
+// challenge is decided by the save that ends its second game, and one
+// whose deadline passed by whichever server first looks at it
+// (settleChallenge); the store's key and EndChallenge make a second
+// decision a no-op.
 
 // Errors of challenges, for the player as they are.
 var (
 	errChallengeSelf   = errors.New("you cannot challenge yourself")
 	errChallengePlayed = errors.New("you played this challenge already: one attempt each")
+	errChallengeTimeUp = errors.New("its 24 hours are over: no move counts any more")
 )
 
 // challengeRules is the rule set of a challenge from the words a player
@@ -354,6 +357,36 @@ type challengeGames struct {
 	// addr is the session's address key: whose budget an offer spends,
 	// with the account's.
 	addr string
+
+	mu sync.Mutex
+	// games are the challenges of the games Open gave this session, by
+	// game ID.
+	games map[int64]store.Challenge
+}
+
+// of returns the challenge whose game id is, when Open gave it to this
+// session; a nil receiver has none.
+func (cg *challengeGames) of(id int64) (store.Challenge, bool) {
+	if cg == nil {
+		return store.Challenge{}, false
+	}
+	cg.mu.Lock()
+	defer cg.mu.Unlock()
+	c, ok := cg.games[id]
+	return c, ok
+}
+
+// decide decides the challenge id if it is due, once the session's game
+// of it ended: the two sides are told at once when it was the last one
+// to play. A failure is logged; whoever looks next decides it.
+func (cg *challengeGames) decide(ctx context.Context, id int64) {
+	c, err := cg.a.cfg.Store.Challenge(ctx, id)
+	if err == nil {
+		_, err = cg.a.settleChallenge(ctx, c)
+	}
+	if err != nil {
+		cg.a.cfg.Logger.Warn("challenge not decided", "challenge", id, "err", err)
+	}
 }
 
 var _ tui.Challenges = (*challengeGames)(nil)
@@ -403,6 +436,12 @@ func (cg *challengeGames) Open(ctx context.Context, ref string) (tui.SavedGame, 
 	if g, err = cg.w.TakeOver(ctx, cg.player, g.ID); err != nil {
 		return tui.SavedGame{}, fmt.Errorf("your game of challenge %d: %w", id, err)
 	}
+	cg.mu.Lock()
+	if cg.games == nil {
+		cg.games = map[int64]store.Challenge{}
+	}
+	cg.games[g.ID] = c
+	cg.mu.Unlock()
 	return savedGame(g), nil
 }
 

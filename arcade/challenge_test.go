@@ -302,3 +302,72 @@ func TestChallengeDeadline(t *testing.T) {
 		t.Fatalf("alice's list: %+v", again)
 	}
 }
+
+// TestChallengeSessionSaves: the save that ends the last game of a
+// challenge decides it, and a save past the deadline is refused.
+func TestChallengeSessionSaves(t *testing.T) {
+	f, clk := challengeFixture(t)
+	ctx := context.Background()
+	alice, bob := sshtest.NewKey(t), sshtest.NewKey(t)
+	f.run(session(alice, "alice", "whoami"))
+	f.run(session(bob, "bob", "whoami"))
+	aliceID, bobID := gossh.FingerprintSHA256(alice.PublicKey()), gossh.FingerprintSHA256(bob.PublicKey())
+	for range 2 {
+		f.run(session(alice, "alice", "challenge", "bob"))
+	}
+	f.run(session(bob, "bob", "challenge", "accept", "1"))
+	f.run(session(bob, "bob", "challenge", "accept", "2"))
+	sessionOf := func(player string) *sessionGames {
+		w := f.app.newWriter(nil)
+		sg := f.app.sessionGames(player, w)
+		sg.challenges = &challengeGames{a: f.app, player: player, w: w}
+		return sg
+	}
+	play := func(sg *sessionGames, ref string, pace time.Duration, n int) error {
+		g, err := sg.challenges.Open(ctx, ref)
+		if err != nil {
+			return err
+		}
+		eg, _ := engine.Replay(g.Record)
+		line := engine.Solve(ctx, eg, 0).Moves
+		if n >= 0 {
+			line = line[:n]
+		}
+		for i, m := range line {
+			g.Record.Moves = append(g.Record.Moves, m.String())
+			g.MoveTimes = append(g.MoveTimes, time.Duration(i+1)*pace)
+		}
+		g.Played = g.MoveTimes[len(g.MoveTimes)-1]
+		_, err = sg.SaveRecord(ctx, sg.challenges.player, g)
+		return err
+	}
+	as, bs := sessionOf(aliceID), sessionOf(bobID)
+	if err := play(as, "1", 3*time.Second, -1); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := f.st.Challenge(ctx, 1); c.State != store.ChallengeAccepted {
+		t.Fatalf("after alice's game: %s, want accepted", c.State)
+	}
+	if err := play(bs, "1", 4*time.Second, -1); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := f.st.Challenge(ctx, 1); c.State != store.ChallengeFinished || c.Winner != aliceID {
+		t.Fatalf("after bob's game: %+v, want finished, won by alice", c)
+	}
+
+	// A session that opened its game before the deadline saves no move
+	// after it.
+	g, err := as.challenges.Open(ctx, "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Record.Moves, g.MoveTimes = []string{"d"}, []time.Duration{time.Second}
+	if _, err := as.SaveRecord(ctx, aliceID, g); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(store.ChallengeTime)
+	g.Record.Moves, g.MoveTimes = []string{"d", "d"}, []time.Duration{time.Second, 2 * time.Second}
+	if _, err := as.SaveRecord(ctx, aliceID, g); err == nil || !strings.Contains(err.Error(), "24 hours are over") {
+		t.Fatalf("a save past the deadline: %v", err)
+	}
+}
