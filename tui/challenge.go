@@ -77,14 +77,38 @@ func (t *tableScreen) challengeTable(ref string) {
 	t.say(sInfo, "challenge "+ref+": one attempt · no hints · undo: removals only")
 }
 
-// challengeOfferedMsg brings what became of a challenge offered from the
-// Lobby: the words to show, or why not.
+// challengeOfferedMsg brings what became of a challenge offered from a
+// screen's line of a player (the Lobby's, the daily board's): the words
+// to show, or why not.
 type challengeOfferedMsg struct {
-	text string
-	err  error
+	screen screenID
+	text   string
+	err    error
 }
 
-func (challengeOfferedMsg) to() screenID { return screenLobby }
+func (m challengeOfferedMsg) to() screenID { return m.screen }
+
+// offerChallenge challenges the player called name from screen, in a
+// command: the server deals and stores the challenge, which takes the
+// solver a moment. The screen says what became of it (said).
+func offerChallenge(e *env, screen screenID, name string) tea.Cmd {
+	ch, ctx := e.challenges, e.ctx
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
+		defer cancel()
+		text, err := ch.Offer(ctx, name)
+		return challengeOfferedMsg{screen: screen, text: text, err: err}
+	}
+}
+
+// said shows on a screen's message line what became of a challenge.
+func (c *chrome) said(msg challengeOfferedMsg) {
+	if msg.err != nil {
+		c.say(sErr, clean(Reason(msg.err), 200))
+		return
+	}
+	c.say(sOK, clean(msg.text, 200))
+}
 
 // canChallenge reports whether the Lobby's cursor is on a player the
 // player may challenge: one with a key, not themselves, on a server that
@@ -97,24 +121,8 @@ func (l *lobbyScreen) canChallenge() bool {
 	return !p.Guest && p.ID != "" && !l.isYou(p)
 }
 
-// offer challenges p, in a command: the server deals and stores the
-// challenge, which takes the solver a moment.
+// offer challenges p from the Lobby.
 func (l *lobbyScreen) offer(p lobby.Presence) tea.Cmd {
 	l.say(sInfo, "challenging "+clean(p.Name, 16)+l.env.gl.ell)
-	ch, ctx, name := l.env.challenges, l.env.ctx, p.Name
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
-		defer cancel()
-		text, err := ch.Offer(ctx, name)
-		return challengeOfferedMsg{text: text, err: err}
-	}
-}
-
-// offered shows what became of the challenge.
-func (l *lobbyScreen) offered(msg challengeOfferedMsg) {
-	if msg.err != nil {
-		l.say(sErr, clean(Reason(msg.err), 200))
-		return
-	}
-	l.say(sOK, clean(msg.text, 200))
+	return offerChallenge(l.env, screenLobby, p.Name)
 }

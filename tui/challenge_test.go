@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"pyramid/engine"
 	"pyramid/lobby"
 )
@@ -84,4 +86,30 @@ func TestChallengeFromLobby(t *testing.T) {
 	if len(fc.offered) != 1 || fc.offered[0] != "bob" {
 		t.Fatalf("offered to %v, want bob alone", fc.offered)
 	}
+}
+
+// TestChallengeFromTheBoard: c on another player's line of the daily
+// board challenges them; on one's own it does nothing.
+func TestChallengeFromTheBoard(t *testing.T) {
+	acc := newFakeAccount()
+	fc := &fakeChallenges{}
+	d := accountDeps(acc)
+	d.Challenges = fc
+	h := newHarness(t, d)
+	h.open(itemLeaders)
+	b := h.m.screens[screenLeaders].(*leadersScreen)
+	if len(b.entries) < 2 {
+		t.Fatalf("the board has %d lines, want 2 or more", len(b.entries))
+	}
+	b.entries[0].You, b.entries[1].You = true, false
+	h.send(tea.KeyMsg{Type: tea.KeyHome})
+	h.keys("c")
+	if len(fc.offered) != 0 {
+		t.Fatalf("c on one's own line offered to %v", fc.offered)
+	}
+	h.keys("down", "c")
+	if len(fc.offered) != 1 || fc.offered[0] != b.entries[1].Name {
+		t.Fatalf("offered to %v, want %s", fc.offered, b.entries[1].Name)
+	}
+	h.wantScreen("challenge 3 offered to mallory") // the name cleaned
 }

@@ -193,7 +193,7 @@ func (l *lobbyScreen) update(msg tea.Msg) tea.Cmd {
 		l.loaded(msg)
 		return nil
 	case challengeOfferedMsg:
-		l.offered(msg)
+		l.said(msg) // challenge.go
 		return nil
 	}
 	k, ok := msg.(tea.KeyMsg)
