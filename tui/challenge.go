@@ -68,11 +68,13 @@ func (m *Model) challengeOpen() tea.Cmd {
 	}
 }
 
-// challengeTable makes the seated table a challenge's: no hints, undo of
-// removals only, and the deal hidden until the challenge is over (not
-// only the player's game), as a racer's.
+// challengeTable makes the seated table a challenge's: no hints, no
+// "tell me when a deal can no longer be won", undo of removals only, and
+// the deal hidden until the challenge is over (not only the player's
+// game), as a racer's.
 func (t *tableScreen) challengeTable(ref string) {
 	t.undoLimit, t.noHints, t.challenge = challengeUndo, true, ref
+	t.setLive(false) // lost.go: no solver's word while it is played
 	t.raceTable, t.raceOver = true, false
 	t.say(sInfo, "challenge "+ref+": one attempt · no hints · undo: removals only")
 }

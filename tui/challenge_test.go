@@ -41,6 +41,10 @@ func TestChallengeLink(t *testing.T) {
 	h.wantNotScreen("deal 42")
 	h.keys("H")
 	h.wantScreen("no hints in a challenge")
+	h.m.tellLoaded(true)
+	if h.m.table().live.on {
+		t.Error("the live check is on at a challenge's table")
+	}
 	h.keys("d", "u")
 	h.wantScreen("undo takes back removals in a challenge, never a draw or a redeal")
 	if n := len(games.saves); n == 0 || games.saves[n-1].ID != "g7" {
