@@ -371,3 +371,44 @@ func TestChallengeSessionSaves(t *testing.T) {
 		t.Fatalf("a save past the deadline: %v", err)
 	}
 }
+
+// TestChallengeDecidedOnce: two servers on one database that look at a
+// challenge past its deadline at once store one result and close it
+// once.
+func TestChallengeDecidedOnce(t *testing.T) {
+	f, clk := challengeFixture(t)
+	ctx := context.Background()
+	other := New(Config{Store: f.st, Logger: log.New(&bytes.Buffer{}), Now: clk.Now})
+	alice, bob := sshtest.NewKey(t), sshtest.NewKey(t)
+	f.run(session(alice, "alice", "whoami"))
+	f.run(session(bob, "bob", "whoami"))
+	aliceID := gossh.FingerprintSHA256(alice.PublicKey())
+	f.run(session(alice, "alice", "challenge", "bob"))
+	f.run(session(bob, "bob", "challenge", "accept", "1"))
+	f.playChallenge(aliceID, 1, 6)
+	clk.Advance(store.ChallengeTime)
+	c, err := f.st.Challenge(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	got := make([]store.Challenge, 2)
+	errs := make([]error, 2)
+	for i, a := range []*App{f.app, other} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], errs[i] = a.settleChallenge(ctx, c)
+		}()
+	}
+	wg.Wait()
+	for i := range got {
+		if errs[i] != nil || got[i].State != store.ChallengeFinished || got[i].Winner != aliceID || got[i].RaceID != got[0].RaceID {
+			t.Fatalf("server %d decided %+v, %v; want finished, won by alice, one race", i, got[i], errs[i])
+		}
+	}
+	// The race's key is the challenge's: one row, whoever stored it.
+	if r, err := f.st.Race(ctx, got[0].RaceID); err != nil || len(r.Placings) != 2 {
+		t.Fatalf("the race: %+v, %v", r, err)
+	}
+}
