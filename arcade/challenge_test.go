@@ -166,7 +166,7 @@ func (f *fixture) playChallenge(player string, id int64, n int) int64 {
 // at connection and in challenges; the deal stays hidden until the end;
 // each plays once; the result is stored as a rated race of two.
 func TestChallengeOfferAndPlay(t *testing.T) {
-	f, _ := challengeFixture(t)
+	f, clk := challengeFixture(t)
 	alice, bob, carol := sshtest.NewKey(t), sshtest.NewKey(t), sshtest.NewKey(t)
 	for _, k := range []struct {
 		key  gossh.Signer
@@ -234,6 +234,12 @@ func TestChallengeOfferAndPlay(t *testing.T) {
 	}
 	if _, err := (&challengeGames{a: f.app, player: aliceID, w: f.app.newWriter(nil)}).Open(context.Background(), "1"); err == nil || !strings.Contains(err.Error(), "one attempt") {
 		t.Fatalf("a second attempt: %v", err)
+	}
+	// Her game's deal stays hidden while bob may play it, hours later too.
+	clk.Advance(3 * time.Hour)
+	if code, out, _ := f.run(session(alice, "alice", "games", "--json")); code != 0 || !strings.Contains(out, `"deal_hidden": true`) ||
+		strings.Contains(out, fmt.Sprint(c.DealNumber)) {
+		t.Fatalf("alice's games while the challenge is open:\n%s", out)
 	}
 	f.playChallenge(bobID, 1, 10) // bob stops after 10 moves of the line, and gives up
 	bobGame, _ := f.st.RaceGame(context.Background(), bobID, store.ChallengeRaceKey(1))
