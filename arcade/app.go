@@ -302,7 +302,9 @@ func (a *App) Model(s *server.Session) tea.Model {
 	var w *games.Writer
 	if saved {
 		w = a.newWriter(sess)
-		deps.Games = a.sessionGames(p.ID, w)
+		sg := a.sessionGames(p.ID, w)
+		sg.challenges = &challengeGames{a: a, player: p.ID, w: w, addr: s.AddrKey()} // challenge.go
+		deps.Games, deps.Challenges = sg, sg.challenges
 		acct := a.account(p.ID, s.Identity, s.AddrKey())
 		acct.instance, acct.session = a.instance, sess.ID() // its own changes it shows itself
 		deps.Account = acct
@@ -317,6 +319,11 @@ func (a *App) Model(s *server.Session) tea.Model {
 	if gh := a.newGhosts(p, w); gh != nil { // arcade/ghost.go
 		gh.spoilers = spoil
 		deps.Ghosts = gh
+	}
+	if saved {
+		if note == "" {
+			note = a.challengeNote(s.Context(), p.ID)
+		}
 	}
 	deps.Inbox = inbox{q: sess.Queue(), spoilers: spoil, unwatch: func() { a.lobby.Unwatch(sess) }}
 	m := tui.New(deps)

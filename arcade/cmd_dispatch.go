@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -44,38 +45,60 @@ type command struct {
 	// run runs the command; nil for a screen's words (a deep link),
 	// which need ssh -t and without a terminal only print their usage.
 	run func(c *call) int
+	// opens, when not nil, reports whether the words after the command's
+	// name open a screen rather than run as text (challenge ID plays,
+	// challenge NAME offers).
+	opens func(args []string) bool
 }
 
 // terminal reports whether cmd's words open a screen.
 func (cmd command) terminal() bool { return cmd.run == nil }
 
+// screen reports whether cmd with args opens a screen.
+func (cmd command) screen(args []string) bool {
+	return cmd.terminal() || cmd.opens != nil && cmd.opens(args)
+}
+
+// playsChallenge reports whether challenge's words name a challenge to
+// play: its number alone.
+func playsChallenge(args []string) bool {
+	if len(args) != 1 {
+		return false
+	}
+	_, err := strconv.ParseInt(args[0], 10, 64)
+	return err == nil
+}
+
 // commands lists the plain-text commands, in help order.
 func commands() []command {
 	return []command{
-		{"help", "[--json]", "this list", false, false, (*call).help},
-		{"version", "[--json]", "the server's version", false, false, (*call).version},
-		{"whoami", "[--json]", "your player: name, ID and keys", false, false, (*call).whoami},
-		{"who", "[--json]", "who is online and what each is doing", false, false, (*call).who},
-		{"rooms", "[--json]", "the public race rooms (join one with ssh -t … race CODE)", false, false, (*call).rooms},
-		{"stats", "[RULES] [--json]", "your records, per rule set", true, false, (*call).stats},
-		{"games", "[--json]", "your games, newest first", true, false, (*call).games},
-		{"top", "daily|RULES|race [RULES] [--date YYYY-MM-DD] [--json]", "a leaderboard: the daily deal's, a rule set's, or race ratings", true, false, (*call).top},
-		{"replay", "ID [--json]", "a game's moves and board: yours, or a past day's daily", true, false, (*call).replay},
-		{"share", "ID [--json]", "a game's one spoiler-free line to paste in a chat", true, false, (*call).share},
-		{"name", "NEW [--json]", "change your display name", true, false, (*call).rename},
-		{"link", "[CODE] [--json]", "a code to link another key; with CODE, from that key: link it", true, false, (*call).link},
-		{"label", "FINGERPRINT NAME", "name one of your keys, e.g. laptop (whoami lists them)", true, false, (*call).label},
-		{"unlink", "FINGERPRINT", "remove one of your keys (one older than yours: --yes)", true, false, (*call).unlink},
-		{"report", "NAME REASON", "tell the admins about a player (5 a day)", true, false, (*call).report},
-		{"audit", "[NAME]", "what was done to your account (admins: to all, or NAME)", true, false, (*call).audit},
-		{"ban", "NAME [DURATION] [REASON]", "ban a player, for good or for a while (1h, 7d): their open sessions end now, saying why", true, true, (*call).ban},
-		{"unban", "NAME", "lift a ban", true, true, (*call).unban},
-		{"kick", "NAME [REASON]", "end a player's open sessions, on every server, saying why", true, true, (*call).kick},
-		{"rename", "NAME NEW", "rename a player", true, true, (*call).adminRename},
-		{"reports", "[--all] [--json]", "the players' open reports, newest first, with the reported players' races and games", true, true, (*call).reports},
-		{"close-report", "ID [REASON]", "close a report: it is dealt with", true, true, (*call).closeReport},
-		{"void", "RACE_ID REASON", "void a race: it counts for nobody, the ratings after it are computed again", true, true, (*call).void},
-		{"close-room", "CODE [REASON]", "close a race room; its members and spectators are told why", false, true, (*call).closeRoom},
+		{"help", "[--json]", "this list", false, false, (*call).help, nil},
+		{"version", "[--json]", "the server's version", false, false, (*call).version, nil},
+		{"whoami", "[--json]", "your player: name, ID and keys", false, false, (*call).whoami, nil},
+		{"who", "[--json]", "who is online and what each is doing", false, false, (*call).who, nil},
+		{"rooms", "[--json]", "the public race rooms (join one with ssh -t … race CODE)", false, false, (*call).rooms, nil},
+		{"stats", "[RULES] [--json]", "your records, per rule set", true, false, (*call).stats, nil},
+		{"games", "[--json]", "your games, newest first", true, false, (*call).games, nil},
+		{"top", "daily|RULES|race [RULES] [--date YYYY-MM-DD] [--json]", "a leaderboard: the daily deal's, a rule set's, or race ratings", true, false, (*call).top, nil},
+		{"replay", "ID [--json]", "a game's moves and board: yours, or a past day's daily", true, false, (*call).replay, nil},
+		{"share", "ID [--json]", "a game's one spoiler-free line to paste in a chat", true, false, (*call).share, nil},
+		{"name", "NEW [--json]", "change your display name", true, false, (*call).rename, nil},
+		{"link", "[CODE] [--json]", "a code to link another key; with CODE, from that key: link it", true, false, (*call).link, nil},
+		{"label", "FINGERPRINT NAME", "name one of your keys, e.g. laptop (whoami lists them)", true, false, (*call).label, nil},
+		{"unlink", "FINGERPRINT", "remove one of your keys (one older than yours: --yes)", true, false, (*call).unlink, nil},
+		{"report", "NAME REASON", "tell the admins about a player (5 a day)", true, false, (*call).report, nil},
+		{"audit", "[NAME]", "what was done to your account (admins: to all, or NAME)", true, false, (*call).audit, nil},
+		{"ban", "NAME [DURATION] [REASON]", "ban a player, for good or for a while (1h, 7d): their open sessions end now, saying why", true, true, (*call).ban, nil},
+		{"unban", "NAME", "lift a ban", true, true, (*call).unban, nil},
+		{"kick", "NAME [REASON]", "end a player's open sessions, on every server, saying why", true, true, (*call).kick, nil},
+		{"rename", "NAME NEW", "rename a player", true, true, (*call).adminRename, nil},
+		{"reports", "[--all] [--json]", "the players' open reports, newest first, with the reported players' races and games", true, true, (*call).reports, nil},
+		{"close-report", "ID [REASON]", "close a report: it is dealt with", true, true, (*call).closeReport, nil},
+		{"void", "RACE_ID REASON", "void a race: it counts for nobody, the ratings after it are computed again", true, true, (*call).void, nil},
+		{"close-room", "CODE [REASON]", "close a race room; its members and spectators are told why", false, true, (*call).closeRoom, nil},
+		{name: "challenge", usage: "NAME [RULES] | accept ID | decline ID | ID", needsStore: true, run: (*call).challenge, opens: playsChallenge,
+			help: "challenge a player to a hidden deal, each playing it once within 24 hours; answer one; with ssh -t, play one"},
+		{"challenges", "[--json]", "your open and recent challenges, with what to do next", true, false, (*call).challenges, nil},
 		{name: "race", usage: "[CODE | new [RULES] [DEAL] [--public] [--time 10m] [--max N] | watch CODE | ghost daily|ID]",
 			help: "with ssh -t: a quick match, a room by its code, a new room, a room to watch, or a race against a past game"},
 		{name: "watch", usage: "NAME", help: "with ssh -t: watch a player's game"},
@@ -102,7 +125,7 @@ func (a *App) IsCommand(args []string) bool {
 	}
 	cmd, ok := lookup(args[0])
 	// A screen's words are a deep link, but for its --help.
-	return ok && (!cmd.terminal() || asksHelp(args[1:]))
+	return ok && (!cmd.screen(args[1:]) || asksHelp(args[1:]))
 }
 
 // asksHelp reports whether a command's words ask for its usage.
@@ -134,7 +157,7 @@ func (a *App) Exec(ctx context.Context, s *server.Session, stdout, stderr io.Wri
 		admin: a.cfg.Admins != nil && !s.Guest() && a.cfg.Admins.IsAdmin(s.Identity)}
 	cmd, ok := lookup(name)
 	switch {
-	case ok && cmd.terminal():
+	case ok && (cmd.terminal() || cmd.screen(c.args) && !asksHelp(c.args)):
 		return c.needsTerminal(cmd)
 	case !ok:
 		if _, err := engine.ParseRules(name); err == nil {

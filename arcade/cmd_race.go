@@ -347,14 +347,16 @@ func (c *call) printRaceResults(rep *raceResultsReport, gameID int64) {
 		if p.GameID != gameID {
 			continue
 		}
-		line := "race: " + share.Ordinal(p.Place) + " of " + strconv.Itoa(rep.Racers) + " · "
-		switch {
-		case p.Counted == "rated":
-			before, after := int(math.Round(p.RatingBefore)), int(math.Round(p.RatingAfter))
-			line += fmt.Sprintf("%d → %s %+d", before, displayText(p.RatingAfter, p.Provisional), after-before)
-		default:
-			line += p.Counted + ": " + p.Why
-		}
-		fmt.Fprintln(c.stdout, line)
+		fmt.Fprintln(c.stdout, "race: "+share.Ordinal(p.Place)+" of "+strconv.Itoa(rep.Racers)+" · "+countedText(p))
 	}
+}
+
+// countedText is how a race counted for a racer, in words: "1500 →
+// 1521? +21", or "unrated: " and why.
+func countedText(p placingReport) string {
+	if p.Counted == "rated" {
+		before, after := int(math.Round(p.RatingBefore)), int(math.Round(p.RatingAfter))
+		return fmt.Sprintf("%d → %s %+d", before, displayText(p.RatingAfter, p.Provisional), after-before)
+	}
+	return p.Counted + ": " + p.Why
 }

@@ -286,6 +286,12 @@ func (c *call) raceOver(ctx context.Context, sg store.Game) bool {
 	if sg.Kind != store.KindRace || !sg.Status.Finished() {
 		return true
 	}
+	if id, ok := store.ChallengeOfRaceKey(sg.Race); ok {
+		// A challenge's game: over when the challenge is, which may be
+		// a day after the game.
+		ch, err := c.a.cfg.Store.Challenge(ctx, id)
+		return err == nil && !ch.State.Open()
+	}
 	if c.a.cfg.Now().Sub(sg.Updated) > lobby.MaxTimeLimit {
 		return true
 	}

@@ -26,6 +26,10 @@ type sessionGames struct {
 	// still running (arcade/race.go): it is not the player's to continue
 	// alone. Nil: none is.
 	racing func(id int64) bool
+	// challenges are the session's challenges (challenge.go): the save
+	// of a challenge's game is refused past its deadline, and the one
+	// that ends it decides the challenge when it is due. Nil: none.
+	challenges *challengeGames
 }
 
 var (
@@ -134,10 +138,17 @@ func (g *sessionGames) SaveRecord(ctx context.Context, player string, sg tui.Sav
 	if sg.Replace != "" {
 		replace, _ = strconv.ParseInt(sg.Replace, 10, 64) // not a number: replaces nothing
 	}
+	c, isChallenge := g.challenges.of(id)
+	if isChallenge && !g.challenges.a.cfg.Now().Before(c.Deadline) {
+		return tui.SaveResult{}, fmt.Errorf("challenge %d: %w", c.ID, errChallengeTimeUp)
+	}
 	saved, err := g.w.Save(ctx, player, id, playOf(sg, replace), nil)
 	if err != nil {
 		logHidden(g.log, "game not saved", err, "player", player, "game", sg.ID)
 		return tui.SaveResult{}, tuiError(err)
+	}
+	if isChallenge && saved.Status.Finished() {
+		g.challenges.decide(ctx, c.ID)
 	}
 	return tui.SaveResult{ID: strconv.FormatInt(saved.ID, 10), Status: string(saved.Status), Practice: saved.Practice,
 		Hints: saved.Hints, Undos: saved.Undos, Assisted: saved.Assisted, NewBestTime: saved.NewBestTime,

@@ -85,6 +85,7 @@ func (gh *ghosts) Ghost(ctx context.Context, ref string) (tui.Ghost, error) {
 	}
 	if sg.PlayerID != gh.player || gh.player == "" {
 		switch {
+		case gh.a.opponentsGame(ctx, gh.player, sg): // challenge.go
 		case sg.Daily == "" || sg.Daily > today:
 			return tui.Ghost{}, notFound
 		case gh.spoilers.spoils(ctx, sg.RulesID, sg.Daily):

@@ -183,14 +183,16 @@ func (rs *races) doing(snap lobby.Snapshot, removed int) {
 // says of it, or one the solver proves winnable. Its par is worked out
 // from now on, so that the results know it.
 func (rs *races) pickDeal(ctx context.Context, r engine.Rules, deal uint64, has bool) (uint64, engine.Verdict) {
-	n, v := rs.findDeal(ctx, r, deal, has)
+	n, v := rs.a.findDeal(ctx, r, deal, has)
 	warmParOf(rs.a.cfg.Solver, r, n)
 	return n, v
 }
 
-// findDeal is pickDeal without warming the deal's par.
-func (rs *races) findDeal(ctx context.Context, r engine.Rules, deal uint64, has bool) (uint64, engine.Verdict) {
-	solver := rs.a.cfg.Solver
+// findDeal is pickDeal without warming the deal's par: a deal for a
+// room or a challenge, the given one with what the solver says of it,
+// or one drawn from crypto/rand that the solver proves winnable.
+func (a *App) findDeal(ctx context.Context, r engine.Rules, deal uint64, has bool) (uint64, engine.Verdict) {
+	solver := a.cfg.Solver
 	if has {
 		if solver == nil {
 			return deal, engine.Unknown

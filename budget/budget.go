@@ -46,6 +46,8 @@ const (
 	SpectatorSeat
 	// Report is a report of a player to the admins.
 	Report
+	// ChallengeMade is a challenge offered to another player.
+	ChallengeMade
 	numKinds
 )
 
@@ -62,6 +64,7 @@ var kindInfo = [numKinds]struct {
 	ChatLine:      {"chat_line", "chat lines", "limit-chat", Limit{N: 60, Per: time.Minute}},
 	SpectatorSeat: {"spectator_seat", "spectator seats here", "limit-spectator-seats", Limit{N: 5}},
 	Report:        {"report", "reports", "limit-reports", Limit{N: 20, Per: 24 * time.Hour}},
+	ChallengeMade: {"challenge_made", "challenges", "limit-challenges", Limit{N: 20, Per: time.Hour}},
 }
 
 // Kinds returns every kind, in the order Stats reports them.

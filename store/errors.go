@@ -42,8 +42,9 @@ var (
 	// it is held for them until every session stops showing it
 	// (NameHold); a NameHeldError says for how long yet.
 	ErrNameHeld = plain("name was just freed")
-	// ErrClosed: the report was closed already.
-	ErrClosed = plain("the report is closed already")
+	// ErrClosed: the report or challenge was closed already (a challenge:
+	// answered, decided or past its deadline).
+	ErrClosed = plain("closed already")
 	// ErrVoided: the race was voided already.
 	ErrVoided = plain("the race is void already")
 	// ErrUnavailable: the database could not be reached (refused, dropped

@@ -12,6 +12,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"pyramid/engine"
@@ -653,6 +655,7 @@ type Store interface {
 	Secrets
 	Audit
 	Reports
+	Challenges
 	// Close releases the database.
 	Close() error
 }
@@ -872,4 +875,113 @@ type RaceVoid struct {
 	RaceID int64
 	Actor  string // the admin's player ID
 	Reason string
+}
+
+// ChallengeState is where a challenge stands.
+type ChallengeState string
+
+// The states of a challenge. Offered and accepted are open; the others
+// are final.
+const (
+	// ChallengeOffered: the challenged player has not answered yet.
+	ChallengeOffered ChallengeState = "offered"
+	// ChallengeAccepted: both may play the deal, once, until the deadline.
+	ChallengeAccepted ChallengeState = "accepted"
+	// ChallengeDeclined: the challenged player said no.
+	ChallengeDeclined ChallengeState = "declined"
+	// ChallengeFinished: decided; its result is a stored race of two.
+	ChallengeFinished ChallengeState = "finished"
+	// ChallengeExpired: the deadline passed before it was accepted, or
+	// with neither side having played: no result.
+	ChallengeExpired ChallengeState = "expired"
+)
+
+// Open reports whether the challenge is still waiting for an answer or
+// for play.
+func (s ChallengeState) Open() bool { return s == ChallengeOffered || s == ChallengeAccepted }
+
+// ChallengeTime is how long an offer waits for its answer, and how long
+// both sides have to play once it is accepted.
+const ChallengeTime = 24 * time.Hour
+
+// NewChallenge is a challenge to offer.
+type NewChallenge struct {
+	Challenger, Challenged string // player IDs
+	RulesID                string
+	// DealNumber is the hidden deal both will play, picked by the server
+	// and proven winnable by the solver.
+	DealNumber uint64
+}
+
+// Challenge is a stored challenge.
+type Challenge struct {
+	ID                             int64
+	Challenger, Challenged         string // player IDs
+	ChallengerName, ChallengedName string // filled in when read
+	RulesID                        string
+	DealNumber                     uint64
+	State                          ChallengeState
+	// Offered is when it was offered, Accepted when it was accepted (zero
+	// before), Deadline when the open state ends (an offer's answer, or
+	// the play of an accepted one), Ended when it was closed (zero while
+	// open).
+	Offered, Accepted, Deadline, Ended time.Time
+	// ChallengerGame and ChallengedGame are each side's game of the deal
+	// (a KindRace game whose Race is ChallengeRaceKey), 0 before they
+	// started it.
+	ChallengerGame, ChallengedGame int64
+	// RaceID is the stored race of the result (Races.RecordRace), 0 for
+	// none; Winner the winner's player ID, empty for none.
+	RaceID int64
+	Winner string
+}
+
+// ChallengeRaceKey is the race key of a challenge: the Race of both
+// sides' games and the Key of the race its result is stored as, so that
+// a player has one game of a challenge and the result is stored once.
+func ChallengeRaceKey(id int64) string { return challengeKeyPrefix + strconv.FormatInt(id, 10) }
+
+const challengeKeyPrefix = "challenge-"
+
+// ChallengeOfRaceKey is ChallengeRaceKey's inverse: ok is false for a
+// key that names no challenge (a race room's).
+func ChallengeOfRaceKey(key string) (id int64, ok bool) {
+	n, found := strings.CutPrefix(key, challengeKeyPrefix)
+	if !found {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(n, 10, 64)
+	return id, err == nil && id > 0
+}
+
+// Challenges keeps challenges: asynchronous duels of two players on one
+// hidden deal.
+type Challenges interface {
+	// OfferChallenge stores a new offer at the store's now, open until
+	// ChallengeTime later. ErrInvalid for a challenge of oneself or a
+	// missing field.
+	OfferChallenge(ctx context.Context, c NewChallenge) (Challenge, error)
+	// Challenge returns a stored challenge (ErrNotFound for none).
+	Challenge(ctx context.Context, id int64) (Challenge, error)
+	// PlayerChallenges returns the player's challenges, on either side,
+	// newest first, at most limit: the open ones and those that ended at
+	// since or later.
+	PlayerChallenges(ctx context.Context, playerID string, since time.Time, limit int) ([]Challenge, error)
+	// AnswerChallenge is the challenged player's answer to an offer: an
+	// accepted one is open for play until ChallengeTime from now, a
+	// declined one ends. ErrNotFound when it is no offer to playerID,
+	// ErrClosed when it was answered already or its deadline passed.
+	AnswerChallenge(ctx context.Context, id int64, playerID string, accept bool) (Challenge, error)
+	// SetChallengeGame notes gameID as the player's game of an accepted
+	// challenge before its deadline. Noting the same game again is no
+	// error; ErrExists when the player has another game of it,
+	// ErrNotFound when the player is neither side, ErrClosed when it is
+	// not open for play.
+	SetChallengeGame(ctx context.Context, id int64, playerID string, gameID int64) error
+	// EndChallenge closes an open challenge as ChallengeFinished (its
+	// result stored as race raceID, won by winner, or by nobody when
+	// empty) or ChallengeExpired, and returns it. Closing one closed
+	// already changes nothing and returns it with ErrClosed, so that two
+	// servers deciding the same challenge end it once.
+	EndChallenge(ctx context.Context, id int64, state ChallengeState, raceID int64, winner string) (Challenge, error)
 }

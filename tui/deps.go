@@ -105,6 +105,10 @@ type Deps struct {
 	// Ghosts, when not nil, gives ghost races: g on the daily board and
 	// the deep link race ghost daily|GAME-ID (tui/ghost*.go).
 	Ghosts Ghosts
+
+	// Challenges, when not nil, gives the deep link challenge ID: the
+	// player's one game of a challenge (tui/challenge.go).
+	Challenges Challenges
 }
 
 // Inbox is a session's queue of messages from the rest of the server

@@ -46,6 +46,9 @@ type env struct {
 	races Races
 	// ghosts are the recorded games to race (Deps.Ghosts), or nil.
 	ghosts Ghosts
+	// challenges are the player's challenges to play (Deps.Challenges),
+	// or nil.
+	challenges Challenges
 	// watchStep is the time between two moves when the watch screen
 	// plays the solver's line by itself (watchStep; tests shorten it).
 	watchStep time.Duration

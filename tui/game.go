@@ -325,6 +325,9 @@ type resumedMsg struct {
 	req  int
 	game SavedGame
 	err  error
+	// challenge is the number of the challenge the game is the
+	// player's game of (tui/challenge.go), or empty.
+	challenge string
 }
 
 // resumeGame goes back to the game on the table, or takes the stored one
@@ -364,6 +367,10 @@ func (m *Model) resumed(msg resumedMsg) tea.Cmd {
 		m.reloaded = false
 		m.show(screenMenu)
 		m.setContinue()
+		if msg.challenge != "" {
+			m.menu().say(sErr, clean("challenge "+msg.challenge+": "+Reason(err), 200))
+			return nil
+		}
 		m.menu().say(sErr, clean("could not restore your game: "+Reason(err), 200))
 		return nil
 	}
@@ -373,7 +380,9 @@ func (m *Model) resumed(msg resumedMsg) tea.Cmd {
 	m.table().resumeTimes(sg.MoveTimes) // movetimes.go
 	t := m.table()
 	t.hints, t.undos, t.watched = sg.Hints, sg.Undos, sg.Watched
-	if m.reloaded {
+	if msg.challenge != "" {
+		t.challengeTable(msg.challenge) // challenge.go
+	} else if m.reloaded {
 		m.reloaded = false
 		t.say(sWarn, staleNote(g.MovesMade()))
 	} else {

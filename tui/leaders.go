@@ -57,7 +57,9 @@ type leadersScreen struct {
 	// watch watches that player's game live, when there is a lobby.
 	ghost key.Binding
 	watch key.Binding
-	bar   *helpBar
+	// challenge challenges that player (challenge.go).
+	challenge key.Binding
+	bar       *helpBar
 	// playing is how many play the daily deal now (presence.go), -1
 	// until the lobby said.
 	playing int
@@ -75,19 +77,20 @@ func newLeadersScreen(e *env, w, h int) *leadersScreen {
 		total = r.PyramidSize()
 	}
 	b := &leadersScreen{
-		chrome:  chrome{w: w, h: h},
-		total:   total,
-		playing: -1,
-		prev:    key.NewBinding(key.WithKeys("left", "h", "a")),
-		next:    key.NewBinding(key.WithKeys("right", "l", "d")),
-		toToday: key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "today")),
-		up:      key.NewBinding(key.WithKeys("up", "k", "w", "pgup", "home")),
-		down:    key.NewBinding(key.WithKeys("down", "j", "s", "pgdown", " ", "end")),
-		reload:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
-		back:    key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "menu")),
-		ghost:   key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "race its ghost")),
-		watch:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "watch")),
-		bar:     newHelpBar(),
+		chrome:    chrome{w: w, h: h},
+		total:     total,
+		playing:   -1,
+		prev:      key.NewBinding(key.WithKeys("left", "h", "a")),
+		next:      key.NewBinding(key.WithKeys("right", "l", "d")),
+		toToday:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "today")),
+		up:        key.NewBinding(key.WithKeys("up", "k", "w", "pgup", "home")),
+		down:      key.NewBinding(key.WithKeys("down", "j", "s", "pgdown", " ", "end")),
+		reload:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
+		back:      key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "menu")),
+		ghost:     key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "race its ghost")),
+		watch:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "watch")),
+		challenge: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "challenge")),
+		bar:       newHelpBar(),
 	}
 	b.setEnv(e)
 	return b
@@ -239,6 +242,9 @@ func (b *leadersScreen) update(msg tea.Msg) tea.Cmd {
 			b.par = r.par
 		}
 		return nil
+	case challengeOfferedMsg:
+		b.said(r) // challenge.go
+		return nil
 	}
 	k, ok := msg.(tea.KeyMsg)
 	if !ok {
@@ -274,6 +280,11 @@ func (b *leadersScreen) update(msg tea.Msg) tea.Cmd {
 		default:
 			b.event = spectateOpenMsg{name: en.Name}
 		}
+	case key.Matches(k, b.challenge):
+		if en := b.selected(); en != nil && !en.You {
+			b.say(sInfo, "challenging "+clean(en.Name, 16)+b.env.gl.ell)
+			return offerChallenge(b.env, screenLeaders, en.Name)
+		}
 	case key.Matches(k, b.back):
 		b.event = backMsg{}
 	}
@@ -293,6 +304,7 @@ func (b *leadersScreen) updateKeys() {
 	en := b.selected()
 	b.ghost.SetEnabled(b.env != nil && b.env.ghosts != nil && en != nil && en.GameID != "")
 	b.watch.SetEnabled(b.env != nil && b.env.lobby != nil && en != nil && !en.You)
+	b.challenge.SetEnabled(b.env != nil && b.env.challenges != nil && !b.env.player.Guest && en != nil && !en.You)
 }
 
 // shiftDate returns the UTC date days after date (time.DateOnly); a date
@@ -366,7 +378,7 @@ func (b *leadersScreen) view() string {
 		sub = joinSub("par "+strconv.Itoa(b.par)+" (the shortest winning line)", sub, e.gl.sep)
 	}
 	return drawPage(e, b.w, b.h, "Pyramid Solitaire"+e.gl.sep+"daily board"+e.gl.sep+b.dayLabel(), sub, body,
-		msg, st, b.bar, []key.Binding{b.prev, b.next, b.toToday, b.up, b.ghost, b.watch, b.reload, b.back})
+		msg, st, b.bar, []key.Binding{b.prev, b.next, b.toToday, b.up, b.ghost, b.watch, b.challenge, b.reload, b.back})
 }
 
 // row draws one line of the board: the cursor's marked and in reverse

@@ -38,8 +38,10 @@ type lobbyScreen struct {
 	up    key.Binding
 	down  key.Binding
 	watch key.Binding
-	back  key.Binding
-	bar   *helpBar
+	// challenge challenges the player under the cursor (tui/challenge.go).
+	challenge key.Binding
+	back      key.Binding
+	bar       *helpBar
 
 	// shown are the player lines (not the cursor's) the last view drew,
 	// by what they show, drawn again at no cost when the player's line
@@ -59,12 +61,13 @@ type linesKey struct {
 // newLobbyScreen builds the screen; load fills it.
 func newLobbyScreen(e *env, w, h int) *lobbyScreen {
 	l := &lobbyScreen{
-		chrome: chrome{w: w, h: h},
-		up:     key.NewBinding(key.WithKeys("up", "k")),
-		down:   key.NewBinding(key.WithKeys("down", "j")),
-		watch:  key.NewBinding(key.WithKeys("w", "enter"), key.WithHelp("w", "watch")),
-		back:   key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "menu")),
-		bar:    newHelpBar(),
+		chrome:    chrome{w: w, h: h},
+		up:        key.NewBinding(key.WithKeys("up", "k")),
+		down:      key.NewBinding(key.WithKeys("down", "j")),
+		watch:     key.NewBinding(key.WithKeys("w", "enter"), key.WithHelp("w", "watch")),
+		challenge: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "challenge")),
+		back:      key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "menu")),
+		bar:       newHelpBar(),
 	}
 	l.setEnv(e)
 	return l
@@ -185,8 +188,12 @@ func (l *lobbyScreen) setSize(w, h int) {
 
 // update moves the cursor, watches, or goes back.
 func (l *lobbyScreen) update(msg tea.Msg) tea.Cmd {
-	if r, ok := msg.(lobbyMsg); ok {
-		l.loaded(r)
+	switch msg := msg.(type) {
+	case lobbyMsg:
+		l.loaded(msg)
+		return nil
+	case challengeOfferedMsg:
+		l.said(msg) // challenge.go
 		return nil
 	}
 	k, ok := msg.(tea.KeyMsg)
@@ -224,6 +231,8 @@ func (l *lobbyScreen) update(msg tea.Msg) tea.Cmd {
 			}
 			l.event = spectateOpenMsg{name: p.Name}
 		}
+	case key.Matches(k, l.challenge) && l.canChallenge():
+		return l.offer(l.who[l.cur])
 	case key.Matches(k, l.back):
 		l.event = backMsg{}
 	}
@@ -301,8 +310,9 @@ func (l *lobbyScreen) view() string {
 			watch.SetHelp("enter", "watch")
 		}
 	}
+	l.challenge.SetEnabled(l.canChallenge())
 	return drawPage(e, l.w, l.h, "Pyramid Solitaire"+e.gl.sep+"lobby", sub, body, msg, st, l.bar,
-		[]key.Binding{l.up, watch, l.back})
+		[]key.Binding{l.up, watch, l.challenge, l.back})
 }
 
 // lobbyNameW is the width of the Lobby's name column: a name of 16

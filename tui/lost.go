@@ -79,12 +79,16 @@ func (m *Model) tellLoaded(on bool) tea.Cmd {
 	}
 	t := m.table()
 	was := t.live.on
-	t.live.on = on
-	if on && !was {
+	t.setLive(on)
+	if t.live.on && !was {
 		return t.askLive()
 	}
 	return nil
 }
+
+// setLive turns the live check on or off as the player's setting says;
+// never on a challenge's table, whose play the solver does not help.
+func (t *tableScreen) setLive(on bool) { t.live.on = on && t.challenge == "" }
 
 // askWhereLost returns the command that asks the analyst where the lost
 // game on the table lost its win, or nil when there is no analyst or the
@@ -312,8 +316,8 @@ func (m *Model) tellChanged() tea.Cmd {
 	var cmd tea.Cmd
 	if m.playing {
 		t := m.table()
-		t.live.on = on
-		if on {
+		t.setLive(on)
+		if t.live.on {
 			cmd = t.askLive()
 		}
 	}

@@ -62,6 +62,9 @@ type Model struct {
 	// link is a deep link waiting for the unfinished games to load.
 	link    *dealSpec
 	loading bool
+	// challengeRef is the challenge the deep link named, until Init asks
+	// for its game (challenge.go).
+	challengeRef string
 	// quitting is set once the session is to end when its saves are
 	// stored, ended once its last command is given (end); ending is the
 	// shutdown in progress, or nil.
@@ -90,16 +93,17 @@ func New(d Deps) *Model {
 		pal:      paletteFor(r),
 		gl:       glyphsFor(d.Unicode),
 
-		translate: d.Translate,
-		account:   d.Account,
-		connect:   d.Connect,
-		inbox:     d.Inbox,
-		lobby:     d.Lobby,
-		races:     d.Races,
-		ghosts:    d.Ghosts,
-		watchStep: watchStep,
-		wait:      d.After,
-		await:     d.Await,
+		translate:  d.Translate,
+		account:    d.Account,
+		connect:    d.Connect,
+		inbox:      d.Inbox,
+		lobby:      d.Lobby,
+		races:      d.Races,
+		ghosts:     d.Ghosts,
+		challenges: d.Challenges,
+		watchStep:  watchStep,
+		wait:       d.After,
+		await:      d.Await,
 	}
 	if e.wait == nil {
 		e.wait = tick
@@ -127,7 +131,9 @@ func New(d Deps) *Model {
 	if name, ok := watchArgs(args); ok { // presence.go: ssh -t HOST watch NAME
 		m.live.link, m.live.linkBad, args = name, name == "", nil
 	}
-	if isRaceLink(args) {
+	if ref, ok := challengeArgs(args); ok {
+		m.challengeLink(ref) // challenge.go
+	} else if isRaceLink(args) {
 		m.raceLink(args) // race.go
 	} else if len(args) > 0 {
 		spec, err := parseLink(args)
@@ -165,6 +171,7 @@ func (m *Model) Init() tea.Cmd {
 	if m.playing {
 		cmds = append(cmds, m.env.readClock(m.token, clockStart))
 	}
+	cmds = append(cmds, m.challengeOpen())
 	return tea.Batch(cmds...)
 }
 

@@ -187,8 +187,15 @@ func (m *Model) doing() (d lobby.Doing, ok bool) {
 			d.Custom = true
 		}
 		// A daily's number stays hidden until its day is over: a player
-		// who finished would tell it to those still to play.
-		return d.HideDeal(lobby.DealShown(m.table().chosen, d.Finished && m.table().day == "")), true
+		// who finished would tell it to those still to play; a
+		// challenge's until the challenge is, which this session does
+		// not learn: it stays hidden here.
+		t := m.table()
+		over := d.Finished && t.day == ""
+		if t.challenge != "" {
+			over = false
+		}
+		return d.HideDeal(lobby.DealShown(t.chosen, over)), true
 	case screenSpectate:
 		if s := m.spectate(); s != nil && s.ended == "" {
 			return lobby.Doing{What: lobby.Watching, Watched: s.name}, true
@@ -235,7 +242,9 @@ func (m *Model) boardChange() (lobby.Board, bool) {
 		lv.pubToken = pubNone - 1 // a new spectator gets a board at once
 		return lobby.Board{}, false
 	}
-	if d, ok := m.doing(); ok && d.What == lobby.Playing {
+	if d, ok := m.doing(); ok && d.What == lobby.Playing && m.table().challenge == "" {
+		// A challenge's game is shown to nobody: its opponent, still to
+		// play the deal, would learn it.
 		t := m.table()
 		if lv.pubToken == m.token && lv.pubVersion == t.version {
 			return lobby.Board{}, false

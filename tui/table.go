@@ -64,6 +64,12 @@ type tableScreen struct {
 	// or a redeal (engine.Game.UndoPeeks): "a race", "the daily"; empty:
 	// undo has no limit.
 	undoLimit string
+	// noHints: no hints on this table (a challenge's); H says so.
+	noHints bool
+	// challenge is the number of the challenge whose game this is
+	// (tui/challenge.go), or empty: its game is shown to no spectator
+	// and its deal to nobody until the challenge is over.
+	challenge string
 
 	prompt     Prompt
 	promptOpen bool
@@ -619,6 +625,10 @@ func (t *tableScreen) redo() tea.Cmd {
 // for a move that keeps the deal winnable.
 func (t *tableScreen) askHint() tea.Cmd {
 	if t.d.status != engine.Playing {
+		return nil
+	}
+	if t.noHints {
+		t.say(sWarn, "no hints in "+t.undoLimit)
 		return nil
 	}
 	m, ok := t.game.Hint()

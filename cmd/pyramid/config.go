@@ -58,6 +58,7 @@ var budgetHelp = [...]string{
 	budget.ChatLine:      "chat lines said in rooms",
 	budget.SpectatorSeat: "spectator seats held at one room or one player, `N` at once",
 	budget.Report:        "reports of players",
+	budget.ChallengeMade: "challenges offered to players",
 }
 
 // register defines the serve flags, with their defaults.

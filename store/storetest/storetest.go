@@ -149,6 +149,7 @@ func Run(t *testing.T, open Opener) {
 		{"DailyFirstAttempt", testDailyFirstAttempt},
 		{"GameKinds", testGameKinds},
 		{"Settings", testSettings},
+		{"Challenges", testChallenges},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

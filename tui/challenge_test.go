@@ -1,0 +1,119 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"pyramid/engine"
+	"pyramid/lobby"
+)
+
+// fakeChallenges is a Challenges in memory: one challenge's game, and
+// the names offered to.
+type fakeChallenges struct {
+	game    SavedGame
+	err     error
+	offered []string
+}
+
+func (f *fakeChallenges) Open(ctx context.Context, ref string) (SavedGame, error) {
+	return f.game, f.err
+}
+
+func (f *fakeChallenges) Offer(ctx context.Context, name string) (string, error) {
+	f.offered = append(f.offered, name)
+	return "challenge 3 offered to " + name, nil
+}
+
+// TestChallengeLink: ssh -t HOST challenge ID seats the player's game of
+// the challenge: its deal hidden, no hints, undo of removals only; a
+// refusal (a second attempt) goes to the menu saying why.
+func TestChallengeLink(t *testing.T) {
+	rec := engine.Record{Rules: "classic", Deal: 42}
+	fc := &fakeChallenges{game: SavedGame{ID: "g7", Record: rec, Status: StatusPlaying}}
+	games := &fakeGames{}
+	h := newHarness(t, Deps{Args: []string{"challenge", "7"}, Unicode: true, Player: testPlayer, Games: games, Challenges: fc})
+	h.wantScreen("Classic · hidden deal", "challenge 7: one attempt · no hints · undo: removals only")
+	h.wantNotScreen("deal 42")
+	h.keys("H")
+	h.wantScreen("no hints in a challenge")
+	h.m.tellLoaded(true)
+	if h.m.table().live.on {
+		t.Error("the live check is on at a challenge's table")
+	}
+	h.keys("d", "u")
+	h.wantScreen("undo takes back removals in a challenge, never a draw or a redeal")
+	if n := len(games.saves); n == 0 || games.saves[n-1].ID != "g7" {
+		t.Fatalf("saves %+v, want the challenge's game g7", games.saves)
+	}
+	// Who hides its deal; spectators get no board of it.
+	if d, ok := h.m.doing(); !ok || d.What != lobby.Playing || d.Deal != 0 || !d.Hidden {
+		t.Errorf("doing %+v, want playing a hidden deal", d)
+	}
+	h.m.live.watchers = 1
+	if b, _ := h.m.boardChange(); b.Playing() {
+		t.Errorf("a spectator's board of a challenge's game: %+v, want none", b)
+	}
+
+	fc = &fakeChallenges{err: errors.New("you played this challenge already: one attempt each")}
+	h = newHarness(t, Deps{Args: []string{"challenge", "7"}, Unicode: true, Player: testPlayer, Games: &fakeGames{}, Challenges: fc})
+	h.wantScreen("challenge 7: you played this challenge already: one attempt each")
+	if !isMenuScreen(h) {
+		t.Fatalf("a refused challenge stays off the menu:\n%s", h.screen())
+	}
+}
+
+func isMenuScreen(h *harness) bool { return h.m.cur == screenMenu }
+
+// TestChallengeFromLobby: c on a player's line of the Lobby challenges
+// them; not on one's own line, nor a guest's.
+func TestChallengeFromLobby(t *testing.T) {
+	fl := newFakeLobby()
+	fl.who = []lobby.Presence{
+		{Player: lobby.Player{ID: "b", Name: "bob"}, Doing: lobby.Doing{What: lobby.AtMenu}, Session: 2},
+		{Player: lobby.Player{Name: "guest-VPJ9", Guest: true}, Doing: lobby.Doing{What: lobby.AtMenu}, Session: 3},
+		{Player: testLobbyPlayer(), Doing: lobby.Doing{What: lobby.AtMenu}, Session: 1},
+	}
+	fc := &fakeChallenges{}
+	h := newHarness(t, Deps{Player: testPlayer, Lobby: fl, Games: &fakeGames{}, Challenges: fc, Unicode: true})
+	h.open(itemLobby)
+	if l := lineOf(h.screen(), "q menu"); !strings.Contains(l, "c challenge") {
+		t.Errorf("the bar on bob's line: %q, want c challenge", l)
+	}
+	h.keys("c")
+	h.wantScreen("challenge 3 offered to bob")
+	h.keys("down", "c", "down", "c")
+	if len(fc.offered) != 1 || fc.offered[0] != "bob" {
+		t.Fatalf("offered to %v, want bob alone", fc.offered)
+	}
+}
+
+// TestChallengeFromTheBoard: c on another player's line of the daily
+// board challenges them; on one's own it does nothing.
+func TestChallengeFromTheBoard(t *testing.T) {
+	acc := newFakeAccount()
+	fc := &fakeChallenges{}
+	d := accountDeps(acc)
+	d.Challenges = fc
+	h := newHarness(t, d)
+	h.open(itemLeaders)
+	b := h.m.screens[screenLeaders].(*leadersScreen)
+	if len(b.entries) < 2 {
+		t.Fatalf("the board has %d lines, want 2 or more", len(b.entries))
+	}
+	b.entries[0].You, b.entries[1].You = true, false
+	h.send(tea.KeyMsg{Type: tea.KeyHome})
+	h.keys("c")
+	if len(fc.offered) != 0 {
+		t.Fatalf("c on one's own line offered to %v", fc.offered)
+	}
+	h.keys("down", "c")
+	if len(fc.offered) != 1 || fc.offered[0] != b.entries[1].Name {
+		t.Fatalf("offered to %v, want %s", fc.offered, b.entries[1].Name)
+	}
+	h.wantScreen("challenge 3 offered to mallory") // the name cleaned
+}
