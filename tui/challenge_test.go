@@ -39,6 +39,7 @@ func TestChallengeLink(t *testing.T) {
 	h := newHarness(t, Deps{Args: []string{"challenge", "7"}, Unicode: true, Player: testPlayer, Games: games, Challenges: fc})
 	h.wantScreen("Classic · hidden deal", "challenge 7: one attempt · no hints · undo: removals only")
 	h.wantNotScreen("deal 42")
+	h.wantNotScreen("H hint", "n new") // the bar offers neither: no hints, one deal
 	h.keys("H")
 	h.wantScreen("no hints in a challenge")
 	h.m.tellLoaded(true)

@@ -85,14 +85,23 @@ func (t *tableScreen) panel(lines []string, moves, passes string, w int) []strin
 }
 
 // barKeys is the table's help bar: the key map's short help with w
-// (watch the solver's line) among it, enabled when it applies.
+// (watch the solver's line) among it, each key shown when it applies.
 func (t *tableScreen) barKeys() [barItems]key.Binding {
 	k := &t.Keys
 	watch := watchKeys
 	watch.SetEnabled(t.canWatch() && !t.fetching)
+	hint, deal := k.Hint, k.New
+	// A challenge's game has no hints and one deal: the bar offers
+	// neither (the keys still say so).
+	if t.noHints {
+		hint.SetEnabled(false)
+	}
+	if t.challenge != "" {
+		deal.SetEnabled(false)
+	}
 	return [barItems]key.Binding{
 		barMove: k.Move, barSelect: k.Select, barDraw: k.Draw, barUndo: k.Undo, barRedo: k.Redo,
-		barHint: k.Hint, barPrompt: k.Prompt, barWatch: watch, barHelp: k.Help, barNew: k.New, barBack: k.Back,
+		barHint: hint, barPrompt: k.Prompt, barWatch: watch, barHelp: k.Help, barNew: deal, barBack: k.Back,
 	}
 }
 
