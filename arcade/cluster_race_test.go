@@ -156,7 +156,7 @@ func clusterRoom(t *testing.T, one, two *App, host, guest *races, deal uint64) (
 // waitFor polls cond for up to ten seconds.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); {
+	for deadline := time.Now().Add(30 * time.Second); !cond(); { // generous: the whole suite under the race detector
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}

@@ -38,10 +38,11 @@ func (s *keepSink) has(pred func(lobby.Event) bool) bool {
 	return slices.ContainsFunc(s.posts, pred)
 }
 
-// eventually polls cond until it holds, for at most ten seconds.
+// eventually polls cond until it holds, for at most 30 seconds (the
+// suite under the race detector on 2 cores slows every step).
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
