@@ -38,7 +38,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// TestOutageRace is issue 29's finding 3 on two arcades, as two servers
+// TestOutageRace: the database out of reach mid-race, on two arcades, as two servers
 // on one PostgreSQL, each through a proxy the test cuts: a rated race
 // with two racers on each, the database gone for both for several
 // leases' time mid-race. During it a move is refused in plain words (the

@@ -27,7 +27,7 @@ var databaseWords = []string{"127.0.0.1", "database=", "user=", "failed to conne
 
 // TestOutageCommands: with the database out of reach (a proxy in front
 // of PostgreSQL, cut), every command that needs the store fails in plain
-// words, with none of the driver's (issue 29, finding 4).
+// words, with none of the driver's.
 func TestOutageCommands(t *testing.T) {
 	base := storetest.PostgresSchemaURL(t)
 	u, err := url.Parse(base)

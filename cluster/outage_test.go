@@ -53,7 +53,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 
 // TestDatabaseRestartMidRace: two servers on one PostgreSQL, a rated
 // race with racers on both, and the database out of reach for several
-// leases' time (finding 3 of issue 29): of both servers (a restart of
+// leases' time: of both servers (a restart of
 // PostgreSQL), or of one (a network's fault, which the other takes for
 // its death). When it is back, every racer of both servers is seated (in
 // the first case nobody is declared gone; in the second the server
