@@ -13,6 +13,7 @@ import (
 	"pyramid/engine"
 	"pyramid/games"
 	"pyramid/keys"
+	"pyramid/lobby"
 	"pyramid/store"
 	"pyramid/tui"
 )
@@ -157,51 +158,48 @@ func sideOf(player string, g store.Game, has bool) challengeSide {
 // played reports whether the side made a move.
 func (s challengeSide) played() bool { return s.Moves > 0 }
 
-// better compares two sides by the races' ranking: a side that played
-// before one that did not, then cleared before not, by time when both
-// cleared; then more cards removed, then the earlier last removal. It is
-// -1 when a is better, 1 when b is, 0 for a tie.
-func better(a, b challengeSide) int {
+// racer is the side as the races' ranking reads a racer
+// (lobby.RankRacers): cleared with its finish time, stuck or still
+// playing at the deadline with its last removal's, or left when it never
+// moved.
+func (s challengeSide) racer() lobby.Racer {
+	r := lobby.Racer{ID: s.ID, LastRemoval: s.Time}
+	r.Removed, r.Moves = s.Removed, s.Moves
 	switch {
-	case a.played() != b.played():
-		return pick(a.played())
-	case a.Cleared != b.Cleared:
-		return pick(a.Cleared)
-	case a.Cleared && a.Time != b.Time:
-		return pick(a.Time < b.Time)
-	case a.Removed != b.Removed:
-		return pick(a.Removed > b.Removed)
-	case a.Time != b.Time:
-		return pick(a.Time < b.Time)
+	case s.Cleared:
+		r.State, r.Finish = lobby.RacerCleared, s.Time
+	case !s.played():
+		r.State = lobby.RacerLeft
+	case s.Over:
+		r.State = lobby.RacerStuck
+	default:
+		r.State = lobby.RacerPlaying
 	}
-	return 0
+	return r
 }
 
-func pick(aBetter bool) int {
-	if aBetter {
-		return -1
-	}
-	return 1
-}
-
-// challengeResult decides a challenge between its two sides: their
-// placings (the race of two it is stored as) and the winner's ID, empty
-// for a tie. ok is false when neither side played: no result. A side
-// that did not play is placed last and never moved, so the races' policy
-// counts the challenge for nobody's rating (rating.Decide: fewer than two
-// racers moved), though the challenge is lost by that side. An assisted
-// side keeps its place, and the challenge is unrated for it, as in a
-// race.
+// challengeResult decides a challenge between its two sides by the
+// races' ranking (lobby.RankRacers): their placings (the race of two it
+// is stored as) and the winner's ID, empty for a tie. ok is false when
+// neither side played: no result. A side that did not play is placed
+// last and never moved, so the races' policy counts the challenge for
+// nobody's rating (rating.Decide: fewer than two racers moved), though
+// the challenge is lost by that side. An assisted side keeps its place,
+// and the challenge is unrated for it, as in a race.
 func challengeResult(a, b challengeSide) (placings []store.RacePlacing, winner string, ok bool) {
 	if !a.played() && !b.played() {
 		return nil, "", false
 	}
-	pa, pb := 1, 1
-	switch better(a, b) {
-	case -1:
-		pb, winner = 2, a.ID
-	case 1:
-		pa, winner = 2, b.ID
+	place := map[string]int{}
+	for _, p := range lobby.RankRacers([]lobby.Racer{a.racer(), b.racer()}) {
+		place[p.ID] = p.Place
+	}
+	pa, pb := place[a.ID], place[b.ID]
+	switch {
+	case pa < pb:
+		winner = a.ID
+	case pb < pa:
+		winner = b.ID
 	}
 	return []store.RacePlacing{placingOf(a, pa), placingOf(b, pb)}, winner, true
 }
