@@ -120,8 +120,7 @@ func (rs *Rooms) localWatcher(r *room, viewerID string) error {
 
 // chatAuthor is who says the line of a chat op: a member present in the
 // room, or, for an op that names its author (Who, SayWatching), one of
-// the room's spectators, named as the op says, cleaned; the spectator's
-// address and guest mark are kept for a mute of theirs.
+// the room's spectators, named and placed as the op says, cleaned.
 func (r *room) chatAuthor(m RoomOp) (Entrant, error) {
 	if m.Who == nil {
 		mb := r.member(m.Target)
@@ -131,8 +130,6 @@ func (r *room) chatAuthor(m RoomOp) (Entrant, error) {
 		return mb.Entrant, nil
 	}
 	if w := r.watcher(m.Target); w != nil && m.Who.ID == m.Target {
-		// What a mute of theirs holds for, from now on.
-		w.addr, w.guest = m.Who.Addr, m.Who.Guest
 		return Entrant{ID: w.id, Name: keys.Clean(m.Who.Name, keys.MaxNameWidth), Guest: m.Who.Guest, Addr: m.Who.Addr}, nil
 	}
 	return Entrant{}, ErrNotMember

@@ -753,6 +753,10 @@ func (rs *Rooms) apply(m RoomOp) error {
 		return rs.rematch(r, m)
 	case OpChat:
 		mb, err := r.chatAuthor(m) // chat.go: a member, or a spectator
+		if w := r.watcher(mb.ID); err == nil && m.Who != nil && w != nil {
+			// What a mute of the spectator holds for, from now on.
+			w.addr, w.guest = mb.Addr, mb.Guest
+		}
 		switch {
 		case err != nil:
 			return err
