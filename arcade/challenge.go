@@ -125,8 +125,11 @@ type challengeSide struct {
 	// (won or lost).
 	Moves, Removed int
 	Cleared, Over  bool
-	// Time is the game's play time when it cleared, else the play time of
-	// its last removal.
+	// Time is when the game cleared, counted on the clock from when it
+	// was dealt (its first opening), else the play time of its last
+	// removal. A race's clock never stops, and neither does a
+	// challenge's: a player who saw the deal and closed the terminal to
+	// solve it elsewhere finds that time counted.
 	Time time.Duration
 	// Assisted: its moves came faster than a person plays
 	// (games.Assisted).
@@ -143,7 +146,7 @@ func sideOf(player string, g store.Game, has bool) challengeSide {
 	s.Cleared, s.Over = g.Status == store.StatusWon, g.Status.Finished()
 	s.Assisted = games.Assisted(g.Moves, g.MoveTimes)
 	if s.Cleared {
-		s.Time = g.Elapsed
+		s.Time = max(g.Elapsed, g.Finished.Sub(g.Started))
 		return s
 	}
 	for i := min(len(g.Moves), len(g.MoveTimes)) - 1; i >= 0; i-- {

@@ -418,3 +418,20 @@ func TestChallengeDecidedOnce(t *testing.T) {
 		t.Fatalf("the race: %+v, %v", r, err)
 	}
 }
+
+// TestChallengeClockRunsAway: a cleared side's time runs from when its
+// game was dealt, not only while it was on the screen: seeing the deal,
+// closing the terminal to solve it elsewhere and coming back to play the
+// line counts the time away.
+func TestChallengeClockRunsAway(t *testing.T) {
+	dealt := time.Date(2026, 12, 5, 18, 0, 0, 0, time.UTC)
+	g := store.Game{ID: 1, Started: dealt, Finished: dealt.Add(time.Hour),
+		State: store.State{Status: store.StatusWon, Removed: 28, Elapsed: 2 * time.Minute, Moves: []string{"d"}, MoveTimes: []time.Duration{time.Second}}}
+	if s := sideOf("ann", g, true); s.Time != time.Hour {
+		t.Errorf("cleared an hour after the deal, 2 minutes on screen: time %v, want 1h", s.Time)
+	}
+	g.Finished = dealt.Add(time.Minute) // a store's clock behind the play time: never less than the play time
+	if s := sideOf("ann", g, true); s.Time != 2*time.Minute {
+		t.Errorf("time %v, want the play time, 2m", s.Time)
+	}
+}
