@@ -118,10 +118,17 @@ func (a *account) Board(ctx context.Context, rulesID, date string, limit int) ([
 	if err != nil {
 		return nil, fmt.Errorf("daily board: %w", err)
 	}
+	now := a.now()
+	champions, err := a.st.ArenaWinners(ctx, now.Add(-arenaWinMarked), now)
+	if err != nil {
+		return nil, fmt.Errorf("daily board: arena winners: %w", err)
+	}
 	out := make([]tui.BoardEntry, 0, len(board))
 	for _, e := range board {
+		_, champion := champions[e.PlayerID]
 		out = append(out, tui.BoardEntry{Rank: e.Rank, Name: keys.Clean(e.PlayerName, keys.MaxNameWidth),
-			Removed: e.Removed, Time: e.Elapsed, Won: e.Won, You: e.PlayerID == a.player, GameID: strconv.FormatInt(e.GameID, 10)})
+			Removed: e.Removed, Time: e.Elapsed, Won: e.Won, You: e.PlayerID == a.player, GameID: strconv.FormatInt(e.GameID, 10),
+			Champion: champion})
 	}
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -15,6 +16,7 @@ import (
 	"pyramid/budget"
 	"pyramid/bus"
 	"pyramid/cluster"
+	"pyramid/engine"
 	"pyramid/games"
 	"pyramid/keys"
 	"pyramid/lobby"
@@ -93,9 +95,17 @@ type App struct {
 
 	// Race rooms (arcade/race.go); the Lobby screen lists the public ones
 	// (presence.go).
-	rooms    *cluster.Rooms
-	race     *race.Service
-	instance string
+	rooms *cluster.Rooms
+	// seeded is the arenas whose stored standings this server gave its
+	// rooms (arena.go), under arenaMu.
+	arenaMu sync.Mutex
+	seeded  map[int64]bool
+	// deals is the arenas' races' deals, found ahead (dealpool.go);
+	// stopDeals ends their search at Close.
+	deals     *dealPool
+	stopDeals context.CancelFunc
+	race      *race.Service
+	instance  string
 
 	// Account events (moderation.go): this server's sessions of players
 	// with keys, the events' subscription, and the bus in memory it is
@@ -127,7 +137,12 @@ func New(cfg Config) *App {
 	if cfg.Connect == "" {
 		cfg.Connect = "ssh -p 23234 HOST"
 	}
-	a := &App{cfg: cfg, lobby: lobby.New(lobby.Config{Now: cfg.Now}), budgets: newBudgets(cfg)}
+	a := &App{cfg: cfg, lobby: lobby.New(lobby.Config{Now: cfg.Now}), budgets: newBudgets(cfg), seeded: map[int64]bool{}}
+	dealsCtx, stopDeals := context.WithCancel(context.Background())
+	a.stopDeals = stopDeals
+	a.deals = newDealPool(dealsCtx, dealPoolSize, func(ctx context.Context, r engine.Rules) (uint64, engine.Verdict) {
+		return a.findDeal(ctx, r, 0, false)
+	})
 	if a.cfg.Instance == "" {
 		a.cfg.Instance = sessionToken()
 	}
@@ -192,8 +207,10 @@ func (a *App) openRooms(ctx context.Context) {
 		RoomsConfig: lobby.RoomsConfig{Instance: a.cfg.Instance, SeatGrace: a.cfg.SeatGrace, MaxRooms: a.cfg.MaxRooms,
 			MaxRoomsPerAddress: a.cfg.MaxRoomsPerAddress,
 			OnCountdown:        a.race.Countdown, OnRaceEnd: a.race.Store, OnRoundOver: a.race.RoundOver,
+			OnArenaRace: a.race.ScoreArena, ArenaDeal: a.arenaDeal,
 			Logf: func(f string, args ...any) { a.cfg.Logger.Warn(fmt.Sprintf(f, args...)) }},
 		LeaseTTL: a.cfg.LeaseTTL, DBNow: a.cfg.DBNow, Trace: a.cfg.Trace}
+	cfg.OnRated = a.lobby.RatingsMoved // the web page's rating lists
 	if a.cfg.Bus != nil && a.cfg.Lease != nil {
 		cfg.Bus, cfg.Lease = a.cfg.Bus, a.cfg.Lease
 		rooms, err := cluster.NewRooms(ctx, cfg)
@@ -216,6 +233,7 @@ func (a *App) openRooms(ctx context.Context) {
 // are told that this one's players are gone. Call it after the server
 // shut down, before closing the bus.
 func (a *App) Close() {
+	a.stopDeals()
 	a.rooms.Shutdown()
 	a.lobby.Close()
 	a.leaveCluster()
@@ -316,6 +334,9 @@ func (a *App) Model(s *server.Session) tea.Model {
 	rs := a.newRaces(s.Context(), p, sess, w)
 	rs.addr = s.AddrKey()
 	deps.Races = rs
+	if a.cfg.Store != nil {
+		deps.Arenas = a.newArenas(rs) // arcade/arena.go
+	}
 	if gh := a.newGhosts(p, w); gh != nil { // arcade/ghost.go
 		gh.spoilers = spoil
 		deps.Ghosts = gh

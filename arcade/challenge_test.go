@@ -229,7 +229,8 @@ func TestChallengeOfferAndPlay(t *testing.T) {
 	}
 
 	aliceGame := f.playChallenge(aliceID, 1, -1)
-	if list := f.challengesOf(alice, "alice"); list[0].State != "accepted" || list[0].Deal != "hidden" || list[0].YourGame != aliceGame {
+	if list := f.challengesOf(alice, "alice"); list[0].State != "accepted" || list[0].Deal != "hidden" || list[0].YourGame != aliceGame ||
+		!strings.Contains(list[0].Next, "you played it (won): the result comes once bob has played") {
 		t.Fatalf("alice's challenges after her game: %+v", list)
 	}
 	if _, err := (&challengeGames{a: f.app, player: aliceID, w: f.app.newWriter(nil)}).Open(context.Background(), "1"); err == nil || !strings.Contains(err.Error(), "one attempt") {

@@ -135,7 +135,17 @@ func (c *call) challenges() int {
 	}
 	out := make([]challengeJSON, 0, len(list))
 	for _, ch := range list {
-		j := c.challengeJSON(ch)
+		mine := ch.ChallengerGame
+		if ch.Challenged == c.player {
+			mine = ch.ChallengedGame
+		}
+		var played store.Status // the player's game's end, while the other's is awaited
+		if ch.State == store.ChallengeAccepted && mine != 0 {
+			if g, err := c.a.cfg.Store.Game(ctx, mine); err == nil && g.Status.Finished() {
+				played = g.Status
+			}
+		}
+		j := c.challengeJSON(ch, played)
 		if ch.RaceID != 0 {
 			if race, err := c.a.cfg.Store.Race(ctx, ch.RaceID); err == nil {
 				for i, p := range raceResults(race).Placings {
@@ -176,8 +186,9 @@ func (c *call) challenges() int {
 	return 0
 }
 
-// challengeJSON is one challenge as the player sees it.
-func (c *call) challengeJSON(ch store.Challenge) challengeJSON {
+// challengeJSON is one challenge as the player sees it; played is how
+// the player's own game ended while the other's is awaited, or "".
+func (c *call) challengeJSON(ch store.Challenge, played store.Status) challengeJSON {
 	me, them := ch.ChallengerGame, ch.ChallengedGame
 	other := ch.ChallengedName
 	if ch.Challenged == c.player {
@@ -202,6 +213,8 @@ func (c *call) challengeJSON(ch store.Challenge) challengeJSON {
 		j.Next = fmt.Sprintf("accept: challenge accept %d · decline: challenge decline %d (by %s)", ch.ID, ch.ID, stamp(ch.Deadline))
 	case ch.State == store.ChallengeOffered:
 		j.Next = fmt.Sprintf("waiting for %s to accept (by %s)", playerName(other), stamp(ch.Deadline))
+	case ch.State == store.ChallengeAccepted && played != "":
+		j.Next = fmt.Sprintf("you played it (%s): the result comes once %s has played, by %s", played, playerName(other), stamp(ch.Deadline))
 	case ch.State == store.ChallengeAccepted && me == 0:
 		j.Next = fmt.Sprintf("play it once: ssh -t %s challenge %d (by %s)", host, ch.ID, stamp(ch.Deadline))
 	case ch.State == store.ChallengeAccepted:

@@ -99,6 +99,11 @@ func commands() []command {
 		{name: "challenge", usage: "NAME [RULES] | accept ID | decline ID | ID", needsStore: true, run: (*call).challenge, opens: playsChallenge,
 			help: "challenge a player to a hidden deal, each playing it once within 24 hours; answer one; with ssh -t, play one"},
 		{"challenges", "[--json]", "your open and recent challenges, with what to do next", true, false, (*call).challenges, nil},
+		{name: "arenas", usage: "[--json]", needsStore: true, run: (*call).arenas,
+			help: "the arenas: upcoming, running, and finished in the last 7 days"},
+		{name: "arena", usage: "ID [--json] | new RULES --start WHEN --duration D --name NAME [--every day|week] [--game D] | edit ID [RULES] [flags] | cancel ID",
+			needsStore: true, run: (*call).arena, opens: opensArena,
+			help: "an arena, its standings and podium (with ssh -t: play in it); set one up, change or cancel it (docs/arenas.md)"},
 		{name: "race", usage: "[CODE | new [RULES] [DEAL] [--public] [--time 10m] [--max N] | watch CODE | ghost daily|ID]",
 			help: "with ssh -t: a quick match, a room by its code, a new room, a room to watch, or a race against a past game"},
 		{name: "watch", usage: "NAME", help: "with ssh -t: watch a player's game"},
@@ -157,7 +162,7 @@ func (a *App) Exec(ctx context.Context, s *server.Session, stdout, stderr io.Wri
 		admin: a.cfg.Admins != nil && !s.Guest() && a.cfg.Admins.IsAdmin(s.Identity)}
 	cmd, ok := lookup(name)
 	switch {
-	case ok && (cmd.terminal() || cmd.screen(c.args) && !asksHelp(c.args)):
+	case ok && (cmd.terminal() || cmd.screen(c.args) && !asksHelp(c.args) && !(textWithout(cmd.name) && !s.PTY)):
 		return c.needsTerminal(cmd)
 	case !ok:
 		if _, err := engine.ParseRules(name); err == nil {
@@ -184,10 +189,17 @@ func (a *App) Exec(ctx context.Context, s *server.Session, stdout, stderr io.Wri
 	return cmd.run(c)
 }
 
+// textWithout reports whether a command's words that open a screen with
+// a terminal run as text in a session without one, instead of asking for
+// -t: arena ID prints the arena; with ssh -t it opens the arena's screen
+// (the server hands those words to the TUI, as it does challenge ID).
+func textWithout(name string) bool { return name == "arena" }
+
 // guestsRead reports whether guests may run a command that reads the
-// store: the public boards (top), which name nobody's records but what
-// every board shows.
-func guestsRead(name string) bool { return name == "top" }
+// store: the public boards (top) and arenas (arenas, arena ID), which
+// name nobody's records but what every board shows. arena's words that
+// write refuse guests themselves.
+func guestsRead(name string) bool { return name == "top" || name == "arenas" || name == "arena" }
 
 // crlfWriter ends lines in CR LF, for a terminal in raw mode.
 type crlfWriter struct{ w io.Writer }

@@ -79,6 +79,8 @@ type ratingReport struct {
 	Wins      int     `json:"wins"`
 	Opponents int     `json:"opponents"`
 	You       bool    `json:"you,omitempty"`
+	// ArenaWinner: the player won an arena in the last 7 days.
+	ArenaWinner bool `json:"arena_winner,omitempty"`
 }
 
 // topRace lists the settled race ratings of a rule set (top race
@@ -101,10 +103,15 @@ func (c *call) topRace(args []string, asJSON bool) int {
 		return c.storeErr("top race", err)
 	}
 	reps := make([]ratingReport, 0, len(list))
+	var winners map[string]store.Trophy
+	if len(list) > 0 {
+		winners = c.arenaWinners(ctx)
+	}
 	for _, e := range list {
+		_, won := winners[e.PlayerID]
 		reps = append(reps, ratingReport{Rank: e.Rank, Name: playerName(e.PlayerName), Rating: round2(e.Display),
 			Ordinal: round2(e.Ordinal), Mu: round2(e.Mu), Sigma: round2(e.Sigma), Races: e.Races, Wins: e.Wins,
-			Opponents: e.Opponents, You: e.PlayerID == c.player})
+			Opponents: e.Opponents, You: e.PlayerID == c.player, ArenaWinner: won})
 	}
 	if asJSON {
 		return c.writeJSON(reps)
@@ -118,10 +125,13 @@ func (c *call) topRace(args []string, asJSON bool) int {
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tname\trating\traces\twins")
+	marks := false
 	for _, e := range reps {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\n", e.Rank, e.Name, displayText(e.Rating, false), e.Races, e.Wins)
+		marks = marks || e.ArenaWinner
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\n", e.Rank, marked(e.Name, e.ArenaWinner), displayText(e.Rating, false), e.Races, e.Wins)
 	}
 	_ = tw.Flush()
+	c.winnerLegend(marks)
 	fmt.Fprintf(c.stdout, "(ratings with fewer than %d rated races or %d opponents are provisional and not listed)\n",
 		rating.ProvisionalRaces, rating.ProvisionalOpponents)
 	return 0

@@ -110,6 +110,9 @@ type statsReport struct {
 	BestDaily     *int    `json:"best_daily,omitempty"`
 	// Race is the player's race figures of the rule set (cmd_race.go).
 	Race *raceReport `json:"race,omitempty"`
+	// Arenas is the player's arena trophies in the rule set, newest
+	// first: their top-three finishes (cmd_arena.go).
+	Arenas []trophyJSON `json:"arenas,omitempty"`
 }
 
 func (c *call) stats() int {
@@ -155,6 +158,9 @@ func (c *call) stats() int {
 	if err != nil {
 		return c.storeErr("stats", err)
 	}
+	if reps, err = c.addTrophies(ctx, reps, only); err != nil {
+		return c.storeErr("stats", err)
+	}
 	if asJSON {
 		return c.writeJSON(reps)
 	}
@@ -162,6 +168,7 @@ func (c *call) stats() int {
 		fmt.Fprintln(c.stdout, "no finished games yet")
 		return 0
 	}
+	defer c.printTrophies(reps) // after the race figures
 	defer c.printRaceRecords(reps)
 	if played == 0 {
 		fmt.Fprintln(c.stdout, "no solo game finished yet")
@@ -473,6 +480,8 @@ type boardReport struct {
 	TimeMS  int64  `json:"time_ms"`
 	Moves   int    `json:"moves"`
 	You     bool   `json:"you,omitempty"`
+	// ArenaWinner: the player won an arena in the last 7 days.
+	ArenaWinner bool `json:"arena_winner,omitempty"`
 }
 
 // dailyTitle names a daily board's rule set without saying "daily" twice.
@@ -485,9 +494,16 @@ func dailyTitle(r engine.Rules) string {
 
 func (c *call) printBoard(r engine.Rules, date string, future bool, board []store.DailyEntry, asJSON bool) int {
 	reps := make([]boardReport, 0, len(board))
+	var winners map[string]store.Trophy
+	if len(board) > 0 {
+		ctx, cancel := c.timeout()
+		defer cancel()
+		winners = c.arenaWinners(ctx)
+	}
 	for _, e := range board {
+		_, won := winners[e.PlayerID]
 		reps = append(reps, boardReport{Rank: e.Rank, Name: playerName(e.PlayerName), Removed: e.Removed,
-			Won: e.Won, TimeMS: e.Elapsed.Milliseconds(), Moves: e.Moves, You: e.PlayerID == c.player})
+			Won: e.Won, TimeMS: e.Elapsed.Milliseconds(), Moves: e.Moves, You: e.PlayerID == c.player, ArenaWinner: won})
 	}
 	if asJSON {
 		return c.writeJSON(reps)
@@ -507,14 +523,17 @@ func (c *call) printBoard(r engine.Rules, date string, future bool, board []stor
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tname\tremoved\twon\ttime\tmoves")
+	marks := false
 	for _, e := range reps {
 		you := ""
 		if e.You {
 			you = "  ← you"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%d%s\n", e.Rank, e.Name, e.Removed, yesNo(e.Won), duration(time.Duration(e.TimeMS)*time.Millisecond), e.Moves, you)
+		marks = marks || e.ArenaWinner
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%d%s\n", e.Rank, marked(e.Name, e.ArenaWinner), e.Removed, yesNo(e.Won), duration(time.Duration(e.TimeMS)*time.Millisecond), e.Moves, you)
 	}
 	_ = tw.Flush()
+	c.winnerLegend(marks)
 	return 0
 }
 
@@ -526,13 +545,22 @@ type topReport struct {
 	Played     int    `json:"played"`
 	BestTimeMS int64  `json:"best_time_ms,omitempty"`
 	You        bool   `json:"you,omitempty"`
+	// ArenaWinner: the player won an arena in the last 7 days.
+	ArenaWinner bool `json:"arena_winner,omitempty"`
 }
 
 func (c *call) printTop(r engine.Rules, list []store.TopEntry, asJSON bool) int {
 	reps := make([]topReport, 0, len(list))
+	var winners map[string]store.Trophy
+	if len(list) > 0 {
+		ctx, cancel := c.timeout()
+		defer cancel()
+		winners = c.arenaWinners(ctx)
+	}
 	for _, e := range list {
+		_, won := winners[e.PlayerID]
 		reps = append(reps, topReport{Rank: e.Rank, Name: playerName(e.PlayerName), Won: e.Won,
-			Played: e.Played, BestTimeMS: e.BestTime.Milliseconds(), You: e.PlayerID == c.player})
+			Played: e.Played, BestTimeMS: e.BestTime.Milliseconds(), You: e.PlayerID == c.player, ArenaWinner: won})
 	}
 	if asJSON {
 		return c.writeJSON(reps)
@@ -545,10 +573,13 @@ func (c *call) printTop(r engine.Rules, list []store.TopEntry, asJSON bool) int 
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tname\twon\tplayed\tbest time")
+	marks := false
 	for _, e := range reps {
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\n", e.Rank, e.Name, e.Won, e.Played, duration(time.Duration(e.BestTimeMS)*time.Millisecond))
+		marks = marks || e.ArenaWinner
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\n", e.Rank, marked(e.Name, e.ArenaWinner), e.Won, e.Played, duration(time.Duration(e.BestTimeMS)*time.Millisecond))
 	}
 	_ = tw.Flush()
+	c.winnerLegend(marks)
 	return 0
 }
 

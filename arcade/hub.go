@@ -77,9 +77,11 @@ func message(ev lobby.Event) (msg tea.Msg, ok bool) {
 		// tui takes the lobby's own values.
 		return ev, true
 	case lobby.RoomChanged, lobby.RacerProgress, lobby.CountdownStarted, lobby.RaceStarted, lobby.RaceEnded,
-		lobby.ChatLine, lobby.HostPassed, lobby.SeatTakenOver, lobby.RoomClosed, lobby.Removed, lobby.Missed, lobby.RaceVoided:
+		lobby.ChatLine, lobby.HostPassed, lobby.SeatTakenOver, lobby.RoomClosed, lobby.Removed, lobby.Missed, lobby.RaceVoided, lobby.Forfeited:
 		// A race room's events: the race screen reads them (tui/race.go).
 		return tui.RaceEventMsg{Event: ev}, true
+	case lobby.ArenaChanged, lobby.ArenaPaired, lobby.ArenaEnded, lobby.ArenaTakenOver:
+		return tui.ArenaEventMsg{Event: ev}, true
 	}
 	return nil, false
 }

@@ -429,6 +429,34 @@ func TestRaceBoardFromTheRoom(t *testing.T) {
 	}
 }
 
+// TestRacerCannotWatchOwnRace: a spectator sees every racer's board,
+// waste included, and the racers of a race play one deal: a racer's
+// other session may not watch the race while their game goes on, and
+// may once it is over. Another player still watches.
+func TestRacerCannotWatchOwnRace(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	rec := winningRecord(t)
+	ann, _ := f.racer(t, "ann", false)
+	bob, _ := f.racer(t, "bob", false)
+	code, room := startRace(t, f, tui.RoomOptions{Rules: engine.Classic(), Deal: rec.Deal, HasDeal: true}, ann, bob)
+	annToo, _ := f.racer(t, "ann", false)
+	if _, err := annToo.Watch(ctx, code); !errors.Is(err, lobby.ErrWatchOwnRace) {
+		t.Fatalf("ann's other session watches her race: got %v, want ErrWatchOwnRace", err)
+	}
+	if n := room.Snapshot().Spectators; n != 0 {
+		t.Fatalf("the refused watch left %d spectators", n)
+	}
+	cy, _ := f.racer(t, "cy", false)
+	if _, err := cy.Watch(ctx, code); err != nil {
+		t.Fatalf("another player watches: %v", err)
+	}
+	playLine(t, ann, code, 1, rec) // ann clears: her game is over, bob's goes on
+	if _, err := annToo.Watch(ctx, code); err != nil {
+		t.Fatalf("ann's other session, her game over: %v", err)
+	}
+}
+
 // playLine plays rec move by move as rs in round of room code.
 func playLine(t *testing.T, rs *races, code string, round int, rec engine.Record) {
 	t.Helper()

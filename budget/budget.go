@@ -48,6 +48,10 @@ const (
 	Report
 	// ChallengeMade is a challenge offered to another player.
 	ChallengeMade
+	// ArenaMade is an arena set up by a player who is no admin (on a
+	// server without admins; each account also 3 a day, kept in the
+	// database).
+	ArenaMade
 	numKinds
 )
 
@@ -65,6 +69,7 @@ var kindInfo = [numKinds]struct {
 	SpectatorSeat: {"spectator_seat", "spectator seats here", "limit-spectator-seats", Limit{N: 5}},
 	Report:        {"report", "reports", "limit-reports", Limit{N: 20, Per: 24 * time.Hour}},
 	ChallengeMade: {"challenge_made", "challenges", "limit-challenges", Limit{N: 20, Per: time.Hour}},
+	ArenaMade:     {"arena_made", "arenas set up", "limit-arenas", Limit{N: 10, Per: 24 * time.Hour}},
 }
 
 // Kinds returns every kind, in the order Stats reports them.

@@ -85,6 +85,9 @@ type Presence struct {
 	// a result of, not yet told to the others.
 	mu      sync.Mutex
 	dailies []presenceDaily
+	// heard is when each other server was last heard of (any presence
+	// message but its bye), for Instances.
+	heard map[string]time.Time
 
 	cancel context.CancelFunc
 	ended  chan struct{} // closed when both goroutines have ended
@@ -220,6 +223,7 @@ func (p *Presence) read(ctx context.Context, sub bus.Subscription) {
 		if m.Hello {
 			putToken(p.hello)
 		}
+		p.hear(m.Instance, m.Bye)
 		switch {
 		case m.Bye:
 			p.l.ForgetServer(m.Instance)
@@ -234,6 +238,40 @@ func (p *Presence) read(ctx context.Context, sub bus.Subscription) {
 			p.l.HearDaily(d.Rules, d.Date)
 		}
 	}
+}
+
+// hear notes that instance spoke now, or said bye.
+func (p *Presence) hear(instance string, bye bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if bye {
+		delete(p.heard, instance)
+		return
+	}
+	if p.heard == nil {
+		p.heard = map[string]time.Time{}
+	}
+	p.heard[instance] = time.Now()
+}
+
+// Instances names the servers of the cluster that are up as far as this
+// one knows, itself first, then the others sorted: those heard of within
+// the presence's time to live that did not say bye (each says its
+// roster at every heartbeat, players or none).
+func (p *Presence) Instances() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	var others []string
+	for inst, at := range p.heard {
+		if now.Sub(at) < p.cfg.TTL {
+			others = append(others, inst)
+		} else {
+			delete(p.heard, inst)
+		}
+	}
+	slices.Sort(others)
+	return append([]string{p.instance}, others...)
 }
 
 // publishDailies tells the other servers of the daily boards with new
@@ -325,8 +363,10 @@ func (p *Presence) publishRoster(sent map[string]presenceEntry, m presenceMsg, f
 			m.Gone = append(m.Gone, key)
 		}
 	}
-	if !m.Hello && len(m.Up) == 0 && len(m.Gone) == 0 {
-		return // nothing to say, not even to a heartbeat: the others hold no entry of ours
+	// A heartbeat goes out even with no player to list: it tells the
+	// others this server is up (Instances).
+	if !m.Hello && !full && len(m.Up) == 0 && len(m.Gone) == 0 {
+		return // nothing to say between heartbeats
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), presencePublishTimeout)
 	defer cancel()
@@ -371,23 +411,31 @@ func (p *Presence) publishParts(ctx context.Context, parts []presenceMsg) error 
 	return nil
 }
 
-// split cuts a message into messages whose bodies fit the bus.
+// split cuts a message into messages whose bodies fit the bus: the keys
+// gone and the entries up alike (a thousand players leaving at once make
+// a list of keys many times the limit).
 func (m presenceMsg) split() []presenceMsg {
 	const room = bus.MaxBody - 200 // for the message's own fields
 	var out []presenceMsg
-	cur := presenceMsg{Instance: m.Instance, Hello: m.Hello, Gone: m.Gone}
+	cur := presenceMsg{Instance: m.Instance, Hello: m.Hello}
 	size := 0
-	for _, key := range m.Gone {
-		size += len(key) + 3
-	}
-	for _, w := range m.Up {
-		b, _ := json.Marshal(w)
-		if size+len(b)+1 > room && (len(cur.Up) > 0 || len(cur.Gone) > 0) {
+	// fit starts a new message unless n more bytes fit the current one.
+	fit := func(n int) {
+		if size+n > room && (len(cur.Up) > 0 || len(cur.Gone) > 0) {
 			out = append(out, cur)
 			cur, size = presenceMsg{Instance: m.Instance}, 0
 		}
+		size += n
+	}
+	for _, key := range m.Gone {
+		b, _ := json.Marshal(key)
+		fit(len(b) + 1)
+		cur.Gone = append(cur.Gone, key)
+	}
+	for _, w := range m.Up {
+		b, _ := json.Marshal(w)
+		fit(len(b) + 1)
 		cur.Up = append(cur.Up, w)
-		size += len(b) + 1
 	}
 	return append(out, cur)
 }

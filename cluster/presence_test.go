@@ -225,7 +225,8 @@ func TestPresenceViewers(t *testing.T) {
 }
 
 // TestPresenceSplit: a big roster goes in several events, each within
-// the bus's body limit, and arrives whole.
+// the bus's body limit, and arrives whole; so do the keys of a thousand
+// players leaving at once, before any heartbeat.
 func TestPresenceSplit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := bus.NewMemory(bus.MemoryOptions{})
@@ -236,15 +237,26 @@ func TestPresenceSplit(t *testing.T) {
 		}
 		defer sub.Close()
 		one := presenceJoin(t, b, "one")
-		const n = 300
+		const n = 1000
+		sessions := make([]*lobby.Session, n)
 		for i := range n {
 			s := one.Join(lobby.Player{ID: fmt.Sprint("id-", i), Name: fmt.Sprintf("player%03d", i)})
 			one.SetDoing(s, lobby.Doing{What: lobby.Racing, Rules: "classic-draw3-passes3", Deal: 1 << 60, Removed: 27, Room: "ABCD"})
+			sessions[i] = s
 		}
 		two := presenceJoin(t, b, "two")
 		synctest.Wait()
 		if got := two.Online(); got != n {
 			t.Fatalf("Online on two: %d, want %d", got, n)
+		}
+		// All leave at once: the keys gone are split too.
+		for _, s := range sessions {
+			one.Leave(s)
+		}
+		time.Sleep(2 * time.Second) // past the changes' publish, before a heartbeat or the TTL
+		synctest.Wait()
+		if got := two.Online(); got != 0 {
+			t.Fatalf("Online on two after all left: %d, want 0", got)
 		}
 		events := 0
 		for {

@@ -118,8 +118,12 @@ type roomLog struct {
 	own    bus.Bus // the bus in memory of a server alone, closed with the rooms
 
 	mu      sync.Mutex
-	applied uint64                // the last op applied
-	wake    chan struct{}         // closed and replaced at each op applied
+	applied uint64 // the last op applied
+	// waiting is the ops waited for (await) not applied yet, by their
+	// number: each waiter is woken by its own op, not by every op, so
+	// that hundreds of waiters (a pairing's races, players leaving
+	// their results) do not all take mu at each op the reader applies.
+	waiting map[uint64]chan struct{}
 	outcome map[string]error      // of this server's ops waited for, by event ID
 	gaveUp  map[string]bool       // ops whose waiter gave up before they were applied
 	offset  time.Duration         // the cluster's clock minus this server's
@@ -130,7 +134,26 @@ type roomLog struct {
 	// reaped is the servers this server declared gone (reap), and when
 	// it found their sessions back in the rooms since (zero: not yet).
 	reaped map[string]time.Time
+
+	// queue is the ops of Do waiting to be published together, under
+	// queueMu; publishing is set while a publisher takes them (doGroup).
+	queueMu    sync.Mutex
+	queue      []*queuedOp
+	publishing bool
 }
+
+// queuedOp is an op of Do waiting in the queue, and what its publish
+// gave once done is closed.
+type queuedOp struct {
+	post bus.Post
+	code string
+	done chan struct{}
+	ev   bus.Event
+	err  error
+}
+
+// maxGroup is the most ops of Do published in one batch.
+const maxGroup = 256
 
 // following is the progress readers of a room: stop ends them.
 type following struct {
@@ -176,7 +199,7 @@ func NewRooms(ctx context.Context, cfg RoomsConfig) (*Rooms, error) {
 		}
 		return nil, fmt.Errorf("cluster: rooms: %w", err)
 	}
-	l := &roomLog{cfg: cfg, own: own, wake: make(chan struct{}), outcome: map[string]error{}, gaveUp: map[string]bool{},
+	l := &roomLog{cfg: cfg, own: own, waiting: map[uint64]chan struct{}{}, outcome: map[string]error{}, gaveUp: map[string]bool{},
 		follows: map[string]*following{}, reaped: map[string]time.Time{}}
 	rooms, err := lobby.NewRooms(cfg.RoomsConfig, l)
 	if err != nil {
@@ -331,11 +354,78 @@ func (l *roomLog) Do(op lobby.RoomOp) error {
 	op.Inst = l.cfg.Instance
 	m := toWire(op)
 	m.Wait = true
-	ev, err := l.publishMsg(ctx, "", m)
+	ev, err := l.publishGrouped(ctx, m)
 	if err != nil {
 		return err
 	}
 	return l.await(ctx, ev)
+}
+
+// publishGrouped publishes an op of Do together with those of the other
+// Do calls of the moment, when the bus publishes batches (bus.Batcher):
+// on PostgreSQL every op of the rooms' topic is a commit, one after
+// another on the topic's counter row, and a thousand players leaving
+// their results or a pairing's hundreds of races at once queued for
+// them (at about 10 ms a commit, ops waited seconds, and pairings timed
+// out). Ops that come while a batch commits go in the next one; one
+// alone is published alone, as before. The order of one caller's ops
+// is kept: Do returns only once its op is applied.
+func (l *roomLog) publishGrouped(ctx context.Context, m roomMsg) (bus.Event, error) {
+	b, ok := l.cfg.Bus.(bus.Batcher)
+	if !ok {
+		return l.publishMsg(ctx, "", m)
+	}
+	body, err := json.Marshal(m)
+	if err != nil {
+		return bus.Event{}, fmt.Errorf("cluster: encode %s: %w", m.Op, err)
+	}
+	q := &queuedOp{post: bus.Post{Topic: RoomsTopic, Message: bus.Message{Kind: m.Op, Body: body}}, code: m.Code, done: make(chan struct{})}
+	if err := bus.Check(q.post.Topic, q.post.Message); err != nil {
+		// Refused alone, before it could fail a batch of others.
+		return bus.Event{}, fmt.Errorf("cluster: room %s: %w", m.Code, err)
+	}
+	l.queueMu.Lock()
+	l.queue = append(l.queue, q)
+	if !l.publishing {
+		l.publishing = true
+		go l.doGroup(b)
+	}
+	l.queueMu.Unlock()
+	<-q.done // within roomsTimeout: the batch's own bound
+	return q.ev, q.err
+}
+
+// doGroup publishes the queued ops of Do, maxGroup at a time, until
+// none is left.
+func (l *roomLog) doGroup(b bus.Batcher) {
+	for {
+		l.queueMu.Lock()
+		n := min(len(l.queue), maxGroup)
+		if n == 0 {
+			l.publishing = false
+			l.queue = nil
+			l.queueMu.Unlock()
+			return
+		}
+		group := l.queue[:n:n]
+		l.queue = l.queue[n:]
+		l.queueMu.Unlock()
+		posts := make([]bus.Post, len(group))
+		for i, q := range group {
+			posts[i] = q.post
+		}
+		ctx, cancel := context.WithTimeout(l.ctx, roomsTimeout)
+		evs, err := b.PublishBatch(ctx, posts)
+		cancel()
+		for i, q := range group {
+			if err != nil {
+				q.err = fmt.Errorf("cluster: room %s: %w", q.code, err)
+			} else {
+				q.ev = evs[i]
+			}
+			close(q.done)
+		}
+	}
 }
 
 // Post implements lobby.RoomLog.
@@ -351,13 +441,16 @@ func (l *roomLog) Post(once string, op lobby.RoomOp) {
 func (l *roomLog) await(ctx context.Context, ev bus.Event) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for l.applied < ev.Seq {
-		wake := l.wake
+	if l.applied < ev.Seq {
+		done := make(chan struct{})
+		l.waiting[ev.Seq] = done
 		l.mu.Unlock()
 		select {
-		case <-wake:
+		case <-done:
+			l.mu.Lock()
 		case <-ctx.Done():
 			l.mu.Lock()
+			delete(l.waiting, ev.Seq)
 			if l.applied < ev.Seq {
 				l.gaveUp[ev.ID] = true
 			} else {
@@ -365,7 +458,6 @@ func (l *roomLog) await(ctx context.Context, ev bus.Event) error {
 			}
 			return fmt.Errorf("cluster: the rooms did not answer: %w", ctx.Err())
 		}
-		l.mu.Lock()
 	}
 	err := l.outcome[ev.ID]
 	delete(l.outcome, ev.ID)
@@ -403,9 +495,22 @@ func (l *roomLog) read(sub bus.Subscription) {
 				l.outcome[ev.ID] = verdict
 			}
 		}
+		skipped := ev.Seq > l.applied+1
 		l.applied = ev.Seq
-		close(l.wake)
-		l.wake = make(chan struct{})
+		if done, ok := l.waiting[ev.Seq]; ok {
+			close(done)
+			delete(l.waiting, ev.Seq)
+		}
+		if skipped {
+			// Ops this reader never saw (a gap): their waiters learn that
+			// they are past, with no verdict, as before.
+			for seq, done := range l.waiting {
+				if seq <= ev.Seq {
+					close(done)
+					delete(l.waiting, seq)
+				}
+			}
+		}
 		l.mu.Unlock()
 	}
 }

@@ -3,6 +3,7 @@ package cluster
 import (
 	"time"
 
+	"pyramid/arena"
 	"pyramid/engine"
 	"pyramid/lobby"
 	"pyramid/rating"
@@ -31,6 +32,30 @@ type (
 		Gone    string        `json:"g,omitempty"` // a server whose sessions are gone
 		// Ratings are a rated's: absent from the ops of servers before it.
 		Ratings []wireRating `json:"rat,omitempty"`
+		// The arenas' fields: absent from the ops of servers before them.
+		Arena   *wireArena      `json:"ar,omitempty"`
+		Lines   []wireArenaLine `json:"al,omitempty"`
+		Players []string        `json:"pl,omitempty"`
+		Pause   bool            `json:"pz,omitempty"`
+		Racer   *wireRacer      `json:"rr,omitempty"`
+	}
+	wireArena struct {
+		ID      int64  `json:"id"`
+		Name    string `json:"n,omitempty"`
+		Rules   string `json:"r,omitempty"`
+		StartMS int64  `json:"s,omitempty"`
+		EndMS   int64  `json:"e,omitempty"`
+		GameMS  int64  `json:"g,omitempty"`
+	}
+	// wireArenaLine is an arena player's line (lobby.ArenaStanding).
+	wireArenaLine struct {
+		ID        string `json:"id"`
+		Points    int    `json:"p"`
+		Streak    int    `json:"s,omitempty"`
+		Games     int    `json:"g"`
+		Wins      int    `json:"w,omitempty"`
+		Berserks  int    `json:"b,omitempty"`
+		ReachedMS int64  `json:"t,omitempty"`
 	}
 	wireRating struct {
 		ID          string  `json:"id"`
@@ -65,6 +90,7 @@ type (
 		Removed int    `json:"r"`
 		Moves   int    `json:"m"`
 		TimeMS  int64  `json:"t"`
+		Berserk bool   `json:"b,omitempty"`
 	}
 	progressMsg struct {
 		Inst   string      `json:"i"`
@@ -122,11 +148,24 @@ func toWire(op lobby.RoomOp) roomMsg {
 	}
 	for _, p := range op.Results {
 		m.Results = append(m.Results, wirePlacing{Place: p.Place, ID: p.ID, Name: p.Name, Guest: p.Guest, GameID: p.GameID,
-			State: int(p.State), Removed: p.Removed, Moves: p.Moves, TimeMS: p.Time.Milliseconds()})
+			State: int(p.State), Removed: p.Removed, Moves: p.Moves, TimeMS: p.Time.Milliseconds(), Berserk: p.Berserk})
 	}
 	for _, c := range op.Ratings {
 		m.Ratings = append(m.Ratings, wireRating{ID: c.ID, Standing: c.Standing.String(), Reason: string(c.Reason),
 			Before: c.Before, After: c.After, Provisional: c.Provisional})
+	}
+	if a := op.Arena; a != nil {
+		m.Arena = &wireArena{ID: a.ID, Name: a.Name, Rules: a.RulesID, StartMS: unixMilli(a.Start), EndMS: unixMilli(a.End),
+			GameMS: a.GameTime.Milliseconds()}
+	}
+	for _, l := range op.Lines {
+		m.Lines = append(m.Lines, wireArenaLine{ID: l.ID, Points: l.Points, Streak: l.Streak, Games: l.Games, Wins: l.Wins,
+			Berserks: l.Berserks, ReachedMS: unixMilli(l.Reached)})
+	}
+	m.Players, m.Pause = op.Players, op.Pause
+	if op.Racer != nil {
+		w := toWireRacer(*op.Racer)
+		m.Racer = &w
 	}
 	return m
 }
@@ -144,7 +183,8 @@ func (m roomMsg) op() lobby.RoomOp {
 	}
 	for _, w := range m.Results {
 		op.Results = append(op.Results, lobby.Placing{Place: w.Place, ID: w.ID, Name: w.Name, Guest: w.Guest, GameID: w.GameID,
-			State: lobby.RacerState(w.State), Removed: w.Removed, Moves: w.Moves, Time: time.Duration(w.TimeMS) * time.Millisecond})
+			State: lobby.RacerState(w.State), Removed: w.Removed, Moves: w.Moves, Time: time.Duration(w.TimeMS) * time.Millisecond,
+			Berserk: w.Berserk})
 	}
 	for _, w := range m.Ratings {
 		// A standing this server does not know reads as aborted: it
@@ -153,6 +193,19 @@ func (m roomMsg) op() lobby.RoomOp {
 		op.Ratings = append(op.Ratings, lobby.RatingChange{ID: w.ID, Standing: st, Reason: rating.Reason(w.Reason),
 			Before: w.Before, After: w.After, Provisional: w.Provisional})
 	}
+	if a := m.Arena; a != nil {
+		op.Arena = &lobby.ArenaInfo{ID: a.ID, Name: a.Name, RulesID: a.Rules, Start: fromUnixMilli(a.StartMS), End: fromUnixMilli(a.EndMS),
+			GameTime: time.Duration(a.GameMS) * time.Millisecond}
+	}
+	for _, w := range m.Lines {
+		op.Lines = append(op.Lines, lobby.ArenaStanding{ID: w.ID, Line: arena.Line{Points: w.Points, Streak: w.Streak, Games: w.Games,
+			Wins: w.Wins, Berserks: w.Berserks}, Reached: fromUnixMilli(w.ReachedMS)})
+	}
+	op.Players, op.Pause = m.Players, m.Pause
+	if m.Racer != nil {
+		r := m.Racer.report()
+		op.Racer = &r
+	}
 	return op
 }
 
@@ -160,29 +213,39 @@ func (m roomMsg) op() lobby.RoomOp {
 func toWireProgress(p lobby.ServerProgress) progressMsg {
 	m := progressMsg{Inst: p.Inst, Round: p.Round, Racers: make([]wireRacer, len(p.Racers))}
 	for i, r := range p.Racers {
-		w := wireRacer{ID: r.ID, Removed: r.Progress.Removed, Moves: r.Progress.Moves, Pass: r.Progress.Pass,
-			Board: r.Progress.Board, State: int(r.Progress.State), GameID: r.Progress.GameID,
-			LastMS: r.LastRemoval.Milliseconds(), FinishMS: r.Finish.Milliseconds()}
-		if r.Line != nil {
-			w.Line = &wireLine{N: r.Line.N, Tail: r.Line.Tail, Sum: r.Line.Sum}
-		}
-		m.Racers[i] = w
+		m.Racers[i] = toWireRacer(r)
 	}
 	return m
+}
+
+// toWireRacer is r as it goes on the bus.
+func toWireRacer(r lobby.RacerReport) wireRacer {
+	w := wireRacer{ID: r.ID, Removed: r.Progress.Removed, Moves: r.Progress.Moves, Pass: r.Progress.Pass,
+		Board: r.Progress.Board, State: int(r.Progress.State), GameID: r.Progress.GameID,
+		LastMS: r.LastRemoval.Milliseconds(), FinishMS: r.Finish.Milliseconds()}
+	if r.Line != nil {
+		w.Line = &wireLine{N: r.Line.N, Tail: r.Line.Tail, Sum: r.Line.Sum}
+	}
+	return w
 }
 
 // progress is m as the rooms apply it.
 func (m progressMsg) progress() lobby.ServerProgress {
 	p := lobby.ServerProgress{Inst: m.Inst, Round: m.Round, Racers: make([]lobby.RacerReport, len(m.Racers))}
 	for i, w := range m.Racers {
-		r := lobby.RacerReport{ID: w.ID,
-			Progress: lobby.Progress{Removed: w.Removed, Moves: w.Moves, Pass: w.Pass, Board: w.Board,
-				State: lobby.RacerState(w.State), GameID: w.GameID},
-			LastRemoval: time.Duration(w.LastMS) * time.Millisecond, Finish: time.Duration(w.FinishMS) * time.Millisecond}
-		if w.Line != nil {
-			r.Line = &lobby.LineSummary{N: w.Line.N, Tail: w.Line.Tail, Sum: w.Line.Sum}
-		}
-		p.Racers[i] = r
+		p.Racers[i] = w.report()
 	}
 	return p
+}
+
+// report is w as the rooms apply it.
+func (w wireRacer) report() lobby.RacerReport {
+	r := lobby.RacerReport{ID: w.ID,
+		Progress: lobby.Progress{Removed: w.Removed, Moves: w.Moves, Pass: w.Pass, Board: w.Board,
+			State: lobby.RacerState(w.State), GameID: w.GameID},
+		LastRemoval: time.Duration(w.LastMS) * time.Millisecond, Finish: time.Duration(w.FinishMS) * time.Millisecond}
+	if w.Line != nil {
+		r.Line = &lobby.LineSummary{N: w.Line.N, Tail: w.Line.Tail, Sum: w.Line.Sum}
+	}
+	return r
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"pyramid/arena"
 	"pyramid/bus"
 	"pyramid/engine"
 	"pyramid/lobby"
@@ -70,6 +71,24 @@ func TestWireRoundTrip(t *testing.T) {
 			{ID: "id-ann", Standing: rating.Rated, Before: 1512.25, After: 1527.5, Provisional: true},
 			{ID: "id-bob", Standing: rating.Unrated, Reason: rating.ReasonAssisted},
 			{ID: "id-cat", Standing: rating.Aborted, Reason: rating.ReasonNeverMoved}}},
+		{Kind: lobby.OpArenaJoin, Inst: "two", Sid: "two/4", Who: &lobby.Entrant{ID: "id-bob", Name: "bob", Addr: "203.0.113.7"}, At: at,
+			Arena: &lobby.ArenaInfo{ID: 7, Name: "Friday arena", RulesID: "classic", Start: at, End: at.Add(45 * time.Minute), GameTime: 4 * time.Minute},
+			Lines: []lobby.ArenaStanding{{ID: "id-bob", Line: arena.Line{Points: 9, Streak: 2, Games: 4, Wins: 3, Berserks: 1}, Reached: at}}},
+		{Kind: lobby.OpArenaPause, Inst: "two", Arena: &lobby.ArenaInfo{ID: 7}, Target: "id-bob", Pause: true, At: at},
+		{Kind: lobby.OpArenaLeave, Inst: "two", Sid: "two/4", Arena: &lobby.ArenaInfo{ID: 7}, Target: "id-bob", At: at},
+		{Kind: lobby.OpArenaPair, Inst: "one", Code: "WXYZ", RoomID: "r9", Arena: &lobby.ArenaInfo{ID: 7}, Players: []string{"id-ann", "id-bob"}, At: at,
+			Cfg: &lobby.OpConfig{RulesID: "classic", Deal: 44, Verdict: engine.Winnable, TimeLimit: 4 * time.Minute, MaxPlayers: 2, Rated: true}},
+		{Kind: lobby.OpBerserk, Inst: "one", Code: "WXYZ", Target: "id-ann"},
+		{Kind: lobby.OpArenaDone, Inst: "two", Code: "WXYZ", Round: 1, Arena: &lobby.ArenaInfo{ID: 7}, Target: "id-bob", At: at,
+			Racer: &lobby.RacerReport{ID: "id-bob", Progress: lobby.Progress{Removed: 7, Moves: 12, Pass: 3, Board: 5, State: lobby.RacerStuck, GameID: 10},
+				LastRemoval: 90 * time.Second, Finish: 2 * time.Minute}},
+		{Kind: lobby.OpArenaForfeit, Inst: "one", Code: "WXYZ", Round: 1, Target: "id-bob", Arena: &lobby.ArenaInfo{ID: 7}, At: at},
+		{Kind: lobby.OpEnd, Inst: "one", Code: "WXYZ", Round: 1, At: at, Results: []lobby.Placing{
+			{Place: 1, ID: "id-ann", Name: "ann", GameID: 8, State: lobby.RacerCleared, Removed: 28, Moves: 33, Time: time.Minute, Berserk: true}}},
+		{Kind: lobby.OpArenaScore, Inst: "one", Arena: &lobby.ArenaInfo{ID: 7}, Lines: []lobby.ArenaStanding{
+			{ID: "id-ann", Line: arena.Line{Points: 4, Streak: 1, Games: 1, Wins: 1, Berserks: 1}, Reached: at},
+			{ID: "id-bob", Line: arena.Line{Games: 5}}}},
+		{Kind: lobby.OpArenaEnd, Inst: "one", Arena: &lobby.ArenaInfo{ID: 7}, At: at},
 	}
 	for _, op := range ops {
 		t.Run(string(op.Kind), func(t *testing.T) {

@@ -9,6 +9,14 @@
 #   - through HAProxy, the instances see the client's address (PROXY v2):
 #     their logs name it, and the per-address limit counts it, not HAProxy's
 #     127.0.0.1 (a second client address still gets in);
+#   - the club's web page through HAProxy (its HTTP front end): /status
+#     lists both instances, the per-address limit counts the client's
+#     address (X-Forwarded-For from HAProxy), and a page open on one
+#     instance follows a player who connects to the other, live;
+#   - an arena's page through HAProxy (tools/clusterrace, first): an
+#     admin sets an arena up, a player races in it on each instance, and
+#     a live stream of its page on each instance shows both racing and
+#     the top game's first move, whichever instance its racer is on;
 #   - a PROXY header from an address that is not HAProxy's is refused, and
 #     so is a plain ssh from HAProxy's own address (it must send a PROXY
 #     header); plain ssh from any other address reaches an instance;
@@ -24,7 +32,7 @@
 #   - bus_leases forgets a lease that ran out long ago (an instance long
 #     gone) when an instance starts.
 # Usage: deploy/cluster-test.sh (from the repository root; `make cluster`).
-# Ports: BASE (CLUSTER_PORT_BASE, default 24250) to BASE+4, and BASE+9 for
+# Ports: BASE (CLUSTER_PORT_BASE, default 24250) to BASE+7, and BASE+9 for
 # a PostgreSQL of its own. PostgreSQL: PYRAMID_TEST_DATABASE_URL's server
 # when set (.ci/run starts one), else one of its own (.ci/postgres.sh);
 # either way a fresh database for the run, dropped at the end.
@@ -38,6 +46,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${CLUSTER_PORT_BASE:-24250}
 lb=$((base)) p1=$((base + 1)) p2=$((base + 2)) m1=$((base + 3)) m2=$((base + 4))
+wlb=$((base + 5)) w1=$((base + 6)) w2=$((base + 7))
 ttl=${CLUSTER_PRESENCE_TTL:-3s}
 grace=${CLUSTER_SEAT_GRACE:-6s}
 work=$(mktemp -d /tmp/pyramid-cluster.XXXXXX)
@@ -105,6 +114,8 @@ ok "one PostgreSQL database for the cluster: $dbname"
 
 ssh-keygen -q -t ed25519 -N '' -f "$work/host_ed25519"
 ssh-keygen -q -t ed25519 -N '' -f "$work/player"
+ssh-keygen -q -t ed25519 -N '' -f "$work/admin"
+admins=$(ssh-keygen -lf "$work/admin.pub" | awk '{print $2}')
 
 wait_for() { # wait_for SECONDS DESCRIPTION COMMAND...
 	local until=$((SECONDS + $1)) what=$2
@@ -121,9 +132,9 @@ wait_for() { # wait_for SECONDS DESCRIPTION COMMAND...
 instance_pid=()
 start_instance() { # start_instance 1|2
 	local i=$1
-	local port=$((i == 1 ? p1 : p2)) metrics=$((i == 1 ? m1 : m2))
-	PYRAMID_HOST_KEY="$work/host_ed25519" PYRAMID_PROXY_PROTOCOL=127.0.0.1 PYRAMID_DATABASE_URL="$db" \
-		"$work/pyramid" serve --listen "127.0.0.1:$port" --metrics "127.0.0.1:$metrics" \
+	local port=$((i == 1 ? p1 : p2)) metrics=$((i == 1 ? m1 : m2)) webport=$((i == 1 ? w1 : w2))
+	PYRAMID_HOST_KEY="$work/host_ed25519" PYRAMID_PROXY_PROTOCOL=127.0.0.1 PYRAMID_DATABASE_URL="$db" PYRAMID_ADMINS="$admins" \
+		"$work/pyramid" serve --listen "127.0.0.1:$port" --metrics "127.0.0.1:$metrics" --web "127.0.0.1:$webport" --web-max-conns-per-ip 1 \
 		--data "$work/data$i" --max-conns-per-ip 1 --presence-ttl "$ttl" --seat-grace "$grace" >>"$work/pyramid$i.log" 2>&1 &
 	instance_pid[$i]=$!
 	pids+=($!)
@@ -159,9 +170,12 @@ ok "same host key on both: $fp1"
 sed -e "s/^\(\s*bind\) :22$/\1 127.0.0.1:$lb/" \
 	-e "s/^\(\s*server pyramid1\) .*/\1 127.0.0.1:$p1 check port $m1/" \
 	-e "s/^\(\s*server pyramid2\) .*/\1 127.0.0.1:$p2 check port $m2/" \
+	-e "s/^\(\s*bind\) :80$/\1 127.0.0.1:$wlb/" \
+	-e "s/^\(\s*server web1\) .*/\1 127.0.0.1:$w1/" \
+	-e "s/^\(\s*server web2\) .*/\1 127.0.0.1:$w2/" \
 	-e "s/^\(\s*log stdout.*\)/\1\n    stats socket $(echo "$work" | sed 's/\//\\\//g')\/haproxy.sock/" \
 	deploy/haproxy.cfg >"$work/haproxy.cfg"
-grep -q "127.0.0.1:$lb" "$work/haproxy.cfg" || fail "could not adapt deploy/haproxy.cfg"
+grep -q "127.0.0.1:$lb" "$work/haproxy.cfg" && grep -q "127.0.0.1:$wlb" "$work/haproxy.cfg" || fail "could not adapt deploy/haproxy.cfg"
 haproxy -c -q -f "$work/haproxy.cfg" || fail "haproxy rejects the configuration"
 haproxy -db -f "$work/haproxy.cfg" >"$work/haproxy.log" 2>&1 &
 pids+=($!)
@@ -179,6 +193,17 @@ sys.exit(0 if all(rows.get(n, "").startswith(sys.argv[2]) for n in sys.argv[3:])
 }
 wait_for 20 "HAProxy's health checks do not see both instances up" backends UP pyramid1 pyramid2
 ok "HAProxy's /healthz checks see both instances up"
+web_backends() { # like backends, for the web page's
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"show stat\n")
+data = b""
+while chunk := s.recv(65536): data += chunk
+rows = {l.split(",")[1]: l.split(",")[17] for l in data.decode().splitlines() if l.startswith("pyramid_web,")}
+sys.exit(0 if all(rows.get(n, "").startswith("UP") for n in ("web1", "web2")) else 1)' "$work/haproxy.sock"
+}
+wait_for 20 "HAProxy's health checks do not see both web pages up" web_backends
+ok "HAProxy's /status checks see both instances' web pages up"
 
 sshopts=(-F /dev/null -i "$work/player" -o IdentitiesOnly=yes -o StrictHostKeyChecking=no
 	-o UserKnownHostsFile=/dev/null -o BatchMode=yes -o ConnectTimeout=10 -o LogLevel=ERROR -p "$lb")
@@ -209,6 +234,49 @@ ok "a third connection from 127.0.0.77 is refused for its own address: ${out%%$'
 out=$(ssh "${sshopts[@]}" -b 127.0.0.78 127.0.0.1 help 2>&1) || fail "127.0.0.78 was refused too: $out"
 ok "127.0.0.78 still gets in through HAProxy"
 kill "${held[@]}"
+
+# The club's web page through HAProxy's HTTP front end.
+instances_up() { curl -fsS -H 'Accept: application/json' "http://127.0.0.1:$wlb/status" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+sys.exit(0 if d["up"] and d["database_reachable"] and len(d["instances"]) == 2 else 1)'; }
+wait_for 20 "/status through HAProxy does not list both instances" instances_up
+ok "/status through HAProxy: up, database reachable, both instances listed"
+# (as the browser reads it: the page escapes a fingerprint's "+" and "/")
+curl -fsS "http://127.0.0.1:$wlb/" | python3 -c 'import html, sys; print(html.unescape(sys.stdin.read()))' | grep -qF "${fp1#host_key=}" || fail "the front page through HAProxy does not show the host key's fingerprint"
+ok "the front page through HAProxy shows the host key's fingerprint"
+# Each instance takes one open request per address (--web-max-conns-per-ip
+# 1): two live streams from 127.0.0.77 through HAProxy take one on each,
+# a third is refused naming 127.0.0.77 (not HAProxy's 127.0.0.1), and
+# 127.0.0.78 still gets in. A client's own X-Forwarded-For changes
+# nothing: HAProxy replaces it.
+streams=()
+for n in 1 2; do
+	curl -sN --interface 127.0.0.77 -H 'X-Forwarded-For: 10.9.9.9' "http://127.0.0.1:$wlb/events/front" >"$work/stream$n.out" 2>&1 &
+	pids+=($!) streams+=($!)
+	wait_for 10 "live stream $n through HAProxy did not start" grep -q '^retry:' "$work/stream$n.out"
+done
+out=$(curl -sS --interface 127.0.0.77 -H 'X-Forwarded-For: 10.9.9.9' "http://127.0.0.1:$wlb/events/front" 2>&1 || true)
+echo "$out" | grep -q 'Too many connections from your address (127.0.0.77)' || fail "a third live stream from 127.0.0.77 was not refused for its own address: $out"
+ok "a third live stream from 127.0.0.77 through HAProxy is refused for its own address: $out"
+curl -fsS --interface 127.0.0.78 -o /dev/null "http://127.0.0.1:$wlb/status" || fail "127.0.0.78 was refused a page too"
+ok "127.0.0.78 still gets a page through HAProxy"
+kill "${streams[@]}"
+# A page open on instance two follows a player who connects to instance
+# one: the count online comes over the bus, not from the database.
+online_at() { curl -fsS -H 'Accept: application/json' "http://127.0.0.1:$1/status" | python3 -c 'import json, sys; print(json.load(sys.stdin)["online"])'; }
+nobody_online() { [ "$(online_at $w1)" = 0 ] && [ "$(online_at $w2)" = 0 ]; }
+wait_for 20 "the held sessions still count online" nobody_online
+curl -sN --interface 127.0.0.99 "http://127.0.0.1:$w2/events/front" >"$work/live.out" 2>&1 &
+pids+=($!)
+live_stream=$!
+wait_for 10 "the live stream on instance two did not start" grep -q '^data: 0' "$work/live.out"
+ssh "${sshopts[@]/$lb/$p1}" -tt -b 127.0.0.99 127.0.0.1 <"$work/hold" >"$work/live-player.out" 2>&1 &
+pids+=($!)
+live_player=$!
+wait_for 20 "the page on instance two did not show the player on instance one" grep -q '^data: 1' "$work/live.out"
+ok "a page open on instance two shows, live, the player who connected to instance one"
+kill "$live_player" "$live_stream"
 
 # A PROXY header straight to an instance from an address that is not
 # HAProxy's: refused, and logged.
@@ -267,7 +335,8 @@ restart_one() {
 	wait_for 10 "restarted instance one does not share its race rooms" test -n "$(instance_name 1)"
 	ok "instance one restarted (as $(instance_name 1)) and answers /healthz"
 }
-coproc RACE { "$work/clusterrace" -one "127.0.0.1:$p1" -two "127.0.0.1:$p2" -database-url "$db" -from 127.0.0.101 -presence-ttl "$ttl" -seat-grace "$grace" 2>&1; }
+coproc RACE { "$work/clusterrace" -one "127.0.0.1:$p1" -two "127.0.0.1:$p2" -database-url "$db" -from 127.0.0.101 -presence-ttl "$ttl" -seat-grace "$grace" \
+	-web "http://127.0.0.1:$wlb" -web-from 127.0.0.79 -admin-key "$work/admin" 2>&1; }
 race=$RACE_PID
 pids+=("$race")
 exec {race_out}<&"${RACE[0]}" {race_in}>&"${RACE[1]}"

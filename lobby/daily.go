@@ -42,6 +42,7 @@ func (l *Lobby) dailyChangedLocked(rulesID, date string) {
 			s.queue.Coalesce(dailyKey, ev)
 		}
 	}
+	l.tellObserversLocked(dailyKey+"/"+rulesID+"/"+date, ev)
 }
 
 // PlayingRules is how many are playing a game of rulesID now, each

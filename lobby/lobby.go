@@ -138,6 +138,10 @@ type Lobby struct {
 	// Spectating across servers (AttachWatch, watch_remote.go); nil:
 	// this server's games only.
 	remoteWatch *remoteWatch
+
+	// Observers of the lobby's public news (observe.go), guarded by mu.
+	observers    map[uint64]observer
+	nextObserver uint64
 }
 
 // New returns an empty lobby.

@@ -442,11 +442,12 @@ func (l *Lobby) flushLocked() { l.flushAtLocked(l.ver.Load()) }
 func (l *Lobby) flushAtLocked(v uint64) {
 	l.lastFlush = l.now()
 	l.flushVer.Store(v)
-	if l.viewers == 0 {
+	if l.viewers == 0 && len(l.observers) == 0 {
 		return
 	}
 	ev := PresenceChanged{Online: l.onlineLocked()}
 	for _, s := range l.viewing {
 		s.queue.Coalesce(presenceKey, ev)
 	}
+	l.tellObserversLocked(presenceKey, ev)
 }

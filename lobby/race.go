@@ -101,6 +101,9 @@ type Racer struct {
 	// Place is the racer's place when the race is over (equal for a tie),
 	// 0 before.
 	Place int
+	// Berserk is set for an arena racer who gave up undo for this race
+	// before it began, for a bonus point if they clear (package arena).
+	Berserk bool
 	// Away is set while the racer's server is gone and their seat waits
 	// for them (RacerAway); Lost once the seat's grace ran out without
 	// them: they count as left, and the race as void (RaceResult.Void).
@@ -121,6 +124,8 @@ type Placing struct {
 	// Time is the finish time for a racer who cleared, else the time of
 	// the last removal, from the start of the race.
 	Time time.Duration
+	// Berserk: an arena racer who gave up undo in the race.
+	Berserk bool
 	// Rating is how the stored race counted for the racer: nil until the
 	// lease holder stored the race and logged its ratings (OpRated), and
 	// for a guest.
@@ -197,7 +202,7 @@ func rank(racers []Racer) []Placing {
 			t = r.Finish
 		}
 		out[n] = Placing{Place: place, ID: r.ID, Name: r.Name, Guest: r.Guest, GameID: r.GameID,
-			State: r.State, Cleared: r.State == RacerCleared, Removed: r.Removed, Moves: r.Moves, Time: t}
+			State: r.State, Cleared: r.State == RacerCleared, Removed: r.Removed, Moves: r.Moves, Time: t, Berserk: r.Berserk}
 	}
 	return out
 }

@@ -76,6 +76,10 @@ var (
 	// ErrRemoved: a join of a player the host removed from the room (by
 	// their account, or their address).
 	ErrRemoved = errors.New("the host removed you from this room")
+	// ErrWatchOwnRace: a racer of the race that runs asked to watch it
+	// (another session of theirs): a spectator sees the racers' boards,
+	// waste included, and every racer plays the same deal.
+	ErrWatchOwnRace = errors.New("you race in this room: you may watch it once your game is over")
 	// ErrTooManySpectators: MaxSpectators watch already.
 	ErrTooManySpectators = errors.New("the room has as many spectators as it can take")
 	// ErrBadRoomConfig: rules, time limit or seats out of range.
@@ -147,6 +151,9 @@ type RoomConfig struct {
 	// unrated. The zero value is unrated: a room nobody said is rated
 	// never counts.
 	Rated bool
+	// Arena is the arena whose race the room runs (ID 0: none); only an
+	// arena's pairing (OpArenaPair) makes such a room.
+	Arena ArenaInfo
 }
 
 // normalize fills in the defaults and checks the rest.
@@ -198,6 +205,8 @@ type Snapshot struct {
 	Results                   []Placing // the last race's placings, from PhaseResults on
 	Chat                      []ChatLine
 	ClosedReason              string // why the room closed, in PhaseClosed
+	// Arena is the arena whose race this is (ID 0 for a room of its own).
+	Arena ArenaInfo
 }
 
 // RaceKey names the room's current round apart from every other race,
@@ -309,6 +318,8 @@ type RaceResult struct {
 	Started  time.Time
 	Ended    time.Time
 	Placings []Placing
+	// Arena is the ID of the arena whose race it was, 0 for none.
+	Arena int64
 }
 
 // sinkRefusals is how long a session's sink has refused events.

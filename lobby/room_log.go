@@ -100,8 +100,20 @@ type RoomOp struct {
 	Results   []Placing      // an end's placings
 	Ratings   []RatingChange // a rated's
 	Gone      string         // a gone's server
-	Seq       uint64         // the op's place in the log, set by the log
-	Logged    time.Time      // when the log took the op, on the cluster's clock; set by the log
+	// Arena is the arena an arena op is about (a join's whole, the
+	// others' ID only); Lines a join's or a score's lines; Players a
+	// pairing's racers; Pause a pause's (false: resume).
+	Arena   *ArenaInfo
+	Lines   []ArenaStanding
+	Players []string
+	Pause   bool
+	// Racer is an arena done's: the racer's progress as their game
+	// ended, so that every server has it before the pairing that frees
+	// them (their server's progress comes on a topic of its own, maybe
+	// later).
+	Racer  *RacerReport
+	Seq    uint64    // the op's place in the log, set by the log
+	Logged time.Time // when the log took the op, on the cluster's clock; set by the log
 }
 
 // OpConfig is a room's settings as an op carries them: the rules by ID.

@@ -34,7 +34,7 @@ type offered struct {
 }
 
 // syncRooms makes rooms of instance "a" over a syncLog, on clock.
-func syncRooms(t *testing.T, clock Clock) (*Rooms, *syncLog) {
+func syncRooms(t testing.TB, clock Clock) (*Rooms, *syncLog) {
 	t.Helper()
 	l := &syncLog{inst: "a", clock: clock, once: map[string]bool{}}
 	rs, err := NewRooms(RoomsConfig{Instance: "a", Clock: clock, Logf: t.Logf}, l)
@@ -248,5 +248,53 @@ func TestFollowsTheOtherServers(t *testing.T) {
 	l.mu.Unlock()
 	if want := "[" + h.Code() + " b]"; got != want {
 		t.Fatalf("followed: %s, want %s", got, want)
+	}
+}
+
+// TestStoringARaceBesideTheLog: the holder stores a race that ended
+// (OnRaceEnd) off the goroutine that applies the log's ops: while the
+// store takes its time, the next ops are applied.
+func TestStoringARaceBesideTheLog(t *testing.T) {
+	clock := NewFakeClock(t0)
+	l := &syncLog{inst: "a", clock: clock, once: map[string]bool{}}
+	storing, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	rs, err := NewRooms(RoomsConfig{Instance: "a", Clock: clock, Logf: t.Logf, OnRaceEnd: func(RaceResult) ([]RatingChange, error) {
+		once.Do(func() { close(storing) })
+		<-release
+		return nil, nil
+	}}, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.rs = rs
+	rs.SetHolder(true)
+	defer close(release)
+	h, _ := syncRace(t, clock, rs, l)
+	ended := make(chan error, 1)
+	go func() {
+		ended <- l.log(RoomOp{Kind: OpEnd, Code: h.Code(), Round: 1, At: clock.Now(), Results: []Placing{{ID: "id-ann", Place: 1}, {ID: "id-bob", Place: 2}}})
+	}()
+	<-storing
+	select {
+	case err := <-ended:
+		if err != nil {
+			t.Fatalf("the end: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the end's op waited for the race to be stored")
+	}
+	if p := h.Snapshot().Phase; p != PhaseResults {
+		t.Fatalf("phase %v after the end", p)
+	}
+	applied := make(chan error, 1)
+	go func() { applied <- l.log(RoomOp{Kind: OpHello, Inst: "b"}) }()
+	select {
+	case err := <-applied:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("an op waited for the race to be stored")
 	}
 }

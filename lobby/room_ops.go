@@ -172,6 +172,10 @@ func (rs *Rooms) Join(h *Room, p Entrant, sink Sink) (Snapshot, error) {
 		return Snapshot{}, errors.New("lobby: Join without a sink")
 	}
 	rs.mu.Lock()
+	if rs.seatedByPairing(h.code, p, sink) {
+		rs.mu.Unlock()
+		return h.Snapshot(), nil
+	}
 	sid, at := rs.sidOf(sink), rs.nowLocked()
 	rs.mu.Unlock()
 	err := rs.log.Do(RoomOp{Kind: OpJoin, Code: h.code, Sid: sid, Who: opEntrant(p), At: at})
@@ -180,6 +184,24 @@ func (rs *Rooms) Join(h *Room, p Entrant, sink Sink) (Snapshot, error) {
 		return Snapshot{}, err
 	}
 	return h.Snapshot(), nil
+}
+
+// seatedByPairing reports whether the player already sits in the arena
+// race of the room, as this very session, with rs.mu held: the pairing
+// seated every racer of its race (OpArenaPair), and the session that
+// opens the race's screen to take the seat has nothing to change, so
+// logs nothing. An op would change nothing but cost every server its
+// fold (each join walks every room), a thousand times at once when an
+// arena's races end together.
+func (rs *Rooms) seatedByPairing(code string, p Entrant, sink Sink) bool {
+	r := rs.rooms[code]
+	if r == nil || r.cfg.Arena.ID == 0 || r.phase != PhaseCountdown && r.phase != PhaseRacing {
+		return false
+	}
+	mb := r.member(p.ID)
+	return mb != nil && mb.present() && mb.inst == rs.cfg.Instance && mb.away.IsZero() && !mb.lost &&
+		mb.Name == keys.Clean(p.Name, keys.MaxNameWidth) && mb.Addr == p.Addr && mb.Guest == p.Guest &&
+		sameSink(rs.sinkOf(mb.inst, mb.sid), sink)
 }
 
 // QuickJoin puts the player in the oldest public room of these rules
@@ -500,6 +522,9 @@ func (h *Room) Report(playerID string, from Sink, p Progress, moves []string) er
 		// Without the room's lock: the log builds the progress when it
 		// goes out (Progress), from the room as it is then.
 		rs.log.Offer(h.code, news)
+	}
+	if err == nil && !done && p.State != RacerPlaying {
+		rs.arenaGameOver(r, playerID)
 	}
 	if rs.cfg.Trace != nil {
 		rs.cfg.Trace.Since(TraceReportStage, t0)

@@ -62,6 +62,7 @@ import (
 
 	"pyramid/engine"
 	"pyramid/keys"
+	"pyramid/rating"
 )
 
 // DefaultSeatGrace is how long a racer whose server died keeps their
@@ -114,6 +115,22 @@ type RoomsConfig struct {
 	// OnRoundOver is called on every server when a race ends or its room
 	// closes, with no lock held: the server may forget its racers' games.
 	OnRoundOver func(code string, round int, placings []Placing)
+	// ArenaDeal picks the deal of a new arena race on the lease holder
+	// (a deal the solver proves winnable), with no lock held; a deal
+	// drawn at random when nil.
+	ArenaDeal func(rulesID string) (uint64, engine.Verdict)
+	// OnArenaRace is called on the lease holder after OnRaceEnd stored
+	// an arena race (RaceResult.Arena), with no lock held, maybe more
+	// than once for one race: it scores the race in the arena (once, by
+	// the race's key) and returns its racers' new lines, which the holder
+	// logs for every server (OpArenaScore). A failure is tried again with
+	// the race's store.
+	OnArenaRace func(RaceResult) ([]ArenaStanding, error)
+	// OnRated is called on every server when the ratings of a stored
+	// race reach it (the holder's OpRated) and the race moved somebody's
+	// rating, with no lock held, with the race's rules ID: the rating
+	// lists of those rules may have changed.
+	OnRated func(rulesID string)
 	// Logf, when set, is told of failures.
 	Logf func(format string, args ...any)
 	// Trace, when set, times each report (TraceReportStage).
@@ -151,12 +168,23 @@ type Rooms struct {
 	// bySink finds the session of a sink of a comparable type (every
 	// sink but a test's), under mu.
 	bySink map[Sink]*roomSession
+	// arenaViews is each arena's standings as its views read them
+	// (*arenaViews by ID), read without mu (arena_fold.go).
+	arenaViews sync.Map
 
 	mu     sync.Mutex
 	rooms  map[string]*room // open rooms by code
-	offset time.Duration    // the cluster's clock minus this server's
-	sids   int              // makes session tokens
-	after  []func()         // what the current locked call must do once unlocked
+	arenas map[int64]*arenaRun
+	// watchers follow arenas from outside (WatchArena), under their own
+	// lock: a racer's move reaches them holding its room's lock only.
+	watchers arenaWatchers
+	offset   time.Duration // the cluster's clock minus this server's
+	// recording counts, by arena, the races of the arena this holder is
+	// storing (end, off the log's goroutine): the arena does not end
+	// before their scores are logged (arenaDuties).
+	recording map[int64]int
+	sids      int      // makes session tokens
+	after     []func() // what the current locked call must do once unlocked
 }
 
 // roomSession is one local session's sink and its token, and how long
@@ -249,6 +277,8 @@ type member struct {
 	away        time.Time
 	lost        bool
 	ready       bool
+	berserk     bool // an arena racer who gave up undo (OpBerserk)
+	forfeit     bool // an arena racer out for not moving in time (OpArenaForfeit)
 	progress    Progress
 	lastRemoval time.Duration
 	finish      time.Duration
@@ -285,8 +315,8 @@ func NewRooms(cfg RoomsConfig, log RoomLog) (*Rooms, error) {
 	if cfg.SeatGrace <= 0 {
 		cfg.SeatGrace = DefaultSeatGrace
 	}
-	return &Rooms{cfg: cfg, log: log, rooms: map[string]*room{},
-		bySink: map[Sink]*roomSession{}}, nil
+	return &Rooms{cfg: cfg, log: log, rooms: map[string]*room{}, arenas: map[int64]*arenaRun{},
+		bySink: map[Sink]*roomSession{}, recording: map[int64]int{}}, nil
 }
 
 func (rs *Rooms) logf(format string, args ...any) {
@@ -450,10 +480,15 @@ func (rs *Rooms) checkDrop(s *roomSession, since time.Time) {
 			return
 		}
 	}
+	for _, id := range rs.arenaIDs() {
+		if p := rs.arenas[id].sessionPlayer(rs.cfg.Instance, s.sid); p != nil {
+			out = append(out, RoomOp{Kind: OpArenaLeave, Arena: &ArenaInfo{ID: id}, Target: p.ID, Sid: s.sid, At: rs.nowLocked()})
+		}
+	}
 	rs.after = append(rs.after, func() {
 		go func() {
 			for _, m := range out {
-				if err := rs.log.Do(m); err != nil && !errors.Is(err, ErrNotMember) {
+				if err := rs.log.Do(m); err != nil && !errors.Is(err, ErrNotMember) && !errors.Is(err, ErrNotInArena) {
 					rs.logf("lobby: rooms: drop a session that stopped reading: %v", err)
 				}
 			}
@@ -471,6 +506,16 @@ func (rs *Rooms) forgetUnused() {
 		}
 		for _, w := range r.watchers {
 			used[w.sid] = true
+		}
+	}
+	for _, ar := range rs.arenas {
+		if ar.over {
+			continue
+		}
+		for _, p := range ar.players {
+			if p.inst == rs.cfg.Instance {
+				used[p.sid] = true
+			}
 		}
 	}
 	rs.sessions.Range(func(k, v any) bool {
@@ -575,6 +620,13 @@ func (rs *Rooms) Servers() []string {
 			add(w.inst)
 		}
 	}
+	for _, id := range rs.arenaIDs() {
+		for _, p := range rs.arenas[id].players {
+			if p.sid != "" {
+				add(p.inst)
+			}
+		}
+	}
 	return out
 }
 
@@ -590,6 +642,14 @@ func (rs *Rooms) record(res RaceResult) {
 		// The op is the race's once: two holders log one.
 		rs.log.Post("rated/"+res.Code+"/"+res.Key(), RoomOp{Kind: OpRated, Code: res.Code, Round: res.Round, Ratings: ratings})
 	}
+	if err == nil && res.Arena != 0 && rs.cfg.OnArenaRace != nil {
+		var lines []ArenaStanding
+		if lines, err = rs.cfg.OnArenaRace(res); err != nil {
+			rs.logf("lobby: rooms: score arena race %s round %d (tried again later): %v", res.Code, res.Round, err)
+		} else if len(lines) > 0 {
+			rs.log.Post("arenascore/"+res.Key(), RoomOp{Kind: OpArenaScore, Arena: &ArenaInfo{ID: res.Arena}, Lines: lines})
+		}
+	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	if r := rs.rooms[res.Code]; r != nil && r.lastEnd != nil && r.lastEnd.Round == res.Round {
@@ -599,8 +659,9 @@ func (rs *Rooms) record(res RaceResult) {
 
 // Duties are the lease holder's, run by the cluster layer every little
 // while: store again the results that failed to, declare lost the seats
-// whose grace ran out, end the races that are over, close the rooms
-// empty for EmptyRoomClose.
+// whose grace ran out, forfeit the arena racers who made no move in time
+// (arenaIdle), end the races that are over, close the rooms empty for
+// EmptyRoomClose.
 func (rs *Rooms) Duties() {
 	if !rs.holder.Load() {
 		return
@@ -611,7 +672,7 @@ func (rs *Rooms) Duties() {
 	var ends []string
 	var closes []string
 	var unstored []RaceResult
-	var lapses []RoomOp
+	var lapses, forfeits []RoomOp
 	idle := map[string]RoomOp{} // by the op's once
 	for _, r := range rs.rooms {
 		if rs.idleHost(r, clusterNow) != nil {
@@ -624,6 +685,7 @@ func (rs *Rooms) Duties() {
 		}
 		r.mu.Lock()
 		done := r.phase == PhaseRacing && r.allDone()
+		forfeits = append(forfeits, rs.arenaIdle(r, clusterNow)...)
 		r.mu.Unlock()
 		for _, m := range r.members {
 			if !m.away.IsZero() && !clusterNow.Before(m.away.Add(rs.cfg.SeatGrace)) {
@@ -637,7 +699,14 @@ func (rs *Rooms) Duties() {
 			closes = append(closes, r.code)
 		}
 	}
+	arenaEnds, pairings := rs.arenaDuties(clusterNow)
 	rs.mu.Unlock()
+	for _, id := range arenaEnds {
+		rs.log.Post(arenaEndOnce(id), RoomOp{Kind: OpArenaEnd, Arena: &ArenaInfo{ID: id}, At: clusterNow})
+	}
+	for _, p := range pairings {
+		go rs.pairArena(p)
+	}
 	for _, res := range unstored {
 		rs.record(res)
 	}
@@ -647,6 +716,9 @@ func (rs *Rooms) Duties() {
 	}
 	for once, m := range idle {
 		rs.log.Post(once, m)
+	}
+	for _, m := range forfeits {
+		rs.log.Post(arenaForfeitOnce(m), m)
 	}
 	for _, code := range ends {
 		rs.endRace(code)
@@ -702,6 +774,9 @@ func (rs *Rooms) apply(m RoomOp) error {
 	case OpOutage:
 		rs.outage(m)
 		return nil
+	}
+	if handled, err := rs.applyArena(m); handled {
+		return err
 	}
 	r := rs.rooms[m.Code]
 	if m.Kind == OpOpen {
@@ -978,6 +1053,9 @@ func (rs *Rooms) join(r *room, m RoomOp) error {
 	}
 	name := keys.Clean(m.Who.Name, keys.MaxNameWidth)
 	if mb := r.member(m.Who.ID); mb != nil {
+		if mb.forfeit {
+			return ErrForfeited // arena_forfeit.go
+		}
 		if mb.present() && (mb.inst != m.Inst || mb.sid != m.Sid) {
 			if sink := rs.sinkOf(mb.inst, mb.sid); sink != nil {
 				sink.Post(SeatTakenOver{Code: r.code})
@@ -1016,8 +1094,19 @@ func (rs *Rooms) join(r *room, m RoomOp) error {
 // leaveOthers takes a player who went into keep out of every other room
 // (one room at a time).
 func (rs *Rooms) leaveOthers(keep *room, playerID, inst, sid string) {
-	for _, r := range rs.sortedRooms() {
-		if r == keep {
+	rs.leaveOthersIn(rs.sortedRooms(), keep, playerID, inst, sid)
+}
+
+// leaveOthersIn is leaveOthers over rooms, the open rooms as sortedRooms
+// gave them: a fold that seats several players sorts them once. A room
+// closed since (by an earlier player's leave) is passed over, as a
+// sortedRooms made now would.
+func (rs *Rooms) leaveOthersIn(rooms []*room, keep *room, playerID, inst, sid string) {
+	for _, r := range rooms {
+		// Only a room the player is in or hosts has anything to leave:
+		// the others are passed over without their lock (their members
+		// and host are written with rs.mu held too).
+		if r == keep || rs.rooms[r.code] != r || r.host != playerID && r.member(playerID) == nil {
 			continue
 		}
 		rs.leaveOther(keep, r, playerID, inst, sid)
@@ -1219,6 +1308,7 @@ func (rs *Rooms) gone(inst string, at time.Time, by string) {
 	for _, r := range rs.sortedRooms() {
 		back = append(back, rs.goneFrom(r, inst, at, inst == rs.cfg.Instance && by != "" && by != inst)...)
 	}
+	back = append(back, rs.arenaGone(inst, inst == rs.cfg.Instance && by != "" && by != inst)...)
 	if len(back) > 0 {
 		rs.after = append(rs.after, func() { go rs.comeBack(back) })
 	}
@@ -1228,6 +1318,7 @@ func (rs *Rooms) gone(inst string, at time.Time, by string) {
 // player, in the room (code), with the session's sink; a spectator's
 // view when watch.
 type comeback struct {
+	arena ArenaInfo // an arena's player (ID not 0), not a room's
 	code  string
 	who   Entrant
 	sink  Sink
@@ -1281,7 +1372,9 @@ func (rs *Rooms) comeBack(back []comeback) {
 			continue
 		}
 		var err error
-		if c.watch {
+		if c.arena.ID != 0 {
+			_, err = rs.JoinArena(c.arena, c.who, c.sink, ArenaStanding{})
+		} else if c.watch {
 			_, err = rs.handle(c.code).Watch(c.who.ID, c.sink)
 		} else {
 			_, err = rs.Join(rs.handle(c.code), c.who, c.sink)
@@ -1299,6 +1392,11 @@ func (rs *Rooms) comeBack(back []comeback) {
 func (rs *Rooms) stillAway(c comeback) bool {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
+	if c.arena.ID != 0 {
+		ar := rs.arenas[c.arena.ID]
+		p := ar.player(c.who.ID)
+		return p != nil && p.sid == "" && !ar.over
+	}
 	r := rs.rooms[c.code]
 	if r == nil {
 		return false
@@ -1500,6 +1598,9 @@ func (rs *Rooms) end(r *room, m RoomOp) {
 	r.phase = PhaseResults
 	r.ended = m.At.Add(-rs.offset)
 	r.results = cleanPlacings(m.Results)
+	if r.cfg.Arena.ID != 0 {
+		rs.arenaRaceOver(r, m.At)
+	}
 	r.members = slices.DeleteFunc(r.members, func(mb *member) bool { return !mb.present() })
 	rs.pickHost(r)
 	if r.presentCount() == 0 && r.empty.IsZero() {
@@ -1508,10 +1609,29 @@ func (rs *Rooms) end(r *room, m RoomOp) {
 	rs.broadcast(r, RaceEnded{Code: r.code, Round: r.round, Results: slices.Clone(r.results)})
 	rs.changed(r)
 	res := RaceResult{Code: r.code, RoomID: r.id, Round: r.round, RulesID: r.cfg.Rules.ID(), Deal: r.cfg.Deal, Verdict: r.cfg.Verdict,
-		Rated: r.cfg.Rated, Void: void, Started: r.startsDB, Ended: m.At, Placings: slices.Clone(r.results)}
+		Rated: r.cfg.Rated, Void: void, Started: r.startsDB, Ended: m.At, Placings: slices.Clone(r.results), Arena: r.cfg.Arena.ID}
 	r.lastEnd, r.unstored = &res, false
 	if rs.holder.Load() {
-		rs.after = append(rs.after, func() { rs.record(res) })
+		// Not on the goroutine of the fold, which is the log's reader:
+		// storing a race is several writes to the store (on a cluster,
+		// PostgreSQL's round trips and commits), and every op of the
+		// rooms, of every server, waited behind each race stored.
+		arenaID := r.cfg.Arena.ID
+		if arenaID != 0 {
+			rs.recording[arenaID]++
+		}
+		rs.after = append(rs.after, func() {
+			go func() {
+				rs.record(res)
+				if arenaID != 0 {
+					rs.mu.Lock()
+					if rs.recording[arenaID]--; rs.recording[arenaID] <= 0 {
+						delete(rs.recording, arenaID)
+					}
+					rs.mu.Unlock()
+				}
+			}()
+		})
 	}
 	if rs.cfg.OnRoundOver != nil {
 		code, round, ps := r.code, r.round, slices.Clone(r.results)
@@ -1525,18 +1645,23 @@ func (rs *Rooms) rated(r *room, m RoomOp) {
 	if r.round != m.Round || r.phase != PhaseResults {
 		return
 	}
-	changed := false
+	changed, moved := false, false
 	for i := range r.results {
 		p := &r.results[i]
 		for _, c := range m.Ratings {
 			if c.ID == p.ID && !p.Guest {
 				c := c
 				p.Rating, changed = &c, true
+				moved = moved || c.Standing == rating.Rated
 			}
 		}
 	}
 	if changed {
 		rs.changed(r)
+	}
+	if moved && rs.cfg.OnRated != nil {
+		rules := r.cfg.Rules.ID()
+		rs.after = append(rs.after, func() { rs.cfg.OnRated(rules) })
 	}
 }
 
@@ -1568,6 +1693,10 @@ func (rs *Rooms) rematch(r *room, m RoomOp) error {
 
 // watch folds a spectator's coming.
 func (rs *Rooms) watch(r *room, m RoomOp) error {
+	if mb := r.member(m.Target); mb != nil && (r.phase == PhaseCountdown || r.phase == PhaseRacing) &&
+		mb.progress.State != RacerStuck && mb.progress.State != RacerCleared {
+		return ErrWatchOwnRace
+	}
 	for _, w := range r.watchers {
 		if w.id == m.Target {
 			if w.inst != m.Inst || w.sid != m.Sid {
@@ -1595,6 +1724,9 @@ func (rs *Rooms) close(r *room, reason string) {
 		r.timer = nil
 	}
 	over := r.phase == PhaseCountdown || r.phase == PhaseRacing
+	if over && r.cfg.Arena.ID != 0 {
+		rs.arenaRaceOver(r, r.lastAt)
+	}
 	rs.broadcast(r, RoomClosed{Code: r.code, Reason: reason})
 	r.phase, r.reason = PhaseClosed, reason
 	rs.changed(r)
@@ -1646,13 +1778,16 @@ func (rs *Rooms) coalesceRacer(r *room, m *member) {
 	var ev Event = RacerProgress{Code: r.code, Round: r.round, Racer: r.racer(m)}
 	key := RacerKey(r.code, m.ID)
 	rs.local(r, func(s *roomSession) { s.sink.Coalesce(key, ev) })
+	if r.cfg.Arena.ID != 0 {
+		rs.arenaWatched(r.cfg.Arena.ID)
+	}
 }
 
 // racer is m as the racer panel shows it.
 func (r *room) racer(m *member) Racer {
 	v := Racer{ID: m.ID, Name: m.Name, Guest: m.Guest, Host: m.ID == r.host, Ready: m.ready, Present: m.present(),
 		Muted: r.isMuted(&m.Entrant), Progress: m.progress, Cards: r.cards(), Finish: m.finish, LastRemoval: m.lastRemoval,
-		Away: !m.away.IsZero(), Lost: m.lost}
+		Away: !m.away.IsZero(), Lost: m.lost, Berserk: m.berserk}
 	return v.placed(r.phase, r.results)
 }
 
@@ -1663,7 +1798,7 @@ func (rs *Rooms) snapshot(r *room) Snapshot {
 		Public: r.cfg.Public, Rated: r.cfg.Rated, TimeLimit: r.cfg.TimeLimit, MaxPlayers: r.cfg.MaxPlayers, Cards: r.cards(),
 		Host: r.host, StartsAt: r.startsAt, Ended: r.ended,
 		Members: make([]Racer, len(r.members)), Spectators: len(r.watchers),
-		Results: slices.Clone(r.results), Chat: slices.Clone(r.chat), ClosedReason: r.reason,
+		Results: slices.Clone(r.results), Chat: slices.Clone(r.chat), ClosedReason: r.reason, Arena: r.cfg.Arena,
 	}
 	if r.phase == PhaseRacing || r.phase == PhaseResults {
 		s.Deadline = r.deadline

@@ -43,6 +43,8 @@ var (
 	ErrTakenOver = errors.New("the race continues in another session")
 	// ErrNotTheDeal: a move on a game that is not the race's deal.
 	ErrNotTheDeal = errors.New("that game is not this race's deal")
+	// ErrBerserkUndo: a move taken back by a racer who went berserk.
+	ErrBerserkUndo = errors.New("berserk: no undo in this race")
 )
 
 // StaleError is the error of a move made on a board older than the
@@ -197,15 +199,23 @@ func (s *Service) Countdown(c lobby.Countdown) {
 		s.mu.RLock()
 		r := s.seats[seatKey(c.Code, id)]
 		s.mu.RUnlock()
-		if r == nil || r.w == nil {
-			continue
-		}
-		key := gameKey(c.Code, c.Round, id)
-		if s.game(key, false) != nil {
-			continue // made, being made, or played already
-		}
-		go r.prepare(s.game(key, true), engine.Record{Rules: c.RulesID, Deal: c.Deal}, c.RaceKey, !c.Rated)
+		s.prepare(r, c.Code, c.Round, engine.Record{Rules: c.RulesID, Deal: c.Deal}, c.RaceKey, !c.Rated)
 	}
+}
+
+// prepare makes the stored game of racer r (nil: a racer with no seat on
+// this server) of round's race in room code, empty, in the background,
+// unless it is made, being made or played already, or r's games are not
+// stored.
+func (s *Service) prepare(r *Racer, code string, round int, rec engine.Record, raceKey string, chosen bool) {
+	if r == nil || r.w == nil {
+		return
+	}
+	key := gameKey(code, round, r.me.ID)
+	if s.game(key, false) != nil {
+		return
+	}
+	go r.prepare(s.game(key, true), rec, raceKey, chosen)
 }
 
 // RoundOver is the end of a round of a room (or its room's closing), the
@@ -275,26 +285,16 @@ func (s *Service) Store(res lobby.RaceResult) ([]lobby.RatingChange, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
-	nr := store.NewRace{Key: res.Key(), Code: res.Code, RulesID: res.RulesID, DealNumber: res.Deal,
-		Started: res.Started, Ended: res.Ended, Racers: len(res.Placings), Rated: res.Rated, Void: res.Void, Verdict: res.Verdict}
+	nr, ok := s.newRace(ctx, res)
 	closer := s.cfg.Writer()
 	for _, p := range res.Placings {
-		if p.Guest {
-			continue
-		}
-		nr.Placings = append(nr.Placings, store.RacePlacing{PlayerID: p.ID, Place: p.Place, Cleared: p.Cleared,
-			Removed: p.Removed, Moves: p.Moves, Time: p.Time, GameID: max(p.GameID, 0), Outcome: outcomeOf(p),
-			Assisted: s.assisted(ctx, p.GameID)})
-		if p.GameID > 0 && !p.Cleared {
+		if p.GameID > 0 && !p.Cleared && !p.Guest {
 			if err := closer.Abandon(ctx, p.ID, p.GameID); err != nil {
 				s.cfg.Logger.Warn("race game not finished", "room", res.Code, "game", p.GameID, "err", err)
 			}
 		}
 	}
-	if len(nr.Placings) == 0 || !slices.ContainsFunc(res.Placings, func(p lobby.Placing) bool { return p.Removed > 0 || p.Cleared }) {
-		// All guests, or no card removed (everybody left first, or the
-		// time ran out): the ranking ties them all first, which says
-		// nothing: no result, no race won, no rating.
+	if !ok {
 		return nil, nil
 	}
 	id, err := s.cfg.Store.RecordRace(ctx, nr)
@@ -307,6 +307,66 @@ func (s *Service) Store(res lobby.RaceResult) ([]lobby.RatingChange, error) {
 		return nil, fmt.Errorf("read back race %s: %w", res.Code, err)
 	}
 	return RatingChanges(race), nil
+}
+
+// newRace is the race to store of a race that ended; ok is false for one
+// that stores nothing: all guests, or no card removed (everybody left
+// first, or the time ran out): the ranking ties them all first, which
+// says nothing: no result, no race won, no rating.
+func (s *Service) newRace(ctx context.Context, res lobby.RaceResult) (nr store.NewRace, ok bool) {
+	nr = store.NewRace{Key: res.Key(), Code: res.Code, RulesID: res.RulesID, DealNumber: res.Deal,
+		Started: res.Started, Ended: res.Ended, Racers: len(res.Placings), Rated: res.Rated, Void: res.Void, Verdict: res.Verdict}
+	for _, p := range res.Placings {
+		if p.Guest {
+			continue
+		}
+		nr.Placings = append(nr.Placings, store.RacePlacing{PlayerID: p.ID, Place: p.Place, Cleared: p.Cleared,
+			Removed: p.Removed, Moves: p.Moves, Time: p.Time, GameID: max(p.GameID, 0), Outcome: outcomeOf(p),
+			Assisted: s.assisted(ctx, p.GameID)})
+	}
+	ok = len(nr.Placings) > 0 && slices.ContainsFunc(res.Placings, func(p lobby.Placing) bool { return p.Removed > 0 || p.Cleared })
+	return nr, ok
+}
+
+// ScoreArena scores an arena race that ended (RaceResult.Arena), the
+// rooms' OnArenaRace on the lease holder, after Store stored it: the
+// store scores it in the arena once, and it returns the racers' new lines.
+// A race that stored nothing scores nothing.
+func (s *Service) ScoreArena(res lobby.RaceResult) ([]lobby.ArenaStanding, error) {
+	if s.cfg.Store == nil || res.Arena == 0 {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	nr, ok := s.newRace(ctx, res)
+	if !ok {
+		return nil, nil
+	}
+	// The race is stored already: its key finds it.
+	id, err := s.cfg.Store.RecordRace(ctx, nr)
+	if err != nil {
+		return nil, fmt.Errorf("find arena race %s: %w", res.Code, err)
+	}
+	var berserk []string
+	for _, p := range res.Placings {
+		if p.Berserk && !p.Guest {
+			berserk = append(berserk, p.ID)
+		}
+	}
+	lines, err := s.cfg.Store.RecordArenaRace(ctx, res.Arena, id, berserk)
+	if err != nil {
+		return nil, fmt.Errorf("score arena race %s: %w", res.Code, err)
+	}
+	return ArenaStandings(lines), nil
+}
+
+// ArenaStandings is the store's lines of an arena as the rooms keep them.
+func ArenaStandings(lines []store.ArenaLine) []lobby.ArenaStanding {
+	out := make([]lobby.ArenaStanding, len(lines))
+	for i, l := range lines {
+		out[i] = lobby.ArenaStanding{Rank: l.Rank, ID: l.PlayerID, Name: l.PlayerName, Line: l.Line, Reached: l.Reached}
+	}
+	return out
 }
 
 // RatingChanges is how a stored race counted for each of its placed

@@ -49,6 +49,13 @@ func (r *Racer) Seat(snap lobby.Snapshot) Seat {
 	r.s.mu.Lock()
 	r.s.seats[seatKey(snap.Code, r.me.ID)] = r
 	r.s.mu.Unlock()
+	if _, member := snap.Member(r.me.ID); member && snap.Phase == lobby.PhaseCountdown {
+		// A seat taken once the countdown runs (an arena's racers: its
+		// pairing starts the countdown before their sessions take their
+		// seats, so Countdown found none) makes the racer's game now, as
+		// Countdown makes the others'.
+		r.s.prepare(r, snap.Code, snap.Round, engine.Record{Rules: snap.RulesID, Deal: snap.Deal}, snap.RaceKey(), !snap.Rated)
+	}
 	if snap.Phase != lobby.PhaseRacing {
 		return Seat{}
 	}
@@ -138,6 +145,9 @@ func (r *Racer) Play(ctx context.Context, room *lobby.Room, round, seq int, rec 
 	defer rg.mu.Unlock()
 	if seq <= rg.seq {
 		return "", nil // a later report came first
+	}
+	if !extends(rec.Moves, rg.rec.Moves) && room.Berserk(r.me.ID) {
+		return "", ErrBerserkUndo
 	}
 	prevSeq, prev, prevTimes := rg.seq, rg.rec, slices.Clone(rg.times)
 	rg.seq = seq
@@ -342,4 +352,10 @@ func (r *Racer) Board(ctx context.Context, room *lobby.Room, playerID string) (e
 		room.Learn(playerID, sg.Moves)
 	}
 	return rec, nil
+}
+
+// extends reports whether moves are prev with more moves after (or the
+// same): no move of prev was taken back.
+func extends(moves, prev []string) bool {
+	return len(moves) >= len(prev) && slices.Equal(moves[:len(prev)], prev)
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"pyramid/arena"
 	"pyramid/engine"
 	"pyramid/rating"
 )
@@ -169,6 +170,12 @@ const (
 	// Subject: "report ID"; no Target, so that the reported player's
 	// audit log does not show reports.
 	AuditCloseReport = "close-report"
+	// AuditArenaNew, AuditArenaEdit and AuditArenaCancel: an arena set
+	// up, changed or cancelled (by an admin, or by its creator on a
+	// server without admins). Subject: "arena ID"; Reason: its settings.
+	AuditArenaNew    = "arena-new"
+	AuditArenaEdit   = "arena-edit"
+	AuditArenaCancel = "arena-cancel"
 )
 
 // Audit keeps the audit log.
@@ -656,6 +663,7 @@ type Store interface {
 	Audit
 	Reports
 	Challenges
+	Arenas
 	// Close releases the database.
 	Close() error
 }
@@ -984,4 +992,117 @@ type Challenges interface {
 	// already changes nothing and returns it with ErrClosed, so that two
 	// servers deciding the same challenge end it once.
 	EndChallenge(ctx context.Context, id int64, state ChallengeState, raceID int64, winner string) (Challenge, error)
+}
+
+// Arenas keeps arena events (package arena) and their scores. An arena's
+// points are the store's: the lease holder scores each arena race as it
+// stores it (RecordArenaRace), so an instance that dies loses none.
+type Arenas interface {
+	// CreateArena stores a new arena and returns it with its ID (and, for
+	// a recurring one, Series set to that ID). ErrInvalid when
+	// arena.Event.Check refuses it at the store's now.
+	CreateArena(ctx context.Context, e arena.Event) (arena.Event, error)
+	// UpdateArena changes an upcoming arena's name, rules, start,
+	// duration, game time and recurrence (by e.ID); its creator stays,
+	// and its Series follows the recurrence (0 for a one-off, kept or
+	// its own ID for a recurring one). ErrNotFound for no such arena,
+	// ErrClosed once it started or was cancelled, ErrInvalid as
+	// CreateArena or for the start of another occurrence of its series.
+	UpdateArena(ctx context.Context, e arena.Event) (arena.Event, error)
+	// CancelArena cancels an arena that has not finished; a recurring
+	// one then has no next occurrence. ErrNotFound, or ErrClosed when it
+	// finished or was cancelled already.
+	CancelArena(ctx context.Context, id int64) (arena.Event, error)
+	// Arena returns a stored arena (ErrNotFound for none).
+	Arena(ctx context.Context, id int64) (arena.Event, error)
+	// Arenas returns the arenas not cancelled that end at since or later
+	// (upcoming, running, and finished since), by start then ID, at most
+	// limit (MaxListLimit for 0 or less, and at most).
+	Arenas(ctx context.Context, since time.Time, limit int) ([]arena.Event, error)
+	// ArenasCreated counts the arenas the player created at since or
+	// later, cancelled ones too: the limit of arenas per player on a
+	// server without admins.
+	ArenasCreated(ctx context.Context, playerID string, since time.Time) (int, error)
+	// ScheduleNextArena stores the next occurrence (arena.Event.Next) of
+	// the recurring arena with this ID, once: a second call, from this or
+	// another server, returns the one stored (the occurrence of the
+	// series that starts after this one, wherever an edit moved it).
+	// ErrNotFound for no such arena; ErrInvalid for a one-off or a
+	// cancelled one.
+	ScheduleNextArena(ctx context.Context, id int64) (arena.Event, error)
+	// RecordArenaRace scores the stored race raceID in the arena, once
+	// per race (a second call, from this or another server, changes
+	// nothing and returns the race's players' lines as they are then).
+	// Each placed player with a key gets a game scored by arena.Score
+	// from their line before it: arena.Game from their placing among
+	// the race's (arena.PlacingGame: Racers, Place and Shared counted
+	// among the racers who played, a walkover when none but them did,
+	// Cleared), Berserk when their ID is in berserk, and Void
+	// when they were assisted, left, or the race is unrated for
+	// everybody (void, voided, or a chosen deal: an arena's races and
+	// solo deals are recorded Rated, their deals dealt at random). It
+	// returns the race's players' lines after it, with their ranks.
+	// ErrNotFound for no such arena or race; ErrInvalid for a race of
+	// other rules than the arena's, or scored in another arena;
+	// ErrClosed for a cancelled arena.
+	RecordArenaRace(ctx context.Context, arenaID, raceID int64, berserk []string) ([]ArenaLine, error)
+	// ArenaStandings returns the arena's standings, at most limit lines
+	// (1,000 for 0 or less, and at most): by points (most first), then fewer games,
+	// then the one who reached their points first, then player ID; equal
+	// points, games and time share a rank (the next rank after a shared
+	// one skips the places taken: 1, 2, 2, 4).
+	ArenaStandings(ctx context.Context, arenaID int64, limit int) ([]ArenaLine, error)
+	// ArenaPlayer returns one player's line in the arena with their rank
+	// (a zero line with only PlayerID set, and rank 0, when they have no
+	// game in it).
+	ArenaPlayer(ctx context.Context, arenaID int64, playerID string) (ArenaLine, error)
+	// ArenaGames returns the player's scored games of the arena, oldest
+	// first.
+	ArenaGames(ctx context.Context, arenaID int64, playerID string) ([]ArenaGame, error)
+	// Trophies returns the player's top-three finishes (with a point or
+	// more) in arenas not cancelled that finished at or before now,
+	// newest first, at most limit (MaxListLimit for 0 or less, and at
+	// most).
+	Trophies(ctx context.Context, playerID string, now time.Time, limit int) ([]Trophy, error)
+	// ArenaWinners returns the winners (rank 1, with a point or more;
+	// a shared first place makes several) of the arenas not cancelled
+	// that finished between since and now, both included, by player ID,
+	// each with their newest such win: the boards mark their names.
+	ArenaWinners(ctx context.Context, since, now time.Time) (map[string]Trophy, error)
+}
+
+// ArenaLine is a player's line of an arena's standings.
+type ArenaLine struct {
+	PlayerID   string
+	PlayerName string // filled in when read
+	Rank       int
+	arena.Line
+	// Reached is when the player's points last went up (the end of the
+	// race that raised them; their first game's until then): the
+	// tie-break.
+	Reached time.Time
+}
+
+// ArenaGame is one scored game of a player in an arena.
+type ArenaGame struct {
+	RaceID  int64
+	Points  int
+	Streak  bool // it counted double
+	Racers  int
+	Place   int
+	Cleared bool
+	Berserk bool
+	Void    bool
+	At      time.Time // when the race ended
+}
+
+// Trophy is a player's finish in the top three of an arena.
+type Trophy struct {
+	ArenaID int64
+	Name    string
+	RulesID string
+	Ended   time.Time
+	Rank    int
+	Points  int
+	Players int // how many scored in the arena
 }

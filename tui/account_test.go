@@ -377,6 +377,27 @@ func TestBoardScreen(t *testing.T) {
 	h.wantScreen("could not load the board: timeout")
 }
 
+// TestBoardChampion: a player who won an arena in the last week carries
+// a crown after their name on the daily board, W without Unicode.
+func TestBoardChampion(t *testing.T) {
+	for _, unicode := range []bool{true, false} {
+		acc := newFakeAccount()
+		for i := range acc.boards["2026-03-01"] {
+			acc.boards["2026-03-01"][i].Champion = acc.boards["2026-03-01"][i].Name == "bob"
+		}
+		d := accountDeps(acc)
+		d.Unicode = unicode
+		h := newHarness(t, d)
+		h.open(itemLeaders)
+		mark := "bob ♛"
+		if !unicode {
+			mark = "bob W"
+		}
+		h.wantScreen(mark)
+		h.wantNotScreen("alice ♛", "alice W")
+	}
+}
+
 func TestChangeName(t *testing.T) {
 	acc := newFakeAccount()
 	h := newHarness(t, accountDeps(acc))

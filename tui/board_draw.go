@@ -118,7 +118,7 @@ func (b *board) draw(pw panelWriter, right string, p *Prompt, bar []key.Binding,
 	}
 	b.drawBoard(gr, pw)
 	vc := b.cache
-	if k := (headerKey{b.version, b.w, b.watchers, b.clock}); k != vc.headerKey || vc.header == "" {
+	if k := (headerKey{b.version, b.w, b.watchers, b.clock, b.shownTitle()}); k != vc.headerKey || vc.header == "" {
 		var hb strings.Builder
 		b.writeHeader(&hb, right)
 		vc.headerKey, vc.header = k, hb.String()

@@ -118,3 +118,25 @@ func TestChallengeFromTheBoard(t *testing.T) {
 	}
 	h.wantScreen("challenge 3 offered to mallory") // the name cleaned
 }
+
+// TestChallengeEndSaysItCounts: a challenge's game, once over, says it
+// counts for the challenge, whose result comes once both have played,
+// never that it is practice (it is, for the player's solo records).
+func TestChallengeEndSaysItCounts(t *testing.T) {
+	for _, want := range []engine.Status{engine.Won, engine.Lost} {
+		n := uint64(3)
+		if want == engine.Lost {
+			n = 1
+		}
+		rec := engine.Record{Rules: "classic", Deal: n}
+		fc := &fakeChallenges{game: SavedGame{ID: "g7", Record: rec, Status: StatusPlaying}}
+		games := &recordingGames{res: SaveResult{Status: StatusWon, Practice: true}}
+		h := newHarness(t, Deps{Args: []string{"challenge", "7"}, Unicode: true, Player: testPlayer, Games: games, Challenges: fc})
+		endGame(t, h, "classic", n, want)
+		h.wantScreen("challenge 7:", "your game counts;", "both have played", "q: menu")
+		if want == engine.Lost {
+			h.wantScreen("16/28 removed", "your game of challenge 7 is over")
+		}
+		h.wantNotScreen("practice", "new deal", "n: ")
+	}
+}

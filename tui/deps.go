@@ -109,6 +109,11 @@ type Deps struct {
 	// Challenges, when not nil, gives the deep link challenge ID: the
 	// player's one game of a challenge (tui/challenge.go).
 	Challenges Challenges
+
+	// Arenas, when not nil, gives the menu's Arenas: timed events whose
+	// players the server pairs into short races (tui/arena*.go). Its
+	// races are played through Races. Nil hides them.
+	Arenas Arenas
 }
 
 // Inbox is a session's queue of messages from the rest of the server
@@ -513,4 +518,7 @@ type BoardEntry struct {
 	// GameID is the stored game of the entry, which g on the board races
 	// as a ghost (Ghosts), or empty.
 	GameID string
+	// Champion is set for a player who won an arena in the last 7 days:
+	// the board marks their name.
+	Champion bool
 }

@@ -49,6 +49,8 @@ type env struct {
 	// challenges are the player's challenges to play (Deps.Challenges),
 	// or nil.
 	challenges Challenges
+	// arenas are the server's arenas (Deps.Arenas), or nil.
+	arenas Arenas
 	// watchStep is the time between two moves when the watch screen
 	// plays the solver's line by itself (watchStep; tests shorten it).
 	watchStep time.Duration

@@ -33,6 +33,11 @@ func (ghostAskMsg) isEvent()     {} // race a ghost (ghost.go)
 func (menuLobbyMsg) isEvent()    {} // the Lobby (presence.go)
 func (spectateOpenMsg) isEvent() {} // watch a player (spectate.go)
 func (spectateDoneMsg) isEvent() {} // stop watching (spectate.go)
+func (menuArenasMsg) isEvent()   {} // the menu's Arenas (arena.go)
+func (arenaMenuMsg) isEvent()    {} // from the arena screen to the menu (arena.go)
+func (arenaPairedMsg) isEvent()  {} // an arena race to play (arena.go)
+func (arenaWatchMsg) isEvent()   {} // the arena's top game to watch (arena.go)
+func (arenaPointsMsg) isEvent()  {} // the player's arena points changed (arena.go)
 
 // handleEvent does what a screen asked for.
 func (m *Model) handleEvent(msg event) tea.Cmd {
@@ -90,6 +95,21 @@ func (m *Model) handleEvent(msg event) tea.Cmd {
 		return m.askWatch(msg.name)
 	case spectateDoneMsg:
 		return m.closeSpectate()
+	case menuArenasMsg:
+		return m.openArenas() // arena.go
+	case arenaMenuMsg:
+		m.arenaMenu()
+	case arenaPairedMsg:
+		return m.openArenaRace(msg.code)
+	case arenaWatchMsg:
+		if a := m.arena(); a != nil {
+			a.shown = false // its tick on the way stops
+		}
+		return m.openRace(menuRaceMsg{code: msg.code, watch: true})
+	case arenaPointsMsg:
+		if rs := m.race(); rs != nil {
+			rs.setArenaPoints(msg.points) // race_arena.go
+		}
 	}
 	return nil
 }

@@ -139,7 +139,7 @@ func (m *Model) openHelp() {
 	}
 	km := NewTableKeyMap(m.menu().Scheme, m.env.gl)
 	if rs := m.race(); m.cur == screenRace && rs != nil && rs.ghost == nil {
-		m.screens[screenHelp] = newRaceHelpScreen(m.env, km, rs.watching, m.w, m.h)
+		m.screens[screenHelp] = newRaceHelpScreen(m.env, km, rs.watching, rs.inArenaRoom(), m.w, m.h)
 		m.show(screenHelp)
 		return
 	}

@@ -104,6 +104,9 @@ type headerKey struct {
 	version, w int
 	watchers   int // spectators (board.watchers)
 	clock      string
+	// title is the title shown (board.shownTitle), which an arena race
+	// changes with the player's points.
+	title string
 }
 
 // msgKey is what the message line depends on.

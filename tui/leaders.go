@@ -390,6 +390,9 @@ func (b *leadersScreen) row(en *BoardEntry, cur bool) string {
 	if en.You {
 		name = clean(en.Name, 10) + " (you)"
 	}
+	if en.Champion {
+		name = clean(name, 14) + " " + championMark(b.env.gl)
+	}
 	name = padRight(name, 16)
 	if cur {
 		sb.WriteString("  > ")

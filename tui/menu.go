@@ -48,6 +48,7 @@ const (
 	itemRaceJoin    // race.go
 	itemRaceBack    // race.go
 	itemRaceResults // menu_back.go: "Results of race CODE"
+	itemArenas      // arena.go
 )
 
 // menuItem is one line of the menu.
@@ -229,6 +230,9 @@ func (m *menuScreen) build() {
 		others = append(others,
 			menuItem{kind: itemRaceNew, label: "New race…"},
 			menuItem{kind: itemRaceJoin, label: "Join a race…"})
+	}
+	if m.env.arenas != nil { // arena.go
+		others = append(others, menuItem{kind: itemArenas, label: "Arenas"})
 	}
 	if m.env.lobby != nil { // presence.go
 		others = append(others, menuItem{kind: itemLobby, label: "Lobby"})
@@ -420,6 +424,11 @@ func (m *menuScreen) update(msg tea.Msg) tea.Cmd {
 			m.say(sWarn, clean("the setting is not kept for next time: "+Reason(msg.err), 200))
 		}
 		return nil
+	case arenaLeftMsg: // arena.go
+		if msg.err != nil {
+			m.say(sWarn, clean("leaving the arena: "+Reason(msg.err), 200))
+		}
+		return nil
 	}
 	m.show(true)
 	switch msg := msg.(type) {
@@ -543,6 +552,9 @@ func (m *menuScreen) choose() tea.Cmd {
 		return m.askBack(m.raceBack) // menu_back.go
 	case itemRaceResults: // menu_back.go
 		m.event = menuRaceMsg{code: m.raceEnded}
+		return nil
+	case itemArenas: // arena.go
+		m.event = menuArenasMsg{}
 		return nil
 	}
 	return nil

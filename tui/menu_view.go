@@ -362,6 +362,8 @@ func (m *menuScreen) viewList(out *lines) string {
 		return "after each move the solver checks the position and says when the deal can no longer be won (never in races)"
 	case itemLobby:
 		return "who is online and what each is doing, and the race rooms waiting for players; watch a player's game"
+	case itemArenas:
+		return "timed events: join one and the server pairs you into short races with the players nearest you in its standings, until it ends"
 	case itemWatchable:
 		return "whether other players may watch your games from the Lobby or with watch NAME"
 	case itemKeys:
@@ -440,6 +442,8 @@ func (m *menuScreen) note(it menuItem) string {
 		return "your seat is kept until the race ends"
 	case itemRaceResults:
 		return "the race is over: see how it ended"
+	case itemArenas:
+		return "timed events of short races, for points"
 	case itemKeyList:
 		return "see and unlink them"
 	}

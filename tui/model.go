@@ -65,6 +65,9 @@ type Model struct {
 	// challengeRef is the challenge the deep link named, until Init asks
 	// for its game (challenge.go).
 	challengeRef string
+	// arenaRef is the arena the deep link `arena ID` named, until Init
+	// opens it (arena_link.go).
+	arenaRef int64
 	// quitting is set once the session is to end when its saves are
 	// stored, ended once its last command is given (end); ending is the
 	// shutdown in progress, or nil.
@@ -101,6 +104,7 @@ func New(d Deps) *Model {
 		races:      d.Races,
 		ghosts:     d.Ghosts,
 		challenges: d.Challenges,
+		arenas:     d.Arenas,
 		watchStep:  watchStep,
 		wait:       d.After,
 		await:      d.Await,
@@ -135,6 +139,11 @@ func New(d Deps) *Model {
 		m.challengeLink(ref) // challenge.go
 	} else if isRaceLink(args) {
 		m.raceLink(args) // race.go
+	} else if id, ok := arenaLink(args); ok {
+		if id == 0 {
+			m.menu().say(sErr, "arena ID: the ID is a number (`arenas` lists them)")
+		}
+		m.arenaRef = id // arena_link.go: -1 for the list
 	} else if len(args) > 0 {
 		spec, err := parseLink(args)
 		if err != nil {
@@ -171,7 +180,7 @@ func (m *Model) Init() tea.Cmd {
 	if m.playing {
 		cmds = append(cmds, m.env.readClock(m.token, clockStart))
 	}
-	cmds = append(cmds, m.challengeOpen())
+	cmds = append(cmds, m.challengeOpen(), m.arenaLinkOpen())
 	return tea.Batch(cmds...)
 }
 

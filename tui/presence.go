@@ -201,7 +201,7 @@ func (m *Model) doing() (d lobby.Doing, ok bool) {
 			return lobby.Doing{What: lobby.Watching, Watched: s.name}, true
 		}
 		return lobby.Doing{What: lobby.AtMenu}, true
-	case screenMenu, screenDealing, screenStats, screenLeaders, screenName, screenLink, screenRedeem, screenLobby:
+	case screenMenu, screenDealing, screenStats, screenLeaders, screenName, screenLink, screenRedeem, screenLobby, screenArena:
 		return lobby.Doing{What: lobby.AtMenu}, true
 	case screenRace:
 		if rs := m.race(); rs != nil {

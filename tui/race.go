@@ -260,6 +260,9 @@ type raceScreen struct {
 	// ghost is set in a ghost race (ghost.go): a race against a recorded
 	// game, which no room holds.
 	ghost *ghostRun
+
+	// ar is what the screen keeps of an arena's race (race_arena.go).
+	ar arenaRace
 }
 
 // raceKeys are the race screen's own keys.
@@ -366,6 +369,9 @@ func (m *Model) openRace(mr menuRaceMsg) tea.Cmd {
 
 // raceLeft is the root's part when the player leaves the race screen.
 func (m *Model) raceLeft(msg raceLeftMsg) tea.Cmd {
+	if m.inArena() {
+		return m.arenaBack(msg) // race_arena.go
+	}
 	if rs := m.race(); rs != nil && rs.mode() == modeResults && rs.ghost == nil {
 		m.menu().leftRoom(rs.snap.Code) // seen: the menu offers them no more
 	}
@@ -485,7 +491,10 @@ func (rs *raceScreen) update(msg tea.Msg) tea.Cmd {
 		if msg.key == rs.round {
 			rs.par = msg.par
 		}
+	case arenaNextMsg:
+		cmd = rs.arenaNext(msg) // race_arena.go
 	}
+	cmd = tea.Batch(cmd, rs.armNext())
 	if t := rs.table; t != nil && rs.parRound != rs.round+1 {
 		// A new race deal: ask for its par, which the results show.
 		rs.parRound, rs.par = rs.round+1, 0
@@ -539,8 +548,12 @@ func (rs *raceScreen) seated(msg raceSeatMsg) tea.Cmd {
 		return tea.Batch(rs.tick(), rs.fetchBoard())
 	}
 	switch msg.seat.Snapshot.Phase {
-	case lobby.PhaseWaiting:
-		rs.say(sInfo, "room "+msg.seat.Snapshot.Code+": share the code (c copies it); r marks you ready")
+	case lobby.PhaseWaiting, lobby.PhaseCountdown:
+		if rs.inArenaRoom() {
+			rs.say(sInfo, "paired: b before the start goes berserk (no undo, +1 on a clear)")
+		} else if msg.seat.Snapshot.Phase == lobby.PhaseWaiting {
+			rs.say(sInfo, "room "+msg.seat.Snapshot.Code+": share the code (c copies it); r marks you ready")
+		}
 	case lobby.PhaseRacing:
 		if msg.seat.Resume != nil {
 			rs.say(sInfo, "welcome back: your race game is as you left it")
@@ -555,7 +568,9 @@ func (rs *raceScreen) setSnap(s lobby.Snapshot, resume *engine.Record) {
 	if s.Seq < rs.snap.Seq && s.Round == rs.snap.Round {
 		return // an older one came late
 	}
-	if prev := rs.snap.Host; prev != "" && prev != s.Host && s.Host == rs.you && rs.you != "" && s.Code == rs.snap.Code {
+	// An arena's room has a host in name only (the arena starts its
+	// races, and there is no rematch): its passing is not news.
+	if prev := rs.snap.Host; prev != "" && prev != s.Host && s.Host == rs.you && rs.you != "" && s.Code == rs.snap.Code && s.Arena.ID == 0 {
 		rs.say(sInfo, "you host the room now: s starts the race once everybody is ready")
 	}
 	rs.snap = s
@@ -598,8 +613,9 @@ func (rs *raceScreen) deal(s lobby.Snapshot, resume *engine.Record) {
 			return
 		}
 	}
-	t := rs.newRaceTable(g, s, "room "+s.Code+rs.env.gl.sep+titleOf(r, g.Deal(), "", rs.env.gl.sep))
-	t.hideDeal(!s.Rated, "room "+s.Code+rs.env.gl.sep+hiddenTitleOf(r, "", rs.env.gl.sep))
+	title, hidden := rs.raceTitles(r, g.Deal()) // race_arena.go: an arena's names it
+	t := rs.newRaceTable(g, s, title)
+	t.hideDeal(!s.Rated, hidden)
 	rs.table, rs.round, rs.next = t, s.Round, nil
 	rs.held.drop()
 }
@@ -660,7 +676,11 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 		if ev.Code == rs.snap.Code && ev.Round == rs.snap.Round {
 			rs.snap.Phase, rs.snap.Results = lobby.PhaseResults, ev.Results
 			rs.inputOpen = false
-			rs.say(sInfo, "the race is over")
+			if rs.inArenaRoom() && !rs.watching {
+				rs.say(sInfo, "the race is over: next game soon")
+			} else {
+				rs.say(sInfo, "the race is over")
+			}
 		}
 	case lobby.ChatLine:
 		if ev.Code == rs.snap.Code && ev.FromID != "" {
@@ -695,12 +715,19 @@ func (rs *raceScreen) onEvent(ev lobby.Event) tea.Cmd {
 			return rs.seatMoved(ev.Code)
 		}
 	case lobby.RoomClosed:
+		if ev.Code == rs.snap.Code && rs.inArenaRoom() && rs.mode() == modeResults {
+			break // an arena's room closes after its race: the results stay until the arena shows
+		}
 		if ev.Code == rs.snap.Code {
 			rs.event = raceLeftMsg{st: sWarn, text: "room " + ev.Code + " closed: " + ev.Reason}
 		}
 	case lobby.Removed:
 		if ev.Code == rs.snap.Code {
 			rs.event = raceLeftMsg{st: sWarn, text: "the host removed you from room " + ev.Code}
+		}
+	case lobby.Forfeited:
+		if ev.Code == rs.snap.Code && ev.Round == rs.snap.Round && !rs.watching {
+			rs.event = raceLeftMsg{st: sWarn, text: forfeitNote} // race_arena.go
 		}
 	case lobby.Missed:
 		if ev.Code == rs.snap.Code {
@@ -742,6 +769,10 @@ func (msg raceMovedMsg) text() string {
 func (rs *raceScreen) done(msg raceDoneMsg) tea.Cmd {
 	if msg.play {
 		return rs.reported(msg)
+	}
+	if msg.what == berserkWhat {
+		rs.berserkDone(msg) // race_arena.go
+		return nil
 	}
 	switch {
 	case errors.Is(msg.err, ErrTakenOver):

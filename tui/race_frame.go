@@ -97,7 +97,7 @@ type racerLineKey struct {
 	nameW                int32 // the names' width (racerNameW)
 	short                bool  // the short line (shortPanel)
 	state                lobby.RacerState
-	present              bool
+	present, berserk     bool
 	mark                 byte
 	st                   styleID
 }
@@ -229,7 +229,7 @@ func (rs *raceScreen) appendPanel(vc *raceFrame, parts []string) []string {
 			st = sOK
 		}
 		k := racerLineKey{env: rs.env, name: r.Name, removed: int32(r.Removed), moves: int32(r.Moves), pass: int32(r.Pass),
-			cards: int32(r.Cards), nameW: int32(nameW), short: short, state: r.State, present: r.Present, mark: rs.racerMark(r)[0], st: st}
+			cards: int32(r.Cards), nameW: int32(nameW), short: short, state: r.State, present: r.Present, berserk: r.Berserk, mark: rs.racerMark(r)[0], st: st}
 		if r.Cards == 0 {
 			k.cards = int32(rs.snap.Cards)
 		}
@@ -337,7 +337,11 @@ func (rs *raceScreen) miniBlock(r lobby.Racer, rows, bw int) []string {
 		st = sBold
 	}
 	b := make([]string, 0, rows+3)
-	b = append(b, padRight(" "+mark+cut(clean(r.Name, 16), bw-3, rs.env.gl.ell), bw))
+	name := cut(clean(r.Name, 16), bw-3, rs.env.gl.ell)
+	if r.Berserk {
+		name = cut(clean(r.Name, 16), bw-4, rs.env.gl.ell) + berserkMark
+	}
+	b = append(b, padRight(" "+mark+name, bw))
 	for row := range rows {
 		var l strings.Builder
 		l.WriteString(strings.Repeat(" ", 2+rows-1-row))

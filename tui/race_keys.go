@@ -102,6 +102,9 @@ func (rs *raceScreen) leave() tea.Cmd {
 // waitingKey handles a key in the waiting room: ready, and the host's
 // start. The countdown takes neither.
 func (rs *raceScreen) waitingKey(k tea.KeyMsg) tea.Cmd {
+	if rs.inArenaRoom() {
+		return rs.arenaWaitingKey(k) // race_arena.go
+	}
 	if rs.snap.Phase != lobby.PhaseWaiting {
 		return nil
 	}
@@ -139,6 +142,9 @@ func (rs *raceScreen) raceKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, t.Keys.Hint):
 		rs.say(sWarn, "no hints in a race")
 		return nil
+	case rs.berserk() && bound(k, t.Keys.Undo): // bound: an undo with nothing to take back says so too
+		rs.say(sWarn, "berserk: no undo in this race")
+		return nil
 	case bound(k, t.Keys.New):
 		rs.say(sWarn, "no new deal in a race: everybody plays this one")
 		return nil
@@ -163,6 +169,8 @@ func (rs *raceScreen) resultsKey(k tea.KeyMsg) tea.Cmd {
 		return nil
 	case rs.ghost != nil || !key.Matches(k, rs.keys.Rematch):
 		return nil
+	case rs.inArenaRoom():
+		rs.say(sInfo, "the arena pairs your next race: enter goes back to it")
 	case rs.over:
 		rs.say(sInfo, "room "+rs.snap.Code+" has closed: no rematch or chat there")
 	case rs.snap.Host != rs.you:

@@ -328,6 +328,11 @@ func (rs *raceScreen) appendRacerLine(dst []byte, r lobby.Racer, nameW int, shor
 	}
 	dst = append(dst, rs.racerMark(r)...)
 	name := cut(clean(r.Name, keys.MaxNameWidth), nameW, rs.env.gl.ell)
+	if r.Berserk {
+		// An arena racer who gave up undo: the mark ends the name (no
+		// name has it), which is cut to leave it room.
+		name = cut(clean(r.Name, keys.MaxNameWidth), nameW-1, rs.env.gl.ell) + berserkMark
+	}
 	nameC := cells(name)
 	dst = append(dst, name...)
 	if nameC < nameW {
@@ -405,7 +410,7 @@ func (rs *raceScreen) raceBar() []key.Binding {
 	sel, undo := k.Select, k.Undo
 	sel.SetEnabled(rs.table.d.status == engine.Playing)
 	if ms := rs.table.game.Moves(); len(ms) > 0 && (ms[len(ms)-1].Kind == engine.Draw || ms[len(ms)-1].Kind == engine.Redeal) ||
-		rs.table.d.status != engine.Playing {
+		rs.table.d.status != engine.Playing || rs.berserk() {
 		undo.SetEnabled(false) // undo never takes back a draw or a redeal in a race
 	}
 	chat := rs.keys.Chat
@@ -442,7 +447,7 @@ func (rs *raceScreen) panel(dst []string, moves, passes string, w int) []string 
 		} else {
 			dst = append(dst, removed, moves)
 		}
-		return append(append(dst, ""), resultsCome(w)...)
+		return append(append(dst, ""), rs.resultsCome(w)...)
 	}
 	me := rs.mine()
 	if rs.par > 0 && rs.parRound == rs.snap.Round+1 {
@@ -458,20 +463,28 @@ func (rs *raceScreen) panel(dst []string, moves, passes string, w int) []string 
 	}
 	dst = append(dst, "You cleared the pyramid!", "")
 	dst = append(dst, figures...)
-	return append(append(dst, ""), resultsCome(w)...)
+	return append(append(dst, ""), rs.resultsCome(w)...)
 }
 
 // resultsCome is what a racer's panel says once the racer is done, in
-// lines of at most w cells.
-func resultsCome(w int) []string {
-	if s := "the results come when everybody is done"; cells(s) <= w {
+// lines of at most w cells: in an arena, the next game comes before the
+// slower racers are done.
+func (rs *raceScreen) resultsCome(w int) []string {
+	lines := []string{"the results come", "when everybody is done"}
+	if rs.inArenaRoom() {
+		lines = []string{"your next game comes in a moment;", "the points of this one when it ends"}
+	}
+	if s := lines[0] + " " + lines[1]; cells(s) <= w && !rs.inArenaRoom() {
 		return []string{s}
 	}
-	return []string{"the results come", "when everybody is done"}
+	return lines
 }
 
 // viewWaiting draws the waiting room and the countdown.
 func (rs *raceScreen) viewWaiting() string {
+	if rs.inArenaRoom() {
+		return rs.viewArenaWaiting() // race_arena.go
+	}
 	gl := rs.env.gl
 	s := &rs.snap
 	var body []string
@@ -675,6 +688,10 @@ func (rs *raceScreen) viewResults() string {
 		body = append(body, "  Par: "+parNote(rs.par, 0)+" (the shortest winning line).")
 	}
 	switch {
+	case rs.inArenaRoom() && rs.watching:
+		body = append(body, "  An arena race: q goes back to the arena.")
+	case rs.inArenaRoom():
+		body = append(body, "  Next game soon: back to the arena in a few seconds (enter: now).")
 	case rs.over:
 	case s.Host == rs.you && !s.Rated:
 		body = append(body, "  r: a rematch in this room, on a new deal dealt at random: rated.")
@@ -705,8 +722,12 @@ func (rs *raceScreen) viewResults() string {
 		sub += gl.sep + unratedNote
 	}
 	bindings := []key.Binding{km.Rematch, km.Chat, km.Leave, km.Help}
-	if rs.over {
+	switch {
+	case rs.over:
 		bindings = []key.Binding{km.Leave, km.Help}
+	case rs.inArenaRoom():
+		km.Leave.SetHelp("enter", "arena")
+		bindings = []key.Binding{km.Chat, km.Leave, km.Help}
 	}
-	return drawPage(rs.env, rs.w, rs.h, "room "+s.Code+gl.sep+"results", sub, body, rs.msg, rs.msgSt, rs.bar, bindings)
+	return drawPage(rs.env, rs.w, rs.h, rs.pageTitle("room "+s.Code+gl.sep+"results"), sub, body, rs.msg, rs.msgSt, rs.bar, bindings)
 }

@@ -43,6 +43,11 @@ func (t *tableScreen) resultLines(dst []string, w int) []string {
 func (t *tableScreen) results(dst []string) []string {
 	r := t.result
 	hints, undos := t.assists()
+	if t.challenge != "" {
+		// A challenge's game is stored as practice for the records: its
+		// result is the challenge's.
+		return append(dst, "challenge "+t.challenge+": your game counts;", "the result comes once both have played")
+	}
 	if r != nil && r.Practice {
 		return append(dst, "practice: no result is recorded")
 	}

@@ -55,6 +55,7 @@ const (
 	screenSpectate                 // spectate.go: another player's game
 	screenRace                     // race.go: built when the player asks for a race, let go of when they leave
 	screenKeys                     // keyslist.go
+	screenArena                    // arena.go: built when the player opens Arenas, let go of back at the menu
 	numScreens
 )
 

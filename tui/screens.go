@@ -101,8 +101,9 @@ func notationHelp(gl *glyphs) []string {
 
 // newRaceHelpScreen writes the help of a race room, for a racer or a
 // spectator: the room's keys and the race's rules (no hints, an undo
-// that never takes back a draw, q twice to leave), not the table's.
-func newRaceHelpScreen(e *env, km TableKeyMap, spectator bool, w, h int) *helpScreen {
+// that never takes back a draw, q twice to leave), not the table's; an
+// arena's room has berserk instead of ready, start and rematch.
+func newRaceHelpScreen(e *env, km TableKeyMap, spectator, arena bool, w, h int) *helpScreen {
 	gl := e.gl
 	hk := func(b key.Binding) string { return b.Help().Key }
 	row := func(k, desc string) string { return "  " + k + strings.Repeat(" ", max(1, 14-cells(k))) + desc }
@@ -126,10 +127,18 @@ func newRaceHelpScreen(e *env, km TableKeyMap, spectator bool, w, h int) *helpSc
 		)
 		return helpScreenOf(e, text, w, h)
 	}
+	if arena {
+		text = append(text,
+			"Before the start (the arena starts its races)",
+			row("b", "berserk: no undo in this race, a point more if you clear it"),
+		)
+	} else {
+		text = append(text,
+			"Waiting room",
+			row("r", "ready, or not ready"),
+			row("s", "start the countdown (the host, once two or more are in)"))
+	}
 	text = append(text,
-		"Waiting room",
-		row("r", "ready, or not ready"),
-		row("s", "start the countdown (the host, once two or more are in)"),
 		row("t", "chat (also racing, on the results); pgup pgdn scroll it back"),
 		row("", "its commands: "+chatCommandsHelp()),
 		"",
@@ -144,10 +153,18 @@ func newRaceHelpScreen(e *env, km TableKeyMap, spectator bool, w, h int) *helpSc
 		row(hk(km.Prompt), "type moves in notation, e.g. 7.1+7.4 d 6.2+w"),
 		row("q q", "leave the race; race CODE brings you back while it runs"),
 		"",
-		"Results",
-		row("r", "a rematch in the room, on a new deal (the host)"),
-		row(copyKeys.Help().Key, "copy your share line (in the waiting room: the room's code)"),
-		row("q", "leave the room"),
+		"Results")
+	if arena {
+		text = append(text, row("enter q", "back to the arena (it comes by itself after a few seconds)"))
+	} else {
+		text = append(text, row("r", "a rematch in the room, on a new deal (the host)"))
+	}
+	text = append(text,
+		row(copyKeys.Help().Key, "copy your share line (in the waiting room: the room's code)"))
+	if !arena {
+		text = append(text, row("q", "leave the room"))
+	}
+	text = append(text,
 		row("?", "this help"),
 	)
 	return helpScreenOf(e, append(text, notationHelp(gl)...), w, h)

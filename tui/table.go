@@ -777,7 +777,10 @@ func (t *tableScreen) canWatch() bool {
 // wide: that no move is left and, with a solver, whether the deal could
 // have been won.
 func (t *tableScreen) lostNote(w int) string {
-	const lost = "no moves left: undo (u) or start a new deal (n)"
+	lost := "no moves left: undo (u) or start a new deal (n)"
+	if t.challenge != "" {
+		lost = "no moves left: your game of challenge " + t.challenge + " is over"
+	}
 	switch t.answer {
 	case answerNone:
 		return lost
@@ -864,7 +867,8 @@ func (t *tableScreen) updateKeys() {
 	k.Left.SetEnabled(playing)
 	k.Right.SetEnabled(playing)
 	k.Move.SetEnabled(playing)
-	k.Select.SetEnabled(!t.promptOpen && t.d.status != engine.Lost)
+	// A challenge's game won: one attempt, no deal to go on to here.
+	k.Select.SetEnabled(!t.promptOpen && t.d.status != engine.Lost && !(won && t.challenge != ""))
 	switch {
 	case won && t.game.Rules().Daily:
 		k.Select.SetHelp("enter", "replay") // the day has one deal

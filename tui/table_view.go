@@ -52,11 +52,7 @@ func (t *tableScreen) panel(lines []string, moves, passes string, w int) []strin
 		if t.game.Rules().Daily {
 			again = "u: undo" + gl.sep + "n: replay (practice)"
 		}
-		if s := again + gl.sep + "q: menu"; cells(s) <= w {
-			return append(lines, "", s)
-		}
-		// A narrow summary (beside the pyramid) breaks the keys.
-		return append(lines, "", again, "q: menu")
+		return t.endKeys(lines, again, w)
 	}
 	title := "You cleared the pyramid!"
 	if t.game.Rules().Goal == engine.GoalAll {
@@ -78,10 +74,20 @@ func (t *tableScreen) panel(lines []string, moves, passes string, w int) []strin
 		lines = append(lines, "")
 		lines = appendWrapped(lines, s, w)
 	}
-	if s := again + gl.sep + "q: menu"; cells(s) <= w {
+	return t.endKeys(lines, again, w)
+}
+
+// endKeys ends the panel of a game over with its keys: again, what plays
+// on, then the menu, broken in two when too wide (a narrow summary beside
+// the pyramid). A challenge's game has one attempt: the menu only.
+func (t *tableScreen) endKeys(lines []string, again string, w int) []string {
+	if t.challenge != "" {
+		return append(lines, "", "q: menu")
+	}
+	if s := again + t.env.gl.sep + "q: menu"; cells(s) <= w {
 		return append(lines, "", s)
 	}
-	return append(lines, "", again, "q: menu") // a narrow board's panel
+	return append(lines, "", again, "q: menu")
 }
 
 // barKeys is the table's help bar: the key map's short help with w

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -52,6 +53,10 @@ type roomsEnv struct {
 	maxRooms   int           // MaxRooms of the servers made next
 	perAddress int           // MaxRoomsPerAddress of the servers made next
 	rand       io.Reader     // Rand of the servers made next; crypto/rand when nil
+	// slowProgress, when set, holds the progress the servers made next
+	// publish until it is closed (or the publish times out): their
+	// progress comes late, after the ops.
+	slowProgress chan struct{}
 
 	// fork makes another env on buses of its own, for a subtest.
 	fork func(t *testing.T) *roomsEnv
@@ -60,6 +65,7 @@ type roomsEnv struct {
 	ended      map[string][]lobby.RaceResult // by instance
 	countdowns map[string][]lobby.Countdown  // by instance
 	fail       int                           // OnRaceEnd fails this many times more
+	arena      arenaScores                   // the arenas' scores, as a store keeps them
 	solo       *cluster.Rooms                // the server of one-server scenarios (one)
 }
 
@@ -137,6 +143,15 @@ func roomScenarios() []roomScenario {
 		{"BoardFromEvents", testBoardFromEvents},
 		{"CountdownHook", testCountdownHook},
 		{"RatingsReachResults", testRatingsReachResults},
+		{"Arena", testArena},
+		{"ArenaAlone", testArenaAlone},
+		{"ArenaFreeWhenDone", testArenaFreeWhenDone},
+		{"ArenaPauseAndLeave", testArenaPauseAndLeave},
+		{"ArenaServerDies", testArenaServerDies},
+		{"ArenaEnds", testArenaEnds},
+		{"ArenaIdle", testArenaIdle},
+		{"ArenaPairsOnTime", testArenaPairsOnTime},
+		{"ConcurrentVerdicts", testConcurrentVerdicts},
 	}
 }
 
@@ -149,7 +164,11 @@ func (e *roomsEnv) server(name string) *cluster.Rooms {
 		every = 10 * time.Millisecond
 	}
 	var made atomic.Pointer[cluster.Rooms]
-	rs, err := cluster.NewRooms(context.Background(), cluster.RoomsConfig{Bus: e.bus(), Lease: e.lease, LeaseTTL: time.Hour,
+	b := e.bus()
+	if e.slowProgress != nil {
+		b = &slowProgressBus{Bus: b, release: e.slowProgress}
+	}
+	rs, err := cluster.NewRooms(context.Background(), cluster.RoomsConfig{Bus: b, Lease: e.lease, LeaseTTL: time.Hour,
 		ProgressEvery: every, RoomsConfig: lobby.RoomsConfig{Instance: name, Clock: e.clock, MaxRooms: e.maxRooms, MaxRoomsPerAddress: e.perAddress, Rand: e.rand,
 			OnRaceEnd: func(res lobby.RaceResult) ([]lobby.RatingChange, error) {
 				// The hook runs with no lock held: it may look at the rooms
@@ -166,6 +185,7 @@ func (e *roomsEnv) server(name string) *cluster.Rooms {
 				e.ended[name] = append(e.ended[name], res)
 				return storedRatings(res), nil
 			},
+			OnArenaRace: e.scoreArenaRace,
 			OnCountdown: func(c lobby.Countdown) {
 				e.mu.Lock()
 				defer e.mu.Unlock()
@@ -178,6 +198,24 @@ func (e *roomsEnv) server(name string) *cluster.Rooms {
 	made.Store(rs)
 	e.t.Cleanup(rs.Kill)
 	return rs
+}
+
+// slowProgressBus is a bus whose progress of rooms waits for release
+// (or the publish's context) before it goes out; the rest goes at once.
+type slowProgressBus struct {
+	bus.Bus
+	release <-chan struct{}
+}
+
+func (b *slowProgressBus) Publish(ctx context.Context, topic string, m bus.Message) (bus.Event, error) {
+	if strings.HasPrefix(topic, strings.TrimSuffix(cluster.ProgressTopic("", ""), ".")) {
+		select {
+		case <-b.release:
+		case <-ctx.Done():
+			return bus.Event{}, ctx.Err()
+		}
+	}
+	return b.Bus.Publish(ctx, topic, m)
 }
 
 // one is the server of a one-server scenario, started on first use.

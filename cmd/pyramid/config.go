@@ -12,6 +12,7 @@ import (
 	"pyramid/cluster"
 	"pyramid/lobby"
 	"pyramid/server"
+	"pyramid/web"
 )
 
 // serveConfig is the server's configuration. Flags win over PYRAMID_*
@@ -40,6 +41,9 @@ type serveConfig struct {
 	maxRooms           int
 	maxRoomsPerAddress int
 	metrics            string
+	web                string // the club's page: address, empty for none
+	webMaxConns        int
+	webMaxConnsPerIP   int
 	config             string
 	presenceTTL        time.Duration // several servers on one PostgreSQL: see serve's bus
 	seatGrace          time.Duration // several servers: how long a racer of a dead server keeps their seat
@@ -59,6 +63,7 @@ var budgetHelp = [...]string{
 	budget.SpectatorSeat: "spectator seats held at one room or one player, `N` at once",
 	budget.Report:        "reports of players",
 	budget.ChallengeMade: "challenges offered to players",
+	budget.ArenaMade:     "arenas set up by players who are no admins",
 }
 
 // register defines the serve flags, with their defaults.
@@ -88,6 +93,9 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxRooms, "max-rooms", lobby.DefaultMaxRooms, "most race rooms open at once (PYRAMID_MAX_ROOMS)")
 	fs.IntVar(&c.maxRoomsPerAddress, "max-rooms-per-address", 0, "most race rooms open at once that were opened from one address, IPv6 by /64; 0: a quarter of --max-rooms (PYRAMID_MAX_ROOMS_PER_ADDRESS)")
 	fs.StringVar(&c.metrics, "metrics", "", "`address` serving Prometheus /metrics and /healthz, e.g. :9222; empty: off (PYRAMID_METRICS)")
+	fs.StringVar(&c.web, "web", "", "`address` serving the club's read-only web page (boards, live events, /status), e.g. :8080; empty: off (PYRAMID_WEB)")
+	fs.IntVar(&c.webMaxConns, "web-max-conns", web.DefaultMaxConns, "most open web requests at once, live pages included (PYRAMID_WEB_MAX_CONNS)")
+	fs.IntVar(&c.webMaxConnsPerIP, "web-max-conns-per-ip", web.DefaultMaxConnsPerIP, "most open web requests from one address, live pages included, IPv6 by /64 (PYRAMID_WEB_MAX_CONNS_PER_IP)")
 	fs.BoolVar(&c.traceBus, "trace-bus", false, "debugging: time the bus's publishes and reads and the other servers' race progress, and log the figures at exit (PYRAMID_TRACE_BUS)")
 	for _, k := range budget.Kinds() {
 		usage := "most " + budgetHelp[k] + " per address and per account, as `N/DURATION` (N at once, N per DURATION) (" + envName(k.Flag()) + ")"

@@ -148,3 +148,39 @@ func TestServeBudgets(t *testing.T) {
 		t.Errorf("a bad limit: got %v, want an error naming --limit-renames", err)
 	}
 }
+
+// TestServeConfigWeb: the club's page is off by default, and its address
+// and limits come from the flags, PYRAMID_WEB* or the config file.
+func TestServeConfigWeb(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "pyramid.conf")
+	if err := os.WriteFile(file, []byte("web = :8080\nweb-max-conns = 300\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	resolve := func(args []string, env map[string]string) serveConfig {
+		t.Helper()
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		var c serveConfig
+		c.register(fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.resolve(fs, func(k string) string { return env[k] }); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	if c := resolve(nil, nil); c.web != "" || c.webMaxConns != 2000 || c.webMaxConnsPerIP != 32 {
+		t.Fatalf("defaults: web %q, max conns %d, per address %d; want off, 2000, 32", c.web, c.webMaxConns, c.webMaxConnsPerIP)
+	}
+	c := resolve(nil, map[string]string{"PYRAMID_CONFIG": file, "PYRAMID_WEB_MAX_CONNS_PER_IP": "4"})
+	if c.web != ":8080" || c.webMaxConns != 300 || c.webMaxConnsPerIP != 4 {
+		t.Fatalf("from the file and the environment: web %q, max conns %d, per address %d", c.web, c.webMaxConns, c.webMaxConnsPerIP)
+	}
+	if c := resolve([]string{"--web", "127.0.0.1:9000"}, map[string]string{"PYRAMID_WEB": ":7000"}); c.web != "127.0.0.1:9000" {
+		t.Fatalf("the flag: web %q, want 127.0.0.1:9000", c.web)
+	}
+	if c := resolve(nil, map[string]string{"PYRAMID_WEB": ":7000"}); c.web != ":7000" {
+		t.Fatalf("PYRAMID_WEB: web %q, want :7000", c.web)
+	}
+}

@@ -74,7 +74,7 @@ func TestE2ERaceRated(t *testing.T) {
 }
 
 func testE2ERaceRated(t *testing.T, be backend) {
-	ts := startServer(t, be.url(t), "--max-conns-per-ip", "32")
+	ts := startServer(t, be.url(t), "--max-conns-per-ip", "32", "--web", "127.0.0.1:0")
 	deal, line := hintGame(t, "classic", engine.Won)
 	keyA, keyB := sshtest.NewKey(t), sshtest.NewKey(t)
 	runOK(t, ts.user(keyA), "name alice")
@@ -202,6 +202,22 @@ func testE2ERaceRated(t *testing.T, be backend) {
 	}
 	if out := runOK(t, ts.user(keyA), "stats"); !strings.Contains(out, fmt.Sprintf("%d?", int(math.Round(m.Display(after[0]))))) {
 		t.Errorf("stats does not show alice's provisional rating:\n%s", out)
+	}
+	// alice's public page has her rating, its history and the rated
+	// race, against bob; the race of the chosen deal is not a rated one.
+	page := webGet(t, ts.webURL(t)+"player/alice")
+	for _, want := range []string{
+		`<h1 id="name">alice</h1>`, `<h3>Classic <small>classic</small></h3>`,
+		fmt.Sprintf(`<strong class="big">%d?</strong> · 1 rated races · 1 wins`, int(math.Round(m.Display(after[0])))),
+		`<svg class="chart"`, `<td>1 of 2</td><td><a href="/player/bob">bob</a></td>`,
+		fmt.Sprintf(`left · rated</td><td class="n">%d? (&#43;%d)</td>`, int(math.Round(m.Display(after[0]))), int(math.Round(m.Display(after[0])))-1500),
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("alice's web page lacks %q:\n%s", want, page)
+		}
+	}
+	if n := strings.Count(page, "<td>1 of 2</td>"); n != 1 {
+		t.Errorf("alice's web page lists %d races, want the rated one only", n)
 	}
 
 	// Once more: alice pastes the solver's line through ":", faster than

@@ -80,6 +80,7 @@ type testServer struct {
 	data  string
 	dbURL string
 	logs  *syncBuffer // the server's log (its stderr)
+	out   *syncBuffer // what it printed (its stdout)
 }
 
 // startServer runs serve with a fresh data directory, on the database dbURL
@@ -106,8 +107,9 @@ func startServer(t *testing.T, dbURL string, extra ...string) *testServer {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan net.Addr, 1)
 	done := make(chan error, 1)
-	var stdout syncBuffer
-	go func() { done <- serve(ctx, cfg, &stdout, ts.logs, func(a net.Addr) { ready <- a }) }()
+	ts.out = &syncBuffer{}
+	stdout := ts.out
+	go func() { done <- serve(ctx, cfg, stdout, ts.logs, func(a net.Addr) { ready <- a }) }()
 	select {
 	case a := <-ready:
 		ts.addr = a.String()

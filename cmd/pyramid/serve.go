@@ -206,13 +206,20 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 	if guessed && !isLoopback(l.Addr()) {
 		fmt.Fprintln(stdout, "(other machines may know this one by another name: --connect sets the command players are shown)")
 	}
-	if ready != nil {
-		ready(l.Addr())
-	}
 	if cfg.metrics != "" {
 		if err := serveMetrics(ctx, cfg.metrics, metricsHandler(srv, st, app), logger); err != nil {
 			return err
 		}
+	}
+	if cfg.web != "" {
+		stopWeb, err := serveWeb(ctx, cfg, srvLimits.TrustedProxies, srv.Fingerprint(), st, app, stdout, logger)
+		if err != nil {
+			return err
+		}
+		defer stopWeb() // before the arcade closes: the page stops observing it
+	}
+	if ready != nil {
+		ready(l.Addr())
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()

@@ -31,11 +31,11 @@ func checkResult(gameID int64, status store.Status, res *store.Result) error {
 // daily game of a day the player already has a result for, gets none.
 func insertResult(ctx context.Context, tx *sql.Tx, res store.Result) error {
 	var playerID, rulesID, daily string
-	var finished int64
+	var started, finished int64
 	var hints, undos int
 	var practice, chosen bool
-	err := tx.QueryRowContext(ctx, `SELECT player_id, rules_id, daily, finished_at, hints, undos, practice, chosen FROM games WHERE id = $1`, res.GameID).
-		Scan(&playerID, &rulesID, &daily, &finished, &hints, &undos, &practice, &chosen)
+	err := tx.QueryRowContext(ctx, `SELECT player_id, rules_id, daily, started_at, finished_at, hints, undos, practice, chosen FROM games WHERE id = $1`, res.GameID).
+		Scan(&playerID, &rulesID, &daily, &started, &finished, &hints, &undos, &practice, &chosen)
 	if err != nil {
 		return err
 	}
@@ -49,6 +49,12 @@ func insertResult(ctx context.Context, tx *sql.Tx, res store.Result) error {
 			playerID, rulesID, daily, res.GameID).Scan(&other)
 		if err != nil || other > 0 {
 			return err
+		}
+		if res.Won {
+			// The daily board's clock runs from the deal, on screen or
+			// not: a player who saw the deal and closed the terminal to
+			// solve it elsewhere finds that time counted.
+			res.Elapsed = max(res.Elapsed, time.Duration(finished-started)*time.Millisecond)
 		}
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO results

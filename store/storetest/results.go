@@ -166,6 +166,49 @@ func testDailyLeaderboard(t *testing.T, e *env) {
 	}
 }
 
+// testDailyClockRunsAway: a daily win's time on the board runs from the
+// deal, whether the game was on the screen or not (the play time is
+// kept with the game): a player who saw the deal and closed the terminal
+// to solve it elsewhere finds the time away counted. Other wins keep
+// their play time.
+func testDailyClockRunsAway(t *testing.T, e *env) {
+	const day = "2026-03-14"
+	alice, bob := e.player("alice"), e.player("bob")
+	finish := func(p store.Player, daily string, away time.Duration) store.Game {
+		g, err := e.s.CreateGame(e.ctx, store.NewGame{PlayerID: p.ID, RulesID: "classic", Daily: daily, Owner: "s"})
+		if err != nil {
+			t.Fatalf("CreateGame: %v", err)
+		}
+		e.clock.Advance(away)
+		st := store.State{Status: store.StatusWon, Removed: 28, Elapsed: 2 * time.Minute}
+		if err := e.s.FinishGame(e.ctx, g.ID, "s", e.ver(g.ID), st, &store.Result{GameID: g.ID, Won: true, Removed: 28, Moves: 30, Elapsed: 2 * time.Minute}); err != nil {
+			t.Fatalf("FinishGame: %v", err)
+		}
+		g, err = e.s.Game(e.ctx, g.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	g := finish(alice, day, time.Hour)
+	finish(bob, day, time.Minute) // a store's clock behind the play time: the play time stands
+	if g.Elapsed != 2*time.Minute {
+		t.Errorf("the game's play time %v, want 2m", g.Elapsed)
+	}
+	board, err := e.s.Leaderboard(e.ctx, "classic", day, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(board) != 2 || board[0].PlayerName != "bob" || board[0].Elapsed != 2*time.Minute ||
+		board[1].PlayerName != "alice" || board[1].Elapsed != time.Hour {
+		t.Errorf("board %+v, want bob in 2m, then alice in 1h", board)
+	}
+	finish(alice, "", time.Hour)
+	if st, err := e.s.Stats(e.ctx, alice.ID, "classic"); err != nil || st.BestTime != 2*time.Minute {
+		t.Errorf("alice's best time outside the daily %v, %v; want the play time, 2m", st.BestTime, err)
+	}
+}
+
 func testTop(t *testing.T, e *env) {
 	alice, bob, carol, dave := e.player("alice"), e.player("bob"), e.player("carol"), e.player("dave")
 	for range 3 {

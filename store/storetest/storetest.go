@@ -140,6 +140,7 @@ func Run(t *testing.T, open Opener) {
 		{"Stats", testStats},
 		{"Races", testRaces},
 		{"DailyLeaderboard", testDailyLeaderboard},
+		{"DailyClockRunsAway", testDailyClockRunsAway},
 		{"Top", testTop},
 		{"GameAssistance", testGameAssistance},
 		{"GameInProgress", testGameInProgress},
@@ -150,6 +151,7 @@ func Run(t *testing.T, open Opener) {
 		{"GameKinds", testGameKinds},
 		{"Settings", testSettings},
 		{"Challenges", testChallenges},
+		{"Arenas", testArenas},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,11 +6,16 @@
 //	clusterrace -one 127.0.0.1:24251 -two 127.0.0.1:24252 -database-url postgres://… -from 127.0.0.101 -presence-ttl 3s -seat-grace 6s
 //
 // It reaches each instance straight, not through the balancer, from
-// -from and the next eleven addresses (one per player, and eight in turn
-// for the plain commands: the script's instances let one address hold
-// one connection, and a connection closed is let go a moment later),
-// none of them the balancer's address: an instance refuses a connection
-// from there that comes without a PROXY header.
+// -from and the next thirteen addresses (one per player, and eight in
+// turn for the plain commands: the script's instances let one address
+// hold one connection, and a connection closed is let go a moment
+// later), none of them the balancer's address: an instance refuses a
+// connection from there that comes without a PROXY header.
+//
+// First, given -web (the balancer's HTTP front end) and -admin-key, the
+// arena's page across the cluster (arena.go): an arena set up by the
+// admin, erin racing on instance one and frank on two, and a live stream
+// of its page on each instance, through the balancer, following both.
 //
 // The first race: alice makes a room on instance one, bob joins it by its
 // code on instance two, both move and each sees the other's progress;
@@ -74,11 +79,14 @@ func main() {
 	var (
 		one   = flag.String("one", "", "instance one's SSH address, reached straight (host:port)")
 		two   = flag.String("two", "", "instance two's SSH address, reached straight (host:port)")
-		from  = flag.String("from", "127.0.0.101", "the first of twelve local addresses to connect from (none may be the balancer's)")
+		from  = flag.String("from", "127.0.0.101", "the first of fourteen local addresses to connect from (none may be the balancer's)")
 		ttl   = flag.Duration("presence-ttl", 15*time.Second, "the instances' --presence-ttl")
 		seat  = flag.Duration("seat-grace", time.Minute, "the instances' --seat-grace")
 		wait  = flag.Duration("wait", 10*time.Second, "how long each step may take")
 		dbURL = flag.String("database-url", "", "the instances' PostgreSQL URL, read for a rated race's hidden deal")
+		web   = flag.String("web", "", "the balancer's HTTP front end of the club's page (http://host:port); empty: no arena page part")
+		wFrom = flag.String("web-from", "127.0.0.79", "the local address the arena page's streams come from")
+		admin = flag.String("admin-key", "", "the private key file of an admin of the instances (--admins), to set the arena up")
 	)
 	flag.Parse()
 	if *one == "" || *two == "" || *dbURL == "" {
@@ -96,11 +104,11 @@ func main() {
 		fmt.Fprintf(os.Stderr, "clusterrace: -from %q: want an IPv4 address whose last byte is at most 240\n", *from)
 		os.Exit(2)
 	}
-	addrs := make([]string, 12)
+	addrs := make([]string, 14)
 	for i, a := 0, first; i < len(addrs); i, a = i+1, a.Next() {
 		addrs[i] = a.String()
 	}
-	r := &rehearsal{one: *one, two: *two, ttl: *ttl, grace: *seat, wait: *wait, cmdFrom: addrs[4:],
+	r := &rehearsal{one: *one, two: *two, ttl: *ttl, grace: *seat, wait: *wait, cmdFrom: addrs[4:12],
 		answers: bufio.NewScanner(os.Stdin), rule: engine.Classic(), db: db}
 	newPlayer := func(name, from string) *player {
 		return &player{name: name, key: newKey(), from: from, wait: *wait}
@@ -122,6 +130,18 @@ func main() {
 		}
 	}
 	start := time.Now()
+	if *web != "" {
+		key, err := readKey(*admin)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "clusterrace: -admin-key:", err)
+			os.Exit(2)
+		}
+		adm := &player{name: "admin", key: key, wait: *wait}
+		erin, frank := newPlayer("erin", addrs[12]), newPlayer("frank", addrs[13])
+		defer erin.close()
+		defer frank.close()
+		report("the arena's page", r.arenaPage(*web, *wFrom, adm, erin, frank))
+	}
 	deal1, line1 := winningDeal(r.rule, 1)
 	deal2, line2 := winningDeal(r.rule, deal1+1)
 	report("the first race", r.firstRace(alice, bob, carol, dave, deal1, line1))

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -278,6 +279,19 @@ type (
 		} `json:"race"`
 	}
 )
+
+// readKey reads an SSH private key file.
+func readKey(path string) (gossh.Signer, error) {
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	signer, err := gossh.ParsePrivateKey(pem)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	return signer, nil
+}
 
 // newKey returns a fresh ed25519 key as an SSH signer.
 func newKey() gossh.Signer {

@@ -318,17 +318,26 @@ func (s *loadSession) read(stdout io.Reader) {
 	}
 }
 
-// press sends a key every cfg.every, starting at a random phase so the
-// sessions do not press in lockstep.
-func (s *loadSession) press(ctx context.Context, cfg loadConfig) {
-	phase := time.NewTimer(time.Duration(mrand.Int64N(int64(cfg.every))))
+// keyTicker waits a random part of every, so that sessions do not press
+// in lockstep, then ticks every every; ok is false when ctx ended first.
+func keyTicker(ctx context.Context, every time.Duration) (*time.Ticker, bool) {
+	phase := time.NewTimer(time.Duration(mrand.Int64N(int64(every))))
 	select {
 	case <-ctx.Done():
 		phase.Stop()
-		return
+		return nil, false
 	case <-phase.C:
 	}
-	tick := time.NewTicker(cfg.every)
+	return time.NewTicker(every), true
+}
+
+// press sends a key every cfg.every, starting at a random phase so the
+// sessions do not press in lockstep.
+func (s *loadSession) press(ctx context.Context, cfg loadConfig) {
+	tick, ok := keyTicker(ctx, cfg.every)
+	if !ok {
+		return
+	}
 	defer tick.Stop()
 	keys := pressKeys(cfg.key)
 	for {

@@ -10,6 +10,7 @@
 //	loadgen -addr 127.0.0.1:23300 -n 500 -every 500ms -duration 60s -pid PID
 //	loadgen -addr 127.0.0.1:23234 -cmd "classic 42" -ready "pass 1/3" -key lh -n 500 -pid PID  # the arcade
 //	loadgen -addr … -n 30 -spread -flood-rate 200 -flood-addrs 60 -newcomers 20 -server-log LOG  # a login flood
+//	loadgen -addr 127.0.0.1:23234 -arena 1000 -arena-admin-key KEY -duration 4m -pid PID  # an arena (arena.go)
 //
 // Only point it at servers on this machine.
 package main
@@ -49,7 +50,8 @@ func main() {
 		fLog     = flag.String("server-log", "", "the server's log file, to report its growth during the flood")
 		cpuProf  = flag.String("cpuprofile", "", "write the load generator's own CPU profile to this file (its share of the machine is the server's loss)")
 	)
-	race := raceFlags(flag.CommandLine) // race.go
+	race := raceFlags(flag.CommandLine)      // race.go
+	arenaCfg := arenaFlags(flag.CommandLine) // arena.go
 	flag.Parse()
 	if *cpuProf != "" {
 		f, err := os.Create(*cpuProf)
@@ -74,6 +76,8 @@ func main() {
 		err = runServer(ctx, *addr)
 	case *baseline:
 		err = runBaseline(ctx, *addr)
+	case arenaCfg.players > 0: // arena.go
+		err = runArena(ctx, loadConfig{addr: *addr, every: *every, duration: *duration, dialers: *dialers, pid: *pid, width: *width, height: *height}, race, arenaCfg)
 	case race.racers > 0: // race.go
 		err = runRace(ctx, loadConfig{addr: *addr, every: *every, duration: *duration, dialers: *dialers, pid: *pid, width: *width, height: *height}, race)
 	default:

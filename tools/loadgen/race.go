@@ -62,6 +62,8 @@ type raceConfig struct {
 	warm         bool   // race a room of two first, and let the server settle
 	traceFile    string // write the first racer's keys and reads during the race here; empty: none
 	latLog       string // write every timed key and panel change here; empty: none
+	webViewers   int    // live streams of a page of the club's site (web.go)
+	webURL       string // that page's stream
 }
 
 // raceFlags defines the race mode's flags on fs.
@@ -79,6 +81,8 @@ func raceFlags(fs *flag.FlagSet) *raceConfig {
 	fs.StringVar(&rc.databaseURL, "database-url", "", "race mode: the cluster's PostgreSQL (servers given as a comma list in -addr): count the bus's NOTIFYs during the race")
 	fs.StringVar(&rc.traceFile, "race-trace", "", "race mode: write the first racer's keys and reads during the race to this file (one Go-quoted line each, with µs since the race started), for the detector's tests")
 	fs.StringVar(&rc.latLog, "lat-log", "", "race mode: write every racer's timed keys and opponents' panel changes during the race to this file, one line each: the unix time in µs it was sent, its kind (c cursor key, m move, p panel) and its latency in µs; to see whether a tail comes in bursts")
+	fs.IntVar(&rc.webViewers, "web-viewers", 0, "race or arena mode: live streams of the club's page (-web-url), read to the end (web.go, arena_web.go)")
+	fs.StringVar(&rc.webURL, "web-url", "", "race or arena mode: the live stream the -web-viewers read, e.g. http://127.0.0.1:8080/events/front; in the arena mode {id} stands for the arena's number (http://127.0.0.1:8080/arena/{id}/events), and the viewers open after a first window without them (arena_web.go)")
 	fs.BoolVar(&rc.warm, "warm", true, "race mode: race a room of two first and wait for the server's RSS to settle (the first race of a deal works out its par: tens of MiB for a while)")
 	return rc
 }
@@ -277,7 +281,10 @@ type raceSession struct {
 	skipped     int             // opponents' move counts never shown (coalesced)
 	shown       int             // the moves count of the own line, last seen
 	game        *engine.Game
-	trace       *raceTrace // the racer's keys and reads, or nil (-race-trace)
+	trace       *raceTrace  // the racer's keys and reads, or nil (-race-trace)
+	room        string      // the room of the race being played (the arena mode; "" in the race mode)
+	arena       *arenaTrack // the arena mode's phases and waits, or nil (arena.go)
+	quiet       bool        // set up: the output is no longer kept as text
 }
 
 // raceTrace is one racer's keys and reads during the race, as
@@ -484,7 +491,7 @@ func (s *raceSession) chunk(now time.Time, chunk []byte, queries []struct{ query
 	if measuring {
 		s.raceFrames += newFrames
 	}
-	if !measuring && s.text.Len() < 64<<10 { // only the set-up reads it
+	if !measuring && !s.quiet && s.text.Len() < 64<<10 { // only the set-up reads it
 		s.text.WriteString(stripFrame(chunk))
 	}
 	for i := range s.pend {
@@ -550,6 +557,9 @@ func (s *raceSession) sortRows(now time.Time, measuring bool) (own bool) {
 	s.rows = s.rows[:0]
 	for _, r := range s.written {
 		line := s.scr.line(r)
+		if s.arena != nil {
+			s.arenaRow(now, line)
+		}
 		switch kindOf(line) {
 		case rowPanel:
 			s.rows = append(s.rows, line)
@@ -565,6 +575,9 @@ func (s *raceSession) sortRows(now time.Time, measuring bool) (own bool) {
 				s.storedSeen = max(s.storedSeen, n)
 			}
 		}
+	}
+	if s.arena != nil {
+		s.arenaRead(now)
 	}
 	return own
 }
@@ -607,6 +620,7 @@ func (s *raceSession) opponentMoved(now time.Time, l racerLine) {
 	s.mu.Lock()
 	last := s.seen[l.name]
 	s.seen[l.name] = max(last, l.moves)
+	room := s.room
 	s.mu.Unlock()
 	if l.moves <= last {
 		return
@@ -617,7 +631,9 @@ func (s *raceSession) opponentMoved(now time.Time, l racerLine) {
 	}
 	o.mu.Lock()
 	var at time.Time
-	if l.moves-1 < len(o.sent) {
+	// An arena player's moves are counted per race: one who went on to
+	// their next race has no sent times for this one.
+	if o.room == room && l.moves-1 < len(o.sent) {
 		at = o.sent[l.moves-1]
 	}
 	o.mu.Unlock()
@@ -873,14 +889,10 @@ func (s *raceSession) race(ctx context.Context, cfg loadConfig, rc *raceConfig) 
 	if rc.moveEvery > 0 && !rc.movesInStep {
 		moveAt = mrand.IntN(rc.moveEvery)
 	}
-	phase := time.NewTimer(time.Duration(mrand.Int64N(int64(cfg.every))))
-	select {
-	case <-ctx.Done():
-		phase.Stop()
+	tick, ok := keyTicker(ctx, cfg.every)
+	if !ok {
 		return
-	case <-phase.C:
 	}
-	tick := time.NewTicker(cfg.every)
 	defer tick.Stop()
 	for k := 0; ; k++ {
 		s.mu.Lock()
@@ -1049,6 +1061,15 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 			fmt.Printf("  failure: %v\n", err)
 		}
 		all = append(all, viewers...)
+	}
+
+	// The web page's viewers, before the racers: they see them come.
+	var web *webViewers
+	if rc.webViewers > 0 {
+		start := time.Now()
+		web = startWebViewers(ctx, rc.webURL, rc.webViewers, cfg.dialers, nil)
+		defer web.close()
+		fmt.Printf("web page viewers reading %s: %d/%d in %s\n", rc.webURL, web.open.Load(), rc.webViewers, time.Since(start).Round(time.Millisecond))
 	}
 
 	// The rooms, rc.dialers sessions connecting at once.
@@ -1263,6 +1284,9 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 	}
 	for _, s := range viewers {
 		_ = s.client.Close()
+	}
+	if web != nil {
+		web.report()
 	}
 
 	if rc.baselineAddr != "" {
