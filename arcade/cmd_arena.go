@@ -129,9 +129,17 @@ func span(d time.Duration) string {
 	return s
 }
 
-// minutesUp rounds a time left up to the minute: 30s left is 1m.
-func minutesUp(d time.Duration) time.Duration {
-	return (d + time.Minute - 1) / time.Minute * time.Minute
+// clockWords is a time to go as a clock reads it, in whole minutes
+// (7m for 7:06, as the arena screen's clock shows it; 1h5m), and in
+// seconds under a minute (45s).
+func clockWords(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%ds", max(0, int(d/time.Second)))
+	}
+	if d < time.Hour {
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	}
+	return fmt.Sprintf("%dh%dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
 }
 
 // repeats is a recurrence in words.
@@ -307,10 +315,10 @@ func (c *call) printArena(e arena.Event, rep arenaReport) {
 	switch e.PhaseAt(now) {
 	case arena.Upcoming:
 		fmt.Fprintf(c.stdout, "upcoming: starts in %s; join it then with ssh -t %s arena %d\n",
-			span(minutesUp(e.Start.Sub(now))), c.connectHost(), j.ID)
+			clockWords(e.Start.Sub(now)), c.connectHost(), j.ID)
 	case arena.Running:
 		fmt.Fprintf(c.stdout, "running: %s left; join it with ssh -t %s arena %d\n",
-			span(minutesUp(e.End().Sub(now))), c.connectHost(), j.ID)
+			clockWords(e.End().Sub(now)), c.connectHost(), j.ID)
 	case arena.Finished:
 		fmt.Fprintln(c.stdout, "finished")
 	case arena.Cancelled:

@@ -474,7 +474,7 @@ func TestArenaShow(t *testing.T) {
 	id := strconv.FormatInt(ev.ID, 10)
 
 	code, out, _ := f.run(session(alice, "alice", "arena", id))
-	if code != 0 || !strings.Contains(out, "nobody has played a game in it yet") || !strings.Contains(out, "running") {
+	if code != 0 || !strings.Contains(out, "nobody has played a game in it yet") || !strings.Contains(out, "running: 1h0m left") {
 		t.Errorf("arena %s before a game: exit %d\n%s", id, code, out)
 	}
 	// alice wins twice (a streak), bob and carol share nothing, dave last.
@@ -569,6 +569,29 @@ func TestArenaShow(t *testing.T) {
 	} {
 		if got := f.app.IsCommand(tt.args); got != tt.text {
 			t.Errorf("IsCommand(%q) = %v, want %v", tt.args, got, tt.text)
+		}
+	}
+}
+
+// TestClockWords: a time to go reads as the arena screen's clock shows
+// it, in whole minutes (never a minute more than the clock), and in
+// seconds under a minute.
+func TestClockWords(t *testing.T) {
+	for _, tt := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{7*time.Minute + 6*time.Second, "7m"},
+		{7*time.Minute + 59*time.Second, "7m"},
+		{time.Minute, "1m"},
+		{40 * time.Second, "40s"},
+		{0, "0s"},
+		{-time.Second, "0s"},
+		{time.Hour + 5*time.Minute + 30*time.Second, "1h5m"},
+		{3 * time.Hour, "3h0m"},
+	} {
+		if got := clockWords(tt.d); got != tt.want {
+			t.Errorf("clockWords(%v) = %q, want %q", tt.d, got, tt.want)
 		}
 	}
 }
