@@ -663,8 +663,12 @@ func (rs *Rooms) boardOf(ar *arenaRun) *arenaBoard {
 			if b.topGame == "" && p.code != "" {
 				b.topGame, b.topPlayer = p.code, p.ID
 				if r := rs.rooms[p.code]; r != nil {
+					// Only those still racing in it: a racer whose game
+					// is over (or who forfeited it) is in it no more.
 					for _, mb := range r.members {
-						b.topNames = append(b.topNames, mb.Name)
+						if q := ar.players[mb.ID]; q != nil && q.state == ArenaPlaying && q.code == p.code {
+							b.topNames = append(b.topNames, mb.Name)
+						}
 					}
 				}
 			}

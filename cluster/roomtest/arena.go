@@ -552,6 +552,10 @@ func testArenaFreeWhenDone(t *testing.T, e *roomsEnv) {
 	if phaseOf(a, first) != lobby.PhaseRacing || phaseOf(a, second) != lobby.PhaseRacing {
 		t.Fatal("a race ended while racers of it race")
 	}
+	// The top game names only those still racing in it.
+	if v := view(t, a, 7, ""); len(v.TopNames) == 0 || slices.Contains(v.TopNames, "ann") || slices.Contains(v.TopNames, "dan") {
+		t.Errorf("the top game %s names %q", v.TopGame, v.TopNames)
+	}
 	e.clock.Advance(arena.GatherTime)
 	a.TryLease()
 	third := paired(t, sinks["ann"])
