@@ -94,6 +94,20 @@ func view(t *testing.T, rs *cluster.Rooms, id int64, player string) lobby.ArenaV
 	return v
 }
 
+// eventuallyView waits until the player's view of the arena on the
+// server is as cond wants, and shows the last one it saw if it never is.
+func eventuallyView(t *testing.T, what string, rs *cluster.Rooms, id int64, player string, cond func(lobby.ArenaView) bool) {
+	t.Helper()
+	var last lobby.ArenaView
+	deadline := time.Now().Add(10 * time.Second)
+	for last = view(t, rs, id, player); !cond(last); last = view(t, rs, id, player) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s; the last view:\n%+v", what, last)
+		}
+		time.Sleep(time.Millisecond) // polling a condition, not synchronising on time
+	}
+}
+
 // members is the sorted player IDs of a room.
 func members(s lobby.Snapshot) []string {
 	var ids []string
@@ -165,8 +179,7 @@ func testArena(t *testing.T, e *roomsEnv) {
 	// (1); dan third (1); cat last (0).
 	want := map[string]int{"id-ann": 4, "id-bob": 1, "id-dan": 1, "id-cat": 0}
 	for _, rs := range []*cluster.Rooms{a, b} {
-		eventually(t, "the standings", func() bool {
-			v := view(t, rs, 7, "id-cat")
+		eventuallyView(t, "the standings", rs, 7, "id-cat", func(v lobby.ArenaView) bool {
 			if len(v.Top) != 4 || v.Top[0].ID != "id-ann" || v.Top[0].Rank != 1 {
 				return false
 			}
