@@ -39,6 +39,9 @@ type Solver struct {
 	// optimal is the shortest-line search (engine.SolveOptimal; tests
 	// replace it).
 	optimal func(ctx context.Context, g *engine.Game, budget int) engine.Solution
+	// rest is how the par lane rests between pars (time.Sleep; tests
+	// replace it).
+	rest func(time.Duration)
 }
 
 var _ tui.Solver = (*Solver)(nil)
@@ -61,7 +64,7 @@ func NewSolver(budget, concurrent int) *Solver {
 		budget = engine.DefaultBudget
 	}
 	return &Solver{budget: budget, slots: make(chan struct{}, max(concurrent, 1)), daily: map[dailyKey]*dailyDeal{},
-		optimal: engine.SolveOptimal}
+		optimal: engine.SolveOptimal, rest: time.Sleep}
 }
 
 // acquire waits for a free solve slot; release gives it back.

@@ -22,7 +22,10 @@ const parCacheSize = 4096
 
 // Par solves have a lane of their own: one at a time for the whole
 // server, first come first served, never in the solve slots that hints,
-// new deals and race deals take (a race never waits on a par). Each is
+// new deals and race deals take (a race never waits on a par). With more
+// waiting, the lane rests after each par as long as it took, so that a
+// burst of new races (an arena's pairings) takes at most half a core
+// from the players' keys for its pars rather than a whole one. Each is
 // bounded in positions (parBudget) and in time (parWorkTime), which bounds
 // its memory, and at most parQueueMax wait: when many rooms open at once
 // on as many deals, the pars past those are not worked out (the results
@@ -156,8 +159,13 @@ func (s *Solver) parLane() {
 		job := s.parQueue[0]
 		s.parQueue[0] = parJob{}
 		s.parQueue = s.parQueue[1:]
+		more := len(s.parQueue) > 0
 		s.mu.Unlock()
+		began := time.Now()
 		s.workPar(job)
+		if more {
+			s.rest(time.Since(began))
+		}
 	}
 }
 

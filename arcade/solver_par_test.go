@@ -297,6 +297,48 @@ func TestSolverParLane(t *testing.T) {
 	}
 }
 
+// TestSolverParLaneRests: with more pars waiting, the lane rests after
+// each as long as it took (a burst takes at most half a core); after the
+// last one, with none waiting, it does not.
+func TestSolverParLaneRests(t *testing.T) {
+	s := NewSolver(0, 1)
+	const work = 20 * time.Millisecond
+	s.optimal = func(ctx context.Context, g *engine.Game, budget int) engine.Solution {
+		time.Sleep(work) // the par's work, as the lane's clock sees it
+		return engine.Solution{Verdict: engine.Winnable, Optimal: true, Moves: make([]engine.Move, int(g.Deal().Number))}
+	}
+	var mu sync.Mutex
+	var rests []time.Duration
+	s.rest = func(d time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		rests = append(rests, d)
+	}
+	r := engine.Classic()
+	deals := []uint64{3, 4, 5}
+	for _, n := range deals {
+		s.WarmPar(r, engine.NewDeal(n, r.Decks))
+	}
+	for _, n := range deals {
+		if p, err := s.Par(context.Background(), r, engine.NewDeal(n, r.Decks)); err != nil || p != int(n) {
+			t.Fatalf("par of deal %d: %d, %v", n, p, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	// The lane rests after each par it took with more waiting: after the
+	// second, and after the first too when the asks were quicker than
+	// the lane's start; never after the last.
+	if len(rests) < 1 || len(rests) > len(deals)-1 {
+		t.Fatalf("the lane rested %d times for %d pars: %v", len(rests), len(deals), rests)
+	}
+	for _, d := range rests {
+		if d < work {
+			t.Errorf("a rest of %v after a par that took at least %v", d, work)
+		}
+	}
+}
+
 // BenchmarkParBurst is the par work of eight race rooms opened at once on
 // eight deals (the first race of a deal works out its par): the time
 // until every par is known, and the most heap in use meanwhile, sampled
