@@ -40,8 +40,11 @@ type lobbyScreen struct {
 	watch key.Binding
 	// challenge challenges the player under the cursor (tui/challenge.go).
 	challenge key.Binding
-	back      key.Binding
-	bar       *helpBar
+	// arenas opens the list of arenas to join (arena.go), on a server
+	// that has them.
+	arenas key.Binding
+	back   key.Binding
+	bar    *helpBar
 
 	// shown are the player lines (not the cursor's) the last view drew,
 	// by what they show, drawn again at no cost when the player's line
@@ -66,6 +69,7 @@ func newLobbyScreen(e *env, w, h int) *lobbyScreen {
 		down:      key.NewBinding(key.WithKeys("down", "j")),
 		watch:     key.NewBinding(key.WithKeys("w", "enter"), key.WithHelp("w", "watch")),
 		challenge: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "challenge")),
+		arenas:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "arenas")),
 		back:      key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "menu")),
 		bar:       newHelpBar(),
 	}
@@ -233,6 +237,9 @@ func (l *lobbyScreen) update(msg tea.Msg) tea.Cmd {
 		}
 	case key.Matches(k, l.challenge) && l.canChallenge():
 		return l.offer(l.who[l.cur])
+	case key.Matches(k, l.arenas) && l.env.arenas != nil:
+		l.msg = ""
+		l.event = menuArenasMsg{}
 	case key.Matches(k, l.back):
 		l.event = backMsg{}
 	}
@@ -311,8 +318,9 @@ func (l *lobbyScreen) view() string {
 		}
 	}
 	l.challenge.SetEnabled(l.canChallenge())
+	l.arenas.SetEnabled(e.arenas != nil)
 	return drawPage(e, l.w, l.h, "Pyramid Solitaire"+e.gl.sep+"lobby", sub, body, msg, st, l.bar,
-		[]key.Binding{l.up, watch, l.challenge, l.back})
+		[]key.Binding{l.up, watch, l.challenge, l.arenas, l.back})
 }
 
 // lobbyNameW is the width of the Lobby's name column: a name of 16

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"pyramid/arena"
 	"pyramid/lobby"
 )
 
@@ -59,5 +60,35 @@ func TestLobbyColumns(t *testing.T) {
 			t.Fatalf("%q starts at %d, want %d like the others:\n%s", want, at, col, s)
 		}
 		col = at
+	}
+}
+
+// TestLobbyOpensArenas: a on the Lobby opens the list of arenas to join,
+// as the menu's Arenas does; on a server without arenas the key is not
+// offered and does nothing.
+func TestLobbyOpensArenas(t *testing.T) {
+	fl := newFakeLobby()
+	fl.who = []lobby.Presence{{Player: testLobbyPlayer(), Doing: lobby.Doing{What: lobby.AtMenu}, Session: 1}}
+	fa := &fakeArenas{view: arenaView(lobby.ArenaFree), list: []arena.Event{testArena().Event()}}
+	h := newHarness(t, Deps{Player: testPlayer, Lobby: fl, Races: &fakeRaces{}, Arenas: fa, Unicode: true})
+	fa.clock = h.clock
+	h.open(itemLobby)
+	if l := lineOf(h.screen(), "q menu"); !strings.Contains(l, "a arenas") {
+		t.Errorf("the Lobby's bar: %q, want a arenas", l)
+	}
+	h.keys("a")
+	if h.m.cur != screenArena {
+		t.Fatalf("after a on the Lobby: screen %v, want the arenas", h.m.cur)
+	}
+	h.wantScreen(testArena().Name)
+
+	h = newHarness(t, Deps{Player: testPlayer, Lobby: fl, Races: &fakeRaces{}, Unicode: true})
+	h.open(itemLobby)
+	if l := lineOf(h.screen(), "q menu"); strings.Contains(l, "arenas") {
+		t.Errorf("the Lobby's bar without arenas: %q", l)
+	}
+	h.keys("a")
+	if h.m.cur != screenLobby {
+		t.Errorf("after a on the Lobby without arenas: screen %v, want the Lobby still", h.m.cur)
 	}
 }
