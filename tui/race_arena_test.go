@@ -8,6 +8,7 @@ import (
 
 	"pyramid/engine"
 	"pyramid/lobby"
+	"pyramid/rating"
 )
 
 // pairInto sends the arena's pairing into room code, whose seat the fake
@@ -98,6 +99,34 @@ func TestArenaRaceFlow(t *testing.T) {
 	if h.m.cur != screenRace || h.m.race().snap.Code != "CRNC" {
 		t.Fatalf("the old results' timer left the new race:\n%s", h.screen())
 	}
+}
+
+// TestArenaSoloResults: the results of an arena's solo deal say it is
+// one, and leave out the ratings' "no race", which said nothing of the
+// arena's points.
+func TestArenaSoloResults(t *testing.T) {
+	h, _, fr := arenaHarness(t, lobby.ArenaFree, 80, 24)
+	joinArena(h)
+	fr.seat = RaceSeat{You: "p0", Snapshot: arenaRoom("SOLO", lobby.PhaseRacing)}
+	fr.seat.Snapshot.Members = fr.seat.Snapshot.Members[:1]
+	h.send(ArenaEventMsg{Event: lobby.ArenaPaired{ID: 7, Code: "SOLO"}})
+	h.send(RaceEventMsg{Event: lobby.RaceEnded{Code: "SOLO", Round: 1, Results: []lobby.Placing{
+		{Place: 1, ID: "p0", Name: "racer0", Cleared: true, State: lobby.RacerCleared, Removed: 28, Moves: 63, Time: 35 * time.Second,
+			Rating: &lobby.RatingChange{ID: "p0", Standing: rating.Aborted, Reason: rating.ReasonFewMovers}},
+	}}})
+	h.wantScreen("A solo deal of the arena (nobody else was free)", "Next game soon")
+	h.wantNotScreen("no race", "fewer than two racers")
+	// A race of two where the other never moved is a race: the ratings
+	// say why it did not count.
+	pairInto(h, fr, "DUOS", lobby.PhaseRacing)
+	h.send(RaceEventMsg{Event: lobby.RaceEnded{Code: "DUOS", Round: 1, Results: []lobby.Placing{
+		{Place: 1, ID: "p0", Name: "racer0", Cleared: true, State: lobby.RacerCleared, Removed: 28, Moves: 63, Time: 35 * time.Second,
+			Rating: &lobby.RatingChange{ID: "p0", Standing: rating.Aborted, Reason: rating.ReasonFewMovers}},
+		{Place: 2, ID: "p1", Name: "racer1", State: lobby.RacerLeft,
+			Rating: &lobby.RatingChange{ID: "p1", Standing: rating.Aborted, Reason: rating.ReasonFewMovers}},
+	}}})
+	h.wantScreen("no race: fewer than two racers with a key moved")
+	h.wantNotScreen("A solo deal of the arena")
 }
 
 // TestArenaRaceResultsKey: enter on an arena race's results goes back

@@ -601,9 +601,12 @@ func (rs *raceScreen) viewResults() string {
 	gl := rs.env.gl
 	s := &rs.snap
 	body := []string{""}
+	// An arena's solo deal (nobody else was free) scores in the arena
+	// and is no race for the ratings, which its results leave out.
+	solo := rs.inArenaRoom() && len(s.Results) == 1
 	// The ratings come a moment after the results: once the lease holder
 	// stored the race.
-	rated := slices.ContainsFunc(s.Results, func(p lobby.Placing) bool { return p.Rating != nil })
+	rated := !solo && slices.ContainsFunc(s.Results, func(p lobby.Placing) bool { return p.Rating != nil })
 	tight := rs.w < 2+4+17+28+len("40 moves") // the results' columns do not fit
 	nameW := 1
 	for _, p := range s.Results {
@@ -681,7 +684,10 @@ func (rs *raceScreen) viewResults() string {
 	default:
 		body = append(body, "  Whether the deal could be won is not known: the solver did not decide in time.")
 	}
-	if !s.Rated {
+	switch {
+	case solo:
+		body = append(body, "  A solo deal of the arena (nobody else was free): clearing it is a win; no rating changes.")
+	case !s.Rated:
 		body = append(body, "  Unrated (the host chose the deal): no rating, win or podium changes.")
 	}
 	if rs.par > 0 && rs.parRound == s.Round+1 {
