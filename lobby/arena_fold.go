@@ -466,13 +466,10 @@ func (rs *Rooms) finalProgress(r *room, m RoomOp) bool {
 		return false
 	}
 	mb := r.member(m.Target)
-	if mb == nil || mb.inst != m.Inst ||
-		w.Progress == mb.progress && w.LastRemoval == mb.lastRemoval && w.Finish == mb.finish {
+	if mb == nil || mb.inst != m.Inst {
 		return false
 	}
-	mb.progress, mb.lastRemoval, mb.finish = w.Progress, w.LastRemoval, w.Finish
-	rs.coalesceRacer(r, mb)
-	return true
+	return rs.setProgress(r, mb, *w, false)
 }
 
 // arenaGameOver tells the rooms that a racer of arena race r finished

@@ -742,18 +742,29 @@ func (rs *Rooms) applyProgress(r *room, p ServerProgress) (done bool) {
 		if m.inst != p.Inst {
 			continue // a racer now served elsewhere: that server says
 		}
-		if w.Line != nil && w.Line.Sum != m.lineSum {
+		newLine := w.Line != nil && w.Line.Sum != m.lineSum
+		if newLine {
 			m.line, m.lineKnown = w.Line.follow(m.line)
 			m.lineSum = w.Line.Sum
-		} else if w.Progress == m.progress && w.LastRemoval == m.lastRemoval && w.Finish == m.finish {
-			// The progress holds all of its server's racers of the
-			// room, most of them as they were: their panel lines stay.
-			continue
 		}
-		m.progress, m.lastRemoval, m.finish = w.Progress, w.LastRemoval, w.Finish
-		rs.coalesceRacer(r, m)
+		// The progress holds all of its server's racers of the room,
+		// most of them as they were: their panel lines stay.
+		rs.setProgress(r, m, w, newLine)
 	}
 	return rs.checkDone(r)
+}
+
+// setProgress gives racer m of room r the progress of w and shows it
+// to this server's sessions, with r's lock held; unless changed (their
+// line did), a progress as it was changes nothing. It reports whether
+// it showed anything.
+func (rs *Rooms) setProgress(r *room, m *member, w RacerReport, changed bool) bool {
+	if !changed && w.Progress == m.progress && w.LastRemoval == m.lastRemoval && w.Finish == m.finish {
+		return false
+	}
+	m.progress, m.lastRemoval, m.finish = w.Progress, w.LastRemoval, w.Finish
+	rs.coalesceRacer(r, m)
+	return true
 }
 
 // roomsPerAddress is the most open rooms opened from one address:
