@@ -69,6 +69,8 @@ type arenaRun struct {
 	// order is the players by standing, nil when a change made it
 	// stale (standings).
 	order []*arenaPlayer
+	// ranks is each player's rank in order (standings), made with it.
+	ranks map[string]int
 	// board is the standings as every viewer sees them, made once after
 	// each change (arenaChanged drops it) for all the views until the
 	// next: an arena of a thousand players is not sorted and walked for
@@ -102,6 +104,10 @@ type arenaPlayer struct {
 	code      string    // the room of their race, while ArenaPlaying
 	last      []string  // whom they raced last
 	prev      []string  // whom they raced in the game before (raced)
+	// told is the line the last notice to their session carried
+	// (tellArena), toldSid that session.
+	told    arena.Line
+	toldSid string
 	// pauseNext: they paused during a race: paused when it ends.
 	pauseNext bool
 	// idle: they were paused for not moving in their race
@@ -150,20 +156,23 @@ func (ar *arenaRun) standings() ([]*arenaPlayer, map[string]int) {
 			}
 			return 0
 		})
+		ar.ranks = nil
 	}
-	ranks := make(map[string]int, len(ar.order))
-	for i, p := range ar.order {
-		switch {
-		case p.line.Games == 0:
-			ranks[p.ID] = 0
-		case i > 0 && ar.order[i-1].line.Points == p.line.Points && ar.order[i-1].line.Games == p.line.Games &&
-			ar.order[i-1].reached.Equal(p.reached):
-			ranks[p.ID] = ranks[ar.order[i-1].ID]
-		default:
-			ranks[p.ID] = i + 1
+	if ar.ranks == nil {
+		ar.ranks = make(map[string]int, len(ar.order))
+		for i, p := range ar.order {
+			switch {
+			case p.line.Games == 0:
+				ar.ranks[p.ID] = 0
+			case i > 0 && ar.order[i-1].line.Points == p.line.Points && ar.order[i-1].line.Games == p.line.Games &&
+				ar.order[i-1].reached.Equal(p.reached):
+				ar.ranks[p.ID] = ar.ranks[ar.order[i-1].ID]
+			default:
+				ar.ranks[p.ID] = i + 1
+			}
 		}
 	}
-	return ar.order, ranks
+	return ar.order, ar.ranks
 }
 
 // opArena is an arena as an op carries it.
@@ -560,15 +569,26 @@ func (rs *Rooms) arenaChanged(ar *arenaRun) {
 const ArenaTellEvery = 500 * time.Millisecond
 
 // tellArena posts ArenaChanged to this server's sessions in the arena,
-// with rs.mu held, with the snapshot their views will read.
+// with rs.mu held, with the snapshot their views will read; a racer
+// hears of it only when their own line changed: a thousand racers'
+// screens asking for the standings twice a second would each be drawn
+// again for nothing.
 func (rs *Rooms) tellArena(ar *arenaRun) {
 	rs.viewsOf(ar.info.ID).snap.Store(rs.arenaSnapshot(ar))
 	var ev Event = ArenaChanged{ID: ar.info.ID}
 	key := ArenaKey(ar.info.ID)
 	for _, p := range ar.players {
-		if s := rs.sessionOf(p.inst, p.sid); s != nil {
-			s.sink.Coalesce(key, ev)
+		s := rs.sessionOf(p.inst, p.sid)
+		if s == nil {
+			continue
 		}
+		if p.state == ArenaPlaying && p.toldSid == p.sid && p.told == p.line {
+			// A racer's screen shows the standings after the race; under
+			// it, only their own points (the race's header).
+			continue
+		}
+		p.told, p.toldSid = p.line, p.sid
+		s.sink.Coalesce(key, ev)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"pyramid/arena"
 )
 
 // countSink counts the ArenaChanged notices coalesced into it.
@@ -66,5 +68,51 @@ func TestArenaChangesTold(t *testing.T) {
 	}
 	if v, ok := rs.ArenaView(1, "bob", DefaultArenaTop); !ok || v.You.State != ArenaPaused || v.Players != 3 {
 		t.Errorf("bob's view: %+v", v)
+	}
+}
+
+// TestArenaRacersToldOfTheirOwnLine: a player racing in the arena hears
+// of its changes only when their own line changed (the points in their
+// race's header); the others hear of every change.
+func TestArenaRacersToldOfTheirOwnLine(t *testing.T) {
+	clock := NewFakeClock(t0)
+	rs, l := syncRooms(t, clock)
+	info := ArenaInfo{ID: 1, Name: "told", RulesID: "classic", Start: t0.Add(-time.Minute), End: t0.Add(time.Hour), GameTime: 4 * time.Minute}
+	ann, bob := &countSink{}, &countSink{}
+	for id, sink := range map[string]Sink{"ann": ann, "bob": bob} {
+		if _, err := rs.JoinArena(info, Entrant{ID: id, Name: id}, sink, ArenaStanding{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(ArenaTellEvery)
+	rs.mu.Lock()
+	rs.arenas[1].players["ann"].state = ArenaPlaying // in a race
+	rs.mu.Unlock()
+	annFrom, bobFrom := ann.told(), bob.told()
+	change := func(what string, op RoomOp) {
+		t.Helper()
+		clock.Advance(time.Second)
+		if err := l.log(op); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	change("cat joins", RoomOp{Kind: OpArenaJoin, Sid: "b/1", Inst: "b", Who: &Entrant{ID: "cat", Name: "cat"}, Arena: &info, At: clock.Now()})
+	if ann.told() != annFrom || bob.told() != bobFrom+1 {
+		t.Fatalf("cat's join: ann (racing) told %d more, bob %d more; want 0 and 1", ann.told()-annFrom, bob.told()-bobFrom)
+	}
+	change("ann scores", RoomOp{Kind: OpArenaScore, Arena: &ArenaInfo{ID: 1}, Lines: []ArenaStanding{{ID: "ann", Line: arena.Line{Points: 3, Games: 1}, Reached: clock.Now()}}})
+	if ann.told() != annFrom+1 || bob.told() != bobFrom+2 {
+		t.Fatalf("ann's points: ann told %d more, bob %d more; want 1 and 2", ann.told()-annFrom, bob.told()-bobFrom)
+	}
+	change("bob pauses", RoomOp{Kind: OpArenaPause, Arena: &ArenaInfo{ID: 1}, Target: "bob", Pause: true, At: clock.Now()})
+	if ann.told() != annFrom+1 {
+		t.Fatalf("bob's pause: ann (racing, her points told) told %d more, want 1", ann.told()-annFrom)
+	}
+	rs.mu.Lock()
+	rs.arenas[1].players["ann"].state = ArenaFree // her race ended
+	rs.mu.Unlock()
+	change("bob resumes", RoomOp{Kind: OpArenaPause, Arena: &ArenaInfo{ID: 1}, Target: "bob", At: clock.Now()})
+	if ann.told() != annFrom+2 {
+		t.Fatalf("bob's return after ann's race: ann told %d more, want 2", ann.told()-annFrom)
 	}
 }

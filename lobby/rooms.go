@@ -168,6 +168,9 @@ type Rooms struct {
 	// bySink finds the session of a sink of a comparable type (every
 	// sink but a test's), under mu.
 	bySink map[Sink]*roomSession
+	// used is forgetUnused's set of the tokens in use, under mu, kept
+	// between calls: it runs after every op and leave.
+	used map[string]bool
 	// arenaViews is each arena's standings as its views read them
 	// (*arenaViews by ID), read without mu (arena_fold.go).
 	arenaViews sync.Map
@@ -499,7 +502,11 @@ func (rs *Rooms) checkDrop(s *roomSession, since time.Time) {
 
 // forgetUnused drops the tokens of local sessions in no room.
 func (rs *Rooms) forgetUnused() {
-	used := map[string]bool{}
+	if rs.used == nil {
+		rs.used = map[string]bool{}
+	}
+	used := rs.used
+	clear(used)
 	for _, r := range rs.rooms {
 		for _, m := range r.members {
 			used[m.sid] = true

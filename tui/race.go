@@ -795,7 +795,7 @@ func (rs *raceScreen) tick() tea.Cmd {
 	var d time.Duration
 	switch rs.snap.Phase {
 	case lobby.PhaseCountdown:
-		d = 200 * time.Millisecond
+		d = countdownTick(rs.now, rs.snap.StartsAt)
 	case lobby.PhaseRacing:
 		d = time.Second
 	default:
@@ -807,6 +807,41 @@ func (rs *raceScreen) tick() tea.Cmd {
 	now, slack := rs.env.now, rs.snap.Phase == lobby.PhaseRacing
 	return rs.env.wait(d, func() tea.Msg { return raceClockMsg{now: now(), slack: slack} })
 }
+
+// countdownTick is the wait from now for the countdown's next reading:
+// a moment after the second it shows changes, which is the only reading
+// that changes the screen (every racer of a race counts down at once).
+// Without a reading yet, or past the start (the race's start comes as
+// an event), it reads again in a fifth of a second.
+func countdownTick(now, startsAt time.Time) time.Duration {
+	left := startsAt.Sub(now)
+	if now.IsZero() || left <= 0 {
+		return 200 * time.Millisecond
+	}
+	d := left % time.Second
+	if d == 0 {
+		d = time.Second
+	}
+	return min(d+countdownLate, time.Second)
+}
+
+// countdownShown is the second the countdown shows: the seconds left,
+// rounded up, at most the countdown's length (all of it before the
+// first reading).
+func (rs *raceScreen) countdownShown() int {
+	n := countdownSecond(rs.snap.StartsAt.Sub(rs.now))
+	if rs.now.IsZero() || n > int(lobby.CountdownTime/time.Second) {
+		n = int(lobby.CountdownTime / time.Second)
+	}
+	return max(n, 0)
+}
+
+// countdownSecond is the second a countdown with left to go shows.
+func countdownSecond(left time.Duration) int { return int((left + time.Second - 1) / time.Second) }
+
+// countdownLate is how long after the countdown's second changes it is
+// read: a timer that fires a little early would read the old second.
+const countdownLate = 20 * time.Millisecond
 
 // setSize lays the screen out.
 func (rs *raceScreen) setSize(w, h int) {

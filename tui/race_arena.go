@@ -202,12 +202,7 @@ func (rs *raceScreen) viewArenaWaiting() string {
 	}
 	body = append(body, "")
 	if s.Phase == lobby.PhaseCountdown {
-		left := s.StartsAt.Sub(rs.now)
-		n := int((left + time.Second - 1) / time.Second)
-		if rs.now.IsZero() || n > int(lobby.CountdownTime/time.Second) {
-			n = int(lobby.CountdownTime / time.Second)
-		}
-		body = append(body, "   "+pal.style(sWarn, "The race starts in "+strconv.Itoa(max(n, 0))+gl.ell))
+		body = append(body, "   "+pal.style(sWarn, "The race starts in "+strconv.Itoa(rs.countdownShown())+gl.ell))
 	} else {
 		body = append(body, "   The arena starts the race in a moment.")
 	}

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 
@@ -523,12 +522,7 @@ func (rs *raceScreen) viewWaiting() string {
 	body = append(body, "")
 	switch {
 	case s.Phase == lobby.PhaseCountdown:
-		left := s.StartsAt.Sub(rs.now)
-		n := int((left + time.Second - 1) / time.Second)
-		if rs.now.IsZero() || n > int(lobby.CountdownTime/time.Second) {
-			n = int(lobby.CountdownTime / time.Second)
-		}
-		body = append(body, "   "+rs.env.pal.style(sWarn, "The race starts in "+strconv.Itoa(max(n, 0))+gl.ell))
+		body = append(body, "   "+rs.env.pal.style(sWarn, "The race starts in "+strconv.Itoa(rs.countdownShown())+gl.ell))
 	case rs.watching:
 		body = append(body, "   You watch this room: the race shows here when the host starts it.")
 	case s.Host == rs.you && len(rs.racers) < lobby.MinRacers:

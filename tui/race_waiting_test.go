@@ -2,6 +2,7 @@ package tui
 
 import (
 	"testing"
+	"time"
 
 	"pyramid/lobby"
 )
@@ -58,4 +59,35 @@ func TestWaitingRoomSaysWhoIsReady(t *testing.T) {
 	h2.wantScreen("r marks you ready: the race starts once everybody is ready.")
 	h2.send(RaceEventMsg{Event: lobby.HostPassed{Code: "KMTX", From: "racer1", To: "racer0", ToID: "p0"}})
 	h2.wantScreen("racer1 was idle: you host the room now")
+}
+
+// TestCountdownTick: the countdown is read again a moment after the
+// second it shows changes, never later than a second, and every fifth
+// of a second without a reading or once the start is due.
+func TestCountdownTick(t *testing.T) {
+	start := time.Date(2026, 12, 6, 20, 0, 3, 0, time.UTC)
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	for _, c := range []struct {
+		left time.Duration
+		want time.Duration
+	}{
+		{3 * time.Second, time.Second}, // shows 3 until 2 s are left
+		{ms(2300), ms(320)},
+		{ms(2990), time.Second},
+		{ms(1010), ms(30)},
+		{ms(5), ms(25)},
+		{0, ms(200)},
+		{-time.Second, ms(200)},
+	} {
+		now := start.Add(-c.left)
+		if got := countdownTick(now, start); got != c.want {
+			t.Errorf("%s before the start: next reading in %s, want %s", c.left, got, c.want)
+		}
+		if got := countdownTick(now, start); c.left > 0 && countdownSecond(start.Sub(now.Add(got))) != countdownSecond(c.left)-1 {
+			t.Errorf("%s before the start: the reading %s later shows %d, want %d", c.left, got, countdownSecond(start.Sub(now.Add(got))), countdownSecond(c.left)-1)
+		}
+	}
+	if got := countdownTick(time.Time{}, start); got != ms(200) {
+		t.Errorf("no reading yet: next in %s, want 200ms", got)
+	}
 }

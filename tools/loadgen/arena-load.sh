@@ -15,8 +15,12 @@
 # (30) from 10 s into the window, and its heap and goroutines then, into
 # the directory it keeps and names (go tool pprof DIR/pyramid
 # DIR/cpu.pprof). KEEP=1 keeps the directory (arcade.log) too.
-# LOADGEN_FLAGS (words) are added to loadgen's flags; ARCADE_ENV
-# (NAME=VALUE words) reaches the arcade only.
+# LOADGEN_FLAGS (words) are added to loadgen's flags, e.g.
+# LOADGEN_FLAGS="-lat-log /tmp/arena.lat" for every timed key and the
+# arena's moments; ARCADE_ENV (NAME=VALUE words) reaches the arcade only,
+# LOADGEN_ENV the load generator only: KEEP=1 with GODEBUG=gctrace=1 in
+# either puts its GC cycles in DIR/arcade.log or DIR/loadgen.err, timed
+# from DIR/arcade.started or DIR/loadgen.started (the wall clock).
 #
 #   WEB_VIEWERS=1000 tools/loadgen/arena-load.sh 300 1m   # the arena's page, watched
 #
@@ -52,6 +56,7 @@ ssh-keygen -q -t ed25519 -N '' -C admin -f "$dir/admin"
 admin=$(ssh-keygen -lf "$dir/admin.pub" | awk '{print $2}')
 read -r -a arcadeEnv <<<"${ARCADE_ENV:-}"
 read -r -a loadgenFlags <<<"${LOADGEN_FLAGS:-}"
+read -r -a loadgenEnv <<<"${LOADGEN_ENV:-}"
 webFlags=() baseline=(-baseline-addr "127.0.0.1:$((base + 1))")
 viewers=${WEB_VIEWERS:-0}
 if ((viewers > 0)); then
@@ -62,6 +67,7 @@ fi
 # Every simulated player comes from 127.0.0.1: the per-address budgets
 # (accounts, rooms, spectator seats) are lifted as the connection limits
 # are, and an arena race's rooms count against --max-rooms.
+date +%s.%N >"$dir/arcade.started" # gctrace's @seconds count from about here
 env "${arcadeEnv[@]}" PYRAMID_PPROF=127.0.0.1:$((base + 2)) "$dir/pyramid" serve --listen "127.0.0.1:$base" --data "$dir/data" \
 	--admins "$admin" --max-conns 3000 --max-conns-per-ip 3000 --max-unauth-per-ip 3000 --penalties off \
 	--max-startups 3000:30:3000 --max-rooms 3000 --max-rooms-per-address 3000 \
@@ -76,9 +82,10 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 
-"$dir/loadgen" -addr "127.0.0.1:$base" -arena "$players" -arena-admin-key "$dir/admin" -arena-game "${GAME:-1m}" \
+date +%s.%N >"$dir/loadgen.started"
+env "${loadgenEnv[@]}" "$dir/loadgen" -addr "127.0.0.1:$base" -arena "$players" -arena-admin-key "$dir/admin" -arena-game "${GAME:-1m}" \
 	-duration "$duration" -width "$width" -height "$height" -pid "$arcade" \
-	"${baseline[@]}" -baseline-pid "$bare" "${loadgenFlags[@]}" | tee "$dir/report.txt" &
+	"${baseline[@]}" -baseline-pid "$bare" "${loadgenFlags[@]}" 2>"$dir/loadgen.err" | tee "$dir/report.txt" &
 load=$!
 if [[ ${PROFILE:-} == 1 ]]; then
 	mark="^players in the arena"

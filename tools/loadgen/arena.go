@@ -135,7 +135,7 @@ func (s *raceSession) arenaRow(now time.Time, line string) {
 			a.sizes = append(a.sizes, len(a.names)) // the last race's results never showed
 		}
 		a.phase, a.over = arenaWaiting, false
-		a.events = append(a.events, arenaEvent{kind: 'p', at: now})
+		s.arenaEvent('p', now)
 		a.names = map[string]bool{}
 		a.dropped += len(s.pend)
 		s.room, s.pend = code, s.pend[:0]
@@ -146,15 +146,24 @@ func (s *raceSession) arenaRow(now time.Time, line string) {
 	switch {
 	case a.phase == arenaRacing && !a.over && strings.Contains(line, arenaOverMark):
 		a.over = true
-		a.events = append(a.events, arenaEvent{kind: 'o', at: now})
+		s.arenaEvent('o', now)
 	case (a.phase == arenaRacing || a.phase == arenaWaiting) && strings.Contains(line, arenaResultsMark):
 		a.phase, a.entered = arenaResults, false
-		a.events = append(a.events, arenaEvent{kind: 'r', at: now})
+		s.arenaEvent('r', now)
 		a.sizes = append(a.sizes, len(a.names))
 	case (a.phase == arenaRacing || a.phase == arenaWaiting) && kindOf(line) == rowPanel:
 		for _, l := range parseRacerLines(line) {
 			a.names[l.name] = true
 		}
+	}
+}
+
+// arenaEvent notes an arena moment of kind at now, with s.mu held; with
+// -lat-log, it goes to the log too, in capitals and with no latency.
+func (s *raceSession) arenaEvent(kind byte, now time.Time) {
+	s.arena.events = append(s.arena.events, arenaEvent{kind: kind, at: now})
+	if s.run.logLat {
+		s.latLog = append(s.latLog, latEvent{at: now, kind: kind - 'a' + 'A'})
 	}
 }
 
@@ -373,7 +382,7 @@ func (s *raceSession) resetMeasures() {
 
 // runArena runs the arena mode.
 func runArena(ctx context.Context, cfg loadConfig, rc *raceConfig, ac *arenaConfig) error {
-	run := &raceRun{byName: map[string]*raceSession{}, tag: runTag()}
+	run := &raceRun{byName: map[string]*raceSession{}, tag: runTag(), logLat: rc.latLog != ""}
 	id := ac.id
 	if id == 0 {
 		if ac.adminKey == "" {
@@ -513,6 +522,11 @@ func runArena(ctx context.Context, cfg loadConfig, rc *raceConfig, ac *arenaConf
 	tick.Stop()
 	stopPlay()
 	plays.Wait()
+	if rc.latLog != "" {
+		if err := writeLatLog(rc.latLog, players); err != nil {
+			fmt.Fprintf(os.Stderr, "loadgen: %v\n", err)
+		}
+	}
 
 	var waits, first []time.Duration
 	var open, races int
@@ -624,6 +638,7 @@ func runArena(ctx context.Context, cfg loadConfig, rc *raceConfig, ac *arenaConf
 		_ = s.client.Close()
 	}
 	if rc.baselineAddr != "" {
+		waitQuiet(cfg.pid, time.Minute)
 		fmt.Printf("\nbare baseline at %s, %d sessions, right after (machine load average %s):\n", rc.baselineAddr, len(players), loadAvg())
 		return runLoad(ctx, loadConfig{
 			addr: rc.baselineAddr, sessions: len(players), every: cfg.every, duration: min(cfg.duration, time.Minute), dialers: cfg.dialers,

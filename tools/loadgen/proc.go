@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // clockTicks is USER_HZ, the unit of /proc/PID/stat CPU times on Linux.
@@ -70,4 +71,24 @@ func kib(b int64) string {
 		return "?"
 	}
 	return fmt.Sprintf("%.0f KiB", float64(b)/(1<<10))
+}
+
+// waitQuiet waits until pid uses under 5 % of one core over a second, or
+// for at most limit, and says how long it waited: the bare baseline runs
+// on the same cores right after the arcade's window, and the arcade's
+// work on the players' leaving (stores, tidying) would be its load too.
+func waitQuiet(pid int, limit time.Duration) {
+	if pid <= 0 {
+		return
+	}
+	start := time.Now()
+	for time.Since(start) < limit {
+		from := readCPU(pid)
+		time.Sleep(time.Second)
+		to := readCPU(pid)
+		if from < 0 || to < 0 || to-from < clockTicks/20 {
+			break
+		}
+	}
+	fmt.Printf("the arcade (pid %d) was quiet %s after the players left\n", pid, time.Since(start).Round(100*time.Millisecond))
 }

@@ -80,7 +80,7 @@ func raceFlags(fs *flag.FlagSet) *raceConfig {
 	fs.IntVar(&rc.baselinePid, "baseline-pid", 0, "race mode: the baseline server's pid, for its RSS")
 	fs.StringVar(&rc.databaseURL, "database-url", "", "race mode: the cluster's PostgreSQL (servers given as a comma list in -addr): count the bus's NOTIFYs during the race")
 	fs.StringVar(&rc.traceFile, "race-trace", "", "race mode: write the first racer's keys and reads during the race to this file (one Go-quoted line each, with µs since the race started), for the detector's tests")
-	fs.StringVar(&rc.latLog, "lat-log", "", "race mode: write every racer's timed keys and opponents' panel changes during the race to this file, one line each: the unix time in µs it was sent, its kind (c cursor key, m move, p panel) and its latency in µs; to see whether a tail comes in bursts")
+	fs.StringVar(&rc.latLog, "lat-log", "", "race and arena modes: write every racer's timed keys and opponents' panel changes during the race to this file, one line each: the unix time in µs it was sent, its kind (c cursor key, m move, p panel) and its latency in µs; to see whether a tail comes in bursts")
 	fs.IntVar(&rc.webViewers, "web-viewers", 0, "race or arena mode: live streams of the club's page (-web-url), read to the end (web.go, arena_web.go)")
 	fs.StringVar(&rc.webURL, "web-url", "", "race or arena mode: the live stream the -web-viewers read, e.g. http://127.0.0.1:8080/events/front; in the arena mode {id} stands for the arena's number (http://127.0.0.1:8080/arena/{id}/events), and the viewers open after a first window without them (arena_web.go)")
 	fs.BoolVar(&rc.warm, "warm", true, "race mode: race a room of two first and wait for the server's RSS to settle (the first race of a deal works out its par: tens of MiB for a while)")
@@ -302,7 +302,7 @@ func (t *raceTrace) add(kind byte, now time.Time, b []byte) {
 // latEvent is a timed key or panel change, as -lat-log writes it.
 type latEvent struct {
 	at   time.Time // the key or move sent
-	kind byte      // 'c' cursor key, 'm' move, 'p' an opponent's move on the panel
+	kind byte      // 'c' cursor key, 'm' move, 'p' an opponent's move on the panel; the arena's moments in capitals (arenaEvent)
 	lat  time.Duration
 }
 
@@ -1290,6 +1290,7 @@ func runRace(ctx context.Context, cfg loadConfig, rc *raceConfig) error {
 	}
 
 	if rc.baselineAddr != "" {
+		waitQuiet(cfg.pid, time.Minute)
 		fmt.Printf("\nbare baseline at %s, %d sessions, right after:\n", rc.baselineAddr, len(all))
 		return runLoad(ctx, loadConfig{
 			addr: rc.baselineAddr, sessions: len(all), every: cfg.every, duration: cfg.duration, dialers: cfg.dialers,
