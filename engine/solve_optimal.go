@@ -120,6 +120,9 @@ type optSearch struct {
 	// mapped by a hash of the set: positions that differ only in their
 	// stock share them.
 	memo []countMemo
+	// mem is the memory of an earlier search this one takes from and
+	// gives back to (solve_optimal_memory.go); nil: none.
+	mem *optMemory
 }
 
 // countMemo is an entry of optSearch.memo: the removed pyramid set with
@@ -143,7 +146,7 @@ func (o *optSearch) counts(p *pos, c *optCounts) {
 		return
 	}
 	if o.memo == nil {
-		o.memo = make([]countMemo, memoSize)
+		o.memo = o.newMemo()
 	}
 	e := &o.memo[(p.pyr*0x9e3779b97f4a7c15)>>(64-12)]
 	if e.pyr == p.pyr|countMark {
@@ -184,6 +187,8 @@ func (s *solver) shortest(root pos, upper, budget int) (_ []Move, states int, ok
 	words := (s.optKeyBits() + 63) / 64
 	s.optOneWord = words == 1 && s.draw == 1
 	o := &optSearch{s: s, words: words, stride: words + 1}
+	o.takeMemory()
+	defer o.release()
 	o.alloc(1 << 12)
 	if s.draw == 1 {
 		s.canonPos(&root)
@@ -327,7 +332,7 @@ func (o *optSearch) push(f int, i int32) {
 }
 
 func (o *optSearch) alloc(capacity int) {
-	o.slots = make([]uint64, capacity)
+	o.slots = o.newSlots(capacity)
 	o.mask = uint64(capacity - 1)
 	o.shift = uint(64 - bits.TrailingZeros(uint(capacity)))
 }
@@ -364,7 +369,7 @@ func (o *optSearch) find(k *stateKey) (hash uint64, _ int32, _ bool) {
 func (o *optSearch) add(k *stateKey, hash uint64, n optNode) int32 {
 	i := int32(o.n)
 	if o.n%recPage == 0 {
-		o.recs = append(o.recs, make([]uint64, recPage*o.stride))
+		o.recs = append(o.recs, o.newPage())
 	}
 	r := o.rec(i)
 	copy(r, k[:o.words])
@@ -395,6 +400,9 @@ func (o *optSearch) rehash() {
 			at = (at + 1) & o.mask
 		}
 		o.slots[at] = v
+	}
+	if o.mem != nil {
+		o.mem.putSlots(old)
 	}
 }
 

@@ -14,7 +14,9 @@
 # With PROFILE=1 it takes a CPU profile of the arcade for PROFILE_SECS
 # (30) from 10 s into the window, and its heap and goroutines then, into
 # the directory it keeps and names (go tool pprof DIR/pyramid
-# DIR/cpu.pprof). KEEP=1 keeps the directory (arcade.log) too.
+# DIR/cpu.pprof; what the profile's seconds allocated: go tool pprof
+# -sample_index=alloc_space -base DIR/heap-start.pprof DIR/pyramid
+# DIR/heap.pprof). KEEP=1 keeps the directory (arcade.log) too.
 # LOADGEN_FLAGS (words) are added to loadgen's flags, e.g.
 # LOADGEN_FLAGS="-lat-log /tmp/arena.lat" for every timed key and the
 # arena's moments; ARCADE_ENV (NAME=VALUE words) reaches the arcade only,
@@ -93,12 +95,14 @@ if [[ ${PROFILE:-} == 1 ]]; then
 	until grep -q "$mark" "$dir/report.txt" 2>/dev/null || ! kill -0 "$load" 2>/dev/null; do sleep 0.5; done
 	sleep 10
 	pp="http://127.0.0.1:$((base + 2))/debug/pprof"
+	curl -s -o "$dir/heap-start.pprof" "$pp/heap"
 	curl -s -o "$dir/cpu.pprof" "$pp/profile?seconds=${PROFILE_SECS:-30}"
 	curl -s -o "$dir/heap.pprof" "$pp/heap"
 	curl -s -o "$dir/goroutine.txt" "$pp/goroutine?debug=1"
 	curl -s -o "$dir/mutex.pprof" "$pp/mutex"
 fi
 wait "$load"
+grep -v '^gc [0-9]' "$dir/loadgen.err" >&2 || true
 grep -E "level=(WARN|ERROR)|WARN|ERRO" "$dir/arcade.log" | cut -c1-200 | sort | uniq -c | sort -rn | head -5 || true
 [[ ${PROFILE:-} == 1 ]] && echo "profiles in $dir"
 if [[ ${KEEP:-} == 1 ]]; then echo "kept in $dir"; fi

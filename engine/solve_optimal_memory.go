@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"math/bits"
+	"sync"
+)
+
+// optMemory is the memory a shortest-line search leaves for the next: a
+// server works out one par after another, and each search's tables are
+// megabytes that would otherwise be new garbage every time. None of it
+// holds a pointer, so what is kept costs the collector nothing to scan;
+// what is not taken again goes with the pool at the collections after.
+type optMemory struct {
+	// pages are spare record pages, each recPage*maxStride words long.
+	pages [][]uint64
+	// slots are spare hash tables, one of each size (index: log2 of
+	// their length).
+	slots [64][]uint64
+	// bucket is an open list, its buckets emptied.
+	bucket [][]int32
+	// memo is a count memo, memoSize long; it is cleared when taken.
+	memo []countMemo
+}
+
+// maxStride is the most words of a record: a key of three words and its
+// node.
+const maxStride = len(stateKey{}) + 1
+
+// optMemories keeps the *optMemory of finished searches.
+var optMemories = sync.Pool{New: func() any { return new(optMemory) }}
+
+// takeMemory gives the search the memory of a finished one, if any.
+func (o *optSearch) takeMemory() {
+	o.mem = optMemories.Get().(*optMemory)
+	o.bucket, o.mem.bucket = o.mem.bucket, nil
+}
+
+// release gives the search's memory back for the next search: o is not
+// used after.
+func (o *optSearch) release() {
+	m := o.mem
+	if m == nil {
+		return
+	}
+	for _, p := range o.recs {
+		m.pages = append(m.pages, p[:cap(p)])
+	}
+	m.putSlots(o.slots)
+	for f := range o.bucket {
+		o.bucket[f] = o.bucket[f][:0]
+	}
+	m.bucket = o.bucket
+	if o.memo != nil {
+		m.memo = o.memo
+	}
+	*o = optSearch{}
+	optMemories.Put(m)
+}
+
+// newPage returns a record page for records of stride words.
+func (o *optSearch) newPage() []uint64 {
+	if m := o.mem; m != nil && len(m.pages) > 0 {
+		p := m.pages[len(m.pages)-1]
+		m.pages = m.pages[:len(m.pages)-1]
+		return p[:recPage*o.stride]
+	}
+	return make([]uint64, recPage*o.stride, recPage*maxStride)
+}
+
+// newSlots returns an empty hash table of n slots (a power of two).
+func (o *optSearch) newSlots(n int) []uint64 {
+	if m := o.mem; m != nil {
+		k := bits.TrailingZeros(uint(n))
+		if s := m.slots[k]; s != nil {
+			m.slots[k] = nil
+			clear(s)
+			return s
+		}
+	}
+	return make([]uint64, n)
+}
+
+// putSlots keeps a hash table the search is done with.
+func (m *optMemory) putSlots(s []uint64) {
+	if len(s) > 0 {
+		m.slots[bits.TrailingZeros(uint(len(s)))] = s
+	}
+}
+
+// newMemo returns an empty count memo.
+func (o *optSearch) newMemo() []countMemo {
+	if m := o.mem; m != nil && m.memo != nil {
+		memo := m.memo
+		m.memo = nil
+		clear(memo)
+		return memo
+	}
+	return make([]countMemo, memoSize)
+}

@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"testing"
+)
+
+// TestSolveOptimalMemoryReused: a shortest-line search takes the memory
+// the one before left (a server works out one par after another), and
+// what it finds does not depend on whose memory it had: the same line
+// and positions after searches of other rule sets, whose records are of
+// other sizes, as from fresh memory.
+func TestSolveOptimalMemoryReused(t *testing.T) {
+	deals := loadMSC(t)
+	solve := func(rules string, deal Deal) Solution {
+		t.Helper()
+		g, err := NewGame(MustRules(rules), deal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return SolveOptimal(t.Context(), g, 0)
+	}
+	// A deal whose search stores a few thousand positions: its tables
+	// grow past their first size.
+	var d Deal
+	var first Solution
+	found := false
+	for _, m := range deals {
+		if first = solve("open-stock", m.deal); first.Optimal && first.States > 20_000 {
+			d, found = m.deal, true
+			break
+		}
+	}
+	if !found {
+		t.Fatal("no published deal needs a search of 20,000 positions")
+	}
+	for n := range uint64(3) {
+		for _, rules := range []string{"classic", "draw-three", "relaxed"} {
+			solve(rules, deals[n].deal)
+		}
+	}
+	again := solve("open-stock", d)
+	if !slices.Equal(again.Moves, first.Moves) || again.States != first.States || again.Optimal != first.Optimal {
+		t.Fatalf("after other searches: a line of %d (%d positions), from fresh memory %d (%d)", len(again.Moves), again.States, len(first.Moves), first.States)
+	}
+
+	if raceDetector {
+		t.Skip("the race detector's sync.Pool drops what it is given at random")
+	}
+	allocated := func() uint64 {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.TotalAlloc
+	}
+	// Two collections empty the pool: the first search has fresh memory.
+	runtime.GC()
+	runtime.GC()
+	// No collection after: it would empty the pool.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	from := allocated()
+	solve("open-stock", d)
+	fresh := allocated() - from
+	from = allocated()
+	solve("open-stock", d)
+	reused := allocated() - from
+	if reused*4 > fresh {
+		t.Errorf("the same search allocated %d bytes again after %d: its memory was not reused", reused, fresh)
+	}
+	t.Logf("a search of %d positions allocated %d bytes from fresh memory, %d with the memory of the one before", first.States, fresh, reused)
+}
