@@ -379,15 +379,18 @@ func (cg *challengeGames) of(id int64) (store.Challenge, bool) {
 
 // decide decides the challenge id if it is due, once the session's game
 // of it ended: the two sides are told at once when it was the last one
-// to play. A failure is logged; whoever looks next decides it.
-func (cg *challengeGames) decide(ctx context.Context, id int64) {
+// to play. It returns the challenge as it stands after, false on a
+// failure, which is logged: whoever looks next decides it.
+func (cg *challengeGames) decide(ctx context.Context, id int64) (store.Challenge, bool) {
 	c, err := cg.a.cfg.Store.Challenge(ctx, id)
 	if err == nil {
-		_, err = cg.a.settleChallenge(ctx, c)
+		c, err = cg.a.settleChallenge(ctx, c)
 	}
 	if err != nil {
 		cg.a.cfg.Logger.Warn("challenge not decided", "challenge", id, "err", err)
+		return store.Challenge{}, false
 	}
+	return c, true
 }
 
 var _ tui.Challenges = (*challengeGames)(nil)

@@ -330,6 +330,7 @@ func TestChallengeSessionSaves(t *testing.T) {
 		sg.challenges = &challengeGames{a: f.app, player: player, w: w}
 		return sg
 	}
+	outcome := "" // what the last save said of the challenge
 	play := func(sg *sessionGames, ref string, pace time.Duration, n int) error {
 		g, err := sg.challenges.Open(ctx, ref)
 		if err != nil {
@@ -345,7 +346,8 @@ func TestChallengeSessionSaves(t *testing.T) {
 			g.MoveTimes = append(g.MoveTimes, time.Duration(i+1)*pace)
 		}
 		g.Played = g.MoveTimes[len(g.MoveTimes)-1]
-		_, err = sg.SaveRecord(ctx, sg.challenges.player, g)
+		res, err := sg.SaveRecord(ctx, sg.challenges.player, g)
+		outcome = res.Challenge
 		return err
 	}
 	as, bs := sessionOf(aliceID), sessionOf(bobID)
@@ -355,11 +357,17 @@ func TestChallengeSessionSaves(t *testing.T) {
 	if c, _ := f.st.Challenge(ctx, 1); c.State != store.ChallengeAccepted {
 		t.Fatalf("after alice's game: %s, want accepted", c.State)
 	}
+	if outcome != "" {
+		t.Errorf("alice's game, the first: its save says %q of the challenge", outcome)
+	}
 	if err := play(bs, "1", 4*time.Second, -1); err != nil {
 		t.Fatal(err)
 	}
 	if c, _ := f.st.Challenge(ctx, 1); c.State != store.ChallengeFinished || c.Winner != aliceID {
 		t.Fatalf("after bob's game: %+v, want finished, won by alice", c)
+	}
+	if want := "challenge 1 is over: you lost"; !strings.HasPrefix(outcome, want) {
+		t.Errorf("bob's game, the last: its save says %q, want %q…", outcome, want)
 	}
 
 	// A session that opened its game before the deadline saves no move

@@ -147,13 +147,16 @@ func (g *sessionGames) SaveRecord(ctx context.Context, player string, sg tui.Sav
 		logHidden(g.log, "game not saved", err, "player", player, "game", sg.ID)
 		return tui.SaveResult{}, tuiError(err)
 	}
+	outcome := ""
 	if isChallenge && saved.Status.Finished() {
-		g.challenges.decide(ctx, c.ID)
+		if c, ok := g.challenges.decide(ctx, c.ID); ok && !c.State.Open() {
+			outcome = resultWords(c, player)
+		}
 	}
 	return tui.SaveResult{ID: strconv.FormatInt(saved.ID, 10), Status: string(saved.Status), Practice: saved.Practice,
 		Hints: saved.Hints, Undos: saved.Undos, Assisted: saved.Assisted, NewBestTime: saved.NewBestTime,
 		NewFewestMoves: saved.NewFewestMoves, FirstWin: saved.FirstWin, DailyRank: saved.DailyRank,
-		DailyPlayers: saved.DailyPlayers, Fast: saved.Fast, Chosen: saved.Chosen}, nil
+		DailyPlayers: saved.DailyPlayers, Fast: saved.Fast, Chosen: saved.Chosen, Challenge: outcome}, nil
 }
 
 // playOf is a game as the tui sends it, in the writer's words.

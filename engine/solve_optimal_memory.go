@@ -22,6 +22,16 @@ type optMemory struct {
 	memo []countMemo
 }
 
+// What a search leaves for the next at most: as much as a par of a
+// hundred thousand positions needs, most of a race deal's. A larger
+// search's memory goes back to the collector: kept, it would count as
+// live heap as long as searches follow one another, and raise the
+// collector's goal by twice its size.
+const (
+	sparePages = 32      // record pages: 4 MiB
+	spareSlots = 1 << 18 // slots of the largest hash table kept: 2 MiB, and the smaller ones as much again
+)
+
 // maxStride is the most words of a record: a key of three words and its
 // node.
 const maxStride = len(stateKey{}) + 1
@@ -43,6 +53,9 @@ func (o *optSearch) release() {
 		return
 	}
 	for _, p := range o.recs {
+		if len(m.pages) == sparePages {
+			break
+		}
 		m.pages = append(m.pages, p[:cap(p)])
 	}
 	m.putSlots(o.slots)
@@ -82,7 +95,7 @@ func (o *optSearch) newSlots(n int) []uint64 {
 
 // putSlots keeps a hash table the search is done with.
 func (m *optMemory) putSlots(s []uint64) {
-	if len(s) > 0 {
+	if len(s) > 0 && len(s) <= spareSlots {
 		m.slots[bits.TrailingZeros(uint(len(s)))] = s
 	}
 }

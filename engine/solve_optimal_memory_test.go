@@ -70,3 +70,29 @@ func TestSolveOptimalMemoryReused(t *testing.T) {
 	}
 	t.Logf("a search of %d positions allocated %d bytes from fresh memory, %d with the memory of the one before", first.States, fresh, reused)
 }
+
+// TestSolveOptimalMemoryBounded: what a search leaves for the next is
+// bounded, whatever its size: a larger one's memory goes to the
+// collector.
+func TestSolveOptimalMemoryBounded(t *testing.T) {
+	o := &optSearch{words: 3, stride: 4, mem: new(optMemory)}
+	for range 3 * sparePages {
+		o.recs = append(o.recs, o.newPage())
+	}
+	o.slots = o.newSlots(spareSlots * 4)
+	m := o.mem
+	m.putSlots(make([]uint64, spareSlots))
+	m.putSlots(make([]uint64, spareSlots*2))
+	o.release()
+	kept := 0
+	for _, p := range m.pages {
+		kept += 8 * cap(p)
+	}
+	for _, s := range m.slots {
+		kept += 8 * cap(s)
+	}
+	if limit := 8 * (sparePages*recPage*maxStride + spareSlots); kept > limit || len(m.pages) != sparePages {
+		t.Errorf("kept %d bytes (%d pages) after a search of %d pages and %d slots, want at most %d (%d pages)",
+			kept, len(m.pages), 3*sparePages, spareSlots*4, limit, sparePages)
+	}
+}

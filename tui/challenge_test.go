@@ -140,3 +140,16 @@ func TestChallengeEndSaysItCounts(t *testing.T) {
 		h.wantNotScreen("practice", "new deal", "n: ")
 	}
 }
+
+// TestChallengeEndSaysTheResult: the game that ends a challenge (the
+// second of the two) says its result, as the notice on its way says it,
+// not that the result comes.
+func TestChallengeEndSaysTheResult(t *testing.T) {
+	rec := engine.Record{Rules: "classic", Deal: 3}
+	fc := &fakeChallenges{game: SavedGame{ID: "g7", Record: rec, Status: StatusPlaying}}
+	games := &recordingGames{res: SaveResult{Status: StatusWon, Practice: true, Challenge: "challenge 7 is over: you won (challenges says how it counted)"}}
+	h := newHarness(t, Deps{Args: []string{"challenge", "7"}, Unicode: true, Player: testPlayer, Games: games, Challenges: fc})
+	endGame(t, h, "classic", 3, engine.Won)
+	h.wantScreen("challenge 7 is over:", "you won (challenges says how it counted)", "q: menu")
+	h.wantNotScreen("both have played", "practice")
+}

@@ -267,6 +267,10 @@ type SaveResult struct {
 	// daily deal; 0 when the result is not on the board (assisted).
 	// DailyPlayers is the number of players on that board then.
 	DailyRank, DailyPlayers int
+	// Challenge is what became of the challenge whose game this save
+	// finished, in the words of its notice, when that game was the last
+	// of the two to end ("challenge 3 is over: you won …"); empty before.
+	Challenge string
 }
 
 // Recorder is implemented by a Games that says what each save recorded.

@@ -46,6 +46,9 @@ func (t *tableScreen) results(dst []string) []string {
 	if t.challenge != "" {
 		// A challenge's game is stored as practice for the records: its
 		// result is the challenge's.
+		if r != nil && r.Challenge != "" {
+			return append(dst, r.Challenge)
+		}
 		return append(dst, "challenge "+t.challenge+": your game counts;", "the result comes once both have played")
 	}
 	if r != nil && r.Practice {
