@@ -171,6 +171,10 @@ type Rooms struct {
 	// used is forgetUnused's set of the tokens in use, under mu, kept
 	// between calls: it runs after every op and leave.
 	used map[string]bool
+	// tidied is when forgetUnused last walked the rooms, tidyDue whether
+	// its next walk is set, under mu.
+	tidied  time.Time
+	tidyDue bool
 	// arenaViews is each arena's standings as its views read them
 	// (*arenaViews by ID), read without mu (arena_fold.go).
 	arenaViews sync.Map
@@ -500,8 +504,30 @@ func (rs *Rooms) checkDrop(s *roomSession, since time.Time) {
 	})
 }
 
-// forgetUnused drops the tokens of local sessions in no room.
+// tidyEvery is how often at most forgetUnused walks the rooms: it is
+// asked after every op and leave, and a burst of them (an arena's
+// pairings) walked every room, arena player and session each time under
+// the rooms' lock. A token in no room is forgotten within it.
+const tidyEvery = time.Second
+
+// forgetUnused drops the tokens of local sessions in no room: now when
+// the last walk was tidyEvery ago or more, otherwise at the end of that
+// interval, with rs.mu held.
 func (rs *Rooms) forgetUnused() {
+	now := rs.cfg.Clock.Now()
+	if wait := rs.tidied.Add(tidyEvery).Sub(now); wait > 0 {
+		if !rs.tidyDue {
+			rs.tidyDue = true
+			rs.cfg.Clock.AfterFunc(wait, func() {
+				rs.mu.Lock()
+				defer rs.unlock()
+				rs.tidyDue = false
+				rs.forgetUnused()
+			})
+		}
+		return
+	}
+	rs.tidied = now
 	if rs.used == nil {
 		rs.used = map[string]bool{}
 	}

@@ -1,6 +1,7 @@
 package roomtest
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"sync"
@@ -600,15 +601,18 @@ func testArenaFreeWhenDone(t *testing.T, e *roomsEnv) {
 	if l := e.arenaLine(7, "id-eve"); l.Wins != 1 {
 		t.Errorf("eve's line: %+v, want a win over dan (9 cards to his 7)", l)
 	}
-	for _, rs := range []*cluster.Rooms{a, b} {
+	for i, rs := range []*cluster.Rooms{a, b} {
+		seen := ""
 		eventually(t, "ann and dan play the third race", func() bool {
+			seen = fmt.Sprintf("on %c: third room %s in phase %s; ", 'a'+i, third, phaseOf(rs, third))
+			ok := phaseOf(rs, third) == lobby.PhaseRacing
 			for _, who := range []string{"id-ann", "id-dan"} {
-				if v := view(t, rs, 7, who); v.You.State != lobby.ArenaPlaying || v.You.Code != third {
-					return false
-				}
+				v := view(t, rs, 7, who)
+				seen += fmt.Sprintf("%s %s in %s; ", who, v.You.State, v.You.Code)
+				ok = ok && v.You.State == lobby.ArenaPlaying && v.You.Code == third
 			}
-			return phaseOf(rs, third) == lobby.PhaseRacing
-		})
+			return ok
+		}, func() string { return seen })
 	}
 }
 

@@ -379,12 +379,16 @@ func sameRound(t *testing.T, when string, got lobby.RoundOf, s lobby.Snapshot) {
 	}
 }
 
-// eventually polls cond until it holds, for at most ten seconds.
-func eventually(t *testing.T, what string, cond func() bool) {
+// eventually polls cond until it holds, for at most ten seconds; seen,
+// given, says what cond last saw when it times out.
+func eventually(t *testing.T, what string, cond func() bool, seen ...func() string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
+			for _, s := range seen {
+				what += "; last seen: " + s()
+			}
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(time.Millisecond) // polling a condition, not synchronising on time

@@ -12,8 +12,9 @@
 # loadgen's report. The arena's games last GAME (1m: the shortest an
 # arena allows, so that the window holds several waits between games).
 # With PROFILE=1 it takes a CPU profile of the arcade for PROFILE_SECS
-# (30) from 10 s into the window, and its heap and goroutines then, into
-# the directory it keeps and names (go tool pprof DIR/pyramid
+# (30) from PROFILE_AT (10) seconds into the window (57: the first
+# games' end), and its heap and goroutines then, into the directory it
+# keeps and names (go tool pprof DIR/pyramid
 # DIR/cpu.pprof; what the profile's seconds allocated: go tool pprof
 # -sample_index=alloc_space -base DIR/heap-start.pprof DIR/pyramid
 # DIR/heap.pprof). KEEP=1 keeps the directory (arcade.log) too.
@@ -93,7 +94,7 @@ if [[ ${PROFILE:-} == 1 ]]; then
 	mark="^players in the arena"
 	((viewers > 0)) && mark="^web page viewers reading"
 	until grep -q "$mark" "$dir/report.txt" 2>/dev/null || ! kill -0 "$load" 2>/dev/null; do sleep 0.5; done
-	sleep 10
+	sleep "${PROFILE_AT:-10}"
 	pp="http://127.0.0.1:$((base + 2))/debug/pprof"
 	curl -s -o "$dir/heap-start.pprof" "$pp/heap"
 	curl -s -o "$dir/cpu.pprof" "$pp/profile?seconds=${PROFILE_SECS:-30}"
