@@ -1041,7 +1041,9 @@ type Arenas interface {
 	// when they were assisted, left, or the race is unrated for
 	// everybody (void, voided, or a chosen deal: an arena's races and
 	// solo deals are recorded Rated, their deals dealt at random). It
-	// returns the race's players' lines after it, with their ranks.
+	// returns the race's players' lines after it, unranked (Rank 0:
+	// ranking them sorts the whole arena; ArenaStandings and
+	// ArenaPlayer rank).
 	// ErrNotFound for no such arena or race; ErrInvalid for a race of
 	// other rules than the arena's, or scored in another arena;
 	// ErrClosed for a cancelled arena.

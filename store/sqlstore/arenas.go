@@ -323,7 +323,7 @@ func (s *Store) RecordArenaRace(ctx context.Context, arenaID, raceID int64, bers
 			if in != arenaID {
 				return fmt.Errorf("%w: race %d was scored in arena %d", store.ErrInvalid, raceID, in)
 			}
-			lines, err = arenaLines(ctx, tx, arenaID, ids, 0)
+			lines, err = arenaLines(ctx, tx, arenaID, ids, 0, false)
 			return err
 		} else if err != nil {
 			return err
@@ -356,7 +356,7 @@ func (s *Store) RecordArenaRace(ctx context.Context, arenaID, raceID int64, bers
 				return err
 			}
 		}
-		lines, err = arenaLines(ctx, tx, arenaID, ids, 0)
+		lines, err = arenaLines(ctx, tx, arenaID, ids, 0, false)
 		return err
 	})
 	if err != nil {
@@ -429,11 +429,23 @@ const rankedLines = `(SELECT l.player_id, COALESCE(p.name, '') AS name, l.points
 	FROM arena_lines l LEFT JOIN players p ON p.id = l.player_id
 	WHERE l.arena_id = $1) x`
 
-// arenaLines reads the ranked lines of the arena: the players' in ids
-// (all when nil), at most limit (no bound when 0), by rank then player ID.
-func arenaLines(ctx context.Context, q querier, arenaID int64, ids []string, limit int) ([]store.ArenaLine, error) {
+// unrankedLines is rankedLines without the ranks (0), which take a sort
+// of the whole arena: scoring a race reads its players' lines alone.
+const unrankedLines = `(SELECT l.player_id, COALESCE(p.name, '') AS name, l.points, l.streak, l.games, l.wins,
+	l.berserks, l.reached_at, 0 AS rk
+	FROM arena_lines l LEFT JOIN players p ON p.id = l.player_id
+	WHERE l.arena_id = $1) x`
+
+// arenaLines reads the lines of the arena, ranked or not (Rank 0): the
+// players' in ids (all when nil), at most limit (no bound when 0), by
+// rank then player ID.
+func arenaLines(ctx context.Context, q querier, arenaID int64, ids []string, limit int, ranked bool) ([]store.ArenaLine, error) {
+	from := rankedLines
+	if !ranked {
+		from = unrankedLines
+	}
 	query := `SELECT x.player_id, x.name, x.points, x.streak, x.games, x.wins, x.berserks, x.reached_at, x.rk
-		FROM ` + rankedLines
+		FROM ` + from
 	args := []any{arenaID}
 	if ids != nil {
 		if len(ids) == 0 {
@@ -474,7 +486,7 @@ func (s *Store) ArenaStandings(ctx context.Context, arenaID int64, limit int) ([
 	}
 	var out []store.ArenaLine
 	err := s.read(ctx, func(ctx context.Context, db *sql.DB) (err error) {
-		out, err = arenaLines(ctx, db, arenaID, nil, limit)
+		out, err = arenaLines(ctx, db, arenaID, nil, limit, true)
 		return err
 	})
 	if err != nil {
@@ -487,7 +499,7 @@ func (s *Store) ArenaStandings(ctx context.Context, arenaID int64, limit int) ([
 func (s *Store) ArenaPlayer(ctx context.Context, arenaID int64, playerID string) (store.ArenaLine, error) {
 	var out []store.ArenaLine
 	err := s.read(ctx, func(ctx context.Context, db *sql.DB) (err error) {
-		out, err = arenaLines(ctx, db, arenaID, []string{playerID}, 0)
+		out, err = arenaLines(ctx, db, arenaID, []string{playerID}, 0, true)
 		return err
 	})
 	if err != nil {
