@@ -77,6 +77,7 @@ func TestArenaChangesTold(t *testing.T) {
 func TestArenaRacersToldOfTheirOwnLine(t *testing.T) {
 	clock := NewFakeClock(t0)
 	rs, l := syncRooms(t, clock)
+	rs.SetHolder(false) // nobody paired: the states are the test's
 	info := ArenaInfo{ID: 1, Name: "told", RulesID: "classic", Start: t0.Add(-time.Minute), End: t0.Add(time.Hour), GameTime: 4 * time.Minute}
 	ann, bob := &countSink{}, &countSink{}
 	for id, sink := range map[string]Sink{"ann": ann, "bob": bob} {
