@@ -566,7 +566,7 @@ func (rs *Rooms) arenaChanged(ar *arenaRun) {
 // at once, the views of the players' joins, pairings and scores would
 // grow as the square of the players. The first change after a quiet
 // spell is told at once, the others together at the end of the spell.
-const ArenaTellEvery = 500 * time.Millisecond
+const ArenaTellEvery = time.Second
 
 // tellArena posts ArenaChanged to this server's sessions in the arena,
 // with rs.mu held, with the snapshot their views will read; a racer
