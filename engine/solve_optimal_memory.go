@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math/bits"
+	"slices"
 	"sync"
 )
 
@@ -11,7 +12,8 @@ import (
 // holds a pointer, so what is kept costs the collector nothing to scan;
 // what is not taken again goes with the pool at the collections after.
 type optMemory struct {
-	// pages are spare record pages, each recPage*maxStride words long.
+	// pages are spare record pages, each of recPage records of the
+	// stride of the search that made it.
 	pages [][]uint64
 	// slots are spare hash tables, one of each size (index: log2 of
 	// their length).
@@ -22,19 +24,15 @@ type optMemory struct {
 	memo []countMemo
 }
 
-// What a search leaves for the next at most: as much as a par of a
-// hundred thousand positions needs, most of a race deal's. A larger
-// search's memory goes back to the collector: kept, it would count as
-// live heap as long as searches follow one another, and raise the
-// collector's goal by twice its size.
+// What a search leaves for the next at most: as much as a par of about
+// a hundred thousand positions of one word needs, most of a race deal's.
+// A larger search's memory goes back to the collector: kept, it would
+// count as live heap as long as searches follow one another, and raise
+// the collector's goal by twice its size.
 const (
-	sparePages = 32      // record pages: 4 MiB
-	spareSlots = 1 << 18 // slots of the largest hash table kept: 2 MiB, and the smaller ones as much again
+	sparePageWords = 1 << 18 // words of the record pages kept: 2 MiB
+	spareSlots     = 1 << 17 // slots of the largest hash table kept: 1 MiB, and the smaller ones as much again
 )
-
-// maxStride is the most words of a record: a key of three words and its
-// node.
-const maxStride = len(stateKey{}) + 1
 
 // optMemories keeps the *optMemory of finished searches.
 var optMemories = sync.Pool{New: func() any { return new(optMemory) }}
@@ -52,11 +50,16 @@ func (o *optSearch) release() {
 	if m == nil {
 		return
 	}
+	kept := 0
+	for _, p := range m.pages {
+		kept += cap(p)
+	}
 	for _, p := range o.recs {
-		if len(m.pages) == sparePages {
+		if kept+cap(p) > sparePageWords {
 			break
 		}
 		m.pages = append(m.pages, p[:cap(p)])
+		kept += cap(p)
 	}
 	m.putSlots(o.slots)
 	for f := range o.bucket {
@@ -70,14 +73,19 @@ func (o *optSearch) release() {
 	optMemories.Put(m)
 }
 
-// newPage returns a record page for records of stride words.
+// newPage returns a record page for records of the search's stride: a
+// spare one large enough, or a new one.
 func (o *optSearch) newPage() []uint64 {
-	if m := o.mem; m != nil && len(m.pages) > 0 {
-		p := m.pages[len(m.pages)-1]
-		m.pages = m.pages[:len(m.pages)-1]
-		return p[:recPage*o.stride]
+	n := recPage * o.stride
+	if m := o.mem; m != nil {
+		for i := len(m.pages) - 1; i >= 0; i-- {
+			if p := m.pages[i]; cap(p) >= n {
+				m.pages = slices.Delete(m.pages, i, i+1)
+				return p[:n]
+			}
+		}
 	}
-	return make([]uint64, recPage*o.stride, recPage*maxStride)
+	return make([]uint64, n)
 }
 
 // newSlots returns an empty hash table of n slots (a power of two).

@@ -76,7 +76,8 @@ func TestSolveOptimalMemoryReused(t *testing.T) {
 // collector.
 func TestSolveOptimalMemoryBounded(t *testing.T) {
 	o := &optSearch{words: 3, stride: 4, mem: new(optMemory)}
-	for range 3 * sparePages {
+	pages := 3 * sparePageWords / (recPage * 4)
+	for range pages {
 		o.recs = append(o.recs, o.newPage())
 	}
 	o.slots = o.newSlots(spareSlots * 4)
@@ -91,8 +92,8 @@ func TestSolveOptimalMemoryBounded(t *testing.T) {
 	for _, s := range m.slots {
 		kept += 8 * cap(s)
 	}
-	if limit := 8 * (sparePages*recPage*maxStride + spareSlots); kept > limit || len(m.pages) != sparePages {
+	if limit := 8 * (sparePageWords + spareSlots); kept > limit || len(m.pages) != sparePageWords/(recPage*4) {
 		t.Errorf("kept %d bytes (%d pages) after a search of %d pages and %d slots, want at most %d (%d pages)",
-			kept, len(m.pages), 3*sparePages, spareSlots*4, limit, sparePages)
+			kept, len(m.pages), pages, spareSlots*4, limit, sparePageWords/(recPage*4))
 	}
 }
