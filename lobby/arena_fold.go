@@ -571,7 +571,7 @@ const ArenaTellEvery = time.Second
 // tellArena posts ArenaChanged to this server's sessions in the arena,
 // with rs.mu held, with the snapshot their views will read; a racer
 // hears of it only when their own line changed: a thousand racers'
-// screens asking for the standings twice a second would each be drawn
+// screens asking for the standings at every notice would each be drawn
 // again for nothing.
 func (rs *Rooms) tellArena(ar *arenaRun) {
 	rs.viewsOf(ar.info.ID).snap.Store(rs.arenaSnapshot(ar))

@@ -169,7 +169,7 @@ type Rooms struct {
 	// sink but a test's), under mu.
 	bySink map[Sink]*roomSession
 	// used is forgetUnused's set of the tokens in use, under mu, kept
-	// between calls: it runs after every op and leave.
+	// from one walk to the next rather than made anew each time.
 	used map[string]bool
 	// tidied is when forgetUnused last walked the rooms, tidyDue whether
 	// its next walk is set, under mu.

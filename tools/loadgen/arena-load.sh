@@ -13,11 +13,11 @@
 # arena allows, so that the window holds several waits between games).
 # With PROFILE=1 it takes a CPU profile of the arcade for PROFILE_SECS
 # (30) from PROFILE_AT (10) seconds into the window (57: the first
-# games' end), and its heap and goroutines then, into the directory it
-# keeps and names (go tool pprof DIR/pyramid
-# DIR/cpu.pprof; what the profile's seconds allocated: go tool pprof
+# games' end), its heap before and after, and its goroutines, into the
+# directory it keeps and names: go tool pprof DIR/pyramid DIR/cpu.pprof;
+# what the profile's seconds allocated: go tool pprof
 # -sample_index=alloc_space -base DIR/heap-start.pprof DIR/pyramid
-# DIR/heap.pprof). KEEP=1 keeps the directory (arcade.log) too.
+# DIR/heap.pprof. KEEP=1 keeps the directory (arcade.log) too.
 # LOADGEN_FLAGS (words) are added to loadgen's flags, e.g.
 # LOADGEN_FLAGS="-lat-log /tmp/arena.lat" for every timed key and the
 # arena's moments; ARCADE_ENV (NAME=VALUE words) reaches the arcade only,
