@@ -321,6 +321,7 @@ func testArenaIdle(t *testing.T, e *roomsEnv) {
 		t.Fatalf("bob in %s, ann in %s", c, code)
 	}
 	ha, hb := mustRoom(t, a, code), mustRoomEventually(t, b, code)
+	countingDown(t, code, a, b)
 	e.clock.Advance(lobby.CountdownTime)
 	eventually(t, "racing", func() bool { return phaseOf(a, code) == lobby.PhaseRacing && phaseOf(b, code) == lobby.PhaseRacing })
 	report(t, ha, "ann", 4, lobby.RacerPlaying)
@@ -478,6 +479,7 @@ func testArenaEnds(t *testing.T, e *roomsEnv) {
 		t.Fatalf("time limit %v, want %v (to the end)", got, want)
 	}
 	hb := mustRoomEventually(t, b, code)
+	countingDown(t, code, a, b)
 	e.clock.Advance(lobby.CountdownTime)
 	eventually(t, "racing", func() bool { return phaseOf(a, code) == lobby.PhaseRacing && phaseOf(b, code) == lobby.PhaseRacing })
 	// The race ends in the arena's last minute.
@@ -551,6 +553,8 @@ func testArenaFreeWhenDone(t *testing.T, e *roomsEnv) {
 	if codes["bob"] != first || codes["cat"] != first || codes["eve"] != second || first == second {
 		t.Fatalf("the races: %v", codes)
 	}
+	countingDown(t, first, a, b)
+	countingDown(t, second, a, b)
 	e.clock.Advance(lobby.CountdownTime)
 	eventually(t, "both races run", func() bool {
 		return phaseOf(a, first) == lobby.PhaseRacing && phaseOf(b, second) == lobby.PhaseRacing
@@ -584,7 +588,7 @@ func testArenaFreeWhenDone(t *testing.T, e *roomsEnv) {
 		t.Fatalf("ann in %s, dan in %s, after %s and %s", third, c, first, second)
 	}
 	notPaired(t, sinks["bob"], "bob, racing,")
-	eventually(t, "b has the third room", func() bool { _, ok := b.Room(third); return ok })
+	countingDown(t, third, a, b)
 
 	// The first races end as their last racers finish; ann and dan race
 	// on in the third, their scores counted.
@@ -640,6 +644,7 @@ func testArenaPairsOnTime(t *testing.T, e *roomsEnv) {
 	}
 
 	ha, hb := mustRoom(t, a, code), mustRoomEventually(t, b, code)
+	countingDown(t, code, a, b)
 	e.clock.Advance(lobby.CountdownTime)
 	eventually(t, "both race", func() bool { return phaseOf(a, code) == lobby.PhaseRacing && phaseOf(b, code) == lobby.PhaseRacing })
 	report(t, ha, "ann", 28, lobby.RacerCleared)

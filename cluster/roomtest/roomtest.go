@@ -395,6 +395,17 @@ func eventually(t *testing.T, what string, cond func() bool, seen ...func() stri
 	}
 }
 
+// countingDown waits until every server has the room counting down. A
+// server sets its countdown's timer in the fold of the op that opened the
+// room, after it told the players: a fake clock advanced before that
+// fold is done would leave the timer unrun.
+func countingDown(t *testing.T, code string, servers ...*cluster.Rooms) {
+	t.Helper()
+	for _, rs := range servers {
+		eventually(t, "the countdown of room "+code, func() bool { return phaseOf(rs, code) == lobby.PhaseCountdown })
+	}
+}
+
 func phaseOf(rs *cluster.Rooms, code string) lobby.Phase {
 	if r, ok := rs.Room(code); ok {
 		return r.Snapshot().Phase
