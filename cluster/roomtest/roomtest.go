@@ -42,9 +42,12 @@ func Run(t *testing.T, buses Buses) {
 // (the rooms' timers; the lease's own loop runs once, at a server's
 // start, with a TTL of an hour: the tests call TryLease themselves).
 type roomsEnv struct {
-	t     *testing.T
-	clock *lobby.FakeClock
-	lease *cluster.MemoryLease
+	t *testing.T
+	// logMu guards logDone, set once the scenario ended (logf).
+	logMu   sync.Mutex
+	logDone bool
+	clock   *lobby.FakeClock
+	lease   *cluster.MemoryLease
 	// bus is the bus a server, or a test that looks at the events, is
 	// on.
 	bus func() bus.Bus
@@ -74,7 +77,23 @@ func newRoomsEnv(t *testing.T, buses Buses) *roomsEnv {
 	e := &roomsEnv{t: t, clock: clock, bus: buses(t, clock.Now), lease: cluster.NewMemoryLease(clock),
 		ended: map[string][]lobby.RaceResult{}, countdowns: map[string][]lobby.Countdown{}}
 	e.fork = func(t *testing.T) *roomsEnv { return newRoomsEnv(t, buses) }
+	t.Cleanup(func() { // the first registered: it runs after the servers are killed
+		e.logMu.Lock()
+		defer e.logMu.Unlock()
+		e.logDone = true
+	})
 	return e
+}
+
+// logf is the servers' log: the test's until the scenario ends. A
+// server's goroutine may still be at work then (the record of a race that
+// ended), and the testing package may not be written to after a test.
+func (e *roomsEnv) logf(format string, args ...any) {
+	e.logMu.Lock()
+	defer e.logMu.Unlock()
+	if !e.logDone {
+		e.t.Logf(format, args...)
+	}
 }
 
 // roomScenario is one scenario of the rooms, run on each bus.
@@ -191,7 +210,7 @@ func (e *roomsEnv) server(name string) *cluster.Rooms {
 				defer e.mu.Unlock()
 				e.countdowns[name] = append(e.countdowns[name], c)
 			},
-			Logf: e.t.Logf}})
+			Logf: e.logf}})
 	if err != nil {
 		e.t.Fatalf("NewRooms %s: %v", name, err)
 	}
