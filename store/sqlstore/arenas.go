@@ -421,31 +421,33 @@ func (s *Store) lockArenaLines(ctx context.Context, tx *sql.Tx, arenaID int64, i
 	return out, rows.Err()
 }
 
-// rankedLines ranks the lines of arena $1 (a subquery, aliased x): equal
-// points, games and reaching time share a rank.
-const rankedLines = `(SELECT l.player_id, COALESCE(p.name, '') AS name, l.points, l.streak, l.games, l.wins,
-	l.berserks, l.reached_at,
-	RANK() OVER (ORDER BY l.points DESC, l.games, l.reached_at) AS rk
+// linesOf is the lines of arena $1 as a subquery (aliased x), with rank
+// as their rank (rk).
+func linesOf(rank string) string {
+	return `(SELECT l.player_id, COALESCE(p.name, '') AS name, l.points, l.streak, l.games, l.wins,
+	l.berserks, l.reached_at, ` + rank + ` AS rk
 	FROM arena_lines l LEFT JOIN players p ON p.id = l.player_id
 	WHERE l.arena_id = $1) x`
+}
 
-// unrankedLines is rankedLines without the ranks (0), which take a sort
-// of the whole arena: scoring a race reads its players' lines alone.
-const unrankedLines = `(SELECT l.player_id, COALESCE(p.name, '') AS name, l.points, l.streak, l.games, l.wins,
-	l.berserks, l.reached_at, 0 AS rk
-	FROM arena_lines l LEFT JOIN players p ON p.id = l.player_id
-	WHERE l.arena_id = $1) x`
+// The ranks of the lines: equal points, games and reaching time share
+// one; or none (0), which takes no sort of the whole arena (scoring a
+// race reads its players' lines alone).
+const (
+	rankedBy = `RANK() OVER (ORDER BY l.points DESC, l.games, l.reached_at)`
+	unranked = `0`
+)
 
 // arenaLines reads the lines of the arena, ranked or not (Rank 0): the
 // players' in ids (all when nil), at most limit (no bound when 0), by
 // rank then player ID.
 func arenaLines(ctx context.Context, q querier, arenaID int64, ids []string, limit int, ranked bool) ([]store.ArenaLine, error) {
-	from := rankedLines
+	rank := rankedBy
 	if !ranked {
-		from = unrankedLines
+		rank = unranked
 	}
 	query := `SELECT x.player_id, x.name, x.points, x.streak, x.games, x.wins, x.berserks, x.reached_at, x.rk
-		FROM ` + from
+		FROM ` + linesOf(rank)
 	args := []any{arenaID}
 	if ids != nil {
 		if len(ids) == 0 {
