@@ -297,6 +297,80 @@ func TestSolverParLane(t *testing.T) {
 	}
 }
 
+// TestSolverParLaneBusyBudget: a par worked out with others waiting
+// searches at most parBusyBudget positions, one alone parBudget; a deal
+// the smaller budget left undecided is not kept, so that asked again on
+// a quiet lane it is worked out with the whole budget; one it proved
+// unwinnable is kept.
+func TestSolverParLaneBusyBudget(t *testing.T) {
+	s := NewSolver(0, 1)
+	type call struct {
+		deal   uint64
+		budget int
+	}
+	entered := make(chan call)
+	proceed := make(chan struct{})
+	const hard, lost, easy = 2, 3, 4
+	s.optimal = func(ctx context.Context, g *engine.Game, budget int) engine.Solution {
+		n := g.Deal().Number
+		entered <- call{n, budget}
+		<-proceed
+		switch {
+		case n == lost:
+			return engine.Solution{Verdict: engine.Unwinnable}
+		case n == hard && budget < parBudget: // out of budget: Solve's line, not proved shortest
+			return engine.Solution{Verdict: engine.Winnable, Moves: make([]engine.Move, 70)}
+		}
+		return engine.Solution{Verdict: engine.Winnable, Optimal: true, Moves: make([]engine.Move, int(n))}
+	}
+	r := engine.Classic()
+	deal := func(n uint64) engine.Deal { return engine.NewDeal(n, r.Decks) }
+	next := func() call {
+		t.Helper()
+		select {
+		case c := <-entered:
+			return c
+		case <-time.After(10 * time.Second):
+			t.Fatal("the lane took no par in 10 s")
+			return call{}
+		}
+	}
+	expect := func(n uint64, budget int) {
+		t.Helper()
+		if c := next(); c != (call{n, budget}) {
+			t.Fatalf("the lane worked out deal %d with %d positions, want deal %d with %d", c.deal, c.budget, n, budget)
+		}
+		proceed <- struct{}{}
+	}
+	s.WarmPar(r, deal(1))
+	c := next() // deal 1 is under way before the others are asked
+	for _, n := range []uint64{hard, lost, easy} {
+		s.WarmPar(r, deal(n))
+	}
+	proceed <- struct{}{}
+	if c != (call{1, parBudget}) {
+		t.Fatalf("the lane worked out the deal asked alone with %d positions, want %d", c.budget, parBudget)
+	}
+	expect(hard, parBusyBudget)
+	expect(lost, parBusyBudget)
+	expect(easy, parBudget) // the last: none waits behind it
+	if p, err := s.Par(context.Background(), r, deal(easy)); err != nil || p != easy {
+		t.Fatalf("par of deal %d: %d, %v", easy, p, err)
+	}
+	if _, err := s.Par(context.Background(), r, deal(lost)); !errors.Is(err, tui.ErrNoPar) {
+		t.Fatalf("the deal proved unwinnable, asked again: %v, want ErrNoPar at once (kept)", err)
+	}
+	done := make(chan int)
+	go func() {
+		p, _ := s.Par(context.Background(), r, deal(hard))
+		done <- p
+	}()
+	expect(hard, parBudget)
+	if p := <-done; p != hard {
+		t.Fatalf("par of the deal asked again on a quiet lane: %d, want %d", p, hard)
+	}
+}
+
 // TestSolverParLaneRests: with more pars waiting, the lane rests after
 // each as long as it took (a burst takes at most half a core); after the
 // last one, with none waiting, it does not.
