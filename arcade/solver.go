@@ -32,15 +32,17 @@ type Solver struct {
 	secret []byte
 	// pars are the deals' pars worked out or on their way
 	// (solver_par.go), made on first use; parQueue the ones waiting for
-	// the par lane, parRunning whether its worker runs.
+	// the par lane, parRunning whether its worker runs, parRun how many
+	// were queued since it started.
 	pars       map[parKey]*parEntry
 	parQueue   []parJob
 	parRunning bool
+	parRun     int
 	// optimal is the shortest-line search (engine.SolveOptimal; tests
 	// replace it).
 	optimal func(ctx context.Context, g *engine.Game, budget int) engine.Solution
-	// rest is how the par lane rests between pars (time.Sleep; tests
-	// replace it).
+	// rest is how the par lane waits as it starts and rests between
+	// pars (time.Sleep; tests replace it).
 	rest func(time.Duration)
 }
 

@@ -29,22 +29,28 @@ const parCacheSize = 4096
 // bounded in positions (parBudget) and in time (parWorkTime), which bounds
 // its memory, and at most parQueueMax wait: when many rooms open at once
 // on as many deals, the pars past those are not worked out (the results
-// show none) unless somebody asks again later. A par worked out with
-// others waiting has the smaller parBusyBudget: a burst's pars follow one
-// another for many seconds, and the few hard ones among them would hold
-// tens of megabytes each, which the collector's goal doubles, while the
-// server is busiest; one whose search runs out there is not kept, so a
-// later ask, when the lane is quiet, has the whole budget.
+// show none) unless somebody asks again later. The pars of a burst (a
+// run of the lane that had more than one par to work out: it waits
+// parGather as it starts, for the pars asked with the first) have the
+// smaller parBusyBudget: they follow one another for many seconds, and
+// the few hard ones among them would hold tens of megabytes each, which
+// the collector's goal doubles, while the server is busiest. A deal one
+// of them leaves undecided is not kept, so that a later ask on a quiet
+// lane has the whole budget.
 const (
 	// parBudget is the most positions a par's shortest-line search
 	// stores: about 100 MB at most with today's search (measured: classic
 	// 5555, 676,000 positions, 127 MiB of heap at its peak; most race
 	// deals need a tenth of that).
 	parBudget = 1 << 20
-	// parBusyBudget is parBudget with other pars waiting: a few
-	// megabytes at most, and enough for most race deals (measured:
-	// four in five classic deals, nineteen in twenty open-stock ones).
+	// parBusyBudget is parBudget in a burst: a few megabytes at most,
+	// and enough for most race deals (measured: four in five classic
+	// deals, nineteen in twenty open-stock ones).
 	parBusyBudget = 1 << 17
+	// parGather is how long the lane waits as it starts, so that the
+	// pars asked together (the rooms of one round of pairings) are known
+	// as a burst from its first.
+	parGather = 250 * time.Millisecond
 	// parWorkTime bounds a par's whole work, both searches.
 	parWorkTime = 20 * time.Second
 	// parQueueMax is the most pars waiting for the lane.
@@ -147,6 +153,7 @@ func (s *Solver) parEntry(r engine.Rules, d engine.Deal) *parEntry {
 	}
 	s.pars[key] = e
 	s.parQueue = append(s.parQueue, parJob{r: r, d: d, e: e})
+	s.parRun++
 	if !s.parRunning {
 		s.parRunning = true
 		go s.parLane()
@@ -157,23 +164,24 @@ func (s *Solver) parEntry(r engine.Rules, d engine.Deal) *parEntry {
 // parLane works out the pars queued, one at a time, and ends when none
 // is left.
 func (s *Solver) parLane() {
+	s.rest(parGather)
 	for {
 		s.mu.Lock()
 		if len(s.parQueue) == 0 {
 			s.parRunning = false
-			s.parQueue = nil
+			s.parQueue, s.parRun = nil, 0
 			s.mu.Unlock()
 			return
 		}
 		job := s.parQueue[0]
 		s.parQueue[0] = parJob{}
 		s.parQueue = s.parQueue[1:]
-		more := len(s.parQueue) > 0
+		more, burst := len(s.parQueue) > 0, s.parRun > 1
 		s.mu.Unlock()
 		began := time.Now()
 		full := min(s.budget, parBudget)
 		budget := full
-		if more {
+		if burst {
 			budget = min(full, parBusyBudget)
 		}
 		s.workPar(job, budget, budget < full)

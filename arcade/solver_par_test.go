@@ -297,13 +297,20 @@ func TestSolverParLane(t *testing.T) {
 	}
 }
 
-// TestSolverParLaneBusyBudget: a par worked out with others waiting
-// searches at most parBusyBudget positions, one alone parBudget; a deal
-// the smaller budget left undecided is not kept, so that asked again on
-// a quiet lane it is worked out with the whole budget; one it proved
-// unwinnable is kept.
+// TestSolverParLaneBusyBudget: the pars of a burst (a run of the lane
+// that had more than one to work out, those asked together with its
+// first included) search at most parBusyBudget positions, a par asked
+// alone parBudget; a deal the smaller budget left undecided is not kept,
+// so that asked again on a quiet lane it is worked out with the whole
+// budget; one it proved unwinnable is kept.
 func TestSolverParLaneBusyBudget(t *testing.T) {
 	s := NewSolver(0, 1)
+	gathering := make(chan struct{})
+	s.rest = func(d time.Duration) {
+		if d == parGather {
+			<-gathering // the lane's start waits for the test
+		}
+	}
 	type call struct {
 		deal   uint64
 		budget int
@@ -325,38 +332,66 @@ func TestSolverParLaneBusyBudget(t *testing.T) {
 	}
 	r := engine.Classic()
 	deal := func(n uint64) engine.Deal { return engine.NewDeal(n, r.Decks) }
-	next := func() call {
+	expect := func(n uint64, budget int) {
 		t.Helper()
 		select {
 		case c := <-entered:
-			return c
+			if c != (call{n, budget}) {
+				t.Fatalf("the lane worked out deal %d with %d positions, want deal %d with %d", c.deal, c.budget, n, budget)
+			}
 		case <-time.After(10 * time.Second):
-			t.Fatal("the lane took no par in 10 s")
-			return call{}
-		}
-	}
-	expect := func(n uint64, budget int) {
-		t.Helper()
-		if c := next(); c != (call{n, budget}) {
-			t.Fatalf("the lane worked out deal %d with %d positions, want deal %d with %d", c.deal, c.budget, n, budget)
+			t.Fatalf("the lane took no par in 10 s, want deal %d", n)
 		}
 		proceed <- struct{}{}
 	}
+	quiet := func() {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+			s.mu.Lock()
+			running := s.parRunning
+			s.mu.Unlock()
+			if !running {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the lane still runs 10 s after its last par")
+			}
+		}
+	}
+
+	// Alone: the whole budget.
 	s.WarmPar(r, deal(1))
-	c := next() // deal 1 is under way before the others are asked
+	gathering <- struct{}{}
+	expect(1, parBudget)
+	quiet()
+
+	// Asked together: a burst from its first par to its last.
 	for _, n := range []uint64{hard, lost, easy} {
 		s.WarmPar(r, deal(n))
 	}
-	proceed <- struct{}{}
-	if c != (call{1, parBudget}) {
-		t.Fatalf("the lane worked out the deal asked alone with %d positions, want %d", c.budget, parBudget)
-	}
+	gathering <- struct{}{}
 	expect(hard, parBusyBudget)
 	expect(lost, parBusyBudget)
-	expect(easy, parBudget) // the last: none waits behind it
+	expect(easy, parBusyBudget)
 	if p, err := s.Par(context.Background(), r, deal(easy)); err != nil || p != easy {
 		t.Fatalf("par of deal %d: %d, %v", easy, p, err)
 	}
+	quiet()
+
+	// One asked while a lone par is worked out makes its run a burst.
+	s.WarmPar(r, deal(5))
+	gathering <- struct{}{}
+	c := <-entered
+	s.WarmPar(r, deal(6))
+	proceed <- struct{}{}
+	if c != (call{5, parBudget}) {
+		t.Fatalf("the lane worked out deal %d with %d positions, want deal 5 with %d", c.deal, c.budget, parBudget)
+	}
+	expect(6, parBusyBudget)
+	quiet()
+
+	// Undecided in a burst: asked again alone, the whole budget; proved
+	// unwinnable: kept.
 	if _, err := s.Par(context.Background(), r, deal(lost)); !errors.Is(err, tui.ErrNoPar) {
 		t.Fatalf("the deal proved unwinnable, asked again: %v, want ErrNoPar at once (kept)", err)
 	}
@@ -365,6 +400,7 @@ func TestSolverParLaneBusyBudget(t *testing.T) {
 		p, _ := s.Par(context.Background(), r, deal(hard))
 		done <- p
 	}()
+	gathering <- struct{}{}
 	expect(hard, parBudget)
 	if p := <-done; p != hard {
 		t.Fatalf("par of the deal asked again on a quiet lane: %d, want %d", p, hard)
@@ -400,9 +436,14 @@ func TestSolverParLaneRests(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	// The lane rests after each par it took with more waiting: after the
-	// second, and after the first too when the asks were quicker than
-	// the lane's start; never after the last.
+	// The lane waits parGather as it starts, then rests after each par
+	// it took with more waiting: after the second, and after the first
+	// too when the asks were quicker than the lane's start (the wait is
+	// not taken here); never after the last.
+	if len(rests) == 0 || rests[0] != parGather {
+		t.Fatalf("the lane's rests %v, want parGather first", rests)
+	}
+	rests = rests[1:]
 	if len(rests) < 1 || len(rests) > len(deals)-1 {
 		t.Fatalf("the lane rested %d times for %d pars: %v", len(rests), len(deals), rests)
 	}
