@@ -33,17 +33,20 @@ type Solver struct {
 	// pars are the deals' pars worked out or on their way
 	// (solver_par.go), made on first use; parQueue the ones waiting for
 	// the par lane, parRunning whether its worker runs, parRun how many
-	// were queued since it started.
+	// were queued since it started, calmFrom when the lane is out of its
+	// last burst.
 	pars       map[parKey]*parEntry
 	parQueue   []parJob
 	parRunning bool
 	parRun     int
+	calmFrom   time.Time
 	// optimal is the shortest-line search (engine.SolveOptimal; tests
 	// replace it).
 	optimal func(ctx context.Context, g *engine.Game, budget int) engine.Solution
 	// rest is how the par lane waits as it starts and rests between
-	// pars (time.Sleep; tests replace it).
+	// pars (time.Sleep; tests replace it), now its clock (time.Now).
 	rest func(time.Duration)
+	now  func() time.Time
 }
 
 var _ tui.Solver = (*Solver)(nil)
@@ -66,7 +69,7 @@ func NewSolver(budget, concurrent int) *Solver {
 		budget = engine.DefaultBudget
 	}
 	return &Solver{budget: budget, slots: make(chan struct{}, max(concurrent, 1)), daily: map[dailyKey]*dailyDeal{},
-		optimal: engine.SolveOptimal, rest: time.Sleep}
+		optimal: engine.SolveOptimal, rest: time.Sleep, now: time.Now}
 }
 
 // acquire waits for a free solve slot; release gives it back.

@@ -31,12 +31,13 @@ const parCacheSize = 4096
 // on as many deals, the pars past those are not worked out (the results
 // show none) unless somebody asks again later. The pars of a burst (a
 // run of the lane that had more than one par to work out: it waits
-// parGather as it starts, for the pars asked with the first) have the
-// smaller parBusyBudget: they follow one another for many seconds, and
-// the few hard ones among them would hold tens of megabytes each, which
-// the collector's goal doubles, while the server is busiest. A deal one
-// of them leaves undecided is not kept, so that a later ask on a quiet
-// lane has the whole budget.
+// parGather as it starts, for the pars asked with the first), and those
+// within parCalm after one (the next round of an arena's pairings, whose
+// first may come alone), have the smaller parBusyBudget: they follow one
+// another for many seconds, and the few hard ones among them would hold
+// tens of megabytes each, which the collector's goal doubles, while the
+// server is busiest. A deal one of them leaves undecided is not kept, so
+// that a later ask on a quiet lane has the whole budget.
 const (
 	// parBudget is the most positions a par's shortest-line search
 	// stores: about 100 MB at most with today's search (measured: classic
@@ -51,6 +52,9 @@ const (
 	// pars asked together (the rooms of one round of pairings) are known
 	// as a burst from its first.
 	parGather = 250 * time.Millisecond
+	// parCalm is how long after a burst's last par the lane keeps to
+	// parBusyBudget: longer than an arena's short games.
+	parCalm = 2 * time.Minute
 	// parWorkTime bounds a par's whole work, both searches.
 	parWorkTime = 20 * time.Second
 	// parQueueMax is the most pars waiting for the lane.
@@ -177,14 +181,20 @@ func (s *Solver) parLane() {
 		s.parQueue[0] = parJob{}
 		s.parQueue = s.parQueue[1:]
 		more, burst := len(s.parQueue) > 0, s.parRun > 1
+		calming := s.now().Before(s.calmFrom)
 		s.mu.Unlock()
 		began := time.Now()
 		full := min(s.budget, parBudget)
 		budget := full
-		if burst {
+		if burst || calming {
 			budget = min(full, parBusyBudget)
 		}
 		s.workPar(job, budget, budget < full)
+		if burst {
+			s.mu.Lock()
+			s.calmFrom = s.now().Add(parCalm)
+			s.mu.Unlock()
+		}
 		if more {
 			s.rest(time.Since(began))
 		}

@@ -299,12 +299,25 @@ func TestSolverParLane(t *testing.T) {
 
 // TestSolverParLaneBusyBudget: the pars of a burst (a run of the lane
 // that had more than one to work out, those asked together with its
-// first included) search at most parBusyBudget positions, a par asked
-// alone parBudget; a deal the smaller budget left undecided is not kept,
-// so that asked again on a quiet lane it is worked out with the whole
-// budget; one it proved unwinnable is kept.
+// first included) and those within parCalm after one search at most
+// parBusyBudget positions, a par asked alone on a calm lane parBudget; a
+// deal the smaller budget left undecided is not kept, so that asked
+// again on a calm lane it is worked out with the whole budget; one it
+// proved unwinnable is kept.
 func TestSolverParLaneBusyBudget(t *testing.T) {
 	s := NewSolver(0, 1)
+	var clockMu sync.Mutex
+	clock := time.Date(2026, 12, 6, 20, 0, 0, 0, time.UTC)
+	s.now = func() time.Time {
+		clockMu.Lock()
+		defer clockMu.Unlock()
+		return clock
+	}
+	advance := func(d time.Duration) {
+		clockMu.Lock()
+		defer clockMu.Unlock()
+		clock = clock.Add(d)
+	}
 	gathering := make(chan struct{})
 	s.rest = func(d time.Duration) {
 		if d == parGather {
@@ -332,15 +345,20 @@ func TestSolverParLaneBusyBudget(t *testing.T) {
 	}
 	r := engine.Classic()
 	deal := func(n uint64) engine.Deal { return engine.NewDeal(n, r.Decks) }
-	expect := func(n uint64, budget int) {
+	next := func() call {
 		t.Helper()
 		select {
 		case c := <-entered:
-			if c != (call{n, budget}) {
-				t.Fatalf("the lane worked out deal %d with %d positions, want deal %d with %d", c.deal, c.budget, n, budget)
-			}
+			return c
 		case <-time.After(10 * time.Second):
-			t.Fatalf("the lane took no par in 10 s, want deal %d", n)
+			t.Fatal("the lane took no par in 10 s")
+			return call{}
+		}
+	}
+	expect := func(n uint64, budget int) {
+		t.Helper()
+		if c := next(); c != (call{n, budget}) {
+			t.Fatalf("the lane worked out deal %d with %d positions, want deal %d with %d", c.deal, c.budget, n, budget)
 		}
 		proceed <- struct{}{}
 	}
@@ -359,7 +377,7 @@ func TestSolverParLaneBusyBudget(t *testing.T) {
 		}
 	}
 
-	// Alone: the whole budget.
+	// Alone on a calm lane: the whole budget.
 	s.WarmPar(r, deal(1))
 	gathering <- struct{}{}
 	expect(1, parBudget)
@@ -377,24 +395,33 @@ func TestSolverParLaneBusyBudget(t *testing.T) {
 		t.Fatalf("par of deal %d: %d, %v", easy, p, err)
 	}
 	quiet()
-
-	// One asked while a lone par is worked out makes its run a burst.
-	s.WarmPar(r, deal(5))
-	gathering <- struct{}{}
-	c := <-entered
-	s.WarmPar(r, deal(6))
-	proceed <- struct{}{}
-	if c != (call{5, parBudget}) {
-		t.Fatalf("the lane worked out deal %d with %d positions, want deal 5 with %d", c.deal, c.budget, parBudget)
-	}
-	expect(6, parBusyBudget)
-	quiet()
-
-	// Undecided in a burst: asked again alone, the whole budget; proved
-	// unwinnable: kept.
 	if _, err := s.Par(context.Background(), r, deal(lost)); !errors.Is(err, tui.ErrNoPar) {
 		t.Fatalf("the deal proved unwinnable, asked again: %v, want ErrNoPar at once (kept)", err)
 	}
+
+	// Alone, but within parCalm of the burst: the next round's first.
+	advance(parCalm - time.Second)
+	s.WarmPar(r, deal(5))
+	gathering <- struct{}{}
+	expect(5, parBusyBudget)
+	quiet()
+
+	// One asked while a lone par is worked out on a calm lane makes its
+	// run a burst.
+	advance(2 * time.Second)
+	s.WarmPar(r, deal(6))
+	gathering <- struct{}{}
+	c := next()
+	s.WarmPar(r, deal(7))
+	proceed <- struct{}{}
+	if c != (call{6, parBudget}) {
+		t.Fatalf("the lane worked out deal %d with %d positions, want deal 6 with %d", c.deal, c.budget, parBudget)
+	}
+	expect(7, parBusyBudget)
+	quiet()
+
+	// Undecided in a burst: asked again on a calm lane, the whole budget.
+	advance(parCalm)
 	done := make(chan int)
 	go func() {
 		p, _ := s.Par(context.Background(), r, deal(hard))
@@ -403,7 +430,7 @@ func TestSolverParLaneBusyBudget(t *testing.T) {
 	gathering <- struct{}{}
 	expect(hard, parBudget)
 	if p := <-done; p != hard {
-		t.Fatalf("par of the deal asked again on a quiet lane: %d, want %d", p, hard)
+		t.Fatalf("par of the deal asked again on a calm lane: %d, want %d", p, hard)
 	}
 }
 
