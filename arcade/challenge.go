@@ -41,27 +41,26 @@ var (
 )
 
 // challengeRules is the rule set of a challenge from the words a player
-// typed: Classic when none; never the daily, which is everybody's deal
-// of the day.
+// typed: Classic when none (offerChallenge refuses the daily's).
 func challengeRules(spec string) (engine.Rules, error) {
 	if spec == "" {
 		spec = "classic"
 	}
-	r, err := engine.ParseRules(spec)
-	if err != nil {
-		return engine.Rules{}, err
-	}
-	if r.Daily {
-		return engine.Rules{}, errors.New("a challenge is on a deal of its own, not the daily: name a rule set such as classic or double")
-	}
-	return r, nil
+	return engine.ParseRules(spec)
 }
+
+// errChallengeDaily is why a challenge is never on the daily's rules:
+// the daily is everybody's deal of the day.
+var errChallengeDaily = errors.New("a challenge is on a deal of its own, not the daily: name a rule set such as classic or double")
 
 // offerChallenge offers a challenge from player to the player named
 // name, on a hidden deal the solver proves winnable, within the
 // challenges' budget of w. The name is looked up as typed, never by look
 // (store.Players.PlayerByName).
 func (a *App) offerChallenge(ctx context.Context, w budget.Who, player, name string, r engine.Rules) (store.Challenge, error) {
+	if r.Daily {
+		return store.Challenge{}, errChallengeDaily
+	}
 	st := a.cfg.Store
 	p, err := st.PlayerByName(ctx, name)
 	switch {
@@ -474,12 +473,12 @@ func later(a, b time.Time) time.Time {
 	return a
 }
 
-// Offer challenges the player called name to a Classic deal, as
-// challenge NAME does.
-func (cg *challengeGames) Offer(ctx context.Context, name string) (string, error) {
-	c, err := cg.a.offerChallenge(ctx, budget.Who{Addr: cg.addr, Account: cg.player}, cg.player, name, engine.Classic())
+// Offer challenges the player called name to a deal of r, as
+// challenge NAME RULES does.
+func (cg *challengeGames) Offer(ctx context.Context, name string, r engine.Rules) (string, error) {
+	c, err := cg.a.offerChallenge(ctx, budget.Who{Addr: cg.addr, Account: cg.player}, cg.player, name, r)
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("challenge %d offered to %s: they have until %s to accept", c.ID, playerName(c.ChallengedName), stamp(c.Deadline)), nil
+	return fmt.Sprintf("challenge %d offered to %s (%s): they have until %s to accept", c.ID, playerName(c.ChallengedName), r.Title(), stamp(c.Deadline)), nil
 }

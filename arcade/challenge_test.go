@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -307,6 +308,29 @@ func TestChallengeDeadline(t *testing.T) {
 	}
 	if again := f.challengesOf(alice, "alice"); len(again) != 3 || again[2].RaceID != states[1].RaceID {
 		t.Fatalf("alice's list: %+v", again)
+	}
+}
+
+// TestChallengeOfferedFromAScreen: the Lobby's and the daily board's c
+// offers on the rules the screen gives (the player's last game's) and
+// says them; never the daily's.
+func TestChallengeOfferedFromAScreen(t *testing.T) {
+	f, _ := challengeFixture(t)
+	ctx := context.Background()
+	alice, bob := sshtest.NewKey(t), sshtest.NewKey(t)
+	f.run(session(alice, "alice", "whoami"))
+	f.run(session(bob, "bob", "whoami"))
+	cg := &challengeGames{a: f.app, player: gossh.FingerprintSHA256(alice.PublicKey()), w: f.app.newWriter(nil)}
+	text, err := cg.Offer(ctx, "bob", engine.MustRules("double"))
+	if err != nil || !strings.Contains(text, "challenge 1 offered to bob (Double)") {
+		t.Fatalf("offer on double: %q, %v", text, err)
+	}
+	c, err := f.st.Challenge(ctx, 1)
+	if err != nil || c.RulesID != engine.MustRules("double").ID() {
+		t.Fatalf("the stored challenge: %+v, %v; want double's rules", c, err)
+	}
+	if _, err := cg.Offer(ctx, "bob", engine.MustRules("daily")); !errors.Is(err, errChallengeDaily) {
+		t.Fatalf("offer on the daily's rules: %v, want %v", err, errChallengeDaily)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"pyramid/engine"
 	"pyramid/lobby"
 )
 
@@ -20,9 +21,10 @@ type Challenges interface {
 	// (one attempt each) or the challenge is not open for play. The
 	// table saves it through Games like any game.
 	Open(ctx context.Context, ref string) (SavedGame, error)
-	// Offer challenges the player called name to a Classic deal the
-	// server picks (the Lobby's c) and returns what to tell the player.
-	Offer(ctx context.Context, name string) (string, error)
+	// Offer challenges the player called name to a deal of r the server
+	// picks (the Lobby's c, the daily board's) and returns what to tell
+	// the player.
+	Offer(ctx context.Context, name string, r engine.Rules) (string, error)
 }
 
 // challengeUndo is where a challenge's table says undo is limited, as a
@@ -90,15 +92,33 @@ type challengeOfferedMsg struct {
 
 func (m challengeOfferedMsg) to() screenID { return m.screen }
 
-// offerChallenge challenges the player called name from screen, in a
-// command: the server deals and stores the challenge, which takes the
-// solver a moment. The screen says what became of it (said).
-func offerChallenge(e *env, screen screenID, name string) tea.Cmd {
+// challengeAskMsg: a screen's line of a player (the Lobby's, the daily
+// board's) asks to challenge them, to the rules chosen in the menu, as a
+// new race room is.
+type challengeAskMsg struct {
+	screen screenID
+	name   string
+}
+
+// askChallenge says on screen that the player called name is being
+// challenged to the menu's rules, and offers it.
+func (m *Model) askChallenge(msg challengeAskMsg) tea.Cmd {
+	r := m.menu().ownRules()
+	if c, ok := m.screens[msg.screen].(interface{ say(styleID, string) }); ok {
+		c.say(sInfo, "challenging "+clean(msg.name, 16)+" to "+r.Title()+m.env.gl.ell)
+	}
+	return offerChallenge(m.env, msg.screen, msg.name, r)
+}
+
+// offerChallenge challenges the player called name to a deal of r from
+// screen, in a command: the server deals and stores the challenge, which
+// takes the solver a moment. The screen says what became of it (said).
+func offerChallenge(e *env, screen screenID, name string, r engine.Rules) tea.Cmd {
 	ch, ctx := e.challenges, e.ctx
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
 		defer cancel()
-		text, err := ch.Offer(ctx, name)
+		text, err := ch.Offer(ctx, name, r)
 		return challengeOfferedMsg{screen: screen, text: text, err: err}
 	}
 }
@@ -125,6 +145,6 @@ func (l *lobbyScreen) canChallenge() bool {
 
 // offer challenges p from the Lobby.
 func (l *lobbyScreen) offer(p lobby.Presence) tea.Cmd {
-	l.say(sInfo, "challenging "+clean(p.Name, 16)+l.env.gl.ell)
-	return offerChallenge(l.env, screenLobby, p.Name)
+	l.event = challengeAskMsg{screen: screenLobby, name: p.Name}
+	return nil
 }

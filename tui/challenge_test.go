@@ -13,19 +13,21 @@ import (
 )
 
 // fakeChallenges is a Challenges in memory: one challenge's game, and
-// the names offered to.
+// the names offered to, with the rules of each.
 type fakeChallenges struct {
 	game    SavedGame
 	err     error
 	offered []string
+	rules   []string
 }
 
 func (f *fakeChallenges) Open(ctx context.Context, ref string) (SavedGame, error) {
 	return f.game, f.err
 }
 
-func (f *fakeChallenges) Offer(ctx context.Context, name string) (string, error) {
+func (f *fakeChallenges) Offer(ctx context.Context, name string, r engine.Rules) (string, error) {
 	f.offered = append(f.offered, name)
+	f.rules = append(f.rules, r.ID())
 	return "challenge 3 offered to " + name, nil
 }
 
@@ -71,7 +73,8 @@ func TestChallengeLink(t *testing.T) {
 func isMenuScreen(h *harness) bool { return h.m.cur == screenMenu }
 
 // TestChallengeFromLobby: c on a player's line of the Lobby challenges
-// them; not on one's own line, nor a guest's.
+// them, to the rules of the player's last game; not on one's own line,
+// nor a guest's.
 func TestChallengeFromLobby(t *testing.T) {
 	fl := newFakeLobby()
 	fl.who = []lobby.Presence{
@@ -81,6 +84,7 @@ func TestChallengeFromLobby(t *testing.T) {
 	}
 	fc := &fakeChallenges{}
 	h := newHarness(t, Deps{Player: testPlayer, Lobby: fl, Games: &fakeGames{}, Challenges: fc, Unicode: true})
+	h.m.menu().rules = engine.MustRules("double") // the last game's
 	h.open(itemLobby)
 	if l := lineOf(h.screen(), "q menu"); !strings.Contains(l, "c challenge") {
 		t.Errorf("the bar on bob's line: %q, want c challenge", l)
@@ -90,6 +94,9 @@ func TestChallengeFromLobby(t *testing.T) {
 	h.keys("down", "c", "down", "c")
 	if len(fc.offered) != 1 || fc.offered[0] != "bob" {
 		t.Fatalf("offered to %v, want bob alone", fc.offered)
+	}
+	if fc.rules[0] != "double" {
+		t.Errorf("offered on %s, want the last game's rules, double", fc.rules[0])
 	}
 }
 
@@ -117,6 +124,9 @@ func TestChallengeFromTheBoard(t *testing.T) {
 		t.Fatalf("offered to %v, want %s", fc.offered, b.entries[1].Name)
 	}
 	h.wantScreen("challenge 3 offered to mallory") // the name cleaned
+	if fc.rules[0] != engine.Classic().ID() {
+		t.Errorf("offered on %s before any game, want classic", fc.rules[0])
+	}
 }
 
 // TestChallengeEndSaysItCounts: a challenge's game, once over, says it

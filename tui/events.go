@@ -38,6 +38,7 @@ func (arenaMenuMsg) isEvent()    {} // from the arena screen to the menu (arena.
 func (arenaPairedMsg) isEvent()  {} // an arena race to play (arena.go)
 func (arenaWatchMsg) isEvent()   {} // the arena's top game to watch (arena.go)
 func (arenaPointsMsg) isEvent()  {} // the player's arena points changed (arena.go)
+func (challengeAskMsg) isEvent() {} // challenge a player (challenge.go)
 
 // handleEvent does what a screen asked for.
 func (m *Model) handleEvent(msg event) tea.Cmd {
@@ -110,6 +111,8 @@ func (m *Model) handleEvent(msg event) tea.Cmd {
 		if rs := m.race(); rs != nil {
 			rs.setArenaPoints(msg.points) // race_arena.go
 		}
+	case challengeAskMsg:
+		return m.askChallenge(msg) // challenge.go
 	}
 	return nil
 }

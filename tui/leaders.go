@@ -282,8 +282,7 @@ func (b *leadersScreen) update(msg tea.Msg) tea.Cmd {
 		}
 	case key.Matches(k, b.challenge):
 		if en := b.selected(); en != nil && !en.You {
-			b.say(sInfo, "challenging "+clean(en.Name, 16)+b.env.gl.ell)
-			return offerChallenge(b.env, screenLeaders, en.Name)
+			b.event = challengeAskMsg{screen: screenLeaders, name: en.Name}
 		}
 	case key.Matches(k, b.back):
 		b.event = backMsg{}
