@@ -4,13 +4,17 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"time"
 )
 
 // optMemory is the memory a shortest-line search leaves for the next: a
 // server works out one par after another, and each search's tables are
 // megabytes that would otherwise be new garbage every time. None of it
-// holds a pointer, so what is kept costs the collector nothing to scan;
-// what is not taken again goes with the pool at the collections after.
+// holds a pointer, so what is kept costs the collector nothing to scan.
+// One is kept at most (spare), and not past spareIdle unused: a
+// sync.Pool kept one for each processor and as many again from before
+// the last collection, four times the bound below on two cores, and
+// that counted as live heap through a server's busiest seconds.
 type optMemory struct {
 	// pages are spare record pages, each of recPage records of the
 	// stride of the search that made it.
@@ -34,13 +38,51 @@ const (
 	spareSlots     = 1 << 17 // slots of the largest hash table kept: 1 MiB, and the smaller ones as much again
 )
 
-// optMemories keeps the *optMemory of finished searches.
-var optMemories = sync.Pool{New: func() any { return new(optMemory) }}
+// spareIdle is how long the spare memory is kept unused: longer than
+// the rests between the pars of a burst, so that a burst reuses it, and
+// short enough that an idle server holds none of it. A variable for
+// tests.
+var spareIdle = 10 * time.Second
+
+// spare is the memory the last finished search left, if any, with the
+// timer that drops it once it has been unused for spareIdle.
+var spare struct {
+	sync.Mutex
+	m    *optMemory
+	idle *time.Timer
+}
 
 // takeMemory gives the search the memory of a finished one, if any.
 func (o *optSearch) takeMemory() {
-	o.mem = optMemories.Get().(*optMemory)
+	spare.Lock()
+	m := spare.m
+	spare.m = nil
+	spare.Unlock()
+	if m == nil {
+		m = new(optMemory)
+	}
+	o.mem = m
 	o.bucket, o.mem.bucket = o.mem.bucket, nil
+}
+
+// keepSpare keeps m for the next search, in place of any kept before
+// (a search that ran beside this one's), for spareIdle.
+func keepSpare(m *optMemory) {
+	spare.Lock()
+	defer spare.Unlock()
+	spare.m = m
+	if spare.idle == nil {
+		spare.idle = time.AfterFunc(spareIdle, dropSpare)
+		return
+	}
+	spare.idle.Reset(spareIdle)
+}
+
+// dropSpare gives the spare memory back to the collector.
+func dropSpare() {
+	spare.Lock()
+	defer spare.Unlock()
+	spare.m = nil
 }
 
 // release gives the search's memory back for the next search: o is not
@@ -70,7 +112,7 @@ func (o *optSearch) release() {
 		m.memo = o.memo
 	}
 	*o = optSearch{}
-	optMemories.Put(m)
+	keepSpare(m)
 }
 
 // newPage returns a record page for records of the search's stride: a

@@ -2,9 +2,10 @@ package engine
 
 import (
 	"runtime"
-	"runtime/debug"
 	"slices"
+	"sync"
 	"testing"
+	"time"
 )
 
 // TestSolveOptimalMemoryReused: a shortest-line search takes the memory
@@ -46,19 +47,12 @@ func TestSolveOptimalMemoryReused(t *testing.T) {
 		t.Fatalf("after other searches: a line of %d (%d positions), from fresh memory %d (%d)", len(again.Moves), again.States, len(first.Moves), first.States)
 	}
 
-	if raceDetector {
-		t.Skip("the race detector's sync.Pool drops what it is given at random")
-	}
 	allocated := func() uint64 {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		return ms.TotalAlloc
 	}
-	// Two collections empty the pool: the first search has fresh memory.
-	runtime.GC()
-	runtime.GC()
-	// No collection after: it would empty the pool.
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	dropSpare() // the first search has fresh memory
 	from := allocated()
 	solve("open-stock", d)
 	fresh := allocated() - from
@@ -95,5 +89,42 @@ func TestSolveOptimalMemoryBounded(t *testing.T) {
 	if limit := 8 * (sparePageWords + spareSlots); kept > limit || len(m.pages) != sparePageWords/(recPage*4) {
 		t.Errorf("kept %d bytes (%d pages) after a search of %d pages and %d slots, want at most %d (%d pages)",
 			kept, len(m.pages), pages, spareSlots*4, limit, sparePageWords/(recPage*4))
+	}
+}
+
+// TestSolveOptimalMemoryOneSpare: of searches that ran side by side, one
+// memory is kept, and none once it has been unused for spareIdle.
+func TestSolveOptimalMemoryOneSpare(t *testing.T) {
+	defer func(d time.Duration) { spareIdle = d }(spareIdle)
+	spareIdle = 100 * time.Millisecond
+	r := MustRules("classic")
+	var wg sync.WaitGroup
+	for n := range uint64(4) {
+		wg.Go(func() {
+			g, err := NewGame(r, NewDeal(n+1, r.Decks))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			SolveOptimal(t.Context(), g, 0)
+		})
+	}
+	wg.Wait()
+	spare.Lock()
+	kept := spare.m != nil
+	spare.Unlock()
+	if !kept {
+		t.Fatal("no memory kept after the searches")
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		spare.Lock()
+		kept = spare.m != nil
+		spare.Unlock()
+		if !kept {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the spare memory still kept 10 s after its last search, with spareIdle %v", spareIdle)
+		}
 	}
 }
