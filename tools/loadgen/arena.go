@@ -394,6 +394,9 @@ func runArena(ctx context.Context, cfg loadConfig, rc *raceConfig, ac *arenaConf
 		}
 		fmt.Printf("arena %d set up: %s, games of %s, for %s\n", id, ac.rules, ac.game, ac.length)
 	}
+	if rc.warm {
+		warmUp(cfg, rc, run) // as the race mode does: the memory per session is measured from the same point
+	}
 	rssStart := readRSS(cfg.pid)
 	cpuStart := readCPU(cfg.pid)
 	fmt.Printf("machine load average before the players connect: %s\n", loadAvg())

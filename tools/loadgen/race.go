@@ -83,7 +83,7 @@ func raceFlags(fs *flag.FlagSet) *raceConfig {
 	fs.StringVar(&rc.latLog, "lat-log", "", "race and arena modes: write every racer's timed keys and opponents' panel changes during the race to this file, one line each: the unix time in µs it was sent, its kind (c cursor key, m move, p panel) and its latency in µs; to see whether a tail comes in bursts")
 	fs.IntVar(&rc.webViewers, "web-viewers", 0, "race or arena mode: live streams of the club's page (-web-url), read to the end (web.go, arena_web.go)")
 	fs.StringVar(&rc.webURL, "web-url", "", "race or arena mode: the live stream the -web-viewers read, e.g. http://127.0.0.1:8080/events/front; in the arena mode {id} stands for the arena's number (http://127.0.0.1:8080/arena/{id}/events), and the viewers open after a first window without them (arena_web.go)")
-	fs.BoolVar(&rc.warm, "warm", true, "race mode: race a room of two first and wait for the server's RSS to settle (the first race of a deal works out its par: tens of MiB for a while)")
+	fs.BoolVar(&rc.warm, "warm", true, "race and arena modes: race a room of two first and wait for the server's RSS to settle (the first race of a deal works out its par: tens of MiB for a while)")
 	return rc
 }
 
