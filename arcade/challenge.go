@@ -89,7 +89,7 @@ func (a *App) offerChallenge(ctx context.Context, w budget.Who, player, name str
 // offerWords tells the challenged player of an offer.
 func offerWords(c store.Challenge) string {
 	return fmt.Sprintf("%s challenges you (%s): challenge accept %d, or challenge decline %d",
-		playerName(c.ChallengerName), c.RulesID, c.ID, c.ID)
+		playerName(c.ChallengerName), rulesTitle(c.RulesID), c.ID, c.ID)
 }
 
 // tellChallenge tells the player's open sessions, on every server, what
@@ -480,5 +480,5 @@ func (cg *challengeGames) Offer(ctx context.Context, name string, r engine.Rules
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("challenge %d offered to %s (%s): they have until %s to accept", c.ID, playerName(c.ChallengedName), r.Title(), stamp(c.Deadline)), nil
+	return fmt.Sprintf("challenge %d offered to %s (%s) until %s", c.ID, playerName(c.ChallengedName), r.Title(), stamp(c.Deadline)), nil
 }

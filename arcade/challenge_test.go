@@ -322,12 +322,15 @@ func TestChallengeOfferedFromAScreen(t *testing.T) {
 	f.run(session(bob, "bob", "whoami"))
 	cg := &challengeGames{a: f.app, player: gossh.FingerprintSHA256(alice.PublicKey()), w: f.app.newWriter(nil)}
 	text, err := cg.Offer(ctx, "bob", engine.MustRules("double"))
-	if err != nil || !strings.Contains(text, "challenge 1 offered to bob (Double)") {
+	if err != nil || !strings.Contains(text, "challenge 1 offered to bob (Double) until ") {
 		t.Fatalf("offer on double: %q, %v", text, err)
 	}
 	c, err := f.st.Challenge(ctx, 1)
 	if err != nil || c.RulesID != engine.MustRules("double").ID() {
 		t.Fatalf("the stored challenge: %+v, %v; want double's rules", c, err)
+	}
+	if note := f.app.challengeNote(ctx, gossh.FingerprintSHA256(bob.PublicKey())); !strings.Contains(note, "alice challenges you (Double)") {
+		t.Fatalf("bob's notice: %q, want the rules' title", note)
 	}
 	if _, err := cg.Offer(ctx, "bob", engine.MustRules("daily")); !errors.Is(err, errChallengeDaily) {
 		t.Fatalf("offer on the daily's rules: %v, want %v", err, errChallengeDaily)

@@ -165,7 +165,7 @@ func (c *call) challenges() int {
 		return 0
 	}
 	for _, j := range out {
-		line := fmt.Sprintf("%d  %s → %s  %s  %s", j.ID, j.Challenger, j.Challenged, j.Rules, j.State)
+		line := fmt.Sprintf("%d  %s → %s  %s  %s", j.ID, j.Challenger, j.Challenged, rulesTitle(j.Rules), j.State)
 		if j.Result != "" {
 			line += ": you " + j.Result
 			if j.Result == "tie" {
