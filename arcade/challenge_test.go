@@ -113,6 +113,15 @@ func challengeFixture(t *testing.T) (*fixture, *clock) {
 	return &fixture{t: t, st: st, app: app, admin: admin}, c
 }
 
+// aliceAndBob makes the accounts of two players, alice and bob, by a
+// command of each, and returns their keys.
+func (f *fixture) aliceAndBob() (alice, bob gossh.Signer) {
+	alice, bob = sshtest.NewKey(f.t), sshtest.NewKey(f.t)
+	f.run(session(alice, "alice", "whoami"))
+	f.run(session(bob, "bob", "whoami"))
+	return alice, bob
+}
+
 // challengesOf runs challenges --json for key.
 func (f *fixture) challengesOf(key gossh.Signer, name string) []challengeJSON {
 	f.t.Helper()
@@ -277,9 +286,7 @@ func TestChallengeOfferAndPlay(t *testing.T) {
 // challenge nobody played expires, decided once.
 func TestChallengeDeadline(t *testing.T) {
 	f, clk := challengeFixture(t)
-	alice, bob := sshtest.NewKey(t), sshtest.NewKey(t)
-	f.run(session(alice, "alice", "whoami"))
-	f.run(session(bob, "bob", "whoami"))
+	alice, bob := f.aliceAndBob()
 	aliceID := gossh.FingerprintSHA256(alice.PublicKey())
 	for range 3 {
 		if code, _, errOut := f.run(session(alice, "alice", "challenge", "bob")); code != 0 {
@@ -317,9 +324,7 @@ func TestChallengeDeadline(t *testing.T) {
 func TestChallengeOfferedFromAScreen(t *testing.T) {
 	f, _ := challengeFixture(t)
 	ctx := context.Background()
-	alice, bob := sshtest.NewKey(t), sshtest.NewKey(t)
-	f.run(session(alice, "alice", "whoami"))
-	f.run(session(bob, "bob", "whoami"))
+	alice, bob := f.aliceAndBob()
 	cg := &challengeGames{a: f.app, player: gossh.FingerprintSHA256(alice.PublicKey()), w: f.app.newWriter(nil)}
 	text, err := cg.Offer(ctx, "bob", engine.MustRules("double"))
 	if err != nil || !strings.Contains(text, "challenge 1 offered to bob (Double) until ") {
@@ -342,9 +347,7 @@ func TestChallengeOfferedFromAScreen(t *testing.T) {
 func TestChallengeSessionSaves(t *testing.T) {
 	f, clk := challengeFixture(t)
 	ctx := context.Background()
-	alice, bob := sshtest.NewKey(t), sshtest.NewKey(t)
-	f.run(session(alice, "alice", "whoami"))
-	f.run(session(bob, "bob", "whoami"))
+	alice, bob := f.aliceAndBob()
 	aliceID, bobID := gossh.FingerprintSHA256(alice.PublicKey()), gossh.FingerprintSHA256(bob.PublicKey())
 	for range 2 {
 		f.run(session(alice, "alice", "challenge", "bob"))
@@ -421,9 +424,7 @@ func TestChallengeDecidedOnce(t *testing.T) {
 	f, clk := challengeFixture(t)
 	ctx := context.Background()
 	other := New(Config{Store: f.st, Logger: log.New(&bytes.Buffer{}), Now: clk.Now})
-	alice, bob := sshtest.NewKey(t), sshtest.NewKey(t)
-	f.run(session(alice, "alice", "whoami"))
-	f.run(session(bob, "bob", "whoami"))
+	alice, bob := f.aliceAndBob()
 	aliceID := gossh.FingerprintSHA256(alice.PublicKey())
 	f.run(session(alice, "alice", "challenge", "bob"))
 	f.run(session(bob, "bob", "challenge", "accept", "1"))
