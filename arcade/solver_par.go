@@ -40,13 +40,11 @@ const parCacheSize = 4096
 // that a later ask on a quiet lane has the whole budget.
 const (
 	// parBudget is the most positions a par's shortest-line search
-	// stores: about 100 MB at most with today's search (measured: classic
-	// 5555, 676,000 positions, 127 MiB of heap at its peak; most race
-	// deals need a tenth of that).
+	// stores: a few tens of megabytes at most; most race deals need a
+	// tenth of it.
 	parBudget = 1 << 20
 	// parBusyBudget is parBudget in a burst: a few megabytes at most,
-	// and enough for most race deals (measured: four in five classic
-	// deals, nineteen in twenty open-stock ones).
+	// and enough for most race deals (docs/solver.md says how many).
 	parBusyBudget = 1 << 17
 	// parGather is how long the lane waits as it starts, so that the
 	// pars asked together (the rooms of one round of pairings) are known

@@ -11,10 +11,9 @@ import (
 // server works out one par after another, and each search's tables are
 // megabytes that would otherwise be new garbage every time. None of it
 // holds a pointer, so what is kept costs the collector nothing to scan.
-// One is kept at most (spare), and not past spareIdle unused: a
-// sync.Pool kept one for each processor and as many again from before
-// the last collection, four times the bound below on two cores, and
-// that counted as live heap through a server's busiest seconds.
+// One is kept at most (spare), and not past spareIdle unused: a pool of
+// one per processor (sync.Pool) kept several, all of them live heap
+// through a server's busiest seconds.
 type optMemory struct {
 	// pages are spare record pages, each of recPage records of the
 	// stride of the search that made it.

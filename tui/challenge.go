@@ -93,21 +93,11 @@ type challengeOfferedMsg struct {
 func (m challengeOfferedMsg) to() screenID { return m.screen }
 
 // challengeAskMsg: a screen's line of a player (the Lobby's, the daily
-// board's) asks to challenge them, to the rules chosen in the menu, as a
-// new race room is.
+// board's) asks to challenge them. The root offers it on the rules of
+// the player's last game (the menu's), as a new race room is.
 type challengeAskMsg struct {
 	screen screenID
 	name   string
-}
-
-// askChallenge says on screen that the player called name is being
-// challenged to the menu's rules, and offers it.
-func (m *Model) askChallenge(msg challengeAskMsg) tea.Cmd {
-	r := m.menu().ownRules()
-	if c, ok := m.screens[msg.screen].(interface{ say(styleID, string) }); ok {
-		c.say(sInfo, "challenging "+clean(msg.name, 16)+" to "+r.Title()+m.env.gl.ell)
-	}
-	return offerChallenge(m.env, msg.screen, msg.name, r)
 }
 
 // offerChallenge challenges the player called name to a deal of r from
@@ -145,6 +135,7 @@ func (l *lobbyScreen) canChallenge() bool {
 
 // offer challenges p from the Lobby.
 func (l *lobbyScreen) offer(p lobby.Presence) tea.Cmd {
+	l.say(sInfo, "challenging "+clean(p.Name, 16)+l.env.gl.ell)
 	l.event = challengeAskMsg{screen: screenLobby, name: p.Name}
 	return nil
 }

@@ -112,7 +112,7 @@ func (m *Model) handleEvent(msg event) tea.Cmd {
 			rs.setArenaPoints(msg.points) // race_arena.go
 		}
 	case challengeAskMsg:
-		return m.askChallenge(msg) // challenge.go
+		return offerChallenge(m.env, msg.screen, msg.name, m.menu().ownRules()) // challenge.go
 	}
 	return nil
 }

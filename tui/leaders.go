@@ -282,6 +282,7 @@ func (b *leadersScreen) update(msg tea.Msg) tea.Cmd {
 		}
 	case key.Matches(k, b.challenge):
 		if en := b.selected(); en != nil && !en.You {
+			b.say(sInfo, "challenging "+clean(en.Name, 16)+b.env.gl.ell)
 			b.event = challengeAskMsg{screen: screenLeaders, name: en.Name}
 		}
 	case key.Matches(k, b.back):
