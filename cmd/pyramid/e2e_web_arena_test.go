@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +11,7 @@ import (
 
 	"pyramid/engine"
 	"pyramid/server/sshtest"
+	"pyramid/web/browsertest"
 )
 
 // TestE2EWebArenaLive: an arena's page, open in a real browser, follows
@@ -20,7 +19,7 @@ import (
 // the top game's board follows the moves, and the standings show ann's
 // win once her race ends, all without a reload. The screenshot is kept.
 func TestE2EWebArenaLive(t *testing.T) {
-	ctx := browser(t)
+	ctx := browsertest.Start(t, 1200, 1000)
 	adminKey, annKey, bobKey := sshtest.NewKey(t), sshtest.NewKey(t), sshtest.NewKey(t)
 	ts := startServer(t, "", "--web", "127.0.0.1:0", "--presence-ttl", arenaTTL.String(),
 		"--admins", gossh.FingerprintSHA256(adminKey.PublicKey()))
@@ -75,14 +74,7 @@ func TestE2EWebArenaLive(t *testing.T) {
 		return strings.Contains(s, "ann3") && strings.Contains(s, "bob0") // a win and a clear for ann, nothing for bob
 	})
 
-	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
-	path := filepath.Join(artifactDir(t), "web-arena-live-e2e.png")
-	if err := os.WriteFile(path, shot, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := browsertest.Screenshot(t, ctx, "web-arena-live-e2e.png")
 	t.Logf("the arena's page, live, as the browser showed it: %s", path)
 }
 

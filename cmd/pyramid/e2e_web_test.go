@@ -9,9 +9,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -19,63 +16,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"pyramid/server/sshtest"
+	"pyramid/web/browsertest"
 )
-
-// chromiumPath finds a Chromium to drive, or skips the test.
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skip("no Chromium found (chromium, chromium-browser, google-chrome): .ci/run installs Debian's chromium")
-	return ""
-}
-
-// artifactDir is where the browser tests keep their screenshots:
-// $PYRAMID_ARTIFACTS, else artifacts/ in the package's directory (kept
-// out of git by .gitignore).
-func artifactDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("PYRAMID_ARTIFACTS")
-	if dir == "" {
-		dir = "artifacts"
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatalf("artifacts: %v", err)
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return abs
-}
-
-// browser starts a headless Chromium for one test, with the flags a
-// closed network and a root user need, and returns its context.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath(t)),
-		chromedp.NoSandbox, // the tests run as root in CI
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1200, 1000),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	t.Cleanup(func() {
-		cancelBrowser()
-		cancelAlloc()
-	})
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("start %s: %v", chromiumPath(t), err)
-	}
-	return bctx
-}
 
 // webURL is the address of the server's page, as serve printed it.
 func (ts *testServer) webURL(t *testing.T) string {
@@ -103,30 +45,13 @@ func webGet(t *testing.T, url string) string {
 	return string(b)
 }
 
-// pageText is the text of the element sel, or "" when there is none.
-func pageText(t *testing.T, ctx context.Context, sel string) string {
-	t.Helper()
-	js := `(function(){ var e = document.querySelector(` + jsString(sel) + `); return e ? e.textContent : ""; })()`
-	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
-	if err != nil {
-		t.Fatalf("read %s: %v", sel, err)
-	}
-	return s
-}
-
-// jsString quotes s for JavaScript.
-func jsString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
-
 // waitPage waits until the text of sel satisfies cond, reading the page
 // as the browser shows it.
 func waitPage(t *testing.T, ctx context.Context, what, sel string, cond func(string) bool) string {
 	t.Helper()
 	var last string
 	ok := sshtest.Poll(wait, func() bool {
-		last = pageText(t, ctx, sel)
+		last = browsertest.Text(t, ctx, sel)
 		return cond(last)
 	})
 	if !ok {
@@ -140,7 +65,7 @@ func waitPage(t *testing.T, ctx context.Context, what, sel string, cond func(str
 // on the open page, by its live stream, with no reload. The page is kept
 // as a screenshot.
 func TestE2EWebFrontPageLive(t *testing.T) {
-	ctx := browser(t)
+	ctx := browsertest.Start(t, 1200, 1000)
 	ts := startServer(t, "", "--web", "127.0.0.1:0")
 	front := ts.webURL(t)
 
@@ -149,16 +74,16 @@ func TestE2EWebFrontPageLive(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(front), chromedp.WaitVisible(chromedp.CSS("#online"))); err != nil {
 		t.Fatalf("open %s: %v", front, err)
 	}
-	if got := pageText(t, ctx, "#online"); got != "0" {
+	if got := browsertest.Text(t, ctx, "#online"); got != "0" {
 		t.Fatalf("the page says %q online before anybody came, want 0", got)
 	}
-	if got := pageText(t, ctx, "#connect"); got != "ssh -p PORT arcade.test" {
+	if got := browsertest.Text(t, ctx, "#connect"); got != "ssh -p PORT arcade.test" {
 		t.Errorf("the page's command to connect: %q", got)
 	}
-	if got := pageText(t, ctx, "#fingerprint"); !strings.HasPrefix(got, "SHA256:") {
+	if got := browsertest.Text(t, ctx, "#fingerprint"); !strings.HasPrefix(got, "SHA256:") {
 		t.Errorf("the page's fingerprint: %q", got)
 	}
-	if got := pageText(t, ctx, "#daily"); !strings.Contains(got, "Nobody has finished today's deal yet.") {
+	if got := browsertest.Text(t, ctx, "#daily"); !strings.Contains(got, "Nobody has finished today's deal yet.") {
 		t.Errorf("the daily board before any result: %q", got)
 	}
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.body.classList.contains("live")`, chromedp.WithPollingTimeout(wait))); err != nil {
@@ -186,14 +111,7 @@ func TestE2EWebFrontPageLive(t *testing.T) {
 		t.Errorf("bob's line on the board: %q, want rank 1, bob, 0 removed, not won", board)
 	}
 
-	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
-	path := filepath.Join(artifactDir(t), "web-front-live.png")
-	if err := os.WriteFile(path, shot, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := browsertest.Screenshot(t, ctx, "web-front-live.png")
 	t.Logf("the front page, live, as the browser showed it: %s", path)
 
 	// ann leaves: the count goes down on the open page too.
@@ -202,9 +120,8 @@ func TestE2EWebFrontPageLive(t *testing.T) {
 
 	// The same server's /status answers JSON to a script.
 	req, _ := http.NewRequest(http.MethodGet, front+"status", nil)
-	var resp *http.Response
 	req.Header.Set("Accept", "application/json")
-	resp, err = http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
