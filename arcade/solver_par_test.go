@@ -324,6 +324,14 @@ func TestSolverParLaneBusyBudget(t *testing.T) {
 			<-gathering // the lane's start waits for the test
 		}
 	}
+	start := func() { // lets the lane start, which it must be about to
+		t.Helper()
+		select {
+		case gathering <- struct{}{}:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no par lane started in 10 s")
+		}
+	}
 	type call struct {
 		deal   uint64
 		budget int
@@ -379,7 +387,7 @@ func TestSolverParLaneBusyBudget(t *testing.T) {
 
 	// Alone on a calm lane: the whole budget.
 	s.WarmPar(r, deal(1))
-	gathering <- struct{}{}
+	start()
 	expect(1, parBudget)
 	quiet()
 
@@ -387,7 +395,7 @@ func TestSolverParLaneBusyBudget(t *testing.T) {
 	for _, n := range []uint64{hard, lost, easy} {
 		s.WarmPar(r, deal(n))
 	}
-	gathering <- struct{}{}
+	start()
 	expect(hard, parBusyBudget)
 	expect(lost, parBusyBudget)
 	expect(easy, parBusyBudget)
@@ -402,7 +410,7 @@ func TestSolverParLaneBusyBudget(t *testing.T) {
 	// Alone, but within parCalm of the burst: the next round's first.
 	advance(parCalm - time.Second)
 	s.WarmPar(r, deal(5))
-	gathering <- struct{}{}
+	start()
 	expect(5, parBusyBudget)
 	quiet()
 
@@ -410,7 +418,7 @@ func TestSolverParLaneBusyBudget(t *testing.T) {
 	// run a burst.
 	advance(2 * time.Second)
 	s.WarmPar(r, deal(6))
-	gathering <- struct{}{}
+	start()
 	c := next()
 	s.WarmPar(r, deal(7))
 	proceed <- struct{}{}
@@ -427,7 +435,7 @@ func TestSolverParLaneBusyBudget(t *testing.T) {
 		p, _ := s.Par(context.Background(), r, deal(hard))
 		done <- p
 	}()
-	gathering <- struct{}{}
+	start()
 	expect(hard, parBudget)
 	if p := <-done; p != hard {
 		t.Fatalf("par of the deal asked again on a calm lane: %d, want %d", p, hard)
